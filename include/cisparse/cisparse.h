@@ -1,0 +1,16 @@
+/* cisparse/cisparse.h: the whole public C API.
+ * status.h  status codes, last error message
+ * types.h   host CSR / COO, 64-bit counts, conversions
+ * format.h  storage formats (csr ell ellr sell sellr sellcs csb hyb csr5)
+ * io.h      Matrix Market, binary format, load-by-name
+ * gen.h     generators (ci, laplace3d, powerlaw, random)
+ * gpu.h     device plans: upload once, SpMV many times, cuSPARSE baselines */
+#ifndef CISPARSE_H
+#define CISPARSE_H
+#include "cisparse/status.h"
+#include "cisparse/types.h"
+#include "cisparse/format.h"
+#include "cisparse/io.h"
+#include "cisparse/gen.h"
+#include "cisparse/gpu.h"
+#endif

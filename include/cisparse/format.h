@@ -1,0 +1,91 @@
+/* cisparse/format.h: storage formats built from CSR (one opaque handle type,
+ * one ops table per format behind it).
+ *
+ * Formats and their --format names:
+ *   csr     CSR (Mahmoud et al. 2018 §3.1, Algorithm 1)
+ *   ell     ELLPACK, padded to the longest row (§3.2, Algorithm 2)
+ *   ellr    ELLPACK-R, ELLPACK plus row lengths (§3.3, Algorithm 3)
+ *   sell    Sliced ELLPACK, slice size S (§3.4, Algorithm 4; SELL report)
+ *   sellr   Sliced ELLPACK-R (§3.5, Algorithm 5)
+ *   sellcs  SELL-C-sigma (Kreutzer et al. 2014): slices of C rows sorted by
+ *           length inside windows of sigma rows; y returned in original order
+ *   csb     Compressed Sparse Blocks, block size z (§3.6; Buluc et al. 2009)
+ *   hyb     the hybrid ELLPACK+CSR CI format (§4.1, Algorithm 6)
+ *   csr5    CSR5 (Liu & Vinter, ICS 2015)
+ */
+#ifndef CISPARSE_FORMAT_H
+#define CISPARSE_FORMAT_H
+
+#include <stdio.h>
+#include "cisparse/types.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* How BOUNDARY of the hybrid format is read. */
+typedef enum cis_boundary_mode {
+  CIS_BOUNDARY_COUNT = 0,  /* first BOUNDARY nonzeros of each row -> ELLPACK (Algorithm 6) */
+  CIS_BOUNDARY_COLUMN = 1  /* columns 0..BOUNDARY-1 -> ELLPACK (Figure 2, §4.1 text) */
+} cis_boundary_mode;
+
+/* Build parameters; zero-initialise and set what you need, or use
+ * cis_format_params_default(). A value < 0 (or 0 where noted) means "choose". */
+typedef struct cis_format_params {
+  cis_dtype dtype;               /* value type of the built format */
+  cis_int slice;                 /* sell/sellr/sellcs slice rows S or C (default 32) */
+  cis_int sigma;                 /* sellcs sort window (default 1024; 1 = no sort) */
+  cis_int block;                 /* csb block size z, power of two (0 = choose) */
+  cis_int boundary;              /* hyb BOUNDARY (< 0 = choose from the matrix) */
+  cis_boundary_mode boundary_mode; /* hyb: count (default) or column */
+  cis_int csr5_sigma;            /* csr5 tile height sigma (0 = choose) */
+} cis_format_params;
+
+/* Defaults: double, S = 32, sigma = 1024, z chosen, BOUNDARY chosen (count mode). */
+cis_format_params cis_format_params_default(void);
+
+typedef struct cis_matrix cis_matrix; /* a matrix in one storage format */
+
+/* Build format `name` (a --format name above) from A. Validates A and the
+ * parameters; CIS_ERR_NOT_FOUND for an unknown name. */
+cis_status cis_matrix_create(const cis_csr *A, const char *name, const cis_format_params *p,
+                             cis_matrix **out);
+/* Free; NULL accepted. */
+void cis_matrix_free(cis_matrix *M);
+
+/* Exact bytes of the arrays the format stores (what the GPU will hold). */
+cis_int cis_matrix_bytes(const cis_matrix *M);
+/* y = alpha*M*x + beta*y on the CPU (OpenMP), x and y of M's dtype, y in the
+ * original row order. beta == 0 overwrites y. */
+cis_status cis_matrix_spmv(const cis_matrix *M, double alpha, const void *x, double beta, void *y);
+/* Write the format's arrays as text (the paper's model "can produce the
+ * components of each of the storage formats"). */
+cis_status cis_matrix_dump(const cis_matrix *M, FILE *f);
+
+const char *cis_matrix_format_name(const cis_matrix *M);
+cis_dtype cis_matrix_dtype(const cis_matrix *M);
+cis_int cis_matrix_rows(const cis_matrix *M);
+cis_int cis_matrix_cols(const cis_matrix *M);
+cis_int cis_matrix_nnz(const cis_matrix *M);
+/* The format-specific struct (see src/formats/format_types.h); for the GPU
+ * layer and tests. */
+const void *cis_matrix_impl(const cis_matrix *M);
+
+/* Number of formats compiled in and the i-th one's --format name. */
+int cis_format_count(void);
+const char *cis_format_name(int i);
+
+/* The paper's storage equations (§4.1), in bytes, with sizeof(double) values,
+ * 4-byte indices and 4-byte row pointers exactly as printed there. */
+cis_int cis_paper_bytes_csr(cis_int rows, cis_int nnz);
+cis_int cis_paper_bytes_ell(cis_int rows, cis_int max_row);
+cis_int cis_paper_bytes_hyb(cis_int rows, cis_int boundary, cis_int csr_nnz);
+
+/* The BOUNDARY the hybrid format chooses for A in the given mode (the rule
+ * is documented in the README and in src/formats/hyb.c). */
+cis_int cis_hyb_choose_boundary(const cis_csr *A, cis_boundary_mode mode);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

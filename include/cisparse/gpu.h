@@ -1,0 +1,71 @@
+/* cisparse/gpu.h: keep a matrix on the GPU and multiply it many times.
+ *
+ * A plan owns the device copy of one matrix in one format plus the kernel
+ * chosen to multiply it; the device bytes it allocates equal the host byte
+ * count of the format (cis_matrix_bytes), plus any kernel workspace, which
+ * cis_gpu_plan_workspace_bytes reports. CUDA types stay out of this header:
+ * streams are passed as an opaque cis_stream (a cudaStream_t; NULL = default).
+ * Built without CUDA, every function returns CIS_ERR_NO_GPU with a reason. */
+#ifndef CISPARSE_GPU_H
+#define CISPARSE_GPU_H
+
+#include "cisparse/format.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct cis_gpu_plan cis_gpu_plan;
+typedef void *cis_stream;
+
+typedef struct cis_gpu_info {
+  char name[128];
+  int device, sm_count, cc_major, cc_minor;
+  int64_t global_mem, free_mem, l2_bytes;
+  int driver_version, runtime_version;
+} cis_gpu_info;
+
+/* Number of usable CUDA devices (0 if none or not compiled); when 0 and why
+ * is non-NULL, a one-line reason is written there. */
+int cis_gpu_count(char *why, size_t why_len);
+/* Properties of the current device. */
+cis_status cis_gpu_get_info(cis_gpu_info *info);
+
+/* Upload M and choose `kernel` to multiply it (NULL = the format's default).
+ * Kernel names by format:
+ *   csr: "csr-scalar" (thread per row), "csr-vector" (warp per row, default)
+ *   ell: "ell"; ellr: "ellr"; sell: "sell"; sellr: "sellr"; sellcs: "sellcs"
+ *   csb: "csb"; csr5: "csr5"
+ *   hyb: "hyb-paper" (Algorithm 7, shared-memory reduction), "hyb" (fast, default)
+ * block_size: threads per block (0 = kernel default; hyb-paper sweeps it).
+ * Device out-of-memory gives CIS_ERR_DEVICE_OOM with the bytes asked and free,
+ * and frees whatever was allocated. */
+cis_status cis_gpu_plan_create(const cis_matrix *M, const char *kernel, int block_size,
+                               cis_gpu_plan **out);
+/* cuSPARSE baseline on a host CSR: alg one of "csr-alg1", "csr-alg2",
+ * "coo-alg1", "coo-alg2", "sell-alg1" (slice 32), "bsr" (block 2 or 4).
+ * Runs cusparseSpMV_preprocess once at creation. */
+cis_status cis_gpu_plan_create_cusparse(const cis_csr *A, cis_dtype t, const char *alg,
+                                        cis_gpu_plan **out);
+/* y = alpha*A*x + beta*y on the device, x and y device arrays of the plan's
+ * dtype (cols and rows long), enqueued on stream s (no synchronization). */
+cis_status cis_gpu_spmv(cis_gpu_plan *p, double alpha, const void *d_x, double beta, void *d_y,
+                        cis_stream s);
+/* Device bytes of the matrix arrays, and of extra workspace. */
+cis_int cis_gpu_plan_bytes(const cis_gpu_plan *p);
+cis_int cis_gpu_plan_workspace_bytes(const cis_gpu_plan *p);
+const char *cis_gpu_plan_kernel(const cis_gpu_plan *p);
+void cis_gpu_plan_free(cis_gpu_plan *p);
+
+/* Device memory and copies (thin checked wrappers). */
+cis_status cis_gpu_malloc(void **d, size_t bytes);
+void cis_gpu_free(void *d);
+cis_status cis_gpu_upload(void *d, const void *h, size_t bytes);
+cis_status cis_gpu_download(void *h, const void *d, size_t bytes);
+cis_status cis_gpu_fill_nan(void *d, cis_dtype t, cis_int n); /* poison an output */
+cis_status cis_gpu_sync(void);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

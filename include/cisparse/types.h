@@ -1,0 +1,102 @@
+/* cisparse/types.h: index and value types, host CSR and COO matrices.
+ *
+ * Counts (rows, cols, nnz, row pointers) are 64-bit (cis_int) so that
+ * nnz > 2^31 is representable. Row and column indices are 32-bit (cis_idx);
+ * matrices with rows or cols >= 2^31 are refused with CIS_ERR_OVERFLOW.
+ * Values are double or float (cis_dtype); arrays of values are void* and
+ * their element size is cis_dtype_size(dtype). */
+#ifndef CISPARSE_TYPES_H
+#define CISPARSE_TYPES_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include "cisparse/status.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef int64_t cis_int;
+typedef int32_t cis_idx;
+#define CIS_IDX_MAX INT32_MAX
+
+typedef enum cis_dtype { CIS_F64 = 0, CIS_F32 = 1 } cis_dtype;
+
+/* Bytes per value: 8 for CIS_F64, 4 for CIS_F32. */
+size_t cis_dtype_size(cis_dtype t);
+/* "double" or "float". */
+const char *cis_dtype_name(cis_dtype t);
+
+/* Matrix property flags (cis_csr.flags). */
+enum {
+  CIS_FLAG_NONFINITE = 1 << 0, /* values hold NaN or Inf (accepted, flagged by info) */
+  CIS_FLAG_SYMMETRIC = 1 << 1, /* source declared symmetric (stored expanded) */
+  CIS_FLAG_SKEW = 1 << 2,      /* source declared skew-symmetric (stored expanded) */
+  CIS_FLAG_PATTERN = 1 << 3,   /* source had no values (all 1.0) */
+  CIS_FLAG_UPPER = 1 << 4      /* only the upper triangle is stored (symmetric storage) */
+};
+
+/* Compressed sparse row, columns sorted and unique within each row. */
+typedef struct cis_csr {
+  cis_int rows, cols, nnz;
+  cis_dtype dtype;
+  int flags;
+  cis_int *rowptr; /* rows + 1 */
+  cis_idx *colind; /* nnz */
+  void *val;       /* nnz values of dtype */
+} cis_csr;
+
+/* Coordinate list (triplets), any order, duplicates allowed until compressed. */
+typedef struct cis_coo {
+  cis_int rows, cols, nnz, cap;
+  cis_dtype dtype;
+  int flags;
+  cis_idx *row, *col; /* cap */
+  void *val;          /* cap values of dtype */
+} cis_coo;
+
+/* Allocate an rows x cols CSR with room for nnz entries; rowptr zeroed.
+ * Refuses rows/cols >= 2^31 (CIS_ERR_OVERFLOW) and sizes whose byte count
+ * overflows. *out is NULL on failure. */
+cis_status cis_csr_alloc(cis_int rows, cis_int cols, cis_int nnz, cis_dtype t, cis_csr **out);
+/* Free a CSR and its arrays; NULL is accepted. */
+void cis_csr_free(cis_csr *A);
+/* Check the structure: rowptr monotone from 0 to nnz, columns in range,
+ * sorted and unique per row. CIS_ERR_INVALID naming the first violation. */
+cis_status cis_csr_check(const cis_csr *A);
+/* Deep copy, optionally converting values to dtype t. */
+cis_status cis_csr_copy(const cis_csr *A, cis_dtype t, cis_csr **out);
+/* Exact bytes of the three CSR arrays (64-bit row pointers). */
+cis_int cis_csr_bytes(const cis_csr *A);
+/* Value i of A as double (either dtype). */
+double cis_csr_value(const cis_csr *A, cis_int i);
+/* Largest row length and (optionally) its first row index. */
+cis_int cis_csr_max_row(const cis_csr *A, cis_int *row_index);
+
+/* y = alpha*A*x + beta*y with x, y of A's dtype: the reference SpMV
+ * (OpenMP over rows). beta == 0 overwrites y (NaN in y does not propagate). */
+cis_status cis_csr_spmv(const cis_csr *A, double alpha, const void *x, double beta, void *y);
+
+/* COO with capacity cap. */
+cis_status cis_coo_alloc(cis_int rows, cis_int cols, cis_int cap, cis_dtype t, cis_coo **out);
+void cis_coo_free(cis_coo *A);
+/* Append one triplet (0-based), growing capacity as needed. */
+cis_status cis_coo_push(cis_coo *A, cis_idx i, cis_idx j, double v);
+/* COO -> CSR: sort by (row, col), sum duplicates. Explicit zeros are kept. */
+cis_status cis_coo_to_csr(const cis_coo *A, cis_csr **out);
+
+/* B = A^T. */
+cis_status cis_csr_transpose(const cis_csr *A, cis_csr **out);
+/* From a stored triangle (lower or upper) build the full matrix: mirror every
+ * off-diagonal entry, negated when skew != 0. */
+cis_status cis_csr_symmetric_expand(const cis_csr *T, int skew, cis_csr **out);
+/* B = rows of A permuted: row i of B is row perm[i] of A (perm a permutation
+ * of 0..rows-1, checked). */
+cis_status cis_csr_permute_rows(const cis_csr *A, const cis_idx *perm, cis_csr **out);
+/* The upper triangle (j >= i) of a square A, flagged CIS_FLAG_UPPER. */
+cis_status cis_csr_upper(const cis_csr *A, cis_csr **out);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,34 @@
+/* cli.h: the cisparse command-line tool's commands and shared helpers.
+ * Each command lives in its own cmd_<name>.c and returns the process exit
+ * status (0 ok, 1 error after printing one line "cisparse: ..." to stderr,
+ * 2 usage error). */
+#ifndef CISPARSE_CLI_H
+#define CISPARSE_CLI_H
+
+#include <stdio.h>
+#include "cisparse/cisparse.h"
+
+int cis_cmd_info(int argc, char **argv);
+int cis_cmd_gen(int argc, char **argv);
+int cis_cmd_spmv(int argc, char **argv);
+int cis_cmd_bench(int argc, char **argv);
+int cis_cmd_ci(int argc, char **argv);
+int cis_cmd_run(int argc, char **argv);
+int cis_cmd_solve(int argc, char **argv);
+
+/* Print "cisparse: <cis_last_error()>" (or the status name) and return 1. */
+int cli_fail(cis_status st);
+/* Print "cisparse: <message>" and return 2 (usage errors). */
+int cli_usage(const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 1, 2)))
+#endif
+    ;
+/* Parse a whole decimal integer / floating number; 0 on success, else prints a
+ * usage error naming opt and returns 2. */
+int cli_int(const char *opt, const char *s, long long *v);
+int cli_double(const char *opt, const char *s, double *v);
+/* "double"/"float" -> dtype; 0 ok, 2 on an unknown name (message printed). */
+int cli_dtype(const char *s, cis_dtype *t);
+
+#endif

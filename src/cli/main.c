@@ -1,0 +1,91 @@
+/* main.c: `cisparse COMMAND ...` dispatch. Commands are weakly referenced so
+ * one not yet built in is reported as such. */
+#include <errno.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include "cli/cli.h"
+
+#define WEAK __attribute__((weak))
+int cis_cmd_info(int, char **) WEAK;
+int cis_cmd_gen(int, char **) WEAK;
+int cis_cmd_spmv(int, char **) WEAK;
+int cis_cmd_bench(int, char **) WEAK;
+int cis_cmd_ci(int, char **) WEAK;
+int cis_cmd_run(int, char **) WEAK;
+int cis_cmd_solve(int, char **) WEAK;
+
+typedef struct { const char *name; int (*fn)(int, char **); const char *help; } command;
+
+static void usage(FILE *f, const command *cmds, size_t n) {
+  fprintf(f, "usage: cisparse COMMAND [options]\n\ncommands:\n");
+  for (size_t i = 0; i < n; ++i)
+    if (cmds[i].fn) fprintf(f, "  %-6s %s\n", cmds[i].name, cmds[i].help);
+  fprintf(f, "\nA matrix is a Matrix Market file, a .cisb file or a generator spec\n"
+             "(ci:rows=32768,seed=1  laplace3d:size=64,points=7  powerlaw:rows=100000,seed=3\n"
+             " random:rows=1000,cols=800,density=0.01,seed=2). `cisparse COMMAND --help` for options.\n");
+}
+
+int main(int argc, char **argv) {
+  const command cmds[] = {
+      {"run", cis_cmd_run, "the paper's experiment on the embedded default CI matrix"},
+      {"info", cis_cmd_info, "statistics and memory of every format (Tables 3-5)"},
+      {"gen", cis_cmd_gen, "write a generated matrix to .cisb or .mtx"},
+      {"spmv", cis_cmd_spmv, "one product y = alpha*A*x + beta*y in a chosen format"},
+      {"bench", cis_cmd_bench, "time every kernel and cuSPARSE (Tables 6-10)"},
+      {"solve", cis_cmd_solve, "CG / BiCG / BiCGStab"},
+      {"ci", cis_cmd_ci, "CI ground states from an FCIDUMP file"},
+  };
+  size_t n = sizeof cmds / sizeof *cmds;
+  if (argc < 2 || !strcmp(argv[1], "-h") || !strcmp(argv[1], "--help")) {
+    usage(argc < 2 ? stderr : stdout, cmds, n);
+    return argc < 2 ? 2 : 0;
+  }
+  for (size_t i = 0; i < n; ++i)
+    if (!strcmp(argv[1], cmds[i].name)) {
+      if (!cmds[i].fn) return cli_usage("command '%s' is not built into this binary", argv[1]);
+      return cmds[i].fn(argc - 1, argv + 1);
+    }
+  return cli_usage("unknown command '%s' (try cisparse --help)", argv[1]);
+}
+
+int cli_fail(cis_status st) {
+  const char *m = cis_last_error();
+  fprintf(stderr, "cisparse: %s\n", (m && *m) ? m : cis_status_name(st));
+  return 1;
+}
+
+int cli_usage(const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  fputs("cisparse: ", stderr);
+  vfprintf(stderr, fmt, ap);
+  fputc('\n', stderr);
+  va_end(ap);
+  return 2;
+}
+
+int cli_int(const char *opt, const char *s, long long *v) {
+  char *end;
+  if (!s) return cli_usage("%s needs a value", opt);
+  errno = 0;
+  *v = strtoll(s, &end, 10);
+  if (errno || end == s || *end) return cli_usage("%s: '%s' is not an integer", opt, s);
+  return 0;
+}
+
+int cli_double(const char *opt, const char *s, double *v) {
+  char *end;
+  if (!s) return cli_usage("%s needs a value", opt);
+  errno = 0;
+  *v = strtod(s, &end);
+  if (errno || end == s || *end || !isfinite(*v)) return cli_usage("%s: '%s' is not a finite number", opt, s);
+  return 0;
+}
+
+int cli_dtype(const char *s, cis_dtype *t) {
+  if (s && !strcmp(s, "double")) { *t = CIS_F64; return 0; }
+  if (s && !strcmp(s, "float")) { *t = CIS_F32; return 0; }
+  return cli_usage("--precision must be double or float, got '%s'", s ? s : "(nothing)");
+}

@@ -1,0 +1,66 @@
+/* internal.h: helpers shared by the library's C sources (not public).
+ *
+ *  - cis_malloc/cis_calloc/cis_realloc: checked allocation with a test hook
+ *    that makes the N-th allocation fail (CSparse-style OOM testing);
+ *  - cis_mul_overflows: 64-bit size arithmetic checks;
+ *  - CIS_TRY: call, and on failure jump to the function's single `cleanup:`;
+ *  - CIS_FOR_DTYPE: write a type-generic body once for double and float. */
+#ifndef CISPARSE_INTERNAL_H
+#define CISPARSE_INTERNAL_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include "cisparse/status.h"
+#include "cisparse/types.h"
+
+void *cis_malloc(size_t n);             /* NULL on failure (or injected failure) */
+void *cis_calloc(size_t count, size_t size);
+void *cis_realloc(void *p, size_t n);
+void cis_free(void *p);
+/* Make the n-th allocation from now fail (n >= 1); 0 disables. Returns the
+ * number of allocations made since the last call (for test loops). */
+int64_t cis_alloc_fail_after(int64_t n);
+
+/* a*b into *r; 1 if it would overflow int64 (a, b >= 0). */
+int cis_mul_overflows(int64_t a, int64_t b, int64_t *r);
+/* Allocate count*size bytes with an overflow check; sets the error message
+ * naming `what` on failure. */
+cis_status cis_alloc_array(void **p, int64_t count, size_t size, const char *what);
+cis_status cis_alloc_zeroed(void **p, int64_t count, size_t size, const char *what);
+
+/* Physical memory of this machine in bytes (0 if unknown). */
+int64_t cis_phys_memory(void);
+
+#define CIS_TRY(call)                 \
+  do {                                \
+    st = (call);                      \
+    if (st != CIS_OK) goto cleanup;   \
+  } while (0)
+
+/* Run the body (a braced block) with REAL typedef'd to the value type of
+ * dtype `t`: float and double from one source. Inside the body write OpenMP
+ * pragmas as CIS_PRAGMA(omp parallel for ...). */
+#define CIS_FOR_DTYPE(t, ...)                  \
+  do {                                         \
+    if ((t) == CIS_F64) {                      \
+      typedef double REAL;                     \
+      __VA_ARGS__                              \
+    } else {                                   \
+      typedef float REAL;                      \
+      __VA_ARGS__                              \
+    }                                          \
+  } while (0)
+#define CIS_PRAGMA(x) _Pragma(#x)
+
+/* Current time in seconds (monotonic). */
+double cis_wtime(void);
+
+/* Read double/float element i of a value array. */
+static inline double cis_get(const void *v, cis_dtype t, int64_t i) {
+  return t == CIS_F64 ? ((const double *)v)[i] : (double)((const float *)v)[i];
+}
+static inline void cis_set(void *v, cis_dtype t, int64_t i, double x) {
+  if (t == CIS_F64) ((double *)v)[i] = x; else ((float *)v)[i] = (float)x;
+}
+
+#endif

@@ -1,0 +1,128 @@
+/* registry.c: the public format entry points validate and dispatch through
+ * the format's ops table (PETSc-style). Tables are referenced weakly so a
+ * format that is not compiled in is simply absent ("unknown format"). */
+#include <string.h>
+#include "core/internal.h"
+#include "formats/format_types.h"
+
+#define WEAK __attribute__((weak))
+extern const cis_format_ops cis_format_csr WEAK, cis_format_ell WEAK, cis_format_ellr WEAK,
+    cis_format_sell WEAK, cis_format_sellr WEAK, cis_format_sellcs WEAK, cis_format_csb WEAK,
+    cis_format_hyb WEAK, cis_format_csr5 WEAK;
+
+static const cis_format_ops *table(int i) {
+  const cis_format_ops *all[] = {&cis_format_csr,  &cis_format_ell,   &cis_format_ellr,
+                                 &cis_format_sell, &cis_format_sellr, &cis_format_sellcs,
+                                 &cis_format_csb,  &cis_format_hyb,   &cis_format_csr5};
+  int n = 0;
+  for (size_t k = 0; k < sizeof all / sizeof *all; ++k)
+    if (all[k]) {
+      if (n == i) return all[k];
+      n++;
+    }
+  return NULL;
+}
+
+int cis_format_count(void) {
+  int n = 0;
+  while (table(n)) n++;
+  return n;
+}
+
+const char *cis_format_name(int i) {
+  const cis_format_ops *o = table(i);
+  return o ? o->name : NULL;
+}
+
+static const cis_format_ops *find(const char *name) {
+  for (int i = 0; table(i); ++i)
+    if (strcmp(table(i)->name, name) == 0) return table(i);
+  return NULL;
+}
+
+cis_format_params cis_format_params_default(void) {
+  cis_format_params p;
+  memset(&p, 0, sizeof p);
+  p.dtype = CIS_F64;
+  p.slice = 32;
+  p.sigma = 1024;
+  p.block = 0;
+  p.boundary = -1;
+  p.boundary_mode = CIS_BOUNDARY_COUNT;
+  p.csr5_sigma = 0;
+  return p;
+}
+
+cis_status cis_matrix_create(const cis_csr *A, const char *name, const cis_format_params *p,
+                             cis_matrix **out) {
+  cis_status st;
+  cis_format_params def = cis_format_params_default();
+  const cis_format_ops *ops;
+  cis_matrix *M = NULL;
+  if (!out) return cis_error(CIS_ERR_INVALID, "cis_matrix_create: NULL output");
+  *out = NULL;
+  if (!A || !name) return cis_error(CIS_ERR_INVALID, "cis_matrix_create: NULL matrix or format name");
+  if (!(ops = find(name))) {
+    char names[256] = "";
+    for (int i = 0; table(i); ++i) {
+      strncat(names, i ? ", " : "", sizeof names - strlen(names) - 1);
+      strncat(names, table(i)->name, sizeof names - strlen(names) - 1);
+    }
+    return cis_error(CIS_ERR_NOT_FOUND, "unknown format '%s' (known: %s)", name, names);
+  }
+  if (!p) p = &def;
+  if (p->dtype != CIS_F64 && p->dtype != CIS_F32)
+    return cis_error(CIS_ERR_INVALID, "format %s: unknown value type %d", name, (int)p->dtype);
+  CIS_TRY(cis_csr_check(A));
+  M = cis_calloc(1, sizeof *M);
+  if (!M) return cis_error(CIS_ERR_ALLOC, "cannot allocate a matrix handle");
+  M->ops = ops;
+  CIS_TRY(ops->build(A, p, &M->impl));
+  *out = M;
+  return CIS_OK;
+cleanup:
+  cis_free(M);
+  return st;
+}
+
+void cis_matrix_free(cis_matrix *M) {
+  if (!M) return;
+  if (M->impl) M->ops->destroy(M->impl);
+  cis_free(M);
+}
+
+static const cis_fmt_head *head(const cis_matrix *M) { return (const cis_fmt_head *)M->impl; }
+
+cis_int cis_matrix_bytes(const cis_matrix *M) { return M->ops->bytes(M->impl); }
+
+cis_status cis_matrix_spmv(const cis_matrix *M, double alpha, const void *x, double beta, void *y) {
+  if (!M || !x || !y) return cis_error(CIS_ERR_INVALID, "cis_matrix_spmv: NULL argument");
+  if (!M->ops->spmv)
+    return cis_error(CIS_ERR_UNSUPPORTED, "no CPU SpMV for format %s", M->ops->name);
+  return M->ops->spmv(M->impl, alpha, x, beta, y);
+}
+
+cis_status cis_matrix_dump(const cis_matrix *M, FILE *f) {
+  if (!M || !f) return cis_error(CIS_ERR_INVALID, "cis_matrix_dump: NULL argument");
+  if (!M->ops->dump) return cis_error(CIS_ERR_UNSUPPORTED, "no dump for format %s", M->ops->name);
+  return M->ops->dump(M->impl, f);
+}
+
+const char *cis_matrix_format_name(const cis_matrix *M) { return M->ops->name; }
+cis_dtype cis_matrix_dtype(const cis_matrix *M) { return head(M)->dtype; }
+cis_int cis_matrix_rows(const cis_matrix *M) { return head(M)->rows; }
+cis_int cis_matrix_cols(const cis_matrix *M) { return head(M)->cols; }
+cis_int cis_matrix_nnz(const cis_matrix *M) { return head(M)->nnz; }
+const void *cis_matrix_impl(const cis_matrix *M) { return M->impl; }
+
+/* §4.1's three equations with the types printed there. */
+cis_int cis_paper_bytes_csr(cis_int rows, cis_int nnz) {
+  return nnz * (cis_int)(sizeof(double) + sizeof(unsigned int)) + (rows + 1) * (cis_int)sizeof(unsigned int);
+}
+cis_int cis_paper_bytes_ell(cis_int rows, cis_int max_row) {
+  return rows * max_row * (cis_int)(sizeof(double) + sizeof(int));
+}
+cis_int cis_paper_bytes_hyb(cis_int rows, cis_int boundary, cis_int csr_nnz) {
+  return 3 * rows * (cis_int)sizeof(unsigned int) + rows * boundary * (cis_int)(sizeof(double) + sizeof(int)) +
+         csr_nnz * (cis_int)(sizeof(double) + sizeof(unsigned int));
+}

@@ -1,0 +1,67 @@
+/* test_util.c: see test_util.h. */
+#include "test_util.h"
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+int test_failures = 0, test_checks = 0;
+
+int test_summary(const char *name) {
+  printf("%s: %d checks, %d failures\n", name, test_checks, test_failures);
+  return test_failures ? 1 : 0;
+}
+
+int test_skip(const char *reason) {
+  printf("SKIPPED: %s\n", reason);
+  return 77;
+}
+
+static double getv(const void *x, cis_dtype t, cis_int i) {
+  return t == CIS_F64 ? ((const double *)x)[i] : (double)((const float *)x)[i];
+}
+
+double test_rel_err(const void *a, const void *b, cis_dtype t, cis_int n) {
+  double num = 0, den = 0;
+  for (cis_int i = 0; i < n; ++i) {
+    double u = getv(a, t, i), v = getv(b, t, i);
+    if (isnan(u) || isnan(v) || isinf(u) || isinf(v)) return INFINITY;
+    num += (u - v) * (u - v);
+    den += v * v;
+  }
+  if (den < 1e-300) return sqrt(num);
+  return sqrt(num / den);
+}
+
+double test_tol(cis_dtype t) { return t == CIS_F64 ? 1e-12 : 1e-5; }
+
+void test_fill_random(void *x, cis_dtype t, cis_int n, unsigned long long seed) {
+  uint64_t s = seed * 0x9E3779B97F4A7C15ull + 1;
+  for (cis_int i = 0; i < n; ++i) {
+    s ^= s << 13; s ^= s >> 7; s ^= s << 17;
+    double v = (double)(s >> 11) / 9007199254740992.0 * 2.0 - 1.0;
+    if (t == CIS_F64) ((double *)x)[i] = v; else ((float *)x)[i] = (float)v;
+  }
+}
+
+void test_fill_nan(void *x, cis_dtype t, cis_int n) {
+  for (cis_int i = 0; i < n; ++i) {
+    if (t == CIS_F64) ((double *)x)[i] = NAN; else ((float *)x)[i] = NAN;
+  }
+}
+
+cis_csr *test_csr_from_dense(cis_int rows, cis_int cols, const double *dense, cis_dtype t) {
+  cis_coo *C = NULL;
+  cis_csr *A = NULL;
+  if (cis_coo_alloc(rows, cols, rows * cols + 1, t, &C) != CIS_OK) return NULL;
+  for (cis_int i = 0; i < rows; ++i)
+    for (cis_int j = 0; j < cols; ++j)
+      if (dense[i * cols + j] != 0.0) cis_coo_push(C, (cis_idx)i, (cis_idx)j, dense[i * cols + j]);
+  cis_coo_to_csr(C, &A);
+  cis_coo_free(C);
+  return A;
+}
+
+const char *test_shared_path(char *buf, size_t n, const char *sub) {
+  snprintf(buf, n, "%s/%s", CIS_SHARED_DIR, sub);
+  return buf;
+}

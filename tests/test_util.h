@@ -1,0 +1,48 @@
+/* test_util.h: a minimal test harness (arrange / act / assert) and helpers.
+ * CHECK(cond, fmt, ...) records a failure with file:line and continues;
+ * a test's main returns test_summary(). Exit 77 = skipped (CTest). */
+#ifndef CIS_TEST_UTIL_H
+#define CIS_TEST_UTIL_H
+
+#include <math.h>
+#include <stdio.h>
+#include "cisparse/cisparse.h"
+
+extern int test_failures, test_checks;
+
+#define CHECK(cond, ...)                                              \
+  do {                                                                \
+    test_checks++;                                                    \
+    if (!(cond)) {                                                    \
+      test_failures++;                                                \
+      fprintf(stderr, "FAIL %s:%d: ", __FILE__, __LINE__);            \
+      fprintf(stderr, __VA_ARGS__);                                   \
+      fputc('\n', stderr);                                            \
+    }                                                                 \
+  } while (0)
+
+#define CHECK_OK(call)                                                                    \
+  do {                                                                                    \
+    cis_status st_ = (call);                                                              \
+    CHECK(st_ == CIS_OK, "%s -> %s: %s", #call, cis_status_name(st_), cis_last_error()); \
+  } while (0)
+
+/* Print "name: N checks, F failures" and return 0 / 1. */
+int test_summary(const char *name);
+/* Skip the whole test (prints reason, returns 77). */
+int test_skip(const char *reason);
+
+/* Relative error ||a-b||_2 / max(||b||_2, tiny); NaN anywhere -> +inf. */
+double test_rel_err(const void *a, const void *b, cis_dtype t, cis_int n);
+/* Tolerance for SpMV results in precision t: 1e-12 double, 1e-5 float. */
+double test_tol(cis_dtype t);
+/* Fill n values with deterministic pseudo-random numbers in [-1, 1). */
+void test_fill_random(void *x, cis_dtype t, cis_int n, unsigned long long seed);
+/* Fill n values with NaN (poison). */
+void test_fill_nan(void *x, cis_dtype t, cis_int n);
+/* A CSR from a dense row-major array (zeros dropped), dtype t. */
+cis_csr *test_csr_from_dense(cis_int rows, cis_int cols, const double *dense, cis_dtype t);
+/* Path of a shared matrix (../shared/matrices/NAME) into buf. */
+const char *test_shared_path(char *buf, size_t n, const char *sub);
+
+#endif
