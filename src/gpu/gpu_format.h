@@ -1,0 +1,38 @@
+/* gpu_format.h: the device side of a format (one table per format), used by
+ * the plan layer (src/gpu/plan.c). A table uploads the host format struct's
+ * arrays (src/formats/format_types.h) and runs a named kernel on them.
+ *
+ * Tables are referenced weakly by name `cis_gpu_format_<format>` so a format
+ * without device support is reported as such. C-only header (no CUDA types):
+ * streams are cis_stream (a cudaStream_t). */
+#ifndef CISPARSE_GPU_FORMAT_H
+#define CISPARSE_GPU_FORMAT_H
+
+#include "cisparse/gpu.h"
+#include "formats/format_types.h"
+
+typedef struct cis_gpu_format_ops {
+  const char *format;       /* host --format name this table serves */
+  const char *kernels[4];   /* kernel names; kernels[0] is the default; NULL-terminated */
+  const char *citation;     /* paper, section, algorithm of the kernel(s) */
+  /* Copy the host format's arrays to the device. *dev receives an opaque
+   * device-side struct; *bytes the device bytes allocated for matrix arrays
+   * (must equal the host format's byte count); *ws extra workspace bytes.
+   * On failure everything allocated is freed. */
+  cis_status (*upload)(const void *impl, void **dev, cis_int *bytes, cis_int *ws);
+  /* y = alpha*A*x + beta*y with kernel `kernel` (one of kernels[]), block
+   * size `block` (0 = default), enqueued on stream s. */
+  cis_status (*spmv)(const void *dev, const char *kernel, int block, double alpha, const void *d_x,
+                     double beta, void *d_y, cis_stream s);
+  void (*release)(void *dev);
+} cis_gpu_format_ops;
+
+extern const cis_gpu_format_ops cis_gpu_format_csr, cis_gpu_format_ell, cis_gpu_format_ellr,
+    cis_gpu_format_sell, cis_gpu_format_sellr, cis_gpu_format_sellcs, cis_gpu_format_csb,
+    cis_gpu_format_hyb, cis_gpu_format_csr5;
+
+/* Checked device allocation: CIS_ERR_DEVICE_OOM naming `what`, the bytes
+ * asked and the bytes free; CIS_ERR_CUDA otherwise. Implemented in plan.c. */
+cis_status cis_gpu_alloc_copy(void **d, const void *h, size_t bytes, const char *what);
+
+#endif
