@@ -4,7 +4,8 @@
  * Conventions shared by all formats:
  *  - values are `void *` of `dtype` (double or float); column indices int32;
  *  - padding slots hold column -1 and value 0 (kernels skip col < 0);
- *  - "column-major" ELLPACK storage: slot k of row i is at [k * ld + i];
+ *  - "column-major" ELLPACK storage (thread-per-row kernels): slot k of row i
+ *    is at [k * ld + i]; the hybrid format is row-major (warp-per-row kernel);
  *  - per-row offsets into a nonzero array are 32-bit unsigned when the array
  *    has fewer than 2^32 entries (the paper's `unsigned int`), else 64-bit:
  *    see cis_offsets. */
@@ -92,7 +93,9 @@ typedef struct cis_fmt_csb {
 } cis_fmt_csb;
 
 /* hyb: §4.1, Algorithm 6. The first part of every row is stored ELLPACK-style
- * (column-major, ld = rows, `width` slots per row), the rest in CSR.
+ * (`width` slots per row, ROW-major: slot k of row i at [i*width + k], as
+ * Algorithm 7's NonZerosEntries[Warp_id][r2] reads it: one warp per row, so
+ * consecutive lanes read consecutive slots), the rest in CSR.
  * Count mode: the first BOUNDARY nonzeros of each row go to ELLPACK
  *   (width = BOUNDARY). Column mode: nonzeros with column < BOUNDARY go to
  *   ELLPACK (width = largest such count over the rows).
@@ -105,7 +108,7 @@ typedef struct cis_fmt_hyb {
   cis_boundary_mode mode;
   cis_int boundary;   /* as given/chosen (a count or a column) */
   cis_int width;      /* ELLPACK slots per row */
-  cis_idx *ell_col;   /* width * rows, -1 = padding */
+  cis_idx *ell_col;   /* rows * width, row-major, -1 = padding */
   void *ell_val;      /* width * rows */
   uint32_t *rownnz;   /* rows: all nonzeros of the row */
   cis_offsets start, end; /* rows each */
