@@ -4,7 +4,8 @@
  * format.h  storage formats (csr ell ellr sell sellr sellcs csb hyb csr5)
  * io.h      Matrix Market, binary format, load-by-name
  * gen.h     generators (ci, laplace3d, powerlaw, random)
- * gpu.h     device plans: upload once, SpMV many times, cuSPARSE baselines */
+ * gpu.h     device plans: upload once, SpMV many times, cuSPARSE baselines
+ * ci.h      CI from FCIDUMP: determinants, Slater-Condon Hamiltonian, Davidson */
 #ifndef CISPARSE_H
 #define CISPARSE_H
 #include "cisparse/status.h"
@@ -13,4 +14,5 @@
 #include "cisparse/io.h"
 #include "cisparse/gen.h"
 #include "cisparse/gpu.h"
+#include "cisparse/ci.h"
 #endif

@@ -1,0 +1,301 @@
+/* fcidump.c: the FCIDUMP reader (Knowles & Handy, Comput. Phys. Commun. 54,
+ * 75 (1989)): namelist header, then `value i j k l` lines in any order.
+ * Two-electron integrals are stored once in an 8-fold symmetric packed array;
+ * a repeated integral is accepted when it agrees to 1e-12, else refused
+ * naming both lines. */
+#include <ctype.h>
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "ci/ci_internal.h"
+#include "core/internal.h"
+
+typedef struct reader {
+  const char *path;
+  FILE *f;
+  char *line;
+  size_t cap;
+  long lineno;
+  /* header */
+  char key[32];
+  int have_norb, have_nelec, norbsym;
+  /* integrals: line of first definition, 0 = not yet seen */
+  int32_t *h1_line, *eri_line, core_line;
+  double *h1p; /* packed h_ij */
+} reader;
+
+static cis_status fail(const reader *r, cis_status st, const char *what) {
+  return cis_error(st, "%s:%ld: %s", r->path, r->lineno, what);
+}
+
+static int next_line(reader *r) {
+  ssize_t n = getline(&r->line, &r->cap, r->f);
+  if (n < 0) return 0;
+  r->lineno++;
+  return 1;
+}
+
+static int parse_long(const char *s, long *v) {
+  char *end;
+  errno = 0;
+  *v = strtol(s, &end, 10);
+  return !errno && end != s && *end == '\0';
+}
+
+/* A Fortran real: E or D exponent. */
+static int parse_real(const char *s, double *v) {
+  char buf[96], *end;
+  size_t n = strlen(s);
+  if (n == 0 || n >= sizeof buf) return 0;
+  for (size_t i = 0; i <= n; ++i) buf[i] = (s[i] == 'D' || s[i] == 'd') ? 'E' : s[i];
+  errno = 0;
+  *v = strtod(buf, &end);
+  return end != buf && *end == '\0';
+}
+
+static int parse_logical(const char *s, int *v) {
+  char u[16];
+  size_t n = strlen(s);
+  if (n >= sizeof u) return 0;
+  for (size_t i = 0; i <= n; ++i) u[i] = (char)toupper((unsigned char)s[i]);
+  if (!strcmp(u, ".TRUE.") || !strcmp(u, "T") || !strcmp(u, "TRUE") || !strcmp(u, "1")) { *v = 1; return 1; }
+  if (!strcmp(u, ".FALSE.") || !strcmp(u, "F") || !strcmp(u, "FALSE") || !strcmp(u, "0")) { *v = 0; return 1; }
+  return 0;
+}
+
+/* One value token of the current key. */
+static cis_status header_value(reader *r, cis_fcidump *F, const char *tok) {
+  char msg[160];
+  long v;
+  if (!r->key[0]) {
+    snprintf(msg, sizeof msg, "header value '%.40s' has no KEY= before it", tok);
+    return fail(r, CIS_ERR_PARSE, msg);
+  }
+  if (!strcmp(r->key, "UHF")) {
+    if (!parse_logical(tok, &F->uhf)) {
+      snprintf(msg, sizeof msg, "UHF must be .TRUE. or .FALSE., got '%.40s'", tok);
+      return fail(r, CIS_ERR_PARSE, msg);
+    }
+    return CIS_OK;
+  }
+  int *dst = !strcmp(r->key, "NORB") ? &F->norb : !strcmp(r->key, "NELEC") ? &F->nelec
+           : !strcmp(r->key, "MS2") ? &F->ms2 : !strcmp(r->key, "ISYM") ? &F->isym : NULL;
+  int is_orbsym = !strcmp(r->key, "ORBSYM");
+  if (!dst && !is_orbsym) return CIS_OK; /* other keys (IUHF, PNTGRP, ...) are ignored */
+  if (!parse_long(tok, &v)) {
+    snprintf(msg, sizeof msg, "%s: '%.40s' is not an integer", r->key, tok);
+    return fail(r, CIS_ERR_PARSE, msg);
+  }
+  if (is_orbsym) {
+    if (r->norbsym >= CIS_CI_MAX_ORB) return fail(r, CIS_ERR_UNSUPPORTED, "ORBSYM lists more than 64 orbitals");
+    if (v < 1 || v > 8) {
+      snprintf(msg, sizeof msg, "ORBSYM entry %ld is not an irrep 1..8", v);
+      return fail(r, CIS_ERR_RANGE, msg);
+    }
+    F->orbsym[r->norbsym++] = (int)v;
+    return CIS_OK;
+  }
+  if (v < -100000 || v > 100000) {
+    snprintf(msg, sizeof msg, "%s = %ld is out of range", r->key, v);
+    return fail(r, CIS_ERR_RANGE, msg);
+  }
+  *dst = (int)v;
+  if (dst == &F->norb) r->have_norb = 1;
+  if (dst == &F->nelec) r->have_nelec = 1;
+  r->key[0] = '\0'; /* scalar keys take one value */
+  return CIS_OK;
+}
+
+/* Scan one header line; *done = 1 once &END or / is seen. */
+static cis_status header_line(reader *r, cis_fcidump *F, int *started, int *done) {
+  cis_status st;
+  char tok[64];
+  const char *p = r->line;
+  while (*p && !*done) {
+    if (isspace((unsigned char)*p) || *p == ',') { p++; continue; }
+    if (*p == '/') { *done = 1; break; }
+    size_t n = 0;
+    const char *s = p;
+    if (*p == '&' || *p == '$') p++;
+    while (*p && !isspace((unsigned char)*p) && *p != ',' && *p != '=' && *p != '/') p++;
+    n = (size_t)(p - s);
+    if (n >= sizeof tok) return fail(r, CIS_ERR_PARSE, "header token too long");
+    memcpy(tok, s, n);
+    tok[n] = '\0';
+    for (size_t i = 0; i < n; ++i) tok[i] = (char)toupper((unsigned char)tok[i]);
+    if (tok[0] == '&' || tok[0] == '$') {
+      if (!strcmp(tok + 1, "FCI") && !*started) { *started = 1; continue; }
+      if (!strcmp(tok + 1, "END") || tok[1] == '\0') { *done = 1; break; }
+      return fail(r, CIS_ERR_PARSE, "unexpected namelist marker in the header");
+    }
+    if (!*started) return fail(r, CIS_ERR_PARSE, "expected the &FCI namelist header");
+    const char *q = p;
+    while (*q == ' ' || *q == '\t') q++;
+    if (*q == '=') {
+      if (!isalpha((unsigned char)tok[0])) return fail(r, CIS_ERR_PARSE, "malformed KEY= in the header");
+      snprintf(r->key, sizeof r->key, "%s", tok);
+      if (!strcmp(r->key, "ORBSYM")) r->norbsym = 0;
+      p = q + 1;
+      continue;
+    }
+    /* a value token: original case for numbers */
+    memcpy(tok, s, n);
+    tok[n] = '\0';
+    CIS_TRY(header_value(r, F, tok));
+  }
+  return CIS_OK;
+cleanup:
+  return st;
+}
+
+static cis_status check_header(reader *r, cis_fcidump *F) {
+  char msg[200];
+  if (!r->have_norb) return fail(r, CIS_ERR_PARSE, "header has no NORB");
+  if (!r->have_nelec) return fail(r, CIS_ERR_PARSE, "header has no NELEC");
+  if (F->norb < 1) return fail(r, CIS_ERR_RANGE, "NORB must be at least 1");
+  if (F->norb > CIS_CI_MAX_ORB) {
+    snprintf(msg, sizeof msg, "NORB = %d exceeds %d (64-bit occupation strings)", F->norb, CIS_CI_MAX_ORB);
+    return fail(r, CIS_ERR_UNSUPPORTED, msg);
+  }
+  if (F->nelec < 0 || F->nelec > 2 * F->norb) {
+    snprintf(msg, sizeof msg, "NELEC = %d does not fit in 2*NORB = %d spin orbitals", F->nelec, 2 * F->norb);
+    return fail(r, CIS_ERR_RANGE, msg);
+  }
+  if (abs(F->ms2) > F->nelec || ((F->nelec + F->ms2) % 2) != 0) {
+    snprintf(msg, sizeof msg, "MS2 = %d is inconsistent with NELEC = %d (needs |MS2| <= NELEC, same parity)",
+             F->ms2, F->nelec);
+    return fail(r, CIS_ERR_RANGE, msg);
+  }
+  if ((F->nelec + F->ms2) / 2 > F->norb || (F->nelec - F->ms2) / 2 > F->norb) {
+    snprintf(msg, sizeof msg, "NELEC = %d with MS2 = %d puts more than NORB = %d electrons in one spin",
+             F->nelec, F->ms2, F->norb);
+    return fail(r, CIS_ERR_RANGE, msg);
+  }
+  if (r->norbsym && r->norbsym != F->norb) {
+    snprintf(msg, sizeof msg, "ORBSYM has %d entries, NORB = %d", r->norbsym, F->norb);
+    return fail(r, CIS_ERR_PARSE, msg);
+  }
+  if (!r->norbsym)
+    for (int i = 0; i < F->norb; ++i) F->orbsym[i] = 1;
+  if (F->isym < 1 || F->isym > 8) {
+    snprintf(msg, sizeof msg, "ISYM = %d is not an irrep 1..8", F->isym);
+    return fail(r, CIS_ERR_RANGE, msg);
+  }
+  if (F->uhf) return fail(r, CIS_ERR_UNSUPPORTED, "UHF integrals are not supported (restricted orbitals only)");
+  return CIS_OK;
+}
+
+/* Store v at slot k, remembering the line; a repeat must agree to 1e-12. */
+static cis_status store(reader *r, double *slot, int32_t *line, double v, const char *what) {
+  char msg[256];
+  if (*line) {
+    if (fabs(*slot - v) <= 1e-12 * fmax(1.0, fabs(v))) return CIS_OK;
+    snprintf(msg, sizeof msg, "%s = %.17g conflicts with line %d (= %.17g)", what, v, (int)*line, *slot);
+    return fail(r, CIS_ERR_PARSE, msg);
+  }
+  *slot = v;
+  *line = (int32_t)(r->lineno > INT32_MAX ? INT32_MAX : r->lineno);
+  return CIS_OK;
+}
+
+static cis_status integral_line(reader *r, cis_fcidump *F) {
+  char *tok[6], msg[200], what[64];
+  int nt = 0;
+  for (char *s = strtok(r->line, " \t\r\n"); s; s = strtok(NULL, " \t\r\n")) {
+    if (nt < 6) tok[nt] = s;
+    nt++;
+  }
+  if (nt == 0) return CIS_OK;
+  if (nt != 5) {
+    snprintf(msg, sizeof msg, "expected 'value i j k l' (5 fields), found %d", nt);
+    return fail(r, CIS_ERR_PARSE, msg);
+  }
+  double v;
+  long ix[4];
+  if (!parse_real(tok[0], &v)) {
+    snprintf(msg, sizeof msg, "integral value '%.40s' is not a number", tok[0]);
+    return fail(r, CIS_ERR_PARSE, msg);
+  }
+  if (!isfinite(v)) return fail(r, CIS_ERR_NUMERIC, "integral value is not finite");
+  for (int q = 0; q < 4; ++q) {
+    if (!parse_long(tok[q + 1], &ix[q])) {
+      snprintf(msg, sizeof msg, "orbital index '%.40s' is not an integer", tok[q + 1]);
+      return fail(r, CIS_ERR_PARSE, msg);
+    }
+    if (ix[q] < 0 || ix[q] > F->norb) {
+      snprintf(msg, sizeof msg, "orbital index %ld out of range 0..NORB=%d", ix[q], F->norb);
+      return fail(r, CIS_ERR_RANGE, msg);
+    }
+  }
+  long i = ix[0], j = ix[1], k = ix[2], l = ix[3];
+  if (i && j && k && l) {
+    snprintf(what, sizeof what, "integral (%ld %ld|%ld %ld)", i, j, k, l);
+    int64_t at = ci_pair(ci_pair(i - 1, j - 1), ci_pair(k - 1, l - 1));
+    return store(r, &F->eri[at], &r->eri_line[at], v, what);
+  }
+  if (i && j && !k && !l) {
+    snprintf(what, sizeof what, "h(%ld,%ld)", i, j);
+    int64_t at = ci_pair(i - 1, j - 1);
+    return store(r, &r->h1p[at], &r->h1_line[at], v, what);
+  }
+  if (!i && !j && !k && !l) return store(r, &F->ecore, &r->core_line, v, "core energy");
+  if (i && !j && !k && !l) return CIS_OK; /* orbital energy: not needed */
+  snprintf(msg, sizeof msg, "index pattern %ld %ld %ld %ld is not (ij|kl), h_ij, orbital energy or core",
+           i, j, k, l);
+  return fail(r, CIS_ERR_PARSE, msg);
+}
+
+cis_status cis_fcidump_read(const char *path, cis_fcidump **out) {
+  cis_status st;
+  reader r;
+  cis_fcidump *F = NULL;
+  int started = 0, done = 0;
+  memset(&r, 0, sizeof r);
+  if (!out) return cis_error(CIS_ERR_INVALID, "cis_fcidump_read: NULL output");
+  *out = NULL;
+  if (!path) return cis_error(CIS_ERR_INVALID, "cis_fcidump_read: NULL path");
+  r.path = path;
+  if (!(r.f = fopen(path, "r"))) return cis_error(CIS_ERR_IO, "%s: cannot open: %s", path, strerror(errno));
+  F = cis_calloc(1, sizeof *F);
+  if (!F) { st = cis_error(CIS_ERR_ALLOC, "cannot allocate FCIDUMP header"); goto cleanup; }
+  F->isym = 1;
+  while (!done && next_line(&r)) CIS_TRY(header_line(&r, F, &started, &done));
+  if (!started) { st = fail(&r, CIS_ERR_PARSE, "no &FCI namelist header"); goto cleanup; }
+  if (!done) { st = fail(&r, CIS_ERR_PARSE, "header not terminated (&END or /) before end of file"); goto cleanup; }
+  CIS_TRY(check_header(&r, F));
+  F->npair = (cis_int)F->norb * (F->norb + 1) / 2;
+  F->neri = F->npair * (F->npair + 1) / 2;
+  CIS_TRY(cis_alloc_zeroed((void **)&F->eri, F->neri, sizeof(double), "two-electron integrals"));
+  CIS_TRY(cis_alloc_zeroed((void **)&r.eri_line, F->neri, sizeof(int32_t), "integral line marks"));
+  CIS_TRY(cis_alloc_zeroed((void **)&r.h1p, F->npair, sizeof(double), "one-electron integrals"));
+  CIS_TRY(cis_alloc_zeroed((void **)&r.h1_line, F->npair, sizeof(int32_t), "integral line marks"));
+  CIS_TRY(cis_alloc_zeroed((void **)&F->h1, (cis_int)F->norb * F->norb, sizeof(double), "one-electron integrals"));
+  while (next_line(&r)) CIS_TRY(integral_line(&r, F));
+  if (ferror(r.f)) { st = cis_error(CIS_ERR_IO, "%s: read error", path); goto cleanup; }
+  for (int i = 0; i < F->norb; ++i)
+    for (int j = 0; j < F->norb; ++j) F->h1[i * F->norb + j] = r.h1p[ci_pair(i, j)];
+  *out = F;
+  F = NULL;
+  st = CIS_OK;
+cleanup:
+  if (r.f) fclose(r.f);
+  free(r.line);
+  cis_free(r.eri_line);
+  cis_free(r.h1_line);
+  cis_free(r.h1p);
+  cis_fcidump_free(F);
+  return st;
+}
+
+void cis_fcidump_free(cis_fcidump *F) {
+  if (!F) return;
+  cis_free(F->h1);
+  cis_free(F->eri);
+  cis_free(F);
+}
+
+double cis_fcidump_eri(const cis_fcidump *F, int i, int j, int k, int l) { return ci_eri(F, i, j, k, l); }
+int cis_fcidump_nalpha(const cis_fcidump *F) { return (F->nelec + F->ms2) / 2; }
+int cis_fcidump_nbeta(const cis_fcidump *F) { return (F->nelec - F->ms2) / 2; }

@@ -1,0 +1,229 @@
+/* hamiltonian.c: the CI Hamiltonian in CSR, row by row from the Slater-Condon
+ * rules (slater.c). Each row's connected determinants are generated from its
+ * own single and double excitations and looked up in the space (no pair
+ * testing): O(connections) per row. Two passes over the rows (count, then
+ * fill and sort), so memory is the CSR itself plus per-thread row buffers. */
+#include <math.h>
+#include <omp.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+#include "ci/ci_internal.h"
+#include "core/internal.h"
+
+typedef struct row_buf {
+  int32_t *col;
+  double *val;
+  uint64_t *key;               /* sort keys: col << 32 | slot */
+  int32_t bpos[CIS_CI_MAX_ORB * CIS_CI_MAX_ORB / 4]; /* beta single excitations of the row */
+  int8_t bj[CIS_CI_MAX_ORB * CIS_CI_MAX_ORB / 4], bb[CIS_CI_MAX_ORB * CIS_CI_MAX_ORB / 4];
+  double bsign[CIS_CI_MAX_ORB * CIS_CI_MAX_ORB / 4];
+} row_buf;
+
+typedef struct builder {
+  const cis_fcidump *F;
+  const cis_ci_space *S;
+  int upper;
+  uint64_t all; /* orbitals 0..norb-1 */
+} builder;
+
+static double choose2(double n) { return n * (n - 1) / 2; }
+
+/* Upper bound on the connections of one row (diagonal + singles + doubles). */
+static cis_int row_bound(const cis_fcidump *F) {
+  double na = cis_fcidump_nalpha(F), nb = cis_fcidump_nbeta(F), va = F->norb - na, vb = F->norb - nb;
+  return (cis_int)(1 + na * va + nb * vb + choose2(na) * choose2(va) + choose2(nb) * choose2(vb) + na * va * nb * vb);
+}
+
+/* Append (J, v) if J exists, passes the triangle filter and v != 0. */
+#define EMIT(J, expr)                                    \
+  do {                                                   \
+    cis_int J_ = (J);                                    \
+    if (J_ >= 0 && (!B->upper || J_ >= I)) {             \
+      double v_ = (expr);                                \
+      if (v_ != 0.0) { R->col[n] = (int32_t)J_; R->val[n] = v_; n++; } \
+    }                                                    \
+  } while (0)
+
+/* All nonzeros of row I into R (unsorted); returns their number. */
+static cis_int gen_row(const builder *B, cis_int I, row_buf *R) {
+  const cis_fcidump *F = B->F;
+  const cis_ci_space *S = B->S;
+  uint64_t a, b;
+  cis_ci_space_det(S, I, &a, &b);
+  cis_int ia = ci_space_det_alpha_pos(S, I), ib = ci_space_det_beta_pos(S, I), n = 0;
+  int nbs = 0;
+  EMIT(I, cis_ci_diagonal(F, a, b));
+  /* beta singles j -> c of the row, looked up once */
+  for (uint64_t h = b; h; h &= h - 1)
+    for (uint64_t p = B->all & ~b; p; p &= p - 1) {
+      int j = ci_lowest(h), c = ci_lowest(p);
+      R->bpos[nbs] = (int32_t)ci_space_beta_pos(S, b ^ (1ull << j) ^ (1ull << c));
+      R->bj[nbs] = (int8_t)j;
+      R->bb[nbs] = (int8_t)c;
+      R->bsign[nbs++] = ci_sign_between(b, j, c);
+    }
+  for (int q = 0; q < nbs; ++q)
+    if (R->bpos[q] >= 0)
+      EMIT(ci_space_find_pos(S, ia, R->bpos[q]),
+           R->bsign[q] * ci_single_value(F, R->bj[q], R->bb[q], b & ~(1ull << R->bj[q]), a));
+  /* alpha singles i -> x, and with them the alpha-beta doubles */
+  for (uint64_t h = a; h; h &= h - 1)
+    for (uint64_t p = B->all & ~a; p; p &= p - 1) {
+      int i = ci_lowest(h), x = ci_lowest(p);
+      cis_int ja = ci_space_alpha_pos(S, a ^ (1ull << i) ^ (1ull << x));
+      if (ja < 0) continue;
+      double sa = ci_sign_between(a, i, x);
+      EMIT(ci_space_find_pos(S, ja, ib), sa * ci_single_value(F, i, x, a & ~(1ull << i), b));
+      for (int q = 0; q < nbs; ++q)
+        if (R->bpos[q] >= 0)
+          EMIT(ci_space_find_pos(S, ja, R->bpos[q]), sa * R->bsign[q] * ci_eri(F, i, x, R->bj[q], R->bb[q]));
+    }
+  /* same-spin doubles i<j -> x<y, value s1 s2 [(ix|jy) - (iy|jx)] */
+  for (int spin = 0; spin < 2; ++spin) {
+    uint64_t s = spin ? b : a;
+    for (uint64_t h1 = s; h1; h1 &= h1 - 1)
+      for (uint64_t h2 = h1 & (h1 - 1); h2; h2 &= h2 - 1)
+        for (uint64_t p1 = B->all & ~s; p1; p1 &= p1 - 1)
+          for (uint64_t p2 = p1 & (p1 - 1); p2; p2 &= p2 - 1) {
+            int i = ci_lowest(h1), j = ci_lowest(h2), x = ci_lowest(p1), y = ci_lowest(p2);
+            uint64_t mid = s ^ (1ull << i) ^ (1ull << x), t = mid ^ (1ull << j) ^ (1ull << y);
+            cis_int J = spin ? ci_space_beta_pos(S, t) : ci_space_alpha_pos(S, t);
+            if (J < 0) continue;
+            J = spin ? ci_space_find_pos(S, ia, J) : ci_space_find_pos(S, J, ib);
+            EMIT(J, ci_sign_between(s, i, x) * ci_sign_between(mid, j, y) *
+                        (ci_eri(F, i, x, j, y) - ci_eri(F, i, y, j, x)));
+          }
+  }
+  return n;
+}
+
+static void sort_keys(uint64_t *k, cis_int n) {
+  while (n > 24) {
+    uint64_t a = k[0], b = k[n / 2], c = k[n - 1];
+    uint64_t pivot = a < b ? (b < c ? b : (a < c ? c : a)) : (a < c ? a : (b < c ? c : b));
+    cis_int i = 0, j = n - 1;
+    for (;;) {
+      while (k[i] < pivot) i++;
+      while (k[j] > pivot) j--;
+      if (i >= j) break;
+      uint64_t t = k[i]; k[i] = k[j]; k[j] = t;
+      i++; j--;
+    }
+    /* recurse on the smaller half, loop on the larger */
+    if (j + 1 < n - j - 1) { sort_keys(k, j + 1); k += j + 1; n -= j + 1; }
+    else { sort_keys(k + j + 1, n - j - 1); n = j + 1; }
+  }
+  for (cis_int i = 1; i < n; ++i) {
+    uint64_t t = k[i];
+    cis_int j = i;
+    while (j > 0 && k[j - 1] > t) { k[j] = k[j - 1]; j--; }
+    k[j] = t;
+  }
+}
+
+static void progress(int pass, cis_int done, cis_int total, double t0) {
+  double el = cis_wtime() - t0, rate = done / (el > 0 ? el : 1e-9);
+  fprintf(stderr, "\rHamiltonian pass %d/2: %lld/%lld rows (%.0f%%) %.0f rows/s ETA %.0f s   ", pass,
+          (long long)done, (long long)total, 100.0 * done / (total ? total : 1), rate,
+          rate > 0 ? (total - done) / rate : 0.0);
+}
+
+/* One pass over all rows: pass 1 counts into rowptr[I+1], pass 2 fills A. */
+static cis_status run_pass(const builder *B, int pass, cis_csr *A, cis_int bound) {
+  cis_int rows = cis_ci_space_size(B->S);
+  int show = isatty(2), failed = 0;
+  _Atomic cis_int done = 0;
+  double t0 = cis_wtime(), last = t0;
+#pragma omp parallel
+  {
+    row_buf *R = cis_calloc(1, sizeof *R);
+    int ok = R != NULL;
+    if (ok) {
+      R->col = cis_malloc((size_t)bound * sizeof(int32_t));
+      R->val = cis_malloc((size_t)bound * sizeof(double));
+      R->key = pass == 2 ? cis_malloc((size_t)bound * sizeof(uint64_t)) : NULL;
+      ok = R->col && R->val && (pass == 1 || R->key);
+    }
+    if (!ok) {
+#pragma omp atomic write
+      failed = 1;
+    }
+#pragma omp for schedule(dynamic, 64)
+    for (cis_int I = 0; I < rows; ++I) {
+      if (!ok) continue;
+      cis_int n = gen_row(B, I, R);
+      if (pass == 1) {
+        A->rowptr[I + 1] = n;
+      } else {
+        for (cis_int k = 0; k < n; ++k) R->key[k] = (uint64_t)R->col[k] << 32 | (uint64_t)k;
+        sort_keys(R->key, n);
+        cis_int o = A->rowptr[I];
+        for (cis_int k = 0; k < n; ++k) {
+          uint32_t slot = (uint32_t)R->key[k];
+          A->colind[o + k] = R->col[slot];
+          ((double *)A->val)[o + k] = R->val[slot];
+        }
+      }
+      cis_int d = ++done;
+      if (show && omp_get_thread_num() == 0 && cis_wtime() - last > 0.5) {
+        last = cis_wtime();
+        progress(pass, d, rows, t0);
+      }
+    }
+    if (R) { cis_free(R->col); cis_free(R->val); cis_free(R->key); }
+    cis_free(R);
+  }
+  if (show) { progress(pass, rows, rows, t0); fputc('\n', stderr); }
+  if (failed) return cis_error(CIS_ERR_ALLOC, "cannot allocate Hamiltonian row buffers (%lld entries per thread)", (long long)bound);
+  return CIS_OK;
+}
+
+cis_status cis_ci_hamiltonian(const cis_fcidump *F, const cis_ci_space *S, int upper, cis_csr **out) {
+  cis_status st;
+  cis_csr *A = NULL;
+  cis_int rows, nnz = 0, bound = row_bound(F);
+  if (!out) return cis_error(CIS_ERR_INVALID, "cis_ci_hamiltonian: NULL output");
+  *out = NULL;
+  if (!F || !S) return cis_error(CIS_ERR_INVALID, "cis_ci_hamiltonian: NULL integrals or space");
+  rows = cis_ci_space_size(S);
+  if (bound > rows) bound = rows;
+  builder B = {F, S, upper != 0, ci_first(F->norb)};
+  CIS_TRY(cis_csr_alloc(rows, rows, 0, CIS_F64, &A));
+  CIS_TRY(run_pass(&B, 1, A, bound));
+  for (cis_int i = 0; i < rows; ++i) A->rowptr[i + 1] += A->rowptr[i];
+  nnz = A->rowptr[rows];
+  int64_t bytes;
+  if (cis_mul_overflows(nnz, (int64_t)(sizeof(double) + sizeof(cis_idx)), &bytes))
+    { st = cis_error(CIS_ERR_OVERFLOW, "Hamiltonian with %lld nonzeros overflows", (long long)nnz); goto cleanup; }
+  int64_t phys = cis_phys_memory();
+  if (phys > 0 && bytes > phys)
+    { st = cis_error(CIS_ERR_TOO_LARGE, "Hamiltonian needs %.1f GiB for %lld nonzeros, this machine has %.1f GiB",
+                     bytes / 1073741824.0, (long long)nnz, phys / 1073741824.0); goto cleanup; }
+  cis_free(A->colind);
+  cis_free(A->val);
+  A->colind = NULL;
+  A->val = NULL;
+  CIS_TRY(cis_alloc_array((void **)&A->colind, nnz, sizeof(cis_idx), "Hamiltonian columns"));
+  CIS_TRY(cis_alloc_array(&A->val, nnz, sizeof(double), "Hamiltonian values"));
+  A->nnz = nnz;
+  CIS_TRY(run_pass(&B, 2, A, bound));
+  A->flags = upper ? CIS_FLAG_UPPER : CIS_FLAG_SYMMETRIC;
+  *out = A;
+  return CIS_OK;
+cleanup:
+  cis_csr_free(A);
+  return st;
+}
+
+cis_status cis_ci_diagonal_all(const cis_fcidump *F, const cis_ci_space *S, double *diag) {
+  cis_int n = cis_ci_space_size(S);
+  if (!diag) return cis_error(CIS_ERR_INVALID, "cis_ci_diagonal_all: NULL output");
+#pragma omp parallel for schedule(static)
+  for (cis_int i = 0; i < n; ++i) {
+    uint64_t a, b;
+    cis_ci_space_det(S, i, &a, &b);
+    diag[i] = cis_ci_diagonal(F, a, b);
+  }
+  return CIS_OK;
+}

@@ -1,0 +1,81 @@
+/* slater.c: Slater-Condon rules for determinants given as alpha/beta bit
+ * strings (Szabo & Ostlund, "Modern Quantum Chemistry", §2.3.3, Tables 2.3-2.4),
+ * with the fermionic sign of a^+_a a_i = (-1)^(occupied orbitals strictly
+ * between i and a). Determinants are ordered alpha operators before beta, so
+ * a beta excitation passes an even number of alpha operators: no extra sign. */
+#include "ci/ci_internal.h"
+
+double ci_single_value(const cis_fcidump *F, int i, int a, uint64_t common, uint64_t other) {
+  double v = ci_h1(F, i, a);
+  for (uint64_t s = common; s; s &= s - 1) {
+    int k = ci_lowest(s);
+    v += ci_eri(F, i, a, k, k) - ci_eri(F, i, k, k, a);
+  }
+  for (uint64_t s = other; s; s &= s - 1) {
+    int k = ci_lowest(s);
+    v += ci_eri(F, i, a, k, k);
+  }
+  return v;
+}
+
+/* Sum over p of one spin: h_pp + 1/2 sum_q [(pp|qq) - (pq|qp)]. */
+static double same_spin_energy(const cis_fcidump *F, uint64_t s) {
+  double e = 0;
+  for (uint64_t u = s; u; u &= u - 1) {
+    int p = ci_lowest(u);
+    e += ci_h1(F, p, p);
+    for (uint64_t w = u & (u - 1); w; w &= w - 1) {
+      int q = ci_lowest(w);
+      e += ci_eri(F, p, p, q, q) - ci_eri(F, p, q, q, p);
+    }
+  }
+  return e;
+}
+
+double cis_ci_diagonal(const cis_fcidump *F, uint64_t alpha, uint64_t beta) {
+  double e = same_spin_energy(F, alpha) + same_spin_energy(F, beta);
+  for (uint64_t u = alpha; u; u &= u - 1) {
+    int p = ci_lowest(u);
+    for (uint64_t w = beta; w; w &= w - 1) e += ci_eri(F, p, p, ci_lowest(w), ci_lowest(w));
+  }
+  return e;
+}
+
+/* Hole i and particle a of a single excitation within one spin: J -> I. */
+static void single_pair(uint64_t from, uint64_t to, int *i, int *a) {
+  *i = ci_lowest(from & ~to);
+  *a = ci_lowest(to & ~from);
+}
+
+/* <to|H|from> of a same-spin double excitation. */
+static double same_spin_double(const cis_fcidump *F, uint64_t from, uint64_t to) {
+  uint64_t holes = from & ~to, parts = to & ~from;
+  int i = ci_lowest(holes), j = ci_lowest(holes & (holes - 1));
+  int a = ci_lowest(parts), b = ci_lowest(parts & (parts - 1));
+  double s1 = ci_sign_between(from, i, a);
+  uint64_t mid = from ^ (1ull << i) ^ (1ull << a);
+  double s2 = ci_sign_between(mid, j, b);
+  return s1 * s2 * (ci_eri(F, i, a, j, b) - ci_eri(F, i, b, j, a));
+}
+
+double cis_ci_element(const cis_fcidump *F, uint64_t alpha_i, uint64_t beta_i, uint64_t alpha_j,
+                      uint64_t beta_j) {
+  int da = ci_excitation(alpha_j, alpha_i), db = ci_excitation(beta_j, beta_i);
+  int i, a, j, b;
+  if (ci_popcount(alpha_i) != ci_popcount(alpha_j) || ci_popcount(beta_i) != ci_popcount(beta_j)) return 0.0;
+  if (da + db == 0) return cis_ci_diagonal(F, alpha_i, beta_i);
+  if (da + db > 2) return 0.0;
+  if (da == 1 && db == 0) {
+    single_pair(alpha_j, alpha_i, &i, &a);
+    return ci_sign_between(alpha_j, i, a) * ci_single_value(F, i, a, alpha_i & alpha_j, beta_j);
+  }
+  if (da == 0 && db == 1) {
+    single_pair(beta_j, beta_i, &i, &a);
+    return ci_sign_between(beta_j, i, a) * ci_single_value(F, i, a, beta_i & beta_j, alpha_j);
+  }
+  if (da == 2) return same_spin_double(F, alpha_j, alpha_i);
+  if (db == 2) return same_spin_double(F, beta_j, beta_i);
+  single_pair(alpha_j, alpha_i, &i, &a);
+  single_pair(beta_j, beta_i, &j, &b);
+  return ci_sign_between(alpha_j, i, a) * ci_sign_between(beta_j, j, b) * ci_eri(F, i, a, j, b);
+}

@@ -1,0 +1,238 @@
+/* space.c: the determinant space (see cisparse/ci.h for the layout).
+ * Strings of one spin are enumerated by excitation level relative to the
+ * reference string (holes chosen from its occupied orbitals, particles from
+ * its virtual ones), sorted by (level, value) and hashed; a determinant is a
+ * pair of string positions. Ordering by total excitation level puts the
+ * reference first, then singles, doubles, ... (Mahmoud et al. 2018, §2.2). */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include "ci/ci_internal.h"
+#include "core/internal.h"
+
+typedef struct strings {
+  cis_int n;
+  uint64_t *s;      /* sorted by (level, value) */
+  uint8_t *level, *sym;
+  int32_t *table;   /* open addressing: position or -1 */
+  uint64_t mask;    /* table size - 1 */
+  cis_int lvl_start[CIS_CI_MAX_ORB + 2]; /* first position of each level */
+} strings;
+
+struct cis_ci_space {
+  cis_int ndet;
+  int maxlevel;
+  strings A, B;
+  int32_t *det_a, *det_b; /* string positions of each determinant */
+  uint8_t *det_level;
+  cis_int *aptr;          /* per alpha position: range in blist/dlist */
+  int32_t *blist, *dlist; /* beta positions (sorted) and determinant indices */
+};
+
+static uint64_t mix(uint64_t x) {
+  x ^= x >> 33; x *= 0xff51afd7ed558ccdull; x ^= x >> 33; x *= 0xc4ceb9fe1a85ec53ull; x ^= x >> 33;
+  return x;
+}
+
+static cis_int strings_find(const strings *S, uint64_t s) {
+  for (uint64_t h = mix(s) & S->mask;; h = (h + 1) & S->mask) {
+    int32_t p = S->table[h];
+    if (p < 0) return -1;
+    if (S->s[p] == s) return p;
+  }
+}
+
+static void strings_free(strings *S) {
+  cis_free(S->s); cis_free(S->level); cis_free(S->sym); cis_free(S->table);
+}
+
+/* Number of strings within `maxlevel` excitations of a string of n electrons in norb orbitals. */
+static double count_strings(int norb, int n, int maxlevel) {
+  double total = 0;
+  for (int e = 0; e <= maxlevel && e <= n && e <= norb - n; ++e) {
+    double c = 1;
+    for (int k = 0; k < e; ++k) c = c * (n - k) / (k + 1) * (norb - n - k) / (k + 1);
+    total += c;
+  }
+  return total;
+}
+
+/* The k-th subset (in colex order of combinations) iteration: next k-combination of bits
+ * of `from` (positions enumerated as indices into pos[]). */
+static int next_combination(int *c, int k, int m) {
+  int i = k - 1;
+  while (i >= 0 && c[i] == m - k + i) i--;
+  if (i < 0) return 0;
+  c[i]++;
+  for (int j = i + 1; j < k; ++j) c[j] = c[j - 1] + 1;
+  return 1;
+}
+
+static int cmp_u64(const void *x, const void *y) {
+  uint64_t a = *(const uint64_t *)x, b = *(const uint64_t *)y;
+  return a < b ? -1 : a > b;
+}
+
+static cis_status strings_build(const cis_fcidump *F, uint64_t ref, int maxlevel, strings *S) {
+  cis_status st;
+  int n = ci_popcount(ref), norb = F->norb, occ[CIS_CI_MAX_ORB], vir[CIS_CI_MAX_ORB], nv = 0, no = 0;
+  int hc[CIS_CI_MAX_ORB], pc[CIS_CI_MAX_ORB];
+  double count = count_strings(norb, n, maxlevel);
+  if (count > (double)CIS_IDX_MAX / 2)
+    return cis_error(CIS_ERR_TOO_LARGE, "%.3g strings of %d electrons in %d orbitals exceed 2^30", count, n, norb);
+  S->n = (cis_int)llround(count);
+  for (int p = 0; p < norb; ++p) {
+    if (ref >> p & 1) occ[no++] = p; else vir[nv++] = p;
+  }
+  CIS_TRY(cis_alloc_array((void **)&S->s, S->n, sizeof(uint64_t), "CI strings"));
+  CIS_TRY(cis_alloc_array((void **)&S->level, S->n, 1, "CI string levels"));
+  CIS_TRY(cis_alloc_array((void **)&S->sym, S->n, 1, "CI string symmetries"));
+  cis_int pos = 0;
+  for (int e = 0; e <= maxlevel && e <= no && e <= nv; ++e) {
+    cis_int first = pos;
+    for (int k = 0; k < e; ++k) hc[k] = pc[k] = k;
+    do {
+      uint64_t holes = 0;
+      for (int k = 0; k < e; ++k) holes |= 1ull << occ[hc[k]];
+      for (int k = 0; k < e; ++k) pc[k] = k;
+      do {
+        uint64_t s = ref & ~holes;
+        for (int k = 0; k < e; ++k) s |= 1ull << vir[pc[k]];
+        S->s[pos++] = s;
+      } while (next_combination(pc, e, nv));
+    } while (next_combination(hc, e, no));
+    qsort(S->s + first, (size_t)(pos - first), sizeof(uint64_t), cmp_u64);
+    for (cis_int q = first; q < pos; ++q) {
+      S->level[q] = (uint8_t)e;
+      S->sym[q] = (uint8_t)ci_string_sym(F, S->s[q]);
+    }
+    S->lvl_start[e] = first;
+  }
+  if (pos != S->n) return cis_error(CIS_ERR_INVALID, "internal: %lld strings enumerated, %lld expected", (long long)pos, (long long)S->n);
+  for (int e = 0; e <= CIS_CI_MAX_ORB + 1; ++e)
+    if (e > maxlevel || e > no || e > nv) S->lvl_start[e] = S->n;
+  uint64_t size = 16;
+  while (size < 2 * (uint64_t)S->n) size <<= 1;
+  S->mask = size - 1;
+  CIS_TRY(cis_alloc_array((void **)&S->table, (int64_t)size, sizeof(int32_t), "CI string hash table"));
+  memset(S->table, 0xff, size * sizeof(int32_t));
+  for (cis_int q = 0; q < S->n; ++q) {
+    uint64_t h = mix(S->s[q]) & S->mask;
+    while (S->table[h] >= 0) h = (h + 1) & S->mask;
+    S->table[h] = (int32_t)q;
+  }
+  return CIS_OK;
+cleanup:
+  return st;
+}
+
+/* End of the beta positions with level <= l. */
+static cis_int beta_end(const cis_ci_space *S, int l) {
+  return S->B.lvl_start[l + 1 > CIS_CI_MAX_ORB + 1 ? CIS_CI_MAX_ORB + 1 : l + 1];
+}
+
+/* Runs BODY foralpha position, beta position, level) for every determinant in
+ * (alpha, beta position) order. Beta strings are sorted by level, so the
+ * beta positions of one alpha string come out increasing. */
+#define FOR_EACH_DET(S, target, L, BODY)                                                   \
+  for (cis_int ia = 0; ia < (S)->A.n; ++ia) {                                              \
+    int ea = (S)->A.level[ia], ga = (S)->A.sym[ia];                                        \
+    for (cis_int ib = 0, ie = beta_end(S, (L) - ea); ib < ie; ++ib) {                     \
+      if ((ga ^ (S)->B.sym[ib]) != (target)) continue;                                     \
+      int lev = ea + (S)->B.level[ib];                                                     \
+      BODY                                                                                 \
+    }                                                                                      \
+  }
+
+cis_status cis_ci_space_create(const cis_fcidump *F, int level, uint64_t ref_alpha, uint64_t ref_beta,
+                               cis_ci_space **out) {
+  cis_status st;
+  cis_ci_space *S = NULL;
+  int na = cis_fcidump_nalpha(F), nb = cis_fcidump_nbeta(F), target = F->isym - 1;
+  cis_int per_level[2 * CIS_CI_MAX_ORB + 2] = {0};
+  if (!out) return cis_error(CIS_ERR_INVALID, "cis_ci_space_create: NULL output");
+  *out = NULL;
+  if (ci_popcount(ref_alpha) != na || ci_popcount(ref_beta) != nb || (ref_alpha | ref_beta) >> (F->norb - 1) >> 1)
+    return cis_error(CIS_ERR_INVALID, "reference determinant does not have %d alpha and %d beta electrons in %d orbitals",
+                     na, nb, F->norb);
+  int full = na + nb;
+  if (level < 0 || level > full) level = full;
+  S = cis_calloc(1, sizeof *S);
+  if (!S) return cis_error(CIS_ERR_ALLOC, "cannot allocate the determinant space");
+  S->maxlevel = level;
+  CIS_TRY(strings_build(F, ref_alpha, level, &S->A));
+  CIS_TRY(strings_build(F, ref_beta, level, &S->B));
+  const int L = level;
+  FOR_EACH_DET(S, target, L, { per_level[lev]++; });
+  cis_int n = 0;
+  for (int l = 0; l <= L; ++l) n += per_level[l];
+  if (n == 0) { st = cis_error(CIS_ERR_INVALID, "no determinants of symmetry ISYM=%d", F->isym); goto cleanup; }
+  if (n > CIS_IDX_MAX)
+    { st = cis_error(CIS_ERR_OVERFLOW, "%lld determinants exceed the 32-bit index range", (long long)n); goto cleanup; }
+  S->ndet = n;
+  CIS_TRY(cis_alloc_array((void **)&S->det_a, n, sizeof(int32_t), "determinant alpha strings"));
+  CIS_TRY(cis_alloc_array((void **)&S->det_b, n, sizeof(int32_t), "determinant beta strings"));
+  CIS_TRY(cis_alloc_array((void **)&S->det_level, n, 1, "determinant levels"));
+  CIS_TRY(cis_alloc_array((void **)&S->blist, n, sizeof(int32_t), "determinant lists"));
+  CIS_TRY(cis_alloc_array((void **)&S->dlist, n, sizeof(int32_t), "determinant lists"));
+  CIS_TRY(cis_alloc_zeroed((void **)&S->aptr, S->A.n + 1, sizeof(cis_int), "determinant lists"));
+  cis_int next[2 * CIS_CI_MAX_ORB + 2], k = 0;
+  next[0] = 0;
+  for (int l = 1; l <= L; ++l) next[l] = next[l - 1] + per_level[l - 1];
+  FOR_EACH_DET(S, target, L, {
+    cis_int d = next[lev]++;
+    S->det_a[d] = (int32_t)ia;
+    S->det_b[d] = (int32_t)ib;
+    S->det_level[d] = (uint8_t)lev;
+    S->blist[k] = (int32_t)ib;
+    S->dlist[k] = (int32_t)d;
+    S->aptr[ia + 1] = ++k;
+  });
+  for (cis_int ia = 0; ia < S->A.n; ++ia)
+    if (S->aptr[ia + 1] < S->aptr[ia]) S->aptr[ia + 1] = S->aptr[ia];
+  *out = S;
+  return CIS_OK;
+cleanup:
+  cis_ci_space_free(S);
+  return st;
+}
+
+void cis_ci_space_free(cis_ci_space *S) {
+  if (!S) return;
+  strings_free(&S->A);
+  strings_free(&S->B);
+  cis_free(S->det_a); cis_free(S->det_b); cis_free(S->det_level);
+  cis_free(S->aptr); cis_free(S->blist); cis_free(S->dlist);
+  cis_free(S);
+}
+
+cis_int cis_ci_space_size(const cis_ci_space *S) { return S->ndet; }
+cis_int cis_ci_space_nalpha_strings(const cis_ci_space *S) { return S->A.n; }
+cis_int cis_ci_space_nbeta_strings(const cis_ci_space *S) { return S->B.n; }
+int cis_ci_space_level(const cis_ci_space *S, cis_int i) { return S->det_level[i]; }
+
+void cis_ci_space_det(const cis_ci_space *S, cis_int i, uint64_t *alpha, uint64_t *beta) {
+  *alpha = S->A.s[S->det_a[i]];
+  *beta = S->B.s[S->det_b[i]];
+}
+
+/* Determinant of alpha position ia and beta position ib, -1 if absent. */
+cis_int ci_space_find_pos(const cis_ci_space *S, cis_int ia, cis_int ib) {
+  cis_int lo = S->aptr[ia], hi = S->aptr[ia + 1];
+  if (hi - lo == S->B.n) return S->dlist[lo + ib];
+  while (lo < hi) {
+    cis_int mid = (lo + hi) / 2;
+    if (S->blist[mid] < ib) lo = mid + 1; else hi = mid;
+  }
+  return (lo < S->aptr[ia + 1] && S->blist[lo] == ib) ? S->dlist[lo] : -1;
+}
+
+cis_int ci_space_alpha_pos(const cis_ci_space *S, uint64_t a) { return strings_find(&S->A, a); }
+cis_int ci_space_beta_pos(const cis_ci_space *S, uint64_t b) { return strings_find(&S->B, b); }
+cis_int ci_space_det_alpha_pos(const cis_ci_space *S, cis_int i) { return S->det_a[i]; }
+cis_int ci_space_det_beta_pos(const cis_ci_space *S, cis_int i) { return S->det_b[i]; }
+
+cis_int cis_ci_space_find(const cis_ci_space *S, uint64_t alpha, uint64_t beta) {
+  cis_int ia = strings_find(&S->A, alpha), ib = strings_find(&S->B, beta);
+  return (ia < 0 || ib < 0) ? -1 : ci_space_find_pos(S, ia, ib);
+}
