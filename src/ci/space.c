@@ -219,7 +219,8 @@ void cis_ci_space_det(const cis_ci_space *S, cis_int i, uint64_t *alpha, uint64_
 /* Determinant of alpha position ia and beta position ib, -1 if absent. */
 cis_int ci_space_find_pos(const cis_ci_space *S, cis_int ia, cis_int ib) {
   cis_int lo = S->aptr[ia], hi = S->aptr[ia + 1];
-  if (hi - lo == S->B.n) return S->dlist[lo + ib];
+  if (lo == hi || ib > S->blist[hi - 1]) return -1; /* beyond this alpha string's levels */
+  if (S->blist[hi - 1] == hi - lo - 1) return S->dlist[lo + ib]; /* list is 0..count-1: direct */
   while (lo < hi) {
     cis_int mid = (lo + hi) / 2;
     if (S->blist[mid] < ib) lo = mid + 1; else hi = mid;

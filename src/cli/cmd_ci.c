@@ -1,0 +1,250 @@
+/* cmd_ci.c: `cisparse ci FILE.FCIDUMP ...`: CI ground (and excited) states:
+ * read the integrals, find the reference, build the determinant space and the
+ * Slater-Condon Hamiltonian, store it in a format, run Davidson on the CPU or
+ * with the SpMV on the GPU, print energies, sizes and timings. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include "cli/cli.h"
+#include "core/internal.h"
+#include "formats/format_types.h"
+
+typedef struct ci_args {
+  const char *file, *format, *occ;
+  int level, roots, gpu, symmetric, json, verbose;
+  double tol;
+} ci_args;
+
+typedef struct ci_run {
+  cis_fcidump *F;
+  cis_ci_space *S;
+  cis_csr *H;
+  cis_matrix *M;
+  double *diag, *evals;
+  uint64_t ref_a, ref_b;
+  double e_rhf, t_build, t_total;
+  cis_int fmt_bytes[16];
+  cis_int boundary;
+  cis_davidson_info info;
+} ci_run;
+
+static void usage(FILE *f) {
+  fprintf(f, "usage: cisparse ci FILE.FCIDUMP [--level N|full] [--roots k] [--format NAME] [--device cpu|gpu]\n"
+             "                  [--symmetric] [--occ LIST] [--tol X] [--json] [--verbose]\n"
+             "  --level N     excitation level relative to the reference (2 = CISD); default full CI\n"
+             "  --roots k     lowest k eigenvalues (default 1)\n"
+             "  --format F    storage format for the SpMV (default hyb; csr ell ellr sell sellr sellcs csb csr5)\n"
+             "  --device      cpu (default) or gpu (SpMV on the device, cis_gpu_spmv)\n"
+             "  --symmetric   store only the upper triangle, symmetric CSR SpMV (CPU)\n"
+             "  --occ LIST    reference occupation, 1-based: 1,2,3 (doubly occupied) or ALPHA/BETA lists\n"
+             "  --tol X       Davidson residual norm tolerance (default 1e-8; energies to 1e-10)\n");
+}
+
+static int parse_args(int argc, char **argv, ci_args *a) {
+  long long v;
+  *a = (ci_args){NULL, "hyb", NULL, -1, 1, 0, 0, 0, 0, 1e-8};
+  for (int i = 1; i < argc; ++i) {
+    const char *o = argv[i], *val = i + 1 < argc ? argv[i + 1] : NULL;
+    if (!strcmp(o, "-h") || !strcmp(o, "--help")) { usage(stdout); return -1; }
+    if (!strcmp(o, "--symmetric")) { a->symmetric = 1; continue; }
+    if (!strcmp(o, "--json")) { a->json = 1; continue; }
+    if (!strcmp(o, "--verbose")) { a->verbose = 1; continue; }
+    if (o[0] == '-' && o[1] == '-') {
+      if (!val) return cli_usage("%s needs a value", o);
+      i++;
+      if (!strcmp(o, "--level")) {
+        if (!strcmp(val, "full")) { a->level = -1; continue; }
+        if (cli_int(o, val, &v)) return 2;
+        if (v < 0 || v > 128) return cli_usage("--level must be 0..128 or full, got %lld", v);
+        a->level = (int)v;
+      } else if (!strcmp(o, "--roots")) {
+        if (cli_int(o, val, &v)) return 2;
+        if (v < 1 || v > 64) return cli_usage("--roots must be 1..64, got %lld", v);
+        a->roots = (int)v;
+      } else if (!strcmp(o, "--format")) {
+        a->format = val;
+      } else if (!strcmp(o, "--device")) {
+        if (strcmp(val, "cpu") && strcmp(val, "gpu")) return cli_usage("--device must be cpu or gpu, got '%s'", val);
+        a->gpu = !strcmp(val, "gpu");
+      } else if (!strcmp(o, "--occ")) {
+        a->occ = val;
+      } else if (!strcmp(o, "--tol")) {
+        if (cli_double(o, val, &a->tol)) return 2;
+        if (!(a->tol > 0)) return cli_usage("--tol must be > 0");
+      } else {
+        return cli_usage("ci: unknown option '%s' (cisparse ci --help)", o);
+      }
+      continue;
+    }
+    if (a->file) return cli_usage("ci: more than one FCIDUMP file given ('%s', '%s')", a->file, o);
+    a->file = o;
+  }
+  if (!a->file) return cli_usage("ci: no FCIDUMP file given (cisparse ci --help)");
+  if (a->symmetric && a->gpu) return cli_usage("--symmetric is the CPU symmetric-CSR SpMV; it does not run on --device gpu");
+  return 0;
+}
+
+static void run_free(ci_run *r) {
+  cis_matrix_free(r->M);
+  cis_csr_free(r->H);
+  cis_ci_space_free(r->S);
+  cis_fcidump_free(r->F);
+  free(r->diag);
+  free(r->evals);
+}
+
+/* Bytes of every format small enough to build here (-1 = skipped). */
+static void format_memory(ci_run *r, const ci_args *a) {
+  int64_t limit = cis_phys_memory() / 8;
+  cis_int maxrow = cis_csr_max_row(r->H, NULL), rows = r->H->rows;
+  if (limit <= 0) limit = (int64_t)1 << 30;
+  for (int f = 0; f < cis_format_count() && f < 16; ++f) {
+    const char *name = cis_format_name(f);
+    double est = (double)r->H->nnz * 12 + (double)rows * 24;
+    if (!strcmp(name, "ell") || !strcmp(name, "ellr")) est = (double)rows * (double)maxrow * 12;
+    r->fmt_bytes[f] = -1;
+    if (r->M && !strcmp(name, cis_matrix_format_name(r->M))) { r->fmt_bytes[f] = cis_matrix_bytes(r->M); continue; }
+    if (a->symmetric || est > (double)limit) continue;
+    cis_matrix *M = NULL;
+    if (cis_matrix_create(r->H, name, NULL, &M) == CIS_OK) r->fmt_bytes[f] = cis_matrix_bytes(M);
+    cis_matrix_free(M);
+  }
+}
+
+typedef struct cpu_op { const cis_matrix *M; const cis_csr *U; } cpu_op;
+static cis_status cpu_apply(void *c, const double *x, double *y) {
+  cpu_op *o = c;
+  return o->U ? cis_csr_symv_upper(o->U, x, y) : cis_matrix_spmv(o->M, 1.0, x, 0.0, y);
+}
+
+static cis_status compute(const ci_args *a, ci_run *r) {
+  cis_status st;
+  double t0 = cis_wtime();
+  CIS_TRY(cis_fcidump_read(a->file, &r->F));
+  if (a->occ) CIS_TRY(cis_ci_parse_occ(r->F, a->occ, &r->ref_a, &r->ref_b));
+  else CIS_TRY(cis_ci_find_reference(r->F, &r->ref_a, &r->ref_b));
+  r->e_rhf = cis_ci_diagonal(r->F, r->ref_a, r->ref_b) + r->F->ecore;
+  CIS_TRY(cis_ci_space_create(r->F, a->level, r->ref_a, r->ref_b, &r->S));
+  cis_int n = cis_ci_space_size(r->S);
+  if (a->roots > n) return cis_error(CIS_ERR_INVALID, "--roots %d exceeds the %lld determinants", a->roots, (long long)n);
+  double tb = cis_wtime();
+  CIS_TRY(cis_ci_hamiltonian(r->F, r->S, a->symmetric, &r->H));
+  r->t_build = cis_wtime() - tb;
+  if (!a->symmetric) {
+    cis_format_params p = cis_format_params_default(); /* hyb: BOUNDARY < 0 = chosen from the matrix */
+    CIS_TRY(cis_matrix_create(r->H, a->format, &p, &r->M));
+    if (!strcmp(cis_matrix_format_name(r->M), "hyb"))
+      r->boundary = ((const cis_fmt_hyb *)cis_matrix_impl(r->M))->boundary;
+  }
+  format_memory(r, a);
+  CIS_TRY(cis_alloc_array((void **)&r->diag, n, sizeof(double), "Hamiltonian diagonal"));
+  CIS_TRY(cis_alloc_array((void **)&r->evals, a->roots, sizeof(double), "eigenvalues"));
+  CIS_TRY(cis_ci_diagonal_all(r->F, r->S, r->diag));
+  cis_davidson_opts o = cis_davidson_opts_default();
+  o.roots = a->roots;
+  o.tol = a->tol;
+  o.verbose = a->verbose;
+  if (a->gpu) {
+    st = cis_error(CIS_ERR_NO_GPU, "--device gpu: the GPU Davidson is not built into this binary yet");
+  } else {
+    cpu_op op = {r->M, a->symmetric ? r->H : NULL};
+    st = cis_davidson(n, r->diag, cpu_apply, &op, &o, r->evals, NULL, &r->info);
+  }
+  r->t_total = cis_wtime() - t0;
+  return st;
+cleanup:
+  return st;
+}
+
+static const char *level_name(int level) {
+  static const char *names[] = {"reference only", "CIS", "CISD", "CISDT", "CISDTQ"};
+  return level < 0 ? "full CI" : level <= 4 ? names[level] : "truncated CI";
+}
+
+static void print_occ(FILE *f, uint64_t s) {
+  int first = 1;
+  for (int p = 0; p < 64; ++p)
+    if (s >> p & 1) { fprintf(f, first ? "%d" : ",%d", p + 1); first = 0; }
+}
+
+static void print_text(const ci_args *a, const ci_run *r) {
+  const cis_fcidump *F = r->F;
+  cis_int n = cis_ci_space_size(r->S);
+  printf("FCIDUMP       %s\n", a->file);
+  printf("orbitals      %d, electrons %d (%d alpha, %d beta), MS2 %d, ISYM %d, core energy %.10f\n", F->norb,
+         F->nelec, cis_fcidump_nalpha(F), cis_fcidump_nbeta(F), F->ms2, F->isym, F->ecore);
+  printf("reference     alpha ");
+  print_occ(stdout, r->ref_a);
+  printf(" / beta ");
+  print_occ(stdout, r->ref_b);
+  printf(", E_RHF %.10f%s\n", r->e_rhf, a->occ ? " (--occ)" : "");
+  printf("space         %s", level_name(a->level));
+  if (a->level >= 0) printf(" (excitation level <= %d)", a->level);
+  printf(": %lld determinants from %lld alpha x %lld beta strings\n", (long long)n,
+         (long long)cis_ci_space_nalpha_strings(r->S), (long long)cis_ci_space_nbeta_strings(r->S));
+  printf("hamiltonian   %lld nonzeros%s (%.1f per row), built in %.3f s\n", (long long)r->H->nnz,
+         a->symmetric ? " in the upper triangle" : "", (double)r->H->nnz / (double)n, r->t_build);
+  printf("memory        host CSR %.3f MiB", cis_csr_bytes(r->H) / 1048576.0);
+  for (int f = 0; f < cis_format_count() && f < 16; ++f)
+    if (r->fmt_bytes[f] >= 0) printf(", %s %.3f MiB", cis_format_name(f), r->fmt_bytes[f] / 1048576.0);
+  printf("\n");
+  if (r->M) printf("format        %s, SpMV on the %s\n", cis_matrix_format_name(r->M), a->gpu ? "GPU" : "CPU");
+  else printf("format        symmetric CSR (upper triangle) on the CPU\n");
+  if (r->M && !strcmp(cis_matrix_format_name(r->M), "hyb")) printf("              BOUNDARY %lld (chosen from the matrix)\n", (long long)r->boundary);
+  printf("davidson      %d iterations, %lld products, %.6f s per SpMV, max residual %.2e\n", r->info.iterations,
+         (long long)r->info.products, r->info.products ? r->info.op_seconds / r->info.products : 0.0,
+         r->info.max_residual);
+  printf("time          solve %.3f s, to solution %.3f s (read, space, build, format, solve)\n",
+         r->info.total_seconds, r->t_total);
+  for (int k = 0; k < a->roots; ++k)
+    printf("root %-3d      E = %.10f   E_corr = %.10f\n", k, r->evals[k] + F->ecore, r->evals[k] + F->ecore - r->e_rhf);
+}
+
+/* A JSON string literal (quotes, backslashes and control characters escaped). */
+static void json_string(const char *s) {
+  putchar('"');
+  for (; *s; ++s) {
+    if (*s == '"' || *s == '\\') printf("\\%c", *s);
+    else if ((unsigned char)*s < 0x20) printf("\\u%04x", (unsigned char)*s);
+    else putchar(*s);
+  }
+  putchar('"');
+}
+
+static void print_json(const ci_args *a, const ci_run *r) {
+  const cis_fcidump *F = r->F;
+  printf("{\"file\": ");
+  json_string(a->file);
+  printf(", \"norb\": %d, \"nelec\": %d, \"ms2\": %d, \"level\": %d, \"determinants\": %lld, "
+         "\"nnz\": %lld, \"symmetric\": %s, \"format\": \"%s\", \"device\": \"%s\", \"build_seconds\": %.6f, "
+         "\"iterations\": %d, \"products\": %lld, \"spmv_seconds\": %.9f, \"solve_seconds\": %.6f, "
+         "\"total_seconds\": %.6f, \"e_rhf\": %.12f, \"ecore\": %.12f, \"memory\": {",
+         F->norb, F->nelec, F->ms2, a->level, (long long)cis_ci_space_size(r->S), (long long)r->H->nnz,
+         a->symmetric ? "true" : "false", r->M ? cis_matrix_format_name(r->M) : "csr-upper", a->gpu ? "gpu" : "cpu",
+         r->t_build, r->info.iterations, (long long)r->info.products,
+         r->info.products ? r->info.op_seconds / r->info.products : 0.0, r->info.total_seconds, r->t_total, r->e_rhf,
+         F->ecore);
+  printf("\"host_csr\": %lld", (long long)cis_csr_bytes(r->H));
+  for (int f = 0; f < cis_format_count() && f < 16; ++f)
+    if (r->fmt_bytes[f] >= 0) printf(", \"%s\": %lld", cis_format_name(f), (long long)r->fmt_bytes[f]);
+  printf("}, \"roots\": [");
+  for (int k = 0; k < a->roots; ++k)
+    printf("%s{\"energy\": %.12f, \"correlation\": %.12f}", k ? ", " : "", r->evals[k] + F->ecore,
+           r->evals[k] + F->ecore - r->e_rhf);
+  printf("]}\n");
+}
+
+int cis_cmd_ci(int argc, char **argv) {
+  ci_args a;
+  ci_run r;
+  int rc = parse_args(argc, argv, &a);
+  if (rc) return rc < 0 ? 0 : rc;
+  memset(&r, 0, sizeof r);
+  cis_status st = compute(&a, &r);
+  if (st == CIS_OK || (st == CIS_ERR_NOT_CONVERGED && r.evals)) {
+    if (a.json) print_json(&a, &r); else print_text(&a, &r);
+  }
+  rc = st == CIS_OK ? 0 : cli_fail(st);
+  run_free(&r);
+  return rc;
+}
