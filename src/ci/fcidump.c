@@ -192,7 +192,7 @@ static cis_status store(reader *r, double *slot, int32_t *line, double v, const 
   char msg[256];
   if (*line) {
     if (fabs(*slot - v) <= 1e-12 * fmax(1.0, fabs(v))) return CIS_OK;
-    snprintf(msg, sizeof msg, "%s = %.17g conflicts with line %d (= %.17g)", what, v, (int)*line, *slot);
+    snprintf(msg, sizeof msg, "%s = %.15g conflicts with line %d (= %.15g)", what, v, (int)*line, *slot);
     return fail(r, CIS_ERR_PARSE, msg);
   }
   *slot = v;

@@ -1,0 +1,68 @@
+#!/usr/bin/env bash
+# ci.sh: `cisparse ci` end to end: --json for CISD and FCI against
+# reference.tsv, the text report, --symmetric, --roots, --occ, and bad input
+# (one line "cisparse: FILE:LINE: ...", exit 1; usage errors exit 2).
+# usage: bash ci.sh /path/to/cisparse /path/to/shared
+set -u
+CIS=$1
+SHARED=$2
+CI=$SHARED/ci
+fails=0
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+
+fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
+
+# json_field FILE KEY -> the first number after "KEY":
+json_field() { grep -o "\"$2\": *-\?[0-9.eE+-]*" "$1" | head -1 | sed 's/.*: *//'; }
+ref() { awk -v n="$1" -v c="$2" -F'\t' '$1 == "name" { for (i = 1; i <= NF; i++) col[$i] = i; next }
+                                          $1 == n { print $(col[c]) }' "$CI/reference.tsv"; }
+close_to() { awk -v a="$1" -v b="$2" -v t="$3" 'BEGIN { d = a - b; if (d < 0) d = -d; exit !(a != "" && d < t) }'; }
+
+check_json() { # name level extra-args... : determinants and energy vs reference.tsv
+  local name=$1 level=$2; shift 2
+  local out=$tmp/$name.$level.json dets e col_e col_d
+  if [ "$level" = full ]; then col_e=efci; col_d=fci_dets; else col_e=ecisd; col_d=cisd_dets; fi
+  "$CIS" ci "$CI/$name.FCIDUMP" --level "$level" --json "$@" > "$out" 2> "$tmp/err"
+  local rc=$?
+  if [ $rc != 0 ]; then fail "$name --level $level $*: exit $rc ($(cat "$tmp/err"))"; return; fi
+  dets=$(json_field "$out" determinants)
+  e=$(grep -o '"roots": \[{"energy": *-\?[0-9.]*' "$out" | sed 's/.*: *//')
+  [ "$dets" = "$(ref "$name" $col_d)" ] || fail "$name $level: $dets determinants, reference $(ref "$name" $col_d)"
+  close_to "$e" "$(ref "$name" $col_e)" 1e-8 || fail "$name $level: energy $e, reference $(ref "$name" $col_e)"
+  grep -q '"correlation": -' "$out" || fail "$name $level: no negative correlation energy in $(cat "$out")"
+  grep -q '"nnz": [1-9]' "$out" || fail "$name $level: no nnz"
+}
+
+check_json h4_sto3g full
+check_json h4_sto3g 2 --format csr
+check_json lih_sto3g 2 --symmetric
+check_json beh2_sto3g full --format csr --roots 3
+check_json h2o_sto3g full --occ 1,2,3,4,5
+check_json h2o_631g 2 --symmetric --tol 1e-9
+
+# text report
+"$CIS" ci "$CI/h4_sto3g.FCIDUMP" --format csr > "$tmp/h4.txt" 2>&1 || fail "text report exit $?"
+for w in "orbitals      4" "36 determinants" "nonzeros" "memory" "davidson" "E = -2.16638744" "E_corr = -0.06784151"; do
+  grep -q -- "$w" "$tmp/h4.txt" || fail "text report lacks '$w'"
+done
+
+# bad input: one line naming the problem, exit 1; usage errors exit 2
+printf '&FCI NORB=2,NELEC=2,MS2=0 &END\n 0.5 1 1 1 1\n 0.5 1 3 1 1\n' > "$tmp/bad.FCIDUMP"
+"$CIS" ci "$tmp/bad.FCIDUMP" > /dev/null 2> "$tmp/err"; rc=$?
+[ $rc = 1 ] || fail "bad index: exit $rc"
+grep -q "^cisparse: $tmp/bad.FCIDUMP:3: orbital index 3 out of range" "$tmp/err" && [ "$(wc -l < "$tmp/err")" = 1 ] ||
+  fail "bad index message: $(cat "$tmp/err")"
+"$CIS" ci "$CI/h4_sto3g.FCIDUMP" --occ 1,9 > /dev/null 2> "$tmp/err"; rc=$?
+[ $rc = 1 ] && grep -q "out of range" "$tmp/err" || fail "--occ 1,9: exit $rc, $(cat "$tmp/err")"
+"$CIS" ci "$CI/h4_sto3g.FCIDUMP" --roots 0 > /dev/null 2>&1; rc=$?
+[ $rc = 2 ] || fail "--roots 0: exit $rc"
+"$CIS" ci "$CI/h4_sto3g.FCIDUMP" --level two > /dev/null 2>&1; rc=$?
+[ $rc = 2 ] || fail "--level two: exit $rc"
+"$CIS" ci "$CI/h4_sto3g.FCIDUMP" --format nosuch > /dev/null 2> "$tmp/err"; rc=$?
+[ $rc = 1 ] && grep -q "unknown format 'nosuch'" "$tmp/err" || fail "--format nosuch: exit $rc, $(cat "$tmp/err")"
+"$CIS" ci /nonexistent.FCIDUMP > /dev/null 2>&1; rc=$?
+[ $rc = 1 ] || fail "missing file: exit $rc"
+
+[ $fails = 0 ] && echo "cli ci: ok" || echo "cli ci: $fails failures"
+exit $((fails > 0))

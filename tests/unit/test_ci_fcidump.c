@@ -1,0 +1,139 @@
+/* test_ci_fcidump.c: the FCIDUMP reader: header variants (one line or many,
+ * &END or /, lower case, trailing commas), E and D exponents, integrals in any
+ * order with tolerated duplicates, and every malformed case with its one-line
+ * "FILE:LINE: problem" message; allocation failure at every step. */
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include "core/internal.h"
+#include "test_util.h"
+
+static char tmp_path[256];
+
+/* Write text to a fresh temporary file; returns its path. */
+static const char *write_tmp(const char *text) {
+  snprintf(tmp_path, sizeof tmp_path, "/tmp/cis_test_fcidump_%d.txt", (int)getpid());
+  FILE *f = fopen(tmp_path, "w");
+  if (f) { fputs(text, f); fclose(f); }
+  return tmp_path;
+}
+
+#define H2_BODY                                        \
+  "  0.6746 1 1 1 1\n 0.6636 1 1 2 2\n 0.1813 1 2 1 2\n" \
+  " 0.6975 2 2 2 2\n -1.2528 1 1 0 0\n -0.4756 2 2 0 0\n 0.7143 0 0 0 0\n"
+
+static void test_header_variants(void) {
+  const char *variants[] = {
+      "&FCI NORB=2,NELEC=2,MS2=0,\n ORBSYM=1,1,\n ISYM=1,\n&END\n" H2_BODY,
+      "&FCI NORB=2, NELEC=2, MS2=0, ORBSYM=1,1, ISYM=1 /\n" H2_BODY,
+      "&fci norb = 2 ,nelec= 2,\nms2=0,uhf=.false.,\norbsym=1,\n1,\nisym=1,\n/\n" H2_BODY,
+      " &FCI\n  NORB=2,\n  NELEC=2,\n &END\n" H2_BODY, /* MS2, ORBSYM, ISYM default */
+  };
+  for (size_t v = 0; v < sizeof variants / sizeof *variants; ++v) {
+    cis_fcidump *F = NULL;
+    CHECK_OK(cis_fcidump_read(write_tmp(variants[v]), &F));
+    if (!F) continue;
+    CHECK(F->norb == 2 && F->nelec == 2 && F->ms2 == 0 && F->isym == 1 && F->orbsym[1] == 1,
+          "variant %zu: header read as norb %d nelec %d ms2 %d isym %d", v, F->norb, F->nelec, F->ms2, F->isym);
+    CHECK(cis_fcidump_eri(F, 0, 1, 0, 1) == 0.1813 && cis_fcidump_eri(F, 1, 0, 1, 0) == 0.1813 &&
+              cis_fcidump_eri(F, 1, 1, 0, 0) == 0.6636 && F->h1[3] == -0.4756 && F->ecore == 0.7143,
+          "variant %zu: integrals not stored with 8-fold symmetry", v);
+    cis_fcidump_free(F);
+  }
+}
+
+static void test_exponents_order_duplicates(void) {
+  const char *text =
+      "&FCI NORB=3,NELEC=2,MS2=0,ORBSYM=1,1,1,ISYM=1 &END\n"
+      "  1.5D-01 3 2 1 1\n"     /* (32|11) */
+      "  0.15E+00 1 1 2 3\n"    /* the same integral, other order, E exponent */
+      "  1.5d-1 2 3 1 1\n"      /* and again, lower-case d */
+      " -2.0000000000000000E+00 2 1 0 0\n"
+      " -2.0 1 2 0 0\n"         /* h_12 == h_21 */
+      "  0.5 1 0 0 0\n"         /* orbital energy: ignored */
+      "\n"
+      "  1.0 0 0 0 0\n";
+  cis_fcidump *F = NULL;
+  CHECK_OK(cis_fcidump_read(write_tmp(text), &F));
+  if (!F) return;
+  CHECK(cis_fcidump_eri(F, 0, 0, 1, 2) == 0.15 && cis_fcidump_eri(F, 2, 1, 0, 0) == 0.15, "(11|23) = %g",
+        cis_fcidump_eri(F, 0, 0, 1, 2));
+  CHECK(F->h1[0 * 3 + 1] == -2.0 && F->h1[1 * 3 + 0] == -2.0, "h_12 = %g, h_21 = %g", F->h1[1], F->h1[3]);
+  CHECK(F->ecore == 1.0 && F->h1[0] == 0.0, "core %g, h_11 %g", F->ecore, F->h1[0]);
+  CHECK(cis_fcidump_eri(F, 0, 0, 0, 0) == 0.0, "unlisted integral is not zero");
+  cis_fcidump_free(F);
+}
+
+typedef struct bad_case {
+  const char *text;
+  cis_status status;
+  int line;          /* expected line in "FILE:LINE:" */
+  const char *words; /* expected in the message */
+} bad_case;
+
+static void test_malformed(void) {
+  const bad_case cases[] = {
+      {"&FCI NELEC=2,MS2=0 &END\n 1.0 1 1 1 1\n", CIS_ERR_PARSE, 1, "no NORB"},
+      {"&FCI\nNORB=2,\nMS2=0,\n&END\n 1.0 1 1 1 1\n", CIS_ERR_PARSE, 4, "no NELEC"},
+      {"&FCI NORB=2,NELEC=2,MS2=0 &END\n 1.0 1 1 1 1\n 2.0 1 3 1 1\n", CIS_ERR_RANGE, 3, "index 3 out of range"},
+      {"&FCI NORB=2,NELEC=5,MS2=1 &END\n", CIS_ERR_RANGE, 1, "NELEC = 5 does not fit"},
+      {"&FCI NORB=4,NELEC=4,MS2=1 &END\n", CIS_ERR_RANGE, 1, "MS2 = 1 is inconsistent"},
+      {"&FCI NORB=4,NELEC=2,MS2=4 &END\n", CIS_ERR_RANGE, 1, "MS2 = 4 is inconsistent"},
+      {"&FCI NORB=2,NELEC=4,MS2=2 &END\n", CIS_ERR_RANGE, 1, "more than NORB"},
+      {"&FCI NORB=2,NELEC=2,MS2=0 &END\n 1.0 1 1 1 1\n abc 1 1 2 2\n", CIS_ERR_PARSE, 3, "'abc' is not a number"},
+      {"&FCI NORB=2,NELEC=2,MS2=0 &END\n 1.0x 1 1 1 1\n", CIS_ERR_PARSE, 2, "is not a number"},
+      {"&FCI NORB=2,NELEC=2,MS2=0 &END\n 1.0 1 1 1 z\n", CIS_ERR_PARSE, 2, "'z' is not an integer"},
+      {"&FCI NORB=2,NELEC=2,\nMS2=0,\n", CIS_ERR_PARSE, 2, "not terminated"},
+      {"&FCI NORB=2,NELEC=2,MS2=0 &END\n 1.0 1 1 1\n", CIS_ERR_PARSE, 2, "found 4"},
+      {"&FCI NORB=2,NELEC=2,MS2=0 &END\n 1.0 1 1 1 1 7\n", CIS_ERR_PARSE, 2, "found 6"},
+      {"&FCI NORB=2,NELEC=2,MS2=0 &END\n 0.5 2 1 1 1\n 0.5 1 1 1 2\n 0.6 1 1 2 1\n", CIS_ERR_PARSE, 4,
+       "conflicts with line 2"},
+      {"&FCI NORB=2,NELEC=2,MS2=0 &END\n 1.0 0 0 0 0\n 1.5 0 0 0 0\n", CIS_ERR_PARSE, 3, "core energy"},
+      {"NORB=2,NELEC=2 &END\n", CIS_ERR_PARSE, 1, "expected the &FCI"},
+      {"&FCI NORB=2,NELEC=2,MS2=0,UHF=.TRUE. &END\n", CIS_ERR_UNSUPPORTED, 1, "UHF"},
+      {"&FCI NORB=3,NELEC=2,MS2=0,ORBSYM=1,1 &END\n", CIS_ERR_PARSE, 1, "ORBSYM has 2 entries"},
+      {"&FCI NORB=two,NELEC=2 &END\n", CIS_ERR_PARSE, 1, "not an integer"},
+      {"&FCI NORB=65,NELEC=2 &END\n", CIS_ERR_UNSUPPORTED, 1, "exceeds 64"},
+      {"&FCI NORB=2,NELEC=2,MS2=0 &END\n 1.0 1 0 1 1\n", CIS_ERR_PARSE, 2, "index pattern"},
+      {"&FCI NORB=2,NELEC=2,MS2=0 &END\n nan 1 1 1 1\n", CIS_ERR_NUMERIC, 2, "not finite"},
+      {"", CIS_ERR_PARSE, 0, "no &FCI"},
+  };
+  for (size_t c = 0; c < sizeof cases / sizeof *cases; ++c) {
+    cis_fcidump *F = NULL;
+    const char *path = write_tmp(cases[c].text);
+    cis_status st = cis_fcidump_read(path, &F);
+    char prefix[320];
+    snprintf(prefix, sizeof prefix, "%s:%d: ", path, cases[c].line);
+    const char *msg = cis_last_error();
+    CHECK(st == cases[c].status, "case %zu: status %s, expected %s (%s)", c, cis_status_name(st),
+          cis_status_name(cases[c].status), msg);
+    CHECK(F == NULL, "case %zu: output set on failure", c);
+    CHECK(!strncmp(msg, prefix, strlen(prefix)) && strstr(msg, cases[c].words) && !strchr(msg, '\n'),
+          "case %zu: message '%s' lacks '%s' or '%s'", c, msg, prefix, cases[c].words);
+    cis_fcidump_free(F);
+  }
+  cis_fcidump *F = NULL;
+  CHECK(cis_fcidump_read("/nonexistent/x.FCIDUMP", &F) == CIS_ERR_IO && strstr(cis_last_error(), "cannot open"),
+        "missing file: %s", cis_last_error());
+}
+
+static void test_alloc_failure(void) {
+  const char *path = write_tmp("&FCI NORB=2,NELEC=2,MS2=0 &END\n" H2_BODY);
+  for (int64_t n = 1; n < 12; ++n) {
+    cis_fcidump *F = NULL;
+    cis_alloc_fail_after(n);
+    cis_status st = cis_fcidump_read(path, &F);
+    cis_alloc_fail_after(0);
+    CHECK(st == CIS_OK || (st == CIS_ERR_ALLOC && F == NULL), "n=%lld: %s", (long long)n, cis_status_name(st));
+    cis_fcidump_free(F);
+  }
+}
+
+int main(void) {
+  test_header_variants();
+  test_exponents_order_duplicates();
+  test_malformed();
+  test_alloc_failure();
+  unlink(tmp_path);
+  return test_summary("test_ci_fcidump");
+}
