@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include "test_util.h"
 
-static uint64_t fc_next(uint64_t *s) {
+static inline uint64_t fc_next(uint64_t *s) {
   *s ^= *s << 13;
   *s ^= *s >> 7;
   *s ^= *s << 17;
@@ -17,7 +17,7 @@ static uint64_t fc_next(uint64_t *s) {
 /* rows x cols CSR; row i has len[i] distinct columns drawn uniformly from
  * [first_col, cols) (Knuth's selection sampling, so columns come sorted),
  * values random in [-1, 1) of dtype t. NULL if the allocation fails. */
-static cis_csr *fc_from_lengths(cis_int rows, cis_int cols, const cis_int *len, cis_int first_col,
+static inline cis_csr *fc_from_lengths(cis_int rows, cis_int cols, const cis_int *len, cis_int first_col,
                                 unsigned long long seed, cis_dtype t) {
   cis_int nnz = 0;
   cis_csr *A = NULL;
@@ -45,7 +45,7 @@ typedef struct {
   cis_int rows, cols, lo, hi, long_every, long_len, empty_every, first_col;
 } fc_case;
 
-static cis_csr *fc_build(const fc_case *c, unsigned long long seed, cis_dtype t) {
+static inline cis_csr *fc_build(const fc_case *c, unsigned long long seed, cis_dtype t) {
   cis_int *len = malloc((size_t)(c->rows + 1) * sizeof *len);
   uint64_t s = seed + 12345;
   cis_csr *A;
