@@ -75,7 +75,7 @@ int main(void) {
   CHECK(n == 6, "reference.tsv: %d molecules, expected 6", n);
   for (int m = 0; m < n; ++m) {
     char sub[64], path[512];
-    snprintf(sub, sizeof sub, "ci/%s.FCIDUMP", rows[m].name);
+    snprintf(sub, sizeof sub, "ci/%.23s.FCIDUMP", rows[m].name);
     cis_fcidump *F = NULL;
     CHECK_OK(cis_fcidump_read(test_shared_path(path, sizeof path, sub), &F));
     if (!F) continue;
