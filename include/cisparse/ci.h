@@ -28,6 +28,7 @@
 #define CISPARSE_CI_H
 
 #include <stdint.h>
+#include "cisparse/format.h"
 #include "cisparse/types.h"
 
 #ifdef __cplusplus
@@ -137,6 +138,22 @@ cis_davidson_opts cis_davidson_opts_default(void);
 cis_status cis_davidson(cis_int n, const double *diag, cis_linop op, void *ctx,
                         const cis_davidson_opts *o, double *evals, double *evecs,
                         cis_davidson_info *info);
+
+/* What the GPU Davidson measured. */
+typedef struct cis_ci_gpu_stats {
+  char kernel[32];        /* the plan's kernel */
+  cis_int device_bytes;   /* matrix + workspace + the two vectors */
+  double upload_seconds;  /* plan creation (upload) */
+  double spmv_seconds;    /* device SpMV time over all products (synchronised) */
+  double copy_seconds;    /* x up / y down over all products */
+} cis_ci_gpu_stats;
+
+/* cis_davidson with every H x on the GPU: M (double) is uploaded once into a
+ * plan with `kernel` (NULL = the format's default); the subspace and its
+ * orthogonalisation stay on the host. CIS_ERR_NO_GPU without a device. */
+cis_status cis_ci_davidson_gpu(const cis_matrix *M, const char *kernel, const double *diag,
+                               const cis_davidson_opts *o, double *evals, double *evecs,
+                               cis_davidson_info *info, cis_ci_gpu_stats *stats);
 
 #ifdef __cplusplus
 }
