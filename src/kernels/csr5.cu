@@ -22,10 +22,11 @@ __device__ __forceinline__ int64_t offset_at(const O *p, int64_t i) {
   return (int64_t)__ldg(p + i);
 }
 
-// y = alpha*s + beta*y, overwriting when beta == 0 (NaN in y must not survive).
+// *y = alpha*s + beta*(*y); beta == 0 overwrites without reading y (NaN in y
+// must not survive, and the load is saved).
 template <typename T>
-__device__ __forceinline__ T scale_add(T alpha, T s, T beta, T y) {
-  return beta == T(0) ? alpha * s : alpha * s + beta * y;
+__device__ __forceinline__ void scale_add(T *y, T alpha, T s, T beta) {
+  *y = beta == T(0) ? alpha * s : alpha * s + beta * *y;
 }
 
 // One warp per tile t. Segment k of the tile is row tile_row + k, or
@@ -60,7 +61,7 @@ __global__ void csr5_tile_kernel(int64_t ntiles, int sigma, const O *__restrict_
       return;
     }
     const int64_t row = has_empty ? (int64_t)__ldg(empty_offset + eptr + k) : row0 + k;
-    y[row] = scale_add(alpha, s, beta, y[row]);
+    scale_add(y + row, alpha, s, beta);
     if (has_empty) {
       const int64_t start = offset_at(rowptr, row);
       for (int64_t q = row - 1; q >= 0 && offset_at(rowptr, q) == start; --q)
@@ -140,7 +141,9 @@ __global__ void csr5_tail_kernel(int64_t first_row, int64_t rows, int64_t tail_s
     sum += __ldg(val + k) * __ldg(x + __ldg(col + k));
 #pragma unroll
   for (int d = kOmega / 2; d > 0; d >>= 1) sum += __shfl_xor_sync(kFullMask, sum, d);
-  if (lane == 0) y[r] = continues ? y[r] + alpha * sum : scale_add(alpha, sum, beta, y[r]);
+  if (lane != 0) return;
+  if (continues) y[r] += alpha * sum;
+  else scale_add(y + r, alpha, sum, beta);
 }
 
 unsigned blocks_for(int64_t threads, int block) { return (unsigned)((threads + block - 1) / block); }

@@ -58,6 +58,9 @@ static void run_case(const cis_csr *A, cis_dtype t, cis_int sigma, const char *n
   CHECK_OK(cis_matrix_create(A, "csr5", &p, &M));
   if (!M) return;
   const cis_fmt_csr5 *F = cis_matrix_impl(M);
+  /* also keeps csr5.o linked: the registry only references formats weakly */
+  CHECK(sigma != 0 || F->sigma == cis_csr5_choose_sigma(A->rows, A->nnz), "%s: sigma %lld not the chosen one", name,
+        (long long)F->sigma);
   char what[160];
   snprintf(what, sizeof what, "%s, %s, sigma %lld, %lld tiles", name, cis_dtype_name(t), (long long)F->sigma,
            (long long)F->ntiles);
