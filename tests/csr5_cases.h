@@ -73,4 +73,21 @@ static inline cis_csr *csr5_case_matrix(const csr5_case *c, cis_dtype t, uint64_
   return A;
 }
 
+#ifdef CISPARSE_CSR5_H
+/* Switch rowptr and empty_ptr of a built CSR5 matrix to the 64-bit offsets
+ * used when nnz >= 2^32, so the wide code paths run on small matrices.
+ * Returns 0 on allocation failure (matrix unchanged). */
+static inline int csr5_widen_offsets(cis_fmt_csr5 *F) {
+  int64_t *r = malloc((size_t)(F->h.rows + 1) * sizeof *r), *e = malloc((size_t)(F->ntiles + 1) * sizeof *e);
+  if (!r || !e) { free(r); free(e); return 0; }
+  for (cis_int i = 0; i <= F->h.rows; ++i) r[i] = cis_off_get(&F->rowptr, i);
+  for (cis_int t = 0; t <= F->ntiles; ++t) e[t] = cis_off_get(&F->empty_ptr, t);
+  cis_offsets_free(&F->rowptr);
+  cis_offsets_free(&F->empty_ptr);
+  F->rowptr = (cis_offsets){1, NULL, r};
+  F->empty_ptr = (cis_offsets){1, NULL, e};
+  return 1;
+}
+#endif
+
 #endif

@@ -5,13 +5,13 @@
  * bad kernel name and block size refused. Skipped (77) without a device. */
 #include <stdlib.h>
 #include <string.h>
-#include "csr5_cases.h"
 #include "test_util.h"
 
 #ifdef CISPARSE_HAVE_CUDA
 #include <cuda_runtime.h>
 #include "formats/csr5.h"
 #include "gpu/gpu_format.h"
+#include "csr5_cases.h"
 
 static int cuda_ok(cudaError_t e, const char *what) {
   CHECK(e == cudaSuccess, "%s: %s", what, cudaGetErrorString(e));
@@ -47,7 +47,7 @@ done:
   free(ygpu); free(ycpu); free(ycsr);
 }
 
-static void run_case(const cis_csr *A, cis_dtype t, cis_int sigma, const char *name) {
+static void run_case(const cis_csr *A, cis_dtype t, cis_int sigma, int wide, const char *name) {
   cis_format_params p = cis_format_params_default();
   cis_matrix *M = NULL;
   void *dev = NULL, *d_x = NULL, *d_y = NULL, *x = NULL, *y0 = NULL;
@@ -61,9 +61,10 @@ static void run_case(const cis_csr *A, cis_dtype t, cis_int sigma, const char *n
   /* also keeps csr5.o linked: the registry only references formats weakly */
   CHECK(sigma != 0 || F->sigma == cis_csr5_choose_sigma(A->rows, A->nnz), "%s: sigma %lld not the chosen one", name,
         (long long)F->sigma);
+  CHECK(!wide || csr5_widen_offsets((cis_fmt_csr5 *)F), "widen: out of memory");
   char what[160];
-  snprintf(what, sizeof what, "%s, %s, sigma %lld, %lld tiles", name, cis_dtype_name(t), (long long)F->sigma,
-           (long long)F->ntiles);
+  snprintf(what, sizeof what, "%s, %s, sigma %lld, %lld tiles, %d-bit offsets", name, cis_dtype_name(t),
+           (long long)F->sigma, (long long)F->ntiles, F->rowptr.wide ? 64 : 32);
 
   cis_status st = cis_gpu_format_csr5.upload(F, &dev, &bytes, &ws);
   CHECK(st == CIS_OK, "%s: upload: %s", what, cis_last_error());
@@ -114,7 +115,9 @@ int main(void) {
       const cis_dtype dt = t ? CIS_F32 : CIS_F64;
       cis_csr *A = csr5_case_matrix(&CSR5_CASES[c], dt, 300 + (uint64_t)c);
       CHECK(A != NULL, "case %s not generated", CSR5_CASES[c].name);
-      for (size_t s = 0; A && s < sizeof sigmas / sizeof *sigmas; ++s) run_case(A, dt, sigmas[s], CSR5_CASES[c].name);
+      for (size_t s = 0; A && s < sizeof sigmas / sizeof *sigmas; ++s)
+        run_case(A, dt, sigmas[s], 0, CSR5_CASES[c].name);
+      if (A) run_case(A, dt, 4, 1, CSR5_CASES[c].name); /* the int64 offset kernels */
       cis_csr_free(A);
     }
   return test_summary("test_csr5_gpu");

@@ -166,6 +166,22 @@ static void test_cases_against_csr(cis_dtype t) {
   }
 }
 
+static void test_wide_offsets(cis_dtype t) {
+  /* the 64-bit rowptr/empty_ptr path (nnz >= 2^32) on the empty-run case */
+  cis_csr *A = csr5_case_matrix(&CSR5_CASES[3], t, 77);
+  cis_matrix *M = A ? build(A, t, 4) : NULL;
+  if (M) {
+    cis_fmt_csr5 *F = (cis_fmt_csr5 *)cis_matrix_impl(M);
+    cis_int narrow = cis_matrix_bytes(M);
+    CHECK(csr5_widen_offsets(F), "widen: out of memory");
+    CHECK(cis_matrix_bytes(M) == narrow + 4 * (A->rows + 1) + 4 * (F->ntiles + 1), "wide bytes %lld",
+          (long long)cis_matrix_bytes(M));
+    check_against_csr(A, M, t, t == CIS_F64 ? "64-bit offsets, double" : "64-bit offsets, float");
+  }
+  cis_matrix_free(M);
+  cis_csr_free(A);
+}
+
 static void test_sigma_choice_and_limits(void) {
   CHECK(cis_csr5_choose_sigma(100, 300) == 4, "avg 3 -> 4");
   CHECK(cis_csr5_choose_sigma(100, 1000) == 10, "avg 10 -> 10");
@@ -182,6 +198,23 @@ static void test_sigma_choice_and_limits(void) {
   p.csr5_sigma = -1; /* < 0 = choose: avg 8 per row -> 8 */
   CHECK_OK(cis_matrix_create(A, "csr5", &p, &M));
   if (M) CHECK(((const cis_fmt_csr5 *)cis_matrix_impl(M))->sigma == 8, "sigma -1 did not choose 8");
+  cis_matrix_free(M);
+  cis_csr_free(A);
+}
+
+static void test_no_rows(void) {
+  /* 0 x 3: no tiles, no tail rows; SpMV succeeds and touches nothing */
+  cis_csr *A = NULL;
+  CHECK_OK(cis_csr_alloc(0, 3, 0, CIS_F64, &A));
+  cis_matrix *M = A ? build(A, CIS_F64, 0) : NULL;
+  double x[3] = {1, 2, 3}, y[1] = {NAN};
+  if (M) {
+    const cis_fmt_csr5 *F = cis_matrix_impl(M);
+    CHECK(F->ntiles == 0 && cis_csr5_tile_row(F, 0) == 0, "0 rows: %lld tiles", (long long)F->ntiles);
+    CHECK(cis_matrix_bytes(M) == 4 + 4 + 4, "0 rows: bytes %lld", (long long)cis_matrix_bytes(M));
+    CHECK_OK(cis_matrix_spmv(M, 1.0, x, 0.0, y));
+    CHECK(isnan(y[0]), "0 rows: y beyond the matrix written");
+  }
   cis_matrix_free(M);
   cis_csr_free(A);
 }
@@ -224,7 +257,10 @@ int main(void) {
   test_hand_tile_spmv(CIS_F32);
   test_cases_against_csr(CIS_F64);
   test_cases_against_csr(CIS_F32);
+  test_wide_offsets(CIS_F64);
+  test_wide_offsets(CIS_F32);
   test_sigma_choice_and_limits();
+  test_no_rows();
   test_bytes_formula_float();
   test_alloc_failure_every_n();
   return test_summary("test_csr5");
