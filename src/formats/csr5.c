@@ -1,5 +1,5 @@
 /* csr5.c: building the CSR5 format from CSR (Liu & Vinter, ICS 2015, Sec. 3:
- * tile_ptr Sec. 3.3, tile descriptor Sec. 3.4, in-tile transposition Sec. 3.2),
+ * the tile pointer, the tile descriptor and the in-tile transposition),
  * its byte count and dump. The layout is documented in csr5.h; the CPU SpMV
  * that walks it is in csr5_spmv.c. */
 #include <string.h>

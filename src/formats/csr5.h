@@ -6,20 +6,20 @@
  * CSR5 is CSR plus tile metadata. The nonzeros, in CSR order, are cut into
  * ntiles = floor(nnz / W) full tiles of W = omega*sigma entries (omega = 32 =
  * warp size, one lane per column of the tile) and a tail of nnz - ntiles*W
- * entries kept as plain CSR (the paper's "incomplete tile", Sec. 3.2).
+ * entries kept as plain CSR (the paper's incomplete last tile).
  *
  *  - col/val (nnz): inside tile t, CSR entry t*W + lane*sigma + i is stored at
- *    slot t*W + i*omega + lane (each tile column-major, Sec. 3.2 Fig. 3), so
+ *    slot t*W + i*omega + lane (each tile column-major, as in the paper), so
  *    that a warp's step i reads omega consecutive slots. Tail entries keep
  *    their CSR positions [tail_start, nnz).
  *  - rowptr (rows+1): the CSR row pointer, 32 bits while nnz < 2^32.
- *  - tile_ptr (ntiles+1), Sec. 3.3: bits 0..30 of tile_ptr[t] = the row of the
- *    tile's first entry (rows < 2^31 always); bit 31 (CIS_CSR5_EMPTY_FLAG) set
+ *  - tile_ptr (ntiles+1), the paper's tile pointer: bits 0..30 of tile_ptr[t]
+ *    = the row of the tile's first entry (rows < 2^31 always); bit 31 (CIS_CSR5_EMPTY_FLAG) set
  *    iff the tile holds empty rows, i.e. an empty row r with rowptr[r] inside
  *    the tile. tile_ptr[ntiles] = tail_first_row, the first row the CSR tail
  *    kernel handles (a row crossing into the tail, or the first row whose
  *    rowptr >= tail_start); never flagged.
- *  - tile descriptor (Sec. 3.4), UNPACKED (one array per field instead of the
+ *  - the paper's tile descriptor, UNPACKED (one array per field instead of the
  *    reference's bit-packed words; 7 bytes per lane):
  *      bit_flag[t*omega+lane] bit i: entry (lane, i) starts a row (sigma <= 32).
  *        Stored as found; kernels additionally treat lane 0 bit 0 as a start
@@ -30,7 +30,7 @@
  *        entry = number of row starts at tile positions 1..lane*sigma.
  *      seg_offset[t*omega+lane]: number of consecutive lanes after `lane` with
  *        no row start (the paper's fast segmented sum reads it).
- *  - empty_ptr (ntiles+1) / empty_offset (Sec. 3.4 "empty_offset"): for a
+ *  - empty_ptr (ntiles+1) / empty_offset (the paper's empty_offset): for a
  *    flagged tile t, empty_offset[empty_ptr[t] + k] is the row of segment k
  *    (k = 0 .. nseg-1); unflagged tiles have no entries and their segment k is
  *    row (tile_ptr[t] & ~flag) + k. empty_ptr uses the width of rowptr.
@@ -38,6 +38,14 @@
  * The writer of a row's first entry also writes the empty rows just before
  * it (rows whose rowptr equals it), so every row of y is written exactly once
  * with y = alpha*sum + beta*y before any calibration adds to it.
+ *
+ * Differences from the reference code (weifengliu-ssslab/Benchmark_SpMV_using_
+ * CSR5, CSR5_cuda): the descriptor is unpacked; only the incomplete remainder
+ * is the CSR tail (the reference also sends a full last tile there); y =
+ * alpha*A*x + beta*y without zeroing y first; a row's first segment is written
+ * directly and only continuations go through the calibrator. As in the paper,
+ * a segment's carry is a difference of two in-tile prefix sums, so its rounding
+ * error scales with the tile's partial sums rather than with the row's.
  *
  * bytes = (rows+1)*(4|8) + (ntiles+1)*4 + ntiles*omega*(4+2+1)
  *       + (ntiles+1)*(4|8) + n_empty_offset*4 + nnz*(4+vs). */
