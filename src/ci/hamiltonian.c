@@ -45,6 +45,17 @@ static cis_int row_bound(const cis_fcidump *F) {
     }                                                    \
   } while (0)
 
+/* Append (J, v) for a value computed first (doubles: cheap), looking J up
+ * only when v != 0: symmetry-forbidden excitations cost no lookup. */
+#define EMIT_VALUE(v, J)                                 \
+  do {                                                   \
+    double w_ = (v);                                     \
+    if (w_ != 0.0) {                                     \
+      cis_int J_ = (J);                                  \
+      if (J_ >= 0 && (!B->upper || J_ >= I)) { R->col[n] = (int32_t)J_; R->val[n] = w_; n++; } \
+    }                                                    \
+  } while (0)
+
 /* All nonzeros of row I into R (unsorted); returns their number. */
 static cis_int gen_row(const builder *B, cis_int I, row_buf *R) {
   const cis_fcidump *F = B->F;
@@ -77,7 +88,7 @@ static cis_int gen_row(const builder *B, cis_int I, row_buf *R) {
       EMIT(ci_space_find_pos(S, ja, ib), sa * ci_single_value(F, i, x, a & ~(1ull << i), b));
       for (int q = 0; q < nbs; ++q)
         if (R->bpos[q] >= 0)
-          EMIT(ci_space_find_pos(S, ja, R->bpos[q]), sa * R->bsign[q] * ci_eri(F, i, x, R->bj[q], R->bb[q]));
+          EMIT_VALUE(sa * R->bsign[q] * ci_eri(F, i, x, R->bj[q], R->bb[q]), ci_space_find_pos(S, ja, R->bpos[q]));
     }
   /* same-spin doubles i<j -> x<y, value s1 s2 [(ix|jy) - (iy|jx)] */
   for (int spin = 0; spin < 2; ++spin) {
@@ -87,12 +98,13 @@ static cis_int gen_row(const builder *B, cis_int I, row_buf *R) {
         for (uint64_t p1 = B->all & ~s; p1; p1 &= p1 - 1)
           for (uint64_t p2 = p1 & (p1 - 1); p2; p2 &= p2 - 1) {
             int i = ci_lowest(h1), j = ci_lowest(h2), x = ci_lowest(p1), y = ci_lowest(p2);
+            double v = ci_eri(F, i, x, j, y) - ci_eri(F, i, y, j, x);
+            if (v == 0.0) continue;
             uint64_t mid = s ^ (1ull << i) ^ (1ull << x), t = mid ^ (1ull << j) ^ (1ull << y);
             cis_int J = spin ? ci_space_beta_pos(S, t) : ci_space_alpha_pos(S, t);
             if (J < 0) continue;
             J = spin ? ci_space_find_pos(S, ia, J) : ci_space_find_pos(S, J, ib);
-            EMIT(J, ci_sign_between(s, i, x) * ci_sign_between(mid, j, y) *
-                        (ci_eri(F, i, x, j, y) - ci_eri(F, i, y, j, x)));
+            EMIT(J, ci_sign_between(s, i, x) * ci_sign_between(mid, j, y) * v);
           }
   }
   return n;
