@@ -254,6 +254,47 @@ static void test_occ_override(void) {
   cis_fcidump_free(F);
 }
 
+/* Open shell: H4 with MS2=2 (3 alpha, 1 beta). Its lowest Ms=1 state is a
+ * triplet, which the Ms=0 space also contains: it must be one of the Ms=0
+ * roots. */
+static void test_open_shell(void) {
+  char path[512], line[256];
+  FILE *in = fopen(test_shared_path(path, sizeof path, "ci/h4_sto3g.FCIDUMP"), "r");
+  snprintf(tmp_path, sizeof tmp_path, "/tmp/cis_test_h4_ms2_%d.FCIDUMP", (int)getpid());
+  FILE *out = fopen(tmp_path, "w");
+  CHECK(in && out, "cannot open h4 or the temporary file");
+  if (!in || !out) { if (in) fclose(in); if (out) fclose(out); return; }
+  while (fgets(line, sizeof line, in)) fputs(strstr(line, "MS2=0") ? "MS2=2,\n" : line, out);
+  fclose(in);
+  fclose(out);
+  cis_fcidump *F = load("h4_sto3g"), *T = NULL;
+  CHECK_OK(cis_fcidump_read(tmp_path, &T));
+  if (!F || !T) { cis_fcidump_free(F); cis_fcidump_free(T); return; }
+  uint64_t a, b;
+  CHECK_OK(cis_ci_find_reference(T, &a, &b));
+  CHECK(__builtin_popcountll(a) == 3 && __builtin_popcountll(b) == 1, "open-shell reference %llx/%llx",
+        (unsigned long long)a, (unsigned long long)b);
+  cis_ci_space *S = NULL, *S0 = NULL;
+  cis_csr *H = NULL, *H0 = NULL;
+  double et = NAN, e0[8];
+  CHECK_OK(cis_ci_space_create(T, -1, a, b, &S));
+  if (S) CHECK(cis_ci_space_size(S) == 16, "%lld Ms=1 determinants, expected C(4,3)*C(4,1) = 16",
+               (long long)cis_ci_space_size(S));
+  CHECK_OK(cis_ci_hamiltonian(T, S, 0, &H));
+  if (H) lowest(T, S, H, 1, &et);
+  CHECK_OK(cis_ci_find_reference(F, &a, &b));
+  CHECK_OK(cis_ci_space_create(F, -1, a, b, &S0));
+  CHECK_OK(cis_ci_hamiltonian(F, S0, 0, &H0));
+  if (H0) lowest(F, S0, H0, 8, e0);
+  int found = 0;
+  for (int r = 0; r < 8; ++r) found |= fabs(e0[r] - et) < 1e-8;
+  CHECK(found, "lowest Ms=1 energy %.10f is not among the lowest 8 Ms=0 roots", et);
+  CHECK(et > e0[0], "triplet %.10f below the singlet ground state %.10f", et, e0[0]);
+  cis_csr_free(H); cis_csr_free(H0);
+  cis_ci_space_free(S); cis_ci_space_free(S0);
+  cis_fcidump_free(F); cis_fcidump_free(T);
+}
+
 static void test_davidson_errors(void) {
   cis_fcidump *F = load("h4_sto3g");
   cis_ci_space *S = NULL;
@@ -309,6 +350,7 @@ int main(void) {
   test_symmetry_and_upper("beh2_sto3g", -1);
   test_permuted_orbitals();
   test_occ_override();
+  test_open_shell();
   test_davidson_errors();
   test_alloc_failure();
   unlink(tmp_path);
