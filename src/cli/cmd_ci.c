@@ -23,7 +23,7 @@ typedef struct ci_run {
   double *diag, *evals;
   uint64_t ref_a, ref_b;
   double e_rhf, t_build, t_total;
-  cis_int fmt_bytes[16];
+  cis_int fmt_bytes[16], fmt_est[16];
   cis_int boundary;
   cis_davidson_info info;
 } ci_run;
@@ -93,18 +93,26 @@ static void run_free(ci_run *r) {
   free(r->evals);
 }
 
-/* Bytes of every format small enough to build here (-1 = skipped). */
+/* Bytes of every format small enough to build here (at most 1/32 of the
+ * memory or 1 GiB: building the others would cost more than the CI run);
+ * for csr, ell and ellr not built, the exact layout formulas of
+ * format_types.h instead (fmt_est). -1 = neither. */
 static void format_memory(ci_run *r, const ci_args *a) {
-  int64_t limit = cis_phys_memory() / 8;
-  cis_int maxrow = cis_csr_max_row(r->H, NULL), rows = r->H->rows;
-  if (limit <= 0) limit = (int64_t)1 << 30;
+  int64_t limit = cis_phys_memory() / 32;
+  cis_int maxrow = cis_csr_max_row(r->H, NULL), rows = r->H->rows, nnz = r->H->nnz;
+  if (limit < ((int64_t)1 << 30)) limit = (int64_t)1 << 30;
   for (int f = 0; f < cis_format_count() && f < 16; ++f) {
     const char *name = cis_format_name(f);
-    double est = (double)r->H->nnz * 12 + (double)rows * 24;
-    if (!strcmp(name, "ell") || !strcmp(name, "ellr")) est = (double)rows * (double)maxrow * 12;
-    r->fmt_bytes[f] = -1;
+    int ell = !strcmp(name, "ell") || !strcmp(name, "ellr");
+    double est = ell ? (double)rows * (double)maxrow * 12 + (name[3] ? 4.0 * rows : 0) : (double)nnz * 12 + (double)rows * 24;
+    r->fmt_bytes[f] = r->fmt_est[f] = -1;
     if (r->M && !strcmp(name, cis_matrix_format_name(r->M))) { r->fmt_bytes[f] = cis_matrix_bytes(r->M); continue; }
-    if (a->symmetric || est > (double)limit) continue;
+    if (a->symmetric) continue;
+    if (est > (double)limit) {
+      if (ell) r->fmt_est[f] = (cis_int)est;
+      if (!strcmp(name, "csr")) r->fmt_est[f] = nnz * 12 + (rows + 1) * (nnz >= ((int64_t)1 << 32) ? 8 : 4);
+      continue;
+    }
     cis_matrix *M = NULL;
     if (cis_matrix_create(r->H, name, NULL, &M) == CIS_OK) r->fmt_bytes[f] = cis_matrix_bytes(M);
     cis_matrix_free(M);
@@ -187,6 +195,7 @@ static void print_text(const ci_args *a, const ci_run *r) {
   printf("memory        host CSR %.3f MiB", cis_csr_bytes(r->H) / 1048576.0);
   for (int f = 0; f < cis_format_count() && f < 16; ++f)
     if (r->fmt_bytes[f] >= 0) printf(", %s %.3f MiB", cis_format_name(f), r->fmt_bytes[f] / 1048576.0);
+    else if (r->fmt_est[f] >= 0) printf(", %s %.3f MiB (formula, not built)", cis_format_name(f), r->fmt_est[f] / 1048576.0);
   printf("\n");
   if (r->M) printf("format        %s, SpMV on the %s\n", cis_matrix_format_name(r->M), a->gpu ? "GPU" : "CPU");
   else printf("format        symmetric CSR (upper triangle) on the CPU\n");
