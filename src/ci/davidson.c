@@ -9,34 +9,12 @@
 #include <stdio.h>
 #include <string.h>
 #include "ci/ci_internal.h"
+#include "ci/davidson_core.h"
 #include "core/internal.h"
 
 cis_davidson_opts cis_davidson_opts_default(void) {
   cis_davidson_opts o = {1, 1e-8, 1e-10, 200, 0, 0};
   return o;
-}
-
-static double dot(const double *a, const double *b, cis_int n) {
-  double s = 0;
-#pragma omp parallel for reduction(+ : s) schedule(static)
-  for (cis_int i = 0; i < n; ++i) s += a[i] * b[i];
-  return s;
-}
-
-static void axpy(double alpha, const double *x, double *y, cis_int n) {
-#pragma omp parallel for schedule(static)
-  for (cis_int i = 0; i < n; ++i) y[i] += alpha * x[i];
-}
-
-/* out_r = sum_j c[j*m + r] * V_j for r < k (V: m vectors of length n). */
-static void combine(const double *V, const double *c, int m, int k, cis_int n, double *out) {
-#pragma omp parallel for schedule(static)
-  for (cis_int i = 0; i < n; ++i)
-    for (int r = 0; r < k; ++r) {
-      double s = 0;
-      for (int j = 0; j < m; ++j) s += c[j * m + r] * V[(size_t)j * n + i];
-      out[(size_t)r * n + i] = s;
-    }
 }
 
 /* Eigen-decomposition of the symmetric m x m matrix a (destroyed) by cyclic
@@ -84,41 +62,76 @@ static void jacobi(double *a, int m, double *w, double *v) {
 }
 
 typedef struct work {
-  double *V, *W, *X, *HX, *R, *G, *Gc, *c, *theta, *prev;
+  double *V, *W, *X, *HX, *R;                 /* backend vectors */
+  double *G, *Gc, *c, *theta, *prev;          /* host, subspace sized */
 } work;
 
-static void work_free(work *w) {
-  cis_free(w->V); cis_free(w->W); cis_free(w->X); cis_free(w->HX); cis_free(w->R);
+#define OPS_TRY(call) CIS_TRY(ops->call)
+
+/* Orthonormalise t against V_0..V_{m-1} (two Gram-Schmidt passes); *keep = 1
+ * when its norm after is above 1e-10 of the norm before. */
+static cis_status orthonormalise(const dav_ops *ops, const double *V, int m, double *t, int *keep) {
+  cis_status st;
+  double n0, n1, c;
+  cis_int n = ops->n;
+  *keep = 0;
+  OPS_TRY(dot(ops->ctx, t, t, &n0));
+  n0 = sqrt(n0);
+  if (n0 == 0 || !isfinite(n0)) return CIS_OK;
+  for (int pass = 0; pass < 2; ++pass)
+    for (int j = 0; j < m; ++j) {
+      OPS_TRY(dot(ops->ctx, V + (size_t)j * n, t, &c));
+      OPS_TRY(axpy(ops->ctx, -c, V + (size_t)j * n, t));
+    }
+  OPS_TRY(dot(ops->ctx, t, t, &n1));
+  n1 = sqrt(n1);
+  if (n1 > 1e-10 * n0) {
+    OPS_TRY(scal(ops->ctx, 1 / n1, t));
+    *keep = 1;
+  }
+  return CIS_OK;
+cleanup:
+  return st;
+}
+
+static void work_free(const dav_ops *ops, work *w) {
+  ops->release(ops->ctx, w->V); ops->release(ops->ctx, w->W); ops->release(ops->ctx, w->X);
+  ops->release(ops->ctx, w->HX); ops->release(ops->ctx, w->R);
   cis_free(w->G); cis_free(w->Gc); cis_free(w->c); cis_free(w->theta); cis_free(w->prev);
 }
 
-/* Orthonormalise t against V_0..V_{m-1} (two Gram-Schmidt passes); returns its final norm
- * relative to the norm before. */
-static double orthonormalise(const double *V, int m, cis_int n, double *t) {
-  double n0 = sqrt(dot(t, t, n));
-  if (n0 == 0 || !isfinite(n0)) return 0;
-  for (int pass = 0; pass < 2; ++pass)
-    for (int j = 0; j < m; ++j) axpy(-dot(V + (size_t)j * n, t, n), V + (size_t)j * n, t, n);
-  double n1 = sqrt(dot(t, t, n));
-  if (n1 > 0) {
-    double inv = 1 / n1;
-#pragma omp parallel for schedule(static)
-    for (cis_int i = 0; i < n; ++i) t[i] *= inv;
+/* Guesses: unit vectors on the k lowest diagonal elements. */
+static cis_status guesses(const dav_ops *ops, const double *diag, int k, double *V) {
+  cis_status st;
+  cis_int *pick = NULL;
+  CIS_TRY(cis_alloc_array((void **)&pick, k, sizeof(cis_int), "Davidson guesses"));
+  for (int r = 0; r < k; ++r) {
+    cis_int best = -1;
+    for (cis_int i = 0; i < ops->n; ++i) {
+      int used = 0;
+      for (int q = 0; q < r; ++q) used |= pick[q] == i;
+      if (!used && (best < 0 || diag[i] < diag[best])) best = i;
+    }
+    pick[r] = best;
+    OPS_TRY(unit(ops->ctx, V + (size_t)r * ops->n, best));
   }
-  return n1 / n0;
+cleanup:
+  cis_free(pick);
+  return st;
 }
 
-cis_status cis_davidson(cis_int n, const double *diag, cis_linop op, void *ctx, const cis_davidson_opts *o_in,
-                        double *evals, double *evecs, cis_davidson_info *info) {
+cis_status dav_run(const dav_ops *ops, const double *diag, const cis_davidson_opts *o_in, double *evals,
+                   double *evecs, cis_davidson_info *info) {
   cis_status st;
   cis_davidson_opts o = o_in ? *o_in : cis_davidson_opts_default();
+  cis_int n = ops->n;
   work w;
   memset(&w, 0, sizeof w);
   cis_davidson_info inf;
   memset(&inf, 0, sizeof inf);
   double t_start = cis_wtime();
   int k = o.roots;
-  if (!diag || !op || !evals) return cis_error(CIS_ERR_INVALID, "cis_davidson: NULL argument");
+  if (!diag || !evals) return cis_error(CIS_ERR_INVALID, "Davidson: NULL argument");
   if (k > 64) return cis_error(CIS_ERR_INVALID, "Davidson: at most 64 roots, %d requested", k);
   if (k < 1 || k > n) return cis_error(CIS_ERR_INVALID, "Davidson: %d roots requested, dimension %lld", k, (long long)n);
   if (!(o.tol > 0) || !(o.etol > 0) || o.max_iter < 1)
@@ -128,101 +141,172 @@ cis_status cis_davidson(cis_int n, const double *diag, cis_linop op, void *ctx, 
   if (max_sub > n) max_sub = (int)n;
   for (cis_int i = 0; i < n; ++i)
     if (!isfinite(diag[i])) return cis_error(CIS_ERR_NUMERIC, "Davidson: diagonal element %lld is not finite", (long long)i);
-  CIS_TRY(cis_alloc_array((void **)&w.V, (int64_t)max_sub * n, sizeof(double), "Davidson subspace"));
-  CIS_TRY(cis_alloc_array((void **)&w.W, (int64_t)max_sub * n, sizeof(double), "Davidson H*subspace"));
-  CIS_TRY(cis_alloc_array((void **)&w.X, (int64_t)k * n, sizeof(double), "Davidson Ritz vectors"));
-  CIS_TRY(cis_alloc_array((void **)&w.HX, (int64_t)k * n, sizeof(double), "Davidson Ritz vectors"));
-  CIS_TRY(cis_alloc_array((void **)&w.R, (int64_t)n, sizeof(double), "Davidson residual"));
+  OPS_TRY(alloc(ops->ctx, &w.V, max_sub, "Davidson subspace"));
+  OPS_TRY(alloc(ops->ctx, &w.W, max_sub, "Davidson H*subspace"));
+  OPS_TRY(alloc(ops->ctx, &w.X, k, "Davidson Ritz vectors"));
+  OPS_TRY(alloc(ops->ctx, &w.HX, k, "Davidson Ritz vectors"));
+  OPS_TRY(alloc(ops->ctx, &w.R, 1, "Davidson residual"));
   CIS_TRY(cis_alloc_zeroed((void **)&w.G, (int64_t)max_sub * max_sub, sizeof(double), "Davidson subspace matrix"));
   CIS_TRY(cis_alloc_array((void **)&w.Gc, (int64_t)max_sub * max_sub, sizeof(double), "Davidson subspace matrix"));
   CIS_TRY(cis_alloc_array((void **)&w.c, (int64_t)max_sub * max_sub, sizeof(double), "Davidson subspace vectors"));
   CIS_TRY(cis_alloc_array((void **)&w.theta, max_sub, sizeof(double), "Davidson Ritz values"));
   CIS_TRY(cis_alloc_array((void **)&w.prev, k, sizeof(double), "Davidson Ritz values"));
   for (int r = 0; r < k; ++r) w.prev[r] = INFINITY;
-
-  /* guesses: unit vectors on the k lowest diagonal elements */
-  memset(w.V, 0, (size_t)k * n * sizeof(double));
-  for (int r = 0; r < k; ++r) {
-    cis_int best = -1;
-    for (cis_int i = 0; i < n; ++i) {
-      int used = 0;
-      for (int q = 0; q < r; ++q) used |= w.V[(size_t)q * n + i] != 0;
-      if (!used && (best < 0 || diag[i] < diag[best])) best = i;
-    }
-    w.V[(size_t)r * n + best] = 1;
-  }
+  CIS_TRY(guesses(ops, diag, k, w.V));
   int m = 0, m_new = k, converged = 0;
   for (int it = 1; it <= o.max_iter; ++it) {
     /* W_j = H V_j for the new vectors; G_ij = V_i . W_j */
     for (int j = m; j < m + m_new; ++j) {
       double t0 = cis_wtime();
-      CIS_TRY(op(ctx, w.V + (size_t)j * n, w.W + (size_t)j * n));
+      OPS_TRY(apply(ops->ctx, w.V + (size_t)j * n, w.W + (size_t)j * n));
       inf.op_seconds += cis_wtime() - t0;
       inf.products++;
     }
     int mm = m + m_new;
     for (int j = m; j < mm; ++j)
-      for (int i = 0; i <= j; ++i)
-        w.G[i * max_sub + j] = w.G[j * max_sub + i] = dot(w.V + (size_t)i * n, w.W + (size_t)j * n, n);
+      for (int i = 0; i <= j; ++i) {
+        OPS_TRY(dot(ops->ctx, w.V + (size_t)i * n, w.W + (size_t)j * n, &w.G[i * max_sub + j]));
+        w.G[j * max_sub + i] = w.G[i * max_sub + j];
+      }
     m = mm;
     for (int i = 0; i < m; ++i)
       for (int j = 0; j < m; ++j) w.Gc[i * m + j] = w.G[i * max_sub + j];
     jacobi(w.Gc, m, w.theta, w.c);
     if (!isfinite(w.theta[0])) { st = cis_error(CIS_ERR_NUMERIC, "Davidson: Ritz value is not finite (operator gave NaN/Inf)"); goto cleanup; }
-    /* Ritz vectors x = V c, H x = W c, residuals r = H x - theta x */
-    combine(w.V, w.c, m, k, n, w.X);
-    combine(w.W, w.c, m, k, n, w.HX);
+    /* Ritz vectors x = V c, H x = W c */
+    OPS_TRY(combine(ops->ctx, w.V, w.c, m, k, w.X));
+    OPS_TRY(combine(ops->ctx, w.W, w.c, m, k, w.HX));
     inf.iterations = it;
     inf.max_residual = 0;
-    int all = 1, room = max_sub - m, added = 0, nconv = 0, done[64];
-    for (int r = 0; r < k; ++r) {
-      double *x = w.X + (size_t)r * n, *hx = w.HX + (size_t)r * n, th = w.theta[r];
-      double s = 0;
-#pragma omp parallel for reduction(+ : s) schedule(static)
-      for (cis_int i = 0; i < n; ++i) { double d = hx[i] - th * x[i]; s += d * d; }
-      double rn = sqrt(s);
-      if (rn > inf.max_residual) inf.max_residual = rn;
-      int ok = (rn < o.tol && fabs(th - w.prev[r]) < o.etol) || m == n;
-      done[r] = ok;
-      nconv += ok;
-      all &= ok;
+    int all = 1, nconv = 0, done[64];
+    for (int r = 0; r < k; ++r) { /* ||r|| = ||H x - theta x|| */
+      double rn;
+      OPS_TRY(copy(ops->ctx, w.HX + (size_t)r * n, w.R));
+      OPS_TRY(axpy(ops->ctx, -w.theta[r], w.X + (size_t)r * n, w.R));
+      OPS_TRY(dot(ops->ctx, w.R, w.R, &rn));
+      rn = sqrt(rn);
+      if (!(rn <= inf.max_residual)) inf.max_residual = rn;
+      done[r] = (rn < o.tol && fabs(w.theta[r] - w.prev[r]) < o.etol) || m == n;
+      nconv += done[r];
+      all &= done[r];
     }
     if (o.verbose)
       fprintf(stderr, "davidson %3d  subspace %3d  E0 %.12f  max residual %.3e  converged %d/%d\n", it, m,
               w.theta[0], inf.max_residual, nconv, k);
     for (int r = 0; r < k; ++r) w.prev[r] = w.theta[r];
     if (all) { converged = 1; break; }
-    if (room < k) { /* collapse: V <- X, W <- HX, G <- diag(theta) */
-      memcpy(w.V, w.X, (size_t)k * n * sizeof(double));
-      memcpy(w.W, w.HX, (size_t)k * n * sizeof(double));
+    if (max_sub - m < k) { /* collapse: V <- X, W <- HX, G <- diag(theta) */
+      for (int r = 0; r < k; ++r) {
+        OPS_TRY(copy(ops->ctx, w.X + (size_t)r * n, w.V + (size_t)r * n));
+        OPS_TRY(copy(ops->ctx, w.HX + (size_t)r * n, w.W + (size_t)r * n));
+      }
       memset(w.G, 0, (size_t)max_sub * max_sub * sizeof(double));
       for (int r = 0; r < k; ++r) w.G[r * max_sub + r] = w.theta[r];
       m = k;
-      room = max_sub - m;
     }
-    /* corrections t = r / (theta - D) for unconverged roots */
-    for (int r = 0; r < k && added < room; ++r) {
+    /* corrections t = (H x - theta x) / (theta - D) for unconverged roots */
+    int added = 0;
+    for (int r = 0; r < k && m + added < max_sub; ++r) {
       if (done[r]) continue;
-      double *x = w.X + (size_t)r * n, *hx = w.HX + (size_t)r * n, th = w.theta[r];
       double *t = w.V + (size_t)(m + added) * n;
-#pragma omp parallel for schedule(static)
-      for (cis_int i = 0; i < n; ++i) {
-        double den = th - diag[i];
-        if (fabs(den) < 1e-8) den = den < 0 ? -1e-8 : 1e-8;
-        t[i] = (hx[i] - th * x[i]) / den;
-      }
-      if (orthonormalise(w.V, m + added, n, t) > 1e-10) added++;
+      int keep;
+      OPS_TRY(copy(ops->ctx, w.HX + (size_t)r * n, w.R));
+      OPS_TRY(axpy(ops->ctx, -w.theta[r], w.X + (size_t)r * n, w.R));
+      OPS_TRY(precond(ops->ctx, w.R, w.theta[r], t));
+      CIS_TRY(orthonormalise(ops, w.V, m + added, t, &keep));
+      added += keep;
     }
     m_new = added; /* 0: only energy changes pending; the next pass re-checks them */
   }
   for (int r = 0; r < k; ++r) evals[r] = w.theta[r];
-  if (evecs) memcpy(evecs, w.X, (size_t)k * n * sizeof(double));
+  if (evecs) OPS_TRY(to_host(ops->ctx, w.X, evecs, k));
   inf.total_seconds = cis_wtime() - t_start;
   if (info) *info = inf;
   st = converged ? CIS_OK
                  : cis_error(CIS_ERR_NOT_CONVERGED, "Davidson did not converge in %d iterations (max residual %.3e, tol %.1e)",
                              inf.iterations, inf.max_residual, o.tol);
 cleanup:
-  work_free(&w);
+  work_free(ops, &w);
   return st;
+}
+
+/* ---- host backend: OpenMP over the vector length ------------------------- */
+
+typedef struct host_ctx {
+  cis_int n;
+  const double *diag;
+  cis_linop op;
+  void *op_ctx;
+} host_ctx;
+
+static cis_status h_alloc(void *c, double **p, cis_int count, const char *what) {
+  return cis_alloc_array((void **)p, count * ((host_ctx *)c)->n, sizeof(double), what);
+}
+static void h_release(void *c, double *p) { cis_free(p); }
+static cis_status h_apply(void *c, const double *x, double *y) {
+  host_ctx *h = c;
+  return h->op(h->op_ctx, x, y);
+}
+static cis_status h_dot(void *c, const double *a, const double *b, double *r) {
+  cis_int n = ((host_ctx *)c)->n;
+  double s = 0;
+#pragma omp parallel for reduction(+ : s) schedule(static)
+  for (cis_int i = 0; i < n; ++i) s += a[i] * b[i];
+  *r = s;
+  return CIS_OK;
+}
+static cis_status h_axpy(void *c, double alpha, const double *x, double *y) {
+  cis_int n = ((host_ctx *)c)->n;
+#pragma omp parallel for schedule(static)
+  for (cis_int i = 0; i < n; ++i) y[i] += alpha * x[i];
+  return CIS_OK;
+}
+static cis_status h_scal(void *c, double alpha, double *x) {
+  cis_int n = ((host_ctx *)c)->n;
+#pragma omp parallel for schedule(static)
+  for (cis_int i = 0; i < n; ++i) x[i] *= alpha;
+  return CIS_OK;
+}
+static cis_status h_copy(void *c, const double *x, double *y) {
+  memcpy(y, x, (size_t)((host_ctx *)c)->n * sizeof(double));
+  return CIS_OK;
+}
+static cis_status h_combine(void *c, const double *V, const double *cf, int m, int k, double *out) {
+  cis_int n = ((host_ctx *)c)->n;
+#pragma omp parallel for schedule(static)
+  for (cis_int i = 0; i < n; ++i)
+    for (int r = 0; r < k; ++r) {
+      double s = 0;
+      for (int j = 0; j < m; ++j) s += cf[j * m + r] * V[(size_t)j * n + i];
+      out[(size_t)r * n + i] = s;
+    }
+  return CIS_OK;
+}
+static cis_status h_precond(void *c, const double *r, double theta, double *t) {
+  host_ctx *h = c;
+#pragma omp parallel for schedule(static)
+  for (cis_int i = 0; i < h->n; ++i) {
+    double den = theta - h->diag[i];
+    if (fabs(den) < 1e-8) den = den < 0 ? -1e-8 : 1e-8;
+    t[i] = r[i] / den;
+  }
+  return CIS_OK;
+}
+static cis_status h_unit(void *c, double *x, cis_int i) {
+  memset(x, 0, (size_t)((host_ctx *)c)->n * sizeof(double));
+  x[i] = 1;
+  return CIS_OK;
+}
+static cis_status h_to_host(void *c, const double *x, double *h, cis_int count) {
+  memcpy(h, x, (size_t)(count * ((host_ctx *)c)->n) * sizeof(double));
+  return CIS_OK;
+}
+
+cis_status cis_davidson(cis_int n, const double *diag, cis_linop op, void *ctx, const cis_davidson_opts *o,
+                        double *evals, double *evecs, cis_davidson_info *info) {
+  if (!diag || !op || !evals) return cis_error(CIS_ERR_INVALID, "cis_davidson: NULL argument");
+  host_ctx h = {n, diag, op, ctx};
+  dav_ops ops = {&h, n, h_alloc, h_release, h_apply, h_dot, h_axpy, h_scal, h_copy,
+                 h_combine, h_precond, h_unit, h_to_host};
+  return dav_run(&ops, diag, o, evals, evecs, info);
 }
