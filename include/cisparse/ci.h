@@ -102,6 +102,10 @@ cis_int cis_ci_space_nbeta_strings(const cis_ci_space *S);
  * fill). upper != 0: only j >= i (flag CIS_FLAG_UPPER). Progress on stderr
  * when stderr is a terminal. */
 cis_status cis_ci_hamiltonian(const cis_fcidump *F, const cis_ci_space *S, int upper, cis_csr **out);
+/* Nonzeros of that Hamiltonian (and its longest row) without storing it:
+ * the counting pass alone, to size memory before building. */
+cis_status cis_ci_hamiltonian_nnz(const cis_fcidump *F, const cis_ci_space *S, int upper, cis_int *nnz,
+                                  cis_int *max_row);
 /* Diagonal of H (electronic), n = space size. */
 cis_status cis_ci_diagonal_all(const cis_fcidump *F, const cis_ci_space *S, double *diag);
 

@@ -228,6 +228,30 @@ cleanup:
   return st;
 }
 
+cis_status cis_ci_hamiltonian_nnz(const cis_fcidump *F, const cis_ci_space *S, int upper, cis_int *nnz,
+                                  cis_int *max_row) {
+  cis_status st;
+  cis_csr A;
+  cis_int bound = row_bound(F), rows;
+  if (!F || !S || !nnz) return cis_error(CIS_ERR_INVALID, "cis_ci_hamiltonian_nnz: NULL argument");
+  rows = cis_ci_space_size(S);
+  if (bound > rows) bound = rows;
+  memset(&A, 0, sizeof A);
+  builder B = {F, S, upper != 0, ci_first(F->norb)};
+  CIS_TRY(cis_alloc_zeroed((void **)&A.rowptr, rows + 1, sizeof(cis_int), "Hamiltonian row counts"));
+  CIS_TRY(run_pass(&B, 1, &A, bound));
+  *nnz = 0;
+  if (max_row) *max_row = 0;
+  for (cis_int i = 0; i < rows; ++i) {
+    *nnz += A.rowptr[i + 1];
+    if (max_row && A.rowptr[i + 1] > *max_row) *max_row = A.rowptr[i + 1];
+  }
+  st = CIS_OK;
+cleanup:
+  cis_free(A.rowptr);
+  return st;
+}
+
 cis_status cis_ci_diagonal_all(const cis_fcidump *F, const cis_ci_space *S, double *diag) {
   cis_int n = cis_ci_space_size(S);
   if (!diag) return cis_error(CIS_ERR_INVALID, "cis_ci_diagonal_all: NULL output");

@@ -11,7 +11,7 @@
 
 typedef struct ci_args {
   const char *file, *format, *occ;
-  int level, roots, gpu, symmetric, json, verbose;
+  int level, roots, gpu, symmetric, json, verbose, count;
   double tol;
 } ci_args;
 
@@ -26,6 +26,7 @@ typedef struct ci_run {
   cis_int fmt_bytes[16], fmt_est[16];
   cis_int boundary;
   cis_davidson_info info;
+  cis_int count_nnz, count_max_row;
 } ci_run;
 
 static void usage(FILE *f) {
@@ -37,18 +38,21 @@ static void usage(FILE *f) {
              "  --device      cpu (default) or gpu (SpMV on the device, cis_gpu_spmv)\n"
              "  --symmetric   store only the upper triangle, symmetric CSR SpMV (CPU)\n"
              "  --occ LIST    reference occupation, 1-based: 1,2,3 (doubly occupied) or ALPHA/BETA lists\n"
-             "  --tol X       Davidson residual norm tolerance (default 1e-8; energies to 1e-10)\n");
+             "  --tol X       Davidson residual norm tolerance (default 1e-8; energies to 1e-10)\n"
+             "  --count       only count: determinants, nonzeros, longest row and CSR/ELLPACK bytes\n"
+             "                (the counting pass of the build), to size memory before a large run\n");
 }
 
 static int parse_args(int argc, char **argv, ci_args *a) {
   long long v;
-  *a = (ci_args){NULL, "hyb", NULL, -1, 1, 0, 0, 0, 0, 1e-8};
+  *a = (ci_args){NULL, "hyb", NULL, -1, 1, 0, 0, 0, 0, 0, 1e-8};
   for (int i = 1; i < argc; ++i) {
     const char *o = argv[i], *val = i + 1 < argc ? argv[i + 1] : NULL;
     if (!strcmp(o, "-h") || !strcmp(o, "--help")) { usage(stdout); return -1; }
     if (!strcmp(o, "--symmetric")) { a->symmetric = 1; continue; }
     if (!strcmp(o, "--json")) { a->json = 1; continue; }
     if (!strcmp(o, "--verbose")) { a->verbose = 1; continue; }
+    if (!strcmp(o, "--count")) { a->count = 1; continue; }
     if (o[0] == '-' && o[1] == '-') {
       if (!val) return cli_usage("%s needs a value", o);
       i++;
@@ -136,6 +140,11 @@ static cis_status compute(const ci_args *a, ci_run *r) {
   cis_int n = cis_ci_space_size(r->S);
   if (a->roots > n) return cis_error(CIS_ERR_INVALID, "--roots %d exceeds the %lld determinants", a->roots, (long long)n);
   double tb = cis_wtime();
+  if (a->count) {
+    CIS_TRY(cis_ci_hamiltonian_nnz(r->F, r->S, a->symmetric, &r->count_nnz, &r->count_max_row));
+    r->t_build = cis_wtime() - tb;
+    return CIS_OK;
+  }
   CIS_TRY(cis_ci_hamiltonian(r->F, r->S, a->symmetric, &r->H));
   r->t_build = cis_wtime() - tb;
   if (!a->symmetric) {
@@ -243,6 +252,25 @@ static void print_json(const ci_args *a, const ci_run *r) {
   printf("]}\n");
 }
 
+/* --count: sizes without building (CSR: 12 bytes per nonzero + 4|8 per row
+ * pointer; ELLPACK: rows x longest row x 12). */
+static void print_count(const ci_args *a, const ci_run *r) {
+  cis_int n = cis_ci_space_size(r->S), nnz = r->count_nnz;
+  double csr = (double)nnz * 12 + (double)(n + 1) * (nnz >= ((int64_t)1 << 32) ? 8 : 4);
+  double ell = (double)n * (double)r->count_max_row * 12;
+  if (a->json) {
+    printf("{\"file\": ");
+    json_string(a->file);
+    printf(", \"determinants\": %lld, \"nnz\": %lld, \"max_row\": %lld, \"symmetric\": %s, \"count_seconds\": %.6f, "
+           "\"memory\": {\"csr\": %.0f, \"ell\": %.0f}}\n", (long long)n, (long long)nnz, (long long)r->count_max_row,
+           a->symmetric ? "true" : "false", r->t_build, csr, ell);
+    return;
+  }
+  printf("determinants  %lld\nnonzeros      %lld%s, longest row %lld (counted in %.3f s)\n", (long long)n,
+         (long long)nnz, a->symmetric ? " in the upper triangle" : "", (long long)r->count_max_row, r->t_build);
+  printf("memory        csr %.3f GiB, ell %.3f GiB (formulas)\n", csr / 1073741824.0, ell / 1073741824.0);
+}
+
 int cis_cmd_ci(int argc, char **argv) {
   ci_args a;
   ci_run r;
@@ -250,7 +278,9 @@ int cis_cmd_ci(int argc, char **argv) {
   if (rc) return rc < 0 ? 0 : rc;
   memset(&r, 0, sizeof r);
   cis_status st = compute(&a, &r);
-  if (st == CIS_OK || (st == CIS_ERR_NOT_CONVERGED && r.evals)) {
+  if (st == CIS_OK && a.count) {
+    print_count(&a, &r);
+  } else if (st == CIS_OK || (st == CIS_ERR_NOT_CONVERGED && r.evals)) {
     if (a.json) print_json(&a, &r); else print_text(&a, &r);
   }
   rc = st == CIS_OK ? 0 : cli_fail(st);
