@@ -41,6 +41,11 @@ check_json beh2_sto3g full --format csr --roots 3
 check_json h2o_sto3g full --occ 1,2,3,4,5
 check_json h2o_631g 2 --symmetric --tol 1e-9
 
+# --count: the counting pass gives the nonzeros the build stores
+"$CIS" ci "$CI/beh2_sto3g.FCIDUMP" --count --json > "$tmp/count.json" 2>&1 || fail "--count exit $?"
+[ "$(json_field "$tmp/count.json" nnz)" = "$(json_field "$tmp/beh2_sto3g.full.json" nnz)" ] ||
+  fail "--count nnz $(json_field "$tmp/count.json" nnz) != built $(json_field "$tmp/beh2_sto3g.full.json" nnz)"
+
 # text report
 "$CIS" ci "$CI/h4_sto3g.FCIDUMP" --format csr > "$tmp/h4.txt" 2>&1 || fail "text report exit $?"
 for w in "orbitals      4" "36 determinants" "nonzeros" "memory" "davidson" "E = -2.16638744" "E_corr = -0.06784151"; do

@@ -156,6 +156,13 @@ static void test_symmetry_and_upper(const char *name, int level) {
       bad += fabs(((double *)H->val)[k] - cis_ci_element(F, ai, bi, aj, bj)) > 1e-13;
     }
   CHECK(bad == 0, "%s: %d elements differ from the Slater-Condon rules", name, bad);
+  cis_int cnt = -1, cnt_max = -1, cnt_up = -1;
+  CHECK_OK(cis_ci_hamiltonian_nnz(F, S, 0, &cnt, &cnt_max));
+  CHECK_OK(cis_ci_hamiltonian_nnz(F, S, 1, &cnt_up, NULL));
+  CHECK(cnt == H->nnz && cnt_max == cis_csr_max_row(H, NULL) && cnt_up == U->nnz,
+        "%s: counted %lld/%lld (longest %lld), built %lld/%lld (longest %lld)", name, (long long)cnt,
+        (long long)cnt_up, (long long)cnt_max, (long long)H->nnz, (long long)U->nnz,
+        (long long)cis_csr_max_row(H, NULL));
   CHECK_OK(cis_csr_upper(H, &U2));
   CHECK(U2 && U2->nnz == U->nnz && !memcmp(U2->colind, U->colind, (size_t)U->nnz * sizeof(cis_idx)) &&
             !memcmp(U2->val, U->val, (size_t)U->nnz * sizeof(double)) && (U->flags & CIS_FLAG_UPPER),
