@@ -9,8 +9,14 @@
 #include "core/internal.h"
 #include "formats/format_types.h"
 
+/* Referenced weakly (like the commands in main.c): a library without the GPU
+ * Davidson reports it instead of failing to link. */
+cis_status cis_ci_davidson_gpu(const cis_matrix *M, const char *kernel, const double *diag,
+                               const cis_davidson_opts *o, double *evals, double *evecs,
+                               cis_davidson_info *info, cis_ci_gpu_stats *stats) __attribute__((weak));
+
 typedef struct ci_args {
-  const char *file, *format, *occ;
+  const char *file, *format, *occ, *kernel;
   int level, roots, gpu, symmetric, json, verbose, count;
   double tol;
 } ci_args;
@@ -26,6 +32,7 @@ typedef struct ci_run {
   cis_int fmt_bytes[16], fmt_est[16];
   cis_int boundary;
   cis_davidson_info info;
+  cis_ci_gpu_stats gpu;
   cis_int count_nnz, count_max_row;
 } ci_run;
 
@@ -35,7 +42,8 @@ static void usage(FILE *f) {
              "  --level N     excitation level relative to the reference (2 = CISD); default full CI\n"
              "  --roots k     lowest k eigenvalues (default 1)\n"
              "  --format F    storage format for the SpMV (default hyb; csr ell ellr sell sellr sellcs csb csr5)\n"
-             "  --device      cpu (default) or gpu (SpMV on the device, cis_gpu_spmv)\n"
+             "  --device      cpu (default) or gpu (Davidson on the device: cis_gpu_spmv + cuBLAS)\n"
+             "  --kernel K    GPU kernel of the format (cisparse/gpu.h; default: the format's default)\n"
              "  --symmetric   store only the upper triangle, symmetric CSR SpMV (CPU)\n"
              "  --occ LIST    reference occupation, 1-based: 1,2,3 (doubly occupied) or ALPHA/BETA lists\n"
              "  --tol X       Davidson residual norm tolerance (default 1e-8; energies to 1e-10)\n"
@@ -45,7 +53,7 @@ static void usage(FILE *f) {
 
 static int parse_args(int argc, char **argv, ci_args *a) {
   long long v;
-  *a = (ci_args){NULL, "hyb", NULL, -1, 1, 0, 0, 0, 0, 0, 1e-8};
+  *a = (ci_args){NULL, "hyb", NULL, NULL, -1, 1, 0, 0, 0, 0, 0, 1e-8};
   for (int i = 1; i < argc; ++i) {
     const char *o = argv[i], *val = i + 1 < argc ? argv[i + 1] : NULL;
     if (!strcmp(o, "-h") || !strcmp(o, "--help")) { usage(stdout); return -1; }
@@ -70,6 +78,8 @@ static int parse_args(int argc, char **argv, ci_args *a) {
       } else if (!strcmp(o, "--device")) {
         if (strcmp(val, "cpu") && strcmp(val, "gpu")) return cli_usage("--device must be cpu or gpu, got '%s'", val);
         a->gpu = !strcmp(val, "gpu");
+      } else if (!strcmp(o, "--kernel")) {
+        a->kernel = val;
       } else if (!strcmp(o, "--occ")) {
         a->occ = val;
       } else if (!strcmp(o, "--tol")) {
@@ -84,6 +94,7 @@ static int parse_args(int argc, char **argv, ci_args *a) {
     a->file = o;
   }
   if (!a->file) return cli_usage("ci: no FCIDUMP file given (cisparse ci --help)");
+  if (a->kernel && !a->gpu) return cli_usage("--kernel needs --device gpu");
   if (a->symmetric && a->gpu) return cli_usage("--symmetric is the CPU symmetric-CSR SpMV; it does not run on --device gpu");
   return 0;
 }
@@ -162,7 +173,8 @@ static cis_status compute(const ci_args *a, ci_run *r) {
   o.tol = a->tol;
   o.verbose = a->verbose;
   if (a->gpu) {
-    st = cis_error(CIS_ERR_NO_GPU, "--device gpu: the GPU Davidson is not built into this binary yet");
+    st = cis_ci_davidson_gpu ? cis_ci_davidson_gpu(r->M, a->kernel, r->diag, &o, r->evals, NULL, &r->info, &r->gpu)
+                             : cis_error(CIS_ERR_NO_GPU, "--device gpu: the GPU Davidson is not built into this binary");
   } else {
     cpu_op op = {r->M, a->symmetric ? r->H : NULL};
     st = cis_davidson(n, r->diag, cpu_apply, &op, &o, r->evals, NULL, &r->info);
@@ -212,6 +224,9 @@ static void print_text(const ci_args *a, const ci_run *r) {
   printf("davidson      %d iterations, %lld products, %.6f s per SpMV, max residual %.2e\n", r->info.iterations,
          (long long)r->info.products, r->info.products ? r->info.op_seconds / r->info.products : 0.0,
          r->info.max_residual);
+  if (a->gpu)
+    printf("gpu           kernel %s, device bytes %.3f MiB, upload %.3f s\n", r->gpu.kernel,
+           r->gpu.device_bytes / 1048576.0, r->gpu.upload_seconds);
   printf("time          solve %.3f s, to solution %.3f s (read, space, build, format, solve)\n",
          r->info.total_seconds, r->t_total);
   for (int k = 0; k < a->roots; ++k)
@@ -236,13 +251,16 @@ static void print_json(const ci_args *a, const ci_run *r) {
   printf(", \"norb\": %d, \"nelec\": %d, \"ms2\": %d, \"level\": %d, \"determinants\": %lld, "
          "\"nnz\": %lld, \"symmetric\": %s, \"format\": \"%s\", \"device\": \"%s\", \"build_seconds\": %.6f, "
          "\"iterations\": %d, \"products\": %lld, \"spmv_seconds\": %.9f, \"solve_seconds\": %.6f, "
-         "\"total_seconds\": %.6f, \"e_rhf\": %.12f, \"ecore\": %.12f, \"memory\": {",
+         "\"total_seconds\": %.6f, \"e_rhf\": %.12f, \"ecore\": %.12f, ",
          F->norb, F->nelec, F->ms2, a->level, (long long)cis_ci_space_size(r->S), (long long)r->H->nnz,
          a->symmetric ? "true" : "false", r->M ? cis_matrix_format_name(r->M) : "csr-upper", a->gpu ? "gpu" : "cpu",
          r->t_build, r->info.iterations, (long long)r->info.products,
          r->info.products ? r->info.op_seconds / r->info.products : 0.0, r->info.total_seconds, r->t_total, r->e_rhf,
          F->ecore);
-  printf("\"host_csr\": %lld", (long long)cis_csr_bytes(r->H));
+  if (a->gpu)
+    printf("\"gpu\": {\"kernel\": \"%s\", \"device_bytes\": %lld, \"upload_seconds\": %.6f}, ", r->gpu.kernel,
+           (long long)r->gpu.device_bytes, r->gpu.upload_seconds);
+  printf("\"memory\": {\"host_csr\": %lld", (long long)cis_csr_bytes(r->H));
   for (int f = 0; f < cis_format_count() && f < 16; ++f)
     if (r->fmt_bytes[f] >= 0) printf(", \"%s\": %lld", cis_format_name(f), (long long)r->fmt_bytes[f]);
   printf("}, \"roots\": [");
