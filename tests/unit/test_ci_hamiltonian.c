@@ -199,26 +199,45 @@ static double energy(const cis_fcidump *F, int level, uint64_t a, uint64_t b) {
 
 /* LiH with orbitals relabelled by a permutation: the finder must locate the
  * permuted RHF occupation and give the same energies. */
-static void test_permuted_orbitals(void) {
-  const int perm[6] = {4, 2, 6, 1, 5, 3}; /* old orbital i (1-based) -> perm[i-1] */
-  char path[512], line[256];
-  FILE *in = fopen(test_shared_path(path, sizeof path, "ci/lih_sto3g.FCIDUMP"), "r");
-  snprintf(tmp_path, sizeof tmp_path, "/tmp/cis_test_lih_perm_%d.FCIDUMP", (int)getpid());
-  FILE *out = fopen(tmp_path, "w");
-  CHECK(in && out, "cannot open lih or the temporary file");
-  if (!in || !out) { if (in) fclose(in); if (out) fclose(out); return; }
-  int in_header = 1;
-  while (fgets(line, sizeof line, in)) {
-    if (in_header) { fputs(line, out); if (strstr(line, "&END") || strstr(line, "/")) in_header = 0; continue; }
-    char v[64];
-    int ix[4];
-    if (sscanf(line, "%63s %d %d %d %d", v, &ix[0], &ix[1], &ix[2], &ix[3]) != 5) continue;
-    fprintf(out, "%s", v);
-    for (int q = 0; q < 4; ++q) fprintf(out, " %d", ix[q] ? perm[ix[q] - 1] : 0);
-    fputc('\n', out);
+static const int perm[6] = {4, 2, 6, 1, 5, 3}; /* old orbital i (1-based) -> perm[i-1] */
+
+/* Integral lines with relabelled orbitals; header lines as they are. */
+static void permute_line(const char *line, int in_header, FILE *out) {
+  char v[64];
+  int ix[4];
+  if (in_header || sscanf(line, "%63s %d %d %d %d", v, &ix[0], &ix[1], &ix[2], &ix[3]) != 5) {
+    fputs(line, out);
+    return;
   }
-  fclose(in);
-  fclose(out);
+  fprintf(out, "%s", v);
+  for (int q = 0; q < 4; ++q) fprintf(out, " %d", ix[q] ? perm[ix[q] - 1] : 0);
+  fputc('\n', out);
+}
+
+static void triplet_line(const char *line, int in_header, FILE *out) {
+  fputs(strstr(line, "MS2=0") ? "MS2=2,\n" : line, out);
+}
+
+/* Copy shared/ci/NAME.FCIDUMP to tmp_path through edit(); 0 on failure. */
+static int rewrite_fcidump(const char *name, void (*edit)(const char *line, int in_header, FILE *out)) {
+  char sub[64], path[512], line[256];
+  snprintf(sub, sizeof sub, "ci/%s.FCIDUMP", name);
+  FILE *in = fopen(test_shared_path(path, sizeof path, sub), "r");
+  snprintf(tmp_path, sizeof tmp_path, "/tmp/cis_test_%s_%d.FCIDUMP", name, (int)getpid());
+  FILE *out = fopen(tmp_path, "w");
+  CHECK(in && out, "cannot open %s or %s", path, tmp_path);
+  int in_header = 1;
+  while (in && out && fgets(line, sizeof line, in)) {
+    edit(line, in_header, out);
+    if (strstr(line, "&END") || strchr(line, '/')) in_header = 0;
+  }
+  if (in) fclose(in);
+  if (out) fclose(out);
+  return in && out;
+}
+
+static void test_permuted_orbitals(void) {
+  if (!rewrite_fcidump("lih_sto3g", permute_line)) return;
   cis_fcidump *F = load("lih_sto3g"), *P = NULL;
   CHECK_OK(cis_fcidump_read(tmp_path, &P));
   if (F && P) {
@@ -265,15 +284,7 @@ static void test_occ_override(void) {
  * triplet, which the Ms=0 space also contains: it must be one of the Ms=0
  * roots. */
 static void test_open_shell(void) {
-  char path[512], line[256];
-  FILE *in = fopen(test_shared_path(path, sizeof path, "ci/h4_sto3g.FCIDUMP"), "r");
-  snprintf(tmp_path, sizeof tmp_path, "/tmp/cis_test_h4_ms2_%d.FCIDUMP", (int)getpid());
-  FILE *out = fopen(tmp_path, "w");
-  CHECK(in && out, "cannot open h4 or the temporary file");
-  if (!in || !out) { if (in) fclose(in); if (out) fclose(out); return; }
-  while (fgets(line, sizeof line, in)) fputs(strstr(line, "MS2=0") ? "MS2=2,\n" : line, out);
-  fclose(in);
-  fclose(out);
+  if (!rewrite_fcidump("h4_sto3g", triplet_line)) return;
   cis_fcidump *F = load("h4_sto3g"), *T = NULL;
   CHECK_OK(cis_fcidump_read(tmp_path, &T));
   if (!F || !T) { cis_fcidump_free(F); cis_fcidump_free(T); return; }
