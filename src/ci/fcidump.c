@@ -19,7 +19,7 @@ typedef struct reader {
   size_t cap;
   long lineno;
   /* header */
-  char key[32];
+  char key[64];
   int have_norb, have_nelec, norbsym;
   /* integrals: line of first definition, 0 = not yet seen */
   int32_t *h1_line, *eri_line, core_line;
