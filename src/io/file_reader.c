@@ -100,3 +100,31 @@ cis_status cis_reader_next(cis_reader *r, char **line) {
     if (st != CIS_OK) return st;
   }
 }
+
+static char *last_newline(char *s, size_t n) {
+  while (n > 0)
+    if (s[--n] == '\n') return s + n;
+  return NULL;
+}
+
+cis_status cis_reader_block(cis_reader *r, char **begin, char **end) {
+  for (;;) {
+    char *start = r->buf + r->pos;
+    char *nl = r->len > r->pos ? last_newline(start, r->len - r->pos) : NULL;
+    if (nl || (r->eof && r->pos < r->len)) {
+      r->pos = nl ? (size_t)(nl - r->buf) + 1 : r->len;
+      *begin = start;
+      *end = r->buf + r->pos;
+      return CIS_OK;
+    }
+    if (r->eof) {
+      *begin = *end = start;
+      return CIS_OK;
+    }
+    if (r->pos == 0 && r->len == r->cap)
+      return cis_error(CIS_ERR_PARSE, "%s:%lld: line longer than %zu MiB", r->path, (long long)r->line + 1,
+                       r->cap >> 20);
+    cis_status st = refill(r);
+    if (st != CIS_OK) return st;
+  }
+}

@@ -38,6 +38,12 @@ void cis_reader_close(cis_reader *r);
  * *line = NULL at end of file. A line longer than the buffer is an error. */
 cis_status cis_reader_next(cis_reader *r, char **line);
 
+/* Next block of whole lines [*begin, *end) from the current position, at
+ * most the buffer size; the last line of the file may lack its "\n", and
+ * *end is writable (room for a NUL). *begin == *end at end of file. Does not
+ * count lines (r->line is left to the caller). */
+cis_status cis_reader_block(cis_reader *r, char **begin, char **end);
+
 /* Next whitespace-separated token of *p, NUL-terminated in place; NULL at
  * the end of the line. Advances *p past the token. */
 char *cis_token(char **p);

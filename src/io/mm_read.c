@@ -7,6 +7,9 @@
 #include <stdio.h>
 #include <string.h>
 #include <strings.h>
+#ifdef _OPENMP
+#include <omp.h>
+#endif
 #include "io/io_internal.h"
 
 typedef enum { MM_REAL, MM_INTEGER, MM_PATTERN } mm_field;
@@ -109,59 +112,171 @@ static cis_status check_memory(const cis_reader *r, const mm_header *h, cis_dtyp
   return cis_io_memory_check(where, h->nnz, h->symmetry == MM_GENERAL ? each : 2 * each, "declared entries");
 }
 
-/* 1-based index token -> 0-based, range-checked. */
-static cis_status index_token(const cis_reader *r, char *tok, const char *what, int64_t n, cis_idx *out) {
+/* 1-based index token -> 0-based, range-checked. P:L names file and line. */
+static cis_status index_token(const char *P, long long L, char *tok, const char *what, int64_t n, cis_idx *out) {
   int64_t v;
-  int bad = cis_parse_int(tok, &v);
-  if (bad) return cis_error(CIS_ERR_PARSE, "%s:%lld: %s index '%s' is not an integer", r->path, (long long)r->line, what, tok);
+  if (cis_parse_int(tok, &v)) return cis_error(CIS_ERR_PARSE, "%s:%lld: %s index '%s' is not an integer", P, L, what, tok);
   if (v < 1 || v > n)
-    return cis_error(CIS_ERR_RANGE, "%s:%lld: %s index %lld out of range 1..%lld", r->path, (long long)r->line,
-                     what, (long long)v, (long long)n);
+    return cis_error(CIS_ERR_RANGE, "%s:%lld: %s index %lld out of range 1..%lld", P, L, what, (long long)v, (long long)n);
   *out = (cis_idx)(v - 1);
   return CIS_OK;
 }
 
-static cis_status value_token(const cis_reader *r, char *tok, mm_field field, double *v) {
+static cis_status value_token(const char *P, long long L, char *tok, mm_field field, double *v) {
   if (field == MM_INTEGER) {
     int64_t k;
-    int bad = cis_parse_int(tok, &k);
-    if (bad) return cis_error(CIS_ERR_PARSE, "%s:%lld: value '%s' is not an integer (field integer)", r->path, (long long)r->line, tok);
+    if (cis_parse_int(tok, &k))
+      return cis_error(CIS_ERR_PARSE, "%s:%lld: value '%s' is not an integer (field integer)", P, L, tok);
     *v = (double)k;
     return CIS_OK;
   }
-  if (cis_parse_real(tok, v))
-    return cis_error(CIS_ERR_PARSE, "%s:%lld: value '%s' is not a number", r->path, (long long)r->line, tok);
+  if (cis_parse_real(tok, v)) return cis_error(CIS_ERR_PARSE, "%s:%lld: value '%s' is not a number", P, L, tok);
   return CIS_OK;
 }
 
-static void coo_put(cis_coo *C, cis_idx i, cis_idx j, double v) {
-  C->row[C->nnz] = i;
-  C->col[C->nnz] = j;
-  cis_set(C->val, C->dtype, C->nnz, v);
-  C->nnz++;
+static void coo_store(cis_coo *C, int64_t k, cis_idx i, cis_idx j, double v) {
+  C->row[k] = i;
+  C->col[k] = j;
+  cis_set(C->val, C->dtype, k, v);
 }
 
-/* Parse one entry line and append it (and its mirror) to C. */
-static cis_status parse_entry(const cis_reader *r, char *line, const mm_header *h, cis_coo *C) {
+/* Parse entry line L (NUL-terminated) into position k of C. */
+static cis_status parse_entry(const char *P, long long L, char *line, const mm_header *h, cis_coo *C, int64_t k) {
   char *p = line, *ti = cis_token(&p), *tj = cis_token(&p), *tv = h->field == MM_PATTERN ? NULL : cis_token(&p);
   const char *expect = h->field == MM_PATTERN ? "2 tokens (row col)" : "3 tokens (row col value)";
   cis_status st;
   cis_idx i = 0, j = 0;
   double v = 1.0;
   if (!tj || (h->field != MM_PATTERN && !tv))
-    return cis_error(CIS_ERR_PARSE, "%s:%lld: expected %s, found %d", r->path, (long long)r->line, expect,
-                     !ti ? 0 : !tj ? 1 : 2);
+    return cis_error(CIS_ERR_PARSE, "%s:%lld: expected %s, found %d", P, L, expect, !ti ? 0 : !tj ? 1 : 2);
   char *extra = cis_token(&p);
-  if (extra) return cis_error(CIS_ERR_PARSE, "%s:%lld: expected %s, found extra token '%s'", r->path, (long long)r->line, expect, extra);
-  if ((st = index_token(r, ti, "row", h->rows, &i)) != CIS_OK) return st;
-  if ((st = index_token(r, tj, "column", h->cols, &j)) != CIS_OK) return st;
-  if (tv && (st = value_token(r, tv, h->field, &v)) != CIS_OK) return st;
+  if (extra) return cis_error(CIS_ERR_PARSE, "%s:%lld: expected %s, found extra token '%s'", P, L, expect, extra);
+  if ((st = index_token(P, L, ti, "row", h->rows, &i)) != CIS_OK) return st;
+  if ((st = index_token(P, L, tj, "column", h->cols, &j)) != CIS_OK) return st;
+  if (tv && (st = value_token(P, L, tv, h->field, &v)) != CIS_OK) return st;
   if (h->symmetry == MM_SKEW && i == j && v != 0.0)
-    return cis_error(CIS_ERR_PARSE, "%s:%lld: skew-symmetric matrix has a nonzero diagonal entry (%d,%d) = %s",
-                     r->path, (long long)r->line, i + 1, j + 1, tv);
-  coo_put(C, i, j, v);
-  if (h->symmetry != MM_GENERAL && i != j) coo_put(C, j, i, h->symmetry == MM_SKEW ? -v : v);
+    return cis_error(CIS_ERR_PARSE, "%s:%lld: skew-symmetric matrix has a nonzero diagonal entry (%d,%d) = %s", P, L,
+                     i + 1, j + 1, tv);
+  coo_store(C, k, i, j, v);
   return CIS_OK;
+}
+
+/* ---- entries, parsed in parallel one buffer block at a time ------------
+ * Pass 1 counts lines and entry lines per chunk of the block, a prefix sum
+ * gives each chunk its first line number and entry slot, pass 2 parses.
+ * Errors are kept per chunk (the message is thread-local) and the first in
+ * file order is reported, so the result is the same as a sequential read. */
+
+#define MM_MAX_CHUNKS 64
+
+typedef struct {
+  char *begin, *end;
+  int64_t lines, entries;          /* pass 1 */
+  int64_t first_line, first_entry; /* prefix sums */
+  cis_status st;                   /* pass 2: first error, */
+  int64_t excess_line;             /* or first line beyond the declared nnz */
+  char msg[512];
+} mm_chunk;
+
+static int is_entry_line(const char *s) {
+  while (*s == ' ' || *s == '\t') s++;
+  return *s && *s != '\n' && *s != '\r' && *s != '%';
+}
+
+static char *line_end(char *s, char *end) {
+  char *nl = memchr(s, '\n', (size_t)(end - s));
+  return nl ? nl : end;
+}
+
+static void count_lines(mm_chunk *c) {
+  c->lines = c->entries = 0;
+  for (char *s = c->begin; s < c->end;) {
+    char *e = line_end(s, c->end);
+    c->lines++;
+    c->entries += is_entry_line(s);
+    s = e + 1;
+  }
+}
+
+static void parse_chunk(mm_chunk *c, const char *path, const mm_header *h, cis_coo *C) {
+  int64_t line = c->first_line, k = c->first_entry;
+  c->st = CIS_OK;
+  c->excess_line = 0;
+  for (char *s = c->begin; s < c->end; line++) {
+    char *e = line_end(s, c->end);
+    if (is_entry_line(s)) {
+      if (k == h->nnz) {
+        c->excess_line = line;
+        return;
+      }
+      *e = '\0';
+      c->st = parse_entry(path, (long long)line, s, h, C, k++);
+      if (c->st != CIS_OK) {
+        snprintf(c->msg, sizeof c->msg, "%s", cis_last_error());
+        return;
+      }
+    }
+    s = e + 1;
+  }
+}
+
+/* Split [begin,end) into chunks that start at line starts. */
+static int split_block(char *begin, char *end, mm_chunk *c) {
+  int want = 1;
+#ifdef _OPENMP
+  if (end - begin > (1 << 16)) want = 4 * omp_get_max_threads();
+#endif
+  if (want > MM_MAX_CHUNKS) want = MM_MAX_CHUNKS;
+  int n = 0;
+  char *s = begin;
+  for (int k = 1; k <= want && s < end; ++k) {
+    char *e = k == want ? end : begin + (end - begin) / want * k;
+    if (e < s) e = s;
+    if (e < end) e = line_end(e, end) + (line_end(e, end) < end);
+    c[n].begin = s;
+    c[n].end = e;
+    n++;
+    s = e;
+  }
+  return n;
+}
+
+/* Parse one block of whole lines; *found entries so far, r->line lines so far. */
+static cis_status parse_block(cis_reader *r, char *begin, char *end, const mm_header *h, cis_coo *C, int64_t *found) {
+  mm_chunk c[MM_MAX_CHUNKS];
+  if (end > begin && end[-1] != '\n') *end = '\0'; /* last line of the file */
+  int n = split_block(begin, end, c);
+#pragma omp parallel for schedule(dynamic, 1)
+  for (int k = 0; k < n; ++k) count_lines(&c[k]);
+  int64_t line = r->line + 1, entry = *found;
+  for (int k = 0; k < n; ++k) {
+    c[k].first_line = line;
+    c[k].first_entry = entry;
+    line += c[k].lines;
+    entry += c[k].entries;
+  }
+#pragma omp parallel for schedule(dynamic, 1)
+  for (int k = 0; k < n; ++k) parse_chunk(&c[k], r->path, h, C);
+  r->line = line - 1;
+  *found = entry < h->nnz ? entry : h->nnz;
+  for (int k = 0; k < n; ++k) {
+    if (c[k].st != CIS_OK) return cis_error(c[k].st, "%s", c[k].msg);
+    if (c[k].excess_line)
+      return cis_error(CIS_ERR_PARSE, "%s:%lld: more entries than the %lld declared on the size line", r->path,
+                       (long long)c[k].excess_line, (long long)h->nnz);
+  }
+  return CIS_OK;
+}
+
+/* Append the mirror image of every off-diagonal stored entry (negated for
+ * skew-symmetric files). */
+static void mirror(cis_coo *C, int skew) {
+  int64_t n = C->nnz;
+  for (int64_t k = 0; k < n; ++k)
+    if (C->row[k] != C->col[k]) {
+      double v = cis_get(C->val, C->dtype, k);
+      coo_store(C, C->nnz++, C->col[k], C->row[k], skew ? -v : v);
+    }
 }
 
 static int header_flags(const mm_header *h) {
@@ -189,21 +304,18 @@ cis_status cis_mm_read(const char *path, cis_dtype t, cis_csr **out) {
   CIS_TRY(cis_coo_alloc(h.rows, h.cols, h.symmetry == MM_GENERAL ? h.nnz : 2 * h.nnz, t, &C));
   C->flags = header_flags(&h);
   for (;;) {
-    CIS_TRY(next_data_line(&r, &line));
-    if (!line) break;
-    if (found == h.nnz) {
-      st = cis_error(CIS_ERR_PARSE, "%s:%lld: more entries than the %lld declared on the size line", path,
-                     (long long)r.line, (long long)h.nnz);
-      goto cleanup;
-    }
-    CIS_TRY(parse_entry(&r, line, &h, C));
-    found++;
+    char *begin, *end;
+    CIS_TRY(cis_reader_block(&r, &begin, &end));
+    if (begin == end) break;
+    CIS_TRY(parse_block(&r, begin, end, &h, C, &found));
   }
   if (found < h.nnz) {
     st = cis_error(CIS_ERR_PARSE, "%s:%lld: file ends after %lld of %lld declared entries (truncated?)", path,
                    (long long)r.line, (long long)found, (long long)h.nnz);
     goto cleanup;
   }
+  C->nnz = found;
+  if (h.symmetry != MM_GENERAL) mirror(C, h.symmetry == MM_SKEW);
   CIS_TRY(cis_coo_to_csr(C, out));
   cis_io_flag_nonfinite(*out);
 cleanup:

@@ -8,19 +8,20 @@
 #include <stdlib.h>
 #include "io/io_internal.h"
 
-static int is_space(char c) { return c == ' ' || c == '\t' || c == '\v' || c == '\f' || c == '\r'; }
+/* Character classes for the tokenizer: 1 white space, 2 end of line, 0 token. */
+static const unsigned char char_class[256] = {['\0'] = 2, [' '] = 1, ['\t'] = 1, ['\v'] = 1, ['\f'] = 1, ['\r'] = 1};
 
 char *cis_token(char **p) {
-  char *s = *p;
-  while (is_space(*s)) s++;
+  unsigned char *s = (unsigned char *)*p;
+  while (char_class[*s] == 1) s++;
   if (!*s) {
-    *p = s;
+    *p = (char *)s;
     return NULL;
   }
-  char *tok = s;
-  while (*s && !is_space(*s)) s++;
+  char *tok = (char *)s;
+  while (!char_class[*s]) s++;
   if (*s) *s++ = '\0';
-  *p = s;
+  *p = (char *)s;
   return tok;
 }
 

@@ -284,6 +284,59 @@ static void test_number_parsing(void) {
   CHECK(cis_parse_int("12a", &n) == 1 && cis_parse_int("", &n) == 1 && cis_parse_int("+", &n) == 1, "bad integers accepted");
 }
 
+/* Write a general n x n file with `entries` entry lines (entry k at row
+ * k % n + 1, column k / n + 1, value k + 0.5), a comment line after entry
+ * `comment_after`, entry `bad` replaced by `bad_text` (if bad >= 0), and
+ * declaring `declared` entries. Entry k is on line k + 3 (+1 after the
+ * comment). */
+static const char *write_big(const char *name, int64_t n, int64_t entries, int64_t declared, int64_t comment_after,
+                             int64_t bad, const char *bad_text) {
+  const char *p = scratch_path(name);
+  FILE *f = fopen(p, "w");
+  fprintf(f, "%%%%MatrixMarket matrix coordinate real general\n%lld %lld %lld\n", (long long)n, (long long)n,
+          (long long)declared);
+  for (int64_t k = 0; k < entries; ++k) {
+    if (k == bad) fprintf(f, "%s\n", bad_text);
+    else fprintf(f, "%lld %lld %.1f%s", (long long)(k % n + 1), (long long)(k / n + 1), k + 0.5,
+                 k + 1 < entries ? "\n" : ""); /* the last line has no "\n" */
+    if (k == comment_after) fprintf(f, "%% a comment in the middle\n   \n");
+  }
+  fclose(f);
+  return p;
+}
+
+/* Files spanning several read blocks and parallel chunks: every entry in
+ * place, and errors name the same line a sequential reader would. */
+static void test_large_file_line_numbers(void) {
+  const int64_t n = 1000, m = 400000, c = 250000;
+  cis_csr *A = NULL;
+  char want[128];
+
+  CHECK_OK(cis_mm_read(write_big("big.mtx", n, m, m, c, -1, NULL), CIS_F64, &A));
+
+  CHECK(A && A->nnz == m, "large file nnz %lld", A ? (long long)A->nnz : -1LL);
+  int wrong = 0;
+  for (int64_t k = 0; A && k < m; k += 997) wrong += entry(A, k % n, (cis_idx)(k / n)) != k + 0.5;
+  CHECK(wrong == 0, "%d sampled entries of the large file are wrong", wrong);
+  cis_csr_free(A);
+  A = NULL;
+  const int64_t bads[] = {5, 199999, 330000, m - 1};
+  for (size_t b = 0; b < sizeof bads / sizeof *bads; ++b) {
+    CHECK(cis_mm_read(write_big("bigbad.mtx", n, m, m, c, bads[b], "7 7 seven"), CIS_F64, &A) == CIS_ERR_PARSE && !A,
+          "bad token at entry %lld accepted", (long long)bads[b]);
+    snprintf(want, sizeof want, "bigbad.mtx:%lld: value 'seven' is not a number", (long long)(bads[b] + 3 + 2 * (bads[b] > c)));
+    CHECK(strstr(cis_last_error(), want) != NULL, "got \"%s\", expected \"%s\"", cis_last_error(), want);
+  }
+  CHECK(cis_mm_read(write_big("bigmore.mtx", n, m, m - 10, c, -1, NULL), CIS_F64, &A) == CIS_ERR_PARSE, "extra entries");
+  snprintf(want, sizeof want, "bigmore.mtx:%lld: more entries than the %lld declared", (long long)(m - 10 + 3 + 2),
+           (long long)(m - 10));
+  CHECK(strstr(cis_last_error(), want) != NULL, "got \"%s\", expected \"%s\"", cis_last_error(), want);
+  CHECK(cis_mm_read(write_big("bigless.mtx", n, m, m + 1, c, -1, NULL), CIS_F64, &A) == CIS_ERR_PARSE, "missing entries");
+  snprintf(want, sizeof want, "bigless.mtx:%lld: file ends after %lld of %lld declared", (long long)(m + 2 + 2),
+           (long long)m, (long long)m + 1);
+  CHECK(strstr(cis_last_error(), want) != NULL, "got \"%s\", expected \"%s\"", cis_last_error(), want);
+}
+
 /* Make allocation n fail for every n: a clean CIS_ERR_ALLOC or success. */
 static void test_alloc_failures(void) {
   const char *mm = scratch_write("alloc.mtx",
@@ -343,6 +396,7 @@ int main(void) {
   test_binary_corruption();
   test_binary_bad_structure();
   test_number_parsing();
+  test_large_file_line_numbers();
   test_alloc_failures();
   test_write_errors();
   scratch_remove();
