@@ -9,7 +9,7 @@
 cis_status cis_io_memory_check(const char *where, int64_t count, int64_t bytes_each, const char *what) {
   int64_t bytes, mem = cis_phys_memory();
   if (cis_mul_overflows(count, bytes_each, &bytes))
-    return cis_error(CIS_ERR_OVERFLOW, "%s: %lld %s of %lld bytes overflow 64-bit sizes", where,
+    return cis_error(CIS_ERR_OVERFLOW, "%s: %lld %s overflow 64-bit sizes (%lld bytes each)", where,
                      (long long)count, what, (long long)bytes_each);
   if (mem > 0 && bytes > mem)
     return cis_error(CIS_ERR_TOO_LARGE, "%s: %lld %s need %.1f GiB, more than the %.1f GiB of memory",
