@@ -163,24 +163,23 @@ static void test_vectors(cis_dtype t) {
   CHECK(a && !memcmp(a, v, bytes), "Matrix Market vector round trip not exact (%s)", cis_dtype_name(t));
   CHECK(b && !memcmp(b, v, bytes), "text vector round trip not exact (%s)", cis_dtype_name(t));
   CHECK(c && cis_get(c, t, 2) == 3.0, "1 x n array vector");
-  CHECK(cis_vector_read(txt, t, 6, &bad) == CIS_ERR_PARSE && !bad && strstr(cis_last_error(), "found 5 values, expected 6"),
-        "short vector: %s", cis_last_error());
-  CHECK(cis_vector_read(txt, t, 4, &bad) == CIS_ERR_PARSE && strstr(cis_last_error(), "v.txt:5: more than the 4 values"),
-        "long vector: %s", cis_last_error());
-  CHECK(cis_vector_read(mm, t, 4, &bad) == CIS_ERR_PARSE && strstr(cis_last_error(), "v.mtx:2: vector of length 5, expected 4"),
-        "MM vector length: %s", cis_last_error());
-  const char *nan = scratch_write("nan.txt", "# values\n1\n2\n\nNaN\n");
-  CHECK(cis_vector_read(nan, t, 3, &bad) == CIS_ERR_NUMERIC && strstr(cis_last_error(), "nan.txt:5: non-finite value 'NaN'"),
-        "NaN vector: %s", cis_last_error());
-  const char *word = scratch_write("word.txt", "1\n2 x\n");
-  CHECK(cis_vector_read(word, t, 3, &bad) == CIS_ERR_PARSE && strstr(cis_last_error(), "word.txt:2: 'x' is not a number"),
-        "word in vector: %s", cis_last_error());
-  const char *mat = scratch_write("mat.mtx", "%%MatrixMarket matrix array real general\n2 2\n1\n2\n3\n4\n");
-  CHECK(cis_vector_read(mat, t, 4, &bad) == CIS_ERR_PARSE && strstr(cis_last_error(), "mat.mtx:2: a 2 x 2 array is not a vector"),
-        "matrix as vector: %s", cis_last_error());
-  const char *coo = scratch_write("coo.mtx", "%%MatrixMarket matrix coordinate real general\n2 1 1\n1 1 1\n");
-  CHECK(cis_vector_read(coo, t, 2, &bad) == CIS_ERR_PARSE && strstr(cis_last_error(), "coo.mtx:1: a vector file must start"),
-        "coordinate vector: %s", cis_last_error());
+  struct { const char *name, *text; cis_int n; cis_status st; const char *error; } bad_cases[] = {
+      {"v.txt", NULL, 6, CIS_ERR_PARSE, "v.txt: found 5 values, expected 6"},
+      {"v.txt", NULL, 4, CIS_ERR_PARSE, "v.txt:5: more than the 4 values"},
+      {"v.mtx", NULL, 4, CIS_ERR_PARSE, "v.mtx:2: vector of length 5, expected 4"},
+      {"nan.txt", "# values\n1\n2\n\nNaN\n", 3, CIS_ERR_NUMERIC, "nan.txt:5: non-finite value 'NaN'"},
+      {"word.txt", "1\n2 x\n", 3, CIS_ERR_PARSE, "word.txt:2: 'x' is not a number"},
+      {"mat.mtx", "%%MatrixMarket matrix array real general\n2 2\n1\n2\n3\n4\n", 4, CIS_ERR_PARSE,
+       "mat.mtx:2: a 2 x 2 array is not a vector"},
+      {"coo.mtx", "%%MatrixMarket matrix coordinate real general\n2 1 1\n1 1 1\n", 2, CIS_ERR_PARSE,
+       "coo.mtx:1: a vector file must start"},
+  };
+  for (size_t k = 0; k < sizeof bad_cases / sizeof *bad_cases; ++k) {
+    const char *path = bad_cases[k].text ? scratch_write(bad_cases[k].name, bad_cases[k].text) : scratch_path(bad_cases[k].name);
+    cis_status st = cis_vector_read(path, t, bad_cases[k].n, &bad);
+    CHECK(st == bad_cases[k].st && strstr(cis_last_error(), bad_cases[k].error), "vector %s: %s \"%s\", expected \"%s\"",
+          bad_cases[k].name, cis_status_name(st), cis_last_error(), bad_cases[k].error);
+  }
   CHECK(!bad, "failed vector read returned memory");
   cis_free(a); cis_free(b); cis_free(c);
 }
@@ -208,31 +207,24 @@ static void test_binary_corruption(void) {
     CHECK(st == CIS_ERR_PARSE && !B && strstr(cis_last_error(), "cut.cisb: truncated file"), "cut at %lld: %s %s",
           cuts[c], cis_status_name(st), cis_last_error());
   }
-  /* header fields */
-  file_flip_byte(p, 0, 0x20);
-  CHECK(cis_bin_read(p, CIS_F64, &B) == CIS_ERR_PARSE && strstr(cis_last_error(), "not a cisparse binary file"),
-        "bad magic: %s", cis_last_error());
-  file_flip_byte(p, 0, 0x20);
-  file_flip_byte(p, 12, 0x07);
-  CHECK(cis_bin_read(p, CIS_F64, &B) == CIS_ERR_PARSE && strstr(cis_last_error(), "unknown value type code 7"),
-        "bad dtype: %s", cis_last_error());
-  file_flip_byte(p, 12, 0x07);
-  file_flip_byte(p, 39, 0x80); /* nnz becomes negative */
-  CHECK(cis_bin_read(p, CIS_F64, &B) == CIS_ERR_PARSE && strstr(cis_last_error(), "negative size"),
-        "negative nnz: %s", cis_last_error());
-  file_flip_byte(p, 39, 0x80);
-  file_flip_byte(p, 38, 0x40); /* nnz about 2^54: the file is far too short */
-  CHECK(cis_bin_read(p, CIS_F64, &B) == CIS_ERR_PARSE && strstr(cis_last_error(), "truncated file"),
-        "huge nnz: %s", cis_last_error());
-  file_flip_byte(p, 38, 0x40);
-  file_flip_byte(p, 39, 0x40); /* nnz about 2^62: the byte count overflows */
-  CHECK(cis_bin_read(p, CIS_F64, &B) == CIS_ERR_OVERFLOW && strstr(cis_last_error(), "overflows 64 bits"),
-        "overflowing nnz: %s", cis_last_error());
-  file_flip_byte(p, 39, 0x40);
-  file_flip_byte(p, 19, 0x01); /* rows 30 + 2^24: too many rows for the file */
-  CHECK(cis_bin_read(p, CIS_F64, &B) == CIS_ERR_PARSE && strstr(cis_last_error(), "truncated file"),
-        "rows vs file: %s", cis_last_error());
-  file_flip_byte(p, 19, 0x01);
+  /* header fields: flip, read, flip back */
+  struct { long long offset; unsigned char mask; cis_status st; const char *error; } header_cases[] = {
+      {0, 0x20, CIS_ERR_PARSE, "not a cisparse binary file"},
+      {12, 0x07, CIS_ERR_PARSE, "unknown value type code 7"},
+      {39, 0x80, CIS_ERR_PARSE, "negative size"},             /* nnz < 0 */
+      {38, 0x40, CIS_ERR_PARSE, "truncated file"},            /* nnz ~ 2^54: file far too short */
+      {39, 0x40, CIS_ERR_OVERFLOW, "overflows 64 bits"},      /* nnz ~ 2^62: byte count overflows */
+      {19, 0x01, CIS_ERR_PARSE, "truncated file"},            /* rows + 2^24 */
+      {19, 0x80, CIS_ERR_OVERFLOW, "rows and columns must be below 2^31"},
+  };
+  for (size_t k = 0; k < sizeof header_cases / sizeof *header_cases; ++k) {
+    file_flip_byte(p, header_cases[k].offset, header_cases[k].mask);
+    cis_status st = cis_bin_read(p, CIS_F64, &B);
+    CHECK(st == header_cases[k].st && !B && strstr(cis_last_error(), header_cases[k].error),
+          "header byte %lld ^ 0x%02x: %s \"%s\", expected \"%s\"", header_cases[k].offset, header_cases[k].mask,
+          cis_status_name(st), cis_last_error(), header_cases[k].error);
+    file_flip_byte(p, header_cases[k].offset, header_cases[k].mask);
+  }
   FILE *f = fopen(p, "ab");
   fputc(0, f);
   fclose(f);
