@@ -363,6 +363,25 @@ static void test_alloc_failures(void) {
   CHECK(ok_seen > 0, "no run got past every allocation: raise the loop bound");
 }
 
+/* cis_load hands a generator spec to cis_generate, and a missing file that is
+ * not a spec is an I/O error naming it. */
+static void test_load_dispatch(void) {
+  const char *spec = "laplace3d:size=4,points=7";
+  cis_csr *A = NULL, *G = NULL;
+  if (cis_gen_is_spec(spec)) {
+    CHECK_OK(cis_load(spec, CIS_F64, &A));
+    CHECK_OK(cis_generate(spec, CIS_F64, &G));
+    CHECK(A && G && csr_equal(A, G), "cis_load(spec) differs from cis_generate(spec)");
+    cis_csr_free(A);
+    cis_csr_free(G);
+    A = NULL;
+  }
+  CHECK(cis_load("no-such-file.mtx", CIS_F64, &A) == CIS_ERR_IO && !A &&
+            strstr(cis_last_error(), "no-such-file.mtx: cannot open: No such file or directory"),
+        "missing file: %s", cis_last_error());
+  CHECK(cis_load("", CIS_F64, &A) == CIS_ERR_INVALID && !A, "empty name accepted");
+}
+
 static void test_write_errors(void) {
   cis_csr *A = random_matrix(3, 3, CIS_F64, 1);
   double x[2] = {1, 2};
@@ -391,6 +410,7 @@ int main(void) {
   test_large_file_line_numbers();
   test_alloc_failures();
   test_write_errors();
+  test_load_dispatch();
   scratch_remove();
   return test_summary("test_io");
 }
