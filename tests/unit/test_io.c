@@ -122,6 +122,23 @@ static void test_symmetric_skew_pattern(void) {
   cis_csr_free(S); cis_csr_free(K); cis_csr_free(P); cis_csr_free(I);
 }
 
+/* 0 x 0 and 3 x 2 with no entries survive both formats. */
+static void test_empty_matrices(void) {
+  const char *mm[2] = {scratch_write("e0.mtx", "%%MatrixMarket matrix coordinate real general\n0 0 0\n"),
+                       scratch_write("e1.mtx", "%%MatrixMarket matrix coordinate pattern general\n3 2 0\n% end\n")};
+  for (int k = 0; k < 2; ++k) {
+    cis_csr *A = NULL, *B = NULL;
+    const char *bin = scratch_path("empty.cisb");
+    CHECK_OK(cis_mm_read(mm[k], CIS_F64, &A));
+    CHECK(A && A->nnz == 0 && A->rows == 3 * k && A->cols == 2 * k && cis_csr_check(A) == CIS_OK, "empty matrix %d", k);
+    if (A) CHECK_OK(cis_bin_write(bin, A));
+    CHECK_OK(cis_bin_read(bin, CIS_F32, &B));
+    CHECK(B && B->nnz == 0 && B->rows == 3 * k, "empty .cisb %d", k);
+    cis_csr_free(A);
+    cis_csr_free(B);
+  }
+}
+
 static void test_zeros_duplicates_nonfinite(void) {
   const char *p = scratch_write("zdn.mtx",
       "%%MatrixMarket matrix coordinate real general\n3 3 6\n1 1 0\n2 2 1.5\n2 2 2.5\n3 1 nan\n3 3 -inf\n1 3 0.0e0\r\n");
@@ -402,6 +419,7 @@ int main(void) {
   test_bin_round_trip(CIS_F32);
   test_symmetric_skew_pattern();
   test_zeros_duplicates_nonfinite();
+  test_empty_matrices();
   test_vectors(CIS_F64);
   test_vectors(CIS_F32);
   test_binary_corruption();
