@@ -26,8 +26,6 @@
  * paper's 1,048,576-row matrices: ~10^9 nonzeros). */
 #include "gen/gen_internal.h"
 
-#define CI_KEYS "rows, seed, cols, ref_frac, ref_per_row, ref_density, exp_per_row, exp_sd"
-
 typedef struct ci_gen {
   cis_int cols, ref, ref_k;
   double exp_mean, exp_sd;
@@ -54,14 +52,14 @@ static cis_int region_cols(double f, cis_int cols) {
   return ref < 1 ? 1 : ref > cols ? cols : ref;
 }
 
-cis_status gen_ci_reference_cols(gen_spec *sp, cis_int cols, cis_int *ref) {
+cis_status gen_ci_reference_cols(const gen_spec *sp, cis_int cols, cis_int *ref) {
   double f;
   cis_status st = gen_spec_double(sp, "ref_frac", 0.1, 0.0, 1, 1.0, 0, &f);
   *ref = st == CIS_OK ? region_cols(f, cols) : 0;
   return st;
 }
 
-cis_status gen_ci(gen_spec *sp, cis_dtype t, cis_csr **out) {
+cis_status gen_ci(const gen_spec *sp, cis_dtype t, cis_csr **out) {
   cis_status st;
   int64_t rows, cols, seed, ref_k;
   double dens;
@@ -80,7 +78,6 @@ cis_status gen_ci(gen_spec *sp, cis_dtype t, cis_csr **out) {
   }
   CIS_TRY(gen_spec_double(sp, "exp_per_row", 295.1, 0.0, 0, 2147483647.0, 0, &g.exp_mean));
   CIS_TRY(gen_spec_double(sp, "exp_sd", 30.0, 0.0, 0, 2147483647.0, 0, &g.exp_sd));
-  CIS_TRY(gen_spec_finish(sp, CI_KEYS));
   g.cols = cols;
   g.ref_k = ref_k < g.ref ? ref_k : g.ref;
   double exp_k = g.exp_mean < (double)(cols - g.ref) ? g.exp_mean : (double)(cols - g.ref);

@@ -3,8 +3,8 @@
  *  - gen_rng: a counter-based stream per row: splitmix64 seeded from
  *    (seed, row), so a row's entries depend on nothing but the spec and the
  *    row index (same matrix for any thread count or schedule);
- *  - gen_spec: "kind:key=value,..." parsed once, typed getters that check
- *    ranges, and a final check that refuses keys nobody asked for;
+ *  - gen_spec: "kind:key=value,..." parsed once, unknown keys refused
+ *    first, then typed getters that check ranges;
  *  - gen_build: the two-pass driver every generator uses (row lengths, then
  *    fill, straight into cis_csr; OpenMP over rows; memory checked first);
  *  - gen_sample_sorted: k distinct sorted columns from a range (Floyd). */
@@ -66,21 +66,21 @@ typedef struct gen_spec {
   const char *text;     /* the whole spec, for messages */
   char kind[16];
   int nkeys;
-  struct { char key[24]; char val[40]; int used; } kv[GEN_MAX_KEYS];
+  struct { char key[24]; char val[40]; } kv[GEN_MAX_KEYS];
 } gen_spec;
 
 /* Split "kind:key=value,..." (CIS_ERR_INVALID naming the problem). */
 cis_status gen_spec_parse(const char *text, gen_spec *sp);
 /* Integer key in [lo, hi]; *v = def when absent and !required. */
-cis_status gen_spec_int(gen_spec *sp, const char *key, int required, int64_t def, int64_t lo,
+cis_status gen_spec_int(const gen_spec *sp, const char *key, int required, int64_t def, int64_t lo,
                         int64_t hi, int64_t *v);
 /* Number key in the interval lo..hi, each end open when *_open != 0. */
-cis_status gen_spec_double(gen_spec *sp, const char *key, double def, double lo, int lo_open,
+cis_status gen_spec_double(const gen_spec *sp, const char *key, double def, double lo, int lo_open,
                            double hi, int hi_open, double *v);
 /* 1 if key was given. */
 int gen_spec_has(const gen_spec *sp, const char *key);
-/* Refuse keys not read by the generator; `keys` lists the accepted ones. */
-cis_status gen_spec_finish(const gen_spec *sp, const char *keys);
+/* Refuse keys not in `keys` ("a, b, c"), naming the accepted ones. */
+cis_status gen_spec_check_keys(const gen_spec *sp, const char *keys);
 
 /* ---- sampling ------------------------------------------------------------ */
 
@@ -119,11 +119,11 @@ typedef struct gen_def {
 cis_status gen_build(const gen_def *d, cis_dtype t, cis_csr **out);
 
 /* Generators, one file each: parse their keys from sp and build. */
-cis_status gen_ci(gen_spec *sp, cis_dtype t, cis_csr **out);
-cis_status gen_laplace3d(gen_spec *sp, cis_dtype t, cis_csr **out);
-cis_status gen_powerlaw(gen_spec *sp, cis_dtype t, cis_csr **out);
-cis_status gen_random(gen_spec *sp, cis_dtype t, cis_csr **out);
+cis_status gen_ci(const gen_spec *sp, cis_dtype t, cis_csr **out);
+cis_status gen_laplace3d(const gen_spec *sp, cis_dtype t, cis_csr **out);
+cis_status gen_powerlaw(const gen_spec *sp, cis_dtype t, cis_csr **out);
+cis_status gen_random(const gen_spec *sp, cis_dtype t, cis_csr **out);
 /* ci: Reference-region column count for cols columns from the spec's ref_frac. */
-cis_status gen_ci_reference_cols(gen_spec *sp, cis_int cols, cis_int *ref);
+cis_status gen_ci_reference_cols(const gen_spec *sp, cis_int cols, cis_int *ref);
 
 #endif

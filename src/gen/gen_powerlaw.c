@@ -31,7 +31,7 @@ static void pl_fill_row(const void *gp, cis_int i, int64_t len, gen_rng *r, cis_
   for (int64_t k = 0; k < len; ++k) val[k] = gen_value(r);
 }
 
-cis_status gen_powerlaw(gen_spec *sp, cis_dtype t, cis_csr **out) {
+cis_status gen_powerlaw(const gen_spec *sp, cis_dtype t, cis_csr **out) {
   cis_status st;
   int64_t rows, cols, seed, max;
   double avg, alpha;
@@ -41,7 +41,6 @@ cis_status gen_powerlaw(gen_spec *sp, cis_dtype t, cis_csr **out) {
   CIS_TRY(gen_spec_int(sp, "max", 0, cols, 1, cols, &max));
   CIS_TRY(gen_spec_double(sp, "avg", 16.0, 0.0, 1, (double)max, 0, &avg));
   CIS_TRY(gen_spec_double(sp, "alpha", 2.0, 1.0, 1, 100.0, 0, &alpha));
-  CIS_TRY(gen_spec_finish(sp, "rows, seed, cols, avg, alpha, max"));
   pl_gen g = {cols, max, 0.0, alpha - 1.0};
   double lo = 0.0, hi = (double)max;
   for (int it = 0; it < 200; ++it) { /* capped_mean rises from 0 to max with xmin */

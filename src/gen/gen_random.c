@@ -35,7 +35,7 @@ static void rnd_fill_row(const void *gp, cis_int i, int64_t len, gen_rng *r, cis
   for (int64_t k = 0; k < len; ++k) val[k] = gen_value(r);
 }
 
-cis_status gen_random(gen_spec *sp, cis_dtype t, cis_csr **out) {
+cis_status gen_random(const gen_spec *sp, cis_dtype t, cis_csr **out) {
   cis_status st;
   int64_t rows, cols, seed;
   double density;
@@ -45,7 +45,6 @@ cis_status gen_random(gen_spec *sp, cis_dtype t, cis_csr **out) {
   if (!gen_spec_has(sp, "density"))
     return cis_error(CIS_ERR_INVALID, "generator spec '%s': missing density=", sp->text);
   CIS_TRY(gen_spec_int(sp, "seed", 1, 0, 0, INT64_MAX, &seed));
-  CIS_TRY(gen_spec_finish(sp, "rows, cols, density, seed"));
   rnd_gen g = {cols, density};
   gen_def d = {"random", rows, cols, (double)rows * (double)cols * density, (uint64_t)seed,
                rnd_row_len, rnd_fill_row, &g};

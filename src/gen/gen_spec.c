@@ -48,23 +48,16 @@ cis_status gen_spec_parse(const char *text, gen_spec *sp) {
   return CIS_OK;
 }
 
-/* The value of key (marked used), or NULL. */
-static const char *lookup(gen_spec *sp, const char *key) {
+/* The value of key, or NULL. */
+static const char *lookup(const gen_spec *sp, const char *key) {
   for (int i = 0; i < sp->nkeys; ++i)
-    if (!strcmp(sp->kv[i].key, key)) {
-      sp->kv[i].used = 1;
-      return sp->kv[i].val;
-    }
+    if (!strcmp(sp->kv[i].key, key)) return sp->kv[i].val;
   return NULL;
 }
 
-int gen_spec_has(const gen_spec *sp, const char *key) {
-  for (int i = 0; i < sp->nkeys; ++i)
-    if (!strcmp(sp->kv[i].key, key)) return 1;
-  return 0;
-}
+int gen_spec_has(const gen_spec *sp, const char *key) { return lookup(sp, key) != NULL; }
 
-cis_status gen_spec_int(gen_spec *sp, const char *key, int required, int64_t def, int64_t lo,
+cis_status gen_spec_int(const gen_spec *sp, const char *key, int required, int64_t def, int64_t lo,
                         int64_t hi, int64_t *v) {
   char msg[200], *end;
   const char *s = lookup(sp, key);
@@ -89,7 +82,7 @@ cis_status gen_spec_int(gen_spec *sp, const char *key, int required, int64_t def
   return CIS_OK;
 }
 
-cis_status gen_spec_double(gen_spec *sp, const char *key, double def, double lo, int lo_open,
+cis_status gen_spec_double(const gen_spec *sp, const char *key, double def, double lo, int lo_open,
                            double hi, int hi_open, double *v) {
   char msg[200], *end;
   const char *s = lookup(sp, key);
@@ -109,12 +102,17 @@ cis_status gen_spec_double(gen_spec *sp, const char *key, double def, double lo,
   return CIS_OK;
 }
 
-cis_status gen_spec_finish(const gen_spec *sp, const char *keys) {
+cis_status gen_spec_check_keys(const gen_spec *sp, const char *keys) {
   char msg[200];
-  for (int i = 0; i < sp->nkeys; ++i)
-    if (!sp->kv[i].used) {
+  for (int i = 0; i < sp->nkeys; ++i) {
+    size_t len = strlen(sp->kv[i].key);
+    const char *k = keys;
+    while ((k = strstr(k, sp->kv[i].key)) && !((k == keys || k[-1] == ' ') && (k[len] == ',' || !k[len])))
+      k += len;
+    if (!k) {
       snprintf(msg, sizeof msg, "unknown key '%s' for %s (keys: %s)", sp->kv[i].key, sp->kind, keys);
       return bad(sp, msg);
     }
+  }
   return CIS_OK;
 }

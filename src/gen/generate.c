@@ -4,12 +4,15 @@
 #include "gen/gen_internal.h"
 
 typedef struct gen_kind {
-  const char *name;
-  cis_status (*make)(gen_spec *sp, cis_dtype t, cis_csr **out);
+  const char *name, *keys;
+  cis_status (*make)(const gen_spec *sp, cis_dtype t, cis_csr **out);
 } gen_kind;
 
 static const gen_kind kinds[] = {
-    {"ci", gen_ci}, {"laplace3d", gen_laplace3d}, {"powerlaw", gen_powerlaw}, {"random", gen_random}};
+    {"ci", "rows, seed, cols, ref_frac, ref_per_row, ref_density, exp_per_row, exp_sd", gen_ci},
+    {"laplace3d", "size, points", gen_laplace3d},
+    {"powerlaw", "rows, seed, cols, avg, alpha, max", gen_powerlaw},
+    {"random", "rows, cols, density, seed", gen_random}};
 #define NKINDS (sizeof kinds / sizeof *kinds)
 
 static const gen_kind *find_kind(const char *name) {
@@ -45,6 +48,7 @@ cis_status cis_generate(const char *spec, cis_dtype t, cis_csr **out) {
     return cis_error(CIS_ERR_NOT_FOUND, "generator spec '%s': unknown kind '%s' (known: %s)",
                      sp.text, sp.kind, names);
   }
+  if ((st = gen_spec_check_keys(&sp, k->keys)) != CIS_OK) return st;
   return k->make(&sp, t, out);
 }
 

@@ -193,6 +193,9 @@ static void test_spec_errors(void) {
   expect_error("ci:rows=10", CIS_ERR_INVALID, "missing seed=");
   expect_error("ci:seed=1", CIS_ERR_INVALID, "missing rows=");
   expect_error("ci:rows=10,seed=1,colz=4", CIS_ERR_INVALID, "unknown key 'colz'");
+  expect_error("ci:rows=10,sed=1", CIS_ERR_INVALID, "unknown key 'sed' for ci (keys: rows, seed,");
+  expect_error("laplace3d:size=3,seed=1", CIS_ERR_INVALID, "unknown key 'seed' for laplace3d");
+  expect_error("random:row=3,cols=3,density=0.5,seed=1", CIS_ERR_INVALID, "unknown key 'row'");
   expect_error("ci:rows=10,seed=1,", CIS_ERR_INVALID, "trailing comma");
   expect_error("ci:rows=10,seed", CIS_ERR_INVALID, "malformed item 'seed'");
   expect_error("ci:rows=10,rows=11,seed=1", CIS_ERR_INVALID, "given twice");
