@@ -1,6 +1,7 @@
 /* cmd_spmv.c: `cisparse spmv FILE|SPEC --format NAME --out FILE`: one
  * product y = alpha*A*x + beta*y in a chosen storage format, on the CPU
  * (the format's OpenMP SpMV) or the GPU (a plan of cisparse/gpu.h). */
+#include <math.h>
 #include <string.h>
 #include "cli/cli_matrix.h"
 #include "gen/gen_internal.h"
@@ -124,8 +125,13 @@ int cis_cmd_spmv(int argc, char **argv) {
   CIS_TRY(cis_load(o.matrix, t, &A));
   CIS_TRY(cis_matrix_create(A, o.format, &o.p, &M));
   CIS_TRY(make_x(o.x, o.seed, t, A->cols, &x));
-  if (o.y) CIS_TRY(cis_vector_read(o.y, t, A->rows, &y));
-  else CIS_TRY(cis_alloc_zeroed(&y, A->rows, cis_dtype_size(t), "y vector"));
+  if (o.y) {
+    CIS_TRY(cis_vector_read(o.y, t, A->rows, &y));
+  } else {
+    CIS_TRY(cis_alloc_zeroed(&y, A->rows, cis_dtype_size(t), "y vector"));
+    /* beta == 0 overwrites y: poison it so that a row left unwritten shows as NaN */
+    for (cis_int i = 0; o.beta == 0.0 && i < A->rows; ++i) cis_set(y, t, i, NAN);
+  }
   if (o.gpu) CIS_TRY(spmv_gpu(M, o.kernel, o.alpha, x, o.beta, y));
   else CIS_TRY(cis_matrix_spmv(M, o.alpha, x, o.beta, y));
   CIS_TRY(o.text ? cis_text_write_vector(o.out, y, t, A->rows) : cis_mm_write_vector(o.out, y, t, A->rows));
