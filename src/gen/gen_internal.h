@@ -98,6 +98,11 @@ typedef struct gen_ws {
  * Floyd's algorithm: k draws whatever n is. */
 void gen_sample_sorted(gen_rng *r, int64_t lo, int64_t n, int64_t k, cis_idx *out, gen_ws *ws);
 
+/* fill_row of gen_def for rows of `len` distinct uniform columns over
+ * [0, cols) with values uniform in (-1, 1); g must start with cis_int cols. */
+void gen_fill_uniform_row(const void *g, cis_int i, int64_t len, gen_rng *r, cis_idx *col, double *val,
+                          gen_ws *ws);
+
 /* ---- the two-pass driver ------------------------------------------------- */
 
 /* A generator seen by the driver. row_len draws the row's length from r;

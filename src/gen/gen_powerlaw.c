@@ -8,7 +8,7 @@
  * Values uniform in (-1, 1), never zero. */
 #include "gen/gen_internal.h"
 
-typedef struct pl_gen { cis_int cols, max; double xmin, tail; } pl_gen;
+typedef struct pl_gen { cis_int cols, max; double xmin, tail; } pl_gen; /* cols first */
 
 /* E[min(X, M)] for the Pareto law with scale xmin and tail index a. */
 static double capped_mean(double xmin, double a, double M) {
@@ -22,13 +22,6 @@ static int64_t pl_row_len(const void *gp, cis_int i, gen_rng *r) {
   if (x > (double)g->max) x = (double)g->max;
   int64_t len = (int64_t)floor(x + gen_uniform(r));
   return len > g->max ? g->max : len;
-}
-
-static void pl_fill_row(const void *gp, cis_int i, int64_t len, gen_rng *r, cis_idx *col,
-                        double *val, gen_ws *ws) {
-  const pl_gen *g = gp;
-  gen_sample_sorted(r, 0, g->cols, len, col, ws);
-  for (int64_t k = 0; k < len; ++k) val[k] = gen_value(r);
 }
 
 cis_status gen_powerlaw(const gen_spec *sp, cis_dtype t, cis_csr **out) {
@@ -48,7 +41,7 @@ cis_status gen_powerlaw(const gen_spec *sp, cis_dtype t, cis_csr **out) {
     if (capped_mean(mid, g.tail, (double)max) < avg) lo = mid; else hi = mid;
   }
   g.xmin = 0.5 * (lo + hi);
-  gen_def d = {"powerlaw", rows, cols, (double)rows * avg, (uint64_t)seed, pl_row_len, pl_fill_row, &g};
+  gen_def d = {"powerlaw", rows, cols, (double)rows * avg, (uint64_t)seed, pl_row_len, gen_fill_uniform_row, &g};
   return gen_build(&d, t, out);
 cleanup:
   return st;

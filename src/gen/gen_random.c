@@ -4,7 +4,7 @@
  * columns are distinct and uniform; values uniform in (-1, 1), never zero. */
 #include "gen/gen_internal.h"
 
-typedef struct rnd_gen { cis_int cols; double p; } rnd_gen;
+typedef struct rnd_gen { cis_int cols; double p; } rnd_gen; /* cols first */
 
 /* Binomial(n, p) by inversion of the CDF (Kachitvichyanukul & Schmeiser
  * 1988, algorithm BINV), for n p < 30. */
@@ -28,13 +28,6 @@ static int64_t rnd_row_len(const void *gp, cis_int i, gen_rng *r) {
   return gen_clamp_round(mean + sqrt(mean * (1.0 - g->p)) * gen_normal(r), 0, g->cols);
 }
 
-static void rnd_fill_row(const void *gp, cis_int i, int64_t len, gen_rng *r, cis_idx *col,
-                         double *val, gen_ws *ws) {
-  const rnd_gen *g = gp;
-  gen_sample_sorted(r, 0, g->cols, len, col, ws);
-  for (int64_t k = 0; k < len; ++k) val[k] = gen_value(r);
-}
-
 cis_status gen_random(const gen_spec *sp, cis_dtype t, cis_csr **out) {
   cis_status st;
   int64_t rows, cols, seed;
@@ -47,7 +40,7 @@ cis_status gen_random(const gen_spec *sp, cis_dtype t, cis_csr **out) {
   CIS_TRY(gen_spec_int(sp, "seed", 1, 0, 0, INT64_MAX, &seed));
   rnd_gen g = {cols, density};
   gen_def d = {"random", rows, cols, (double)rows * (double)cols * density, (uint64_t)seed,
-               rnd_row_len, rnd_fill_row, &g};
+               rnd_row_len, gen_fill_uniform_row, &g};
   return gen_build(&d, t, out);
 cleanup:
   return st;

@@ -97,3 +97,9 @@ void gen_sample_sorted(gen_rng *r, int64_t lo, int64_t n, int64_t k, cis_idx *ou
   sort_idx(out, k);
   for (int64_t i = 0; i < k; ++i) out[i] += (cis_idx)lo;
 }
+
+void gen_fill_uniform_row(const void *g, cis_int i, int64_t len, gen_rng *r, cis_idx *col, double *val,
+                          gen_ws *ws) {
+  gen_sample_sorted(r, 0, *(const cis_int *)g, len, col, ws);
+  for (int64_t k = 0; k < len; ++k) val[k] = gen_value(r);
+}
