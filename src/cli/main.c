@@ -14,7 +14,6 @@ int cis_cmd_spmv(int, char **) WEAK;
 int cis_cmd_bench(int, char **) WEAK;
 int cis_cmd_ci(int, char **) WEAK;
 int cis_cmd_run(int, char **) WEAK;
-int cis_cmd_solve(int, char **) WEAK;
 
 typedef struct { const char *name; int (*fn)(int, char **); const char *help; } command;
 
@@ -34,7 +33,6 @@ int main(int argc, char **argv) {
       {"gen", cis_cmd_gen, "write a generated matrix to .cisb or .mtx"},
       {"spmv", cis_cmd_spmv, "one product y = alpha*A*x + beta*y in a chosen format"},
       {"bench", cis_cmd_bench, "time every kernel and cuSPARSE (Tables 6-10)"},
-      {"solve", cis_cmd_solve, "CG / BiCG / BiCGStab"},
       {"ci", cis_cmd_ci, "CI ground states from an FCIDUMP file"},
   };
   size_t n = sizeof cmds / sizeof *cmds;
