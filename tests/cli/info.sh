@@ -91,6 +91,11 @@ for fmt in csr hyb; do
   fi
 done
 
+# a file has no spec: its Reference region is the hybrid format's column boundary
+ref=$("$BIN" info "$T/a.cisb" --json 2> "$T/err" | python3 -c "import json,sys; print(json.load(sys.stdin)['reference_cols'])")
+[ "$ref" = 1200 ] && echo "ok   .cisb of a ci matrix: Reference region [0, 1200) found from the columns" ||
+  fail "Reference columns of the .cisb: '$ref', expected ceil(0.1*12000) = 1200: $(cat "$T/err")"
+
 # --- spmv against an independent product (alpha, beta, initial y) ------------
 "$BIN" gen random:rows=60,cols=45,density=0.2,seed=9 -o "$T/r.mtx" > /dev/null || fail "gen random"
 python3 -c "
