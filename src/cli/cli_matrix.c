@@ -5,10 +5,6 @@
 #include "cli/cli_matrix.h"
 #include "formats/format_types.h"
 
-/* Weak: absent until the hybrid format is linked in (then the Reference
- * region of a matrix that is not a ci: spec is simply not determined). */
-#pragma weak cis_hyb_choose_boundary
-
 int cli_format_option(int argc, char **argv, int *i, cis_format_params *p) {
   const char *opt = argv[*i], *val = *i + 1 < argc ? argv[*i + 1] : NULL;
   long long v;
@@ -50,13 +46,9 @@ static double sparsity(cis_int nnz, double cells) {
 cis_status cli_matrix_stats(const cis_csr *A, const char *name, cli_stats *s) {
   memset(s, 0, sizeof *s);
   s->rows = A->rows; s->cols = A->cols; s->nnz = A->nnz;
-  s->ref_cols = -1;
-  s->ref_source = "not determined (the hybrid format is not built in)";
-  cis_int spec_ref = cis_gen_is_spec(name) ? cis_gen_reference_cols(name, A->cols) : 0;
-  if (spec_ref > 0) {
-    s->ref_cols = spec_ref;
-    s->ref_source = "ci spec: the first ceil(ref_frac*cols) columns";
-  } else if (cis_hyb_choose_boundary) {
+  s->ref_cols = cis_gen_is_spec(name) ? cis_gen_reference_cols(name, A->cols) : 0;
+  s->ref_source = "ci spec: the first ceil(ref_frac*cols) columns";
+  if (s->ref_cols <= 0) {
     s->ref_cols = cis_hyb_choose_boundary(A, CIS_BOUNDARY_COLUMN);
     s->ref_source = "hybrid column boundary: cis_hyb_choose_boundary(A, column)";
     if (s->ref_cols < 0) return CIS_ERR_ALLOC; /* message recorded */
@@ -71,21 +63,16 @@ cis_status cli_matrix_stats(const cis_csr *A, const char *name, cli_stats *s) {
   cis_int nref = 0, bad = 0;
   const cis_int ref = s->ref_cols;
 #pragma omp parallel for reduction(+ : nref) schedule(static)
-  for (cis_int i = 0; i < A->rows; ++i) nref += ref > 0 ? cli_row_ref(A, i, ref) : 0;
+  for (cis_int i = 0; i < A->rows; ++i) nref += cli_row_ref(A, i, ref);
 #pragma omp parallel for reduction(+ : bad) schedule(static)
   for (cis_int k = 0; k < A->nnz; ++k) bad += !isfinite(cis_csr_value(A, k));
   s->nonfinite = bad;
   double rows = (double)A->rows;
   s->sp_total = sparsity(A->nnz, rows * (double)A->cols);
-  if (ref >= 0) {
-    s->nnz_ref = nref;
-    s->nnz_exp = A->nnz - nref;
-    s->sp_ref = sparsity(nref, rows * (double)ref);
-    s->sp_exp = sparsity(A->nnz - nref, rows * (double)(A->cols - ref));
-  } else {
-    s->nnz_ref = s->nnz_exp = -1;
-    s->sp_ref = s->sp_exp = NAN;
-  }
+  s->nnz_ref = nref;
+  s->nnz_exp = A->nnz - nref;
+  s->sp_ref = sparsity(nref, rows * (double)ref);
+  s->sp_exp = sparsity(A->nnz - nref, rows * (double)(A->cols - ref));
   return CIS_OK;
 }
 

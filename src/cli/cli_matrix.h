@@ -19,7 +19,7 @@ int cli_format_option(int argc, char **argv, int *i, cis_format_params *p);
 /* Statistics of A. The Reference region is columns [0, ref_cols). */
 typedef struct cli_stats {
   cis_int rows, cols, nnz;
-  cis_int ref_cols;          /* -1: could not be determined */
+  cis_int ref_cols;
   const char *ref_source;    /* how ref_cols was found */
   cis_int nnz_ref, nnz_exp;
   double sp_ref, sp_exp, sp_total; /* fraction of zeros; NaN for an empty region */

@@ -30,7 +30,7 @@ static void json_num(FILE *f, const char *key, double v, int last) {
 
 static void json_rows(FILE *f, const cis_csr *A, cis_int ref, int part) {
   for (cis_int i = 0; i < A->rows; ++i) {
-    cis_int all = A->rowptr[i + 1] - A->rowptr[i], r = ref > 0 ? cli_row_ref(A, i, ref) : 0;
+    cis_int all = A->rowptr[i + 1] - A->rowptr[i], r = cli_row_ref(A, i, ref);
     fprintf(f, "%s%lld", i ? "," : "", (long long)(part == 0 ? all : part == 1 ? r : all - r));
   }
 }
@@ -88,10 +88,9 @@ static void print_json(FILE *f, const char *name, const cis_csr *A, const cli_st
   fputs("\n}\n", f);
 }
 
-/* A region line: nonzeros and sparsity, or "n/a" where not determined. */
+/* A region line: nonzeros and sparsity ("n/a" for an empty region). */
 static void region_line(FILE *f, const char *label, cis_int nnz, double sp) {
-  fprintf(f, "  %-16s", label);
-  if (nnz >= 0) fprintf(f, " %14lld", (long long)nnz); else fprintf(f, " %14s", "n/a");
+  fprintf(f, "  %-16s %14lld", label, (long long)nnz);
   if (isnan(sp)) fprintf(f, "  %10s\n", "n/a"); else fprintf(f, "  %10.6f\n", sp);
 }
 
@@ -101,11 +100,8 @@ static void print_text(FILE *f, const char *name, const cis_csr *A, const cli_st
   cli_paper_bytes pb = cli_paper_bytes_of(s, mem, n);
   fprintf(f, "matrix %s (%s values)\n", name, cis_dtype_name(A->dtype));
   fprintf(f, "rows %lld  cols %lld  nonzeros %lld\n", (long long)s->rows, (long long)s->cols, (long long)s->nnz);
-  if (s->ref_cols >= 0)
-    fprintf(f, "Reference region: columns [0, %lld) (%s); Expansion Space region: columns [%lld, %lld)\n",
-            (long long)s->ref_cols, s->ref_source, (long long)s->ref_cols, (long long)s->cols);
-  else
-    fprintf(f, "Reference region: %s\n", s->ref_source);
+  fprintf(f, "Reference region: columns [0, %lld) (%s); Expansion Space region: columns [%lld, %lld)\n",
+          (long long)s->ref_cols, s->ref_source, (long long)s->ref_cols, (long long)s->cols);
   fprintf(f, "  %-16s %14s  %10s\n", "region", "nonzeros", "sparsity");
   region_line(f, "Reference", s->nnz_ref, s->sp_ref);
   region_line(f, "Expansion Space", s->nnz_exp, s->sp_exp);
@@ -134,13 +130,8 @@ static void print_text(FILE *f, const char *name, const cis_csr *A, const cli_st
   if (detail) {
     fprintf(f, "%10s %10s %10s %10s\n", "row", "nonzeros", "reference", "expansion");
     for (cis_int i = 0; i < A->rows; ++i) {
-      cis_int all = A->rowptr[i + 1] - A->rowptr[i];
-      if (s->ref_cols >= 0) {
-        cis_int r = cli_row_ref(A, i, s->ref_cols);
-        fprintf(f, "%10lld %10lld %10lld %10lld\n", (long long)i, (long long)all, (long long)r, (long long)(all - r));
-      } else {
-        fprintf(f, "%10lld %10lld %10s %10s\n", (long long)i, (long long)all, "n/a", "n/a");
-      }
+      cis_int all = A->rowptr[i + 1] - A->rowptr[i], r = cli_row_ref(A, i, s->ref_cols);
+      fprintf(f, "%10lld %10lld %10lld %10lld\n", (long long)i, (long long)all, (long long)r, (long long)(all - r));
     }
   }
 }
