@@ -24,8 +24,11 @@ cis_status gen_spec_parse(const char *text, gen_spec *sp) {
   memset(sp, 0, sizeof *sp);
   sp->text = text ? text : "";
   const char *colon = text ? strchr(text, ':') : NULL;
-  if (!colon || !copy_token(sp->kind, sizeof sp->kind, text, colon))
+  if (!colon || colon == text)
     return bad(sp, "expected KIND:key=value,... (e.g. ci:rows=32768,seed=1)");
+  if (!copy_token(sp->kind, sizeof sp->kind, text, colon)) /* longer than any kind */
+    return cis_error(CIS_ERR_NOT_FOUND, "generator spec '%s': unknown kind '%.*s'", sp->text,
+                     (int)(colon - text), text);
   for (const char *p = colon + 1; *p;) {
     const char *end = strchr(p, ','), *eq;
     if (!end) end = p + strlen(p);

@@ -72,6 +72,16 @@ print("ok   --rows-detail adds up" if ok else "FAIL: --rows-detail does not add 
 sys.exit(0 if ok else 1)
 EOF
 
+# --- a format that cannot be built is reported in its row, the rest still are
+"$BIN" info ci:rows=100,cols=2000,seed=1 --block 3 --json > "$T/blk.json" 2> "$T/err" || fail "info --block 3 failed: $(cat "$T/err")"
+python3 - "$T/blk.json" <<'EOF' || fails=$((fails + 1))
+import json, sys
+f = {x["name"]: x for x in json.load(open(sys.argv[1]))["formats"]}
+ok = "error" in f.get("csb", {}) and "power of two" in f["csb"]["error"] and f["csr"]["bytes"] > 0 and f["hyb"]["bytes"] > 0
+print("ok   csb with --block 3: its row has the error, the others their bytes" if ok else f"FAIL: --block 3 rows: {f}")
+sys.exit(0 if ok else 1)
+EOF
+
 # --- gen round trip: the file and the spec give the same product -------------
 SPEC=ci:rows=1500,cols=12000,seed=3
 "$BIN" gen $SPEC -o "$T/a.cisb" > /dev/null || fail "gen .cisb"

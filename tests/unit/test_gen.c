@@ -190,6 +190,8 @@ static void expect_error(const char *spec, cis_status want, const char *text) {
 static void test_spec_errors(void) {
   expect_error("nope:rows=3", CIS_ERR_NOT_FOUND, "unknown kind 'nope'");
   expect_error("ci", CIS_ERR_INVALID, "expected KIND:key=value");
+  expect_error(":rows=3", CIS_ERR_INVALID, "expected KIND:key=value");
+  expect_error("averyveryverylongkind:rows=3", CIS_ERR_NOT_FOUND, "unknown kind 'averyveryverylongkind'");
   expect_error("ci:rows=10", CIS_ERR_INVALID, "missing seed=");
   expect_error("ci:seed=1", CIS_ERR_INVALID, "missing rows=");
   expect_error("ci:rows=10,seed=1,colz=4", CIS_ERR_INVALID, "unknown key 'colz'");
