@@ -72,8 +72,8 @@ int cli_run_tables_345(const cis_csr *A, const char *spec) {
   row3("ELL", mib(mem, n, "ell"), paper1.ell, paper_avg.ell, "%14.2f");
   row3("Sliced ELLPACK (S = 32)", mib(mem, n, "sell"), paper1.sell, paper_avg.sell, "%14.2f");
   row3("proposed hybrid (hyb)", mib(mem, n, "hyb"), paper1.hyb, paper_avg.hyb, "%14.2f");
-  printf("  paper's equations (§4.1) on this matrix: CSR %.2f, ELL %.2f MiB", pb.csr / MIB, pb.ell / MIB);
-  if (pb.hyb >= 0) printf(", hybrid %.2f MiB", pb.hyb / MIB);
+  printf("  paper's equations (§4.1) on this matrix, MiB: CSR %.2f, ELL %.2f", pb.csr / MIB, pb.ell / MIB);
+  if (pb.hyb >= 0) printf(", hybrid %.2f", pb.hyb / MIB);
   putchar('\n');
   const cli_format_mem *h = cli_find_format(mem, n, "hyb");
   if (h && h->is_hyb)
