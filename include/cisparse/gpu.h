@@ -57,13 +57,23 @@ cis_int cis_gpu_plan_workspace_bytes(const cis_gpu_plan *p);
 const char *cis_gpu_plan_kernel(const cis_gpu_plan *p);
 void cis_gpu_plan_free(cis_gpu_plan *p);
 
-/* Device memory and copies (thin checked wrappers). */
+/* Device memory and copies (thin checked wrappers). cis_gpu_malloc reports
+ * out-of-memory as CIS_ERR_DEVICE_OOM with the bytes asked and free. */
 cis_status cis_gpu_malloc(void **d, size_t bytes);
 void cis_gpu_free(void *d);
 cis_status cis_gpu_upload(void *d, const void *h, size_t bytes);
 cis_status cis_gpu_download(void *h, const void *d, size_t bytes);
 cis_status cis_gpu_fill_nan(void *d, cis_dtype t, cis_int n); /* poison an output */
 cis_status cis_gpu_sync(void);
+
+/* Timing (CUDA events on the default stream). Median milliseconds of `runs`
+ * calls of cis_gpu_spmv(p, 1, d_x, beta, d_y) after `warmup` untimed ones. */
+cis_status cis_gpu_time_spmv(cis_gpu_plan *p, const void *d_x, double beta, void *d_y, int warmup,
+                             int runs, double *ms_median);
+/* Streaming read bandwidth of the device in GB/s (1e9 bytes/s): the median
+ * of `runs` timed passes of a read-only reduction over `bytes` bytes (16-byte
+ * loads, grid-stride; a few GB so that no cache holds it). */
+cis_status cis_gpu_read_bandwidth(size_t bytes, int runs, double *gbps);
 
 #ifdef __cplusplus
 }

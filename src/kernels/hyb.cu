@@ -1,0 +1,164 @@
+// hyb.cu: SpMV for the hybrid ELLPACK+CSR CI format (Mahmoud, Hoffmann, Reza
+// 2018, Sec. 4.1-4.2). Row i: ELLPACK part at ell_*[i*width + k] (row-major),
+// CSR part csr_*[start[i] .. end[i]). Padding slots (col -1) are skipped.
+//
+// hyb-paper: Algorithm 7 as printed. A group of G = min(32, blockDim) threads
+//   per row ("Warp_id"); each thread accumulates into its shared-memory slot
+//   ShMem1[threadIdx.x] over the ELLPACK part, the group reduces ShMem1 by the
+//   printed tree (16, 8, 4, 2, 1; __syncwarp between steps, as the lock-step
+//   warps of the paper's K20m no longer exist), then, when
+//   AllNonZerosCount > BOUNDARY, the same over the CSR part into ShMem2, and
+//   the first thread writes the row. Block size is the parameter of the
+//   paper's Tables 6-8.
+// hyb (fast): G threads per row (32 for long rows, 16/8/4 for short ones,
+//   from the mean row length), partial sums in registers, four independent
+//   loads in flight per thread, matrix arrays read with streaming loads
+//   (__ldcs: they are used once, keep x in cache), x through the read-only
+//   cache (__ldg), one shuffle reduction for both parts. In count mode the
+//   ELLPACK walk stops at the row's length (padding is the tail of the row).
+#include "kernels/kernel_common.cuh"
+#include "kernels/launchers.h"
+
+template <typename T, typename O>
+__global__ void hyb_paper_kernel(int64_t rows, int64_t width, int column_mode,
+                                 const cis_idx *__restrict__ ell_col,
+                                 const T *__restrict__ ell_val, const uint32_t *__restrict__ rownnz,
+                                 const O *__restrict__ start, const O *__restrict__ end,
+                                 const cis_idx *__restrict__ csr_col,
+                                 const T *__restrict__ csr_val, T alpha, const T *__restrict__ x,
+                                 T beta, T *__restrict__ y) {
+  extern __shared__ unsigned char hyb_smem[];
+  T *sh1 = (T *)hyb_smem, *sh2 = sh1 + blockDim.x;
+  const int G = blockDim.x < 32 ? blockDim.x : 32;
+  const unsigned mask = G == 32 ? 0xffffffffu : ((1u << G) - 1u) << ((threadIdx.x & 31) / G * G);
+  int64_t thread_id = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
+  int64_t warp_id = thread_id / G;
+  int lane = (int)(thread_id % G), t = threadIdx.x;
+  sh1[t] = 0;
+  sh2[t] = 0;
+  if (warp_id >= rows) return; /* whole groups leave together */
+  const int64_t base = warp_id * width;
+  for (int64_t r2 = lane; r2 < width; r2 += G) {
+    cis_idx c = ell_col[base + r2];
+    if (c >= 0) sh1[t] += ell_val[base + r2] * x[c];
+  }
+  __syncwarp(mask);
+  for (int o = G / 2; o > 0; o >>= 1) { /* warp-level reduction for the ELLPACK part */
+    if (lane < o) sh1[t] += sh1[t + o];
+    __syncwarp(mask);
+  }
+  if (column_mode ? start[warp_id] < end[warp_id] : (int64_t)rownnz[warp_id] > width) {
+    for (int64_t j = (int64_t)start[warp_id] + lane, e = (int64_t)end[warp_id]; j < e; j += G)
+      sh2[t] += csr_val[j] * x[csr_col[j]];
+    __syncwarp(mask);
+    for (int o = G / 2; o > 0; o >>= 1) { /* warp-level reduction for the CSR part */
+      if (lane < o) sh2[t] += sh2[t + o];
+      __syncwarp(mask);
+    }
+  }
+  if (lane == 0) cis_store_y(y, warp_id, sh1[t] + sh2[t], alpha, beta);
+}
+
+// Partial sum of val[k]*x[col[k]] for k = begin+lane, begin+lane+G, ... < end.
+template <typename T, int G>
+__device__ __forceinline__ T hyb_range_sum(const cis_idx *__restrict__ col,
+                                           const T *__restrict__ val, int64_t begin, int64_t end,
+                                           int lane, const T *__restrict__ x) {
+  T s0 = 0, s1 = 0, s2 = 0, s3 = 0;
+  int64_t k = begin + lane;
+  for (; k + 3 * G < end; k += 4 * G) {
+    cis_idx c0 = __ldcs(&col[k]), c1 = __ldcs(&col[k + G]);
+    cis_idx c2 = __ldcs(&col[k + 2 * G]), c3 = __ldcs(&col[k + 3 * G]);
+    T v0 = __ldcs(&val[k]), v1 = __ldcs(&val[k + G]);
+    T v2 = __ldcs(&val[k + 2 * G]), v3 = __ldcs(&val[k + 3 * G]);
+    s0 += c0 >= 0 ? v0 * __ldg(&x[c0]) : T(0);
+    s1 += c1 >= 0 ? v1 * __ldg(&x[c1]) : T(0);
+    s2 += c2 >= 0 ? v2 * __ldg(&x[c2]) : T(0);
+    s3 += c3 >= 0 ? v3 * __ldg(&x[c3]) : T(0);
+  }
+  for (; k < end; k += G) {
+    cis_idx c = __ldcs(&col[k]);
+    if (c >= 0) s0 += __ldcs(&val[k]) * __ldg(&x[c]);
+  }
+  return (s0 + s1) + (s2 + s3);
+}
+
+template <typename T, typename O, int G>
+__global__ void hyb_fast_kernel(int64_t rows, int64_t width, int column_mode,
+                                const cis_idx *__restrict__ ell_col, const T *__restrict__ ell_val,
+                                const uint32_t *__restrict__ rownnz, const O *__restrict__ start,
+                                const O *__restrict__ end, const cis_idx *__restrict__ csr_col,
+                                const T *__restrict__ csr_val, T alpha, const T *__restrict__ x,
+                                T beta, T *__restrict__ y) {
+  int64_t thread_id = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
+  int64_t row = thread_id / G;
+  int lane = (int)(thread_id % G);
+  T sum = 0;
+  if (row < rows) { /* no early return: the shuffles below need the whole warp */
+    int64_t n_ell = column_mode ? width : min((int64_t)__ldg(&rownnz[row]), width);
+    sum = hyb_range_sum<T, G>(ell_col, ell_val, row * width, row * width + n_ell, lane, x);
+    sum += hyb_range_sum<T, G>(csr_col, csr_val, (int64_t)__ldg(&start[row]),
+                               (int64_t)__ldg(&end[row]), lane, x);
+  }
+  sum = cis_group_sum<T, G>(sum);
+  if (row < rows && lane == 0) cis_store_y(y, row, sum, alpha, beta);
+}
+
+template <typename T, typename O>
+static cis_status launch_paper(const cis_hyb_dev *h, double alpha, const void *x, double beta,
+                               void *y, int threads, cudaStream_t s) {
+  int per_block = threads < 32 ? 1 : threads / 32;
+  size_t smem = 2 * (size_t)threads * sizeof(T);
+  hyb_paper_kernel<T, O><<<cis_blocks_for(h->rows, per_block), threads, smem, s>>>(
+      h->rows, h->width, h->column_mode, h->ell_col, (const T *)h->ell_val, h->rownnz,
+      (const O *)h->start, (const O *)h->end, h->csr_col, (const T *)h->csr_val, (T)alpha,
+      (const T *)x, (T)beta, (T *)y);
+  CIS_CUDA_LAUNCH_CHECK("hyb-paper");
+  return CIS_OK;
+}
+
+template <typename T, typename O, int G>
+static cis_status launch_fast_g(const cis_hyb_dev *h, double alpha, const void *x, double beta,
+                                void *y, int threads, cudaStream_t s) {
+  hyb_fast_kernel<T, O, G><<<cis_blocks_for(h->rows, threads / G), threads, 0, s>>>(
+      h->rows, h->width, h->column_mode, h->ell_col, (const T *)h->ell_val, h->rownnz,
+      (const O *)h->start, (const O *)h->end, h->csr_col, (const T *)h->csr_val, (T)alpha,
+      (const T *)x, (T)beta, (T *)y);
+  CIS_CUDA_LAUNCH_CHECK("hyb");
+  return CIS_OK;
+}
+
+template <typename T, typename O>
+static cis_status launch_fast(const cis_hyb_dev *h, double alpha, const void *x, double beta,
+                              void *y, int threads, cudaStream_t s) {
+  double mean = h->rows ? (double)h->nnz / (double)h->rows : 0;
+  if (mean >= 48) return launch_fast_g<T, O, 32>(h, alpha, x, beta, y, threads, s);
+  if (mean >= 16) return launch_fast_g<T, O, 16>(h, alpha, x, beta, y, threads, s);
+  if (mean >= 6) return launch_fast_g<T, O, 8>(h, alpha, x, beta, y, threads, s);
+  return launch_fast_g<T, O, 4>(h, alpha, x, beta, y, threads, s);
+}
+
+extern "C" cis_status cis_launch_hyb_paper(const cis_hyb_dev *h, double alpha, const void *x,
+                                           double beta, void *y, int block, cudaStream_t s) {
+  CIS_BLOCK_OR(block, 128, 16, "hyb-paper");
+  if (threads_ != 16 && threads_ % 32)
+    return cis_error(CIS_ERR_INVALID, "hyb-paper: block size %d must be 16 or a multiple of 32",
+                     threads_);
+  if (h->rows == 0) return CIS_OK;
+  CIS_DISPATCH_REAL(h->t, {
+    return h->wide ? launch_paper<REAL, int64_t>(h, alpha, x, beta, y, threads_, s)
+                   : launch_paper<REAL, uint32_t>(h, alpha, x, beta, y, threads_, s);
+  });
+  return CIS_OK;
+}
+
+extern "C" cis_status cis_launch_hyb_fast(const cis_hyb_dev *h, double alpha, const void *x,
+                                          double beta, void *y, int block, cudaStream_t s) {
+  CIS_BLOCK_OR(block, 256, 32, "hyb");
+  if (h->rows == 0) return CIS_OK;
+  CIS_DISPATCH_REAL(h->t, {
+    return h->wide ? launch_fast<REAL, int64_t>(h, alpha, x, beta, y, threads_, s)
+                   : launch_fast<REAL, uint32_t>(h, alpha, x, beta, y, threads_, s);
+  });
+  return CIS_OK;
+}
