@@ -14,6 +14,7 @@ __global__ void ell_kernel(int64_t rows, int64_t width, const cis_idx *__restric
   if (i >= rows) return;
   int64_t n = rowlen ? (int64_t)rowlen[i] : width;
   T sum = 0;
+#pragma unroll 4
   for (int64_t k = 0; k < n; ++k) {
     cis_idx c = col[k * rows + i];
     if (c >= 0) sum += val[k * rows + i] * __ldg(&x[c]);

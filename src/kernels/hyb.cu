@@ -11,13 +11,14 @@
 //   the first thread writes the row. Block size is the parameter of the
 //   paper's Tables 6-8.
 // hyb (fast): G threads per row (32 for long rows, 16/8/4 for short ones,
-//   from the mean row length), partial sums in registers, four independent
-//   loads in flight per thread, matrix arrays read with streaming loads
-//   (__ldcs: they are used once, keep x in cache), x through the read-only
-//   cache (__ldg), one shuffle reduction for both parts. In count mode the
+//   from the mean row length), the ELLPACK and CSR parts walked as one index
+//   range with U predicated loads in flight per thread, matrix arrays read
+//   with streaming loads (__ldcs: used once, so x stays in cache), x through
+//   the read-only cache (__ldg), one shuffle reduction. In count mode the
 //   ELLPACK walk stops at the row's length (padding is the tail of the row).
 #include "kernels/kernel_common.cuh"
 #include "kernels/launchers.h"
+#include <stdlib.h>
 
 template <typename T, typename O>
 __global__ void hyb_paper_kernel(int64_t rows, int64_t width, int column_mode,
@@ -59,31 +60,12 @@ __global__ void hyb_paper_kernel(int64_t rows, int64_t width, int column_mode,
   if (lane == 0) cis_store_y(y, warp_id, sh1[t] + sh2[t], alpha, beta);
 }
 
-// Partial sum of val[k]*x[col[k]] for k = begin+lane, begin+lane+G, ... < end.
-template <typename T, int G>
-__device__ __forceinline__ T hyb_range_sum(const cis_idx *__restrict__ col,
-                                           const T *__restrict__ val, int64_t begin, int64_t end,
-                                           int lane, const T *__restrict__ x) {
-  T s0 = 0, s1 = 0, s2 = 0, s3 = 0;
-  int64_t k = begin + lane;
-  for (; k + 3 * G < end; k += 4 * G) {
-    cis_idx c0 = __ldcs(&col[k]), c1 = __ldcs(&col[k + G]);
-    cis_idx c2 = __ldcs(&col[k + 2 * G]), c3 = __ldcs(&col[k + 3 * G]);
-    T v0 = __ldcs(&val[k]), v1 = __ldcs(&val[k + G]);
-    T v2 = __ldcs(&val[k + 2 * G]), v3 = __ldcs(&val[k + 3 * G]);
-    s0 += c0 >= 0 ? v0 * __ldg(&x[c0]) : T(0);
-    s1 += c1 >= 0 ? v1 * __ldg(&x[c1]) : T(0);
-    s2 += c2 >= 0 ? v2 * __ldg(&x[c2]) : T(0);
-    s3 += c3 >= 0 ? v3 * __ldg(&x[c3]) : T(0);
-  }
-  for (; k < end; k += G) {
-    cis_idx c = __ldcs(&col[k]);
-    if (c >= 0) s0 += __ldcs(&val[k]) * __ldg(&x[c]);
-  }
-  return (s0 + s1) + (s2 + s3);
-}
-
-template <typename T, typename O, int G>
+// hyb (fast): the row's ELLPACK part and CSR part read as one index space
+// q in [0, n_ell + n_csr): q < n_ell -> ell_*[row*width + q], else
+// csr_*[start + q - n_ell]. Each lane takes q = lane + G*(u + U*j): U loads of
+// columns and values issued (predicated) before the U gathers of x, so no
+// serial remainder loop and no second reduction.
+template <typename T, typename O, int G, int U>
 __global__ void hyb_fast_kernel(int64_t rows, int64_t width, int column_mode,
                                 const cis_idx *__restrict__ ell_col, const T *__restrict__ ell_val,
                                 const uint32_t *__restrict__ rownnz, const O *__restrict__ start,
@@ -96,9 +78,26 @@ __global__ void hyb_fast_kernel(int64_t rows, int64_t width, int column_mode,
   T sum = 0;
   if (row < rows) { /* no early return: the shuffles below need the whole warp */
     int64_t n_ell = column_mode ? width : min((int64_t)__ldg(&rownnz[row]), width);
-    sum = hyb_range_sum<T, G>(ell_col, ell_val, row * width, row * width + n_ell, lane, x);
-    sum += hyb_range_sum<T, G>(csr_col, csr_val, (int64_t)__ldg(&start[row]),
-                               (int64_t)__ldg(&end[row]), lane, x);
+    int64_t s = (int64_t)__ldg(&start[row]), n = n_ell + ((int64_t)__ldg(&end[row]) - s);
+    const cis_idx *ec = ell_col + row * width, *cc = csr_col + s;
+    const T *ev = ell_val + row * width, *cv = csr_val + s;
+    for (int64_t b = lane; b < n; b += (int64_t)U * G) {
+      cis_idx c[U];
+      T v[U];
+#pragma unroll
+      for (int u = 0; u < U; ++u) {
+        int64_t q = b + (int64_t)u * G;
+        c[u] = -1;
+        v[u] = 0;
+        if (q < n) {
+          c[u] = q < n_ell ? __ldcs(ec + q) : __ldcs(cc + (q - n_ell));
+          v[u] = q < n_ell ? __ldcs(ev + q) : __ldcs(cv + (q - n_ell));
+        }
+      }
+#pragma unroll
+      for (int u = 0; u < U; ++u)
+        if (c[u] >= 0) sum += v[u] * __ldg(&x[c[u]]);
+    }
   }
   sum = cis_group_sum<T, G>(sum);
   if (row < rows && lane == 0) cis_store_y(y, row, sum, alpha, beta);
@@ -117,10 +116,10 @@ static cis_status launch_paper(const cis_hyb_dev *h, double alpha, const void *x
   return CIS_OK;
 }
 
-template <typename T, typename O, int G>
+template <typename T, typename O, int G, int U>
 static cis_status launch_fast_g(const cis_hyb_dev *h, double alpha, const void *x, double beta,
                                 void *y, int threads, cudaStream_t s) {
-  hyb_fast_kernel<T, O, G><<<cis_blocks_for(h->rows, threads / G), threads, 0, s>>>(
+  hyb_fast_kernel<T, O, G, U><<<cis_blocks_for(h->rows, threads / G), threads, 0, s>>>(
       h->rows, h->width, h->column_mode, h->ell_col, (const T *)h->ell_val, h->rownnz,
       (const O *)h->start, (const O *)h->end, h->csr_col, (const T *)h->csr_val, (T)alpha,
       (const T *)x, (T)beta, (T *)y);
@@ -128,14 +127,21 @@ static cis_status launch_fast_g(const cis_hyb_dev *h, double alpha, const void *
   return CIS_OK;
 }
 
+// Threads per row from the mean row length; loads in flight per lane U.
 template <typename T, typename O>
 static cis_status launch_fast(const cis_hyb_dev *h, double alpha, const void *x, double beta,
                               void *y, int threads, cudaStream_t s) {
   double mean = h->rows ? (double)h->nnz / (double)h->rows : 0;
-  if (mean >= 48) return launch_fast_g<T, O, 32>(h, alpha, x, beta, y, threads, s);
-  if (mean >= 16) return launch_fast_g<T, O, 16>(h, alpha, x, beta, y, threads, s);
-  if (mean >= 6) return launch_fast_g<T, O, 8>(h, alpha, x, beta, y, threads, s);
-  return launch_fast_g<T, O, 4>(h, alpha, x, beta, y, threads, s);
+  const char *v = getenv("CISPARSE_HYB_UNROLL"); /* tuning runs only (bench/NOTES.md) */
+  int u = v ? atoi(v) : 8;
+  if (mean >= 48) {
+    if (u == 4) return launch_fast_g<T, O, 32, 4>(h, alpha, x, beta, y, threads, s);
+    if (u == 16) return launch_fast_g<T, O, 32, 16>(h, alpha, x, beta, y, threads, s);
+    return launch_fast_g<T, O, 32, 8>(h, alpha, x, beta, y, threads, s);
+  }
+  if (mean >= 16) return launch_fast_g<T, O, 16, 4>(h, alpha, x, beta, y, threads, s);
+  if (mean >= 6) return launch_fast_g<T, O, 8, 2>(h, alpha, x, beta, y, threads, s);
+  return launch_fast_g<T, O, 4, 2>(h, alpha, x, beta, y, threads, s);
 }
 
 extern "C" cis_status cis_launch_hyb_paper(const cis_hyb_dev *h, double alpha, const void *x,

@@ -10,19 +10,22 @@
 #include "kernels/kernel_common.cuh"
 #include "kernels/launchers.h"
 
-template <typename T>
-__global__ void sell_kernel(int64_t rows, int64_t S, int64_t nslots_rows,
+template <typename T, bool POW2>
+__global__ void sell_kernel(int64_t rows, int64_t S, int shift, int64_t nslots_rows,
                             const int64_t *__restrict__ slice_ptr, const cis_idx *__restrict__ col,
                             const T *__restrict__ val, const cis_idx *__restrict__ rowlen,
                             const cis_idx *__restrict__ perm, T alpha, const T *__restrict__ x,
                             T beta, T *__restrict__ y) {
   int64_t stride = (int64_t)gridDim.x * blockDim.x;
   for (int64_t t = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; t < nslots_rows; t += stride) {
-    int64_t s = t / S, r = t - s * S;
-    int64_t begin = __ldg(&slice_ptr[s]), end = __ldg(&slice_ptr[s + 1]);
     if (t >= rows) continue; /* padding rows of the last slice */
-    int64_t n = rowlen ? (int64_t)rowlen[t] : (end - begin) / S;
+    int64_t s = POW2 ? t >> shift : t / S, r = t - s * S; /* no 64-bit division for S = 2^k */
+    int64_t begin = __ldg(&slice_ptr[s]);
+    int64_t n = rowlen ? (int64_t)rowlen[t]
+                       : (POW2 ? (__ldg(&slice_ptr[s + 1]) - begin) >> shift
+                               : (__ldg(&slice_ptr[s + 1]) - begin) / S);
     T sum = 0;
+#pragma unroll 4
     for (int64_t k = 0, p = begin + r; k < n; ++k, p += S) {
       cis_idx c = col[p];
       if (c >= 0) sum += val[p] * __ldg(&x[c]);
@@ -47,10 +50,19 @@ extern "C" cis_status cis_launch_sell(cis_dtype t, cis_int rows, cis_int S, cis_
   unsigned grid = cis_blocks_for(n, threads_);
   unsigned cap = (unsigned)sms * (2048u / (unsigned)threads_) * 4u; /* grid-stride beyond this */
   if (grid > cap) grid = cap;
+  int shift = 0;
+  while (((int64_t)1 << shift) < S) shift++;
   CIS_DISPATCH_REAL(t, {
-    sell_kernel<REAL><<<grid, threads_, 0, s>>>(rows, S, n, slice_ptr, col, (const REAL *)val,
-                                                rowlen, perm, (REAL)alpha, (const REAL *)x,
-                                                (REAL)beta, (REAL *)y);
+    if (((int64_t)1 << shift) == S)
+      sell_kernel<REAL, true><<<grid, threads_, 0, s>>>(rows, S, shift, n, slice_ptr, col,
+                                                        (const REAL *)val, rowlen, perm,
+                                                        (REAL)alpha, (const REAL *)x, (REAL)beta,
+                                                        (REAL *)y);
+    else
+      sell_kernel<REAL, false><<<grid, threads_, 0, s>>>(rows, S, shift, n, slice_ptr, col,
+                                                         (const REAL *)val, rowlen, perm,
+                                                         (REAL)alpha, (const REAL *)x, (REAL)beta,
+                                                         (REAL *)y);
   });
   CIS_CUDA_LAUNCH_CHECK(name);
   return CIS_OK;
