@@ -3,8 +3,8 @@
 # build (sm_90), GPU tests, a compute-sanitizer memcheck of every kernel on a
 # small CI matrix, then the benchmarks. Logs, CSV, JSON and PNGs go to
 # OUTDIR/results.tar.gz (the device tool returns at most 8 files); the end of
-# each bench table is echoed. STEPS: subset of "build test memcheck ci32k
-# laplace ci32kf ci512k" (default: all).
+# each bench table is echoed. STEPS: subset of "build test memcheck tune ci32k
+# laplace ci32kf ci512k" (default: all but tune).
 set -u
 OUT=${1:?usage: device_run.sh OUTDIR [STEPS]}
 STEPS=${2:-"build test memcheck ci32k laplace ci32kf ci512k"}
@@ -21,8 +21,8 @@ if has build; then
   grep -i "warning" "$R/build.log" | head -5
 fi
 if has test; then
-  (cd $B && ctest -L gpu --output-on-failure --timeout 300) > "$R/gpu_tests.log" 2>&1
-  grep -E "FAIL|tests passed|Passed|Failed|SKIPPED|message" "$R/gpu_tests.log" | head -40
+  (cd $B && ctest -L gpu -V --timeout 300) > "$R/gpu_tests.log" 2>&1
+  grep -E "FAIL|tests passed|checks,|Failed|SKIPPED|message|device:" "$R/gpu_tests.log" | head -40
 fi
 if has memcheck; then
   compute-sanitizer --tool memcheck --leak-check full $B/cisparse bench ci:rows=1024,seed=1 --runs 1 --warmup 0 \
@@ -36,6 +36,11 @@ bench() {
     timeout 400 $B/cisparse bench "$@" --csv "$R/$name.csv" --json "$R/$name.json"; } > "$R/$name.txt" 2>&1
   grep -v "^  " "$R/$name.txt" | tail -32
 }
+if has tune; then # hyb loads in flight per lane (CISPARSE_HYB_UNROLL), bench/NOTES.md
+  for u in 4 8 16; do
+    CISPARSE_HYB_UNROLL=$u bench tune_u$u ci:rows=32768,seed=1 --kernels hyb,csr-vector,cusparse-csr-alg1
+  done
+fi
 has ci32k && bench ci32k ci:rows=32768,seed=1 --sweep-block --sweep-slice --plot "$R/ci32k"
 has laplace && bench laplace laplace3d:size=160,points=7 --sweep-slice --plot "$R/laplace"
 has ci32kf && bench ci32k_float ci:rows=32768,seed=1 --precision float
