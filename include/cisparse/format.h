@@ -82,7 +82,8 @@ cis_int cis_paper_bytes_ell(cis_int rows, cis_int max_row);
 cis_int cis_paper_bytes_hyb(cis_int rows, cis_int boundary, cis_int csr_nnz);
 
 /* The BOUNDARY the hybrid format chooses for A in the given mode (the rule
- * is documented in the README and in src/formats/hyb.c). */
+ * is documented in the README and in src/formats/hyb.c); -1 with the error
+ * recorded if A is NULL, the mode unknown or a workspace cannot be allocated. */
 cis_int cis_hyb_choose_boundary(const cis_csr *A, cis_boundary_mode mode);
 
 #ifdef __cplusplus

@@ -97,8 +97,10 @@ typedef struct cis_fmt_csb {
  * Algorithm 7's NonZerosEntries[Warp_id][r2] reads it: one warp per row, so
  * consecutive lanes read consecutive slots), the rest in CSR.
  * Count mode: the first BOUNDARY nonzeros of each row go to ELLPACK
- *   (width = BOUNDARY). Column mode: nonzeros with column < BOUNDARY go to
- *   ELLPACK (width = largest such count over the rows).
+ *   (width = min(BOUNDARY, longest row): slots past the longest row would
+ *   hold only padding). Column mode: nonzeros with column < BOUNDARY go to
+ *   ELLPACK (width = largest such count over the rows). In both modes width
+ *   is the largest ELLPACK part of any row.
  * rownnz = AllNonZerosCount, start/end = StartArr/EndArr (offsets into
  * csr_col/csr_val; start == end for rows with no CSR part).
  * bytes = 3*rows*4 + rows*width*(vs+4) + csr_nnz*(vs+4)  (the paper's
