@@ -36,10 +36,13 @@ bench() {
     timeout 400 $B/cisparse bench "$@" --csv "$R/$name.csv" --json "$R/$name.json"; } > "$R/$name.txt" 2>&1
   grep -v "^  " "$R/$name.txt" | tail -32
 }
-if has tune; then # hyb loads in flight per lane (CISPARSE_HYB_UNROLL), bench/NOTES.md
-  for u in 4 8 16; do
-    CISPARSE_HYB_UNROLL=$u bench tune_u$u ci:rows=32768,seed=1 --kernels hyb,csr-vector,cusparse-csr-alg1
-  done
+if has tune; then # hyb threads per row x loads in flight (CISPARSE_HYB_G/_UNROLL), bench/NOTES.md
+  for gu in 32:1 32:2 32:4 16:2 16:4 8:2 8:4 4:4; do
+    for m in ci:rows=32768,seed=1 ci:rows=524288,seed=1; do
+      CISPARSE_HYB_G=${gu%:*} CISPARSE_HYB_UNROLL=${gu#*:} timeout 100 $B/cisparse bench $m --kernels hyb \
+        --runs 20 --warmup 3 2>/dev/null | grep -E "^hyb " | sed "s/^/G:U=$gu ${m%%,*} /"
+    done
+  done | tee "$R/tune.txt"
 fi
 has ci32k && bench ci32k ci:rows=32768,seed=1 --sweep-block --sweep-slice --plot "$R/ci32k"
 has laplace && bench laplace laplace3d:size=160,points=7 --sweep-slice --plot "$R/laplace"

@@ -127,21 +127,33 @@ static cis_status launch_fast_g(const cis_hyb_dev *h, double alpha, const void *
   return CIS_OK;
 }
 
-// Threads per row from the mean row length; loads in flight per lane U.
+template <typename T, typename O, int G>
+static cis_status launch_fast_u(const cis_hyb_dev *h, int u, double alpha, const void *x,
+                                double beta, void *y, int threads, cudaStream_t s) {
+  switch (u) {
+    case 1: return launch_fast_g<T, O, G, 1>(h, alpha, x, beta, y, threads, s);
+    case 2: return launch_fast_g<T, O, G, 2>(h, alpha, x, beta, y, threads, s);
+    case 8: return launch_fast_g<T, O, G, 8>(h, alpha, x, beta, y, threads, s);
+    default: return launch_fast_g<T, O, G, 4>(h, alpha, x, beta, y, threads, s);
+  }
+}
+
+// Threads per row G from the mean row length, U loads in flight per lane.
+// CISPARSE_HYB_G / CISPARSE_HYB_UNROLL override them (tuning runs,
+// bench/NOTES.md).
 template <typename T, typename O>
 static cis_status launch_fast(const cis_hyb_dev *h, double alpha, const void *x, double beta,
                               void *y, int threads, cudaStream_t s) {
   double mean = h->rows ? (double)h->nnz / (double)h->rows : 0;
-  const char *v = getenv("CISPARSE_HYB_UNROLL"); /* tuning runs only (bench/NOTES.md) */
-  int u = v ? atoi(v) : 8;
-  if (mean >= 48) {
-    if (u == 4) return launch_fast_g<T, O, 32, 4>(h, alpha, x, beta, y, threads, s);
-    if (u == 16) return launch_fast_g<T, O, 32, 16>(h, alpha, x, beta, y, threads, s);
-    return launch_fast_g<T, O, 32, 8>(h, alpha, x, beta, y, threads, s);
+  const char *ge = getenv("CISPARSE_HYB_G"), *ue = getenv("CISPARSE_HYB_UNROLL");
+  int g = ge ? atoi(ge) : mean >= 48 ? 32 : mean >= 16 ? 16 : mean >= 6 ? 8 : 4;
+  int u = ue ? atoi(ue) : 4;
+  switch (g) {
+    case 4: return launch_fast_u<T, O, 4>(h, u, alpha, x, beta, y, threads, s);
+    case 8: return launch_fast_u<T, O, 8>(h, u, alpha, x, beta, y, threads, s);
+    case 16: return launch_fast_u<T, O, 16>(h, u, alpha, x, beta, y, threads, s);
+    default: return launch_fast_u<T, O, 32>(h, u, alpha, x, beta, y, threads, s);
   }
-  if (mean >= 16) return launch_fast_g<T, O, 16, 4>(h, alpha, x, beta, y, threads, s);
-  if (mean >= 6) return launch_fast_g<T, O, 8, 2>(h, alpha, x, beta, y, threads, s);
-  return launch_fast_g<T, O, 4, 2>(h, alpha, x, beta, y, threads, s);
 }
 
 extern "C" cis_status cis_launch_hyb_paper(const cis_hyb_dev *h, double alpha, const void *x,
