@@ -36,11 +36,12 @@ bench() {
     timeout 400 $B/cisparse bench "$@" --csv "$R/$name.csv" --json "$R/$name.json"; } > "$R/$name.txt" 2>&1
   grep -v "^  " "$R/$name.txt" | tail -32
 }
-if has tune; then # hyb threads per row x loads in flight (CISPARSE_HYB_G/_UNROLL), bench/NOTES.md
-  for gu in 32:1 32:2 32:4 16:2 16:4 8:2 8:4 4:4; do
+if has tune; then # hyb variants: LOCK (block size, 0 = unlocked) : G : U, bench/NOTES.md
+  for lgu in 0:32:4 512:32:4 512:16:4 512:8:4 512:8:8 512:4:8 1024:8:4 1024:16:4 256:8:4; do
+    IFS=: read -r l g u <<< "$lgu"
     for m in ci:rows=32768,seed=1 ci:rows=524288,seed=1; do
-      CISPARSE_HYB_G=${gu%:*} CISPARSE_HYB_UNROLL=${gu#*:} timeout 100 $B/cisparse bench $m --kernels hyb \
-        --runs 20 --warmup 3 2>/dev/null | grep -E "^hyb " | sed "s/^/G:U=$gu ${m%%,*} /"
+      CISPARSE_HYB_LOCK=$l CISPARSE_HYB_G=$g CISPARSE_HYB_UNROLL=$u timeout 100 $B/cisparse bench $m \
+        --kernels hyb --runs 20 --warmup 3 2>/dev/null | grep -E "^hyb " | sed "s/^/L:G:U=$lgu ${m%%,*} /"
     done
   done | tee "$R/tune.txt"
 fi

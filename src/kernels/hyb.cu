@@ -103,6 +103,72 @@ __global__ void hyb_fast_kernel(int64_t rows, int64_t width, int column_mode,
   if (row < rows && lane == 0) cis_store_y(y, row, sum, alpha, beta);
 }
 
+// hyb, phase-locked (large x): the rows of a block walk their ELLPACK parts
+// in step, a __syncthreads() after each chunk of U*G slots, so that the
+// block's rows gather x from the same column window at the same time and
+// the lines of x they share are served by L1 rather than fetched from L2 once
+// per row (with random columns, warps that drift apart share nothing). The
+// ELLPACK trip count is the block's largest; the CSR part is not locked.
+template <typename T, typename O, int G, int U>
+__global__ void hyb_locked_kernel(int64_t rows, int64_t width, int column_mode,
+                                  const cis_idx *__restrict__ ell_col,
+                                  const T *__restrict__ ell_val,
+                                  const uint32_t *__restrict__ rownnz,
+                                  const O *__restrict__ start, const O *__restrict__ end,
+                                  const cis_idx *__restrict__ csr_col,
+                                  const T *__restrict__ csr_val, T alpha,
+                                  const T *__restrict__ x, T beta, T *__restrict__ y) {
+  __shared__ unsigned int block_max;
+  int64_t thread_id = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
+  int64_t row = thread_id / G;
+  int lane = (int)(thread_id % G);
+  int64_t n_ell = 0, s = 0, n_csr = 0;
+  T sum = 0;
+  if (threadIdx.x == 0) block_max = 0;
+  __syncthreads();
+  if (row < rows) {
+    n_ell = column_mode ? width : min((int64_t)__ldg(&rownnz[row]), width);
+    s = (int64_t)__ldg(&start[row]);
+    n_csr = (int64_t)__ldg(&end[row]) - s;
+    if (lane == 0) atomicMax(&block_max, (unsigned int)n_ell);
+  }
+  __syncthreads();
+  const int64_t m = block_max;
+  const cis_idx *ec = ell_col + row * width;
+  const T *ev = ell_val + row * width;
+  for (int64_t b = lane; b - lane < m; b += (int64_t)U * G) { /* same trip count block-wide */
+    cis_idx c[U];
+    T v[U];
+#pragma unroll
+    for (int u = 0; u < U; ++u) {
+      int64_t q = b + (int64_t)u * G;
+      c[u] = q < n_ell ? __ldcs(ec + q) : -1;
+      v[u] = q < n_ell ? __ldcs(ev + q) : T(0);
+    }
+#pragma unroll
+    for (int u = 0; u < U; ++u)
+      if (c[u] >= 0) sum += v[u] * __ldg(&x[c[u]]);
+    __syncthreads();
+  }
+  const cis_idx *cc = csr_col + s;
+  const T *cv = csr_val + s;
+  for (int64_t b = lane; b < n_csr; b += (int64_t)U * G) {
+    cis_idx c[U];
+    T v[U];
+#pragma unroll
+    for (int u = 0; u < U; ++u) {
+      int64_t q = b + (int64_t)u * G;
+      c[u] = q < n_csr ? __ldcs(cc + q) : -1;
+      v[u] = q < n_csr ? __ldcs(cv + q) : T(0);
+    }
+#pragma unroll
+    for (int u = 0; u < U; ++u)
+      if (c[u] >= 0) sum += v[u] * __ldg(&x[c[u]]);
+  }
+  sum = cis_group_sum<T, G>(sum);
+  if (row < rows && lane == 0) cis_store_y(y, row, sum, alpha, beta);
+}
+
 template <typename T, typename O>
 static cis_status launch_paper(const cis_hyb_dev *h, double alpha, const void *x, double beta,
                                void *y, int threads, cudaStream_t s) {
@@ -119,6 +185,16 @@ static cis_status launch_paper(const cis_hyb_dev *h, double alpha, const void *x
 template <typename T, typename O, int G, int U>
 static cis_status launch_fast_g(const cis_hyb_dev *h, double alpha, const void *x, double beta,
                                 void *y, int threads, cudaStream_t s) {
+  const char *lock = getenv("CISPARSE_HYB_LOCK");
+  if (lock && atoi(lock) > 0) {
+    int lt = atoi(lock) >= 32 ? atoi(lock) : 512; /* block size of the locked variant */
+    hyb_locked_kernel<T, O, G, U><<<cis_blocks_for(h->rows, lt / G), lt, 0, s>>>(
+        h->rows, h->width, h->column_mode, h->ell_col, (const T *)h->ell_val, h->rownnz,
+        (const O *)h->start, (const O *)h->end, h->csr_col, (const T *)h->csr_val, (T)alpha,
+        (const T *)x, (T)beta, (T *)y);
+    CIS_CUDA_LAUNCH_CHECK("hyb (locked)");
+    return CIS_OK;
+  }
   hyb_fast_kernel<T, O, G, U><<<cis_blocks_for(h->rows, threads / G), threads, 0, s>>>(
       h->rows, h->width, h->column_mode, h->ell_col, (const T *)h->ell_val, h->rownnz,
       (const O *)h->start, (const O *)h->end, h->csr_col, (const T *)h->csr_val, (T)alpha,
