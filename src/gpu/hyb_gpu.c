@@ -48,7 +48,7 @@ cleanup:
 static cis_status hyb_spmv(const void *dev, const char *kernel, int block, double alpha,
                            const void *x, double beta, void *y, cis_stream s) {
   const cis_fmt_hyb *D = dev;
-  cis_hyb_dev k = {D->h.dtype, D->start.wide, D->mode == CIS_BOUNDARY_COLUMN, D->h.rows, D->width,
+  cis_hyb_dev k = {D->h.dtype, D->start.wide, D->mode == CIS_BOUNDARY_COLUMN, D->h.rows, D->h.cols, D->width,
                    D->h.nnz, D->ell_col, D->ell_val, D->rownnz, cis_off_data(&D->start),
                    cis_off_data(&D->end), D->csr_col, D->csr_val};
   if (!strcmp(kernel, "hyb-paper")) return cis_launch_hyb_paper(&k, alpha, x, beta, y, block, (cudaStream_t)s);

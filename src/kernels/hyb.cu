@@ -183,16 +183,14 @@ static cis_status launch_paper(const cis_hyb_dev *h, double alpha, const void *x
 }
 
 template <typename T, typename O, int G, int U>
-static cis_status launch_fast_g(const cis_hyb_dev *h, double alpha, const void *x, double beta,
-                                void *y, int threads, cudaStream_t s) {
-  const char *lock = getenv("CISPARSE_HYB_LOCK");
-  if (lock && atoi(lock) > 0) {
-    int lt = atoi(lock) >= 32 ? atoi(lock) : 512; /* block size of the locked variant */
-    hyb_locked_kernel<T, O, G, U><<<cis_blocks_for(h->rows, lt / G), lt, 0, s>>>(
+static cis_status launch_fast_g(const cis_hyb_dev *h, int lock, double alpha, const void *x,
+                                double beta, void *y, int threads, cudaStream_t s) {
+  if (lock) {
+    hyb_locked_kernel<T, O, G, U><<<cis_blocks_for(h->rows, lock / G), lock, 0, s>>>(
         h->rows, h->width, h->column_mode, h->ell_col, (const T *)h->ell_val, h->rownnz,
         (const O *)h->start, (const O *)h->end, h->csr_col, (const T *)h->csr_val, (T)alpha,
         (const T *)x, (T)beta, (T *)y);
-    CIS_CUDA_LAUNCH_CHECK("hyb (locked)");
+    CIS_CUDA_LAUNCH_CHECK("hyb (phase-locked)");
     return CIS_OK;
   }
   hyb_fast_kernel<T, O, G, U><<<cis_blocks_for(h->rows, threads / G), threads, 0, s>>>(
@@ -204,31 +202,42 @@ static cis_status launch_fast_g(const cis_hyb_dev *h, double alpha, const void *
 }
 
 template <typename T, typename O, int G>
-static cis_status launch_fast_u(const cis_hyb_dev *h, int u, double alpha, const void *x,
-                                double beta, void *y, int threads, cudaStream_t s) {
+static cis_status launch_fast_u(const cis_hyb_dev *h, int u, int lock, double alpha,
+                                const void *x, double beta, void *y, int threads, cudaStream_t s) {
   switch (u) {
-    case 1: return launch_fast_g<T, O, G, 1>(h, alpha, x, beta, y, threads, s);
-    case 2: return launch_fast_g<T, O, G, 2>(h, alpha, x, beta, y, threads, s);
-    case 8: return launch_fast_g<T, O, G, 8>(h, alpha, x, beta, y, threads, s);
-    default: return launch_fast_g<T, O, G, 4>(h, alpha, x, beta, y, threads, s);
+    case 1: return launch_fast_g<T, O, G, 1>(h, lock, alpha, x, beta, y, threads, s);
+    case 2: return launch_fast_g<T, O, G, 2>(h, lock, alpha, x, beta, y, threads, s);
+    case 8: return launch_fast_g<T, O, G, 8>(h, lock, alpha, x, beta, y, threads, s);
+    default: return launch_fast_g<T, O, G, 4>(h, lock, alpha, x, beta, y, threads, s);
   }
 }
 
-// Threads per row G from the mean row length, U loads in flight per lane.
-// CISPARSE_HYB_G / CISPARSE_HYB_UNROLL override them (tuning runs,
-// bench/NOTES.md).
+// An integer from the environment, or `def` (tuning overrides, bench/NOTES.md).
+static int env_int(const char *name, int def) {
+  const char *v = getenv(name);
+  return v && *v ? atoi(v) : def;
+}
+
+// The variant, from measurements on an H200 (bench/NOTES.md): x larger than
+// 1 MB (it no longer stays in L1) -> phase-locked, 1024 threads, G = 16;
+// else unlocked, G from the mean row length (32 for long rows, 16/8/4 for
+// short ones); U = 4 loads in flight per lane. CISPARSE_HYB_LOCK (block size,
+// 0 = unlocked), CISPARSE_HYB_G and CISPARSE_HYB_UNROLL override the choice.
 template <typename T, typename O>
 static cis_status launch_fast(const cis_hyb_dev *h, double alpha, const void *x, double beta,
                               void *y, int threads, cudaStream_t s) {
   double mean = h->rows ? (double)h->nnz / (double)h->rows : 0;
-  const char *ge = getenv("CISPARSE_HYB_G"), *ue = getenv("CISPARSE_HYB_UNROLL");
-  int g = ge ? atoi(ge) : mean >= 48 ? 32 : mean >= 16 ? 16 : mean >= 6 ? 8 : 4;
-  int u = ue ? atoi(ue) : 4;
+  int big_x = (double)h->cols * sizeof(T) > 1e6;
+  int lock = env_int("CISPARSE_HYB_LOCK", big_x ? 1024 : 0);
+  int g = env_int("CISPARSE_HYB_G", lock ? 16 : mean >= 48 ? 32 : mean >= 16 ? 16 : mean >= 6 ? 8 : 4);
+  int u = env_int("CISPARSE_HYB_UNROLL", 4);
+  if (lock && (lock < 32 || lock > 1024 || lock % 32))
+    return cis_error(CIS_ERR_INVALID, "hyb: CISPARSE_HYB_LOCK=%d is not a block size (32..1024)", lock);
   switch (g) {
-    case 4: return launch_fast_u<T, O, 4>(h, u, alpha, x, beta, y, threads, s);
-    case 8: return launch_fast_u<T, O, 8>(h, u, alpha, x, beta, y, threads, s);
-    case 16: return launch_fast_u<T, O, 16>(h, u, alpha, x, beta, y, threads, s);
-    default: return launch_fast_u<T, O, 32>(h, u, alpha, x, beta, y, threads, s);
+    case 4: return launch_fast_u<T, O, 4>(h, u, lock, alpha, x, beta, y, threads, s);
+    case 8: return launch_fast_u<T, O, 8>(h, u, lock, alpha, x, beta, y, threads, s);
+    case 16: return launch_fast_u<T, O, 16>(h, u, lock, alpha, x, beta, y, threads, s);
+    default: return launch_fast_u<T, O, 32>(h, u, lock, alpha, x, beta, y, threads, s);
   }
 }
 

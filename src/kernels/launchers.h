@@ -44,7 +44,7 @@ typedef struct cis_hyb_dev {
   cis_dtype t;
   int wide;          /* start/end 64-bit */
   int column_mode;   /* boundary mode column: test start < end, not rownnz > width */
-  cis_int rows, width, nnz;
+  cis_int rows, cols, width, nnz;
   const cis_idx *ell_col;
   const void *ell_val;
   const uint32_t *rownnz;

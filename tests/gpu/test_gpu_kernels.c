@@ -10,6 +10,7 @@ typedef struct variant {
   cis_int slice;           /* sell family: S (0 = default) */
   cis_boundary_mode mode;  /* hyb */
   cis_int boundary;        /* hyb: < 0 = choose */
+  const char *lock, *g, *u; /* hyb tuning overrides (CISPARSE_HYB_LOCK/_G/_UNROLL), NULL = auto */
 } variant;
 
 static const variant variants[] = {
@@ -26,7 +27,17 @@ static const variant variants[] = {
     {"hyb", "hyb-paper", 32, 0, CIS_BOUNDARY_COUNT, -1},
     {"hyb", "hyb-paper", 128, 0, CIS_BOUNDARY_COUNT, 3},
     {"hyb", "hyb-paper", 1024, 0, CIS_BOUNDARY_COLUMN, -1},
+    /* every variant the fast kernel can pick: phase-locked, threads per row, loads in flight */
+    {"hyb", "hyb", 0, 0, CIS_BOUNDARY_COUNT, -1, "1024", "16", "4"},
+    {"hyb", "hyb", 0, 0, CIS_BOUNDARY_COLUMN, -1, "512", "32", "8"},
+    {"hyb", "hyb", 0, 0, CIS_BOUNDARY_COUNT, 3, "256", "8", "1"},
+    {"hyb", "hyb", 0, 0, CIS_BOUNDARY_COUNT, -1, "0", "4", "2"},
+    {"hyb", "hyb", 0, 0, CIS_BOUNDARY_COUNT, -1, "0", "16", "8"},
 };
+
+static void set_or_clear(const char *name, const char *value) {
+  if (value) setenv(name, value, 1); else unsetenv(name);
+}
 
 static int format_built(const char *name) {
   for (int i = 0; i < cis_format_count(); ++i)
@@ -40,6 +51,9 @@ static void run_variant(const gpu_case *c, const variant *v, cis_dtype t) {
   cis_gpu_plan *p = NULL;
   cis_status st;
   fp.dtype = t;
+  set_or_clear("CISPARSE_HYB_LOCK", v->lock);
+  set_or_clear("CISPARSE_HYB_G", v->g);
+  set_or_clear("CISPARSE_HYB_UNROLL", v->u);
   if (v->slice) fp.slice = v->slice;
   fp.boundary_mode = v->mode;
   fp.boundary = v->boundary;
@@ -55,8 +69,9 @@ static void run_variant(const gpu_case *c, const variant *v, cis_dtype t) {
     for (int b = 0; b < 2; ++b) {
       double beta = b ? -0.5 : 0.0;
       double err = check_plan(p, c->A, t, beta, 11 + (uint64_t)b);
-      CHECK(err <= test_tol(t), "%s: %s/%s block %d slice %lld %s beta %g: rel err %.3g",
-            c->name, v->format, v->kernel, v->block, (long long)v->slice, cis_dtype_name(t), beta, err);
+      CHECK(err <= test_tol(t), "%s: %s/%s block %d slice %lld lock/G/U %s/%s/%s %s beta %g: rel err %.3g",
+            c->name, v->format, v->kernel, v->block, (long long)v->slice, v->lock ? v->lock : "auto",
+            v->g ? v->g : "auto", v->u ? v->u : "auto", cis_dtype_name(t), beta, err);
     }
   }
   cis_gpu_plan_free(p);
