@@ -13,20 +13,21 @@ typedef struct variant {
   const char *lock, *g, *u; /* hyb tuning overrides (CISPARSE_HYB_LOCK/_G/_UNROLL), NULL = auto */
 } variant;
 
+#define AUTO NULL, NULL, NULL
 static const variant variants[] = {
-    {"csr", "csr-vector", 0, 0, 0, -1},  {"csr", "csr-scalar", 0, 0, 0, -1},
-    {"csr", "csr-vector", 64, 0, 0, -1}, {"ell", "ell", 0, 0, 0, -1},
-    {"ellr", "ellr", 0, 0, 0, -1},       {"sell", "sell", 0, 32, 0, -1},
-    {"sell", "sell", 0, 16, 0, -1},      {"sell", "sell", 0, 1024, 0, -1},
-    {"sellr", "sellr", 0, 64, 0, -1},    {"sellcs", "sellcs", 0, 32, 0, -1},
-    {"csb", "csb", 0, 0, 0, -1},         {"csr5", "csr5", 0, 0, 0, -1},
-    {"hyb", "hyb", 0, 0, CIS_BOUNDARY_COUNT, -1},
-    {"hyb", "hyb", 0, 0, CIS_BOUNDARY_COUNT, 3},
-    {"hyb", "hyb", 0, 0, CIS_BOUNDARY_COLUMN, -1},
-    {"hyb", "hyb-paper", 16, 0, CIS_BOUNDARY_COUNT, -1},
-    {"hyb", "hyb-paper", 32, 0, CIS_BOUNDARY_COUNT, -1},
-    {"hyb", "hyb-paper", 128, 0, CIS_BOUNDARY_COUNT, 3},
-    {"hyb", "hyb-paper", 1024, 0, CIS_BOUNDARY_COLUMN, -1},
+    {"csr", "csr-vector", 0, 0, 0, -1, AUTO},  {"csr", "csr-scalar", 0, 0, 0, -1, AUTO},
+    {"csr", "csr-vector", 64, 0, 0, -1, AUTO}, {"ell", "ell", 0, 0, 0, -1, AUTO},
+    {"ellr", "ellr", 0, 0, 0, -1, AUTO},       {"sell", "sell", 0, 32, 0, -1, AUTO},
+    {"sell", "sell", 0, 16, 0, -1, AUTO},      {"sell", "sell", 0, 1024, 0, -1, AUTO},
+    {"sellr", "sellr", 0, 64, 0, -1, AUTO},    {"sellcs", "sellcs", 0, 32, 0, -1, AUTO},
+    {"csb", "csb", 0, 0, 0, -1, AUTO},         {"csr5", "csr5", 0, 0, 0, -1, AUTO},
+    {"hyb", "hyb", 0, 0, CIS_BOUNDARY_COUNT, -1, AUTO},
+    {"hyb", "hyb", 0, 0, CIS_BOUNDARY_COUNT, 3, AUTO},
+    {"hyb", "hyb", 0, 0, CIS_BOUNDARY_COLUMN, -1, AUTO},
+    {"hyb", "hyb-paper", 16, 0, CIS_BOUNDARY_COUNT, -1, AUTO},
+    {"hyb", "hyb-paper", 32, 0, CIS_BOUNDARY_COUNT, -1, AUTO},
+    {"hyb", "hyb-paper", 128, 0, CIS_BOUNDARY_COUNT, 3, AUTO},
+    {"hyb", "hyb-paper", 1024, 0, CIS_BOUNDARY_COLUMN, -1, AUTO},
     /* every variant the fast kernel can pick: phase-locked, threads per row, loads in flight */
     {"hyb", "hyb", 0, 0, CIS_BOUNDARY_COUNT, -1, "1024", "16", "4"},
     {"hyb", "hyb", 0, 0, CIS_BOUNDARY_COLUMN, -1, "512", "32", "8"},
