@@ -29,6 +29,11 @@ typedef struct bench_run {
   char command[1024];
 } bench_run;
 
+/* The Table 9 comparison on a loaded matrix (every kernel and cuSPARSE
+ * algorithm on the GPU, or every format's CPU kernel without one), printed
+ * to stdout; for `cisparse run`. Returns the exit status (0 ok, 1 error). */
+int cli_bench_compare(const cis_csr *A, const char *name, cis_dtype t);
+
 /* Terminal table in the shape of the paper's Table 9. */
 void bench_print_table(FILE *f, const bench_run *r);
 /* CSV (one header line + one line per row) and JSON (run + rows). */

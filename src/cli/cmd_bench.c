@@ -250,86 +250,127 @@ static void run_plot(const opts *o, const char *json) {
     printf("plot: `%s` failed (matplotlib missing?); the JSON is in %s\n", cmd, json);
 }
 
+/* Measure every selected kernel on A into r (r->rows_out allocated here). */
+static cis_status bench_matrix(const opts *o, const cis_csr *A, bench_run *r) {
+  cis_status st = CIS_OK;
+  cis_gpu_info info;
+  entry *E = NULL;
+  double *xd = NULL, *ref = NULL;
+  char why[120];
+  int ne = 0;
+  size_t vs = cis_dtype_size(o->t);
+  ctx c = {A, o->t, o, NULL, NULL, NULL, NULL};
+  r->rows = A->rows;
+  r->cols = A->cols;
+  r->nnz = A->nnz;
+  r->dtype = o->t;
+  r->runs = (int)o->runs;
+  r->warmup = (int)o->warmup;
+  r->gpu = cis_gpu_count(why, sizeof why) > 0;
+  E = calloc(64, sizeof *E);
+  xd = malloc(sizeof(double) * (size_t)(A->cols + 1));
+  ref = malloc(sizeof(double) * (size_t)(A->rows + 1));
+  c.hy = malloc(vs * (size_t)((A->rows > A->cols ? A->rows : A->cols) + 1));
+  c.ref = ref;
+  if (!E || !xd || !c.hy || !ref) {
+    st = cis_error(CIS_ERR_ALLOC, "bench: cannot allocate vectors for %lld rows", (long long)A->rows);
+    goto cleanup;
+  }
+  /* x: fixed values of the run's precision; the reference in double from the same x */
+  for (cis_int j = 0; j < A->cols; ++j) {
+    cis_set(c.hy, o->t, j, sin(0.7 * (double)j + 0.3));
+    xd[j] = cis_get(c.hy, o->t, j);
+  }
+  CIS_TRY(cis_csr_spmv(A, 1.0, xd, 0.0, ref));
+  if (r->gpu) {
+    CIS_TRY(cis_gpu_get_info(&info));
+    CIS_TRY(gpu_context(&c, r, &info));
+    ne = entries(o, E);
+    printf("GPU %s\nx: one vector (%.2f MB), not rotated; matrix CSR %.1f MB; L2 %.0f MB%s\n",
+           r->device, (double)A->cols * vs / 1e6, (double)A->nnz * (vs + 4) / 1e6,
+           info.l2_bytes / 1e6,
+           (double)A->nnz * (vs + 4) < 2.0 * info.l2_bytes
+               ? " -- the matrix fits in L2: these timings measure the cache, not DRAM" : "");
+  } else {
+    snprintf(r->device, sizeof r->device, "no GPU (%s): CPU kernels, OpenMP %d threads, wall clock",
+             why, omp_get_max_threads());
+    printf("%s\n", r->device);
+    if (!(c.dx = malloc(vs * (size_t)(A->cols + 1)))) {
+      st = cis_error(CIS_ERR_ALLOC, "bench: cannot allocate x");
+      goto cleanup;
+    }
+    memcpy(c.dx, c.hy, vs * (size_t)A->cols);
+    for (int i = 0; i < cis_format_count() && ne < 64; ++i)
+      if (selected(o->kernels, cis_format_name(i)))
+        ne = add(E, ne, cis_format_name(i), cis_format_name(i), NULL, NULL, 0, 0);
+  }
+  if (ne == 0) {
+    st = cis_error(CIS_ERR_INVALID, "bench: --kernels '%s' selects nothing", o->kernels);
+    goto cleanup;
+  }
+  if (!(r->rows_out = calloc((size_t)ne, sizeof *r->rows_out))) {
+    st = cis_error(CIS_ERR_ALLOC, "bench: cannot allocate results");
+    goto cleanup;
+  }
+  for (int i = 0; i < ne; ++i) {
+    bench_row *w = &r->rows_out[i];
+    snprintf(w->label, sizeof w->label, "%s", E[i].label);
+    snprintf(w->format, sizeof w->format, "%s", E[i].format);
+    w->block = E[i].block;
+    w->is_cusparse = E[i].cus_alg != NULL;
+    if (r->gpu) gpu_row(&c, &E[i], w); else cpu_row(&c, E[i].format, w);
+    if (!w->note[0] && r->gpu) w->pct_bw = 100.0 * w->gbs / r->bw_gbs;
+    fprintf(stderr, "  %-22s %s\n", w->label, w->note[0] ? w->note : "done");
+    r->n = i + 1;
+  }
+  speedups(r);
+cleanup:
+  if (r->gpu) {
+    cis_gpu_free(c.dx);
+    cis_gpu_free(c.dy);
+  } else {
+    free(c.dx);
+  }
+  free(E);
+  free(xd);
+  free(ref);
+  free(c.hy);
+  return st;
+}
+
+int cli_bench_compare(const cis_csr *A, const char *name, cis_dtype t) {
+  opts o;
+  bench_run r;
+  cis_status st;
+  memset(&o, 0, sizeof o);
+  memset(&r, 0, sizeof r);
+  o.matrix = name;
+  o.t = t;
+  o.runs = 50;
+  o.warmup = 5;
+  r.matrix = name;
+  snprintf(r.command, sizeof r.command, "cisparse run (%s)", name);
+  st = bench_matrix(&o, A, &r);
+  if (st == CIS_OK) bench_print_table(stdout, &r);
+  free(r.rows_out);
+  return st == CIS_OK ? 0 : cli_fail(st);
+}
+
 int cis_cmd_bench(int argc, char **argv) {
   opts o;
   bench_run r;
-  ctx c;
   cis_csr *A = NULL;
-  cis_gpu_info info;
-  entry *E = NULL;
-  double *xd = NULL;
-  char why[120], json[1024];
-  int rc = parse(argc, argv, &o), ne;
+  char json[1024];
+  int rc = parse(argc, argv, &o);
   cis_status st;
   if (rc) return rc;
   memset(&r, 0, sizeof r);
-  memset(&c, 0, sizeof c);
   for (int i = 0, len = 0; i < argc && len < (int)sizeof r.command - 2; ++i)
     len += snprintf(r.command + len, sizeof r.command - (size_t)len, "%s%s", i ? " " : "cisparse ", argv[i]);
   if (!cis_load) return cli_fail(cis_error(CIS_ERR_UNSUPPORTED, "bench: this binary has no matrix loader"));
   if ((st = cis_load(o.matrix, CIS_F64, &A)) != CIS_OK) return cli_fail(st);
   r.matrix = o.matrix;
-  r.rows = A->rows;
-  r.cols = A->cols;
-  r.nnz = A->nnz;
-  r.dtype = o.t;
-  r.runs = (int)o.runs;
-  r.warmup = (int)o.warmup;
-  r.gpu = cis_gpu_count(why, sizeof why) > 0;
-  c.A = A;
-  c.t = o.t;
-  c.o = &o;
-  /* x: fixed pseudo-random values of the run's precision; reference in double */
-  size_t vs = cis_dtype_size(o.t);
-  E = calloc(64, sizeof *E);
-  xd = malloc(sizeof(double) * (size_t)(A->cols + 1));
-  c.hy = malloc(vs * (size_t)((A->rows > A->cols ? A->rows : A->cols) + 1));
-  double *ref = malloc(sizeof(double) * (size_t)(A->rows + 1));
-  c.ref = ref;
-  if (!E || !xd || !c.hy || !ref) {
-    st = cis_error(CIS_ERR_ALLOC, "bench: cannot allocate vectors for %lld rows", (long long)A->rows);
-    goto fail;
-  }
-  for (cis_int j = 0; j < A->cols; ++j) {
-    double v = sin(0.7 * (double)j + 0.3);
-    cis_set(c.hy, o.t, j, v);
-    xd[j] = cis_get(c.hy, o.t, j);
-  }
-  if ((st = cis_csr_spmv(A, 1.0, xd, 0.0, ref)) != CIS_OK) goto fail;
-  if (r.gpu) {
-    if ((st = cis_gpu_get_info(&info)) != CIS_OK || (st = gpu_context(&c, &r, &info)) != CIS_OK) goto fail;
-    ne = entries(&o, E);
-    printf("GPU %s\nx: one vector (%.2f MB), not rotated; matrix CSR %.1f MB; L2 %.0f MB%s\n",
-           r.device, (double)A->cols * vs / 1e6, (double)A->nnz * (vs + 4) / 1e6,
-           info.l2_bytes / 1e6,
-           (double)A->nnz * (vs + 4) < 2.0 * info.l2_bytes
-               ? " -- the matrix fits in L2: these timings measure the cache, not DRAM" : "");
-  } else {
-    snprintf(r.device, sizeof r.device, "no GPU (%s): CPU kernels, OpenMP %d threads, wall clock",
-             why, omp_get_max_threads());
-    printf("%s\n", r.device);
-    c.dx = malloc(vs * (size_t)(A->cols + 1));
-    if (!c.dx) { st = cis_error(CIS_ERR_ALLOC, "bench: cannot allocate x"); goto fail; }
-    memcpy(c.dx, c.hy, vs * (size_t)A->cols);
-    ne = 0;
-    for (int i = 0; i < cis_format_count() && ne < 64; ++i)
-      if (selected(o.kernels, cis_format_name(i))) ne = add(E, ne, cis_format_name(i), cis_format_name(i), NULL, NULL, 0, 0);
-  }
-  if (ne == 0) { st = cis_error(CIS_ERR_INVALID, "bench: --kernels '%s' selects nothing", o.kernels); goto fail; }
-  r.rows_out = calloc((size_t)ne, sizeof *r.rows_out);
-  if (!r.rows_out) { st = cis_error(CIS_ERR_ALLOC, "bench: cannot allocate results"); goto fail; }
-  for (int i = 0; i < ne; ++i) {
-    bench_row *w = &r.rows_out[i];
-    snprintf(w->label, sizeof w->label, "%s", E[i].label);
-    snprintf(w->format, sizeof w->format, "%s", E[i].format);
-    w->block = E[i].block;
-    w->is_cusparse = E[i].cus_alg != NULL;
-    if (r.gpu) gpu_row(&c, &E[i], w); else cpu_row(&c, E[i].format, w);
-    if (!w->note[0] && r.gpu) w->pct_bw = 100.0 * w->gbs / r.bw_gbs;
-    fprintf(stderr, "  %-22s %s\n", w->label, w->note[0] ? w->note : "done");
-    r.n = i + 1;
-  }
-  speedups(&r);
+  if ((st = bench_matrix(&o, A, &r)) != CIS_OK) goto fail;
   bench_print_table(stdout, &r);
   if (o.csv && (st = bench_write_csv(o.csv, &r)) != CIS_OK) goto fail;
   snprintf(json, sizeof json, "%s", o.json ? o.json : "");
@@ -341,17 +382,7 @@ int cis_cmd_bench(int argc, char **argv) {
 fail:
   rc = cli_fail(st);
 done:
-  if (r.gpu) {
-    cis_gpu_free(c.dx);
-    cis_gpu_free(c.dy);
-  } else {
-    free(c.dx);
-  }
   free(r.rows_out);
-  free(E);
-  free(xd);
-  free(c.hy);
-  free(ref);
   cis_csr_free(A);
   return rc;
 }
