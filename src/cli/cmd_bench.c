@@ -356,6 +356,12 @@ int cli_bench_compare(const cis_csr *A, const char *name, cis_dtype t) {
   return st == CIS_OK ? 0 : cli_fail(st);
 }
 
+int cli_run_table9(const cis_csr *A, const char *spec) {
+  printf("\nTable 9: every SpMV kernel against cuSPARSE on %s (double; median of 50 runs;\n"
+         "speedup = fastest cuSPARSE time / kernel time)\n", spec);
+  return cli_bench_compare(A, spec, CIS_F64);
+}
+
 int cis_cmd_bench(int argc, char **argv) {
   opts o;
   bench_run r;
