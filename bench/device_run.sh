@@ -7,7 +7,7 @@
 # laplace ci32kf ci512k" (default: all but tune).
 set -u
 OUT=${1:?usage: device_run.sh OUTDIR [STEPS]}
-STEPS=${2:-"build test memcheck ci32k laplace ci32kf ci512k"}
+STEPS=${2:-"build test memcheck ci32k laplace ci32kf ci512k run"}
 R=$OUT/results
 B=build-dev
 mkdir -p "$R"
@@ -17,7 +17,10 @@ has() { [[ " $STEPS " == *" $1 "* ]]; }
 cat "$R/env.txt"
 if has build; then
   cmake -S . -B $B -DCMAKE_BUILD_TYPE=Release -DCISPARSE_SHARED_DIR="$PWD/shared" > "$R/build.log" 2>&1 &&
-    cmake --build $B -j16 >> "$R/build.log" 2>&1 || { tail -40 "$R/build.log"; tar czf "$OUT/results.tar.gz" -C "$OUT" results; exit 1; }
+    cmake --build $B -j16 >> "$R/build.log" 2>&1 || { tail -40 "$R/build.log"; if has run; then # `cisparse run`: Tables 3-5 and Table 9 on the GPU
+  $B/cisparse run > "$R/run.txt" 2>&1; tail -25 "$R/run.txt"
+fi
+tar czf "$OUT/results.tar.gz" -C "$OUT" results; exit 1; }
   grep -i "warning" "$R/build.log" | head -5
 fi
 if has test; then
@@ -37,9 +40,9 @@ bench() {
   grep -v "^  " "$R/$name.txt" | tail -32
 }
 if has tune; then # hyb variants: LOCK (block size, 0 = unlocked) : G : U, bench/NOTES.md
-  for lgu in 0:32:4 512:32:4 512:16:4 512:8:4 512:8:8 512:4:8 1024:8:4 1024:16:4 256:8:4; do
+  for lgu in 1024:16:2 1024:16:4 1024:16:8 1024:32:4 512:16:4 1024:8:8; do
     IFS=: read -r l g u <<< "$lgu"
-    for m in ci:rows=32768,seed=1 ci:rows=524288,seed=1; do
+    for m in ci:rows=524288,seed=1; do
       CISPARSE_HYB_LOCK=$l CISPARSE_HYB_G=$g CISPARSE_HYB_UNROLL=$u timeout 100 $B/cisparse bench $m \
         --kernels hyb --runs 20 --warmup 3 2>/dev/null | grep -E "^hyb " | sed "s/^/L:G:U=$lgu ${m%%,*} /"
     done
@@ -49,5 +52,8 @@ has ci32k && bench ci32k ci:rows=32768,seed=1 --sweep-block --sweep-slice --plot
 has laplace && bench laplace laplace3d:size=160,points=7 --sweep-slice --plot "$R/laplace"
 has ci32kf && bench ci32k_float ci:rows=32768,seed=1 --precision float
 has ci512k && bench ci512k ci:rows=524288,seed=1 --runs 20 --warmup 3 \
-  --kernels csr-vector,sell,sellcs,hyb-paper,hyb,cusparse-csr-alg1,cusparse-csr-alg2,cusparse-sell-alg1
+  --kernels csr-vector,ell,sell,sellcs,csr5,hyb-paper,hyb,cusparse-csr-alg1,cusparse-csr-alg2,cusparse-coo-alg1,cusparse-sell-alg1
+if has run; then # `cisparse run`: Tables 3-5 and Table 9 on the GPU
+  $B/cisparse run > "$R/run.txt" 2>&1; tail -25 "$R/run.txt"
+fi
 tar czf "$OUT/results.tar.gz" -C "$OUT" results

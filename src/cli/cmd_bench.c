@@ -346,8 +346,8 @@ int cli_bench_compare(const cis_csr *A, const char *name, cis_dtype t) {
   memset(&r, 0, sizeof r);
   o.matrix = name;
   o.t = t;
-  o.runs = 50;
-  o.warmup = 5;
+  o.runs = cis_gpu_count(NULL, 0) > 0 ? 50 : 10; /* the CPU fallback: 10 wall-clock runs */
+  o.warmup = o.runs == 50 ? 5 : 1;
   r.matrix = name;
   snprintf(r.command, sizeof r.command, "cisparse run (%s)", name);
   st = bench_matrix(&o, A, &r);
