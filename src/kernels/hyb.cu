@@ -60,6 +60,15 @@ __global__ void hyb_paper_kernel(int64_t rows, int64_t width, int column_mode,
   if (lane == 0) cis_store_y(y, warp_id, sh1[t] + sh2[t], alpha, beta);
 }
 
+// A matrix element used once: streaming load (evict first, keeps x in cache),
+// except with one thread per row, whose next slots come from the same lines
+// through L1 (as CSR scalar).
+template <int G, typename V>
+__device__ __forceinline__ V load_once(const V *p) {
+  if (G == 1) return __ldg(p);
+  return __ldcs(p);
+}
+
 // hyb (fast): the row's ELLPACK part and CSR part read as one index space
 // q in [0, n_ell + n_csr): q < n_ell -> ell_*[row*width + q], else
 // csr_*[start + q - n_ell]. Each lane takes q = lane + G*(u + U*j): U loads of
@@ -90,8 +99,8 @@ __global__ void hyb_fast_kernel(int64_t rows, int64_t width, int column_mode,
         c[u] = -1;
         v[u] = 0;
         if (q < n) {
-          c[u] = q < n_ell ? __ldcs(ec + q) : __ldcs(cc + (q - n_ell));
-          v[u] = q < n_ell ? __ldcs(ev + q) : __ldcs(cv + (q - n_ell));
+          c[u] = q < n_ell ? load_once<G>(ec + q) : load_once<G>(cc + (q - n_ell));
+          v[u] = q < n_ell ? load_once<G>(ev + q) : load_once<G>(cv + (q - n_ell));
         }
       }
 #pragma unroll
@@ -218,22 +227,24 @@ static int env_int(const char *name, int def) {
   return v && *v ? atoi(v) : def;
 }
 
-// The variant, from measurements on an H200 (bench/NOTES.md): x larger than
-// 1 MB (it no longer stays in L1) -> phase-locked, 1024 threads, G = 16;
-// else unlocked, G from the mean row length (32 for long rows, 16/8/4 for
-// short ones); U = 4 loads in flight per lane. CISPARSE_HYB_LOCK (block size,
+// The variant, from measurements on an H200 (bench/NOTES.md): long rows
+// (mean >= 48) with x larger than 1 MB (it no longer stays in L1) ->
+// phase-locked, 1024 threads, G = 16; else unlocked, G from the mean row
+// length (32, 16, 8; one thread per row below 12, as CSR scalar); U = 4
+// loads in flight per lane. CISPARSE_HYB_LOCK (block size,
 // 0 = unlocked), CISPARSE_HYB_G and CISPARSE_HYB_UNROLL override the choice.
 template <typename T, typename O>
 static cis_status launch_fast(const cis_hyb_dev *h, double alpha, const void *x, double beta,
                               void *y, int threads, cudaStream_t s) {
   double mean = h->rows ? (double)h->nnz / (double)h->rows : 0;
   int big_x = (double)h->cols * sizeof(T) > 1e6;
-  int lock = env_int("CISPARSE_HYB_LOCK", big_x ? 1024 : 0);
-  int g = env_int("CISPARSE_HYB_G", lock ? 16 : mean >= 48 ? 32 : mean >= 16 ? 16 : mean >= 6 ? 8 : 4);
+  int lock = env_int("CISPARSE_HYB_LOCK", big_x && mean >= 48 ? 1024 : 0);
+  int g = env_int("CISPARSE_HYB_G", lock ? 16 : mean >= 48 ? 32 : mean >= 24 ? 16 : mean >= 12 ? 8 : 1);
   int u = env_int("CISPARSE_HYB_UNROLL", 4);
   if (lock && (lock < 32 || lock > 1024 || lock % 32))
     return cis_error(CIS_ERR_INVALID, "hyb: CISPARSE_HYB_LOCK=%d is not a block size (32..1024)", lock);
   switch (g) {
+    case 1: return launch_fast_u<T, O, 1>(h, u, lock, alpha, x, beta, y, threads, s);
     case 4: return launch_fast_u<T, O, 4>(h, u, lock, alpha, x, beta, y, threads, s);
     case 8: return launch_fast_u<T, O, 8>(h, u, lock, alpha, x, beta, y, threads, s);
     case 16: return launch_fast_u<T, O, 16>(h, u, lock, alpha, x, beta, y, threads, s);

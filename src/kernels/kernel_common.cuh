@@ -45,7 +45,8 @@ __device__ __forceinline__ void cis_store_y(T *y, int64_t i, T sum, T alpha, T b
   y[i] = (beta == T(0)) ? alpha * sum : alpha * sum + beta * y[i];
 }
 
-// Sum over the `width` lanes of a (sub-)warp group; every lane gets the total.
+// Sum over the `width` lanes of a (sub-)warp group; every lane gets the total
+// (WIDTH 1: the value itself).
 template <typename T, int WIDTH>
 __device__ __forceinline__ T cis_group_sum(T v) {
 #pragma unroll

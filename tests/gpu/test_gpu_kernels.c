@@ -33,6 +33,7 @@ static const variant variants[] = {
     {"hyb", "hyb", 0, 0, CIS_BOUNDARY_COLUMN, -1, "512", "32", "8"},
     {"hyb", "hyb", 0, 0, CIS_BOUNDARY_COUNT, 3, "256", "8", "1"},
     {"hyb", "hyb", 0, 0, CIS_BOUNDARY_COUNT, -1, "0", "4", "2"},
+    {"hyb", "hyb", 0, 0, CIS_BOUNDARY_COLUMN, -1, "0", "1", "4"},
     {"hyb", "hyb", 0, 0, CIS_BOUNDARY_COUNT, -1, "0", "16", "8"},
 };
 
