@@ -39,18 +39,15 @@ bench() {
     timeout 400 $B/cisparse bench "$@" --csv "$R/$name.csv" --json "$R/$name.json"; } > "$R/$name.txt" 2>&1
   grep -v "^  " "$R/$name.txt" | tail -32
 }
-if has tune; then # hyb variants (env overrides, bench/NOTES.md): "matrix LOCK G UNROLL PERSIST"
-  while read -r m l g u p; do
-    echo "L:G:U:P=$l:$g:$u:$p ${m%%,*} $(CISPARSE_HYB_LOCK=$l CISPARSE_HYB_G=$g CISPARSE_HYB_UNROLL=$u \
-      CISPARSE_HYB_PERSIST=$p timeout 100 $B/cisparse bench $m --kernels hyb --runs 30 --warmup 3 \
-      2>/dev/null | grep -E '^hyb ')"
+if has tune; then # hyb variants (env overrides, bench/NOTES.md): "matrix LOCK G UNROLL"
+  while read -r m l g u; do
+    echo "L:G:U=$l:$g:$u ${m%%,*} $(CISPARSE_HYB_LOCK=$l CISPARSE_HYB_G=$g CISPARSE_HYB_UNROLL=$u \
+      timeout 100 $B/cisparse bench $m --kernels hyb --runs 30 --warmup 3 2>/dev/null | grep -E '^hyb ')"
   done <<'LIST' | tee "$R/tune.txt"
-ci:rows=32768,seed=1 0 32 4 0
-ci:rows=32768,seed=1 0 32 4 1
-ci:rows=32768,seed=1 0 32 2 1
-ci:rows=32768,seed=1 0 32 8 1
-ci:rows=524288,seed=1 0 32 4 1
-ci:rows=524288,seed=1 1024 16 4 0
+ci:rows=32768,seed=1 0 32 4
+ci:rows=32768,seed=1 0 32 8
+ci:rows=524288,seed=1 0 32 4
+ci:rows=524288,seed=1 1024 16 4
 LIST
 fi
 has ci32k && bench ci32k ci:rows=32768,seed=1 --sweep-block --sweep-slice --plot "$R/ci32k"

@@ -178,64 +178,6 @@ __global__ void hyb_locked_kernel(int64_t rows, int64_t width, int column_mode,
   if (row < rows && lane == 0) cis_store_y(y, row, sum, alpha, beta);
 }
 
-// hyb, persistent (long rows): a grid that fills the device once; each warp
-// walks rows warp, warp + warps, ... and loads the next row's rownnz/start/end
-// while it works on the current one, so the dependent metadata load is off
-// the critical path (in the plain kernel every row starts with it).
-template <typename T, typename O, int U>
-__global__ void hyb_persist_kernel(int64_t rows, int64_t width, int column_mode,
-                                   const cis_idx *__restrict__ ell_col,
-                                   const T *__restrict__ ell_val,
-                                   const uint32_t *__restrict__ rownnz,
-                                   const O *__restrict__ start, const O *__restrict__ end,
-                                   const cis_idx *__restrict__ csr_col,
-                                   const T *__restrict__ csr_val, T alpha,
-                                   const T *__restrict__ x, T beta, T *__restrict__ y) {
-  const int64_t warps = (int64_t)gridDim.x * blockDim.x / 32;
-  int64_t row = ((int64_t)blockIdx.x * blockDim.x + threadIdx.x) / 32;
-  const int lane = threadIdx.x & 31;
-  int64_t n_ell = 0, s = 0, n = 0;
-  if (row < rows) {
-    n_ell = column_mode ? width : min((int64_t)__ldg(&rownnz[row]), width);
-    s = (int64_t)__ldg(&start[row]);
-    n = n_ell + ((int64_t)__ldg(&end[row]) - s);
-  }
-  for (; row < rows; row += warps) { /* warp-uniform */
-    const int64_t next = row + warps;
-    int64_t n_ell2 = 0, s2 = 0, e2 = 0;
-    if (next < rows) { /* prefetch the next row's metadata */
-      n_ell2 = column_mode ? width : min((int64_t)__ldg(&rownnz[next]), width);
-      s2 = (int64_t)__ldg(&start[next]);
-      e2 = (int64_t)__ldg(&end[next]);
-    }
-    const cis_idx *ec = ell_col + row * width, *cc = csr_col + s;
-    const T *ev = ell_val + row * width, *cv = csr_val + s;
-    T sum = 0;
-    for (int64_t b = lane; b < n; b += (int64_t)U * 32) {
-      cis_idx c[U];
-      T v[U];
-#pragma unroll
-      for (int u = 0; u < U; ++u) {
-        int64_t q = b + (int64_t)u * 32;
-        c[u] = -1;
-        v[u] = 0;
-        if (q < n) {
-          c[u] = q < n_ell ? __ldcs(ec + q) : __ldcs(cc + (q - n_ell));
-          v[u] = q < n_ell ? __ldcs(ev + q) : __ldcs(cv + (q - n_ell));
-        }
-      }
-#pragma unroll
-      for (int u = 0; u < U; ++u)
-        if (c[u] >= 0) sum += v[u] * __ldg(&x[c[u]]);
-    }
-    sum = cis_group_sum<T, 32>(sum);
-    if (lane == 0) cis_store_y(y, row, sum, alpha, beta);
-    n_ell = n_ell2;
-    s = s2;
-    n = n_ell2 + (e2 - s2);
-  }
-}
-
 template <typename T, typename O>
 static cis_status launch_paper(const cis_hyb_dev *h, double alpha, const void *x, double beta,
                                void *y, int threads, cudaStream_t s) {
@@ -252,22 +194,6 @@ static cis_status launch_paper(const cis_hyb_dev *h, double alpha, const void *x
 template <typename T, typename O, int G, int U>
 static cis_status launch_fast_g(const cis_hyb_dev *h, int lock, double alpha, const void *x,
                                 double beta, void *y, int threads, cudaStream_t s) {
-  const char *pe = getenv("CISPARSE_HYB_PERSIST");
-  if (G == 32 && !lock && pe && atoi(pe) > 0) {
-    int dev = 0, sms = 0, per_sm = 0;
-    CIS_CUDA_CHECK(cudaGetDevice(&dev));
-    CIS_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
-    CIS_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
-        &per_sm, hyb_persist_kernel<T, O, U>, threads, 0));
-    unsigned grid = cis_blocks_for(h->rows, threads / 32);
-    if (grid > (unsigned)(sms * per_sm)) grid = (unsigned)(sms * per_sm);
-    hyb_persist_kernel<T, O, U><<<grid, threads, 0, s>>>(
-        h->rows, h->width, h->column_mode, h->ell_col, (const T *)h->ell_val, h->rownnz,
-        (const O *)h->start, (const O *)h->end, h->csr_col, (const T *)h->csr_val, (T)alpha,
-        (const T *)x, (T)beta, (T *)y);
-    CIS_CUDA_LAUNCH_CHECK("hyb (persistent)");
-    return CIS_OK;
-  }
   if (lock) {
     hyb_locked_kernel<T, O, G, U><<<cis_blocks_for(h->rows, lock / G), lock, 0, s>>>(
         h->rows, h->width, h->column_mode, h->ell_col, (const T *)h->ell_val, h->rownnz,

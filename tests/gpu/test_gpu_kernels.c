@@ -11,10 +11,9 @@ typedef struct variant {
   cis_boundary_mode mode;  /* hyb */
   cis_int boundary;        /* hyb: < 0 = choose */
   const char *lock, *g, *u; /* hyb tuning overrides (CISPARSE_HYB_LOCK/_G/_UNROLL), NULL = auto */
-  const char *persist;      /* CISPARSE_HYB_PERSIST */
 } variant;
 
-#define AUTO NULL, NULL, NULL, NULL
+#define AUTO NULL, NULL, NULL
 static const variant variants[] = {
     {"csr", "csr-vector", 0, 0, 0, -1, AUTO},  {"csr", "csr-scalar", 0, 0, 0, -1, AUTO},
     {"csr", "csr-vector", 64, 0, 0, -1, AUTO}, {"ell", "ell", 0, 0, 0, -1, AUTO},
@@ -30,14 +29,13 @@ static const variant variants[] = {
     {"hyb", "hyb-paper", 128, 0, CIS_BOUNDARY_COUNT, 3, AUTO},
     {"hyb", "hyb-paper", 1024, 0, CIS_BOUNDARY_COLUMN, -1, AUTO},
     /* every variant the fast kernel can pick: phase-locked, threads per row, loads in flight */
-    {"hyb", "hyb", 0, 0, CIS_BOUNDARY_COUNT, -1, "1024", "16", "4", NULL},
-    {"hyb", "hyb", 0, 0, CIS_BOUNDARY_COLUMN, -1, "512", "32", "8", NULL},
-    {"hyb", "hyb", 0, 0, CIS_BOUNDARY_COUNT, 3, "256", "8", "1", NULL},
-    {"hyb", "hyb", 0, 0, CIS_BOUNDARY_COUNT, -1, "0", "4", "2", NULL},
-    {"hyb", "hyb", 0, 0, CIS_BOUNDARY_COLUMN, -1, "0", "1", "4", NULL},
-    {"hyb", "hyb", 0, 0, CIS_BOUNDARY_COUNT, -1, "0", "16", "8", NULL},
-    {"hyb", "hyb", 0, 0, CIS_BOUNDARY_COUNT, -1, "0", "32", "4", "1"},
-    {"hyb", "hyb", 0, 0, CIS_BOUNDARY_COLUMN, 3, "0", "32", "2", "1"},
+    {"hyb", "hyb", 0, 0, CIS_BOUNDARY_COUNT, -1, "1024", "16", "4"},
+    {"hyb", "hyb", 0, 0, CIS_BOUNDARY_COLUMN, -1, "512", "32", "8"},
+    {"hyb", "hyb", 0, 0, CIS_BOUNDARY_COUNT, 3, "256", "8", "1"},
+    {"hyb", "hyb", 0, 0, CIS_BOUNDARY_COUNT, -1, "0", "4", "2"},
+    {"hyb", "hyb", 0, 0, CIS_BOUNDARY_COLUMN, -1, "0", "1", "4"},
+    {"hyb", "hyb", 0, 0, CIS_BOUNDARY_COUNT, -1, "0", "16", "8"},
+    {"hyb", "hyb", 0, 0, CIS_BOUNDARY_COUNT, 3, "0", "32", "2"},
 };
 
 static void set_or_clear(const char *name, const char *value) {
@@ -59,7 +57,6 @@ static void run_variant(const gpu_case *c, const variant *v, cis_dtype t) {
   set_or_clear("CISPARSE_HYB_LOCK", v->lock);
   set_or_clear("CISPARSE_HYB_G", v->g);
   set_or_clear("CISPARSE_HYB_UNROLL", v->u);
-  set_or_clear("CISPARSE_HYB_PERSIST", v->persist);
   if (v->slice) fp.slice = v->slice;
   fp.boundary_mode = v->mode;
   fp.boundary = v->boundary;
