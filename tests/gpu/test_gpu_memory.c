@@ -3,9 +3,20 @@
  * fails half-way) gives CIS_ERR_DEVICE_OOM naming what and how much, frees
  * everything (free device memory before == after) and the process carries
  * on (a following small plan works); bad kernel names and block sizes. */
-#include <cuda_runtime.h>
 #include "gpu_cases.h"
 #include "gpu/gpu_format.h"
+
+#ifndef CISPARSE_HAVE_CUDA
+int main(void) {
+  char why[200];
+  cis_gpu_count(why, sizeof why);
+  CHECK(cis_gpu_plan_create(NULL, NULL, 0, NULL) == CIS_ERR_NO_GPU, "no-CUDA build: NO_GPU");
+  CHECK(strstr(cis_last_error(), "without CUDA") != NULL, "reason: %s", cis_last_error());
+  if (test_failures) return test_summary("test_gpu_memory");
+  return test_skip(why);
+}
+#else
+#include <cuda_runtime.h>
 
 static int64_t free_now(void) {
   size_t f = 0, t = 0;
@@ -124,3 +135,4 @@ int main(void) {
   }
   return test_summary("test_gpu_memory");
 }
+#endif
