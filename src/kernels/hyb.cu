@@ -69,6 +69,32 @@ __device__ __forceinline__ V load_once(const V *p) {
   return __ldcs(p);
 }
 
+// One chunk of a row: U predicated loads at q = b + u*G, q < n, taken from
+// (c1, v1)[q] while q < n1 and from (c2, v2)[q - n1] after (the ELLPACK and
+// CSR parts as one range), all issued before the U gathers of x.
+template <typename T, int G, int U>
+__device__ __forceinline__ T chunk_sum(const cis_idx *__restrict__ c1, const T *__restrict__ v1,
+                                       int64_t n1, const cis_idx *__restrict__ c2,
+                                       const T *__restrict__ v2, int64_t n, int64_t b,
+                                       const T *__restrict__ x) {
+  cis_idx c[U];
+  T v[U], sum = 0;
+#pragma unroll
+  for (int u = 0; u < U; ++u) {
+    int64_t q = b + (int64_t)u * G;
+    c[u] = -1;
+    v[u] = 0;
+    if (q < n) {
+      c[u] = q < n1 ? load_once<G>(c1 + q) : load_once<G>(c2 + (q - n1));
+      v[u] = q < n1 ? load_once<G>(v1 + q) : load_once<G>(v2 + (q - n1));
+    }
+  }
+#pragma unroll
+  for (int u = 0; u < U; ++u)
+    if (c[u] >= 0) sum += v[u] * __ldg(&x[c[u]]);
+  return sum;
+}
+
 // hyb (fast): the row's ELLPACK part and CSR part read as one index space
 // q in [0, n_ell + n_csr): q < n_ell -> ell_*[row*width + q], else
 // csr_*[start + q - n_ell]. Each lane takes q = lane + G*(u + U*j): U loads of
@@ -90,23 +116,8 @@ __global__ void hyb_fast_kernel(int64_t rows, int64_t width, int column_mode,
     int64_t s = (int64_t)__ldg(&start[row]), n = n_ell + ((int64_t)__ldg(&end[row]) - s);
     const cis_idx *ec = ell_col + row * width, *cc = csr_col + s;
     const T *ev = ell_val + row * width, *cv = csr_val + s;
-    for (int64_t b = lane; b < n; b += (int64_t)U * G) {
-      cis_idx c[U];
-      T v[U];
-#pragma unroll
-      for (int u = 0; u < U; ++u) {
-        int64_t q = b + (int64_t)u * G;
-        c[u] = -1;
-        v[u] = 0;
-        if (q < n) {
-          c[u] = q < n_ell ? load_once<G>(ec + q) : load_once<G>(cc + (q - n_ell));
-          v[u] = q < n_ell ? load_once<G>(ev + q) : load_once<G>(cv + (q - n_ell));
-        }
-      }
-#pragma unroll
-      for (int u = 0; u < U; ++u)
-        if (c[u] >= 0) sum += v[u] * __ldg(&x[c[u]]);
-    }
+    for (int64_t b = lane; b < n; b += (int64_t)U * G)
+      sum += chunk_sum<T, G, U>(ec, ev, n_ell, cc, cv, n, b, x);
   }
   sum = cis_group_sum<T, G>(sum);
   if (row < rows && lane == 0) cis_store_y(y, row, sum, alpha, beta);
@@ -146,34 +157,13 @@ __global__ void hyb_locked_kernel(int64_t rows, int64_t width, int column_mode,
   const cis_idx *ec = ell_col + row * width;
   const T *ev = ell_val + row * width;
   for (int64_t b = lane; b - lane < m; b += (int64_t)U * G) { /* same trip count block-wide */
-    cis_idx c[U];
-    T v[U];
-#pragma unroll
-    for (int u = 0; u < U; ++u) {
-      int64_t q = b + (int64_t)u * G;
-      c[u] = q < n_ell ? __ldcs(ec + q) : -1;
-      v[u] = q < n_ell ? __ldcs(ev + q) : T(0);
-    }
-#pragma unroll
-    for (int u = 0; u < U; ++u)
-      if (c[u] >= 0) sum += v[u] * __ldg(&x[c[u]]);
+    sum += chunk_sum<T, G, U>(ec, ev, n_ell, ec, ev, n_ell, b, x);
     __syncthreads();
   }
   const cis_idx *cc = csr_col + s;
   const T *cv = csr_val + s;
-  for (int64_t b = lane; b < n_csr; b += (int64_t)U * G) {
-    cis_idx c[U];
-    T v[U];
-#pragma unroll
-    for (int u = 0; u < U; ++u) {
-      int64_t q = b + (int64_t)u * G;
-      c[u] = q < n_csr ? __ldcs(cc + q) : -1;
-      v[u] = q < n_csr ? __ldcs(cv + q) : T(0);
-    }
-#pragma unroll
-    for (int u = 0; u < U; ++u)
-      if (c[u] >= 0) sum += v[u] * __ldg(&x[c[u]]);
-  }
+  for (int64_t b = lane; b < n_csr; b += (int64_t)U * G)
+    sum += chunk_sum<T, G, U>(cc, cv, n_csr, cc, cv, n_csr, b, x);
   sum = cis_group_sum<T, G>(sum);
   if (row < rows && lane == 0) cis_store_y(y, row, sum, alpha, beta);
 }
