@@ -71,14 +71,15 @@ __device__ __forceinline__ V load_once(const V *p) {
 
 // One chunk of a row: U predicated loads at q = b + u*G, q < n, taken from
 // (c1, v1)[q] while q < n1 and from (c2, v2)[q - n1] after (the ELLPACK and
-// CSR parts as one range), all issued before the U gathers of x.
+// CSR parts as one range), all issued before the U gathers of x, which are
+// added to sum in order.
 template <typename T, int G, int U>
-__device__ __forceinline__ T chunk_sum(const cis_idx *__restrict__ c1, const T *__restrict__ v1,
-                                       int64_t n1, const cis_idx *__restrict__ c2,
-                                       const T *__restrict__ v2, int64_t n, int64_t b,
-                                       const T *__restrict__ x) {
+__device__ __forceinline__ void chunk_sum(const cis_idx *__restrict__ c1, const T *__restrict__ v1,
+                                          int64_t n1, const cis_idx *__restrict__ c2,
+                                          const T *__restrict__ v2, int64_t n, int64_t b,
+                                          const T *__restrict__ x, T &sum) {
   cis_idx c[U];
-  T v[U], sum = 0;
+  T v[U];
 #pragma unroll
   for (int u = 0; u < U; ++u) {
     int64_t q = b + (int64_t)u * G;
@@ -92,7 +93,6 @@ __device__ __forceinline__ T chunk_sum(const cis_idx *__restrict__ c1, const T *
 #pragma unroll
   for (int u = 0; u < U; ++u)
     if (c[u] >= 0) sum += v[u] * __ldg(&x[c[u]]);
-  return sum;
 }
 
 // hyb (fast): the row's ELLPACK part and CSR part read as one index space
@@ -117,7 +117,7 @@ __global__ void hyb_fast_kernel(int64_t rows, int64_t width, int column_mode,
     const cis_idx *ec = ell_col + row * width, *cc = csr_col + s;
     const T *ev = ell_val + row * width, *cv = csr_val + s;
     for (int64_t b = lane; b < n; b += (int64_t)U * G)
-      sum += chunk_sum<T, G, U>(ec, ev, n_ell, cc, cv, n, b, x);
+      chunk_sum<T, G, U>(ec, ev, n_ell, cc, cv, n, b, x, sum);
   }
   sum = cis_group_sum<T, G>(sum);
   if (row < rows && lane == 0) cis_store_y(y, row, sum, alpha, beta);
@@ -157,13 +157,13 @@ __global__ void hyb_locked_kernel(int64_t rows, int64_t width, int column_mode,
   const cis_idx *ec = ell_col + row * width;
   const T *ev = ell_val + row * width;
   for (int64_t b = lane; b - lane < m; b += (int64_t)U * G) { /* same trip count block-wide */
-    sum += chunk_sum<T, G, U>(ec, ev, n_ell, ec, ev, n_ell, b, x);
+    chunk_sum<T, G, U>(ec, ev, n_ell, ec, ev, n_ell, b, x, sum);
     __syncthreads();
   }
   const cis_idx *cc = csr_col + s;
   const T *cv = csr_val + s;
   for (int64_t b = lane; b < n_csr; b += (int64_t)U * G)
-    sum += chunk_sum<T, G, U>(cc, cv, n_csr, cc, cv, n_csr, b, x);
+    chunk_sum<T, G, U>(cc, cv, n_csr, cc, cv, n_csr, b, x, sum);
   sum = cis_group_sum<T, G>(sum);
   if (row < rows && lane == 0) cis_store_y(y, row, sum, alpha, beta);
 }
