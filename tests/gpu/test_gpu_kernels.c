@@ -7,7 +7,7 @@
 typedef struct variant {
   const char *format, *kernel;
   int block;
-  cis_int slice;           /* sell family: S (0 = default) */
+  cis_int slice;           /* sell family: S; csb: block z (0 = default) */
   cis_boundary_mode mode;  /* hyb */
   cis_int boundary;        /* hyb: < 0 = choose */
   const char *lock, *g, *u; /* hyb tuning overrides (CISPARSE_HYB_LOCK/_G/_UNROLL), NULL = auto */
@@ -20,7 +20,8 @@ static const variant variants[] = {
     {"ellr", "ellr", 0, 0, 0, -1, AUTO},       {"sell", "sell", 0, 32, 0, -1, AUTO},
     {"sell", "sell", 0, 16, 0, -1, AUTO},      {"sell", "sell", 0, 1024, 0, -1, AUTO},
     {"sellr", "sellr", 0, 64, 0, -1, AUTO},    {"sellcs", "sellcs", 0, 32, 0, -1, AUTO},
-    {"csb", "csb", 0, 0, 0, -1, AUTO},         {"csr5", "csr5", 0, 0, 0, -1, AUTO},
+    {"csb", "csb", 0, 0, 0, -1, AUTO},
+    {"csb", "csb", 0, 8192, 0, -1, AUTO},  /* z = 8192: y through global atomics */         {"csr5", "csr5", 0, 0, 0, -1, AUTO},
     {"hyb", "hyb", 0, 0, CIS_BOUNDARY_COUNT, -1, AUTO},
     {"hyb", "hyb", 0, 0, CIS_BOUNDARY_COUNT, 3, AUTO},
     {"hyb", "hyb", 0, 0, CIS_BOUNDARY_COLUMN, -1, AUTO},
@@ -57,7 +58,8 @@ static void run_variant(const gpu_case *c, const variant *v, cis_dtype t) {
   set_or_clear("CISPARSE_HYB_LOCK", v->lock);
   set_or_clear("CISPARSE_HYB_G", v->g);
   set_or_clear("CISPARSE_HYB_UNROLL", v->u);
-  if (v->slice) fp.slice = v->slice;
+  if (v->slice && !strcmp(v->format, "csb")) fp.block = v->slice;
+  else if (v->slice) fp.slice = v->slice;
   fp.boundary_mode = v->mode;
   fp.boundary = v->boundary;
   st = cis_matrix_create(c->A, v->format, &fp, &M);
