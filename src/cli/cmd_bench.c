@@ -230,8 +230,10 @@ static cis_status gpu_context(ctx *c, bench_run *r, const cis_gpu_info *info) {
   size_t probe = (size_t)4 << 30;
   cis_status st;
   if ((size_t)info->free_mem / 3 < probe) probe = (size_t)info->free_mem / 3;
-  snprintf(r->device, sizeof r->device, "%s (%d SMs, %.0f MB L2, driver %d, runtime %d)", info->name,
-           info->sm_count, info->l2_bytes / 1e6, info->driver_version, info->runtime_version);
+  snprintf(r->device, sizeof r->device, "%s (%d SMs, %.0f MB L2, CUDA driver %d.%d, runtime %d.%d)",
+           info->name, info->sm_count, info->l2_bytes / 1e6, info->driver_version / 1000,
+           info->driver_version % 1000 / 10, info->runtime_version / 1000,
+           info->runtime_version % 1000 / 10);
   if ((st = cis_gpu_read_bandwidth(probe, 20, &r->bw_gbs)) != CIS_OK) return st;
   if ((st = cis_gpu_malloc(&c->dx, vs * (size_t)(c->A->cols ? c->A->cols : 1))) != CIS_OK) return st;
   if ((st = cis_gpu_upload(c->dx, c->hy, vs * (size_t)c->A->cols)) != CIS_OK) return st;
