@@ -1,13 +1,16 @@
 /* cisparse/gen.h: deterministic matrix generators named by a spec string.
  *
- *   ci:rows=32768,seed=1[,ref_frac=0.1,ref_density=0.2,exp_per_row=295,exp_sd=30]
+ *   ci:rows=32768,seed=1[,cols=rows,ref_frac=0.1,ref_per_row=655|ref_density=D,
+ *      exp_per_row=295.1,exp_sd=30]
  *       CI-structured (Mahmoud et al. 2018, Tables 3-4): Reference region =
- *       first ref_frac of the columns at ref_density (655 nonzeros per row at
- *       32,768 rows); Expansion Space region: the rest of the columns with a
- *       per-row count drawn around exp_per_row (longest row ~1,060-1,080).
- *       Nonzeros per row are kept when rows grow, so nnz grows linearly.
+ *       first ceil(ref_frac*cols) columns with ref_per_row nonzeros in every
+ *       row (655 = round(0.2*3277) at 32,768 rows; ref_density=D asks for
+ *       round(D*ref) instead); Expansion Space region: the rest of the
+ *       columns with a per-row count drawn from N(exp_per_row, exp_sd^2)
+ *       (longest row ~1,060-1,080). Nonzeros per row are kept when rows
+ *       grow, so nnz grows linearly. See src/gen/gen_ci.c.
  *   laplace3d:size=64,points=7|27       3D Laplacian on a size^3 grid
- *   powerlaw:rows=100000,seed=3[,avg=16,alpha=2.0,max=rows]  power-law row lengths
+ *   powerlaw:rows=100000,seed=3[,cols=rows,avg=16,alpha=2.0,max=cols]  power-law row lengths
  *   random:rows=1000,cols=800,density=0.01,seed=2            uniform random
  *
  * The same spec always gives the same matrix, independent of thread count. */

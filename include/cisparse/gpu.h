@@ -36,15 +36,20 @@ cis_status cis_gpu_get_info(cis_gpu_info *info);
  *   csr: "csr-scalar" (thread per row), "csr-vector" (warp per row, default)
  *   ell: "ell"; ellr: "ellr"; sell: "sell"; sellr: "sellr"; sellcs: "sellcs"
  *   csb: "csb"; csr5: "csr5"
- *   hyb: "hyb-paper" (Algorithm 7, shared-memory reduction), "hyb" (fast, default)
- * block_size: threads per block (0 = kernel default; hyb-paper sweeps it).
+ *   hyb: "hyb-paper" (Algorithm 7, shared-memory reduction), "hyb" (fast, default:
+ *        threads per row from the mean row length, phase-locked blocks for long
+ *        rows when x exceeds 1 MB; see src/kernels/hyb.cu and bench/NOTES.md)
+ * block_size: threads per block (0 = kernel default; hyb-paper takes 16 or a
+ * multiple of 32, the others a multiple of 32; checked at the first spmv).
  * Device out-of-memory gives CIS_ERR_DEVICE_OOM with the bytes asked and free,
  * and frees whatever was allocated. */
 cis_status cis_gpu_plan_create(const cis_matrix *M, const char *kernel, int block_size,
                                cis_gpu_plan **out);
 /* cuSPARSE baseline on a host CSR: alg one of "csr-alg1", "csr-alg2",
- * "coo-alg1", "coo-alg2", "sell-alg1" (slice 32), "bsr" (block 2 or 4).
- * Runs cusparseSpMV_preprocess once at creation. */
+ * "coo-alg1", "coo-alg2", "sell-alg1" (slice 32), "bsr" (4x4 blocks, or 2x2;
+ * rows and columns must divide, else CIS_ERR_UNSUPPORTED). Values converted
+ * to t. Runs cusparseSpMV_bufferSize and cusparseSpMV_preprocess once here;
+ * the buffer is the plan's workspace. Empty matrices are refused. */
 cis_status cis_gpu_plan_create_cusparse(const cis_csr *A, cis_dtype t, const char *alg,
                                         cis_gpu_plan **out);
 /* y = alpha*A*x + beta*y on the device, x and y device arrays of the plan's
@@ -57,13 +62,23 @@ cis_int cis_gpu_plan_workspace_bytes(const cis_gpu_plan *p);
 const char *cis_gpu_plan_kernel(const cis_gpu_plan *p);
 void cis_gpu_plan_free(cis_gpu_plan *p);
 
-/* Device memory and copies (thin checked wrappers). */
+/* Device memory and copies (thin checked wrappers). cis_gpu_malloc reports
+ * out-of-memory as CIS_ERR_DEVICE_OOM with the bytes asked and free. */
 cis_status cis_gpu_malloc(void **d, size_t bytes);
 void cis_gpu_free(void *d);
 cis_status cis_gpu_upload(void *d, const void *h, size_t bytes);
 cis_status cis_gpu_download(void *h, const void *d, size_t bytes);
 cis_status cis_gpu_fill_nan(void *d, cis_dtype t, cis_int n); /* poison an output */
 cis_status cis_gpu_sync(void);
+
+/* Timing (CUDA events on the default stream). Median milliseconds of `runs`
+ * calls of cis_gpu_spmv(p, 1, d_x, beta, d_y) after `warmup` untimed ones. */
+cis_status cis_gpu_time_spmv(cis_gpu_plan *p, const void *d_x, double beta, void *d_y, int warmup,
+                             int runs, double *ms_median);
+/* Streaming read bandwidth of the device in GB/s (1e9 bytes/s): the median
+ * of `runs` timed passes of a read-only reduction over `bytes` bytes (16-byte
+ * loads, grid-stride; a few GB so that no cache holds it). */
+cis_status cis_gpu_read_bandwidth(size_t bytes, int runs, double *gbps);
 
 #ifdef __cplusplus
 }

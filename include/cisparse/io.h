@@ -19,16 +19,19 @@ extern "C" {
  * accepted and flagged (CIS_FLAG_NONFINITE). Values converted to dtype t. */
 cis_status cis_mm_read(const char *path, cis_dtype t, cis_csr **out);
 
-/* Write A as `coordinate real general` with 17 significant digits. */
+/* Write A as `coordinate real general`, 17 significant digits for double
+ * values and 9 for float (each reads back bit-identical). */
 cis_status cis_mm_write(const char *path, const cis_csr *A);
 
-/* Write a dense vector as Matrix Market `array real general` (n x 1). */
+/* Write a dense vector as Matrix Market `array real general` (n x 1),
+ * digits as cis_mm_write. */
 cis_status cis_mm_write_vector(const char *path, const void *x, cis_dtype t, cis_int n);
-/* Write a dense vector as plain text, one value per line, 17 significant digits. */
+/* Write a dense vector as plain text, one value per line, digits as cis_mm_write. */
 cis_status cis_text_write_vector(const char *path, const void *x, cis_dtype t, cis_int n);
 /* Read a vector: Matrix Market array (n x 1 or 1 x n) or plain text, one
- * value per line. *out has exactly n values of dtype t, else an error naming
- * the count found. */
+ * value per line ('#' or '%' lines are comments). *out (cis_free) has exactly
+ * n values of dtype t, else an error naming the expected and found counts.
+ * NaN/Inf are refused (CIS_ERR_NUMERIC naming the line). */
 cis_status cis_vector_read(const char *path, cis_dtype t, cis_int n, void **out);
 
 /* cisparse binary format (".cisb"): versioned header (magic "CISPARSE",

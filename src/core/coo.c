@@ -1,7 +1,11 @@
 /* coo.c: coordinate lists and COO -> CSR (counting sort by row, then sort
- * each row by column and sum duplicates; CSparse cs_compress + cs_dupl). */
+ * each row by column and sum duplicates; CSparse cs_compress + cs_dupl),
+ * rows sorted and copied in parallel. */
 #include <stdlib.h>
 #include <string.h>
+#ifdef _OPENMP
+#include <omp.h>
+#endif
 #include "core/internal.h"
 
 void cis_coo_free(cis_coo *A) {
@@ -66,8 +70,13 @@ cis_status cis_coo_push(cis_coo *A, cis_idx i, cis_idx j, double v) {
   return CIS_OK;
 }
 
-/* Sort the entries of one row [lo,hi) by column (insertion sort for short
- * rows, heap-free merge via qsort on an index pair array otherwise). */
+/* COO -> CSR in three steps (CSparse cs_compress + cs_dupl, made parallel):
+ *  1. stable counting sort of the entry numbers by row (serial, O(nnz));
+ *  2. per row, in parallel: sort its entry numbers by (column, entry number)
+ *     (insertion sort for short rows, qsort for long ones; rows already in
+ *     order are left alone) and count the distinct columns;
+ *  3. per row, in parallel: copy, summing duplicates in file order, so the
+ *     result does not depend on the thread count. Explicit zeros are kept. */
 typedef struct { cis_idx col; cis_int src; } colsrc;
 static int cmp_colsrc(const void *a, const void *b) {
   const colsrc *x = a, *y = b;
@@ -75,55 +84,94 @@ static int cmp_colsrc(const void *a, const void *b) {
   return x->src < y->src ? -1 : (x->src > y->src);
 }
 
+static int colsrc_less(const colsrc *x, const colsrc *y) {
+  return x->col < y->col || (x->col == y->col && x->src < y->src);
+}
+
+/* Sort order[0..n) by (col, entry number) with scratch tmp; distinct columns. */
+static cis_int sort_row(const cis_idx *col, cis_int *order, cis_int n, colsrc *tmp) {
+  int sorted = 1;
+  for (cis_int t = 1; t < n && sorted; ++t)
+    sorted = col[order[t - 1]] < col[order[t]] || (col[order[t - 1]] == col[order[t]] && order[t - 1] < order[t]);
+  if (!sorted) {
+    for (cis_int t = 0; t < n; ++t) { tmp[t].col = col[order[t]]; tmp[t].src = order[t]; }
+    if (n <= 32) {
+      for (cis_int t = 1; t < n; ++t) {
+        colsrc x = tmp[t];
+        cis_int u = t;
+        for (; u > 0 && colsrc_less(&x, &tmp[u - 1]); --u) tmp[u] = tmp[u - 1];
+        tmp[u] = x;
+      }
+    } else {
+      qsort(tmp, (size_t)n, sizeof *tmp, cmp_colsrc);
+    }
+    for (cis_int t = 0; t < n; ++t) order[t] = tmp[t].src;
+  }
+  cis_int distinct = n > 0;
+  for (cis_int t = 1; t < n; ++t) distinct += col[order[t]] != col[order[t - 1]];
+  return distinct;
+}
+
 cis_status cis_coo_to_csr(const cis_coo *A, cis_csr **out) {
   cis_status st = CIS_OK;
-  cis_int *count = NULL, *order = NULL;
+  cis_int *start = NULL, *order = NULL, *next = NULL;
   colsrc *tmp = NULL;
   cis_csr *C = NULL;
+  int threads = 1;
+#ifdef _OPENMP
+  threads = omp_get_max_threads();
+#endif
   *out = NULL;
-  /* bucket entries by row (stable) */
-  CIS_TRY(cis_alloc_zeroed((void **)&count, A->rows + 1, sizeof(cis_int), "COO->CSR counts"));
+  /* 1. bucket entry numbers by row, stably */
+  CIS_TRY(cis_alloc_zeroed((void **)&start, A->rows + 1, sizeof(cis_int), "COO->CSR row starts"));
   CIS_TRY(cis_alloc_array((void **)&order, A->nnz, sizeof(cis_int), "COO->CSR order"));
-  for (cis_int k = 0; k < A->nnz; ++k) count[A->row[k] + 1]++;
-  for (cis_int i = 0; i < A->rows; ++i) count[i + 1] += count[i];
+  CIS_TRY(cis_alloc_array((void **)&next, A->rows + 1, sizeof(cis_int), "COO->CSR cursor"));
+  for (cis_int k = 0; k < A->nnz; ++k) start[A->row[k] + 1]++;
   cis_int maxlen = 0;
-  for (cis_int i = 0; i < A->rows; ++i)
-    if (count[i + 1] - count[i] > maxlen) maxlen = count[i + 1] - count[i];
-  {
-    cis_int *next = NULL;
-    CIS_TRY(cis_alloc_array((void **)&next, A->rows + 1, sizeof(cis_int), "COO->CSR cursor"));
-    memcpy(next, count, (size_t)(A->rows + 1) * sizeof(cis_int));
-    for (cis_int k = 0; k < A->nnz; ++k) order[next[A->row[k]]++] = k;
-    cis_free(next);
+  for (cis_int i = 0; i < A->rows; ++i) {
+    if (start[i + 1] > maxlen) maxlen = start[i + 1];
+    start[i + 1] += start[i];
   }
-  CIS_TRY(cis_alloc_array((void **)&tmp, maxlen, sizeof(colsrc), "COO->CSR row buffer"));
-  /* first pass: count unique columns per row */
+  memcpy(next, start, (size_t)(A->rows + 1) * sizeof(cis_int));
+  for (cis_int k = 0; k < A->nnz; ++k) order[next[A->row[k]]++] = k;
+  CIS_TRY(cis_alloc_array((void **)&tmp, (int64_t)threads * maxlen, sizeof(colsrc), "COO->CSR row buffers"));
   CIS_TRY(cis_csr_alloc(A->rows, A->cols, A->nnz, A->dtype, &C));
   C->flags = A->flags;
-  cis_int nz = 0;
+  /* 2. sort each row, count distinct columns into rowptr[i + 1] */
+#pragma omp parallel for schedule(dynamic, 1024)
   for (cis_int i = 0; i < A->rows; ++i) {
-    cis_int lo = count[i], hi = count[i + 1], n = hi - lo;
-    for (cis_int t = 0; t < n; ++t) { tmp[t].col = A->col[order[lo + t]]; tmp[t].src = order[lo + t]; }
-    qsort(tmp, (size_t)n, sizeof *tmp, cmp_colsrc);
-    C->rowptr[i] = nz;
-    for (cis_int t = 0; t < n; ++t) {
-      double v = cis_get(A->val, A->dtype, tmp[t].src);
-      if (t > 0 && tmp[t].col == tmp[t - 1].col) {
-        cis_set(C->val, C->dtype, nz - 1, cis_get(C->val, C->dtype, nz - 1) + v);
-      } else {
-        C->colind[nz] = tmp[t].col;
-        cis_set(C->val, C->dtype, nz, v);
-        nz++;
+    int me = 0;
+#ifdef _OPENMP
+    me = omp_get_thread_num();
+#endif
+    C->rowptr[i + 1] = sort_row(A->col, order + start[i], start[i + 1] - start[i], tmp + (cis_int)me * maxlen);
+  }
+  for (cis_int i = 0; i < A->rows; ++i) C->rowptr[i + 1] += C->rowptr[i];
+  C->nnz = C->rowptr[A->rows];
+  /* 3. copy, summing duplicates in entry order */
+  CIS_FOR_DTYPE(A->dtype, {
+    const REAL *av = A->val;
+    REAL *cv = C->val;
+    CIS_PRAGMA(omp parallel for schedule(dynamic, 1024))
+    for (cis_int i = 0; i < A->rows; ++i) {
+      cis_int nz = C->rowptr[i] - 1;
+      for (cis_int t = start[i]; t < start[i + 1]; ++t) {
+        cis_int src = order[t];
+        if (t > start[i] && A->col[src] == C->colind[nz]) {
+          cv[nz] += av[src];
+        } else {
+          C->colind[++nz] = A->col[src];
+          cv[nz] = av[src];
+        }
       }
     }
-  }
-  C->rowptr[A->rows] = nz;
-  C->nnz = nz;
+  });
   *out = C;
   C = NULL;
 cleanup:
-  cis_free(count);
+  cis_free(start);
   cis_free(order);
+  cis_free(next);
   cis_free(tmp);
   cis_csr_free(C);
   return st;

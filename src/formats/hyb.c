@@ -55,10 +55,14 @@ static cis_int reference_region_end(const cis_csr *A) {
 }
 
 cis_int cis_hyb_choose_boundary(const cis_csr *A, cis_boundary_mode mode) {
-  if (!A) return cis_error(CIS_ERR_INVALID, "cis_hyb_choose_boundary: NULL matrix"), -1;
+  if (!A) {
+    cis_error(CIS_ERR_INVALID, "cis_hyb_choose_boundary: NULL matrix");
+    return -1;
+  }
   if (mode == CIS_BOUNDARY_COUNT) return min_row_length(A);
   if (mode == CIS_BOUNDARY_COLUMN) return reference_region_end(A);
-  return cis_error(CIS_ERR_INVALID, "hyb: unknown boundary mode %d (0 = count, 1 = column)", (int)mode), -1;
+  cis_error(CIS_ERR_INVALID, "hyb: unknown boundary mode %d (0 = count, 1 = column)", (int)mode);
+  return -1;
 }
 
 /* Nonzeros of row i that go to the ELLPACK part. */

@@ -4,6 +4,7 @@
  * nothing else (leaks are caught by the sanitizer build). */
 #include <string.h>
 #include "core/internal.h"
+#include "formats/format_util.h"
 #include "format_cases.h"
 
 static cis_csr *example(void) {
@@ -99,6 +100,20 @@ static void test_too_large(void) {
   cis_csr_free(A);
 }
 
+/* The size check itself: 64-bit overflow, more than memory, fits. */
+static void test_size_check(void) {
+  cis_int total = -1;
+  CHECK(cis_fmt_check_size("x", "slots", INT64_MAX / 2, 3, 12, &total) == CIS_ERR_OVERFLOW &&
+            strstr(cis_last_error(), "overflow"), "a*b overflow: %s", cis_last_error());
+  CHECK(cis_fmt_check_size("x", "slots", (cis_int)1 << 31, (cis_int)1 << 31, 12, &total) == CIS_ERR_OVERFLOW,
+        "a*b*unit overflow: %s", cis_last_error());
+  if (cis_phys_memory() > 0)
+    CHECK(cis_fmt_check_size("x", "slots", (cis_int)1 << 30, (cis_int)1 << 20, 12, &total) == CIS_ERR_TOO_LARGE &&
+              strstr(cis_last_error(), "12582912.0 GiB"), "too large: %s", cis_last_error());
+  CHECK(cis_fmt_check_size("x", "slots", 10, 7, 12, &total) == CIS_OK && total == 70, "10 x 7 slots: %lld",
+        (long long)total);
+}
+
 /* Make the n-th allocation of each build fail, for every n. */
 static void test_alloc_failures(void) {
   cis_csr *A = fc_build(&fc_cases[6], 5, CIS_F64); /* long and short rows mixed */
@@ -128,6 +143,7 @@ static void test_alloc_failures(void) {
 int main(void) {
   test_parameter_errors();
   test_too_large();
+  test_size_check();
   test_alloc_failures();
   return test_summary("test_format_errors");
 }

@@ -1,0 +1,106 @@
+/* bench_report.c: the outputs of `cisparse bench`: a terminal table shaped
+ * like the paper's Table 9 (kernel, ms, GFLOP/s, GB/s, % of measured
+ * bandwidth, speedup over the fastest cuSPARSE, relative error), CSV, JSON. */
+#include <math.h>
+#include <string.h>
+#include "cli/bench.h"
+
+static const char *na(const bench_row *w) { return w->note[0] ? w->note : NULL; }
+
+void bench_print_table(FILE *f, const bench_run *r) {
+  fprintf(f, "\n%s: %lld x %lld, %lld nonzeros, %s, %s\n", r->matrix, (long long)r->rows,
+          (long long)r->cols, (long long)r->nnz, cis_dtype_name(r->dtype), r->device);
+  if (r->gpu)
+    fprintf(f, "streaming read bandwidth (measured): %.0f GB/s; median of %d runs after %d warm-up; "
+               "GB/s counts format bytes + x once + y once\n", r->bw_gbs, r->runs, r->warmup);
+  fprintf(f, "%-22s %6s %10s %9s %9s %6s %9s %10s\n", "kernel", "block", "ms", "GFLOP/s", "GB/s",
+          r->gpu ? "%BW" : "", "vs cuSP", "rel.err");
+  for (int i = 0; i < r->n; ++i) {
+    const bench_row *w = &r->rows_out[i];
+    char blk[16] = "-";
+    if (w->block) snprintf(blk, sizeof blk, "%d", w->block);
+    if (na(w)) {
+      fprintf(f, "%-22s %6s  %s\n", w->label, blk, w->note);
+      continue;
+    }
+    fprintf(f, "%-22s %6s %10.4f %9.1f %9.1f", w->label, blk, w->ms, w->gflops, w->gbs);
+    if (r->gpu) fprintf(f, " %5.1f%%", w->pct_bw); else fprintf(f, " %6s", "");
+    if (w->speedup > 0) fprintf(f, " %8.2fx", w->speedup); else fprintf(f, " %9s", "-");
+    fprintf(f, " %10.2e\n", w->rel_err);
+  }
+}
+
+cis_status bench_write_csv(const char *path, const bench_run *r) {
+  FILE *f = fopen(path, "w");
+  if (!f) return cis_error(CIS_ERR_IO, "%s: cannot open for writing", path);
+  fprintf(f, "# %s\n# device: %s\n# bandwidth_gbs: %.1f\n", r->command, r->device, r->bw_gbs);
+  fprintf(f, "matrix,rows,cols,nnz,precision,kernel,format,block,cusparse,ms,gflops,gbs,pct_bw,"
+             "speedup_vs_cusparse,rel_err,bytes,matrix_bytes,note\n");
+  for (int i = 0; i < r->n; ++i) {
+    const bench_row *w = &r->rows_out[i];
+    fprintf(f, "%s,%lld,%lld,%lld,%s,%s,%s,%d,%d,%.6f,%.3f,%.3f,%.2f,%.4f,%.3e,%lld,%lld,\"%s\"\n",
+            r->matrix, (long long)r->rows, (long long)r->cols, (long long)r->nnz,
+            cis_dtype_name(r->dtype), w->label, w->format, w->block, w->is_cusparse, w->ms,
+            w->gflops, w->gbs, w->pct_bw, w->speedup, w->rel_err, (long long)w->bytes,
+            (long long)w->matrix_bytes, w->note);
+  }
+  int bad = ferror(f);
+  if (fclose(f) || bad) return cis_error(CIS_ERR_IO, "%s: write error", path);
+  return CIS_OK;
+}
+
+/* A JSON string with ", \ and control characters escaped. */
+/* A number, or null where it is not finite (JSON has no inf/nan). */
+static void json_num(FILE *f, const char *key, double v, const char *fmt) {
+  fprintf(f, "\"%s\": ", key);
+  if (isfinite(v)) fprintf(f, fmt, v); else fprintf(f, "null");
+}
+
+static void json_str(FILE *f, const char *s) {
+  fputc('"', f);
+  for (; *s; ++s) {
+    if (*s == '"' || *s == '\\') fprintf(f, "\\%c", *s);
+    else if ((unsigned char)*s < 0x20) fprintf(f, "\\u%04x", *s);
+    else fputc(*s, f);
+  }
+  fputc('"', f);
+}
+
+cis_status bench_write_json(const char *path, const bench_run *r) {
+  FILE *f = fopen(path, "w");
+  if (!f) return cis_error(CIS_ERR_IO, "%s: cannot open for writing", path);
+  fprintf(f, "{\n  \"command\": ");
+  json_str(f, r->command);
+  fprintf(f, ",\n  \"matrix\": ");
+  json_str(f, r->matrix);
+  fprintf(f, ",\n  \"rows\": %lld, \"cols\": %lld, \"nnz\": %lld, \"precision\": \"%s\",\n",
+          (long long)r->rows, (long long)r->cols, (long long)r->nnz, cis_dtype_name(r->dtype));
+  fprintf(f, "  \"gpu\": %s, \"device\": ", r->gpu ? "true" : "false");
+  json_str(f, r->device);
+  fprintf(f, ", \"bandwidth_gbs\": %.2f, \"runs\": %d, \"warmup\": %d,\n  \"results\": [\n",
+          r->bw_gbs, r->runs, r->warmup);
+  for (int i = 0; i < r->n; ++i) {
+    const bench_row *w = &r->rows_out[i];
+    fprintf(f, "    {\"kernel\": ");
+    json_str(f, w->label);
+    fprintf(f, ", \"format\": ");
+    json_str(f, w->format);
+    fprintf(f, ", \"block\": %d, \"cusparse\": %s, ", w->block, w->is_cusparse ? "true" : "false");
+    if (na(w)) {
+      fprintf(f, "\"note\": ");
+      json_str(f, w->note);
+    } else {
+      fprintf(f, "\"ms\": %.6f, \"gflops\": %.3f, \"gbs\": %.3f, \"pct_bw\": %.2f, "
+                 "\"speedup_vs_cusparse\": %.4f, ",
+              w->ms, w->gflops, w->gbs, w->pct_bw, w->speedup);
+      json_num(f, "rel_err", w->rel_err, "%.3e");
+      fprintf(f, ", \"bytes\": %lld, \"matrix_bytes\": %lld", (long long)w->bytes,
+              (long long)w->matrix_bytes);
+    }
+    fprintf(f, "}%s\n", i + 1 < r->n ? "," : "");
+  }
+  fprintf(f, "  ]\n}\n");
+  int bad = ferror(f);
+  if (fclose(f) || bad) return cis_error(CIS_ERR_IO, "%s: write error", path);
+  return CIS_OK;
+}

@@ -1,0 +1,117 @@
+/* cli_matrix.c: format options, matrix statistics and per-format memory for
+ * the `info`, `run` and `spmv` commands (see cli_matrix.h). */
+#include <math.h>
+#include <string.h>
+#include "cli/cli_matrix.h"
+#include "formats/format_types.h"
+
+int cli_format_option(int argc, char **argv, int *i, cis_format_params *p) {
+  const char *opt = argv[*i], *val = *i + 1 < argc ? argv[*i + 1] : NULL;
+  long long v;
+  int rc;
+  cis_int *target = !strcmp(opt, "--slice") ? &p->slice
+                    : !strcmp(opt, "--sigma") ? &p->sigma
+                    : !strcmp(opt, "--block") ? &p->block
+                    : !strcmp(opt, "--boundary") ? &p->boundary : NULL;
+  if (target) {
+    if ((rc = cli_int(opt, val, &v))) return rc;
+    if (v < 0) return cli_usage("%s must not be negative, got %lld", opt, v);
+    *target = (cis_int)v;
+  } else if (!strcmp(opt, "--precision")) {
+    if ((rc = cli_dtype(val, &p->dtype))) return rc;
+  } else if (!strcmp(opt, "--boundary-mode")) {
+    if (val && !strcmp(val, "count")) p->boundary_mode = CIS_BOUNDARY_COUNT;
+    else if (val && !strcmp(val, "column")) p->boundary_mode = CIS_BOUNDARY_COLUMN;
+    else return cli_usage("--boundary-mode must be count or column, got '%s'", val ? val : "(nothing)");
+  } else {
+    return -1;
+  }
+  *i += 1;
+  return 0;
+}
+
+cis_int cli_row_ref(const cis_csr *A, cis_int i, cis_int ref) {
+  cis_int lo = A->rowptr[i], hi = A->rowptr[i + 1], first = lo;
+  while (lo < hi) { /* columns are sorted: count those below ref */
+    cis_int mid = lo + (hi - lo) / 2;
+    if (A->colind[mid] < ref) lo = mid + 1; else hi = mid;
+  }
+  return lo - first;
+}
+
+static double sparsity(cis_int nnz, double cells) {
+  return cells > 0 ? 1.0 - (double)nnz / cells : NAN;
+}
+
+cis_status cli_matrix_stats(const cis_csr *A, const char *name, cli_stats *s) {
+  memset(s, 0, sizeof *s);
+  s->rows = A->rows; s->cols = A->cols; s->nnz = A->nnz;
+  s->ref_cols = cis_gen_is_spec(name) ? cis_gen_reference_cols(name, A->cols) : 0;
+  s->ref_source = "ci spec: the first ceil(ref_frac*cols) columns";
+  if (s->ref_cols <= 0) {
+    s->ref_cols = cis_hyb_choose_boundary(A, CIS_BOUNDARY_COLUMN);
+    s->ref_source = "hybrid column boundary: cis_hyb_choose_boundary(A, column)";
+    if (s->ref_cols < 0) return CIS_ERR_ALLOC; /* message recorded */
+  }
+  s->row_min = A->rows ? A->rowptr[1] - A->rowptr[0] : 0;
+  for (cis_int i = 0; i < A->rows; ++i) {
+    cis_int len = A->rowptr[i + 1] - A->rowptr[i];
+    if (len < s->row_min) s->row_min = len;
+    if (len > s->row_max) { s->row_max = len; s->row_max_at = i; }
+  }
+  s->row_avg = A->rows ? (double)A->nnz / (double)A->rows : 0.0;
+  cis_int nref = 0, bad = 0;
+  const cis_int ref = s->ref_cols;
+#pragma omp parallel for reduction(+ : nref) schedule(static)
+  for (cis_int i = 0; i < A->rows; ++i) nref += cli_row_ref(A, i, ref);
+#pragma omp parallel for reduction(+ : bad) schedule(static)
+  for (cis_int k = 0; k < A->nnz; ++k) bad += !isfinite(cis_csr_value(A, k));
+  s->nonfinite = bad;
+  double rows = (double)A->rows;
+  s->sp_total = sparsity(A->nnz, rows * (double)A->cols);
+  s->nnz_ref = nref;
+  s->nnz_exp = A->nnz - nref;
+  s->sp_ref = sparsity(nref, rows * (double)ref);
+  s->sp_exp = sparsity(A->nnz - nref, rows * (double)(A->cols - ref));
+  return CIS_OK;
+}
+
+void cli_format_memory(const cis_csr *A, const cis_format_params *p, cli_format_mem *mem, int *n) {
+  int count = cis_format_count();
+  if (count > CLI_MAX_FORMATS) count = CLI_MAX_FORMATS;
+  for (int f = 0; f < count; ++f) {
+    cli_format_mem *m = &mem[f];
+    cis_matrix *M = NULL;
+    memset(m, 0, sizeof *m);
+    m->name = cis_format_name(f);
+    m->bytes = -1;
+    if (cis_matrix_create(A, m->name, p, &M) != CIS_OK) {
+      snprintf(m->error, sizeof m->error, "%s", cis_last_error());
+      continue;
+    }
+    m->bytes = cis_matrix_bytes(M);
+    if (!strcmp(m->name, "hyb")) {
+      const cis_fmt_hyb *H = cis_matrix_impl(M);
+      m->is_hyb = 1;
+      m->mode = H->mode;
+      m->boundary = H->boundary;
+      m->width = H->width;
+      m->csr_nnz = H->csr_nnz;
+    }
+    cis_matrix_free(M);
+  }
+  *n = count;
+}
+
+const cli_format_mem *cli_find_format(const cli_format_mem *mem, int n, const char *name) {
+  for (int f = 0; f < n; ++f)
+    if (!strcmp(mem[f].name, name)) return &mem[f];
+  return NULL;
+}
+
+cli_paper_bytes cli_paper_bytes_of(const cli_stats *s, const cli_format_mem *mem, int n) {
+  const cli_format_mem *h = cli_find_format(mem, n, "hyb");
+  cli_paper_bytes b = {cis_paper_bytes_csr(s->rows, s->nnz), cis_paper_bytes_ell(s->rows, s->row_max), -1};
+  if (h && h->is_hyb) b.hyb = cis_paper_bytes_hyb(s->rows, h->width, h->csr_nnz);
+  return b;
+}

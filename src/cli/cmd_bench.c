@@ -1,0 +1,396 @@
+/* cmd_bench.c: `cisparse bench` -- time every SpMV kernel and every cuSPARSE
+ * baseline on one matrix (the paper's Tables 6-10, the SELL report's slice
+ * study). On a GPU: the device's streaming read bandwidth is measured in the
+ * same run; each kernel: median of >= runs CUDA-event timings after warm-up,
+ * y = A*x (beta = 0), GFLOP/s = 2*nnz/t, GB/s = (format bytes + x once + y
+ * once)/t, % of the measured bandwidth, speedup over the fastest cuSPARSE
+ * algorithm, relative error against cis_csr_spmv in double (one more run on
+ * a NaN-poisoned y). x is not rotated: it is read through the cache by every
+ * kernel alike and is small beside the matrix (both sizes are printed, and a
+ * matrix that fits in L2 is flagged). Without a GPU: the CPU kernels of every
+ * format (OpenMP), wall-clock median, and the output says so. */
+#include <math.h>
+#include <omp.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include "cli/bench.h"
+#include "core/internal.h"
+
+#pragma weak cis_load /* the I/O layer may be built separately */
+
+typedef struct entry {
+  char label[48];
+  const char *format, *kernel, *cus_alg;
+  int block;
+  cis_int slice;
+} entry;
+
+typedef struct opts {
+  const char *matrix, *kernels, *csv, *json, *plot;
+  cis_dtype t;
+  long long runs, warmup;
+  int sweep_block, sweep_slice;
+} opts;
+
+static int usage(void) {
+  fprintf(stderr,
+          "usage: cisparse bench FILE|SPEC [--precision double|float] [--runs 50] [--warmup 5]\n"
+          "       [--kernels a,b,...] [--sweep-block] [--sweep-slice] [--csv FILE] [--json FILE]\n"
+          "       [--plot PREFIX]\n"
+          "kernels: csr-scalar csr-vector ell ellr sell sellr sellcs csb csr5 hyb-paper hyb\n"
+          "         cusparse-csr-alg1 cusparse-csr-alg2 cusparse-coo-alg1 cusparse-coo-alg2\n"
+          "         cusparse-sell-alg1 cusparse-bsr\n");
+  return 2;
+}
+
+static int parse(int argc, char **argv, opts *o) {
+  memset(o, 0, sizeof *o);
+  o->t = CIS_F64;
+  o->runs = 50;
+  o->warmup = 5;
+  for (int i = 1; i < argc; ++i) {
+    const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
+    int rc = 0;
+    if (!strcmp(a, "--help") || !strcmp(a, "-h")) return usage();
+    else if (!strcmp(a, "--precision")) rc = cli_dtype(v, &o->t), i++;
+    else if (!strcmp(a, "--runs")) rc = cli_int(a, v, &o->runs), i++;
+    else if (!strcmp(a, "--warmup")) rc = cli_int(a, v, &o->warmup), i++;
+    else if (!strcmp(a, "--kernels")) o->kernels = v, i++;
+    else if (!strcmp(a, "--csv")) o->csv = v, i++;
+    else if (!strcmp(a, "--json")) o->json = v, i++;
+    else if (!strcmp(a, "--plot")) o->plot = v, i++;
+    else if (!strcmp(a, "--sweep-block")) o->sweep_block = 1;
+    else if (!strcmp(a, "--sweep-slice")) o->sweep_slice = 1;
+    else if (a[0] == '-') return cli_usage("bench: unknown option '%s' (see --help)", a);
+    else if (o->matrix) return cli_usage("bench: one matrix only ('%s' and '%s')", o->matrix, a);
+    else o->matrix = a;
+    if (rc) return rc;
+    if ((!strcmp(a, "--kernels") || !strcmp(a, "--csv") || !strcmp(a, "--json") ||
+         !strcmp(a, "--plot")) && !v)
+      return cli_usage("%s needs a value", a);
+  }
+  if (!o->matrix) return usage();
+  if (o->runs < 1 || o->runs > 100000) return cli_usage("--runs must be 1..100000, got %lld", o->runs);
+  if (o->warmup < 0 || o->warmup > 100000) return cli_usage("--warmup must be 0..100000, got %lld", o->warmup);
+  return 0;
+}
+
+/* 1 if label is in the comma-separated list (NULL list = all). */
+static int selected(const char *list, const char *label) {
+  size_t n = strlen(label);
+  if (!list) return 1;
+  for (const char *p = list; p && *p;) {
+    const char *e = strchr(p, ',');
+    size_t len = e ? (size_t)(e - p) : strlen(p);
+    if (len == n && !strncmp(p, label, n)) return 1;
+    p = e ? e + 1 : NULL;
+  }
+  return 0;
+}
+
+static int add(entry *E, int n, const char *label, const char *format, const char *kernel,
+               const char *cus, int block, cis_int slice) {
+  snprintf(E[n].label, sizeof E[n].label, "%s", label);
+  E[n].format = format;
+  E[n].kernel = kernel;
+  E[n].cus_alg = cus;
+  E[n].block = block;
+  E[n].slice = slice;
+  return n + 1;
+}
+
+/* The kernel list: every kernel, every cuSPARSE algorithm, then the sweeps. */
+static int entries(const opts *o, entry *E) {
+  static const char *fk[][2] = {{"csr", "csr-scalar"}, {"csr", "csr-vector"}, {"ell", "ell"},
+                                {"ellr", "ellr"},      {"sell", "sell"},       {"sellr", "sellr"},
+                                {"sellcs", "sellcs"},  {"csb", "csb"},         {"csr5", "csr5"},
+                                {"hyb", "hyb-paper"},  {"hyb", "hyb"}};
+  static const char *cus[] = {"csr-alg1", "csr-alg2", "coo-alg1", "coo-alg2", "sell-alg1", "bsr"};
+  char label[48];
+  int n = 0;
+  for (size_t k = 0; k < sizeof fk / sizeof *fk; ++k)
+    if (selected(o->kernels, fk[k][1])) n = add(E, n, fk[k][1], fk[k][0], fk[k][1], NULL, 0, 0);
+  for (size_t k = 0; k < sizeof cus / sizeof *cus; ++k) {
+    snprintf(label, sizeof label, "cusparse-%s", cus[k]);
+    if (selected(o->kernels, label)) n = add(E, n, label, "cusparse", NULL, cus[k], 0, 0);
+  }
+  for (int b = 16; o->sweep_block && b <= 1024; b *= 2)
+    n = add(E, n, "hyb-paper", "hyb", "hyb-paper", NULL, b, 0);
+  for (int s = 16; o->sweep_slice && s <= 1024; s *= 2) {
+    snprintf(label, sizeof label, "sell S=%d", s);
+    n = add(E, n, label, "sell", "sell", NULL, 0, s);
+  }
+  return n;
+}
+
+static double rel_err(const void *y, cis_dtype t, const double *ref, cis_int n) {
+  double num = 0, den = 0;
+  for (cis_int i = 0; i < n; ++i) {
+    double u = t == CIS_F64 ? ((const double *)y)[i] : ((const float *)y)[i];
+    if (!isfinite(u)) return INFINITY;
+    num += (u - ref[i]) * (u - ref[i]);
+    den += ref[i] * ref[i];
+  }
+  return den > 0 ? sqrt(num / den) : sqrt(num);
+}
+
+static void fill_row(bench_row *w, const cis_csr *A, cis_dtype t, double ms, cis_int mbytes) {
+  size_t vs = cis_dtype_size(t);
+  w->ms = ms;
+  w->matrix_bytes = mbytes;
+  w->bytes = mbytes + (A->cols + A->rows) * (cis_int)vs;
+  w->gflops = 2.0 * (double)A->nnz / (ms * 1e-3) / 1e9;
+  w->gbs = (double)w->bytes / (ms * 1e-3) / 1e9;
+}
+
+typedef struct ctx {
+  const cis_csr *A;
+  cis_dtype t;
+  const opts *o;
+  const double *ref;
+  void *hy, *dx, *dy;
+} ctx;
+
+/* One GPU row: build, upload, time, check. A failure becomes the row's note. */
+static void gpu_row(const ctx *c, const entry *e, bench_row *w) {
+  cis_format_params fp = cis_format_params_default();
+  cis_matrix *M = NULL;
+  cis_gpu_plan *p = NULL;
+  cis_status st;
+  double ms = 0;
+  size_t vs = cis_dtype_size(c->t);
+  fp.dtype = c->t;
+  if (e->slice) fp.slice = e->slice;
+  if (e->cus_alg) {
+    st = cis_gpu_plan_create_cusparse(c->A, c->t, e->cus_alg, &p);
+  } else {
+    st = cis_matrix_create(c->A, e->format, &fp, &M);
+    if (st == CIS_OK) st = cis_gpu_plan_create(M, e->kernel, e->block, &p);
+    cis_matrix_free(M); /* the device copy is all the timing needs */
+  }
+  if (st == CIS_OK) st = cis_gpu_time_spmv(p, c->dx, 0.0, c->dy, (int)c->o->warmup, (int)c->o->runs, &ms);
+  if (st == CIS_OK) st = cis_gpu_fill_nan(c->dy, c->t, c->A->rows);
+  if (st == CIS_OK) st = cis_gpu_spmv(p, 1.0, c->dx, 0.0, c->dy, NULL);
+  if (st == CIS_OK) st = cis_gpu_sync();
+  if (st == CIS_OK) st = cis_gpu_download(c->hy, c->dy, vs * (size_t)c->A->rows);
+  if (st == CIS_OK) {
+    fill_row(w, c->A, c->t, ms, cis_gpu_plan_bytes(p));
+    w->rel_err = rel_err(c->hy, c->t, c->ref, c->A->rows);
+  } else {
+    snprintf(w->note, sizeof w->note, "not run: %s", cis_last_error());
+  }
+  cis_gpu_plan_free(p);
+}
+
+/* One CPU row: the format's OpenMP SpMV, wall-clock median. */
+static void cpu_row(const ctx *c, const char *format, bench_row *w) {
+  cis_format_params fp = cis_format_params_default();
+  cis_matrix *M = NULL;
+  cis_status st;
+  double *ms = NULL;
+  fp.dtype = c->t;
+  st = cis_matrix_create(c->A, format, &fp, &M);
+  if (st == CIS_OK && !(ms = malloc(sizeof(double) * (size_t)c->o->runs)))
+    st = cis_error(CIS_ERR_ALLOC, "cannot allocate timings");
+  for (long long r = 0; st == CIS_OK && r < c->o->warmup; ++r)
+    st = cis_matrix_spmv(M, 1.0, c->dx, 0.0, c->hy);
+  for (long long r = 0; st == CIS_OK && r < c->o->runs; ++r) {
+    double t0 = cis_wtime();
+    st = cis_matrix_spmv(M, 1.0, c->dx, 0.0, c->hy);
+    ms[r] = (cis_wtime() - t0) * 1e3;
+  }
+  if (st == CIS_OK) {
+    for (long long i = 1; i < c->o->runs; ++i) /* insertion sort: runs is small */
+      for (long long j = i; j > 0 && ms[j - 1] > ms[j]; --j) {
+        double s = ms[j]; ms[j] = ms[j - 1]; ms[j - 1] = s;
+      }
+    long long n = c->o->runs;
+    fill_row(w, c->A, c->t, n % 2 ? ms[n / 2] : 0.5 * (ms[n / 2 - 1] + ms[n / 2]), cis_matrix_bytes(M));
+    w->rel_err = rel_err(c->hy, c->t, c->ref, c->A->rows);
+  } else {
+    snprintf(w->note, sizeof w->note, "not run: %s", cis_last_error());
+  }
+  free(ms);
+  cis_matrix_free(M);
+}
+
+/* Speedup of every row over the fastest cuSPARSE algorithm (0 if none ran). */
+static void speedups(bench_run *r) {
+  double best = 0;
+  for (int i = 0; i < r->n; ++i)
+    if (r->rows_out[i].is_cusparse && !r->rows_out[i].note[0] && (best == 0 || r->rows_out[i].ms < best))
+      best = r->rows_out[i].ms;
+  for (int i = 0; i < r->n; ++i)
+    if (best > 0 && !r->rows_out[i].note[0]) r->rows_out[i].speedup = best / r->rows_out[i].ms;
+}
+
+static cis_status gpu_context(ctx *c, bench_run *r, const cis_gpu_info *info) {
+  size_t vs = cis_dtype_size(c->t);
+  size_t probe = (size_t)4 << 30;
+  cis_status st;
+  if ((size_t)info->free_mem / 3 < probe) probe = (size_t)info->free_mem / 3;
+  snprintf(r->device, sizeof r->device, "%s (%d SMs, %.0f MB L2, CUDA driver %d.%d, runtime %d.%d)",
+           info->name, info->sm_count, info->l2_bytes / 1e6, info->driver_version / 1000,
+           info->driver_version % 1000 / 10, info->runtime_version / 1000,
+           info->runtime_version % 1000 / 10);
+  if ((st = cis_gpu_read_bandwidth(probe, 20, &r->bw_gbs)) != CIS_OK) return st;
+  if ((st = cis_gpu_malloc(&c->dx, vs * (size_t)(c->A->cols ? c->A->cols : 1))) != CIS_OK) return st;
+  if ((st = cis_gpu_upload(c->dx, c->hy, vs * (size_t)c->A->cols)) != CIS_OK) return st;
+  return cis_gpu_malloc(&c->dy, vs * (size_t)(c->A->rows ? c->A->rows : 1));
+}
+
+static void run_plot(const opts *o, const char *json) {
+  char cmd[2048];
+  if (access("bench/plot.py", R_OK) != 0) {
+    printf("plot: bench/plot.py not found here; run `python3 bench/plot.py %s %s` from the "
+           "source tree\n", json, o->plot);
+    return;
+  }
+  snprintf(cmd, sizeof cmd, "python3 bench/plot.py '%s' '%s'", json, o->plot);
+  if (system(cmd) != 0)
+    printf("plot: `%s` failed (matplotlib missing?); the JSON is in %s\n", cmd, json);
+}
+
+/* Measure every selected kernel on A into r (r->rows_out allocated here). */
+static cis_status bench_matrix(const opts *o, const cis_csr *A, bench_run *r) {
+  cis_status st = CIS_OK;
+  cis_gpu_info info;
+  entry *E = NULL;
+  double *xd = NULL, *ref = NULL;
+  char why[120];
+  int ne = 0;
+  size_t vs = cis_dtype_size(o->t);
+  ctx c = {A, o->t, o, NULL, NULL, NULL, NULL};
+  r->rows = A->rows;
+  r->cols = A->cols;
+  r->nnz = A->nnz;
+  r->dtype = o->t;
+  r->runs = (int)o->runs;
+  r->warmup = (int)o->warmup;
+  r->gpu = cis_gpu_count(why, sizeof why) > 0;
+  E = calloc(64, sizeof *E);
+  xd = malloc(sizeof(double) * (size_t)(A->cols + 1));
+  ref = malloc(sizeof(double) * (size_t)(A->rows + 1));
+  c.hy = malloc(vs * (size_t)((A->rows > A->cols ? A->rows : A->cols) + 1));
+  c.ref = ref;
+  if (!E || !xd || !c.hy || !ref) {
+    st = cis_error(CIS_ERR_ALLOC, "bench: cannot allocate vectors for %lld rows", (long long)A->rows);
+    goto cleanup;
+  }
+  /* x: fixed values of the run's precision; the reference in double from the same x */
+  for (cis_int j = 0; j < A->cols; ++j) {
+    cis_set(c.hy, o->t, j, sin(0.7 * (double)j + 0.3));
+    xd[j] = cis_get(c.hy, o->t, j);
+  }
+  CIS_TRY(cis_csr_spmv(A, 1.0, xd, 0.0, ref));
+  if (r->gpu) {
+    CIS_TRY(cis_gpu_get_info(&info));
+    CIS_TRY(gpu_context(&c, r, &info));
+    ne = entries(o, E);
+    printf("GPU %s\nx: one vector (%.2f MB), not rotated; matrix CSR %.1f MB; L2 %.0f MB%s\n",
+           r->device, (double)A->cols * vs / 1e6, (double)A->nnz * (vs + 4) / 1e6,
+           info.l2_bytes / 1e6,
+           (double)A->nnz * (vs + 4) < 2.0 * info.l2_bytes
+               ? " -- the matrix fits in L2: these timings measure the cache, not DRAM" : "");
+  } else {
+    snprintf(r->device, sizeof r->device, "no GPU (%s): CPU kernels, OpenMP %d threads, wall clock",
+             why, omp_get_max_threads());
+    printf("%s\n", r->device);
+    if (!(c.dx = malloc(vs * (size_t)(A->cols + 1)))) {
+      st = cis_error(CIS_ERR_ALLOC, "bench: cannot allocate x");
+      goto cleanup;
+    }
+    memcpy(c.dx, c.hy, vs * (size_t)A->cols);
+    for (int i = 0; i < cis_format_count() && ne < 64; ++i)
+      if (selected(o->kernels, cis_format_name(i)))
+        ne = add(E, ne, cis_format_name(i), cis_format_name(i), NULL, NULL, 0, 0);
+  }
+  if (ne == 0) {
+    st = cis_error(CIS_ERR_INVALID, "bench: --kernels '%s' selects nothing", o->kernels);
+    goto cleanup;
+  }
+  if (!(r->rows_out = calloc((size_t)ne, sizeof *r->rows_out))) {
+    st = cis_error(CIS_ERR_ALLOC, "bench: cannot allocate results");
+    goto cleanup;
+  }
+  for (int i = 0; i < ne; ++i) {
+    bench_row *w = &r->rows_out[i];
+    snprintf(w->label, sizeof w->label, "%s", E[i].label);
+    snprintf(w->format, sizeof w->format, "%s", E[i].format);
+    w->block = E[i].block;
+    w->is_cusparse = E[i].cus_alg != NULL;
+    if (r->gpu) gpu_row(&c, &E[i], w); else cpu_row(&c, E[i].format, w);
+    if (!w->note[0] && r->gpu) w->pct_bw = 100.0 * w->gbs / r->bw_gbs;
+    fprintf(stderr, "  %-22s %s\n", w->label, w->note[0] ? w->note : "done");
+    r->n = i + 1;
+  }
+  speedups(r);
+cleanup:
+  if (r->gpu) {
+    cis_gpu_free(c.dx);
+    cis_gpu_free(c.dy);
+  } else {
+    free(c.dx);
+  }
+  free(E);
+  free(xd);
+  free(ref);
+  free(c.hy);
+  return st;
+}
+
+int cli_bench_compare(const cis_csr *A, const char *name, cis_dtype t) {
+  opts o;
+  bench_run r;
+  cis_status st;
+  memset(&o, 0, sizeof o);
+  memset(&r, 0, sizeof r);
+  o.matrix = name;
+  o.t = t;
+  o.runs = cis_gpu_count(NULL, 0) > 0 ? 50 : 10; /* the CPU fallback: 10 wall-clock runs */
+  o.warmup = o.runs == 50 ? 5 : 1;
+  r.matrix = name;
+  snprintf(r.command, sizeof r.command, "cisparse run (%s)", name);
+  st = bench_matrix(&o, A, &r);
+  if (st == CIS_OK) bench_print_table(stdout, &r);
+  free(r.rows_out);
+  return st == CIS_OK ? 0 : cli_fail(st);
+}
+
+int cli_run_table9(const cis_csr *A, const char *spec) {
+  printf("\nTable 9: every SpMV kernel against cuSPARSE on %s (double; median of 50 runs;\n"
+         "speedup = fastest cuSPARSE time / kernel time)\n", spec);
+  return cli_bench_compare(A, spec, CIS_F64);
+}
+
+int cis_cmd_bench(int argc, char **argv) {
+  opts o;
+  bench_run r;
+  cis_csr *A = NULL;
+  char json[1024];
+  int rc = parse(argc, argv, &o);
+  cis_status st;
+  if (rc) return rc;
+  memset(&r, 0, sizeof r);
+  for (int i = 0, len = 0; i < argc && len < (int)sizeof r.command - 2; ++i)
+    len += snprintf(r.command + len, sizeof r.command - (size_t)len, "%s%s", i ? " " : "cisparse ", argv[i]);
+  if (!cis_load) return cli_fail(cis_error(CIS_ERR_UNSUPPORTED, "bench: this binary has no matrix loader"));
+  if ((st = cis_load(o.matrix, CIS_F64, &A)) != CIS_OK) return cli_fail(st);
+  r.matrix = o.matrix;
+  if ((st = bench_matrix(&o, A, &r)) != CIS_OK) goto fail;
+  bench_print_table(stdout, &r);
+  if (o.csv && (st = bench_write_csv(o.csv, &r)) != CIS_OK) goto fail;
+  snprintf(json, sizeof json, "%s", o.json ? o.json : "");
+  if (!o.json && o.plot) snprintf(json, sizeof json, "%s.json", o.plot);
+  if (json[0] && (st = bench_write_json(json, &r)) != CIS_OK) goto fail;
+  if (o.plot) run_plot(&o, json);
+  rc = 0;
+  goto done;
+fail:
+  rc = cli_fail(st);
+done:
+  free(r.rows_out);
+  cis_csr_free(A);
+  return rc;
+}

@@ -1,0 +1,165 @@
+/* cmd_info.c: `cisparse info FILE|SPEC`: what the paper's model prints about
+ * a matrix (Mahmoud et al. 2018, §4.2): nonzeros in total and per region,
+ * per row, the longest row and its index, sparsity (Table 4) and the memory
+ * of every storage format (Table 5) beside the paper's equations (§4.1). */
+#include <math.h>
+#include <string.h>
+#include "cli/cli_matrix.h"
+
+static const char *usage_line =
+    "usage: cisparse info FILE|SPEC [--json] [--rows-detail] " CLI_FORMAT_OPTIONS;
+
+/* A JSON string literal. */
+static void json_str(FILE *f, const char *s) {
+  fputc('"', f);
+  for (; *s; ++s) {
+    unsigned char c = (unsigned char)*s;
+    if (c == '"' || c == '\\') fprintf(f, "\\%c", c);
+    else if (c < 0x20) fprintf(f, "\\u%04x", c);
+    else fputc(c, f);
+  }
+  fputc('"', f);
+}
+
+/* A number, or null for NaN (an empty region has no sparsity). */
+static void json_num(FILE *f, const char *key, double v, int last) {
+  fprintf(f, "  \"%s\": ", key);
+  if (isnan(v)) fputs("null", f); else fprintf(f, "%.9g", v);
+  fputs(last ? "\n" : ",\n", f);
+}
+
+static void json_rows(FILE *f, const cis_csr *A, cis_int ref, int part) {
+  for (cis_int i = 0; i < A->rows; ++i) {
+    cis_int all = A->rowptr[i + 1] - A->rowptr[i], r = cli_row_ref(A, i, ref);
+    fprintf(f, "%s%lld", i ? "," : "", (long long)(part == 0 ? all : part == 1 ? r : all - r));
+  }
+}
+
+static void print_json(FILE *f, const char *name, const cis_csr *A, const cli_stats *s,
+                       const cli_format_mem *mem, int n, int detail) {
+  const cli_format_mem *h = cli_find_format(mem, n, "hyb");
+  cli_paper_bytes pb = cli_paper_bytes_of(s, mem, n);
+  fputs("{\n  \"matrix\": ", f);
+  json_str(f, name);
+  fprintf(f, ",\n  \"precision\": \"%s\",\n", cis_dtype_name(A->dtype));
+  const struct { const char *k; cis_int v; } ints[] = {
+      {"rows", s->rows}, {"cols", s->cols}, {"nnz", s->nnz}, {"reference_cols", s->ref_cols},
+      {"nnz_reference", s->nnz_ref}, {"nnz_expansion", s->nnz_exp}, {"longest_row", s->row_max},
+      {"longest_row_index", s->row_max_at}, {"row_nnz_min", s->row_min}, {"row_nnz_max", s->row_max},
+      {"nonfinite", s->nonfinite}};
+  for (size_t k = 0; k < sizeof ints / sizeof *ints; ++k)
+    fprintf(f, "  \"%s\": %lld,\n", ints[k].k, (long long)ints[k].v);
+  fputs("  \"reference_source\": ", f);
+  json_str(f, s->ref_source);
+  fputs(",\n", f);
+  json_num(f, "row_nnz_avg", s->row_avg, 0);
+  json_num(f, "sparsity_reference", s->sp_ref, 0);
+  json_num(f, "sparsity_expansion", s->sp_exp, 0);
+  json_num(f, "sparsity_total", s->sp_total, 0);
+  if (h && h->is_hyb)
+    fprintf(f, "  \"boundary\": %lld,\n  \"boundary_mode\": \"%s\",\n  \"hyb_ell_width\": %lld,\n"
+               "  \"hyb_csr_nnz\": %lld,\n", (long long)h->boundary,
+            h->mode == CIS_BOUNDARY_COLUMN ? "column" : "count", (long long)h->width, (long long)h->csr_nnz);
+  else
+    fputs("  \"boundary\": null,\n", f);
+  fputs("  \"formats\": [", f);
+  for (int i = 0; i < n; ++i) {
+    fprintf(f, "%s\n    {\"name\": ", i ? "," : "");
+    json_str(f, mem[i].name);
+    if (mem[i].bytes >= 0) {
+      fprintf(f, ", \"bytes\": %lld, \"mib\": %.4f}", (long long)mem[i].bytes, mem[i].bytes / MIB);
+    } else {
+      fputs(", \"error\": ", f);
+      json_str(f, mem[i].error);
+      fputc('}', f);
+    }
+  }
+  fprintf(f, "\n  ],\n  \"paper_bytes\": {\"csr\": %lld, \"ell\": %lld, \"hyb\": ", (long long)pb.csr,
+          (long long)pb.ell);
+  if (pb.hyb >= 0) fprintf(f, "%lld}", (long long)pb.hyb); else fputs("null}", f);
+  if (detail) {
+    const char *keys[] = {"row_nnz", "row_nnz_reference", "row_nnz_expansion"};
+    for (int part = 0; part < 3; ++part) {
+      fprintf(f, ",\n  \"%s\": [", keys[part]);
+      json_rows(f, A, s->ref_cols, part);
+      fputc(']', f);
+    }
+  }
+  fputs("\n}\n", f);
+}
+
+/* A region line: nonzeros and sparsity ("n/a" for an empty region). */
+static void region_line(FILE *f, const char *label, cis_int nnz, double sp) {
+  fprintf(f, "  %-16s %14lld", label, (long long)nnz);
+  if (isnan(sp)) fprintf(f, "  %10s\n", "n/a"); else fprintf(f, "  %10.6f\n", sp);
+}
+
+static void print_text(FILE *f, const char *name, const cis_csr *A, const cli_stats *s,
+                       const cli_format_mem *mem, int n, int detail) {
+  const cli_format_mem *h = cli_find_format(mem, n, "hyb");
+  cli_paper_bytes pb = cli_paper_bytes_of(s, mem, n);
+  fprintf(f, "matrix %s (%s values)\n", name, cis_dtype_name(A->dtype));
+  fprintf(f, "rows %lld  cols %lld  nonzeros %lld\n", (long long)s->rows, (long long)s->cols, (long long)s->nnz);
+  fprintf(f, "Reference region: columns [0, %lld) (%s); Expansion Space region: columns [%lld, %lld)\n",
+          (long long)s->ref_cols, s->ref_source, (long long)s->ref_cols, (long long)s->cols);
+  fprintf(f, "  %-16s %14s  %10s\n", "region", "nonzeros", "sparsity");
+  region_line(f, "Reference", s->nnz_ref, s->sp_ref);
+  region_line(f, "Expansion Space", s->nnz_exp, s->sp_exp);
+  region_line(f, "total", s->nnz, s->sp_total);
+  fprintf(f, "  (sparsity = fraction of zeros, as Table 4)\n");
+  fprintf(f, "nonzeros per row: min %lld  avg %.2f  max %lld\n", (long long)s->row_min, s->row_avg,
+          (long long)s->row_max);
+  fprintf(f, "longest row: %lld nonzeros, row %lld\n", (long long)s->row_max, (long long)s->row_max_at);
+  fprintf(f, "memory (MiB = 2^20 bytes; %s values):\n  %-8s %14s %10s   %s\n", cis_dtype_name(A->dtype),
+          "format", "bytes", "MiB", "paper equation, double values (MiB)");
+  for (int i = 0; i < n; ++i) {
+    const char *nm = mem[i].name;
+    cis_int paper = !strcmp(nm, "csr") ? pb.csr : !strcmp(nm, "ell") ? pb.ell : !strcmp(nm, "hyb") ? pb.hyb : -1;
+    if (mem[i].bytes < 0) {
+      fprintf(f, "  %-8s error: %s\n", nm, mem[i].error);
+      continue;
+    }
+    fprintf(f, "  %-8s %14lld %10.2f", nm, (long long)mem[i].bytes, mem[i].bytes / MIB);
+    if (paper >= 0) fprintf(f, "   %10.2f", paper / MIB);
+    fputc('\n', f);
+  }
+  if (h && h->is_hyb)
+    fprintf(f, "hyb BOUNDARY %lld (%s mode): ELLPACK part %lld slots per row, CSR part %lld nonzeros\n",
+            (long long)h->boundary, h->mode == CIS_BOUNDARY_COLUMN ? "column" : "count",
+            (long long)h->width, (long long)h->csr_nnz);
+  if (detail) {
+    fprintf(f, "%10s %10s %10s %10s\n", "row", "nonzeros", "reference", "expansion");
+    for (cis_int i = 0; i < A->rows; ++i) {
+      cis_int all = A->rowptr[i + 1] - A->rowptr[i], r = cli_row_ref(A, i, s->ref_cols);
+      fprintf(f, "%10lld %10lld %10lld %10lld\n", (long long)i, (long long)all, (long long)r, (long long)(all - r));
+    }
+  }
+}
+
+int cis_cmd_info(int argc, char **argv) {
+  const char *name = NULL;
+  int json = 0, detail = 0, rc, n = 0;
+  cis_format_params p = cis_format_params_default();
+  cis_csr *A = NULL;
+  cli_stats s;
+  static cli_format_mem mem[CLI_MAX_FORMATS];
+  cis_status st;
+  for (int i = 1; i < argc; ++i) {
+    if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) { printf("%s\n", usage_line); return 0; }
+    if (!strcmp(argv[i], "--json")) json = 1;
+    else if (!strcmp(argv[i], "--rows-detail")) detail = 1;
+    else if ((rc = cli_format_option(argc, argv, &i, &p)) >= 0) { if (rc) return rc; }
+    else if (argv[i][0] == '-' && argv[i][1]) return cli_usage("info: unknown option '%s' (cisparse info --help)", argv[i]);
+    else if (name) return cli_usage("info: more than one matrix given ('%s', '%s')", name, argv[i]);
+    else name = argv[i];
+  }
+  if (!name) return cli_usage("info: no matrix given (cisparse info --help)");
+  if ((st = cis_load(name, p.dtype, &A)) != CIS_OK) return cli_fail(st);
+  if ((st = cli_matrix_stats(A, name, &s)) != CIS_OK) { cis_csr_free(A); return cli_fail(st); }
+  if (s.nonfinite > 0) fprintf(stderr, "warning: %lld non-finite values (NaN/Inf)\n", (long long)s.nonfinite);
+  cli_format_memory(A, &p, mem, &n);
+  if (json) print_json(stdout, name, A, &s, mem, n, detail);
+  else print_text(stdout, name, A, &s, mem, n, detail);
+  cis_csr_free(A);
+  return fflush(stdout) || ferror(stdout) ? cli_fail(cis_error(CIS_ERR_IO, "info: cannot write the output")) : 0;
+}

@@ -1,0 +1,146 @@
+/* cmd_spmv.c: `cisparse spmv FILE|SPEC --format NAME --out FILE`: one
+ * product y = alpha*A*x + beta*y in a chosen storage format, on the CPU
+ * (the format's OpenMP SpMV) or the GPU (a plan of cisparse/gpu.h). */
+#include <math.h>
+#include <string.h>
+#include "cli/cli_matrix.h"
+#include "gen/gen_internal.h"
+
+/* Weak: the GPU layer may be absent from a build; then --device gpu says so. */
+#pragma weak cis_gpu_count
+#pragma weak cis_gpu_plan_create
+#pragma weak cis_gpu_plan_free
+#pragma weak cis_gpu_malloc
+#pragma weak cis_gpu_free
+#pragma weak cis_gpu_upload
+#pragma weak cis_gpu_download
+#pragma weak cis_gpu_spmv
+#pragma weak cis_gpu_sync
+
+static const char *usage_line =
+    "usage: cisparse spmv FILE|SPEC --format NAME --out FILE [--out-format mm|text]\n"
+    "         [--x FILE|ones|random] [--seed N] [--alpha a] [--beta b] [--y FILE]\n"
+    "         [--device cpu|gpu] [--kernel NAME] " CLI_FORMAT_OPTIONS;
+
+typedef struct spmv_opts {
+  const char *matrix, *format, *x, *y, *out, *kernel;
+  int gpu, text;
+  double alpha, beta;
+  long long seed;
+  cis_format_params p;
+} spmv_opts;
+
+static int parse(int argc, char **argv, spmv_opts *o) {
+  int rc;
+  for (int i = 1; i < argc; ++i) {
+    const char *a = argv[i], *val = i + 1 < argc ? argv[i + 1] : NULL;
+    const char **str = !strcmp(a, "--format") ? &o->format : !strcmp(a, "--x") ? &o->x
+                     : !strcmp(a, "--y") ? &o->y : !strcmp(a, "--out") ? &o->out
+                     : !strcmp(a, "--kernel") ? &o->kernel : NULL;
+    if (!strcmp(a, "--help") || !strcmp(a, "-h")) { printf("%s\n", usage_line); return -1; }
+    if (str) {
+      if (!val) return cli_usage("spmv: %s needs a value", a);
+      *str = val;
+    } else if (!strcmp(a, "--alpha") || !strcmp(a, "--beta")) {
+      if ((rc = cli_double(a, val, a[2] == 'a' ? &o->alpha : &o->beta))) return rc;
+    } else if (!strcmp(a, "--seed")) {
+      if ((rc = cli_int(a, val, &o->seed))) return rc;
+    } else if (!strcmp(a, "--device")) {
+      if (!val || (strcmp(val, "cpu") && strcmp(val, "gpu")))
+        return cli_usage("spmv: --device must be cpu or gpu, got '%s'", val ? val : "(nothing)");
+      o->gpu = !strcmp(val, "gpu");
+    } else if (!strcmp(a, "--out-format")) {
+      if (!val || (strcmp(val, "mm") && strcmp(val, "text")))
+        return cli_usage("spmv: --out-format must be mm or text, got '%s'", val ? val : "(nothing)");
+      o->text = !strcmp(val, "text");
+    } else if ((rc = cli_format_option(argc, argv, &i, &o->p)) >= 0) {
+      if (rc) return rc;
+      continue;
+    } else if (a[0] == '-' && a[1]) {
+      return cli_usage("spmv: unknown option '%s' (cisparse spmv --help)", a);
+    } else if (o->matrix) {
+      return cli_usage("spmv: more than one matrix given ('%s', '%s')", o->matrix, a);
+    } else {
+      o->matrix = a;
+      continue;
+    }
+    ++i; /* the option's value */
+  }
+  if (!o->matrix) return cli_usage("spmv: no matrix given (cisparse spmv --help)");
+  if (!o->format) return cli_usage("spmv: no --format given (one of the names cisparse info lists)");
+  if (!o->out) return cli_usage("spmv: no --out FILE given");
+  if (o->kernel && !o->gpu) return cli_usage("spmv: --kernel applies to --device gpu only");
+  return 0;
+}
+
+/* x: ones, uniform (-1, 1) from the seed (value i from stream i, so any
+ * length is reproducible), or read from a file (exactly n values). */
+static cis_status make_x(const char *how, long long seed, cis_dtype t, cis_int n, void **x) {
+  if (how && strcmp(how, "ones") && strcmp(how, "random")) return cis_vector_read(how, t, n, x);
+  cis_status st = cis_alloc_array(x, n, cis_dtype_size(t), "x vector");
+  if (st != CIS_OK) return st;
+  for (cis_int i = 0; i < n; ++i) {
+    gen_rng r = gen_rng_row((uint64_t)seed, (uint64_t)i);
+    cis_set(*x, t, i, how && !strcmp(how, "random") ? gen_value(&r) : 1.0);
+  }
+  return CIS_OK;
+}
+
+static cis_status spmv_gpu(const cis_matrix *M, const char *kernel, double alpha, const void *x,
+                           double beta, void *y) {
+  cis_status st = CIS_OK;
+  cis_gpu_plan *plan = NULL;
+  void *dx = NULL, *dy = NULL;
+  char why[256] = "";
+  const size_t vs = cis_dtype_size(cis_matrix_dtype(M));
+  const size_t nx = (size_t)cis_matrix_cols(M) * vs, ny = (size_t)cis_matrix_rows(M) * vs;
+  if (!cis_gpu_count || !cis_gpu_plan_create || !cis_gpu_malloc || !cis_gpu_spmv)
+    return cis_error(CIS_ERR_NO_GPU, "--device gpu: the GPU layer is not built into this binary");
+  if (cis_gpu_count(why, sizeof why) == 0)
+    return cis_error(CIS_ERR_NO_GPU, "--device gpu: no usable GPU (%s)", why[0] ? why : "none found");
+  CIS_TRY(cis_gpu_plan_create(M, kernel, 0, &plan));
+  CIS_TRY(cis_gpu_malloc(&dx, nx));
+  CIS_TRY(cis_gpu_malloc(&dy, ny));
+  CIS_TRY(cis_gpu_upload(dx, x, nx));
+  CIS_TRY(cis_gpu_upload(dy, y, ny));
+  CIS_TRY(cis_gpu_spmv(plan, alpha, dx, beta, dy, NULL));
+  CIS_TRY(cis_gpu_sync());
+  CIS_TRY(cis_gpu_download(y, dy, ny));
+cleanup:
+  cis_gpu_free(dx);
+  cis_gpu_free(dy);
+  cis_gpu_plan_free(plan);
+  return st;
+}
+
+int cis_cmd_spmv(int argc, char **argv) {
+  spmv_opts o = {.alpha = 1.0, .beta = 0.0, .seed = 1, .p = cis_format_params_default()};
+  cis_status st = CIS_OK;
+  cis_csr *A = NULL;
+  cis_matrix *M = NULL;
+  void *x = NULL, *y = NULL;
+  int rc = parse(argc, argv, &o);
+  if (rc) return rc < 0 ? 0 : rc;
+  const cis_dtype t = o.p.dtype;
+  CIS_TRY(cis_load(o.matrix, t, &A));
+  CIS_TRY(cis_matrix_create(A, o.format, &o.p, &M));
+  CIS_TRY(make_x(o.x, o.seed, t, A->cols, &x));
+  if (o.y) {
+    CIS_TRY(cis_vector_read(o.y, t, A->rows, &y));
+  } else {
+    CIS_TRY(cis_alloc_zeroed(&y, A->rows, cis_dtype_size(t), "y vector"));
+    /* beta == 0 overwrites y: poison it so that a row left unwritten shows as NaN */
+    for (cis_int i = 0; o.beta == 0.0 && i < A->rows; ++i) cis_set(y, t, i, NAN);
+  }
+  if (o.gpu) CIS_TRY(spmv_gpu(M, o.kernel, o.alpha, x, o.beta, y));
+  else CIS_TRY(cis_matrix_spmv(M, o.alpha, x, o.beta, y));
+  CIS_TRY(o.text ? cis_text_write_vector(o.out, y, t, A->rows) : cis_mm_write_vector(o.out, y, t, A->rows));
+  printf("y = %g*A*x + %g*y: %lld values (%s, %s, %s) -> %s\n", o.alpha, o.beta, (long long)A->rows,
+         o.format, o.gpu ? "gpu" : "cpu", cis_dtype_name(t), o.out);
+cleanup:
+  cis_free(x);
+  cis_free(y);
+  cis_matrix_free(M);
+  cis_csr_free(A);
+  return st == CIS_OK ? 0 : cli_fail(st);
+}

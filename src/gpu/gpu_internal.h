@@ -1,0 +1,44 @@
+/* gpu_internal.h: what the plan layer and the device format tables share
+ * (host C, CUDA runtime API only; no kernels).
+ *
+ *  - struct cis_gpu_plan: the device copy of one matrix + the kernel to run;
+ *  - CIS_GPU_TRY / CIS_CUSPARSE_CHECK: checked calls recording file:line;
+ *  - cis_gpu_upload_array: one checked cis_gpu_alloc_copy that adds the bytes
+ *    to a running total (so a table's byte count is what it allocated);
+ *  - the kernels' launchers come from kernels/launchers.h. */
+#ifndef CISPARSE_GPU_INTERNAL_H
+#define CISPARSE_GPU_INTERNAL_H
+
+#include <cuda_runtime.h>
+#include "core/internal.h"
+#include "gpu/gpu_format.h"
+#include "kernels/kernel_common.cuh"
+#include "kernels/launchers.h"
+
+struct cis_gpu_plan {
+  const cis_gpu_format_ops *ops; /* the format table, or the cuSPARSE table */
+  void *dev;                     /* the table's device-side struct */
+  cis_int rows, cols, nnz, bytes, ws;
+  cis_dtype dtype;
+  int block;
+  char kernel[32];
+};
+
+
+/* *d = device copy of count elements of size elem from h (NULL h: allocate
+ * only); adds the bytes to *total. count == 0 gives *d = NULL. */
+cis_status cis_gpu_upload_array(void **d, const void *h, cis_int count, size_t elem,
+                                const char *what, cis_int *total);
+/* Device copy of n host offsets (same width); free with cis_gpu_free_offsets. */
+cis_status cis_gpu_upload_offsets(cis_offsets *d, const cis_offsets *h, cis_int n, const char *what,
+                                  cis_int *total);
+void cis_gpu_free_offsets(cis_offsets *d);
+/* A plan around an uploaded device struct (cuSPARSE baselines); on failure
+ * dev is released. */
+cis_status cis_gpu_plan_wrap(const cis_gpu_format_ops *ops, void *dev, const char *kernel,
+                             cis_int rows, cis_int cols, cis_int nnz, cis_dtype t, cis_int bytes,
+                             cis_int ws, cis_gpu_plan **out);
+/* 1 if `kernel` is one of the table's names. */
+int cis_gpu_kernel_known(const cis_gpu_format_ops *ops, const char *kernel);
+
+#endif

@@ -1,0 +1,49 @@
+/* nogpu.c: the public GPU entry points for a build without CUDA (nvcc absent
+ * or -DCISPARSE_CUDA=OFF): each reports CIS_ERR_NO_GPU with the reason. */
+#include <stdio.h>
+#include "cisparse/gpu.h"
+
+#define WHY "cisparse was built without CUDA"
+static cis_status no_gpu(void) { return cis_error(CIS_ERR_NO_GPU, WHY); }
+
+int cis_gpu_count(char *why, size_t why_len) {
+  if (why && why_len) snprintf(why, why_len, WHY);
+  return 0;
+}
+cis_status cis_gpu_get_info(cis_gpu_info *info) { return no_gpu(); }
+cis_status cis_gpu_plan_create(const cis_matrix *M, const char *kernel, int block,
+                               cis_gpu_plan **out) {
+  if (out) *out = NULL;
+  return no_gpu();
+}
+cis_status cis_gpu_plan_create_cusparse(const cis_csr *A, cis_dtype t, const char *alg,
+                                        cis_gpu_plan **out) {
+  if (out) *out = NULL;
+  return no_gpu();
+}
+cis_status cis_gpu_spmv(cis_gpu_plan *p, double alpha, const void *d_x, double beta, void *d_y,
+                        cis_stream s) {
+  return no_gpu();
+}
+cis_int cis_gpu_plan_bytes(const cis_gpu_plan *p) { return 0; }
+cis_int cis_gpu_plan_workspace_bytes(const cis_gpu_plan *p) { return 0; }
+const char *cis_gpu_plan_kernel(const cis_gpu_plan *p) { return ""; }
+void cis_gpu_plan_free(cis_gpu_plan *p) {}
+cis_status cis_gpu_malloc(void **d, size_t bytes) {
+  if (d) *d = NULL;
+  return no_gpu();
+}
+void cis_gpu_free(void *d) {}
+cis_status cis_gpu_upload(void *d, const void *h, size_t bytes) { return no_gpu(); }
+cis_status cis_gpu_download(void *h, const void *d, size_t bytes) { return no_gpu(); }
+cis_status cis_gpu_fill_nan(void *d, cis_dtype t, cis_int n) { return no_gpu(); }
+cis_status cis_gpu_sync(void) { return no_gpu(); }
+cis_status cis_gpu_time_spmv(cis_gpu_plan *p, const void *d_x, double beta, void *d_y, int warmup,
+                             int runs, double *ms_median) {
+  return no_gpu();
+}
+cis_status cis_gpu_read_bandwidth(size_t bytes, int runs, double *gbps) { return no_gpu(); }
+cis_status cis_gpu_alloc_copy(void **d, const void *h, size_t bytes, const char *what) {
+  if (d) *d = NULL;
+  return no_gpu();
+}

@@ -1,0 +1,111 @@
+/* plan.c: the public plan API. A plan = one format's device table (found by
+ * name in a weak-referenced registry, so a format without device support is
+ * reported as such) + its uploaded arrays + the chosen kernel. */
+#include <stdio.h>
+#include <string.h>
+#include "gpu/gpu_internal.h"
+
+#define WEAK __attribute__((weak))
+extern const cis_gpu_format_ops cis_gpu_format_csr WEAK, cis_gpu_format_ell WEAK,
+    cis_gpu_format_ellr WEAK, cis_gpu_format_sell WEAK, cis_gpu_format_sellr WEAK,
+    cis_gpu_format_sellcs WEAK, cis_gpu_format_csb WEAK, cis_gpu_format_hyb WEAK,
+    cis_gpu_format_csr5 WEAK;
+
+static const cis_gpu_format_ops *find_table(const char *format) {
+  const cis_gpu_format_ops *all[] = {
+      &cis_gpu_format_csr,    &cis_gpu_format_ell, &cis_gpu_format_ellr,
+      &cis_gpu_format_sell,   &cis_gpu_format_sellr, &cis_gpu_format_sellcs,
+      &cis_gpu_format_csb,    &cis_gpu_format_hyb, &cis_gpu_format_csr5};
+  for (size_t k = 0; k < sizeof all / sizeof *all; ++k)
+    if (all[k] && !strcmp(all[k]->format, format)) return all[k];
+  return NULL;
+}
+
+int cis_gpu_kernel_known(const cis_gpu_format_ops *ops, const char *kernel) {
+  for (int k = 0; k < 4 && ops->kernels[k]; ++k)
+    if (!strcmp(ops->kernels[k], kernel)) return 1;
+  return 0;
+}
+
+static cis_status unknown_kernel(const cis_gpu_format_ops *ops, const char *kernel) {
+  char names[128] = "";
+  for (int k = 0; k < 4 && ops->kernels[k]; ++k) {
+    strncat(names, k ? ", " : "", sizeof names - strlen(names) - 1);
+    strncat(names, ops->kernels[k], sizeof names - strlen(names) - 1);
+  }
+  return cis_error(CIS_ERR_NOT_FOUND, "unknown kernel '%s' for %s (known: %s)", kernel,
+                   ops->format, names);
+}
+
+static cis_status need_gpu(void) {
+  char why[160];
+  if (cis_gpu_count(why, sizeof why) == 0) return cis_error(CIS_ERR_NO_GPU, "%s", why);
+  return CIS_OK;
+}
+
+cis_status cis_gpu_plan_create(const cis_matrix *M, const char *kernel, int block,
+                               cis_gpu_plan **out) {
+  cis_status st;
+  const cis_gpu_format_ops *ops;
+  const cis_fmt_head *h;
+  cis_gpu_plan *p = NULL;
+  if (!out) return cis_error(CIS_ERR_INVALID, "cis_gpu_plan_create: NULL output");
+  *out = NULL;
+  if (!M) return cis_error(CIS_ERR_INVALID, "cis_gpu_plan_create: NULL matrix");
+  if (block < 0 || block > 1024)
+    return cis_error(CIS_ERR_INVALID, "block size %d: must be 0 (default) or 1..1024", block);
+  if (!(ops = find_table(cis_matrix_format_name(M))))
+    return cis_error(CIS_ERR_UNSUPPORTED, "format %s has no GPU kernel in this build",
+                     cis_matrix_format_name(M));
+  if (!kernel) kernel = ops->kernels[0];
+  if (!cis_gpu_kernel_known(ops, kernel)) return unknown_kernel(ops, kernel);
+  if ((st = need_gpu()) != CIS_OK) return st;
+  if (!(p = cis_calloc(1, sizeof *p))) return cis_error(CIS_ERR_ALLOC, "cannot allocate a GPU plan");
+  h = cis_matrix_impl(M);
+  p->ops = ops;
+  p->rows = h->rows;
+  p->cols = h->cols;
+  p->nnz = h->nnz;
+  p->dtype = h->dtype;
+  p->block = block;
+  snprintf(p->kernel, sizeof p->kernel, "%s", kernel);
+  CIS_TRY(ops->upload(cis_matrix_impl(M), &p->dev, &p->bytes, &p->ws));
+  *out = p;
+  return CIS_OK;
+cleanup:
+  cis_free(p);
+  return st;
+}
+
+cis_status cis_gpu_spmv(cis_gpu_plan *p, double alpha, const void *d_x, double beta, void *d_y,
+                        cis_stream s) {
+  if (!p) return cis_error(CIS_ERR_INVALID, "cis_gpu_spmv: NULL plan");
+  if ((p->cols && !d_x) || (p->rows && !d_y))
+    return cis_error(CIS_ERR_INVALID, "cis_gpu_spmv: NULL vector");
+  return p->ops->spmv(p->dev, p->kernel, p->block, alpha, d_x, beta, d_y, s);
+}
+
+cis_int cis_gpu_plan_bytes(const cis_gpu_plan *p) { return p ? p->bytes : 0; }
+cis_int cis_gpu_plan_workspace_bytes(const cis_gpu_plan *p) { return p ? p->ws : 0; }
+const char *cis_gpu_plan_kernel(const cis_gpu_plan *p) { return p ? p->kernel : ""; }
+
+void cis_gpu_plan_free(cis_gpu_plan *p) {
+  if (!p) return;
+  if (p->dev) p->ops->release(p->dev);
+  cis_free(p);
+}
+
+/* Used by cusparse_gpu.c: a plan around an already uploaded baseline. */
+cis_status cis_gpu_plan_wrap(const cis_gpu_format_ops *ops, void *dev, const char *kernel,
+                             cis_int rows, cis_int cols, cis_int nnz, cis_dtype t, cis_int bytes,
+                             cis_int ws, cis_gpu_plan **out) {
+  cis_gpu_plan *p = cis_calloc(1, sizeof *p);
+  if (!p) {
+    ops->release(dev);
+    return cis_error(CIS_ERR_ALLOC, "cannot allocate a GPU plan");
+  }
+  *p = (cis_gpu_plan){ops, dev, rows, cols, nnz, bytes, ws, t, 0, ""};
+  snprintf(p->kernel, sizeof p->kernel, "%s", kernel);
+  *out = p;
+  return CIS_OK;
+}

@@ -1,0 +1,63 @@
+/* launchers.h: the extern "C" launchers of the src/kernels .cu files. Each takes raw
+ * device pointers and the stream last, checks the launch and returns a
+ * cis_status. Kernels know nothing of the object layer: the plan layer
+ * (src/gpu) unpacks its structs into these arguments. block = threads per
+ * block (0 = the kernel's default). y = alpha*A*x + beta*y; beta == 0
+ * overwrites y without reading it. */
+#ifndef CISPARSE_LAUNCHERS_H
+#define CISPARSE_LAUNCHERS_H
+
+#include <cuda_runtime.h>
+#include <stdint.h>
+#include "cisparse/status.h"
+#include "cisparse/types.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+
+cis_status cis_launch_fill_nan(void *d, cis_dtype t, cis_int n, cudaStream_t s);
+cis_status cis_launch_read_bw(const double *d, cis_int n, double *d_out, int blocks,
+                              cudaStream_t s);
+
+/* csr.cu: Algorithm 1 (scalar) and warp per row (vector). wide: 64-bit rowptr. */
+cis_status cis_launch_csr(int vector, cis_dtype t, int wide, cis_int rows, const void *rowptr,
+                          const cis_idx *col, const void *val, double alpha, const void *x,
+                          double beta, void *y, int block, cudaStream_t s);
+/* ell.cu: Algorithms 2 and 3 (rowlen NULL = ELLPACK). */
+cis_status cis_launch_ell(cis_dtype t, cis_int rows, cis_int width, const cis_idx *col,
+                          const void *val, const cis_idx *rowlen, double alpha, const void *x,
+                          double beta, void *y, int block, cudaStream_t s);
+/* sell.cu: SELL / SELL-R (rowlen) / SELL-C-sigma (perm). */
+cis_status cis_launch_sell(cis_dtype t, cis_int rows, cis_int S, cis_int nslices,
+                           const int64_t *slice_ptr, const cis_idx *col, const void *val,
+                           const cis_idx *rowlen, const cis_idx *perm, double alpha,
+                           const void *x, double beta, void *y, int block, cudaStream_t s);
+/* csb.cu: one thread block per block row. */
+cis_status cis_launch_csb(cis_dtype t, cis_int rows, cis_int z, cis_int nbr, cis_int nbc,
+                          const int64_t *block_ptr, const uint16_t *lrow, const uint16_t *lcol,
+                          const void *val, double alpha, const void *x, double beta, void *y,
+                          int block, cudaStream_t s);
+/* hyb.cu: the hybrid format's arrays as the kernels read them. */
+typedef struct cis_hyb_dev {
+  cis_dtype t;
+  int wide;          /* start/end 64-bit */
+  int column_mode;   /* boundary mode column: test start < end, not rownnz > width */
+  cis_int rows, cols, width, nnz;
+  const cis_idx *ell_col;
+  const void *ell_val;
+  const uint32_t *rownnz;
+  const void *start, *end;
+  const cis_idx *csr_col;
+  const void *csr_val;
+} cis_hyb_dev;
+cis_status cis_launch_hyb_paper(const cis_hyb_dev *h, double alpha, const void *x, double beta,
+                                void *y, int block, cudaStream_t s);
+cis_status cis_launch_hyb_fast(const cis_hyb_dev *h, double alpha, const void *x, double beta,
+                               void *y, int block, cudaStream_t s);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,69 @@
+// sell.cu: Sliced ELLPACK family SpMV, one kernel for three layouts:
+//  - sell:   Mahmoud, Hoffmann, Reza 2018, Sec. 3.4, Algorithm 4, and the SELL
+//            report (IPSJ 2018-HPC-164): one thread per row of a slice, slots
+//            column-major inside the slice (slot k of local row r at
+//            slice_ptr[s] + k*S + r), slice offsets through the read-only
+//            cache (__ldg, the report's tex1Dfetch), grid-stride loop;
+//  - sellr:  Sec. 3.5, Algorithm 5: the same, stopping at the row's length;
+//  - sellcs: SELL-C-sigma (Kreutzer et al., SIAM J. Sci. Comput. 2014): rows
+//            sorted inside windows, result scattered back through perm.
+#include "kernels/kernel_common.cuh"
+#include "kernels/launchers.h"
+
+template <typename T, bool POW2>
+__global__ void sell_kernel(int64_t rows, int64_t S, int shift, int64_t nslots_rows,
+                            const int64_t *__restrict__ slice_ptr, const cis_idx *__restrict__ col,
+                            const T *__restrict__ val, const cis_idx *__restrict__ rowlen,
+                            const cis_idx *__restrict__ perm, T alpha, const T *__restrict__ x,
+                            T beta, T *__restrict__ y) {
+  int64_t stride = (int64_t)gridDim.x * blockDim.x;
+  for (int64_t t = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; t < nslots_rows; t += stride) {
+    if (t >= rows) continue; /* padding rows of the last slice */
+    int64_t s = POW2 ? t >> shift : t / S, r = t - s * S; /* no 64-bit division for S = 2^k */
+    int64_t begin = __ldg(&slice_ptr[s]);
+    int64_t n = rowlen ? (int64_t)rowlen[t]
+                       : (POW2 ? (__ldg(&slice_ptr[s + 1]) - begin) >> shift
+                               : (__ldg(&slice_ptr[s + 1]) - begin) / S);
+    T sum = 0;
+#pragma unroll 4
+    for (int64_t k = 0, p = begin + r; k < n; ++k, p += S) {
+      cis_idx c = col[p];
+      if (c >= 0) sum += val[p] * __ldg(&x[c]);
+    }
+    cis_store_y(y, perm ? (int64_t)perm[t] : t, sum, alpha, beta);
+  }
+}
+
+extern "C" cis_status cis_launch_sell(cis_dtype t, cis_int rows, cis_int S, cis_int nslices,
+                                      const int64_t *slice_ptr, const cis_idx *col,
+                                      const void *val, const cis_idx *rowlen, const cis_idx *perm,
+                                      double alpha, const void *x, double beta, void *y, int block,
+                                      cudaStream_t s) {
+  const char *name = perm ? "sellcs" : rowlen ? "sellr" : "sell";
+  CIS_BLOCK_OR(block, 256, 32, name);
+  if (rows == 0) return CIS_OK;
+  if (S <= 0) return cis_error(CIS_ERR_INVALID, "%s: slice height %lld", name, (long long)S);
+  int dev = 0, sms = 0;
+  CIS_CUDA_CHECK(cudaGetDevice(&dev));
+  CIS_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
+  int64_t n = nslices * S;
+  unsigned grid = cis_blocks_for(n, threads_);
+  unsigned cap = (unsigned)sms * (2048u / (unsigned)threads_) * 4u; /* grid-stride beyond this */
+  if (grid > cap) grid = cap;
+  int shift = 0;
+  while (((int64_t)1 << shift) < S) shift++;
+  CIS_DISPATCH_REAL(t, {
+    if (((int64_t)1 << shift) == S)
+      sell_kernel<REAL, true><<<grid, threads_, 0, s>>>(rows, S, shift, n, slice_ptr, col,
+                                                        (const REAL *)val, rowlen, perm,
+                                                        (REAL)alpha, (const REAL *)x, (REAL)beta,
+                                                        (REAL *)y);
+    else
+      sell_kernel<REAL, false><<<grid, threads_, 0, s>>>(rows, S, shift, n, slice_ptr, col,
+                                                         (const REAL *)val, rowlen, perm,
+                                                         (REAL)alpha, (const REAL *)x, (REAL)beta,
+                                                         (REAL *)y);
+  });
+  CIS_CUDA_LAUNCH_CHECK(name);
+  return CIS_OK;
+}

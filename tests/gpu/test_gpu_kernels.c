@@ -1,0 +1,104 @@
+/* test_gpu_kernels.c: every cisparse GPU kernel against the CPU reference,
+ * in double and float, beta = 0 (output poisoned with NaN) and beta != 0, on
+ * the cases of gpu_cases.h; device bytes == host format bytes. Formats not
+ * built into this binary are reported and skipped. */
+#include "gpu_cases.h"
+
+typedef struct variant {
+  const char *format, *kernel;
+  int block;
+  cis_int slice;           /* sell family: S; csb: block z (0 = default) */
+  cis_boundary_mode mode;  /* hyb */
+  cis_int boundary;        /* hyb: < 0 = choose */
+  const char *lock, *g, *u; /* hyb tuning overrides (CISPARSE_HYB_LOCK/_G/_UNROLL), NULL = auto */
+} variant;
+
+#define AUTO NULL, NULL, NULL
+static const variant variants[] = {
+    {"csr", "csr-vector", 0, 0, 0, -1, AUTO},  {"csr", "csr-scalar", 0, 0, 0, -1, AUTO},
+    {"csr", "csr-vector", 64, 0, 0, -1, AUTO}, {"ell", "ell", 0, 0, 0, -1, AUTO},
+    {"ellr", "ellr", 0, 0, 0, -1, AUTO},       {"sell", "sell", 0, 32, 0, -1, AUTO},
+    {"sell", "sell", 0, 16, 0, -1, AUTO},      {"sell", "sell", 0, 1024, 0, -1, AUTO},
+    {"sellr", "sellr", 0, 64, 0, -1, AUTO},    {"sellcs", "sellcs", 0, 32, 0, -1, AUTO},
+    {"csb", "csb", 0, 0, 0, -1, AUTO},
+    {"csb", "csb", 0, 8192, 0, -1, AUTO},  /* z = 8192: y through global atomics */         {"csr5", "csr5", 0, 0, 0, -1, AUTO},
+    {"hyb", "hyb", 0, 0, CIS_BOUNDARY_COUNT, -1, AUTO},
+    {"hyb", "hyb", 0, 0, CIS_BOUNDARY_COUNT, 3, AUTO},
+    {"hyb", "hyb", 0, 0, CIS_BOUNDARY_COLUMN, -1, AUTO},
+    {"hyb", "hyb-paper", 16, 0, CIS_BOUNDARY_COUNT, -1, AUTO},
+    {"hyb", "hyb-paper", 32, 0, CIS_BOUNDARY_COUNT, -1, AUTO},
+    {"hyb", "hyb-paper", 128, 0, CIS_BOUNDARY_COUNT, 3, AUTO},
+    {"hyb", "hyb-paper", 1024, 0, CIS_BOUNDARY_COLUMN, -1, AUTO},
+    /* every variant the fast kernel can pick: phase-locked, threads per row, loads in flight */
+    {"hyb", "hyb", 0, 0, CIS_BOUNDARY_COUNT, -1, "1024", "16", "4"},
+    {"hyb", "hyb", 0, 0, CIS_BOUNDARY_COLUMN, -1, "512", "32", "8"},
+    {"hyb", "hyb", 0, 0, CIS_BOUNDARY_COUNT, 3, "256", "8", "1"},
+    {"hyb", "hyb", 0, 0, CIS_BOUNDARY_COUNT, -1, "0", "4", "2"},
+    {"hyb", "hyb", 0, 0, CIS_BOUNDARY_COLUMN, -1, "0", "1", "4"},
+    {"hyb", "hyb", 0, 0, CIS_BOUNDARY_COUNT, -1, "0", "16", "8"},
+    {"hyb", "hyb", 0, 0, CIS_BOUNDARY_COUNT, 3, "0", "32", "2"},
+};
+
+static void set_or_clear(const char *name, const char *value) {
+  if (value) setenv(name, value, 1); else unsetenv(name);
+}
+
+static int format_built(const char *name) {
+  for (int i = 0; i < cis_format_count(); ++i)
+    if (!strcmp(cis_format_name(i), name)) return 1;
+  return 0;
+}
+
+static void run_variant(const gpu_case *c, const variant *v, cis_dtype t) {
+  cis_format_params fp = cis_format_params_default();
+  cis_matrix *M = NULL;
+  cis_gpu_plan *p = NULL;
+  cis_status st;
+  fp.dtype = t;
+  set_or_clear("CISPARSE_HYB_LOCK", v->lock);
+  set_or_clear("CISPARSE_HYB_G", v->g);
+  set_or_clear("CISPARSE_HYB_UNROLL", v->u);
+  if (v->slice && !strcmp(v->format, "csb")) fp.block = v->slice;
+  else if (v->slice) fp.slice = v->slice;
+  fp.boundary_mode = v->mode;
+  fp.boundary = v->boundary;
+  st = cis_matrix_create(c->A, v->format, &fp, &M);
+  CHECK(st == CIS_OK, "%s: build %s: %s", c->name, v->format, cis_last_error());
+  if (st != CIS_OK) return;
+  st = cis_gpu_plan_create(M, v->kernel, v->block, &p);
+  CHECK(st == CIS_OK, "%s: plan %s/%s: %s", c->name, v->format, v->kernel, cis_last_error());
+  if (st == CIS_OK) {
+    CHECK(cis_gpu_plan_bytes(p) == cis_matrix_bytes(M), "%s %s: device bytes %lld != host %lld",
+          c->name, v->kernel, (long long)cis_gpu_plan_bytes(p), (long long)cis_matrix_bytes(M));
+    CHECK(!strcmp(cis_gpu_plan_kernel(p), v->kernel), "kernel name %s", cis_gpu_plan_kernel(p));
+    for (int b = 0; b < 2; ++b) {
+      double beta = b ? -0.5 : 0.0;
+      double err = check_plan(p, c->A, t, beta, 11 + (uint64_t)b);
+      CHECK(err <= test_tol(t), "%s: %s/%s block %d slice %lld lock/G/U %s/%s/%s %s beta %g: rel err %.3g",
+            c->name, v->format, v->kernel, v->block, (long long)v->slice, v->lock ? v->lock : "auto",
+            v->g ? v->g : "auto", v->u ? v->u : "auto", cis_dtype_name(t), beta, err);
+    }
+  }
+  cis_gpu_plan_free(p);
+  cis_matrix_free(M);
+}
+
+int main(void) {
+  char why[200];
+  gpu_case cases[16];
+  int n;
+  if (cis_gpu_count(why, sizeof why) == 0) return test_skip(why);
+
+  n = gpu_cases(cases);
+
+  for (size_t k = 0; k < sizeof variants / sizeof *variants; ++k) {
+    if (!format_built(variants[k].format)) {
+      printf("note: format %s not built in; its kernel is not tested\n", variants[k].format);
+      continue;
+    }
+    for (int i = 0; i < n; ++i)
+      for (int t = 0; t < 2; ++t) run_variant(&cases[i], &variants[k], t ? CIS_F32 : CIS_F64);
+  }
+  gpu_cases_free(cases, n);
+  return test_summary("test_gpu_kernels");
+}
