@@ -9,12 +9,6 @@
 #include "core/internal.h"
 #include "formats/format_types.h"
 
-/* Referenced weakly (like the commands in main.c): a library without the GPU
- * Davidson reports it instead of failing to link. */
-cis_status cis_ci_davidson_gpu(const cis_matrix *M, const char *kernel, const double *diag,
-                               const cis_davidson_opts *o, double *evals, double *evecs,
-                               cis_davidson_info *info, cis_ci_gpu_stats *stats) __attribute__((weak));
-
 typedef struct ci_args {
   const char *file, *format, *occ, *kernel;
   int level, roots, gpu, symmetric, json, verbose, count;
@@ -173,8 +167,7 @@ static cis_status compute(const ci_args *a, ci_run *r) {
   o.tol = a->tol;
   o.verbose = a->verbose;
   if (a->gpu) {
-    st = cis_ci_davidson_gpu ? cis_ci_davidson_gpu(r->M, a->kernel, r->diag, &o, r->evals, NULL, &r->info, &r->gpu)
-                             : cis_error(CIS_ERR_NO_GPU, "--device gpu: the GPU Davidson is not built into this binary");
+    st = cis_ci_davidson_gpu(r->M, a->kernel, r->diag, &o, r->evals, NULL, &r->info, &r->gpu);
   } else {
     cpu_op op = {r->M, a->symmetric ? r->H : NULL};
     st = cis_davidson(n, r->diag, cpu_apply, &op, &o, r->evals, NULL, &r->info);
