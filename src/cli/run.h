@@ -12,7 +12,7 @@
 int cli_run_tables_345(const cis_csr *A, const char *spec);
 
 /* Table 9: every GPU kernel and cuSPARSE on A; written by the GPU part and
- * called after Tables 3-5 when linked in (weak until then). Same return. */
+ * called after Tables 3-5 (cmd_bench.c). Same return. */
 int cli_run_table9(const cis_csr *A, const char *spec);
 
 #endif
