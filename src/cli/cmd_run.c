@@ -1,7 +1,8 @@
 /* cmd_run.c: `cisparse run [SPEC]` (what `make run` calls): the paper's
  * experiment on the embedded default CI matrix ci:rows=32768,seed=1
  * (Mahmoud, Hoffmann, Reza 2018, §6): Tables 3, 4 and 5 beside the paper's
- * figures, then Table 9 (GPU kernels vs cuSPARSE) when the GPU part is in. */
+ * figures, then Table 9 (every kernel against cuSPARSE; the CPU kernels where
+ * there is no GPU). */
 #include <math.h>
 #include <string.h>
 #include "cli/cli_matrix.h"
