@@ -4,12 +4,17 @@
 # small CI matrix, then the benchmarks. Logs, CSV, JSON and PNGs go to
 # OUTDIR/results.tar.gz (the device tool returns at most 8 files); the end of
 # each bench table is echoed. STEPS: subset of "build test memcheck tune ci32k
-# laplace ci32kf ci512k" (default: all but tune).
+# laplace ci32kf ci512k run paper32k paper1m" (default: all but tune and the
+# paper* steps). B=DIR selects the build folder (default build-dev; a folder
+# built elsewhere can be used without the build step).
+# paper32k: ten CI matrices of 32,768 rows (seeds 1-10), every kernel and the
+# hyb-paper block sweep (the paper's Tables 6-10); paper1m: 1,048,576-row CI
+# matrices (seeds in PAPER1M_SEEDS, default "1 2"), a subset of kernels.
 set -u
 OUT=${1:?usage: device_run.sh OUTDIR [STEPS]}
 STEPS=${2:-"build test memcheck ci32k laplace ci32kf ci512k run"}
 R=$OUT/results
-B=build-dev
+B=${B:-build-dev}
 mkdir -p "$R"
 has() { [[ " $STEPS " == *" $1 "* ]]; }
 { date -u; nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.max.sm,clocks.max.mem --format=csv;
@@ -17,10 +22,8 @@ has() { [[ " $STEPS " == *" $1 "* ]]; }
 cat "$R/env.txt"
 if has build; then
   cmake -S . -B $B -DCMAKE_BUILD_TYPE=Release -DCISPARSE_SHARED_DIR="$PWD/shared" > "$R/build.log" 2>&1 &&
-    cmake --build $B -j16 >> "$R/build.log" 2>&1 || { tail -40 "$R/build.log"; if has run; then # `cisparse run`: Tables 3-5 and Table 9 on the GPU
-  $B/cisparse run > "$R/run.txt" 2>&1; tail -25 "$R/run.txt"
-fi
-tar czf "$OUT/results.tar.gz" -C "$OUT" results; exit 1; }
+    cmake --build $B -j16 >> "$R/build.log" 2>&1 ||
+    { tail -40 "$R/build.log"; tar czf "$OUT/results.tar.gz" -C "$OUT" results; exit 1; }
   grep -i "warning" "$R/build.log" | head -5
 fi
 if has test; then
@@ -55,6 +58,19 @@ has laplace && bench laplace laplace3d:size=160,points=7 --sweep-slice --plot "$
 has ci32kf && bench ci32k_float ci:rows=32768,seed=1 --precision float
 has ci512k && bench ci512k ci:rows=524288,seed=1 --runs 20 --warmup 3 \
   --kernels csr-vector,ell,sell,sellcs,csr5,hyb-paper,hyb,cusparse-csr-alg1,cusparse-csr-alg2,cusparse-coo-alg1,cusparse-sell-alg1
+if has paper32k; then
+  for seed in 1 2 3 4 5 6 7 8 9 10; do
+    bench ci32k_s$seed ci:rows=32768,seed=$seed --sweep-block > /dev/null
+  done
+  python3 bench/paper_tables.py "$R"/ci32k_s*.json > "$R/paper32k.md"; cat "$R/paper32k.md" | tail -30
+fi
+if has paper1m; then
+  for seed in ${PAPER1M_SEEDS:-1 2}; do
+    bench ci1m_s$seed ci:rows=1048576,seed=$seed --runs 20 --warmup 3 \
+      --kernels csr-vector,sell,sellcs,csr5,hyb-paper,hyb,cusparse-csr-alg1,cusparse-csr-alg2,cusparse-sell-alg1 > /dev/null
+  done
+  python3 bench/paper_tables.py "$R"/ci1m_s*.json > "$R/paper1m.md"; cat "$R/paper1m.md"
+fi
 if has run; then # `cisparse run`: Tables 3-5 and Table 9 on the GPU
   $B/cisparse run > "$R/run.txt" 2>&1; tail -25 "$R/run.txt"
 fi

@@ -33,9 +33,6 @@ typedef struct bench_run {
  * algorithm on the GPU, or every format's CPU kernel without one), printed
  * to stdout; for `cisparse run`. Returns the exit status (0 ok, 1 error). */
 int cli_bench_compare(const cis_csr *A, const char *name, cis_dtype t);
-/* `cisparse run`'s Table 9 hook (declared in run.h): cli_bench_compare in
- * double with a heading. */
-int cli_run_table9(const cis_csr *A, const char *spec);
 
 /* Terminal table in the shape of the paper's Table 9. */
 void bench_print_table(FILE *f, const bench_run *r);

@@ -15,9 +15,9 @@
 #include <string.h>
 #include <unistd.h>
 #include "cli/bench.h"
+#include "cli/run.h"
 #include "core/internal.h"
 
-#pragma weak cis_load /* the I/O layer may be built separately */
 
 typedef struct entry {
   char label[48];
@@ -375,7 +375,6 @@ int cis_cmd_bench(int argc, char **argv) {
   memset(&r, 0, sizeof r);
   for (int i = 0, len = 0; i < argc && len < (int)sizeof r.command - 2; ++i)
     len += snprintf(r.command + len, sizeof r.command - (size_t)len, "%s%s", i ? " " : "cisparse ", argv[i]);
-  if (!cis_load) return cli_fail(cis_error(CIS_ERR_UNSUPPORTED, "bench: this binary has no matrix loader"));
   if ((st = cis_load(o.matrix, CIS_F64, &A)) != CIS_OK) return cli_fail(st);
   r.matrix = o.matrix;
   if ((st = bench_matrix(&o, A, &r)) != CIS_OK) goto fail;

@@ -7,7 +7,17 @@
 #include "cli/cli_matrix.h"
 
 static const char *usage_line =
-    "usage: cisparse info FILE|SPEC [--json] [--rows-detail] " CLI_FORMAT_OPTIONS;
+    "usage: cisparse info FILE|SPEC [--json] [--rows-detail] [--dump FORMAT] " CLI_FORMAT_OPTIONS;
+
+/* --dump FORMAT: the arrays of one storage format as text (the paper's model
+ * "can produce the components of each of the storage formats", §4.2). */
+static int dump_format(const cis_csr *A, const char *format, const cis_format_params *p) {
+  cis_matrix *M = NULL;
+  cis_status st = cis_matrix_create(A, format, p, &M);
+  if (st == CIS_OK) st = cis_matrix_dump(M, stdout);
+  cis_matrix_free(M);
+  return st == CIS_OK ? 0 : cli_fail(st);
+}
 
 /* A JSON string literal. */
 static void json_str(FILE *f, const char *s) {
@@ -137,7 +147,7 @@ static void print_text(FILE *f, const char *name, const cis_csr *A, const cli_st
 }
 
 int cis_cmd_info(int argc, char **argv) {
-  const char *name = NULL;
+  const char *name = NULL, *dump = NULL;
   int json = 0, detail = 0, rc, n = 0;
   cis_format_params p = cis_format_params_default();
   cis_csr *A = NULL;
@@ -148,6 +158,10 @@ int cis_cmd_info(int argc, char **argv) {
     if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) { printf("%s\n", usage_line); return 0; }
     if (!strcmp(argv[i], "--json")) json = 1;
     else if (!strcmp(argv[i], "--rows-detail")) detail = 1;
+    else if (!strcmp(argv[i], "--dump")) {
+      if (++i >= argc) return cli_usage("info: --dump needs a format name");
+      dump = argv[i];
+    }
     else if ((rc = cli_format_option(argc, argv, &i, &p)) >= 0) { if (rc) return rc; }
     else if (argv[i][0] == '-' && argv[i][1]) return cli_usage("info: unknown option '%s' (cisparse info --help)", argv[i]);
     else if (name) return cli_usage("info: more than one matrix given ('%s', '%s')", name, argv[i]);
@@ -155,6 +169,11 @@ int cis_cmd_info(int argc, char **argv) {
   }
   if (!name) return cli_usage("info: no matrix given (cisparse info --help)");
   if ((st = cis_load(name, p.dtype, &A)) != CIS_OK) return cli_fail(st);
+  if (dump) {
+    rc = dump_format(A, dump, &p);
+    cis_csr_free(A);
+    return rc;
+  }
   if ((st = cli_matrix_stats(A, name, &s)) != CIS_OK) { cis_csr_free(A); return cli_fail(st); }
   if (s.nonfinite > 0) fprintf(stderr, "warning: %lld non-finite values (NaN/Inf)\n", (long long)s.nonfinite);
   cli_format_memory(A, &p, mem, &n);

@@ -6,17 +6,6 @@
 #include "cli/cli_matrix.h"
 #include "gen/gen_internal.h"
 
-/* Weak: the GPU layer may be absent from a build; then --device gpu says so. */
-#pragma weak cis_gpu_count
-#pragma weak cis_gpu_plan_create
-#pragma weak cis_gpu_plan_free
-#pragma weak cis_gpu_malloc
-#pragma weak cis_gpu_free
-#pragma weak cis_gpu_upload
-#pragma weak cis_gpu_download
-#pragma weak cis_gpu_spmv
-#pragma weak cis_gpu_sync
-
 static const char *usage_line =
     "usage: cisparse spmv FILE|SPEC --format NAME --out FILE [--out-format mm|text]\n"
     "         [--x FILE|ones|random] [--seed N] [--alpha a] [--beta b] [--y FILE]\n"
@@ -94,8 +83,6 @@ static cis_status spmv_gpu(const cis_matrix *M, const char *kernel, double alpha
   char why[256] = "";
   const size_t vs = cis_dtype_size(cis_matrix_dtype(M));
   const size_t nx = (size_t)cis_matrix_cols(M) * vs, ny = (size_t)cis_matrix_rows(M) * vs;
-  if (!cis_gpu_count || !cis_gpu_plan_create || !cis_gpu_malloc || !cis_gpu_spmv)
-    return cis_error(CIS_ERR_NO_GPU, "--device gpu: the GPU layer is not built into this binary");
   if (cis_gpu_count(why, sizeof why) == 0)
     return cis_error(CIS_ERR_NO_GPU, "--device gpu: no usable GPU (%s)", why[0] ? why : "none found");
   CIS_TRY(cis_gpu_plan_create(M, kernel, 0, &plan));

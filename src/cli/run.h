@@ -11,8 +11,8 @@
  * (cmd_run.c). Returns 0, or 1 after printing an error. */
 int cli_run_tables_345(const cis_csr *A, const char *spec);
 
-/* Table 9: every GPU kernel and cuSPARSE on A; written by the GPU part and
- * called after Tables 3-5 when linked in (weak until then). Same return. */
+/* Table 9: every GPU kernel and cuSPARSE on A (cmd_bench.c), after Tables
+ * 3-5. Same return. */
 int cli_run_table9(const cis_csr *A, const char *spec);
 
 #endif

@@ -138,8 +138,7 @@ struct cis_matrix {
   void *impl; /* starts with cis_fmt_head */
 };
 
-/* Every format's table, defined in its own file. The registry (registry.c)
- * references them weakly so a format under construction can be absent. */
+/* Every format's table, defined in its own file, listed by registry.c. */
 extern const cis_format_ops cis_format_csr, cis_format_ell, cis_format_ellr,
     cis_format_sell, cis_format_sellr, cis_format_sellcs, cis_format_csb,
     cis_format_hyb, cis_format_csr5;

@@ -1,33 +1,17 @@
 /* registry.c: the public format entry points validate and dispatch through
- * the format's ops table (PETSc-style). Tables are referenced weakly so a
- * format that is not compiled in is simply absent ("unknown format"). */
+ * the format's ops table (PETSc-style); the registry lists every table. */
 #include <string.h>
 #include "core/internal.h"
 #include "formats/format_types.h"
 
-#define WEAK __attribute__((weak))
-extern const cis_format_ops cis_format_csr WEAK, cis_format_ell WEAK, cis_format_ellr WEAK,
-    cis_format_sell WEAK, cis_format_sellr WEAK, cis_format_sellcs WEAK, cis_format_csb WEAK,
-    cis_format_hyb WEAK, cis_format_csr5 WEAK;
+static const cis_format_ops *const all_formats[] = {
+    &cis_format_csr,    &cis_format_ell, &cis_format_ellr, &cis_format_sell, &cis_format_sellr,
+    &cis_format_sellcs, &cis_format_csb, &cis_format_hyb,  &cis_format_csr5};
+enum { FORMAT_COUNT = sizeof all_formats / sizeof *all_formats };
 
-static const cis_format_ops *table(int i) {
-  const cis_format_ops *all[] = {&cis_format_csr,  &cis_format_ell,   &cis_format_ellr,
-                                 &cis_format_sell, &cis_format_sellr, &cis_format_sellcs,
-                                 &cis_format_csb,  &cis_format_hyb,   &cis_format_csr5};
-  int n = 0;
-  for (size_t k = 0; k < sizeof all / sizeof *all; ++k)
-    if (all[k]) {
-      if (n == i) return all[k];
-      n++;
-    }
-  return NULL;
-}
+static const cis_format_ops *table(int i) { return i >= 0 && i < FORMAT_COUNT ? all_formats[i] : NULL; }
 
-int cis_format_count(void) {
-  int n = 0;
-  while (table(n)) n++;
-  return n;
-}
+int cis_format_count(void) { return FORMAT_COUNT; }
 
 const char *cis_format_name(int i) {
   const cis_format_ops *o = table(i);

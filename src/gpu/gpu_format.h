@@ -2,8 +2,7 @@
  * the plan layer (src/gpu/plan.c). A table uploads the host format struct's
  * arrays (src/formats/format_types.h) and runs a named kernel on them.
  *
- * Tables are referenced weakly by name `cis_gpu_format_<format>` so a format
- * without device support is reported as such. C-only header (no CUDA types):
+ * Each table is named `cis_gpu_format_<format>` and listed in plan.c. C-only header (no CUDA types):
  * streams are cis_stream (a cudaStream_t). */
 #ifndef CISPARSE_GPU_FORMAT_H
 #define CISPARSE_GPU_FORMAT_H

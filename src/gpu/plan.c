@@ -1,15 +1,8 @@
 /* plan.c: the public plan API. A plan = one format's device table (found by
- * name in a weak-referenced registry, so a format without device support is
- * reported as such) + its uploaded arrays + the chosen kernel. */
+ * name in the registry below) + its uploaded arrays + the chosen kernel. */
 #include <stdio.h>
 #include <string.h>
 #include "gpu/gpu_internal.h"
-
-#define WEAK __attribute__((weak))
-extern const cis_gpu_format_ops cis_gpu_format_csr WEAK, cis_gpu_format_ell WEAK,
-    cis_gpu_format_ellr WEAK, cis_gpu_format_sell WEAK, cis_gpu_format_sellr WEAK,
-    cis_gpu_format_sellcs WEAK, cis_gpu_format_csb WEAK, cis_gpu_format_hyb WEAK,
-    cis_gpu_format_csr5 WEAK;
 
 static const cis_gpu_format_ops *find_table(const char *format) {
   const cis_gpu_format_ops *all[] = {
@@ -17,7 +10,7 @@ static const cis_gpu_format_ops *find_table(const char *format) {
       &cis_gpu_format_sell,   &cis_gpu_format_sellr, &cis_gpu_format_sellcs,
       &cis_gpu_format_csb,    &cis_gpu_format_hyb, &cis_gpu_format_csr5};
   for (size_t k = 0; k < sizeof all / sizeof *all; ++k)
-    if (all[k] && !strcmp(all[k]->format, format)) return all[k];
+    if (!strcmp(all[k]->format, format)) return all[k];
   return NULL;
 }
 

@@ -177,5 +177,14 @@ else
   fail "--device gpu: $(cat "$T/err")"
 fi
 
+# --- --dump: the hybrid format's arrays of a 4x4 matrix, checked by hand -----
+printf '%%%%MatrixMarket matrix coordinate real general\n4 4 6\n1 1 1\n1 3 2\n2 2 3\n3 1 4\n3 4 5\n4 4 6\n' > "$T/d.mtx"
+"$BIN" info "$T/d.mtx" --dump hyb --boundary 1 > "$T/dump" 2>&1
+for want in "ELLPACK_Column 0 1 0 3" "NonZerosEntries 1 3 4 6" "AllNonZerosCount 2 1 2 1" \
+            "StartArr 0 1 1 2" "EndArr 1 1 2 2" "CSR_Column 2 3" "Value 2 5"; do
+  grep -qx "$want" "$T/dump" && echo "ok   dump hyb: $want" || fail "dump hyb lacks '$want': $(cat "$T/dump")"
+done
+expect_error "dump of an unknown format" "$BIN" info "$T/d.mtx" --dump nope
+
 echo "info.sh: $fails failures"
 [ $fails -eq 0 ]
