@@ -110,30 +110,6 @@ static cis_int gen_row(const builder *B, cis_int I, row_buf *R) {
   return n;
 }
 
-static void sort_keys(uint64_t *k, cis_int n) {
-  while (n > 24) {
-    uint64_t a = k[0], b = k[n / 2], c = k[n - 1];
-    uint64_t pivot = a < b ? (b < c ? b : (a < c ? c : a)) : (a < c ? a : (b < c ? c : b));
-    cis_int i = 0, j = n - 1;
-    for (;;) {
-      while (k[i] < pivot) i++;
-      while (k[j] > pivot) j--;
-      if (i >= j) break;
-      uint64_t t = k[i]; k[i] = k[j]; k[j] = t;
-      i++; j--;
-    }
-    /* recurse on the smaller half, loop on the larger */
-    if (j + 1 < n - j - 1) { sort_keys(k, j + 1); k += j + 1; n -= j + 1; }
-    else { sort_keys(k + j + 1, n - j - 1); n = j + 1; }
-  }
-  for (cis_int i = 1; i < n; ++i) {
-    uint64_t t = k[i];
-    cis_int j = i;
-    while (j > 0 && k[j - 1] > t) { k[j] = k[j - 1]; j--; }
-    k[j] = t;
-  }
-}
-
 static void progress(int pass, cis_int done, cis_int total, double t0) {
   double el = cis_wtime() - t0, rate = done / (el > 0 ? el : 1e-9);
   fprintf(stderr, "\rHamiltonian pass %d/2: %lld/%lld rows (%.0f%%) %.0f rows/s ETA %.0f s   ", pass,
@@ -169,7 +145,7 @@ static cis_status run_pass(const builder *B, int pass, cis_csr *A, cis_int bound
         A->rowptr[I + 1] = n;
       } else {
         for (cis_int k = 0; k < n; ++k) R->key[k] = (uint64_t)R->col[k] << 32 | (uint64_t)k;
-        sort_keys(R->key, n);
+        cis_sort_u64(R->key, n);
         cis_int o = A->rowptr[I];
         for (cis_int k = 0; k < n; ++k) {
           uint32_t slot = (uint32_t)R->key[k];

@@ -52,6 +52,10 @@ int64_t cis_phys_memory(void);
   } while (0)
 #define CIS_PRAGMA(x) _Pragma(#x)
 
+/* Sort n keys ascending in place (quicksort + insertion sort, sort.c). */
+void cis_sort_idx(cis_idx *a, int64_t n);
+void cis_sort_u64(uint64_t *a, int64_t n);
+
 /* Current time in seconds (monotonic). */
 double cis_wtime(void);
 

@@ -9,41 +9,6 @@
 #include <string.h>
 #include "gen/gen_internal.h"
 
-static void insertion_sort(cis_idx *a, int64_t n) {
-  for (int64_t i = 1; i < n; ++i) {
-    cis_idx v = a[i];
-    int64_t j = i;
-    for (; j > 0 && a[j - 1] > v; --j) a[j] = a[j - 1];
-    a[j] = v;
-  }
-}
-
-/* Quicksort (median of three, smaller side first so the stack stays
- * O(log n)), insertion sort below 24 elements. Values are distinct. */
-static void sort_idx(cis_idx *a, int64_t n) {
-  while (n > 24) {
-    cis_idx x = a[0], y = a[n / 2], z = a[n - 1];
-    cis_idx pivot = x < y ? (y < z ? y : (x < z ? z : x)) : (x < z ? x : (y < z ? z : y));
-    int64_t i = 0, j = n - 1;
-    for (;;) {
-      while (a[i] < pivot) ++i;
-      while (a[j] > pivot) --j;
-      if (i >= j) break;
-      cis_idx t = a[i]; a[i] = a[j]; a[j] = t;
-      ++i; --j;
-    }
-    /* [0, j] <= pivot <= [j+1, n) */
-    if (j + 1 < n - j - 1) {
-      sort_idx(a, j + 1);
-      a += j + 1; n -= j + 1;
-    } else {
-      sort_idx(a + j + 1, n - j - 1);
-      n = j + 1;
-    }
-  }
-  insertion_sort(a, n);
-}
-
 /* Insert v into the open-addressing set of generation ws->hgen (slots of
  * older generations count as empty, so the set is emptied in O(1)); 1 if it
  * was already there. */
@@ -94,7 +59,7 @@ void gen_sample_sorted(gen_rng *r, int64_t lo, int64_t n, int64_t k, cis_idx *ou
       ws->hgen = 1;
     }
   }
-  sort_idx(out, k);
+  cis_sort_idx(out, k);
   for (int64_t i = 0; i < k; ++i) out[i] += (cis_idx)lo;
 }
 
