@@ -17,8 +17,11 @@
  * each kept in a sorted array with an open-addressing hash table (string ->
  * position); for every alpha string the determinants that contain it keep
  * their beta positions sorted (a CSR-like list), so (alpha, beta) -> index is
- * one hash probe plus a direct index (complete list, as in full CI) or a binary
- * search (truncated CI).
+ * one hash probe per string plus a direct index when the list is a prefix
+ * 0..count-1 of the beta strings (full CI, and truncated CI without spatial
+ * symmetry, as beta strings are sorted by excitation level) or else a binary
+ * search. The Hamiltonian builder looks strings up once per excitation and
+ * determinants by position.
  *
  * Ordering: the reference determinant first, then all singles, doubles, ...
  * (by total excitation level relative to the reference; inside a level by
@@ -146,15 +149,17 @@ cis_status cis_davidson(cis_int n, const double *diag, cis_linop op, void *ctx,
 /* What the GPU Davidson measured. */
 typedef struct cis_ci_gpu_stats {
   char kernel[32];        /* the plan's kernel */
-  cis_int device_bytes;   /* matrix + workspace + the two vectors */
-  double upload_seconds;  /* plan creation (upload) */
+  cis_int device_bytes;   /* the plan: matrix arrays + kernel workspace */
+  double upload_seconds;  /* plan creation (upload) and setup */
   double spmv_seconds;    /* device SpMV time over all products (synchronised) */
-  double copy_seconds;    /* x up / y down over all products */
 } cis_ci_gpu_stats;
 
-/* cis_davidson with every H x on the GPU: M (double) is uploaded once into a
- * plan with `kernel` (NULL = the format's default); the subspace and its
- * orthogonalisation stay on the host. CIS_ERR_NO_GPU without a device. */
+/* cis_davidson on the GPU: M (double) is uploaded once into a plan with
+ * `kernel` (NULL = the format's default); every vector (subspace, H*subspace,
+ * Ritz vectors, residual) lives on the device: H x = cis_gpu_spmv, dots,
+ * axpys and Ritz combinations with cuBLAS, the preconditioner a kernel; only
+ * subspace-sized matrices and scalars cross the bus. evecs (host) may be
+ * NULL. CIS_ERR_NO_GPU without a device or CUDA. */
 cis_status cis_ci_davidson_gpu(const cis_matrix *M, const char *kernel, const double *diag,
                                const cis_davidson_opts *o, double *evals, double *evecs,
                                cis_davidson_info *info, cis_ci_gpu_stats *stats);

@@ -57,8 +57,8 @@ static double count_strings(int norb, int n, int maxlevel) {
   return total;
 }
 
-/* The k-th subset (in colex order of combinations) iteration: next k-combination of bits
- * of `from` (positions enumerated as indices into pos[]). */
+/* Advance c[0..k-1] (increasing indices into 0..m-1) to the next
+ * k-combination in lexical order; 0 after the last one. */
 static int next_combination(int *c, int k, int m) {
   int i = k - 1;
   while (i >= 0 && c[i] == m - k + i) i--;
@@ -131,8 +131,8 @@ static cis_int beta_end(const cis_ci_space *S, int l) {
   return S->B.lvl_start[l + 1 > CIS_CI_MAX_ORB + 1 ? CIS_CI_MAX_ORB + 1 : l + 1];
 }
 
-/* Runs BODY foralpha position, beta position, level) for every determinant in
- * (alpha, beta position) order. Beta strings are sorted by level, so the
+/* Runs BODY with ia (alpha position), ib (beta position) and lev (total
+ * level) for every determinant, in (alpha, beta position) order. Beta strings are sorted by level, so the
  * beta positions of one alpha string come out increasing. */
 #define FOR_EACH_DET(S, target, L, BODY)                                                   \
   for (cis_int ia = 0; ia < (S)->A.n; ++ia) {                                              \
