@@ -1,28 +1,48 @@
 /* symv.c: y = A x for a symmetric A stored as its upper triangle U (the
- * "symmetric CSR" SpMV). Row i contributes sum_j U_ij x_j to y_i directly
- * (rows are split among threads) and U_ij x_i to y_j for j > i, which other
- * threads' rows may also touch: those go to a per-thread buffer, summed in a
- * second parallel loop. Race-free and deterministic for a fixed thread count. */
+ * "symmetric CSR" SpMV). The rows are split among threads in ranges of equal
+ * nonzero count. Row i contributes sum_j U_ij x_j to y_i directly and U_ij x_i
+ * to y_j (j > i), which other threads' rows may also touch: those go to the
+ * thread's own buffer, which only needs (and only zeroes) the entries from its
+ * first row on; a second loop adds the buffers. Race-free and deterministic
+ * for a fixed thread count. */
 #include <omp.h>
 #include <string.h>
 #include "ci/ci_internal.h"
 #include "core/internal.h"
 
+/* First row of part t of T: where the row pointer reaches t/T of the nonzeros. */
+static cis_int split_row(const cis_csr *U, int t, int T) {
+  cis_int target = U->nnz / T * t + U->nnz % T * t / T, lo = 0, hi = U->rows;
+  if (t == 0) return 0;
+  if (t == T) return U->rows;
+  while (lo < hi) {
+    cis_int mid = lo + (hi - lo) / 2;
+    if (U->rowptr[mid] < target) lo = mid + 1; else hi = mid;
+  }
+  return lo;
+}
+
 cis_status cis_csr_symv_upper(const cis_csr *U, const double *x, double *y) {
   cis_status st;
   double *buf = NULL;
+  cis_int *first = NULL; /* first row of each thread's part, and rows */
   if (!U || !x || !y) return cis_error(CIS_ERR_INVALID, "cis_csr_symv_upper: NULL argument");
   if (U->rows != U->cols || U->dtype != CIS_F64 || !(U->flags & CIS_FLAG_UPPER))
     return cis_error(CIS_ERR_INVALID, "cis_csr_symv_upper needs a square double upper-triangle CSR (CIS_FLAG_UPPER)");
   cis_int n = U->rows;
   int nt = omp_get_max_threads();
-  CIS_TRY(cis_alloc_zeroed((void **)&buf, (int64_t)nt * n, sizeof(double), "symmetric SpMV thread buffers"));
+  CIS_TRY(cis_alloc_array((void **)&buf, (int64_t)nt * n, sizeof(double), "symmetric SpMV thread buffers"));
+  CIS_TRY(cis_alloc_array((void **)&first, nt + 1, sizeof(cis_int), "symmetric SpMV row split"));
   const double *val = U->val;
 #pragma omp parallel num_threads(nt)
   {
-    double *yt = buf + (size_t)omp_get_thread_num() * (size_t)n;
-#pragma omp for schedule(static)
-    for (cis_int i = 0; i < n; ++i) {
+    int t = omp_get_thread_num(), T = omp_get_num_threads();
+#pragma omp single
+    for (int u = 0; u <= T; ++u) first[u] = split_row(U, u, T);
+    cis_int lo = first[t], hi = first[t + 1];
+    double *yt = buf + (size_t)t * (size_t)n;
+    memset(yt + lo, 0, (size_t)(n - lo) * sizeof(double));
+    for (cis_int i = lo; i < hi; ++i) {
       double s = 0, xi = x[i];
       for (cis_int k = U->rowptr[i]; k < U->rowptr[i + 1]; ++k) {
         cis_idx j = U->colind[k];
@@ -31,15 +51,16 @@ cis_status cis_csr_symv_upper(const cis_csr *U, const double *x, double *y) {
       }
       y[i] = s;
     }
-#pragma omp for schedule(static)
-    for (cis_int i = 0; i < n; ++i) {
+#pragma omp barrier
+    for (cis_int i = lo; i < hi; ++i) {
       double s = y[i];
-      for (int t = 0; t < nt; ++t) s += buf[(size_t)t * (size_t)n + (size_t)i];
+      for (int u = 0; u < T && first[u] <= i; ++u) s += buf[(size_t)u * (size_t)n + (size_t)i];
       y[i] = s;
     }
   }
   st = CIS_OK;
 cleanup:
   cis_free(buf);
+  cis_free(first);
   return st;
 }
