@@ -4,17 +4,14 @@
  *
  * Cases: random larger than a warp, empty rows, one very long row (> 10,000
  * nonzeros), rows not a multiple of any slice or tile, 1x1, rectangular both
- * ways, a CI-structured matrix (the `ci:` generator when linked in, else a
- * CI-like one built here), and a few /work/shared/matrices files. */
+ * ways, a CI-structured matrix from the `ci:` generator, and a few
+ * ../shared/matrices files (a missing file is a failure, not a skip). */
 #ifndef CIS_GPU_CASES_H
 #define CIS_GPU_CASES_H
 
 #include <stdlib.h>
 #include <string.h>
 #include "test_util.h"
-
-#pragma weak cis_generate
-#pragma weak cis_mm_read
 
 typedef struct gpu_case {
   char name[64];
@@ -64,27 +61,6 @@ static inline cis_int len_one_long(cis_int i, uint64_t *s) { return i == 7 ? 120
 static inline cis_int len_short(cis_int i, uint64_t *s) { return 1 + (cis_int)(case_rng(s) % 7); }
 static inline cis_int len_one(cis_int i, uint64_t *s) { return 1; }
 
-/* CI-like: a dense-ish Reference block (first 10% of columns at 20%) and a
- * sparse Expansion Space region (about 60 per row), as Tables 3-4 describe. */
-static inline cis_csr *case_ci_like(cis_int rows, uint64_t seed) {
-  cis_coo *C = NULL;
-  cis_csr *A = NULL;
-  uint64_t s = seed * 40503u + 3;
-  cis_int ref = rows / 10;
-  if (cis_coo_alloc(rows, rows, 16, CIS_F64, &C) != CIS_OK) return NULL;
-  for (cis_int i = 0; i < rows; ++i) {
-    for (cis_int j = 0; j < ref; ++j)
-      if (case_rng(&s) % 5 == 0) cis_coo_push(C, (cis_idx)i, (cis_idx)j, (double)(case_rng(&s) % 1000) / 500.0 - 1.0);
-    for (int k = 0; k < 60; ++k) {
-      cis_idx j = (cis_idx)(ref + case_rng(&s) % (uint64_t)(rows - ref));
-      cis_coo_push(C, (cis_idx)i, j, (double)(case_rng(&s) % 1000) / 500.0 - 1.0); /* duplicates sum */
-    }
-  }
-  cis_coo_to_csr(C, &A);
-  cis_coo_free(C);
-  return A;
-}
-
 static inline int add_case(gpu_case *c, int n, const char *name, cis_csr *A) {
   if (!A) {
     fprintf(stderr, "could not build case %s: %s\n", name, cis_last_error());
@@ -107,26 +83,18 @@ static inline int gpu_cases(gpu_case *c) {
   n = add_case(c, n, "rect 100x357", case_random(100, 357, len_uniform, 6));
   n = add_case(c, n, "rect 357x100", case_random(357, 100, len_uniform, 7));
   n = add_case(c, n, "wide 300x200000 (x > 1 MB)", case_random(300, 200000, len_uniform, 8));
-  if (cis_generate) {
+  {
     cis_csr *A = NULL;
-    if (cis_generate("ci:rows=4096,seed=1", CIS_F64, &A) == CIS_OK)
-      n = add_case(c, n, "ci:rows=4096,seed=1", A);
-    else
-      n = add_case(c, n, "ci:rows=4096,seed=1", NULL);
-  } else {
-    n = add_case(c, n, "CI-like 3000 rows", case_ci_like(3000, 1));
+    CHECK_OK(cis_generate("ci:rows=4096,seed=1", CIS_F64, &A));
+    n = add_case(c, n, "ci:rows=4096,seed=1", A);
   }
-  if (cis_mm_read) {
-    const char *files[] = {"hangGlider_2.mtx", "adder_dcop_05.mtx", "SiH4.mtx", "west0479.mtx"};
-    for (size_t k = 0; k < sizeof files / sizeof *files; ++k) {
-      char path[512], sub[128];
-      cis_csr *A = NULL;
-      snprintf(sub, sizeof sub, "matrices/%s", files[k]);
-      if (cis_mm_read(test_shared_path(path, sizeof path, sub), CIS_F64, &A) == CIS_OK)
-        n = add_case(c, n, files[k], A);
-      else
-        printf("note: %s not read (%s)\n", path, cis_last_error());
-    }
+  const char *files[] = {"hangGlider_2.mtx", "adder_dcop_05.mtx", "SiH4.mtx", "west0479.mtx"};
+  for (size_t k = 0; k < sizeof files / sizeof *files; ++k) {
+    char path[512], sub[128];
+    cis_csr *A = NULL;
+    snprintf(sub, sizeof sub, "matrices/%s", files[k]);
+    CHECK_OK(cis_mm_read(test_shared_path(path, sizeof path, sub), CIS_F64, &A));
+    n = add_case(c, n, files[k], A);
   }
   return n;
 }

@@ -58,7 +58,6 @@ static void run_case(const cis_csr *A, cis_dtype t, cis_int sigma, int wide, con
   CHECK_OK(cis_matrix_create(A, "csr5", &p, &M));
   if (!M) return;
   const cis_fmt_csr5 *F = cis_matrix_impl(M);
-  /* also keeps csr5.o linked: the registry only references formats weakly */
   CHECK(sigma != 0 || F->sigma == cis_csr5_choose_sigma(A->rows, A->nnz), "%s: sigma %lld not the chosen one", name,
         (long long)F->sigma);
   CHECK(!wide || csr5_widen_offsets((cis_fmt_csr5 *)F), "widen: out of memory");
