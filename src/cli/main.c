@@ -1,5 +1,4 @@
-/* main.c: `cisparse COMMAND ...` dispatch. Commands are weakly referenced so
- * one not yet built in is reported as such. */
+/* main.c: `cisparse COMMAND ...` dispatch to the cis_cmd_* functions (cli.h). */
 #include <errno.h>
 #include <math.h>
 #include <stdarg.h>
@@ -7,20 +6,12 @@
 #include <string.h>
 #include "cli/cli.h"
 
-#define WEAK __attribute__((weak))
-int cis_cmd_info(int, char **) WEAK;
-int cis_cmd_gen(int, char **) WEAK;
-int cis_cmd_spmv(int, char **) WEAK;
-int cis_cmd_bench(int, char **) WEAK;
-int cis_cmd_ci(int, char **) WEAK;
-int cis_cmd_run(int, char **) WEAK;
-
 typedef struct { const char *name; int (*fn)(int, char **); const char *help; } command;
 
 static void usage(FILE *f, const command *cmds, size_t n) {
   fprintf(f, "usage: cisparse COMMAND [options]\n\ncommands:\n");
   for (size_t i = 0; i < n; ++i)
-    if (cmds[i].fn) fprintf(f, "  %-6s %s\n", cmds[i].name, cmds[i].help);
+    fprintf(f, "  %-6s %s\n", cmds[i].name, cmds[i].help);
   fprintf(f, "\nA matrix is a Matrix Market file, a .cisb file or a generator spec\n"
              "(ci:rows=32768,seed=1  laplace3d:size=64,points=7  powerlaw:rows=100000,seed=3\n"
              " random:rows=1000,cols=800,density=0.01,seed=2). `cisparse COMMAND --help` for options.\n");
@@ -41,10 +32,7 @@ int main(int argc, char **argv) {
     return argc < 2 ? 2 : 0;
   }
   for (size_t i = 0; i < n; ++i)
-    if (!strcmp(argv[1], cmds[i].name)) {
-      if (!cmds[i].fn) return cli_usage("command '%s' is not built into this binary", argv[1]);
-      return cmds[i].fn(argc - 1, argv + 1);
-    }
+    if (!strcmp(argv[1], cmds[i].name)) return cmds[i].fn(argc - 1, argv + 1);
   return cli_usage("unknown command '%s' (try cisparse --help)", argv[1]);
 }
 
