@@ -10,7 +10,7 @@
 #include "formats/format_types.h"
 
 typedef struct ci_args {
-  const char *file, *format, *occ, *kernel;
+  const char *file, *format, *occ, *kernel, *save;
   int level, roots, gpu, symmetric, json, verbose, count;
   double tol;
 } ci_args;
@@ -42,12 +42,14 @@ static void usage(FILE *f) {
              "  --occ LIST    reference occupation, 1-based: 1,2,3 (doubly occupied) or ALPHA/BETA lists\n"
              "  --tol X       Davidson residual norm tolerance (default 1e-8; energies to 1e-10)\n"
              "  --count       only count: determinants, nonzeros, longest row and CSR/ELLPACK bytes\n"
-             "                (the counting pass of the build), to size memory before a large run\n");
+             "                (the counting pass of the build), to size memory before a large run\n"
+             "  --save FILE   also write the Hamiltonian (.cisb binary, else Matrix Market), e.g. for\n"
+             "                `cisparse bench FILE` against cuSPARSE on the same matrix\n");
 }
 
 static int parse_args(int argc, char **argv, ci_args *a) {
   long long v;
-  *a = (ci_args){NULL, "hyb", NULL, NULL, -1, 1, 0, 0, 0, 0, 0, 1e-8};
+  *a = (ci_args){NULL, "hyb", NULL, NULL, NULL, -1, 1, 0, 0, 0, 0, 0, 1e-8};
   for (int i = 1; i < argc; ++i) {
     const char *o = argv[i], *val = i + 1 < argc ? argv[i + 1] : NULL;
     if (!strcmp(o, "-h") || !strcmp(o, "--help")) { usage(stdout); return -1; }
@@ -69,6 +71,8 @@ static int parse_args(int argc, char **argv, ci_args *a) {
         a->roots = (int)v;
       } else if (!strcmp(o, "--format")) {
         a->format = val;
+      } else if (!strcmp(o, "--save")) {
+        a->save = val;
       } else if (!strcmp(o, "--device")) {
         if (strcmp(val, "cpu") && strcmp(val, "gpu")) return cli_usage("--device must be cpu or gpu, got '%s'", val);
         a->gpu = !strcmp(val, "gpu");
@@ -152,6 +156,7 @@ static cis_status compute(const ci_args *a, ci_run *r) {
   }
   CIS_TRY(cis_ci_hamiltonian(r->F, r->S, a->symmetric, &r->H));
   r->t_build = cis_wtime() - tb;
+  if (a->save) CIS_TRY(cis_save(a->save, r->H));
   if (!a->symmetric) {
     cis_format_params p = cis_format_params_default(); /* hyb: BOUNDARY < 0 = chosen from the matrix */
     CIS_TRY(cis_matrix_create(r->H, a->format, &p, &r->M));

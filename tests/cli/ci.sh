@@ -69,5 +69,13 @@ grep -q "^cisparse: $tmp/bad.FCIDUMP:3: orbital index 3 out of range" "$tmp/err"
 "$CIS" ci /nonexistent.FCIDUMP > /dev/null 2>&1; rc=$?
 [ $rc = 1 ] || fail "missing file: exit $rc"
 
+# --save: the Hamiltonian written by ci is the matrix info reads back (h4 FCI: 36 x 36, 524 nonzeros)
+"$CIS" ci "$CI/h4_sto3g.FCIDUMP" --save "$tmp/h4.cisb" > /dev/null 2>&1 || fail "--save exited nonzero"
+"$CIS" info "$tmp/h4.cisb" --json > "$tmp/h4.json" 2>&1 &&
+  python3 -c "import json,sys; d=json.load(open('$tmp/h4.json')); sys.exit(0 if (d['rows'],d['nnz'])==(36,524) else 1)" ||
+  fail "--save: info of the saved Hamiltonian: $(head -c 300 "$tmp/h4.json")"
+"$CIS" ci "$CI/h4_sto3g.FCIDUMP" --save /nonexistent-dir/h.cisb > /dev/null 2> "$tmp/err"; rc=$?
+[ $rc = 1 ] && [ "$(wc -l < "$tmp/err")" = 1 ] || fail "--save to a bad path: exit $rc, $(cat "$tmp/err")"
+
 [ $fails = 0 ] && echo "cli ci: ok" || echo "cli ci: $fails failures"
 exit $((fails > 0))
