@@ -46,4 +46,23 @@ cis_int ci_space_beta_pos(const cis_ci_space *S, uint64_t b);
 cis_int ci_space_det_alpha_pos(const cis_ci_space *S, cis_int i);
 cis_int ci_space_det_beta_pos(const cis_ci_space *S, cis_int i);
 
+/* The space's arrays as they are (read-only view, owned by the space): what
+ * the GPU build (src/gpu/ci_build_dev.c) uploads to look determinants up on
+ * the device exactly as ci_space_find_pos and the string hash tables do. */
+typedef struct ci_space_view {
+  cis_int ndet, na, nb;            /* determinants, alpha strings, beta strings */
+  const uint64_t *astr, *bstr;     /* strings, sorted by (level, value) */
+  const int32_t *atab, *btab;      /* open-addressing tables: position or -1 */
+  uint64_t amask, bmask;           /* table sizes - 1 */
+  const cis_int *aptr;             /* na + 1: range of each alpha string in blist/dlist */
+  const int32_t *blist, *dlist;    /* ndet: beta positions (sorted), determinant indices */
+  const int32_t *det_a, *det_b;    /* ndet: string positions of each determinant */
+} ci_space_view;
+void ci_space_get_view(const cis_ci_space *S, ci_space_view *v);
+/* The hash of a string in those tables. */
+static inline uint64_t ci_string_hash(uint64_t x) {
+  x ^= x >> 33; x *= 0xff51afd7ed558ccdull; x ^= x >> 33; x *= 0xc4ceb9fe1a85ec53ull; x ^= x >> 33;
+  return x;
+}
+
 #endif

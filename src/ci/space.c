@@ -29,13 +29,9 @@ struct cis_ci_space {
   int32_t *blist, *dlist; /* beta positions (sorted) and determinant indices */
 };
 
-static uint64_t mix(uint64_t x) {
-  x ^= x >> 33; x *= 0xff51afd7ed558ccdull; x ^= x >> 33; x *= 0xc4ceb9fe1a85ec53ull; x ^= x >> 33;
-  return x;
-}
 
 static cis_int strings_find(const strings *S, uint64_t s) {
-  for (uint64_t h = mix(s) & S->mask;; h = (h + 1) & S->mask) {
+  for (uint64_t h = ci_string_hash(s) & S->mask;; h = (h + 1) & S->mask) {
     int32_t p = S->table[h];
     if (p < 0) return -1;
     if (S->s[p] == s) return p;
@@ -117,7 +113,7 @@ static cis_status strings_build(const cis_fcidump *F, uint64_t ref, int maxlevel
   CIS_TRY(cis_alloc_array((void **)&S->table, (int64_t)size, sizeof(int32_t), "CI string hash table"));
   memset(S->table, 0xff, size * sizeof(int32_t));
   for (cis_int q = 0; q < S->n; ++q) {
-    uint64_t h = mix(S->s[q]) & S->mask;
+    uint64_t h = ci_string_hash(S->s[q]) & S->mask;
     while (S->table[h] >= 0) h = (h + 1) & S->mask;
     S->table[h] = (int32_t)q;
   }
@@ -236,4 +232,9 @@ cis_int ci_space_det_beta_pos(const cis_ci_space *S, cis_int i) { return S->det_
 cis_int cis_ci_space_find(const cis_ci_space *S, uint64_t alpha, uint64_t beta) {
   cis_int ia = strings_find(&S->A, alpha), ib = strings_find(&S->B, beta);
   return (ia < 0 || ib < 0) ? -1 : ci_space_find_pos(S, ia, ib);
+}
+
+void ci_space_get_view(const cis_ci_space *S, ci_space_view *v) {
+  *v = (ci_space_view){S->ndet, S->A.n, S->B.n, S->A.s, S->B.s, S->A.table, S->B.table, S->A.mask, S->B.mask,
+                       S->aptr, S->blist, S->dlist, S->det_a, S->det_b};
 }
