@@ -30,13 +30,7 @@ struct cis_ci_space {
 };
 
 
-static cis_int strings_find(const strings *S, uint64_t s) {
-  for (uint64_t h = ci_string_hash(s) & S->mask;; h = (h + 1) & S->mask) {
-    int32_t p = S->table[h];
-    if (p < 0) return -1;
-    if (S->s[p] == s) return p;
-  }
-}
+static cis_int strings_find(const strings *S, uint64_t s) { return ci_string_find(S->s, S->table, S->mask, s); }
 
 static void strings_free(strings *S) {
   cis_free(S->s); cis_free(S->level); cis_free(S->sym); cis_free(S->table);
@@ -214,14 +208,7 @@ void cis_ci_space_det(const cis_ci_space *S, cis_int i, uint64_t *alpha, uint64_
 
 /* Determinant of alpha position ia and beta position ib, -1 if absent. */
 cis_int ci_space_find_pos(const cis_ci_space *S, cis_int ia, cis_int ib) {
-  cis_int lo = S->aptr[ia], hi = S->aptr[ia + 1];
-  if (lo == hi || ib > S->blist[hi - 1]) return -1; /* beyond this alpha string's levels */
-  if (S->blist[hi - 1] == hi - lo - 1) return S->dlist[lo + ib]; /* list is 0..count-1: direct */
-  while (lo < hi) {
-    cis_int mid = (lo + hi) / 2;
-    if (S->blist[mid] < ib) lo = mid + 1; else hi = mid;
-  }
-  return (lo < S->aptr[ia + 1] && S->blist[lo] == ib) ? S->dlist[lo] : -1;
+  return ci_det_find(S->aptr, S->blist, S->dlist, ia, ib);
 }
 
 cis_int ci_space_alpha_pos(const cis_ci_space *S, uint64_t a) { return strings_find(&S->A, a); }

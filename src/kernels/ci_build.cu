@@ -4,13 +4,14 @@
 // hash tables + the per-alpha-string beta lists), the elements by the
 // Slater-Condon rules (Szabo & Ostlund, "Modern Quantum Chemistry", §2.3.3,
 // Tables 2.3-2.4) with the fermionic sign (-1)^(occupied orbitals strictly
-// between i and a). This is src/ci/hamiltonian.c (gen_row) and
-// src/ci/slater.c ported line by line, same sums in the same order and the
-// same exact-zero test, so the matrix is the host one bit for bit; the paper's
-// build is Mahmoud, Hoffmann, Reza 2018 §2.2. Two passes (count, fill) around
+// between i and a). gen_row is src/ci/hamiltonian.c's gen_row for one thread
+// (same excitations, same exact-zero tests); the elements and lookups are
+// src/ci/ci_rules.h, the very code the host runs, so the matrix is the host
+// one bit for bit. Ordering of the space: Mahmoud, Hoffmann, Reza 2018 §2.2. Two passes (count, fill) around
 // a CUB prefix sum; rows are sorted by column with CUB's segmented sort.
 #include <cub/device/device_scan.cuh>
 #include <cub/device/device_segmented_sort.cuh>
+#include "ci/ci_rules.h"
 #include "kernels/ci_build.h"
 #include "kernels/kernel_common.cuh"
 
@@ -20,79 +21,14 @@
 
 typedef cis_ci_build_dev dev_t_;
 
-// ---- integrals and bit strings (src/ci/ci_internal.h) ----------------------
-__device__ __forceinline__ int64_t pair_index(int64_t i, int64_t j) {
-  return i >= j ? i * (i + 1) / 2 + j : j * (j + 1) / 2 + i;
+__device__ __forceinline__ int64_t alpha_pos(const dev_t_ &d, uint64_t s) {
+  return ci_string_find(d.astr, d.atab, d.amask, s);
 }
-__device__ __forceinline__ double eri(const dev_t_ &d, int i, int j, int k, int l) {
-  return d.eri[pair_index(pair_index(i, j), pair_index(k, l))];
+__device__ __forceinline__ int64_t beta_pos(const dev_t_ &d, uint64_t s) {
+  return ci_string_find(d.bstr, d.btab, d.bmask, s);
 }
-__device__ __forceinline__ double h1(const dev_t_ &d, int i, int j) { return d.h1[i * d.norb + j]; }
-__device__ __forceinline__ int lowest(uint64_t s) { return __ffsll((long long)s) - 1; }
-__device__ __forceinline__ double sign_between(uint64_t s, int p, int q) {
-  int lo = p < q ? p : q, hi = p < q ? q : p;
-  uint64_t mask = (hi - lo > 1) ? (((~0ull) >> (64 - (hi - lo - 1))) << (lo + 1)) : 0;
-  return (__popcll(s & mask) & 1) ? -1.0 : 1.0;
-}
-
-// ---- Slater-Condon elements (src/ci/slater.c) --------------------------------
-__device__ double single_value(const dev_t_ &d, int i, int a, uint64_t common, uint64_t other) {
-  double v = h1(d, i, a);
-  for (uint64_t s = common; s; s &= s - 1) {
-    int k = lowest(s);
-    v += eri(d, i, a, k, k) - eri(d, i, k, k, a);
-  }
-  for (uint64_t s = other; s; s &= s - 1) {
-    int k = lowest(s);
-    v += eri(d, i, a, k, k);
-  }
-  return v;
-}
-
-__device__ double same_spin_energy(const dev_t_ &d, uint64_t s) {
-  double e = 0;
-  for (uint64_t u = s; u; u &= u - 1) {
-    int p = lowest(u);
-    e += h1(d, p, p);
-    for (uint64_t w = u & (u - 1); w; w &= w - 1) {
-      int q = lowest(w);
-      e += eri(d, p, p, q, q) - eri(d, p, q, q, p);
-    }
-  }
-  return e;
-}
-
-__device__ double diagonal(const dev_t_ &d, uint64_t alpha, uint64_t beta) {
-  double e = same_spin_energy(d, alpha) + same_spin_energy(d, beta);
-  for (uint64_t u = alpha; u; u &= u - 1) {
-    int p = lowest(u);
-    for (uint64_t w = beta; w; w &= w - 1) e += eri(d, p, p, lowest(w), lowest(w));
-  }
-  return e;
-}
-
-// ---- determinant lookup (src/ci/space.c) -------------------------------------
-__device__ __forceinline__ uint64_t string_hash(uint64_t x) {
-  x ^= x >> 33; x *= 0xff51afd7ed558ccdull; x ^= x >> 33; x *= 0xc4ceb9fe1a85ec53ull; x ^= x >> 33;
-  return x;
-}
-__device__ int64_t string_pos(const uint64_t *str, const int32_t *tab, uint64_t mask, uint64_t s) {
-  for (uint64_t h = string_hash(s) & mask;; h = (h + 1) & mask) {
-    int32_t p = tab[h];
-    if (p < 0) return -1;
-    if (str[p] == s) return p;
-  }
-}
-// Determinant of alpha position ia and beta position ib, -1 if absent.
-__device__ int64_t find_pos(const dev_t_ &d, int64_t ia, int64_t ib) {
-  int64_t lo = d.aptr[ia], hi = d.aptr[ia + 1], end = hi;
-  if (lo == hi || ib > d.blist[hi - 1]) return -1;
-  if (d.blist[hi - 1] == hi - lo - 1) return d.dlist[lo + ib];
-  while (lo < hi) {
-    int64_t mid = (lo + hi) / 2;
-    if (d.blist[mid] < ib) lo = mid + 1; else hi = mid;
-  }
-  return (lo < end && d.blist[lo] == ib) ? d.dlist[lo] : -1;
+__device__ __forceinline__ int64_t find_pos(const dev_t_ &d, int64_t ia, int64_t ib) {
+  return ci_det_find(d.aptr, d.blist, d.dlist, ia, ib);
 }
 
 // ---- one row -----------------------------------------------------------------
@@ -112,42 +48,42 @@ template <class Emit>
 __device__ void gen_row(const dev_t_ &d, int64_t I, Emit &emit) {
   int64_t ia = d.det_a[I], ib = d.det_b[I];
   uint64_t a = d.astr[ia], b = d.bstr[ib], all = d.norb >= 64 ? ~0ull : (1ull << d.norb) - 1;
+  const ci_ints in = {d.norb, d.h1, d.eri};
   int32_t bpos[CI_BCACHE];
-  double v = diagonal(d, a, b);
+  double v = ci_rule_diagonal(&in, a, b);
   if (v != 0.0) emit(I, v);
   // beta singles j -> c
   int q = 0;
   for (uint64_t h = b; h; h &= h - 1)
     for (uint64_t p = all & ~b; p; p &= p - 1, ++q) {
-      int j = lowest(h), c = lowest(p);
-      int64_t bp = string_pos(d.bstr, d.btab, d.bmask, b ^ (1ull << j) ^ (1ull << c));
+      int j = ci_lowest(h), c = ci_lowest(p);
+      int64_t bp = beta_pos(d, b ^ (1ull << j) ^ (1ull << c));
       if (q < CI_BCACHE) bpos[q] = (int32_t)bp;
       if (bp < 0) continue;
       int64_t J = find_pos(d, ia, bp);
       if (J < 0) continue;
-      v = sign_between(b, j, c) * single_value(d, j, c, b & ~(1ull << j), a);
+      v = ci_sign_between(b, j, c) * ci_rule_single(&in, j, c, b & ~(1ull << j), a);
       if (v != 0.0) emit(J, v);
     }
   // alpha singles i -> x, and with them the alpha-beta doubles
   for (uint64_t h = a; h; h &= h - 1)
     for (uint64_t p = all & ~a; p; p &= p - 1) {
-      int i = lowest(h), x = lowest(p);
-      int64_t ja = string_pos(d.astr, d.atab, d.amask, a ^ (1ull << i) ^ (1ull << x));
+      int i = ci_lowest(h), x = ci_lowest(p);
+      int64_t ja = alpha_pos(d, a ^ (1ull << i) ^ (1ull << x));
       if (ja < 0) continue;
-      double sa = sign_between(a, i, x);
+      double sa = ci_sign_between(a, i, x);
       int64_t J = find_pos(d, ja, ib);
       if (J >= 0) {
-        v = sa * single_value(d, i, x, a & ~(1ull << i), b);
+        v = sa * ci_rule_single(&in, i, x, a & ~(1ull << i), b);
         if (v != 0.0) emit(J, v);
       }
       q = 0;
       for (uint64_t hb = b; hb; hb &= hb - 1)
         for (uint64_t pb = all & ~b; pb; pb &= pb - 1, ++q) {
-          int j = lowest(hb), c = lowest(pb);
-          int64_t bp = q < CI_BCACHE ? bpos[q]
-                                     : string_pos(d.bstr, d.btab, d.bmask, b ^ (1ull << j) ^ (1ull << c));
+          int j = ci_lowest(hb), c = ci_lowest(pb);
+          int64_t bp = q < CI_BCACHE ? bpos[q] : beta_pos(d, b ^ (1ull << j) ^ (1ull << c));
           if (bp < 0) continue;
-          double w = sa * sign_between(b, j, c) * eri(d, i, x, j, c);
+          double w = sa * ci_sign_between(b, j, c) * ci_ints_eri(&in, i, x, j, c);
           if (w == 0.0) continue;
           J = find_pos(d, ja, bp);
           if (J >= 0) emit(J, w);
@@ -160,15 +96,15 @@ __device__ void gen_row(const dev_t_ &d, int64_t I, Emit &emit) {
       for (uint64_t h2s = h1s & (h1s - 1); h2s; h2s &= h2s - 1)
         for (uint64_t p1 = all & ~s; p1; p1 &= p1 - 1)
           for (uint64_t p2 = p1 & (p1 - 1); p2; p2 &= p2 - 1) {
-            int i = lowest(h1s), j = lowest(h2s), x = lowest(p1), y = lowest(p2);
-            double w = eri(d, i, x, j, y) - eri(d, i, y, j, x);
+            int i = ci_lowest(h1s), j = ci_lowest(h2s), x = ci_lowest(p1), y = ci_lowest(p2);
+            double w = ci_ints_eri(&in, i, x, j, y) - ci_ints_eri(&in, i, y, j, x);
             if (w == 0.0) continue;
             uint64_t mid = s ^ (1ull << i) ^ (1ull << x), t = mid ^ (1ull << j) ^ (1ull << y);
-            int64_t J = spin ? string_pos(d.bstr, d.btab, d.bmask, t) : string_pos(d.astr, d.atab, d.amask, t);
+            int64_t J = spin ? beta_pos(d, t) : alpha_pos(d, t);
             if (J < 0) continue;
             J = spin ? find_pos(d, ia, J) : find_pos(d, J, ib);
             if (J < 0) continue;
-            v = sign_between(s, i, x) * sign_between(mid, j, y) * w;
+            v = ci_sign_between(s, i, x) * ci_sign_between(mid, j, y) * w;
             if (v != 0.0) emit(J, v);
           }
   }

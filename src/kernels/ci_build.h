@@ -1,8 +1,8 @@
 /* ci_build.h: launchers of ci_build.cu, the CI Hamiltonian built on the
- * device (extern "C", raw device pointers, stream last). The kernels port
- * src/ci/hamiltonian.c (gen_row) and src/ci/slater.c line by line: same
- * excitations, same arithmetic in the same order, same exact-zero test, so
- * the device matrix equals the host one bit for bit. */
+ * device (extern "C", raw device pointers, stream last). The kernels run
+ * src/ci/hamiltonian.c's row generation per thread with the host's own
+ * Slater-Condon and lookup code (src/ci/ci_rules.h), so the device matrix
+ * equals the host one bit for bit. */
 #ifndef CISPARSE_CI_BUILD_H
 #define CISPARSE_CI_BUILD_H
 
