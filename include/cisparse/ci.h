@@ -32,6 +32,7 @@
 
 #include <stdint.h>
 #include "cisparse/format.h"
+#include "cisparse/gpu.h"
 #include "cisparse/types.h"
 
 #ifdef __cplusplus
@@ -109,6 +110,15 @@ cis_status cis_ci_hamiltonian(const cis_fcidump *F, const cis_ci_space *S, int u
  * the counting pass alone, to size memory before building. */
 cis_status cis_ci_hamiltonian_nnz(const cis_fcidump *F, const cis_ci_space *S, int upper, cis_int *nnz,
                                   cis_int *max_row);
+/* The same Hamiltonian (full matrix, double, columns sorted, exact zeros
+ * dropped: equal to cis_ci_hamiltonian bit for bit) built in device memory
+ * and returned as a csr plan (kernel csr-vector, 64-bit row pointers), *nnz
+ * its nonzeros (nnz may be NULL). One thread per row counts, a prefix sum
+ * sizes the CSR, a second pass fills it in chunks whose rows are then sorted
+ * by column (src/kernels/ci_build.cu). Any space (full or truncated CI).
+ * CIS_ERR_NO_GPU without a device or CUDA, CIS_ERR_DEVICE_OOM naming the
+ * array when the CSR does not fit. */
+cis_status cis_ci_hamiltonian_gpu(const cis_fcidump *F, const cis_ci_space *S, cis_gpu_plan **out, cis_int *nnz);
 /* Diagonal of H (electronic), n = space size. */
 cis_status cis_ci_diagonal_all(const cis_fcidump *F, const cis_ci_space *S, double *diag);
 
@@ -163,6 +173,11 @@ typedef struct cis_ci_gpu_stats {
 cis_status cis_ci_davidson_gpu(const cis_matrix *M, const char *kernel, const double *diag,
                                const cis_davidson_opts *o, double *evals, double *evecs,
                                cis_davidson_info *info, cis_ci_gpu_stats *stats);
+/* The same on a plan already on the device (square, double), e.g. from
+ * cis_ci_hamiltonian_gpu; the plan is not freed. */
+cis_status cis_ci_davidson_gpu_plan(cis_gpu_plan *plan, const double *diag, const cis_davidson_opts *o,
+                                    double *evals, double *evecs, cis_davidson_info *info,
+                                    cis_ci_gpu_stats *stats);
 
 #ifdef __cplusplus
 }

@@ -1,44 +1,18 @@
 /* slater.c: Slater-Condon rules for determinants given as alpha/beta bit
  * strings (Szabo & Ostlund, "Modern Quantum Chemistry", §2.3.3, Tables 2.3-2.4),
  * with the fermionic sign of a^+_a a_i = (-1)^(occupied orbitals strictly
- * between i and a). Determinants are ordered alpha operators before beta, so
- * a beta excitation passes an even number of alpha operators: no extra sign. */
+ * between i and a). The diagonal and single-excitation values are ci_rules.h
+ * (shared with the device build); the pair test cis_ci_element is here. */
 #include "ci/ci_internal.h"
 
 double ci_single_value(const cis_fcidump *F, int i, int a, uint64_t common, uint64_t other) {
-  double v = ci_h1(F, i, a);
-  for (uint64_t s = common; s; s &= s - 1) {
-    int k = ci_lowest(s);
-    v += ci_eri(F, i, a, k, k) - ci_eri(F, i, k, k, a);
-  }
-  for (uint64_t s = other; s; s &= s - 1) {
-    int k = ci_lowest(s);
-    v += ci_eri(F, i, a, k, k);
-  }
-  return v;
-}
-
-/* Sum over p of one spin: h_pp + 1/2 sum_q [(pp|qq) - (pq|qp)]. */
-static double same_spin_energy(const cis_fcidump *F, uint64_t s) {
-  double e = 0;
-  for (uint64_t u = s; u; u &= u - 1) {
-    int p = ci_lowest(u);
-    e += ci_h1(F, p, p);
-    for (uint64_t w = u & (u - 1); w; w &= w - 1) {
-      int q = ci_lowest(w);
-      e += ci_eri(F, p, p, q, q) - ci_eri(F, p, q, q, p);
-    }
-  }
-  return e;
+  ci_ints I = ci_ints_of(F);
+  return ci_rule_single(&I, i, a, common, other);
 }
 
 double cis_ci_diagonal(const cis_fcidump *F, uint64_t alpha, uint64_t beta) {
-  double e = same_spin_energy(F, alpha) + same_spin_energy(F, beta);
-  for (uint64_t u = alpha; u; u &= u - 1) {
-    int p = ci_lowest(u);
-    for (uint64_t w = beta; w; w &= w - 1) e += ci_eri(F, p, p, ci_lowest(w), ci_lowest(w));
-  }
-  return e;
+  ci_ints I = ci_ints_of(F);
+  return ci_rule_diagonal(&I, alpha, beta);
 }
 
 /* Hole i and particle a of a single excitation within one spin: J -> I. */

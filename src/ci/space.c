@@ -29,18 +29,8 @@ struct cis_ci_space {
   int32_t *blist, *dlist; /* beta positions (sorted) and determinant indices */
 };
 
-static uint64_t mix(uint64_t x) {
-  x ^= x >> 33; x *= 0xff51afd7ed558ccdull; x ^= x >> 33; x *= 0xc4ceb9fe1a85ec53ull; x ^= x >> 33;
-  return x;
-}
 
-static cis_int strings_find(const strings *S, uint64_t s) {
-  for (uint64_t h = mix(s) & S->mask;; h = (h + 1) & S->mask) {
-    int32_t p = S->table[h];
-    if (p < 0) return -1;
-    if (S->s[p] == s) return p;
-  }
-}
+static cis_int strings_find(const strings *S, uint64_t s) { return ci_string_find(S->s, S->table, S->mask, s); }
 
 static void strings_free(strings *S) {
   cis_free(S->s); cis_free(S->level); cis_free(S->sym); cis_free(S->table);
@@ -117,7 +107,7 @@ static cis_status strings_build(const cis_fcidump *F, uint64_t ref, int maxlevel
   CIS_TRY(cis_alloc_array((void **)&S->table, (int64_t)size, sizeof(int32_t), "CI string hash table"));
   memset(S->table, 0xff, size * sizeof(int32_t));
   for (cis_int q = 0; q < S->n; ++q) {
-    uint64_t h = mix(S->s[q]) & S->mask;
+    uint64_t h = ci_string_hash(S->s[q]) & S->mask;
     while (S->table[h] >= 0) h = (h + 1) & S->mask;
     S->table[h] = (int32_t)q;
   }
@@ -218,14 +208,7 @@ void cis_ci_space_det(const cis_ci_space *S, cis_int i, uint64_t *alpha, uint64_
 
 /* Determinant of alpha position ia and beta position ib, -1 if absent. */
 cis_int ci_space_find_pos(const cis_ci_space *S, cis_int ia, cis_int ib) {
-  cis_int lo = S->aptr[ia], hi = S->aptr[ia + 1];
-  if (lo == hi || ib > S->blist[hi - 1]) return -1; /* beyond this alpha string's levels */
-  if (S->blist[hi - 1] == hi - lo - 1) return S->dlist[lo + ib]; /* list is 0..count-1: direct */
-  while (lo < hi) {
-    cis_int mid = (lo + hi) / 2;
-    if (S->blist[mid] < ib) lo = mid + 1; else hi = mid;
-  }
-  return (lo < S->aptr[ia + 1] && S->blist[lo] == ib) ? S->dlist[lo] : -1;
+  return ci_det_find(S->aptr, S->blist, S->dlist, ia, ib);
 }
 
 cis_int ci_space_alpha_pos(const cis_ci_space *S, uint64_t a) { return strings_find(&S->A, a); }
@@ -236,4 +219,9 @@ cis_int ci_space_det_beta_pos(const cis_ci_space *S, cis_int i) { return S->det_
 cis_int cis_ci_space_find(const cis_ci_space *S, uint64_t alpha, uint64_t beta) {
   cis_int ia = strings_find(&S->A, alpha), ib = strings_find(&S->B, beta);
   return (ia < 0 || ib < 0) ? -1 : ci_space_find_pos(S, ia, ib);
+}
+
+void ci_space_get_view(const cis_ci_space *S, ci_space_view *v) {
+  *v = (ci_space_view){S->ndet, S->A.n, S->B.n, S->A.s, S->B.s, S->A.table, S->B.table, S->A.mask, S->B.mask,
+                       S->aptr, S->blist, S->dlist, S->det_a, S->det_b};
 }

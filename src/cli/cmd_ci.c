@@ -12,13 +12,17 @@
 typedef struct ci_args {
   const char *file, *format, *occ, *kernel, *save;
   int level, roots, gpu, symmetric, json, verbose, count;
+  int build; /* 0 cpu, 1 gpu, -1 not given (gpu with --device gpu, else cpu) */
+  int format_set;
   double tol;
 } ci_args;
 
 typedef struct ci_run {
   cis_fcidump *F;
   cis_ci_space *S;
-  cis_csr *H;
+  cis_csr *H;             /* host build */
+  cis_gpu_plan *plan;     /* device build (csr on the GPU) */
+  cis_int nnz;
   cis_matrix *M;
   double *diag, *evals;
   uint64_t ref_a, ref_b;
@@ -32,11 +36,13 @@ typedef struct ci_run {
 
 static void usage(FILE *f) {
   fprintf(f, "usage: cisparse ci FILE.FCIDUMP [--level N|full] [--roots k] [--format NAME] [--device cpu|gpu]\n"
-             "                  [--symmetric] [--occ LIST] [--tol X] [--json] [--verbose]\n"
+             "                  [--build cpu|gpu] [--symmetric] [--occ LIST] [--tol X] [--json] [--verbose]\n"
              "  --level N     excitation level relative to the reference (2 = CISD); default full CI\n"
              "  --roots k     lowest k eigenvalues (default 1)\n"
              "  --format F    storage format for the SpMV (default hyb; csr ell ellr sell sellr sellcs csb csr5)\n"
              "  --device      cpu (default) or gpu (Davidson on the device: cis_gpu_spmv + cuBLAS)\n"
+             "  --build       where the Hamiltonian is built: gpu (default with --device gpu: in device\n"
+             "                memory as CSR, SpMV csr-vector) or cpu (OpenMP, then --format, uploaded)\n"
              "  --kernel K    GPU kernel of the format (cisparse/gpu.h; default: the format's default)\n"
              "  --symmetric   store only the upper triangle, symmetric CSR SpMV (CPU)\n"
              "  --occ LIST    reference occupation, 1-based: 1,2,3 (doubly occupied) or ALPHA/BETA lists\n"
@@ -49,7 +55,7 @@ static void usage(FILE *f) {
 
 static int parse_args(int argc, char **argv, ci_args *a) {
   long long v;
-  *a = (ci_args){NULL, "hyb", NULL, NULL, NULL, -1, 1, 0, 0, 0, 0, 0, 1e-8};
+  *a = (ci_args){NULL, "hyb", NULL, NULL, NULL, -1, 1, 0, 0, 0, 0, 0, -1, 0, 1e-8};
   for (int i = 1; i < argc; ++i) {
     const char *o = argv[i], *val = i + 1 < argc ? argv[i + 1] : NULL;
     if (!strcmp(o, "-h") || !strcmp(o, "--help")) { usage(stdout); return -1; }
@@ -71,11 +77,15 @@ static int parse_args(int argc, char **argv, ci_args *a) {
         a->roots = (int)v;
       } else if (!strcmp(o, "--format")) {
         a->format = val;
+        a->format_set = 1;
       } else if (!strcmp(o, "--save")) {
         a->save = val;
       } else if (!strcmp(o, "--device")) {
         if (strcmp(val, "cpu") && strcmp(val, "gpu")) return cli_usage("--device must be cpu or gpu, got '%s'", val);
         a->gpu = !strcmp(val, "gpu");
+      } else if (!strcmp(o, "--build")) {
+        if (strcmp(val, "cpu") && strcmp(val, "gpu")) return cli_usage("--build must be cpu or gpu, got '%s'", val);
+        a->build = !strcmp(val, "gpu");
       } else if (!strcmp(o, "--kernel")) {
         a->kernel = val;
       } else if (!strcmp(o, "--occ")) {
@@ -94,11 +104,18 @@ static int parse_args(int argc, char **argv, ci_args *a) {
   if (!a->file) return cli_usage("ci: no FCIDUMP file given (cisparse ci --help)");
   if (a->kernel && !a->gpu) return cli_usage("--kernel needs --device gpu");
   if (a->symmetric && a->gpu) return cli_usage("--symmetric is the CPU symmetric-CSR SpMV; it does not run on --device gpu");
+  if (a->build == 1 && !a->gpu) return cli_usage("--build gpu needs --device gpu (the matrix stays on the device)");
+  if (a->build < 0) a->build = a->gpu && !a->symmetric;
+  if (a->build == 1 && a->format_set && strcmp(a->format, "csr"))
+    return cli_usage("--format %s needs --build cpu (the GPU build stores CSR on the device)", a->format);
+  if (a->build == 1 && a->kernel) return cli_usage("--kernel needs --build cpu (the GPU build runs csr-vector)");
+  if (a->build == 1 && a->save) return cli_usage("--save needs --build cpu (the GPU-built matrix stays on the device)");
   return 0;
 }
 
 static void run_free(ci_run *r) {
   cis_matrix_free(r->M);
+  cis_gpu_plan_free(r->plan);
   cis_csr_free(r->H);
   cis_ci_space_free(r->S);
   cis_fcidump_free(r->F);
@@ -154,16 +171,22 @@ static cis_status compute(const ci_args *a, ci_run *r) {
     r->t_build = cis_wtime() - tb;
     return CIS_OK;
   }
-  CIS_TRY(cis_ci_hamiltonian(r->F, r->S, a->symmetric, &r->H));
-  r->t_build = cis_wtime() - tb;
-  if (a->save) CIS_TRY(cis_save(a->save, r->H));
-  if (!a->symmetric) {
+  if (a->build) {
+    CIS_TRY(cis_ci_hamiltonian_gpu(r->F, r->S, &r->plan, &r->nnz));
+    r->t_build = cis_wtime() - tb;
+  } else {
+    CIS_TRY(cis_ci_hamiltonian(r->F, r->S, a->symmetric, &r->H));
+    r->t_build = cis_wtime() - tb;
+    r->nnz = r->H->nnz;
+    if (a->save) CIS_TRY(cis_save(a->save, r->H));
+  }
+  if (r->H && !a->symmetric) {
     cis_format_params p = cis_format_params_default(); /* hyb: BOUNDARY < 0 = chosen from the matrix */
     CIS_TRY(cis_matrix_create(r->H, a->format, &p, &r->M));
     if (!strcmp(cis_matrix_format_name(r->M), "hyb"))
       r->boundary = ((const cis_fmt_hyb *)cis_matrix_impl(r->M))->boundary;
   }
-  format_memory(r, a);
+  if (r->H) format_memory(r, a);
   CIS_TRY(cis_alloc_array((void **)&r->diag, n, sizeof(double), "Hamiltonian diagonal"));
   CIS_TRY(cis_alloc_array((void **)&r->evals, a->roots, sizeof(double), "eigenvalues"));
   CIS_TRY(cis_ci_diagonal_all(r->F, r->S, r->diag));
@@ -171,7 +194,9 @@ static cis_status compute(const ci_args *a, ci_run *r) {
   o.roots = a->roots;
   o.tol = a->tol;
   o.verbose = a->verbose;
-  if (a->gpu) {
+  if (r->plan) {
+    st = cis_ci_davidson_gpu_plan(r->plan, r->diag, &o, r->evals, NULL, &r->info, &r->gpu);
+  } else if (a->gpu) {
     st = cis_ci_davidson_gpu(r->M, a->kernel, r->diag, &o, r->evals, NULL, &r->info, &r->gpu);
   } else {
     cpu_op op = {r->M, a->symmetric ? r->H : NULL};
@@ -209,14 +234,17 @@ static void print_text(const ci_args *a, const ci_run *r) {
   if (a->level >= 0) printf(" (excitation level <= %d)", a->level);
   printf(": %lld determinants from %lld alpha x %lld beta strings\n", (long long)n,
          (long long)cis_ci_space_nalpha_strings(r->S), (long long)cis_ci_space_nbeta_strings(r->S));
-  printf("hamiltonian   %lld nonzeros%s (%.1f per row), built in %.3f s\n", (long long)r->H->nnz,
-         a->symmetric ? " in the upper triangle" : "", (double)r->H->nnz / (double)n, r->t_build);
-  printf("memory        host CSR %.3f MiB", cis_csr_bytes(r->H) / 1048576.0);
-  for (int f = 0; f < cis_format_count() && f < 16; ++f)
+  printf("hamiltonian   %lld nonzeros%s (%.1f per row), built on the %s in %.3f s\n", (long long)r->nnz,
+         a->symmetric ? " in the upper triangle" : "", (double)r->nnz / (double)n, r->plan ? "GPU" : "CPU",
+         r->t_build);
+  if (r->plan) printf("memory        device CSR %.3f MiB", cis_gpu_plan_bytes(r->plan) / 1048576.0);
+  else printf("memory        host CSR %.3f MiB", cis_csr_bytes(r->H) / 1048576.0);
+  for (int f = 0; r->H && f < cis_format_count() && f < 16; ++f)
     if (r->fmt_bytes[f] >= 0) printf(", %s %.3f MiB", cis_format_name(f), r->fmt_bytes[f] / 1048576.0);
     else if (r->fmt_est[f] >= 0) printf(", %s %.3f MiB (formula, not built)", cis_format_name(f), r->fmt_est[f] / 1048576.0);
   printf("\n");
-  if (r->M) printf("format        %s, SpMV on the %s\n", cis_matrix_format_name(r->M), a->gpu ? "GPU" : "CPU");
+  if (r->plan) printf("format        csr (built in device memory), SpMV on the GPU\n");
+  else if (r->M) printf("format        %s, SpMV on the %s\n", cis_matrix_format_name(r->M), a->gpu ? "GPU" : "CPU");
   else printf("format        symmetric CSR (upper triangle) on the CPU\n");
   if (r->M && !strcmp(cis_matrix_format_name(r->M), "hyb")) printf("              BOUNDARY %lld (chosen from the matrix)\n", (long long)r->boundary);
   printf("davidson      %d iterations, %lld products, %.6f s per SpMV, max residual %.2e\n", r->info.iterations,
@@ -247,19 +275,20 @@ static void print_json(const ci_args *a, const ci_run *r) {
   printf("{\"file\": ");
   json_string(a->file);
   printf(", \"norb\": %d, \"nelec\": %d, \"ms2\": %d, \"level\": %d, \"determinants\": %lld, "
-         "\"nnz\": %lld, \"symmetric\": %s, \"format\": \"%s\", \"device\": \"%s\", \"build_seconds\": %.6f, "
+         "\"nnz\": %lld, \"symmetric\": %s, \"format\": \"%s\", \"device\": \"%s\", \"build\": \"%s\", \"build_seconds\": %.6f, "
          "\"iterations\": %d, \"products\": %lld, \"spmv_seconds\": %.9f, \"solve_seconds\": %.6f, "
          "\"total_seconds\": %.6f, \"e_rhf\": %.12f, \"ecore\": %.12f, ",
-         F->norb, F->nelec, F->ms2, a->level, (long long)cis_ci_space_size(r->S), (long long)r->H->nnz,
-         a->symmetric ? "true" : "false", r->M ? cis_matrix_format_name(r->M) : "csr-upper", a->gpu ? "gpu" : "cpu",
-         r->t_build, r->info.iterations, (long long)r->info.products,
+         F->norb, F->nelec, F->ms2, a->level, (long long)cis_ci_space_size(r->S), (long long)r->nnz,
+         a->symmetric ? "true" : "false", r->plan ? "csr" : r->M ? cis_matrix_format_name(r->M) : "csr-upper",
+         a->gpu ? "gpu" : "cpu", r->plan ? "gpu" : "cpu", r->t_build, r->info.iterations, (long long)r->info.products,
          r->info.products ? r->info.op_seconds / r->info.products : 0.0, r->info.total_seconds, r->t_total, r->e_rhf,
          F->ecore);
   if (a->gpu)
     printf("\"gpu\": {\"kernel\": \"%s\", \"device_bytes\": %lld, \"upload_seconds\": %.6f}, ", r->gpu.kernel,
            (long long)r->gpu.device_bytes, r->gpu.upload_seconds);
-  printf("\"memory\": {\"host_csr\": %lld", (long long)cis_csr_bytes(r->H));
-  for (int f = 0; f < cis_format_count() && f < 16; ++f)
+  if (r->plan) printf("\"memory\": {\"device_csr\": %lld", (long long)cis_gpu_plan_bytes(r->plan));
+  else printf("\"memory\": {\"host_csr\": %lld", (long long)cis_csr_bytes(r->H));
+  for (int f = 0; r->H && f < cis_format_count() && f < 16; ++f)
     if (r->fmt_bytes[f] >= 0) printf(", \"%s\": %lld", cis_format_name(f), (long long)r->fmt_bytes[f]);
   printf("}, \"roots\": [");
   for (int k = 0; k < a->roots; ++k)

@@ -12,7 +12,7 @@
 #include "cisparse/gpu.h"
 #include "core/internal.h"
 #include "kernels/ci_precond.h"
-#include "kernels/kernel_common.cuh"
+#include "gpu/gpu_internal.h"
 
 #define CIS_CUBLAS_CHECK(call)                                                                  \
   do {                                                                                          \
@@ -101,6 +101,36 @@ static cis_status make_handle(cublasHandle_t *h) {
   return CIS_OK;
 }
 
+/* Davidson on d->plan (owned by the caller); t0 = when the setup began. */
+static cis_status run_on_plan(dev_ctx *d, double t0, const double *diag, const cis_davidson_opts *o,
+                              double *evals, double *evecs, cis_davidson_info *info, cis_ci_gpu_stats *stats) {
+  cis_status st;
+  int max_sub = o && o->max_sub > 64 ? o->max_sub : 64 * 8;
+  CIS_TRY(cis_gpu_malloc((void **)&d->d_diag, (size_t)d->n * sizeof(double)));
+  CIS_TRY(cis_gpu_upload(d->d_diag, diag, (size_t)d->n * sizeof(double)));
+  CIS_TRY(cis_gpu_malloc((void **)&d->d_c, (size_t)max_sub * 64 * sizeof(double)));
+  CIS_TRY(cis_alloc_array((void **)&d->h_c, (int64_t)max_sub * 64, sizeof(double), "Ritz coefficients"));
+  CIS_TRY(make_handle(&d->h));
+  CIS_TRY(cis_gpu_sync());
+  double t_upload = cis_wtime() - t0;
+  dav_ops ops = {d, d->n, d_alloc, d_release, d_apply, d_dot, d_axpy, d_scal, d_copy,
+                 d_combine, d_precond, d_unit, d_to_host};
+  st = dav_run(&ops, diag, o, evals, evecs, info);
+  if (stats) {
+    memset(stats, 0, sizeof *stats);
+    stats->upload_seconds = t_upload;
+    stats->spmv_seconds = d->spmv_seconds;
+    stats->device_bytes = cis_gpu_plan_bytes(d->plan) + cis_gpu_plan_workspace_bytes(d->plan);
+    snprintf(stats->kernel, sizeof stats->kernel, "%s", cis_gpu_plan_kernel(d->plan));
+  }
+cleanup:
+  if (d->h) cublasDestroy(d->h);
+  cis_gpu_free(d->d_diag);
+  cis_gpu_free(d->d_c);
+  cis_free(d->h_c);
+  return st;
+}
+
 cis_status cis_ci_davidson_gpu(const cis_matrix *M, const char *kernel, const double *diag,
                                const cis_davidson_opts *o, double *evals, double *evecs,
                                cis_davidson_info *info, cis_ci_gpu_stats *stats) {
@@ -112,31 +142,23 @@ cis_status cis_ci_davidson_gpu(const cis_matrix *M, const char *kernel, const do
   if (cis_matrix_rows(M) != cis_matrix_cols(M) || cis_matrix_rows(M) > INT32_MAX)
     return cis_error(CIS_ERR_INVALID, "GPU Davidson needs a square matrix below 2^31 rows");
   d.n = cis_matrix_rows(M);
-  int max_sub = o && o->max_sub > 64 ? o->max_sub : 64 * 8;
   double t0 = cis_wtime();
-  CIS_TRY(cis_gpu_plan_create(M, kernel, 0, &d.plan));
-  CIS_TRY(cis_gpu_malloc((void **)&d.d_diag, (size_t)d.n * sizeof(double)));
-  CIS_TRY(cis_gpu_upload(d.d_diag, diag, (size_t)d.n * sizeof(double)));
-  CIS_TRY(cis_gpu_malloc((void **)&d.d_c, (size_t)max_sub * 64 * sizeof(double)));
-  CIS_TRY(cis_alloc_array((void **)&d.h_c, (int64_t)max_sub * 64, sizeof(double), "Ritz coefficients"));
-  CIS_TRY(make_handle(&d.h));
-  CIS_TRY(cis_gpu_sync());
-  double t_upload = cis_wtime() - t0;
-  dav_ops ops = {&d, d.n, d_alloc, d_release, d_apply, d_dot, d_axpy, d_scal, d_copy,
-                 d_combine, d_precond, d_unit, d_to_host};
-  st = dav_run(&ops, diag, o, evals, evecs, info);
-  if (stats) {
-    memset(stats, 0, sizeof *stats);
-    stats->upload_seconds = t_upload;
-    stats->spmv_seconds = d.spmv_seconds;
-    stats->device_bytes = cis_gpu_plan_bytes(d.plan) + cis_gpu_plan_workspace_bytes(d.plan);
-    snprintf(stats->kernel, sizeof stats->kernel, "%s", cis_gpu_plan_kernel(d.plan));
-  }
-cleanup:
-  if (d.h) cublasDestroy(d.h);
-  cis_gpu_free(d.d_diag);
-  cis_gpu_free(d.d_c);
-  cis_free(d.h_c);
+  if ((st = cis_gpu_plan_create(M, kernel, 0, &d.plan)) != CIS_OK) return st;
+  st = run_on_plan(&d, t0, diag, o, evals, evecs, info, stats);
   cis_gpu_plan_free(d.plan);
   return st;
+}
+
+cis_status cis_ci_davidson_gpu_plan(cis_gpu_plan *plan, const double *diag, const cis_davidson_opts *o,
+                                    double *evals, double *evecs, cis_davidson_info *info,
+                                    cis_ci_gpu_stats *stats) {
+  dev_ctx d;
+  memset(&d, 0, sizeof d);
+  if (!plan || !diag || !evals) return cis_error(CIS_ERR_INVALID, "cis_ci_davidson_gpu_plan: NULL argument");
+  if (plan->dtype != CIS_F64) return cis_error(CIS_ERR_INVALID, "GPU Davidson needs a double matrix");
+  if (plan->rows != plan->cols || plan->rows > INT32_MAX)
+    return cis_error(CIS_ERR_INVALID, "GPU Davidson needs a square matrix below 2^31 rows");
+  d.n = plan->rows;
+  d.plan = plan;
+  return run_on_plan(&d, cis_wtime(), diag, o, evals, evecs, info, stats);
 }

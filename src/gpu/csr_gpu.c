@@ -48,3 +48,32 @@ const cis_gpu_format_ops cis_gpu_format_csr = {
     .spmv = csr_spmv,
     .release = csr_release,
 };
+
+cis_status cis_gpu_plan_download_csr(const cis_gpu_plan *p, cis_csr **out) {
+  cis_status st;
+  cis_csr *A = NULL;
+  if (!out) return cis_error(CIS_ERR_INVALID, "cis_gpu_plan_download_csr: NULL output");
+  *out = NULL;
+  if (!p) return cis_error(CIS_ERR_INVALID, "cis_gpu_plan_download_csr: NULL plan");
+  if (p->ops != &cis_gpu_format_csr)
+    return cis_error(CIS_ERR_UNSUPPORTED, "cis_gpu_plan_download_csr: the plan is %s, not csr", p->ops->format);
+  const cis_fmt_csr *D = p->dev;
+  CIS_TRY(cis_csr_alloc(D->h.rows, D->h.cols, D->h.nnz, D->h.dtype, &A));
+  if (D->rowptr.wide) {
+    CIS_TRY(cis_gpu_download(A->rowptr, D->rowptr.i64, (size_t)(D->h.rows + 1) * sizeof(int64_t)));
+  } else {
+    uint32_t *u = NULL;
+    CIS_TRY(cis_alloc_array((void **)&u, D->h.rows + 1, sizeof(uint32_t), "CSR row pointers"));
+    st = cis_gpu_download(u, D->rowptr.u32, (size_t)(D->h.rows + 1) * sizeof(uint32_t));
+    for (cis_int i = 0; st == CIS_OK && i <= D->h.rows; ++i) A->rowptr[i] = u[i];
+    cis_free(u);
+    CIS_TRY(st);
+  }
+  CIS_TRY(cis_gpu_download(A->colind, D->col, (size_t)D->h.nnz * sizeof(cis_idx)));
+  CIS_TRY(cis_gpu_download(A->val, D->val, (size_t)D->h.nnz * cis_dtype_size(D->h.dtype)));
+  *out = A;
+  return CIS_OK;
+cleanup:
+  cis_csr_free(A);
+  return st;
+}

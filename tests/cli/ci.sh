@@ -76,6 +76,27 @@ grep -q "^cisparse: $tmp/bad.FCIDUMP:3: orbital index 3 out of range" "$tmp/err"
   fail "--save: info of the saved Hamiltonian: $(head -c 300 "$tmp/h4.json")"
 "$CIS" ci "$CI/h4_sto3g.FCIDUMP" --save /nonexistent-dir/h.cisb > /dev/null 2> "$tmp/err"; rc=$?
 [ $rc = 1 ] && [ "$(wc -l < "$tmp/err")" = 1 ] || fail "--save to a bad path: exit $rc, $(cat "$tmp/err")"
+# --build: where the Hamiltonian is built (gpu is the default with --device gpu)
+"$CIS" ci "$CI/h4_sto3g.FCIDUMP" --build gpu > /dev/null 2> "$tmp/err"; rc=$?
+[ $rc = 2 ] && grep -q -- "--build gpu needs --device gpu" "$tmp/err" || fail "--build gpu on cpu: exit $rc, $(cat "$tmp/err")"
+"$CIS" ci "$CI/h4_sto3g.FCIDUMP" --build fpga > /dev/null 2>&1; rc=$?
+[ $rc = 2 ] || fail "--build fpga: exit $rc"
+"$CIS" ci "$CI/h4_sto3g.FCIDUMP" --device gpu --format ell > /dev/null 2> "$tmp/err"; rc=$?
+[ $rc = 2 ] && grep -q -- "--format ell needs --build cpu" "$tmp/err" || fail "gpu build --format ell: exit $rc, $(cat "$tmp/err")"
+"$CIS" ci "$CI/h4_sto3g.FCIDUMP" --device gpu --kernel hyb > /dev/null 2> "$tmp/err"; rc=$?
+[ $rc = 2 ] && grep -q -- "--kernel needs --build cpu" "$tmp/err" || fail "gpu build --kernel: exit $rc, $(cat "$tmp/err")"
+"$CIS" ci "$CI/n2_sto3g.FCIDUMP" --device gpu --json > "$tmp/gpu.json" 2> "$tmp/err"; rc=$?
+if [ $rc = 0 ]; then
+  grep -q '"build": "gpu"' "$tmp/gpu.json" || fail "--device gpu did not build on the GPU: $(cat "$tmp/gpu.json")"
+  check_json n2_sto3g full --device gpu
+  check_json n2_sto3g full --device gpu --build cpu
+  check_json h2o_631g 2 --device gpu --build gpu
+else # no device here: one line saying so, exit 1
+  [ $rc = 1 ] && [ "$(wc -l < "$tmp/err")" = 1 ] && grep -q "^cisparse: .*CUDA" "$tmp/err" ||
+    fail "--device gpu without a GPU: exit $rc, $(cat "$tmp/err")"
+fi
+"$CIS" ci "$CI/h4_sto3g.FCIDUMP" --device gpu --build gpu --save "$tmp/x.cisb" > /dev/null 2> "$tmp/err"; rc=$?
+[ $rc = 2 ] && grep -q -- "--save needs --build cpu" "$tmp/err" || fail "gpu build --save: exit $rc, $(cat "$tmp/err")"
 
 [ $fails = 0 ] && echo "cli ci: ok" || echo "cli ci: $fails failures"
 exit $((fails > 0))

@@ -29,6 +29,10 @@ cis_int cis_gpu_plan_bytes(const cis_gpu_plan *p) { return 0; }
 cis_int cis_gpu_plan_workspace_bytes(const cis_gpu_plan *p) { return 0; }
 const char *cis_gpu_plan_kernel(const cis_gpu_plan *p) { return ""; }
 void cis_gpu_plan_free(cis_gpu_plan *p) {}
+cis_status cis_gpu_plan_download_csr(const cis_gpu_plan *p, cis_csr **out) {
+  if (out) *out = NULL;
+  return no_gpu();
+}
 cis_status cis_gpu_malloc(void **d, size_t bytes) {
   if (d) *d = NULL;
   return no_gpu();

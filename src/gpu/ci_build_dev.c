@@ -1,0 +1,159 @@
+/* ci_build_dev.c: cis_ci_hamiltonian_gpu, the CI Hamiltonian built in device
+ * memory (kernels in src/kernels/ci_build.cu, a port of src/ci/hamiltonian.c).
+ *
+ *   1. upload the integrals (packed as in cis_fcidump) and the space's lookup
+ *      arrays (ci_space_view) once;
+ *   2. counting pass: rowptr[I+1] = nonzeros of row I; CUB prefix sum;
+ *   3. per chunk of rows (at most CHUNK_NNZ nonzeros): fill pass into a
+ *      scratch buffer, then CUB segmented sort of each row by column straight
+ *      into the final CSR arrays;
+ *   4. the CSR (64-bit row pointers) becomes a csr plan (kernel csr-vector).
+ * Peak device memory: the CSR + one chunk's scratch and sort buffers + the
+ * uploads (a few MB). */
+#include <stdio.h>
+#include <string.h>
+#include "ci/ci_internal.h"
+#include "gpu/gpu_internal.h"
+#include "kernels/ci_build.h"
+
+/* Nonzeros per fill/sort chunk: 12 bytes each in scratch (1.5 GiB). */
+#define CHUNK_NNZ ((int64_t)1 << 27)
+
+typedef struct build_bufs {
+  cis_ci_build_dev d;
+  double *h1, *eri;
+  uint64_t *astr, *bstr;
+  int32_t *atab, *btab, *blist, *dlist, *det_a, *det_b, *rel;
+  int64_t *aptr, *rowptr, *h_rowptr;
+  cis_idx *col, *tmp_col;
+  double *val, *tmp_val;
+  void *temp;
+  size_t temp_bytes;
+} build_bufs;
+
+static void bufs_free(build_bufs *b) {
+  void *dev[] = {b->h1, b->eri, b->astr, b->bstr, b->atab, b->btab, b->blist, b->dlist, b->det_a, b->det_b,
+                 b->rel, b->aptr, b->rowptr, b->col, b->tmp_col, b->val, b->tmp_val, b->temp};
+  for (size_t k = 0; k < sizeof dev / sizeof *dev; ++k) cis_gpu_free(dev[k]);
+  cis_free(b->h_rowptr);
+}
+
+/* Device copy of count elements of `elem` bytes (uploads are small; the byte
+ * total is not kept). */
+static cis_status up(void **d, const void *h, cis_int count, size_t elem, const char *what) {
+  cis_int ignored = 0;
+  return cis_gpu_upload_array(d, h, count, elem, what, &ignored);
+}
+
+static cis_status upload_inputs(const cis_fcidump *F, const cis_ci_space *S, build_bufs *b) {
+  cis_status st;
+  ci_space_view v;
+  ci_space_get_view(S, &v);
+  CIS_TRY(up((void **)&b->h1, F->h1, (cis_int)F->norb * F->norb, sizeof(double), "one-electron integrals"));
+  CIS_TRY(up((void **)&b->eri, F->eri, F->neri, sizeof(double), "two-electron integrals"));
+  CIS_TRY(up((void **)&b->astr, v.astr, v.na, sizeof(uint64_t), "alpha strings"));
+  CIS_TRY(up((void **)&b->bstr, v.bstr, v.nb, sizeof(uint64_t), "beta strings"));
+  CIS_TRY(up((void **)&b->atab, v.atab, (cis_int)v.amask + 1, sizeof(int32_t), "alpha string table"));
+  CIS_TRY(up((void **)&b->btab, v.btab, (cis_int)v.bmask + 1, sizeof(int32_t), "beta string table"));
+  CIS_TRY(up((void **)&b->aptr, v.aptr, v.na + 1, sizeof(int64_t), "determinant lists"));
+  CIS_TRY(up((void **)&b->blist, v.blist, v.ndet, sizeof(int32_t), "determinant lists"));
+  CIS_TRY(up((void **)&b->dlist, v.dlist, v.ndet, sizeof(int32_t), "determinant lists"));
+  CIS_TRY(up((void **)&b->det_a, v.det_a, v.ndet, sizeof(int32_t), "determinant strings"));
+  CIS_TRY(up((void **)&b->det_b, v.det_b, v.ndet, sizeof(int32_t), "determinant strings"));
+  b->d = (cis_ci_build_dev){F->norb, v.ndet, b->h1, b->eri, b->astr, b->bstr, b->atab, b->btab,
+                            v.amask, v.bmask, b->aptr, b->blist, b->dlist, b->det_a, b->det_b};
+  return CIS_OK;
+cleanup:
+  return st;
+}
+
+/* CUB temporary storage of at least `bytes` (grown, never shrunk). */
+static cis_status ensure_temp(build_bufs *b, size_t bytes) {
+  if (bytes <= b->temp_bytes && b->temp) return CIS_OK;
+  cis_gpu_free(b->temp);
+  b->temp = NULL;
+  b->temp_bytes = bytes;
+  return cis_gpu_alloc_copy(&b->temp, NULL, bytes ? bytes : 1, "CUB temporary storage");
+}
+
+/* Steps 2: row pointers on the device and on the host; nnz. */
+static cis_status count_rows(build_bufs *b, cis_int rows, cis_int *nnz) {
+  cis_status st;
+  size_t need = 0;
+  CIS_TRY(up((void **)&b->rowptr, NULL, rows + 1, sizeof(int64_t), "Hamiltonian row pointers"));
+  CIS_CUDA_CHECK(cudaMemset(b->rowptr, 0, sizeof(int64_t)));
+  CIS_TRY(cis_launch_ci_count(&b->d, b->rowptr, NULL));
+  CIS_TRY(cis_launch_ci_scan(NULL, &need, b->rowptr, rows, NULL));
+  CIS_TRY(ensure_temp(b, need));
+  CIS_TRY(cis_launch_ci_scan(b->temp, &need, b->rowptr, rows, NULL));
+  CIS_TRY(cis_alloc_array((void **)&b->h_rowptr, rows + 1, sizeof(int64_t), "Hamiltonian row pointers"));
+  CIS_TRY(cis_gpu_download(b->h_rowptr, b->rowptr, (size_t)(rows + 1) * sizeof(int64_t)));
+  *nnz = b->h_rowptr[rows];
+  return CIS_OK;
+cleanup:
+  return st;
+}
+
+/* Step 3: rows [r0, r1) at a time, each chunk at most CHUNK_NNZ nonzeros (or one row). */
+static cis_status fill_rows(build_bufs *b, cis_int rows, cis_int nnz) {
+  cis_status st;
+  int64_t cap = nnz < CHUNK_NNZ ? nnz : CHUNK_NNZ, max_rows = 0;
+  for (cis_int r0 = 0, r1; r0 < rows; r0 = r1) { /* the longest chunk in rows, to size `rel` */
+    for (r1 = r0 + 1; r1 < rows && b->h_rowptr[r1 + 1] - b->h_rowptr[r0] <= cap; ++r1) {}
+    if (r1 - r0 > max_rows) max_rows = r1 - r0;
+  }
+  CIS_TRY(up((void **)&b->rel, NULL, max_rows + 1, sizeof(int32_t), "chunk offsets"));
+  CIS_TRY(up((void **)&b->tmp_col, NULL, cap, sizeof(cis_idx), "Hamiltonian chunk columns"));
+  CIS_TRY(up((void **)&b->tmp_val, NULL, cap, sizeof(double), "Hamiltonian chunk values"));
+  for (cis_int r0 = 0, r1; r0 < rows; r0 = r1) {
+    for (r1 = r0 + 1; r1 < rows && b->h_rowptr[r1 + 1] - b->h_rowptr[r0] <= cap; ++r1) {}
+    int64_t base = b->h_rowptr[r0], items = b->h_rowptr[r1] - base;
+    size_t need = 0;
+    CIS_TRY(cis_launch_ci_chunk_offsets(b->rowptr, r0, r1 - r0, b->rel, NULL));
+    CIS_TRY(cis_launch_ci_fill(&b->d, r0, r1 - r0, b->rel, b->tmp_col, b->tmp_val, NULL));
+    CIS_TRY(cis_launch_ci_sort_rows(NULL, &need, items, r1 - r0, b->rel, b->tmp_col, b->col + base,
+                                    b->tmp_val, b->val + base, NULL));
+    CIS_TRY(ensure_temp(b, need));
+    CIS_TRY(cis_launch_ci_sort_rows(b->temp, &need, items, r1 - r0, b->rel, b->tmp_col, b->col + base,
+                                    b->tmp_val, b->val + base, NULL));
+  }
+  CIS_TRY(cis_gpu_sync());
+  return CIS_OK;
+cleanup:
+  return st;
+}
+
+cis_status cis_ci_hamiltonian_gpu(const cis_fcidump *F, const cis_ci_space *S, cis_gpu_plan **out, cis_int *nnz_out) {
+  cis_status st;
+  build_bufs b;
+  cis_fmt_csr *D = NULL;
+  cis_int rows, nnz = 0;
+  char why[160];
+  memset(&b, 0, sizeof b);
+  if (!out) return cis_error(CIS_ERR_INVALID, "cis_ci_hamiltonian_gpu: NULL output");
+  *out = NULL;
+  if (!F || !S) return cis_error(CIS_ERR_INVALID, "cis_ci_hamiltonian_gpu: NULL integrals or space");
+  if (cis_gpu_count(why, sizeof why) == 0) return cis_error(CIS_ERR_NO_GPU, "%s", why);
+  rows = cis_ci_space_size(S);
+  CIS_TRY(upload_inputs(F, S, &b));
+  CIS_TRY(count_rows(&b, rows, &nnz));
+  CIS_TRY(up((void **)&b.col, NULL, nnz, sizeof(cis_idx), "Hamiltonian columns"));
+  CIS_TRY(up((void **)&b.val, NULL, nnz, sizeof(double), "Hamiltonian values"));
+  CIS_TRY(fill_rows(&b, rows, nnz));
+  if (!(D = cis_calloc(1, sizeof *D))) { st = cis_error(CIS_ERR_ALLOC, "cannot allocate the device CSR header"); goto cleanup; }
+  D->h = (cis_fmt_head){rows, rows, nnz, CIS_F64};
+  D->rowptr.wide = 1;
+  D->rowptr.i64 = b.rowptr;
+  D->col = b.col;
+  D->val = b.val;
+  b.rowptr = NULL; /* now owned by D, then by the plan */
+  b.col = NULL;
+  b.val = NULL;
+  bufs_free(&b);
+  if (nnz_out) *nnz_out = nnz;
+  return cis_gpu_plan_wrap(&cis_gpu_format_csr, D, "csr-vector", rows, rows, nnz, CIS_F64,
+                           (rows + 1) * 8 + nnz * (int64_t)(sizeof(cis_idx) + sizeof(double)), 0, out);
+cleanup:
+  bufs_free(&b);
+  return st;
+}
