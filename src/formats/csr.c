@@ -4,6 +4,7 @@
 #include <string.h>
 #include "core/internal.h"
 #include "formats/format_types.h"
+#include "formats/format_util.h"
 
 static void csr_destroy(void *impl) {
   cis_fmt_csr *F = impl;
@@ -56,15 +57,12 @@ static cis_status csr_spmv(const void *impl, double alpha, const void *x, double
 
 static cis_status csr_dump(const void *impl, FILE *f) {
   const cis_fmt_csr *F = impl;
-  fprintf(f, "# csr rows=%lld cols=%lld nnz=%lld rowptr_bits=%d\nRowPtr", (long long)F->h.rows,
+  fprintf(f, "# csr rows=%lld cols=%lld nnz=%lld rowptr_bits=%d\n", (long long)F->h.rows,
           (long long)F->h.cols, (long long)F->h.nnz, F->rowptr.wide ? 64 : 32);
-  for (cis_int i = 0; i <= F->h.rows; ++i) fprintf(f, " %lld", (long long)cis_off_get(&F->rowptr, i));
-  fprintf(f, "\nColumn");
-  for (cis_int k = 0; k < F->h.nnz; ++k) fprintf(f, " %d", F->col[k]);
-  fprintf(f, "\nValue");
-  for (cis_int k = 0; k < F->h.nnz; ++k) fprintf(f, " %.17g", cis_get(F->val, F->h.dtype, k));
-  fprintf(f, "\n");
-  return ferror(f) ? cis_error(CIS_ERR_IO, "write error while dumping CSR") : CIS_OK;
+  cis_dump_offsets(f, "RowPtr", &F->rowptr, F->h.rows + 1);
+  cis_dump_idx(f, "Column", F->col, F->h.nnz);
+  cis_dump_vals(f, "Value", F->val, F->h.dtype, F->h.nnz);
+  return cis_dump_done(f, "CSR");
 }
 
 const cis_format_ops cis_format_csr = {

@@ -5,6 +5,7 @@
 #include <string.h>
 #include "core/internal.h"
 #include "formats/csr5.h"
+#include "formats/format_util.h"
 
 cis_int cis_csr5_choose_sigma(cis_int rows, cis_int nnz) {
   cis_int per_row = rows > 0 ? nnz / rows : 0;
@@ -175,27 +176,22 @@ static cis_status csr5_dump(const void *impl, FILE *f) {
   fprintf(f, "# csr5 rows=%lld cols=%lld nnz=%lld omega=%d sigma=%lld tiles=%lld tail_start=%lld offset_bits=%d\n",
           (long long)F->h.rows, (long long)F->h.cols, (long long)F->h.nnz, CIS_CSR5_OMEGA,
           (long long)F->sigma, (long long)F->ntiles, (long long)F->tail_start, F->rowptr.wide ? 64 : 32);
-  fprintf(f, "RowPtr");
-  for (cis_int i = 0; i <= F->h.rows; ++i) fprintf(f, " %lld", (long long)cis_off_get(&F->rowptr, i));
-  fprintf(f, "\nTilePtr"); /* row, '*' = tile holds empty rows */
+  cis_dump_offsets(f, "RowPtr", &F->rowptr, F->h.rows + 1);
+  fprintf(f, "TilePtr"); /* row, '*' = tile holds empty rows */
   for (cis_int t = 0; t <= F->ntiles; ++t)
     fprintf(f, " %lld%s", (long long)cis_csr5_tile_row(F, t), cis_csr5_tile_has_empty(F, t) ? "*" : "");
   fprintf(f, "\nBitFlag");
   for (cis_int k = 0; k < lanes; ++k) fprintf(f, " %x", F->bit_flag[k]);
-  fprintf(f, "\nYOffset");
-  for (cis_int k = 0; k < lanes; ++k) fprintf(f, " %u", (unsigned)F->y_offset[k]);
-  fprintf(f, "\nSegOffset");
+  fputc('\n', f);
+  cis_dump_u16(f, "YOffset", F->y_offset, lanes);
+  fprintf(f, "SegOffset");
   for (cis_int k = 0; k < lanes; ++k) fprintf(f, " %u", (unsigned)F->seg_offset[k]);
-  fprintf(f, "\nEmptyPtr");
-  for (cis_int t = 0; t <= F->ntiles; ++t) fprintf(f, " %lld", (long long)cis_off_get(&F->empty_ptr, t));
-  fprintf(f, "\nEmptyOffset");
-  for (cis_int k = 0; k < F->n_empty_offset; ++k) fprintf(f, " %d", F->empty_offset[k]);
-  fprintf(f, "\nColumn");
-  for (cis_int k = 0; k < F->h.nnz; ++k) fprintf(f, " %d", F->col[k]);
-  fprintf(f, "\nValue");
-  for (cis_int k = 0; k < F->h.nnz; ++k) fprintf(f, " %.17g", cis_get(F->val, F->h.dtype, k));
-  fprintf(f, "\n");
-  return ferror(f) ? cis_error(CIS_ERR_IO, "write error while dumping CSR5") : CIS_OK;
+  fputc('\n', f);
+  cis_dump_offsets(f, "EmptyPtr", &F->empty_ptr, F->ntiles + 1);
+  cis_dump_idx(f, "EmptyOffset", F->empty_offset, F->n_empty_offset);
+  cis_dump_idx(f, "Column", F->col, F->h.nnz);
+  cis_dump_vals(f, "Value", F->val, F->h.dtype, F->h.nnz);
+  return cis_dump_done(f, "CSR5");
 }
 
 const cis_format_ops cis_format_csr5 = {
