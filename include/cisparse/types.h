@@ -62,7 +62,8 @@ cis_status cis_csr_alloc(cis_int rows, cis_int cols, cis_int nnz, cis_dtype t, c
 /* Free a CSR and its arrays; NULL is accepted. */
 void cis_csr_free(cis_csr *A);
 /* Check the structure: rowptr monotone from 0 to nnz, columns in range,
- * sorted and unique per row. CIS_ERR_INVALID naming the first violation. */
+ * sorted and unique per row. CIS_ERR_INVALID naming the first violation
+ * (CIS_ERR_RANGE for a column out of range). */
 cis_status cis_csr_check(const cis_csr *A);
 /* Deep copy, optionally converting values to dtype t. */
 cis_status cis_csr_copy(const cis_csr *A, cis_dtype t, cis_csr **out);

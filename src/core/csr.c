@@ -49,8 +49,9 @@ cis_status cis_csr_check(const cis_csr *A) {
     return cis_error(CIS_ERR_INVALID, "CSR row pointers run from %lld to %lld, expected 0 to nnz=%lld",
                      (long long)A->rowptr[0], (long long)A->rowptr[A->rows], (long long)A->nnz);
   for (cis_int i = 0; i < A->rows; ++i) {
-    if (A->rowptr[i + 1] < A->rowptr[i])
-      return cis_error(CIS_ERR_INVALID, "CSR row pointer decreases at row %lld", (long long)i);
+    if (A->rowptr[i + 1] < A->rowptr[i] || A->rowptr[i + 1] > A->nnz)
+      return cis_error(CIS_ERR_INVALID, "CSR row pointer decreases or exceeds nnz at row %lld (%lld, nnz=%lld)",
+                       (long long)i + 1, (long long)A->rowptr[i + 1], (long long)A->nnz);
     for (cis_int k = A->rowptr[i]; k < A->rowptr[i + 1]; ++k) {
       cis_idx j = A->colind[k];
       if (j < 0 || j >= A->cols)

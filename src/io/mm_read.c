@@ -4,6 +4,7 @@
  * Entries go straight into a preallocated COO (mirrored for symmetric and
  * skew-symmetric files), then cis_coo_to_csr sorts and sums duplicates. */
 #include <math.h>
+#include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
 #include <strings.h>
@@ -205,7 +206,7 @@ static void parse_chunk(mm_chunk *c, const char *path, const mm_header *h, cis_c
   for (char *s = c->begin; s < c->end; line++) {
     char *e = line_end(s, c->end);
     if (is_entry_line(s)) {
-      if (k == h->nnz) {
+      if (k >= h->nnz) { /* a later chunk may start past the declared count */
         c->excess_line = line;
         return;
       }
@@ -268,15 +269,43 @@ static cis_status parse_block(cis_reader *r, char *begin, char *end, const mm_he
   return CIS_OK;
 }
 
+static int cmp_u64(const void *a, const void *b) {
+  uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+  return (x > y) - (x < y);
+}
+
 /* Append the mirror image of every off-diagonal stored entry (negated for
- * skew-symmetric files). */
-static void mirror(cis_coo *C, int skew) {
-  int64_t n = C->nnz;
+ * skew-symmetric files). Entries may sit on either side of the diagonal, but
+ * each off-diagonal pair {i,j} only once: (i,j) and (j,i) both stored (or one
+ * of them twice) would be summed with the mirror, so the file is refused. */
+static cis_status mirror(const char *path, cis_coo *C, int skew) {
+  int64_t n = C->nnz, m = 0;
+  uint64_t *key = NULL;
+  cis_status st = cis_alloc_array((void **)&key, n, sizeof *key, "symmetric pair check");
+  if (st != CIS_OK) return st;
+  for (int64_t k = 0; k < n; ++k)
+    if (C->row[k] != C->col[k]) {
+      uint64_t i = (uint64_t)C->row[k], j = (uint64_t)C->col[k];
+      key[m++] = i > j ? i << 32 | j : j << 32 | i;
+    }
+  qsort(key, (size_t)m, sizeof *key, cmp_u64);
+  for (int64_t k = 1; k < m; ++k)
+    if (key[k] == key[k - 1]) {
+      unsigned long long i = key[k] >> 32, j = key[k] & 0xffffffffu;
+      st = cis_error(CIS_ERR_PARSE,
+                     "%s: a %ssymmetric file stores the pair (%llu,%llu)/(%llu,%llu) more than once "
+                     "(store one triangle)",
+                     path, skew ? "skew-" : "", i + 1, j + 1, j + 1, i + 1);
+      break;
+    }
+  cis_free(key);
+  if (st != CIS_OK) return st;
   for (int64_t k = 0; k < n; ++k)
     if (C->row[k] != C->col[k]) {
       double v = cis_get(C->val, C->dtype, k);
       coo_store(C, C->nnz++, C->col[k], C->row[k], skew ? -v : v);
     }
+  return CIS_OK;
 }
 
 static int header_flags(const mm_header *h) {
@@ -315,7 +344,7 @@ cis_status cis_mm_read(const char *path, cis_dtype t, cis_csr **out) {
     goto cleanup;
   }
   C->nnz = found;
-  if (h.symmetry != MM_GENERAL) mirror(C, h.symmetry == MM_SKEW);
+  if (h.symmetry != MM_GENERAL) CIS_TRY(mirror(path, C, h.symmetry == MM_SKEW));
   CIS_TRY(cis_coo_to_csr(C, out));
   cis_io_flag_nonfinite(*out);
 cleanup:

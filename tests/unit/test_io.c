@@ -79,6 +79,26 @@ static void test_bin_round_trip(cis_dtype t) {
   cis_csr_free(C);
 }
 
+/* Review findings: more entries than declared spread over many parallel
+ * chunks (once a heap overflow), and a symmetric file storing both (i,j) and
+ * (j,i) (once silently summed twice). */
+static void test_excess_entries_and_symmetric_pairs(void) {
+  const char *many = scratch_path("many.mtx");
+  FILE *f = fopen(many, "w");
+  fprintf(f, "%%%%MatrixMarket matrix coordinate real general\n10 10 1\n");
+  for (int k = 0; k < 200000; ++k) fprintf(f, "%d %d 1.0\n", k % 10 + 1, k / 10 % 10 + 1);
+  fclose(f);
+  cis_csr *A = NULL;
+  CHECK(cis_mm_read(many, CIS_F64, &A) == CIS_ERR_PARSE && !A &&
+            strstr(cis_last_error(), "many.mtx:4: more entries than the 1 declared"),
+        "200000 entries for 1 declared: %s", cis_last_error());
+  const char *both = scratch_write("both.mtx",
+      "%%MatrixMarket matrix coordinate real symmetric\n2 2 3\n1 1 1\n2 1 5\n1 2 5\n");
+  CHECK(cis_mm_read(both, CIS_F64, &A) == CIS_ERR_PARSE && !A &&
+            strstr(cis_last_error(), "stores the pair (2,1)/(1,2) more than once"),
+        "symmetric pair stored twice: %s", cis_last_error());
+}
+
 static void test_symmetric_skew_pattern(void) {
   /* 4x4: lower triangle stored, one entry above the diagonal (mirrored too) */
   const char *sym = scratch_write("sym.mtx",
@@ -263,6 +283,13 @@ static void test_binary_bad_structure(void) {
   CHECK_OK(cis_bin_write(p, A));
   CHECK(cis_bin_read(p, CIS_F64, &B) == CIS_ERR_INVALID && strstr(cis_last_error(), "row pointer decreases"),
         "decreasing rowptr: %s", cis_last_error());
+  /* a row pointer far past nnz (then back down): refused before any column is read */
+  cis_int keep = A->rowptr[2];
+  A->rowptr[2] = keep;
+  A->rowptr[1] = (cis_int)1 << 30;
+  CHECK_OK(cis_bin_write(p, A));
+  CHECK(cis_bin_read(p, CIS_F64, &B) == CIS_ERR_INVALID && !B && strstr(cis_last_error(), "exceeds nnz at row 1"),
+        "rowptr past nnz: %s", cis_last_error());
   cis_csr_free(A);
 }
 
@@ -418,6 +445,7 @@ int main(void) {
   test_bin_round_trip(CIS_F64);
   test_bin_round_trip(CIS_F32);
   test_symmetric_skew_pattern();
+  test_excess_entries_and_symmetric_pairs();
   test_zeros_duplicates_nonfinite();
   test_empty_matrices();
   test_vectors(CIS_F64);
