@@ -88,6 +88,7 @@ typedef struct cis_ci_space cis_ci_space;
  * = full CI) and spatial symmetry ISYM (XOR of 0-based irreps). */
 cis_status cis_ci_space_create(const cis_fcidump *F, int level, uint64_t ref_alpha, uint64_t ref_beta,
                                cis_ci_space **out);
+/* Free a determinant space; NULL is accepted. */
 void cis_ci_space_free(cis_ci_space *S);
 /* Number of determinants. */
 cis_int cis_ci_space_size(const cis_ci_space *S);

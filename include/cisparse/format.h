@@ -62,6 +62,7 @@ cis_status cis_matrix_spmv(const cis_matrix *M, double alpha, const void *x, dou
  * components of each of the storage formats"). */
 cis_status cis_matrix_dump(const cis_matrix *M, FILE *f);
 
+/* The handle's --format name, value type, size and true nonzero count (no padding). */
 const char *cis_matrix_format_name(const cis_matrix *M);
 cis_dtype cis_matrix_dtype(const cis_matrix *M);
 cis_int cis_matrix_rows(const cis_matrix *M);

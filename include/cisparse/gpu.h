@@ -59,10 +59,12 @@ cis_status cis_gpu_spmv(cis_gpu_plan *p, double alpha, const void *d_x, double b
 /* Device bytes of the matrix arrays, and of extra workspace. */
 cis_int cis_gpu_plan_bytes(const cis_gpu_plan *p);
 cis_int cis_gpu_plan_workspace_bytes(const cis_gpu_plan *p);
+/* The kernel (or cuSPARSE algorithm) name the plan runs. */
 const char *cis_gpu_plan_kernel(const cis_gpu_plan *p);
 /* Host copy of a csr plan's matrix (e.g. one built on the device by
  * cis_ci_hamiltonian_gpu); CIS_ERR_UNSUPPORTED for other formats. */
 cis_status cis_gpu_plan_download_csr(const cis_gpu_plan *p, cis_csr **out);
+/* Free the plan and its device memory; NULL is accepted. */
 void cis_gpu_plan_free(cis_gpu_plan *p);
 
 /* Device memory and copies (thin checked wrappers). cis_gpu_malloc reports

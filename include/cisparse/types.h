@@ -80,6 +80,7 @@ cis_status cis_csr_spmv(const cis_csr *A, double alpha, const void *x, double be
 
 /* COO with capacity cap. */
 cis_status cis_coo_alloc(cis_int rows, cis_int cols, cis_int cap, cis_dtype t, cis_coo **out);
+/* Free a COO and its arrays; NULL is accepted. */
 void cis_coo_free(cis_coo *A);
 /* Append one triplet (0-based), growing capacity as needed. */
 cis_status cis_coo_push(cis_coo *A, cis_idx i, cis_idx j, double v);

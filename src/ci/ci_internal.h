@@ -7,13 +7,17 @@
 #include "ci/ci_rules.h"
 #include "cisparse/ci.h"
 
-/* (ij|kl), 0-based, through the 8-fold symmetric packed array. */
-static inline double ci_eri(const cis_fcidump *F, int i, int j, int k, int l) {
-  return F->eri[ci_pair(ci_pair(i, j), ci_pair(k, l))];
-}
-static inline double ci_h1(const cis_fcidump *F, int i, int j) { return F->h1[i * F->norb + j]; }
 /* The integrals of F as ci_rules.h takes them. */
 static inline ci_ints ci_ints_of(const cis_fcidump *F) { return (ci_ints){F->norb, F->h1, F->eri}; }
+/* (ij|kl) and h_ij, 0-based (ci_rules.h's indexing). */
+static inline double ci_eri(const cis_fcidump *F, int i, int j, int k, int l) {
+  const ci_ints I = ci_ints_of(F);
+  return ci_ints_eri(&I, i, j, k, l);
+}
+static inline double ci_h1(const cis_fcidump *F, int i, int j) {
+  const ci_ints I = ci_ints_of(F);
+  return ci_ints_h1(&I, i, j);
+}
 
 /* Number of orbitals occupied in a but not in b (excitation level of a spin). */
 static inline int ci_excitation(uint64_t a, uint64_t b) { return ci_popcount(a & ~b); }

@@ -277,7 +277,7 @@ cis_status cis_gpu_plan_create_cusparse(const cis_csr *A, cis_dtype t, const cha
     CIS_TRY(cis_gpu_upload_array(&P->buffer, NULL, (cis_int)bufsize, 1, "cuSPARSE SpMV buffer", &ws));
     CUS_TRY(cusparseSpMV_preprocess(P->handle, CUSPARSE_OPERATION_NON_TRANSPOSE, a, P->mat, P->vx,
                                     a, P->vy, P->vt, P->alg, P->buffer));
-    CIS_CUDA_CHECK(cudaDeviceSynchronize());
+    CIS_TRY(cis_gpu_sync()); /* a failure here still frees everything below */
   }
   cis_gpu_free(dx);
   cis_gpu_free(dy);
