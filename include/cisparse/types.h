@@ -71,6 +71,8 @@ cis_status cis_csr_copy(const cis_csr *A, cis_dtype t, cis_csr **out);
 cis_int cis_csr_bytes(const cis_csr *A);
 /* Value i of A as double (either dtype). */
 double cis_csr_value(const cis_csr *A, cis_int i);
+/* Nonzeros of row i with column < bound (bisection: columns are sorted). */
+cis_int cis_csr_row_count_below(const cis_csr *A, cis_int i, cis_int bound);
 /* Largest row length and (optionally) its first row index. */
 cis_int cis_csr_max_row(const cis_csr *A, cis_int *row_index);
 

@@ -30,15 +30,6 @@ int cli_format_option(int argc, char **argv, int *i, cis_format_params *p) {
   return 0;
 }
 
-cis_int cli_row_ref(const cis_csr *A, cis_int i, cis_int ref) {
-  cis_int lo = A->rowptr[i], hi = A->rowptr[i + 1], first = lo;
-  while (lo < hi) { /* columns are sorted: count those below ref */
-    cis_int mid = lo + (hi - lo) / 2;
-    if (A->colind[mid] < ref) lo = mid + 1; else hi = mid;
-  }
-  return lo - first;
-}
-
 static double sparsity(cis_int nnz, double cells) {
   return cells > 0 ? 1.0 - (double)nnz / cells : NAN;
 }
@@ -63,7 +54,7 @@ cis_status cli_matrix_stats(const cis_csr *A, const char *name, cli_stats *s) {
   cis_int nref = 0, bad = 0;
   const cis_int ref = s->ref_cols;
 #pragma omp parallel for reduction(+ : nref) schedule(static)
-  for (cis_int i = 0; i < A->rows; ++i) nref += cli_row_ref(A, i, ref);
+  for (cis_int i = 0; i < A->rows; ++i) nref += cis_csr_row_count_below(A, i, ref);
 #pragma omp parallel for reduction(+ : bad) schedule(static)
   for (cis_int k = 0; k < A->nnz; ++k) bad += !isfinite(cis_csr_value(A, k));
   s->nonfinite = bad;

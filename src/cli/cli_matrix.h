@@ -31,8 +31,6 @@ typedef struct cli_stats {
 /* Fill s for A loaded from `name` (a ci: spec gives its Reference region,
  * anything else the hybrid format's column boundary). */
 cis_status cli_matrix_stats(const cis_csr *A, const char *name, cli_stats *s);
-/* Nonzeros of row i in the Reference region [0, ref). */
-cis_int cli_row_ref(const cis_csr *A, cis_int i, cis_int ref);
 
 /* One storage format built from A: its exact bytes, or why it failed. */
 typedef struct cli_format_mem {

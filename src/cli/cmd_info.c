@@ -40,7 +40,7 @@ static void json_num(FILE *f, const char *key, double v, int last) {
 
 static void json_rows(FILE *f, const cis_csr *A, cis_int ref, int part) {
   for (cis_int i = 0; i < A->rows; ++i) {
-    cis_int all = A->rowptr[i + 1] - A->rowptr[i], r = cli_row_ref(A, i, ref);
+    cis_int all = A->rowptr[i + 1] - A->rowptr[i], r = cis_csr_row_count_below(A, i, ref);
     fprintf(f, "%s%lld", i ? "," : "", (long long)(part == 0 ? all : part == 1 ? r : all - r));
   }
 }
@@ -140,7 +140,7 @@ static void print_text(FILE *f, const char *name, const cis_csr *A, const cli_st
   if (detail) {
     fprintf(f, "%10s %10s %10s %10s\n", "row", "nonzeros", "reference", "expansion");
     for (cis_int i = 0; i < A->rows; ++i) {
-      cis_int all = A->rowptr[i + 1] - A->rowptr[i], r = cli_row_ref(A, i, s->ref_cols);
+      cis_int all = A->rowptr[i + 1] - A->rowptr[i], r = cis_csr_row_count_below(A, i, s->ref_cols);
       fprintf(f, "%10lld %10lld %10lld %10lld\n", (long long)i, (long long)all, (long long)r, (long long)(all - r));
     }
   }

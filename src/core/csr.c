@@ -87,6 +87,16 @@ cis_int cis_csr_bytes(const cis_csr *A) {
 
 double cis_csr_value(const cis_csr *A, cis_int i) { return cis_get(A->val, A->dtype, i); }
 
+cis_int cis_csr_row_count_below(const cis_csr *A, cis_int i, cis_int bound) {
+  cis_int lo = A->rowptr[i], hi = A->rowptr[i + 1];
+  const cis_int first = lo;
+  while (lo < hi) {
+    const cis_int mid = lo + (hi - lo) / 2;
+    if (A->colind[mid] < bound) lo = mid + 1; else hi = mid;
+  }
+  return lo - first;
+}
+
 cis_int cis_csr_max_row(const cis_csr *A, cis_int *row_index) {
   cis_int best = 0, at = 0;
   for (cis_int i = 0; i < A->rows; ++i) {

@@ -67,14 +67,9 @@ cis_int cis_hyb_choose_boundary(const cis_csr *A, cis_boundary_mode mode) {
 
 /* Nonzeros of row i that go to the ELLPACK part. */
 static cis_int ell_part(const cis_csr *A, cis_boundary_mode mode, cis_int B, cis_int i) {
-  cis_int lo = A->rowptr[i], hi = A->rowptr[i + 1];
-  if (mode == CIS_BOUNDARY_COUNT) return hi - lo < B ? hi - lo : B;
-  const cis_int first = lo; /* columns are sorted: count those < B by bisection */
-  while (lo < hi) {
-    const cis_int mid = lo + (hi - lo) / 2;
-    if (A->colind[mid] < B) lo = mid + 1; else hi = mid;
-  }
-  return lo - first;
+  const cis_int len = A->rowptr[i + 1] - A->rowptr[i];
+  if (mode == CIS_BOUNDARY_COUNT) return len < B ? len : B;
+  return cis_csr_row_count_below(A, i, B);
 }
 
 static void hyb_destroy(void *impl) {
