@@ -26,7 +26,8 @@ typedef enum cis_status {
   CIS_ERR_DEVICE_OOM = 12,  /* GPU out of memory */
   CIS_ERR_CUSPARSE = 13,    /* cuSPARSE/cuBLAS error */
   CIS_ERR_NOT_CONVERGED = 14,/* iterative method did not converge */
-  CIS_ERR_NUMERIC = 15      /* NaN/Inf where a finite number is required */
+  CIS_ERR_NUMERIC = 15,     /* NaN/Inf where a finite number is required */
+  CIS_ERR_BREAKDOWN = 16    /* a Krylov recurrence broke down (division by zero) */
 } cis_status;
 
 /* Short fixed name of a status code ("invalid argument", ...). Never NULL. */

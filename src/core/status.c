@@ -23,6 +23,7 @@ const char *cis_status_name(cis_status s) {
     case CIS_ERR_CUSPARSE: return "cuSPARSE/cuBLAS error";
     case CIS_ERR_NOT_CONVERGED: return "not converged";
     case CIS_ERR_NUMERIC: return "non-finite value";
+    case CIS_ERR_BREAKDOWN: return "solver breakdown";
   }
   return "unknown status";
 }

@@ -1,0 +1,180 @@
+/* cisparse/solver.h: iterative solvers over an operator (operator.h).
+ *
+ * Krylov solvers for A x = b (Saad, Iterative Methods for Sparse Linear
+ * Systems, 2003; Barrett et al., Templates, 1994): CG, BiCG and BiCGStab,
+ * each with or without a Jacobi preconditioner, in float or double, on host
+ * or device vectors (the operator's memory space). On the device the solve
+ * runs in one of the six versions of Aliaga, Perez, Quintana-Orti,
+ * "Systematic Fusion of CUDA Kernels for Iterative Sparse Linear System
+ * Solvers", Euro-Par 2015, §4 (plus `graph`, with no host synchronization
+ * inside the solve); docs/solvers.md lists each version's kernels.
+ *
+ * Davidson for the lowest eigenpairs of a symmetric operator (E. R.
+ * Davidson, J. Comput. Phys. 17, 87 (1975)), on host or device vectors.
+ *
+ * Each solver is written once (src/solvers/) over the operator and a vector
+ * backend (host: OpenMP; device: cuBLAS or our own kernels). */
+#ifndef CISPARSE_SOLVER_H
+#define CISPARSE_SOLVER_H
+
+#include "cisparse/operator.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef enum cis_krylov_method { CIS_CG = 0, CIS_BICG = 1, CIS_BICGSTAB = 2 } cis_krylov_method;
+typedef enum cis_precond { CIS_PRECOND_NONE = 0, CIS_PRECOND_JACOBI = 1 } cis_precond;
+
+/* Device versions (Aliaga et al. 2015 §4). Host operators ignore this. */
+typedef enum cis_solver_version {
+  CIS_VER_CUBLAS_L = 0, /* cuBLAS, scalars on the host (host pointer mode) */
+  CIS_VER_CUBLAS_N = 1, /* cuBLAS, scalars in device memory (device pointer mode) */
+  CIS_VER_CUDA = 2,     /* own vector kernels, two-stage dot (dot_ini, dot_fin) */
+  CIS_VER_MERGE = 3,    /* macro-kernels of §3.3-3.5 (SpMV fused with dot_ini, ...) */
+  CIS_VER_MERGE_10 = 4, /* merge, convergence read back every 10 iterations */
+  CIS_VER_GRAPH = 5     /* merge in a CUDA graph with a device-side convergence test */
+} cis_solver_version;
+#define CIS_VER_COUNT 6
+
+/* How the host waits for the device (set before the first CUDA call of the
+ * process, or cis_gpu_set_sync_mode resets the device to change it). */
+typedef enum cis_sync_mode { CIS_SYNC_SPIN = 0, CIS_SYNC_BLOCKING = 1 } cis_sync_mode;
+
+/* How a solve ended. Every value but CONVERGED comes with a non-OK status. */
+typedef enum cis_krylov_end {
+  CIS_END_CONVERGED = 0,    /* ||r|| <= tol * ||b|| (recurrence residual) */
+  CIS_END_MAXIT = 1,        /* maxit iterations without convergence */
+  CIS_END_BREAK_RHO = 2,    /* rho = (r~, r) = 0: BiCG/BiCGStab breakdown */
+  CIS_END_BREAK_OMEGA = 3,  /* omega = 0 (BiCGStab) */
+  CIS_END_BREAK_RV = 4,     /* (r^, v) = 0 (BiCGStab) or (p~, q) = 0 (BiCG) */
+  CIS_END_BREAK_PAP = 5,    /* p^T A p <= 0 in CG: A is not positive definite */
+  CIS_END_STAGNATION = 6,   /* the residual did not decrease in `stagnation` iterations */
+  CIS_END_NONFINITE = 7     /* NaN or Inf in a scalar of the recurrence */
+} cis_krylov_end;
+
+/* "converged", "maxit", "breakdown rho=0", ... Never NULL. */
+const char *cis_krylov_end_name(cis_krylov_end e);
+/* "cg", "bicg", "bicgstab"; "cublasL", "cublasN", "cuda", "merge", "merge_10",
+ * "graph". Never NULL ("?" for an unknown value). */
+const char *cis_krylov_method_name(cis_krylov_method m);
+const char *cis_solver_version_name(cis_solver_version v);
+/* Name -> value; CIS_ERR_NOT_FOUND with the known names for an unknown one. */
+cis_status cis_krylov_method_parse(const char *s, cis_krylov_method *m);
+cis_status cis_solver_version_parse(const char *s, cis_solver_version *v);
+
+typedef struct cis_krylov_opts {
+  cis_krylov_method method;
+  cis_precond precond;         /* Jacobi needs the operator's diagonal (cis_operator_set_diagonal) */
+  cis_solver_version version;  /* device operators only (default merge_10) */
+  double tol;                  /* relative residual ||r_k|| / ||b|| (default 1e-8) */
+  int maxit;                   /* default 1000 */
+  int check_every;             /* iterations between host reads of the residual (0 = the
+                                  version's: 1, or 10 for merge_10; graph never reads) */
+  int stagnation;              /* end after this many iterations without a new smallest
+                                  residual (0 = default 200, < 0 = never) */
+  double *history;             /* if non-NULL: ||r_k|| / ||b|| for k = 0..history_len-1 */
+  int history_len;
+} cis_krylov_opts;
+
+/* Defaults above: CG, no preconditioner, merge_10, tol 1e-8, maxit 1000. */
+cis_krylov_opts cis_krylov_opts_default(void);
+
+typedef struct cis_krylov_info {
+  cis_krylov_end end;
+  int iterations;              /* iterations done (x is the last iterate) */
+  double rel_residual;         /* recurrence ||r|| / ||b|| at the end */
+  double seconds;              /* wall time of the iteration loop (device synchronized) */
+  double setup_seconds;        /* workspace, diagonal, initial residual */
+  int64_t launches;            /* kernel launches + library calls inside the loop (device) */
+  double launches_per_iteration;
+  int history_written;         /* entries of opts.history written */
+} cis_krylov_info;
+
+/* Solve A x = b. b and x are arrays of A's dtype in A's memory space (rows
+ * long); x holds x0 on entry and the last iterate on return. BiCG needs
+ * A^T (cis_operator_set_transpose). Checks before the first iteration: square
+ * A, b finite, Jacobi diagonal present and without zeros (CIS_ERR_INVALID
+ * naming the first zero). b = 0 gives x = 0 in 0 iterations. Returns CIS_OK
+ * only when converged; CIS_ERR_NOT_CONVERGED (maxit, stagnation) or
+ * CIS_ERR_BREAKDOWN / CIS_ERR_NUMERIC otherwise, with info->end set and a
+ * one-line message; x is then not a solution. */
+cis_status cis_krylov_solve(const cis_operator *A, const void *b, void *x, const cis_krylov_opts *o,
+                            cis_krylov_info *info);
+
+/* Mixed precision (iterative refinement, e.g. Anzt et al. 2011): r = b - A x
+ * in double on A64, inner solve A32 d = r in float to a relative tolerance
+ * inner_tol (default 1e-4 when <= 0), x += d in double, until
+ * ||b - A x|| / ||b|| <= o->tol (which may be far below float precision)
+ * or o->maxit inner iterations in total. A64 double and A32 float, the same
+ * matrix, same memory space; b, x double. info->iterations counts the inner
+ * iterations; *outer (may be NULL) the refinement steps. */
+cis_status cis_krylov_solve_mixed(const cis_operator *A64, const cis_operator *A32, const double *b,
+                                  double *x, const cis_krylov_opts *o, double inner_tol,
+                                  cis_krylov_info *info, int *outer);
+
+/* ||b - A x|| / ||b|| computed in double (x, b in A's memory space and
+ * dtype; a double copy of the residual is formed): the "true relative
+ * residual" reported by cisparse solve. *xerr (may be NULL) receives
+ * ||x - xstar|| / ||xstar|| when xstar (same space, dtype) is non-NULL. */
+cis_status cis_true_residual(const cis_operator *A, const void *b, const void *x, const void *xstar,
+                             double *relres, double *xerr);
+
+/* ---- Davidson ------------------------------------------------------------ */
+
+typedef struct cis_davidson_opts {
+  int roots;        /* k lowest eigenpairs (default 1) */
+  double tol;       /* residual norm ||H x - e x|| (default 1e-8) */
+  double etol;      /* energy change between iterations (default 1e-10) */
+  int max_iter;     /* default 200 */
+  int max_sub;      /* subspace size before collapse (default max(8k, 24)) */
+  int verbose;      /* print per-iteration lines on stderr */
+} cis_davidson_opts;
+
+typedef struct cis_davidson_info {
+  int iterations;
+  cis_int products; /* number of H x */
+  double op_seconds, total_seconds;
+  double max_residual;
+} cis_davidson_info;
+
+/* Defaults above. */
+cis_davidson_opts cis_davidson_opts_default(void);
+/* Lowest o->roots eigenpairs of the symmetric double operator H (host or
+ * device vectors) with the diagonal (Davidson) preconditioner
+ * t = r / (e - diag), diag a host array of H's rows doubles; subspace
+ * collapse to the current Ritz vectors; convergence on residual norms and
+ * energy changes. evals: roots values; evecs (host, may be NULL): rows*roots,
+ * column i at evecs + i*rows. CIS_ERR_NOT_CONVERGED (results still written)
+ * after max_iter. op_seconds is the time in H (device synchronized). */
+cis_status cis_davidson_operator(const cis_operator *H, const double *diag, const cis_davidson_opts *o,
+                                 double *evals, double *evecs, cis_davidson_info *info);
+
+/* ---- Energy --------------------------------------------------------------- */
+
+/* Cumulative energy counters: the GPU's through NVML
+ * (nvmlDeviceGetTotalEnergyConsumption, libnvidia-ml.so.1 loaded with dlopen)
+ * and the CPU package's through RAPL (/sys/class/powercap/intel-rapl:*).
+ * A counter that cannot be read is reported as unavailable (NaN joules),
+ * never as an error. */
+typedef struct cis_energy_sample {
+  double gpu_joules; /* NaN if unavailable */
+  double cpu_joules; /* NaN if unavailable */
+  double seconds;
+} cis_energy_sample;
+/* Read both counters now (device `device` for NVML). */
+cis_energy_sample cis_energy_read(int device);
+/* Why the GPU / CPU counter is unavailable ("" when it is available). */
+const char *cis_energy_gpu_why(void);
+const char *cis_energy_cpu_why(void);
+
+/* Set how the host waits for the device (spin or blocking). Resets the
+ * device when the mode changes after a context exists, which frees every
+ * device allocation: create plans after calling this. CIS_ERR_NO_GPU
+ * without CUDA. */
+cis_status cis_gpu_set_sync_mode(cis_sync_mode m);
+
+#ifdef __cplusplus
+}
+#endif
+#endif
