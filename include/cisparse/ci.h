@@ -136,6 +136,81 @@ cis_status cis_davidson(cis_int n, const double *diag, cis_linop op, void *ctx,
                         const cis_davidson_opts *o, double *evals, double *evecs,
                         cis_davidson_info *info);
 
+/* ---- Direct (matrix-free) sigma ------------------------------------------
+ *
+ * sigma = H c without storing H: the string-driven algorithm of Knowles &
+ * Handy (Chem. Phys. Lett. 111, 315 (1984)) and Olsen et al. (J. Chem. Phys.
+ * 89, 2185 (1988)) in the form of PySCF's fci.direct_spin1 (absorb_h1e +
+ * contract_2e). With E_pq = E^a_pq + E^b_pq and f_pq = h_pq - 1/2 sum_r (pr|rq),
+ *   H = sum_pq f_pq E_pq + 1/2 sum_pqrs (pq|rs) E_pq E_rs
+ *     = 1/2 sum_pq,rs g_pq,rs E_pq E_rs,   g_pq,rs = (pq|rs) + (f_pq d_rs + d_pq f_rs)/N
+ * (N = electrons: sum_r E_rr = N on the space), so one pass
+ *   D[rs, J] = (E_rs c)_J              (gather through the link lists)
+ *   X[pq, J] = sum_rs 1/2 g_pq,rs D[rs, J]   (one dense GEMM over orbital pairs)
+ *   sigma_I  = sum_pq,J <I|E_pq|J> X[pq, J]  (scatter through the link lists)
+ * gives sigma. The pair symmetry (real orbitals: g_pq,rs = g_qp,rs) keeps
+ * npair = norb(norb+1)/2 rows of D and X: D sums the (r,s) and (s,r)
+ * replacements. Strings and links: src/ci/strings.h (colexicographic
+ * addressing). The GEMM runs over blocks of alpha strings (all beta strings
+ * of each) so that D and X stay below opts.block_bytes; gathers and scatters
+ * are OpenMP-parallel with each output element owned by one thread, so the
+ * result does not depend on the thread count (with the built-in GEMM; a
+ * threaded BLAS is deterministic for a given thread count).
+ *
+ * Determinant order: index = A * nbeta_strings + B, alpha string address A
+ * major, beta string address B minor (addresses: strings.h). The stored
+ * path's cis_ci_space orders determinants by excitation level instead; map
+ * between them with cis_ci_direct_det + cis_ci_space_find.
+ *
+ * Scope: full CI in the file's orbitals (an active-space FCIDUMP gives CAS-CI;
+ * ECORE is the caller's to add), any MS2, C1. Point-group symmetry is not
+ * implemented: a file with a non-trivial ORBSYM/ISYM is refused
+ * (CIS_ERR_UNSUPPORTED) unless opts.ignore_symmetry (then all determinants of
+ * the electron counts, C1, are used). */
+typedef struct cis_ci_direct cis_ci_direct;
+
+typedef struct cis_ci_direct_opts {
+  int64_t mem_limit;   /* host bytes for links + workspace + `vectors` vectors; 0 = physical memory */
+  int64_t block_bytes; /* cap on the D and X intermediates of one block; 0 = 256 MiB */
+  int vectors;         /* determinant-length vectors the caller will hold (sized against mem_limit); 0 = 2 */
+  int ignore_symmetry; /* treat ORBSYM/ISYM as C1 */
+} cis_ci_direct_opts;
+
+/* What was built and what it takes. */
+typedef struct cis_ci_direct_info {
+  cis_int determinants, alpha_strings, beta_strings, npair;
+  int alpha_links, beta_links;   /* links per string */
+  cis_int block;                 /* alpha strings per GEMM block */
+  int64_t link_bytes, work_bytes, vector_bytes; /* lists, D+X+g, the opts.vectors vectors */
+  const char *gemm;              /* which GEMM runs (BLAS library or built-in) */
+} cis_ci_direct_info;
+
+cis_ci_direct_opts cis_ci_direct_opts_default(void);
+/* Strings, link lists, the pair matrix 1/2 g and the workspace for F (which
+ * must outlive D: the diagonal reads it). Sizes from closed-form binomials
+ * before any allocation: CIS_ERR_TOO_LARGE with the numbers when links +
+ * workspace + vectors exceed opts.mem_limit; CIS_ERR_UNSUPPORTED for
+ * point-group symmetry (message above) and norb > 64. */
+cis_status cis_ci_direct_create(const cis_fcidump *F, const cis_ci_direct_opts *o, cis_ci_direct **out);
+/* Free; NULL accepted. */
+void cis_ci_direct_free(cis_ci_direct *D);
+/* Number of determinants C(norb, na) C(norb, nb). */
+cis_int cis_ci_direct_size(const cis_ci_direct *D);
+void cis_ci_direct_get_info(const cis_ci_direct *D, cis_ci_direct_info *info);
+/* Strings of determinant i (direct order). */
+void cis_ci_direct_det(const cis_ci_direct *D, cis_int i, uint64_t *alpha, uint64_t *beta);
+/* Index of (alpha, beta) in direct order, -1 when the electron counts differ. */
+cis_int cis_ci_direct_find(const cis_ci_direct *D, uint64_t alpha, uint64_t beta);
+/* diag(H) (electronic) in direct order from the integrals (Slater-Condon),
+ * OpenMP; no Hamiltonian. */
+cis_status cis_ci_direct_diagonal(const cis_ci_direct *D, double *diag);
+/* S = H C for k vectors (column v at C + v*n, S + v*n, n = size), the
+ * electronic H (no core energy). Uses D's workspace: one call at a time per D. */
+cis_status cis_ci_direct_sigma(cis_ci_direct *D, int k, const double *C, double *S);
+/* D as a host double operator (y = alpha H x + beta y) with the diagonal
+ * recorded, for the solvers; D must outlive it. */
+cis_status cis_ci_direct_operator(cis_ci_direct *D, cis_operator **out);
+
 /* What the GPU Davidson measured. */
 typedef struct cis_ci_gpu_stats {
   char kernel[32];        /* the plan's kernel */

@@ -1,0 +1,285 @@
+/* sigma.c: the direct (matrix-free) CI sigma S = H C, string-driven with one
+ * GEMM over orbital pairs per block of alpha strings (Knowles & Handy 1984;
+ * Olsen et al. 1988; PySCF fci.direct_spin1). Contract, equations and
+ * determinant order in cisparse/ci.h; strings and links in strings.h. */
+#include <math.h>
+#include <omp.h>
+#include <stdlib.h>
+#include <string.h>
+#include "ci/ci_gemm.h"
+#include "ci/ci_internal.h"
+#include "ci/strings.h"
+#include "cisparse/operator.h"
+#include "core/internal.h"
+
+struct cis_ci_direct {
+  const cis_fcidump *F;
+  int norb, na, nb, nelec;
+  cis_int npair, nsa, nsb, ndet;
+  ci_strings *A, *B; /* B == A when na == nb (one set, freed once) */
+  double *g;         /* npair x npair: 1/2 g_pq,rs (h1 absorbed) */
+  cis_int blk;       /* alpha strings x one vector per block (workspace columns = blk * nsb) */
+  double *Dw, *Xw;   /* npair x blk*nsb each */
+  double *tmp;       /* ndet, for operator applies with alpha != 1 or beta != 0 (lazily) */
+  cis_ci_direct_info info;
+};
+
+cis_ci_direct_opts cis_ci_direct_opts_default(void) {
+  cis_ci_direct_opts o = {0, 0, 0, 0};
+  return o;
+}
+
+static double gib(double b) { return b / 1073741824.0; }
+
+/* 1/2 g_pq,rs = 1/2 [(pq|rs) + (f_pq d_rs + d_pq f_rs) / N], f_pq = h_pq - 1/2 sum_r (pr|rq)
+ * (PySCF direct_spin1.absorb_h1e with fac = 1/2). */
+static void build_pair_matrix(const cis_fcidump *F, int nelec, double *g) {
+  const int n = F->norb;
+  const cis_int np = (cis_int)n * (n + 1) / 2;
+  double f[CIS_CI_MAX_ORB * CIS_CI_MAX_ORB];
+  for (int p = 0; p < n; ++p)
+    for (int q = 0; q < n; ++q) {
+      double s = 0.0;
+      for (int r = 0; r < n; ++r) s += ci_eri(F, p, r, r, q);
+      f[p * n + q] = ci_h1(F, p, q) - 0.5 * s;
+    }
+  const double inv = nelec > 0 ? 1.0 / nelec : 0.0;
+#pragma omp parallel for schedule(static)
+  for (int p = 0; p < n; ++p)
+    for (int q = 0; q <= p; ++q) {
+      const cis_int pq = ci_pair(p, q);
+      for (int r = 0; r < n; ++r)
+        for (int s = 0; s <= r; ++s) {
+          const cis_int rs = ci_pair(r, s);
+          double v = ci_eri(F, p, q, r, s);
+          if (r == s) v += f[p * n + q] * inv;
+          if (p == q) v += f[r * n + s] * inv;
+          g[pq * np + rs] = 0.5 * v;
+        }
+    }
+}
+
+static int symmetry_trivial(const cis_fcidump *F) {
+  if (F->isym != 1) return 0;
+  for (int p = 0; p < F->norb; ++p)
+    if (F->orbsym[p] != 1) return 0;
+  return 1;
+}
+
+cis_status cis_ci_direct_create(const cis_fcidump *F, const cis_ci_direct_opts *o_in, cis_ci_direct **out) {
+  cis_status st;
+  cis_ci_direct *D = NULL;
+  if (!F || !out) return cis_error(CIS_ERR_INVALID, "direct sigma: NULL argument");
+  *out = NULL;
+  const cis_ci_direct_opts o = o_in ? *o_in : cis_ci_direct_opts_default();
+  const int norb = F->norb, na = cis_fcidump_nalpha(F), nb = cis_fcidump_nbeta(F);
+  if (norb < 1 || norb > CIS_CI_MAX_ORB)
+    return cis_error(CIS_ERR_UNSUPPORTED, "direct sigma: NORB = %d (1..%d supported)", norb, CIS_CI_MAX_ORB);
+  if (na < 0 || nb < 0 || na > norb || nb > norb)
+    return cis_error(CIS_ERR_INVALID, "direct sigma: %d alpha and %d beta electrons in %d orbitals", na, nb, norb);
+  if (!o.ignore_symmetry && !symmetry_trivial(F))
+    return cis_error(CIS_ERR_UNSUPPORTED,
+                     "direct sigma: point-group symmetry not implemented yet; use --method stored "
+                     "(ORBSYM/ISYM are not all 1)");
+  /* Sizes from binomials before any allocation. */
+  const cis_int nsa = ci_binom(norb, na), nsb = ci_binom(norb, nb), np = (cis_int)norb * (norb + 1) / 2;
+  cis_int ndet;
+  if (cis_mul_overflows(nsa, nsb, &ndet))
+    return cis_error(CIS_ERR_TOO_LARGE, "direct sigma: C(%d,%d) x C(%d,%d) = %lld x %lld determinants overflow 64 bits",
+                     norb, na, norb, nb, (long long)nsa, (long long)nsb);
+  const double mem = o.mem_limit > 0 ? (double)o.mem_limit : (double)cis_phys_memory();
+  const double block_cap = o.block_bytes > 0 ? (double)o.block_bytes : 256.0 * 1048576.0;
+  const int nvec = o.vectors > 0 ? o.vectors : 2;
+  const double la = (double)nsa * (8.0 + 8.0 * na * (norb - na + 1));
+  const double lb = na == nb ? 0.0 : (double)nsb * (8.0 + 8.0 * nb * (norb - nb + 1));
+  const double row = 2.0 * 8.0 * (double)np * (double)nsb; /* D and X per alpha string */
+  double blk = floor(block_cap / row);
+  if (blk < 1) blk = 1;
+  if (blk > (double)nsa) blk = (double)nsa;
+  if (blk * (double)nsb > (double)ci_gemm_max_n()) blk = floor((double)ci_gemm_max_n() / (double)nsb);
+  const double work = blk * row + 8.0 * (double)np * (double)np;
+  const double vecs = 8.0 * (double)nvec * (double)ndet;
+  if (nsa > INT32_MAX || nsb > INT32_MAX || blk < 1 || la + lb + work + vecs > mem)
+    return cis_error(CIS_ERR_TOO_LARGE,
+                     "direct sigma: %lld determinants (%lld alpha x %lld beta strings) need %.3f GiB "
+                     "(links %.3f GiB, workspace %.3f GiB, %d vectors %.3f GiB) > %.3f GiB of memory",
+                     (long long)ndet, (long long)nsa, (long long)nsb, gib(la + lb + work + vecs), gib(la + lb),
+                     gib(work), nvec, gib(vecs), gib(mem));
+  CIS_TRY(cis_alloc_zeroed((void **)&D, 1, sizeof *D, "direct sigma"));
+  D->F = F;
+  D->norb = norb;
+  D->na = na;
+  D->nb = nb;
+  D->nelec = na + nb;
+  D->npair = np;
+  D->nsa = nsa;
+  D->nsb = nsb;
+  D->ndet = ndet;
+  D->blk = (cis_int)blk;
+  CIS_TRY(ci_strings_create(norb, na, &D->A));
+  if (na == nb) D->B = D->A;
+  else CIS_TRY(ci_strings_create(norb, nb, &D->B));
+  CIS_TRY(cis_alloc_array((void **)&D->g, np * np, sizeof(double), "direct sigma pair matrix"));
+  CIS_TRY(cis_alloc_array((void **)&D->Dw, np * D->blk * nsb, sizeof(double), "direct sigma D block"));
+  CIS_TRY(cis_alloc_array((void **)&D->Xw, np * D->blk * nsb, sizeof(double), "direct sigma X block"));
+  build_pair_matrix(F, D->nelec, D->g);
+  D->info = (cis_ci_direct_info){ndet, nsa, nsb, np, D->A->nlink, D->B->nlink, D->blk, (int64_t)(la + lb),
+                                 (int64_t)work, (int64_t)vecs, ci_gemm_name()};
+  *out = D;
+  return CIS_OK;
+cleanup:
+  cis_ci_direct_free(D);
+  return st;
+}
+
+void cis_ci_direct_free(cis_ci_direct *D) {
+  if (!D) return;
+  if (D->B != D->A) ci_strings_free(D->B);
+  ci_strings_free(D->A);
+  cis_free(D->g);
+  cis_free(D->Dw);
+  cis_free(D->Xw);
+  cis_free(D->tmp);
+  cis_free(D);
+}
+
+cis_int cis_ci_direct_size(const cis_ci_direct *D) { return D ? D->ndet : 0; }
+void cis_ci_direct_get_info(const cis_ci_direct *D, cis_ci_direct_info *info) { *info = D->info; }
+
+void cis_ci_direct_det(const cis_ci_direct *D, cis_int i, uint64_t *alpha, uint64_t *beta) {
+  *alpha = D->A->str[i / D->nsb];
+  *beta = D->B->str[i % D->nsb];
+}
+
+cis_int cis_ci_direct_find(const cis_ci_direct *D, uint64_t alpha, uint64_t beta) {
+  if (ci_popcount(alpha) != D->na || ci_popcount(beta) != D->nb) return -1;
+  if (D->norb < 64 && ((alpha | beta) >> D->norb)) return -1;
+  return ci_string_addr(alpha) * D->nsb + ci_string_addr(beta);
+}
+
+cis_status cis_ci_direct_diagonal(const cis_ci_direct *D, double *diag) {
+  if (!D || !diag) return cis_error(CIS_ERR_INVALID, "direct diagonal: NULL argument");
+#pragma omp parallel for schedule(static)
+  for (cis_int i = 0; i < D->ndet; ++i)
+    diag[i] = cis_ci_diagonal(D->F, D->A->str[i / D->nsb], D->B->str[i % D->nsb]);
+  return CIS_OK;
+}
+
+/* [lo, hi) of n split evenly over the threads of the current team. */
+static void thread_range(cis_int n, cis_int *lo, cis_int *hi) {
+  const cis_int t = omp_get_thread_num(), T = omp_get_num_threads();
+  *lo = n * t / T;
+  *hi = n * (t + 1) / T;
+}
+
+/* One block: alpha strings a0 .. a0+nr-1 of the gv vectors C_v (v < gv).
+ * Workspace columns: v*w + ia*nsb + ib with w = nr*nsb; rows: pairs. */
+static void sigma_block(cis_ci_direct *D, int gv, cis_int a0, cis_int nr, const double *C, double *S) {
+  const cis_int nsb = D->nsb, n = D->ndet, w = nr * nsb, ncol = (cis_int)gv * w, np = D->npair;
+  const ci_link *La = D->A->link, *Lb = D->B->link;
+  const int nla = D->A->nlink, nlb = D->B->nlink;
+  double *Dw = D->Dw, *Xw = D->Xw;
+  /* D[rs, (A,B)] = (E_rs c)_(A,B) = sum over links a^+_r a_s|A> = s|J> (and
+   * (s,r)) of s c(J, B), plus the same through the beta links of B. */
+#pragma omp parallel for schedule(static)
+  for (cis_int vi = 0; vi < (cis_int)gv * nr; ++vi) {
+    const cis_int v = vi / nr, ia = vi % nr, A = a0 + ia, col = v * w + ia * nsb;
+    const double *c = C + v * n;
+    for (cis_int pq = 0; pq < np; ++pq) memset(Dw + pq * ncol + col, 0, (size_t)nsb * sizeof(double));
+    for (int l = 0; l < nla; ++l) {
+      const ci_link k = La[A * nla + l];
+      const double s = k.sign;
+      const double *cj = c + (cis_int)k.str * nsb;
+      double *d = Dw + (cis_int)k.pair * ncol + col;
+      for (cis_int ib = 0; ib < nsb; ++ib) d[ib] += s * cj[ib];
+    }
+    const double *crow = c + A * nsb;
+    for (cis_int ib = 0; ib < nsb; ++ib) {
+      const ci_link *L = Lb + ib * nlb;
+      double *d = Dw + col + ib;
+      for (int l = 0; l < nlb; ++l) d[(cis_int)L[l].pair * ncol] += L[l].sign * crow[L[l].str];
+    }
+  }
+  /* X = (1/2 g) D: one GEMM over orbital pairs. */
+  ci_gemm_rm((int)np, ncol, (int)np, D->g, Dw, Xw);
+  /* sigma(I, B) += sum over the alpha links a^+_p a_q|A> = s|I> of s X[pq, (A, B)]:
+   * each thread owns a range of beta strings, so no two write one element. */
+#pragma omp parallel
+  {
+    cis_int b0, b1;
+    thread_range(nsb, &b0, &b1);
+    for (int v = 0; v < gv; ++v)
+      for (cis_int ia = 0; ia < nr; ++ia) {
+        const cis_int A = a0 + ia, col = v * w + ia * nsb;
+        for (int l = 0; l < nla; ++l) {
+          const ci_link k = La[A * nla + l];
+          const double s = k.sign;
+          const double *x = Xw + (cis_int)k.pair * ncol + col;
+          double *sg = S + v * n + (cis_int)k.str * nsb;
+          for (cis_int ib = b0; ib < b1; ++ib) sg[ib] += s * x[ib];
+        }
+      }
+  }
+  /* sigma(A, I) += sum over the beta links a^+_p a_q|B> = s|I> of s X[pq, (A, B)]:
+   * row A of sigma belongs to one thread. */
+#pragma omp parallel for schedule(static)
+  for (cis_int vi = 0; vi < (cis_int)gv * nr; ++vi) {
+    const cis_int v = vi / nr, ia = vi % nr, A = a0 + ia, col = v * w + ia * nsb;
+    double *sg = S + v * n + A * nsb;
+    for (cis_int ib = 0; ib < nsb; ++ib) {
+      const ci_link *L = Lb + ib * nlb;
+      const double *x = Xw + col + ib;
+      for (int l = 0; l < nlb; ++l) sg[L[l].str] += L[l].sign * x[(cis_int)L[l].pair * ncol];
+    }
+  }
+}
+
+cis_status cis_ci_direct_sigma(cis_ci_direct *D, int k, const double *C, double *S) {
+  if (!D || !C || !S || k < 1) return cis_error(CIS_ERR_INVALID, "direct sigma: NULL argument or k = %d < 1", k);
+  const cis_int n = D->ndet, total = n * k;
+#pragma omp parallel for schedule(static)
+  for (cis_int i = 0; i < total; ++i) S[i] = 0.0;
+  if (D->nelec == 0) return CIS_OK; /* the vacuum: H = 0 (electronic) */
+  /* k vectors share a block's columns: r alpha strings of g vectors per pass. */
+  const cis_int r = D->blk >= k ? D->blk / k : 1, g = D->blk >= k ? k : D->blk;
+  for (int v0 = 0; v0 < k; v0 += (int)g) {
+    const int gv = k - v0 < g ? k - v0 : (int)g;
+    for (cis_int a0 = 0; a0 < D->nsa; a0 += r)
+      sigma_block(D, gv, a0, D->nsa - a0 < r ? D->nsa - a0 : r, C + (cis_int)v0 * n, S + (cis_int)v0 * n);
+  }
+  return CIS_OK;
+}
+
+/* Operator callback: y = alpha H x + beta y. */
+static cis_status direct_apply(void *ctx, double alpha, const void *x, double beta, void *y, cis_stream s) {
+  cis_ci_direct *D = ctx;
+  cis_status st;
+  double *yy = y;
+  if (alpha == 1.0 && beta == 0.0) return cis_ci_direct_sigma(D, 1, x, yy);
+  if (!D->tmp) CIS_TRY(cis_alloc_array((void **)&D->tmp, D->ndet, sizeof(double), "direct sigma product"));
+  CIS_TRY(cis_ci_direct_sigma(D, 1, x, D->tmp));
+#pragma omp parallel for schedule(static)
+  for (cis_int i = 0; i < D->ndet; ++i) yy[i] = alpha * D->tmp[i] + (beta == 0.0 ? 0.0 : beta * yy[i]);
+  return CIS_OK;
+cleanup:
+  return st;
+}
+
+cis_status cis_ci_direct_operator(cis_ci_direct *D, cis_operator **out) {
+  cis_status st;
+  double *diag = NULL;
+  cis_operator *op = NULL;
+  if (!D || !out) return cis_error(CIS_ERR_INVALID, "direct operator: NULL argument");
+  *out = NULL;
+  CIS_TRY(cis_operator_from_callback(D->ndet, D->ndet, CIS_F64, CIS_MEM_HOST, direct_apply, D, NULL, &op));
+  CIS_TRY(cis_alloc_array((void **)&diag, D->ndet, sizeof(double), "direct sigma diagonal"));
+  CIS_TRY(cis_ci_direct_diagonal(D, diag));
+  CIS_TRY(cis_operator_set_diagonal(op, diag));
+  cis_free(diag);
+  *out = op;
+  return CIS_OK;
+cleanup:
+  cis_free(diag);
+  cis_operator_free(op);
+  return st;
+}
