@@ -180,9 +180,13 @@ typedef struct cis_ci_direct_opts {
 typedef struct cis_ci_direct_info {
   cis_int determinants, alpha_strings, beta_strings, npair;
   int alpha_links, beta_links;   /* links per string */
-  cis_int block;                 /* alpha strings per GEMM block */
+  cis_int block;                 /* alpha strings per block (one vector) */
+  int threads;                   /* OpenMP threads (one GEMM per alpha string in each) */
   int64_t link_bytes, work_bytes, vector_bytes; /* lists, D+X+g, the opts.vectors vectors */
   const char *gemm;              /* which GEMM runs (BLAS library or built-in) */
+  cis_int sigma_vectors;         /* vectors multiplied so far */
+  double phase1_seconds;         /* gather + GEMM + beta scatter, all sigmas so far */
+  double phase2_seconds;         /* alpha scatter, all sigmas so far */
 } cis_ci_direct_info;
 
 cis_ci_direct_opts cis_ci_direct_opts_default(void);

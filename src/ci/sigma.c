@@ -18,8 +18,10 @@ struct cis_ci_direct {
   cis_int npair, nsa, nsb, ndet;
   ci_strings *A, *B; /* B == A when na == nb (one set, freed once) */
   double *g;         /* npair x npair: 1/2 g_pq,rs (h1 absorbed) */
-  cis_int blk;       /* alpha strings x one vector per block (workspace columns = blk * nsb) */
-  double *Dw, *Xw;   /* npair x blk*nsb each */
+  cis_int blk;       /* alpha strings x vectors per block: X holds blk x npair x nsb */
+  cis_int vec_cap;   /* vectors one pass may take: each thread's D holds npair x vec_cap*nsb */
+  int threads;       /* OpenMP threads the D buffers were sized for */
+  double *Dw, *Xw;   /* threads x npair x vec_cap*nsb; blk x npair x nsb */
   double *tmp;       /* ndet, for operator applies with alpha != 1 or beta != 0 (lazily) */
   cis_ci_direct_info info;
 };
@@ -92,14 +94,20 @@ cis_status cis_ci_direct_create(const cis_fcidump *F, const cis_ci_direct_opts *
   const int nvec = o.vectors > 0 ? o.vectors : 2;
   const double la = (double)nsa * (8.0 + 8.0 * na * (norb - na + 1));
   const double lb = na == nb ? 0.0 : (double)nsb * (8.0 + 8.0 * nb * (norb - nb + 1));
-  const double row = 2.0 * 8.0 * (double)np * (double)nsb; /* D and X per alpha string */
-  double blk = floor(block_cap / row);
-  if (blk < 1) blk = 1;
-  if (blk > (double)nsa) blk = (double)nsa;
-  if (blk * (double)nsb > (double)ci_gemm_max_n()) blk = floor((double)ci_gemm_max_n() / (double)nsb);
-  const double work = blk * row + 8.0 * (double)np * (double)np;
+  /* Workspace: X for blk (alpha string, vector) rows and each thread's D for
+   * vec_cap vectors of one alpha string; rowx = one npair x nsb slab. */
+  const int threads = omp_get_max_threads();
+  const double rowx = 8.0 * (double)np * (double)nsb;
+  double cap = floor(block_cap / 4.0 / (threads * rowx));
+  if (cap > 8) cap = 8;
+  if (cap * (double)nsb > (double)ci_gemm_max_n()) cap = floor((double)ci_gemm_max_n() / (double)nsb);
+  if (cap < 1) cap = 1;
+  double blk = floor((block_cap - threads * cap * rowx) / rowx);
+  if (blk > (double)nsa * cap) blk = (double)nsa * cap;
+  if (blk < cap) blk = cap;
+  const double work = (threads * cap + blk) * rowx + 8.0 * (double)np * (double)np;
   const double vecs = 8.0 * (double)nvec * (double)ndet;
-  if (nsa > INT32_MAX || nsb > INT32_MAX || blk < 1 || la + lb + work + vecs > mem)
+  if (nsa > INT32_MAX || nsb > INT32_MAX || (double)nsb > (double)ci_gemm_max_n() || la + lb + work + vecs > mem)
     return cis_error(CIS_ERR_TOO_LARGE,
                      "direct sigma: %lld determinants (%lld alpha x %lld beta strings) need %.3f GiB "
                      "(links %.3f GiB, workspace %.3f GiB, %d vectors %.3f GiB) > %.3f GiB of memory",
@@ -116,15 +124,18 @@ cis_status cis_ci_direct_create(const cis_fcidump *F, const cis_ci_direct_opts *
   D->nsb = nsb;
   D->ndet = ndet;
   D->blk = (cis_int)blk;
+  D->vec_cap = (cis_int)cap;
+  D->threads = threads;
+  ci_gemm_init();
   CIS_TRY(ci_strings_create(norb, na, &D->A));
   if (na == nb) D->B = D->A;
   else CIS_TRY(ci_strings_create(norb, nb, &D->B));
   CIS_TRY(cis_alloc_array((void **)&D->g, np * np, sizeof(double), "direct sigma pair matrix"));
-  CIS_TRY(cis_alloc_array((void **)&D->Dw, np * D->blk * nsb, sizeof(double), "direct sigma D block"));
+  CIS_TRY(cis_alloc_array((void **)&D->Dw, np * nsb * D->vec_cap * threads, sizeof(double), "direct sigma D buffers"));
   CIS_TRY(cis_alloc_array((void **)&D->Xw, np * D->blk * nsb, sizeof(double), "direct sigma X block"));
   build_pair_matrix(F, D->nelec, D->g);
-  D->info = (cis_ci_direct_info){ndet, nsa, nsb, np, D->A->nlink, D->B->nlink, D->blk, (int64_t)(la + lb),
-                                 (int64_t)work, (int64_t)vecs, ci_gemm_name()};
+  D->info = (cis_ci_direct_info){ndet, nsa, nsb, np, D->A->nlink, D->B->nlink, D->blk < nsa ? D->blk : nsa, threads, (int64_t)(la + lb),
+                                 (int64_t)work, (int64_t)vecs, ci_gemm_name(), 0, 0.0, 0.0};
   *out = D;
   return CIS_OK;
 cleanup:
@@ -172,66 +183,78 @@ static void thread_range(cis_int n, cis_int *lo, cis_int *hi) {
   *hi = n * (t + 1) / T;
 }
 
-/* One block: alpha strings a0 .. a0+nr-1 of the gv vectors C_v (v < gv).
- * Workspace columns: v*w + ia*nsb + ib with w = nr*nsb; rows: pairs. */
+/* One block: alpha strings a0 .. a0+nr-1 of gv vectors (C_v at C + v*n).
+ * Phase 1, one thread per alpha string A (its D_A in the thread's buffer,
+ * npair x gv*nsb, L2-sized for the usual spaces):
+ *   D_A[rs, (v,B)] = (E_rs c_v)(A,B): alpha links of A (rows J of c) and beta
+ *                    links of every B (within row A);
+ *   X_A = (1/2 g) D_A                (one GEMM, single-threaded in the thread);
+ *   sigma_v(A, I) += s X_A[pq, (v,B)] over the beta links a^+_p a_q|B> = s|I>
+ *                    (row A of sigma is this thread's alone).
+ * Phase 2, threads own ranges of beta strings:
+ *   sigma_v(I, B) += s X_A[pq, (v,B)] over the alpha links a^+_p a_q|A> = s|I>.
+ * No element of sigma is written by two threads, and every sum runs in a
+ * fixed order: the result does not depend on the thread count. */
 static void sigma_block(cis_ci_direct *D, int gv, cis_int a0, cis_int nr, const double *C, double *S) {
-  const cis_int nsb = D->nsb, n = D->ndet, w = nr * nsb, ncol = (cis_int)gv * w, np = D->npair;
+  const cis_int nsb = D->nsb, n = D->ndet, m = (cis_int)gv * nsb, np = D->npair;
   const ci_link *La = D->A->link, *Lb = D->B->link;
   const int nla = D->A->nlink, nlb = D->B->nlink;
-  double *Dw = D->Dw, *Xw = D->Xw;
-  /* D[rs, (A,B)] = (E_rs c)_(A,B) = sum over links a^+_r a_s|A> = s|J> (and
-   * (s,r)) of s c(J, B), plus the same through the beta links of B. */
-#pragma omp parallel for schedule(static)
-  for (cis_int vi = 0; vi < (cis_int)gv * nr; ++vi) {
-    const cis_int v = vi / nr, ia = vi % nr, A = a0 + ia, col = v * w + ia * nsb;
-    const double *c = C + v * n;
-    for (cis_int pq = 0; pq < np; ++pq) memset(Dw + pq * ncol + col, 0, (size_t)nsb * sizeof(double));
-    for (int l = 0; l < nla; ++l) {
-      const ci_link k = La[A * nla + l];
-      const double s = k.sign;
-      const double *cj = c + (cis_int)k.str * nsb;
-      double *d = Dw + (cis_int)k.pair * ncol + col;
-      for (cis_int ib = 0; ib < nsb; ++ib) d[ib] += s * cj[ib];
-    }
-    const double *crow = c + A * nsb;
-    for (cis_int ib = 0; ib < nsb; ++ib) {
-      const ci_link *L = Lb + ib * nlb;
-      double *d = Dw + col + ib;
-      for (int l = 0; l < nlb; ++l) d[(cis_int)L[l].pair * ncol] += L[l].sign * crow[L[l].str];
+  double t0 = omp_get_wtime();
+#pragma omp parallel num_threads(D->threads)
+  {
+    double *Dt = D->Dw + (cis_int)omp_get_thread_num() * np * m;
+#pragma omp for schedule(dynamic, 1)
+    for (cis_int ia = 0; ia < nr; ++ia) {
+      const cis_int A = a0 + ia;
+      double *X = D->Xw + ia * np * m;
+      for (cis_int pq = 0; pq < np * m; ++pq) Dt[pq] = 0.0;
+      for (int v = 0; v < gv; ++v) {
+        const double *c = C + v * n;
+        for (int l = 0; l < nla; ++l) {
+          const ci_link k = La[A * nla + l];
+          const double s = k.sign, *cj = c + (cis_int)k.str * nsb;
+          double *d = Dt + (cis_int)k.pair * m + v * nsb;
+          for (cis_int ib = 0; ib < nsb; ++ib) d[ib] += s * cj[ib];
+        }
+        const double *crow = c + A * nsb;
+        for (cis_int ib = 0; ib < nsb; ++ib) {
+          const ci_link *L = Lb + ib * nlb;
+          double *d = Dt + v * nsb + ib;
+          for (int l = 0; l < nlb; ++l) d[(cis_int)L[l].pair * m] += L[l].sign * crow[L[l].str];
+        }
+      }
+      ci_gemm_rm((int)np, m, (int)np, D->g, Dt, X);
+      for (int v = 0; v < gv; ++v) {
+        double *sg = S + v * n + A * nsb;
+        for (cis_int ib = 0; ib < nsb; ++ib) {
+          const ci_link *L = Lb + ib * nlb;
+          const double *x = X + v * nsb + ib;
+          for (int l = 0; l < nlb; ++l) sg[L[l].str] += L[l].sign * x[(cis_int)L[l].pair * m];
+        }
+      }
     }
   }
-  /* X = (1/2 g) D: one GEMM over orbital pairs. */
-  ci_gemm_rm((int)np, ncol, (int)np, D->g, Dw, Xw);
-  /* sigma(I, B) += sum over the alpha links a^+_p a_q|A> = s|I> of s X[pq, (A, B)]:
-   * each thread owns a range of beta strings, so no two write one element. */
+  double t1 = omp_get_wtime();
 #pragma omp parallel
   {
     cis_int b0, b1;
     thread_range(nsb, &b0, &b1);
-    for (int v = 0; v < gv; ++v)
-      for (cis_int ia = 0; ia < nr; ++ia) {
-        const cis_int A = a0 + ia, col = v * w + ia * nsb;
-        for (int l = 0; l < nla; ++l) {
-          const ci_link k = La[A * nla + l];
-          const double s = k.sign;
-          const double *x = Xw + (cis_int)k.pair * ncol + col;
+    for (cis_int ia = 0; ia < nr; ++ia) {
+      const cis_int A = a0 + ia;
+      const double *X = D->Xw + ia * np * m;
+      for (int l = 0; l < nla; ++l) {
+        const ci_link k = La[A * nla + l];
+        const double s = k.sign;
+        for (int v = 0; v < gv; ++v) {
+          const double *x = X + (cis_int)k.pair * m + v * nsb;
           double *sg = S + v * n + (cis_int)k.str * nsb;
           for (cis_int ib = b0; ib < b1; ++ib) sg[ib] += s * x[ib];
         }
       }
-  }
-  /* sigma(A, I) += sum over the beta links a^+_p a_q|B> = s|I> of s X[pq, (A, B)]:
-   * row A of sigma belongs to one thread. */
-#pragma omp parallel for schedule(static)
-  for (cis_int vi = 0; vi < (cis_int)gv * nr; ++vi) {
-    const cis_int v = vi / nr, ia = vi % nr, A = a0 + ia, col = v * w + ia * nsb;
-    double *sg = S + v * n + A * nsb;
-    for (cis_int ib = 0; ib < nsb; ++ib) {
-      const ci_link *L = Lb + ib * nlb;
-      const double *x = Xw + col + ib;
-      for (int l = 0; l < nlb; ++l) sg[L[l].str] += L[l].sign * x[(cis_int)L[l].pair * ncol];
     }
   }
+  D->info.phase1_seconds += t1 - t0;
+  D->info.phase2_seconds += omp_get_wtime() - t1;
 }
 
 cis_status cis_ci_direct_sigma(cis_ci_direct *D, int k, const double *C, double *S) {
@@ -239,9 +262,12 @@ cis_status cis_ci_direct_sigma(cis_ci_direct *D, int k, const double *C, double 
   const cis_int n = D->ndet, total = n * k;
 #pragma omp parallel for schedule(static)
   for (cis_int i = 0; i < total; ++i) S[i] = 0.0;
+  D->info.sigma_vectors += k;
   if (D->nelec == 0) return CIS_OK; /* the vacuum: H = 0 (electronic) */
-  /* k vectors share a block's columns: r alpha strings of g vectors per pass. */
-  const cis_int r = D->blk >= k ? D->blk / k : 1, g = D->blk >= k ? k : D->blk;
+  /* The workspace holds blk alpha strings of one vector (X) and one per
+   * thread (D); k vectors share a pass when they fit: g vectors of r alpha
+   * strings per block. */
+  const cis_int g = k < D->vec_cap ? k : D->vec_cap, r = D->blk / g > 0 ? D->blk / g : 1;
   for (int v0 = 0; v0 < k; v0 += (int)g) {
     const int gv = k - v0 < g ? k - v0 : (int)g;
     for (cis_int a0 = 0; a0 < D->nsa; a0 += r)

@@ -326,6 +326,13 @@ static void print_text_direct(const ci_args *a, const ci_run *r) {
   printf("davidson      %d iterations, %lld products, %.6f s per sigma, max residual %.2e\n", r->info.iterations,
          (long long)r->info.products, r->info.products ? r->info.op_seconds / r->info.products : 0.0,
          r->info.max_residual);
+  if (r->D) {
+    cis_ci_direct_info now;
+    cis_ci_direct_get_info(r->D, &now);
+    double per = now.sigma_vectors ? 1.0 / (double)now.sigma_vectors : 0.0;
+    printf("sigma         %d threads: gather + GEMM + beta scatter %.6f s, alpha scatter %.6f s per vector\n",
+           now.threads, now.phase1_seconds * per, now.phase2_seconds * per);
+  }
   printf("time          solve %.3f s, to solution %.3f s (read, setup, solve)\n", r->info.total_seconds, r->t_total);
   for (int k = 0; k < a->roots; ++k)
     printf("root %-3d      E = %.10f   E_corr = %.10f\n", k, r->evals[k] + F->ecore, r->evals[k] + F->ecore - r->e_rhf);

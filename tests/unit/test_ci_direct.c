@@ -13,6 +13,8 @@
  *    point-group symmetry (and C1 on request). */
 #include <stdlib.h>
 #include <string.h>
+#include <omp.h>
+#include "ci/ci_gemm.h"
 #include "ci/strings.h"
 #include "test_util.h"
 
@@ -164,6 +166,49 @@ static double direct_energy(cis_fcidump *F) {
   return e;
 }
 
+/* One thread and all threads give the same bits (each sigma element owned by
+ * one thread, sums in a fixed order); the built-in GEMM equals the BLAS one. */
+static void test_determinism(cis_fcidump *F) {
+  cis_ci_direct *D1 = NULL, *Dn = NULL;
+  int threads = omp_get_max_threads();
+  omp_set_num_threads(1);
+  CHECK_OK(cis_ci_direct_create(F, NULL, &D1));
+  omp_set_num_threads(threads > 1 ? threads : 2);
+  CHECK_OK(cis_ci_direct_create(F, NULL, &Dn));
+  if (D1 && Dn) {
+    cis_int n = cis_ci_direct_size(D1);
+    double *x = malloc((size_t)n * sizeof(double)), *y1 = malloc((size_t)n * sizeof(double));
+    double *yn = malloc((size_t)n * sizeof(double));
+    test_fill_random(x, CIS_F64, n, 99);
+    CHECK_OK(cis_ci_direct_sigma(D1, 1, x, y1));
+    CHECK_OK(cis_ci_direct_sigma(Dn, 1, x, yn));
+    CHECK(memcmp(y1, yn, (size_t)n * sizeof(double)) == 0, "1 thread vs %d threads: not bitwise equal",
+          threads > 1 ? threads : 2);
+    free(x); free(y1); free(yn);
+  }
+  omp_set_num_threads(threads);
+  cis_ci_direct_free(D1);
+  cis_ci_direct_free(Dn);
+  const int m = 37, k = 29;
+  const cis_int n = 1031;
+  double *A = malloc(sizeof(double) * m * k), *B = malloc(sizeof(double) * k * n);
+  double *C1 = malloc(sizeof(double) * m * n), *C2 = malloc(sizeof(double) * m * n);
+  test_fill_random(A, CIS_F64, m * k, 3);
+  test_fill_random(B, CIS_F64, k * n, 4);
+  ci_gemm_rm(m, n, k, A, B, C1);
+  ci_gemm_rm_builtin(m, n, k, A, B, C2);
+  double worst = 0;
+  for (cis_int i = 0; i < m; ++i)
+    for (cis_int j = 0; j < n; ++j) {
+      double ref = 0;
+      for (int l = 0; l < k; ++l) ref += A[i * k + l] * B[l * n + j];
+      if (fabs(C1[i * n + j] - ref) > worst) worst = fabs(C1[i * n + j] - ref);
+      if (fabs(C2[i * n + j] - ref) > worst) worst = fabs(C2[i * n + j] - ref);
+    }
+  CHECK(worst <= 1e-12, "GEMM (%s) and built-in vs a triple loop: %.2e", ci_gemm_name(), worst);
+  free(A); free(B); free(C1); free(C2);
+}
+
 static void test_refusals(cis_fcidump *F) {
   cis_ci_direct *D = NULL;
   cis_ci_direct_opts o = cis_ci_direct_opts_default();
@@ -214,7 +259,10 @@ int main(void) {
     F->ms2 = 2; /* same integrals, two more alpha than beta electrons */
     compare_stored(mol[m].name, F);
     F->ms2 = 0;
-    if (!strcmp(mol[m].name, "n2_sto3g")) test_refusals(F);
+    if (!strcmp(mol[m].name, "n2_sto3g")) {
+      test_determinism(F);
+      test_refusals(F);
+    }
     cis_fcidump_free(F);
   }
   return test_summary("test_ci_direct");
