@@ -12,6 +12,10 @@
 #include "cisparse/operator.h"
 #include "core/internal.h"
 
+/* Below this many determinants a sigma takes microseconds: one thread, no
+ * fork/join (which on a loaded machine costs more than the work). */
+#define CI_DIRECT_PARALLEL_MIN 4096
+
 struct cis_ci_direct {
   const cis_fcidump *F;
   int norb, na, nb, nelec;
@@ -170,7 +174,7 @@ cis_int cis_ci_direct_find(const cis_ci_direct *D, uint64_t alpha, uint64_t beta
 
 cis_status cis_ci_direct_diagonal(const cis_ci_direct *D, double *diag) {
   if (!D || !diag) return cis_error(CIS_ERR_INVALID, "direct diagonal: NULL argument");
-#pragma omp parallel for schedule(static)
+#pragma omp parallel for schedule(static) if (D->ndet >= CI_DIRECT_PARALLEL_MIN)
   for (cis_int i = 0; i < D->ndet; ++i)
     diag[i] = cis_ci_diagonal(D->F, D->A->str[i / D->nsb], D->B->str[i % D->nsb]);
   return CIS_OK;
@@ -200,7 +204,7 @@ static void sigma_block(cis_ci_direct *D, int gv, cis_int a0, cis_int nr, const 
   const ci_link *La = D->A->link, *Lb = D->B->link;
   const int nla = D->A->nlink, nlb = D->B->nlink;
   double t0 = omp_get_wtime();
-#pragma omp parallel num_threads(D->threads)
+#pragma omp parallel num_threads(D->threads) if (D->ndet >= CI_DIRECT_PARALLEL_MIN)
   {
     double *Dt = D->Dw + (cis_int)omp_get_thread_num() * np * m;
 #pragma omp for schedule(dynamic, 1)
@@ -235,7 +239,7 @@ static void sigma_block(cis_ci_direct *D, int gv, cis_int a0, cis_int nr, const 
     }
   }
   double t1 = omp_get_wtime();
-#pragma omp parallel
+#pragma omp parallel if (D->ndet >= CI_DIRECT_PARALLEL_MIN)
   {
     cis_int b0, b1;
     thread_range(nsb, &b0, &b1);
@@ -260,7 +264,7 @@ static void sigma_block(cis_ci_direct *D, int gv, cis_int a0, cis_int nr, const 
 cis_status cis_ci_direct_sigma(cis_ci_direct *D, int k, const double *C, double *S) {
   if (!D || !C || !S || k < 1) return cis_error(CIS_ERR_INVALID, "direct sigma: NULL argument or k = %d < 1", k);
   const cis_int n = D->ndet, total = n * k;
-#pragma omp parallel for schedule(static)
+#pragma omp parallel for schedule(static) if (total >= CI_DIRECT_PARALLEL_MIN)
   for (cis_int i = 0; i < total; ++i) S[i] = 0.0;
   D->info.sigma_vectors += k;
   if (D->nelec == 0) return CIS_OK; /* the vacuum: H = 0 (electronic) */
@@ -284,7 +288,7 @@ static cis_status direct_apply(void *ctx, double alpha, const void *x, double be
   if (alpha == 1.0 && beta == 0.0) return cis_ci_direct_sigma(D, 1, x, yy);
   if (!D->tmp) CIS_TRY(cis_alloc_array((void **)&D->tmp, D->ndet, sizeof(double), "direct sigma product"));
   CIS_TRY(cis_ci_direct_sigma(D, 1, x, D->tmp));
-#pragma omp parallel for schedule(static)
+#pragma omp parallel for schedule(static) if (D->ndet >= CI_DIRECT_PARALLEL_MIN)
   for (cis_int i = 0; i < D->ndet; ++i) yy[i] = alpha * D->tmp[i] + (beta == 0.0 ? 0.0 : beta * yy[i]);
   return CIS_OK;
 cleanup:

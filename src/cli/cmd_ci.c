@@ -61,8 +61,8 @@ static void usage(FILE *f) {
              "                `cisparse bench FILE` against cuSPARSE on the same matrix\n"
              "  --method M    stored (default: build H, then SpMV), direct (matrix-free string-driven\n"
              "                sigma on the CPU: full CI of the file's orbitals, C1, no H built) or auto\n"
-             "                (direct for full CI of at least 10^5 determinants or when the stored H\n"
-             "                would not fit in half the host memory, and no stored-matrix option given)\n");
+             "                (direct for full CI in C1 with 1-2 roots, or when the stored H would take\n"
+             "                over half the host memory; else stored)\n");
 }
 
 static int parse_args(int argc, char **argv, ci_args *a) {
@@ -189,16 +189,21 @@ static cis_status direct_apply(void *c, const double *x, double *y) {
   return cis_operator_apply(c, 1.0, x, 0.0, y, NULL);
 }
 
-/* --method auto, measured on the 2-core CI machine (bench/results/ci_direct_cpu.md):
- * direct from 10^5 determinants on, or whenever the stored H (about 12 bytes
- * per nonzero, ~ n (1 + na v_a + nb v_b + (na v_a)^2/4 + ...) nonzeros: bounded
- * here by the exact count of singles and doubles per row) would take more than
- * half the host memory; the symmetry the direct sigma does not block by
- * (ORBSYM/ISYM) leaves stored. */
-static int auto_direct(const cis_fcidump *F, const char **why) {
+/* --method auto (measured on the 2-core CI machine, bench/results/ci_direct_cpu.md):
+ * full CI in C1 goes direct for one or two roots (direct was the faster to
+ * solution on every file of shared/ci, 36 to 1.66 M determinants, since it
+ * builds nothing) and for any number of roots when the stored H would take
+ * more than half the host memory (12 bytes per nonzero; nonzeros bounded by
+ * the determinants connected to each by singles and doubles); with more roots
+ * the stored SpMV, cheaper per product than a sigma at these sizes, wins
+ * (N2 STO-3G, 8 roots, 175 products: stored 6.9 s, direct 11.6 s or more).
+ * Point-group symmetry (ORBSYM/ISYM), truncated CI and the stored-matrix
+ * options stay stored. */
+static int auto_direct(const cis_fcidump *F, int roots, const char **why) {
   const int n = F->norb, na = cis_fcidump_nalpha(F), nb = cis_fcidump_nbeta(F);
-  for (int p = 0; p < n; ++p)
-    if (F->orbsym[p] != 1 || F->isym != 1) { *why = "point-group symmetry: stored"; return 0; }
+  int sym = F->isym != 1;
+  for (int p = 0; p < n; ++p) sym |= F->orbsym[p] != 1;
+  if (sym) { *why = "point-group symmetry: stored"; return 0; }
   double sa = (double)na * (n - na), sb = (double)nb * (n - nb);
   double daa = (double)na * (na - 1) / 2 * (double)(n - na) * (n - na - 1) / 2;
   double dbb = (double)nb * (nb - 1) / 2 * (double)(n - nb) * (n - nb - 1) / 2;
@@ -206,8 +211,8 @@ static int auto_direct(const cis_fcidump *F, const char **why) {
   for (int k = 1; k <= na; ++k) dets = dets * (n - na + k) / k;
   for (int k = 1; k <= nb; ++k) dets = dets * (n - nb + k) / k;
   if (dets * row * 12.0 > 0.5 * (double)cis_phys_memory()) { *why = "stored H above half the host memory: direct"; return 1; }
-  if (dets >= 1e5) { *why = "full CI of >= 1e5 determinants: direct"; return 1; }
-  *why = "full CI below 1e5 determinants: stored";
+  if (roots <= 2) { *why = "full CI, 1-2 roots: direct"; return 1; }
+  *why = "full CI, more than 2 roots, stored H fits: stored";
   return 0;
 }
 
@@ -242,7 +247,7 @@ static cis_status compute(const ci_args *a, ci_run *r) {
   if (a->occ) CIS_TRY(cis_ci_parse_occ(r->F, a->occ, &r->ref_a, &r->ref_b));
   else CIS_TRY(cis_ci_find_reference(r->F, &r->ref_a, &r->ref_b));
   r->e_rhf = cis_ci_diagonal(r->F, r->ref_a, r->ref_b) + r->F->ecore;
-  r->direct = a->method == CI_DIRECT || (a->method == CI_AUTO && auto_direct(r->F, &r->why));
+  r->direct = a->method == CI_DIRECT || (a->method == CI_AUTO && auto_direct(r->F, a->roots, &r->why));
   if (r->direct) return compute_direct(a, r, t0);
   CIS_TRY(cis_ci_space_create(r->F, a->level, r->ref_a, r->ref_b, &r->S));
   cis_int n = cis_ci_space_size(r->S);

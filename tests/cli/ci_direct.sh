@@ -42,9 +42,13 @@ grep -q '^method        direct: matrix-free sigma' "$tmp/text" || fail "text: me
 grep -q '^gemm          ' "$tmp/text" || fail "text: gemm line"
 grep -q 'per sigma' "$tmp/text" || fail "text: sigma timing"
 grep -q '^root 0        E = -75.01257824' "$tmp/text" || fail "text: energy"
-# auto: small full CI stays stored and says why; truncated CI is stored
+# auto: full CI with one root goes direct, three roots stored, truncated CI stored; each says why
 "$CIS" ci "$CI/h2o_sto3g.FCIDUMP" --method auto > "$tmp/auto" || fail "auto"
-grep -q '^method        stored (auto: ' "$tmp/auto" || fail "auto: no reason in $(head -5 "$tmp/auto")"
+grep -q '^method        direct (auto: full CI, 1-2 roots: direct)' "$tmp/auto" || fail "auto 1 root: $(head -6 "$tmp/auto")"
+"$CIS" ci "$CI/h2o_sto3g.FCIDUMP" --method auto --roots 3 > "$tmp/auto" || fail "auto --roots 3"
+grep -q '^method        stored (auto: ' "$tmp/auto" || fail "auto 3 roots: $(head -6 "$tmp/auto")"
+"$CIS" ci "$CI/h2o_sto3g.FCIDUMP" --method auto --level 2 > "$tmp/auto" || fail "auto --level 2"
+grep -q '^method' "$tmp/auto" && fail "auto --level 2 should be plain stored: $(head -6 "$tmp/auto")"
 
 # an active-space file: MS2 = 2 and a core energy (the H2O STO-3G integrals, header edited)
 sed -e 's/MS2=0/MS2=2/' -e 's/MS2= *0/MS2=2/' "$CI/h2o_sto3g.FCIDUMP" > "$tmp/ms2.FCIDUMP"
