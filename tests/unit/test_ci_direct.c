@@ -8,7 +8,8 @@
  *    blocks (many GEMMs) and k vectors at once equal to one big block;
  *  - diagonal = cis_ci_diagonal_all, mapped;
  *  - FCI energies through Davidson on the direct operator = reference.tsv
- *    to 1e-9; the operator's alpha/beta form;
+ *    to 1e-9, and a CAS(8,8) active space made by PySCF (tests/data/ci) =
+ *    PySCF's CASCI energy to 1e-9; the operator's alpha/beta form;
  *  - refusals: too large (numbers in the message), 64-bit overflow,
  *    point-group symmetry (and C1 on request). */
 #include <stdlib.h>
@@ -263,6 +264,17 @@ int main(void) {
       test_determinism(F);
       test_refusals(F);
     }
+    cis_fcidump_free(F);
+  }
+  /* An active space written by PySCF (ECORE = nuclear repulsion + frozen
+   * core): CAS-CI energy against PySCF's CASCI on the same integrals. */
+  cis_fcidump *F = NULL;
+  CHECK_OK(cis_fcidump_read(CIS_TEST_DATA "/ci/c2h4_ccpvdz_cas8.FCIDUMP", &F));
+  if (F) {
+    compare_stored("c2h4_cas8", F);
+    double e = direct_energy(F);
+    CHECK(fabs(e - (-78.0609848383)) <= 1e-9, "C2H4 CAS(8,8): direct %.10f vs PySCF CASCI -78.0609848383", e);
+    printf("%-12s CAS(8,8) direct %.10f  PySCF CASCI -78.0609848383  diff %.1e\n", "c2h4", e, e + 78.0609848383);
     cis_fcidump_free(F);
   }
   return test_summary("test_ci_direct");
