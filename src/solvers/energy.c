@@ -68,7 +68,7 @@ static struct {
   int cpu_started;
   char cpu_why[WHY_LEN];
   char cpu_last[WHY_LEN];
-} E = {PTHREAD_ONCE_INIT, PTHREAD_MUTEX_INITIALIZER};
+} E = {.once = PTHREAD_ONCE_INIT, .lock = PTHREAD_MUTEX_INITIALIZER};
 
 uint64_t energy_rapl_delta_uj(uint64_t before, uint64_t after, uint64_t max_range_uj) {
   if (after >= before) return after - before;

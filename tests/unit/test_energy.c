@@ -46,6 +46,7 @@ static void test_default_paths(void) {
              (!isfinite(a.cpu_joules) || b.cpu_joules >= a.cpu_joules);
     printf("default paths: gpu %g J (%s), cpu %g J (%s)\n", a.gpu_joules, cis_energy_gpu_why(),
            a.cpu_joules, cis_energy_cpu_why());
+    fflush(stdout);
     _exit(ok ? 0 : 1);
   }
   CHECK(pid > 0, "fork failed");
