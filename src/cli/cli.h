@@ -14,6 +14,7 @@ int cis_cmd_spmv(int argc, char **argv);
 int cis_cmd_bench(int argc, char **argv);
 int cis_cmd_ci(int argc, char **argv);
 int cis_cmd_run(int argc, char **argv);
+int cis_cmd_solve(int argc, char **argv);
 
 /* Print "cisparse: <cis_last_error()>" (or the status name) and return 1. */
 int cli_fail(cis_status st);
