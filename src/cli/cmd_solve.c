@@ -155,12 +155,12 @@ static int parse(int argc, char **argv, solve_opts *o) {
     } else if (!strcmp(a, "--method")) {
       cis_krylov_method m;
       if (!val) return cli_usage("solve: --method needs a value");
-      if (cis_krylov_method_parse(val, &m) != CIS_OK) return cli_usage("solve: --method: %s", cis_last_error());
+      if (cis_krylov_method_parse(val, &m) != CIS_OK) return cli_usage("solve: --method '%s': %s", val, cis_last_error());
       o->method = (int)m;
     } else if (!strcmp(a, "--version")) {
       cis_solver_version v;
       if (!val) return cli_usage("solve: --version needs a value");
-      if (cis_solver_version_parse(val, &v) != CIS_OK) return cli_usage("solve: --version: %s", cis_last_error());
+      if (cis_solver_version_parse(val, &v) != CIS_OK) return cli_usage("solve: --version '%s': %s", val, cis_last_error());
       o->version = (int)v;
     } else if (!strcmp(a, "--precond")) {
       if ((rc = parse_choice(a, val, preconds, 2, &o->precond))) return rc;
@@ -779,6 +779,42 @@ static double row_joules(const sweep_row *w, int gpu) {
   return isfinite(g) && isfinite(c) ? g + c : g;
 }
 
+/* The sweep's JSON: the run, then one object per row. */
+static cis_status write_sweep_json(const char *path, const solve_opts *o, const problem *pb, const sweep_row *rows,
+                                   int n, int gpu, int repeat, double min_s) {
+  FILE *f = json_open(path);
+  if (!f) return CIS_ERR_IO;
+  fprintf(f, "{");
+  json_str(f, "command", "solve --sweep", 1);
+  json_str(f, "matrix", o->matrix, 1);
+  fprintf(f, "\"rows\": %lld, \"nnz\": %lld, ", (long long)pb->A->rows, (long long)pb->A->nnz);
+  json_str(f, "device", gpu ? "gpu" : "cpu", 1);
+  json_str(f, "precision", precision_name(o->precision), 1);
+  json_str(f, "format", o->cusparse ? "cusparse" : o->format, 1);
+  json_str(f, "kernel", o->cusparse ? o->cusparse : o->kernel ? o->kernel : "default", 1);
+  json_num(f, "tol", o->tol, 1);
+  fprintf(f, "\"maxit\": %lld, \"repeat\": %d, ", o->maxit, repeat);
+  json_num(f, "energy_seconds", min_s, 1);
+  json_str(f, "gpu_energy_note", cis_energy_gpu_why(), 1);
+  json_str(f, "cpu_energy_note", cis_energy_cpu_why(), 1);
+  fprintf(f, "\"results\": [\n");
+  for (int i = 0; i < n; ++i) {
+    const sweep_row *w = &rows[i];
+    fprintf(f, "  {");
+    json_str(f, "method", cis_krylov_method_name(w->method), 1);
+    json_str(f, "precond", precond_name(w->precond), 1);
+    json_str(f, "version", gpu ? cis_solver_version_name(w->version) : "host", 1);
+    json_str(f, "sync", gpu ? sync_name(w->sync) : "n/a", 1);
+    json_num(f, "joules_per_iteration_total", row_joules(w, gpu), 1);
+    json_num(f, "time_vs_cublasL_spin", w->time_rel, 1);
+    json_num(f, "energy_vs_cublasL_spin", w->energy_rel, 1);
+    json_run(f, &w->r, gpu);
+    fprintf(f, "}%s\n", i + 1 < n ? "," : "");
+  }
+  fprintf(f, "]}\n");
+  return json_close(f, path);
+}
+
 static void run_plot(const char *json, const char *prefix, FILE *out) {
   char cmd[2048];
   if (access("bench/plot_solvers.py", R_OK) != 0) {
@@ -786,7 +822,11 @@ static void run_plot(const char *json, const char *prefix, FILE *out) {
                  "from the source tree\n", json, prefix);
     return;
   }
-  snprintf(cmd, sizeof cmd, "python3 bench/plot_solvers.py '%s' '%s' 1>&2", json, prefix);
+  if (strchr(json, '\'') || strchr(prefix, '\'')) {
+    fprintf(out, "plot: a path holds a quote; run `python3 bench/plot_solvers.py JSON PREFIX` yourself\n");
+    return;
+  }
+  snprintf(cmd, sizeof cmd, "python3 bench/plot_solvers.py '%s' '%s'%s", json, prefix, out == stderr ? " 1>&2" : "");
   if (system(cmd) != 0) fprintf(out, "plot: `%s` failed; the JSON is in %s\n", cmd, json);
 }
 
@@ -795,13 +835,17 @@ static int solve_sweep(const solve_opts *o, const problem *pb, FILE *out) {
   const cis_dtype t = o->precision == PREC_SINGLE ? CIS_F32 : CIS_F64;
   const int nsync = gpu ? 2 : 1, nver = gpu ? CIS_VER_COUNT : 1;
   const int repeat = o->repeat_given ? (int)o->repeat : 3;
-  const double min_s = o->energy_seconds >= 0 ? o->energy_seconds : 0.5;
+  double min_s = o->energy_seconds;
   sweep_row *rows = calloc((size_t)(3 * 2 * CIS_VER_COUNT * 2), sizeof *rows);
   int n = 0, rc = 0;
   cis_status st = CIS_OK;
   char json[1024] = "";
   opset s = {0};
   if (!rows) return cli_fail(cis_error(CIS_ERR_ALLOC, "cannot allocate the sweep table"));
+  if (min_s < 0) { /* default: a 0.5 s energy window when a counter can fill it */
+    cis_energy_sample e = cis_energy_read(0);
+    min_s = isfinite(gpu ? e.gpu_joules : e.cpu_joules) ? 0.5 : 0.0;
+  }
   fprintf(out, "sweep       %s (%lld rows, %lld nnz), %s, %s%s, tol %.3g, maxit %lld\n", o->matrix,
           (long long)pb->A->rows, (long long)pb->A->nnz, precision_name(o->precision),
           o->cusparse ? "cusparse " : "format ", o->cusparse ? o->cusparse : o->format, o->tol, o->maxit);
@@ -884,41 +928,17 @@ static int solve_sweep(const solve_opts *o, const problem *pb, FILE *out) {
                "(energy: GPU + CPU package where both are measured, else the GPU's). GPU energy: %s; CPU: %s\n",
           *cis_energy_gpu_why() ? cis_energy_gpu_why() : "NVML",
           *cis_energy_cpu_why() ? cis_energy_cpu_why() : "RAPL packages");
-  snprintf(json, sizeof json, "%s", o->json ? o->json : "");
-  if (!o->json && o->plot) snprintf(json, sizeof json, "%s.json", o->plot);
-  if (json[0]) {
-    FILE *f = json_open(json);
-    if (!f) { st = CIS_ERR_IO; goto fail; }
-    fprintf(f, "{");
-    json_str(f, "command", "solve --sweep", 1);
-    json_str(f, "matrix", o->matrix, 1);
-    fprintf(f, "\"rows\": %lld, \"nnz\": %lld, ", (long long)pb->A->rows, (long long)pb->A->nnz);
-    json_str(f, "device", gpu ? "gpu" : "cpu", 1);
-    json_str(f, "precision", precision_name(o->precision), 1);
-    json_str(f, "format", o->cusparse ? "cusparse" : o->format, 1);
-    json_str(f, "kernel", o->cusparse ? o->cusparse : o->kernel ? o->kernel : "default", 1);
-    json_num(f, "tol", o->tol, 1);
-    fprintf(f, "\"maxit\": %lld, \"repeat\": %d, ", o->maxit, repeat);
-    json_num(f, "energy_seconds", min_s, 1);
-    json_str(f, "gpu_energy_note", cis_energy_gpu_why(), 1);
-    json_str(f, "cpu_energy_note", cis_energy_cpu_why(), 1);
-    fprintf(f, "\"results\": [\n");
-    for (int i = 0; i < n; ++i) {
-      const sweep_row *w = &rows[i];
-      fprintf(f, "  {");
-      json_str(f, "method", cis_krylov_method_name(w->method), 1);
-      json_str(f, "precond", precond_name(w->precond), 1);
-      json_str(f, "version", gpu ? cis_solver_version_name(w->version) : "host", 1);
-      json_str(f, "sync", gpu ? sync_name(w->sync) : "n/a", 1);
-      json_num(f, "joules_per_iteration_total", row_joules(w, gpu), 1);
-      json_num(f, "time_vs_cublasL_spin", w->time_rel, 1);
-      json_num(f, "energy_vs_cublasL_spin", w->energy_rel, 1);
-      json_run(f, &w->r, gpu);
-      fprintf(f, "}%s\n", i + 1 < n ? "," : "");
+  /* JSON to --json (file or stdout) and, for --plot, to a file the plot script reads */
+  if (o->json && (st = write_sweep_json(o->json, o, pb, rows, n, gpu, repeat, min_s)) != CIS_OK) goto fail;
+  if (o->json && strcmp(o->json, "-")) fprintf(out, "json        %s\n", o->json);
+  if (o->plot) {
+    if (o->json && strcmp(o->json, "-")) {
+      snprintf(json, sizeof json, "%s", o->json);
+    } else {
+      snprintf(json, sizeof json, "%s.json", o->plot);
+      if ((st = write_sweep_json(json, o, pb, rows, n, gpu, repeat, min_s)) != CIS_OK) goto fail;
+      fprintf(out, "json        %s\n", json);
     }
-    fprintf(f, "]}\n");
-    if ((st = json_close(f, json)) != CIS_OK) goto fail;
-    if (strcmp(json, "-")) fprintf(out, "json        %s\n", json);
   }
   if (o->plot) run_plot(json, o->plot, out);
   goto done;
