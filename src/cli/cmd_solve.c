@@ -191,7 +191,7 @@ static int parse(int argc, char **argv, solve_opts *o) {
   if (o->check_every < 0 || o->check_every > 1000000) return cli_usage("solve: --check-every must be 0..1e6, got %lld", o->check_every);
   if (o->stagnation > 2000000000LL || o->stagnation < -1) return cli_usage("solve: --stagnation must be -1..2e9, got %lld", o->stagnation);
   if (o->inner_tol < 0 || o->inner_tol >= 1) return cli_usage("solve: --inner-tol must be in [0, 1), got %g", o->inner_tol);
-  if (o->energy_seconds < 0 || o->energy_seconds > 600) return cli_usage("solve: --energy-seconds must be 0..600, got %g", o->energy_seconds);
+  if ((o->energy_seconds < 0 && o->energy_seconds != -1) || o->energy_seconds > 600) return cli_usage("solve: --energy-seconds must be 0..600, got %g", o->energy_seconds);
   if (o->kernel && o->cusparse) return cli_usage("solve: --kernel and --cusparse exclude each other");
   if (o->format_given && o->cusparse) return cli_usage("solve: --cusparse builds its own format from CSR; drop --format");
   if (o->inner_tol > 0 && o->precision != PREC_MIXED) return cli_usage("solve: --inner-tol applies to --precision mixed only");
@@ -429,7 +429,10 @@ static void end_message(const char *method, const cis_krylov_info *in, double to
     case CIS_END_NONFINITE: why = "NaN or Inf in the recurrence"; break;
     default: why = cis_krylov_end_name(in->end); break;
   }
-  snprintf(buf, len, "%s did not converge after %d iterations: %s", method, in->iterations, why);
+  if (in->end == CIS_END_MAXIT || in->end == CIS_END_STAGNATION)
+    snprintf(buf, len, "%s did not converge after %d iterations: %s", method, in->iterations, why);
+  else
+    snprintf(buf, len, "%s broke down in iteration %d: %s", method, in->iterations + 1, why);
 }
 
 /* 1 if st is how a solve reports ending without convergence (info->end set). */
@@ -827,6 +830,8 @@ static void run_plot(const char *json, const char *prefix, FILE *out) {
     return;
   }
   snprintf(cmd, sizeof cmd, "python3 bench/plot_solvers.py '%s' '%s'%s", json, prefix, out == stderr ? " 1>&2" : "");
+  fflush(out);
+  fflush(stdout);
   if (system(cmd) != 0) fprintf(out, "plot: `%s` failed; the JSON is in %s\n", cmd, json);
 }
 
@@ -924,6 +929,7 @@ static int solve_sweep(const solve_opts *o, const problem *pb, FILE *out) {
             precond_name(w->precond), gpu ? cis_solver_version_name(w->version) : "host",
             gpu ? sync_name(w->sync) : "-", w->r.info.iterations, w->r.ms_it, a, b, c, d, e, w->r.relres);
   }
+  if (!gpu) fprintf(out, "(the CPU has one version: the relative columns compare each row with itself)\n");
   fprintf(out, "dtime, denergy: change against cublasL in spin mode for the same solver and preconditioner\n"
                "(energy: GPU + CPU package where both are measured, else the GPU's). GPU energy: %s; CPU: %s\n",
           *cis_energy_gpu_why() ? cis_energy_gpu_why() : "NVML",
