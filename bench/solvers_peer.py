@@ -12,16 +12,18 @@ x0 = 0. ms per iteration: CUDA events around cg() with a fixed iteration
 count (maxiter = --iters, tolerance 1e-30 so that it never stops early),
 after one warm-up call, median of --runs calls.
 
-cisparse: `cisparse solve laplace3d:size=N --device gpu --json -` for
-CG/BiCG/BiCGStab, with and without Jacobi, in the versions merge_10,
-cublasL, cuda and graph, float and double, to convergence (tol 1e-8 in
-double, 1e-6 in float); ms per iteration is the median of --repeat solves.
-The table puts CuPy's unpreconditioned CG beside cisparse's CG (none) and
-lists the preconditioned solvers below.
+cisparse: `cisparse solve laplace3d:size=N --device gpu --sweep --method M
+--precond P --sync spin --json -` (one process per solver: every version on
+one matrix build) for CG without a preconditioner (CuPy's peer) and PCG,
+PBiCG, PBiCGStab (Jacobi), keeping the versions merge_10, cublasL, cuda and
+graph, float and double, to convergence (tol 1e-8 in double, 1e-6 in
+float); ms per iteration is the median of --repeat solves. The table puts
+CuPy's CG beside cisparse's unpreconditioned CG and lists the
+preconditioned solvers below.
 
 Usage: bench/solvers_peer.py [--bin build/cisparse] [--sizes 64,128,160]
        [--iters 200] [--runs 5] [--repeat 3] [--json FILE] [--no-cupy]
-       [--versions merge_10,cublasL,cuda,graph] [--timeout 120]
+       [--versions merge_10,cublasL,cuda,graph] [--timeout 150] [--device gpu|cpu]
 Missing CuPy or scipy is reported, not fatal: the rows that need them say why."""
 import argparse
 import json
@@ -30,7 +32,6 @@ import statistics
 import subprocess
 import sys
 import tempfile
-import time
 
 
 def laplace3d_scipy(n, dtype):
@@ -104,27 +105,22 @@ def cupy_cg_ms(n, dtype_name, iters, runs):
             "true_relative_residual": rel, "runs": runs}, ""
 
 
-def cisparse_solve(binary, n, method, precond, version, precision, repeat, timeout):
+def cisparse_sweep(binary, n, method, precond, precision, repeat, timeout, device="gpu"):
+    """One `cisparse solve --sweep` narrowed to one solver, preconditioner and
+    spin mode: every device version in one process (one matrix build)."""
     tol = "1e-6" if precision == "single" else "1e-8"
-    cmd = [binary, "solve", f"laplace3d:size={n}", "--device", "gpu", "--method", method,
-           "--precond", precond, "--version", version, "--precision", precision, "--tol", tol,
-           "--maxit", "5000", "--repeat", str(repeat), "--json", "-"]
-    t0 = time.time()
+    cmd = [binary, "solve", f"laplace3d:size={n}", "--device", device, "--sweep", "--method", method,
+           "--precond", precond] + (["--sync", "spin"] if device == "gpu" else []) + ["--precision", precision, "--tol", tol,
+           "--maxit", "5000", "--repeat", str(repeat), "--energy-seconds", "0", "--json", "-"]
     try:
         p = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout)
     except subprocess.TimeoutExpired:
-        return {"status": "timeout", "command": " ".join(cmd)}
+        return [], f"timeout after {timeout} s: {' '.join(cmd)}"
     try:
-        r = json.loads(p.stdout)
-    except json.JSONDecodeError:
+        return json.loads(p.stdout)["results"], ""
+    except (json.JSONDecodeError, KeyError):
         last = p.stderr.strip().splitlines()[-1:] or ["no output"]
-        r = {"status": "error", "error_message": last[0]}
-    r["command"] = " ".join(cmd)
-    r["exit"] = p.returncode
-    r["wall_s"] = time.time() - t0
-    if p.returncode != 0 and "error_message" not in r:
-        r["error_message"] = (p.stderr.strip().splitlines() or ["?"])[-1]
-    return r
+        return [], f"exit {p.returncode}: {last[0]}"
 
 
 def fmt(v, f="{:.4f}"):
@@ -141,8 +137,10 @@ def main():
     ap.add_argument("--versions", default="merge_10,cublasL,cuda,graph")
     ap.add_argument("--methods", default="cg,bicg,bicgstab")
     ap.add_argument("--json", default="solvers_peer.json")
-    ap.add_argument("--timeout", type=int, default=120)
+    ap.add_argument("--timeout", type=int, default=150)
     ap.add_argument("--no-cupy", action="store_true")
+    ap.add_argument("--device", default="gpu", choices=("gpu", "cpu"),
+                    help="cpu: cisparse's host solvers (to check this script without a GPU)")
     o = ap.parse_args()
     sizes = [int(s) for s in o.sizes.split(",")]
     versions = o.versions.split(",")
@@ -167,18 +165,23 @@ def main():
             out["cupy"].append({"size": n, "precision": prec, "result": cu, "why": why})
             rows.append((n, prec, "cg", "none", "cupy cg", cu, why))
             print(f"  cupy cg {n}^3 {prec}: {fmt(cu and cu['ms_per_iteration'])} ms/it {why}", file=sys.stderr)
-            for m in methods:
-                for p in ("none", "jacobi"):
-                    for v in versions:
-                        r = cisparse_solve(o.bin, n, m, p, v, prec, o.repeat, o.timeout)
-                        r.update({"size": n, "precision": prec, "method_req": m, "precond_req": p,
-                                  "version_req": v})
-                        out["cisparse"].append(r)
-                        ok = r.get("status") == "converged"
-                        rows.append((n, prec, m, p, f"cisparse {v}", r if ok else None,
-                                     "" if ok else f'{r.get("status")}: {r.get("error_message", "")}'))
-                        print(f"  cisparse {m}+{p} {v} {n}^3 {prec}: "
-                              f'{fmt(r.get("ms_per_iteration"))} ms/it {r.get("status")}', file=sys.stderr)
+            # CG without a preconditioner (CuPy's peer), then PCG, PBiCG, PBiCGStab
+            for m, p in [("cg", "none")] + [(m, "jacobi") for m in methods]:
+                res, why = cisparse_sweep(o.bin, n, m, p, prec, o.repeat, o.timeout, o.device)
+                if why:
+                    print(f"  cisparse {m}+{p} {n}^3 {prec}: {why}", file=sys.stderr)
+                    rows.append((n, prec, m, p, "cisparse", None, why))
+                    continue
+                for r in res:
+                    if r["version"] not in versions and o.device == "gpu":
+                        continue
+                    r.update({"size": n, "precision": prec})
+                    out["cisparse"].append(r)
+                    ok = r.get("status") == "converged"
+                    rows.append((n, prec, m, p, f'cisparse {r["version"]}', r if ok else None,
+                                 "" if ok else f'{r.get("status")}: {r.get("error_message", "")}'))
+                    print(f'  cisparse {m}+{p} {r["version"]} {n}^3 {prec}: '
+                          f'{fmt(r.get("ms_per_iteration"))} ms/it {r.get("status")}', file=sys.stderr)
 
     hdr = f'{"grid":>5} {"prec":>6} {"solver":>8} {"precond":>7} {"implementation":>18} {"its":>6} ' \
           f'{"ms/it":>9} {"vs cupy":>8} {"launch/it":>9} {"true res":>9}'
