@@ -43,7 +43,7 @@ typedef nvml_return (*nvml_energy_fn)(nvml_device dev, unsigned long long *mj);
 typedef const char *(*nvml_string_fn)(nvml_return r); /* nvmlErrorString */
 
 #define MAX_PACKAGES 64
-#define WHY_LEN 256
+#define WHY_LEN 512
 
 typedef struct rapl_pkg {
   char path[320];     /* .../intel-rapl:N/energy_uj */
