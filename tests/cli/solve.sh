@@ -17,6 +17,10 @@
 #    (tests/data/indefinite.mtx: "p^T A p"), maxit too small ("maxit"),
 #    --device gpu without a GPU.
 set -u
+# The problems are tiny (thousands of rows, hundreds of parallel regions per
+# solve): OpenMP threads that spin at every barrier make the test several
+# times slower on a loaded CI machine; let them sleep instead.
+export OMP_WAIT_POLICY=${OMP_WAIT_POLICY:-passive}
 BIN=$1
 SHARED=$2
 T=$(mktemp -d)
