@@ -129,7 +129,7 @@ static int parse_choice(const char *opt, const char *val, const char *const *nam
 }
 
 static int parse(int argc, char **argv, solve_opts *o) {
-  static const char *const devices[] = {"auto", "cpu", "gpu"};
+  static const char *const devices[] = {"cpu", "gpu"}; /* DEV_CPU - 1, DEV_GPU - 1 */
   static const char *const preconds[] = {"none", "jacobi"};
   static const char *const precisions[] = {"double", "single", "mixed"};
   static const char *const syncs[] = {"spin", "blocking"};
@@ -159,7 +159,7 @@ static int parse(int argc, char **argv, solve_opts *o) {
     } else if (dblopt) {
       if ((rc = cli_double(a, val, dblopt))) return rc;
     } else if (!strcmp(a, "--device")) {
-      if ((rc = parse_choice(a, val, devices + 1, 2, &o->device))) return rc;
+      if ((rc = parse_choice(a, val, devices, 2, &o->device))) return rc;
       o->device += 1;
     } else if (!strcmp(a, "--method")) {
       cis_krylov_method m;
@@ -200,7 +200,8 @@ static int parse(int argc, char **argv, solve_opts *o) {
   if (o->check_every < 0 || o->check_every > 1000000) return cli_usage("solve: --check-every must be 0..1e6, got %lld", o->check_every);
   if (o->stagnation > 2000000000LL || o->stagnation < -1) return cli_usage("solve: --stagnation must be -1..2e9, got %lld", o->stagnation);
   if (o->inner_tol < 0 || o->inner_tol >= 1) return cli_usage("solve: --inner-tol must be in [0, 1), got %g", o->inner_tol);
-  if ((o->energy_seconds < 0 && o->energy_seconds != -1) || o->energy_seconds > 600) return cli_usage("solve: --energy-seconds must be 0..600, got %g", o->energy_seconds);
+  if (o->energy_seconds < 0 || o->energy_seconds > 600) /* NaN (not given) passes */
+    return cli_usage("solve: --energy-seconds must be 0..600, got %g", o->energy_seconds);
   if (o->kernel && o->cusparse) return cli_usage("solve: --kernel and --cusparse exclude each other");
   if (o->format_given && o->cusparse) return cli_usage("solve: --cusparse builds its own format from CSR; drop --format");
   if (o->inner_tol > 0 && o->precision != PREC_MIXED) return cli_usage("solve: --inner-tol applies to --precision mixed only");
@@ -865,7 +866,7 @@ static int solve_sweep(const solve_opts *o, const problem *pb, FILE *out) {
   char json[1024] = "";
   opset s = {0};
   if (!rows) return cli_fail(cis_error(CIS_ERR_ALLOC, "cannot allocate the sweep table"));
-  if (min_s < 0) { /* default: a 0.5 s energy window when a counter can fill it */
+  if (isnan(min_s)) { /* default: a 0.5 s energy window when a counter can fill it */
     cis_energy_sample e = cis_energy_read(0);
     min_s = isfinite(gpu ? e.gpu_joules : e.cpu_joules) ? 0.5 : 0.0;
   }
@@ -988,11 +989,11 @@ int cis_cmd_solve(int argc, char **argv) {
   o.tol = 1e-8;
   o.maxit = 1000;
   o.repeat = 1;
-  o.energy_seconds = -1;
+  o.energy_seconds = NAN; /* not given */
   o.format = "csr";
   o.fp = cis_format_params_default();
   if ((rc = parse(argc, argv, &o))) return rc < 0 ? 0 : rc;
-  if (o.energy_seconds >= 0 && !o.sweep) return cli_usage("solve: --energy-seconds needs --sweep");
+  if (!isnan(o.energy_seconds) && !o.sweep) return cli_usage("solve: --energy-seconds needs --sweep");
   if ((rc = resolve_device(&o))) return rc;
   out = o.json && !strcmp(o.json, "-") ? stderr : stdout;
   need_t = o.sweep ? (o.method < 0 || o.method == CIS_BICG) : o.method == CIS_BICG;
