@@ -31,6 +31,8 @@
 #ifndef CISPARSE_SPMV_TEMPLATES_CUH
 #define CISPARSE_SPMV_TEMPLATES_CUH
 
+#include <stdint.h>
+#include "cisparse/types.h"
 #include "kernels/kernel_common.cuh"
 
 // The plain SpMV epilogue: y[i] = alpha*v + beta*y[i] (cis_store_y).
