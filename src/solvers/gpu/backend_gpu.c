@@ -608,6 +608,7 @@ static cis_status g_sync(kry_be *B) {
   return CIS_OK;
 }
 
+/* Free the backend's device and host state (not B: kry_be_free does). */
 static void g_destroy(kry_be *B) {
   gpu_be *g;
   if (!B) return;
@@ -629,8 +630,9 @@ static void g_destroy(kry_be *B) {
     cis_free(g->hhist);
     if (g->stream) cudaStreamDestroy(g->stream);
     cis_free(g);
+    B->impl = NULL;
   }
-  cis_free(B);
+  /* B itself is freed by kry_be_free (steps.c) */
 }
 
 /* Unfused versions: spmv_dots and step NULL (steps.c composes them). */
@@ -714,5 +716,6 @@ cis_status kry_be_gpu_create(cis_int n, cis_dtype t, cis_solver_version v, int h
   return CIS_OK;
 cleanup:
   g_destroy(B);
+  cis_free(B);
   return st;
 }
