@@ -686,6 +686,7 @@ cis_status kry_be_gpu_create(cis_int n, cis_dtype t, cis_solver_version v, int h
     CIS_TRY(cis_gpu_alloc_copy((void **)&g->w.hist, NULL, (size_t)hist_len * sizeof(double), "residual history"));
   CUDA_TRY(cudaMemset(g->w.s, 0, (KS_COUNT + N_SCRATCH) * sizeof(double)));
   CUDA_TRY(cudaMemset(g->w.ticket, 0, 2 * sizeof(unsigned)));
+  if (hist_len) CUDA_TRY(cudaMemset(g->w.hist, 0, (size_t)hist_len * sizeof(double))); /* as the host's */
   CUDA_TRY(cudaMallocHost((void **)&g->pin, (KS_COUNT + N_SCRATCH) * sizeof(double)));
   {
     double one = 1.0;
