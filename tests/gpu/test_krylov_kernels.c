@@ -14,10 +14,12 @@
  *  - the loop of merge, merge_10 and graph (while node) stops at the
  *    iteration the program ends, queued iterations leaving the vectors as
  *    the host's;
- *  - fill, unit, dot_host, dav_precond, combine against the host.
+ *  - fill, unit, dot_host, dav_precond, combine against the host;
+ *  - cis_gpu_set_sync_mode switches the device's schedule flag both ways.
  * float and double; n = 10,000 random rows and a 3D Laplacian (22^3 =
  * 10,648 rows), far above a warp; device outputs poisoned with NaN before
  * each run; tolerance 1e-12 (double) / 1e-5 (float), NaN never passes. */
+#include <cuda_runtime.h>
 #include "gpu_cases.h"
 #include "solvers/backend.h"
 
@@ -435,6 +437,18 @@ static void run_misc(cis_int n, cis_dtype t, cis_solver_version ver, const void 
 int main(void) {
   char why[200];
   if (cis_gpu_count(why, sizeof why) == 0) return test_skip(why);
+
+  /* sync modes, before any allocation (a change of mode resets the device) */
+  for (int m = 0; m < 3; ++m) {
+    cis_sync_mode mode = m == 1 ? CIS_SYNC_SPIN : CIS_SYNC_BLOCKING;
+    unsigned flags = 0;
+    CHECK_OK(cis_gpu_set_sync_mode(mode));
+    CHECK(cudaGetDeviceFlags(&flags) == cudaSuccess &&
+              (flags & cudaDeviceScheduleMask) ==
+                  (mode == CIS_SYNC_SPIN ? cudaDeviceScheduleSpin : cudaDeviceScheduleBlockingSync),
+          "sync mode %d: device flags %#x", (int)mode, flags);
+    CHECK(cudaFree(NULL) == cudaSuccess, "context after sync mode %d", (int)mode); /* make it active */
+  }
   cis_csr *mats[2] = {case_random(10000, 10000, len_uniform, 42), NULL};
   CHECK_OK(cis_generate("laplace3d:size=22,points=7", CIS_F64, &mats[1]));
   const char *mnames[2] = {"random 10000", "laplace3d 22^3"};
