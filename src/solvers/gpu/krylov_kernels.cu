@@ -236,85 +236,167 @@ extern "C" cis_status kry_launch_prog(int prog, const kry_ws *w, cudaStream_t st
 
 // ---- fused steps (merge) ------------------------------------------------------
 
+// The vectors of a step by index (kry_vecs order), and which ones each step
+// reads and writes (compile-time masks: only those are loaded or stored).
+enum { SX, SR, SP, SQ, SZ, SRT, SPT, SQT, SZT, SV, SS, ST, SPH, SSH, SRH, SD, SNV };
+#define SB(k) (1u << (k))
+
+__host__ __device__ constexpr unsigned step_reads(int step, bool prec) {
+  return step == KRY_STEP_CG_UPDATE    ? SB(SX) | SB(SP) | SB(SR) | SB(SQ) | (prec ? SB(SD) : 0u)
+         : step == KRY_STEP_XPAY       ? SB(SZ) | SB(SP)
+         : step == KRY_STEP_BICG_UPDATE ? SB(SX) | SB(SP) | SB(SR) | SB(SQ) | SB(SRT) | SB(SQT) | (prec ? SB(SD) : 0u)
+         : step == KRY_STEP_BICG_P     ? SB(SZ) | SB(SP) | SB(SZT) | SB(SPT)
+         : step == KRY_STEP_BICGSTAB_P ? SB(SR) | SB(SP) | SB(SV) | (prec ? SB(SD) : 0u)
+         : step == KRY_STEP_BICGSTAB_S ? SB(SR) | SB(SV) | (prec ? SB(SD) : 0u)
+         : /* BICGSTAB_XR */ SB(SX) | SB(SPH) | SB(SSH) | SB(SS) | SB(ST) | SB(SRH);
+}
+/* Without Jacobi z, zt, ph, sh alias r, rt, p, s and are never written. */
+__host__ __device__ constexpr unsigned step_writes(int step, bool prec) {
+  return step == KRY_STEP_CG_UPDATE    ? SB(SX) | SB(SR) | (prec ? SB(SZ) : 0u)
+         : step == KRY_STEP_XPAY       ? SB(SP)
+         : step == KRY_STEP_BICG_UPDATE ? SB(SX) | SB(SR) | SB(SRT) | (prec ? SB(SZ) | SB(SZT) : 0u)
+         : step == KRY_STEP_BICG_P     ? SB(SP) | SB(SPT)
+         : step == KRY_STEP_BICGSTAB_P ? SB(SP) | (prec ? SB(SPH) : 0u)
+         : step == KRY_STEP_BICGSTAB_S ? SB(SS) | (prec ? SB(SSH) : 0u)
+         : /* BICGSTAB_XR */ SB(SX) | SB(SR);
+}
+
 template <typename T>
 struct StepVecs {
-  T *x, *r, *p, *q, *z, *rt, *pt, *qt, *zt, *v, *s, *t, *ph, *sh, *rh;
-  const T *dinv;
+  T *v[SNV];
 };
 
-// One kernel per step of backend.h (Aliaga et al. 2015, Fig. 3 (CG,
-// BiCGStab) and Fig. 2 (BiCG) macro-kernels); PREC: with the Jacobi
-// products. Element i is read and written by one thread (mapped access,
-// §3.2), so the vector updates fuse; the dots of the step are block partials
-// finished by the last block (kry_finish), which then runs prog.
+template <typename T>
+struct StepCoefs {
+  T alpha, beta, omega, bo;
+};
+
+// One element of a step (Aliaga et al. 2015, Fig. 3 (CG, BiCGStab) and Fig. 2
+// (BiCG) macro-kernels): e holds the element of every vector the step reads;
+// the ones it writes are updated in place; a[0], a[1] the dot terms.
 template <typename T, int STEP, bool PREC>
+__device__ __forceinline__ void step_elem(T (&e)[SNV], const StepCoefs<T> &c, double (&a)[2]) {
+  if (STEP == KRY_STEP_CG_UPDATE) {
+    /* x += alpha p; r -= alpha q; z = dinv.*r; RHO_NEW = (r, z); RR = (r, r) */
+    e[SX] += c.alpha * e[SP];
+    const T r = e[SR] - c.alpha * e[SQ];
+    e[SR] = r;
+    a[1] += (double)r * (double)r;
+    if (PREC) {
+      e[SZ] = e[SD] * r;
+      a[0] += (double)r * (double)e[SZ];
+    }
+  } else if (STEP == KRY_STEP_XPAY) {
+    /* p = z + beta p */
+    e[SP] = e[SZ] + c.beta * e[SP];
+  } else if (STEP == KRY_STEP_BICG_UPDATE) {
+    /* x += alpha p; r -= alpha q; rt -= alpha qt; z = dinv.*r; zt = dinv.*rt;
+       RHO_NEW = (z, rt); RR = (r, r) */
+    e[SX] += c.alpha * e[SP];
+    const T r = e[SR] - c.alpha * e[SQ];
+    const T rt = e[SRT] - c.alpha * e[SQT];
+    e[SR] = r;
+    e[SRT] = rt;
+    T z = r;
+    if (PREC) {
+      z = e[SD] * r;
+      e[SZ] = z;
+      e[SZT] = e[SD] * rt;
+    }
+    a[0] += (double)z * (double)rt;
+    a[1] += (double)r * (double)r;
+  } else if (STEP == KRY_STEP_BICG_P) {
+    /* p = z + beta p; pt = zt + beta pt */
+    e[SP] = e[SZ] + c.beta * e[SP];
+    e[SPT] = e[SZT] + c.beta * e[SPT];
+  } else if (STEP == KRY_STEP_BICGSTAB_P) {
+    /* p = r + beta p - beta_omega v; ph = dinv.*p */
+    const T p = e[SR] + c.beta * e[SP];
+    e[SP] = p - c.bo * e[SV];
+    if (PREC) e[SPH] = e[SD] * e[SP];
+  } else if (STEP == KRY_STEP_BICGSTAB_S) {
+    /* s = r - alpha v; sh = dinv.*s */
+    e[SS] = e[SR] - c.alpha * e[SV];
+    if (PREC) e[SSH] = e[SD] * e[SS];
+  } else { /* KRY_STEP_BICGSTAB_XR */
+    /* x += alpha ph + omega sh; r = s - omega t; RHO_NEW = (rh, r); RR = (r, r) */
+    const T x = e[SX] + c.alpha * e[SPH];
+    e[SX] = x + c.omega * e[SSH];
+    e[SR] = e[SS] - c.omega * e[ST];
+    a[0] += (double)e[SRH] * (double)e[SR];
+    a[1] += (double)e[SR] * (double)e[SR];
+  }
+}
+
+template <typename T> struct Vec16;
+template <> struct Vec16<double> { typedef double2 type; };
+template <> struct Vec16<float> { typedef float4 type; };
+
+// The step over all n elements, grid-stride; each element is read and written
+// by one thread (mapped access, §3.2), so the vector updates fuse. VEC: every
+// vector used is 16-byte aligned: 16-byte loads and stores of 16/sizeof(T)
+// elements, the last n mod 16/sizeof(T) elements one by one. The dots of the
+// step are block partials finished by the last block (kry_finish), which
+// then runs prog.
+template <typename T, int STEP, bool PREC, bool VEC>
 __global__ void step_k(int64_t n, StepVecs<T> V, int prog, kry_ws w) {
+  constexpr unsigned RD = step_reads(STEP, PREC), WR = step_writes(STEP, PREC);
   const double *s = w.s;
   if (s[KS_FLAG] != KF_RUNNING) return; /* uniform: set only after every block started */
-  const T alpha = (T)s[KS_ALPHA], beta = (T)s[KS_BETA], omega = (T)s[KS_OMEGA],
-          bo = (T)s[KS_BETA_OMEGA];
+  const StepCoefs<T> c = {(T)s[KS_ALPHA], (T)s[KS_BETA], (T)s[KS_OMEGA], (T)s[KS_BETA_OMEGA]};
   double a[2] = {0.0, 0.0};
-  GRID_STRIDE(i, n) {
-    if (STEP == KRY_STEP_CG_UPDATE) {
-      /* x += alpha p; r -= alpha q; z = dinv.*r; RHO_NEW = (r, z); RR = (r, r) */
-      V.x[i] += alpha * V.p[i];
-      T r = V.r[i] - alpha * V.q[i];
-      V.r[i] = r;
-      a[1] += (double)r * (double)r;
-      if (PREC) {
-        T z = V.dinv[i] * r;
-        V.z[i] = z;
-        a[0] += (double)r * (double)z;
+  int64_t done = 0;
+  if (VEC) {
+    typedef typename Vec16<T>::type VT;
+    constexpr int L = (int)(sizeof(VT) / sizeof(T));
+    const int64_t nv = n / L;
+    GRID_STRIDE(j, nv) {
+      T e[SNV][L];
+#pragma unroll
+      for (int k = 0; k < SNV; ++k)
+        if (RD & SB(k)) {
+          const VT t = reinterpret_cast<const VT *>(V.v[k])[j];
+#pragma unroll
+          for (int u = 0; u < L; ++u) e[k][u] = reinterpret_cast<const T *>(&t)[u];
+        }
+#pragma unroll
+      for (int u = 0; u < L; ++u) {
+        T el[SNV];
+#pragma unroll
+        for (int k = 0; k < SNV; ++k) el[k] = (RD & SB(k)) ? e[k][u] : T(0);
+        step_elem<T, STEP, PREC>(el, c, a);
+#pragma unroll
+        for (int k = 0; k < SNV; ++k)
+          if (WR & SB(k)) e[k][u] = el[k];
       }
-    } else if (STEP == KRY_STEP_XPAY) {
-      /* p = z + beta p */
-      V.p[i] = V.z[i] + beta * V.p[i];
-    } else if (STEP == KRY_STEP_BICG_UPDATE) {
-      /* x += alpha p; r -= alpha q; rt -= alpha qt; z = dinv.*r; zt = dinv.*rt;
-         RHO_NEW = (z, rt); RR = (r, r) */
-      V.x[i] += alpha * V.p[i];
-      T r = V.r[i] - alpha * V.q[i];
-      T rt = V.rt[i] - alpha * V.qt[i];
-      V.r[i] = r;
-      V.rt[i] = rt;
-      T z = r;
-      if (PREC) {
-        const T d = V.dinv[i];
-        z = d * r;
-        V.z[i] = z;
-        V.zt[i] = d * rt;
-      }
-      a[0] += (double)z * (double)rt;
-      a[1] += (double)r * (double)r;
-    } else if (STEP == KRY_STEP_BICG_P) {
-      /* p = z + beta p; pt = zt + beta pt */
-      V.p[i] = V.z[i] + beta * V.p[i];
-      V.pt[i] = V.zt[i] + beta * V.pt[i];
-    } else if (STEP == KRY_STEP_BICGSTAB_P) {
-      /* p = r + beta p - beta_omega v; ph = dinv.*p */
-      T p = V.r[i] + beta * V.p[i];
-      p = p - bo * V.v[i];
-      V.p[i] = p;
-      if (PREC) V.ph[i] = V.dinv[i] * p;
-    } else if (STEP == KRY_STEP_BICGSTAB_S) {
-      /* s = r - alpha v; sh = dinv.*s */
-      T sv = V.r[i] - alpha * V.v[i];
-      V.s[i] = sv;
-      if (PREC) V.sh[i] = V.dinv[i] * sv;
-    } else { /* KRY_STEP_BICGSTAB_XR */
-      /* x += alpha ph + omega sh; r = s - omega t; RHO_NEW = (rh, r); RR = (r, r) */
-      T x = V.x[i] + alpha * V.ph[i];
-      V.x[i] = x + omega * V.sh[i];
-      T r = V.s[i] - omega * V.t[i];
-      V.r[i] = r;
-      a[0] += (double)V.rh[i] * (double)r;
-      a[1] += (double)r * (double)r;
+#pragma unroll
+      for (int k = 0; k < SNV; ++k)
+        if (WR & SB(k)) {
+          VT t;
+#pragma unroll
+          for (int u = 0; u < L; ++u) reinterpret_cast<T *>(&t)[u] = e[k][u];
+          reinterpret_cast<VT *>(V.v[k])[j] = t;
+        }
     }
+    done = nv * L;
+  }
+  for (int64_t i = done + (int64_t)blockIdx.x * blockDim.x + threadIdx.x; i < n;
+       i += (int64_t)gridDim.x * blockDim.x) {
+    T el[SNV];
+#pragma unroll
+    for (int k = 0; k < SNV; ++k) el[k] = (RD & SB(k)) ? V.v[k][i] : T(0);
+    step_elem<T, STEP, PREC>(el, c, a);
+#pragma unroll
+    for (int k = 0; k < SNV; ++k)
+      if (WR & SB(k)) V.v[k][i] = el[k];
   }
   int nd = 0, slot0 = KS_RHO_NEW, slot1 = KS_RR;
   if (STEP == KRY_STEP_CG_UPDATE) {
     nd = PREC ? 2 : 1;
-    if (!PREC) { a[0] = a[1]; slot0 = KS_RR; }
+    if (!PREC) {
+      a[0] = a[1];
+      slot0 = KS_RR;
+    }
   } else if (STEP == KRY_STEP_BICG_UPDATE || STEP == KRY_STEP_BICGSTAB_XR) {
     nd = 2;
   }
@@ -322,17 +404,29 @@ __global__ void step_k(int64_t n, StepVecs<T> V, int prog, kry_ws w) {
   kry_finish(w, a, slot0, slot1, nd, prog);
 }
 
+template <typename T, int STEP, bool PREC>
+static void launch_step_p(int64_t n, const StepVecs<T> &V, int prog, const kry_ws *w, cudaStream_t st) {
+  constexpr unsigned used = step_reads(STEP, PREC) | step_writes(STEP, PREC);
+  bool vec = true;
+  for (int k = 0; k < SNV; ++k)
+    if ((used & SB(k)) && ((uintptr_t)V.v[k] % 16u)) vec = false;
+  const int64_t elems_per_thread = vec ? (int64_t)(16 / sizeof(T)) : 1;
+  unsigned g = (unsigned)kry_reduce_grid(w, (n + elems_per_thread - 1) / elems_per_thread);
+  if (vec)
+    step_k<T, STEP, PREC, true><<<g, KRY_THREADS, 0, st>>>(n, V, prog, *w);
+  else
+    step_k<T, STEP, PREC, false><<<g, KRY_THREADS, 0, st>>>(n, V, prog, *w);
+}
+
 template <typename T, int STEP>
 static void launch_step_t(int64_t n, const kry_vecs *v, int prog, const kry_ws *w, cudaStream_t st) {
-  StepVecs<T> V = {(T *)v->x,  (T *)v->r,  (T *)v->p,  (T *)v->q,  (T *)v->z,
-                   (T *)v->rt, (T *)v->pt, (T *)v->qt, (T *)v->zt, (T *)v->v,
-                   (T *)v->s,  (T *)v->t,  (T *)v->ph, (T *)v->sh, (T *)v->rh,
-                   (const T *)v->dinv};
-  unsigned g = (unsigned)kry_reduce_grid(w, n);
+  StepVecs<T> V = {{(T *)v->x, (T *)v->r, (T *)v->p, (T *)v->q, (T *)v->z, (T *)v->rt, (T *)v->pt,
+                    (T *)v->qt, (T *)v->zt, (T *)v->v, (T *)v->s, (T *)v->t, (T *)v->ph, (T *)v->sh,
+                    (T *)v->rh, (T *)v->dinv}};
   if (v->dinv)
-    step_k<T, STEP, true><<<g, KRY_THREADS, 0, st>>>(n, V, prog, *w);
+    launch_step_p<T, STEP, true>(n, V, prog, w, st);
   else
-    step_k<T, STEP, false><<<g, KRY_THREADS, 0, st>>>(n, V, prog, *w);
+    launch_step_p<T, STEP, false>(n, V, prog, w, st);
 }
 
 template <typename T>
