@@ -5,7 +5,8 @@
  * io.h      Matrix Market, binary format, load-by-name
  * gen.h     generators (ci, laplace3d, powerlaw, random)
  * gpu.h     device plans: upload once, SpMV many times, cuSPARSE baselines
- * ci.h      CI from FCIDUMP: determinants, Slater-Condon Hamiltonian, Davidson */
+ * ci.h      CI from FCIDUMP: determinants, Slater-Condon Hamiltonian, Davidson
+ * util.h    monotonic clock, physical memory */
 #ifndef CISPARSE_H
 #define CISPARSE_H
 #include "cisparse/status.h"
@@ -15,4 +16,5 @@
 #include "cisparse/gen.h"
 #include "cisparse/gpu.h"
 #include "cisparse/ci.h"
+#include "cisparse/util.h"
 #endif
