@@ -33,6 +33,7 @@
 #include <stdint.h>
 #include "cisparse/format.h"
 #include "cisparse/gpu.h"
+#include "cisparse/solver.h"
 #include "cisparse/types.h"
 
 #ifdef __cplusplus
@@ -123,31 +124,9 @@ cis_status cis_ci_hamiltonian_gpu(const cis_fcidump *F, const cis_ci_space *S, c
 /* Diagonal of H (electronic), n = space size. */
 cis_status cis_ci_diagonal_all(const cis_fcidump *F, const cis_ci_space *S, double *diag);
 
-/* y = A x for a symmetric A stored as its upper triangle U (CIS_FLAG_UPPER,
- * double): per-thread partial y for the mirrored part, summed at the end. */
-cis_status cis_csr_symv_upper(const cis_csr *U, const double *x, double *y);
-
 /* y = H x: the operator Davidson iterates with. */
 typedef cis_status (*cis_linop)(void *ctx, const double *x, double *y);
 
-typedef struct cis_davidson_opts {
-  int roots;        /* k lowest eigenpairs (default 1) */
-  double tol;       /* residual norm ||H x - e x|| (default 1e-8) */
-  double etol;      /* energy change between iterations (default 1e-10) */
-  int max_iter;     /* default 200 */
-  int max_sub;      /* subspace size before collapse (default max(8k, 24)) */
-  int verbose;      /* print per-iteration lines on stderr */
-} cis_davidson_opts;
-
-typedef struct cis_davidson_info {
-  int iterations;
-  cis_int products; /* number of H x */
-  double op_seconds, total_seconds;
-  double max_residual;
-} cis_davidson_info;
-
-/* Defaults above. */
-cis_davidson_opts cis_davidson_opts_default(void);
 /* Lowest o->roots eigenpairs of the symmetric operator op (dimension n) with
  * the diagonal (Davidson) preconditioner t = r / (e - diag), subspace collapse
  * to the current Ritz vectors, convergence on residual norms and energy

@@ -5,7 +5,9 @@
  * io.h      Matrix Market, binary format, load-by-name
  * gen.h     generators (ci, laplace3d, powerlaw, random)
  * gpu.h     device plans: upload once, SpMV many times, cuSPARSE baselines
- * ci.h      CI from FCIDUMP: determinants, Slater-Condon Hamiltonian, Davidson
+ * operator.h linear operators over any format, GPU plan or callback
+ * solver.h  CG, BiCG, BiCGStab (fused GPU versions), mixed precision, Davidson, energy
+ * ci.h      CI from FCIDUMP: determinants, Slater-Condon Hamiltonian
  * util.h    monotonic clock, physical memory */
 #ifndef CISPARSE_H
 #define CISPARSE_H
@@ -15,6 +17,8 @@
 #include "cisparse/io.h"
 #include "cisparse/gen.h"
 #include "cisparse/gpu.h"
+#include "cisparse/operator.h"
+#include "cisparse/solver.h"
 #include "cisparse/ci.h"
 #include "cisparse/util.h"
 #endif

@@ -59,6 +59,8 @@ cis_status cis_gpu_spmv(cis_gpu_plan *p, double alpha, const void *d_x, double b
 /* Device bytes of the matrix arrays, and of extra workspace. */
 cis_int cis_gpu_plan_bytes(const cis_gpu_plan *p);
 cis_int cis_gpu_plan_workspace_bytes(const cis_gpu_plan *p);
+/* Rows, columns and value type of the plan's matrix (any output may be NULL). */
+cis_status cis_gpu_plan_shape(const cis_gpu_plan *p, cis_int *rows, cis_int *cols, cis_dtype *t);
 /* The kernel (or cuSPARSE algorithm) name the plan runs. */
 const char *cis_gpu_plan_kernel(const cis_gpu_plan *p);
 /* Host copy of a csr plan's matrix (e.g. one built on the device by

@@ -113,10 +113,12 @@ cis_status cis_krylov_solve_mixed(const cis_operator *A64, const cis_operator *A
                                   double *x, const cis_krylov_opts *o, double inner_tol,
                                   cis_krylov_info *info, int *outer);
 
-/* ||b - A x|| / ||b|| computed in double (x, b in A's memory space and
- * dtype; a double copy of the residual is formed): the "true relative
- * residual" reported by cisparse solve. *xerr (may be NULL) receives
- * ||x - xstar|| / ||xstar|| when xstar (same space, dtype) is non-NULL. */
+/* ||b - A x|| / ||b|| recomputed from x (x, b in A's memory space and
+ * dtype): the product A x in A's precision, the difference and the norms in
+ * double; give a double operator (e.g. a host CSR) for a residual in double
+ * throughout. *xerr (may be NULL) receives ||x - xstar|| / ||xstar|| when
+ * xstar (same space, dtype) is non-NULL, else NaN. A non-finite residual is
+ * NaN. */
 cis_status cis_true_residual(const cis_operator *A, const void *b, const void *x, const void *xstar,
                              double *relres, double *xerr);
 

@@ -89,6 +89,14 @@ cis_int cis_csr_max_row(const cis_csr *A, cis_int *row_index);
  * (OpenMP over rows). beta == 0 overwrites y (NaN in y does not propagate). */
 cis_status cis_csr_spmv(const cis_csr *A, double alpha, const void *x, double beta, void *y);
 
+/* y = alpha*A*x + beta*y for a symmetric A stored as its upper triangle U
+ * (flag CIS_FLAG_UPPER, square; either dtype, x and y of U's dtype): per-thread
+ * partial y for the mirrored part, summed at the end; deterministic for a
+ * fixed thread count. beta == 0 overwrites y. */
+cis_status cis_csr_symv(const cis_csr *U, double alpha, const void *x, double beta, void *y);
+/* The same in double with alpha = 1, beta = 0 (CIS_ERR_INVALID for float U). */
+cis_status cis_csr_symv_upper(const cis_csr *U, const double *x, double *y);
+
 /* COO with capacity cap. */
 cis_status cis_coo_alloc(cis_int rows, cis_int cols, cis_int cap, cis_dtype t, cis_coo **out);
 /* Free a COO and its arrays; NULL is accepted. */

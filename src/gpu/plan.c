@@ -82,6 +82,14 @@ cis_int cis_gpu_plan_bytes(const cis_gpu_plan *p) { return p ? p->bytes : 0; }
 cis_int cis_gpu_plan_workspace_bytes(const cis_gpu_plan *p) { return p ? p->ws : 0; }
 const char *cis_gpu_plan_kernel(const cis_gpu_plan *p) { return p ? p->kernel : ""; }
 
+cis_status cis_gpu_plan_shape(const cis_gpu_plan *p, cis_int *rows, cis_int *cols, cis_dtype *t) {
+  if (!p) return cis_error(CIS_ERR_INVALID, "cis_gpu_plan_shape: NULL plan");
+  if (rows) *rows = p->rows;
+  if (cols) *cols = p->cols;
+  if (t) *t = p->dtype;
+  return CIS_OK;
+}
+
 void cis_gpu_plan_free(cis_gpu_plan *p) {
   if (!p) return;
   if (p->dev) p->ops->release(p->dev);

@@ -133,6 +133,10 @@ struct kry_be {
   void *impl;
 };
 
+/* Device backends allocate their kry_be with cis_alloc_zeroed: kry_be_free
+ * calls ops->destroy (which frees impl and everything the backend owns) and
+ * then cis_free on the struct. */
+
 /* Host backend: n values of dtype t, history capacity hist_len. */
 cis_status kry_be_host_create(cis_int n, cis_dtype t, int hist_len, kry_be **out);
 /* Device backend in version v on stream s (NULL = a new stream owned by the

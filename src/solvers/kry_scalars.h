@@ -72,12 +72,23 @@ enum kry_prog {
   KP_BICG_ALPHA,     /* alpha = rho / sigma; sigma == 0 -> BREAK_RV */
   KP_BICG_BETA,      /* end of BiCG iteration; rho_new == 0 -> BREAK_RHO */
   KP_BICGSTAB_ALPHA, /* alpha = rho / (r^, v); (r^, v) == 0 -> BREAK_RV */
-  KP_BICGSTAB_OMEGA, /* omega = (t, s) / (t, t); omega == 0 -> BREAK_OMEGA (unless s == 0) */
+  KP_BICGSTAB_OMEGA, /* omega = (t, s) / (t, t), 0 when t = 0 (BREAK_OMEGA at the end of
+                        the iteration unless it converged) */
   KP_BICGSTAB_BETA,  /* end of BiCGStab iteration: beta = (rho_new/rho)(alpha/omega) */
   KP_COUNT
 };
 
 KRY_HD int kry_finite(double v) { return v - v == 0; } /* NaN and Inf fail */
+
+/* End the solve with flag f. The step coefficients are zeroed so that an
+ * unfused version's remaining updates of this iteration leave x as it is. */
+KRY_HD void kry_stop(double *s, int f) {
+  s[KS_FLAG] = f;
+  s[KS_ALPHA] = 0;
+  s[KS_OMEGA] = 0;
+  s[KS_BETA] = 0;
+  s[KS_BETA_OMEGA] = 0;
+}
 
 KRY_HD void kry_record(double *s, double *hist, int hist_len) {
   int it = (int)s[KS_IT];
@@ -89,12 +100,12 @@ KRY_HD void kry_record(double *s, double *hist, int hist_len) {
 KRY_HD int kry_end_of_iteration(double *s, double *hist, int hist_len) {
   double rr = s[KS_RR];
   kry_record(s, hist, hist_len);
-  if (!kry_finite(rr)) { s[KS_FLAG] = KF_NONFINITE; return 1; }
-  if (rr <= s[KS_TOL] * s[KS_TOL] * s[KS_BB]) { s[KS_FLAG] = KF_CONVERGED; return 1; }
+  if (!kry_finite(rr)) { kry_stop(s, KF_NONFINITE); return 1; }
+  if (rr <= s[KS_TOL] * s[KS_TOL] * s[KS_BB]) { kry_stop(s, KF_CONVERGED); return 1; }
   if (rr < s[KS_BEST]) { s[KS_BEST] = rr; s[KS_STAG] = 0; }
   else s[KS_STAG] += 1;
-  if (s[KS_STAG_MAX] > 0 && s[KS_STAG] >= s[KS_STAG_MAX]) { s[KS_FLAG] = KF_STAGNATION; return 1; }
-  if (s[KS_IT] >= s[KS_MAXIT]) { s[KS_FLAG] = KF_MAXIT; return 1; }
+  if (s[KS_STAG_MAX] > 0 && s[KS_STAG] >= s[KS_STAG_MAX]) { kry_stop(s, KF_STAGNATION); return 1; }
+  if (s[KS_IT] >= s[KS_MAXIT]) { kry_stop(s, KF_MAXIT); return 1; }
   return 0;
 }
 
@@ -107,29 +118,28 @@ KRY_HD void kry_prog_run(int p, double *s, double *hist, int hist_len) {
       s[KS_STAG] = 0;
       s[KS_BEST] = s[KS_RR];
       if (kry_end_of_iteration(s, hist, hist_len)) return;
-      if (!kry_finite(s[KS_RHO])) { s[KS_FLAG] = KF_NONFINITE; return; }
-      if (s[KS_RHO] == 0) s[KS_FLAG] = KF_BREAK_RHO;
+      if (!kry_finite(s[KS_RHO])) { kry_stop(s, KF_NONFINITE); return; }
+      if (s[KS_RHO] == 0) kry_stop(s, KF_BREAK_RHO);
       return;
     case KP_CG_ALPHA:
     case KP_BICG_ALPHA:
     case KP_BICGSTAB_ALPHA: {
       double sigma = s[KS_SIGMA];
-      if (!kry_finite(sigma)) { s[KS_FLAG] = KF_NONFINITE; return; }
+      if (!kry_finite(sigma)) { kry_stop(s, KF_NONFINITE); return; }
       if (p == KP_CG_ALPHA ? !(sigma > 0) : sigma == 0) {
-        s[KS_FLAG] = p == KP_CG_ALPHA ? KF_BREAK_PAP : KF_BREAK_RV;
+        kry_stop(s, p == KP_CG_ALPHA ? KF_BREAK_PAP : KF_BREAK_RV);
         return;
       }
       s[KS_ALPHA] = s[KS_RHO] / sigma;
       return;
     }
     case KP_BICGSTAB_OMEGA: {
+      /* t = A s = 0 (s = 0: the half step x + alpha p^ solves; else A is
+       * singular) gives omega = 0: the iteration ends at the half step and
+       * KP_BICGSTAB_BETA reports BREAK_OMEGA unless it converged. */
       double ts = s[KS_TS], tt = s[KS_TT];
-      if (!kry_finite(ts) || !kry_finite(tt)) { s[KS_FLAG] = KF_NONFINITE; return; }
-      if (tt == 0 || ts == 0) { /* t = A s = 0 or t orthogonal to s */
-        s[KS_FLAG] = KF_BREAK_OMEGA;
-        return;
-      }
-      s[KS_OMEGA] = ts / tt;
+      if (!kry_finite(ts) || !kry_finite(tt)) { kry_stop(s, KF_NONFINITE); return; }
+      s[KS_OMEGA] = tt == 0 ? 0 : ts / tt;
       return;
     }
     case KP_CG_BETA:
@@ -140,8 +150,9 @@ KRY_HD void kry_prog_run(int p, double *s, double *hist, int hist_len) {
       if (p == KP_CG_BETA && !s[KS_PRECOND]) s[KS_RHO_NEW] = s[KS_RR];
       rho_new = s[KS_RHO_NEW];
       if (kry_end_of_iteration(s, hist, hist_len)) return;
-      if (!kry_finite(rho_new)) { s[KS_FLAG] = KF_NONFINITE; return; }
-      if (rho_new == 0) { s[KS_FLAG] = KF_BREAK_RHO; return; }
+      if (p == KP_BICGSTAB_BETA && s[KS_OMEGA] == 0) { kry_stop(s, KF_BREAK_OMEGA); return; }
+      if (!kry_finite(rho_new)) { kry_stop(s, KF_NONFINITE); return; }
+      if (rho_new == 0) { kry_stop(s, KF_BREAK_RHO); return; }
       s[KS_BETA] = rho_new / s[KS_RHO];
       if (p == KP_BICGSTAB_BETA) {
         s[KS_BETA] *= s[KS_ALPHA] / s[KS_OMEGA];

@@ -30,6 +30,9 @@ cis_status cis_gpu_spmv(cis_gpu_plan *p, double alpha, const void *d_x, double b
 cis_int cis_gpu_plan_bytes(const cis_gpu_plan *p) { return 0; }
 cis_int cis_gpu_plan_workspace_bytes(const cis_gpu_plan *p) { return 0; }
 const char *cis_gpu_plan_kernel(const cis_gpu_plan *p) { return ""; }
+cis_status cis_gpu_plan_shape(const cis_gpu_plan *p, cis_int *rows, cis_int *cols, cis_dtype *t) {
+  return no_gpu();
+}
 void cis_gpu_plan_free(cis_gpu_plan *p) {}
 cis_status cis_gpu_plan_download_csr(const cis_gpu_plan *p, cis_csr **out) {
   if (out) *out = NULL;

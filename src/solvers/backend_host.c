@@ -1,0 +1,185 @@
+/* backend_host.c: the host vector backend (backend.h): OpenMP loops over n
+ * values, float and double from one source (CIS_FOR_DTYPE), scalar slots and
+ * history in host memory, reductions accumulated in double. It is also the
+ * CPU reference of every device kernel of src/solvers/gpu: the GPU tests
+ * compare each fused kernel with the composition of these primitives
+ * (steps.c). No fused ops: the solvers compose the steps. */
+#include <math.h>
+#include <string.h>
+#include "core/internal.h"
+#include "solvers/backend.h"
+
+typedef struct host_impl {
+  double s[KS_COUNT];
+  double *hist;
+} host_impl;
+
+#define HI(B) ((host_impl *)(B)->impl)
+
+static double coef(const kry_be *B, kry_coef a) { return a.slot < 0 ? a.c : a.c * HI(B)->s[a.slot]; }
+
+static cis_status h_alloc(kry_be *B, void **v, cis_int count, const char *what) {
+  return cis_alloc_array(v, count * B->n, cis_dtype_size(B->dtype), what);
+}
+static void h_release(kry_be *B, void *v) { cis_free(v); }
+static cis_status h_upload(kry_be *B, void *dst, const void *host, cis_int count) {
+  if (count > 0 && dst != host) memcpy(dst, host, (size_t)count * cis_dtype_size(B->dtype));
+  return CIS_OK;
+}
+static cis_status h_download(kry_be *B, void *host, const void *src, cis_int count) {
+  return h_upload(B, host, src, count);
+}
+static cis_status h_set_scalars(kry_be *B, int first, int count, const double *v) {
+  memcpy(HI(B)->s + first, v, (size_t)count * sizeof(double));
+  return CIS_OK;
+}
+static cis_status h_get_scalars(kry_be *B, int first, int count, double *v) {
+  memcpy(v, HI(B)->s + first, (size_t)count * sizeof(double));
+  return CIS_OK;
+}
+static cis_status h_run_prog(kry_be *B, int prog) {
+  kry_prog_run(prog, HI(B)->s, HI(B)->hist, B->hist_len);
+  return CIS_OK;
+}
+static cis_status h_get_history(kry_be *B, double *host, int len) {
+  if (len > B->hist_len) len = B->hist_len;
+  if (len > 0) memcpy(host, HI(B)->hist, (size_t)len * sizeof(double));
+  return CIS_OK;
+}
+static cis_status h_apply(kry_be *B, const cis_operator *A, const void *x, void *y) {
+  return cis_operator_apply(A, 1.0, x, 0.0, y, B->stream);
+}
+static cis_status h_copy(kry_be *B, const void *x, void *y) {
+  if (x != y) memcpy(y, x, (size_t)B->n * cis_dtype_size(B->dtype));
+  return CIS_OK;
+}
+static cis_status h_fill(kry_be *B, void *x, double v) {
+  cis_int n = B->n;
+  CIS_FOR_DTYPE(B->dtype, {
+    REAL *xv = x;
+    CIS_PRAGMA(omp parallel for schedule(static))
+    for (cis_int i = 0; i < n; ++i) xv[i] = (REAL)v;
+  });
+  return CIS_OK;
+}
+static cis_status h_axpy(kry_be *B, kry_coef a, const void *x, void *y) {
+  cis_int n = B->n;
+  CIS_FOR_DTYPE(B->dtype, {
+    const REAL al = (REAL)coef(B, a), *xv = x;
+    REAL *yv = y;
+    CIS_PRAGMA(omp parallel for schedule(static))
+    for (cis_int i = 0; i < n; ++i) yv[i] += al * xv[i];
+  });
+  return CIS_OK;
+}
+static cis_status h_xpay(kry_be *B, const void *x, kry_coef a, void *y) {
+  cis_int n = B->n;
+  CIS_FOR_DTYPE(B->dtype, {
+    const REAL al = (REAL)coef(B, a), *xv = x;
+    REAL *yv = y;
+    CIS_PRAGMA(omp parallel for schedule(static))
+    for (cis_int i = 0; i < n; ++i) yv[i] = xv[i] + al * yv[i];
+  });
+  return CIS_OK;
+}
+static cis_status h_scal(kry_be *B, kry_coef a, void *x) {
+  cis_int n = B->n;
+  CIS_FOR_DTYPE(B->dtype, {
+    const REAL al = (REAL)coef(B, a);
+    REAL *xv = x;
+    CIS_PRAGMA(omp parallel for schedule(static))
+    for (cis_int i = 0; i < n; ++i) xv[i] *= al;
+  });
+  return CIS_OK;
+}
+static cis_status h_mul(kry_be *B, const void *d, const void *x, void *y) {
+  cis_int n = B->n;
+  CIS_FOR_DTYPE(B->dtype, {
+    const REAL *dv = d, *xv = x;
+    REAL *yv = y;
+    CIS_PRAGMA(omp parallel for schedule(static))
+    for (cis_int i = 0; i < n; ++i) yv[i] = dv[i] * xv[i];
+  });
+  return CIS_OK;
+}
+static cis_status h_dot_host(kry_be *B, const void *x, const void *y, double *r) {
+  cis_int n = B->n;
+  double sum = 0;
+  CIS_FOR_DTYPE(B->dtype, {
+    const REAL *xv = x, *yv = y;
+    CIS_PRAGMA(omp parallel for reduction(+ : sum) schedule(static))
+    for (cis_int i = 0; i < n; ++i) sum += (double)xv[i] * (double)yv[i];
+  });
+  *r = sum;
+  return CIS_OK;
+}
+static cis_status h_dot(kry_be *B, const void *x, const void *y, int slot) {
+  return h_dot_host(B, x, y, &HI(B)->s[slot]);
+}
+static cis_status h_combine(kry_be *B, const void *V, const double *c, int m, int k, void *out) {
+  cis_int n = B->n;
+  CIS_FOR_DTYPE(B->dtype, {
+    const REAL *Vv = V;
+    REAL *ov = out;
+    CIS_PRAGMA(omp parallel for schedule(static))
+    for (cis_int i = 0; i < n; ++i)
+      for (int r = 0; r < k; ++r) {
+        double s = 0;
+        for (int j = 0; j < m; ++j) s += c[j * m + r] * (double)Vv[(size_t)j * n + i];
+        ov[(size_t)r * n + i] = (REAL)s;
+      }
+  });
+  return CIS_OK;
+}
+static cis_status h_dav_precond(kry_be *B, const void *r, const void *d, double theta, void *t) {
+  cis_int n = B->n;
+  CIS_FOR_DTYPE(B->dtype, {
+    const REAL *rv = r, *dv = d;
+    REAL *tv = t;
+    CIS_PRAGMA(omp parallel for schedule(static))
+    for (cis_int i = 0; i < n; ++i) {
+      double den = theta - (double)dv[i];
+      if (fabs(den) < 1e-8) den = den < 0 ? -1e-8 : 1e-8;
+      tv[i] = (REAL)((double)rv[i] / den);
+    }
+  });
+  return CIS_OK;
+}
+static cis_status h_unit(kry_be *B, void *x, cis_int i) {
+  memset(x, 0, (size_t)B->n * cis_dtype_size(B->dtype));
+  cis_set(x, B->dtype, i, 1.0);
+  return CIS_OK;
+}
+static cis_status h_sync(kry_be *B) { return CIS_OK; }
+static void h_destroy(kry_be *B) {
+  if (!B->impl) return;
+  cis_free(HI(B)->hist);
+  cis_free(B->impl);
+}
+
+static const kry_be_ops host_ops = {
+    h_alloc, h_release, h_upload, h_download, h_set_scalars, h_get_scalars, h_run_prog, h_get_history,
+    h_apply, h_copy, h_fill, h_axpy, h_xpay, h_scal, h_mul, h_dot, h_dot_host, h_combine, h_dav_precond,
+    h_unit, NULL, NULL, NULL, h_sync, h_destroy};
+
+cis_status kry_be_host_create(cis_int n, cis_dtype t, int hist_len, kry_be **out) {
+  cis_status st;
+  kry_be *B = NULL;
+  *out = NULL;
+  if (n < 0 || hist_len < 0) return cis_error(CIS_ERR_INVALID, "host backend: negative size");
+  CIS_TRY(cis_alloc_zeroed((void **)&B, 1, sizeof *B, "host vector backend"));
+  B->ops = &host_ops;
+  B->n = n;
+  B->dtype = t;
+  B->where = CIS_MEM_HOST;
+  B->version = CIS_VER_CUDA;
+  B->hist_len = hist_len;
+  CIS_TRY(cis_alloc_zeroed(&B->impl, 1, sizeof(host_impl), "host vector backend"));
+  HI(B)->s[KS_ONE] = 1.0;
+  if (hist_len > 0) CIS_TRY(cis_alloc_zeroed((void **)&HI(B)->hist, hist_len, sizeof(double), "residual history"));
+  *out = B;
+  return CIS_OK;
+cleanup:
+  kry_be_free(B);
+  return st;
+}

@@ -1,0 +1,255 @@
+/* krylov.c: the Krylov driver (cisparse/solver.h): validates the problem,
+ * creates the vector backend for the operator (host, or the device in the
+ * requested version of Aliaga, Perez, Quintana-Orti, Euro-Par 2015 §4),
+ * sets the scalar slots, uploads the Jacobi preconditioner, runs the
+ * solver (cg.c, bicg.c, bicgstab.c: each written once over the backend) and
+ * turns the final slots into a status, an end reason and one message. */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+#include "core/internal.h"
+#include "solvers/krylov_internal.h"
+
+static const char *const method_names[] = {"cg", "bicg", "bicgstab"};
+static const char *const version_names[CIS_VER_COUNT] = {"cublasL", "cublasN", "cuda", "merge", "merge_10", "graph"};
+static const char *const end_names[] = {
+    "converged", "maxit reached", "breakdown: rho = 0", "breakdown: omega = 0",
+    "breakdown: (r^, v) = 0", "breakdown: p^T A p <= 0 (A is not positive definite)",
+    "stagnation", "NaN or Inf in the recurrence"};
+
+const char *cis_krylov_end_name(cis_krylov_end e) {
+  return (unsigned)e < sizeof end_names / sizeof *end_names ? end_names[e] : "?";
+}
+const char *cis_krylov_method_name(cis_krylov_method m) {
+  return (unsigned)m < sizeof method_names / sizeof *method_names ? method_names[m] : "?";
+}
+const char *cis_solver_version_name(cis_solver_version v) {
+  return (unsigned)v < CIS_VER_COUNT ? version_names[v] : "?";
+}
+
+/* Index of s in names[0..n), or -1. */
+static int lookup(const char *s, const char *const *names, int n) {
+  for (int i = 0; s && i < n; ++i)
+    if (!strcmp(s, names[i])) return i;
+  return -1;
+}
+
+cis_status cis_krylov_method_parse(const char *s, cis_krylov_method *m) {
+  int i = lookup(s, method_names, 3);
+  if (i < 0) return cis_error(CIS_ERR_NOT_FOUND, "unknown method '%s' (known: cg, bicg, bicgstab)", s ? s : "");
+  *m = (cis_krylov_method)i;
+  return CIS_OK;
+}
+cis_status cis_solver_version_parse(const char *s, cis_solver_version *v) {
+  int i = lookup(s, version_names, CIS_VER_COUNT);
+  if (i < 0)
+    return cis_error(CIS_ERR_NOT_FOUND, "unknown version '%s' (known: cublasL, cublasN, cuda, merge, merge_10, graph)",
+                     s ? s : "");
+  *v = (cis_solver_version)i;
+  return CIS_OK;
+}
+
+cis_krylov_opts cis_krylov_opts_default(void) {
+  cis_krylov_opts o;
+  memset(&o, 0, sizeof o);
+  o.method = CIS_CG;
+  o.precond = CIS_PRECOND_NONE;
+  o.version = CIS_VER_MERGE_10;
+  o.tol = 1e-8;
+  o.maxit = 1000;
+  return o;
+}
+
+cis_status kry_residual0(kry_problem *P, void *r) {
+  cis_status st;
+  kry_be *B = P->B;
+  CIS_TRY(B->ops->apply(B, P->A, P->x, r));           /* r = A x */
+  CIS_TRY(B->ops->xpay(B, P->b, kry_imm(-1.0), r));   /* r = b - r */
+cleanup:
+  return st;
+}
+
+cis_status kry_run_loop(kry_problem *P, cis_status (*iteration)(void *), void *ctx) {
+  cis_status st;
+  kry_be *B = P->B;
+  CIS_TRY(B->ops->sync(B));
+  int64_t l0 = B->launches;
+  double t0 = cis_wtime();
+  CIS_TRY(kry_loop(B, iteration, ctx, P->maxit + P->check_every, P->check_every));
+  CIS_TRY(B->ops->sync(B));
+  P->loop_seconds = cis_wtime() - t0;
+  P->loop_launches = B->launches - l0;
+cleanup:
+  return st;
+}
+
+static cis_status check_args(const cis_operator *A, const void *b, void *x, const cis_krylov_opts *o) {
+  if (!A || !b || !x || !o) return cis_error(CIS_ERR_INVALID, "cis_krylov_solve: NULL argument");
+  if (cis_operator_rows(A) != cis_operator_cols(A))
+    return cis_error(CIS_ERR_INVALID, "a Krylov solve needs a square matrix, got %lld x %lld",
+                     (long long)cis_operator_rows(A), (long long)cis_operator_cols(A));
+  if ((unsigned)o->method > CIS_BICGSTAB) return cis_error(CIS_ERR_INVALID, "unknown Krylov method %d", (int)o->method);
+  if ((unsigned)o->precond > CIS_PRECOND_JACOBI) return cis_error(CIS_ERR_INVALID, "unknown preconditioner %d", (int)o->precond);
+  if ((unsigned)o->version >= CIS_VER_COUNT) return cis_error(CIS_ERR_INVALID, "unknown solver version %d", (int)o->version);
+  if (!(o->tol > 0) || !isfinite(o->tol)) return cis_error(CIS_ERR_INVALID, "tolerance must be a finite number > 0, got %g", o->tol);
+  if (o->maxit < 1) return cis_error(CIS_ERR_INVALID, "maxit must be >= 1, got %d", o->maxit);
+  if (o->history_len < 0 || (o->history_len > 0 && !o->history))
+    return cis_error(CIS_ERR_INVALID, "history: %d entries requested without a buffer", o->history_len);
+  if (o->method == CIS_BICG && !cis_operator_transpose(A))
+    return cis_error(CIS_ERR_INVALID, "BiCG needs A^T: give the operator its transpose (cis_operator_set_transpose)");
+  return CIS_OK;
+}
+
+/* 1/diag(A) in the backend (dtype of A), refusing a missing or zero diagonal. */
+static cis_status jacobi_inverse(kry_be *B, const cis_operator *A, void **dinv) {
+  cis_status st;
+  void *h = NULL;
+  const double *d = cis_operator_diagonal(A);
+  *dinv = NULL;
+  if (!d)
+    return cis_error(CIS_ERR_INVALID, "--precond jacobi needs diag(A): this operator has none (cis_operator_set_diagonal)");
+  for (cis_int i = 0; i < B->n; ++i)
+    if (d[i] == 0 || !isfinite(d[i]))
+      return cis_error(CIS_ERR_INVALID, "jacobi preconditioner: diagonal element %lld is %s", (long long)i + 1,
+                       d[i] == 0 ? "zero" : "not finite");
+  CIS_TRY(cis_alloc_array(&h, B->n, cis_dtype_size(B->dtype), "Jacobi preconditioner"));
+  for (cis_int i = 0; i < B->n; ++i) cis_set(h, B->dtype, i, 1.0 / d[i]);
+  CIS_TRY(B->ops->alloc(B, dinv, 1, "Jacobi preconditioner"));
+  CIS_TRY(B->ops->upload(B, *dinv, h, B->n));
+cleanup:
+  cis_free(h);
+  return st;
+}
+
+static cis_status end_status(const cis_krylov_opts *o, cis_krylov_end end, int it, double rel) {
+  const char *pc = o->precond == CIS_PRECOND_JACOBI ? " (jacobi)" : "";
+  switch (end) {
+    case CIS_END_CONVERGED:
+      return CIS_OK;
+    case CIS_END_MAXIT:
+    case CIS_END_STAGNATION:
+      return cis_error(CIS_ERR_NOT_CONVERGED, "%s%s did not converge: %s after %d iterations (relative residual %.3e, tol %.1e)",
+                       cis_krylov_method_name(o->method), pc, cis_krylov_end_name(end), it, rel, o->tol);
+    case CIS_END_NONFINITE:
+      return cis_error(CIS_ERR_NUMERIC, "%s%s: %s at iteration %d", cis_krylov_method_name(o->method), pc,
+                       cis_krylov_end_name(end), it + 1);
+    default:
+      return cis_error(CIS_ERR_BREAKDOWN, "%s%s: %s at iteration %d (relative residual %.3e)",
+                       cis_krylov_method_name(o->method), pc, cis_krylov_end_name(end), it + 1, rel);
+  }
+}
+
+cis_status cis_krylov_solve(const cis_operator *A, const void *b, void *x, const cis_krylov_opts *o,
+                            cis_krylov_info *info) {
+  cis_status st;
+  kry_be *B = NULL;
+  void *dinv = NULL;
+  double s[KS_COUNT], bb = 0, t0 = cis_wtime();
+  cis_krylov_info inf;
+  memset(&inf, 0, sizeof inf);
+  if (info) memset(info, 0, sizeof *info);
+  if ((st = check_args(A, b, x, o)) != CIS_OK) return st;
+  int device = cis_operator_memspace(A) == CIS_MEM_DEVICE;
+  int hist_len = o->history ? o->history_len : 0;
+  int check = o->check_every > 0 ? o->check_every : (device && o->version == CIS_VER_MERGE_10 ? 10 : 1);
+  CIS_TRY(kry_be_for(A, o->version, hist_len, &B));
+  CIS_TRY(B->ops->dot_host(B, b, b, &bb));
+  if (!isfinite(bb)) {
+    st = cis_error(CIS_ERR_NUMERIC, "the right-hand side b holds NaN or Inf");
+    goto cleanup;
+  }
+  if (o->precond == CIS_PRECOND_JACOBI) CIS_TRY(jacobi_inverse(B, A, &dinv));
+  memset(s, 0, sizeof s);
+  s[KS_ONE] = 1;
+  s[KS_TOL] = o->tol;
+  s[KS_MAXIT] = o->maxit;
+  s[KS_STAG_MAX] = o->stagnation == 0 ? 200 : o->stagnation < 0 ? 0 : o->stagnation;
+  s[KS_PRECOND] = dinv != NULL;
+  s[KS_BB] = bb;
+  CIS_TRY(B->ops->set_scalars(B, 0, KS_COUNT, s));
+  if (bb == 0) { /* b = 0: x = 0 exactly */
+    CIS_TRY(B->ops->fill(B, x, 0));
+    inf.end = CIS_END_CONVERGED;
+    goto report;
+  }
+  kry_problem P = {B, A, b, x, dinv, o->maxit, check, 0, 0};
+  double t_setup = cis_wtime();
+  if (o->method == CIS_CG) CIS_TRY(kry_cg(&P));
+  else if (o->method == CIS_BICG) CIS_TRY(kry_bicg(&P));
+  else CIS_TRY(kry_bicgstab(&P));
+  CIS_TRY(B->ops->get_scalars(B, 0, KS_COUNT, s));
+  inf.iterations = (int)s[KS_IT];
+  inf.rel_residual = sqrt(s[KS_RR] / bb);
+  inf.seconds = P.loop_seconds;
+  inf.setup_seconds = t_setup - t0 + (cis_wtime() - t_setup - P.loop_seconds);
+  inf.launches = P.loop_launches;
+  inf.launches_per_iteration = inf.iterations > 0 ? (double)P.loop_launches / inf.iterations : 0;
+  inf.end = s[KS_FLAG] == KF_RUNNING ? CIS_END_MAXIT : (cis_krylov_end)((int)s[KS_FLAG] - 1);
+  if (hist_len > 0) {
+    int w = inf.iterations + 1 < hist_len ? inf.iterations + 1 : hist_len;
+    CIS_TRY(B->ops->get_history(B, o->history, w));
+    inf.history_written = w;
+  }
+report:
+  if (info) *info = inf;
+  st = end_status(o, inf.end, inf.iterations, inf.rel_residual);
+cleanup:
+  if (B && dinv) B->ops->release(B, dinv);
+  kry_be_free(B);
+  return st;
+}
+
+cis_status cis_true_residual(const cis_operator *A, const void *b, const void *x, const void *xstar, double *relres,
+                             double *xerr) {
+  cis_status st;
+  void *hb = NULL, *hx = NULL, *hy = NULL, *hs = NULL, *dy = NULL;
+  if (!A || !b || !x || !relres) return cis_error(CIS_ERR_INVALID, "cis_true_residual: NULL argument");
+  cis_int n = cis_operator_rows(A), m = cis_operator_cols(A);
+  cis_dtype t = cis_operator_dtype(A);
+  size_t es = cis_dtype_size(t);
+  int dev = cis_operator_memspace(A) == CIS_MEM_DEVICE;
+  CIS_TRY(cis_alloc_array(&hy, n, es, "true residual"));
+  if (dev) { /* y = A x on the device, then everything to the host */
+    CIS_TRY(cis_gpu_malloc(&dy, (size_t)n * es));
+    CIS_TRY(cis_operator_apply(A, 1.0, x, 0.0, dy, NULL));
+    CIS_TRY(cis_gpu_sync());
+    CIS_TRY(cis_gpu_download(hy, dy, (size_t)n * es));
+    CIS_TRY(cis_alloc_array(&hb, n, es, "true residual"));
+    CIS_TRY(cis_alloc_array(&hx, m, es, "true residual"));
+    CIS_TRY(cis_gpu_download(hb, b, (size_t)n * es));
+    CIS_TRY(cis_gpu_download(hx, x, (size_t)m * es));
+    if (xstar) {
+      CIS_TRY(cis_alloc_array(&hs, m, es, "true residual"));
+      CIS_TRY(cis_gpu_download(hs, xstar, (size_t)m * es));
+    }
+  } else {
+    CIS_TRY(cis_operator_apply(A, 1.0, x, 0.0, hy, NULL));
+  }
+  const void *B = dev ? hb : b, *X = dev ? hx : x, *S = dev ? hs : xstar;
+  double rr = 0, bb = 0, ee = 0, ss = 0;
+  for (cis_int i = 0; i < n; ++i) {
+    double bi = cis_get(B, t, i), ri = bi - cis_get(hy, t, i);
+    rr += ri * ri;
+    bb += bi * bi;
+  }
+  *relres = bb > 0 ? sqrt(rr / bb) : sqrt(rr);
+  if (!isfinite(*relres)) *relres = NAN;
+  if (xerr && S) {
+    for (cis_int i = 0; i < m; ++i) {
+      double si = cis_get(S, t, i), ei = cis_get(X, t, i) - si;
+      ee += ei * ei;
+      ss += si * si;
+    }
+    *xerr = ss > 0 ? sqrt(ee / ss) : sqrt(ee);
+  } else if (xerr) {
+    *xerr = NAN;
+  }
+  st = CIS_OK;
+cleanup:
+  cis_gpu_free(dy);
+  cis_free(hb);
+  cis_free(hx);
+  cis_free(hy);
+  cis_free(hs);
+  return st;
+}

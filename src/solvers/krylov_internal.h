@@ -1,0 +1,32 @@
+/* krylov_internal.h: what the driver (krylov.c) hands each Krylov solver
+ * (cg.c, bicg.c, bicgstab.c). The driver validates, creates the backend,
+ * sets the scalar slots (tolerance, limits, preconditioning) and uploads
+ * 1/diag(A); the solver allocates its vectors, forms r0, runs KP_INIT and
+ * loops; the driver reads the slots back and reports. */
+#ifndef CISPARSE_KRYLOV_INTERNAL_H
+#define CISPARSE_KRYLOV_INTERNAL_H
+
+#include "solvers/backend.h"
+
+typedef struct kry_problem {
+  kry_be *B;
+  const cis_operator *A;
+  const void *b;       /* backend memory */
+  void *x;             /* backend memory: x0 in, last iterate out */
+  const void *dinv;    /* 1 / diag(A) in backend memory, NULL = no preconditioner */
+  int maxit, check_every;
+  /* filled by the solver */
+  double loop_seconds;
+  int64_t loop_launches;
+} kry_problem;
+
+cis_status kry_cg(kry_problem *P);
+cis_status kry_bicg(kry_problem *P);
+cis_status kry_bicgstab(kry_problem *P);
+
+/* r = b - A x (the initial residual of every solver). */
+cis_status kry_residual0(kry_problem *P, void *r);
+/* Run the loop over `iteration` with timing and launch counting into P. */
+cis_status kry_run_loop(kry_problem *P, cis_status (*iteration)(void *), void *ctx);
+
+#endif
