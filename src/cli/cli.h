@@ -14,6 +14,7 @@ int cis_cmd_spmv(int argc, char **argv);
 int cis_cmd_bench(int argc, char **argv);
 int cis_cmd_ci(int argc, char **argv);
 int cis_cmd_run(int argc, char **argv);
+int cis_cmd_solve(int argc, char **argv);
 
 /* Call, and on failure jump to the function's single `cleanup:` with the
  * status in `st`: the library's idiom (src/core/internal.h), restated here
