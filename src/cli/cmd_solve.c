@@ -650,9 +650,12 @@ static void print_run(FILE *out, const solve_opts *o, const run_result *r, int g
                  "from it (precision %s)\n", precision_name(o->precision));
   if (isfinite(r->xerr)) fprintf(out, "error       ||x - x*|| / ||x*|| = %.3e\n", r->xerr);
   else fprintf(out, "error       n/a (no x* with --rhs)\n");
-  fprintf(out, "time        %.4f ms per iteration (%s%d run%s; loop %.3f ms, setup %.3f ms)\n", r->ms_it,
-          r->runs > 1 ? "median of " : "", r->runs, r->runs > 1 ? "s" : "", r->info.seconds * 1e3,
-          r->info.setup_seconds * 1e3);
+  if (isfinite(r->ms_it))
+    fprintf(out, "time        %.4f ms per iteration (%s%d run%s; loop %.3f ms, setup %.3f ms)\n", r->ms_it,
+            r->runs > 1 ? "median of " : "", r->runs, r->runs > 1 ? "s" : "", r->info.seconds * 1e3,
+            r->info.setup_seconds * 1e3);
+  else
+    fprintf(out, "time        n/a per iteration: no iterations (b = 0 or x0 already solves it)\n");
   print_energy(out, r, gpu);
   if (gpu) fprintf(out, "launches    %.2f kernel launches and library calls per iteration\n",
                    r->info.launches_per_iteration);
