@@ -16,8 +16,11 @@
 //   with streaming loads (__ldcs: used once, so x stays in cache), x through
 //   the read-only cache (__ldg), one shuffle reduction. In count mode the
 //   ELLPACK walk stops at the row's length (padding is the tail of the row).
+//   Its body is hyb_fast_tk in spmv_templates.cuh (shared with the fused
+//   Krylov kernels), instantiated here with the StoreY epilogue.
 #include "kernels/kernel_common.cuh"
 #include "kernels/launchers.h"
+#include "kernels/spmv_templates.cuh"
 #include <stdlib.h>
 
 template <typename T, typename O>
@@ -60,69 +63,6 @@ __global__ void hyb_paper_kernel(int64_t rows, int64_t width, int column_mode,
   if (lane == 0) cis_store_y(y, warp_id, sh1[t] + sh2[t], alpha, beta);
 }
 
-// A matrix element used once: streaming load (evict first, keeps x in cache),
-// except with one thread per row, whose next slots come from the same lines
-// through L1 (as CSR scalar).
-template <int G, typename V>
-__device__ __forceinline__ V load_once(const V *p) {
-  if (G == 1) return __ldg(p);
-  return __ldcs(p);
-}
-
-// One chunk of a row: U predicated loads at q = b + u*G, q < n, taken from
-// (c1, v1)[q] while q < n1 and from (c2, v2)[q - n1] after (the ELLPACK and
-// CSR parts as one range), all issued before the U gathers of x, which are
-// added to sum in order.
-template <typename T, int G, int U>
-__device__ __forceinline__ void chunk_sum(const cis_idx *__restrict__ c1, const T *__restrict__ v1,
-                                          int64_t n1, const cis_idx *__restrict__ c2,
-                                          const T *__restrict__ v2, int64_t n, int64_t b,
-                                          const T *__restrict__ x, T &sum) {
-  cis_idx c[U];
-  T v[U];
-#pragma unroll
-  for (int u = 0; u < U; ++u) {
-    int64_t q = b + (int64_t)u * G;
-    c[u] = -1;
-    v[u] = 0;
-    if (q < n) {
-      c[u] = q < n1 ? load_once<G>(c1 + q) : load_once<G>(c2 + (q - n1));
-      v[u] = q < n1 ? load_once<G>(v1 + q) : load_once<G>(v2 + (q - n1));
-    }
-  }
-#pragma unroll
-  for (int u = 0; u < U; ++u)
-    if (c[u] >= 0) sum += v[u] * __ldg(&x[c[u]]);
-}
-
-// hyb (fast): the row's ELLPACK part and CSR part read as one index space
-// q in [0, n_ell + n_csr): q < n_ell -> ell_*[row*width + q], else
-// csr_*[start + q - n_ell]. Each lane takes q = lane + G*(u + U*j): U loads of
-// columns and values issued (predicated) before the U gathers of x, so no
-// serial remainder loop and no second reduction.
-template <typename T, typename O, int G, int U>
-__global__ void hyb_fast_kernel(int64_t rows, int64_t width, int column_mode,
-                                const cis_idx *__restrict__ ell_col, const T *__restrict__ ell_val,
-                                const uint32_t *__restrict__ rownnz, const O *__restrict__ start,
-                                const O *__restrict__ end, const cis_idx *__restrict__ csr_col,
-                                const T *__restrict__ csr_val, T alpha, const T *__restrict__ x,
-                                T beta, T *__restrict__ y) {
-  int64_t thread_id = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
-  int64_t row = thread_id / G;
-  int lane = (int)(thread_id % G);
-  T sum = 0;
-  if (row < rows) { /* no early return: the shuffles below need the whole warp */
-    int64_t n_ell = column_mode ? width : min((int64_t)__ldg(&rownnz[row]), width);
-    int64_t s = (int64_t)__ldg(&start[row]), n = n_ell + ((int64_t)__ldg(&end[row]) - s);
-    const cis_idx *ec = ell_col + row * width, *cc = csr_col + s;
-    const T *ev = ell_val + row * width, *cv = csr_val + s;
-    for (int64_t b = lane; b < n; b += (int64_t)U * G)
-      chunk_sum<T, G, U>(ec, ev, n_ell, cc, cv, n, b, x, sum);
-  }
-  sum = cis_group_sum<T, G>(sum);
-  if (row < rows && lane == 0) cis_store_y(y, row, sum, alpha, beta);
-}
-
 // hyb, phase-locked (large x): the rows of a block walk their ELLPACK parts
 // in step, a __syncthreads() after each chunk of U*G slots, so that the
 // block's rows gather x from the same column window at the same time and
@@ -157,13 +97,13 @@ __global__ void hyb_locked_kernel(int64_t rows, int64_t width, int column_mode,
   const cis_idx *ec = ell_col + row * width;
   const T *ev = ell_val + row * width;
   for (int64_t b = lane; b - lane < m; b += (int64_t)U * G) { /* same trip count block-wide */
-    chunk_sum<T, G, U>(ec, ev, n_ell, ec, ev, n_ell, b, x, sum);
+    hyb_chunk_sum<T, G, U>(ec, ev, n_ell, ec, ev, n_ell, b, x, sum);
     __syncthreads();
   }
   const cis_idx *cc = csr_col + s;
   const T *cv = csr_val + s;
   for (int64_t b = lane; b < n_csr; b += (int64_t)U * G)
-    chunk_sum<T, G, U>(cc, cv, n_csr, cc, cv, n_csr, b, x, sum);
+    hyb_chunk_sum<T, G, U>(cc, cv, n_csr, cc, cv, n_csr, b, x, sum);
   sum = cis_group_sum<T, G>(sum);
   if (row < rows && lane == 0) cis_store_y(y, row, sum, alpha, beta);
 }
@@ -192,10 +132,10 @@ static cis_status launch_fast_g(const cis_hyb_dev *h, int lock, double alpha, co
     CIS_CUDA_LAUNCH_CHECK("hyb (phase-locked)");
     return CIS_OK;
   }
-  hyb_fast_kernel<T, O, G, U><<<cis_blocks_for(h->rows, threads / G), threads, 0, s>>>(
+  hyb_fast_tk<T, O, G, U><<<cis_blocks_for(h->rows, threads / G), threads, 0, s>>>(
       h->rows, h->width, h->column_mode, h->ell_col, (const T *)h->ell_val, h->rownnz,
-      (const O *)h->start, (const O *)h->end, h->csr_col, (const T *)h->csr_val, (T)alpha,
-      (const T *)x, (T)beta, (T *)y);
+      (const O *)h->start, (const O *)h->end, h->csr_col, (const T *)h->csr_val, (const T *)x,
+      StoreY<T>{(T *)y, (T)alpha, (T)beta});
   CIS_CUDA_LAUNCH_CHECK("hyb");
   return CIS_OK;
 }

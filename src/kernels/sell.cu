@@ -9,30 +9,9 @@
 //            sorted inside windows, result scattered back through perm.
 #include "kernels/kernel_common.cuh"
 #include "kernels/launchers.h"
+#include "kernels/spmv_templates.cuh"
 
-template <typename T, bool POW2>
-__global__ void sell_kernel(int64_t rows, int64_t S, int shift, int64_t nslots_rows,
-                            const int64_t *__restrict__ slice_ptr, const cis_idx *__restrict__ col,
-                            const T *__restrict__ val, const cis_idx *__restrict__ rowlen,
-                            const cis_idx *__restrict__ perm, T alpha, const T *__restrict__ x,
-                            T beta, T *__restrict__ y) {
-  int64_t stride = (int64_t)gridDim.x * blockDim.x;
-  for (int64_t t = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; t < nslots_rows; t += stride) {
-    if (t >= rows) continue; /* padding rows of the last slice */
-    int64_t s = POW2 ? t >> shift : t / S, r = t - s * S; /* no 64-bit division for S = 2^k */
-    int64_t begin = __ldg(&slice_ptr[s]);
-    int64_t n = rowlen ? (int64_t)rowlen[t]
-                       : (POW2 ? (__ldg(&slice_ptr[s + 1]) - begin) >> shift
-                               : (__ldg(&slice_ptr[s + 1]) - begin) / S);
-    T sum = 0;
-#pragma unroll 4
-    for (int64_t k = 0, p = begin + r; k < n; ++k, p += S) {
-      cis_idx c = col[p];
-      if (c >= 0) sum += val[p] * __ldg(&x[c]);
-    }
-    cis_store_y(y, perm ? (int64_t)perm[t] : t, sum, alpha, beta);
-  }
-}
+// The kernel body is sell_tk (spmv_templates.cuh) with the StoreY epilogue.
 
 extern "C" cis_status cis_launch_sell(cis_dtype t, cis_int rows, cis_int S, cis_int nslices,
                                       const int64_t *slice_ptr, const cis_idx *col,
@@ -54,15 +33,13 @@ extern "C" cis_status cis_launch_sell(cis_dtype t, cis_int rows, cis_int S, cis_
   while (((int64_t)1 << shift) < S) shift++;
   CIS_DISPATCH_REAL(t, {
     if (((int64_t)1 << shift) == S)
-      sell_kernel<REAL, true><<<grid, threads_, 0, s>>>(rows, S, shift, n, slice_ptr, col,
-                                                        (const REAL *)val, rowlen, perm,
-                                                        (REAL)alpha, (const REAL *)x, (REAL)beta,
-                                                        (REAL *)y);
+      sell_tk<REAL, true><<<grid, threads_, 0, s>>>(rows, S, shift, n, slice_ptr, col,
+                                                    (const REAL *)val, rowlen, perm, (const REAL *)x,
+                                                    StoreY<REAL>{(REAL *)y, (REAL)alpha, (REAL)beta});
     else
-      sell_kernel<REAL, false><<<grid, threads_, 0, s>>>(rows, S, shift, n, slice_ptr, col,
-                                                         (const REAL *)val, rowlen, perm,
-                                                         (REAL)alpha, (const REAL *)x, (REAL)beta,
-                                                         (REAL *)y);
+      sell_tk<REAL, false><<<grid, threads_, 0, s>>>(rows, S, shift, n, slice_ptr, col,
+                                                     (const REAL *)val, rowlen, perm, (const REAL *)x,
+                                                     StoreY<REAL>{(REAL *)y, (REAL)alpha, (REAL)beta});
   });
   CIS_CUDA_LAUNCH_CHECK(name);
   return CIS_OK;

@@ -1,0 +1,721 @@
+// krylov_kernels.cu: the vector kernels and fused macro-kernels of the
+// Krylov solvers on the device (Aliaga, Perez, Quintana-Orti, "Systematic
+// Fusion of CUDA Kernels for Iterative Sparse Linear System Solvers",
+// Euro-Par 2015): the primitives of the `cuda` version with the two-stage
+// dot (dot_ini: block partials, dot_fin: one block sums them, §3.3), and the
+// macro-kernels of the merge versions (§3.4-3.5, Figs. 2-3), where the
+// partials are summed by the last block to finish (a thread fence + atomic
+// ticket, Harris / CUDA threadFenceReduction), so that dot_fin and the
+// scalar update that follows it (kry_prog_run) need no launch of their own.
+//
+// All kernels are grid-stride with a capped grid (kry_reduce_grid), sum in
+// double for both dtypes, and sum partials in a fixed order (deterministic:
+// same grid, same result). Fused kernels read s[KS_FLAG] first and do nothing
+// when it is set (iterations queued past the end by merge_10 and graph).
+// The value type comes from CIS_DISPATCH_REAL (one source, float + double).
+// CPU reference: the host backend composing the same step from primitives.
+#include <stdlib.h>
+#include "kernels/kernel_common.cuh"
+#include "kernels/spmv_templates.cuh"
+#include "solvers/gpu/krylov_kernels.h"
+#include "solvers/kry_scalars.h"
+
+#define KRY_THREADS 256
+
+extern "C" int kry_reduce_grid(const kry_ws *w, cis_int n) {
+  int64_t g = ((int64_t)n + KRY_THREADS - 1) / KRY_THREADS;
+  int64_t cap = (int64_t)w->sms * (2048 / KRY_THREADS);
+  if (cap > w->cap) cap = w->cap;
+  if (g > cap) g = cap;
+  return g < 1 ? 1 : (int)g;
+}
+
+// Grid for a fused SpMV: `need` blocks of `threads`, capped at the blocks
+// resident at once (2048 threads per SM) and at the partial buffer.
+static unsigned fused_grid(const kry_ws *w, int64_t need, int threads) {
+  int64_t cap = (int64_t)w->sms * (2048 / threads > 0 ? 2048 / threads : 1);
+  if (cap > w->cap) cap = w->cap;
+  if (need > cap) need = cap;
+  return need < 1 ? 1u : (unsigned)need;
+}
+
+// ---- reductions -------------------------------------------------------------
+
+__device__ __forceinline__ double kry_warp_sum(double v) {
+#pragma unroll
+  for (int o = 16; o > 0; o >>= 1) v += __shfl_xor_sync(0xffffffffu, v, o);
+  return v;
+}
+
+// Sum v[0..1] over the block (blockDim a multiple of 32, every thread
+// calling); the totals are valid in thread 0. Fixed order: deterministic.
+__device__ __forceinline__ void kry_block_sum2(double (&v)[2]) {
+  __shared__ double sh[2][32];
+  const int lane = threadIdx.x & 31, w = threadIdx.x >> 5, nw = (blockDim.x + 31) >> 5;
+  v[0] = kry_warp_sum(v[0]);
+  v[1] = kry_warp_sum(v[1]);
+  __syncthreads(); /* sh may still be read by a previous call */
+  if (lane == 0) {
+    sh[0][w] = v[0];
+    sh[1][w] = v[1];
+  }
+  __syncthreads();
+  if (w == 0) {
+    v[0] = kry_warp_sum(lane < nw ? sh[0][lane] : 0.0);
+    v[1] = kry_warp_sum(lane < nw ? sh[1][lane] : 0.0);
+  }
+}
+
+// End of a fused macro-kernel (§3.3): the block's partials of nd (0..2) dots
+// go to w.part; the last block to take a ticket sums all partials in block
+// order into s[slot[d]], runs prog and resets the ticket for the next launch.
+// Every thread of every block calls it (or none: skipped when KS_FLAG is set).
+__device__ void kry_finish(const kry_ws &w, double (&a)[2], int slot0, int slot1, int nd,
+                           int prog) {
+  __shared__ unsigned int am_last;
+  kry_block_sum2(a);
+  if (threadIdx.x == 0) {
+    if (nd > 0) w.part[blockIdx.x] = a[0];
+    if (nd > 1) w.part[w.cap + blockIdx.x] = a[1];
+    __threadfence(); /* partials visible before the ticket */
+    am_last = atomicAdd(w.ticket, 1u) == gridDim.x - 1;
+  }
+  __syncthreads();
+  if (!am_last) return;
+  __threadfence();
+  double t[2] = {0.0, 0.0};
+  for (unsigned b = threadIdx.x; b < gridDim.x; b += blockDim.x) {
+    if (nd > 0) t[0] += __ldcg(&w.part[b]);
+    if (nd > 1) t[1] += __ldcg(&w.part[w.cap + b]);
+  }
+  kry_block_sum2(t);
+  if (threadIdx.x == 0) {
+    if (nd > 0) w.s[slot0] = t[0];
+    if (nd > 1) w.s[slot1] = t[1];
+    kry_prog_run(prog, w.s, w.hist, w.hist_len);
+    *w.ticket = 0;
+  }
+}
+
+__device__ __forceinline__ double kry_coef_of(double c, int slot, const double *s) {
+  return slot < 0 ? c : c * s[slot];
+}
+
+// ---- primitives (cuda version) ----------------------------------------------
+
+#define GRID_STRIDE(i, n)                                                          \
+  for (int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x, st_ = (int64_t)gridDim.x * blockDim.x; \
+       i < (n); i += st_)
+
+template <typename T>
+__global__ void fill_k(int64_t n, T *x, T v) {
+  GRID_STRIDE(i, n) x[i] = v;
+}
+
+template <typename T>
+__global__ void axpy_k(int64_t n, double c, int slot, const double *s, const T *x, T *y) {
+  const T a = (T)kry_coef_of(c, slot, s);
+  GRID_STRIDE(i, n) y[i] += a * x[i];
+}
+
+template <typename T>
+__global__ void xpay_k(int64_t n, const T *x, double c, int slot, const double *s, T *y) {
+  const T a = (T)kry_coef_of(c, slot, s);
+  GRID_STRIDE(i, n) y[i] = x[i] + a * y[i];
+}
+
+template <typename T>
+__global__ void scal_k(int64_t n, double c, int slot, const double *s, T *x) {
+  const T a = (T)kry_coef_of(c, slot, s);
+  GRID_STRIDE(i, n) x[i] = a * x[i];
+}
+
+template <typename T>
+__global__ void mul_k(int64_t n, const T *d, const T *x, T *y) {
+  GRID_STRIDE(i, n) y[i] = d[i] * x[i];
+}
+
+// dot_ini (§3.3): per-block partial sums of x .* y, in double.
+template <typename T>
+__global__ void dot_ini_k(int64_t n, const T *x, const T *y, double *part) {
+  double a[2] = {0.0, 0.0};
+  GRID_STRIDE(i, n) a[0] += (double)x[i] * (double)y[i];
+  kry_block_sum2(a);
+  if (threadIdx.x == 0) part[blockIdx.x] = a[0];
+}
+
+// dot_fin (§3.3): one block sums the partials in a fixed order, then the
+// scalar program (cuda version: dot_fin and the scalar update in one launch).
+__global__ void dot_fin_k(int nparts, int slot, int prog, kry_ws w) {
+  double a[2] = {0.0, 0.0};
+  for (int b = threadIdx.x; b < nparts; b += blockDim.x) a[0] += w.part[b];
+  kry_block_sum2(a);
+  if (threadIdx.x == 0) {
+    w.s[slot] = a[0];
+    kry_prog_run(prog, w.s, w.hist, w.hist_len);
+  }
+}
+
+// The scalar programs in one thread (cublasN, cuda: §4 "maintains the
+// scalars in the GPU memory").
+__global__ void prog_k(int prog, kry_ws w) { kry_prog_run(prog, w.s, w.hist, w.hist_len); }
+
+#define CHECKED_LAUNCH(name, ...) \
+  do {                            \
+    __VA_ARGS__;                  \
+    CIS_CUDA_LAUNCH_CHECK(name);  \
+  } while (0)
+
+extern "C" cis_status kry_launch_fill(cis_dtype t, cis_int n, void *x, double v, const kry_ws *w,
+                                      cudaStream_t st) {
+  if (n <= 0) return CIS_OK;
+  CIS_DISPATCH_REAL(t, { fill_k<REAL><<<kry_reduce_grid(w, n), KRY_THREADS, 0, st>>>(n, (REAL *)x, (REAL)v); });
+  CIS_CUDA_LAUNCH_CHECK("fill");
+  return CIS_OK;
+}
+
+extern "C" cis_status kry_launch_axpy(cis_dtype t, cis_int n, double c, int slot, const void *x,
+                                      void *y, const kry_ws *w, cudaStream_t st) {
+  if (n <= 0) return CIS_OK;
+  CIS_DISPATCH_REAL(t, {
+    axpy_k<REAL><<<kry_reduce_grid(w, n), KRY_THREADS, 0, st>>>(n, c, slot, w->s, (const REAL *)x, (REAL *)y);
+  });
+  CIS_CUDA_LAUNCH_CHECK("axpy");
+  return CIS_OK;
+}
+
+extern "C" cis_status kry_launch_xpay(cis_dtype t, cis_int n, const void *x, double c, int slot,
+                                      void *y, const kry_ws *w, cudaStream_t st) {
+  if (n <= 0) return CIS_OK;
+  CIS_DISPATCH_REAL(t, {
+    xpay_k<REAL><<<kry_reduce_grid(w, n), KRY_THREADS, 0, st>>>(n, (const REAL *)x, c, slot, w->s, (REAL *)y);
+  });
+  CIS_CUDA_LAUNCH_CHECK("xpay");
+  return CIS_OK;
+}
+
+extern "C" cis_status kry_launch_scal(cis_dtype t, cis_int n, double c, int slot, void *x,
+                                      const kry_ws *w, cudaStream_t st) {
+  if (n <= 0) return CIS_OK;
+  CIS_DISPATCH_REAL(t, { scal_k<REAL><<<kry_reduce_grid(w, n), KRY_THREADS, 0, st>>>(n, c, slot, w->s, (REAL *)x); });
+  CIS_CUDA_LAUNCH_CHECK("scal");
+  return CIS_OK;
+}
+
+extern "C" cis_status kry_launch_mul(cis_dtype t, cis_int n, const void *d, const void *x, void *y,
+                                     const kry_ws *w, cudaStream_t st) {
+  if (n <= 0) return CIS_OK;
+  CIS_DISPATCH_REAL(t, {
+    mul_k<REAL><<<kry_reduce_grid(w, n), KRY_THREADS, 0, st>>>(n, (const REAL *)d, (const REAL *)x, (REAL *)y);
+  });
+  CIS_CUDA_LAUNCH_CHECK("mul (Jacobi)");
+  return CIS_OK;
+}
+
+extern "C" cis_status kry_launch_dot_ini(cis_dtype t, cis_int n, const void *x, const void *y,
+                                         const kry_ws *w, cudaStream_t st) {
+  CIS_DISPATCH_REAL(t, {
+    dot_ini_k<REAL><<<kry_reduce_grid(w, n), KRY_THREADS, 0, st>>>(n, (const REAL *)x, (const REAL *)y, w->part);
+  });
+  CIS_CUDA_LAUNCH_CHECK("dot_ini");
+  return CIS_OK;
+}
+
+extern "C" cis_status kry_launch_dot_fin(int nparts, int slot, int prog, const kry_ws *w,
+                                         cudaStream_t st) {
+  dot_fin_k<<<1, KRY_THREADS, 0, st>>>(nparts, slot, prog, *w);
+  CIS_CUDA_LAUNCH_CHECK("dot_fin");
+  return CIS_OK;
+}
+
+extern "C" cis_status kry_launch_prog(int prog, const kry_ws *w, cudaStream_t st) {
+  prog_k<<<1, 1, 0, st>>>(prog, *w);
+  CIS_CUDA_LAUNCH_CHECK("scalar program");
+  return CIS_OK;
+}
+
+// ---- fused steps (merge) ------------------------------------------------------
+
+// The vectors of a step by index (kry_vecs order), and which ones each step
+// reads and writes (compile-time masks: only those are loaded or stored).
+enum { SX, SR, SP, SQ, SZ, SRT, SPT, SQT, SZT, SV, SS, ST, SPH, SSH, SRH, SD, SNV };
+#define SB(k) (1u << (k))
+
+__host__ __device__ constexpr unsigned step_reads(int step, bool prec) {
+  return step == KRY_STEP_CG_UPDATE    ? SB(SX) | SB(SP) | SB(SR) | SB(SQ) | (prec ? SB(SD) : 0u)
+         : step == KRY_STEP_XPAY       ? SB(SZ) | SB(SP)
+         : step == KRY_STEP_BICG_UPDATE ? SB(SX) | SB(SP) | SB(SR) | SB(SQ) | SB(SRT) | SB(SQT) | (prec ? SB(SD) : 0u)
+         : step == KRY_STEP_BICG_P     ? SB(SZ) | SB(SP) | SB(SZT) | SB(SPT)
+         : step == KRY_STEP_BICGSTAB_P ? SB(SR) | SB(SP) | SB(SV) | (prec ? SB(SD) : 0u)
+         : step == KRY_STEP_BICGSTAB_S ? SB(SR) | SB(SV) | (prec ? SB(SD) : 0u)
+         : /* BICGSTAB_XR */ SB(SX) | SB(SPH) | SB(SSH) | SB(SS) | SB(ST) | SB(SRH);
+}
+/* Without Jacobi z, zt, ph, sh alias r, rt, p, s and are never written. */
+__host__ __device__ constexpr unsigned step_writes(int step, bool prec) {
+  return step == KRY_STEP_CG_UPDATE    ? SB(SX) | SB(SR) | (prec ? SB(SZ) : 0u)
+         : step == KRY_STEP_XPAY       ? SB(SP)
+         : step == KRY_STEP_BICG_UPDATE ? SB(SX) | SB(SR) | SB(SRT) | (prec ? SB(SZ) | SB(SZT) : 0u)
+         : step == KRY_STEP_BICG_P     ? SB(SP) | SB(SPT)
+         : step == KRY_STEP_BICGSTAB_P ? SB(SP) | (prec ? SB(SPH) : 0u)
+         : step == KRY_STEP_BICGSTAB_S ? SB(SS) | (prec ? SB(SSH) : 0u)
+         : /* BICGSTAB_XR */ SB(SX) | SB(SR);
+}
+
+template <typename T>
+struct StepVecs {
+  T *v[SNV];
+};
+
+template <typename T>
+struct StepCoefs {
+  T alpha, beta, omega, bo;
+};
+
+// One element of a step (Aliaga et al. 2015, Fig. 3 (CG, BiCGStab) and Fig. 2
+// (BiCG) macro-kernels): e holds the element of every vector the step reads;
+// the ones it writes are updated in place; a[0], a[1] the dot terms.
+template <typename T, int STEP, bool PREC>
+__device__ __forceinline__ void step_elem(T (&e)[SNV], const StepCoefs<T> &c, double (&a)[2]) {
+  if (STEP == KRY_STEP_CG_UPDATE) {
+    /* x += alpha p; r -= alpha q; z = dinv.*r; RHO_NEW = (r, z); RR = (r, r) */
+    e[SX] += c.alpha * e[SP];
+    const T r = e[SR] - c.alpha * e[SQ];
+    e[SR] = r;
+    a[1] += (double)r * (double)r;
+    if (PREC) {
+      e[SZ] = e[SD] * r;
+      a[0] += (double)r * (double)e[SZ];
+    }
+  } else if (STEP == KRY_STEP_XPAY) {
+    /* p = z + beta p */
+    e[SP] = e[SZ] + c.beta * e[SP];
+  } else if (STEP == KRY_STEP_BICG_UPDATE) {
+    /* x += alpha p; r -= alpha q; rt -= alpha qt; z = dinv.*r; zt = dinv.*rt;
+       RHO_NEW = (z, rt); RR = (r, r) */
+    e[SX] += c.alpha * e[SP];
+    const T r = e[SR] - c.alpha * e[SQ];
+    const T rt = e[SRT] - c.alpha * e[SQT];
+    e[SR] = r;
+    e[SRT] = rt;
+    T z = r;
+    if (PREC) {
+      z = e[SD] * r;
+      e[SZ] = z;
+      e[SZT] = e[SD] * rt;
+    }
+    a[0] += (double)z * (double)rt;
+    a[1] += (double)r * (double)r;
+  } else if (STEP == KRY_STEP_BICG_P) {
+    /* p = z + beta p; pt = zt + beta pt */
+    e[SP] = e[SZ] + c.beta * e[SP];
+    e[SPT] = e[SZT] + c.beta * e[SPT];
+  } else if (STEP == KRY_STEP_BICGSTAB_P) {
+    /* p = r + beta p - beta_omega v; ph = dinv.*p */
+    const T p = e[SR] + c.beta * e[SP];
+    e[SP] = p - c.bo * e[SV];
+    if (PREC) e[SPH] = e[SD] * e[SP];
+  } else if (STEP == KRY_STEP_BICGSTAB_S) {
+    /* s = r - alpha v; sh = dinv.*s */
+    e[SS] = e[SR] - c.alpha * e[SV];
+    if (PREC) e[SSH] = e[SD] * e[SS];
+  } else { /* KRY_STEP_BICGSTAB_XR */
+    /* x += alpha ph + omega sh; r = s - omega t; RHO_NEW = (rh, r); RR = (r, r) */
+    const T x = e[SX] + c.alpha * e[SPH];
+    e[SX] = x + c.omega * e[SSH];
+    e[SR] = e[SS] - c.omega * e[ST];
+    a[0] += (double)e[SRH] * (double)e[SR];
+    a[1] += (double)e[SR] * (double)e[SR];
+  }
+}
+
+template <typename T> struct Vec16;
+template <> struct Vec16<double> { typedef double2 type; };
+template <> struct Vec16<float> { typedef float4 type; };
+
+// The step over all n elements, grid-stride; each element is read and written
+// by one thread (mapped access, §3.2), so the vector updates fuse. VEC: every
+// vector used is 16-byte aligned: 16-byte loads and stores of 16/sizeof(T)
+// elements, the last n mod 16/sizeof(T) elements one by one. The dots of the
+// step are block partials finished by the last block (kry_finish), which
+// then runs prog.
+template <typename T, int STEP, bool PREC, bool VEC>
+__global__ void step_k(int64_t n, StepVecs<T> V, int prog, kry_ws w) {
+  constexpr unsigned RD = step_reads(STEP, PREC), WR = step_writes(STEP, PREC);
+  const double *s = w.s;
+  if (s[KS_FLAG] != KF_RUNNING) return; /* uniform: set only after every block started */
+  const StepCoefs<T> c = {(T)s[KS_ALPHA], (T)s[KS_BETA], (T)s[KS_OMEGA], (T)s[KS_BETA_OMEGA]};
+  double a[2] = {0.0, 0.0};
+  int64_t done = 0;
+  if (VEC) {
+    typedef typename Vec16<T>::type VT;
+    constexpr int L = (int)(sizeof(VT) / sizeof(T));
+    const int64_t nv = n / L;
+    GRID_STRIDE(j, nv) {
+      T e[SNV][L];
+#pragma unroll
+      for (int k = 0; k < SNV; ++k)
+        if (RD & SB(k)) {
+          const VT t = reinterpret_cast<const VT *>(V.v[k])[j];
+#pragma unroll
+          for (int u = 0; u < L; ++u) e[k][u] = reinterpret_cast<const T *>(&t)[u];
+        }
+#pragma unroll
+      for (int u = 0; u < L; ++u) {
+        T el[SNV];
+#pragma unroll
+        for (int k = 0; k < SNV; ++k) el[k] = (RD & SB(k)) ? e[k][u] : T(0);
+        step_elem<T, STEP, PREC>(el, c, a);
+#pragma unroll
+        for (int k = 0; k < SNV; ++k)
+          if (WR & SB(k)) e[k][u] = el[k];
+      }
+#pragma unroll
+      for (int k = 0; k < SNV; ++k)
+        if (WR & SB(k)) {
+          VT t;
+#pragma unroll
+          for (int u = 0; u < L; ++u) reinterpret_cast<T *>(&t)[u] = e[k][u];
+          reinterpret_cast<VT *>(V.v[k])[j] = t;
+        }
+    }
+    done = nv * L;
+  }
+  for (int64_t i = done + (int64_t)blockIdx.x * blockDim.x + threadIdx.x; i < n;
+       i += (int64_t)gridDim.x * blockDim.x) {
+    T el[SNV];
+#pragma unroll
+    for (int k = 0; k < SNV; ++k) el[k] = (RD & SB(k)) ? V.v[k][i] : T(0);
+    step_elem<T, STEP, PREC>(el, c, a);
+#pragma unroll
+    for (int k = 0; k < SNV; ++k)
+      if (WR & SB(k)) V.v[k][i] = el[k];
+  }
+  int nd = 0, slot0 = KS_RHO_NEW, slot1 = KS_RR;
+  if (STEP == KRY_STEP_CG_UPDATE) {
+    nd = PREC ? 2 : 1;
+    if (!PREC) {
+      a[0] = a[1];
+      slot0 = KS_RR;
+    }
+  } else if (STEP == KRY_STEP_BICG_UPDATE || STEP == KRY_STEP_BICGSTAB_XR) {
+    nd = 2;
+  }
+  if (nd == 0 && prog == KP_NONE) return; /* uniform */
+  kry_finish(w, a, slot0, slot1, nd, prog);
+}
+
+template <typename T, int STEP, bool PREC>
+static void launch_step_p(int64_t n, const StepVecs<T> &V, int prog, const kry_ws *w, cudaStream_t st) {
+  constexpr unsigned used = step_reads(STEP, PREC) | step_writes(STEP, PREC);
+  bool vec = true;
+  for (int k = 0; k < SNV; ++k)
+    if ((used & SB(k)) && ((uintptr_t)V.v[k] % 16u)) vec = false;
+  const int64_t elems_per_thread = vec ? (int64_t)(16 / sizeof(T)) : 1;
+  unsigned g = (unsigned)kry_reduce_grid(w, (n + elems_per_thread - 1) / elems_per_thread);
+  if (vec)
+    step_k<T, STEP, PREC, true><<<g, KRY_THREADS, 0, st>>>(n, V, prog, *w);
+  else
+    step_k<T, STEP, PREC, false><<<g, KRY_THREADS, 0, st>>>(n, V, prog, *w);
+}
+
+template <typename T, int STEP>
+static void launch_step_t(int64_t n, const kry_vecs *v, int prog, const kry_ws *w, cudaStream_t st) {
+  StepVecs<T> V = {{(T *)v->x, (T *)v->r, (T *)v->p, (T *)v->q, (T *)v->z, (T *)v->rt, (T *)v->pt,
+                    (T *)v->qt, (T *)v->zt, (T *)v->v, (T *)v->s, (T *)v->t, (T *)v->ph, (T *)v->sh,
+                    (T *)v->rh, (T *)v->dinv}};
+  if (v->dinv)
+    launch_step_p<T, STEP, true>(n, V, prog, w, st);
+  else
+    launch_step_p<T, STEP, false>(n, V, prog, w, st);
+}
+
+template <typename T>
+static cis_status launch_step(int64_t n, kry_step step, const kry_vecs *v, int prog,
+                              const kry_ws *w, cudaStream_t st) {
+  switch (step) {
+    case KRY_STEP_CG_UPDATE: launch_step_t<T, KRY_STEP_CG_UPDATE>(n, v, prog, w, st); break;
+    case KRY_STEP_XPAY: launch_step_t<T, KRY_STEP_XPAY>(n, v, prog, w, st); break;
+    case KRY_STEP_BICG_UPDATE: launch_step_t<T, KRY_STEP_BICG_UPDATE>(n, v, prog, w, st); break;
+    case KRY_STEP_BICG_P: launch_step_t<T, KRY_STEP_BICG_P>(n, v, prog, w, st); break;
+    case KRY_STEP_BICGSTAB_P: launch_step_t<T, KRY_STEP_BICGSTAB_P>(n, v, prog, w, st); break;
+    case KRY_STEP_BICGSTAB_S: launch_step_t<T, KRY_STEP_BICGSTAB_S>(n, v, prog, w, st); break;
+    case KRY_STEP_BICGSTAB_XR: launch_step_t<T, KRY_STEP_BICGSTAB_XR>(n, v, prog, w, st); break;
+    default: return cis_error(CIS_ERR_INVALID, "kry_launch_step: unknown step %d", (int)step);
+  }
+  CIS_CUDA_LAUNCH_CHECK("fused step");
+  return CIS_OK;
+}
+
+extern "C" cis_status kry_launch_step(cis_dtype t, cis_int n, kry_step step, const kry_vecs *v,
+                                      int prog, const kry_ws *w, cudaStream_t st) {
+  if (n <= 0) return cis_error(CIS_ERR_INVALID, "kry_launch_step: n = %lld", (long long)n);
+  CIS_DISPATCH_REAL(t, { return launch_step<REAL>(n, step, v, prog, w, st); });
+  return CIS_OK;
+}
+
+// ---- SpMV fused with its dots (merge: §3.3 "SpMV -> dot_ini", dot_fin in the
+// last block) -----------------------------------------------------------------
+
+// Epilogue of spmv_templates.cuh: y_i = v; partials of (u0, y) and (u1, y).
+template <typename T>
+struct DotsEpi {
+  T *y;
+  const T *u0, *u1;
+  int u0y, u1y, nd, slot0, slot1, prog;
+  kry_ws w;
+  bool on;
+  double a[2];
+  __device__ __forceinline__ bool start() {
+    a[0] = a[1] = 0.0;
+    on = w.s[KS_FLAG] == KF_RUNNING; /* uniform: set only after every block started */
+    return on;
+  }
+  __device__ __forceinline__ void row(int64_t i, T v) {
+    y[i] = v;
+    a[0] += (double)(u0y ? v : u0[i]) * (double)v;
+    if (nd > 1) a[1] += (double)(u1y ? v : u1[i]) * (double)v;
+  }
+  __device__ __forceinline__ void finish() {
+    if (on) kry_finish(w, a, slot0, slot1, nd, prog);
+  }
+};
+
+// The stand-alone dots after an SpMV that cannot fuse (cuSPARSE, csb, csr5,
+// callbacks): the same epilogue over y already computed.
+template <typename T>
+__global__ void dots_k(int64_t n, const T *y, DotsEpi<T> e) {
+  if (e.start()) {
+    GRID_STRIDE(i, n) {
+      const T v = y[i];
+      e.a[0] += (double)(e.u0y ? v : e.u0[i]) * (double)v;
+      if (e.nd > 1) e.a[1] += (double)(e.u1y ? v : e.u1[i]) * (double)v;
+    }
+  }
+  e.finish();
+}
+
+static int env_int(const char *name, int def) {
+  const char *v = getenv(name);
+  return v && *v ? atoi(v) : def;
+}
+
+template <typename T, typename O, int G>
+static void launch_hyb_u(const cis_spmv_view *A, int u, unsigned grid, int threads, const T *x,
+                         DotsEpi<T> e, cudaStream_t st) {
+  const cis_hyb_dev *h = &A->hyb;
+#define HYB_ARGS                                                                        \
+  h->rows, h->width, h->column_mode, h->ell_col, (const T *)h->ell_val, h->rownnz,      \
+      (const O *)h->start, (const O *)h->end, h->csr_col, (const T *)h->csr_val, x, e
+  switch (u) {
+    case 1: hyb_fast_tk<T, O, G, 1><<<grid, threads, 0, st>>>(HYB_ARGS); break;
+    case 2: hyb_fast_tk<T, O, G, 2><<<grid, threads, 0, st>>>(HYB_ARGS); break;
+    case 8: hyb_fast_tk<T, O, G, 8><<<grid, threads, 0, st>>>(HYB_ARGS); break;
+    default: hyb_fast_tk<T, O, G, 4><<<grid, threads, 0, st>>>(HYB_ARGS); break;
+  }
+#undef HYB_ARGS
+}
+
+// The hybrid format's fast kernel, unlocked (the phase-locked variant keeps
+// __syncthreads per chunk and is not fused), G and U chosen as in hyb.cu
+// (and the same CISPARSE_HYB_G / CISPARSE_HYB_UNROLL overrides, read once).
+template <typename T, typename O>
+static cis_status launch_hyb(const cis_spmv_view *A, const T *x, DotsEpi<T> e, const kry_ws *w,
+                             cudaStream_t st) {
+  static int g_env = -2, u_env = -2;
+  if (g_env == -2) {
+    g_env = env_int("CISPARSE_HYB_G", -1);
+    u_env = env_int("CISPARSE_HYB_UNROLL", 4);
+  }
+  const cis_hyb_dev *h = &A->hyb;
+  double mean = h->rows ? (double)h->nnz / (double)h->rows : 0;
+  int g = g_env > 0 ? g_env : mean >= 48 ? 32 : mean >= 24 ? 16 : mean >= 12 ? 8 : 1;
+  int threads = A->block > 0 ? A->block : 256;
+  if (threads % 32 || threads > 1024)
+    return cis_error(CIS_ERR_INVALID, "hyb: block size %d must be a multiple of 32 up to 1024", threads);
+  if (g != 1 && g != 4 && g != 8 && g != 16) g = 32;
+  unsigned grid = fused_grid(w, ((int64_t)h->rows * g + threads - 1) / threads, threads);
+  switch (g) {
+    case 1: launch_hyb_u<T, O, 1>(A, u_env, grid, threads, x, e, st); break;
+    case 4: launch_hyb_u<T, O, 4>(A, u_env, grid, threads, x, e, st); break;
+    case 8: launch_hyb_u<T, O, 8>(A, u_env, grid, threads, x, e, st); break;
+    case 16: launch_hyb_u<T, O, 16>(A, u_env, grid, threads, x, e, st); break;
+    default: launch_hyb_u<T, O, 32>(A, u_env, grid, threads, x, e, st); break;
+  }
+  CIS_CUDA_LAUNCH_CHECK("hyb + dots");
+  return CIS_OK;
+}
+
+template <typename T>
+static cis_status launch_spmv_dots(const cis_spmv_view *A, const T *x, DotsEpi<T> e,
+                                   const kry_ws *w, cudaStream_t st) {
+  const int64_t rows = A->rows;
+  int threads;
+  switch (A->kind) {
+    case CIS_SPMV_CSR_SCALAR:
+    case CIS_SPMV_CSR_VECTOR: {
+      int vector = A->kind == CIS_SPMV_CSR_VECTOR;
+      CIS_BLOCK_OR(A->block, vector ? 256 : 128, 32, vector ? "csr-vector" : "csr-scalar");
+      threads = threads_;
+      unsigned grid = fused_grid(w, vector ? (rows * 32 + threads - 1) / threads
+                                           : (rows + threads - 1) / threads, threads);
+      if (vector) {
+        if (A->wide)
+          csr_vector_tk<T, int64_t><<<grid, threads, 0, st>>>(rows, (const int64_t *)A->rowptr, A->col, (const T *)A->val, x, e);
+        else
+          csr_vector_tk<T, uint32_t><<<grid, threads, 0, st>>>(rows, (const uint32_t *)A->rowptr, A->col, (const T *)A->val, x, e);
+      } else {
+        if (A->wide)
+          csr_scalar_tk<T, int64_t><<<grid, threads, 0, st>>>(rows, (const int64_t *)A->rowptr, A->col, (const T *)A->val, x, e);
+        else
+          csr_scalar_tk<T, uint32_t><<<grid, threads, 0, st>>>(rows, (const uint32_t *)A->rowptr, A->col, (const T *)A->val, x, e);
+      }
+      CIS_CUDA_LAUNCH_CHECK(vector ? "csr-vector + dots" : "csr-scalar + dots");
+      return CIS_OK;
+    }
+    case CIS_SPMV_ELL: {
+      CIS_BLOCK_OR(A->block, 128, 32, "ell");
+      threads = threads_;
+      unsigned grid = fused_grid(w, (rows + threads - 1) / threads, threads);
+      ell_tk<T><<<grid, threads, 0, st>>>(rows, A->width, A->col, (const T *)A->val, A->rowlen, x, e);
+      CIS_CUDA_LAUNCH_CHECK("ell + dots");
+      return CIS_OK;
+    }
+    case CIS_SPMV_SELL: {
+      CIS_BLOCK_OR(A->block, 256, 32, "sell");
+      threads = threads_;
+      if (A->S <= 0) return cis_error(CIS_ERR_INVALID, "sell: slice height %lld", (long long)A->S);
+      int64_t nsr = (int64_t)A->nslices * A->S;
+      unsigned grid = fused_grid(w, (nsr + threads - 1) / threads, threads);
+      int shift = 0;
+      while (((int64_t)1 << shift) < A->S) shift++;
+      if (((int64_t)1 << shift) == A->S)
+        sell_tk<T, true><<<grid, threads, 0, st>>>(rows, A->S, shift, nsr, A->slice_ptr, A->col, (const T *)A->val, A->rowlen, A->perm, x, e);
+      else
+        sell_tk<T, false><<<grid, threads, 0, st>>>(rows, A->S, shift, nsr, A->slice_ptr, A->col, (const T *)A->val, A->rowlen, A->perm, x, e);
+      CIS_CUDA_LAUNCH_CHECK("sell + dots");
+      return CIS_OK;
+    }
+    case CIS_SPMV_HYB:
+      return A->hyb.wide ? launch_hyb<T, int64_t>(A, x, e, w, st) : launch_hyb<T, uint32_t>(A, x, e, w, st);
+    default:
+      return cis_error(CIS_ERR_INVALID, "kry_launch_spmv_dots: the plan's kernel takes no epilogue");
+  }
+}
+
+template <typename T>
+static DotsEpi<T> make_epi(void *y, const void *u0, int slot0, const void *u1, int slot1, int prog,
+                           const kry_ws *w) {
+  DotsEpi<T> e;
+  e.y = (T *)y;
+  e.u0 = (const T *)u0;
+  e.u1 = (const T *)u1;
+  e.u0y = u0 == y;
+  e.u1y = u1 == y;
+  e.nd = u1 ? 2 : 1;
+  e.slot0 = slot0;
+  e.slot1 = slot1;
+  e.prog = prog;
+  e.w = *w;
+  e.on = false;
+  e.a[0] = e.a[1] = 0.0;
+  return e;
+}
+
+extern "C" cis_status kry_launch_spmv_dots(const cis_spmv_view *A, const void *x, void *y,
+                                           const void *u0, int slot0, const void *u1, int slot1,
+                                           int prog, const kry_ws *w, cudaStream_t st) {
+  if (!A || A->kind == CIS_SPMV_NONE || A->rows <= 0 || !u0)
+    return cis_error(CIS_ERR_INVALID, "kry_launch_spmv_dots: no fusable SpMV or no u0");
+  CIS_DISPATCH_REAL(A->t, {
+    return launch_spmv_dots<REAL>(A, (const REAL *)x, make_epi<REAL>(y, u0, slot0, u1, slot1, prog, w), w, st);
+  });
+  return CIS_OK;
+}
+
+extern "C" cis_status kry_launch_dots(cis_dtype t, cis_int n, const void *y, const void *u0,
+                                      int slot0, const void *u1, int slot1, int prog,
+                                      const kry_ws *w, cudaStream_t st) {
+  if (n <= 0 || !u0) return cis_error(CIS_ERR_INVALID, "kry_launch_dots: n = %lld or no u0", (long long)n);
+  CIS_DISPATCH_REAL(t, {
+    dots_k<REAL><<<kry_reduce_grid(w, n), KRY_THREADS, 0, st>>>(
+        n, (const REAL *)y, make_epi<REAL>((void *)y, u0, slot0, u1, slot1, prog, w));
+  });
+  CIS_CUDA_LAUNCH_CHECK("dots");
+  return CIS_OK;
+}
+
+// ---- Davidson (E. R. Davidson, J. Comput. Phys. 17, 87 (1975), eq. 9) --------
+
+template <typename T>
+__global__ void dav_precond_k(int64_t n, const T *r, const T *d, double theta, T *out) {
+  GRID_STRIDE(i, n) {
+    double den = theta - (double)d[i];
+    if (fabs(den) < 1e-8) den = den < 0 ? -1e-8 : 1e-8;
+    out[i] = (T)((double)r[i] / den);
+  }
+}
+
+template <typename T>
+__global__ void unit_k(int64_t n, T *x, int64_t j) {
+  GRID_STRIDE(i, n) x[i] = i == j ? T(1) : T(0);
+}
+
+extern "C" cis_status kry_launch_dav_precond(cis_dtype t, cis_int n, const void *r, const void *d,
+                                             double theta, void *out, const kry_ws *w,
+                                             cudaStream_t st) {
+  if (n <= 0) return CIS_OK;
+  CIS_DISPATCH_REAL(t, {
+    dav_precond_k<REAL><<<kry_reduce_grid(w, n), KRY_THREADS, 0, st>>>(n, (const REAL *)r, (const REAL *)d, theta, (REAL *)out);
+  });
+  CIS_CUDA_LAUNCH_CHECK("Davidson preconditioner");
+  return CIS_OK;
+}
+
+extern "C" cis_status kry_launch_unit(cis_dtype t, cis_int n, void *x, cis_int i, const kry_ws *w,
+                                      cudaStream_t st) {
+  if (n <= 0) return CIS_OK;
+  CIS_DISPATCH_REAL(t, { unit_k<REAL><<<kry_reduce_grid(w, n), KRY_THREADS, 0, st>>>(n, (REAL *)x, i); });
+  CIS_CUDA_LAUNCH_CHECK("unit vector");
+  return CIS_OK;
+}
+
+// ---- cublasN helpers -----------------------------------------------------------
+
+template <typename T>
+__global__ void coef_k(double c, int slot, const double *s, T *out) {
+  *out = (T)kry_coef_of(c, slot, s);
+}
+
+__global__ void slot_from_float_k(const float *src, int slot, int prog, kry_ws w) {
+  w.s[slot] = (double)*src;
+  kry_prog_run(prog, w.s, w.hist, w.hist_len);
+}
+
+extern "C" cis_status kry_launch_coef(cis_dtype t, double c, int slot, void *out, const kry_ws *w,
+                                      cudaStream_t st) {
+  CIS_DISPATCH_REAL(t, { coef_k<REAL><<<1, 1, 0, st>>>(c, slot, w->s, (REAL *)out); });
+  CIS_CUDA_LAUNCH_CHECK("cublasN coefficient");
+  return CIS_OK;
+}
+
+extern "C" cis_status kry_launch_slot_from_float(const float *src, int slot, int prog,
+                                                 const kry_ws *w, cudaStream_t st) {
+  slot_from_float_k<<<1, 1, 0, st>>>(src, slot, prog, *w);
+  CIS_CUDA_LAUNCH_CHECK("float dot to slot");
+  return CIS_OK;
+}
+
+// ---- graph: the condition of the while node (CUDA >= 12.4) -----------------------
+
+__global__ void graph_cond_k(cudaGraphConditionalHandle h, unsigned int *count, unsigned int limit,
+                             const double *s) {
+  unsigned int c = ++*count;
+  cudaGraphSetConditional(h, s[KS_FLAG] == KF_RUNNING && c < limit ? 1u : 0u);
+}
+
+extern "C" cis_status kry_launch_graph_cond(cudaGraphConditionalHandle h, unsigned int *count,
+                                            unsigned int limit, const kry_ws *w, cudaStream_t st) {
+  graph_cond_k<<<1, 1, 0, st>>>(h, count, limit, w->s);
+  CIS_CUDA_LAUNCH_CHECK("graph condition");
+  return CIS_OK;
+}
