@@ -183,10 +183,6 @@ static cis_status cpu_apply(void *c, const double *x, double *y) {
   return o->U ? cis_csr_symv_upper(o->U, x, y) : cis_matrix_spmv(o->M, 1.0, x, 0.0, y);
 }
 
-static cis_status direct_apply(void *c, const double *x, double *y) {
-  return cis_operator_apply(c, 1.0, x, 0.0, y, NULL);
-}
-
 /* --method auto (measured on the 2-core CI machine, bench/results/ci_direct_cpu.md):
  * full CI in C1 goes direct for one or two roots (direct was the faster to
  * solution on every file of shared/ci, 36 to 1.66 M determinants, since it
@@ -230,8 +226,9 @@ static cis_status compute_direct(const ci_args *a, ci_run *r, double t0) {
   if (a->roots > n) return cis_error(CIS_ERR_INVALID, "--roots %d exceeds the %lld determinants", a->roots, (long long)n);
   CIS_TRY(cis_ci_direct_operator(r->D, &r->op));
   r->t_build = cis_wtime() - tb; /* strings, links, pair matrix, diagonal */
-  CIS_TRY(cis_alloc_array((void **)&r->evals, a->roots, sizeof(double), "eigenvalues"));
-  st = cis_davidson(n, cis_operator_diagonal(r->op), direct_apply, r->op, &o, r->evals, NULL, &r->info);
+  r->evals = malloc((size_t)a->roots * sizeof(double));
+  if (!r->evals) return cis_error(CIS_ERR_ALLOC, "cannot allocate %d eigenvalues", a->roots);
+  st = cis_davidson_operator(r->op, cis_operator_diagonal(r->op), &o, r->evals, NULL, &r->info);
   r->t_total = cis_wtime() - t0;
   return st;
 cleanup:
