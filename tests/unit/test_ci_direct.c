@@ -17,6 +17,7 @@
 #include <omp.h>
 #include "ci/ci_gemm.h"
 #include "ci/strings.h"
+#include "core/internal.h"
 #include "test_util.h"
 
 static void test_strings(void) {
@@ -204,6 +205,34 @@ static void test_determinism(cis_fcidump *F) {
   free(A); free(B); free(C1); free(C2);
 }
 
+/* Every allocation of create, operator and the operator's first scaled apply
+ * made to fail in turn: CIS_ERR_ALLOC each time, nothing leaked (ASan build),
+ * then success. */
+static void test_alloc_failures(cis_fcidump *F) {
+  int n_ok = 0;
+  for (int64_t k = 1; k <= 64 && !n_ok; ++k) {
+    cis_ci_direct *D = NULL;
+    cis_operator *op = NULL;
+    cis_alloc_fail_after(k);
+    cis_status st = cis_ci_direct_create(F, NULL, &D);
+    if (st == CIS_OK) st = cis_ci_direct_operator(D, &op);
+    if (st == CIS_OK) { /* the scaled form needs the product buffer (a fresh operator: first use) */
+      cis_int n = cis_ci_direct_size(D);
+      double *xx = malloc((size_t)n * sizeof(double)), *yy = calloc((size_t)n, sizeof(double));
+      test_fill_random(xx, CIS_F64, n, 5);
+      st = cis_operator_apply(op, 2.0, xx, 1.0, yy, NULL);
+      free(xx);
+      free(yy);
+    }
+    cis_alloc_fail_after(0);
+    if (st == CIS_OK) n_ok = 1;
+    else CHECK(st == CIS_ERR_ALLOC, "allocation %lld failing: %s (%s)", (long long)k, cis_status_name(st), cis_last_error());
+    cis_operator_free(op);
+    cis_ci_direct_free(D);
+  }
+  CHECK(n_ok, "create + operator + apply never succeeded within 64 allocations");
+}
+
 static void test_refusals(cis_fcidump *F) {
   cis_ci_direct *D = NULL;
   cis_ci_direct_opts o = cis_ci_direct_opts_default();
@@ -256,6 +285,7 @@ int main(void) {
     F->ms2 = 0;
     if (!strcmp(mol[m].name, "n2_sto3g")) {
       test_determinism(F);
+      test_alloc_failures(F);
       test_refusals(F);
     }
     cis_fcidump_free(F);
