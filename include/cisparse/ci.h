@@ -164,10 +164,12 @@ cis_status cis_davidson(cis_int n, const double *diag, cis_linop op, void *ctx,
  * between them with cis_ci_direct_det + cis_ci_space_find.
  *
  * Scope: full CI in the file's orbitals (an active-space FCIDUMP gives CAS-CI;
- * ECORE is the caller's to add), any MS2, C1. Point-group symmetry is not
- * implemented: a file with a non-trivial ORBSYM/ISYM is refused
- * (CIS_ERR_UNSUPPORTED) unless opts.ignore_symmetry (then all determinants of
- * the electron counts, C1, are used). */
+ * ECORE is the caller's to add), any MS2. Point-group symmetry (ORBSYM/ISYM
+ * not all 1) is handled by projection, not yet by blocking: the vectors keep
+ * every C1 determinant, sigma is the C1 sigma masked to the determinants of
+ * irrep ISYM (exact: H commutes with the projector), and the diagonal of the
+ * others is 1e10 so that Davidson stays in ISYM — right energies at the C1
+ * cost. opts.ignore_symmetry: the plain C1 space. */
 typedef struct cis_ci_direct cis_ci_direct;
 
 typedef struct cis_ci_direct_opts {
@@ -188,6 +190,8 @@ typedef struct cis_ci_direct_info {
   cis_int sigma_vectors;         /* vectors multiplied so far */
   double phase1_seconds;         /* gather + GEMM + beta scatter, all sigmas so far */
   double phase2_seconds;         /* alpha scatter, all sigmas so far */
+  cis_int symmetry_determinants; /* determinants of irrep ISYM (= determinants in C1) */
+  int projected;                 /* point-group symmetry by projection (see above) */
 } cis_ci_direct_info;
 
 cis_ci_direct_opts cis_ci_direct_opts_default(void);
@@ -195,11 +199,12 @@ cis_ci_direct_opts cis_ci_direct_opts_default(void);
  * must outlive D: the diagonal reads it). Sizes from closed-form binomials
  * before any allocation: CIS_ERR_TOO_LARGE with the numbers when links +
  * workspace + vectors exceed opts.mem_limit; CIS_ERR_UNSUPPORTED for
- * point-group symmetry (message above) and norb > 64. */
+ * norb > 64; CIS_ERR_INVALID when irrep ISYM has no determinant. */
 cis_status cis_ci_direct_create(const cis_fcidump *F, const cis_ci_direct_opts *o, cis_ci_direct **out);
 /* Free; NULL accepted. */
 void cis_ci_direct_free(cis_ci_direct *D);
-/* Number of determinants C(norb, na) C(norb, nb). */
+/* Number of determinants C(norb, na) C(norb, nb) (the vector length, also
+ * with point-group projection). */
 cis_int cis_ci_direct_size(const cis_ci_direct *D);
 void cis_ci_direct_get_info(const cis_ci_direct *D, cis_ci_direct_info *info);
 /* Strings of determinant i (direct order). */

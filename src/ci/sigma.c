@@ -27,6 +27,9 @@ struct cis_ci_direct {
   int threads;       /* OpenMP threads the D buffers were sized for */
   double *Dw, *Xw;   /* threads x npair x vec_cap*nsb; blk x npair x nsb */
   double *tmp;       /* ndet, for operator applies with alpha != 1 or beta != 0 (lazily) */
+  int project;       /* point-group symmetry: sigma masked to the ISYM determinants */
+  int target;        /* ISYM - 1 (0-based irrep, XOR of the orbitals' irreps) */
+  uint8_t *syma, *symb; /* irrep of every alpha / beta string (project only) */
   cis_ci_direct_info info;
 };
 
@@ -65,6 +68,11 @@ static void build_pair_matrix(const cis_fcidump *F, int nelec, double *g) {
     }
 }
 
+/* A value above any electronic energy, for the diagonal of the determinants
+ * outside the ISYM irrep: Davidson never picks them as guesses and its
+ * corrections there vanish (their residuals are zero). */
+#define CI_DIRECT_OFF_IRREP 1e10
+
 static int symmetry_trivial(const cis_fcidump *F) {
   if (F->isym != 1) return 0;
   for (int p = 0; p < F->norb; ++p)
@@ -83,10 +91,6 @@ cis_status cis_ci_direct_create(const cis_fcidump *F, const cis_ci_direct_opts *
     return cis_error(CIS_ERR_UNSUPPORTED, "direct sigma: NORB = %d (1..%d supported)", norb, CIS_CI_MAX_ORB);
   if (na < 0 || nb < 0 || na > norb || nb > norb)
     return cis_error(CIS_ERR_INVALID, "direct sigma: %d alpha and %d beta electrons in %d orbitals", na, nb, norb);
-  if (!o.ignore_symmetry && !symmetry_trivial(F))
-    return cis_error(CIS_ERR_UNSUPPORTED,
-                     "direct sigma: point-group symmetry not implemented yet; use --method stored "
-                     "(ORBSYM/ISYM are not all 1)");
   /* Sizes from binomials before any allocation. */
   const cis_int nsa = ci_binom(norb, na), nsb = ci_binom(norb, nb), np = (cis_int)norb * (norb + 1) / 2;
   cis_int ndet;
@@ -134,12 +138,28 @@ cis_status cis_ci_direct_create(const cis_fcidump *F, const cis_ci_direct_opts *
   CIS_TRY(ci_strings_create(norb, na, &D->A));
   if (na == nb) D->B = D->A;
   else CIS_TRY(ci_strings_create(norb, nb, &D->B));
+  D->project = !o.ignore_symmetry && !symmetry_trivial(F);
+  D->target = F->isym - 1;
+  cis_int nsym = ndet;
+  if (D->project) { /* irreps of the strings; determinants of the target irrep */
+    CIS_TRY(cis_alloc_array((void **)&D->syma, nsa, 1, "alpha string irreps"));
+    CIS_TRY(cis_alloc_array((void **)&D->symb, nsb, 1, "beta string irreps"));
+    cis_int cnt[8] = {0};
+    for (cis_int A = 0; A < nsa; ++A) D->syma[A] = (uint8_t)(ci_string_sym(F, D->A->str[A]) & 7);
+    for (cis_int B = 0; B < nsb; ++B) D->symb[B] = (uint8_t)(ci_string_sym(F, D->B->str[B]) & 7), cnt[D->symb[B]]++;
+    nsym = 0;
+    for (cis_int A = 0; A < nsa; ++A) nsym += cnt[(D->syma[A] ^ D->target) & 7];
+    if (nsym == 0) {
+      st = cis_error(CIS_ERR_INVALID, "direct sigma: no determinants of symmetry ISYM=%d", F->isym);
+      goto cleanup;
+    }
+  }
   CIS_TRY(cis_alloc_array((void **)&D->g, np * np, sizeof(double), "direct sigma pair matrix"));
   CIS_TRY(cis_alloc_array((void **)&D->Dw, np * nsb * D->vec_cap * threads, sizeof(double), "direct sigma D buffers"));
   CIS_TRY(cis_alloc_array((void **)&D->Xw, np * D->blk * nsb, sizeof(double), "direct sigma X block"));
   build_pair_matrix(F, D->nelec, D->g);
   D->info = (cis_ci_direct_info){ndet, nsa, nsb, np, D->A->nlink, D->B->nlink, D->blk < nsa ? D->blk : nsa, threads, (int64_t)(la + lb),
-                                 (int64_t)work, (int64_t)vecs, ci_gemm_name(), 0, 0.0, 0.0};
+                                 (int64_t)work, (int64_t)vecs, ci_gemm_name(), 0, 0.0, 0.0, nsym, D->project};
   *out = D;
   return CIS_OK;
 cleanup:
@@ -155,6 +175,8 @@ void cis_ci_direct_free(cis_ci_direct *D) {
   cis_free(D->Dw);
   cis_free(D->Xw);
   cis_free(D->tmp);
+  cis_free(D->syma);
+  cis_free(D->symb);
   cis_free(D);
 }
 
@@ -176,7 +198,9 @@ cis_status cis_ci_direct_diagonal(const cis_ci_direct *D, double *diag) {
   if (!D || !diag) return cis_error(CIS_ERR_INVALID, "direct diagonal: NULL argument");
 #pragma omp parallel for schedule(static) if (D->ndet >= CI_DIRECT_PARALLEL_MIN)
   for (cis_int i = 0; i < D->ndet; ++i)
-    diag[i] = cis_ci_diagonal(D->F, D->A->str[i / D->nsb], D->B->str[i % D->nsb]);
+    diag[i] = D->project && ((D->syma[i / D->nsb] ^ D->symb[i % D->nsb]) & 7) != D->target
+                  ? CI_DIRECT_OFF_IRREP
+                  : cis_ci_diagonal(D->F, D->A->str[i / D->nsb], D->B->str[i % D->nsb]);
   return CIS_OK;
 }
 
@@ -276,6 +300,13 @@ cis_status cis_ci_direct_sigma(cis_ci_direct *D, int k, const double *C, double 
     const int gv = k - v0 < g ? k - v0 : (int)g;
     for (cis_int a0 = 0; a0 < D->nsa; a0 += r)
       sigma_block(D, gv, a0, D->nsa - a0 < r ? D->nsa - a0 : r, C + (cis_int)v0 * n, S + (cis_int)v0 * n);
+  }
+  if (D->project) { /* S = P H C = P H P C: H commutes with the irrep projector P */
+#pragma omp parallel for schedule(static) if (total >= CI_DIRECT_PARALLEL_MIN)
+    for (cis_int i = 0; i < total; ++i) {
+      const cis_int j = i % n;
+      if (((D->syma[j / D->nsb] ^ D->symb[j % D->nsb]) & 7) != D->target) S[i] = 0.0;
+    }
   }
   return CIS_OK;
 }

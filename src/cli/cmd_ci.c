@@ -58,7 +58,8 @@ static void usage(FILE *f) {
              "  --save FILE   also write the Hamiltonian (.cisb binary, else Matrix Market), e.g. for\n"
              "                `cisparse bench FILE` against cuSPARSE on the same matrix\n"
              "  --method M    stored (default: build H, then SpMV), direct (matrix-free string-driven\n"
-             "                sigma on the CPU: full CI of the file's orbitals, C1, no H built) or auto\n"
+             "                sigma on the CPU: full CI of the file's orbitals, no H built; point group\n"
+             "                by projection at the C1 cost) or auto\n"
              "                (direct for full CI in C1 with 1-2 roots, or when the stored H would take\n"
              "                over half the host memory; else stored)\n");
 }
@@ -197,7 +198,7 @@ static int auto_direct(const cis_fcidump *F, int roots, const char **why) {
   const int n = F->norb, na = cis_fcidump_nalpha(F), nb = cis_fcidump_nbeta(F);
   int sym = F->isym != 1;
   for (int p = 0; p < n; ++p) sym |= F->orbsym[p] != 1;
-  if (sym) { *why = "point-group symmetry: stored"; return 0; }
+  if (sym) { *why = "point-group symmetry (direct would project at the C1 cost): stored"; return 0; }
   double sa = (double)na * (n - na), sb = (double)nb * (n - nb);
   double daa = (double)na * (na - 1) / 2 * (double)(n - na) * (n - na - 1) / 2;
   double dbb = (double)nb * (nb - 1) / 2 * (double)(n - nb) * (n - nb - 1) / 2;
@@ -318,8 +319,14 @@ static void print_text_direct(const ci_args *a, const ci_run *r) {
   printf(" / beta ");
   print_occ(stdout, r->ref_b);
   printf(", E_RHF %.10f%s\n", r->e_rhf, a->occ ? " (--occ)" : "");
-  printf("space         full CI: %lld determinants from %lld alpha x %lld beta strings (C1)\n",
-         (long long)d->determinants, (long long)d->alpha_strings, (long long)d->beta_strings);
+  if (d->projected)
+    printf("space         full CI: %lld determinants of symmetry ISYM %d, in vectors of all %lld (%lld alpha x %lld "
+           "beta strings; point group by projection, at the C1 cost)\n",
+           (long long)d->symmetry_determinants, F->isym, (long long)d->determinants, (long long)d->alpha_strings,
+           (long long)d->beta_strings);
+  else
+    printf("space         full CI: %lld determinants from %lld alpha x %lld beta strings (C1)\n",
+           (long long)d->determinants, (long long)d->alpha_strings, (long long)d->beta_strings);
   printf("method        direct%s%s%s: matrix-free sigma (string-driven, %lld orbital pairs), no Hamiltonian stored\n",
          a->method == CI_AUTO ? " (auto: " : "", a->method == CI_AUTO ? r->why : "", a->method == CI_AUTO ? ")" : "",
          (long long)d->npair);
@@ -401,9 +408,10 @@ static void print_json_direct(const ci_args *a, const ci_run *r) {
   const cis_ci_direct_info *d = &r->dinfo;
   printf("{\"file\": ");
   json_string(a->file);
-  printf(", \"norb\": %d, \"nelec\": %d, \"ms2\": %d, \"level\": -1, \"method\": \"direct\", \"determinants\": %lld, "
+  printf(", \"norb\": %d, \"nelec\": %d, \"ms2\": %d, \"level\": -1, \"method\": \"direct\", \"determinants\": %lld, \"vector_length\": %lld, "
          "\"alpha_strings\": %lld, \"beta_strings\": %lld, \"npair\": %lld, \"block\": %lld, \"gemm\": ",
-         F->norb, F->nelec, F->ms2, (long long)d->determinants, (long long)d->alpha_strings,
+         F->norb, F->nelec, F->ms2, (long long)d->symmetry_determinants, (long long)d->determinants,
+         (long long)d->alpha_strings,
          (long long)d->beta_strings, (long long)d->npair, (long long)d->block);
   json_string(d->gemm);
   printf(", \"device\": \"cpu\", \"setup_seconds\": %.6f, \"iterations\": %d, \"products\": %lld, "

@@ -2,8 +2,8 @@
 # ci_direct.sh: `cisparse ci --method direct|stored|auto`: the direct FCI
 # energies (JSON and text) against reference.tsv to 1e-9, direct and stored
 # roots equal, auto's choice stated, an active-space-like file with ECORE and
-# MS2 = 2, and the refusals (truncated CI, GPU, stored-matrix options, point-
-# group symmetry, bad --method).
+# MS2 = 2, point-group symmetry (by projection) against stored, and the
+# refusals (truncated CI, GPU, stored-matrix options, bad --method).
 # usage: bash ci_direct.sh /path/to/cisparse /path/to/shared
 set -u
 CIS=$1
@@ -71,16 +71,18 @@ expect_usage "runs on the CPU" --method direct --device gpu
 expect_usage "stores no matrix" --method direct --format csr
 expect_usage "stores no matrix" --method direct --symmetric
 expect_usage "must be direct, stored or auto" --method fast
-# point-group symmetry: refused with the message, exit 1
-sed -e 's/ORBSYM=1,1,1,1,/ORBSYM=1,2,1,2,/' "$CI/h4_sto3g.FCIDUMP" > "$tmp/sym.FCIDUMP"
-if grep -q 'ORBSYM=1,2,1,2,' "$tmp/sym.FCIDUMP"; then
-  "$CIS" ci "$tmp/sym.FCIDUMP" --method direct > /dev/null 2> "$tmp/err"
-  rc=$?
-  [ $rc = 1 ] || fail "symmetry: exit $rc"
-  grep -q "point-group symmetry not implemented yet; use --method stored" "$tmp/err" || fail "symmetry: $(cat "$tmp/err")"
-else
-  fail "could not edit ORBSYM in $(head -3 "$CI/h4_sto3g.FCIDUMP")"
-fi
+# point-group symmetry: projected (vectors of all C1 determinants, sigma masked to ISYM):
+# determinant count and energy equal the stored path's, for two irreps
+for isym in 1 2; do
+  sed -e 's/ORBSYM=1,1,1,1,/ORBSYM=1,2,1,2,/' -e "s/ISYM=1,/ISYM=$isym,/" "$CI/h4_sto3g.FCIDUMP" > "$tmp/sym.FCIDUMP"
+  grep -q 'ORBSYM=1,2,1,2,' "$tmp/sym.FCIDUMP" || fail "could not edit ORBSYM in $(head -3 "$CI/h4_sto3g.FCIDUMP")"
+  "$CIS" ci "$tmp/sym.FCIDUMP" --method direct --json > "$tmp/sd" 2> "$tmp/err" || fail "symmetry direct: $(cat "$tmp/err")"
+  "$CIS" ci "$tmp/sym.FCIDUMP" --method stored --json > "$tmp/ss" 2> "$tmp/err" || fail "symmetry stored: $(cat "$tmp/err")"
+  close_to "$(energies "$tmp/sd")" "$(energies "$tmp/ss")" 1e-9 || fail "ISYM $isym: direct $(energies "$tmp/sd") stored $(energies "$tmp/ss")"
+  [ "$(grep -o '"determinants": [0-9]*' "$tmp/sd")" = "$(grep -o '"determinants": [0-9]*' "$tmp/ss")" ] \
+    || fail "ISYM $isym: determinants $(grep -o '"determinants": [0-9]*' "$tmp/sd") vs $(grep -o '"determinants": [0-9]*' "$tmp/ss")"
+done
+"$CIS" ci "$tmp/sym.FCIDUMP" --method direct | grep -q 'of symmetry ISYM 2, in vectors of all 36' || fail "symmetry text line"
 
 [ $fails = 0 ] && echo "ci_direct.sh: ok" || echo "ci_direct.sh: $fails failures"
 [ $fails = 0 ]

@@ -10,8 +10,11 @@
  *  - FCI energies through Davidson on the direct operator = reference.tsv
  *    to 1e-9, and a CAS(8,8) active space made by PySCF (tests/data/ci) =
  *    PySCF's CASCI energy to 1e-9; the operator's alpha/beta form;
- *  - refusals: too large (numbers in the message), 64-bit overflow,
- *    point-group symmetry (and C1 on request). */
+ *  - point-group symmetry by projection (N2 D2h from PySCF, tests/data/ci):
+ *    sigma = stored on the ISYM space and 0 elsewhere, energies = stored and
+ *    PySCF; an empty irrep refused; C1 on request;
+ *  - refusals: too large (numbers in the message), 64-bit overflow;
+ *  - every allocation failing in turn; 1 thread = n threads bitwise. */
 #include <stdlib.h>
 #include <string.h>
 #include <omp.h>
@@ -162,6 +165,86 @@ static double direct_energy(cis_fcidump *F) {
   return e;
 }
 
+/* Point-group symmetry by projection (N2 STO-3G in D2h, written by PySCF):
+ * for each ISYM the direct sigma equals the stored one on the ISYM space and
+ * is exactly 0 elsewhere; energies equal the stored path's, and for Ag
+ * PySCF's FCI (direct_spin1_symm) -107.6541224475 to 1e-9. */
+static void test_symmetry(void) {
+  cis_fcidump *F = NULL;
+  CHECK_OK(cis_fcidump_read(CIS_TEST_DATA "/ci/n2_sto3g_d2h.FCIDUMP", &F));
+  if (!F) return;
+  const int irreps[] = {1, 2, 5, 8};
+  for (size_t t = 0; t < sizeof irreps / sizeof irreps[0]; ++t) {
+    F->isym = irreps[t];
+    uint64_t ra = 0, rb = 0;
+    cis_ci_space *S = NULL;
+    cis_csr *H = NULL;
+    cis_ci_direct *D = NULL;
+    CHECK_OK(cis_ci_find_reference(F, &ra, &rb));
+    CHECK_OK(cis_ci_space_create(F, -1, ra, rb, &S));
+    CHECK_OK(cis_ci_hamiltonian(F, S, 0, &H));
+    CHECK_OK(cis_ci_direct_create(F, NULL, &D));
+    if (!S || !H || !D) goto next;
+    cis_int n = cis_ci_direct_size(D), ns = cis_ci_space_size(S);
+    cis_ci_direct_info info;
+    cis_ci_direct_get_info(D, &info);
+    CHECK(info.projected && info.symmetry_determinants == ns, "ISYM %d: %lld vs stored %lld", F->isym,
+          (long long)info.symmetry_determinants, (long long)ns);
+    double *x = malloc((size_t)n * sizeof(double)), *y = malloc((size_t)n * sizeof(double));
+    double *xs = calloc((size_t)ns, sizeof(double)), *ys = malloc((size_t)ns * sizeof(double));
+    double *diag = malloc((size_t)n * sizeof(double)), *ds = malloc((size_t)ns * sizeof(double));
+    test_fill_random(x, CIS_F64, n, 77); /* off-irrep entries too: P H x must ignore them */
+    for (cis_int i = 0; i < n; ++i) {
+      uint64_t a, b;
+      cis_ci_direct_det(D, i, &a, &b);
+      cis_int j = cis_ci_space_find(S, a, b);
+      if (j >= 0) xs[j] = x[i];
+    }
+    CHECK_OK(cis_ci_direct_sigma(D, 1, x, y));
+    CHECK_OK(cis_csr_spmv(H, 1.0, xs, 0.0, ys));
+    CHECK_OK(cis_ci_direct_diagonal(D, diag));
+    CHECK_OK(cis_ci_diagonal_all(F, S, ds));
+    double worst = 0, ymax = 0;
+    int off_bad = 0, diag_bad = 0;
+    cis_int found = 0;
+    for (cis_int j = 0; j < ns; ++j) ymax = fabs(ys[j]) > ymax ? fabs(ys[j]) : ymax;
+    for (cis_int i = 0; i < n; ++i) {
+      uint64_t a, b;
+      cis_ci_direct_det(D, i, &a, &b);
+      cis_int j = cis_ci_space_find(S, a, b);
+      if (j < 0) {
+        off_bad += y[i] != 0.0 || diag[i] < 1e9;
+        continue;
+      }
+      found++;
+      diag_bad += diag[i] != ds[j];
+      if (fabs(y[i] - ys[j]) > worst) worst = fabs(y[i] - ys[j]);
+    }
+    CHECK(found == ns && off_bad == 0 && diag_bad == 0, "ISYM %d: %lld found, %d off-irrep, %d diagonal bad", F->isym,
+          (long long)found, off_bad, diag_bad);
+    CHECK(worst <= 1e-12 * ymax, "ISYM %d: direct vs stored sigma %.3e", F->isym, worst / ymax);
+    /* energies: direct operator vs stored */
+    double ed = direct_energy(F), es = NAN;
+    cis_operator *op = NULL;
+    CHECK_OK(cis_operator_from_csr(H, &op));
+    cis_davidson_opts o = cis_davidson_opts_default();
+    o.tol = 1e-9;
+    CHECK_OK(cis_davidson_operator(op, ds, &o, &es, NULL, NULL));
+    es += F->ecore;
+    cis_operator_free(op);
+    CHECK(fabs(ed - es) <= 1e-9, "ISYM %d: direct %.10f stored %.10f", F->isym, ed, es);
+    if (F->isym == 1) CHECK(fabs(ed - (-107.6541224475)) <= 1e-9, "Ag: direct %.10f vs PySCF -107.6541224475", ed);
+    printf("n2 D2h ISYM %d  %5lld of %lld determinants  sigma %.1e  E direct %.10f  stored %.10f\n", F->isym,
+           (long long)ns, (long long)n, worst / ymax, ed, es);
+    free(x); free(y); free(xs); free(ys); free(diag); free(ds);
+  next:
+    cis_ci_direct_free(D);
+    cis_csr_free(H);
+    cis_ci_space_free(S);
+  }
+  cis_fcidump_free(F);
+}
+
 /* One thread and all threads give the same bits (each sigma element owned by
  * one thread, sums in a fixed order); the built-in GEMM equals the BLAS one. */
 static void test_determinism(cis_fcidump *F) {
@@ -251,15 +334,28 @@ static void test_refusals(cis_fcidump *F) {
   CHECK(strstr(cis_last_error(), "1832624140942590534"), "overflow message: %s", cis_last_error());
   F->norb = norb;
   F->nelec = nelec;
-  /* point-group symmetry */
+  /* point-group symmetry: projected (all C1 determinants in the vectors); an
+   * irrep without determinants is refused like the stored space does */
   F->orbsym[1] = 2;
-  CHECK(cis_ci_direct_create(F, NULL, &D) == CIS_ERR_UNSUPPORTED && !D, "symmetry refused");
-  CHECK(strstr(cis_last_error(), "point-group symmetry not implemented yet; use --method stored"), "message: %s",
-        cis_last_error());
+  CHECK_OK(cis_ci_direct_create(F, NULL, &D));
+  cis_ci_direct_info info;
+  if (D) {
+    cis_ci_direct_get_info(D, &info);
+    CHECK(info.projected && cis_ci_direct_size(D) == 14400 && info.symmetry_determinants < 14400,
+          "projected: %lld of %lld", (long long)info.symmetry_determinants, (long long)cis_ci_direct_size(D));
+  }
+  cis_ci_direct_free(D);
+  F->isym = 3; /* irreps 0 and 1 only: nothing of irrep 2 */
+  CHECK(cis_ci_direct_create(F, NULL, &D) == CIS_ERR_INVALID && !D, "empty irrep refused");
+  CHECK(strstr(cis_last_error(), "no determinants of symmetry ISYM=3"), "message: %s", cis_last_error());
+  F->isym = 1;
   o = cis_ci_direct_opts_default();
   o.ignore_symmetry = 1;
   CHECK_OK(cis_ci_direct_create(F, &o, &D));
-  CHECK(cis_ci_direct_size(D) == 14400, "C1 on request");
+  if (D) {
+    cis_ci_direct_get_info(D, &info);
+    CHECK(!info.projected && info.symmetry_determinants == 14400, "C1 on request");
+  }
   cis_ci_direct_free(D);
   F->orbsym[1] = 1;
   CHECK(cis_ci_direct_sigma(NULL, 1, NULL, NULL) == CIS_ERR_INVALID, "NULL sigma");
@@ -290,6 +386,7 @@ int main(void) {
     }
     cis_fcidump_free(F);
   }
+  test_symmetry();
   /* An active space written by PySCF (ECORE = nuclear repulsion + frozen
    * core): CAS-CI energy against PySCF's CASCI on the same integrals. */
   cis_fcidump *F = NULL;
