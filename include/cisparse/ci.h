@@ -169,7 +169,16 @@ cis_status cis_davidson(cis_int n, const double *diag, cis_linop op, void *ctx,
  * every C1 determinant, sigma is the C1 sigma masked to the determinants of
  * irrep ISYM (exact: H commutes with the projector), and the diagonal of the
  * others is 1e10 so that Davidson stays in ISYM — right energies at the C1
- * cost. opts.ignore_symmetry: the plain C1 space. */
+ * cost. opts.ignore_symmetry: the plain C1 space.
+ *
+ * Time reversal (MS2 = 0): when a single vector is exactly symmetric or
+ * antisymmetric under alpha <-> beta, c(A,B) = t c(B,A) bitwise (as Davidson
+ * keeps it from a closed-shell guess: diagonal, preconditioner and
+ * orthogonalisation all preserve it), D and X inherit the symmetry and the
+ * beta half of sigma is t times the transpose of the alpha half: only the
+ * columns B <= A are gathered and multiplied (half the GEMM FLOPs) and
+ * sigma = S + t S^T comes out exactly (anti)symmetric too. Any other vector
+ * takes the full path; the result is the same sigma to rounding. */
 typedef struct cis_ci_direct cis_ci_direct;
 
 typedef struct cis_ci_direct_opts {
@@ -177,6 +186,7 @@ typedef struct cis_ci_direct_opts {
   int64_t block_bytes; /* cap on the D and X intermediates of one block; 0 = 256 MiB */
   int vectors;         /* determinant-length vectors the caller will hold (sized against mem_limit); 0 = 2 */
   int ignore_symmetry; /* treat ORBSYM/ISYM as C1 */
+  int no_time_reversal; /* never the half sigma for (anti)symmetric MS2 = 0 vectors (below) */
 } cis_ci_direct_opts;
 
 /* What was built and what it takes. */
@@ -192,6 +202,7 @@ typedef struct cis_ci_direct_info {
   double phase2_seconds;         /* alpha scatter, all sigmas so far */
   cis_int symmetry_determinants; /* determinants of irrep ISYM (= determinants in C1) */
   int projected;                 /* point-group symmetry by projection (see above) */
+  cis_int half_sigmas;           /* products done by the time-reversal half sigma */
 } cis_ci_direct_info;
 
 cis_ci_direct_opts cis_ci_direct_opts_default(void);
@@ -217,6 +228,7 @@ cis_status cis_ci_direct_diagonal(const cis_ci_direct *D, double *diag);
 /* S = H C for k vectors (column v at C + v*n, S + v*n, n = size), the
  * electronic H (no core energy). Uses D's workspace: one call at a time per D. */
 cis_status cis_ci_direct_sigma(cis_ci_direct *D, int k, const double *C, double *S);
+/* (k == 1 with an (anti)symmetric MS2 = 0 vector: the half sigma, above.) */
 /* D as a host double operator (y = alpha H x + beta y) with the diagonal
  * recorded, for the solvers; D must outlive it. */
 cis_status cis_ci_direct_operator(cis_ci_direct *D, cis_operator **out);

@@ -28,13 +28,14 @@ struct cis_ci_direct {
   double *Dw, *Xw;   /* threads x npair x vec_cap*nsb; blk x npair x nsb */
   double *tmp;       /* ndet, for operator applies with alpha != 1 or beta != 0 (lazily) */
   int project;       /* point-group symmetry: sigma masked to the ISYM determinants */
+  int no_time_reversal; /* opts.no_time_reversal: never the half sigma */
   int target;        /* ISYM - 1 (0-based irrep, XOR of the orbitals' irreps) */
   uint8_t *syma, *symb; /* irrep of every alpha / beta string (project only) */
   cis_ci_direct_info info;
 };
 
 cis_ci_direct_opts cis_ci_direct_opts_default(void) {
-  cis_ci_direct_opts o = {0, 0, 0, 0};
+  cis_ci_direct_opts o = {0, 0, 0, 0, 0};
   return o;
 }
 
@@ -139,6 +140,7 @@ cis_status cis_ci_direct_create(const cis_fcidump *F, const cis_ci_direct_opts *
   if (na == nb) D->B = D->A;
   else CIS_TRY(ci_strings_create(norb, nb, &D->B));
   D->project = !o.ignore_symmetry && !symmetry_trivial(F);
+  D->no_time_reversal = o.no_time_reversal;
   D->target = F->isym - 1;
   cis_int nsym = ndet;
   if (D->project) { /* irreps of the strings; determinants of the target irrep */
@@ -159,7 +161,7 @@ cis_status cis_ci_direct_create(const cis_fcidump *F, const cis_ci_direct_opts *
   CIS_TRY(cis_alloc_array((void **)&D->Xw, np * D->blk * nsb, sizeof(double), "direct sigma X block"));
   build_pair_matrix(F, D->nelec, D->g);
   D->info = (cis_ci_direct_info){ndet, nsa, nsb, np, D->A->nlink, D->B->nlink, D->blk < nsa ? D->blk : nsa, threads, (int64_t)(la + lb),
-                                 (int64_t)work, (int64_t)vecs, ci_gemm_name(), 0, 0.0, 0.0, nsym, D->project};
+                                 (int64_t)work, (int64_t)vecs, ci_gemm_name(), 0, 0.0, 0.0, nsym, D->project, 0};
   *out = D;
   return CIS_OK;
 cleanup:
@@ -196,11 +198,20 @@ cis_int cis_ci_direct_find(const cis_ci_direct *D, uint64_t alpha, uint64_t beta
 
 cis_status cis_ci_direct_diagonal(const cis_ci_direct *D, double *diag) {
   if (!D || !diag) return cis_error(CIS_ERR_INVALID, "direct diagonal: NULL argument");
+  /* With one string set (MS2 = 0) the diagonal is made exactly symmetric,
+   * diag(A,B) = diag(B,A) bitwise (the Slater-Condon sum's order depends on
+   * which string is alpha), so that Davidson's preconditioner keeps
+   * (anti)symmetric vectors exactly so (the half sigma then applies). */
+  const int mirror = D->A == D->B;
 #pragma omp parallel for schedule(static) if (D->ndet >= CI_DIRECT_PARALLEL_MIN)
   for (cis_int i = 0; i < D->ndet; ++i)
-    diag[i] = D->project && ((D->syma[i / D->nsb] ^ D->symb[i % D->nsb]) & 7) != D->target
+    if (!mirror || i / D->nsb >= i % D->nsb) diag[i] = D->project && ((D->syma[i / D->nsb] ^ D->symb[i % D->nsb]) & 7) != D->target
                   ? CI_DIRECT_OFF_IRREP
                   : cis_ci_diagonal(D->F, D->A->str[i / D->nsb], D->B->str[i % D->nsb]);
+  if (mirror)
+#pragma omp parallel for schedule(static) if (D->ndet >= CI_DIRECT_PARALLEL_MIN)
+    for (cis_int A = 0; A < D->nsa; ++A)
+      for (cis_int B = A + 1; B < D->nsb; ++B) diag[A * D->nsb + B] = diag[B * D->nsb + A];
   return CIS_OK;
 }
 
@@ -285,6 +296,88 @@ static void sigma_block(cis_ci_direct *D, int gv, cis_int a0, cis_int nr, const 
   D->info.phase2_seconds += omp_get_wtime() - t1;
 }
 
+/* Time-reversal half sigma (MS2 = 0, one vector with c(A,B) = t c(B,A), t = +-1,
+ * exactly). Then D(B,A) = t D(A,B), X(B,A) = t X(A,B), and the beta part of
+ * sigma is t times the transpose of the alpha part: sigma = S + t S^T with
+ * S(I,B) = sum_A sum over the alpha links a^+_p a_q|A> = s|I> of s X(A,B).
+ * Only the columns B <= A of each alpha string A are gathered and multiplied
+ * (half the GEMM); X(A,B) for A < B is read as t X(B,A):
+ *   (i)  row R, column C <= R, links of R:  S(I, C) += s X(R, C)
+ *   (ii) row R, column C <  R, links of C:  S(I, R) += t s X(R, C)
+ * Threads own ranges of columns of S for both; then S <- S + t S^T, which
+ * makes sigma exactly (anti)symmetric as well. X rows are stored compactly
+ * (row R has R+1 columns, at Xw + ia*npair*nsb with stride R+1). */
+static void sigma_block_half(cis_ci_direct *D, double t, cis_int a0, cis_int nr, const double *c, double *S) {
+  const cis_int nsb = D->nsb, np = D->npair;
+  const ci_link *L = D->A->link;
+  const int nl = D->A->nlink;
+  double t0 = omp_get_wtime();
+#pragma omp parallel num_threads(D->threads) if (D->ndet >= CI_DIRECT_PARALLEL_MIN)
+  {
+    double *Dt = D->Dw + (cis_int)omp_get_thread_num() * np * D->vec_cap * nsb;
+#pragma omp for schedule(dynamic, 1)
+    for (cis_int ia = 0; ia < nr; ++ia) {
+      const cis_int A = a0 + ia, m = A + 1;
+      double *X = D->Xw + ia * np * nsb;
+      for (cis_int pq = 0; pq < np * m; ++pq) Dt[pq] = 0.0;
+      for (int l = 0; l < nl; ++l) { /* alpha links of A: D[pq, B] += s c(J, B), B <= A */
+        const ci_link k = L[A * nl + l];
+        const double s = k.sign, *cj = c + (cis_int)k.str * nsb;
+        double *d = Dt + (cis_int)k.pair * m;
+        for (cis_int ib = 0; ib < m; ++ib) d[ib] += s * cj[ib];
+      }
+      const double *crow = c + A * nsb;
+      for (cis_int ib = 0; ib < m; ++ib) { /* beta links of B: D[pq, B] += s c(A, J) */
+        const ci_link *Lb = L + ib * nl;
+        double *d = Dt + ib;
+        for (int l = 0; l < nl; ++l) d[(cis_int)Lb[l].pair * m] += Lb[l].sign * crow[Lb[l].str];
+      }
+      ci_gemm_rm((int)np, m, (int)np, D->g, Dt, X);
+    }
+  }
+  double t1 = omp_get_wtime();
+#pragma omp parallel if (D->ndet >= CI_DIRECT_PARALLEL_MIN)
+  {
+    cis_int b0, b1;
+    thread_range(nsb, &b0, &b1);
+    for (cis_int ia = 0; ia < nr; ++ia) {
+      const cis_int R = a0 + ia, m = R + 1, hi = b1 < m ? b1 : m;
+      const double *X = D->Xw + ia * np * nsb;
+      if (b0 < hi) /* (i) */
+        for (int l = 0; l < nl; ++l) {
+          const ci_link k = L[R * nl + l];
+          const double s = k.sign, *x = X + (cis_int)k.pair * m;
+          double *sg = S + (cis_int)k.str * nsb;
+          for (cis_int ib = b0; ib < hi; ++ib) sg[ib] += s * x[ib];
+        }
+      if (R >= b0 && R < b1) /* (ii): column R is this thread's */
+        for (cis_int C = 0; C < R; ++C) {
+          const ci_link *Lc = L + C * nl;
+          for (int l = 0; l < nl; ++l)
+            S[(cis_int)Lc[l].str * nsb + R] += t * Lc[l].sign * X[(cis_int)Lc[l].pair * m + C];
+        }
+    }
+  }
+  D->info.phase1_seconds += t1 - t0;
+  D->info.phase2_seconds += omp_get_wtime() - t1;
+}
+
+/* +1 or -1 when x(A,B) == t x(B,A) for all A, B (bitwise; -0.0 == 0.0),
+ * 0 otherwise or when the alpha and beta strings differ. */
+static int transpose_parity(const cis_ci_direct *D, const double *x) {
+  if (D->A != D->B || D->no_time_reversal) return 0;
+  const cis_int n = D->nsa;
+  int sym = 1, anti = 1;
+#pragma omp parallel for schedule(static) reduction(&& : sym, anti) if (D->ndet >= CI_DIRECT_PARALLEL_MIN)
+  for (cis_int A = 0; A < n; ++A)
+    for (cis_int B = 0; B <= A; ++B) {
+      const double u = x[A * n + B], v = x[B * n + A];
+      sym = sym && u == v;
+      anti = anti && u == -v;
+    }
+  return sym ? 1 : anti ? -1 : 0;
+}
+
 cis_status cis_ci_direct_sigma(cis_ci_direct *D, int k, const double *C, double *S) {
   if (!D || !C || !S || k < 1) return cis_error(CIS_ERR_INVALID, "direct sigma: NULL argument or k = %d < 1", k);
   const cis_int n = D->ndet, total = n * k;
@@ -296,7 +389,23 @@ cis_status cis_ci_direct_sigma(cis_ci_direct *D, int k, const double *C, double 
    * thread (D); k vectors share a pass when they fit: g vectors of r alpha
    * strings per block. */
   const cis_int g = k < D->vec_cap ? k : D->vec_cap, r = D->blk / g > 0 ? D->blk / g : 1;
-  for (int v0 = 0; v0 < k; v0 += (int)g) {
+  const int parity = k == 1 ? transpose_parity(D, C) : 0;
+  if (parity) { /* half the work, then S <- S + t S^T */
+    const double t = parity;
+    const cis_int rr = D->blk, ns = D->nsa;
+    for (cis_int a0 = 0; a0 < ns; a0 += rr) sigma_block_half(D, t, a0, ns - a0 < rr ? ns - a0 : rr, C, S);
+#pragma omp parallel for schedule(static) if (D->ndet >= CI_DIRECT_PARALLEL_MIN)
+    for (cis_int A = 0; A < ns; ++A) {
+      for (cis_int B = 0; B < A; ++B) {
+        const double u = S[A * ns + B] + t * S[B * ns + A];
+        S[A * ns + B] = u;
+        S[B * ns + A] = t * u;
+      }
+      S[A * ns + A] += t * S[A * ns + A];
+    }
+    D->info.half_sigmas++;
+  }
+  for (int v0 = 0; v0 < k && !parity; v0 += (int)g) {
     const int gv = k - v0 < g ? k - v0 : (int)g;
     for (cis_int a0 = 0; a0 < D->nsa; a0 += r)
       sigma_block(D, gv, a0, D->nsa - a0 < r ? D->nsa - a0 : r, C + (cis_int)v0 * n, S + (cis_int)v0 * n);

@@ -342,8 +342,10 @@ static void print_text_direct(const ci_args *a, const ci_run *r) {
     cis_ci_direct_info now;
     cis_ci_direct_get_info(r->D, &now);
     double per = now.sigma_vectors ? 1.0 / (double)now.sigma_vectors : 0.0;
-    printf("sigma         %d threads: gather + GEMM + beta scatter %.6f s, alpha scatter %.6f s per vector\n",
-           now.threads, now.phase1_seconds * per, now.phase2_seconds * per);
+    printf("sigma         %d threads: gather + GEMM + beta scatter %.6f s, alpha scatter %.6f s per vector; "
+           "%lld of %lld by the time-reversal half sigma\n",
+           now.threads, now.phase1_seconds * per, now.phase2_seconds * per, (long long)now.half_sigmas,
+           (long long)now.sigma_vectors);
   }
   printf("time          solve %.3f s, to solution %.3f s (read, setup, solve)\n", r->info.total_seconds, r->t_total);
   for (int k = 0; k < a->roots; ++k)
@@ -403,6 +405,12 @@ static void json_string(const char *s) {
   putchar('"');
 }
 
+static cis_int direct_half(const ci_run *r) {
+  cis_ci_direct_info now;
+  cis_ci_direct_get_info(r->D, &now);
+  return now.half_sigmas;
+}
+
 static void print_json_direct(const ci_args *a, const ci_run *r) {
   const cis_fcidump *F = r->F;
   const cis_ci_direct_info *d = &r->dinfo;
@@ -415,11 +423,11 @@ static void print_json_direct(const ci_args *a, const ci_run *r) {
          (long long)d->beta_strings, (long long)d->npair, (long long)d->block);
   json_string(d->gemm);
   printf(", \"device\": \"cpu\", \"setup_seconds\": %.6f, \"iterations\": %d, \"products\": %lld, "
-         "\"sigma_seconds\": %.9f, \"solve_seconds\": %.6f, \"total_seconds\": %.6f, \"e_rhf\": %.12f, "
+         "\"sigma_seconds\": %.9f, \"half_sigmas\": %lld, \"solve_seconds\": %.6f, \"total_seconds\": %.6f, \"e_rhf\": %.12f, "
          "\"ecore\": %.12f, \"memory\": {\"links\": %lld, \"workspace\": %lld, \"vectors\": %lld}, \"roots\": [",
          r->t_build, r->info.iterations, (long long)r->info.products,
-         r->info.products ? r->info.op_seconds / r->info.products : 0.0, r->info.total_seconds, r->t_total, r->e_rhf,
-         F->ecore, (long long)d->link_bytes, (long long)d->work_bytes, (long long)d->vector_bytes);
+         r->info.products ? r->info.op_seconds / r->info.products : 0.0, (long long)direct_half(r),
+         r->info.total_seconds, r->t_total, r->e_rhf, F->ecore, (long long)d->link_bytes, (long long)d->work_bytes, (long long)d->vector_bytes);
   for (int k = 0; k < a->roots; ++k)
     printf("%s{\"energy\": %.12f, \"correlation\": %.12f}", k ? ", " : "", r->evals[k] + F->ecore,
            r->evals[k] + F->ecore - r->e_rhf);

@@ -6,7 +6,7 @@
  *    mapped through cis_ci_space_find) to 1e-12 relative for every FCIDUMP
  *    of shared/ci but H2O 6-31G, MS2 = 0 and MS2 = 2 (same integrals); small
  *    blocks (many GEMMs) and k vectors at once equal to one big block;
- *  - diagonal = cis_ci_diagonal_all, mapped;
+ *  - diagonal = cis_ci_diagonal_all, mapped (to rounding: MS2 = 0 mirrors it);
  *  - FCI energies through Davidson on the direct operator = reference.tsv
  *    to 1e-9, and a CAS(8,8) active space made by PySCF (tests/data/ci) =
  *    PySCF's CASCI energy to 1e-9; the operator's alpha/beta form;
@@ -124,8 +124,8 @@ static void compare_stored(const char *name, cis_fcidump *F) {
   CHECK_OK(cis_ci_direct_diagonal(D, dg));
   CHECK_OK(cis_ci_diagonal_all(F, S, ds));
   bad = 0;
-  for (cis_int i = 0; i < n; ++i) bad += dg[i] != ds[map[i]];
-  CHECK(bad == 0, "%s: %d diagonal entries differ", name, bad);
+  for (cis_int i = 0; i < n; ++i) bad += !(fabs(dg[i] - ds[map[i]]) <= 1e-12 * fabs(ds[map[i]]));
+  CHECK(bad == 0, "%s: %d diagonal entries differ", name, bad); /* MS2 = 0: mirrored, equal to rounding */
   printf("%-12s MS2=%d  %7lld determinants  direct vs stored sigma %.2e\n", name, F->ms2, (long long)n, worst);
   free(map); free(x); free(y); free(xs); free(ys); free(y1); free(dg); free(ds);
 done:
@@ -159,6 +159,11 @@ static double direct_energy(cis_fcidump *F) {
   o.tol = 1e-9;
   CHECK_OK(cis_davidson_operator(op, cis_operator_diagonal(op), &o, &ev, NULL, NULL));
   e = ev + F->ecore;
+  cis_ci_direct_info info;
+  cis_ci_direct_get_info(D, &info);
+  if (F->ms2 == 0 && F->isym == 1) /* closed-shell guess: every product after the operator check is a half sigma */
+    CHECK(info.half_sigmas + 2 >= info.sigma_vectors && info.half_sigmas > 0, "Davidson: %lld of %lld half sigmas",
+          (long long)info.half_sigmas, (long long)info.sigma_vectors);
   free(x); free(y); free(z); free(hx);
   cis_operator_free(op);
   cis_ci_direct_free(D);
@@ -217,7 +222,7 @@ static void test_symmetry(void) {
         continue;
       }
       found++;
-      diag_bad += diag[i] != ds[j];
+      diag_bad += !(fabs(diag[i] - ds[j]) <= 1e-12 * fabs(ds[j]));
       if (fabs(y[i] - ys[j]) > worst) worst = fabs(y[i] - ys[j]);
     }
     CHECK(found == ns && off_bad == 0 && diag_bad == 0, "ISYM %d: %lld found, %d off-irrep, %d diagonal bad", F->isym,
@@ -243,6 +248,51 @@ static void test_symmetry(void) {
     cis_ci_space_free(S);
   }
   cis_fcidump_free(F);
+}
+
+/* Time reversal: (anti)symmetric vectors take the half sigma; it equals the
+ * full one (opts.no_time_reversal) to rounding and the stored H x, and is
+ * exactly (anti)symmetric; a vector off by one bit takes the full path;
+ * Davidson from the closed-shell guess runs every product as a half sigma. */
+static void test_time_reversal(const char *name, cis_fcidump *F) {
+  cis_ci_direct *Dh = NULL, *Df = NULL;
+  cis_ci_direct_opts o = cis_ci_direct_opts_default();
+  o.no_time_reversal = 1;
+  CHECK_OK(cis_ci_direct_create(F, NULL, &Dh));
+  CHECK_OK(cis_ci_direct_create(F, &o, &Df));
+  if (!Dh || !Df) goto done;
+  cis_ci_direct_info info;
+  cis_ci_direct_get_info(Dh, &info);
+  const cis_int n = cis_ci_direct_size(Dh), ns = info.alpha_strings;
+  double *x = malloc((size_t)n * sizeof(double)), *yh = malloc((size_t)n * sizeof(double));
+  double *yf = malloc((size_t)n * sizeof(double));
+  for (int t = 1; t >= -1; t -= 2) {
+    test_fill_random(x, CIS_F64, n, 4242);
+    for (cis_int A = 0; A < ns; ++A) {
+      for (cis_int B = 0; B < A; ++B) x[B * ns + A] = t * x[A * ns + B];
+      if (t < 0) x[A * ns + A] = 0.0;
+    }
+    cis_int h0 = info.half_sigmas;
+    CHECK_OK(cis_ci_direct_sigma(Dh, 1, x, yh));
+    CHECK_OK(cis_ci_direct_sigma(Df, 1, x, yf));
+    cis_ci_direct_get_info(Dh, &info);
+    CHECK(info.half_sigmas == h0 + 1, "%s t=%d: half sigma not taken", name, t);
+    CHECK(rel_diff(yh, yf, n) <= 1e-13, "%s t=%d: half vs full %.3e", name, t, rel_diff(yh, yf, n));
+    int asym = 0;
+    for (cis_int A = 0; A < ns; ++A)
+      for (cis_int B = 0; B <= A; ++B) asym += yh[A * ns + B] != t * yh[B * ns + A];
+    CHECK(asym == 0, "%s t=%d: %d elements not exactly (anti)symmetric", name, t, asym);
+    printf("%-12s time reversal t=%+d: half vs full sigma %.1e\n", name, t, rel_diff(yh, yf, n));
+  }
+  x[1] = nextafter(x[1], 2.0); /* no longer antisymmetric */
+  cis_int h0 = info.half_sigmas;
+  CHECK_OK(cis_ci_direct_sigma(Dh, 1, x, yh));
+  cis_ci_direct_get_info(Dh, &info);
+  CHECK(info.half_sigmas == h0, "%s: a broken symmetry still took the half sigma", name);
+  free(x); free(yh); free(yf);
+done:
+  cis_ci_direct_free(Dh);
+  cis_ci_direct_free(Df);
 }
 
 /* One thread and all threads give the same bits (each sigma element owned by
@@ -373,6 +423,7 @@ int main(void) {
     CHECK_OK(cis_fcidump_read(test_shared_path(path, sizeof path, sub), &F));
     if (!F) continue;
     compare_stored(mol[m].name, F);
+    test_time_reversal(mol[m].name, F);
     double e = direct_energy(F);
     CHECK(fabs(e - mol[m].efci) <= 1e-9, "%s: direct FCI %.10f vs reference %.10f", mol[m].name, e, mol[m].efci);
     printf("%-12s FCI direct %.10f  reference %.10f  diff %.1e\n", mol[m].name, e, mol[m].efci, e - mol[m].efci);
