@@ -297,17 +297,20 @@ static void sigma_block(cis_ci_direct *D, int gv, cis_int a0, cis_int nr, const 
 }
 
 /* Time-reversal half sigma (MS2 = 0, one vector with c(A,B) = t c(B,A), t = +-1,
- * exactly). Then D(B,A) = t D(A,B), X(B,A) = t X(A,B), and the beta part of
- * sigma is t times the transpose of the alpha part: sigma = S + t S^T with
- * S(I,B) = sum_A sum over the alpha links a^+_p a_q|A> = s|I> of s X(A,B).
- * Only the columns B <= A of each alpha string A are gathered and multiplied
- * (half the GEMM); X(A,B) for A < B is read as t X(B,A):
- *   (i)  row R, column C <= R, links of R:  S(I, C) += s X(R, C)
- *   (ii) row R, column C <  R, links of C:  S(I, R) += t s X(R, C)
- * Threads own ranges of columns of S for both; then S <- S + t S^T, which
- * makes sigma exactly (anti)symmetric as well. X rows are stored compactly
- * (row R has R+1 columns, at Xw + ia*npair*nsb with stride R+1). */
-static void sigma_block_half(cis_ci_direct *D, double t, cis_int a0, cis_int nr, const double *c, double *S) {
+ * exactly). Then D(B,A) = t D(A,B) and X(B,A) = t X(A,B): only the columns
+ * B <= A of each alpha string A are gathered and multiplied (half the GEMM).
+ * With X_L the lower triangle of X (B <= A) and X_L' its strict part, the
+ * alpha scatter of the upper triangle is t times the transpose of the beta
+ * scatter of X_L', and the beta half of sigma is t times the transpose of
+ * the alpha half, so
+ *   sigma = Q + t Q^T,  Q = E^a X_L + E^b X_L':
+ *   (i)  rows R, columns C <= R, alpha links of R:  Q(I, C) += s X(R, C)
+ *   (ii) row A, columns B < A, beta links of B:     Q(A, I) += s X(A, B)
+ * (ii) is row-local (phase 1, the thread of A); (i) by threads owning column
+ * ranges balanced by work (phase 2). Then S <- S + t S^T, exactly
+ * (anti)symmetric. X rows are stored compactly (row R has R+1 columns, at
+ * Xw + ia*npair*nsb with stride R+1). */
+static void sigma_block_half(cis_ci_direct *D, cis_int a0, cis_int nr, const double *c, double *S) {
   const cis_int nsb = D->nsb, np = D->npair;
   const ci_link *L = D->A->link;
   const int nl = D->A->nlink;
@@ -333,28 +336,43 @@ static void sigma_block_half(cis_ci_direct *D, double t, cis_int a0, cis_int nr,
         for (int l = 0; l < nl; ++l) d[(cis_int)Lb[l].pair * m] += Lb[l].sign * crow[Lb[l].str];
       }
       ci_gemm_rm((int)np, m, (int)np, D->g, Dt, X);
+      /* (ii): row A of Q: beta links of B < A */
+      double *sg = S + A * nsb;
+      for (cis_int ib = 0; ib < A; ++ib) {
+        const ci_link *Lb = L + ib * nl;
+        const double *x = X + ib;
+        for (int l = 0; l < nl; ++l) sg[Lb[l].str] += Lb[l].sign * x[(cis_int)Lb[l].pair * m];
+      }
     }
   }
   double t1 = omp_get_wtime();
 #pragma omp parallel if (D->ndet >= CI_DIRECT_PARALLEL_MIN)
   {
-    cis_int b0, b1;
-    thread_range(nsb, &b0, &b1);
-    for (cis_int ia = 0; ia < nr; ++ia) {
+    /* (i) for column c covers the block's rows R >= c: split the columns so
+     * that every thread gets the same number of (row, column) pairs. */
+    const cis_int T = omp_get_num_threads(), me = omp_get_thread_num();
+    const double total = (double)nr * (double)a0 + (double)nr * (double)(nr + 1) / 2.0;
+    /* boundary j = number of columns whose prefix weight is below j/T of the
+     * total: the same formula on every thread, so the ranges tile 0..nsb. */
+    const double lo_thr = total * (double)me / (double)T, hi_thr = total * (double)(me + 1) / (double)T;
+    cis_int b0 = 0, b1 = 0;
+    double prefix = 0.0;
+    for (cis_int c = 0; c < nsb; ++c) {
+      b0 += me > 0 && prefix < lo_thr;
+      b1 += prefix < hi_thr;
+      const cis_int lo = c > a0 ? c : a0, w = a0 + nr - lo;
+      prefix += w > 0 ? (double)w : 0.0;
+    }
+    if (me == T - 1) b1 = nsb;
+    for (cis_int ia = 0; ia < nr; ++ia) { /* (i): columns b0..b1-1 of Q are this thread's */
       const cis_int R = a0 + ia, m = R + 1, hi = b1 < m ? b1 : m;
       const double *X = D->Xw + ia * np * nsb;
-      if (b0 < hi) /* (i) */
+      if (b0 < hi)
         for (int l = 0; l < nl; ++l) {
           const ci_link k = L[R * nl + l];
           const double s = k.sign, *x = X + (cis_int)k.pair * m;
           double *sg = S + (cis_int)k.str * nsb;
           for (cis_int ib = b0; ib < hi; ++ib) sg[ib] += s * x[ib];
-        }
-      if (R >= b0 && R < b1) /* (ii): column R is this thread's */
-        for (cis_int C = 0; C < R; ++C) {
-          const ci_link *Lc = L + C * nl;
-          for (int l = 0; l < nl; ++l)
-            S[(cis_int)Lc[l].str * nsb + R] += t * Lc[l].sign * X[(cis_int)Lc[l].pair * m + C];
         }
     }
   }
@@ -393,16 +411,18 @@ cis_status cis_ci_direct_sigma(cis_ci_direct *D, int k, const double *C, double 
   if (parity) { /* half the work, then S <- S + t S^T */
     const double t = parity;
     const cis_int rr = D->blk, ns = D->nsa;
-    for (cis_int a0 = 0; a0 < ns; a0 += rr) sigma_block_half(D, t, a0, ns - a0 < rr ? ns - a0 : rr, C, S);
-#pragma omp parallel for schedule(static) if (D->ndet >= CI_DIRECT_PARALLEL_MIN)
-    for (cis_int A = 0; A < ns; ++A) {
-      for (cis_int B = 0; B < A; ++B) {
-        const double u = S[A * ns + B] + t * S[B * ns + A];
-        S[A * ns + B] = u;
-        S[B * ns + A] = t * u;
-      }
-      S[A * ns + A] += t * S[A * ns + A];
-    }
+    for (cis_int a0 = 0; a0 < ns; a0 += rr) sigma_block_half(D, a0, ns - a0 < rr ? ns - a0 : rr, C, S);
+    const cis_int T = 32, nt = (ns + T - 1) / T; /* 32 x 32 tiles: both sides in cache */
+#pragma omp parallel for schedule(dynamic, 1) if (D->ndet >= CI_DIRECT_PARALLEL_MIN)
+    for (cis_int ta = 0; ta < nt; ++ta)
+      for (cis_int tb = 0; tb <= ta; ++tb)
+        for (cis_int A = ta * T; A < (ta + 1) * T && A < ns; ++A)
+          for (cis_int B = tb * T; B < (tb + 1) * T && B <= A; ++B) {
+            if (B == A) { S[A * ns + A] += t * S[A * ns + A]; continue; }
+            const double u = S[A * ns + B] + t * S[B * ns + A];
+            S[A * ns + B] = u;
+            S[B * ns + A] = t * u;
+          }
     D->info.half_sigmas++;
   }
   for (int v0 = 0; v0 < k && !parity; v0 += (int)g) {
