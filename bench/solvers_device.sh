@@ -59,7 +59,7 @@ else
   grep -E "tests passed|tests failed|Failed|SKIPPED|\*\*\*" "$L/ctest_gpu.log" | tail -n 15 >>"$S"
 
   # 2. the Figure-4 sweep
-  step sweep64 150 build/cisparse solve laplace3d:size=64 --device gpu --sweep --repeat 3 \
+  step sweep64 150 build/cisparse solve laplace3d:size=64 --device gpu --format ell --sweep --repeat 3 \
     --energy-seconds 0.3 --json "$OUT/sweep64.json" --plot "$OUT/sweep64"
   sed -n '/^solver /,/^(energy/p' "$L/sweep64.log" >>"$S"
 
@@ -71,7 +71,7 @@ else
   # 4. 160^3 double PCG in every version
   say "-- 160^3 double PCG (laplace3d:size=160, jacobi, tol 1e-8, median of 3 solves)"
   for v in cublasL cublasN cuda merge merge_10 graph; do
-    step "pcg160_$v" 45 build/cisparse solve laplace3d:size=160 --device gpu --method cg --precond jacobi \
+    step "pcg160_$v" 45 build/cisparse solve laplace3d:size=160 --device gpu --format ell --method cg --precond jacobi \
       --version "$v" --repeat 3 --json "$L/pcg160_$v.json"
     grep -E "^(iterations|true relative|time|energy|power|launches)" "$L/pcg160_$v.log" | sed "s/^/   $v: /" >>"$S"
     tail -n 1 "$L/pcg160_$v.log" | grep "^cisparse:" >>"$S"
