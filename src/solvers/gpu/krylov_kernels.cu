@@ -275,7 +275,7 @@ struct StepCoefs {
 // (BiCG) macro-kernels): e holds the element of every vector the step reads;
 // the ones it writes are updated in place; a[0], a[1] the dot terms.
 template <typename T, int STEP, bool PREC>
-__device__ __forceinline__ void step_elem(T (&e)[SNV], const StepCoefs<T> &c, double (&a)[2]) {
+__host__ __device__ __forceinline__ void step_elem(T (&e)[SNV], const StepCoefs<T> &c, double (&a)[2]) {
   if (STEP == KRY_STEP_CG_UPDATE) {
     /* x += alpha p; r -= alpha q; z = dinv.*r; RHO_NEW = (r, z); RR = (r, r) */
     e[SX] += c.alpha * e[SP];
