@@ -117,7 +117,7 @@ cis_status cis_ci_hamiltonian_nnz(const cis_fcidump *F, const cis_ci_space *S, i
  * and returned as a csr plan (kernel csr-vector, 64-bit row pointers), *nnz
  * its nonzeros (nnz may be NULL). One thread per row counts, a prefix sum
  * sizes the CSR, a second pass fills it in chunks whose rows are then sorted
- * by column (src/kernels/ci_build.cu). Any space (full or truncated CI).
+ * by column (src/ci/gpu/ci_build.cu). Any space (full or truncated CI).
  * CIS_ERR_NO_GPU without a device or CUDA, CIS_ERR_DEVICE_OOM naming the
  * array when the CSR does not fit. */
 cis_status cis_ci_hamiltonian_gpu(const cis_fcidump *F, const cis_ci_space *S, cis_gpu_plan **out, cis_int *nnz);
@@ -127,7 +127,8 @@ cis_status cis_ci_diagonal_all(const cis_fcidump *F, const cis_ci_space *S, doub
 /* y = H x: the operator Davidson iterates with. */
 typedef cis_status (*cis_linop)(void *ctx, const double *x, double *y);
 
-/* Lowest o->roots eigenpairs of the symmetric operator op (dimension n) with
+/* cis_davidson_operator (cisparse/solver.h) on the host callback op
+ * (dimension n, called with host vectors): lowest o->roots eigenpairs with
  * the diagonal (Davidson) preconditioner t = r / (e - diag), subspace collapse
  * to the current Ritz vectors, convergence on residual norms and energy
  * changes. evals: roots values; evecs: n*roots (column i at evecs + i*n) or
@@ -144,12 +145,15 @@ typedef struct cis_ci_gpu_stats {
   double spmv_seconds;    /* device SpMV time over all products (synchronised) */
 } cis_ci_gpu_stats;
 
-/* cis_davidson on the GPU: M (double) is uploaded once into a plan with
- * `kernel` (NULL = the format's default); every vector (subspace, H*subspace,
- * Ritz vectors, residual) lives on the device: H x = cis_gpu_spmv, dots,
- * axpys and Ritz combinations with cuBLAS, the preconditioner a kernel; only
- * subspace-sized matrices and scalars cross the bus. evecs (host) may be
- * NULL. CIS_ERR_NO_GPU without a device or CUDA. */
+/* Davidson on the GPU: M (double) is uploaded once into a plan with
+ * `kernel` (NULL = the format's default) and solved by cis_davidson_operator
+ * on that plan's operator (cis_operator_from_gpu_plan): every vector
+ * (subspace, H*subspace, Ritz vectors, residual) lives on the device, H x is
+ * cis_gpu_spmv, dots, axpys and Ritz combinations are the device backend's
+ * (cuBLAS), the preconditioner a kernel; only subspace-sized matrices and
+ * scalars cross the bus. evecs (host) may be NULL. stats->spmv_seconds is
+ * info->op_seconds (every product synchronized). CIS_ERR_NO_GPU without a
+ * device or CUDA. */
 cis_status cis_ci_davidson_gpu(const cis_matrix *M, const char *kernel, const double *diag,
                                const cis_davidson_opts *o, double *evals, double *evecs,
                                cis_davidson_info *info, cis_ci_gpu_stats *stats);

@@ -7,7 +7,8 @@
  * gpu.h     device plans: upload once, SpMV many times, cuSPARSE baselines
  * operator.h linear operators over any format, GPU plan or callback
  * solver.h  CG, BiCG, BiCGStab (fused GPU versions), mixed precision, Davidson, energy
- * ci.h      CI from FCIDUMP: determinants, Slater-Condon Hamiltonian */
+ * ci.h      CI from FCIDUMP: determinants, Slater-Condon Hamiltonian
+ * util.h    monotonic clock, physical memory */
 #ifndef CISPARSE_H
 #define CISPARSE_H
 #include "cisparse/status.h"
@@ -19,4 +20,5 @@
 #include "cisparse/operator.h"
 #include "cisparse/solver.h"
 #include "cisparse/ci.h"
+#include "cisparse/util.h"
 #endif

@@ -82,6 +82,19 @@ cis_int cis_paper_bytes_csr(cis_int rows, cis_int nnz);
 cis_int cis_paper_bytes_ell(cis_int rows, cis_int max_row);
 cis_int cis_paper_bytes_hyb(cis_int rows, cis_int boundary, cis_int csr_nnz);
 
+/* How a hybrid-format matrix (§4.1) was split: BOUNDARY as given or chosen
+ * (a count or a column, see mode), the ELLPACK slots per row, and the
+ * nonzeros left to the CSR part. */
+typedef struct cis_hyb_split {
+  cis_int boundary;
+  cis_boundary_mode mode;
+  cis_int width;
+  cis_int csr_nnz;
+} cis_hyb_split;
+/* M's split when M is a hyb matrix. CIS_ERR_INVALID for NULL arguments or a
+ * matrix of another format (naming it); *out is untouched then. */
+cis_status cis_matrix_hyb_split(const cis_matrix *M, cis_hyb_split *out);
+
 /* The BOUNDARY the hybrid format chooses for A in the given mode (the rule
  * is documented in the README and in src/formats/hyb.c); -1 with the error
  * recorded if A is NULL, the mode unknown or a workspace cannot be allocated. */

@@ -31,6 +31,11 @@ int cis_gen_is_spec(const char *s);
  * refused with a one-line message. */
 cis_status cis_generate(const char *spec, cis_dtype t, cis_csr **out);
 
+/* x[i] (n values of dtype t) uniform in (-1, 1), never 0, from the
+ * generators' counter-based stream for (seed, i): x[i] depends on seed and i
+ * only, so any length and thread count give the same values. */
+void cis_gen_random_vector(uint64_t seed, cis_dtype t, cis_int n, void *x);
+
 /* For a ci: spec, the number of Reference-region columns (0 for others). */
 cis_int cis_gen_reference_cols(const char *spec, cis_int cols);
 

@@ -29,8 +29,8 @@ cis_status cis_mm_write_vector(const char *path, const void *x, cis_dtype t, cis
 /* Write a dense vector as plain text, one value per line, digits as cis_mm_write. */
 cis_status cis_text_write_vector(const char *path, const void *x, cis_dtype t, cis_int n);
 /* Read a vector: Matrix Market array (n x 1 or 1 x n) or plain text, one
- * value per line ('#' or '%' lines are comments). *out (cis_free) has exactly
- * n values of dtype t, else an error naming the expected and found counts.
+ * value per line ('#' or '%' lines are comments). *out (release with free()) has
+ * exactly n values of dtype t, else an error naming the expected and found counts.
  * NaN/Inf are refused (CIS_ERR_NUMERIC naming the line). */
 cis_status cis_vector_read(const char *path, cis_dtype t, cis_int n, void **out);
 

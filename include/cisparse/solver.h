@@ -148,7 +148,10 @@ cis_davidson_opts cis_davidson_opts_default(void);
  * collapse to the current Ritz vectors; convergence on residual norms and
  * energy changes. evals: roots values; evecs (host, may be NULL): rows*roots,
  * column i at evecs + i*rows. CIS_ERR_NOT_CONVERGED (results still written)
- * after max_iter. op_seconds is the time in H (device synchronized). */
+ * after max_iter. op_seconds is the time in H (device synchronized).
+ * CIS_ERR_INVALID for a non-square or float H, roots outside 1..min(64, rows),
+ * tolerances <= 0 or max_iter < 1; CIS_ERR_NUMERIC for a non-finite diag or
+ * Ritz value. */
 cis_status cis_davidson_operator(const cis_operator *H, const double *diag, const cis_davidson_opts *o,
                                  double *evals, double *evecs, cis_davidson_info *info);
 

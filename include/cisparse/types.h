@@ -27,6 +27,15 @@ size_t cis_dtype_size(cis_dtype t);
 /* "double" or "float". */
 const char *cis_dtype_name(cis_dtype t);
 
+/* Element i of a value array v of dtype t, read as double / written from a
+ * double (rounded to float for CIS_F32). No checks: i must be in range. */
+static inline double cis_get(const void *v, cis_dtype t, int64_t i) {
+  return t == CIS_F64 ? ((const double *)v)[i] : (double)((const float *)v)[i];
+}
+static inline void cis_set(void *v, cis_dtype t, int64_t i, double x) {
+  if (t == CIS_F64) ((double *)v)[i] = x; else ((float *)v)[i] = (float)x;
+}
+
 /* Matrix property flags (cis_csr.flags). */
 enum {
   CIS_FLAG_NONFINITE = 1 << 0, /* values hold NaN or Inf (accepted, flagged by info) */

@@ -41,7 +41,7 @@ cis_int ci_space_det_alpha_pos(const cis_ci_space *S, cis_int i);
 cis_int ci_space_det_beta_pos(const cis_ci_space *S, cis_int i);
 
 /* The space's arrays as they are (read-only view, owned by the space): what
- * the GPU build (src/gpu/ci_build_dev.c) uploads to look determinants up on
+ * the GPU build (src/ci/gpu/ci_build_dev.c) uploads to look determinants up on
  * the device exactly as ci_space_find_pos and the string hash tables do. */
 typedef struct ci_space_view {
   cis_int ndet, na, nb;            /* determinants, alpha strings, beta strings */

@@ -1,6 +1,6 @@
 /* ci_rules.h: the Slater-Condon rules and the determinant lookup on raw
  * arrays, one source for the host (src/ci/ files) and the device
- * (src/kernels/ci_build.cu), so both builds of the Hamiltonian do the same
+ * (src/ci/gpu/ci_build.cu), so both builds of the Hamiltonian do the same
  * arithmetic in the same order and agree bit for bit.
  *
  * Rules: Szabo & Ostlund, "Modern Quantum Chemistry", §2.3.3, Tables 2.3-2.4,

@@ -14,6 +14,18 @@ int cis_cmd_spmv(int argc, char **argv);
 int cis_cmd_bench(int argc, char **argv);
 int cis_cmd_ci(int argc, char **argv);
 int cis_cmd_run(int argc, char **argv);
+int cis_cmd_solve(int argc, char **argv);
+
+/* Call, and on failure jump to the function's single `cleanup:` with the
+ * status in `st`: the library's idiom (src/core/internal.h), restated here
+ * because the tool sees the public headers only. */
+#ifndef CIS_TRY
+#define CIS_TRY(call)               \
+  do {                              \
+    st = (call);                    \
+    if (st != CIS_OK) goto cleanup; \
+  } while (0)
+#endif
 
 /* Print "cisparse: <cis_last_error()>" (or the status name) and return 1. */
 int cli_fail(cis_status st);

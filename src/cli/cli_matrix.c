@@ -3,7 +3,6 @@
 #include <math.h>
 #include <string.h>
 #include "cli/cli_matrix.h"
-#include "formats/format_types.h"
 
 int cli_format_option(int argc, char **argv, int *i, cis_format_params *p) {
   const char *opt = argv[*i], *val = *i + 1 < argc ? argv[*i + 1] : NULL;
@@ -81,13 +80,13 @@ void cli_format_memory(const cis_csr *A, const cis_format_params *p, cli_format_
       continue;
     }
     m->bytes = cis_matrix_bytes(M);
-    if (!strcmp(m->name, "hyb")) {
-      const cis_fmt_hyb *H = cis_matrix_impl(M);
+    cis_hyb_split h;
+    if (!strcmp(m->name, "hyb") && cis_matrix_hyb_split(M, &h) == CIS_OK) {
       m->is_hyb = 1;
-      m->mode = H->mode;
-      m->boundary = H->boundary;
-      m->width = H->width;
-      m->csr_nnz = H->csr_nnz;
+      m->mode = h.mode;
+      m->boundary = h.boundary;
+      m->width = h.width;
+      m->csr_nnz = h.csr_nnz;
     }
     cis_matrix_free(M);
   }

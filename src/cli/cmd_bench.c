@@ -16,7 +16,6 @@
 #include <unistd.h>
 #include "cli/bench.h"
 #include "cli/run.h"
-#include "core/internal.h"
 
 
 typedef struct entry {

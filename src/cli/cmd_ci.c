@@ -6,8 +6,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include "cli/cli.h"
-#include "core/internal.h"
-#include "formats/format_types.h"
 
 typedef struct ci_args {
   const char *file, *format, *occ, *kernel, *save;
@@ -183,12 +181,17 @@ static cis_status compute(const ci_args *a, ci_run *r) {
   if (r->H && !a->symmetric) {
     cis_format_params p = cis_format_params_default(); /* hyb: BOUNDARY < 0 = chosen from the matrix */
     CIS_TRY(cis_matrix_create(r->H, a->format, &p, &r->M));
-    if (!strcmp(cis_matrix_format_name(r->M), "hyb"))
-      r->boundary = ((const cis_fmt_hyb *)cis_matrix_impl(r->M))->boundary;
+    cis_hyb_split h;
+    if (!strcmp(cis_matrix_format_name(r->M), "hyb")) {
+      CIS_TRY(cis_matrix_hyb_split(r->M, &h));
+      r->boundary = h.boundary;
+    }
   }
   if (r->H) format_memory(r, a);
-  CIS_TRY(cis_alloc_array((void **)&r->diag, n, sizeof(double), "Hamiltonian diagonal"));
-  CIS_TRY(cis_alloc_array((void **)&r->evals, a->roots, sizeof(double), "eigenvalues"));
+  r->diag = malloc((size_t)n * sizeof(double));
+  r->evals = malloc((size_t)a->roots * sizeof(double));
+  if (!r->diag || !r->evals)
+    return cis_error(CIS_ERR_ALLOC, "cannot allocate the Hamiltonian diagonal (%lld doubles)", (long long)n);
   CIS_TRY(cis_ci_diagonal_all(r->F, r->S, r->diag));
   cis_davidson_opts o = cis_davidson_opts_default();
   o.roots = a->roots;

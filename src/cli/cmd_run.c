@@ -6,7 +6,6 @@
 #include <math.h>
 #include <string.h>
 #include "cli/cli_matrix.h"
-#include "core/internal.h"
 #include "cli/run.h"
 
 /* The paper's figures for its matrix 1 and the average of its ten

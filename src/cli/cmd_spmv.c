@@ -2,9 +2,9 @@
  * product y = alpha*A*x + beta*y in a chosen storage format, on the CPU
  * (the format's OpenMP SpMV) or the GPU (a plan of cisparse/gpu.h). */
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 #include "cli/cli_matrix.h"
-#include "gen/gen_internal.h"
 
 static const char *usage_line =
     "usage: cisparse spmv FILE|SPEC --format NAME --out FILE [--out-format mm|text]\n"
@@ -66,12 +66,10 @@ static int parse(int argc, char **argv, spmv_opts *o) {
  * length is reproducible), or read from a file (exactly n values). */
 static cis_status make_x(const char *how, long long seed, cis_dtype t, cis_int n, void **x) {
   if (how && strcmp(how, "ones") && strcmp(how, "random")) return cis_vector_read(how, t, n, x);
-  cis_status st = cis_alloc_array(x, n, cis_dtype_size(t), "x vector");
-  if (st != CIS_OK) return st;
-  for (cis_int i = 0; i < n; ++i) {
-    gen_rng r = gen_rng_row((uint64_t)seed, (uint64_t)i);
-    cis_set(*x, t, i, how && !strcmp(how, "random") ? gen_value(&r) : 1.0);
-  }
+  if (!(*x = malloc((size_t)(n + 1) * cis_dtype_size(t))))
+    return cis_error(CIS_ERR_ALLOC, "cannot allocate the x vector (%lld values)", (long long)n);
+  if (how && !strcmp(how, "random")) cis_gen_random_vector((uint64_t)seed, t, n, *x);
+  else for (cis_int i = 0; i < n; ++i) cis_set(*x, t, i, 1.0);
   return CIS_OK;
 }
 
@@ -115,7 +113,10 @@ int cis_cmd_spmv(int argc, char **argv) {
   if (o.y) {
     CIS_TRY(cis_vector_read(o.y, t, A->rows, &y));
   } else {
-    CIS_TRY(cis_alloc_zeroed(&y, A->rows, cis_dtype_size(t), "y vector"));
+    if (!(y = calloc((size_t)A->rows + 1, cis_dtype_size(t)))) {
+      st = cis_error(CIS_ERR_ALLOC, "cannot allocate the y vector (%lld values)", (long long)A->rows);
+      goto cleanup;
+    }
     /* beta == 0 overwrites y: poison it so that a row left unwritten shows as NaN */
     for (cis_int i = 0; o.beta == 0.0 && i < A->rows; ++i) cis_set(y, t, i, NAN);
   }
@@ -125,8 +126,8 @@ int cis_cmd_spmv(int argc, char **argv) {
   printf("y = %g*A*x + %g*y: %lld values (%s, %s, %s) -> %s\n", o.alpha, o.beta, (long long)A->rows,
          o.format, o.gpu ? "gpu" : "cpu", cis_dtype_name(t), o.out);
 cleanup:
-  cis_free(x);
-  cis_free(y);
+  free(x);
+  free(y);
   cis_matrix_free(M);
   cis_csr_free(A);
   return st == CIS_OK ? 0 : cli_fail(st);

@@ -25,6 +25,7 @@ int main(int argc, char **argv) {
       {"spmv", cis_cmd_spmv, "one product y = alpha*A*x + beta*y in a chosen format"},
       {"bench", cis_cmd_bench, "time every kernel and cuSPARSE (Tables 6-10)"},
       {"ci", cis_cmd_ci, "CI ground states from an FCIDUMP file"},
+      {"solve", cis_cmd_solve, "A x = b by CG, BiCG or BiCGStab on the CPU or GPU, time and energy per iteration"},
   };
   size_t n = sizeof cmds / sizeof *cmds;
   if (argc < 2 || !strcmp(argv[1], "-h") || !strcmp(argv[1], "--help")) {

@@ -12,6 +12,7 @@
 #include <stdint.h>
 #include "cisparse/status.h"
 #include "cisparse/types.h"
+#include "cisparse/util.h"
 
 void *cis_malloc(size_t n);             /* NULL on failure (or injected failure) */
 void *cis_calloc(size_t count, size_t size);
@@ -28,8 +29,7 @@ int cis_mul_overflows(int64_t a, int64_t b, int64_t *r);
 cis_status cis_alloc_array(void **p, int64_t count, size_t size, const char *what);
 cis_status cis_alloc_zeroed(void **p, int64_t count, size_t size, const char *what);
 
-/* Physical memory of this machine in bytes (0 if unknown). */
-int64_t cis_phys_memory(void);
+/* cis_phys_memory and cis_wtime: cisparse/util.h (public). */
 
 #define CIS_TRY(call)                 \
   do {                                \
@@ -56,15 +56,6 @@ int64_t cis_phys_memory(void);
 void cis_sort_idx(cis_idx *a, int64_t n);
 void cis_sort_u64(uint64_t *a, int64_t n);
 
-/* Current time in seconds (monotonic). */
-double cis_wtime(void);
-
-/* Read double/float element i of a value array. */
-static inline double cis_get(const void *v, cis_dtype t, int64_t i) {
-  return t == CIS_F64 ? ((const double *)v)[i] : (double)((const float *)v)[i];
-}
-static inline void cis_set(void *v, cis_dtype t, int64_t i, double x) {
-  if (t == CIS_F64) ((double *)v)[i] = x; else ((float *)v)[i] = (float)x;
-}
+/* cis_get / cis_set (value array elements): cisparse/types.h. */
 
 #endif

@@ -26,6 +26,7 @@
  *     n_c < mean(n_0 .. n_{c-1}) / 4 (exactly: 4*c*n_c < sum n_0..n_{c-1});
  *     cols if no column drops (all-dense, banded, empty matrices); 0 when
  *     cols == 0. So 1 <= BOUNDARY <= cols whenever cols >= 1. */
+#include <string.h>
 #include "core/internal.h"
 #include "formats/format_util.h"
 
@@ -206,3 +207,15 @@ const cis_format_ops cis_format_hyb = {
     .dump = hyb_dump,
     .destroy = hyb_destroy,
 };
+
+cis_status cis_matrix_hyb_split(const cis_matrix *M, cis_hyb_split *out) {
+  if (!M || !out) return cis_error(CIS_ERR_INVALID, "cis_matrix_hyb_split: NULL argument");
+  if (strcmp(cis_matrix_format_name(M), "hyb") != 0)
+    return cis_error(CIS_ERR_INVALID, "cis_matrix_hyb_split: the matrix is %s, not hyb", cis_matrix_format_name(M));
+  const cis_fmt_hyb *F = cis_matrix_impl(M);
+  out->boundary = F->boundary;
+  out->mode = F->mode;
+  out->width = F->width;
+  out->csr_nnz = F->csr_nnz;
+  return CIS_OK;
+}

@@ -49,6 +49,27 @@ const cis_gpu_format_ops cis_gpu_format_csr = {
     .release = csr_release,
 };
 
+cis_status cis_gpu_plan_from_device_csr(cis_int rows, cis_int cols, cis_int nnz, cis_dtype t,
+                                        int64_t *d_rowptr, cis_idx *d_col, void *d_val,
+                                        cis_gpu_plan **out) {
+  cis_fmt_csr *D = cis_calloc(1, sizeof *D);
+  if (!D) {
+    cis_gpu_free(d_rowptr);
+    cis_gpu_free(d_col);
+    cis_gpu_free(d_val);
+    return cis_error(CIS_ERR_ALLOC, "cannot allocate the device CSR header");
+  }
+  D->h = (cis_fmt_head){rows, cols, nnz, t};
+  D->rowptr.wide = 1;
+  D->rowptr.i64 = d_rowptr;
+  D->col = d_col;
+  D->val = d_val;
+  /* bytes: 64-bit row pointers + 32-bit columns + values (what was allocated) */
+  return cis_gpu_plan_wrap(&cis_gpu_format_csr, D, "csr-vector", rows, cols, nnz, t,
+                           (rows + 1) * 8 + nnz * (cis_int)(sizeof(cis_idx) + cis_dtype_size(t)), 0,
+                           out);
+}
+
 cis_status cis_gpu_plan_download_csr(const cis_gpu_plan *p, cis_csr **out) {
   cis_status st;
   cis_csr *A = NULL;

@@ -38,6 +38,15 @@ void cis_gpu_free_offsets(cis_offsets *d);
 cis_status cis_gpu_plan_wrap(const cis_gpu_format_ops *ops, void *dev, const char *kernel,
                              cis_int rows, cis_int cols, cis_int nnz, cis_dtype t, cis_int bytes,
                              cis_int ws, cis_gpu_plan **out);
+/* A csr plan (kernel csr-vector) around a CSR already in device memory:
+ * d_rowptr rows+1 64-bit row pointers, d_col nnz columns, d_val nnz values
+ * of dtype t, all from cis_gpu_malloc / cis_gpu_alloc_copy. The plan owns
+ * the three arrays from the call on, also when it fails (they are freed
+ * then). For layers above that produce a matrix on the device (the CI
+ * Hamiltonian build, src/ci/gpu/) without knowing the format tables. */
+cis_status cis_gpu_plan_from_device_csr(cis_int rows, cis_int cols, cis_int nnz, cis_dtype t,
+                                        int64_t *d_rowptr, cis_idx *d_col, void *d_val,
+                                        cis_gpu_plan **out);
 /* 1 if `kernel` is one of the table's names. */
 int cis_gpu_kernel_known(const cis_gpu_format_ops *ops, const char *kernel);
 

@@ -140,7 +140,30 @@ static void test_alloc_failures(void) {
   cis_csr_free(A);
 }
 
+/* cis_matrix_hyb_split: the hyb split as built; other formats and NULL refused. */
+static void test_hyb_split(void) {
+  cis_csr *A = example();
+  cis_matrix *H = NULL, *C = NULL;
+  cis_format_params p = cis_format_params_default();
+  cis_hyb_split s = {-7, CIS_BOUNDARY_COLUMN, -7, -7};
+  p.boundary = 2;
+  CHECK_OK(cis_matrix_create(A, "hyb", &p, &H));
+  CHECK_OK(cis_matrix_create(A, "csr", NULL, &C));
+  CHECK_OK(cis_matrix_hyb_split(H, &s));
+  /* rows of 3, 1, 3, 1 nonzeros, first 2 of each in ELLPACK: 2 left to CSR */
+  CHECK(s.boundary == 2 && s.mode == CIS_BOUNDARY_COUNT && s.width == 2 && s.csr_nnz == 2,
+        "hyb split boundary %lld mode %d width %lld csr_nnz %lld", (long long)s.boundary, (int)s.mode,
+        (long long)s.width, (long long)s.csr_nnz);
+  CHECK(cis_matrix_hyb_split(C, &s) == CIS_ERR_INVALID && strstr(cis_last_error(), "csr"), "csr split accepted");
+  CHECK(cis_matrix_hyb_split(NULL, &s) == CIS_ERR_INVALID, "NULL matrix accepted");
+  CHECK(cis_matrix_hyb_split(H, NULL) == CIS_ERR_INVALID, "NULL output accepted");
+  cis_matrix_free(H);
+  cis_matrix_free(C);
+  cis_csr_free(A);
+}
+
 int main(void) {
+  test_hyb_split();
   test_parameter_errors();
   test_too_large();
   test_size_check();

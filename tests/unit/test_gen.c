@@ -243,7 +243,32 @@ static void test_alloc_failures(void) {
   CHECK(n < 200 && made > 0, "generation never succeeded under failure injection");
 }
 
+/* cis_gen_random_vector: x[i] from the stream (seed, i) alone (a prefix of
+ * a longer vector is the shorter one), in (-1, 1) and never 0; float is the
+ * rounded double. */
+static void test_random_vector(void) {
+  enum { N = 1000 };
+  static double a[N], b[2 * N], c[N];
+  static float f[N];
+  cis_gen_random_vector(5, CIS_F64, N, a);
+  cis_gen_random_vector(5, CIS_F64, 2 * N, b);
+  cis_gen_random_vector(6, CIS_F64, N, c);
+  cis_gen_random_vector(5, CIS_F32, N, f);
+  int prefix = 1, range = 1, differ = 0, rounded = 1;
+  for (int i = 0; i < N; ++i) {
+    prefix &= a[i] == b[i];
+    range &= a[i] > -1 && a[i] < 1 && a[i] != 0;
+    differ += a[i] != c[i];
+    rounded &= f[i] == (float)a[i];
+  }
+  CHECK(prefix, "random vector depends on its length");
+  CHECK(range, "random vector value outside (-1, 1) or 0");
+  CHECK(differ > N - 5, "seeds 5 and 6 agree in %d of %d values", N - differ, N);
+  CHECK(rounded, "float random vector is not the rounded double one");
+}
+
 int main(void) {
+  test_random_vector();
   test_deterministic();
   test_ci_tables_3_4();
   test_ci_options_and_float();

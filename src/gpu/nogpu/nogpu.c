@@ -1,8 +1,7 @@
-/* nogpu.c: the public GPU entry points (plans, and the CI Davidson and
- * Hamiltonian build on the device) for a build without CUDA (nvcc absent or
- * -DCISPARSE_CUDA=OFF): each reports CIS_ERR_NO_GPU with the reason. */
+/* nogpu.c: the public GPU entry points (plans, device memory) for a build
+ * without CUDA (nvcc absent or -DCISPARSE_CUDA=OFF): each reports
+ * CIS_ERR_NO_GPU with the reason. */
 #include <stdio.h>
-#include "cisparse/ci.h"
 #include "cisparse/gpu.h"
 
 #define WHY "cisparse was built without CUDA"
@@ -54,24 +53,5 @@ cis_status cis_gpu_time_spmv(cis_gpu_plan *p, const void *d_x, double beta, void
 cis_status cis_gpu_read_bandwidth(size_t bytes, int runs, double *gbps) { return no_gpu(); }
 cis_status cis_gpu_alloc_copy(void **d, const void *h, size_t bytes, const char *what) {
   if (d) *d = NULL;
-  return no_gpu();
-}
-
-/* CI on the device */
-
-cis_status cis_ci_davidson_gpu(const cis_matrix *M, const char *kernel, const double *diag,
-                               const cis_davidson_opts *o, double *evals, double *evecs,
-                               cis_davidson_info *info, cis_ci_gpu_stats *stats) {
-  return no_gpu();
-}
-
-cis_status cis_ci_davidson_gpu_plan(cis_gpu_plan *plan, const double *diag, const cis_davidson_opts *o,
-                                    double *evals, double *evecs, cis_davidson_info *info,
-                                    cis_ci_gpu_stats *stats) {
-  return no_gpu();
-}
-
-cis_status cis_ci_hamiltonian_gpu(const cis_fcidump *F, const cis_ci_space *S, cis_gpu_plan **out, cis_int *nnz) {
-  if (out) *out = NULL;
   return no_gpu();
 }

@@ -1,5 +1,5 @@
 /* ci_build_dev.c: cis_ci_hamiltonian_gpu, the CI Hamiltonian built in device
- * memory (kernels in src/kernels/ci_build.cu, a port of src/ci/hamiltonian.c).
+ * memory (kernels in ci_build.cu beside it, a port of src/ci/hamiltonian.c).
  *
  *   1. upload the integrals (packed as in cis_fcidump) and the space's lookup
  *      arrays (ci_space_view) once;
@@ -7,14 +7,15 @@
  *   3. per chunk of rows (at most CHUNK_NNZ nonzeros): fill pass into a
  *      scratch buffer, then CUB segmented sort of each row by column straight
  *      into the final CSR arrays;
- *   4. the CSR (64-bit row pointers) becomes a csr plan (kernel csr-vector).
+ *   4. the CSR (64-bit row pointers) becomes a csr plan (kernel csr-vector)
+ *      through the GPU layer's cis_gpu_plan_from_device_csr (gpu/gpu_internal.h).
  * Peak device memory: the CSR + one chunk's scratch and sort buffers + the
  * uploads (a few MB). */
 #include <stdio.h>
 #include <string.h>
 #include "ci/ci_internal.h"
+#include "ci/gpu/ci_build.h"
 #include "gpu/gpu_internal.h"
-#include "kernels/ci_build.h"
 
 /* Nonzeros per fill/sort chunk: 12 bytes each in scratch (1.5 GiB). */
 #define CHUNK_NNZ ((int64_t)1 << 27)
@@ -126,7 +127,6 @@ cleanup:
 cis_status cis_ci_hamiltonian_gpu(const cis_fcidump *F, const cis_ci_space *S, cis_gpu_plan **out, cis_int *nnz_out) {
   cis_status st;
   build_bufs b;
-  cis_fmt_csr *D = NULL;
   cis_int rows, nnz = 0;
   char why[160];
   memset(&b, 0, sizeof b);
@@ -140,19 +140,13 @@ cis_status cis_ci_hamiltonian_gpu(const cis_fcidump *F, const cis_ci_space *S, c
   CIS_TRY(up((void **)&b.col, NULL, nnz, sizeof(cis_idx), "Hamiltonian columns"));
   CIS_TRY(up((void **)&b.val, NULL, nnz, sizeof(double), "Hamiltonian values"));
   CIS_TRY(fill_rows(&b, rows, nnz));
-  if (!(D = cis_calloc(1, sizeof *D))) { st = cis_error(CIS_ERR_ALLOC, "cannot allocate the device CSR header"); goto cleanup; }
-  D->h = (cis_fmt_head){rows, rows, nnz, CIS_F64};
-  D->rowptr.wide = 1;
-  D->rowptr.i64 = b.rowptr;
-  D->col = b.col;
-  D->val = b.val;
-  b.rowptr = NULL; /* now owned by D, then by the plan */
+  st = cis_gpu_plan_from_device_csr(rows, rows, nnz, CIS_F64, b.rowptr, b.col, b.val, out);
+  b.rowptr = NULL; /* now owned by the plan (or freed by the call) */
   b.col = NULL;
   b.val = NULL;
   bufs_free(&b);
-  if (nnz_out) *nnz_out = nnz;
-  return cis_gpu_plan_wrap(&cis_gpu_format_csr, D, "csr-vector", rows, rows, nnz, CIS_F64,
-                           (rows + 1) * 8 + nnz * (int64_t)(sizeof(cis_idx) + sizeof(double)), 0, out);
+  if (st == CIS_OK && nnz_out) *nnz_out = nnz;
+  return st;
 cleanup:
   bufs_free(&b);
   return st;

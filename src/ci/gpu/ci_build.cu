@@ -12,7 +12,7 @@
 #include <cub/device/device_scan.cuh>
 #include <cub/device/device_segmented_sort.cuh>
 #include "ci/ci_rules.h"
-#include "kernels/ci_build.h"
+#include "ci/gpu/ci_build.h"
 #include "kernels/kernel_common.cuh"
 
 // Beta single excitations of a row whose string positions are kept (the rest

@@ -1,0 +1,9 @@
+/* ci_build_nogpu.c: cis_ci_hamiltonian_gpu (src/ci/gpu/ci_build_dev.c) for a
+ * build without CUDA (nvcc absent or -DCISPARSE_CUDA=OFF): reports
+ * CIS_ERR_NO_GPU with the reason src/gpu/nogpu/nogpu.c gives. */
+#include "cisparse/ci.h"
+
+cis_status cis_ci_hamiltonian_gpu(const cis_fcidump *F, const cis_ci_space *S, cis_gpu_plan **out, cis_int *nnz) {
+  if (out) *out = NULL;
+  return cis_error(CIS_ERR_NO_GPU, "cisparse was built without CUDA");
+}

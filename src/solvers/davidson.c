@@ -1,0 +1,264 @@
+/* davidson.c: the Davidson method for the lowest eigenpairs of a large
+ * symmetric operator (E. R. Davidson, J. Comput. Phys. 17, 87 (1975); block
+ * form of B. Liu, "The simultaneous expansion method", 1978), written once
+ * over the operator (cisparse/operator.h) and the vector backend (backend.h):
+ * host vectors (OpenMP) or device vectors (the GPU backend in its cublasL
+ * version: cuBLAS with host scalars), whichever the operator's memory space
+ * asks for. Only subspace-sized data (m x m matrices, scalars) are on the
+ * host; every n-vector stays in the backend.
+ *
+ *   subspace V (orthonormal), W = H V, Rayleigh matrix G = V^T W;
+ *   Ritz pairs (theta_r, x_r = V c_r) from G c = theta c (Jacobi rotations);
+ *   residual r = H x - theta x = W c - theta V c;
+ *   correction t = r / (theta - diag(H)) (eq. 9 of Davidson 1975),
+ *   orthonormalised against V (two Gram-Schmidt passes) and appended;
+ *   collapse to the Ritz vectors when the subspace is full. */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+#include "core/internal.h"
+#include "solvers/backend.h"
+
+cis_davidson_opts cis_davidson_opts_default(void) {
+  cis_davidson_opts o = {1, 1e-8, 1e-10, 200, 0, 0};
+  return o;
+}
+
+/* Eigen-decomposition of the symmetric m x m matrix a (destroyed) by cyclic
+ * Jacobi rotations (Golub & Van Loan, Matrix Computations, §8.5): w
+ * ascending, column r of v (v[j*m + r]) its vector. */
+static void jacobi(double *a, int m, double *w, double *v) {
+  for (int i = 0; i < m; ++i)
+    for (int j = 0; j < m; ++j) v[i * m + j] = i == j;
+  for (int sweep = 0; sweep < 100; ++sweep) {
+    double off = 0, tot = 0;
+    for (int i = 0; i < m; ++i)
+      for (int j = 0; j < m; ++j) { tot += a[i * m + j] * a[i * m + j]; if (i != j) off += a[i * m + j] * a[i * m + j]; }
+    if (off <= 1e-30 * tot || off == 0) break;
+    for (int p = 0; p < m; ++p)
+      for (int q = p + 1; q < m; ++q) {
+        double apq = a[p * m + q];
+        if (apq == 0) continue;
+        double theta = (a[q * m + q] - a[p * m + p]) / (2 * apq);
+        double t = (theta >= 0 ? 1 : -1) / (fabs(theta) + sqrt(theta * theta + 1));
+        double c = 1 / sqrt(t * t + 1), s = t * c;
+        for (int k = 0; k < m; ++k) { /* columns p, q */
+          double akp = a[k * m + p], akq = a[k * m + q];
+          a[k * m + p] = c * akp - s * akq;
+          a[k * m + q] = s * akp + c * akq;
+        }
+        for (int k = 0; k < m; ++k) { /* rows p, q */
+          double apk = a[p * m + k], aqk = a[q * m + k];
+          a[p * m + k] = c * apk - s * aqk;
+          a[q * m + k] = s * apk + c * aqk;
+        }
+        for (int k = 0; k < m; ++k) {
+          double vkp = v[k * m + p], vkq = v[k * m + q];
+          v[k * m + p] = c * vkp - s * vkq;
+          v[k * m + q] = s * vkp + c * vkq;
+        }
+      }
+  }
+  for (int i = 0; i < m; ++i) w[i] = a[i * m + i];
+  for (int i = 0; i < m; ++i) { /* selection sort of the pairs */
+    int b = i;
+    for (int j = i + 1; j < m; ++j) if (w[j] < w[b]) b = j;
+    if (b == i) continue;
+    double t = w[i]; w[i] = w[b]; w[b] = t;
+    for (int k = 0; k < m; ++k) { t = v[k * m + i]; v[k * m + i] = v[k * m + b]; v[k * m + b] = t; }
+  }
+}
+
+typedef struct work {
+  double *V, *W, *X, *HX, *R, *D;             /* backend vectors (D = diag(H)) */
+  double *G, *Gc, *c, *theta, *prev;          /* host, subspace sized */
+} work;
+
+#define OP(call) CIS_TRY(B->ops->call)
+/* Vector j of a multi-vector allocation. */
+#define VEC(base, j) ((base) + (size_t)(j) * (size_t)B->n)
+
+/* Orthonormalise t against V_0..V_{m-1} (two Gram-Schmidt passes); *keep = 1
+ * when its norm after is above 1e-10 of the norm before. */
+static cis_status orthonormalise(kry_be *B, const double *V, int m, double *t, int *keep) {
+  cis_status st;
+  double n0, n1, c;
+  *keep = 0;
+  OP(dot_host(B, t, t, &n0)); /* n0 = ||t|| */
+  n0 = sqrt(n0);
+  if (n0 == 0 || !isfinite(n0)) return CIS_OK;
+  for (int pass = 0; pass < 2; ++pass)
+    for (int j = 0; j < m; ++j) {
+      OP(dot_host(B, VEC(V, j), t, &c));        /* c = V_j . t */
+      OP(axpy(B, kry_imm(-c), VEC(V, j), t));  /* t -= c V_j */
+    }
+  OP(dot_host(B, t, t, &n1));
+  n1 = sqrt(n1);
+  if (n1 > 1e-10 * n0) {
+    OP(scal(B, kry_imm(1 / n1), t)); /* t /= ||t|| */
+    *keep = 1;
+  }
+  return CIS_OK;
+cleanup:
+  return st;
+}
+
+static void work_free(kry_be *B, work *w) {
+  if (B) {
+    double *dev[] = {w->V, w->W, w->X, w->HX, w->R, w->D};
+    for (size_t i = 0; i < sizeof dev / sizeof *dev; ++i)
+      if (dev[i]) B->ops->release(B, dev[i]);
+  }
+  cis_free(w->G); cis_free(w->Gc); cis_free(w->c); cis_free(w->theta); cis_free(w->prev);
+}
+
+/* Guesses: unit vectors on the k lowest diagonal elements. */
+static cis_status guesses(kry_be *B, const double *diag, int k, double *V) {
+  cis_status st;
+  cis_int *pick = NULL;
+  CIS_TRY(cis_alloc_array((void **)&pick, k, sizeof(cis_int), "Davidson guesses"));
+  for (int r = 0; r < k; ++r) {
+    cis_int best = -1;
+    for (cis_int i = 0; i < B->n; ++i) {
+      int used = 0;
+      for (int q = 0; q < r; ++q) used |= pick[q] == i;
+      if (!used && (best < 0 || diag[i] < diag[best])) best = i;
+    }
+    pick[r] = best;
+    OP(unit(B, VEC(V, r), best));
+  }
+cleanup:
+  cis_free(pick);
+  return st;
+}
+
+/* r = H x - theta x into w->R for Ritz pair r. */
+static cis_status residual(kry_be *B, work *w, int r) {
+  cis_status st;
+  OP(copy(B, VEC(w->HX, r), w->R));                         /* R = H x_r */
+  OP(axpy(B, kry_imm(-w->theta[r]), VEC(w->X, r), w->R));  /*   - theta_r x_r */
+cleanup:
+  return st;
+}
+
+cis_status cis_davidson_operator(const cis_operator *H, const double *diag, const cis_davidson_opts *o_in,
+                                 double *evals, double *evecs, cis_davidson_info *info) {
+  cis_status st;
+  cis_davidson_opts o = o_in ? *o_in : cis_davidson_opts_default();
+  kry_be *B = NULL;
+  work w;
+  memset(&w, 0, sizeof w);
+  cis_davidson_info inf;
+  memset(&inf, 0, sizeof inf);
+  double t_start = cis_wtime();
+  int k = o.roots;
+  if (!H || !diag || !evals) return cis_error(CIS_ERR_INVALID, "Davidson: NULL argument");
+  cis_int n = cis_operator_rows(H);
+  if (cis_operator_cols(H) != n)
+    return cis_error(CIS_ERR_INVALID, "Davidson needs a square operator, got %lld x %lld", (long long)n,
+                     (long long)cis_operator_cols(H));
+  if (cis_operator_dtype(H) != CIS_F64)
+    return cis_error(CIS_ERR_INVALID, "Davidson needs a double operator, got %s", cis_dtype_name(cis_operator_dtype(H)));
+  if (k > 64) return cis_error(CIS_ERR_INVALID, "Davidson: at most 64 roots, %d requested", k);
+  if (k < 1 || k > n) return cis_error(CIS_ERR_INVALID, "Davidson: %d roots requested, dimension %lld", k, (long long)n);
+  if (!(o.tol > 0) || !(o.etol > 0) || o.max_iter < 1)
+    return cis_error(CIS_ERR_INVALID, "Davidson: tolerances must be > 0 and max_iter >= 1");
+  int max_sub = o.max_sub > 0 ? o.max_sub : (8 * k > 24 ? 8 * k : 24);
+  if (max_sub < 2 * k) max_sub = 2 * k;
+  if (max_sub > n) max_sub = (int)n;
+  for (cis_int i = 0; i < n; ++i)
+    if (!isfinite(diag[i])) return cis_error(CIS_ERR_NUMERIC, "Davidson: diagonal element %lld is not finite", (long long)i);
+  /* the backend of H's memory space; on the device cublasL keeps the
+   * scalars on the host, which is what Davidson's dot_host wants */
+  CIS_TRY(kry_be_for(H, CIS_VER_CUBLAS_L, 0, &B));
+  OP(alloc(B, (void **)&w.V, max_sub, "Davidson subspace"));
+  OP(alloc(B, (void **)&w.W, max_sub, "Davidson H*subspace"));
+  OP(alloc(B, (void **)&w.X, k, "Davidson Ritz vectors"));
+  OP(alloc(B, (void **)&w.HX, k, "Davidson Ritz vectors"));
+  OP(alloc(B, (void **)&w.R, 1, "Davidson residual"));
+  OP(alloc(B, (void **)&w.D, 1, "Davidson diagonal"));
+  OP(upload(B, w.D, diag, n));
+  CIS_TRY(cis_alloc_zeroed((void **)&w.G, (int64_t)max_sub * max_sub, sizeof(double), "Davidson subspace matrix"));
+  CIS_TRY(cis_alloc_array((void **)&w.Gc, (int64_t)max_sub * max_sub, sizeof(double), "Davidson subspace matrix"));
+  CIS_TRY(cis_alloc_array((void **)&w.c, (int64_t)max_sub * max_sub, sizeof(double), "Davidson subspace vectors"));
+  CIS_TRY(cis_alloc_array((void **)&w.theta, max_sub, sizeof(double), "Davidson Ritz values"));
+  CIS_TRY(cis_alloc_array((void **)&w.prev, k, sizeof(double), "Davidson Ritz values"));
+  for (int r = 0; r < k; ++r) w.prev[r] = INFINITY;
+  CIS_TRY(guesses(B, diag, k, w.V));
+  int m = 0, m_new = k, converged = 0;
+  for (int it = 1; it <= o.max_iter; ++it) {
+    /* W_j = H V_j for the new vectors (timed to completion: sync) */
+    for (int j = m; j < m + m_new; ++j) {
+      double t0 = cis_wtime();
+      OP(apply(B, H, VEC(w.V, j), VEC(w.W, j)));
+      OP(sync(B));
+      inf.op_seconds += cis_wtime() - t0;
+      inf.products++;
+    }
+    /* G_ij = V_i . W_j, the new columns (and rows: G is symmetric) */
+    int mm = m + m_new;
+    for (int j = m; j < mm; ++j)
+      for (int i = 0; i <= j; ++i) {
+        OP(dot_host(B, VEC(w.V, i), VEC(w.W, j), &w.G[i * max_sub + j]));
+        w.G[j * max_sub + i] = w.G[i * max_sub + j];
+      }
+    m = mm;
+    for (int i = 0; i < m; ++i)
+      for (int j = 0; j < m; ++j) w.Gc[i * m + j] = w.G[i * max_sub + j];
+    jacobi(w.Gc, m, w.theta, w.c); /* G c_r = theta_r c_r */
+    if (!isfinite(w.theta[0])) { st = cis_error(CIS_ERR_NUMERIC, "Davidson: Ritz value is not finite (operator gave NaN/Inf)"); goto cleanup; }
+    /* Ritz vectors x = V c, H x = W c */
+    OP(combine(B, w.V, w.c, m, k, w.X));
+    OP(combine(B, w.W, w.c, m, k, w.HX));
+    inf.iterations = it;
+    inf.max_residual = 0;
+    int all = 1, nconv = 0, done[64];
+    for (int r = 0; r < k; ++r) { /* ||r|| = ||H x - theta x|| */
+      double rn;
+      CIS_TRY(residual(B, &w, r));
+      OP(dot_host(B, w.R, w.R, &rn));
+      rn = sqrt(rn);
+      if (!(rn <= inf.max_residual)) inf.max_residual = rn;
+      done[r] = (rn < o.tol && fabs(w.theta[r] - w.prev[r]) < o.etol) || m == n;
+      nconv += done[r];
+      all &= done[r];
+    }
+    if (o.verbose)
+      fprintf(stderr, "davidson %3d  subspace %3d  E0 %.12f  max residual %.3e  converged %d/%d\n", it, m,
+              w.theta[0], inf.max_residual, nconv, k);
+    for (int r = 0; r < k; ++r) w.prev[r] = w.theta[r];
+    if (all) { converged = 1; break; }
+    if (max_sub - m < k) { /* collapse: V <- X, W <- HX, G <- diag(theta) */
+      for (int r = 0; r < k; ++r) {
+        OP(copy(B, VEC(w.X, r), VEC(w.V, r)));
+        OP(copy(B, VEC(w.HX, r), VEC(w.W, r)));
+      }
+      memset(w.G, 0, (size_t)max_sub * max_sub * sizeof(double));
+      for (int r = 0; r < k; ++r) w.G[r * max_sub + r] = w.theta[r];
+      m = k;
+    }
+    /* corrections t = (H x - theta x) / (theta - D) for unconverged roots */
+    int added = 0;
+    for (int r = 0; r < k && m + added < max_sub; ++r) {
+      if (done[r]) continue;
+      double *t = VEC(w.V, m + added);
+      int keep;
+      CIS_TRY(residual(B, &w, r));
+      OP(dav_precond(B, w.R, w.D, w.theta[r], t));
+      CIS_TRY(orthonormalise(B, w.V, m + added, t, &keep));
+      added += keep;
+    }
+    m_new = added; /* 0: only energy changes pending; the next pass re-checks them */
+  }
+  for (int r = 0; r < k; ++r) evals[r] = w.theta[r];
+  if (evecs) OP(download(B, evecs, w.X, (cis_int)k * n));
+  inf.total_seconds = cis_wtime() - t_start;
+  if (info) *info = inf;
+  st = converged ? CIS_OK
+                 : cis_error(CIS_ERR_NOT_CONVERGED, "Davidson did not converge in %d iterations (max residual %.3e, tol %.1e)",
+                             inf.iterations, inf.max_residual, o.tol);
+cleanup:
+  work_free(B, &w);
+  kry_be_free(B);
+  return st;
+}

@@ -1,0 +1,25 @@
+/* energy.h: the pieces of the energy counters (energy.c) that tests reach
+ * directly (not public; the public API is in cisparse/solver.h). */
+#ifndef CISPARSE_ENERGY_H
+#define CISPARSE_ENERGY_H
+
+#include <stdint.h>
+
+/* Energy in microjoules between two raw readings of one RAPL counter that
+ * wraps to 0 after max_range_uj (the domain's max_energy_range_uj):
+ * after - before, or after + (max_range_uj - before) + 1 when the counter
+ * wrapped once (after < before). A reading past the range (max_range_uj of 0
+ * = unknown, or before > max_range_uj) gives after - before when
+ * after >= before and 0 otherwise, never a huge unsigned difference. */
+uint64_t energy_rapl_delta_uj(uint64_t before, uint64_t after, uint64_t max_range_uj);
+
+/* Environment overrides read once, at the first cis_energy_read (for tests
+ * and for machines with unusual layouts):
+ *   CISPARSE_NVML_LIB   the NVML library dlopen()s (default libnvidia-ml.so.1;
+ *                       "none" disables the GPU counter)
+ *   CISPARSE_RAPL_DIR   the powercap directory (default /sys/class/powercap;
+ *                       "none" disables the CPU counter) */
+#define ENERGY_ENV_NVML "CISPARSE_NVML_LIB"
+#define ENERGY_ENV_RAPL "CISPARSE_RAPL_DIR"
+
+#endif

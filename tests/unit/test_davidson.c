@@ -1,0 +1,176 @@
+/* test_davidson.c: cis_davidson_operator (src/solvers/davidson.c) on host
+ * operators. A 4 x 4 diagonal matrix a reviewer can check by hand; H2O
+ * STO-3G FCI, where the operator from the CSR (and from its upper triangle)
+ * must give the eigenvalues of cis_davidson with a callback, and each Ritz
+ * pair must satisfy ||H x - e x|| <= tol; argument errors; allocation
+ * failures at every step. */
+#include <stdlib.h>
+#include <string.h>
+#include "core/internal.h"
+#include "test_util.h"
+
+/* H = diag(3, 1, 4, 2): guesses e_1, e_3 are exact, so iteration 1 finds
+ * E = 1, 2 with zero residuals (no correction is kept) and iteration 2
+ * confirms the energies. */
+static void test_diagonal_by_hand(void) {
+  static const double d[16] = {3, 0, 0, 0, 0, 1, 0, 0, 0, 0, 4, 0, 0, 0, 0, 2};
+  const double diag[4] = {3, 1, 4, 2};
+  cis_csr *A = test_csr_from_dense(4, 4, d, CIS_F64);
+  cis_operator *H = NULL;
+  cis_davidson_opts o = cis_davidson_opts_default();
+  cis_davidson_info info;
+  double e[2] = {NAN, NAN}, x[8];
+  o.roots = 2;
+
+  CHECK_OK(cis_operator_from_csr(A, &H));
+  CHECK_OK(cis_davidson_operator(H, diag, &o, e, x, &info));
+
+  CHECK(e[0] == 1 && e[1] == 2, "diagonal: eigenvalues %g %g, expected 1 2", e[0], e[1]);
+  CHECK(fabs(x[1]) == 1 && fabs(x[4 + 3]) == 1 && x[0] == 0 && x[2] == 0 && x[3] == 0 && x[4] == 0 &&
+            x[5] == 0 && x[6] == 0,
+        "diagonal: eigenvectors are not e_1, e_3");
+  CHECK(info.iterations == 2 && info.products == 2 && info.max_residual == 0,
+        "diagonal: %d iterations, %lld products, residual %g (expected 2, 2, 0)", info.iterations,
+        (long long)info.products, info.max_residual);
+  cis_operator_free(H);
+  cis_csr_free(A);
+}
+
+typedef struct csr_ctx { const cis_csr *A; } csr_ctx;
+static cis_status csr_apply(void *c, const double *x, double *y) {
+  return cis_csr_spmv(((csr_ctx *)c)->A, 1.0, x, 0.0, y);
+}
+
+/* max_r ||H x_r - e_r x_r|| with the reference SpMV. */
+static double max_residual(const cis_csr *H, const double *e, const double *X, int k) {
+  cis_int n = H->rows;
+  double *y = malloc((size_t)n * sizeof(double)), worst = 0;
+  for (int r = 0; r < k && y; ++r) {
+    double s = 0;
+    cis_csr_spmv(H, 1.0, X + (size_t)r * n, 0.0, y);
+    for (cis_int i = 0; i < n; ++i) s += (y[i] - e[r] * X[(size_t)r * n + i]) * (y[i] - e[r] * X[(size_t)r * n + i]);
+    if (!(sqrt(s) <= worst)) worst = sqrt(s);
+  }
+  free(y);
+  return y ? worst : INFINITY;
+}
+
+static void test_h2o_operator_vs_callback(void) {
+  enum { K = 3 };
+  char path[512];
+  cis_fcidump *F = NULL;
+  cis_ci_space *S = NULL;
+  cis_csr *H = NULL, *U = NULL;
+  cis_operator *Hop = NULL, *Uop = NULL;
+  double *diag = NULL, *X = NULL;
+  double ecb[K], eop[K], eup[K];
+  uint64_t a, b;
+  cis_davidson_opts o = cis_davidson_opts_default();
+  cis_davidson_info icb, iop;
+  o.roots = K;
+  CHECK_OK(cis_fcidump_read(test_shared_path(path, sizeof path, "ci/h2o_sto3g.FCIDUMP"), &F));
+  if (!F) return;
+  CHECK_OK(cis_ci_find_reference(F, &a, &b));
+  CHECK_OK(cis_ci_space_create(F, -1, a, b, &S));
+  CHECK_OK(cis_ci_hamiltonian(F, S, 0, &H));
+  CHECK_OK(cis_ci_hamiltonian(F, S, 1, &U));
+  if (!S || !H || !U) goto done;
+  cis_int n = H->rows;
+  diag = malloc((size_t)n * sizeof(double));
+  X = malloc((size_t)n * K * sizeof(double));
+  CHECK_OK(cis_ci_diagonal_all(F, S, diag));
+  csr_ctx c = {H};
+
+  CHECK_OK(cis_davidson(n, diag, csr_apply, &c, &o, ecb, NULL, &icb));
+  CHECK_OK(cis_operator_from_csr(H, &Hop));
+  CHECK_OK(cis_operator_from_csr(U, &Uop));
+  CHECK_OK(cis_davidson_operator(Hop, diag, &o, eop, X, &iop));
+  CHECK_OK(cis_davidson_operator(Uop, diag, &o, eup, NULL, NULL));
+
+  for (int r = 0; r < K; ++r) {
+    CHECK(fabs(eop[r] - ecb[r]) <= 1e-12, "H2O root %d: operator %.14f, callback %.14f", r, eop[r], ecb[r]);
+    CHECK(fabs(eup[r] - ecb[r]) <= 1e-10, "H2O root %d: upper operator %.14f, callback %.14f", r, eup[r], ecb[r]);
+  }
+  CHECK(iop.iterations == icb.iterations && iop.products == icb.products,
+        "H2O: operator %d iterations / %lld products, callback %d / %lld", iop.iterations,
+        (long long)iop.products, icb.iterations, (long long)icb.products);
+  double res = max_residual(H, eop, X, K);
+  CHECK(res <= 1e-7, "H2O: max ||H x - e x|| = %.3e", res);
+  printf("h2o_sto3g FCI %lld determinants: E0 %.10f, %d iterations, %lld products, max residual %.1e\n",
+         (long long)n, eop[0] + F->ecore, iop.iterations, (long long)iop.products, res);
+done:
+  free(diag);
+  free(X);
+  cis_operator_free(Hop);
+  cis_operator_free(Uop);
+  cis_csr_free(H);
+  cis_csr_free(U);
+  cis_ci_space_free(S);
+  cis_fcidump_free(F);
+}
+
+static cis_status ignore(void *c, double alpha, const void *x, double beta, void *y, cis_stream s) { return CIS_OK; }
+
+static void test_errors(void) {
+  static const double d[4] = {2, 1, 1, 2};
+  const double diag[2] = {2, 2}, bad[2] = {2, NAN};
+  cis_csr *A = test_csr_from_dense(2, 2, d, CIS_F64), *A32 = NULL;
+  cis_operator *H = NULL, *H32 = NULL, *R = NULL;
+  cis_davidson_opts o = cis_davidson_opts_default();
+  double e[3];
+  CHECK_OK(cis_operator_from_csr(A, &H));
+  CHECK_OK(cis_csr_copy(A, CIS_F32, &A32));
+  CHECK_OK(cis_operator_from_csr(A32, &H32));
+  CHECK_OK(cis_operator_from_callback(2, 3, CIS_F64, CIS_MEM_HOST, ignore, NULL, NULL, &R));
+
+  CHECK(cis_davidson_operator(NULL, diag, &o, e, NULL, NULL) == CIS_ERR_INVALID, "NULL operator accepted");
+  CHECK(cis_davidson_operator(H, NULL, &o, e, NULL, NULL) == CIS_ERR_INVALID, "NULL diagonal accepted");
+  CHECK(cis_davidson_operator(H, diag, &o, NULL, NULL, NULL) == CIS_ERR_INVALID, "NULL evals accepted");
+  CHECK(cis_davidson_operator(H32, diag, &o, e, NULL, NULL) == CIS_ERR_INVALID && strstr(cis_last_error(), "double"),
+        "float operator accepted (%s)", cis_last_error());
+  CHECK(cis_davidson_operator(R, diag, &o, e, NULL, NULL) == CIS_ERR_INVALID && strstr(cis_last_error(), "square"),
+        "2 x 3 operator accepted (%s)", cis_last_error());
+  CHECK(cis_davidson_operator(H, bad, &o, e, NULL, NULL) == CIS_ERR_NUMERIC, "NaN diagonal accepted");
+  o.roots = 3;
+  CHECK(cis_davidson_operator(H, diag, &o, e, NULL, NULL) == CIS_ERR_INVALID, "3 roots of a 2 x 2 accepted");
+  o = cis_davidson_opts_default();
+  o.tol = 0;
+  CHECK(cis_davidson_operator(H, diag, &o, e, NULL, NULL) == CIS_ERR_INVALID, "tol 0 accepted");
+  cis_operator_free(H);
+  cis_operator_free(H32);
+  cis_operator_free(R);
+  cis_csr_free(A);
+  cis_csr_free(A32);
+}
+
+/* Every allocation of a solve fails once in turn: CIS_ERR_ALLOC each time,
+ * nothing leaked (sanitizer build), then a clean success. */
+static void test_alloc_failures(void) {
+  static const double d[9] = {2, 1, 0, 1, 3, 1, 0, 1, 4};
+  const double diag[3] = {2, 3, 4};
+  cis_csr *A = test_csr_from_dense(3, 3, d, CIS_F64);
+  cis_operator *H = NULL;
+  cis_davidson_opts o = cis_davidson_opts_default();
+  double e[1];
+  int n;
+  cis_status st = CIS_ERR_ALLOC;
+  CHECK_OK(cis_operator_from_csr(A, &H));
+  for (n = 1; n < 100 && H; ++n) {
+    cis_alloc_fail_after(n);
+    st = cis_davidson_operator(H, diag, &o, e, NULL, NULL);
+    cis_alloc_fail_after(0);
+    CHECK(st == CIS_OK || st == CIS_ERR_ALLOC, "failure at allocation %d gave %s", n, cis_status_name(st));
+    if (st == CIS_OK) break;
+  }
+  CHECK(st == CIS_OK && n > 1, "Davidson never succeeded under failure injection (%d)", n);
+  cis_operator_free(H);
+  cis_csr_free(A);
+}
+
+int main(void) {
+  test_diagonal_by_hand();
+  test_h2o_operator_vs_callback();
+  test_errors();
+  test_alloc_failures();
+  return test_summary("test_davidson");
+}
