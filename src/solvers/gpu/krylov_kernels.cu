@@ -686,9 +686,18 @@ __global__ void coef_k(double c, int slot, const double *s, T *out) {
   *out = (T)kry_coef_of(c, slot, s);
 }
 
-__global__ void slot_from_float_k(const float *src, int slot, int prog, kry_ws w) {
-  w.s[slot] = (double)*src;
+// cublasN (§4: "maintains the scalars in the GPU memory"): pending float
+// dots into their double slots, the program, then the mirrors cuBLAS reads
+// its coefficients from (-alpha etc. without a launch of their own).
+__global__ void cublasn_prog_k(int prog, unsigned long long pending, kry_mirror m, kry_ws w) {
+  for (int k = 0; k < m.count && k < 64; ++k)
+    if (pending >> k & 1ull) w.s[k] = (double)m.fdot[k];
   kry_prog_run(prog, w.s, w.hist, w.hist_len);
+  for (int k = 0; k < KS_COUNT; ++k) {
+    m.dneg[k] = -w.s[k];
+    m.fpos[k] = (float)w.s[k];
+    m.fneg[k] = (float)-w.s[k];
+  }
 }
 
 extern "C" cis_status kry_launch_coef(cis_dtype t, double c, int slot, void *out, const kry_ws *w,
@@ -698,10 +707,10 @@ extern "C" cis_status kry_launch_coef(cis_dtype t, double c, int slot, void *out
   return CIS_OK;
 }
 
-extern "C" cis_status kry_launch_slot_from_float(const float *src, int slot, int prog,
-                                                 const kry_ws *w, cudaStream_t st) {
-  slot_from_float_k<<<1, 1, 0, st>>>(src, slot, prog, *w);
-  CIS_CUDA_LAUNCH_CHECK("float dot to slot");
+extern "C" cis_status kry_launch_cublasn_prog(int prog, unsigned long long pending,
+                                              const kry_mirror *m, const kry_ws *w, cudaStream_t st) {
+  cublasn_prog_k<<<1, 1, 0, st>>>(prog, pending, *m, *w);
+  CIS_CUDA_LAUNCH_CHECK("cublasN scalar program");
   return CIS_OK;
 }
 
