@@ -296,6 +296,7 @@ static void run_spmv_dots(const char *mname, const cis_csr *A, cis_dtype t, cis_
     else s[KS_TS] = s[KS_TT] = NAN;
     CHECK(side_load(&D, init, s), "%s: device load", what);
     poison(&D, c ? VT : VQ);
+    int64_t l0 = D.B->launches;
     for (int k = 0; k < 2; ++k) {
       side *S = k ? &D : &H;
       const cis_operator *op = k ? d.op : oh;
@@ -305,6 +306,10 @@ static void run_spmv_dots(const char *mname, const cis_csr *A, cis_dtype t, cis_
         CHECK_OK(kry_spmv_dots(S->B, op, S->vec[VSH], S->vec[VT], S->vec[VS], KS_TS, S->vec[VT], KS_TT,
                                KP_BICGSTAB_OMEGA));
     }
+    /* merge: one fused launch, or apply + dots for a plan that takes no epilogue */
+    if (ver == CIS_VER_MERGE)
+      CHECK(D.B->launches - l0 == (pc->fused ? 1 : 2), "%s: %lld launches, expected %d", what,
+            (long long)(D.B->launches - l0), pc->fused ? 1 : 2);
     char w2[260];
     snprintf(w2, sizeof w2, "%s on %s", what, mname);
     compare(w2, &H, &D);
