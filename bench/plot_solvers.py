@@ -76,10 +76,10 @@ def main():
             ax.set_xticks(range(len(versions)), versions, fontsize=8)
             ax.set_ylabel("% vs cublasL, spin")
             ax.set_title(f"{m}, precond {p}", fontsize=9)
-            if i == 0 and j == 0:
-                ax.legend(fontsize=7)
-    fig.suptitle(title, fontsize=9)
-    fig.tight_layout()
+    handles, labels = axes[0][0].get_legend_handles_labels()
+    fig.legend(handles, labels, loc="upper center", ncol=4, fontsize=8, bbox_to_anchor=(0.5, 0.945))
+    fig.suptitle(title + "\nper iteration, change against cublasL in spin (polling) mode", fontsize=9)
+    fig.tight_layout(rect=(0, 0, 1, 0.90))
     fig.savefig(prefix + "_fig4.png", dpi=120)
     print("wrote", prefix + "_fig4.png")
 

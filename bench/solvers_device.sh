@@ -40,11 +40,13 @@ step() {
   timeout --signal=INT --kill-after=10 "$cap" "$@" >"$L/$name.log" 2>&1
   rc=$?
   say "== $name: exit $rc in $(($(date +%s) - t)) s (cap $cap s)$([ $rc -eq 124 ] && echo ' TIMED OUT')"
+  [ $rc -ne 0 ] && [ "${name#pcg160}" = "$name" ] && tail -n 5 "$L/$name.log" | sed 's/^/   | /' >>"$S"
   return $rc
 }
 
 say "solvers_device.sh on $(hostname), $(date -u '+%Y-%m-%d %H:%M UTC'), commit $(git rev-parse --short HEAD 2>/dev/null)"
-nvidia-smi --query-gpu=name,driver_version,power.limit,clocks.max.sm --format=csv >>"$S" 2>&1
+nvidia-smi --query-gpu=name,driver_version,power.limit,clocks.max.sm --format=csv >>"$S" 2>&1 ||
+  say "(nvidia-smi not found)"
 
 # 1. build and GPU tests
 step build 300 bash -c "cmake -S . -B build -DCMAKE_BUILD_TYPE=Release -DCISPARSE_CUDA_ARCH=90 && cmake --build build -j$JOBS"

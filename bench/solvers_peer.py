@@ -42,8 +42,11 @@ def laplace3d_scipy(n, dtype):
     t = sp.diags([-np.ones(n - 1), 2 * np.ones(n), -np.ones(n - 1)], [-1, 0, 1], format="csr")
     i = sp.identity(n, format="csr")
     # row = x + n*(y + n*z): x varies fastest, so T acts on the last kron factor
-    a = sp.kron(sp.kron(i, i), t) + sp.kron(sp.kron(i, t), i) + sp.kron(sp.kron(t, i), i)
-    a = a.tocsr().astype(dtype)
+    def k3(a, b, c):
+        return sp.kron(sp.kron(a, b, format="csr"), c, format="csr")
+
+    a = (k3(i, i, t) + k3(i, t, i) + k3(t, i, i)).tocsr().astype(dtype)
+    a.eliminate_zeros()  # kron of small factors may go through BSR blocks with stored zeros
     a.sum_duplicates()
     a.sort_indices()
     assert a.nnz == 7 * n**3 - 6 * n**2, (a.nnz, n)

@@ -28,7 +28,11 @@
 
 enum { DEV_AUTO = 0, DEV_CPU = 1, DEV_GPU = 2 };
 enum { PREC_DOUBLE = 0, PREC_SINGLE = 1, PREC_MIXED = 2 };
-#define MAX_RUNS 10000 /* a sweep configuration repeats at most this often to fill its energy window */
+#define MAX_RUNS 10000 /* a configuration repeats at most this often to fill its energy window */
+/* Energy over a shorter window is not reported: NVML's counter advances in
+ * steps of tens of milliseconds (an H100 showed 0 J over 35 ms windows), RAPL
+ * every ~1 ms; --energy-seconds repeats the solve to fill a window. */
+#define ENERGY_MIN_WINDOW 0.25
 
 static const char *usage_text =
     "usage: cisparse solve MATRIX|SPEC [options]\n"
@@ -41,19 +45,21 @@ static const char *usage_text =
     "  --sync spin|blocking         how the host waits for the GPU (default: CUDA's)\n"
     "  --format NAME [--kernel K]   storage format and GPU kernel (default csr, its default kernel)\n"
     "  --cusparse ALG               a cuSPARSE SpMV instead (csr-alg1, csr-alg2, coo-alg1, ...)\n"
-    "  " CLI_FORMAT_OPTIONS "\n"
+    "  --slice S --sigma N --block Z --boundary B --boundary-mode count|column   format parameters\n"
     "  --tol X (default 1e-8)  --maxit N (default 1000)  --check-every N  --stagnation N\n"
     "  --rhs FILE                   b from a vector file instead of b = A*ones (no error vs x*)\n"
     "  --write-x FILE               write the solution (Matrix Market array)\n"
     "  --repeat R                   solves per configuration, median ms/iteration (default 1;\n"
     "                               3 with --sweep)\n"
+    "  --energy-seconds S           repeat the solve until the energy window lasts S seconds\n"
+    "                               (default 0.5 where the device's energy counter is readable,\n"
+    "                               else 0; energy over windows under 0.25 s is n/a)\n"
     "  --json FILE|-                results as JSON ('-': stdout, the report then goes to stderr)\n"
-    "  --sweep [--plot PREFIX] [--energy-seconds S]\n"
+    "  --sweep [--plot PREFIX]\n"
     "                               the paper's grid (§4, Figure 4): every solver, preconditioner,\n"
     "                               version and sync mode (options given above narrow it); each\n"
-    "                               configuration runs >= R times and >= S seconds (default 0.5)\n"
-    "                               for the energy counters; --plot writes PNGs via\n"
-    "                               bench/plot_solvers.py\n"
+    "                               configuration runs >= R times and >= S seconds; --plot writes\n"
+    "                               PNGs via bench/plot_solvers.py\n"
     "The problem: x* = ones, b = A x*, x0 = 0. Exit 0 converged, 1 error or no convergence, 2 usage.";
 
 typedef struct solve_opts {
@@ -71,6 +77,15 @@ typedef struct solve_opts {
 static double now_s(void) {
   struct timespec ts;
   clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+/* CPU seconds of this process (all threads): what the host spends waiting
+ * for the device, the paper's polling vs blocking difference even where no
+ * CPU energy counter is readable. */
+static double cpu_s(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
   return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
@@ -120,7 +135,7 @@ static int parse_choice(const char *opt, const char *val, const char *const *nam
 }
 
 static int parse(int argc, char **argv, solve_opts *o) {
-  static const char *const devices[] = {"auto", "cpu", "gpu"};
+  static const char *const devices[] = {"cpu", "gpu"}; /* DEV_CPU - 1, DEV_GPU - 1 */
   static const char *const preconds[] = {"none", "jacobi"};
   static const char *const precisions[] = {"double", "single", "mixed"};
   static const char *const syncs[] = {"spin", "blocking"};
@@ -150,7 +165,7 @@ static int parse(int argc, char **argv, solve_opts *o) {
     } else if (dblopt) {
       if ((rc = cli_double(a, val, dblopt))) return rc;
     } else if (!strcmp(a, "--device")) {
-      if ((rc = parse_choice(a, val, devices + 1, 2, &o->device))) return rc;
+      if ((rc = parse_choice(a, val, devices, 2, &o->device))) return rc;
       o->device += 1;
     } else if (!strcmp(a, "--method")) {
       cis_krylov_method m;
@@ -191,7 +206,8 @@ static int parse(int argc, char **argv, solve_opts *o) {
   if (o->check_every < 0 || o->check_every > 1000000) return cli_usage("solve: --check-every must be 0..1e6, got %lld", o->check_every);
   if (o->stagnation > 2000000000LL || o->stagnation < -1) return cli_usage("solve: --stagnation must be -1..2e9, got %lld", o->stagnation);
   if (o->inner_tol < 0 || o->inner_tol >= 1) return cli_usage("solve: --inner-tol must be in [0, 1), got %g", o->inner_tol);
-  if ((o->energy_seconds < 0 && o->energy_seconds != -1) || o->energy_seconds > 600) return cli_usage("solve: --energy-seconds must be 0..600, got %g", o->energy_seconds);
+  if (o->energy_seconds < 0 || o->energy_seconds > 600) /* NaN (not given) passes */
+    return cli_usage("solve: --energy-seconds must be 0..600, got %g", o->energy_seconds);
   if (o->kernel && o->cusparse) return cli_usage("solve: --kernel and --cusparse exclude each other");
   if (o->format_given && o->cusparse) return cli_usage("solve: --cusparse builds its own format from CSR; drop --format");
   if (o->inner_tol > 0 && o->precision != PREC_MIXED) return cli_usage("solve: --inner-tol applies to --precision mixed only");
@@ -399,6 +415,8 @@ typedef struct run_result {
   int64_t total_its;
   double ms_it;           /* median over the runs of loop seconds / iterations */
   double window_s, gpu_j, cpu_j; /* energy window: wall seconds and joules (NaN = n/a) */
+  double host_cpu_s;      /* process CPU seconds over the window */
+  char gpu_note[200], cpu_note[200]; /* why gpu_j / cpu_j are NaN ("" when measured) */
   double relres, xerr;    /* true relative residual, error vs x* (NaN = n/a) */
   char msg[400];          /* why it failed (without "cisparse: "), "" if it converged */
 } run_result;
@@ -456,10 +474,31 @@ static cis_status true_residual(const problem *pb, opset *s, const void *x, doub
   return st;
 }
 
+/* Joules of one counter over the window, or NaN with the reason in note. */
+static double window_joules(double before, double after, const char *why, double window, char *note, size_t len) {
+  double j = after - before;
+  note[0] = '\0';
+  if (!isfinite(j)) snprintf(note, len, "%s", *why ? why : "counter unreadable");
+  else if (window < ENERGY_MIN_WINDOW)
+    snprintf(note, len, "the %.0f ms window is too short for the counter (>= %.2f s: --energy-seconds)",
+             window * 1e3, ENERGY_MIN_WINDOW);
+  else if (!(j > 0)) snprintf(note, len, "the counter did not advance over the %.2f s window", window);
+  else return j;
+  return NAN;
+}
+
+static void energy_window(run_result *r, cis_energy_sample e0, cis_energy_sample e1) {
+  r->window_s = e1.seconds - e0.seconds;
+  r->gpu_j = window_joules(e0.gpu_joules, e1.gpu_joules, cis_energy_gpu_why(), r->window_s, r->gpu_note,
+                           sizeof r->gpu_note);
+  r->cpu_j = window_joules(e0.cpu_joules, e1.cpu_joules, cis_energy_cpu_why(), r->window_s, r->cpu_note,
+                           sizeof r->cpu_note);
+}
+
 /* Solve at least min_runs times and for at least min_seconds (energy window). */
 static void run_config(const problem *pb, opset *s, const cis_krylov_opts *ko, int min_runs, double min_seconds,
                        run_result *r) {
-  double *ms = malloc(sizeof(double) * MAX_RUNS), t0;
+  double *ms = malloc(sizeof(double) * MAX_RUNS), t0, c0;
   cis_energy_sample e0, e1;
   memset(r, 0, sizeof *r);
   r->ms_it = r->relres = r->xerr = r->gpu_j = r->cpu_j = NAN;
@@ -470,6 +509,7 @@ static void run_config(const problem *pb, opset *s, const cis_krylov_opts *ko, i
   }
   e0 = cis_energy_read(0);
   t0 = now_s();
+  c0 = cpu_s();
   while (r->runs < MAX_RUNS) {
     if ((r->st = vec_reset(s, pb->A->rows, s->x)) != CIS_OK) break;
     memset(&r->info, 0, sizeof r->info);
@@ -479,10 +519,9 @@ static void run_config(const problem *pb, opset *s, const cis_krylov_opts *ko, i
     r->total_its += r->info.iterations;
     if (r->runs >= min_runs && now_s() - t0 >= min_seconds) break;
   }
+  r->host_cpu_s = cpu_s() - c0;
   e1 = cis_energy_read(0);
-  r->window_s = e1.seconds - e0.seconds;
-  r->gpu_j = e1.gpu_joules - e0.gpu_joules;
-  r->cpu_j = e1.cpu_joules - e0.cpu_joules;
+  energy_window(r, e0, e1);
   if (r->st == CIS_OK) {
     r->ms_it = median(ms, r->runs);
     r->st = true_residual(pb, s, s->x, &r->relres, &r->xerr);
@@ -529,6 +568,13 @@ static int resolve_device(solve_opts *o) {
   return 0;
 }
 
+/* --energy-seconds when not given: a 0.5 s window when the device's counter
+ * (NVML on the GPU, RAPL on the CPU) can be read, else none. */
+static double default_energy_seconds(int gpu) {
+  cis_energy_sample e = cis_energy_read(0);
+  return isfinite(gpu ? e.gpu_joules : e.cpu_joules) ? 0.5 : 0.0;
+}
+
 static cis_krylov_opts krylov_opts(const solve_opts *o, int method, int precond, int version) {
   cis_krylov_opts k = cis_krylov_opts_default();
   k.method = (cis_krylov_method)method;
@@ -544,13 +590,15 @@ static cis_krylov_opts krylov_opts(const solve_opts *o, int method, int precond,
 static void print_energy(FILE *f, const run_result *r, int gpu) {
   double g = per_it(r->gpu_j, r), c = per_it(r->cpu_j, r), d = per_it(device_j(r, gpu), r);
   if (isfinite(g)) fprintf(f, "energy      GPU %.4g J per iteration (NVML, %.3f s window)\n", g, r->window_s);
-  else fprintf(f, "energy      GPU n/a: %s\n", *cis_energy_gpu_why() ? cis_energy_gpu_why() : "no iterations");
+  else fprintf(f, "energy      GPU n/a: %s\n", *r->gpu_note ? r->gpu_note : "no iterations");
   if (isfinite(c)) fprintf(f, "            CPU package %.4g J per iteration (RAPL)\n", c);
-  else fprintf(f, "            CPU package n/a: %s\n", *cis_energy_cpu_why() ? cis_energy_cpu_why() : "no iterations");
+  else fprintf(f, "            CPU package n/a: %s\n", *r->cpu_note ? r->cpu_note : "no iterations");
+  if (r->total_its > 0)
+    fprintf(f, "host CPU    %.4f ms process CPU time per iteration (%.0f%% of one core over the window)\n",
+            r->host_cpu_s * 1e3 / (double)r->total_its, r->window_s > 0 ? 100.0 * r->host_cpu_s / r->window_s : 0.0);
   if (isfinite(d) && r->window_s > 0)
-    fprintf(f, "power       %.1f W average (%s)%s\n", device_j(r, gpu) / r->window_s, gpu ? "GPU" : "CPU package",
-            r->window_s < 0.2 ? "; window under 0.2 s, the counters update every few tens of ms: "
-                                "use --repeat for a steadier figure" : "");
+    fprintf(f, "power       %.1f W average (%s, %d solve%s)\n", device_j(r, gpu) / r->window_s,
+            gpu ? "GPU" : "CPU package", r->runs, r->runs == 1 ? "" : "s");
   else
     fprintf(f, "power       n/a\n");
 }
@@ -562,8 +610,9 @@ static void json_energy(FILE *f, const run_result *r, int gpu) {
   json_num(f, "cpu_joules_per_iteration", per_it(r->cpu_j, r), 1);
   json_num(f, "average_power_w", isfinite(d) && r->window_s > 0 ? d / r->window_s : NAN, 1);
   json_num(f, "energy_window_s", r->window_s, 1);
-  json_str(f, "gpu_energy_note", cis_energy_gpu_why(), 1);
-  json_str(f, "cpu_energy_note", cis_energy_cpu_why(), 1);
+  json_num(f, "host_cpu_ms_per_iteration", r->total_its > 0 ? r->host_cpu_s * 1e3 / (double)r->total_its : NAN, 1);
+  json_str(f, "gpu_energy_note", r->gpu_note, 1);
+  json_str(f, "cpu_energy_note", r->cpu_note, 1);
 }
 
 static FILE *json_open(const char *path) {
@@ -633,9 +682,12 @@ static void print_run(FILE *out, const solve_opts *o, const run_result *r, int g
                  "from it (precision %s)\n", precision_name(o->precision));
   if (isfinite(r->xerr)) fprintf(out, "error       ||x - x*|| / ||x*|| = %.3e\n", r->xerr);
   else fprintf(out, "error       n/a (no x* with --rhs)\n");
-  fprintf(out, "time        %.4f ms per iteration (%s%d run%s; loop %.3f ms, setup %.3f ms)\n", r->ms_it,
-          r->runs > 1 ? "median of " : "", r->runs, r->runs > 1 ? "s" : "", r->info.seconds * 1e3,
-          r->info.setup_seconds * 1e3);
+  if (isfinite(r->ms_it))
+    fprintf(out, "time        %.4f ms per iteration (%s%d run%s; loop %.3f ms, setup %.3f ms)\n", r->ms_it,
+            r->runs > 1 ? "median of " : "", r->runs, r->runs > 1 ? "s" : "", r->info.seconds * 1e3,
+            r->info.setup_seconds * 1e3);
+  else
+    fprintf(out, "time        n/a per iteration: no iterations (b = 0 or x0 already solves it)\n");
   print_energy(out, r, gpu);
   if (gpu) fprintf(out, "launches    %.2f kernel launches and library calls per iteration\n",
                    r->info.launches_per_iteration);
@@ -648,7 +700,7 @@ static int solve_mixed(const solve_opts *o, const problem *pb, const opset *s, c
                        const cis_krylov_opts *ko, int gpu, FILE *out) {
   run_result m, d;
   void *x = NULL;
-  double t0;
+  double t0, c0, solve_s;
   int outer = 0, rc = 1;
   cis_energy_sample e0, e1;
   cis_status st;
@@ -657,15 +709,16 @@ static int solve_mixed(const solve_opts *o, const problem *pb, const opset *s, c
   if ((st = vec_make(s->where, CIS_F64, NULL, pb->A->rows, &x)) != CIS_OK) return cli_fail(st);
   e0 = cis_energy_read(0);
   t0 = now_s();
+  c0 = cpu_s();
   m.st = cis_krylov_solve_mixed(s->op, s32->op, s->b, x, ko, o->inner_tol, &m.info, &outer);
-  m.window_s = now_s() - t0;
+  m.host_cpu_s = cpu_s() - c0;
+  solve_s = now_s() - t0;
   e1 = cis_energy_read(0);
   m.runs = 1;
   m.total_its = m.info.iterations;
-  m.gpu_j = e1.gpu_joules - e0.gpu_joules;
-  m.cpu_j = e1.cpu_joules - e0.cpu_joules;
+  energy_window(&m, e0, e1); /* one solve: energy only when it lasts >= ENERGY_MIN_WINDOW */
   if (m.st == CIS_OK) {
-    m.ms_it = m.info.iterations > 0 ? m.window_s * 1e3 / m.info.iterations : NAN;
+    m.ms_it = m.info.iterations > 0 ? solve_s * 1e3 / m.info.iterations : NAN;
     m.st = true_residual(pb, (opset *)s, x, &m.relres, &m.xerr);
     if (m.st == CIS_OK && !isfinite(m.relres))
       m.st = cis_error(CIS_ERR_NUMERIC, "mixed precision reported convergence but the true residual is %g", m.relres);
@@ -679,7 +732,7 @@ static int solve_mixed(const solve_opts *o, const problem *pb, const opset *s, c
   } else {
     rc = 0;
     fprintf(out, "mixed       %d inner (float) iterations in %d refinement steps (%s), %.3f ms to solution\n",
-            m.info.iterations, outer, cis_krylov_end_name(m.info.end), m.window_s * 1e3);
+            m.info.iterations, outer, cis_krylov_end_name(m.info.end), solve_s * 1e3);
     fprintf(out, "true relative residual ||b - A x|| / ||b|| = %.3e (double, tol %.3g)\n", m.relres, o->tol);
     if (isfinite(m.xerr)) fprintf(out, "error       ||x - x*|| / ||x*|| = %.3e\n", m.xerr);
     fprintf(out, "time        %.4f ms per inner iteration, refinement included\n", m.ms_it);
@@ -737,7 +790,8 @@ static int solve_single(const solve_opts *o, const problem *pb, FILE *out) {
     rc = solve_mixed(o, pb, &s, &s32, &ko, gpu, out);
     goto done;
   }
-  run_config(pb, &s, &ko, (int)o->repeat, 0.0, &r);
+  run_config(pb, &s, &ko, (int)o->repeat,
+             isnan(o->energy_seconds) ? default_energy_seconds(gpu) : o->energy_seconds, &r);
   if (r.st != CIS_OK) {
     fprintf(stderr, "cisparse: %s\n", r.msg);
   } else {
@@ -847,10 +901,7 @@ static int solve_sweep(const solve_opts *o, const problem *pb, FILE *out) {
   char json[1024] = "";
   opset s = {0};
   if (!rows) return cli_fail(cis_error(CIS_ERR_ALLOC, "cannot allocate the sweep table"));
-  if (min_s < 0) { /* default: a 0.5 s energy window when a counter can fill it */
-    cis_energy_sample e = cis_energy_read(0);
-    min_s = isfinite(gpu ? e.gpu_joules : e.cpu_joules) ? 0.5 : 0.0;
-  }
+  if (isnan(min_s)) min_s = default_energy_seconds(gpu);
   fprintf(out, "sweep       %s (%lld rows, %lld nnz), %s, %s%s, tol %.3g, maxit %lld\n", o->matrix,
           (long long)pb->A->rows, (long long)pb->A->nnz, precision_name(o->precision),
           o->cusparse ? "cusparse " : "format ", o->cusparse ? o->cusparse : o->format, o->tol, o->maxit);
@@ -910,8 +961,8 @@ static int solve_sweep(const solve_opts *o, const problem *pb, FILE *out) {
       rows[i].energy_rel = row_joules(&rows[i], gpu) / row_joules(base, gpu);
     }
   }
-  fprintf(out, "\n%-8s %-6s %-8s %-8s %6s %10s %10s %10s %8s %8s %7s %s\n", "solver", "prec", "version", "sync",
-          "its", "ms/it", "J/it GPU", "J/it CPU", "dtime", "denergy", "launch", "true res");
+  fprintf(out, "\n%-8s %-6s %-8s %-8s %6s %10s %10s %10s %10s %8s %8s %7s %s\n", "solver", "prec", "version",
+          "sync", "its", "ms/it", "cpu ms/it", "J/it GPU", "J/it CPU", "dtime", "denergy", "launch", "true res");
   for (int i = 0; i < n; ++i) {
     const sweep_row *w = &rows[i];
     char a[16], b[16], c[16], d[16], e[16];
@@ -925,11 +976,14 @@ static int solve_sweep(const solve_opts *o, const problem *pb, FILE *out) {
     snprintf(c, sizeof c, isfinite(w->time_rel) ? "%+.1f%%" : "n/a", 100.0 * (w->time_rel - 1));
     snprintf(d, sizeof d, isfinite(w->energy_rel) ? "%+.1f%%" : "n/a", 100.0 * (w->energy_rel - 1));
     snprintf(e, sizeof e, gpu ? "%.1f" : "n/a", w->r.info.launches_per_iteration);
-    fprintf(out, "%-8s %-6s %-8s %-8s %6d %10.4f %10s %10s %8s %8s %7s %.1e\n", cis_krylov_method_name(w->method),
-            precond_name(w->precond), gpu ? cis_solver_version_name(w->version) : "host",
-            gpu ? sync_name(w->sync) : "-", w->r.info.iterations, w->r.ms_it, a, b, c, d, e, w->r.relres);
+    fprintf(out, "%-8s %-6s %-8s %-8s %6d %10.4f %10.4f %10s %10s %8s %8s %7s %.1e\n",
+            cis_krylov_method_name(w->method), precond_name(w->precond),
+            gpu ? cis_solver_version_name(w->version) : "host", gpu ? sync_name(w->sync) : "-", w->r.info.iterations,
+            w->r.ms_it, w->r.total_its > 0 ? w->r.host_cpu_s * 1e3 / (double)w->r.total_its : NAN, a, b, c, d, e,
+            w->r.relres);
   }
   if (!gpu) fprintf(out, "(the CPU has one version: the relative columns compare each row with itself)\n");
+  fprintf(out, "cpu ms/it: host process CPU time per iteration (polling keeps a core busy, blocking sleeps)\n");
   fprintf(out, "dtime, denergy: change against cublasL in spin mode for the same solver and preconditioner\n"
                "(energy: GPU + CPU package where both are measured, else the GPU's). GPU energy: %s; CPU: %s\n",
           *cis_energy_gpu_why() ? cis_energy_gpu_why() : "NVML",
@@ -967,11 +1021,10 @@ int cis_cmd_solve(int argc, char **argv) {
   o.tol = 1e-8;
   o.maxit = 1000;
   o.repeat = 1;
-  o.energy_seconds = -1;
+  o.energy_seconds = NAN; /* not given */
   o.format = "csr";
   o.fp = cis_format_params_default();
   if ((rc = parse(argc, argv, &o))) return rc < 0 ? 0 : rc;
-  if (o.energy_seconds >= 0 && !o.sweep) return cli_usage("solve: --energy-seconds needs --sweep");
   if ((rc = resolve_device(&o))) return rc;
   out = o.json && !strcmp(o.json, "-") ? stderr : stdout;
   need_t = o.sweep ? (o.method < 0 || o.method == CIS_BICG) : o.method == CIS_BICG;

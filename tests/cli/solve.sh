@@ -157,6 +157,11 @@ refuses "no matrix" 2 "no matrix" --method cg
 refuses "bicg cublasL on the cpu" 2 "--device gpu only" $LAP --device cpu --method bicg --version cublasL
 refuses "--sync on the cpu" 2 "--device gpu only" $LAP --device cpu --sync blocking
 refuses "--plot without --sweep" 2 "--sweep" $LAP --plot "$T/p"
+refuses "--repeat 0" 2 "--repeat" $LAP --repeat 0
+refuses "--energy-seconds negative" 2 "--energy-seconds" $LAP --sweep --energy-seconds -1
+refuses "--inner-tol without mixed" 2 "--inner-tol" $LAP --inner-tol 1e-3
+refuses "--kernel with --cusparse" 2 "exclude" $LAP --kernel csr-vector --cusparse csr-alg1
+refuses "--sweep with mixed" 2 "mixed" $LAP --sweep --precision mixed
 refuses "unknown format" 1 "nosuchformat" $LAP --device cpu --format nosuchformat
 refuses "missing file" 1 "missing.mtx" "$T/missing.mtx" --device cpu
 refuses "non-square" 1 "square" random:rows=20,cols=10,density=0.3,seed=1 --device cpu

@@ -10,8 +10,12 @@
  *    same iteration count as `cuda` (+-1);
  *  - breakdowns end with the same named end on the device (x finite);
  *  - mixed precision on the device reaches 1e-12.
- * Matrices: a 3D Laplacian (SPD, 20^3 = 8000 rows) and add32 (unsymmetric,
- * 4960 rows), both far larger than a warp. */
+ * Matrices: a 3D Laplacian (SPD, 20^3 = 8000 rows), add32 (unsymmetric,
+ * 4960 rows) for BiCG and cage8 (unsymmetric, 1015 rows) for BiCGStab, all
+ * far larger than a warp. BiCGStab on add32 converges too, but its residual
+ * history is chaotic: the host solver alone takes 66, 114 or 72 iterations
+ * with 1, 2 or 3 OpenMP threads (reduction order), so it cannot anchor a
+ * comparison to rounding; cage8 takes 11 whatever the order. */
 #include "gpu_cases.h"
 
 #define HIST 21
@@ -86,10 +90,11 @@ static run solve_host(const cis_csr *A, const cis_csr *At, cis_krylov_method m, 
   return r;
 }
 
-/* Largest relative difference of two residual histories over k < len. */
-static double hist_diff(const double *a, const double *b, int len) {
+/* Largest relative difference of two residual histories over k < len,
+ * while the reference is above `floor` (below it both are rounding noise). */
+static double hist_diff(const double *a, const double *b, int len, double floor) {
   double d = 0;
-  for (int k = 0; k < len; ++k) {
+  for (int k = 0; k < len && b[k] > floor; ++k) {
     if (!isfinite(a[k]) || !isfinite(b[k])) return INFINITY;
     double e = fabs(a[k] - b[k]) / fabs(b[k]);
     if (e > d) d = e;
@@ -156,9 +161,10 @@ static void test_histories(const cis_csr *A64, const char *name, int m) {
       if (!dev_op_make(&d, A64, dt, "csr", "csr-vector")) continue;
       run ref = solve_dev(d.op, (cis_krylov_method)m, (cis_precond)pc, CIS_VER_CUDA, 1e-30, HIST - 1);
       run host = solve_host(d.A, d.At, (cis_krylov_method)m, (cis_precond)pc, 1e-30, HIST - 1);
-      CHECK(ref.info.iterations == HIST - 1, "%s %s pc %d %s cuda: %d iterations (%s)", name,
+      CHECK(ref.info.iterations >= 8, "%s %s pc %d %s cuda: %d iterations (%s)", name,
             cis_krylov_method_name(m), pc, cis_dtype_name(dt), ref.info.iterations, cis_last_error());
-      double e = hist_diff(ref.hist, host.hist, HIST);
+      double floor = dt == CIS_F64 ? 1e-12 : 1e-5;
+      double e = hist_diff(ref.hist, host.hist, HIST, floor);
       CHECK(e <= tol, "%s %s pc %d %s: cuda vs host history differs by %.3e", name, cis_krylov_method_name(m), pc,
             cis_dtype_name(dt), e);
       for (int v = 0; v < CIS_VER_COUNT; ++v) {
@@ -166,10 +172,11 @@ static void test_histories(const cis_csr *A64, const char *name, int m) {
 
         run r = solve_dev(d.op, (cis_krylov_method)m, (cis_precond)pc, (cis_solver_version)v, 1e-30, HIST - 1);
 
-        e = hist_diff(r.hist, ref.hist, HIST);
+        e = hist_diff(r.hist, ref.hist, HIST, floor);
         CHECK(e <= tol, "%s %s pc %d %s %s: history differs from cuda by %.3e", name, cis_krylov_method_name(m), pc,
               cis_dtype_name(dt), cis_solver_version_name(v), e);
-        CHECK(r.info.end == CIS_END_MAXIT && r.info.iterations == HIST - 1, "%s %s %s: end %s after %d", name,
+        CHECK((r.info.end == CIS_END_MAXIT && r.info.iterations == HIST - 1) || r.info.end == ref.info.end,
+              "%s %s %s: end %s after %d", name,
               cis_krylov_method_name(m), cis_solver_version_name(v), cis_krylov_end_name(r.info.end),
               r.info.iterations);
       }
@@ -264,22 +271,24 @@ static void test_mixed(const cis_csr *A64) {
 
 int main(void) {
   char why[200], path[512];
-  cis_csr *L = NULL, *U = NULL;
+  cis_csr *L = NULL, *U = NULL, *C = NULL;
   if (cis_gpu_count(why, sizeof why) == 0) return test_skip(why);
   CHECK_OK(cis_generate("laplace3d:size=20,points=7", CIS_F64, &L));
   CHECK_OK(cis_load(test_shared_path(path, sizeof path, "matrices/add32.mtx"), CIS_F64, &U));
-  if (!L || !U) return test_summary("test_krylov_gpu");
+  CHECK_OK(cis_load(test_shared_path(path, sizeof path, "matrices/cage8.mtx"), CIS_F64, &C));
+  if (!L || !U || !C) return test_summary("test_krylov_gpu");
 
   test_histories(L, "laplace 20^3", CIS_CG);
   test_histories(U, "add32", CIS_BICG);
-  test_histories(U, "add32", CIS_BICGSTAB);
+  test_histories(C, "cage8", CIS_BICGSTAB);
   test_kernels(L, "laplace 20^3", CIS_CG);
   test_kernels(U, "add32", CIS_BICG);
-  test_kernels(U, "add32", CIS_BICGSTAB);
+  test_kernels(C, "cage8", CIS_BICGSTAB);
   test_breakdown();
   test_mixed(L);
 
   cis_csr_free(L);
   cis_csr_free(U);
+  cis_csr_free(C);
   return test_summary("test_krylov_gpu");
 }
