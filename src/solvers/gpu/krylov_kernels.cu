@@ -66,13 +66,31 @@ __device__ __forceinline__ void kry_block_sum2(double (&v)[2]) {
   }
 }
 
+// The scalar programs run on a shared-memory copy of the slots: the block
+// loads all KS_COUNT slots at once, one thread runs kry_prog_run on the copy
+// (shared-memory latency instead of a chain of dependent global loads: the
+// program reads a dozen slots behind branches), the block writes them back.
+__device__ __forceinline__ void kry_slots_load(double *ss, const double *s) {
+  for (int k = threadIdx.x; k < KS_COUNT; k += blockDim.x) ss[k] = s[k];
+}
+__device__ __forceinline__ void kry_slots_store(double *s, const double *ss) {
+  for (int k = threadIdx.x; k < KS_COUNT; k += blockDim.x) s[k] = ss[k];
+}
+// s[slot] = v through the shared copy when the slot is one of KS_COUNT.
+__device__ __forceinline__ void kry_slot_put(double *ss, double *s, int slot, double v) {
+  if (slot < KS_COUNT) ss[slot] = v;
+  else s[slot] = v;
+}
+
 // End of a fused macro-kernel (§3.3): the block's partials of nd (0..2) dots
 // go to w.part; the last block to take a ticket sums all partials in block
-// order into s[slot[d]], runs prog and resets the ticket for the next launch.
-// Every thread of every block calls it (or none: skipped when KS_FLAG is set).
+// order into s[slot0], s[slot1], runs prog and resets the ticket for the next
+// launch. Every thread of every block calls it (or none: skipped when
+// KS_FLAG is set).
 __device__ void kry_finish(const kry_ws &w, double (&a)[2], int slot0, int slot1, int nd,
                            int prog) {
   __shared__ unsigned int am_last;
+  __shared__ double ss[KS_COUNT];
   kry_block_sum2(a);
   if (threadIdx.x == 0) {
     if (nd > 0) w.part[blockIdx.x] = a[0];
@@ -83,18 +101,21 @@ __device__ void kry_finish(const kry_ws &w, double (&a)[2], int slot0, int slot1
   __syncthreads();
   if (!am_last) return;
   __threadfence();
+  kry_slots_load(ss, w.s); /* issued together with the partials' loads */
   double t[2] = {0.0, 0.0};
   for (unsigned b = threadIdx.x; b < gridDim.x; b += blockDim.x) {
     if (nd > 0) t[0] += __ldcg(&w.part[b]);
     if (nd > 1) t[1] += __ldcg(&w.part[w.cap + b]);
   }
-  kry_block_sum2(t);
+  kry_block_sum2(t); /* its barriers also publish ss */
   if (threadIdx.x == 0) {
-    if (nd > 0) w.s[slot0] = t[0];
-    if (nd > 1) w.s[slot1] = t[1];
-    kry_prog_run(prog, w.s, w.hist, w.hist_len);
+    if (nd > 0) kry_slot_put(ss, w.s, slot0, t[0]);
+    if (nd > 1) kry_slot_put(ss, w.s, slot1, t[1]);
+    kry_prog_run(prog, ss, w.hist, w.hist_len);
     *w.ticket = 0;
   }
+  __syncthreads();
+  kry_slots_store(w.s, ss);
 }
 
 __device__ __forceinline__ double kry_coef_of(double c, int slot, const double *s) {
@@ -147,18 +168,33 @@ __global__ void dot_ini_k(int64_t n, const T *x, const T *y, double *part) {
 // dot_fin (§3.3): one block sums the partials in a fixed order, then the
 // scalar program (cuda version: dot_fin and the scalar update in one launch).
 __global__ void dot_fin_k(int nparts, int slot, int prog, kry_ws w) {
+  __shared__ double ss[KS_COUNT];
   double a[2] = {0.0, 0.0};
+  if (prog != KP_NONE) kry_slots_load(ss, w.s);
   for (int b = threadIdx.x; b < nparts; b += blockDim.x) a[0] += w.part[b];
   kry_block_sum2(a);
-  if (threadIdx.x == 0) {
-    w.s[slot] = a[0];
-    kry_prog_run(prog, w.s, w.hist, w.hist_len);
+  if (prog == KP_NONE) {
+    if (threadIdx.x == 0) w.s[slot] = a[0];
+    return;
   }
+  if (threadIdx.x == 0) {
+    kry_slot_put(ss, w.s, slot, a[0]);
+    kry_prog_run(prog, ss, w.hist, w.hist_len);
+  }
+  __syncthreads();
+  kry_slots_store(w.s, ss);
 }
 
 // The scalar programs in one thread (cublasN, cuda: §4 "maintains the
 // scalars in the GPU memory").
-__global__ void prog_k(int prog, kry_ws w) { kry_prog_run(prog, w.s, w.hist, w.hist_len); }
+__global__ void prog_k(int prog, kry_ws w) {
+  __shared__ double ss[KS_COUNT];
+  kry_slots_load(ss, w.s);
+  __syncthreads();
+  if (threadIdx.x == 0) kry_prog_run(prog, ss, w.hist, w.hist_len);
+  __syncthreads();
+  kry_slots_store(w.s, ss);
+}
 
 #define CHECKED_LAUNCH(name, ...) \
   do {                            \
@@ -229,7 +265,7 @@ extern "C" cis_status kry_launch_dot_fin(int nparts, int slot, int prog, const k
 }
 
 extern "C" cis_status kry_launch_prog(int prog, const kry_ws *w, cudaStream_t st) {
-  prog_k<<<1, 1, 0, st>>>(prog, *w);
+  prog_k<<<1, 32, 0, st>>>(prog, *w);
   CIS_CUDA_LAUNCH_CHECK("scalar program");
   return CIS_OK;
 }
@@ -275,7 +311,7 @@ struct StepCoefs {
 // (BiCG) macro-kernels): e holds the element of every vector the step reads;
 // the ones it writes are updated in place; a[0], a[1] the dot terms.
 template <typename T, int STEP, bool PREC>
-__device__ __forceinline__ void step_elem(T (&e)[SNV], const StepCoefs<T> &c, double (&a)[2]) {
+__host__ __device__ __forceinline__ void step_elem(T (&e)[SNV], const StepCoefs<T> &c, double (&a)[2]) {
   if (STEP == KRY_STEP_CG_UPDATE) {
     /* x += alpha p; r -= alpha q; z = dinv.*r; RHO_NEW = (r, z); RR = (r, r) */
     e[SX] += c.alpha * e[SP];
@@ -342,8 +378,11 @@ template <typename T, int STEP, bool PREC, bool VEC>
 __global__ void step_k(int64_t n, StepVecs<T> V, int prog, kry_ws w) {
   constexpr unsigned RD = step_reads(STEP, PREC), WR = step_writes(STEP, PREC);
   const double *s = w.s;
-  if (s[KS_FLAG] != KF_RUNNING) return; /* uniform: set only after every block started */
-  const StepCoefs<T> c = {(T)s[KS_ALPHA], (T)s[KS_BETA], (T)s[KS_OMEGA], (T)s[KS_BETA_OMEGA]};
+  /* the flag and the coefficients in one round trip */
+  const double flag = s[KS_FLAG], alpha = s[KS_ALPHA], beta = s[KS_BETA], omega = s[KS_OMEGA],
+               bo = s[KS_BETA_OMEGA];
+  if (flag != KF_RUNNING) return; /* uniform: set only after every block started */
+  const StepCoefs<T> c = {(T)alpha, (T)beta, (T)omega, (T)bo};
   double a[2] = {0.0, 0.0};
   int64_t done = 0;
   if (VEC) {
@@ -686,9 +725,26 @@ __global__ void coef_k(double c, int slot, const double *s, T *out) {
   *out = (T)kry_coef_of(c, slot, s);
 }
 
-__global__ void slot_from_float_k(const float *src, int slot, int prog, kry_ws w) {
-  w.s[slot] = (double)*src;
-  kry_prog_run(prog, w.s, w.hist, w.hist_len);
+// cublasN (§4: "maintains the scalars in the GPU memory"): pending float
+// dots into their double slots, the program, then the mirrors cuBLAS reads
+// its coefficients from (-alpha etc. without a launch of their own).
+__global__ void cublasn_prog_k(int prog, unsigned long long pending, kry_mirror m, kry_ws w) {
+  __shared__ double ss[KS_COUNT];
+  for (int k = threadIdx.x; k < m.count && k < 64; k += blockDim.x) {
+    const bool fresh = pending >> k & 1ull;
+    if (k < KS_COUNT) ss[k] = fresh ? (double)m.fdot[k] : w.s[k];
+    else if (fresh) w.s[k] = (double)m.fdot[k]; /* a scratch slot */
+  }
+  __syncthreads();
+  if (threadIdx.x == 0) kry_prog_run(prog, ss, w.hist, w.hist_len);
+  __syncthreads();
+  for (int k = threadIdx.x; k < KS_COUNT; k += blockDim.x) {
+    const double v = ss[k];
+    w.s[k] = v;
+    m.dneg[k] = -v;
+    m.fpos[k] = (float)v;
+    m.fneg[k] = (float)-v;
+  }
 }
 
 extern "C" cis_status kry_launch_coef(cis_dtype t, double c, int slot, void *out, const kry_ws *w,
@@ -698,10 +754,10 @@ extern "C" cis_status kry_launch_coef(cis_dtype t, double c, int slot, void *out
   return CIS_OK;
 }
 
-extern "C" cis_status kry_launch_slot_from_float(const float *src, int slot, int prog,
-                                                 const kry_ws *w, cudaStream_t st) {
-  slot_from_float_k<<<1, 1, 0, st>>>(src, slot, prog, *w);
-  CIS_CUDA_LAUNCH_CHECK("float dot to slot");
+extern "C" cis_status kry_launch_cublasn_prog(int prog, unsigned long long pending,
+                                              const kry_mirror *m, const kry_ws *w, cudaStream_t st) {
+  cublasn_prog_k<<<1, 32, 0, st>>>(prog, pending, *m, *w);
+  CIS_CUDA_LAUNCH_CHECK("cublasN scalar program");
   return CIS_OK;
 }
 
