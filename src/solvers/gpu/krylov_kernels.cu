@@ -102,10 +102,24 @@ __device__ void kry_finish(const kry_ws &w, double (&a)[2], int slot0, int slot1
   if (!am_last) return;
   __threadfence();
   kry_slots_load(ss, w.s); /* issued together with the partials' loads */
+  /* Up to 8 partials per thread per round, loaded before any is added (the
+   * loads overlap instead of one L2 round trip each); each thread still adds
+   * its partials in increasing block order: deterministic. */
   double t[2] = {0.0, 0.0};
-  for (unsigned b = threadIdx.x; b < gridDim.x; b += blockDim.x) {
-    if (nd > 0) t[0] += __ldcg(&w.part[b]);
-    if (nd > 1) t[1] += __ldcg(&w.part[w.cap + b]);
+  const unsigned G = gridDim.x;
+  for (unsigned b0 = threadIdx.x; b0 < G; b0 += 8u * blockDim.x) {
+    double v0[8], v1[8];
+#pragma unroll
+    for (int u = 0; u < 8; ++u) {
+      const unsigned b = b0 + (unsigned)u * blockDim.x;
+      v0[u] = (nd > 0 && b < G) ? __ldcg(&w.part[b]) : 0.0;
+      v1[u] = (nd > 1 && b < G) ? __ldcg(&w.part[w.cap + b]) : 0.0;
+    }
+#pragma unroll
+    for (int u = 0; u < 8; ++u) {
+      t[0] += v0[u];
+      t[1] += v1[u];
+    }
   }
   kry_block_sum2(t); /* its barriers also publish ss */
   if (threadIdx.x == 0) {
