@@ -736,7 +736,7 @@ cis_status kry_be_gpu_create(cis_int n, cis_dtype t, cis_solver_version v, int h
     CIS_TRY(cis_alloc_array((void **)&g->hs, KS_COUNT + N_SCRATCH, sizeof(double), "host solver scalars"));
     memset(g->hs, 0, (KS_COUNT + N_SCRATCH) * sizeof(double));
     g->hs[KS_ONE] = 1.0;
-    if (hist_len) CIS_TRY(cis_alloc_array((void **)&g->hhist, hist_len, sizeof(double), "residual history"));
+    if (hist_len) CIS_TRY(cis_alloc_zeroed((void **)&g->hhist, hist_len, sizeof(double), "residual history"));
   }
   if (is_cublas(B)) {
     CIS_TRY(need_cublas(B));
