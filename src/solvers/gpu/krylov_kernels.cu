@@ -30,10 +30,37 @@ extern "C" int kry_reduce_grid(const kry_ws *w, cis_int n) {
   return g < 1 ? 1 : (int)g;
 }
 
-// Grid for a fused SpMV: `need` blocks of `threads`, capped at the blocks
-// resident at once (2048 threads per SM) and at the partial buffer.
-static unsigned fused_grid(const kry_ws *w, int64_t need, int threads) {
-  int64_t cap = (int64_t)w->sms * (2048 / threads > 0 ? 2048 / threads : 1);
+// Blocks of `threads` of kernel fn resident on one SM, from the occupancy
+// calculator (registers and shared memory of that instantiation), cached by
+// (fn, threads): a grid-stride kernel capped at exactly one full wave has no
+// partial second wave. Capping at 2048/threads per SM instead ran the fused
+// ELL SpMV (more registers than the plain one) in 1.6 waves: 154 us for 440 MB
+// at 160^3 double on an H200, 2.9 TB/s (ncu, bench/NOTES.md). Entries are
+// written once; two threads racing on a slot compute the same value.
+static int resident_blocks(const void *fn, int threads) {
+  static struct { const void *fn; int threads, per_sm; } cache[64];
+  for (int k = 0; k < 64 && cache[k].fn; ++k)
+    if (cache[k].fn == fn && cache[k].threads == threads) return cache[k].per_sm;
+  int per_sm = 0;
+  if (cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, fn, threads, 0) != cudaSuccess || per_sm < 1) {
+    (void)cudaGetLastError();
+    per_sm = 1;
+  }
+  for (int k = 0; k < 64; ++k)
+    if (!cache[k].fn) {
+      cache[k].threads = threads;
+      cache[k].per_sm = per_sm;
+      cache[k].fn = fn;
+      break;
+    }
+  return per_sm;
+}
+
+// Grid for a fused kernel fn: `need` blocks of `threads`, capped at one full
+// wave (resident_blocks per SM) and at the partial buffer.
+template <typename F>
+static unsigned fused_grid(F fn, const kry_ws *w, int64_t need, int threads) {
+  int64_t cap = (int64_t)w->sms * resident_blocks((const void *)fn, threads);
   if (cap > w->cap) cap = w->cap;
   if (need > cap) need = cap;
   return need < 1 ? 1u : (unsigned)need;
@@ -464,11 +491,14 @@ static void launch_step_p(int64_t n, const StepVecs<T> &V, int prog, const kry_w
   for (int k = 0; k < SNV; ++k)
     if ((used & SB(k)) && ((uintptr_t)V.v[k] % 16u)) vec = false;
   const int64_t elems_per_thread = vec ? (int64_t)(16 / sizeof(T)) : 1;
-  unsigned g = (unsigned)kry_reduce_grid(w, (n + elems_per_thread - 1) / elems_per_thread);
+  const int64_t need = (n + elems_per_thread - 1) / elems_per_thread;
+  const int64_t blocks = (need + KRY_THREADS - 1) / KRY_THREADS;
   if (vec)
-    step_k<T, STEP, PREC, true><<<g, KRY_THREADS, 0, st>>>(n, V, prog, *w);
+    step_k<T, STEP, PREC, true><<<fused_grid(step_k<T, STEP, PREC, true>, w, blocks, KRY_THREADS), KRY_THREADS, 0, st>>>(
+        n, V, prog, *w);
   else
-    step_k<T, STEP, PREC, false><<<g, KRY_THREADS, 0, st>>>(n, V, prog, *w);
+    step_k<T, STEP, PREC, false><<<fused_grid(step_k<T, STEP, PREC, false>, w, blocks, KRY_THREADS), KRY_THREADS, 0, st>>>(
+        n, V, prog, *w);
 }
 
 template <typename T, int STEP>
@@ -553,17 +583,17 @@ static int env_int(const char *name, int def) {
 }
 
 template <typename T, typename O, int G>
-static void launch_hyb_u(const cis_spmv_view *A, int u, unsigned grid, int threads, const T *x,
-                         DotsEpi<T> e, cudaStream_t st) {
+static void launch_hyb_u(const cis_spmv_view *A, int u, int64_t need, int threads, const T *x,
+                         DotsEpi<T> e, const kry_ws *w, cudaStream_t st) {
   const cis_hyb_dev *h = &A->hyb;
 #define HYB_ARGS                                                                        \
   h->rows, h->width, h->column_mode, h->ell_col, (const T *)h->ell_val, h->rownnz,      \
       (const O *)h->start, (const O *)h->end, h->csr_col, (const T *)h->csr_val, x, e
   switch (u) {
-    case 1: hyb_fast_tk<T, O, G, 1><<<grid, threads, 0, st>>>(HYB_ARGS); break;
-    case 2: hyb_fast_tk<T, O, G, 2><<<grid, threads, 0, st>>>(HYB_ARGS); break;
-    case 8: hyb_fast_tk<T, O, G, 8><<<grid, threads, 0, st>>>(HYB_ARGS); break;
-    default: hyb_fast_tk<T, O, G, 4><<<grid, threads, 0, st>>>(HYB_ARGS); break;
+    case 1: hyb_fast_tk<T, O, G, 1><<<fused_grid(hyb_fast_tk<T, O, G, 1, DotsEpi<T>>, w, need, threads), threads, 0, st>>>(HYB_ARGS); break;
+    case 2: hyb_fast_tk<T, O, G, 2><<<fused_grid(hyb_fast_tk<T, O, G, 2, DotsEpi<T>>, w, need, threads), threads, 0, st>>>(HYB_ARGS); break;
+    case 8: hyb_fast_tk<T, O, G, 8><<<fused_grid(hyb_fast_tk<T, O, G, 8, DotsEpi<T>>, w, need, threads), threads, 0, st>>>(HYB_ARGS); break;
+    default: hyb_fast_tk<T, O, G, 4><<<fused_grid(hyb_fast_tk<T, O, G, 4, DotsEpi<T>>, w, need, threads), threads, 0, st>>>(HYB_ARGS); break;
   }
 #undef HYB_ARGS
 }
@@ -586,13 +616,13 @@ static cis_status launch_hyb(const cis_spmv_view *A, const T *x, DotsEpi<T> e, c
   if (threads % 32 || threads > 1024)
     return cis_error(CIS_ERR_INVALID, "hyb: block size %d must be a multiple of 32 up to 1024", threads);
   if (g != 1 && g != 4 && g != 8 && g != 16) g = 32;
-  unsigned grid = fused_grid(w, ((int64_t)h->rows * g + threads - 1) / threads, threads);
+  const int64_t need = ((int64_t)h->rows * g + threads - 1) / threads;
   switch (g) {
-    case 1: launch_hyb_u<T, O, 1>(A, u_env, grid, threads, x, e, st); break;
-    case 4: launch_hyb_u<T, O, 4>(A, u_env, grid, threads, x, e, st); break;
-    case 8: launch_hyb_u<T, O, 8>(A, u_env, grid, threads, x, e, st); break;
-    case 16: launch_hyb_u<T, O, 16>(A, u_env, grid, threads, x, e, st); break;
-    default: launch_hyb_u<T, O, 32>(A, u_env, grid, threads, x, e, st); break;
+    case 1: launch_hyb_u<T, O, 1>(A, u_env, need, threads, x, e, w, st); break;
+    case 4: launch_hyb_u<T, O, 4>(A, u_env, need, threads, x, e, w, st); break;
+    case 8: launch_hyb_u<T, O, 8>(A, u_env, need, threads, x, e, w, st); break;
+    case 16: launch_hyb_u<T, O, 16>(A, u_env, need, threads, x, e, w, st); break;
+    default: launch_hyb_u<T, O, 32>(A, u_env, need, threads, x, e, w, st); break;
   }
   CIS_CUDA_LAUNCH_CHECK("hyb + dots");
   return CIS_OK;
@@ -609,18 +639,21 @@ static cis_status launch_spmv_dots(const cis_spmv_view *A, const T *x, DotsEpi<T
       int vector = A->kind == CIS_SPMV_CSR_VECTOR;
       CIS_BLOCK_OR(A->block, vector ? 256 : 128, 32, vector ? "csr-vector" : "csr-scalar");
       threads = threads_;
-      unsigned grid = fused_grid(w, vector ? (rows * 32 + threads - 1) / threads
-                                           : (rows + threads - 1) / threads, threads);
+      const int64_t need = vector ? (rows * 32 + threads - 1) / threads : (rows + threads - 1) / threads;
       if (vector) {
         if (A->wide)
-          csr_vector_tk<T, int64_t><<<grid, threads, 0, st>>>(rows, (const int64_t *)A->rowptr, A->col, (const T *)A->val, x, e);
+          csr_vector_tk<T, int64_t><<<fused_grid(csr_vector_tk<T, int64_t, DotsEpi<T>>, w, need, threads), threads, 0, st>>>(
+              rows, (const int64_t *)A->rowptr, A->col, (const T *)A->val, x, e);
         else
-          csr_vector_tk<T, uint32_t><<<grid, threads, 0, st>>>(rows, (const uint32_t *)A->rowptr, A->col, (const T *)A->val, x, e);
+          csr_vector_tk<T, uint32_t><<<fused_grid(csr_vector_tk<T, uint32_t, DotsEpi<T>>, w, need, threads), threads, 0, st>>>(
+              rows, (const uint32_t *)A->rowptr, A->col, (const T *)A->val, x, e);
       } else {
         if (A->wide)
-          csr_scalar_tk<T, int64_t><<<grid, threads, 0, st>>>(rows, (const int64_t *)A->rowptr, A->col, (const T *)A->val, x, e);
+          csr_scalar_tk<T, int64_t><<<fused_grid(csr_scalar_tk<T, int64_t, DotsEpi<T>>, w, need, threads), threads, 0, st>>>(
+              rows, (const int64_t *)A->rowptr, A->col, (const T *)A->val, x, e);
         else
-          csr_scalar_tk<T, uint32_t><<<grid, threads, 0, st>>>(rows, (const uint32_t *)A->rowptr, A->col, (const T *)A->val, x, e);
+          csr_scalar_tk<T, uint32_t><<<fused_grid(csr_scalar_tk<T, uint32_t, DotsEpi<T>>, w, need, threads), threads, 0, st>>>(
+              rows, (const uint32_t *)A->rowptr, A->col, (const T *)A->val, x, e);
       }
       CIS_CUDA_LAUNCH_CHECK(vector ? "csr-vector + dots" : "csr-scalar + dots");
       return CIS_OK;
@@ -628,7 +661,7 @@ static cis_status launch_spmv_dots(const cis_spmv_view *A, const T *x, DotsEpi<T
     case CIS_SPMV_ELL: {
       CIS_BLOCK_OR(A->block, 128, 32, "ell");
       threads = threads_;
-      unsigned grid = fused_grid(w, (rows + threads - 1) / threads, threads);
+      unsigned grid = fused_grid(ell_tk<T, DotsEpi<T>>, w, (rows + threads - 1) / threads, threads);
       ell_tk<T><<<grid, threads, 0, st>>>(rows, A->width, A->col, (const T *)A->val, A->rowlen, x, e);
       CIS_CUDA_LAUNCH_CHECK("ell + dots");
       return CIS_OK;
@@ -638,7 +671,7 @@ static cis_status launch_spmv_dots(const cis_spmv_view *A, const T *x, DotsEpi<T
       threads = threads_;
       if (A->S <= 0) return cis_error(CIS_ERR_INVALID, "sell: slice height %lld", (long long)A->S);
       int64_t nsr = (int64_t)A->nslices * A->S;
-      unsigned grid = fused_grid(w, (nsr + threads - 1) / threads, threads);
+      unsigned grid = fused_grid(sell_tk<T, true, DotsEpi<T>>, w, (nsr + threads - 1) / threads, threads);
       int shift = 0;
       while (((int64_t)1 << shift) < A->S) shift++;
       if (((int64_t)1 << shift) == A->S)
