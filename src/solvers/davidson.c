@@ -187,8 +187,10 @@ cis_status cis_davidson_operator(const cis_operator *H, const double *diag, cons
   CIS_TRY(guesses(B, diag, k, w.V));
   int m = 0, m_new = k, converged = 0;
   for (int it = 1; it <= o.max_iter; ++it) {
-    /* W_j = H V_j for the new vectors (timed to completion: sync) */
+    /* W_j = H V_j for the new vectors, timed alone: the queue drained before,
+     * the product finished after (sync; nothing on the host backend) */
     for (int j = m; j < m + m_new; ++j) {
+      OP(sync(B));
       double t0 = cis_wtime();
       OP(apply(B, H, VEC(w.V, j), VEC(w.W, j)));
       OP(sync(B));
