@@ -152,11 +152,13 @@ cis_status cis_davidson(cis_int n, const double *diag, cis_linop op, void *ctx,
  * gives sigma. The pair symmetry (real orbitals: g_pq,rs = g_qp,rs) keeps
  * npair = norb(norb+1)/2 rows of D and X: D sums the (r,s) and (s,r)
  * replacements. Strings and links: src/ci/strings.h (colexicographic
- * addressing). The GEMM runs over blocks of alpha strings (all beta strings
- * of each) so that D and X stay below opts.block_bytes; gathers and scatters
- * are OpenMP-parallel with each output element owned by one thread, so the
- * result does not depend on the thread count (with the built-in GEMM; a
- * threaded BLAS is deterministic for a given thread count).
+ * addressing). Each OpenMP thread takes one alpha string A at a time: D_A
+ * (npair x all beta strings) in its own buffer, one single-threaded GEMM,
+ * the beta scatter into row A of sigma; the X_A of a block of alpha strings
+ * (at most opts.block_bytes) are then scattered through the alpha links by
+ * threads owning ranges of beta strings. No element of sigma is written by
+ * two threads and every sum runs in a fixed order: the result is bitwise the
+ * same for any thread count (tested).
  *
  * Determinant order: index = A * nbeta_strings + B, alpha string address A
  * major, beta string address B minor (addresses: strings.h). The stored

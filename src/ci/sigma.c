@@ -1,7 +1,9 @@
 /* sigma.c: the direct (matrix-free) CI sigma S = H C, string-driven with one
- * GEMM over orbital pairs per block of alpha strings (Knowles & Handy 1984;
- * Olsen et al. 1988; PySCF fci.direct_spin1). Contract, equations and
- * determinant order in cisparse/ci.h; strings and links in strings.h. */
+ * GEMM over orbital pairs per alpha string, alpha strings in blocks whose
+ * intermediates stay under a cap (Knowles & Handy 1984; Olsen et al. 1988;
+ * PySCF fci.direct_spin1); the MS2 = 0 time-reversal half sigma; point-group
+ * symmetry by projection. Contract, equations and determinant order in
+ * cisparse/ci.h; strings and links in strings.h. */
 #include <math.h>
 #include <omp.h>
 #include <stdlib.h>

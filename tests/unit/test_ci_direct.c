@@ -313,6 +313,18 @@ static void test_determinism(cis_fcidump *F) {
     CHECK_OK(cis_ci_direct_sigma(Dn, 1, x, yn));
     CHECK(memcmp(y1, yn, (size_t)n * sizeof(double)) == 0, "1 thread vs %d threads: not bitwise equal",
           threads > 1 ? threads : 2);
+    /* the half sigma too: a symmetric vector */
+    cis_ci_direct_info info;
+    cis_ci_direct_get_info(D1, &info);
+    const cis_int ns = info.alpha_strings;
+    for (cis_int A = 0; A < ns; ++A)
+      for (cis_int B = 0; B < A; ++B) x[B * ns + A] = x[A * ns + B];
+    CHECK_OK(cis_ci_direct_sigma(D1, 1, x, y1));
+    CHECK_OK(cis_ci_direct_sigma(Dn, 1, x, yn));
+    cis_ci_direct_get_info(Dn, &info);
+    CHECK(info.half_sigmas == 1, "half sigma taken");
+    CHECK(memcmp(y1, yn, (size_t)n * sizeof(double)) == 0, "half sigma, 1 thread vs %d threads: not bitwise equal",
+          threads > 1 ? threads : 2);
     free(x); free(y1); free(yn);
   }
   omp_set_num_threads(threads);
