@@ -90,7 +90,7 @@ void cis_ci_memory(const cis_ci_counts *c, int roots, double nnz, cis_ci_memory_
   m->space = strings * (8 + 1 + 1 + 8) + n * (4 + 4 + 1 + 4 + 4) + 8.0 * c->alpha_strings;
   /* Davidson: V and W (max_sub each), Ritz vectors and H x (roots each),
    * residual, diagonal (backend and host copy), the P-space guesses */
-  m->vectors = 8.0 * n * (2.0 * max_sub + 2.0 * roots + 3 + nguess);
+  m->vectors = 8.0 * n * (2.0 * max_sub + 3.0 * roots + 3 + nguess); /* + host copy of the roots */
   m->matrix = nnz * 12 + 8 * (n + 1);
   m->stored = m->space + m->vectors + m->matrix;
   m->direct = m->space + m->vectors;

@@ -184,10 +184,11 @@ cis_status cis_ci_hamiltonian(const cis_fcidump *F, const cis_ci_space *S, int u
   int64_t bytes;
   if (cis_mul_overflows(nnz, (int64_t)(sizeof(double) + sizeof(cis_idx)), &bytes))
     { st = cis_error(CIS_ERR_OVERFLOW, "Hamiltonian with %lld nonzeros overflows", (long long)nnz); goto cleanup; }
-  int64_t phys = cis_phys_memory();
+  char why[64];
+  int64_t phys = cis_host_memory_limit(why, sizeof why);
   if (phys > 0 && bytes > phys)
-    { st = cis_error(CIS_ERR_TOO_LARGE, "Hamiltonian needs %.1f GiB for %lld nonzeros, this machine has %.1f GiB",
-                     bytes / 1073741824.0, (long long)nnz, phys / 1073741824.0); goto cleanup; }
+    { st = cis_error(CIS_ERR_TOO_LARGE, "Hamiltonian needs %.1f GiB for %lld nonzeros, this process may use %.1f GiB (%s)",
+                     bytes / 1073741824.0, (long long)nnz, phys / 1073741824.0, why); goto cleanup; }
   cis_free(A->colind);
   cis_free(A->val);
   A->colind = NULL;
