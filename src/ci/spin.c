@@ -49,6 +49,7 @@ cis_status cis_ci_s2(const cis_fcidump *F, const cis_ci_space *S, const double *
   }
   if (!(norm > 0)) return cis_error(CIS_ERR_INVALID, "cis_ci_s2: zero vector");
   *s2 = sz * sz + sz + acc / norm;
+  if (*s2 < 0 && *s2 > -1e-9) *s2 = 0; /* rounding below an exact 0 */
   return CIS_OK;
 }
 

@@ -506,7 +506,10 @@ static void print_count(const ci_args *a, const ci_run *r) {
            (long long)r->mem_limit, r->mem_why);
     return;
   }
-  printf("determinants  %.0f (closed form; %.0f alpha x %.0f beta strings kept)\n", n, c->alpha_strings, c->beta_strings);
+  if (n < 9007199254740992.0)
+    printf("determinants  %.0f (closed form; %.0f alpha x %.0f beta strings kept)\n", n, c->alpha_strings, c->beta_strings);
+  else
+    printf("determinants  %.6e (closed form; %.0f alpha x %.0f beta strings kept)\n", n, c->alpha_strings, c->beta_strings);
   if (a->level >= 0) {
     printf("by level     ");
     for (int l = 0; l <= c->level; ++l) printf(" %d: %.0f", l, c->per_level[l]);

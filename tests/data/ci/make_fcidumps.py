@@ -5,6 +5,9 @@
 # and tests/unit/test_ci_states.c:
 #   c2_sto3g (no ORBSYM labels, all 1): roots -74.69021095756578 (S^2 0),
 #     -74.64047773770007 and -74.64047773769994 (S^2 2), -74.58182646132589 (0)
+#     (-74.63942198 is a third triplet: PySCF's MS=0 solve misses it, its
+#     MS2=2 solve (nelec (7,5)) finds -74.64047774 x2, -74.63942198);
+#     CISD (PySCF ci.CISD on the RHF) -74.637590139071.
 #     The lowest diagonal element is an open-shell determinant of another
 #     spatial symmetry: a unit-vector Davidson guess converges to -74.6405.
 #   c2_sto3g_d2h_pyscf (PySCF's 0-based ORBSYM=0,5,0,5,6,7,0,2,3,5, ISYM=1):
