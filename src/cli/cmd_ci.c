@@ -58,8 +58,8 @@ static void usage(FILE *f) {
              "  --symmetric   store only the upper triangle, symmetric CSR SpMV (CPU)\n"
              "  --occ LIST    reference occupation, 1-based: 1,2,3 (doubly occupied) or ALPHA/BETA lists\n"
              "  --tol X       Davidson residual norm tolerance (default 1e-8; energies to 1e-10)\n"
-             "  --count       only count: determinants, nonzeros, longest row and CSR/ELLPACK bytes\n"
-             "                (the counting pass of the build), to size memory before a large run\n"
+             "  --count       only count, at once for any size: determinants (closed form, by level and\n"
+             "                irrep), nonzeros (exact when quick, else a bound), memory per method\n"
              "  --save FILE   also write the Hamiltonian (.cisb binary, else Matrix Market), e.g. for\n"
              "                `cisparse bench FILE` against cuSPARSE on the same matrix\n"
              "  --spin S      report only roots of total spin S (0, 0.5, 1, ...): more roots are computed\n"
@@ -290,6 +290,12 @@ static cis_status compute(const ci_args *a, ci_run *r) {
                      "for %d roots), this process may use %.1f GiB (%s)",
                      dets, gib(r->need.direct), gib(r->need.space), gib(r->need.vectors), nr, gib((double)r->mem_limit),
                      r->mem_why);
+  cis_gpu_info gi;
+  if (a->gpu && cis_gpu_get_info(&gi) == CIS_OK && gi.free_mem > 0 && r->need.vectors > (double)gi.free_mem)
+    return cis_error(CIS_ERR_TOO_LARGE,
+                     "%.4g determinants need %.1f GiB of Davidson vectors on the GPU for %d roots (before the "
+                     "Hamiltonian); %s has %.1f GiB free",
+                     dets, gib(r->need.vectors), nr, gi.name, gib((double)gi.free_mem));
   CIS_TRY(cis_ci_space_create(r->F, a->level, r->ref_a, r->ref_b, &r->S));
   cis_int n = cis_ci_space_size(r->S);
   if (a->roots > n) return cis_error(CIS_ERR_INVALID, "--roots %d exceeds the %lld determinants", a->roots, (long long)n);
