@@ -12,7 +12,7 @@
 #   summary.txt          every step's exit status, time and the key tables
 #   sweep64.json, sweep64_fig4.png, sweep64_ms.png, peer.json
 #   logs.tgz             every step's full log and the 160^3 JSONs
-# Usage on the device: OUT=/some/dir bash bench/solvers_device.sh
+# Usage on the device: OUT=/some/dir [CMAKE_FLAGS=-DCISPARSE_SHARED_DIR=...] bash bench/solvers_device.sh
 set -u
 OUT=${OUT:-bench/out/solvers}
 BUDGET_S=${BUDGET_S:-470}
@@ -49,7 +49,7 @@ nvidia-smi --query-gpu=name,driver_version,power.limit,clocks.max.sm --format=cs
   say "(nvidia-smi not found)"
 
 # 1. build and GPU tests
-step build 300 bash -c "cmake -S . -B build -DCMAKE_BUILD_TYPE=Release -DCISPARSE_CUDA_ARCH=90 && cmake --build build -j$JOBS"
+step build 300 bash -c "cmake -S . -B build -DCMAKE_BUILD_TYPE=Release -DCISPARSE_CUDA_ARCH=90 ${CMAKE_FLAGS:-} && cmake --build build -j$JOBS"
 build_rc=$?
 if [ $build_rc -ne 0 ]; then
   say "build failed: last lines"
@@ -59,7 +59,7 @@ else
   grep -E "tests passed|tests failed|Failed|SKIPPED|\*\*\*" "$L/ctest_gpu.log" | tail -n 15 >>"$S"
 
   # 2. the Figure-4 sweep
-  step sweep64 150 build/cisparse solve laplace3d:size=64 --device gpu --sweep --repeat 3 \
+  step sweep64 150 build/cisparse solve laplace3d:size=64 --device gpu --format ell --sweep --repeat 3 \
     --energy-seconds 0.3 --json "$OUT/sweep64.json" --plot "$OUT/sweep64"
   sed -n '/^solver /,/^(energy/p' "$L/sweep64.log" >>"$S"
 
@@ -71,7 +71,7 @@ else
   # 4. 160^3 double PCG in every version
   say "-- 160^3 double PCG (laplace3d:size=160, jacobi, tol 1e-8, median of 3 solves)"
   for v in cublasL cublasN cuda merge merge_10 graph; do
-    step "pcg160_$v" 45 build/cisparse solve laplace3d:size=160 --device gpu --method cg --precond jacobi \
+    step "pcg160_$v" 45 build/cisparse solve laplace3d:size=160 --device gpu --format ell --method cg --precond jacobi \
       --version "$v" --repeat 3 --json "$L/pcg160_$v.json"
     grep -E "^(iterations|true relative|time|energy|power|launches)" "$L/pcg160_$v.log" | sed "s/^/   $v: /" >>"$S"
     tail -n 1 "$L/pcg160_$v.log" | grep "^cisparse:" >>"$S"

@@ -108,12 +108,12 @@ def cupy_cg_ms(n, dtype_name, iters, runs):
             "true_relative_residual": rel, "runs": runs}, ""
 
 
-def cisparse_sweep(binary, n, method, precond, precision, repeat, timeout, device="gpu"):
+def cisparse_sweep(binary, n, method, precond, precision, repeat, timeout, device="gpu", fmt_name="ell"):
     """One `cisparse solve --sweep` narrowed to one solver, preconditioner and
     spin mode: every device version in one process (one matrix build)."""
     tol = "1e-6" if precision == "single" else "1e-8"
     cmd = [binary, "solve", f"laplace3d:size={n}", "--device", device, "--sweep", "--method", method,
-           "--precond", precond] + (["--sync", "spin"] if device == "gpu" else []) + ["--precision", precision, "--tol", tol,
+           "--precond", precond, "--format", fmt_name] + (["--sync", "spin"] if device == "gpu" else []) + ["--precision", precision, "--tol", tol,
            "--maxit", "5000", "--repeat", str(repeat), "--energy-seconds", "0", "--json", "-"]
     try:
         p = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout)
@@ -139,6 +139,8 @@ def main():
     ap.add_argument("--repeat", type=int, default=3)
     ap.add_argument("--versions", default="merge_10,cublasL,cuda,graph")
     ap.add_argument("--methods", default="cg,bicg,bicgstab")
+    ap.add_argument("--format", default="ell",
+                    help="cisparse storage format (ell: the paper's choice for the Laplace problems, §4)")
     ap.add_argument("--json", default="solvers_peer.json")
     ap.add_argument("--timeout", type=int, default=150)
     ap.add_argument("--no-cupy", action="store_true")
@@ -170,7 +172,7 @@ def main():
             print(f"  cupy cg {n}^3 {prec}: {fmt(cu and cu['ms_per_iteration'])} ms/it {why}", file=sys.stderr)
             # CG without a preconditioner (CuPy's peer), then PCG, PBiCG, PBiCGStab
             for m, p in [("cg", "none")] + [(m, "jacobi") for m in methods]:
-                res, why = cisparse_sweep(o.bin, n, m, p, prec, o.repeat, o.timeout, o.device)
+                res, why = cisparse_sweep(o.bin, n, m, p, prec, o.repeat, o.timeout, o.device, o.format)
                 if why:
                     print(f"  cisparse {m}+{p} {n}^3 {prec}: {why}", file=sys.stderr)
                     rows.append((n, prec, m, p, "cisparse", None, why))
