@@ -132,6 +132,12 @@ cis_status cis_ci_hamiltonian(const cis_fcidump *F, const cis_ci_space *S, int u
  * the counting pass alone, to size memory before building. */
 cis_status cis_ci_hamiltonian_nnz(const cis_fcidump *F, const cis_ci_space *S, int upper, cis_int *nnz,
                                   cis_int *max_row);
+/* Nonzeros estimated from `samples` (<= 0: 4096) rows spread evenly over
+ * the space (every level), counted as the build does and scaled to all
+ * rows: milliseconds, to refuse a build that cannot fit before its counting
+ * pass. *sampled (may be NULL): rows counted. */
+cis_status cis_ci_hamiltonian_nnz_estimate(const cis_fcidump *F, const cis_ci_space *S, int upper, cis_int samples,
+                                           double *nnz, cis_int *sampled);
 /* The same Hamiltonian (full matrix, double, columns sorted, exact zeros
  * dropped: equal to cis_ci_hamiltonian bit for bit) built in device memory
  * and returned as a csr plan (kernel csr-vector, 64-bit row pointers), *nnz

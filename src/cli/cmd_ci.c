@@ -42,7 +42,9 @@ typedef struct ci_run {
   cis_ci_memory_need need;
   int64_t mem_limit;
   char mem_why[64];
-  int nnz_counted;          /* --count: exact count done (else the bound) */
+  int nnz_counted;          /* --count: exact count done (else the estimate or the bound) */
+  double nnz_est;           /* nonzeros estimated from sampled rows (0: not estimated) */
+  cis_int nnz_sampled;      /* rows the estimate counted */
 } ci_run;
 
 static void usage(FILE *f) {
@@ -242,6 +244,13 @@ static int select_roots(const ci_args *a, ci_run *r) {
   return got;
 }
 
+/* Rows to sample for the nonzero estimate: 4096, fewer when rows are long
+ * (about 3e7 connections looked at in all: a fraction of a second). */
+static cis_int sample_rows(const cis_ci_counts *c) {
+  double s = 3e7 / (c->row_bound > 1 ? c->row_bound : 1);
+  return s > 4096 ? 4096 : s < 256 ? 256 : (cis_int)s;
+}
+
 static cis_status compute(const ci_args *a, ci_run *r) {
   cis_status st;
   double t0 = cis_wtime();
@@ -278,6 +287,9 @@ static cis_status compute(const ci_args *a, ci_run *r) {
       double tb = cis_wtime();
       CIS_TRY(cis_ci_hamiltonian_nnz(r->F, r->S, a->symmetric, &r->count_nnz, &r->count_max_row));
       r->t_build = cis_wtime() - tb;
+    } else if (dets <= 5e7) { /* estimate from sampled rows: the space is quick to build at this size */
+      CIS_TRY(cis_ci_space_create(r->F, a->level, r->ref_a, r->ref_b, &r->S));
+      CIS_TRY(cis_ci_hamiltonian_nnz_estimate(r->F, r->S, a->symmetric, sample_rows(&r->counts), &r->nnz_est, &r->nnz_sampled));
     }
     return CIS_OK;
   }
@@ -299,6 +311,22 @@ static cis_status compute(const ci_args *a, ci_run *r) {
   CIS_TRY(cis_ci_space_create(r->F, a->level, r->ref_a, r->ref_b, &r->S));
   cis_int n = cis_ci_space_size(r->S);
   if (a->roots > n) return cis_error(CIS_ERR_INVALID, "--roots %d exceeds the %lld determinants", a->roots, (long long)n);
+  /* the stored matrix from sampled rows: refuse now rather than after a
+   * counting pass over every row (90% of the estimate, as it is one) */
+  CIS_TRY(cis_ci_hamiltonian_nnz_estimate(r->F, r->S, a->symmetric, sample_rows(&r->counts), &r->nnz_est, &r->nnz_sampled));
+  double mat = 0.9 * r->nnz_est * 12 + 8.0 * (double)(n + 1);
+  if (!a->build && r->mem_limit > 0 && r->need.direct + mat > (double)r->mem_limit)
+    return cis_error(CIS_ERR_TOO_LARGE,
+                     "the stored Hamiltonian of %lld determinants, about %.4g nonzeros (from %lld sampled rows), needs "
+                     "%.1f GiB with the space and vectors; this process may use %.1f GiB (%s)",
+                     (long long)n, r->nnz_est, (long long)r->nnz_sampled, gib(r->need.direct + mat),
+                     gib((double)r->mem_limit), r->mem_why);
+  if (a->build && cis_gpu_get_info(&gi) == CIS_OK && gi.free_mem > 0 && mat + r->need.vectors > (double)gi.free_mem)
+    return cis_error(CIS_ERR_TOO_LARGE,
+                     "the Hamiltonian of %lld determinants, about %.4g nonzeros (from %lld sampled rows), and the "
+                     "Davidson vectors need %.1f GiB on the GPU; %s has %.1f GiB free",
+                     (long long)n, r->nnz_est, (long long)r->nnz_sampled, gib(mat + r->need.vectors), gi.name,
+                     gib((double)gi.free_mem));
   double tb = cis_wtime();
   if (a->build) {
     CIS_TRY(cis_ci_hamiltonian_gpu(r->F, r->S, &r->plan, &r->nnz));
@@ -489,7 +517,8 @@ static void print_json(const ci_args *a, const ci_run *r) {
  * bound), and the memory each method needs against what this process may use. */
 static void print_count(const ci_args *a, const ci_run *r) {
   const cis_ci_counts *c = &r->counts;
-  double n = c->determinants, nnz = r->nnz_counted ? (double)r->count_nnz : c->nnz_bound;
+  double n = c->determinants,
+         nnz = r->nnz_counted ? (double)r->count_nnz : r->nnz_est > 0 ? r->nnz_est : c->nnz_bound;
   double csr = nnz * 12 + (n + 1) * (nnz >= 4294967296.0 ? 8 : 4);
   double ell = r->nnz_counted ? n * (double)r->count_max_row * 12 : n * c->row_bound * 12;
   cis_ci_memory_need m;
@@ -504,10 +533,10 @@ static void print_count(const ci_args *a, const ci_run *r) {
     for (int g = 0; g < 8; ++g) printf("%s%.0f", g ? ", " : "", c->per_irrep[g]);
     printf("], \"by_level\": [");
     for (int l = 0; l <= c->level; ++l) printf("%s%.0f", l ? ", " : "", c->per_level[l]);
-    printf("], \"nnz\": %.0f, \"nnz_exact\": %s, \"max_row\": %.0f, \"symmetric\": %s, \"count_seconds\": %.6f, "
+    printf("], \"nnz\": %.0f, \"nnz_exact\": %s, \"nnz_estimated\": %s, \"max_row\": %.0f, \"symmetric\": %s, \"count_seconds\": %.6f, "
            "\"memory\": {\"csr\": %.0f, \"ell\": %.0f, \"space\": %.0f, \"vectors\": %.0f, \"stored\": %.0f, \"direct\": %.0f, "
            "\"limit\": %lld, \"limit_from\": \"%s\"}}\n",
-           nnz, r->nnz_counted ? "true" : "false", r->nnz_counted ? (double)r->count_max_row : c->row_bound,
+           nnz, r->nnz_counted ? "true" : "false", !r->nnz_counted && r->nnz_est > 0 ? "true" : "false", r->nnz_counted ? (double)r->count_max_row : c->row_bound,
            a->symmetric ? "true" : "false", r->t_build, csr, ell, m.space, m.vectors, m.stored, m.direct,
            (long long)r->mem_limit, r->mem_why);
     return;
@@ -529,6 +558,9 @@ static void print_count(const ci_args *a, const ci_run *r) {
   if (r->nnz_counted)
     printf("nonzeros      %lld%s, longest row %lld (counted in %.3f s)\n", (long long)r->count_nnz,
            a->symmetric ? " in the upper triangle" : "", (long long)r->count_max_row, r->t_build);
+  else if (r->nnz_est > 0)
+    printf("nonzeros      about %.4g (from %lld sampled rows; at most %.4g, %.0f per row)\n", r->nnz_est,
+           (long long)r->nnz_sampled, c->nnz_bound, c->row_bound);
   else
     printf("nonzeros      at most %.4g (%.0f per row: 1 + singles + doubles; not counted, too large to count quickly)\n",
            nnz, c->row_bound);

@@ -258,6 +258,26 @@ static void test_counts(void) {
     }
     cis_fcidump_free(F);
   }
+  /* nonzeros from sampled rows near the counted ones */
+  for (int f = 2; f < 4; ++f) {
+    char path[512];
+    cis_fcidump *G = NULL;
+    cis_ci_space *S = NULL;
+    CHECK_OK(cis_fcidump_read(test_shared_path(path, sizeof path, files[f]), &G));
+    if (!G) continue;
+    uint64_t a = (1ull << cis_fcidump_nalpha(G)) - 1, b = (1ull << cis_fcidump_nbeta(G)) - 1;
+    CHECK_OK(cis_ci_space_create(G, -1, a, b, &S));
+    cis_int exact = 0, maxrow = 0, sampled = 0;
+    double est = 0;
+    if (S) {
+      CHECK_OK(cis_ci_hamiltonian_nnz(G, S, 0, &exact, &maxrow));
+      CHECK_OK(cis_ci_hamiltonian_nnz_estimate(G, S, 0, 1000, &est, &sampled));
+      CHECK(sampled >= 400 && fabs(est - (double)exact) < 0.1 * (double)exact, "%s: estimate %.0f from %lld rows, exact %lld",
+            files[f], est, (long long)sampled, (long long)exact);
+    }
+    cis_ci_space_free(S);
+    cis_fcidump_free(G);
+  }
   /* NORB 40, NELEC 20: counted at once, refused before anything is built */
   FILE *h = fopen("/tmp/test_ci_states_n40.FCIDUMP", "w");
   if (h) { fprintf(h, "&FCI NORB=40,NELEC=20,MS2=0 &END\n"); fclose(h); }
