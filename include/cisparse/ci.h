@@ -214,7 +214,10 @@ typedef cis_status (*cis_linop)(void *ctx, const double *x, double *y);
  * the diagonal (Davidson) preconditioner t = r / (e - diag), subspace collapse
  * to the current Ritz vectors, convergence on residual norms and energy
  * changes. evals: roots values; evecs: n*roots (column i at evecs + i*n) or
- * NULL. CIS_ERR_NOT_CONVERGED (results still written) after max_iter. */
+ * NULL. Guesses: o->guess (e.g. cis_ci_pspace_guess), else unit vectors on
+ * the lowest diagonal elements, which can converge to an excited state (see
+ * cis_ci_pspace_guess). CIS_ERR_NOT_CONVERGED after max_iter: the values
+ * written are then not results. */
 cis_status cis_davidson(cis_int n, const double *diag, cis_linop op, void *ctx,
                         const cis_davidson_opts *o, double *evals, double *evecs,
                         cis_davidson_info *info);
