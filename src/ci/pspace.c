@@ -157,11 +157,11 @@ static void heap_down(cis_int *h, int n, const double *diag, int i) {
   }
 }
 
-static const double *sort_diag;
-static int cmp_by_diag(const void *x, const void *y) {
-  cis_int a = *(const cis_int *)x, b = *(const cis_int *)y;
-  double da = sort_diag[a], db = sort_diag[b];
-  return da < db ? -1 : da > db ? 1 : (a > b) - (a < b);
+typedef struct pick_t { double d; cis_int i; } pick_t;
+/* By diagonal element, then index (a total order: the P-space is reproducible). */
+static int cmp_pick(const void *x, const void *y) {
+  const pick_t *a = x, *b = y;
+  return a->d < b->d ? -1 : a->d > b->d ? 1 : (a->i > b->i) - (a->i < b->i);
 }
 
 cis_status cis_ci_pspace_guess(const cis_fcidump *F, const cis_ci_space *S, const double *diag, int np, int nvec,
@@ -169,6 +169,7 @@ cis_status cis_ci_pspace_guess(const cis_fcidump *F, const cis_ci_space *S, cons
   cis_status st;
   cis_int n, *pick = NULL;
   double *H = NULL, *w = NULL;
+  pick_t *sorted = NULL;
   if (!F || !S || !diag || !guess) return cis_error(CIS_ERR_INVALID, "cis_ci_pspace_guess: NULL argument");
   n = cis_ci_space_size(S);
   if (np <= 0) np = CIS_CI_PSPACE_DEFAULT;
@@ -192,8 +193,10 @@ cis_status cis_ci_pspace_guess(const cis_fcidump *F, const cis_ci_space *S, cons
     for (int q = 0; q < np && diag[i] == top && !in; ++q) in = pick[q] == i;
     if (!in) pick[m++] = i;
   }
-  sort_diag = diag;
-  qsort(pick, (size_t)m, sizeof(cis_int), cmp_by_diag);
+  CIS_TRY(cis_alloc_array((void **)&sorted, m, sizeof(pick_t), "P-space determinants"));
+  for (int i = 0; i < m; ++i) sorted[i] = (pick_t){diag[pick[i]], pick[i]};
+  qsort(sorted, (size_t)m, sizeof(pick_t), cmp_pick);
+  for (int i = 0; i < m; ++i) pick[i] = sorted[i].i;
   /* H_P by Slater-Condon, then its eigenvectors */
   CIS_TRY(cis_alloc_array((void **)&H, (int64_t)m * m, sizeof(double), "P-space Hamiltonian"));
   CIS_TRY(cis_alloc_array((void **)&w, m, sizeof(double), "P-space eigenvalues"));
@@ -218,6 +221,7 @@ cis_status cis_ci_pspace_guess(const cis_fcidump *F, const cis_ci_space *S, cons
   st = CIS_OK;
 cleanup:
   cis_free(pick);
+  cis_free(sorted);
   cis_free(H);
   cis_free(w);
   return st;

@@ -8,6 +8,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include "core/internal.h"
 #include "test_util.h"
 
 #define DATA CIS_TEST_DATA "/ci/"
@@ -318,7 +319,37 @@ static void test_numbering(void) {
   cis_fcidump_free(F);
 }
 
+/* Every allocation of the P-space guess, the dense eigensolver and the
+ * counts-then-space path made to fail in turn: CIS_ERR_ALLOC, nothing leaked
+ * (ASan), and OK once the failure is past the last allocation. */
+static void test_alloc_failure(void) {
+  prob p;
+  char path[512];
+  if (!prob_make(&p, test_shared_path(path, sizeof path, "ci/h4_sto3g.FCIDUMP"), -1)) { prob_free(&p); return; }
+  double *g = malloc((size_t)p.n * 3 * sizeof(double));
+  int ok = 0;
+  for (int64_t k = 1; k < 12 && !ok; ++k) {
+    cis_alloc_fail_after(k);
+    cis_status st = cis_ci_pspace_guess(p.F, p.S, p.diag, 20, 3, g, NULL, NULL);
+    cis_alloc_fail_after(0);
+    CHECK(st == CIS_OK || st == CIS_ERR_ALLOC, "P-space, allocation %lld failing: %s", (long long)k, cis_status_name(st));
+    ok = st == CIS_OK;
+  }
+  CHECK(ok, "P-space guess never succeeded");
+  for (int64_t k = 1; k < 30; ++k) {
+    cis_ci_space *S = NULL;
+    cis_alloc_fail_after(k);
+    cis_status st = cis_ci_space_create(p.F, 2, 3, 3, &S);
+    cis_alloc_fail_after(0);
+    CHECK(st == CIS_OK || (st == CIS_ERR_ALLOC && !S), "space, allocation %lld failing: %s", (long long)k, cis_status_name(st));
+    cis_ci_space_free(S);
+  }
+  free(g);
+  prob_free(&p);
+}
+
 int main(void) {
+  test_alloc_failure();
   test_dense_eigh();
   test_c2_trap();
   test_pspace_exact();
