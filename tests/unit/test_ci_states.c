@@ -127,7 +127,8 @@ static void test_c2_trap(void) {
   CHECK_OK(cis_ci_s2(p.F, p.S, vec, &s2));
   CHECK(fabs(s2) < 1e-6, "C2 ground state <S^2> %.3e, a singlet", s2);
   /* an unconverged root is an error, and says how many converged */
-  CHECK(roots(&p, 2, CIS_CI_PSPACE_DEFAULT, 1, &e, NULL, &inf) == CIS_ERR_NOT_CONVERGED, "max_iter 1 converged");
+  double e2[2];
+  CHECK(roots(&p, 2, CIS_CI_PSPACE_DEFAULT, 1, e2, NULL, &inf) == CIS_ERR_NOT_CONVERGED, "max_iter 1 converged");
   CHECK(inf.converged < 2, "max_iter 1: %d roots reported converged", inf.converged);
   CHECK(strstr(cis_last_error(), "root") != NULL, "message names no root: %s", cis_last_error());
   free(vec);
