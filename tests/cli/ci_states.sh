@@ -20,7 +20,7 @@ fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
 # Under AddressSanitizer (make test-asan) the timings mean nothing and
 # `ulimit -v` stops ASan itself: those two checks are skipped there.
 asan=0
-grep -qa "AddressSanitizer" "$CIS" && asan=1 && echo "ci_states.sh: AddressSanitizer build: timings and ulimit -v checks skipped"
+grep -qa "__asan_init" "$CIS" && asan=1 && echo "ci_states.sh: AddressSanitizer build: timings and ulimit -v checks skipped"
 close_to() { awk -v a="$1" -v b="$2" -v t="$3" 'BEGIN { d = a - b; if (d < 0) d = -d; exit !(a != "" && d < t) }'; }
 # root_field FILE K KEY -> KEY of root K in a --json report
 root_field() { sed 's/.*"roots": \[//' "$1" | tr '{' '\n' | sed -n "$(($2 + 2))p" | grep -o "\"$3\": *-\?[0-9.eE+-]*" | sed 's/.*: *//'; }
