@@ -164,31 +164,52 @@ static int cmp_pick(const void *x, const void *y) {
   return a->d < b->d ? -1 : a->d > b->d ? 1 : (a->i > b->i) - (a->i < b->i);
 }
 
-cis_status cis_ci_pspace_guess(const cis_fcidump *F, const cis_ci_space *S, const double *diag, int np, int nvec,
+/* Determinant i of a space (stored or direct ordering); sym_only: only
+ * determinants of symmetry ISYM may enter (a direct space holds all). */
+typedef struct det_src {
+  const cis_ci_space *S;
+  const cis_ci_direct *D;
+  int sym_only;
+} det_src;
+static void src_det(const det_src *d, cis_int i, uint64_t *a, uint64_t *b) {
+  if (d->S) cis_ci_space_det(d->S, i, a, b);
+  else cis_ci_direct_det(d->D, i, a, b);
+}
+static int src_allowed(const cis_fcidump *F, const det_src *d, cis_int i) {
+  if (!d->sym_only) return 1;
+  uint64_t a, b;
+  src_det(d, i, &a, &b);
+  return (ci_string_sym(F, a) ^ ci_string_sym(F, b)) == F->isym - 1;
+}
+
+static cis_status pspace_guess(const cis_fcidump *F, const det_src *src, cis_int n, const double *diag, int np, int nvec,
                                double *guess, int *np_used, double *pvals) {
   cis_status st;
-  cis_int n, *pick = NULL;
+  cis_int *pick = NULL;
   double *H = NULL, *w = NULL;
   pick_t *sorted = NULL;
-  if (!F || !S || !diag || !guess) return cis_error(CIS_ERR_INVALID, "cis_ci_pspace_guess: NULL argument");
-  n = cis_ci_space_size(S);
+  cis_int nallowed = 0;
+  for (cis_int i = 0; i < n; ++i) nallowed += src_allowed(F, src, i);
+  if (nallowed == 0) return cis_error(CIS_ERR_INVALID, "P-space guess: no determinant of symmetry ISYM=%d", F->isym);
   if (np <= 0) np = CIS_CI_PSPACE_DEFAULT;
-  if (np > n) np = (int)n;
+  if (np > nallowed) np = (int)nallowed;
   if (nvec < 1 || nvec > np)
     return cis_error(CIS_ERR_INVALID, "P-space guess: %d vectors from %d determinants", nvec, np);
   int cap = 2 * np < n ? 2 * np : (int)n;
   CIS_TRY(cis_alloc_array((void **)&pick, cap, sizeof(cis_int), "P-space determinants"));
   /* the np lowest diagonal elements (a max-heap: O(n log np)) */
-  for (cis_int i = 0; i < np; ++i) pick[i] = i;
+  cis_int i0 = 0;
+  for (int k = 0; k < np; ++i0)
+    if (src_allowed(F, src, i0)) pick[k++] = i0;
   for (int i = np / 2 - 1; i >= 0; --i) heap_down(pick, np, diag, i);
-  for (cis_int i = np; i < n; ++i)
-    if (diag[i] < diag[pick[0]]) { pick[0] = i; heap_down(pick, np, diag, 0); }
+  for (cis_int i = i0; i < n; ++i)
+    if (diag[i] < diag[pick[0]] && src_allowed(F, src, i)) { pick[0] = i; heap_down(pick, np, diag, 0); }
   /* (near-)degenerate determinants enter together: every one within
    * CIS_CI_PSPACE_DEGEN of the np-th, up to 2 np in all */
   double top = diag[pick[0]];
   int m = np;
   for (cis_int i = 0; i < n && m < cap; ++i) {
-    if (diag[i] < top || diag[i] > top + CIS_CI_PSPACE_DEGEN) continue;
+    if (diag[i] < top || diag[i] > top + CIS_CI_PSPACE_DEGEN || !src_allowed(F, src, i)) continue;
     int in = 0;
     for (int q = 0; q < np && diag[i] == top && !in; ++q) in = pick[q] == i;
     if (!in) pick[m++] = i;
@@ -203,10 +224,10 @@ cis_status cis_ci_pspace_guess(const cis_fcidump *F, const cis_ci_space *S, cons
 #pragma omp parallel for schedule(dynamic, 8)
   for (int i = 0; i < m; ++i) {
     uint64_t ai, bi;
-    cis_ci_space_det(S, pick[i], &ai, &bi);
+    src_det(src, pick[i], &ai, &bi);
     for (int j = 0; j <= i; ++j) {
       uint64_t aj, bj;
-      cis_ci_space_det(S, pick[j], &aj, &bj);
+      src_det(src, pick[j], &aj, &bj);
       double v = i == j ? diag[pick[i]] : cis_ci_element(F, ai, bi, aj, bj);
       H[(size_t)i * m + j] = H[(size_t)j * m + i] = v;
     }
@@ -225,4 +246,20 @@ cleanup:
   cis_free(H);
   cis_free(w);
   return st;
+}
+
+cis_status cis_ci_pspace_guess(const cis_fcidump *F, const cis_ci_space *S, const double *diag, int np, int nvec,
+                               double *guess, int *np_used, double *pvals) {
+  if (!F || !S || !diag || !guess) return cis_error(CIS_ERR_INVALID, "cis_ci_pspace_guess: NULL argument");
+  det_src d = {S, NULL, 0};
+  return pspace_guess(F, &d, cis_ci_space_size(S), diag, np, nvec, guess, np_used, pvals);
+}
+
+cis_status cis_ci_pspace_guess_direct(const cis_fcidump *F, const cis_ci_direct *D, const double *diag, int np,
+                                      int nvec, double *guess, int *np_used, double *pvals) {
+  if (!F || !D || !diag || !guess) return cis_error(CIS_ERR_INVALID, "cis_ci_pspace_guess_direct: NULL argument");
+  cis_ci_direct_info inf;
+  cis_ci_direct_get_info(D, &inf);
+  det_src d = {NULL, D, inf.projected != 0};
+  return pspace_guess(F, &d, cis_ci_direct_size(D), diag, np, nvec, guess, np_used, pvals);
 }

@@ -17,9 +17,9 @@
 
 static inline uint64_t below(int p) { return p ? (~0ull >> (64 - p)) : 0; }
 
-cis_status cis_ci_s2(const cis_fcidump *F, const cis_ci_space *S, const double *c, double *s2) {
-  if (!F || !S || !c || !s2) return cis_error(CIS_ERR_INVALID, "cis_ci_s2: NULL argument");
-  cis_int n = cis_ci_space_size(S);
+static cis_status s2_of(const cis_fcidump *F, const cis_ci_space *S, const cis_ci_direct *D, const double *c,
+                        double *s2) {
+  cis_int n = S ? cis_ci_space_size(S) : cis_ci_direct_size(D);
   double sz = 0.5 * F->ms2, norm = 0, acc = 0;
   int na = cis_fcidump_nalpha(F);
 #pragma omp parallel for schedule(dynamic, 256) reduction(+ : norm, acc)
@@ -27,7 +27,8 @@ cis_status cis_ci_s2(const cis_fcidump *F, const cis_ci_space *S, const double *
     double cj = c[j];
     if (cj == 0) continue;
     uint64_t a, b;
-    cis_ci_space_det(S, j, &a, &b);
+    if (S) cis_ci_space_det(S, j, &a, &b);
+    else cis_ci_direct_det(D, j, &a, &b);
     uint64_t ao = a & ~b, bo = b & ~a;
     norm += cj * cj;
     acc += cj * cj * ci_popcount(bo);
@@ -43,7 +44,7 @@ cis_status cis_ci_s2(const cis_fcidump *F, const cis_ci_space *S, const double *
         a1 &= ~(1ull << p);
         par += na + ci_popcount(b1 & below(p));     /* a+_{p beta} */
         b1 |= 1ull << p;
-        cis_int i = cis_ci_space_find(S, a1, b1);
+        cis_int i = S ? cis_ci_space_find(S, a1, b1) : cis_ci_direct_find(D, a1, b1);
         if (i >= 0) acc += (par & 1 ? -1.0 : 1.0) * cj * c[i];
       }
   }
@@ -51,6 +52,16 @@ cis_status cis_ci_s2(const cis_fcidump *F, const cis_ci_space *S, const double *
   *s2 = sz * sz + sz + acc / norm;
   if (*s2 < 0 && *s2 > -1e-9) *s2 = 0; /* rounding below an exact 0 */
   return CIS_OK;
+}
+
+cis_status cis_ci_s2(const cis_fcidump *F, const cis_ci_space *S, const double *c, double *s2) {
+  if (!F || !S || !c || !s2) return cis_error(CIS_ERR_INVALID, "cis_ci_s2: NULL argument");
+  return s2_of(F, S, NULL, c, s2);
+}
+
+cis_status cis_ci_s2_direct(const cis_fcidump *F, const cis_ci_direct *D, const double *c, double *s2) {
+  if (!F || !D || !c || !s2) return cis_error(CIS_ERR_INVALID, "cis_ci_s2_direct: NULL argument");
+  return s2_of(F, NULL, D, c, s2);
 }
 
 double cis_ci_spin_from_s2(double s2) { return 0.5 * (-1.0 + sqrt(1.0 + 4.0 * fmax(s2, 0.0))); }

@@ -12,11 +12,14 @@ typedef struct ci_args {
   int level, roots, gpu, symmetric, json, verbose, count;
   int build; /* 0 cpu, 1 gpu, -1 not given (gpu with --device gpu, else cpu) */
   int format_set;
+  int method; /* CI_STORED, CI_DIRECT, CI_AUTO */
   double tol;
   double spin;      /* --spin S: only roots of total spin S (< 0: all) */
   int isym, isym_set; /* --isym N in the file's numbering */
   int max_iter, pspace;
 } ci_args;
+
+enum { CI_STORED = 0, CI_DIRECT = 1, CI_AUTO = 2 };
 
 typedef struct ci_run {
   cis_fcidump *F;
@@ -45,6 +48,11 @@ typedef struct ci_run {
   int nnz_counted;          /* --count: exact count done (else the estimate or the bound) */
   double nnz_est;           /* nonzeros estimated from sampled rows (0: not estimated) */
   cis_int nnz_sampled;      /* rows the estimate counted */
+  cis_ci_direct *D;       /* --method direct: the matrix-free sigma */
+  cis_operator *op;       /* D as an operator */
+  cis_ci_direct_info dinfo;
+  int direct;             /* the method that ran: 1 direct, 0 stored */
+  const char *why;        /* why auto chose what it chose */
 } ci_run;
 
 static void usage(FILE *f) {
@@ -69,12 +77,18 @@ static void usage(FILE *f) {
              "  --isym N      target irrep in the file's numbering (0..7 for PySCF's 0-based ORBSYM,\n"
              "                1..8 for Molpro's); PySCF's literal ISYM=1 is read as totally symmetric\n"
              "  --max-iter N  Davidson iterations (default 200); a root not converged is an error\n"
-             "  --pspace N    determinants in the P-space of the initial guess (default 400)\n");
+             "  --pspace N    determinants in the P-space of the initial guess (default 400)\n"
+             "  --method M    stored (default: build H, then SpMV), direct (matrix-free string-driven\n"
+             "                sigma on the CPU: full CI of the file's orbitals, no H built; point group\n"
+             "                by projection at the C1 cost) or auto\n"
+             "                (direct for full CI in C1 with 1-2 roots, or when the stored H would take\n"
+             "                over half the host memory; else stored)\n");
 }
 
 static int parse_args(int argc, char **argv, ci_args *a) {
   long long v;
-  *a = (ci_args){NULL, "hyb", NULL, NULL, NULL, -1, 1, 0, 0, 0, 0, 0, -1, 0, 1e-8, -1, 0, 0, 200, 0};
+  *a = (ci_args){NULL, "hyb", NULL, NULL, NULL, -1, 1, 0, 0, 0, 0, 0, -1, 0, CI_STORED, 1e-8, -1, 0, 0, 200, 0};
+  int stored_opt = 0; /* an option that needs the stored matrix */
   for (int i = 1; i < argc; ++i) {
     const char *o = argv[i], *val = i + 1 < argc ? argv[i + 1] : NULL;
     if (!strcmp(o, "-h") || !strcmp(o, "--help")) { usage(stdout); return -1; }
@@ -107,6 +121,11 @@ static int parse_args(int argc, char **argv, ci_args *a) {
         a->build = !strcmp(val, "gpu");
       } else if (!strcmp(o, "--kernel")) {
         a->kernel = val;
+      } else if (!strcmp(o, "--method")) {
+        if (!strcmp(val, "stored")) a->method = CI_STORED;
+        else if (!strcmp(val, "direct")) a->method = CI_DIRECT;
+        else if (!strcmp(val, "auto")) a->method = CI_AUTO;
+        else return cli_usage("--method must be direct, stored or auto, got '%s'", val);
       } else if (!strcmp(o, "--occ")) {
         a->occ = val;
       } else if (!strcmp(o, "--spin")) {
@@ -138,6 +157,16 @@ static int parse_args(int argc, char **argv, ci_args *a) {
     a->file = o;
   }
   if (!a->file) return cli_usage("ci: no FCIDUMP file given (cisparse ci --help)");
+  stored_opt = a->symmetric || a->count || a->save || a->format_set || a->kernel || a->gpu || a->build >= 0;
+  if (a->method == CI_DIRECT) {
+    if (a->level >= 0)
+      return cli_usage("--method direct is full CI only (--level full); truncated CI needs --method stored");
+    if (a->gpu) return cli_usage("--method direct runs on the CPU (the GPU direct sigma is not implemented yet)");
+    if (stored_opt)
+      return cli_usage("--method direct stores no matrix: --format, --symmetric, --count, --save, --kernel and "
+                       "--build need --method stored");
+  }
+  if (a->method == CI_AUTO && (a->level >= 0 || stored_opt)) a->method = CI_STORED; /* only stored can do these */
   if (a->kernel && !a->gpu) return cli_usage("--kernel needs --device gpu");
   if (a->symmetric && a->gpu) return cli_usage("--symmetric is the CPU symmetric-CSR SpMV; it does not run on --device gpu");
   if (a->build == 1 && !a->gpu) return cli_usage("--build gpu needs --device gpu (the matrix stays on the device)");
@@ -150,6 +179,8 @@ static int parse_args(int argc, char **argv, ci_args *a) {
 }
 
 static void run_free(ci_run *r) {
+  cis_operator_free(r->op);
+  cis_ci_direct_free(r->D);
   cis_matrix_free(r->M);
   cis_gpu_plan_free(r->plan);
   cis_csr_free(r->H);
@@ -199,7 +230,8 @@ static double gib(double bytes) { return bytes / 1073741824.0; }
 /* Davidson for nr roots from P-space guesses, then <S^2> of each root. */
 static cis_status solve_roots(const ci_args *a, ci_run *r, int nr) {
   cis_status st;
-  cis_int n = cis_ci_space_size(r->S);
+  cis_int n = r->D ? cis_ci_direct_size(r->D) : cis_ci_space_size(r->S);
+  const double *diag = r->D ? cis_operator_diagonal(r->op) : r->diag;
   double *guess = NULL;
   free(r->evals); free(r->evecs); free(r->s2);
   r->evals = malloc((size_t)nr * sizeof(double));
@@ -211,7 +243,8 @@ static cis_status solve_roots(const ci_args *a, ci_run *r, int nr) {
   guess = malloc((size_t)nvec * (size_t)n * sizeof(double));
   if (!r->evals || !r->evecs || !r->s2 || !guess)
     { st = cis_error(CIS_ERR_ALLOC, "cannot allocate %d CI vectors of %lld determinants", nr + nvec, (long long)n); goto cleanup; }
-  CIS_TRY(cis_ci_pspace_guess(r->F, r->S, r->diag, np, nvec, guess, &r->np_used, NULL));
+  if (r->D) CIS_TRY(cis_ci_pspace_guess_direct(r->F, r->D, diag, np, nvec, guess, &r->np_used, NULL));
+  else CIS_TRY(cis_ci_pspace_guess(r->F, r->S, diag, np, nvec, guess, &r->np_used, NULL));
   cis_davidson_opts o = cis_davidson_opts_default();
   o.roots = nr;
   o.tol = a->tol;
@@ -219,7 +252,9 @@ static cis_status solve_roots(const ci_args *a, ci_run *r, int nr) {
   o.max_iter = a->max_iter;
   o.guess = guess;
   o.nguess = nvec;
-  if (r->plan) {
+  if (r->D) {
+    CIS_TRY(cis_davidson_operator(r->op, diag, &o, r->evals, r->evecs, &r->info));
+  } else if (r->plan) {
     CIS_TRY(cis_ci_davidson_gpu_plan(r->plan, r->diag, &o, r->evals, r->evecs, &r->info, &r->gpu));
   } else if (a->gpu) {
     CIS_TRY(cis_ci_davidson_gpu(r->M, a->kernel, r->diag, &o, r->evals, r->evecs, &r->info, &r->gpu));
@@ -227,7 +262,9 @@ static cis_status solve_roots(const ci_args *a, ci_run *r, int nr) {
     cpu_op op = {r->M, a->symmetric ? r->H : NULL};
     CIS_TRY(cis_davidson(n, r->diag, cpu_apply, &op, &o, r->evals, r->evecs, &r->info));
   }
-  for (int k = 0; k < nr; ++k) CIS_TRY(cis_ci_s2(r->F, r->S, r->evecs + (size_t)k * (size_t)n, &r->s2[k]));
+  for (int k = 0; k < nr; ++k)
+    CIS_TRY(r->D ? cis_ci_s2_direct(r->F, r->D, r->evecs + (size_t)k * (size_t)n, &r->s2[k])
+                 : cis_ci_s2(r->F, r->S, r->evecs + (size_t)k * (size_t)n, &r->s2[k]));
   r->nroots = nr;
   st = CIS_OK;
 cleanup:
@@ -244,11 +281,87 @@ static int select_roots(const ci_args *a, ci_run *r) {
   return got;
 }
 
+/* Davidson for nr roots, then more (up to cap) until a->roots of spin
+ * --spin are among them; r->pick lists the reported ones. */
+static cis_status roots_loop(const ci_args *a, ci_run *r, int nr, int cap) {
+  cis_status st;
+  cis_int n = r->D ? cis_ci_direct_size(r->D) : cis_ci_space_size(r->S);
+  if (nr > n) nr = (int)n;
+  free(r->pick);
+  r->pick = malloc((size_t)a->roots * sizeof(int));
+  if (!r->pick) return cis_error(CIS_ERR_ALLOC, "cannot allocate %d root indices", a->roots);
+  for (;;) { /* --spin: more roots until a->roots of spin S are among them */
+    CIS_TRY(solve_roots(a, r, nr));
+    int got = select_roots(a, r);
+    if (got == a->roots) break;
+    if (nr >= cap || nr >= n) {
+      char list[512];
+      size_t len = 0;
+      for (int k = 0; k < r->nroots && len + 24 < sizeof list; ++k)
+        len += (size_t)snprintf(list + len, sizeof list - len, "%s%.4f", k ? " " : "", r->s2[k]);
+      return cis_error(CIS_ERR_NOT_FOUND, "only %d root(s) of spin S=%g among the lowest %d (<S^2>: %s)", got, a->spin,
+                       r->nroots, list);
+    }
+    nr = 2 * nr < cap ? 2 * nr : cap;
+  }
+  return CIS_OK;
+cleanup:
+  return st;
+}
+
 /* Rows to sample for the nonzero estimate: 4096, fewer when rows are long
  * (about 3e7 connections looked at in all: a fraction of a second). */
 static cis_int sample_rows(const cis_ci_counts *c) {
   double s = 3e7 / (c->row_bound > 1 ? c->row_bound : 1);
   return s > 4096 ? 4096 : s < 256 ? 256 : (cis_int)s;
+}
+
+/* --method auto (measured on the 2-core CI machine, bench/results/ci_direct_cpu.md):
+ * full CI in C1 goes direct for one or two roots (direct was the faster to
+ * solution on every file of shared/ci, 36 to 1.66 M determinants, since it
+ * builds nothing) and for any number of roots when the stored H would take
+ * more than half the host memory (12 bytes per nonzero; nonzeros bounded by
+ * the determinants connected to each by singles and doubles); with more roots
+ * the stored SpMV, cheaper per product than a sigma at these sizes, wins
+ * (N2 STO-3G, 8 roots, 175 products: stored 6.9 s, direct 11.6 s or more).
+ * Point-group symmetry (ORBSYM/ISYM), truncated CI and the stored-matrix
+ * options stay stored. */
+static int auto_direct(const cis_fcidump *F, int roots, const char **why) {
+  const int n = F->norb, na = cis_fcidump_nalpha(F), nb = cis_fcidump_nbeta(F);
+  int sym = F->isym != 1;
+  for (int p = 0; p < n; ++p) sym |= F->orbsym[p] != 1;
+  if (sym) { *why = "point-group symmetry (direct would project at the C1 cost): stored"; return 0; }
+  double sa = (double)na * (n - na), sb = (double)nb * (n - nb);
+  double daa = (double)na * (na - 1) / 2 * (double)(n - na) * (n - na - 1) / 2;
+  double dbb = (double)nb * (nb - 1) / 2 * (double)(n - nb) * (n - nb - 1) / 2;
+  double row = 1 + sa + sb + daa + dbb + sa * sb, dets = 1;
+  for (int k = 1; k <= na; ++k) dets = dets * (n - na + k) / k;
+  for (int k = 1; k <= nb; ++k) dets = dets * (n - nb + k) / k;
+  if (dets * row * 12.0 > 0.5 * (double)cis_phys_memory()) { *why = "stored H above half the host memory: direct"; return 1; }
+  if (roots <= 2) { *why = "full CI, 1-2 roots: direct"; return 1; }
+  *why = "full CI, more than 2 roots, stored H fits: stored";
+  return 0;
+}
+
+/* --method direct: the matrix-free sigma as the operator; Davidson runs in
+ * roots_loop with P-space guesses and <S^2> on the direct space. */
+static cis_status setup_direct(const ci_args *a, ci_run *r, int nr) {
+  cis_status st;
+  cis_ci_direct_opts dopt = cis_ci_direct_opts_default();
+  int nvec = nr + 4 < 2 * nr + 2 ? nr + 4 : 2 * nr + 2;
+  int max_sub = 8 * nr > 24 ? 8 * nr : 24;
+  if (max_sub < nvec + nr) max_sub = nvec + nr;
+  dopt.vectors = 2 * max_sub + 2 * nr + 2; /* subspace, its products, Ritz vectors, residuals */
+  double tb = cis_wtime();
+  CIS_TRY(cis_ci_direct_create(r->F, &dopt, &r->D));
+  cis_ci_direct_get_info(r->D, &r->dinfo);
+  cis_int n = cis_ci_direct_size(r->D);
+  if (a->roots > n) return cis_error(CIS_ERR_INVALID, "--roots %d exceeds the %lld determinants", a->roots, (long long)n);
+  CIS_TRY(cis_ci_direct_operator(r->D, &r->op));
+  r->t_build = cis_wtime() - tb; /* strings, links, pair matrix, diagonal */
+  return CIS_OK;
+cleanup:
+  return st;
 }
 
 static cis_status compute(const ci_args *a, ci_run *r) {
@@ -308,6 +421,13 @@ static cis_status compute(const ci_args *a, ci_run *r) {
                      "%.4g determinants need %.1f GiB of Davidson vectors on the GPU for %d roots (before the "
                      "Hamiltonian); %s has %.1f GiB free",
                      dets, gib(r->need.vectors), nr, gi.name, gib((double)gi.free_mem));
+  r->direct = a->method == CI_DIRECT || (a->method == CI_AUTO && auto_direct(r->F, a->roots, &r->why));
+  if (r->direct) {
+    CIS_TRY(setup_direct(a, r, nr));
+    CIS_TRY(roots_loop(a, r, nr, cap));
+    r->t_total = cis_wtime() - t0;
+    return CIS_OK;
+  }
   CIS_TRY(cis_ci_space_create(r->F, a->level, r->ref_a, r->ref_b, &r->S));
   cis_int n = cis_ci_space_size(r->S);
   if (a->roots > n) return cis_error(CIS_ERR_INVALID, "--roots %d exceeds the %lld determinants", a->roots, (long long)n);
@@ -348,8 +468,7 @@ static cis_status compute(const ci_args *a, ci_run *r) {
   }
   if (r->H) format_memory(r, a);
   r->diag = malloc((size_t)n * sizeof(double));
-  r->pick = malloc((size_t)a->roots * sizeof(int));
-  if (!r->diag || !r->pick)
+  if (!r->diag)
     return cis_error(CIS_ERR_ALLOC, "cannot allocate the Hamiltonian diagonal (%lld doubles)", (long long)n);
   CIS_TRY(cis_ci_diagonal_all(r->F, r->S, r->diag));
   if (r->no_ref) { /* E_corr relative to the lowest determinant */
@@ -357,21 +476,7 @@ static cis_status compute(const ci_args *a, ci_run *r) {
     for (cis_int i = 1; i < n; ++i) if (r->diag[i] < lo) lo = r->diag[i];
     r->e_rhf = lo + r->F->ecore;
   }
-  if (nr > n) nr = (int)n;
-  for (;;) { /* --spin: more roots until a->roots of spin S are among them */
-    CIS_TRY(solve_roots(a, r, nr));
-    int got = select_roots(a, r);
-    if (got == a->roots) break;
-    if (nr >= cap || nr >= n) {
-      char list[512];
-      size_t len = 0;
-      for (int k = 0; k < r->nroots && len + 24 < sizeof list; ++k)
-        len += (size_t)snprintf(list + len, sizeof list - len, "%s%.4f", k ? " " : "", r->s2[k]);
-      return cis_error(CIS_ERR_NOT_FOUND, "only %d root(s) of spin S=%g among the lowest %d (<S^2>: %s)", got, a->spin,
-                       r->nroots, list);
-    }
-    nr = 2 * nr < cap ? 2 * nr : cap;
-  }
+  CIS_TRY(roots_loop(a, r, nr, cap));
   r->t_total = cis_wtime() - t0;
   return CIS_OK;
 cleanup:
@@ -411,12 +516,8 @@ static void print_symmetry(const ci_run *r) {
   printf("\n");
 }
 
-static void print_text(const ci_args *a, const ci_run *r) {
-  const cis_fcidump *F = r->F;
-  cis_int n = cis_ci_space_size(r->S);
-  printf("FCIDUMP       %s\n", a->file);
-  printf("orbitals      %d, electrons %d (%d alpha, %d beta), MS2 %d, ISYM %d, core energy %.10f\n", F->norb,
-         F->nelec, cis_fcidump_nalpha(F), cis_fcidump_nbeta(F), F->ms2, F->isym, F->ecore);
+/* The reference line(s). */
+static void print_reference(const ci_args *a, const ci_run *r) {
   print_symmetry(r);
   if (r->no_ref) {
     printf("reference     none of symmetry ISYM near the aufbau determinant (full CI needs none);\n"
@@ -428,6 +529,79 @@ static void print_text(const ci_args *a, const ci_run *r) {
     print_occ(stdout, r->ref_b);
     printf(", E_RHF %.10f%s\n", r->e_rhf, a->occ ? " (--occ)" : "");
   }
+}
+
+/* The guess and --spin lines. */
+static void print_guess_spin(const ci_args *a, const ci_run *r) {
+  printf("guess         P-space of %d determinants (lowest diagonal elements), diagonalised exactly\n", r->np_used);
+  if (a->spin >= 0)
+    printf("spin          --spin %g: %d roots computed, those with <S^2> = %g kept\n", a->spin, r->nroots,
+           a->spin * (a->spin + 1));
+}
+
+/* One line per reported root: energy, correlation, <S^2>, S, multiplicity. */
+static void print_roots(const ci_args *a, const ci_run *r) {
+  const cis_fcidump *F = r->F;
+  for (int k = 0; k < a->roots; ++k) {
+    int q = r->pick[k];
+    double S = cis_ci_spin_from_s2(r->s2[q]);
+    printf("root %-3d      E = %.10f   E_corr = %.10f   <S^2> = %.6f  S = %.2f  %s", k, r->evals[q] + F->ecore,
+           r->evals[q] + F->ecore - r->e_rhf, r->s2[q], S, multiplicity_name(multiplicity(r->s2[q])));
+    if (q != k) printf("  (state %d of this Ms)", q);
+    printf("\n");
+  }
+}
+
+/* --method direct: what was built instead of H, and the sigma timings. */
+static void print_text_direct(const ci_args *a, const ci_run *r) {
+  const cis_fcidump *F = r->F;
+  const cis_ci_direct_info *d = &r->dinfo;
+  printf("FCIDUMP       %s\n", a->file);
+  printf("orbitals      %d, electrons %d (%d alpha, %d beta), MS2 %d, ISYM %d, core energy %.10f\n", F->norb,
+         F->nelec, cis_fcidump_nalpha(F), cis_fcidump_nbeta(F), F->ms2, F->isym, F->ecore);
+  print_reference(a, r);
+  if (d->projected)
+    printf("space         full CI: %lld determinants of symmetry ISYM %d, in vectors of all %lld (%lld alpha x %lld "
+           "beta strings; point group by projection, at the C1 cost)\n",
+           (long long)d->symmetry_determinants, F->isym, (long long)d->determinants, (long long)d->alpha_strings,
+           (long long)d->beta_strings);
+  else
+    printf("space         full CI: %lld determinants from %lld alpha x %lld beta strings (C1)\n",
+           (long long)d->determinants, (long long)d->alpha_strings, (long long)d->beta_strings);
+  printf("method        direct%s%s%s: matrix-free sigma (string-driven, %lld orbital pairs), no Hamiltonian stored\n",
+         a->method == CI_AUTO ? " (auto: " : "", a->method == CI_AUTO ? r->why : "", a->method == CI_AUTO ? ")" : "",
+         (long long)d->npair);
+  printf("gemm          %s, blocks of %lld alpha strings\n", d->gemm, (long long)d->block);
+  printf("memory        links %.3f MiB (%d + %d per string), workspace %.3f MiB, Davidson vectors <= %.3f MiB\n",
+         d->link_bytes / 1048576.0, d->alpha_links, d->beta_links, d->work_bytes / 1048576.0,
+         d->vector_bytes / 1048576.0);
+  printf("setup         strings, links, pair matrix and diagonal in %.3f s\n", r->t_build);
+  printf("davidson      %d iterations, %lld products, %.6f s per sigma, max residual %.2e\n", r->info.iterations,
+         (long long)r->info.products, r->info.products ? r->info.op_seconds / r->info.products : 0.0,
+         r->info.max_residual);
+  print_guess_spin(a, r);
+  if (r->D) {
+    cis_ci_direct_info now;
+    cis_ci_direct_get_info(r->D, &now);
+    double per = now.sigma_vectors ? 1.0 / (double)now.sigma_vectors : 0.0;
+    printf("sigma         %d threads: gather + GEMM + beta scatter %.6f s, alpha scatter %.6f s per vector; "
+           "%lld of %lld by the time-reversal half sigma\n",
+           now.threads, now.phase1_seconds * per, now.phase2_seconds * per, (long long)now.half_sigmas,
+           (long long)now.sigma_vectors);
+  }
+  printf("time          solve %.3f s, to solution %.3f s (read, setup, solve)\n", r->info.total_seconds, r->t_total);
+  print_roots(a, r);
+}
+
+static void print_text(const ci_args *a, const ci_run *r) {
+  const cis_fcidump *F = r->F;
+  if (r->direct) { print_text_direct(a, r); return; }
+  cis_int n = cis_ci_space_size(r->S);
+  printf("FCIDUMP       %s\n", a->file);
+  printf("orbitals      %d, electrons %d (%d alpha, %d beta), MS2 %d, ISYM %d, core energy %.10f\n", F->norb,
+         F->nelec, cis_fcidump_nalpha(F), cis_fcidump_nbeta(F), F->ms2, F->isym, F->ecore);
+  print_reference(a, r);
+  if (a->method == CI_AUTO) printf("method        stored (auto: %s)\n", r->why);
   printf("space         %s", level_name(a->level));
   if (a->level >= 0) printf(" (excitation level <= %d)", a->level);
   printf(": %lld determinants from %lld alpha x %lld beta strings\n", (long long)n,
@@ -448,23 +622,13 @@ static void print_text(const ci_args *a, const ci_run *r) {
   printf("davidson      %d iterations, %lld products, %.6f s per SpMV, max residual %.2e\n", r->info.iterations,
          (long long)r->info.products, r->info.products ? r->info.op_seconds / r->info.products : 0.0,
          r->info.max_residual);
-  printf("guess         P-space of %d determinants (lowest diagonal elements), diagonalised exactly\n", r->np_used);
-  if (a->spin >= 0)
-    printf("spin          --spin %g: %d roots computed, those with <S^2> = %g kept\n", a->spin, r->nroots,
-           a->spin * (a->spin + 1));
+  print_guess_spin(a, r);
   if (a->gpu)
     printf("gpu           kernel %s, device bytes %.3f MiB, upload %.3f s\n", r->gpu.kernel,
            r->gpu.device_bytes / 1048576.0, r->gpu.upload_seconds);
   printf("time          solve %.3f s, to solution %.3f s (read, space, build, format, solve)\n",
          r->info.total_seconds, r->t_total);
-  for (int k = 0; k < a->roots; ++k) {
-    int q = r->pick[k];
-    double S = cis_ci_spin_from_s2(r->s2[q]);
-    printf("root %-3d      E = %.10f   E_corr = %.10f   <S^2> = %.6f  S = %.2f  %s", k, r->evals[q] + F->ecore,
-           r->evals[q] + F->ecore - r->e_rhf, r->s2[q], S, multiplicity_name(multiplicity(r->s2[q])));
-    if (q != k) printf("  (state %d of this Ms)", q);
-    printf("\n");
-  }
+  print_roots(a, r);
 }
 
 /* A JSON string literal (quotes, backslashes and control characters escaped). */
@@ -478,11 +642,48 @@ static void json_string(const char *s) {
   putchar('"');
 }
 
-static void print_json(const ci_args *a, const ci_run *r) {
+static cis_int direct_half(const ci_run *r) {
+  cis_ci_direct_info now;
+  cis_ci_direct_get_info(r->D, &now);
+  return now.half_sigmas;
+}
+
+/* Root k of the report (state q of the run) as a JSON object. */
+static void print_json_root(const ci_run *r, int k, int q) {
   const cis_fcidump *F = r->F;
+  printf("%s{\"energy\": %.12f, \"correlation\": %.12f, \"s2\": %.8f, \"spin\": %.4f, \"multiplicity\": %d, "
+         "\"state\": %d}", k ? ", " : "", r->evals[q] + F->ecore, r->evals[q] + F->ecore - r->e_rhf, r->s2[q],
+         cis_ci_spin_from_s2(r->s2[q]), multiplicity(r->s2[q]), q);
+}
+
+static void print_json_direct(const ci_args *a, const ci_run *r) {
+  const cis_fcidump *F = r->F;
+  const cis_ci_direct_info *d = &r->dinfo;
   printf("{\"file\": ");
   json_string(a->file);
-  printf(", \"norb\": %d, \"nelec\": %d, \"ms2\": %d, \"level\": %d, \"determinants\": %lld, "
+  printf(", \"norb\": %d, \"nelec\": %d, \"ms2\": %d, \"level\": -1, \"method\": \"direct\", \"determinants\": %lld, \"vector_length\": %lld, "
+         "\"alpha_strings\": %lld, \"beta_strings\": %lld, \"npair\": %lld, \"block\": %lld, \"gemm\": ",
+         F->norb, F->nelec, F->ms2, (long long)d->symmetry_determinants, (long long)d->determinants,
+         (long long)d->alpha_strings,
+         (long long)d->beta_strings, (long long)d->npair, (long long)d->block);
+  json_string(d->gemm);
+  printf(", \"device\": \"cpu\", \"setup_seconds\": %.6f, \"iterations\": %d, \"products\": %lld, "
+         "\"sigma_seconds\": %.9f, \"half_sigmas\": %lld, \"solve_seconds\": %.6f, \"total_seconds\": %.6f, \"e_rhf\": %.12f, "
+         "\"ecore\": %.12f, \"memory\": {\"links\": %lld, \"workspace\": %lld, \"vectors\": %lld}, \"roots\": [",
+         r->t_build, r->info.iterations, (long long)r->info.products,
+         r->info.products ? r->info.op_seconds / r->info.products : 0.0, (long long)direct_half(r),
+         r->info.total_seconds, r->t_total, r->e_rhf, F->ecore, (long long)d->link_bytes, (long long)d->work_bytes, (long long)d->vector_bytes);
+  for (int k = 0; k < a->roots; ++k)
+    print_json_root(r, k, r->pick[k]);
+  printf("]}\n");
+}
+
+static void print_json(const ci_args *a, const ci_run *r) {
+  const cis_fcidump *F = r->F;
+  if (r->direct) { print_json_direct(a, r); return; }
+  printf("{\"file\": ");
+  json_string(a->file);
+  printf(", \"norb\": %d, \"nelec\": %d, \"ms2\": %d, \"level\": %d, \"method\": \"stored\", \"determinants\": %lld, "
          "\"nnz\": %lld, \"symmetric\": %s, \"format\": \"%s\", \"device\": \"%s\", \"build\": \"%s\", \"build_seconds\": %.6f, "
          "\"iterations\": %d, \"products\": %lld, \"spmv_seconds\": %.9f, \"solve_seconds\": %.6f, "
          "\"total_seconds\": %.6f, \"e_rhf\": %.12f, \"ecore\": %.12f, \"reference\": \"%s\", "
@@ -503,12 +704,7 @@ static void print_json(const ci_args *a, const ci_run *r) {
   for (int f = 0; r->H && f < cis_format_count() && f < 16; ++f)
     if (r->fmt_bytes[f] >= 0) printf(", \"%s\": %lld", cis_format_name(f), (long long)r->fmt_bytes[f]);
   printf("}, \"roots\": [");
-  for (int k = 0; k < a->roots; ++k) {
-    int q = r->pick[k];
-    printf("%s{\"energy\": %.12f, \"correlation\": %.12f, \"s2\": %.8f, \"spin\": %.4f, \"multiplicity\": %d, "
-           "\"state\": %d}", k ? ", " : "", r->evals[q] + F->ecore, r->evals[q] + F->ecore - r->e_rhf, r->s2[q],
-           cis_ci_spin_from_s2(r->s2[q]), multiplicity(r->s2[q]), q);
-  }
+  for (int k = 0; k < a->roots; ++k) print_json_root(r, k, r->pick[k]);
   printf("]}\n");
 }
 
