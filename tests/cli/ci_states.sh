@@ -44,6 +44,15 @@ close_to "$(root_field "$tmp/c2.json" 1 energy)" -74.64047773770007 1e-8 || fail
 "$CIS" ci "$DATA/c2_sto3g.FCIDUMP" --level 2 --json > "$tmp/c2d.json" 2> "$tmp/err" || fail "C2 CISD exit $?"
 close_to "$(root_field "$tmp/c2d.json" 0 energy)" -74.637590139071 1e-8 || fail "C2 CISD $(root_field "$tmp/c2d.json" 0 energy)"
 
+# the same through the matrix-free sigma (--method direct, and auto, which picks it for C1 full CI)
+for m in direct auto; do
+  "$CIS" ci "$DATA/c2_sto3g.FCIDUMP" --method $m --json > "$tmp/c2$m.json" 2> "$tmp/err" || fail "C2 --method $m exit $? ($(cat "$tmp/err"))"
+  close_to "$(root_field "$tmp/c2$m.json" 0 energy)" -74.69021095756578 1e-8 || fail "C2 --method $m root 0 $(root_field "$tmp/c2$m.json" 0 energy)"
+done
+"$CIS" ci "$DATA/c2_sto3g_d2h_pyscf.FCIDUMP" --method direct --spin 0 --roots 2 --json > "$tmp/c2ds.json" 2> "$tmp/err" ||
+  fail "C2 D2h direct --spin 0 exit $? ($(cat "$tmp/err"))"
+close_to "$(root_field "$tmp/c2ds.json" 1 energy)" -74.52285737077541 1e-8 || fail "C2 D2h direct --spin 0 root 1 $(root_field "$tmp/c2ds.json" 1 energy)"
+
 # 2. spin in the text report; --spin keeps only roots of that spin
 "$CIS" ci "$CI/h2o_sto3g.FCIDUMP" --roots 3 > "$tmp/h2o.txt" 2>&1 || fail "H2O roots exit $?"
 grep -q "root 0 .*<S^2> = 0.000000  S = 0.00  singlet" "$tmp/h2o.txt" || fail "H2O root 0 not a singlet: $(grep 'root 0' "$tmp/h2o.txt")"

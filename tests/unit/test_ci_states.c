@@ -140,6 +140,45 @@ static void test_c2_trap(void) {
   prob_free(&p);
 }
 
+/* The direct (matrix-free) space: P-space guesses in its order (only
+ * determinants of ISYM when the point group is projected) and <S^2>. */
+static void test_direct(void) {
+  cis_fcidump *F = NULL;
+  cis_ci_direct *D = NULL;
+  cis_operator *op = NULL;
+  CHECK_OK(cis_fcidump_read(DATA "c2_sto3g_d2h_pyscf.FCIDUMP", &F));
+  if (F) CHECK_OK(cis_ci_direct_create(F, NULL, &D));
+  if (D) CHECK_OK(cis_ci_direct_operator(D, &op));
+  if (op) {
+    cis_int n = cis_ci_direct_size(D);
+    const double *diag = cis_operator_diagonal(op);
+    double *g = malloc((size_t)n * 6 * sizeof(double)), *v = malloc((size_t)n * 2 * sizeof(double)), e[2], s2 = NAN;
+    CHECK_OK(cis_ci_pspace_guess_direct(F, D, diag, 0, 6, g, NULL, NULL));
+    for (cis_int i = 0; i < n; ++i) { /* only A1g determinants carry weight */
+      uint64_t a, b;
+      cis_ci_direct_det(D, i, &a, &b);
+      int sym = 0;
+      for (uint64_t t = a; t; t &= t - 1) sym ^= F->orbsym[__builtin_ctzll(t)] - 1;
+      for (uint64_t t = b; t; t &= t - 1) sym ^= F->orbsym[__builtin_ctzll(t)] - 1;
+      if (sym != 0 && g[i] != 0) { CHECK(0, "P-space guess has weight on determinant %lld of irrep %d", (long long)i, sym + 1); break; }
+    }
+    cis_davidson_opts o = cis_davidson_opts_default();
+    o.roots = 2;
+    o.guess = g;
+    o.nguess = 6;
+    CHECK_OK(cis_davidson_operator(op, diag, &o, e, v, NULL));
+    CHECK(fabs(e[0] + F->ecore - -74.69021095756585) < 1e-8 && fabs(e[1] + F->ecore - -74.52285737077541) < 1e-8,
+          "C2 D2h direct A1g roots %.10f %.10f", e[0] + F->ecore, e[1] + F->ecore);
+    CHECK_OK(cis_ci_s2_direct(F, D, v, &s2));
+    CHECK(fabs(s2) < 1e-6, "C2 direct <S^2> %.3e", s2);
+    free(g);
+    free(v);
+  }
+  cis_operator_free(op);
+  cis_ci_direct_free(D);
+  cis_fcidump_free(F);
+}
+
 /* A P-space as large as the space is exact: H4 FCI (36 determinants). */
 static void test_pspace_exact(void) {
   prob p;
@@ -354,6 +393,7 @@ int main(void) {
   test_dense_eigh();
   test_c2_trap();
   test_pspace_exact();
+  test_direct();
   test_spin();
   test_counts();
   test_numbering();
