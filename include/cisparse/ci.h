@@ -45,12 +45,32 @@ extern "C" {
 /* Integrals of one FCIDUMP file (0-based orbitals in the accessors). */
 typedef struct cis_fcidump {
   int norb, nelec, ms2, isym, uhf;
-  int orbsym[CIS_CI_MAX_ORB]; /* irreps as in the file (1-based); all 1 when absent */
+  int orbsym[CIS_CI_MAX_ORB]; /* irreps 1-based (Molpro's numbering); all 1 when absent */
   double ecore;               /* `0 0 0 0`, added to every total energy */
   double *h1;                 /* norb*norb, h1[i*norb+j] = h_ij = h_ji */
   double *eri;                /* packed (ij|kl): index pair(pair(i,j), pair(k,l)) */
   cis_int npair, neri;        /* norb(norb+1)/2 and npair(npair+1)/2 */
+  /* How the file numbered its irreps (CIS_FCIDUMP_SYM_*): Molpro's 1..8, or
+   * PySCF's default 0-based ids 0..7 (recognised by a 0 in ORBSYM), which
+   * are stored here shifted by one so that orbsym and isym are always
+   * 1-based. PySCF writes the literal ISYM=1 whatever the state: in a
+   * 0-based file ISYM=1 is read as the totally symmetric irrep
+   * (isym_assumed = 1; cis_fcidump_set_isym overrides). */
+  int sym_numbering;
+  int isym_assumed;
+  int isym_file;              /* ISYM as written (1 when absent) */
 } cis_fcidump;
+
+#define CIS_FCIDUMP_SYM_NONE 0     /* no ORBSYM: every orbital in irrep 1 */
+#define CIS_FCIDUMP_SYM_MOLPRO 1   /* 1-based irreps 1..8 */
+#define CIS_FCIDUMP_SYM_PYSCF 2    /* 0-based irrep ids 0..7 (PySCF's default) */
+/* "none", "1-based (Molpro)", "0-based (PySCF)". */
+const char *cis_fcidump_numbering_name(int numbering);
+/* Target irrep in the file's own numbering (0..7 for a PySCF file, 1..8
+ * otherwise); CIS_ERR_RANGE outside it. Clears isym_assumed. */
+cis_status cis_fcidump_set_isym(cis_fcidump *F, int isym_in_file_numbering);
+/* The longest line the reader accepts (characters, newline included). */
+#define CIS_FCIDUMP_MAX_LINE 65536
 
 /* Read and validate an FCIDUMP file. Malformed input -> one line
  * "FILE:LINE: problem" (CIS_ERR_PARSE, CIS_ERR_RANGE, CIS_ERR_UNSUPPORTED). */
@@ -112,6 +132,12 @@ cis_status cis_ci_hamiltonian(const cis_fcidump *F, const cis_ci_space *S, int u
  * the counting pass alone, to size memory before building. */
 cis_status cis_ci_hamiltonian_nnz(const cis_fcidump *F, const cis_ci_space *S, int upper, cis_int *nnz,
                                   cis_int *max_row);
+/* Nonzeros estimated from `samples` (<= 0: 4096) rows spread evenly over
+ * the space (every level), counted as the build does and scaled to all
+ * rows: milliseconds, to refuse a build that cannot fit before its counting
+ * pass. *sampled (may be NULL): rows counted. */
+cis_status cis_ci_hamiltonian_nnz_estimate(const cis_fcidump *F, const cis_ci_space *S, int upper, cis_int samples,
+                                           double *nnz, cis_int *sampled);
 /* The same Hamiltonian (full matrix, double, columns sorted, exact zeros
  * dropped: equal to cis_ci_hamiltonian bit for bit) built in device memory
  * and returned as a csr plan (kernel csr-vector, 64-bit row pointers), *nnz
@@ -124,6 +150,66 @@ cis_status cis_ci_hamiltonian_gpu(const cis_fcidump *F, const cis_ci_space *S, c
 /* Diagonal of H (electronic), n = space size. */
 cis_status cis_ci_diagonal_all(const cis_fcidump *F, const cis_ci_space *S, double *diag);
 
+/* ---- sizes before allocation (src/ci/count.c) ------------------------------ */
+
+/* Determinant counts in closed form (binomials; per irrep by a dynamic
+ * program over the orbitals' irreps; truncated CI by excitation class).
+ * Doubles: exact below 2^53. */
+typedef struct cis_ci_counts {
+  double determinants;                        /* of irrep ISYM at level <= level */
+  double alpha_strings, beta_strings;         /* the strings the space keeps (all irreps) */
+  double per_level[2 * CIS_CI_MAX_ORB + 1];   /* determinants of irrep ISYM by total level */
+  double per_irrep[8];                        /* determinants of each irrep (0-based), level <= level */
+  double row_bound;                           /* nonzeros of a row of H at most (1 + singles + doubles) */
+  double nnz_bound;                           /* determinants x row_bound */
+  int level;                                  /* the level counted (full CI: nalpha + nbeta) */
+} cis_ci_counts;
+/* Counts of the space cis_ci_space_create(F, level, ref_alpha, ref_beta)
+ * would build, in microseconds for any size. */
+cis_status cis_ci_count(const cis_fcidump *F, int level, uint64_t ref_alpha, uint64_t ref_beta, cis_ci_counts *out);
+
+/* Host bytes a CI run needs (estimates from the counts). */
+typedef struct cis_ci_memory_need {
+  double space;   /* strings, hash tables, determinant lists */
+  double vectors; /* Davidson: subspace, H*subspace, Ritz vectors, residual, diagonal, guesses */
+  double matrix;  /* stored CSR for nnz nonzeros: 12 B each + 8 B per row pointer */
+  double stored;  /* space + vectors + matrix (a stored-Hamiltonian run) */
+  double direct;  /* space + vectors (a matrix-free run) */
+} cis_ci_memory_need;
+/* Bytes for `roots` roots with the default Davidson subspace and nnz
+ * nonzeros in a stored Hamiltonian (give the bound or the counted value). */
+void cis_ci_memory(const cis_ci_counts *c, int roots, double nnz, cis_ci_memory_need *m);
+
+/* ---- the right states (src/ci/pspace.c, spin.c) --------------------------- */
+
+#define CIS_CI_PSPACE_DEFAULT 400  /* determinants in the P-space (PySCF's pspace_size) */
+#define CIS_CI_PSPACE_DEGEN 1e-6   /* Eh: determinants this close to the last one enter too */
+
+/* Davidson guesses from a P-space: the np (<= 0: CIS_CI_PSPACE_DEFAULT)
+ * determinants with the lowest diagonal elements, extended by every one
+ * within CIS_CI_PSPACE_DEGEN of the last (up to 2 np) so (near-)degenerate
+ * determinants enter together; H among them by the Slater-Condon rules,
+ * diagonalised exactly; its nvec lowest eigenvectors, zero outside the
+ * P-space, into guess (n*nvec, vector v at guess + v*n) for
+ * cis_davidson_opts.guess. *np_used (may be NULL): the P-space size;
+ * pvals (may be NULL): the nvec lowest P-space eigenvalues (electronic). */
+cis_status cis_ci_pspace_guess(const cis_fcidump *F, const cis_ci_space *S, const double *diag, int np, int nvec,
+                               double *guess, int *np_used, double *pvals);
+/* Eigenvalues (ascending, into w) and eigenvectors (column j of a, row-major
+ * n x n, overwritten) of a dense symmetric matrix: Householder + QL. */
+cis_status cis_dense_eigh(double *a, int n, double *w);
+
+/* <S^2> of the CI vector c (n = space size, any norm): S- S+ + Sz^2 + Sz
+ * evaluated in the determinant space (diagonal counts of beta-only orbitals
+ * plus alpha<->beta swaps of two open shells with their fermionic signs). */
+cis_status cis_ci_s2(const cis_fcidump *F, const cis_ci_space *S, const double *c, double *s2);
+/* The same two on the direct (matrix-free) space of cis_ci_direct_create
+ * (its own determinant order, cis_ci_direct_det/find); with point-group
+ * symmetry by projection only determinants of symmetry ISYM enter the
+ * P-space. Declared after cis_ci_direct below. */
+/* S from <S^2> = S(S+1). */
+double cis_ci_spin_from_s2(double s2);
+
 /* y = H x: the operator Davidson iterates with. */
 typedef cis_status (*cis_linop)(void *ctx, const double *x, double *y);
 
@@ -132,7 +218,10 @@ typedef cis_status (*cis_linop)(void *ctx, const double *x, double *y);
  * the diagonal (Davidson) preconditioner t = r / (e - diag), subspace collapse
  * to the current Ritz vectors, convergence on residual norms and energy
  * changes. evals: roots values; evecs: n*roots (column i at evecs + i*n) or
- * NULL. CIS_ERR_NOT_CONVERGED (results still written) after max_iter. */
+ * NULL. Guesses: o->guess (e.g. cis_ci_pspace_guess), else unit vectors on
+ * the lowest diagonal elements, which can converge to an excited state (see
+ * cis_ci_pspace_guess). CIS_ERR_NOT_CONVERGED after max_iter: the values
+ * written are then not results. */
 cis_status cis_davidson(cis_int n, const double *diag, cis_linop op, void *ctx,
                         const cis_davidson_opts *o, double *evals, double *evecs,
                         cis_davidson_info *info);
@@ -234,6 +323,10 @@ cis_status cis_ci_direct_sigma(cis_ci_direct *D, int k, const double *C, double 
 /* D as a host double operator (y = alpha H x + beta y) with the diagonal
  * recorded, for the solvers; D must outlive it. */
 cis_status cis_ci_direct_operator(cis_ci_direct *D, cis_operator **out);
+/* P-space guesses and <S^2> on the direct space (see cis_ci_pspace_guess, cis_ci_s2). */
+cis_status cis_ci_pspace_guess_direct(const cis_fcidump *F, const cis_ci_direct *D, const double *diag, int np,
+                                      int nvec, double *guess, int *np_used, double *pvals);
+cis_status cis_ci_s2_direct(const cis_fcidump *F, const cis_ci_direct *D, const double *c, double *s2);
 
 /* What the GPU Davidson measured. */
 typedef struct cis_ci_gpu_stats {

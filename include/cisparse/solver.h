@@ -131,6 +131,15 @@ typedef struct cis_davidson_opts {
   int max_iter;     /* default 200 */
   int max_sub;      /* subspace size before collapse (default max(8k, 24)) */
   int verbose;      /* print per-iteration lines on stderr */
+  /* Initial subspace (default NULL/0: unit vectors on the `roots` lowest
+   * diagonal elements). guess: host array of nguess vectors of H's rows
+   * doubles, vector j at guess + j*rows, e.g. the lowest eigenvectors of H
+   * restricted to a few hundred determinants (cis_ci_pspace_guess). Needs
+   * nguess >= roots; they are orthonormalised in order, vectors dependent on
+   * the earlier ones are dropped (CIS_ERR_INVALID if fewer than roots stay).
+   * max_sub is raised to nguess + roots when smaller. */
+  const double *guess;
+  int nguess;
 } cis_davidson_opts;
 
 typedef struct cis_davidson_info {
@@ -138,6 +147,7 @@ typedef struct cis_davidson_info {
   cis_int products; /* number of H x */
   double op_seconds, total_seconds;
   double max_residual;
+  int converged;    /* roots whose residual and energy change met the tolerances */
 } cis_davidson_info;
 
 /* Defaults above. */
@@ -147,8 +157,9 @@ cis_davidson_opts cis_davidson_opts_default(void);
  * t = r / (e - diag), diag a host array of H's rows doubles; subspace
  * collapse to the current Ritz vectors; convergence on residual norms and
  * energy changes. evals: roots values; evecs (host, may be NULL): rows*roots,
- * column i at evecs + i*rows. CIS_ERR_NOT_CONVERGED (results still written)
- * after max_iter. op_seconds is the time in H (device synchronized).
+ * column i at evecs + i*rows. CIS_ERR_NOT_CONVERGED after max_iter: a root
+ * that did not converge is an error (the message names the roots and their
+ * residuals; the last Ritz values are still written, for diagnosis only). op_seconds is the time in H (device synchronized).
  * CIS_ERR_INVALID for a non-square or float H, roots outside 1..min(64, rows),
  * tolerances <= 0 or max_iter < 1; CIS_ERR_NUMERIC for a non-finite diag or
  * Ritz value. */

@@ -16,6 +16,12 @@ double cis_wtime(void);
 /* Physical memory of this machine in bytes (sysconf pages x page size), 0
  * when it cannot be read. */
 int64_t cis_phys_memory(void);
+/* The host memory this process may use, in bytes: the least of physical
+ * memory, RLIMIT_AS (getrlimit) and the cgroup's limit (v2 memory.max of the
+ * process's own cgroup, or v1 memory.limit_in_bytes); `why` (may be NULL,
+ * `len` bytes) names the one that binds, e.g. "physical memory",
+ * "RLIMIT_AS", "cgroup memory.max". 0 when none can be read. */
+int64_t cis_host_memory_limit(char *why, size_t len);
 
 #ifdef __cplusplus
 }

@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include "ci/ci_internal.h"
 #include "core/internal.h"
 
@@ -30,10 +31,25 @@ static cis_status fail(const reader *r, cis_status st, const char *what) {
   return cis_error(st, "%s:%ld: %s", r->path, r->lineno, what);
 }
 
-static int next_line(reader *r) {
-  ssize_t n = getline(&r->line, &r->cap, r->f);
-  if (n < 0) return 0;
+/* The next line into r->line (at most CIS_FCIDUMP_MAX_LINE characters):
+ * 1 read, 0 end of file, -1 too long (*st set). */
+static int next_line(reader *r, cis_status *st) {
+  if (!r->line) {
+    r->cap = CIS_FCIDUMP_MAX_LINE + 1;
+    if (!(r->line = malloc(r->cap))) {
+      *st = cis_error(CIS_ERR_ALLOC, "cannot allocate the FCIDUMP line buffer");
+      return -1;
+    }
+  }
+  if (!fgets(r->line, (int)r->cap, r->f)) return 0;
   r->lineno++;
+  size_t n = strlen(r->line);
+  if (n == r->cap - 1 && r->line[n - 1] != '\n' && !feof(r->f)) {
+    char msg[160];
+    snprintf(msg, sizeof msg, "line longer than %d characters (not an FCIDUMP file?)", CIS_FCIDUMP_MAX_LINE);
+    *st = fail(r, CIS_ERR_PARSE, msg);
+    return -1;
+  }
   return 1;
 }
 
@@ -90,8 +106,8 @@ static cis_status header_value(reader *r, cis_fcidump *F, const char *tok) {
   }
   if (is_orbsym) {
     if (r->norbsym >= CIS_CI_MAX_ORB) return fail(r, CIS_ERR_UNSUPPORTED, "ORBSYM lists more than 64 orbitals");
-    if (v < 1 || v > 8) {
-      snprintf(msg, sizeof msg, "ORBSYM entry %ld is not an irrep 1..8", v);
+    if (v < 0 || v > 8) {
+      snprintf(msg, sizeof msg, "ORBSYM entry %ld is not an irrep (1..8 Molpro, 0..7 PySCF)", v);
       return fail(r, CIS_ERR_RANGE, msg);
     }
     F->orbsym[r->norbsym++] = (int)v;
@@ -177,9 +193,26 @@ static cis_status check_header(reader *r, cis_fcidump *F) {
     snprintf(msg, sizeof msg, "ORBSYM has %d entries, NORB = %d", r->norbsym, F->norb);
     return fail(r, CIS_ERR_PARSE, msg);
   }
-  if (!r->norbsym)
+  F->isym_file = F->isym;
+  if (!r->norbsym) {
     for (int i = 0; i < F->norb; ++i) F->orbsym[i] = 1;
-  if (F->isym < 1 || F->isym > 8) {
+    F->sym_numbering = CIS_FCIDUMP_SYM_NONE;
+  } else {
+    int zero = 0, eight = 0;
+    for (int i = 0; i < F->norb; ++i) { zero |= F->orbsym[i] == 0; eight |= F->orbsym[i] == 8; }
+    if (zero && eight) return fail(r, CIS_ERR_RANGE, "ORBSYM has both 0 (PySCF's 0-based ids) and 8 (Molpro's 1..8)");
+    F->sym_numbering = zero ? CIS_FCIDUMP_SYM_PYSCF : CIS_FCIDUMP_SYM_MOLPRO;
+    if (zero) for (int i = 0; i < F->norb; ++i) F->orbsym[i] += 1;
+  }
+  if (F->sym_numbering == CIS_FCIDUMP_SYM_PYSCF) {
+    /* PySCF writes the literal ISYM=1 whatever the state: totally symmetric */
+    if (F->isym < 0 || F->isym > 7) {
+      snprintf(msg, sizeof msg, "ISYM = %d is not an irrep id 0..7 (0-based ORBSYM)", F->isym);
+      return fail(r, CIS_ERR_RANGE, msg);
+    }
+    if (F->isym == 1) { F->isym = 1; F->isym_assumed = 1; }
+    else F->isym += 1;
+  } else if (F->isym < 1 || F->isym > 8) {
     snprintf(msg, sizeof msg, "ISYM = %d is not an irrep 1..8", F->isym);
     return fail(r, CIS_ERR_RANGE, msg);
   }
@@ -257,11 +290,19 @@ cis_status cis_fcidump_read(const char *path, cis_fcidump **out) {
   *out = NULL;
   if (!path) return cis_error(CIS_ERR_INVALID, "cis_fcidump_read: NULL path");
   r.path = path;
+  struct stat sb;
+  if (stat(path, &sb) != 0) return cis_error(CIS_ERR_IO, "%s: cannot open: %s", path, strerror(errno));
+  if (S_ISDIR(sb.st_mode)) return cis_error(CIS_ERR_IO, "%s: is a directory, not an FCIDUMP file", path);
+  if (S_ISCHR(sb.st_mode) || S_ISBLK(sb.st_mode) || S_ISSOCK(sb.st_mode))
+    return cis_error(CIS_ERR_IO, "%s: is not a regular file (%s device)", path,
+                     S_ISCHR(sb.st_mode) ? "a character" : S_ISBLK(sb.st_mode) ? "a block" : "a socket, not a");
   if (!(r.f = fopen(path, "r"))) return cis_error(CIS_ERR_IO, "%s: cannot open: %s", path, strerror(errno));
   F = cis_calloc(1, sizeof *F);
   if (!F) { st = cis_error(CIS_ERR_ALLOC, "cannot allocate FCIDUMP header"); goto cleanup; }
   F->isym = 1;
-  while (!done && next_line(&r)) CIS_TRY(header_line(&r, F, &started, &done));
+  int got = 0;
+  while (!done && (got = next_line(&r, &st)) > 0) CIS_TRY(header_line(&r, F, &started, &done));
+  if (got < 0) goto cleanup;
   if (!started) { st = fail(&r, CIS_ERR_PARSE, "no &FCI namelist header"); goto cleanup; }
   if (!done) { st = fail(&r, CIS_ERR_PARSE, "header not terminated (&END or /) before end of file"); goto cleanup; }
   CIS_TRY(check_header(&r, F));
@@ -272,7 +313,8 @@ cis_status cis_fcidump_read(const char *path, cis_fcidump **out) {
   CIS_TRY(cis_alloc_zeroed((void **)&r.h1p, F->npair, sizeof(double), "one-electron integrals"));
   CIS_TRY(cis_alloc_zeroed((void **)&r.h1_line, F->npair, sizeof(int32_t), "integral line marks"));
   CIS_TRY(cis_alloc_zeroed((void **)&F->h1, (cis_int)F->norb * F->norb, sizeof(double), "one-electron integrals"));
-  while (next_line(&r)) CIS_TRY(integral_line(&r, F));
+  while ((got = next_line(&r, &st)) > 0) CIS_TRY(integral_line(&r, F));
+  if (got < 0) goto cleanup;
   if (ferror(r.f)) { st = cis_error(CIS_ERR_IO, "%s: read error", path); goto cleanup; }
   for (int i = 0; i < F->norb; ++i)
     for (int j = 0; j < F->norb; ++j) F->h1[i * F->norb + j] = r.h1p[ci_pair(i, j)];
@@ -294,6 +336,22 @@ void cis_fcidump_free(cis_fcidump *F) {
   cis_free(F->h1);
   cis_free(F->eri);
   cis_free(F);
+}
+
+const char *cis_fcidump_numbering_name(int numbering) {
+  return numbering == CIS_FCIDUMP_SYM_MOLPRO ? "1-based (Molpro)"
+       : numbering == CIS_FCIDUMP_SYM_PYSCF ? "0-based (PySCF)" : "none (no ORBSYM)";
+}
+
+cis_status cis_fcidump_set_isym(cis_fcidump *F, int isym) {
+  if (!F) return cis_error(CIS_ERR_INVALID, "cis_fcidump_set_isym: NULL integrals");
+  int zero = F->sym_numbering == CIS_FCIDUMP_SYM_PYSCF;
+  if (isym < (zero ? 0 : 1) || isym > (zero ? 7 : 8))
+    return cis_error(CIS_ERR_RANGE, "--isym %d is not an irrep %s of this file's numbering (%s)", isym,
+                     zero ? "0..7" : "1..8", cis_fcidump_numbering_name(F->sym_numbering));
+  F->isym = zero ? isym + 1 : isym;
+  F->isym_assumed = 0;
+  return CIS_OK;
 }
 
 double cis_fcidump_eri(const cis_fcidump *F, int i, int j, int k, int l) { return ci_eri(F, i, j, k, l); }

@@ -184,10 +184,11 @@ cis_status cis_ci_hamiltonian(const cis_fcidump *F, const cis_ci_space *S, int u
   int64_t bytes;
   if (cis_mul_overflows(nnz, (int64_t)(sizeof(double) + sizeof(cis_idx)), &bytes))
     { st = cis_error(CIS_ERR_OVERFLOW, "Hamiltonian with %lld nonzeros overflows", (long long)nnz); goto cleanup; }
-  int64_t phys = cis_phys_memory();
+  char why[64];
+  int64_t phys = cis_host_memory_limit(why, sizeof why);
   if (phys > 0 && bytes > phys)
-    { st = cis_error(CIS_ERR_TOO_LARGE, "Hamiltonian needs %.1f GiB for %lld nonzeros, this machine has %.1f GiB",
-                     bytes / 1073741824.0, (long long)nnz, phys / 1073741824.0); goto cleanup; }
+    { st = cis_error(CIS_ERR_TOO_LARGE, "Hamiltonian needs %.1f GiB for %lld nonzeros, this process may use %.1f GiB (%s)",
+                     bytes / 1073741824.0, (long long)nnz, phys / 1073741824.0, why); goto cleanup; }
   cis_free(A->colind);
   cis_free(A->val);
   A->colind = NULL;
@@ -225,6 +226,30 @@ cis_status cis_ci_hamiltonian_nnz(const cis_fcidump *F, const cis_ci_space *S, i
   st = CIS_OK;
 cleanup:
   cis_free(A.rowptr);
+  return st;
+}
+
+cis_status cis_ci_hamiltonian_nnz_estimate(const cis_fcidump *F, const cis_ci_space *S, int upper, cis_int samples,
+                                           double *nnz, cis_int *sampled) {
+  cis_status st;
+  row_buf *R = NULL;
+  if (!F || !S || !nnz) return cis_error(CIS_ERR_INVALID, "cis_ci_hamiltonian_nnz_estimate: NULL argument");
+  cis_int rows = cis_ci_space_size(S), bound = row_bound(F), step, count = 0;
+  double total = 0;
+  if (bound > rows) bound = rows;
+  if (samples < 1) samples = 4096;
+  step = rows / samples > 1 ? rows / samples : 1;
+  builder B = {F, S, upper != 0, ci_first(F->norb)};
+  CIS_TRY(cis_alloc_zeroed((void **)&R, 1, sizeof *R, "Hamiltonian row buffer"));
+  CIS_TRY(cis_alloc_array((void **)&R->col, bound, sizeof(int32_t), "Hamiltonian row buffer"));
+  CIS_TRY(cis_alloc_array((void **)&R->val, bound, sizeof(double), "Hamiltonian row buffer"));
+  for (cis_int I = step / 2; I < rows; I += step, ++count) total += (double)gen_row(&B, I, R); /* evenly spread rows */
+  *nnz = count ? total / (double)count * (double)rows : 0;
+  if (sampled) *sampled = count;
+  st = CIS_OK;
+cleanup:
+  if (R) { cis_free(R->col); cis_free(R->val); }
+  cis_free(R);
   return st;
 }
 

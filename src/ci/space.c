@@ -147,6 +147,13 @@ cis_status cis_ci_space_create(const cis_fcidump *F, int level, uint64_t ref_alp
                      na, nb, F->norb);
   int full = na + nb;
   if (level < 0 || level > full) level = full;
+  /* sizes in closed form before anything is allocated or enumerated */
+  cis_ci_counts cnt;
+  CIS_TRY(cis_ci_count(F, level, ref_alpha, ref_beta, &cnt));
+  if (cnt.determinants > (double)CIS_IDX_MAX)
+    return cis_error(CIS_ERR_TOO_LARGE, "%.4g determinants (%.4g alpha x %.4g beta strings) exceed the 32-bit index range (%.4g)",
+                     cnt.determinants, cnt.alpha_strings, cnt.beta_strings, (double)CIS_IDX_MAX);
+  if (cnt.determinants < 1) return cis_error(CIS_ERR_INVALID, "no determinants of symmetry ISYM=%d", F->isym);
   S = cis_calloc(1, sizeof *S);
   if (!S) return cis_error(CIS_ERR_ALLOC, "cannot allocate the determinant space");
   S->maxlevel = level;

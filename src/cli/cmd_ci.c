@@ -14,6 +14,9 @@ typedef struct ci_args {
   int format_set;
   int method; /* CI_STORED, CI_DIRECT, CI_AUTO */
   double tol;
+  double spin;      /* --spin S: only roots of total spin S (< 0: all) */
+  int isym, isym_set; /* --isym N in the file's numbering */
+  int max_iter, pspace;
 } ci_args;
 
 enum { CI_STORED = 0, CI_DIRECT = 1, CI_AUTO = 2 };
@@ -33,6 +36,18 @@ typedef struct ci_run {
   cis_davidson_info info;
   cis_ci_gpu_stats gpu;
   cis_int count_nnz, count_max_row;
+  int no_ref;               /* full CI without a reference of symmetry ISYM: E_RHF is the lowest determinant's */
+  int nroots;               /* roots computed (more than asked with --spin) */
+  int *pick;                /* the reported roots: indices into evals */
+  double *evecs, *s2;       /* host CI vectors (n * nroots) and <S^2> per root */
+  int np_used;              /* P-space size of the guess */
+  cis_ci_counts counts;
+  cis_ci_memory_need need;
+  int64_t mem_limit;
+  char mem_why[64];
+  int nnz_counted;          /* --count: exact count done (else the estimate or the bound) */
+  double nnz_est;           /* nonzeros estimated from sampled rows (0: not estimated) */
+  cis_int nnz_sampled;      /* rows the estimate counted */
   cis_ci_direct *D;       /* --method direct: the matrix-free sigma */
   cis_operator *op;       /* D as an operator */
   cis_ci_direct_info dinfo;
@@ -53,10 +68,16 @@ static void usage(FILE *f) {
              "  --symmetric   store only the upper triangle, symmetric CSR SpMV (CPU)\n"
              "  --occ LIST    reference occupation, 1-based: 1,2,3 (doubly occupied) or ALPHA/BETA lists\n"
              "  --tol X       Davidson residual norm tolerance (default 1e-8; energies to 1e-10)\n"
-             "  --count       only count: determinants, nonzeros, longest row and CSR/ELLPACK bytes\n"
-             "                (the counting pass of the build), to size memory before a large run\n"
+             "  --count       only count, at once for any size: determinants (closed form, by level and\n"
+             "                irrep), nonzeros (exact when quick, else a bound), memory per method\n"
              "  --save FILE   also write the Hamiltonian (.cisb binary, else Matrix Market), e.g. for\n"
              "                `cisparse bench FILE` against cuSPARSE on the same matrix\n"
+             "  --spin S      report only roots of total spin S (0, 0.5, 1, ...): more roots are computed\n"
+             "                and those whose <S^2> is not S(S+1) are dropped (never relabelled)\n"
+             "  --isym N      target irrep in the file's numbering (0..7 for PySCF's 0-based ORBSYM,\n"
+             "                1..8 for Molpro's); PySCF's literal ISYM=1 is read as totally symmetric\n"
+             "  --max-iter N  Davidson iterations (default 200); a root not converged is an error\n"
+             "  --pspace N    determinants in the P-space of the initial guess (default 400)\n"
              "  --method M    stored (default: build H, then SpMV), direct (matrix-free string-driven\n"
              "                sigma on the CPU: full CI of the file's orbitals, no H built; point group\n"
              "                by projection at the C1 cost) or auto\n"
@@ -66,7 +87,7 @@ static void usage(FILE *f) {
 
 static int parse_args(int argc, char **argv, ci_args *a) {
   long long v;
-  *a = (ci_args){NULL, "hyb", NULL, NULL, NULL, -1, 1, 0, 0, 0, 0, 0, -1, 0, CI_STORED, 1e-8};
+  *a = (ci_args){NULL, "hyb", NULL, NULL, NULL, -1, 1, 0, 0, 0, 0, 0, -1, 0, CI_STORED, 1e-8, -1, 0, 0, 200, 0};
   int stored_opt = 0; /* an option that needs the stored matrix */
   for (int i = 1; i < argc; ++i) {
     const char *o = argv[i], *val = i + 1 < argc ? argv[i + 1] : NULL;
@@ -107,6 +128,23 @@ static int parse_args(int argc, char **argv, ci_args *a) {
         else return cli_usage("--method must be direct, stored or auto, got '%s'", val);
       } else if (!strcmp(o, "--occ")) {
         a->occ = val;
+      } else if (!strcmp(o, "--spin")) {
+        if (cli_double(o, val, &a->spin)) return 2;
+        if (!(a->spin >= 0) || a->spin > 64 || fabs(2 * a->spin - floor(2 * a->spin + 0.5)) > 1e-9)
+          return cli_usage("--spin must be 0, 0.5, 1, 1.5, ..., got '%s'", val);
+      } else if (!strcmp(o, "--isym")) {
+        if (cli_int(o, val, &v)) return 2;
+        if (v < 0 || v > 8) return cli_usage("--isym must be an irrep 0..8, got %lld", v);
+        a->isym = (int)v;
+        a->isym_set = 1;
+      } else if (!strcmp(o, "--max-iter")) {
+        if (cli_int(o, val, &v)) return 2;
+        if (v < 1 || v > 100000) return cli_usage("--max-iter must be 1..100000, got %lld", v);
+        a->max_iter = (int)v;
+      } else if (!strcmp(o, "--pspace")) {
+        if (cli_int(o, val, &v)) return 2;
+        if (v < 1 || v > 2000) return cli_usage("--pspace must be 1..2000, got %lld", v);
+        a->pspace = (int)v;
       } else if (!strcmp(o, "--tol")) {
         if (cli_double(o, val, &a->tol)) return 2;
         if (!(a->tol > 0)) return cli_usage("--tol must be > 0");
@@ -150,6 +188,9 @@ static void run_free(ci_run *r) {
   cis_fcidump_free(r->F);
   free(r->diag);
   free(r->evals);
+  free(r->evecs);
+  free(r->s2);
+  free(r->pick);
 }
 
 /* Bytes of every format small enough to build here (at most 1/32 of the
@@ -184,6 +225,97 @@ static cis_status cpu_apply(void *c, const double *x, double *y) {
   return o->U ? cis_csr_symv_upper(o->U, x, y) : cis_matrix_spmv(o->M, 1.0, x, 0.0, y);
 }
 
+static double gib(double bytes) { return bytes / 1073741824.0; }
+
+/* Davidson for nr roots from P-space guesses, then <S^2> of each root. */
+static cis_status solve_roots(const ci_args *a, ci_run *r, int nr) {
+  cis_status st;
+  cis_int n = r->D ? cis_ci_direct_size(r->D) : cis_ci_space_size(r->S);
+  const double *diag = r->D ? cis_operator_diagonal(r->op) : r->diag;
+  double *guess = NULL;
+  free(r->evals); free(r->evecs); free(r->s2);
+  r->evals = malloc((size_t)nr * sizeof(double));
+  r->evecs = malloc((size_t)nr * (size_t)n * sizeof(double));
+  r->s2 = malloc((size_t)nr * sizeof(double));
+  int nvec = nr + 4 < 2 * nr + 2 ? nr + 4 : 2 * nr + 2, np = a->pspace > 0 ? a->pspace : CIS_CI_PSPACE_DEFAULT;
+  if (nvec > n) nvec = (int)n;
+  if (np < nvec) np = nvec;
+  guess = malloc((size_t)nvec * (size_t)n * sizeof(double));
+  if (!r->evals || !r->evecs || !r->s2 || !guess)
+    { st = cis_error(CIS_ERR_ALLOC, "cannot allocate %d CI vectors of %lld determinants", nr + nvec, (long long)n); goto cleanup; }
+  if (r->D) CIS_TRY(cis_ci_pspace_guess_direct(r->F, r->D, diag, np, nvec, guess, &r->np_used, NULL));
+  else CIS_TRY(cis_ci_pspace_guess(r->F, r->S, diag, np, nvec, guess, &r->np_used, NULL));
+  cis_davidson_opts o = cis_davidson_opts_default();
+  o.roots = nr;
+  o.tol = a->tol;
+  o.verbose = a->verbose;
+  o.max_iter = a->max_iter;
+  o.guess = guess;
+  o.nguess = nvec;
+  if (r->D) {
+    CIS_TRY(cis_davidson_operator(r->op, diag, &o, r->evals, r->evecs, &r->info));
+  } else if (r->plan) {
+    CIS_TRY(cis_ci_davidson_gpu_plan(r->plan, r->diag, &o, r->evals, r->evecs, &r->info, &r->gpu));
+  } else if (a->gpu) {
+    CIS_TRY(cis_ci_davidson_gpu(r->M, a->kernel, r->diag, &o, r->evals, r->evecs, &r->info, &r->gpu));
+  } else {
+    cpu_op op = {r->M, a->symmetric ? r->H : NULL};
+    CIS_TRY(cis_davidson(n, r->diag, cpu_apply, &op, &o, r->evals, r->evecs, &r->info));
+  }
+  for (int k = 0; k < nr; ++k)
+    CIS_TRY(r->D ? cis_ci_s2_direct(r->F, r->D, r->evecs + (size_t)k * (size_t)n, &r->s2[k])
+                 : cis_ci_s2(r->F, r->S, r->evecs + (size_t)k * (size_t)n, &r->s2[k]));
+  r->nroots = nr;
+  st = CIS_OK;
+cleanup:
+  free(guess);
+  return st;
+}
+
+/* The reported roots: all (no --spin) or those with <S^2> = S(S+1); returns
+ * how many of the a->roots asked for were found. */
+static int select_roots(const ci_args *a, ci_run *r) {
+  int got = 0;
+  for (int k = 0; k < r->nroots && got < a->roots; ++k)
+    if (a->spin < 0 || fabs(r->s2[k] - a->spin * (a->spin + 1)) < 1e-3) r->pick[got++] = k;
+  return got;
+}
+
+/* Davidson for nr roots, then more (up to cap) until a->roots of spin
+ * --spin are among them; r->pick lists the reported ones. */
+static cis_status roots_loop(const ci_args *a, ci_run *r, int nr, int cap) {
+  cis_status st;
+  cis_int n = r->D ? cis_ci_direct_size(r->D) : cis_ci_space_size(r->S);
+  if (nr > n) nr = (int)n;
+  free(r->pick);
+  r->pick = malloc((size_t)a->roots * sizeof(int));
+  if (!r->pick) return cis_error(CIS_ERR_ALLOC, "cannot allocate %d root indices", a->roots);
+  for (;;) { /* --spin: more roots until a->roots of spin S are among them */
+    CIS_TRY(solve_roots(a, r, nr));
+    int got = select_roots(a, r);
+    if (got == a->roots) break;
+    if (nr >= cap || nr >= n) {
+      char list[512];
+      size_t len = 0;
+      for (int k = 0; k < r->nroots && len + 24 < sizeof list; ++k)
+        len += (size_t)snprintf(list + len, sizeof list - len, "%s%.4f", k ? " " : "", r->s2[k]);
+      return cis_error(CIS_ERR_NOT_FOUND, "only %d root(s) of spin S=%g among the lowest %d (<S^2>: %s)", got, a->spin,
+                       r->nroots, list);
+    }
+    nr = 2 * nr < cap ? 2 * nr : cap;
+  }
+  return CIS_OK;
+cleanup:
+  return st;
+}
+
+/* Rows to sample for the nonzero estimate: 4096, fewer when rows are long
+ * (about 3e7 connections looked at in all: a fraction of a second). */
+static cis_int sample_rows(const cis_ci_counts *c) {
+  double s = 3e7 / (c->row_bound > 1 ? c->row_bound : 1);
+  return s > 4096 ? 4096 : s < 256 ? 256 : (cis_int)s;
+}
+
 /* --method auto (measured on the 2-core CI machine, bench/results/ci_direct_cpu.md):
  * full CI in C1 goes direct for one or two roots (direct was the faster to
  * solution on every file of shared/ci, 36 to 1.66 M determinants, since it
@@ -211,15 +343,15 @@ static int auto_direct(const cis_fcidump *F, int roots, const char **why) {
   return 0;
 }
 
-static cis_status compute_direct(const ci_args *a, ci_run *r, double t0) {
+/* --method direct: the matrix-free sigma as the operator; Davidson runs in
+ * roots_loop with P-space guesses and <S^2> on the direct space. */
+static cis_status setup_direct(const ci_args *a, ci_run *r, int nr) {
   cis_status st;
   cis_ci_direct_opts dopt = cis_ci_direct_opts_default();
-  cis_davidson_opts o = cis_davidson_opts_default();
-  o.roots = a->roots;
-  o.tol = a->tol;
-  o.verbose = a->verbose;
-  int max_sub = o.max_sub > 0 ? o.max_sub : (8 * a->roots > 24 ? 8 * a->roots : 24);
-  dopt.vectors = 2 * max_sub + 2 * a->roots + 2; /* subspace, its products, Ritz vectors, residuals */
+  int nvec = nr + 4 < 2 * nr + 2 ? nr + 4 : 2 * nr + 2;
+  int max_sub = 8 * nr > 24 ? 8 * nr : 24;
+  if (max_sub < nvec + nr) max_sub = nvec + nr;
+  dopt.vectors = 2 * max_sub + 2 * nr + 2; /* subspace, its products, Ritz vectors, residuals */
   double tb = cis_wtime();
   CIS_TRY(cis_ci_direct_create(r->F, &dopt, &r->D));
   cis_ci_direct_get_info(r->D, &r->dinfo);
@@ -227,11 +359,7 @@ static cis_status compute_direct(const ci_args *a, ci_run *r, double t0) {
   if (a->roots > n) return cis_error(CIS_ERR_INVALID, "--roots %d exceeds the %lld determinants", a->roots, (long long)n);
   CIS_TRY(cis_ci_direct_operator(r->D, &r->op));
   r->t_build = cis_wtime() - tb; /* strings, links, pair matrix, diagonal */
-  r->evals = malloc((size_t)a->roots * sizeof(double));
-  if (!r->evals) return cis_error(CIS_ERR_ALLOC, "cannot allocate %d eigenvalues", a->roots);
-  st = cis_davidson_operator(r->op, cis_operator_diagonal(r->op), &o, r->evals, NULL, &r->info);
-  r->t_total = cis_wtime() - t0;
-  return st;
+  return CIS_OK;
 cleanup:
   return st;
 }
@@ -240,20 +368,86 @@ static cis_status compute(const ci_args *a, ci_run *r) {
   cis_status st;
   double t0 = cis_wtime();
   CIS_TRY(cis_fcidump_read(a->file, &r->F));
-  if (a->occ) CIS_TRY(cis_ci_parse_occ(r->F, a->occ, &r->ref_a, &r->ref_b));
-  else CIS_TRY(cis_ci_find_reference(r->F, &r->ref_a, &r->ref_b));
+  if (a->isym_set) CIS_TRY(cis_fcidump_set_isym(r->F, a->isym));
+  if (a->spin >= 0) {
+    int twos = (int)floor(2 * a->spin + 0.5), ms2 = abs(r->F->ms2);
+    if (twos < ms2 || (twos - ms2) % 2)
+      return cis_error(CIS_ERR_INVALID, "--spin %g is impossible with MS2=%d: S >= |MS2|/2 and 2S - MS2 even", a->spin,
+                       r->F->ms2);
+  }
+  if (a->occ) {
+    CIS_TRY(cis_ci_parse_occ(r->F, a->occ, &r->ref_a, &r->ref_b));
+  } else if ((st = cis_ci_find_reference(r->F, &r->ref_a, &r->ref_b)) != CIS_OK) {
+    if (a->level >= 0) return st; /* truncated CI needs a reference of symmetry ISYM */
+    /* full CI needs none: any determinant with the right counts spans it */
+    int na = cis_fcidump_nalpha(r->F), nb = cis_fcidump_nbeta(r->F);
+    r->ref_a = na >= 64 ? ~0ull : (1ull << na) - 1;
+    r->ref_b = nb >= 64 ? ~0ull : (1ull << nb) - 1;
+    r->no_ref = 1;
+  }
   r->e_rhf = cis_ci_diagonal(r->F, r->ref_a, r->ref_b) + r->F->ecore;
+  /* sizes in closed form, before anything is allocated */
+  CIS_TRY(cis_ci_count(r->F, a->level, r->ref_a, r->ref_b, &r->counts));
+  r->mem_limit = cis_host_memory_limit(r->mem_why, sizeof r->mem_why);
+  int cap = r->counts.determinants < 64 ? (int)r->counts.determinants : 64;
+  int nr = a->spin < 0 ? a->roots : (2 * a->roots + 4 < cap ? 2 * a->roots + 4 : cap);
+  cis_ci_memory(&r->counts, nr, r->counts.nnz_bound, &r->need);
+  double dets = r->counts.determinants;
+  if (a->count) { /* exact nonzeros only where the counting pass is quick */
+    r->nnz_counted = r->counts.nnz_bound <= 5e7 && dets <= 2e6;
+    if (r->nnz_counted) {
+      CIS_TRY(cis_ci_space_create(r->F, a->level, r->ref_a, r->ref_b, &r->S));
+      double tb = cis_wtime();
+      CIS_TRY(cis_ci_hamiltonian_nnz(r->F, r->S, a->symmetric, &r->count_nnz, &r->count_max_row));
+      r->t_build = cis_wtime() - tb;
+    } else if (dets <= 5e7) { /* estimate from sampled rows: the space is quick to build at this size */
+      CIS_TRY(cis_ci_space_create(r->F, a->level, r->ref_a, r->ref_b, &r->S));
+      CIS_TRY(cis_ci_hamiltonian_nnz_estimate(r->F, r->S, a->symmetric, sample_rows(&r->counts), &r->nnz_est, &r->nnz_sampled));
+    }
+    return CIS_OK;
+  }
+  if (dets > (double)INT32_MAX)
+    return cis_error(CIS_ERR_TOO_LARGE, "%.4g determinants exceed the 32-bit index range (2^31 - 1); `--count` gives the sizes",
+                     dets);
+  if (r->mem_limit > 0 && r->need.direct > (double)r->mem_limit)
+    return cis_error(CIS_ERR_TOO_LARGE,
+                     "%.4g determinants need %.1f GiB before the Hamiltonian (space %.1f GiB + Davidson vectors %.1f GiB "
+                     "for %d roots), this process may use %.1f GiB (%s)",
+                     dets, gib(r->need.direct), gib(r->need.space), gib(r->need.vectors), nr, gib((double)r->mem_limit),
+                     r->mem_why);
+  cis_gpu_info gi;
+  if (a->gpu && cis_gpu_get_info(&gi) == CIS_OK && gi.free_mem > 0 && r->need.vectors > (double)gi.free_mem)
+    return cis_error(CIS_ERR_TOO_LARGE,
+                     "%.4g determinants need %.1f GiB of Davidson vectors on the GPU for %d roots (before the "
+                     "Hamiltonian); %s has %.1f GiB free",
+                     dets, gib(r->need.vectors), nr, gi.name, gib((double)gi.free_mem));
   r->direct = a->method == CI_DIRECT || (a->method == CI_AUTO && auto_direct(r->F, a->roots, &r->why));
-  if (r->direct) return compute_direct(a, r, t0);
+  if (r->direct) {
+    CIS_TRY(setup_direct(a, r, nr));
+    CIS_TRY(roots_loop(a, r, nr, cap));
+    r->t_total = cis_wtime() - t0;
+    return CIS_OK;
+  }
   CIS_TRY(cis_ci_space_create(r->F, a->level, r->ref_a, r->ref_b, &r->S));
   cis_int n = cis_ci_space_size(r->S);
   if (a->roots > n) return cis_error(CIS_ERR_INVALID, "--roots %d exceeds the %lld determinants", a->roots, (long long)n);
+  /* the stored matrix from sampled rows: refuse now rather than after a
+   * counting pass over every row (90% of the estimate, as it is one) */
+  CIS_TRY(cis_ci_hamiltonian_nnz_estimate(r->F, r->S, a->symmetric, sample_rows(&r->counts), &r->nnz_est, &r->nnz_sampled));
+  double mat = 0.9 * r->nnz_est * 12 + 8.0 * (double)(n + 1);
+  if (!a->build && r->mem_limit > 0 && r->need.direct + mat > (double)r->mem_limit)
+    return cis_error(CIS_ERR_TOO_LARGE,
+                     "the stored Hamiltonian of %lld determinants, about %.4g nonzeros (from %lld sampled rows), needs "
+                     "%.1f GiB with the space and vectors; this process may use %.1f GiB (%s)",
+                     (long long)n, r->nnz_est, (long long)r->nnz_sampled, gib(r->need.direct + mat),
+                     gib((double)r->mem_limit), r->mem_why);
+  if (a->build && cis_gpu_get_info(&gi) == CIS_OK && gi.free_mem > 0 && mat + r->need.vectors > (double)gi.free_mem)
+    return cis_error(CIS_ERR_TOO_LARGE,
+                     "the Hamiltonian of %lld determinants, about %.4g nonzeros (from %lld sampled rows), and the "
+                     "Davidson vectors need %.1f GiB on the GPU; %s has %.1f GiB free",
+                     (long long)n, r->nnz_est, (long long)r->nnz_sampled, gib(mat + r->need.vectors), gi.name,
+                     gib((double)gi.free_mem));
   double tb = cis_wtime();
-  if (a->count) {
-    CIS_TRY(cis_ci_hamiltonian_nnz(r->F, r->S, a->symmetric, &r->count_nnz, &r->count_max_row));
-    r->t_build = cis_wtime() - tb;
-    return CIS_OK;
-  }
   if (a->build) {
     CIS_TRY(cis_ci_hamiltonian_gpu(r->F, r->S, &r->plan, &r->nnz));
     r->t_build = cis_wtime() - tb;
@@ -274,24 +468,17 @@ static cis_status compute(const ci_args *a, ci_run *r) {
   }
   if (r->H) format_memory(r, a);
   r->diag = malloc((size_t)n * sizeof(double));
-  r->evals = malloc((size_t)a->roots * sizeof(double));
-  if (!r->diag || !r->evals)
+  if (!r->diag)
     return cis_error(CIS_ERR_ALLOC, "cannot allocate the Hamiltonian diagonal (%lld doubles)", (long long)n);
   CIS_TRY(cis_ci_diagonal_all(r->F, r->S, r->diag));
-  cis_davidson_opts o = cis_davidson_opts_default();
-  o.roots = a->roots;
-  o.tol = a->tol;
-  o.verbose = a->verbose;
-  if (r->plan) {
-    st = cis_ci_davidson_gpu_plan(r->plan, r->diag, &o, r->evals, NULL, &r->info, &r->gpu);
-  } else if (a->gpu) {
-    st = cis_ci_davidson_gpu(r->M, a->kernel, r->diag, &o, r->evals, NULL, &r->info, &r->gpu);
-  } else {
-    cpu_op op = {r->M, a->symmetric ? r->H : NULL};
-    st = cis_davidson(n, r->diag, cpu_apply, &op, &o, r->evals, NULL, &r->info);
+  if (r->no_ref) { /* E_corr relative to the lowest determinant */
+    double lo = r->diag[0];
+    for (cis_int i = 1; i < n; ++i) if (r->diag[i] < lo) lo = r->diag[i];
+    r->e_rhf = lo + r->F->ecore;
   }
+  CIS_TRY(roots_loop(a, r, nr, cap));
   r->t_total = cis_wtime() - t0;
-  return st;
+  return CIS_OK;
 cleanup:
   return st;
 }
@@ -307,6 +494,64 @@ static void print_occ(FILE *f, uint64_t s) {
     if (s >> p & 1) { fprintf(f, first ? "%d" : ",%d", p + 1); first = 0; }
 }
 
+static const char *multiplicity_name(int mult) {
+  static const char *names[] = {"?", "singlet", "doublet", "triplet", "quartet", "quintet", "sextet", "septet", "octet"};
+  return mult >= 1 && mult <= 8 ? names[mult] : "multiplet";
+}
+
+/* 2S+1 from <S^2> (rounded). */
+static int multiplicity(double s2) { return (int)floor(2 * cis_ci_spin_from_s2(s2) + 1.5); }
+
+/* How ORBSYM and ISYM were read. */
+static void print_symmetry(const ci_run *r) {
+  const cis_fcidump *F = r->F;
+  printf("symmetry      ORBSYM numbering %s", cis_fcidump_numbering_name(F->sym_numbering));
+  if (F->sym_numbering == CIS_FCIDUMP_SYM_PYSCF) {
+    if (F->isym_assumed)
+      printf("; ISYM=1 read as the totally symmetric irrep (PySCF writes ISYM=1 always; --isym ID to choose)");
+    else printf("; target irrep id %d (1-based %d)", F->isym - 1, F->isym);
+  } else if (F->sym_numbering == CIS_FCIDUMP_SYM_MOLPRO) {
+    printf("; target irrep ISYM=%d", F->isym);
+  }
+  printf("\n");
+}
+
+/* The reference line(s). */
+static void print_reference(const ci_args *a, const ci_run *r) {
+  print_symmetry(r);
+  if (r->no_ref) {
+    printf("reference     none of symmetry ISYM near the aufbau determinant (full CI needs none);\n"
+           "              E_corr below is relative to the lowest determinant, %.10f\n", r->e_rhf);
+  } else {
+    printf("reference     alpha ");
+    print_occ(stdout, r->ref_a);
+    printf(" / beta ");
+    print_occ(stdout, r->ref_b);
+    printf(", E_RHF %.10f%s\n", r->e_rhf, a->occ ? " (--occ)" : "");
+  }
+}
+
+/* The guess and --spin lines. */
+static void print_guess_spin(const ci_args *a, const ci_run *r) {
+  printf("guess         P-space of %d determinants (lowest diagonal elements), diagonalised exactly\n", r->np_used);
+  if (a->spin >= 0)
+    printf("spin          --spin %g: %d roots computed, those with <S^2> = %g kept\n", a->spin, r->nroots,
+           a->spin * (a->spin + 1));
+}
+
+/* One line per reported root: energy, correlation, <S^2>, S, multiplicity. */
+static void print_roots(const ci_args *a, const ci_run *r) {
+  const cis_fcidump *F = r->F;
+  for (int k = 0; k < a->roots; ++k) {
+    int q = r->pick[k];
+    double S = cis_ci_spin_from_s2(r->s2[q]);
+    printf("root %-3d      E = %.10f   E_corr = %.10f   <S^2> = %.6f  S = %.2f  %s", k, r->evals[q] + F->ecore,
+           r->evals[q] + F->ecore - r->e_rhf, r->s2[q], S, multiplicity_name(multiplicity(r->s2[q])));
+    if (q != k) printf("  (state %d of this Ms)", q);
+    printf("\n");
+  }
+}
+
 /* --method direct: what was built instead of H, and the sigma timings. */
 static void print_text_direct(const ci_args *a, const ci_run *r) {
   const cis_fcidump *F = r->F;
@@ -314,11 +559,7 @@ static void print_text_direct(const ci_args *a, const ci_run *r) {
   printf("FCIDUMP       %s\n", a->file);
   printf("orbitals      %d, electrons %d (%d alpha, %d beta), MS2 %d, ISYM %d, core energy %.10f\n", F->norb,
          F->nelec, cis_fcidump_nalpha(F), cis_fcidump_nbeta(F), F->ms2, F->isym, F->ecore);
-  printf("reference     alpha ");
-  print_occ(stdout, r->ref_a);
-  printf(" / beta ");
-  print_occ(stdout, r->ref_b);
-  printf(", E_RHF %.10f%s\n", r->e_rhf, a->occ ? " (--occ)" : "");
+  print_reference(a, r);
   if (d->projected)
     printf("space         full CI: %lld determinants of symmetry ISYM %d, in vectors of all %lld (%lld alpha x %lld "
            "beta strings; point group by projection, at the C1 cost)\n",
@@ -338,6 +579,7 @@ static void print_text_direct(const ci_args *a, const ci_run *r) {
   printf("davidson      %d iterations, %lld products, %.6f s per sigma, max residual %.2e\n", r->info.iterations,
          (long long)r->info.products, r->info.products ? r->info.op_seconds / r->info.products : 0.0,
          r->info.max_residual);
+  print_guess_spin(a, r);
   if (r->D) {
     cis_ci_direct_info now;
     cis_ci_direct_get_info(r->D, &now);
@@ -348,8 +590,7 @@ static void print_text_direct(const ci_args *a, const ci_run *r) {
            (long long)now.sigma_vectors);
   }
   printf("time          solve %.3f s, to solution %.3f s (read, setup, solve)\n", r->info.total_seconds, r->t_total);
-  for (int k = 0; k < a->roots; ++k)
-    printf("root %-3d      E = %.10f   E_corr = %.10f\n", k, r->evals[k] + F->ecore, r->evals[k] + F->ecore - r->e_rhf);
+  print_roots(a, r);
 }
 
 static void print_text(const ci_args *a, const ci_run *r) {
@@ -359,11 +600,7 @@ static void print_text(const ci_args *a, const ci_run *r) {
   printf("FCIDUMP       %s\n", a->file);
   printf("orbitals      %d, electrons %d (%d alpha, %d beta), MS2 %d, ISYM %d, core energy %.10f\n", F->norb,
          F->nelec, cis_fcidump_nalpha(F), cis_fcidump_nbeta(F), F->ms2, F->isym, F->ecore);
-  printf("reference     alpha ");
-  print_occ(stdout, r->ref_a);
-  printf(" / beta ");
-  print_occ(stdout, r->ref_b);
-  printf(", E_RHF %.10f%s\n", r->e_rhf, a->occ ? " (--occ)" : "");
+  print_reference(a, r);
   if (a->method == CI_AUTO) printf("method        stored (auto: %s)\n", r->why);
   printf("space         %s", level_name(a->level));
   if (a->level >= 0) printf(" (excitation level <= %d)", a->level);
@@ -385,13 +622,13 @@ static void print_text(const ci_args *a, const ci_run *r) {
   printf("davidson      %d iterations, %lld products, %.6f s per SpMV, max residual %.2e\n", r->info.iterations,
          (long long)r->info.products, r->info.products ? r->info.op_seconds / r->info.products : 0.0,
          r->info.max_residual);
+  print_guess_spin(a, r);
   if (a->gpu)
     printf("gpu           kernel %s, device bytes %.3f MiB, upload %.3f s\n", r->gpu.kernel,
            r->gpu.device_bytes / 1048576.0, r->gpu.upload_seconds);
   printf("time          solve %.3f s, to solution %.3f s (read, space, build, format, solve)\n",
          r->info.total_seconds, r->t_total);
-  for (int k = 0; k < a->roots; ++k)
-    printf("root %-3d      E = %.10f   E_corr = %.10f\n", k, r->evals[k] + F->ecore, r->evals[k] + F->ecore - r->e_rhf);
+  print_roots(a, r);
 }
 
 /* A JSON string literal (quotes, backslashes and control characters escaped). */
@@ -409,6 +646,14 @@ static cis_int direct_half(const ci_run *r) {
   cis_ci_direct_info now;
   cis_ci_direct_get_info(r->D, &now);
   return now.half_sigmas;
+}
+
+/* Root k of the report (state q of the run) as a JSON object. */
+static void print_json_root(const ci_run *r, int k, int q) {
+  const cis_fcidump *F = r->F;
+  printf("%s{\"energy\": %.12f, \"correlation\": %.12f, \"s2\": %.8f, \"spin\": %.4f, \"multiplicity\": %d, "
+         "\"state\": %d}", k ? ", " : "", r->evals[q] + F->ecore, r->evals[q] + F->ecore - r->e_rhf, r->s2[q],
+         cis_ci_spin_from_s2(r->s2[q]), multiplicity(r->s2[q]), q);
 }
 
 static void print_json_direct(const ci_args *a, const ci_run *r) {
@@ -429,8 +674,7 @@ static void print_json_direct(const ci_args *a, const ci_run *r) {
          r->info.products ? r->info.op_seconds / r->info.products : 0.0, (long long)direct_half(r),
          r->info.total_seconds, r->t_total, r->e_rhf, F->ecore, (long long)d->link_bytes, (long long)d->work_bytes, (long long)d->vector_bytes);
   for (int k = 0; k < a->roots; ++k)
-    printf("%s{\"energy\": %.12f, \"correlation\": %.12f}", k ? ", " : "", r->evals[k] + F->ecore,
-           r->evals[k] + F->ecore - r->e_rhf);
+    print_json_root(r, k, r->pick[k]);
   printf("]}\n");
 }
 
@@ -442,12 +686,16 @@ static void print_json(const ci_args *a, const ci_run *r) {
   printf(", \"norb\": %d, \"nelec\": %d, \"ms2\": %d, \"level\": %d, \"method\": \"stored\", \"determinants\": %lld, "
          "\"nnz\": %lld, \"symmetric\": %s, \"format\": \"%s\", \"device\": \"%s\", \"build\": \"%s\", \"build_seconds\": %.6f, "
          "\"iterations\": %d, \"products\": %lld, \"spmv_seconds\": %.9f, \"solve_seconds\": %.6f, "
-         "\"total_seconds\": %.6f, \"e_rhf\": %.12f, \"ecore\": %.12f, ",
+         "\"total_seconds\": %.6f, \"e_rhf\": %.12f, \"ecore\": %.12f, \"reference\": \"%s\", "
+         "\"orbsym_numbering\": \"%s\", \"isym\": %d, \"isym_assumed\": %s, \"pspace\": %d, \"spin_filter\": %g, "
+         "\"roots_computed\": %d, ",
          F->norb, F->nelec, F->ms2, a->level, (long long)cis_ci_space_size(r->S), (long long)r->nnz,
          a->symmetric ? "true" : "false", r->plan ? "csr" : r->M ? cis_matrix_format_name(r->M) : "csr-upper",
          a->gpu ? "gpu" : "cpu", r->plan ? "gpu" : "cpu", r->t_build, r->info.iterations, (long long)r->info.products,
          r->info.products ? r->info.op_seconds / r->info.products : 0.0, r->info.total_seconds, r->t_total, r->e_rhf,
-         F->ecore);
+         F->ecore, r->no_ref ? "lowest determinant" : a->occ ? "occ" : "aufbau",
+         F->sym_numbering == CIS_FCIDUMP_SYM_PYSCF ? "pyscf" : F->sym_numbering == CIS_FCIDUMP_SYM_MOLPRO ? "molpro" : "none",
+         F->isym, F->isym_assumed ? "true" : "false", r->np_used, a->spin, r->nroots);
   if (a->gpu)
     printf("\"gpu\": {\"kernel\": \"%s\", \"device_bytes\": %lld, \"upload_seconds\": %.6f}, ", r->gpu.kernel,
            (long long)r->gpu.device_bytes, r->gpu.upload_seconds);
@@ -456,29 +704,68 @@ static void print_json(const ci_args *a, const ci_run *r) {
   for (int f = 0; r->H && f < cis_format_count() && f < 16; ++f)
     if (r->fmt_bytes[f] >= 0) printf(", \"%s\": %lld", cis_format_name(f), (long long)r->fmt_bytes[f]);
   printf("}, \"roots\": [");
-  for (int k = 0; k < a->roots; ++k)
-    printf("%s{\"energy\": %.12f, \"correlation\": %.12f}", k ? ", " : "", r->evals[k] + F->ecore,
-           r->evals[k] + F->ecore - r->e_rhf);
+  for (int k = 0; k < a->roots; ++k) print_json_root(r, k, r->pick[k]);
   printf("]}\n");
 }
 
-/* --count: sizes without building (CSR: 12 bytes per nonzero + 4|8 per row
- * pointer; ELLPACK: rows x longest row x 12). */
+/* --count: sizes in closed form (determinants by level and irrep), the
+ * nonzeros counted exactly where that is quick (else the Slater-Condon
+ * bound), and the memory each method needs against what this process may use. */
 static void print_count(const ci_args *a, const ci_run *r) {
-  cis_int n = cis_ci_space_size(r->S), nnz = r->count_nnz;
-  double csr = (double)nnz * 12 + (double)(n + 1) * (nnz >= ((int64_t)1 << 32) ? 8 : 4);
-  double ell = (double)n * (double)r->count_max_row * 12;
+  const cis_ci_counts *c = &r->counts;
+  double n = c->determinants,
+         nnz = r->nnz_counted ? (double)r->count_nnz : r->nnz_est > 0 ? r->nnz_est : c->nnz_bound;
+  double csr = nnz * 12 + (n + 1) * (nnz >= 4294967296.0 ? 8 : 4);
+  double ell = r->nnz_counted ? n * (double)r->count_max_row * 12 : n * c->row_bound * 12;
+  cis_ci_memory_need m;
+  int nr = a->roots;
+  cis_ci_memory(c, nr, nnz, &m);
   if (a->json) {
     printf("{\"file\": ");
     json_string(a->file);
-    printf(", \"determinants\": %lld, \"nnz\": %lld, \"max_row\": %lld, \"symmetric\": %s, \"count_seconds\": %.6f, "
-           "\"memory\": {\"csr\": %.0f, \"ell\": %.0f}}\n", (long long)n, (long long)nnz, (long long)r->count_max_row,
-           a->symmetric ? "true" : "false", r->t_build, csr, ell);
+    printf(", \"determinants\": %.0f, \"alpha_strings\": %.0f, \"beta_strings\": %.0f, \"level\": %d, \"isym\": %d, "
+           "\"orbsym_numbering\": \"%s\", \"by_irrep\": [", n, c->alpha_strings, c->beta_strings, a->level, r->F->isym,
+           cis_fcidump_numbering_name(r->F->sym_numbering));
+    for (int g = 0; g < 8; ++g) printf("%s%.0f", g ? ", " : "", c->per_irrep[g]);
+    printf("], \"by_level\": [");
+    for (int l = 0; l <= c->level; ++l) printf("%s%.0f", l ? ", " : "", c->per_level[l]);
+    printf("], \"nnz\": %.0f, \"nnz_exact\": %s, \"nnz_estimated\": %s, \"max_row\": %.0f, \"symmetric\": %s, \"count_seconds\": %.6f, "
+           "\"memory\": {\"csr\": %.0f, \"ell\": %.0f, \"space\": %.0f, \"vectors\": %.0f, \"stored\": %.0f, \"direct\": %.0f, "
+           "\"limit\": %lld, \"limit_from\": \"%s\"}}\n",
+           nnz, r->nnz_counted ? "true" : "false", !r->nnz_counted && r->nnz_est > 0 ? "true" : "false", r->nnz_counted ? (double)r->count_max_row : c->row_bound,
+           a->symmetric ? "true" : "false", r->t_build, csr, ell, m.space, m.vectors, m.stored, m.direct,
+           (long long)r->mem_limit, r->mem_why);
     return;
   }
-  printf("determinants  %lld\nnonzeros      %lld%s, longest row %lld (counted in %.3f s)\n", (long long)n,
-         (long long)nnz, a->symmetric ? " in the upper triangle" : "", (long long)r->count_max_row, r->t_build);
-  printf("memory        csr %.3f GiB, ell %.3f GiB (formulas)\n", csr / 1073741824.0, ell / 1073741824.0);
+  if (n < 9007199254740992.0)
+    printf("determinants  %.0f (closed form; %.0f alpha x %.0f beta strings kept)\n", n, c->alpha_strings, c->beta_strings);
+  else
+    printf("determinants  %.6e (closed form; %.0f alpha x %.0f beta strings kept)\n", n, c->alpha_strings, c->beta_strings);
+  if (a->level >= 0) {
+    printf("by level     ");
+    for (int l = 0; l <= c->level; ++l) printf(" %d: %.0f", l, c->per_level[l]);
+    printf("\n");
+  }
+  if (r->F->sym_numbering != CIS_FCIDUMP_SYM_NONE) {
+    printf("by irrep      (1-based)");
+    for (int g = 0; g < 8; ++g) if (c->per_irrep[g] > 0) printf(" %d: %.0f", g + 1, c->per_irrep[g]);
+    printf("; ISYM %d\n", r->F->isym);
+  }
+  if (r->nnz_counted)
+    printf("nonzeros      %lld%s, longest row %lld (counted in %.3f s)\n", (long long)r->count_nnz,
+           a->symmetric ? " in the upper triangle" : "", (long long)r->count_max_row, r->t_build);
+  else if (r->nnz_est > 0)
+    printf("nonzeros      about %.4g (from %lld sampled rows; at most %.4g, %.0f per row)\n", r->nnz_est,
+           (long long)r->nnz_sampled, c->nnz_bound, c->row_bound);
+  else
+    printf("nonzeros      at most %.4g (%.0f per row: 1 + singles + doubles; not counted, too large to count quickly)\n",
+           nnz, c->row_bound);
+  printf("memory        csr %.3f GiB, ell %.3f GiB (formulas)\n", gib(csr), gib(ell));
+  printf("              stored Hamiltonian: %.3f GiB (space %.3f + Davidson vectors for %d root%s %.3f + matrix %.3f)\n",
+         gib(m.stored), gib(m.space), nr, nr > 1 ? "s" : "", gib(m.vectors), gib(m.matrix));
+  printf("              matrix-free: %.3f GiB (space + vectors)\n", gib(m.direct));
+  printf("              this process may use %.3f GiB (%s); runs that do not fit are refused\n", gib((double)r->mem_limit),
+         r->mem_why);
 }
 
 int cis_cmd_ci(int argc, char **argv) {
@@ -490,7 +777,7 @@ int cis_cmd_ci(int argc, char **argv) {
   cis_status st = compute(&a, &r);
   if (st == CIS_OK && a.count) {
     print_count(&a, &r);
-  } else if (st == CIS_OK || (st == CIS_ERR_NOT_CONVERGED && r.evals)) {
+  } else if (st == CIS_OK) { /* an unconverged root is an error, not a result */
     if (a.json) print_json(&a, &r); else print_text(&a, &r);
   }
   rc = st == CIS_OK ? 0 : cli_fail(st);

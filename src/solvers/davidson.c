@@ -20,7 +20,7 @@
 #include "solvers/backend.h"
 
 cis_davidson_opts cis_davidson_opts_default(void) {
-  cis_davidson_opts o = {1, 1e-8, 1e-10, 200, 0, 0};
+  cis_davidson_opts o = {1, 1e-8, 1e-10, 200, 0, 0, NULL, 0};
   return o;
 }
 
@@ -132,6 +132,22 @@ cleanup:
   return st;
 }
 
+/* Caller's guesses: upload each, orthonormalise against the ones kept;
+ * *kept = how many stayed (dependent ones dropped). */
+static cis_status given_guesses(kry_be *B, const double *guess, int nguess, int max_sub, double *V, int *kept) {
+  cis_status st = CIS_OK;
+  int m = 0;
+  for (int j = 0; j < nguess && m < max_sub; ++j) {
+    int keep;
+    OP(upload(B, VEC(V, m), guess + (size_t)j * (size_t)B->n, B->n));
+    CIS_TRY(orthonormalise(B, V, m, VEC(V, m), &keep));
+    m += keep;
+  }
+cleanup:
+  *kept = m;
+  return st;
+}
+
 /* r = H x - theta x into w->R for Ritz pair r. */
 static cis_status residual(kry_be *B, work *w, int r) {
   cis_status st;
@@ -163,8 +179,11 @@ cis_status cis_davidson_operator(const cis_operator *H, const double *diag, cons
   if (k < 1 || k > n) return cis_error(CIS_ERR_INVALID, "Davidson: %d roots requested, dimension %lld", k, (long long)n);
   if (!(o.tol > 0) || !(o.etol > 0) || o.max_iter < 1)
     return cis_error(CIS_ERR_INVALID, "Davidson: tolerances must be > 0 and max_iter >= 1");
+  if (o.guess && o.nguess < k)
+    return cis_error(CIS_ERR_INVALID, "Davidson: %d guess vectors for %d roots", o.nguess, k);
   int max_sub = o.max_sub > 0 ? o.max_sub : (8 * k > 24 ? 8 * k : 24);
   if (max_sub < 2 * k) max_sub = 2 * k;
+  if (o.guess && max_sub < o.nguess + k) max_sub = o.nguess + k;
   if (max_sub > n) max_sub = (int)n;
   for (cis_int i = 0; i < n; ++i)
     if (!isfinite(diag[i])) return cis_error(CIS_ERR_NUMERIC, "Davidson: diagonal element %lld is not finite", (long long)i);
@@ -184,8 +203,18 @@ cis_status cis_davidson_operator(const cis_operator *H, const double *diag, cons
   CIS_TRY(cis_alloc_array((void **)&w.theta, max_sub, sizeof(double), "Davidson Ritz values"));
   CIS_TRY(cis_alloc_array((void **)&w.prev, k, sizeof(double), "Davidson Ritz values"));
   for (int r = 0; r < k; ++r) w.prev[r] = INFINITY;
-  CIS_TRY(guesses(B, diag, k, w.V));
-  int m = 0, m_new = k, converged = 0;
+  int m = 0, m_new = k, converged = 0, nconv = 0;
+  double res[64] = {0};
+  if (o.guess) {
+    CIS_TRY(given_guesses(B, o.guess, o.nguess, max_sub, w.V, &m_new));
+    if (m_new < k) {
+      st = cis_error(CIS_ERR_INVALID, "Davidson: only %d of the %d guess vectors are independent, %d roots requested",
+                     m_new, o.nguess, k);
+      goto cleanup;
+    }
+  } else {
+    CIS_TRY(guesses(B, diag, k, w.V));
+  }
   for (int it = 1; it <= o.max_iter; ++it) {
     /* W_j = H V_j for the new vectors, timed alone: the queue drained before,
      * the product finished after (sync; nothing on the host backend) */
@@ -214,12 +243,14 @@ cis_status cis_davidson_operator(const cis_operator *H, const double *diag, cons
     OP(combine(B, w.W, w.c, m, k, w.HX));
     inf.iterations = it;
     inf.max_residual = 0;
-    int all = 1, nconv = 0, done[64];
+    int all = 1, done[64];
+    nconv = 0;
     for (int r = 0; r < k; ++r) { /* ||r|| = ||H x - theta x|| */
       double rn;
       CIS_TRY(residual(B, &w, r));
       OP(dot_host(B, w.R, w.R, &rn));
       rn = sqrt(rn);
+      res[r] = rn;
       if (!(rn <= inf.max_residual)) inf.max_residual = rn;
       done[r] = (rn < o.tol && fabs(w.theta[r] - w.prev[r]) < o.etol) || m == n;
       nconv += done[r];
@@ -255,10 +286,20 @@ cis_status cis_davidson_operator(const cis_operator *H, const double *diag, cons
   for (int r = 0; r < k; ++r) evals[r] = w.theta[r];
   if (evecs) OP(download(B, evecs, w.X, (cis_int)k * n));
   inf.total_seconds = cis_wtime() - t_start;
+  inf.converged = converged ? k : nconv;
   if (info) *info = inf;
-  st = converged ? CIS_OK
-                 : cis_error(CIS_ERR_NOT_CONVERGED, "Davidson did not converge in %d iterations (max residual %.3e, tol %.1e)",
-                             inf.iterations, inf.max_residual, o.tol);
+  if (converged) {
+    st = CIS_OK;
+  } else { /* name the roots that did not converge: they are not results */
+    char list[256];
+    size_t len = 0;
+    list[0] = '\0';
+    for (int r = 0; r < k && len + 40 < sizeof list; ++r)
+      if (!(res[r] < o.tol))
+        len += (size_t)snprintf(list + len, sizeof list - len, "%sroot %d residual %.2e", len ? ", " : "", r, res[r]);
+    st = cis_error(CIS_ERR_NOT_CONVERGED, "Davidson did not converge in %d iterations: %d of %d roots converged (%s; tol %.1e)",
+                   inf.iterations, nconv, k, len ? list : "energy changes above etol", o.tol);
+  }
 cleanup:
   work_free(B, &w);
   kry_be_free(B);

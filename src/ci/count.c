@@ -1,0 +1,97 @@
+/* count.c: determinant counts in closed form, before anything is allocated.
+ *
+ * A string of one spin at excitation level e relative to the reference
+ * string: e holes among its o occupied orbitals and e particles among its v
+ * virtual ones, C(o,e) C(v,e) strings. With spatial symmetry (abelian
+ * groups, irreps as 3-bit labels combined by XOR) the holes and particles
+ * are counted by irrep with a dynamic program over orbitals:
+ *   D[0][0] = 1;  for each orbital of irrep s:  D[k+1][g ^ s] += D[k][g].
+ * Strings by (level, irrep) = holes (x) particles, shifted by the reference
+ * string's irrep; determinants of level L and irrep t =
+ * sum_{ea+eb=L} sum_g A[ea][g] B[eb][g ^ t]. Full CI is the same sum over all
+ * levels (= C(norb, na) C(norb, nb) without symmetry). Doubles: exact below
+ * 2^53, and the sizes that matter to a refusal are far from that edge. */
+#include <math.h>
+#include <string.h>
+#include "ci/ci_internal.h"
+#include "core/internal.h"
+
+/* D[k][g]: ways to pick k orbitals of the set `set` with irreps XOR = g. */
+static void choose_by_irrep(const cis_fcidump *F, uint64_t set, double D[CIS_CI_MAX_ORB + 1][8]) {
+  memset(D, 0, sizeof(double) * (CIS_CI_MAX_ORB + 1) * 8);
+  D[0][0] = 1;
+  int k = 0;
+  for (uint64_t s = set; s; s &= s - 1, ++k) {
+    int irr = (F->orbsym[ci_lowest(s)] - 1) & 7;
+    for (int e = k; e >= 0; --e)
+      for (int g = 0; g < 8; ++g) D[e + 1][g ^ irr] += D[e][g];
+  }
+}
+
+/* S[e][g]: strings at level e of irrep g relative to `ref`. */
+static void strings_by_level(const cis_fcidump *F, uint64_t ref, double S[CIS_CI_MAX_ORB + 1][8]) {
+  double Hh[CIS_CI_MAX_ORB + 1][8], Pp[CIS_CI_MAX_ORB + 1][8];
+  uint64_t all = ci_first(F->norb);
+  choose_by_irrep(F, ref, Hh);
+  choose_by_irrep(F, all & ~ref, Pp);
+  int g0 = ci_string_sym(F, ref);
+  memset(S, 0, sizeof(double) * (CIS_CI_MAX_ORB + 1) * 8);
+  for (int e = 0; e <= CIS_CI_MAX_ORB; ++e)
+    for (int a = 0; a < 8; ++a)
+      if (Hh[e][a] != 0)
+        for (int b = 0; b < 8; ++b) S[e][g0 ^ a ^ b] += Hh[e][a] * Pp[e][b];
+}
+
+cis_status cis_ci_count(const cis_fcidump *F, int level, uint64_t ref_alpha, uint64_t ref_beta, cis_ci_counts *out) {
+  if (!F || !out) return cis_error(CIS_ERR_INVALID, "cis_ci_count: NULL argument");
+  int na = cis_fcidump_nalpha(F), nb = cis_fcidump_nbeta(F), target = (F->isym - 1) & 7;
+  if (ci_popcount(ref_alpha) != na || ci_popcount(ref_beta) != nb || (ref_alpha | ref_beta) >> (F->norb - 1) >> 1)
+    return cis_error(CIS_ERR_INVALID, "reference determinant does not have %d alpha and %d beta electrons in %d orbitals",
+                     na, nb, F->norb);
+  double A[CIS_CI_MAX_ORB + 1][8], B[CIS_CI_MAX_ORB + 1][8];
+  memset(out, 0, sizeof *out);
+  int full = na + nb;
+  if (level < 0 || level > full) level = full;
+  out->level = level;
+  strings_by_level(F, ref_alpha, A);
+  strings_by_level(F, ref_beta, B);
+  for (int ea = 0; ea <= level && ea <= CIS_CI_MAX_ORB; ++ea)
+    for (int g = 0; g < 8; ++g) {
+      out->alpha_strings += A[ea][g];
+      out->beta_strings += B[ea][g];
+    }
+  for (int ea = 0; ea <= level && ea <= CIS_CI_MAX_ORB; ++ea)
+    for (int eb = 0; ea + eb <= level && eb <= CIS_CI_MAX_ORB; ++eb)
+      for (int g = 0; g < 8; ++g)
+        for (int t = 0; t < 8; ++t) {
+          double c = A[ea][g] * B[eb][g ^ t];
+          out->per_irrep[t] += c;
+          if (t == target) out->per_level[ea + eb] += c;
+        }
+  out->determinants = out->per_irrep[target];
+  /* nonzeros: each row connects to at most 1 + singles + doubles of the
+   * full space (Slater-Condon), and to no more determinants than exist */
+  double va = F->norb - na, vb = F->norb - nb;
+  double row = 1 + na * va + nb * vb + 0.25 * na * (na - 1) * va * (va - 1) + 0.25 * nb * (nb - 1) * vb * (vb - 1) +
+               na * va * nb * vb;
+  out->row_bound = fmin(row, out->determinants);
+  out->nnz_bound = out->determinants * out->row_bound;
+  return CIS_OK;
+}
+
+void cis_ci_memory(const cis_ci_counts *c, int roots, double nnz, cis_ci_memory_need *m) {
+  double n = c->determinants, strings = c->alpha_strings + c->beta_strings;
+  int max_sub = 8 * roots > 24 ? 8 * roots : 24;
+  int nguess = roots + 4 < 2 * roots + 2 ? roots + 4 : 2 * roots + 2;
+  if (max_sub < nguess + roots) max_sub = nguess + roots;
+  memset(m, 0, sizeof *m);
+  /* strings (8 B + level + irrep + a 2x-sized hash table of int32) and per
+   * determinant two string positions, a level, the lookup lists (4+4 B) */
+  m->space = strings * (8 + 1 + 1 + 8) + n * (4 + 4 + 1 + 4 + 4) + 8.0 * c->alpha_strings;
+  /* Davidson: V and W (max_sub each), Ritz vectors and H x (roots each),
+   * residual, diagonal (backend and host copy), the P-space guesses */
+  m->vectors = 8.0 * n * (2.0 * max_sub + 3.0 * roots + 3 + nguess); /* + host copy of the roots */
+  m->matrix = nnz * 12 + 8 * (n + 1);
+  m->stored = m->space + m->vectors + m->matrix;
+  m->direct = m->space + m->vectors;
+}

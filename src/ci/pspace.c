@@ -1,0 +1,265 @@
+/* pspace.c: Davidson guess vectors from a P-space, as PySCF's fci pspace
+ * and Psi4 detci's H0 block do (and Knowles & Handy, Comput. Phys. Commun.
+ * 54, 75 (1989), §3): the determinants with the lowest diagonal elements,
+ * H among them by the Slater-Condon rules, diagonalised exactly; its lowest
+ * eigenvectors, zero outside the P-space, start Davidson. A single
+ * determinant is a bad guess when the lowest diagonal element belongs to an
+ * open-shell determinant of another spatial symmetry (C2/STO-3G without
+ * ORBSYM): the P-space eigenvectors are already the right states' leading
+ * parts.
+ *
+ * Dense eigensolver: Householder tridiagonalisation and the implicit QL
+ * method (EISPACK tred2/tql2; Wilkinson & Reinsch, Handbook for Automatic
+ * Computation II (1971), contributions II/2 and II/3, in the form of the
+ * public-domain JAMA package). */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include "ci/ci_internal.h"
+#include "core/internal.h"
+
+/* Symmetric n x n a (row-major, overwritten by the eigenvectors: column j
+ * of a = vector of w[j]); w ascending. e: n doubles of workspace. */
+static void dense_eigh(double *V, int n, double *d, double *e) {
+#define A(i, j) V[(size_t)(i) * (size_t)n + (size_t)(j)]
+  if (n == 1) { d[0] = A(0, 0); A(0, 0) = 1; return; }
+  /* tred2: V <- Q with Q^T A Q tridiagonal (d diagonal, e subdiagonal) */
+  for (int j = 0; j < n; ++j) d[j] = A(n - 1, j);
+  for (int i = n - 1; i > 0; --i) {
+    double scale = 0, h = 0;
+    for (int k = 0; k < i; ++k) scale += fabs(d[k]);
+    if (scale == 0) {
+      e[i] = d[i - 1];
+      for (int j = 0; j < i; ++j) { d[j] = A(i - 1, j); A(i, j) = 0; A(j, i) = 0; }
+    } else {
+      for (int k = 0; k < i; ++k) { d[k] /= scale; h += d[k] * d[k]; }
+      double f = d[i - 1], g = sqrt(h);
+      if (f > 0) g = -g;
+      e[i] = scale * g;
+      h -= f * g;
+      d[i - 1] = f - g;
+      for (int j = 0; j < i; ++j) e[j] = 0;
+      for (int j = 0; j < i; ++j) {
+        f = d[j];
+        A(j, i) = f;
+        g = e[j] + A(j, j) * f;
+        for (int k = j + 1; k <= i - 1; ++k) { g += A(k, j) * d[k]; e[k] += A(k, j) * f; }
+        e[j] = g;
+      }
+      f = 0;
+      for (int j = 0; j < i; ++j) { e[j] /= h; f += e[j] * d[j]; }
+      double hh = f / (h + h);
+      for (int j = 0; j < i; ++j) e[j] -= hh * d[j];
+      for (int j = 0; j < i; ++j) {
+        f = d[j];
+        g = e[j];
+        for (int k = j; k <= i - 1; ++k) A(k, j) -= (f * e[k] + g * d[k]);
+        d[j] = A(i - 1, j);
+        A(i, j) = 0;
+      }
+    }
+    d[i] = h;
+  }
+  for (int i = 0; i < n - 1; ++i) { /* accumulate the transformations */
+    A(n - 1, i) = A(i, i);
+    A(i, i) = 1;
+    double h = d[i + 1];
+    if (h != 0) {
+      for (int k = 0; k <= i; ++k) d[k] = A(k, i + 1) / h;
+      for (int j = 0; j <= i; ++j) {
+        double g = 0;
+        for (int k = 0; k <= i; ++k) g += A(k, i + 1) * A(k, j);
+        for (int k = 0; k <= i; ++k) A(k, j) -= g * d[k];
+      }
+    }
+    for (int k = 0; k <= i; ++k) A(k, i + 1) = 0;
+  }
+  for (int j = 0; j < n; ++j) { d[j] = A(n - 1, j); A(n - 1, j) = 0; }
+  A(n - 1, n - 1) = 1;
+  e[0] = 0;
+  /* tql2: implicit QL on the tridiagonal matrix, rotations applied to V */
+  for (int i = 1; i < n; ++i) e[i - 1] = e[i];
+  e[n - 1] = 0;
+  double f = 0, tst1 = 0, eps = ldexp(1.0, -52);
+  for (int l = 0; l < n; ++l) {
+    tst1 = fmax(tst1, fabs(d[l]) + fabs(e[l]));
+    int m = l;
+    while (m < n - 1 && fabs(e[m]) > eps * tst1) m++;
+    if (m > l) {
+      int iter = 0;
+      do {
+        double g = d[l], p = (d[l + 1] - g) / (2 * e[l]), r = hypot(p, 1.0);
+        if (p < 0) r = -r;
+        d[l] = e[l] / (p + r);
+        d[l + 1] = e[l] * (p + r);
+        double dl1 = d[l + 1], h = g - d[l];
+        for (int i = l + 2; i < n; ++i) d[i] -= h;
+        f += h;
+        p = d[m];
+        double c = 1, c2 = 1, c3 = 1, el1 = e[l + 1], s = 0, s2 = 0;
+        for (int i = m - 1; i >= l; --i) {
+          c3 = c2;
+          c2 = c;
+          s2 = s;
+          g = c * e[i];
+          h = c * p;
+          r = hypot(p, e[i]);
+          e[i + 1] = s * r;
+          s = e[i] / r;
+          c = p / r;
+          p = c * d[i] - s * g;
+          d[i + 1] = h + s * (c * g + s * d[i]);
+          for (int k = 0; k < n; ++k) {
+            h = A(k, i + 1);
+            A(k, i + 1) = s * A(k, i) + c * h;
+            A(k, i) = c * A(k, i) - s * h;
+          }
+        }
+        p = -s * s2 * c3 * el1 * e[l] / dl1;
+        e[l] = s * p;
+        d[l] = c * p;
+      } while (fabs(e[l]) > eps * tst1 && ++iter < 100);
+    }
+    d[l] += f;
+    e[l] = 0;
+  }
+  for (int i = 0; i < n - 1; ++i) { /* sort ascending */
+    int k = i;
+    for (int j = i + 1; j < n; ++j) if (d[j] < d[k]) k = j;
+    if (k == i) continue;
+    double t = d[i]; d[i] = d[k]; d[k] = t;
+    for (int j = 0; j < n; ++j) { t = A(j, i); A(j, i) = A(j, k); A(j, k) = t; }
+  }
+#undef A
+}
+
+cis_status cis_dense_eigh(double *a, int n, double *w) {
+  double *e = NULL;
+  if (!a || !w || n < 1) return cis_error(CIS_ERR_INVALID, "cis_dense_eigh: NULL argument or n < 1");
+  cis_status st = cis_alloc_array((void **)&e, n, sizeof(double), "eigensolver workspace");
+  if (st != CIS_OK) return st;
+  dense_eigh(a, n, w, e);
+  cis_free(e);
+  for (int i = 0; i < n; ++i)
+    if (!isfinite(w[i])) return cis_error(CIS_ERR_NUMERIC, "cis_dense_eigh: eigenvalue %d is not finite", i);
+  return CIS_OK;
+}
+
+/* Max-heap on diag of the np lowest so far (heap[0] = the largest kept). */
+static void heap_down(cis_int *h, int n, const double *diag, int i) {
+  for (;;) {
+    int l = 2 * i + 1, r = l + 1, b = i;
+    if (l < n && diag[h[l]] > diag[h[b]]) b = l;
+    if (r < n && diag[h[r]] > diag[h[b]]) b = r;
+    if (b == i) return;
+    cis_int t = h[i]; h[i] = h[b]; h[b] = t;
+    i = b;
+  }
+}
+
+typedef struct pick_t { double d; cis_int i; } pick_t;
+/* By diagonal element, then index (a total order: the P-space is reproducible). */
+static int cmp_pick(const void *x, const void *y) {
+  const pick_t *a = x, *b = y;
+  return a->d < b->d ? -1 : a->d > b->d ? 1 : (a->i > b->i) - (a->i < b->i);
+}
+
+/* Determinant i of a space (stored or direct ordering); sym_only: only
+ * determinants of symmetry ISYM may enter (a direct space holds all). */
+typedef struct det_src {
+  const cis_ci_space *S;
+  const cis_ci_direct *D;
+  int sym_only;
+} det_src;
+static void src_det(const det_src *d, cis_int i, uint64_t *a, uint64_t *b) {
+  if (d->S) cis_ci_space_det(d->S, i, a, b);
+  else cis_ci_direct_det(d->D, i, a, b);
+}
+static int src_allowed(const cis_fcidump *F, const det_src *d, cis_int i) {
+  if (!d->sym_only) return 1;
+  uint64_t a, b;
+  src_det(d, i, &a, &b);
+  return (ci_string_sym(F, a) ^ ci_string_sym(F, b)) == F->isym - 1;
+}
+
+static cis_status pspace_guess(const cis_fcidump *F, const det_src *src, cis_int n, const double *diag, int np, int nvec,
+                               double *guess, int *np_used, double *pvals) {
+  cis_status st;
+  cis_int *pick = NULL;
+  double *H = NULL, *w = NULL;
+  pick_t *sorted = NULL;
+  cis_int nallowed = 0;
+  for (cis_int i = 0; i < n; ++i) nallowed += src_allowed(F, src, i);
+  if (nallowed == 0) return cis_error(CIS_ERR_INVALID, "P-space guess: no determinant of symmetry ISYM=%d", F->isym);
+  if (np <= 0) np = CIS_CI_PSPACE_DEFAULT;
+  if (np > nallowed) np = (int)nallowed;
+  if (nvec < 1 || nvec > np)
+    return cis_error(CIS_ERR_INVALID, "P-space guess: %d vectors from %d determinants", nvec, np);
+  int cap = 2 * np < n ? 2 * np : (int)n;
+  CIS_TRY(cis_alloc_array((void **)&pick, cap, sizeof(cis_int), "P-space determinants"));
+  /* the np lowest diagonal elements (a max-heap: O(n log np)) */
+  cis_int i0 = 0;
+  for (int k = 0; k < np; ++i0)
+    if (src_allowed(F, src, i0)) pick[k++] = i0;
+  for (int i = np / 2 - 1; i >= 0; --i) heap_down(pick, np, diag, i);
+  for (cis_int i = i0; i < n; ++i)
+    if (diag[i] < diag[pick[0]] && src_allowed(F, src, i)) { pick[0] = i; heap_down(pick, np, diag, 0); }
+  /* (near-)degenerate determinants enter together: every one within
+   * CIS_CI_PSPACE_DEGEN of the np-th, up to 2 np in all */
+  double top = diag[pick[0]];
+  int m = np;
+  for (cis_int i = 0; i < n && m < cap; ++i) {
+    if (diag[i] < top || diag[i] > top + CIS_CI_PSPACE_DEGEN || !src_allowed(F, src, i)) continue;
+    int in = 0;
+    for (int q = 0; q < np && diag[i] == top && !in; ++q) in = pick[q] == i;
+    if (!in) pick[m++] = i;
+  }
+  CIS_TRY(cis_alloc_array((void **)&sorted, m, sizeof(pick_t), "P-space determinants"));
+  for (int i = 0; i < m; ++i) sorted[i] = (pick_t){diag[pick[i]], pick[i]};
+  qsort(sorted, (size_t)m, sizeof(pick_t), cmp_pick);
+  for (int i = 0; i < m; ++i) pick[i] = sorted[i].i;
+  /* H_P by Slater-Condon, then its eigenvectors */
+  CIS_TRY(cis_alloc_array((void **)&H, (int64_t)m * m, sizeof(double), "P-space Hamiltonian"));
+  CIS_TRY(cis_alloc_array((void **)&w, m, sizeof(double), "P-space eigenvalues"));
+#pragma omp parallel for schedule(dynamic, 8)
+  for (int i = 0; i < m; ++i) {
+    uint64_t ai, bi;
+    src_det(src, pick[i], &ai, &bi);
+    for (int j = 0; j <= i; ++j) {
+      uint64_t aj, bj;
+      src_det(src, pick[j], &aj, &bj);
+      double v = i == j ? diag[pick[i]] : cis_ci_element(F, ai, bi, aj, bj);
+      H[(size_t)i * m + j] = H[(size_t)j * m + i] = v;
+    }
+  }
+  CIS_TRY(cis_dense_eigh(H, m, w));
+  if (nvec > m) nvec = m;
+  memset(guess, 0, (size_t)nvec * (size_t)n * sizeof(double));
+  for (int v = 0; v < nvec; ++v)
+    for (int i = 0; i < m; ++i) guess[(size_t)v * (size_t)n + (size_t)pick[i]] = H[(size_t)i * m + v];
+  if (pvals) for (int v = 0; v < nvec; ++v) pvals[v] = w[v];
+  if (np_used) *np_used = m;
+  st = CIS_OK;
+cleanup:
+  cis_free(pick);
+  cis_free(sorted);
+  cis_free(H);
+  cis_free(w);
+  return st;
+}
+
+cis_status cis_ci_pspace_guess(const cis_fcidump *F, const cis_ci_space *S, const double *diag, int np, int nvec,
+                               double *guess, int *np_used, double *pvals) {
+  if (!F || !S || !diag || !guess) return cis_error(CIS_ERR_INVALID, "cis_ci_pspace_guess: NULL argument");
+  det_src d = {S, NULL, 0};
+  return pspace_guess(F, &d, cis_ci_space_size(S), diag, np, nvec, guess, np_used, pvals);
+}
+
+cis_status cis_ci_pspace_guess_direct(const cis_fcidump *F, const cis_ci_direct *D, const double *diag, int np,
+                                      int nvec, double *guess, int *np_used, double *pvals) {
+  if (!F || !D || !diag || !guess) return cis_error(CIS_ERR_INVALID, "cis_ci_pspace_guess_direct: NULL argument");
+  cis_ci_direct_info inf;
+  cis_ci_direct_get_info(D, &inf);
+  det_src d = {NULL, D, inf.projected != 0};
+  return pspace_guess(F, &d, cis_ci_direct_size(D), diag, np, nvec, guess, np_used, pvals);
+}
