@@ -54,20 +54,20 @@ typedef struct cis_fcidump {
 
 /* Read and validate an FCIDUMP file. Malformed input -> one line
  * "FILE:LINE: problem" (CIS_ERR_PARSE, CIS_ERR_RANGE, CIS_ERR_UNSUPPORTED). */
-cis_status cis_fcidump_read(const char *path, cis_fcidump **out);
+CIS_API cis_status cis_fcidump_read(const char *path, cis_fcidump **out);
 /* Free; NULL accepted. */
-void cis_fcidump_free(cis_fcidump *F);
+CIS_API void cis_fcidump_free(cis_fcidump *F);
 /* (ij|kl) in chemists' notation, 0-based orbitals. */
-double cis_fcidump_eri(const cis_fcidump *F, int i, int j, int k, int l);
+CIS_API double cis_fcidump_eri(const cis_fcidump *F, int i, int j, int k, int l);
 /* Number of alpha and beta electrons: (NELEC +- MS2) / 2. */
-int cis_fcidump_nalpha(const cis_fcidump *F);
-int cis_fcidump_nbeta(const cis_fcidump *F);
+CIS_API int cis_fcidump_nalpha(const cis_fcidump *F);
+CIS_API int cis_fcidump_nbeta(const cis_fcidump *F);
 
 /* Electronic energy <D|H|D> of the determinant (alpha, beta) (no core energy). */
-double cis_ci_diagonal(const cis_fcidump *F, uint64_t alpha, uint64_t beta);
+CIS_API double cis_ci_diagonal(const cis_fcidump *F, uint64_t alpha, uint64_t beta);
 /* <I|H|J> by the Slater-Condon rules with fermionic signs (no core energy;
  * 0 beyond double excitations). */
-double cis_ci_element(const cis_fcidump *F, uint64_t alpha_i, uint64_t beta_i, uint64_t alpha_j,
+CIS_API double cis_ci_element(const cis_fcidump *F, uint64_t alpha_i, uint64_t beta_i, uint64_t alpha_j,
                       uint64_t beta_j);
 
 /* The reference determinant: aufbau on the diagonal of the Fock matrix built
@@ -76,41 +76,41 @@ double cis_ci_element(const cis_fcidump *F, uint64_t alpha_i, uint64_t beta_i, u
  * the occupied set is stable, then improved by single swaps (paired for
  * closed shells) while that lowers the diagonal energy. Symmetry ISYM is
  * respected when ORBSYM is non-trivial. */
-cis_status cis_ci_find_reference(const cis_fcidump *F, uint64_t *alpha, uint64_t *beta);
+CIS_API cis_status cis_ci_find_reference(const cis_fcidump *F, uint64_t *alpha, uint64_t *beta);
 /* Parse an --occ list: "1,2,3" = those orbitals doubly occupied (closed
  * shell), or "1,2,3/1,2" = alpha list / beta list (1-based). Checks the
  * counts against NELEC/MS2, ranges and repeats. */
-cis_status cis_ci_parse_occ(const cis_fcidump *F, const char *list, uint64_t *alpha, uint64_t *beta);
+CIS_API cis_status cis_ci_parse_occ(const cis_fcidump *F, const char *list, uint64_t *alpha, uint64_t *beta);
 
 typedef struct cis_ci_space cis_ci_space;
 
 /* The determinant space: every (alpha, beta) with the file's electron counts,
  * total excitation level <= level relative to (ref_alpha, ref_beta) (level < 0
  * = full CI) and spatial symmetry ISYM (XOR of 0-based irreps). */
-cis_status cis_ci_space_create(const cis_fcidump *F, int level, uint64_t ref_alpha, uint64_t ref_beta,
+CIS_API cis_status cis_ci_space_create(const cis_fcidump *F, int level, uint64_t ref_alpha, uint64_t ref_beta,
                                cis_ci_space **out);
 /* Free a determinant space; NULL is accepted. */
-void cis_ci_space_free(cis_ci_space *S);
+CIS_API void cis_ci_space_free(cis_ci_space *S);
 /* Number of determinants. */
-cis_int cis_ci_space_size(const cis_ci_space *S);
+CIS_API cis_int cis_ci_space_size(const cis_ci_space *S);
 /* Strings of determinant i. */
-void cis_ci_space_det(const cis_ci_space *S, cis_int i, uint64_t *alpha, uint64_t *beta);
+CIS_API void cis_ci_space_det(const cis_ci_space *S, cis_int i, uint64_t *alpha, uint64_t *beta);
 /* Excitation level of determinant i relative to the reference. */
-int cis_ci_space_level(const cis_ci_space *S, cis_int i);
+CIS_API int cis_ci_space_level(const cis_ci_space *S, cis_int i);
 /* Index of determinant (alpha, beta), -1 if it is not in the space. */
-cis_int cis_ci_space_find(const cis_ci_space *S, uint64_t alpha, uint64_t beta);
+CIS_API cis_int cis_ci_space_find(const cis_ci_space *S, uint64_t alpha, uint64_t beta);
 /* Number of distinct alpha / beta strings in the space. */
-cis_int cis_ci_space_nalpha_strings(const cis_ci_space *S);
-cis_int cis_ci_space_nbeta_strings(const cis_ci_space *S);
+CIS_API cis_int cis_ci_space_nalpha_strings(const cis_ci_space *S);
+CIS_API cis_int cis_ci_space_nbeta_strings(const cis_ci_space *S);
 
 /* The CI Hamiltonian (electronic part, no core energy) as a double CSR with
  * columns sorted, exact zeros dropped; OpenMP over rows, two passes (count,
  * fill). upper != 0: only j >= i (flag CIS_FLAG_UPPER). Progress on stderr
  * when stderr is a terminal. */
-cis_status cis_ci_hamiltonian(const cis_fcidump *F, const cis_ci_space *S, int upper, cis_csr **out);
+CIS_API cis_status cis_ci_hamiltonian(const cis_fcidump *F, const cis_ci_space *S, int upper, cis_csr **out);
 /* Nonzeros of that Hamiltonian (and its longest row) without storing it:
  * the counting pass alone, to size memory before building. */
-cis_status cis_ci_hamiltonian_nnz(const cis_fcidump *F, const cis_ci_space *S, int upper, cis_int *nnz,
+CIS_API cis_status cis_ci_hamiltonian_nnz(const cis_fcidump *F, const cis_ci_space *S, int upper, cis_int *nnz,
                                   cis_int *max_row);
 /* The same Hamiltonian (full matrix, double, columns sorted, exact zeros
  * dropped: equal to cis_ci_hamiltonian bit for bit) built in device memory
@@ -120,9 +120,9 @@ cis_status cis_ci_hamiltonian_nnz(const cis_fcidump *F, const cis_ci_space *S, i
  * by column (src/ci/gpu/ci_build.cu). Any space (full or truncated CI).
  * CIS_ERR_NO_GPU without a device or CUDA, CIS_ERR_DEVICE_OOM naming the
  * array when the CSR does not fit. */
-cis_status cis_ci_hamiltonian_gpu(const cis_fcidump *F, const cis_ci_space *S, cis_gpu_plan **out, cis_int *nnz);
+CIS_API cis_status cis_ci_hamiltonian_gpu(const cis_fcidump *F, const cis_ci_space *S, cis_gpu_plan **out, cis_int *nnz);
 /* Diagonal of H (electronic), n = space size. */
-cis_status cis_ci_diagonal_all(const cis_fcidump *F, const cis_ci_space *S, double *diag);
+CIS_API cis_status cis_ci_diagonal_all(const cis_fcidump *F, const cis_ci_space *S, double *diag);
 
 /* y = H x: the operator Davidson iterates with. */
 typedef cis_status (*cis_linop)(void *ctx, const double *x, double *y);
@@ -133,7 +133,7 @@ typedef cis_status (*cis_linop)(void *ctx, const double *x, double *y);
  * to the current Ritz vectors, convergence on residual norms and energy
  * changes. evals: roots values; evecs: n*roots (column i at evecs + i*n) or
  * NULL. CIS_ERR_NOT_CONVERGED (results still written) after max_iter. */
-cis_status cis_davidson(cis_int n, const double *diag, cis_linop op, void *ctx,
+CIS_API cis_status cis_davidson(cis_int n, const double *diag, cis_linop op, void *ctx,
                         const cis_davidson_opts *o, double *evals, double *evecs,
                         cis_davidson_info *info);
 
@@ -154,12 +154,12 @@ typedef struct cis_ci_gpu_stats {
  * scalars cross the bus. evecs (host) may be NULL. stats->spmv_seconds is
  * info->op_seconds (every product synchronized). CIS_ERR_NO_GPU without a
  * device or CUDA. */
-cis_status cis_ci_davidson_gpu(const cis_matrix *M, const char *kernel, const double *diag,
+CIS_API cis_status cis_ci_davidson_gpu(const cis_matrix *M, const char *kernel, const double *diag,
                                const cis_davidson_opts *o, double *evals, double *evecs,
                                cis_davidson_info *info, cis_ci_gpu_stats *stats);
 /* The same on a plan already on the device (square, double), e.g. from
  * cis_ci_hamiltonian_gpu; the plan is not freed. */
-cis_status cis_ci_davidson_gpu_plan(cis_gpu_plan *plan, const double *diag, const cis_davidson_opts *o,
+CIS_API cis_status cis_ci_davidson_gpu_plan(cis_gpu_plan *plan, const double *diag, const cis_davidson_opts *o,
                                     double *evals, double *evecs, cis_davidson_info *info,
                                     cis_ci_gpu_stats *stats);
 

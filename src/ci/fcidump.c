@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include "ci/ci_internal.h"
 #include "core/internal.h"
 
@@ -257,7 +258,15 @@ cis_status cis_fcidump_read(const char *path, cis_fcidump **out) {
   *out = NULL;
   if (!path) return cis_error(CIS_ERR_INVALID, "cis_fcidump_read: NULL path");
   r.path = path;
-  if (!(r.f = fopen(path, "r"))) return cis_error(CIS_ERR_IO, "%s: cannot open: %s", path, strerror(errno));
+  if (!strcmp(path, "-")) { /* standard input (a copy, closed like a file) */
+    int fd = dup(STDIN_FILENO);
+    r.path = "<stdin>";
+    r.f = fd >= 0 ? fdopen(fd, "r") : NULL;
+    if (!r.f && fd >= 0) close(fd);
+  } else {
+    r.f = fopen(path, "r");
+  }
+  if (!r.f) return cis_error(CIS_ERR_IO, "%s: cannot open: %s", r.path, strerror(errno));
   F = cis_calloc(1, sizeof *F);
   if (!F) { st = cis_error(CIS_ERR_ALLOC, "cannot allocate FCIDUMP header"); goto cleanup; }
   F->isym = 1;
@@ -273,7 +282,7 @@ cis_status cis_fcidump_read(const char *path, cis_fcidump **out) {
   CIS_TRY(cis_alloc_zeroed((void **)&r.h1_line, F->npair, sizeof(int32_t), "integral line marks"));
   CIS_TRY(cis_alloc_zeroed((void **)&F->h1, (cis_int)F->norb * F->norb, sizeof(double), "one-electron integrals"));
   while (next_line(&r)) CIS_TRY(integral_line(&r, F));
-  if (ferror(r.f)) { st = cis_error(CIS_ERR_IO, "%s: read error", path); goto cleanup; }
+  if (ferror(r.f)) { st = cis_error(CIS_ERR_IO, "%s: read error", r.path); goto cleanup; }
   for (int i = 0; i < F->norb; ++i)
     for (int j = 0; j < F->norb; ++j) F->h1[i * F->norb + j] = r.h1p[ci_pair(i, j)];
   *out = F;
