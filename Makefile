@@ -4,7 +4,10 @@ BUILD ?= build
 JOBS  ?= $(shell nproc 2>/dev/null || echo 2)
 CMAKE_FLAGS ?=
 
-.PHONY: all build run test test-asan test-gpu clean
+PYTHON ?= python3
+VENV  := $(BUILD)/venv
+
+.PHONY: all build run test test-asan test-gpu venv clean
 
 all: build
 
@@ -18,8 +21,19 @@ build: $(BUILD)/CMakeCache.txt
 run: build
 	./$(BUILD)/cisparse run
 
-# Every test through CTest; GPU tests report "skipped" where no GPU is present.
-test: build
+# The Python tests' virtual environment: made once (when missing or when
+# python/requirements-test.txt changes), from PyPI; CTest's python tests use it.
+$(VENV)/.ready: python/requirements-test.txt
+	test -x $(VENV)/bin/python || $(PYTHON) -m venv $(VENV)
+	$(VENV)/bin/python -m pip install --quiet -r python/requirements-test.txt
+	touch $@
+
+venv: $(VENV)/.ready
+
+# Every test through CTest: unit, cli, install (the installed tree's
+# consumers), python (pytest on the build tree's library, and `pip install .`);
+# GPU tests report "skipped" where no GPU is present.
+test: build venv
 	cd $(BUILD) && ctest --output-on-failure -j $(JOBS)
 
 # The CPU tests under AddressSanitizer and UndefinedBehaviorSanitizer.

@@ -52,17 +52,14 @@ if cmake -S "$SRC/examples" -B "$W/cm" -DCMAKE_PREFIX_PATH="$P" > "$W/cm.log" 2>
 else
   cat "$W/cm.log"; fail "find_package example build"
 fi
-# the static library through find_package as well
+# the static library through find_package as well (a C program: the
+# target brings OpenMP, and with CUDA cudart_static, cuSPARSE, cuBLAS, stdc++)
 cat > "$W/static.cmake" <<EOS
 cmake_minimum_required(VERSION 3.24)
 project(static_example LANGUAGES C)
 find_package(cisparse REQUIRED)
 add_executable(solve_static $SRC/examples/solve.c)
 target_link_libraries(solve_static PRIVATE cisparse::cisparse_static m)
-if(cisparse_WITH_CUDA)
-  enable_language(CUDA)
-  set_target_properties(solve_static PROPERTIES LINKER_LANGUAGE CUDA)
-endif()
 EOS
 mkdir -p "$W/st" && cp "$W/static.cmake" "$W/st/CMakeLists.txt"
 if cmake -S "$W/st" -B "$W/st/build" -DCMAKE_PREFIX_PATH="$P" > "$W/st.log" 2>&1 &&
