@@ -12,7 +12,7 @@
 #   summary.txt          every step's exit status, time and the key tables
 #   sweep64.json, sweep64_fig4.png, sweep64_ms.png, peer.json
 #   logs.tgz             every step's full log and the 160^3 JSONs
-# Usage on the device: OUT=/some/dir bash bench/solvers_device.sh
+# Usage on the device: OUT=/some/dir [CMAKE_FLAGS=-DCISPARSE_SHARED_DIR=...] bash bench/solvers_device.sh
 set -u
 OUT=${OUT:-bench/out/solvers}
 BUDGET_S=${BUDGET_S:-470}
@@ -49,7 +49,7 @@ nvidia-smi --query-gpu=name,driver_version,power.limit,clocks.max.sm --format=cs
   say "(nvidia-smi not found)"
 
 # 1. build and GPU tests
-step build 300 bash -c "cmake -S . -B build -DCMAKE_BUILD_TYPE=Release -DCISPARSE_CUDA_ARCH=90 && cmake --build build -j$JOBS"
+step build 300 bash -c "cmake -S . -B build -DCMAKE_BUILD_TYPE=Release -DCISPARSE_CUDA_ARCH=90 ${CMAKE_FLAGS:-} && cmake --build build -j$JOBS"
 build_rc=$?
 if [ $build_rc -ne 0 ]; then
   say "build failed: last lines"

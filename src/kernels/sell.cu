@@ -22,9 +22,15 @@ extern "C" cis_status cis_launch_sell(cis_dtype t, cis_int rows, cis_int S, cis_
   CIS_BLOCK_OR(block, 256, 32, name);
   if (rows == 0) return CIS_OK;
   if (S <= 0) return cis_error(CIS_ERR_INVALID, "%s: slice height %lld", name, (long long)S);
+  static int sms_of[64]; /* per device, queried once (a solver calls this every iteration) */
   int dev = 0, sms = 0;
   CIS_CUDA_CHECK(cudaGetDevice(&dev));
-  CIS_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
+  if (dev >= 0 && dev < 64 && sms_of[dev] > 0) {
+    sms = sms_of[dev];
+  } else {
+    CIS_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
+    if (dev >= 0 && dev < 64) sms_of[dev] = sms;
+  }
   int64_t n = nslices * S;
   unsigned grid = cis_blocks_for(n, threads_);
   unsigned cap = (unsigned)sms * (2048u / (unsigned)threads_) * 4u; /* grid-stride beyond this */

@@ -29,6 +29,10 @@
 #include "cisparse/solver.h"
 #include "solvers/kry_scalars.h"
 
+#ifdef __cplusplus
+extern "C" { /* included by the CUDA sources of src/solvers/gpu */
+#endif
+
 typedef struct kry_coef {
   double c;
   int slot; /* < 0: immediate */
@@ -157,4 +161,7 @@ cis_status kry_step_run(kry_be *B, kry_step step, const kry_vecs *v, int prog);
 cis_status kry_loop(kry_be *B, cis_status (*iteration)(void *ctx), void *ctx, int max_iters,
                     int check_every);
 
+#ifdef __cplusplus
+}
+#endif
 #endif

@@ -16,10 +16,14 @@
  *    the host's;
  *  - fill, unit, dot_host, dav_precond, combine against the host;
  *  - cis_gpu_set_sync_mode switches the device's schedule flag both ways.
- * float and double; n = 10,000 random rows and a 3D Laplacian (22^3 =
- * 10,648 rows), far above a warp; device outputs poisoned with NaN before
- * each run; tolerance 1e-12 (double) / 1e-5 (float), NaN never passes. */
+ * float and double; n = 10,000 random rows, a 3D Laplacian (22^3 = 10,648
+ * rows) and 10,001 random rows (vectors packed: misaligned, the steps'
+ * scalar path; and padded: 16-byte packets and a tail), far above a warp;
+ * device outputs poisoned with NaN before each run; tolerance 1e-12
+ * (double) / 1e-5 (float), NaN never passes. */
+#ifdef CISPARSE_HAVE_CUDA
 #include <cuda_runtime.h>
+#endif
 #include "gpu_cases.h"
 #include "solvers/backend.h"
 
@@ -29,18 +33,40 @@ static const char *vec_names[NVEC] = {"x", "r", "p", "q", "z", "rt", "pt", "qt",
 
 typedef struct side {
   kry_be *B;
-  void *mem;       /* NVEC vectors of n */
+  void *mem;       /* NVEC vectors of n, ld values apart */
   void *vec[NVEC];
 } side;
+
+/* Values between consecutive test vectors: n (packed), or n rounded up to a
+ * multiple of 4 (every vector 16-byte aligned) when g_pad is set. With n odd
+ * the packed layout misaligns the vectors (the fused steps' scalar path) and
+ * the padded one leaves a tail after the 16-byte packets. */
+static int g_pad = 0;
+static cis_int ld_of(cis_int n) { return g_pad ? (n + 3) / 4 * 4 : n; }
 
 static double tol_of(cis_dtype t) { return t == CIS_F64 ? 1e-12 : 1e-5; }
 
 static int side_open(side *S, kry_be *B) {
   size_t vs = cis_dtype_size(B->dtype);
+  cis_int ld = ld_of(B->n);
   memset(S, 0, sizeof *S);
   S->B = B;
-  if (B->ops->alloc(B, &S->mem, NVEC, "test vectors") != CIS_OK) return 0;
-  for (int k = 0; k < NVEC; ++k) S->vec[k] = (char *)S->mem + (size_t)k * (size_t)B->n * vs;
+  if (B->ops->alloc(B, &S->mem, ld > B->n ? NVEC + 1 : NVEC, "test vectors") != CIS_OK) return 0;
+  for (int k = 0; k < NVEC; ++k) S->vec[k] = (char *)S->mem + (size_t)k * (size_t)ld * vs;
+  return 1;
+}
+
+/* All NVEC vectors to / from a host array of NVEC * n values. */
+static int side_put(side *S, const void *h) {
+  size_t vs = cis_dtype_size(S->B->dtype);
+  for (int k = 0; k < NVEC; ++k)
+    if (S->B->ops->upload(S->B, S->vec[k], (const char *)h + (size_t)k * S->B->n * vs, S->B->n) != CIS_OK) return 0;
+  return 1;
+}
+static int side_get(side *S, void *h) {
+  size_t vs = cis_dtype_size(S->B->dtype);
+  for (int k = 0; k < NVEC; ++k)
+    if (S->B->ops->download(S->B, (char *)h + (size_t)k * S->B->n * vs, S->vec[k], S->B->n) != CIS_OK) return 0;
   return 1;
 }
 
@@ -103,8 +129,7 @@ static kry_vecs vecs_of(const side *S, int prec) {
 /* Load the initial vectors and slots into a side. */
 static int side_load(side *S, const void *init, const double *s) {
   kry_be *B = S->B;
-  return B->ops->upload(B, S->mem, init, NVEC * B->n) == CIS_OK &&
-         B->ops->set_scalars(B, 0, KS_COUNT, s) == CIS_OK;
+  return side_put(S, init) && B->ops->set_scalars(B, 0, KS_COUNT, s) == CIS_OK;
 }
 
 /* Poison (NaN) vector k of a device side. */
@@ -119,8 +144,7 @@ static void compare(const char *what, side *H, side *D) {
   double hs[KS_COUNT], ds[KS_COUNT], hh[HIST], dh[HIST];
   double tol = tol_of(t);
   test_fill_nan(dv, t, NVEC * n);
-  CHECK_OK(H->B->ops->download(H->B, hv, H->mem, NVEC * n));
-  CHECK_OK(D->B->ops->download(D->B, dv, D->mem, NVEC * n));
+  CHECK(side_get(H, hv) && side_get(D, dv), "%s: download: %s", what, cis_last_error());
   for (int k = 0; k < NVEC; ++k) {
     double e = test_rel_err((char *)dv + (size_t)k * n * vs, (char *)hv + (size_t)k * n * vs, t, n);
     CHECK(e <= tol, "%s: vector %s: rel err %.3g", what, vec_names[k], e);
@@ -171,8 +195,8 @@ static void run_steps(cis_int n, cis_dtype t, cis_solver_version ver, const void
       kry_be *bh = NULL, *bd = NULL;
       double s[KS_COUNT];
       char what[160];
-      snprintf(what, sizeof what, "%s %s %s%s n=%lld", cis_solver_version_name(ver), sc->name,
-               cis_dtype_name(t), prec ? " jacobi" : "", (long long)n);
+      snprintf(what, sizeof what, "%s %s %s%s n=%lld%s", cis_solver_version_name(ver), sc->name,
+               cis_dtype_name(t), prec ? " jacobi" : "", (long long)n, g_pad ? " padded" : "");
       CHECK_OK(kry_be_host_create(n, t, HIST, &bh));
       CHECK_OK(kry_be_gpu_create(n, t, ver, HIST, &bd));
       if (!bh || !bd || !side_open(&H, bh) || !side_open(&D, bd)) {
@@ -272,6 +296,7 @@ static void run_spmv_dots(const char *mname, const cis_csr *A, cis_dtype t, cis_
     else s[KS_TS] = s[KS_TT] = NAN;
     CHECK(side_load(&D, init, s), "%s: device load", what);
     poison(&D, c ? VT : VQ);
+    int64_t l0 = D.B->launches;
     for (int k = 0; k < 2; ++k) {
       side *S = k ? &D : &H;
       const cis_operator *op = k ? d.op : oh;
@@ -281,6 +306,10 @@ static void run_spmv_dots(const char *mname, const cis_csr *A, cis_dtype t, cis_
         CHECK_OK(kry_spmv_dots(S->B, op, S->vec[VSH], S->vec[VT], S->vec[VS], KS_TS, S->vec[VT], KS_TT,
                                KP_BICGSTAB_OMEGA));
     }
+    /* merge: one fused launch, or apply + dots for a plan that takes no epilogue */
+    if (ver == CIS_VER_MERGE)
+      CHECK(D.B->launches - l0 == (pc->fused ? 1 : 2), "%s: %lld launches, expected %d", what,
+            (long long)(D.B->launches - l0), pc->fused ? 1 : 2);
     char w2[260];
     snprintf(w2, sizeof w2, "%s on %s", what, mname);
     compare(w2, &H, &D);
@@ -297,8 +326,7 @@ static void run_spmv_dots(const char *mname, const cis_csr *A, cis_dtype t, cis_
 static int same_bytes(side *D, const void *before, size_t bytes, const double *s0) {
   void *after = malloc(bytes);
   double s[KS_COUNT];
-  int ok = D->B->ops->download(D->B, after, D->mem, NVEC * D->B->n) == CIS_OK &&
-           !memcmp(after, before, bytes) && D->B->ops->get_scalars(D->B, 0, KS_COUNT, s) == CIS_OK &&
+  int ok = side_get(D, after) && !memcmp(after, before, bytes) && D->B->ops->get_scalars(D->B, 0, KS_COUNT, s) == CIS_OK &&
            !memcmp(s, s0, sizeof s);
   free(after);
   return ok;
@@ -380,7 +408,12 @@ static void run_loops(cis_int n, cis_dtype t, const void *init) {
     int64_t l0 = D.B->launches;
     CHECK_OK(kry_loop(H.B, loop_iteration, &lh, 100, 1));
     CHECK_OK(kry_loop(D.B, loop_iteration, &ld, 100, check));
-    CHECK(D.B->launches > l0, "%s: no launches counted", what);
+    /* launches: per iteration BICG_P + XPAY (merge: 2 kernels; cuda: 3 xpay
+     * + 1 program) and a flag read (a memcpy) every `check` iterations, one
+     * read before the loop; graph: that read, a memset and one graph launch */
+    const int64_t want[] = {23 * (4 + 1) + 1, 23 * (2 + 1) + 1, 30 * 2 + 3 + 1, 1 + 2};
+    CHECK(D.B->launches - l0 == want[k], "%s: %lld launches counted, expected %lld", what,
+          (long long)(D.B->launches - l0), (long long)want[k]);
     double ds[KS_COUNT];
     CHECK_OK(D.B->ops->get_scalars(D.B, 0, KS_COUNT, ds));
     CHECK(ds[KS_FLAG] == KF_MAXIT && ds[KS_IT] == s[KS_MAXIT], "%s: flag %g it %g", what, ds[KS_FLAG], ds[KS_IT]);
@@ -438,6 +471,7 @@ int main(void) {
   char why[200];
   if (cis_gpu_count(why, sizeof why) == 0) return test_skip(why);
 
+#ifdef CISPARSE_HAVE_CUDA
   /* sync modes, before any allocation (a change of mode resets the device) */
   for (int m = 0; m < 3; ++m) {
     cis_sync_mode mode = m == 1 ? CIS_SYNC_SPIN : CIS_SYNC_BLOCKING;
@@ -449,31 +483,46 @@ int main(void) {
           "sync mode %d: device flags %#x", (int)mode, flags);
     CHECK(cudaFree(NULL) == cudaSuccess, "context after sync mode %d", (int)mode); /* make it active */
   }
-  cis_csr *mats[2] = {case_random(10000, 10000, len_uniform, 42), NULL};
+#endif
+  cis_csr *mats[3] = {case_random(10000, 10000, len_uniform, 42), NULL,
+                      case_random(10001, 10001, len_short, 43)};
   CHECK_OK(cis_generate("laplace3d:size=22,points=7", CIS_F64, &mats[1]));
-  const char *mnames[2] = {"random 10000", "laplace3d 22^3"};
+  const char *mnames[3] = {"random 10000", "laplace3d 22^3", "random 10001"};
+  /* positive values (|a| + 0.1; the Laplacian's |a|) with the positive test
+   * vectors: products A p and the dots of spmv_dots are then free of
+   * cancellation, so the float comparisons measure the kernels, not the
+   * conditioning of a sum */
+  for (int mi = 0; mi < 3; ++mi)
+    for (cis_int k = 0; mats[mi] && k < mats[mi]->nnz; ++k) {
+      double *val = mats[mi]->val;
+      val[k] = fabs(val[k]) + (mi == 1 ? 0.0 : 0.1);
+    }
   for (int dt = 0; dt < 2; ++dt) {
     cis_dtype t = dt ? CIS_F32 : CIS_F64;
-    for (int mi = 0; mi < 2; ++mi) {
+    for (int mi = 0; mi < 3; ++mi) {
       if (!mats[mi]) continue;
       cis_int n = mats[mi]->rows;
       void *init = make_init(n, t, 100 + (uint64_t)mi);
-      for (int v = 0; v < CIS_VER_COUNT; ++v) {
-        run_steps(n, t, (cis_solver_version)v, init);
-        run_misc(n, t, (cis_solver_version)v, init);
-        if (v == CIS_VER_MERGE) {
-          for (size_t k = 0; k < sizeof plans / sizeof *plans; ++k)
-            run_spmv_dots(mnames[mi], mats[mi], t, (cis_solver_version)v, &plans[k], init);
-        } else {
-          run_spmv_dots(mnames[mi], mats[mi], t, (cis_solver_version)v, &plans[1], init);
+      /* n = 10001: packed (misaligned: scalar path) and padded (packets + tail) */
+      for (g_pad = 0; g_pad <= (mi == 2); ++g_pad) {
+        for (int v = 0; v < CIS_VER_COUNT; ++v) {
+          run_steps(n, t, (cis_solver_version)v, init);
+          if (g_pad) continue;
+          run_misc(n, t, (cis_solver_version)v, init);
+          if (v == CIS_VER_MERGE) {
+            for (size_t k = 0; k < sizeof plans / sizeof *plans; ++k)
+              run_spmv_dots(mnames[mi], mats[mi], t, (cis_solver_version)v, &plans[k], init);
+          } else {
+            run_spmv_dots(mnames[mi], mats[mi], t, (cis_solver_version)v, &plans[1], init);
+          }
         }
+        run_flag_set(mats[mi], t, init);
+        run_loops(n, t, init);
       }
-      run_flag_set(mats[mi], t, init);
-      run_loops(n, t, init);
+      g_pad = 0;
       free(init);
     }
   }
-  cis_csr_free(mats[0]);
-  cis_csr_free(mats[1]);
+  for (int mi = 0; mi < 3; ++mi) cis_csr_free(mats[mi]);
   return test_summary("test_krylov_kernels");
 }

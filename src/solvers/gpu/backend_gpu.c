@@ -9,15 +9,21 @@
  *             programs run on the host (kry_prog_run), coefficients are host
  *             values (c * hs[slot]). xpay = scal + axpy; mul = [SD]dgmm (n x 1).
  *   cublasN   cuBLAS, CUBLAS_POINTER_MODE_DEVICE: slots in device memory,
- *             programs in a one-thread kernel. A coefficient c * s[slot] is a
- *             device value: the slot itself when c == 1 and the dtype is
- *             double, else a one-thread kernel (kry_launch_coef) writes it,
- *             converted to the dtype, into a small device ring the next
- *             cuBLAS call reads (so -alpha costs one tiny launch). Dots: double
- *             cublasDdot writes straight into its double slot; float
- *             cublasSdot writes a device float that a one-thread kernel copies
- *             into the double slot (cublasDotEx has no float-in/double-out
- *             combination).
+ *             programs in a one-thread kernel. cuBLAS reads a coefficient
+ *             c * s[slot] from device memory in the vector dtype, so the
+ *             program kernel (kry_launch_cublasn_prog) also keeps mirrors of
+ *             the slots: -s (double), (float)s and (float)-s. c = 1 (double)
+ *             is the slot itself, c = +-1 a mirror, an immediate 1 a device
+ *             constant: no extra launch for alpha, -alpha, beta, -omega,
+ *             ...; any other c is written by a one-thread kernel
+ *             (kry_launch_coef) into a small device ring. Dots: double
+ *             cublasDdot writes straight into its slot; float cublasSdot
+ *             writes a device float (cublasDotEx has no float-in/double-out
+ *             combination) that the next program kernel converts into the
+ *             double slot before it runs. The host tracks which mirrors are
+ *             stale (a dot or set_scalars since the last program kernel) and
+ *             which float dots wait for conversion; using one of those first
+ *             launches the program kernel with no program (a refresh).
  *   cuda      our kernels, one per primitive; dot = dot_ini + dot_fin.
  *   merge     cuda + the fused macro-kernels spmv_dots and step (one launch
  *             each, dot_fin in the last block to finish).
@@ -67,7 +73,10 @@ typedef struct gpu_be {
   double *pin;                    /* pinned staging for slot reads (KS_COUNT + N_SCRATCH) */
   void *coef;                     /* cublasN: N_COEF device values of the dtype */
   int coef_next;
-  float *fdot;                    /* cublasN float: the dot's device result */
+  kry_mirror mir;                 /* cublasN: slot mirrors and float dots (one allocation) */
+  void *mir_mem;
+  unsigned long long dirty;       /* cublasN: slots whose mirrors are stale */
+  unsigned long long pending;     /* cublasN: slots whose float dot waits in mir.fdot */
   double *d_c;                    /* combine: device coefficients, cap_c doubles */
   void *h_c;                      /* host staging */
   size_t cap_c;
@@ -91,6 +100,19 @@ static int is_cublas(const kry_be *B) {
 }
 static int host_slots(const kry_be *B) { return B->version == CIS_VER_CUBLAS_L; }
 #define STREAM(B) (G(B)->stream)
+static int cublas_n(const kry_be *B) { return B->version == CIS_VER_CUBLAS_N; }
+static unsigned long long slot_bits(int first, int count) {
+  return (count >= 64 ? ~0ull : ((1ull << count) - 1)) << first;
+}
+
+/* cublasN: pending float dots into their slots, program prog, fresh mirrors. */
+static cis_status cbn_prog(kry_be *B, int prog) {
+  gpu_be *g = G(B);
+  cis_status st = kry_launch_cublasn_prog(prog, g->pending, &g->mir, &g->w, g->stream);
+  B->launches++;
+  g->dirty = g->pending = 0;
+  return st;
+}
 
 static cis_status need_cublas(kry_be *B) {
   gpu_be *g = G(B);
@@ -160,6 +182,8 @@ static cis_status g_set_scalars(kry_be *B, int first, int count, const double *v
     memcpy(g->hs + first, v, (size_t)count * sizeof(double));
     return CIS_OK;
   }
+  g->dirty |= slot_bits(first, count); /* cublasN: these mirrors are stale, */
+  g->pending &= ~slot_bits(first, count); /* and no float dot may overwrite them */
   /* through pinned memory so the copy stays asynchronous; wait for an
    * earlier read of the staging buffer first (it is only read by the host) */
   CIS_CUDA_CHECK(cudaStreamSynchronize(g->stream));
@@ -176,6 +200,10 @@ static cis_status read_slots(kry_be *B, int first, int count, double *v) {
     CIS_CUDA_CHECK(cudaStreamSynchronize(g->stream));
     memcpy(v, g->hs + first, (size_t)count * sizeof(double));
     return CIS_OK;
+  }
+  if (cublas_n(B) && (g->pending & slot_bits(first, count))) {
+    cis_status st = cbn_prog(B, KP_NONE); /* float dots into their slots first */
+    if (st != CIS_OK) return st;
   }
   CIS_CUDA_CHECK(cudaMemcpyAsync(g->pin + first, g->w.s + first, (size_t)count * sizeof(double),
                                  cudaMemcpyDeviceToHost, g->stream));
@@ -198,16 +226,16 @@ static cis_status g_run_prog(kry_be *B, int prog) {
     kry_prog_run(prog, g->hs, g->hhist, B->hist_len);
     return CIS_OK;
   }
+  if (cublas_n(B)) return cbn_prog(B, prog);
   B->launches++;
   return kry_launch_prog(prog, &g->w, g->stream);
 }
 
 static cis_status g_get_history(kry_be *B, double *host, int len) {
   gpu_be *g = G(B);
-  if (len < 0 || len > B->hist_len)
-    return cis_error(CIS_ERR_INVALID, "get_history: %d entries, capacity %d", len, B->hist_len);
+  if (len > B->hist_len) len = B->hist_len; /* as the host backend: the capacity at most */
   CIS_CUDA_CHECK(cudaStreamSynchronize(g->stream));
-  if (len == 0) return CIS_OK;
+  if (len <= 0) return CIS_OK;
   if (host_slots(B)) {
     memcpy(host, g->hhist, (size_t)len * sizeof(double));
     return CIS_OK;
@@ -247,14 +275,24 @@ static double host_coef(kry_be *B, kry_coef a) { return a.slot < 0 ? a.c : a.c *
 /* cublasN: a device pointer to the coefficient in the backend's dtype. */
 static cis_status dev_coef(kry_be *B, kry_coef a, const void **p) {
   gpu_be *g = G(B);
-  if (a.slot >= 0 && a.c == 1.0 && B->dtype == CIS_F64) {
-    *p = g->w.s + a.slot;
-    return CIS_OK;
-  }
+  cis_status st;
+  const int dbl = B->dtype == CIS_F64;
+  const unsigned long long bit = a.slot >= 0 ? 1ull << a.slot : 0;
   if (a.slot < 0 && a.c == 1.0) {
-    *p = g->coef; /* entry 0: the constant 1 */
+    *p = g->coef; /* ring entry 0: the constant 1 */
     return CIS_OK;
   }
+  if (a.slot >= 0 && a.c == 1.0 && dbl) {
+    *p = g->w.s + a.slot; /* the slot itself */
+    return CIS_OK;
+  }
+  if (a.slot >= 0 && a.slot < KS_COUNT && (a.c == 1.0 || a.c == -1.0)) {
+    if (((g->dirty | g->pending) & bit) && (st = cbn_prog(B, KP_NONE)) != CIS_OK) return st;
+    *p = a.c == 1.0 ? (const void *)(g->mir.fpos + a.slot)
+                    : dbl ? (const void *)(g->mir.dneg + a.slot) : (const void *)(g->mir.fneg + a.slot);
+    return CIS_OK;
+  }
+  if ((g->pending & bit) && (st = cbn_prog(B, KP_NONE)) != CIS_OK) return st;
   g->coef_next = g->coef_next % (N_COEF - 1) + 1;
   void *e = (char *)g->coef + (size_t)g->coef_next * vsize(B);
   B->launches++;
@@ -353,13 +391,15 @@ static cis_status dot_to_slot(kry_be *B, const void *x, const void *y, int slot)
   }
   if (B->version == CIS_VER_CUBLAS_N) {
     B->launches++;
+    g->dirty |= 1ull << slot;
     if (B->dtype == CIS_F64) {
       CB_CHECK(cublasDdot_64(g->cb, B->n, x, 1, y, 1, g->w.s + slot));
+      g->pending &= ~(1ull << slot);
       return CIS_OK;
     }
-    CB_CHECK(cublasSdot_64(g->cb, B->n, x, 1, y, 1, g->fdot));
-    B->launches++;
-    return kry_launch_slot_from_float(g->fdot, slot, KP_NONE, &g->w, g->stream);
+    CB_CHECK(cublasSdot_64(g->cb, B->n, x, 1, y, 1, g->mir.fdot + slot));
+    g->pending |= 1ull << slot; /* converted by the next program kernel */
+    return CIS_OK;
   }
   B->launches += 2; /* dot_ini + dot_fin */
   if ((st = kry_launch_dot_ini(B->dtype, B->n, x, y, &g->w, g->stream)) != CIS_OK) return st;
@@ -622,7 +662,7 @@ static void g_destroy(kry_be *B) {
     cis_gpu_free(g->w.hist);
     cis_gpu_free(g->d_count);
     cis_gpu_free(g->coef);
-    cis_gpu_free(g->fdot);
+    cis_gpu_free(g->mir_mem);
     cis_gpu_free(g->d_c);
     if (g->h_c) cudaFreeHost(g->h_c);
     if (g->pin) cudaFreeHost(g->pin);
@@ -696,7 +736,7 @@ cis_status kry_be_gpu_create(cis_int n, cis_dtype t, cis_solver_version v, int h
     CIS_TRY(cis_alloc_array((void **)&g->hs, KS_COUNT + N_SCRATCH, sizeof(double), "host solver scalars"));
     memset(g->hs, 0, (KS_COUNT + N_SCRATCH) * sizeof(double));
     g->hs[KS_ONE] = 1.0;
-    if (hist_len) CIS_TRY(cis_alloc_array((void **)&g->hhist, hist_len, sizeof(double), "residual history"));
+    if (hist_len) CIS_TRY(cis_alloc_zeroed((void **)&g->hhist, hist_len, sizeof(double), "residual history"));
   }
   if (is_cublas(B)) {
     CIS_TRY(need_cublas(B));
@@ -709,8 +749,18 @@ cis_status kry_be_gpu_create(cis_int n, cis_dtype t, cis_solver_version v, int h
       } else {
         float one = 1.0f;
         CUDA_TRY(cudaMemcpy(g->coef, &one, sizeof one, cudaMemcpyHostToDevice));
-        CIS_TRY(cis_gpu_alloc_copy((void **)&g->fdot, NULL, sizeof(float), "cuBLAS float dot"));
       }
+      /* mirrors: dneg (doubles) first, then fpos, fneg, fdot (floats) */
+      CIS_TRY(cis_gpu_alloc_copy(&g->mir_mem, NULL,
+                                 KS_COUNT * sizeof(double) + (3 * KS_COUNT + N_SCRATCH) * sizeof(float),
+                                 "cuBLAS scalar mirrors"));
+      g->mir.dneg = g->mir_mem;
+      g->mir.fpos = (float *)(g->mir.dneg + KS_COUNT);
+      g->mir.fneg = g->mir.fpos + KS_COUNT;
+      g->mir.fdot = g->mir.fneg + KS_COUNT;
+      g->mir.count = KS_COUNT + N_SCRATCH;
+      g->dirty = slot_bits(0, KS_COUNT + N_SCRATCH); /* nothing mirrored yet */
+      g->pending = 0;
     }
   }
   *out = B;

@@ -30,10 +30,37 @@ extern "C" int kry_reduce_grid(const kry_ws *w, cis_int n) {
   return g < 1 ? 1 : (int)g;
 }
 
-// Grid for a fused SpMV: `need` blocks of `threads`, capped at the blocks
-// resident at once (2048 threads per SM) and at the partial buffer.
-static unsigned fused_grid(const kry_ws *w, int64_t need, int threads) {
-  int64_t cap = (int64_t)w->sms * (2048 / threads > 0 ? 2048 / threads : 1);
+// Blocks of `threads` of kernel fn resident on one SM, from the occupancy
+// calculator (registers and shared memory of that instantiation), cached by
+// (fn, threads): a grid-stride kernel capped at exactly one full wave has no
+// partial second wave. Capping at 2048/threads per SM instead ran the fused
+// ELL SpMV (more registers than the plain one) in 1.6 waves: 154 us for 440 MB
+// at 160^3 double on an H200, 2.9 TB/s (ncu, bench/NOTES.md). Entries are
+// written once; two threads racing on a slot compute the same value.
+static int resident_blocks(const void *fn, int threads) {
+  static struct { const void *fn; int threads, per_sm; } cache[64];
+  for (int k = 0; k < 64 && cache[k].fn; ++k)
+    if (cache[k].fn == fn && cache[k].threads == threads) return cache[k].per_sm;
+  int per_sm = 0;
+  if (cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, fn, threads, 0) != cudaSuccess || per_sm < 1) {
+    (void)cudaGetLastError();
+    per_sm = 1;
+  }
+  for (int k = 0; k < 64; ++k)
+    if (!cache[k].fn) {
+      cache[k].threads = threads;
+      cache[k].per_sm = per_sm;
+      cache[k].fn = fn;
+      break;
+    }
+  return per_sm;
+}
+
+// Grid for a fused kernel fn: `need` blocks of `threads`, capped at one full
+// wave (resident_blocks per SM) and at the partial buffer.
+template <typename F>
+static unsigned fused_grid(F fn, const kry_ws *w, int64_t need, int threads) {
+  int64_t cap = (int64_t)w->sms * resident_blocks((const void *)fn, threads);
   if (cap > w->cap) cap = w->cap;
   if (need > cap) need = cap;
   return need < 1 ? 1u : (unsigned)need;
@@ -66,13 +93,31 @@ __device__ __forceinline__ void kry_block_sum2(double (&v)[2]) {
   }
 }
 
+// The scalar programs run on a shared-memory copy of the slots: the block
+// loads all KS_COUNT slots at once, one thread runs kry_prog_run on the copy
+// (shared-memory latency instead of a chain of dependent global loads: the
+// program reads a dozen slots behind branches), the block writes them back.
+__device__ __forceinline__ void kry_slots_load(double *ss, const double *s) {
+  for (int k = threadIdx.x; k < KS_COUNT; k += blockDim.x) ss[k] = s[k];
+}
+__device__ __forceinline__ void kry_slots_store(double *s, const double *ss) {
+  for (int k = threadIdx.x; k < KS_COUNT; k += blockDim.x) s[k] = ss[k];
+}
+// s[slot] = v through the shared copy when the slot is one of KS_COUNT.
+__device__ __forceinline__ void kry_slot_put(double *ss, double *s, int slot, double v) {
+  if (slot < KS_COUNT) ss[slot] = v;
+  else s[slot] = v;
+}
+
 // End of a fused macro-kernel (§3.3): the block's partials of nd (0..2) dots
 // go to w.part; the last block to take a ticket sums all partials in block
-// order into s[slot[d]], runs prog and resets the ticket for the next launch.
-// Every thread of every block calls it (or none: skipped when KS_FLAG is set).
+// order into s[slot0], s[slot1], runs prog and resets the ticket for the next
+// launch. Every thread of every block calls it (or none: skipped when
+// KS_FLAG is set).
 __device__ void kry_finish(const kry_ws &w, double (&a)[2], int slot0, int slot1, int nd,
                            int prog) {
   __shared__ unsigned int am_last;
+  __shared__ double ss[KS_COUNT];
   kry_block_sum2(a);
   if (threadIdx.x == 0) {
     if (nd > 0) w.part[blockIdx.x] = a[0];
@@ -83,18 +128,35 @@ __device__ void kry_finish(const kry_ws &w, double (&a)[2], int slot0, int slot1
   __syncthreads();
   if (!am_last) return;
   __threadfence();
+  kry_slots_load(ss, w.s); /* issued together with the partials' loads */
+  /* Up to 8 partials per thread per round, loaded before any is added (the
+   * loads overlap instead of one L2 round trip each); each thread still adds
+   * its partials in increasing block order: deterministic. */
   double t[2] = {0.0, 0.0};
-  for (unsigned b = threadIdx.x; b < gridDim.x; b += blockDim.x) {
-    if (nd > 0) t[0] += __ldcg(&w.part[b]);
-    if (nd > 1) t[1] += __ldcg(&w.part[w.cap + b]);
+  const unsigned G = gridDim.x;
+  for (unsigned b0 = threadIdx.x; b0 < G; b0 += 8u * blockDim.x) {
+    double v0[8], v1[8];
+#pragma unroll
+    for (int u = 0; u < 8; ++u) {
+      const unsigned b = b0 + (unsigned)u * blockDim.x;
+      v0[u] = (nd > 0 && b < G) ? __ldcg(&w.part[b]) : 0.0;
+      v1[u] = (nd > 1 && b < G) ? __ldcg(&w.part[w.cap + b]) : 0.0;
+    }
+#pragma unroll
+    for (int u = 0; u < 8; ++u) {
+      t[0] += v0[u];
+      t[1] += v1[u];
+    }
   }
-  kry_block_sum2(t);
+  kry_block_sum2(t); /* its barriers also publish ss */
   if (threadIdx.x == 0) {
-    if (nd > 0) w.s[slot0] = t[0];
-    if (nd > 1) w.s[slot1] = t[1];
-    kry_prog_run(prog, w.s, w.hist, w.hist_len);
+    if (nd > 0) kry_slot_put(ss, w.s, slot0, t[0]);
+    if (nd > 1) kry_slot_put(ss, w.s, slot1, t[1]);
+    kry_prog_run(prog, ss, w.hist, w.hist_len);
     *w.ticket = 0;
   }
+  __syncthreads();
+  kry_slots_store(w.s, ss);
 }
 
 __device__ __forceinline__ double kry_coef_of(double c, int slot, const double *s) {
@@ -147,18 +209,33 @@ __global__ void dot_ini_k(int64_t n, const T *x, const T *y, double *part) {
 // dot_fin (§3.3): one block sums the partials in a fixed order, then the
 // scalar program (cuda version: dot_fin and the scalar update in one launch).
 __global__ void dot_fin_k(int nparts, int slot, int prog, kry_ws w) {
+  __shared__ double ss[KS_COUNT];
   double a[2] = {0.0, 0.0};
+  if (prog != KP_NONE) kry_slots_load(ss, w.s);
   for (int b = threadIdx.x; b < nparts; b += blockDim.x) a[0] += w.part[b];
   kry_block_sum2(a);
-  if (threadIdx.x == 0) {
-    w.s[slot] = a[0];
-    kry_prog_run(prog, w.s, w.hist, w.hist_len);
+  if (prog == KP_NONE) {
+    if (threadIdx.x == 0) w.s[slot] = a[0];
+    return;
   }
+  if (threadIdx.x == 0) {
+    kry_slot_put(ss, w.s, slot, a[0]);
+    kry_prog_run(prog, ss, w.hist, w.hist_len);
+  }
+  __syncthreads();
+  kry_slots_store(w.s, ss);
 }
 
 // The scalar programs in one thread (cublasN, cuda: §4 "maintains the
 // scalars in the GPU memory").
-__global__ void prog_k(int prog, kry_ws w) { kry_prog_run(prog, w.s, w.hist, w.hist_len); }
+__global__ void prog_k(int prog, kry_ws w) {
+  __shared__ double ss[KS_COUNT];
+  kry_slots_load(ss, w.s);
+  __syncthreads();
+  if (threadIdx.x == 0) kry_prog_run(prog, ss, w.hist, w.hist_len);
+  __syncthreads();
+  kry_slots_store(w.s, ss);
+}
 
 #define CHECKED_LAUNCH(name, ...) \
   do {                            \
@@ -229,7 +306,7 @@ extern "C" cis_status kry_launch_dot_fin(int nparts, int slot, int prog, const k
 }
 
 extern "C" cis_status kry_launch_prog(int prog, const kry_ws *w, cudaStream_t st) {
-  prog_k<<<1, 1, 0, st>>>(prog, *w);
+  prog_k<<<1, 32, 0, st>>>(prog, *w);
   CIS_CUDA_LAUNCH_CHECK("scalar program");
   return CIS_OK;
 }
@@ -275,7 +352,7 @@ struct StepCoefs {
 // (BiCG) macro-kernels): e holds the element of every vector the step reads;
 // the ones it writes are updated in place; a[0], a[1] the dot terms.
 template <typename T, int STEP, bool PREC>
-__device__ __forceinline__ void step_elem(T (&e)[SNV], const StepCoefs<T> &c, double (&a)[2]) {
+__host__ __device__ __forceinline__ void step_elem(T (&e)[SNV], const StepCoefs<T> &c, double (&a)[2]) {
   if (STEP == KRY_STEP_CG_UPDATE) {
     /* x += alpha p; r -= alpha q; z = dinv.*r; RHO_NEW = (r, z); RR = (r, r) */
     e[SX] += c.alpha * e[SP];
@@ -342,8 +419,11 @@ template <typename T, int STEP, bool PREC, bool VEC>
 __global__ void step_k(int64_t n, StepVecs<T> V, int prog, kry_ws w) {
   constexpr unsigned RD = step_reads(STEP, PREC), WR = step_writes(STEP, PREC);
   const double *s = w.s;
-  if (s[KS_FLAG] != KF_RUNNING) return; /* uniform: set only after every block started */
-  const StepCoefs<T> c = {(T)s[KS_ALPHA], (T)s[KS_BETA], (T)s[KS_OMEGA], (T)s[KS_BETA_OMEGA]};
+  /* the flag and the coefficients in one round trip */
+  const double flag = s[KS_FLAG], alpha = s[KS_ALPHA], beta = s[KS_BETA], omega = s[KS_OMEGA],
+               bo = s[KS_BETA_OMEGA];
+  if (flag != KF_RUNNING) return; /* uniform: set only after every block started */
+  const StepCoefs<T> c = {(T)alpha, (T)beta, (T)omega, (T)bo};
   double a[2] = {0.0, 0.0};
   int64_t done = 0;
   if (VEC) {
@@ -411,11 +491,14 @@ static void launch_step_p(int64_t n, const StepVecs<T> &V, int prog, const kry_w
   for (int k = 0; k < SNV; ++k)
     if ((used & SB(k)) && ((uintptr_t)V.v[k] % 16u)) vec = false;
   const int64_t elems_per_thread = vec ? (int64_t)(16 / sizeof(T)) : 1;
-  unsigned g = (unsigned)kry_reduce_grid(w, (n + elems_per_thread - 1) / elems_per_thread);
+  const int64_t need = (n + elems_per_thread - 1) / elems_per_thread;
+  const int64_t blocks = (need + KRY_THREADS - 1) / KRY_THREADS;
   if (vec)
-    step_k<T, STEP, PREC, true><<<g, KRY_THREADS, 0, st>>>(n, V, prog, *w);
+    step_k<T, STEP, PREC, true><<<fused_grid(step_k<T, STEP, PREC, true>, w, blocks, KRY_THREADS), KRY_THREADS, 0, st>>>(
+        n, V, prog, *w);
   else
-    step_k<T, STEP, PREC, false><<<g, KRY_THREADS, 0, st>>>(n, V, prog, *w);
+    step_k<T, STEP, PREC, false><<<fused_grid(step_k<T, STEP, PREC, false>, w, blocks, KRY_THREADS), KRY_THREADS, 0, st>>>(
+        n, V, prog, *w);
 }
 
 template <typename T, int STEP>
@@ -500,17 +583,17 @@ static int env_int(const char *name, int def) {
 }
 
 template <typename T, typename O, int G>
-static void launch_hyb_u(const cis_spmv_view *A, int u, unsigned grid, int threads, const T *x,
-                         DotsEpi<T> e, cudaStream_t st) {
+static void launch_hyb_u(const cis_spmv_view *A, int u, int64_t need, int threads, const T *x,
+                         DotsEpi<T> e, const kry_ws *w, cudaStream_t st) {
   const cis_hyb_dev *h = &A->hyb;
 #define HYB_ARGS                                                                        \
   h->rows, h->width, h->column_mode, h->ell_col, (const T *)h->ell_val, h->rownnz,      \
       (const O *)h->start, (const O *)h->end, h->csr_col, (const T *)h->csr_val, x, e
   switch (u) {
-    case 1: hyb_fast_tk<T, O, G, 1><<<grid, threads, 0, st>>>(HYB_ARGS); break;
-    case 2: hyb_fast_tk<T, O, G, 2><<<grid, threads, 0, st>>>(HYB_ARGS); break;
-    case 8: hyb_fast_tk<T, O, G, 8><<<grid, threads, 0, st>>>(HYB_ARGS); break;
-    default: hyb_fast_tk<T, O, G, 4><<<grid, threads, 0, st>>>(HYB_ARGS); break;
+    case 1: hyb_fast_tk<T, O, G, 1><<<fused_grid(hyb_fast_tk<T, O, G, 1, DotsEpi<T>>, w, need, threads), threads, 0, st>>>(HYB_ARGS); break;
+    case 2: hyb_fast_tk<T, O, G, 2><<<fused_grid(hyb_fast_tk<T, O, G, 2, DotsEpi<T>>, w, need, threads), threads, 0, st>>>(HYB_ARGS); break;
+    case 8: hyb_fast_tk<T, O, G, 8><<<fused_grid(hyb_fast_tk<T, O, G, 8, DotsEpi<T>>, w, need, threads), threads, 0, st>>>(HYB_ARGS); break;
+    default: hyb_fast_tk<T, O, G, 4><<<fused_grid(hyb_fast_tk<T, O, G, 4, DotsEpi<T>>, w, need, threads), threads, 0, st>>>(HYB_ARGS); break;
   }
 #undef HYB_ARGS
 }
@@ -533,13 +616,13 @@ static cis_status launch_hyb(const cis_spmv_view *A, const T *x, DotsEpi<T> e, c
   if (threads % 32 || threads > 1024)
     return cis_error(CIS_ERR_INVALID, "hyb: block size %d must be a multiple of 32 up to 1024", threads);
   if (g != 1 && g != 4 && g != 8 && g != 16) g = 32;
-  unsigned grid = fused_grid(w, ((int64_t)h->rows * g + threads - 1) / threads, threads);
+  const int64_t need = ((int64_t)h->rows * g + threads - 1) / threads;
   switch (g) {
-    case 1: launch_hyb_u<T, O, 1>(A, u_env, grid, threads, x, e, st); break;
-    case 4: launch_hyb_u<T, O, 4>(A, u_env, grid, threads, x, e, st); break;
-    case 8: launch_hyb_u<T, O, 8>(A, u_env, grid, threads, x, e, st); break;
-    case 16: launch_hyb_u<T, O, 16>(A, u_env, grid, threads, x, e, st); break;
-    default: launch_hyb_u<T, O, 32>(A, u_env, grid, threads, x, e, st); break;
+    case 1: launch_hyb_u<T, O, 1>(A, u_env, need, threads, x, e, w, st); break;
+    case 4: launch_hyb_u<T, O, 4>(A, u_env, need, threads, x, e, w, st); break;
+    case 8: launch_hyb_u<T, O, 8>(A, u_env, need, threads, x, e, w, st); break;
+    case 16: launch_hyb_u<T, O, 16>(A, u_env, need, threads, x, e, w, st); break;
+    default: launch_hyb_u<T, O, 32>(A, u_env, need, threads, x, e, w, st); break;
   }
   CIS_CUDA_LAUNCH_CHECK("hyb + dots");
   return CIS_OK;
@@ -556,18 +639,21 @@ static cis_status launch_spmv_dots(const cis_spmv_view *A, const T *x, DotsEpi<T
       int vector = A->kind == CIS_SPMV_CSR_VECTOR;
       CIS_BLOCK_OR(A->block, vector ? 256 : 128, 32, vector ? "csr-vector" : "csr-scalar");
       threads = threads_;
-      unsigned grid = fused_grid(w, vector ? (rows * 32 + threads - 1) / threads
-                                           : (rows + threads - 1) / threads, threads);
+      const int64_t need = vector ? (rows * 32 + threads - 1) / threads : (rows + threads - 1) / threads;
       if (vector) {
         if (A->wide)
-          csr_vector_tk<T, int64_t><<<grid, threads, 0, st>>>(rows, (const int64_t *)A->rowptr, A->col, (const T *)A->val, x, e);
+          csr_vector_tk<T, int64_t><<<fused_grid(csr_vector_tk<T, int64_t, DotsEpi<T>>, w, need, threads), threads, 0, st>>>(
+              rows, (const int64_t *)A->rowptr, A->col, (const T *)A->val, x, e);
         else
-          csr_vector_tk<T, uint32_t><<<grid, threads, 0, st>>>(rows, (const uint32_t *)A->rowptr, A->col, (const T *)A->val, x, e);
+          csr_vector_tk<T, uint32_t><<<fused_grid(csr_vector_tk<T, uint32_t, DotsEpi<T>>, w, need, threads), threads, 0, st>>>(
+              rows, (const uint32_t *)A->rowptr, A->col, (const T *)A->val, x, e);
       } else {
         if (A->wide)
-          csr_scalar_tk<T, int64_t><<<grid, threads, 0, st>>>(rows, (const int64_t *)A->rowptr, A->col, (const T *)A->val, x, e);
+          csr_scalar_tk<T, int64_t><<<fused_grid(csr_scalar_tk<T, int64_t, DotsEpi<T>>, w, need, threads), threads, 0, st>>>(
+              rows, (const int64_t *)A->rowptr, A->col, (const T *)A->val, x, e);
         else
-          csr_scalar_tk<T, uint32_t><<<grid, threads, 0, st>>>(rows, (const uint32_t *)A->rowptr, A->col, (const T *)A->val, x, e);
+          csr_scalar_tk<T, uint32_t><<<fused_grid(csr_scalar_tk<T, uint32_t, DotsEpi<T>>, w, need, threads), threads, 0, st>>>(
+              rows, (const uint32_t *)A->rowptr, A->col, (const T *)A->val, x, e);
       }
       CIS_CUDA_LAUNCH_CHECK(vector ? "csr-vector + dots" : "csr-scalar + dots");
       return CIS_OK;
@@ -575,7 +661,7 @@ static cis_status launch_spmv_dots(const cis_spmv_view *A, const T *x, DotsEpi<T
     case CIS_SPMV_ELL: {
       CIS_BLOCK_OR(A->block, 128, 32, "ell");
       threads = threads_;
-      unsigned grid = fused_grid(w, (rows + threads - 1) / threads, threads);
+      unsigned grid = fused_grid(ell_tk<T, DotsEpi<T>>, w, (rows + threads - 1) / threads, threads);
       ell_tk<T><<<grid, threads, 0, st>>>(rows, A->width, A->col, (const T *)A->val, A->rowlen, x, e);
       CIS_CUDA_LAUNCH_CHECK("ell + dots");
       return CIS_OK;
@@ -585,7 +671,7 @@ static cis_status launch_spmv_dots(const cis_spmv_view *A, const T *x, DotsEpi<T
       threads = threads_;
       if (A->S <= 0) return cis_error(CIS_ERR_INVALID, "sell: slice height %lld", (long long)A->S);
       int64_t nsr = (int64_t)A->nslices * A->S;
-      unsigned grid = fused_grid(w, (nsr + threads - 1) / threads, threads);
+      unsigned grid = fused_grid(sell_tk<T, true, DotsEpi<T>>, w, (nsr + threads - 1) / threads, threads);
       int shift = 0;
       while (((int64_t)1 << shift) < A->S) shift++;
       if (((int64_t)1 << shift) == A->S)
@@ -686,9 +772,26 @@ __global__ void coef_k(double c, int slot, const double *s, T *out) {
   *out = (T)kry_coef_of(c, slot, s);
 }
 
-__global__ void slot_from_float_k(const float *src, int slot, int prog, kry_ws w) {
-  w.s[slot] = (double)*src;
-  kry_prog_run(prog, w.s, w.hist, w.hist_len);
+// cublasN (§4: "maintains the scalars in the GPU memory"): pending float
+// dots into their double slots, the program, then the mirrors cuBLAS reads
+// its coefficients from (-alpha etc. without a launch of their own).
+__global__ void cublasn_prog_k(int prog, unsigned long long pending, kry_mirror m, kry_ws w) {
+  __shared__ double ss[KS_COUNT];
+  for (int k = threadIdx.x; k < m.count && k < 64; k += blockDim.x) {
+    const bool fresh = pending >> k & 1ull;
+    if (k < KS_COUNT) ss[k] = fresh ? (double)m.fdot[k] : w.s[k];
+    else if (fresh) w.s[k] = (double)m.fdot[k]; /* a scratch slot */
+  }
+  __syncthreads();
+  if (threadIdx.x == 0) kry_prog_run(prog, ss, w.hist, w.hist_len);
+  __syncthreads();
+  for (int k = threadIdx.x; k < KS_COUNT; k += blockDim.x) {
+    const double v = ss[k];
+    w.s[k] = v;
+    m.dneg[k] = -v;
+    m.fpos[k] = (float)v;
+    m.fneg[k] = (float)-v;
+  }
 }
 
 extern "C" cis_status kry_launch_coef(cis_dtype t, double c, int slot, void *out, const kry_ws *w,
@@ -698,10 +801,10 @@ extern "C" cis_status kry_launch_coef(cis_dtype t, double c, int slot, void *out
   return CIS_OK;
 }
 
-extern "C" cis_status kry_launch_slot_from_float(const float *src, int slot, int prog,
-                                                 const kry_ws *w, cudaStream_t st) {
-  slot_from_float_k<<<1, 1, 0, st>>>(src, slot, prog, *w);
-  CIS_CUDA_LAUNCH_CHECK("float dot to slot");
+extern "C" cis_status kry_launch_cublasn_prog(int prog, unsigned long long pending,
+                                              const kry_mirror *m, const kry_ws *w, cudaStream_t st) {
+  cublasn_prog_k<<<1, 32, 0, st>>>(prog, pending, *m, *w);
+  CIS_CUDA_LAUNCH_CHECK("cublasN scalar program");
   return CIS_OK;
 }
 

@@ -10,7 +10,8 @@
  *             reduction finished by the last block to finish (§3.3: dot_fin
  *             becomes a grid-wide barrier inside the macro-kernel);
  *   graph     merge + graph_cond (the while node's condition);
- *   cublasN   coef / slot_from_float (device scalars for cuBLAS) and prog.
+ *   cublasN   cublasn_prog (programs + the slots' device mirrors cuBLAS
+ *             reads its coefficients from) and coef.
  * CPU reference of every kernel: the host backend (src/solvers/backend_host.c)
  * composing the same operation from primitives (src/solvers/steps.c). */
 #ifndef CISPARSE_KRYLOV_KERNELS_H
@@ -90,9 +91,20 @@ cis_status kry_launch_unit(cis_dtype t, cis_int n, void *x, cis_int i, const kry
 /* ---- cublasN helpers ---- */
 /* out[0] = (t)(c * s[slot]) (slot < 0: c): a device coefficient for cuBLAS. */
 cis_status kry_launch_coef(cis_dtype t, double c, int slot, void *out, const kry_ws *w, cudaStream_t st);
-/* s[slot] = (double)*src, then prog (a float cuBLAS dot into its double slot). */
-cis_status kry_launch_slot_from_float(const float *src, int slot, int prog, const kry_ws *w,
-                                      cudaStream_t st);
+/* cuBLAS in device pointer mode reads each coefficient from device memory
+ * in the vector dtype: the mirrors hold -s (double) and (float)s, (float)-s
+ * of the first KS_COUNT slots; fdot receives float cuBLAS dots (count slots)
+ * before they are converted into s. */
+typedef struct kry_mirror {
+  double *dneg;      /* KS_COUNT */
+  float *fpos, *fneg; /* KS_COUNT each */
+  float *fdot;       /* count */
+  int count;         /* slots in w->s (KS_COUNT + scratch) */
+} kry_mirror;
+/* One thread: s[k] = fdot[k] for every bit k of `pending`, then program
+ * prog (KP_NONE: none), then every mirror recomputed from s. */
+cis_status kry_launch_cublasn_prog(int prog, unsigned long long pending, const kry_mirror *m,
+                                   const kry_ws *w, cudaStream_t st);
 
 /* ---- graph ---- */
 /* The while node's condition: ++*count; set h to s[KS_FLAG] == 0 && *count < limit. */
