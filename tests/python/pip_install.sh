@@ -10,6 +10,10 @@ if [ ! -x "$PY" ]; then
   echo "skipped: no virtual environment at ${PY%/bin/python} (make venv, or make test, makes it)"
   exit 77
 fi
+if ! missing=$("$PY" -c "import numpy, scikit_build_core" 2>&1); then
+  echo "skipped: the test environment lacks a package: ${missing##*$'\n'}"
+  exit 77
+fi
 W=$BUILD/pip-test
 rm -rf "$W/site"
 mkdir -p "$W"

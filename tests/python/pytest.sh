@@ -8,5 +8,9 @@ if [ ! -x "$PY" ]; then
   echo "skipped: no virtual environment at ${PY%/bin/python} (make venv, or make test, makes it)"
   exit 77
 fi
+if ! missing=$("$PY" -c "import numpy, scipy, pytest" 2>&1); then
+  echo "skipped: the test environment lacks a package: ${missing##*$'\n'}"
+  exit 77
+fi
 export CISPARSE_LIBRARY=$LIB CISPARSE_CLI=$CLI PYTHONPATH=$SRC/python${PYTHONPATH:+:$PYTHONPATH}
 cd "$SRC" && exec "$PY" -m pytest -p no:cacheprovider -q -rs python/tests
