@@ -35,34 +35,45 @@ class cis_csr_stats(Structure):
     _fields_ = [("rows", cis_int), ("cols", cis_int), ("nnz", cis_int), ("row_min", cis_int), ("row_max", cis_int),
                 ("row_max_at", cis_int), ("row_avg", c_double), ("nonfinite", cis_int), ("ref_cols", cis_int),
                 ("nnz_ref", cis_int), ("nnz_exp", cis_int), ("sp_ref", c_double), ("sp_exp", c_double),
-                ("sp_total", c_double)]
+                ("sp_total", c_double),
+                ("_reserved", c_char * 256)]
 
 
 class cis_format_params(Structure):
     _fields_ = [("dtype", c_int), ("slice", cis_int), ("sigma", cis_int), ("block", cis_int), ("boundary", cis_int),
-                ("boundary_mode", c_int), ("csr5_sigma", cis_int)]
+                ("boundary_mode", c_int), ("csr5_sigma", cis_int),
+                ("_reserved", c_char * 256)]
 
 
 class cis_hyb_split(Structure):
-    _fields_ = [("boundary", cis_int), ("mode", c_int), ("width", cis_int), ("csr_nnz", cis_int)]
+    _fields_ = [("boundary", cis_int), ("mode", c_int), ("width", cis_int), ("csr_nnz", cis_int),
+                ("_reserved", c_char * 256)]
 
 
 class cis_krylov_opts(Structure):
     _fields_ = [("method", c_int), ("precond", c_int), ("version", c_int), ("tol", c_double), ("maxit", c_int),
                 ("check_every", c_int), ("stagnation", c_int), ("history", POINTER(c_double)),
-                ("history_len", c_int)]
+                ("history_len", c_int),
+                ("_reserved", c_char * 256)]
 
 
 class cis_krylov_info(Structure):
     _fields_ = [("end", c_int), ("iterations", c_int), ("rel_residual", c_double), ("seconds", c_double),
                 ("setup_seconds", c_double), ("launches", c_int64), ("launches_per_iteration", c_double),
-                ("history_written", c_int)]
+                ("history_written", c_int),
+                ("_reserved", c_char * 256)]
 
 
 class cis_gpu_info(Structure):
     _fields_ = [("name", c_char * 128), ("device", c_int), ("sm_count", c_int), ("cc_major", c_int),
                 ("cc_minor", c_int), ("global_mem", c_int64), ("free_mem", c_int64), ("l2_bytes", c_int64),
-                ("driver_version", c_int), ("runtime_version", c_int)]
+                ("driver_version", c_int), ("runtime_version", c_int),
+                ("_reserved", c_char * 256)]
+
+
+# Every struct ends in a zeroed reserve: a later library version may append
+# fields (the C side then reads zeros, its documented defaults, and writes
+# into room that exists), and struct returns by value stay in memory.
 
 
 def _candidates():
@@ -98,6 +109,7 @@ _SIGNATURES = {
     # status.h
     "cis_status_name": (c_char_p, [c_int]),
     "cis_last_error": (c_char_p, []),
+    "cis_error": (cis_status, [c_int, c_char_p, c_char_p]),
     "cis_clear_error": (None, []),
     # util.h
     "cis_version": (c_char_p, []),
@@ -149,6 +161,7 @@ _SIGNATURES = {
     "cis_operator_set_diagonal": (cis_status, [P, POINTER(c_double)]),
     "cis_operator_set_transpose": (cis_status, [P, P]),
     "cis_operator_name": (c_char_p, [P]),
+    "cis_operator_apply": (cis_status, [P, c_double, c_void_p, c_double, c_void_p, c_void_p]),
     # solver.h
     "cis_krylov_opts_default": (cis_krylov_opts, []),
     "cis_krylov_method_parse": (cis_status, [c_char_p, POINTER(c_int)]),

@@ -183,7 +183,7 @@ class Matrix:
         for hyb its split."""
         s = L.cis_csr_stats()
         check(L.lib.cis_csr_stats_get(self._csr_ref(), -1 if ref_cols is None else int(ref_cols), ctypes.byref(s)))
-        d = {k: getattr(s, k) for k, _ in L.cis_csr_stats._fields_}
+        d = {k: getattr(s, k) for k, _ in L.cis_csr_stats._fields_ if not k.startswith("_")}
         d.update(format=self.format, dtype=self.dtype.name, bytes=self.nbytes, on_device=self.on_device)
         h = L.cis_hyb_split()
         if self.format == "hyb" and L.lib.cis_matrix_hyb_split(self._M, ctypes.byref(h)) == L.OK:
