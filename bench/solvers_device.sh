@@ -76,6 +76,17 @@ else
     grep -E "^(iterations|true relative|time|energy|power|launches)" "$L/pcg160_$v.log" | sed "s/^/   $v: /" >>"$S"
     tail -n 1 "$L/pcg160_$v.log" | grep "^cisparse:" >>"$S"
   done
+  # 5. 160^3 double PCG on the formats whose fused SpMV moves the bytes fastest
+  say "-- 160^3 double PCG by format (merge_10, graph, cuda; median of 3 solves)"
+  for fk in "csr --kernel csr-scalar" "hyb" "sell"; do
+    for v in cuda merge_10 graph; do
+      tag=$(echo "$fk" | awk '{print $NF}')
+      step "pcg160_${tag}_$v" 45 build/cisparse solve laplace3d:size=160 --device gpu --format $fk --method cg \
+        --precond jacobi --version "$v" --repeat 3 --energy-seconds 0
+      grep -E "^time" "$L/pcg160_${tag}_$v.log" | sed "s/^/   $tag $v: /" >>"$S"
+      tail -n 1 "$L/pcg160_${tag}_$v.log" | grep "^cisparse:" >>"$S"
+    done
+  done
 fi
 
 say "total $(elapsed) s"

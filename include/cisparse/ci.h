@@ -137,6 +137,104 @@ CIS_API cis_status cis_davidson(cis_int n, const double *diag, cis_linop op, voi
                         const cis_davidson_opts *o, double *evals, double *evecs,
                         cis_davidson_info *info);
 
+/* ---- Direct (matrix-free) sigma ------------------------------------------
+ *
+ * sigma = H c without storing H: the string-driven algorithm of Knowles &
+ * Handy (Chem. Phys. Lett. 111, 315 (1984)) and Olsen et al. (J. Chem. Phys.
+ * 89, 2185 (1988)) in the form of PySCF's fci.direct_spin1 (absorb_h1e +
+ * contract_2e). With E_pq = E^a_pq + E^b_pq and f_pq = h_pq - 1/2 sum_r (pr|rq),
+ *   H = sum_pq f_pq E_pq + 1/2 sum_pqrs (pq|rs) E_pq E_rs
+ *     = 1/2 sum_pq,rs g_pq,rs E_pq E_rs,   g_pq,rs = (pq|rs) + (f_pq d_rs + d_pq f_rs)/N
+ * (N = electrons: sum_r E_rr = N on the space), so one pass
+ *   D[rs, J] = (E_rs c)_J              (gather through the link lists)
+ *   X[pq, J] = sum_rs 1/2 g_pq,rs D[rs, J]   (one dense GEMM over orbital pairs)
+ *   sigma_I  = sum_pq,J <I|E_pq|J> X[pq, J]  (scatter through the link lists)
+ * gives sigma. The pair symmetry (real orbitals: g_pq,rs = g_qp,rs) keeps
+ * npair = norb(norb+1)/2 rows of D and X: D sums the (r,s) and (s,r)
+ * replacements. Strings and links: src/ci/strings.h (colexicographic
+ * addressing). Each OpenMP thread takes one alpha string A at a time: D_A
+ * (npair x all beta strings) in its own buffer, one single-threaded GEMM,
+ * the beta scatter into row A of sigma; the X_A of a block of alpha strings
+ * (at most opts.block_bytes) are then scattered through the alpha links by
+ * threads owning ranges of beta strings. No element of sigma is written by
+ * two threads and every sum runs in a fixed order: the result is bitwise the
+ * same for any thread count (tested).
+ *
+ * Determinant order: index = A * nbeta_strings + B, alpha string address A
+ * major, beta string address B minor (addresses: strings.h). The stored
+ * path's cis_ci_space orders determinants by excitation level instead; map
+ * between them with cis_ci_direct_det + cis_ci_space_find.
+ *
+ * Scope: full CI in the file's orbitals (an active-space FCIDUMP gives CAS-CI;
+ * ECORE is the caller's to add), any MS2. Point-group symmetry (ORBSYM/ISYM
+ * not all 1) is handled by projection, not yet by blocking: the vectors keep
+ * every C1 determinant, sigma is the C1 sigma masked to the determinants of
+ * irrep ISYM (exact: H commutes with the projector), and the diagonal of the
+ * others is 1e10 so that Davidson stays in ISYM — right energies at the C1
+ * cost. opts.ignore_symmetry: the plain C1 space.
+ *
+ * Time reversal (MS2 = 0): when a single vector is exactly symmetric or
+ * antisymmetric under alpha <-> beta, c(A,B) = t c(B,A) bitwise (as Davidson
+ * keeps it from a closed-shell guess: diagonal, preconditioner and
+ * orthogonalisation all preserve it), D and X inherit the symmetry and the
+ * beta half of sigma is t times the transpose of the alpha half: only the
+ * columns B <= A are gathered and multiplied (half the GEMM FLOPs) and
+ * sigma = S + t S^T comes out exactly (anti)symmetric too. Any other vector
+ * takes the full path; the result is the same sigma to rounding. */
+typedef struct cis_ci_direct cis_ci_direct;
+
+typedef struct cis_ci_direct_opts {
+  int64_t mem_limit;   /* host bytes for links + workspace + `vectors` vectors; 0 = physical memory */
+  int64_t block_bytes; /* cap on the D and X intermediates of one block; 0 = 256 MiB */
+  int vectors;         /* determinant-length vectors the caller will hold (sized against mem_limit); 0 = 2 */
+  int ignore_symmetry; /* treat ORBSYM/ISYM as C1 */
+  int no_time_reversal; /* never the half sigma for (anti)symmetric MS2 = 0 vectors (below) */
+} cis_ci_direct_opts;
+
+/* What was built and what it takes. */
+typedef struct cis_ci_direct_info {
+  cis_int determinants, alpha_strings, beta_strings, npair;
+  int alpha_links, beta_links;   /* links per string */
+  cis_int block;                 /* alpha strings per block (one vector) */
+  int threads;                   /* OpenMP threads (one GEMM per alpha string in each) */
+  int64_t link_bytes, work_bytes, vector_bytes; /* lists, D+X+g, the opts.vectors vectors */
+  const char *gemm;              /* which GEMM runs (BLAS library or built-in) */
+  cis_int sigma_vectors;         /* vectors multiplied so far */
+  double phase1_seconds;         /* gather + GEMM + beta scatter, all sigmas so far */
+  double phase2_seconds;         /* alpha scatter, all sigmas so far */
+  cis_int symmetry_determinants; /* determinants of irrep ISYM (= determinants in C1) */
+  int projected;                 /* point-group symmetry by projection (see above) */
+  cis_int half_sigmas;           /* products done by the time-reversal half sigma */
+} cis_ci_direct_info;
+
+CIS_API cis_ci_direct_opts cis_ci_direct_opts_default(void);
+/* Strings, link lists, the pair matrix 1/2 g and the workspace for F (which
+ * must outlive D: the diagonal reads it). Sizes from closed-form binomials
+ * before any allocation: CIS_ERR_TOO_LARGE with the numbers when links +
+ * workspace + vectors exceed opts.mem_limit; CIS_ERR_UNSUPPORTED for
+ * norb > 64; CIS_ERR_INVALID when irrep ISYM has no determinant. */
+CIS_API cis_status cis_ci_direct_create(const cis_fcidump *F, const cis_ci_direct_opts *o, cis_ci_direct **out);
+/* Free; NULL accepted. */
+CIS_API void cis_ci_direct_free(cis_ci_direct *D);
+/* Number of determinants C(norb, na) C(norb, nb) (the vector length, also
+ * with point-group projection). */
+CIS_API cis_int cis_ci_direct_size(const cis_ci_direct *D);
+CIS_API void cis_ci_direct_get_info(const cis_ci_direct *D, cis_ci_direct_info *info);
+/* Strings of determinant i (direct order). */
+CIS_API void cis_ci_direct_det(const cis_ci_direct *D, cis_int i, uint64_t *alpha, uint64_t *beta);
+/* Index of (alpha, beta) in direct order, -1 when the electron counts differ. */
+CIS_API cis_int cis_ci_direct_find(const cis_ci_direct *D, uint64_t alpha, uint64_t beta);
+/* diag(H) (electronic) in direct order from the integrals (Slater-Condon),
+ * OpenMP; no Hamiltonian. */
+CIS_API cis_status cis_ci_direct_diagonal(const cis_ci_direct *D, double *diag);
+/* S = H C for k vectors (column v at C + v*n, S + v*n, n = size), the
+ * electronic H (no core energy). Uses D's workspace: one call at a time per D. */
+CIS_API cis_status cis_ci_direct_sigma(cis_ci_direct *D, int k, const double *C, double *S);
+/* (k == 1 with an (anti)symmetric MS2 = 0 vector: the half sigma, above.) */
+/* D as a host double operator (y = alpha H x + beta y) with the diagonal
+ * recorded, for the solvers; D must outlive it. */
+CIS_API cis_status cis_ci_direct_operator(cis_ci_direct *D, cis_operator **out);
+
 /* What the GPU Davidson measured. */
 typedef struct cis_ci_gpu_stats {
   char kernel[32];        /* the plan's kernel */

@@ -12,8 +12,11 @@ typedef struct ci_args {
   int level, roots, gpu, symmetric, json, verbose, count;
   int build; /* 0 cpu, 1 gpu, -1 not given (gpu with --device gpu, else cpu) */
   int format_set;
+  int method; /* CI_STORED, CI_DIRECT, CI_AUTO */
   double tol;
 } ci_args;
+
+enum { CI_STORED = 0, CI_DIRECT = 1, CI_AUTO = 2 };
 
 typedef struct ci_run {
   cis_fcidump *F;
@@ -30,6 +33,11 @@ typedef struct ci_run {
   cis_davidson_info info;
   cis_ci_gpu_stats gpu;
   cis_int count_nnz, count_max_row;
+  cis_ci_direct *D;       /* --method direct: the matrix-free sigma */
+  cis_operator *op;       /* D as an operator */
+  cis_ci_direct_info dinfo;
+  int direct;             /* the method that ran: 1 direct, 0 stored */
+  const char *why;        /* why auto chose what it chose */
 } ci_run;
 
 static void usage(FILE *f) {
@@ -48,12 +56,18 @@ static void usage(FILE *f) {
              "  --count       only count: determinants, nonzeros, longest row and CSR/ELLPACK bytes\n"
              "                (the counting pass of the build), to size memory before a large run\n"
              "  --save FILE   also write the Hamiltonian (.cisb binary, else Matrix Market), e.g. for\n"
-             "                `cisparse bench FILE` against cuSPARSE on the same matrix\n");
+             "                `cisparse bench FILE` against cuSPARSE on the same matrix\n"
+             "  --method M    stored (default: build H, then SpMV), direct (matrix-free string-driven\n"
+             "                sigma on the CPU: full CI of the file's orbitals, no H built; point group\n"
+             "                by projection at the C1 cost) or auto\n"
+             "                (direct for full CI in C1 with 1-2 roots, or when the stored H would take\n"
+             "                over half the host memory; else stored)\n");
 }
 
 static int parse_args(int argc, char **argv, ci_args *a) {
   long long v;
-  *a = (ci_args){NULL, "hyb", NULL, NULL, NULL, -1, 1, 0, 0, 0, 0, 0, -1, 0, 1e-8};
+  *a = (ci_args){NULL, "hyb", NULL, NULL, NULL, -1, 1, 0, 0, 0, 0, 0, -1, 0, CI_STORED, 1e-8};
+  int stored_opt = 0; /* an option that needs the stored matrix */
   for (int i = 1; i < argc; ++i) {
     const char *o = argv[i], *val = i + 1 < argc ? argv[i + 1] : NULL;
     if (!strcmp(o, "-h") || !strcmp(o, "--help")) { usage(stdout); return -1; }
@@ -86,6 +100,11 @@ static int parse_args(int argc, char **argv, ci_args *a) {
         a->build = !strcmp(val, "gpu");
       } else if (!strcmp(o, "--kernel")) {
         a->kernel = val;
+      } else if (!strcmp(o, "--method")) {
+        if (!strcmp(val, "stored")) a->method = CI_STORED;
+        else if (!strcmp(val, "direct")) a->method = CI_DIRECT;
+        else if (!strcmp(val, "auto")) a->method = CI_AUTO;
+        else return cli_usage("--method must be direct, stored or auto, got '%s'", val);
       } else if (!strcmp(o, "--occ")) {
         a->occ = val;
       } else if (!strcmp(o, "--tol")) {
@@ -100,6 +119,16 @@ static int parse_args(int argc, char **argv, ci_args *a) {
     a->file = o;
   }
   if (!a->file) return cli_usage("ci: no FCIDUMP file given (cisparse ci --help)");
+  stored_opt = a->symmetric || a->count || a->save || a->format_set || a->kernel || a->gpu || a->build >= 0;
+  if (a->method == CI_DIRECT) {
+    if (a->level >= 0)
+      return cli_usage("--method direct is full CI only (--level full); truncated CI needs --method stored");
+    if (a->gpu) return cli_usage("--method direct runs on the CPU (the GPU direct sigma is not implemented yet)");
+    if (stored_opt)
+      return cli_usage("--method direct stores no matrix: --format, --symmetric, --count, --save, --kernel and "
+                       "--build need --method stored");
+  }
+  if (a->method == CI_AUTO && (a->level >= 0 || stored_opt)) a->method = CI_STORED; /* only stored can do these */
   if (a->kernel && !a->gpu) return cli_usage("--kernel needs --device gpu");
   if (a->symmetric && a->gpu) return cli_usage("--symmetric is the CPU symmetric-CSR SpMV; it does not run on --device gpu");
   if (a->build == 1 && !a->gpu) return cli_usage("--build gpu needs --device gpu (the matrix stays on the device)");
@@ -112,6 +141,8 @@ static int parse_args(int argc, char **argv, ci_args *a) {
 }
 
 static void run_free(ci_run *r) {
+  cis_operator_free(r->op);
+  cis_ci_direct_free(r->D);
   cis_matrix_free(r->M);
   cis_gpu_plan_free(r->plan);
   cis_csr_free(r->H);
@@ -153,6 +184,58 @@ static cis_status cpu_apply(void *c, const double *x, double *y) {
   return o->U ? cis_csr_symv_upper(o->U, x, y) : cis_matrix_spmv(o->M, 1.0, x, 0.0, y);
 }
 
+/* --method auto (measured on the 2-core CI machine, bench/results/ci_direct_cpu.md):
+ * full CI in C1 goes direct for one or two roots (direct was the faster to
+ * solution on every file of shared/ci, 36 to 1.66 M determinants, since it
+ * builds nothing) and for any number of roots when the stored H would take
+ * more than half the host memory (12 bytes per nonzero; nonzeros bounded by
+ * the determinants connected to each by singles and doubles); with more roots
+ * the stored SpMV, cheaper per product than a sigma at these sizes, wins
+ * (N2 STO-3G, 8 roots, 175 products: stored 6.9 s, direct 11.6 s or more).
+ * Point-group symmetry (ORBSYM/ISYM), truncated CI and the stored-matrix
+ * options stay stored. */
+static int auto_direct(const cis_fcidump *F, int roots, const char **why) {
+  const int n = F->norb, na = cis_fcidump_nalpha(F), nb = cis_fcidump_nbeta(F);
+  int sym = F->isym != 1;
+  for (int p = 0; p < n; ++p) sym |= F->orbsym[p] != 1;
+  if (sym) { *why = "point-group symmetry (direct would project at the C1 cost): stored"; return 0; }
+  double sa = (double)na * (n - na), sb = (double)nb * (n - nb);
+  double daa = (double)na * (na - 1) / 2 * (double)(n - na) * (n - na - 1) / 2;
+  double dbb = (double)nb * (nb - 1) / 2 * (double)(n - nb) * (n - nb - 1) / 2;
+  double row = 1 + sa + sb + daa + dbb + sa * sb, dets = 1;
+  for (int k = 1; k <= na; ++k) dets = dets * (n - na + k) / k;
+  for (int k = 1; k <= nb; ++k) dets = dets * (n - nb + k) / k;
+  if (dets * row * 12.0 > 0.5 * (double)cis_phys_memory()) { *why = "stored H above half the host memory: direct"; return 1; }
+  if (roots <= 2) { *why = "full CI, 1-2 roots: direct"; return 1; }
+  *why = "full CI, more than 2 roots, stored H fits: stored";
+  return 0;
+}
+
+static cis_status compute_direct(const ci_args *a, ci_run *r, double t0) {
+  cis_status st;
+  cis_ci_direct_opts dopt = cis_ci_direct_opts_default();
+  cis_davidson_opts o = cis_davidson_opts_default();
+  o.roots = a->roots;
+  o.tol = a->tol;
+  o.verbose = a->verbose;
+  int max_sub = o.max_sub > 0 ? o.max_sub : (8 * a->roots > 24 ? 8 * a->roots : 24);
+  dopt.vectors = 2 * max_sub + 2 * a->roots + 2; /* subspace, its products, Ritz vectors, residuals */
+  double tb = cis_wtime();
+  CIS_TRY(cis_ci_direct_create(r->F, &dopt, &r->D));
+  cis_ci_direct_get_info(r->D, &r->dinfo);
+  cis_int n = cis_ci_direct_size(r->D);
+  if (a->roots > n) return cis_error(CIS_ERR_INVALID, "--roots %d exceeds the %lld determinants", a->roots, (long long)n);
+  CIS_TRY(cis_ci_direct_operator(r->D, &r->op));
+  r->t_build = cis_wtime() - tb; /* strings, links, pair matrix, diagonal */
+  r->evals = malloc((size_t)a->roots * sizeof(double));
+  if (!r->evals) return cis_error(CIS_ERR_ALLOC, "cannot allocate %d eigenvalues", a->roots);
+  st = cis_davidson_operator(r->op, cis_operator_diagonal(r->op), &o, r->evals, NULL, &r->info);
+  r->t_total = cis_wtime() - t0;
+  return st;
+cleanup:
+  return st;
+}
+
 static cis_status compute(const ci_args *a, ci_run *r) {
   cis_status st;
   double t0 = cis_wtime();
@@ -160,6 +243,8 @@ static cis_status compute(const ci_args *a, ci_run *r) {
   if (a->occ) CIS_TRY(cis_ci_parse_occ(r->F, a->occ, &r->ref_a, &r->ref_b));
   else CIS_TRY(cis_ci_find_reference(r->F, &r->ref_a, &r->ref_b));
   r->e_rhf = cis_ci_diagonal(r->F, r->ref_a, r->ref_b) + r->F->ecore;
+  r->direct = a->method == CI_DIRECT || (a->method == CI_AUTO && auto_direct(r->F, a->roots, &r->why));
+  if (r->direct) return compute_direct(a, r, t0);
   CIS_TRY(cis_ci_space_create(r->F, a->level, r->ref_a, r->ref_b, &r->S));
   cis_int n = cis_ci_space_size(r->S);
   if (a->roots > n) return cis_error(CIS_ERR_INVALID, "--roots %d exceeds the %lld determinants", a->roots, (long long)n);
@@ -222,8 +307,54 @@ static void print_occ(FILE *f, uint64_t s) {
     if (s >> p & 1) { fprintf(f, first ? "%d" : ",%d", p + 1); first = 0; }
 }
 
+/* --method direct: what was built instead of H, and the sigma timings. */
+static void print_text_direct(const ci_args *a, const ci_run *r) {
+  const cis_fcidump *F = r->F;
+  const cis_ci_direct_info *d = &r->dinfo;
+  printf("FCIDUMP       %s\n", a->file);
+  printf("orbitals      %d, electrons %d (%d alpha, %d beta), MS2 %d, ISYM %d, core energy %.10f\n", F->norb,
+         F->nelec, cis_fcidump_nalpha(F), cis_fcidump_nbeta(F), F->ms2, F->isym, F->ecore);
+  printf("reference     alpha ");
+  print_occ(stdout, r->ref_a);
+  printf(" / beta ");
+  print_occ(stdout, r->ref_b);
+  printf(", E_RHF %.10f%s\n", r->e_rhf, a->occ ? " (--occ)" : "");
+  if (d->projected)
+    printf("space         full CI: %lld determinants of symmetry ISYM %d, in vectors of all %lld (%lld alpha x %lld "
+           "beta strings; point group by projection, at the C1 cost)\n",
+           (long long)d->symmetry_determinants, F->isym, (long long)d->determinants, (long long)d->alpha_strings,
+           (long long)d->beta_strings);
+  else
+    printf("space         full CI: %lld determinants from %lld alpha x %lld beta strings (C1)\n",
+           (long long)d->determinants, (long long)d->alpha_strings, (long long)d->beta_strings);
+  printf("method        direct%s%s%s: matrix-free sigma (string-driven, %lld orbital pairs), no Hamiltonian stored\n",
+         a->method == CI_AUTO ? " (auto: " : "", a->method == CI_AUTO ? r->why : "", a->method == CI_AUTO ? ")" : "",
+         (long long)d->npair);
+  printf("gemm          %s, blocks of %lld alpha strings\n", d->gemm, (long long)d->block);
+  printf("memory        links %.3f MiB (%d + %d per string), workspace %.3f MiB, Davidson vectors <= %.3f MiB\n",
+         d->link_bytes / 1048576.0, d->alpha_links, d->beta_links, d->work_bytes / 1048576.0,
+         d->vector_bytes / 1048576.0);
+  printf("setup         strings, links, pair matrix and diagonal in %.3f s\n", r->t_build);
+  printf("davidson      %d iterations, %lld products, %.6f s per sigma, max residual %.2e\n", r->info.iterations,
+         (long long)r->info.products, r->info.products ? r->info.op_seconds / r->info.products : 0.0,
+         r->info.max_residual);
+  if (r->D) {
+    cis_ci_direct_info now;
+    cis_ci_direct_get_info(r->D, &now);
+    double per = now.sigma_vectors ? 1.0 / (double)now.sigma_vectors : 0.0;
+    printf("sigma         %d threads: gather + GEMM + beta scatter %.6f s, alpha scatter %.6f s per vector; "
+           "%lld of %lld by the time-reversal half sigma\n",
+           now.threads, now.phase1_seconds * per, now.phase2_seconds * per, (long long)now.half_sigmas,
+           (long long)now.sigma_vectors);
+  }
+  printf("time          solve %.3f s, to solution %.3f s (read, setup, solve)\n", r->info.total_seconds, r->t_total);
+  for (int k = 0; k < a->roots; ++k)
+    printf("root %-3d      E = %.10f   E_corr = %.10f\n", k, r->evals[k] + F->ecore, r->evals[k] + F->ecore - r->e_rhf);
+}
+
 static void print_text(const ci_args *a, const ci_run *r) {
   const cis_fcidump *F = r->F;
+  if (r->direct) { print_text_direct(a, r); return; }
   cis_int n = cis_ci_space_size(r->S);
   printf("FCIDUMP       %s\n", a->file);
   printf("orbitals      %d, electrons %d (%d alpha, %d beta), MS2 %d, ISYM %d, core energy %.10f\n", F->norb,
@@ -233,6 +364,7 @@ static void print_text(const ci_args *a, const ci_run *r) {
   printf(" / beta ");
   print_occ(stdout, r->ref_b);
   printf(", E_RHF %.10f%s\n", r->e_rhf, a->occ ? " (--occ)" : "");
+  if (a->method == CI_AUTO) printf("method        stored (auto: %s)\n", r->why);
   printf("space         %s", level_name(a->level));
   if (a->level >= 0) printf(" (excitation level <= %d)", a->level);
   printf(": %lld determinants from %lld alpha x %lld beta strings\n", (long long)n,
@@ -273,11 +405,41 @@ static void json_string(const char *s) {
   putchar('"');
 }
 
-static void print_json(const ci_args *a, const ci_run *r) {
+static cis_int direct_half(const ci_run *r) {
+  cis_ci_direct_info now;
+  cis_ci_direct_get_info(r->D, &now);
+  return now.half_sigmas;
+}
+
+static void print_json_direct(const ci_args *a, const ci_run *r) {
   const cis_fcidump *F = r->F;
+  const cis_ci_direct_info *d = &r->dinfo;
   printf("{\"file\": ");
   json_string(a->file);
-  printf(", \"norb\": %d, \"nelec\": %d, \"ms2\": %d, \"level\": %d, \"determinants\": %lld, "
+  printf(", \"norb\": %d, \"nelec\": %d, \"ms2\": %d, \"level\": -1, \"method\": \"direct\", \"determinants\": %lld, \"vector_length\": %lld, "
+         "\"alpha_strings\": %lld, \"beta_strings\": %lld, \"npair\": %lld, \"block\": %lld, \"gemm\": ",
+         F->norb, F->nelec, F->ms2, (long long)d->symmetry_determinants, (long long)d->determinants,
+         (long long)d->alpha_strings,
+         (long long)d->beta_strings, (long long)d->npair, (long long)d->block);
+  json_string(d->gemm);
+  printf(", \"device\": \"cpu\", \"setup_seconds\": %.6f, \"iterations\": %d, \"products\": %lld, "
+         "\"sigma_seconds\": %.9f, \"half_sigmas\": %lld, \"solve_seconds\": %.6f, \"total_seconds\": %.6f, \"e_rhf\": %.12f, "
+         "\"ecore\": %.12f, \"memory\": {\"links\": %lld, \"workspace\": %lld, \"vectors\": %lld}, \"roots\": [",
+         r->t_build, r->info.iterations, (long long)r->info.products,
+         r->info.products ? r->info.op_seconds / r->info.products : 0.0, (long long)direct_half(r),
+         r->info.total_seconds, r->t_total, r->e_rhf, F->ecore, (long long)d->link_bytes, (long long)d->work_bytes, (long long)d->vector_bytes);
+  for (int k = 0; k < a->roots; ++k)
+    printf("%s{\"energy\": %.12f, \"correlation\": %.12f}", k ? ", " : "", r->evals[k] + F->ecore,
+           r->evals[k] + F->ecore - r->e_rhf);
+  printf("]}\n");
+}
+
+static void print_json(const ci_args *a, const ci_run *r) {
+  const cis_fcidump *F = r->F;
+  if (r->direct) { print_json_direct(a, r); return; }
+  printf("{\"file\": ");
+  json_string(a->file);
+  printf(", \"norb\": %d, \"nelec\": %d, \"ms2\": %d, \"level\": %d, \"method\": \"stored\", \"determinants\": %lld, "
          "\"nnz\": %lld, \"symmetric\": %s, \"format\": \"%s\", \"device\": \"%s\", \"build\": \"%s\", \"build_seconds\": %.6f, "
          "\"iterations\": %d, \"products\": %lld, \"spmv_seconds\": %.9f, \"solve_seconds\": %.6f, "
          "\"total_seconds\": %.6f, \"e_rhf\": %.12f, \"ecore\": %.12f, ",

@@ -84,8 +84,10 @@ __global__ void csr_vector_tk(int64_t rows, const O *__restrict__ rowptr,
 
 // ell / ellr: one thread per row, slot k of row i at k*rows + i; ELLPACK
 // walks `width` slots skipping padding, ELLPACK-R stops at rowlen[i].
-template <typename T, class Epi>
-__global__ void ell_tk(int64_t rows, int64_t width, const cis_idx *__restrict__ col,
+// MINB: minimum resident blocks of 1024 threads the compiler must allow
+// (__launch_bounds__(1024, MINB): MINB = 2 caps the kernel at 32 registers).
+template <typename T, class Epi, int MINB = 1>
+__global__ void __launch_bounds__(1024, MINB) ell_tk(int64_t rows, int64_t width, const cis_idx *__restrict__ col,
                        const T *__restrict__ val, const cis_idx *__restrict__ rowlen,
                        const T *__restrict__ x, Epi epi) {
   if (epi.start()) {

@@ -32,18 +32,17 @@ cis_status kry_bicg(kry_problem *P) {
   kry_be *B = P->B;
   void *work = NULL;
   bicg_ctx g = {B, P->A, cis_operator_transpose(P->A), {0}};
-  size_t n = (size_t)B->n * cis_dtype_size(B->dtype);
   int nv = P->dinv ? 8 : 6;
   CIS_TRY(B->ops->alloc(B, &work, nv, "BiCG vectors"));
   g.v.x = P->x;
-  g.v.r = work;
-  g.v.rt = (char *)work + n;
-  g.v.p = (char *)work + 2 * n;
-  g.v.pt = (char *)work + 3 * n;
-  g.v.q = (char *)work + 4 * n;
-  g.v.qt = (char *)work + 5 * n;
-  g.v.z = P->dinv ? (char *)work + 6 * n : g.v.r;
-  g.v.zt = P->dinv ? (char *)work + 7 * n : g.v.rt;
+  g.v.r = kry_vec_at(B, work, 0);
+  g.v.rt = kry_vec_at(B, work, 1);
+  g.v.p = kry_vec_at(B, work, 2);
+  g.v.pt = kry_vec_at(B, work, 3);
+  g.v.q = kry_vec_at(B, work, 4);
+  g.v.qt = kry_vec_at(B, work, 5);
+  g.v.z = P->dinv ? kry_vec_at(B, work, 6) : g.v.r;
+  g.v.zt = P->dinv ? kry_vec_at(B, work, 7) : g.v.rt;
   g.v.dinv = P->dinv;
   CIS_TRY(kry_residual0(P, g.v.r));         /* r = b - A x */
   CIS_TRY(B->ops->copy(B, g.v.r, g.v.rt));  /* r~ = r */

@@ -34,19 +34,18 @@ cis_status kry_bicgstab(kry_problem *P) {
   kry_be *B = P->B;
   void *work = NULL;
   bicgstab_ctx g = {B, P->A, {0}};
-  size_t n = (size_t)B->n * cis_dtype_size(B->dtype);
   int nv = P->dinv ? 8 : 6;
   const double zero[2] = {0, 0};
   CIS_TRY(B->ops->alloc(B, &work, nv, "BiCGStab vectors"));
   g.v.x = P->x;
-  g.v.r = work;
-  g.v.rh = (char *)work + n;
-  g.v.p = (char *)work + 2 * n;
-  g.v.v = (char *)work + 3 * n;
-  g.v.s = (char *)work + 4 * n;
-  g.v.t = (char *)work + 5 * n;
-  g.v.ph = P->dinv ? (char *)work + 6 * n : g.v.p;
-  g.v.sh = P->dinv ? (char *)work + 7 * n : g.v.s;
+  g.v.r = kry_vec_at(B, work, 0);
+  g.v.rh = kry_vec_at(B, work, 1);
+  g.v.p = kry_vec_at(B, work, 2);
+  g.v.v = kry_vec_at(B, work, 3);
+  g.v.s = kry_vec_at(B, work, 4);
+  g.v.t = kry_vec_at(B, work, 5);
+  g.v.ph = P->dinv ? kry_vec_at(B, work, 6) : g.v.p;
+  g.v.sh = P->dinv ? kry_vec_at(B, work, 7) : g.v.s;
   g.v.dinv = P->dinv;
   CIS_TRY(kry_residual0(P, g.v.r));        /* r = b - A x */
   CIS_TRY(B->ops->copy(B, g.v.r, g.v.rh)); /* r^ = r */

@@ -29,13 +29,12 @@ cis_status kry_cg(kry_problem *P) {
   kry_be *B = P->B;
   void *work = NULL;
   cg_ctx g = {B, P->A, {0}};
-  size_t n = (size_t)B->n * cis_dtype_size(B->dtype);
   CIS_TRY(B->ops->alloc(B, &work, P->dinv ? 4 : 3, "CG vectors"));
   g.v.x = P->x;
-  g.v.r = work;
-  g.v.p = (char *)work + n;
-  g.v.q = (char *)work + 2 * n;
-  g.v.z = P->dinv ? (char *)work + 3 * n : g.v.r;
+  g.v.r = kry_vec_at(B, work, 0);
+  g.v.p = kry_vec_at(B, work, 1);
+  g.v.q = kry_vec_at(B, work, 2);
+  g.v.z = P->dinv ? kry_vec_at(B, work, 3) : g.v.r;
   g.v.dinv = P->dinv;
   CIS_TRY(kry_residual0(P, g.v.r));                           /* r = b - A x */
   if (P->dinv) CIS_TRY(B->ops->mul(B, P->dinv, g.v.r, g.v.z)); /* z = M^-1 r */

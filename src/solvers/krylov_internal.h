@@ -24,6 +24,11 @@ cis_status kry_cg(kry_problem *P);
 cis_status kry_bicg(kry_problem *P);
 cis_status kry_bicgstab(kry_problem *P);
 
+/* Vector k of a backend allocation of several vectors. */
+static inline void *kry_vec_at(const kry_be *B, void *work, int k) {
+  return (char *)work + (size_t)k * (size_t)B->n * cis_dtype_size(B->dtype);
+}
+
 /* r = b - A x (the initial residual of every solver). */
 cis_status kry_residual0(kry_problem *P, void *r);
 /* Run the loop over `iteration` with timing and launch counting into P. */

@@ -661,8 +661,15 @@ static cis_status launch_spmv_dots(const cis_spmv_view *A, const T *x, DotsEpi<T
     case CIS_SPMV_ELL: {
       CIS_BLOCK_OR(A->block, 128, 32, "ell");
       threads = threads_;
-      unsigned grid = fused_grid(ell_tk<T, DotsEpi<T>>, w, (rows + threads - 1) / threads, threads);
-      ell_tk<T><<<grid, threads, 0, st>>>(rows, A->width, A->col, (const T *)A->val, A->rowlen, x, e);
+      static int lb = -1; /* CISPARSE_FUSED_ELL_LB=1: the 32-register build (bench/NOTES.md) */
+      if (lb < 0) lb = env_int("CISPARSE_FUSED_ELL_LB", 0) > 0;
+      if (lb) {
+        unsigned grid = fused_grid(ell_tk<T, DotsEpi<T>, 2>, w, (rows + threads - 1) / threads, threads);
+        ell_tk<T, DotsEpi<T>, 2><<<grid, threads, 0, st>>>(rows, A->width, A->col, (const T *)A->val, A->rowlen, x, e);
+      } else {
+        unsigned grid = fused_grid(ell_tk<T, DotsEpi<T>, 1>, w, (rows + threads - 1) / threads, threads);
+        ell_tk<T, DotsEpi<T>, 1><<<grid, threads, 0, st>>>(rows, A->width, A->col, (const T *)A->val, A->rowlen, x, e);
+      }
       CIS_CUDA_LAUNCH_CHECK("ell + dots");
       return CIS_OK;
     }

@@ -1,0 +1,43 @@
+#!/usr/bin/env python3
+"""make_c2h4_fcidump.py: C2H4 cc-pVDZ CAS(n,n) FCIDUMPs with PySCF, the
+active spaces of issue 9 (C=C 1.339 A, C-H 1.086 A, HCH 117.6 deg, planar;
+RHF canonical orbitals, core = the lowest (16-n)/2, active = the next n, as
+pyscf.mcscf.CASCI(mf, n, n) picks them; no point-group symmetry, so every
+ORBSYM is 1). The FCIDUMP holds the active-space integrals with the core
+energy (nuclear repulsion + frozen core) as ECORE.
+
+usage: python3 bench/make_c2h4_fcidump.py N OUT.FCIDUMP [--casci]
+--casci also runs PySCF's CASCI and prints its energy and time (the
+reference for `cisparse ci OUT.FCIDUMP --method direct`).
+"""
+import math, sys, time
+from pyscf import gto, mcscf, scf
+from pyscf.tools import fcidump
+
+def c2h4():
+    half, ch, hch = 1.339 / 2, 1.086, math.radians(117.6)
+    z = half + ch * math.cos(hch / 2)
+    y = ch * math.sin(hch / 2)
+    return f'C 0 0 {half}; C 0 0 {-half}; H 0 {y} {z}; H 0 {-y} {z}; H 0 {y} {-z}; H 0 {-y} {-z}'
+
+def main():
+    if len(sys.argv) < 3:
+        sys.exit(__doc__)
+    n, out = int(sys.argv[1]), sys.argv[2]
+    mol = gto.M(atom=c2h4(), basis='cc-pvdz', unit='angstrom', symmetry=False, verbose=0)
+    t = time.perf_counter()
+    mf = scf.RHF(mol).run(conv_tol=1e-11)
+    print(f'RHF {mf.e_tot:.10f} Eh ({time.perf_counter() - t:.1f} s), {mol.nao} orbitals')
+    mc = mcscf.CASCI(mf, n, n)
+    h1, ecore = mc.get_h1eff()
+    eri = mc.get_h2eff()
+    fcidump.from_integrals(out, h1, eri, n, n, nuc=ecore, ms=0, tol=1e-15)
+    print(f'wrote {out}: CAS({n},{n}), core energy {ecore:.10f}')
+    if '--casci' in sys.argv:
+        t = time.perf_counter()
+        mc.fcisolver.conv_tol = 1e-10
+        e = mc.kernel()[0]
+        print(f'PySCF CASCI({n},{n}) {e:.10f} Eh in {time.perf_counter() - t:.2f} s')
+
+if __name__ == '__main__':
+    main()

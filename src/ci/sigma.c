@@ -1,0 +1,477 @@
+/* sigma.c: the direct (matrix-free) CI sigma S = H C, string-driven with one
+ * GEMM over orbital pairs per alpha string, alpha strings in blocks whose
+ * intermediates stay under a cap (Knowles & Handy 1984; Olsen et al. 1988;
+ * PySCF fci.direct_spin1); the MS2 = 0 time-reversal half sigma; point-group
+ * symmetry by projection. Contract, equations and determinant order in
+ * cisparse/ci.h; strings and links in strings.h. */
+#include <math.h>
+#include <omp.h>
+#include <stdlib.h>
+#include <string.h>
+#include "ci/ci_gemm.h"
+#include "ci/ci_internal.h"
+#include "ci/strings.h"
+#include "cisparse/operator.h"
+#include "core/internal.h"
+
+/* Below this many determinants a sigma takes microseconds: one thread, no
+ * fork/join (which on a loaded machine costs more than the work). */
+#define CI_DIRECT_PARALLEL_MIN 4096
+
+struct cis_ci_direct {
+  const cis_fcidump *F;
+  int norb, na, nb, nelec;
+  cis_int npair, nsa, nsb, ndet;
+  ci_strings *A, *B; /* B == A when na == nb (one set, freed once) */
+  double *g;         /* npair x npair: 1/2 g_pq,rs (h1 absorbed) */
+  cis_int blk;       /* alpha strings x vectors per block: X holds blk x npair x nsb */
+  cis_int vec_cap;   /* vectors one pass may take: each thread's D holds npair x vec_cap*nsb */
+  int threads;       /* OpenMP threads the D buffers were sized for */
+  double *Dw, *Xw;   /* threads x npair x vec_cap*nsb; blk x npair x nsb */
+  double *tmp;       /* ndet, for operator applies with alpha != 1 or beta != 0 (lazily) */
+  int project;       /* point-group symmetry: sigma masked to the ISYM determinants */
+  int no_time_reversal; /* opts.no_time_reversal: never the half sigma */
+  int target;        /* ISYM - 1 (0-based irrep, XOR of the orbitals' irreps) */
+  uint8_t *syma, *symb; /* irrep of every alpha / beta string (project only) */
+  cis_ci_direct_info info;
+};
+
+cis_ci_direct_opts cis_ci_direct_opts_default(void) {
+  cis_ci_direct_opts o = {0, 0, 0, 0, 0};
+  return o;
+}
+
+static double gib(double b) { return b / 1073741824.0; }
+
+/* 1/2 g_pq,rs = 1/2 [(pq|rs) + (f_pq d_rs + d_pq f_rs) / N], f_pq = h_pq - 1/2 sum_r (pr|rq)
+ * (PySCF direct_spin1.absorb_h1e with fac = 1/2). */
+static void build_pair_matrix(const cis_fcidump *F, int nelec, double *g) {
+  const int n = F->norb;
+  const cis_int np = (cis_int)n * (n + 1) / 2;
+  double f[CIS_CI_MAX_ORB * CIS_CI_MAX_ORB];
+  for (int p = 0; p < n; ++p)
+    for (int q = 0; q < n; ++q) {
+      double s = 0.0;
+      for (int r = 0; r < n; ++r) s += ci_eri(F, p, r, r, q);
+      f[p * n + q] = ci_h1(F, p, q) - 0.5 * s;
+    }
+  const double inv = nelec > 0 ? 1.0 / nelec : 0.0;
+#pragma omp parallel for schedule(static)
+  for (int p = 0; p < n; ++p)
+    for (int q = 0; q <= p; ++q) {
+      const cis_int pq = ci_pair(p, q);
+      for (int r = 0; r < n; ++r)
+        for (int s = 0; s <= r; ++s) {
+          const cis_int rs = ci_pair(r, s);
+          double v = ci_eri(F, p, q, r, s);
+          if (r == s) v += f[p * n + q] * inv;
+          if (p == q) v += f[r * n + s] * inv;
+          g[pq * np + rs] = 0.5 * v;
+        }
+    }
+}
+
+/* A value above any electronic energy, for the diagonal of the determinants
+ * outside the ISYM irrep: Davidson never picks them as guesses and its
+ * corrections there vanish (their residuals are zero). */
+#define CI_DIRECT_OFF_IRREP 1e10
+
+static int symmetry_trivial(const cis_fcidump *F) {
+  if (F->isym != 1) return 0;
+  for (int p = 0; p < F->norb; ++p)
+    if (F->orbsym[p] != 1) return 0;
+  return 1;
+}
+
+cis_status cis_ci_direct_create(const cis_fcidump *F, const cis_ci_direct_opts *o_in, cis_ci_direct **out) {
+  cis_status st;
+  cis_ci_direct *D = NULL;
+  if (!F || !out) return cis_error(CIS_ERR_INVALID, "direct sigma: NULL argument");
+  *out = NULL;
+  const cis_ci_direct_opts o = o_in ? *o_in : cis_ci_direct_opts_default();
+  const int norb = F->norb, na = cis_fcidump_nalpha(F), nb = cis_fcidump_nbeta(F);
+  if (norb < 1 || norb > CIS_CI_MAX_ORB)
+    return cis_error(CIS_ERR_UNSUPPORTED, "direct sigma: NORB = %d (1..%d supported)", norb, CIS_CI_MAX_ORB);
+  if (na < 0 || nb < 0 || na > norb || nb > norb)
+    return cis_error(CIS_ERR_INVALID, "direct sigma: %d alpha and %d beta electrons in %d orbitals", na, nb, norb);
+  /* Sizes from binomials before any allocation. */
+  const cis_int nsa = ci_binom(norb, na), nsb = ci_binom(norb, nb), np = (cis_int)norb * (norb + 1) / 2;
+  cis_int ndet;
+  if (cis_mul_overflows(nsa, nsb, &ndet))
+    return cis_error(CIS_ERR_TOO_LARGE, "direct sigma: C(%d,%d) x C(%d,%d) = %lld x %lld determinants overflow 64 bits",
+                     norb, na, norb, nb, (long long)nsa, (long long)nsb);
+  const double mem = o.mem_limit > 0 ? (double)o.mem_limit : (double)cis_phys_memory();
+  const double block_cap = o.block_bytes > 0 ? (double)o.block_bytes : 256.0 * 1048576.0;
+  const int nvec = o.vectors > 0 ? o.vectors : 2;
+  const double la = (double)nsa * (8.0 + 8.0 * na * (norb - na + 1));
+  const double lb = na == nb ? 0.0 : (double)nsb * (8.0 + 8.0 * nb * (norb - nb + 1));
+  /* Workspace: X for blk (alpha string, vector) rows and each thread's D for
+   * vec_cap vectors of one alpha string; rowx = one npair x nsb slab. */
+  const int threads = omp_get_max_threads();
+  const double rowx = 8.0 * (double)np * (double)nsb;
+  double cap = floor(block_cap / 4.0 / (threads * rowx));
+  if (cap > 8) cap = 8;
+  if (cap * (double)nsb > (double)ci_gemm_max_n()) cap = floor((double)ci_gemm_max_n() / (double)nsb);
+  if (cap < 1) cap = 1;
+  double blk = floor((block_cap - threads * cap * rowx) / rowx);
+  if (blk > (double)nsa * cap) blk = (double)nsa * cap;
+  if (blk < cap) blk = cap;
+  const double work = (threads * cap + blk) * rowx + 8.0 * (double)np * (double)np;
+  const double vecs = 8.0 * (double)nvec * (double)ndet;
+  if (nsa > INT32_MAX || nsb > INT32_MAX || (double)nsb > (double)ci_gemm_max_n() || la + lb + work + vecs > mem)
+    return cis_error(CIS_ERR_TOO_LARGE,
+                     "direct sigma: %lld determinants (%lld alpha x %lld beta strings) need %.3f GiB "
+                     "(links %.3f GiB, workspace %.3f GiB, %d vectors %.3f GiB) > %.3f GiB of memory",
+                     (long long)ndet, (long long)nsa, (long long)nsb, gib(la + lb + work + vecs), gib(la + lb),
+                     gib(work), nvec, gib(vecs), gib(mem));
+  CIS_TRY(cis_alloc_zeroed((void **)&D, 1, sizeof *D, "direct sigma"));
+  D->F = F;
+  D->norb = norb;
+  D->na = na;
+  D->nb = nb;
+  D->nelec = na + nb;
+  D->npair = np;
+  D->nsa = nsa;
+  D->nsb = nsb;
+  D->ndet = ndet;
+  D->blk = (cis_int)blk;
+  D->vec_cap = (cis_int)cap;
+  D->threads = threads;
+  ci_gemm_init();
+  CIS_TRY(ci_strings_create(norb, na, &D->A));
+  if (na == nb) D->B = D->A;
+  else CIS_TRY(ci_strings_create(norb, nb, &D->B));
+  D->project = !o.ignore_symmetry && !symmetry_trivial(F);
+  D->no_time_reversal = o.no_time_reversal;
+  D->target = F->isym - 1;
+  cis_int nsym = ndet;
+  if (D->project) { /* irreps of the strings; determinants of the target irrep */
+    CIS_TRY(cis_alloc_array((void **)&D->syma, nsa, 1, "alpha string irreps"));
+    CIS_TRY(cis_alloc_array((void **)&D->symb, nsb, 1, "beta string irreps"));
+    cis_int cnt[8] = {0};
+    for (cis_int A = 0; A < nsa; ++A) D->syma[A] = (uint8_t)(ci_string_sym(F, D->A->str[A]) & 7);
+    for (cis_int B = 0; B < nsb; ++B) D->symb[B] = (uint8_t)(ci_string_sym(F, D->B->str[B]) & 7), cnt[D->symb[B]]++;
+    nsym = 0;
+    for (cis_int A = 0; A < nsa; ++A) nsym += cnt[(D->syma[A] ^ D->target) & 7];
+    if (nsym == 0) {
+      st = cis_error(CIS_ERR_INVALID, "direct sigma: no determinants of symmetry ISYM=%d", F->isym);
+      goto cleanup;
+    }
+  }
+  CIS_TRY(cis_alloc_array((void **)&D->g, np * np, sizeof(double), "direct sigma pair matrix"));
+  CIS_TRY(cis_alloc_array((void **)&D->Dw, np * nsb * D->vec_cap * threads, sizeof(double), "direct sigma D buffers"));
+  CIS_TRY(cis_alloc_array((void **)&D->Xw, np * D->blk * nsb, sizeof(double), "direct sigma X block"));
+  build_pair_matrix(F, D->nelec, D->g);
+  D->info = (cis_ci_direct_info){ndet, nsa, nsb, np, D->A->nlink, D->B->nlink, D->blk < nsa ? D->blk : nsa, threads, (int64_t)(la + lb),
+                                 (int64_t)work, (int64_t)vecs, ci_gemm_name(), 0, 0.0, 0.0, nsym, D->project, 0};
+  *out = D;
+  return CIS_OK;
+cleanup:
+  cis_ci_direct_free(D);
+  return st;
+}
+
+void cis_ci_direct_free(cis_ci_direct *D) {
+  if (!D) return;
+  if (D->B != D->A) ci_strings_free(D->B);
+  ci_strings_free(D->A);
+  cis_free(D->g);
+  cis_free(D->Dw);
+  cis_free(D->Xw);
+  cis_free(D->tmp);
+  cis_free(D->syma);
+  cis_free(D->symb);
+  cis_free(D);
+}
+
+cis_int cis_ci_direct_size(const cis_ci_direct *D) { return D ? D->ndet : 0; }
+void cis_ci_direct_get_info(const cis_ci_direct *D, cis_ci_direct_info *info) { *info = D->info; }
+
+void cis_ci_direct_det(const cis_ci_direct *D, cis_int i, uint64_t *alpha, uint64_t *beta) {
+  *alpha = D->A->str[i / D->nsb];
+  *beta = D->B->str[i % D->nsb];
+}
+
+cis_int cis_ci_direct_find(const cis_ci_direct *D, uint64_t alpha, uint64_t beta) {
+  if (ci_popcount(alpha) != D->na || ci_popcount(beta) != D->nb) return -1;
+  if (D->norb < 64 && ((alpha | beta) >> D->norb)) return -1;
+  return ci_string_addr(alpha) * D->nsb + ci_string_addr(beta);
+}
+
+cis_status cis_ci_direct_diagonal(const cis_ci_direct *D, double *diag) {
+  if (!D || !diag) return cis_error(CIS_ERR_INVALID, "direct diagonal: NULL argument");
+  /* With one string set (MS2 = 0) the diagonal is made exactly symmetric,
+   * diag(A,B) = diag(B,A) bitwise (the Slater-Condon sum's order depends on
+   * which string is alpha), so that Davidson's preconditioner keeps
+   * (anti)symmetric vectors exactly so (the half sigma then applies). */
+  const int mirror = D->A == D->B;
+#pragma omp parallel for schedule(static) if (D->ndet >= CI_DIRECT_PARALLEL_MIN)
+  for (cis_int i = 0; i < D->ndet; ++i)
+    if (!mirror || i / D->nsb >= i % D->nsb) diag[i] = D->project && ((D->syma[i / D->nsb] ^ D->symb[i % D->nsb]) & 7) != D->target
+                  ? CI_DIRECT_OFF_IRREP
+                  : cis_ci_diagonal(D->F, D->A->str[i / D->nsb], D->B->str[i % D->nsb]);
+  if (mirror)
+#pragma omp parallel for schedule(static) if (D->ndet >= CI_DIRECT_PARALLEL_MIN)
+    for (cis_int A = 0; A < D->nsa; ++A)
+      for (cis_int B = A + 1; B < D->nsb; ++B) diag[A * D->nsb + B] = diag[B * D->nsb + A];
+  return CIS_OK;
+}
+
+/* [lo, hi) of n split evenly over the threads of the current team. */
+static void thread_range(cis_int n, cis_int *lo, cis_int *hi) {
+  const cis_int t = omp_get_thread_num(), T = omp_get_num_threads();
+  *lo = n * t / T;
+  *hi = n * (t + 1) / T;
+}
+
+/* One block: alpha strings a0 .. a0+nr-1 of gv vectors (C_v at C + v*n).
+ * Phase 1, one thread per alpha string A (its D_A in the thread's buffer,
+ * npair x gv*nsb, L2-sized for the usual spaces):
+ *   D_A[rs, (v,B)] = (E_rs c_v)(A,B): alpha links of A (rows J of c) and beta
+ *                    links of every B (within row A);
+ *   X_A = (1/2 g) D_A                (one GEMM, single-threaded in the thread);
+ *   sigma_v(A, I) += s X_A[pq, (v,B)] over the beta links a^+_p a_q|B> = s|I>
+ *                    (row A of sigma is this thread's alone).
+ * Phase 2, threads own ranges of beta strings:
+ *   sigma_v(I, B) += s X_A[pq, (v,B)] over the alpha links a^+_p a_q|A> = s|I>.
+ * No element of sigma is written by two threads, and every sum runs in a
+ * fixed order: the result does not depend on the thread count. */
+static void sigma_block(cis_ci_direct *D, int gv, cis_int a0, cis_int nr, const double *C, double *S) {
+  const cis_int nsb = D->nsb, n = D->ndet, m = (cis_int)gv * nsb, np = D->npair;
+  const ci_link *La = D->A->link, *Lb = D->B->link;
+  const int nla = D->A->nlink, nlb = D->B->nlink;
+  double t0 = omp_get_wtime();
+#pragma omp parallel num_threads(D->threads) if (D->ndet >= CI_DIRECT_PARALLEL_MIN)
+  {
+    double *Dt = D->Dw + (cis_int)omp_get_thread_num() * np * m;
+#pragma omp for schedule(dynamic, 1)
+    for (cis_int ia = 0; ia < nr; ++ia) {
+      const cis_int A = a0 + ia;
+      double *X = D->Xw + ia * np * m;
+      for (cis_int pq = 0; pq < np * m; ++pq) Dt[pq] = 0.0;
+      for (int v = 0; v < gv; ++v) {
+        const double *c = C + v * n;
+        for (int l = 0; l < nla; ++l) {
+          const ci_link k = La[A * nla + l];
+          const double s = k.sign, *cj = c + (cis_int)k.str * nsb;
+          double *d = Dt + (cis_int)k.pair * m + v * nsb;
+          for (cis_int ib = 0; ib < nsb; ++ib) d[ib] += s * cj[ib];
+        }
+        const double *crow = c + A * nsb;
+        for (cis_int ib = 0; ib < nsb; ++ib) {
+          const ci_link *L = Lb + ib * nlb;
+          double *d = Dt + v * nsb + ib;
+          for (int l = 0; l < nlb; ++l) d[(cis_int)L[l].pair * m] += L[l].sign * crow[L[l].str];
+        }
+      }
+      ci_gemm_rm((int)np, m, (int)np, D->g, Dt, X);
+      for (int v = 0; v < gv; ++v) {
+        double *sg = S + v * n + A * nsb;
+        for (cis_int ib = 0; ib < nsb; ++ib) {
+          const ci_link *L = Lb + ib * nlb;
+          const double *x = X + v * nsb + ib;
+          for (int l = 0; l < nlb; ++l) sg[L[l].str] += L[l].sign * x[(cis_int)L[l].pair * m];
+        }
+      }
+    }
+  }
+  double t1 = omp_get_wtime();
+#pragma omp parallel if (D->ndet >= CI_DIRECT_PARALLEL_MIN)
+  {
+    cis_int b0, b1;
+    thread_range(nsb, &b0, &b1);
+    for (cis_int ia = 0; ia < nr; ++ia) {
+      const cis_int A = a0 + ia;
+      const double *X = D->Xw + ia * np * m;
+      for (int l = 0; l < nla; ++l) {
+        const ci_link k = La[A * nla + l];
+        const double s = k.sign;
+        for (int v = 0; v < gv; ++v) {
+          const double *x = X + (cis_int)k.pair * m + v * nsb;
+          double *sg = S + v * n + (cis_int)k.str * nsb;
+          for (cis_int ib = b0; ib < b1; ++ib) sg[ib] += s * x[ib];
+        }
+      }
+    }
+  }
+  D->info.phase1_seconds += t1 - t0;
+  D->info.phase2_seconds += omp_get_wtime() - t1;
+}
+
+/* Time-reversal half sigma (MS2 = 0, one vector with c(A,B) = t c(B,A), t = +-1,
+ * exactly). Then D(B,A) = t D(A,B) and X(B,A) = t X(A,B): only the columns
+ * B <= A of each alpha string A are gathered and multiplied (half the GEMM).
+ * With X_L the lower triangle of X (B <= A) and X_L' its strict part, the
+ * alpha scatter of the upper triangle is t times the transpose of the beta
+ * scatter of X_L', and the beta half of sigma is t times the transpose of
+ * the alpha half, so
+ *   sigma = Q + t Q^T,  Q = E^a X_L + E^b X_L':
+ *   (i)  rows R, columns C <= R, alpha links of R:  Q(I, C) += s X(R, C)
+ *   (ii) row A, columns B < A, beta links of B:     Q(A, I) += s X(A, B)
+ * (ii) is row-local (phase 1, the thread of A); (i) by threads owning column
+ * ranges balanced by work (phase 2). Then S <- S + t S^T, exactly
+ * (anti)symmetric. X rows are stored compactly (row R has R+1 columns, at
+ * Xw + ia*npair*nsb with stride R+1). */
+static void sigma_block_half(cis_ci_direct *D, cis_int a0, cis_int nr, const double *c, double *S) {
+  const cis_int nsb = D->nsb, np = D->npair;
+  const ci_link *L = D->A->link;
+  const int nl = D->A->nlink;
+  double t0 = omp_get_wtime();
+#pragma omp parallel num_threads(D->threads) if (D->ndet >= CI_DIRECT_PARALLEL_MIN)
+  {
+    double *Dt = D->Dw + (cis_int)omp_get_thread_num() * np * D->vec_cap * nsb;
+#pragma omp for schedule(dynamic, 1)
+    for (cis_int ia = 0; ia < nr; ++ia) {
+      const cis_int A = a0 + ia, m = A + 1;
+      double *X = D->Xw + ia * np * nsb;
+      for (cis_int pq = 0; pq < np * m; ++pq) Dt[pq] = 0.0;
+      for (int l = 0; l < nl; ++l) { /* alpha links of A: D[pq, B] += s c(J, B), B <= A */
+        const ci_link k = L[A * nl + l];
+        const double s = k.sign, *cj = c + (cis_int)k.str * nsb;
+        double *d = Dt + (cis_int)k.pair * m;
+        for (cis_int ib = 0; ib < m; ++ib) d[ib] += s * cj[ib];
+      }
+      const double *crow = c + A * nsb;
+      for (cis_int ib = 0; ib < m; ++ib) { /* beta links of B: D[pq, B] += s c(A, J) */
+        const ci_link *Lb = L + ib * nl;
+        double *d = Dt + ib;
+        for (int l = 0; l < nl; ++l) d[(cis_int)Lb[l].pair * m] += Lb[l].sign * crow[Lb[l].str];
+      }
+      ci_gemm_rm((int)np, m, (int)np, D->g, Dt, X);
+      /* (ii): row A of Q: beta links of B < A */
+      double *sg = S + A * nsb;
+      for (cis_int ib = 0; ib < A; ++ib) {
+        const ci_link *Lb = L + ib * nl;
+        const double *x = X + ib;
+        for (int l = 0; l < nl; ++l) sg[Lb[l].str] += Lb[l].sign * x[(cis_int)Lb[l].pair * m];
+      }
+    }
+  }
+  double t1 = omp_get_wtime();
+#pragma omp parallel if (D->ndet >= CI_DIRECT_PARALLEL_MIN)
+  {
+    /* (i) for column c covers the block's rows R >= c: split the columns so
+     * that every thread gets the same number of (row, column) pairs. */
+    const cis_int T = omp_get_num_threads(), me = omp_get_thread_num();
+    const double total = (double)nr * (double)a0 + (double)nr * (double)(nr + 1) / 2.0;
+    /* boundary j = number of columns whose prefix weight is below j/T of the
+     * total: the same formula on every thread, so the ranges tile 0..nsb. */
+    const double lo_thr = total * (double)me / (double)T, hi_thr = total * (double)(me + 1) / (double)T;
+    cis_int b0 = 0, b1 = 0;
+    double prefix = 0.0;
+    for (cis_int c = 0; c < nsb; ++c) {
+      b0 += me > 0 && prefix < lo_thr;
+      b1 += prefix < hi_thr;
+      const cis_int lo = c > a0 ? c : a0, w = a0 + nr - lo;
+      prefix += w > 0 ? (double)w : 0.0;
+    }
+    if (me == T - 1) b1 = nsb;
+    for (cis_int ia = 0; ia < nr; ++ia) { /* (i): columns b0..b1-1 of Q are this thread's */
+      const cis_int R = a0 + ia, m = R + 1, hi = b1 < m ? b1 : m;
+      const double *X = D->Xw + ia * np * nsb;
+      if (b0 < hi)
+        for (int l = 0; l < nl; ++l) {
+          const ci_link k = L[R * nl + l];
+          const double s = k.sign, *x = X + (cis_int)k.pair * m;
+          double *sg = S + (cis_int)k.str * nsb;
+          for (cis_int ib = b0; ib < hi; ++ib) sg[ib] += s * x[ib];
+        }
+    }
+  }
+  D->info.phase1_seconds += t1 - t0;
+  D->info.phase2_seconds += omp_get_wtime() - t1;
+}
+
+/* +1 or -1 when x(A,B) == t x(B,A) for all A, B (bitwise; -0.0 == 0.0),
+ * 0 otherwise or when the alpha and beta strings differ. */
+static int transpose_parity(const cis_ci_direct *D, const double *x) {
+  if (D->A != D->B || D->no_time_reversal) return 0;
+  const cis_int n = D->nsa;
+  int sym = 1, anti = 1;
+#pragma omp parallel for schedule(static) reduction(&& : sym, anti) if (D->ndet >= CI_DIRECT_PARALLEL_MIN)
+  for (cis_int A = 0; A < n; ++A)
+    for (cis_int B = 0; B <= A; ++B) {
+      const double u = x[A * n + B], v = x[B * n + A];
+      sym = sym && u == v;
+      anti = anti && u == -v;
+    }
+  return sym ? 1 : anti ? -1 : 0;
+}
+
+cis_status cis_ci_direct_sigma(cis_ci_direct *D, int k, const double *C, double *S) {
+  if (!D || !C || !S || k < 1) return cis_error(CIS_ERR_INVALID, "direct sigma: NULL argument or k = %d < 1", k);
+  const cis_int n = D->ndet, total = n * k;
+#pragma omp parallel for schedule(static) if (total >= CI_DIRECT_PARALLEL_MIN)
+  for (cis_int i = 0; i < total; ++i) S[i] = 0.0;
+  D->info.sigma_vectors += k;
+  if (D->nelec == 0) return CIS_OK; /* the vacuum: H = 0 (electronic) */
+  /* The workspace holds blk alpha strings of one vector (X) and one per
+   * thread (D); k vectors share a pass when they fit: g vectors of r alpha
+   * strings per block. */
+  const cis_int g = k < D->vec_cap ? k : D->vec_cap, r = D->blk / g > 0 ? D->blk / g : 1;
+  const int parity = k == 1 ? transpose_parity(D, C) : 0;
+  if (parity) { /* half the work, then S <- S + t S^T */
+    const double t = parity;
+    const cis_int rr = D->blk, ns = D->nsa;
+    for (cis_int a0 = 0; a0 < ns; a0 += rr) sigma_block_half(D, a0, ns - a0 < rr ? ns - a0 : rr, C, S);
+    const cis_int T = 32, nt = (ns + T - 1) / T; /* 32 x 32 tiles: both sides in cache */
+#pragma omp parallel for schedule(dynamic, 1) if (D->ndet >= CI_DIRECT_PARALLEL_MIN)
+    for (cis_int ta = 0; ta < nt; ++ta)
+      for (cis_int tb = 0; tb <= ta; ++tb)
+        for (cis_int A = ta * T; A < (ta + 1) * T && A < ns; ++A)
+          for (cis_int B = tb * T; B < (tb + 1) * T && B <= A; ++B) {
+            if (B == A) { S[A * ns + A] += t * S[A * ns + A]; continue; }
+            const double u = S[A * ns + B] + t * S[B * ns + A];
+            S[A * ns + B] = u;
+            S[B * ns + A] = t * u;
+          }
+    D->info.half_sigmas++;
+  }
+  for (int v0 = 0; v0 < k && !parity; v0 += (int)g) {
+    const int gv = k - v0 < g ? k - v0 : (int)g;
+    for (cis_int a0 = 0; a0 < D->nsa; a0 += r)
+      sigma_block(D, gv, a0, D->nsa - a0 < r ? D->nsa - a0 : r, C + (cis_int)v0 * n, S + (cis_int)v0 * n);
+  }
+  if (D->project) { /* S = P H C = P H P C: H commutes with the irrep projector P */
+#pragma omp parallel for schedule(static) if (total >= CI_DIRECT_PARALLEL_MIN)
+    for (cis_int i = 0; i < total; ++i) {
+      const cis_int j = i % n;
+      if (((D->syma[j / D->nsb] ^ D->symb[j % D->nsb]) & 7) != D->target) S[i] = 0.0;
+    }
+  }
+  return CIS_OK;
+}
+
+/* Operator callback: y = alpha H x + beta y. */
+static cis_status direct_apply(void *ctx, double alpha, const void *x, double beta, void *y, cis_stream s) {
+  cis_ci_direct *D = ctx;
+  cis_status st;
+  double *yy = y;
+  if (alpha == 1.0 && beta == 0.0) return cis_ci_direct_sigma(D, 1, x, yy);
+  if (!D->tmp) CIS_TRY(cis_alloc_array((void **)&D->tmp, D->ndet, sizeof(double), "direct sigma product"));
+  CIS_TRY(cis_ci_direct_sigma(D, 1, x, D->tmp));
+#pragma omp parallel for schedule(static) if (D->ndet >= CI_DIRECT_PARALLEL_MIN)
+  for (cis_int i = 0; i < D->ndet; ++i) yy[i] = alpha * D->tmp[i] + (beta == 0.0 ? 0.0 : beta * yy[i]);
+  return CIS_OK;
+cleanup:
+  return st;
+}
+
+cis_status cis_ci_direct_operator(cis_ci_direct *D, cis_operator **out) {
+  cis_status st;
+  double *diag = NULL;
+  cis_operator *op = NULL;
+  if (!D || !out) return cis_error(CIS_ERR_INVALID, "direct operator: NULL argument");
+  *out = NULL;
+  CIS_TRY(cis_operator_from_callback(D->ndet, D->ndet, CIS_F64, CIS_MEM_HOST, direct_apply, D, NULL, &op));
+  CIS_TRY(cis_alloc_array((void **)&diag, D->ndet, sizeof(double), "direct sigma diagonal"));
+  CIS_TRY(cis_ci_direct_diagonal(D, diag));
+  CIS_TRY(cis_operator_set_diagonal(op, diag));
+  cis_free(diag);
+  *out = op;
+  return CIS_OK;
+cleanup:
+  cis_free(diag);
+  cis_operator_free(op);
+  return st;
+}

@@ -1,0 +1,88 @@
+#!/usr/bin/env bash
+# ci_direct.sh: `cisparse ci --method direct|stored|auto`: the direct FCI
+# energies (JSON and text) against reference.tsv to 1e-9, direct and stored
+# roots equal, auto's choice stated, an active-space-like file with ECORE and
+# MS2 = 2, point-group symmetry (by projection) against stored, and the
+# refusals (truncated CI, GPU, stored-matrix options, bad --method).
+# usage: bash ci_direct.sh /path/to/cisparse /path/to/shared
+set -u
+CIS=$1
+SHARED=$2
+CI=$SHARED/ci
+fails=0
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+
+fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
+ref() { awk -v n="$1" -v c="$2" -F'\t' '$1 == "name" { for (i = 1; i <= NF; i++) col[$i] = i; next }
+                                          $1 == n { print $(col[c]) }' "$CI/reference.tsv"; }
+close_to() { awk -v a="$1" -v b="$2" -v t="$3" 'BEGIN { d = a - b; if (d < 0) d = -d; exit !(a != "" && d < t) }'; }
+energies() { grep -o '"energy": *-\?[0-9.]*' "$1" | sed 's/.*: *//'; }
+
+for name in h4_sto3g lih_sto3g h2o_sto3g beh2_sto3g n2_sto3g; do
+  out=$tmp/$name.json
+  "$CIS" ci "$CI/$name.FCIDUMP" --method direct --json --tol 1e-9 > "$out" 2> "$tmp/err" \
+    || { fail "$name direct: exit $? ($(cat "$tmp/err"))"; continue; }
+  grep -q '"method": "direct"' "$out" || fail "$name: no \"method\": \"direct\" in $(cat "$out")"
+  grep -q "\"determinants\": $(ref "$name" fci_dets)," "$out" || fail "$name: determinants in $(cat "$out")"
+  e=$(energies "$out" | head -1)
+  close_to "$e" "$(ref "$name" efci)" 1e-9 || fail "$name direct: energy $e, reference $(ref "$name" efci)"
+done
+
+# three roots: direct and stored agree (the space has triplets: degenerate roots are fine)
+"$CIS" ci "$CI/beh2_sto3g.FCIDUMP" --method direct --roots 3 --json > "$tmp/d3" || fail "beh2 direct --roots 3"
+"$CIS" ci "$CI/beh2_sto3g.FCIDUMP" --method stored --roots 3 --json > "$tmp/s3" || fail "beh2 stored --roots 3"
+paste <(energies "$tmp/d3") <(energies "$tmp/s3") > "$tmp/pairs"
+[ "$(wc -l < "$tmp/pairs")" = 3 ] || fail "beh2 --roots 3: $(cat "$tmp/pairs")"
+while read -r a b; do close_to "$a" "$b" 1e-8 || fail "beh2 root: direct $a stored $b"; done < "$tmp/pairs"
+
+# the text report names the method and the GEMM
+"$CIS" ci "$CI/h2o_sto3g.FCIDUMP" --method direct > "$tmp/text" || fail "h2o direct text"
+grep -q '^method        direct: matrix-free sigma' "$tmp/text" || fail "text: method line in $(cat "$tmp/text")"
+grep -q '^gemm          ' "$tmp/text" || fail "text: gemm line"
+grep -q 'per sigma' "$tmp/text" || fail "text: sigma timing"
+grep -q '^root 0        E = -75.01257824' "$tmp/text" || fail "text: energy"
+# auto: full CI with one root goes direct, three roots stored, truncated CI stored; each says why
+"$CIS" ci "$CI/h2o_sto3g.FCIDUMP" --method auto > "$tmp/auto" || fail "auto"
+grep -q '^method        direct (auto: full CI, 1-2 roots: direct)' "$tmp/auto" || fail "auto 1 root: $(head -6 "$tmp/auto")"
+"$CIS" ci "$CI/h2o_sto3g.FCIDUMP" --method auto --roots 3 > "$tmp/auto" || fail "auto --roots 3"
+grep -q '^method        stored (auto: ' "$tmp/auto" || fail "auto 3 roots: $(head -6 "$tmp/auto")"
+"$CIS" ci "$CI/h2o_sto3g.FCIDUMP" --method auto --level 2 > "$tmp/auto" || fail "auto --level 2"
+grep -q '^method' "$tmp/auto" && fail "auto --level 2 should be plain stored: $(head -6 "$tmp/auto")"
+
+# an active-space file: MS2 = 2 and a core energy (the H2O STO-3G integrals, header edited)
+sed -e 's/MS2=0/MS2=2/' -e 's/MS2= *0/MS2=2/' "$CI/h2o_sto3g.FCIDUMP" > "$tmp/ms2.FCIDUMP"
+grep -q 'MS2=2' "$tmp/ms2.FCIDUMP" || fail "could not edit MS2 in $(head -2 "$CI/h2o_sto3g.FCIDUMP")"
+"$CIS" ci "$tmp/ms2.FCIDUMP" --method direct --json > "$tmp/md" || fail "MS2=2 direct"
+"$CIS" ci "$tmp/ms2.FCIDUMP" --method stored --json > "$tmp/ms" || fail "MS2=2 stored"
+close_to "$(energies "$tmp/md")" "$(energies "$tmp/ms")" 1e-9 || fail "MS2=2: direct $(energies "$tmp/md") stored $(energies "$tmp/ms")"
+grep -q '"determinants": 245,' "$tmp/md" || fail "MS2=2: 245 determinants expected in $(cat "$tmp/md")"
+
+# refusals: usage errors exit 2 with one line naming the conflict
+expect_usage() { # message-fragment args...
+  local msg=$1; shift
+  "$CIS" ci "$CI/h4_sto3g.FCIDUMP" "$@" > /dev/null 2> "$tmp/err"
+  local rc=$?
+  [ $rc = 2 ] || fail "$*: exit $rc, expected 2"
+  grep -q -- "$msg" "$tmp/err" || fail "$*: message $(cat "$tmp/err")"
+}
+expect_usage "full CI only" --method direct --level 2
+expect_usage "runs on the CPU" --method direct --device gpu
+expect_usage "stores no matrix" --method direct --format csr
+expect_usage "stores no matrix" --method direct --symmetric
+expect_usage "must be direct, stored or auto" --method fast
+# point-group symmetry: projected (vectors of all C1 determinants, sigma masked to ISYM):
+# determinant count and energy equal the stored path's, for two irreps
+for isym in 1 2; do
+  sed -e 's/ORBSYM=1,1,1,1,/ORBSYM=1,2,1,2,/' -e "s/ISYM=1,/ISYM=$isym,/" "$CI/h4_sto3g.FCIDUMP" > "$tmp/sym.FCIDUMP"
+  grep -q 'ORBSYM=1,2,1,2,' "$tmp/sym.FCIDUMP" || fail "could not edit ORBSYM in $(head -3 "$CI/h4_sto3g.FCIDUMP")"
+  "$CIS" ci "$tmp/sym.FCIDUMP" --method direct --json > "$tmp/sd" 2> "$tmp/err" || fail "symmetry direct: $(cat "$tmp/err")"
+  "$CIS" ci "$tmp/sym.FCIDUMP" --method stored --json > "$tmp/ss" 2> "$tmp/err" || fail "symmetry stored: $(cat "$tmp/err")"
+  close_to "$(energies "$tmp/sd")" "$(energies "$tmp/ss")" 1e-9 || fail "ISYM $isym: direct $(energies "$tmp/sd") stored $(energies "$tmp/ss")"
+  [ "$(grep -o '"determinants": [0-9]*' "$tmp/sd")" = "$(grep -o '"determinants": [0-9]*' "$tmp/ss")" ] \
+    || fail "ISYM $isym: determinants $(grep -o '"determinants": [0-9]*' "$tmp/sd") vs $(grep -o '"determinants": [0-9]*' "$tmp/ss")"
+done
+"$CIS" ci "$tmp/sym.FCIDUMP" --method direct | grep -q 'of symmetry ISYM 2, in vectors of all 36' || fail "symmetry text line"
+
+[ $fails = 0 ] && echo "ci_direct.sh: ok" || echo "ci_direct.sh: $fails failures"
+[ $fails = 0 ]

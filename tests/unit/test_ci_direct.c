@@ -1,0 +1,465 @@
+/* test_ci_direct.c: the direct (matrix-free) CI sigma against the stored
+ * Slater-Condon Hamiltonian and the reference energies.
+ *  - strings: colexicographic address <-> string both ways, counts, links
+ *    (every a^+_p a_q |I> = sign |J> checked against the bit operations);
+ *  - sigma = cis_ci_hamiltonian x cis_csr_spmv on random vectors (orders
+ *    mapped through cis_ci_space_find) to 1e-12 relative for every FCIDUMP
+ *    of shared/ci but H2O 6-31G, MS2 = 0 and MS2 = 2 (same integrals); small
+ *    blocks (many GEMMs) and k vectors at once equal to one big block;
+ *  - diagonal = cis_ci_diagonal_all, mapped (to rounding: MS2 = 0 mirrors it);
+ *  - FCI energies through Davidson on the direct operator = reference.tsv
+ *    to 1e-9, and a CAS(8,8) active space made by PySCF (tests/data/ci) =
+ *    PySCF's CASCI energy to 1e-9; the operator's alpha/beta form;
+ *  - point-group symmetry by projection (N2 D2h from PySCF, tests/data/ci):
+ *    sigma = stored on the ISYM space and 0 elsewhere, energies = stored and
+ *    PySCF; an empty irrep refused; C1 on request;
+ *  - refusals: too large (numbers in the message), 64-bit overflow;
+ *  - every allocation failing in turn; 1 thread = n threads bitwise. */
+#include <stdlib.h>
+#include <string.h>
+#include <omp.h>
+#include "ci/ci_gemm.h"
+#include "ci/strings.h"
+#include "core/internal.h"
+#include "test_util.h"
+
+static void test_strings(void) {
+  for (int norb = 1; norb <= 12; ++norb)
+    for (int nel = 0; nel <= norb; ++nel) {
+      ci_strings *S = NULL;
+      CHECK_OK(ci_strings_create(norb, nel, &S));
+      if (!S) continue;
+      CHECK(S->count == ci_binom(norb, nel), "count C(%d,%d)", norb, nel);
+      for (cis_int a = 0; a < S->count; ++a) {
+        uint64_t I = S->str[a];
+        CHECK(__builtin_popcountll(I) == nel && (norb == 64 || I >> norb == 0), "string %lld", (long long)a);
+        CHECK(a == 0 || S->str[a - 1] < I, "order at %lld", (long long)a);
+        CHECK(ci_string_addr(I) == a && ci_string_of_addr(a, nel) == I, "addr <-> string %d %d %lld", norb, nel,
+              (long long)a);
+        for (int l = 0; l < S->nlink; ++l) {
+          ci_link k = S->link[a * S->nlink + l];
+          /* recover p, q: q occupied in I, p = the orbital of J not in I (or q) */
+          uint64_t J = S->str[k.str], gone = I & ~J, came = J & ~I;
+          int q = gone ? __builtin_ctzll(gone) : -1, p = came ? __builtin_ctzll(came) : -1;
+          if (!gone) { /* p == q: pair index says which */
+            CHECK(k.str == a && k.sign == 1, "diagonal link");
+            continue;
+          }
+          CHECK(__builtin_popcountll(gone) == 1 && __builtin_popcountll(came) == 1, "single replacement");
+          int lo = p < q ? p : q, hi = p < q ? q : p, between = 0;
+          for (int r = lo + 1; r < hi; ++r) between += (int)(I >> r & 1);
+          CHECK(k.sign == (between & 1 ? -1 : 1), "sign of a+_%d a_%d", p, q);
+          CHECK(k.pair == hi * (hi + 1) / 2 + lo, "pair index");
+        }
+      }
+      ci_strings_free(S);
+    }
+  cis_int count = 0, bytes = 0;
+  CHECK(ci_strings_size(64, 32, &count, &bytes) == CIS_ERR_OVERFLOW, "C(64,32) strings refused");
+  CHECK(ci_binom(64, 32) == 1832624140942590534LL, "C(64,32)");
+  CHECK(ci_binom(13, 5) == 1287 && ci_binom(5, 7) == 0, "small binomials");
+}
+
+/* Relative max-norm difference. */
+static double rel_diff(const double *a, const double *b, cis_int n) {
+  double d = 0, m = 0;
+  for (cis_int i = 0; i < n; ++i) {
+    double e = fabs(a[i] - b[i]);
+    if (!(e <= d)) d = e;
+    if (fabs(b[i]) > m) m = fabs(b[i]);
+  }
+  return d / (m > 0 ? m : 1);
+}
+
+/* Direct sigma vs stored H x on the space of F (its current MS2). */
+static void compare_stored(const char *name, cis_fcidump *F) {
+  uint64_t ra = 0, rb = 0;
+  cis_ci_space *S = NULL;
+  cis_csr *H = NULL;
+  cis_ci_direct *D = NULL, *Dsmall = NULL;
+  CHECK_OK(cis_ci_find_reference(F, &ra, &rb));
+  CHECK_OK(cis_ci_space_create(F, -1, ra, rb, &S));
+  CHECK_OK(cis_ci_hamiltonian(F, S, 0, &H));
+  CHECK_OK(cis_ci_direct_create(F, NULL, &D));
+  cis_ci_direct_opts o = cis_ci_direct_opts_default();
+  o.block_bytes = 1; /* one alpha string per block: every block boundary path */
+  CHECK_OK(cis_ci_direct_create(F, &o, &Dsmall));
+  if (!S || !H || !D || !Dsmall) goto done;
+  cis_int n = cis_ci_direct_size(D);
+  CHECK(n == cis_ci_space_size(S), "%s MS2=%d: %lld direct vs %lld stored determinants", name, F->ms2, (long long)n,
+        (long long)cis_ci_space_size(S));
+  if (n != cis_ci_space_size(S)) goto done;
+  const int k = 3;
+  cis_int *map = malloc((size_t)n * sizeof *map);
+  double *x = malloc((size_t)(k * n) * sizeof(double)), *y = malloc((size_t)(k * n) * sizeof(double));
+  double *xs = malloc((size_t)n * sizeof(double)), *ys = malloc((size_t)n * sizeof(double));
+  double *y1 = malloc((size_t)n * sizeof(double)), *dg = malloc((size_t)n * sizeof(double));
+  double *ds = malloc((size_t)n * sizeof(double));
+  int bad = 0;
+  for (cis_int i = 0; i < n; ++i) {
+    uint64_t a, b;
+    cis_ci_direct_det(D, i, &a, &b);
+    map[i] = cis_ci_space_find(S, a, b);
+    if (map[i] < 0 || cis_ci_direct_find(D, a, b) != i) bad++;
+  }
+  CHECK(bad == 0, "%s: %d determinants not found in both orders", name, bad);
+  test_fill_random(x, CIS_F64, k * n, 1234);
+  CHECK_OK(cis_ci_direct_sigma(D, k, x, y));
+  double worst = 0;
+  for (int v = 0; v < k; ++v) {
+    for (cis_int i = 0; i < n; ++i) xs[map[i]] = x[v * n + i];
+    CHECK_OK(cis_csr_spmv(H, 1.0, xs, 0.0, ys));
+    for (cis_int i = 0; i < n; ++i) y1[i] = ys[map[i]];
+    double e = rel_diff(y + v * n, y1, n);
+    if (e > worst) worst = e;
+  }
+  CHECK(worst <= 1e-12, "%s MS2=%d: direct vs stored sigma rel diff %.3e", name, F->ms2, worst);
+  /* one vector at a time and one alpha string per block give the same */
+  CHECK_OK(cis_ci_direct_sigma(Dsmall, 1, x + n, y1));
+  CHECK(rel_diff(y1, y + n, n) <= 1e-14, "%s: small blocks vs k=3 big block %.3e", name, rel_diff(y1, y + n, n));
+  CHECK_OK(cis_ci_direct_sigma(Dsmall, k, x, y)); /* k vectors, blocks of one string */
+  CHECK_OK(cis_ci_direct_sigma(D, 1, x + n, ys));
+  CHECK(rel_diff(y + n, ys, n) <= 1e-14, "%s: k=3 small blocks vs k=1", name);
+  /* diagonal */
+  CHECK_OK(cis_ci_direct_diagonal(D, dg));
+  CHECK_OK(cis_ci_diagonal_all(F, S, ds));
+  bad = 0;
+  for (cis_int i = 0; i < n; ++i) bad += !(fabs(dg[i] - ds[map[i]]) <= 1e-12 * fabs(ds[map[i]]));
+  CHECK(bad == 0, "%s: %d diagonal entries differ", name, bad); /* MS2 = 0: mirrored, equal to rounding */
+  printf("%-12s MS2=%d  %7lld determinants  direct vs stored sigma %.2e\n", name, F->ms2, (long long)n, worst);
+  free(map); free(x); free(y); free(xs); free(ys); free(y1); free(dg); free(ds);
+done:
+  cis_ci_direct_free(Dsmall);
+  cis_ci_direct_free(D);
+  cis_csr_free(H);
+  cis_ci_space_free(S);
+}
+
+/* FCI energy through the direct operator and Davidson. */
+static double direct_energy(cis_fcidump *F) {
+  cis_ci_direct *D = NULL;
+  cis_operator *op = NULL;
+  double e = NAN, ev = NAN;
+  CHECK_OK(cis_ci_direct_create(F, NULL, &D));
+  CHECK_OK(cis_ci_direct_operator(D, &op));
+  if (!op) { cis_ci_direct_free(D); return e; }
+  cis_int n = cis_ci_direct_size(D);
+  /* the operator's y = alpha H x + beta y */
+  double *x = malloc((size_t)n * sizeof(double)), *y = malloc((size_t)n * sizeof(double));
+  double *z = malloc((size_t)n * sizeof(double));
+  test_fill_random(x, CIS_F64, n, 7);
+  test_fill_random(y, CIS_F64, n, 8);
+  memcpy(z, y, (size_t)n * sizeof(double));
+  CHECK_OK(cis_operator_apply(op, 2.0, x, -0.5, y, NULL));
+  double *hx = malloc((size_t)n * sizeof(double));
+  CHECK_OK(cis_ci_direct_sigma(D, 1, x, hx));
+  for (cis_int i = 0; i < n; ++i) z[i] = 2.0 * hx[i] - 0.5 * z[i];
+  CHECK(rel_diff(y, z, n) <= 1e-14, "operator alpha/beta form");
+  cis_davidson_opts o = cis_davidson_opts_default();
+  o.tol = 1e-9;
+  CHECK_OK(cis_davidson_operator(op, cis_operator_diagonal(op), &o, &ev, NULL, NULL));
+  e = ev + F->ecore;
+  cis_ci_direct_info info;
+  cis_ci_direct_get_info(D, &info);
+  if (F->ms2 == 0 && F->isym == 1) /* closed-shell guess: every product after the operator check is a half sigma */
+    CHECK(info.half_sigmas + 2 >= info.sigma_vectors && info.half_sigmas > 0, "Davidson: %lld of %lld half sigmas",
+          (long long)info.half_sigmas, (long long)info.sigma_vectors);
+  free(x); free(y); free(z); free(hx);
+  cis_operator_free(op);
+  cis_ci_direct_free(D);
+  return e;
+}
+
+/* Point-group symmetry by projection (N2 STO-3G in D2h, written by PySCF):
+ * for each ISYM the direct sigma equals the stored one on the ISYM space and
+ * is exactly 0 elsewhere; energies equal the stored path's, and for Ag
+ * PySCF's FCI (direct_spin1_symm) -107.6541224475 to 1e-9. */
+static void test_symmetry(void) {
+  cis_fcidump *F = NULL;
+  CHECK_OK(cis_fcidump_read(CIS_TEST_DATA "/ci/n2_sto3g_d2h.FCIDUMP", &F));
+  if (!F) return;
+  const int irreps[] = {1, 2, 5, 8};
+  for (size_t t = 0; t < sizeof irreps / sizeof irreps[0]; ++t) {
+    F->isym = irreps[t];
+    uint64_t ra = 0, rb = 0;
+    cis_ci_space *S = NULL;
+    cis_csr *H = NULL;
+    cis_ci_direct *D = NULL;
+    CHECK_OK(cis_ci_find_reference(F, &ra, &rb));
+    CHECK_OK(cis_ci_space_create(F, -1, ra, rb, &S));
+    CHECK_OK(cis_ci_hamiltonian(F, S, 0, &H));
+    CHECK_OK(cis_ci_direct_create(F, NULL, &D));
+    if (!S || !H || !D) goto next;
+    cis_int n = cis_ci_direct_size(D), ns = cis_ci_space_size(S);
+    cis_ci_direct_info info;
+    cis_ci_direct_get_info(D, &info);
+    CHECK(info.projected && info.symmetry_determinants == ns, "ISYM %d: %lld vs stored %lld", F->isym,
+          (long long)info.symmetry_determinants, (long long)ns);
+    double *x = malloc((size_t)n * sizeof(double)), *y = malloc((size_t)n * sizeof(double));
+    double *xs = calloc((size_t)ns, sizeof(double)), *ys = malloc((size_t)ns * sizeof(double));
+    double *diag = malloc((size_t)n * sizeof(double)), *ds = malloc((size_t)ns * sizeof(double));
+    test_fill_random(x, CIS_F64, n, 77); /* off-irrep entries too: P H x must ignore them */
+    for (cis_int i = 0; i < n; ++i) {
+      uint64_t a, b;
+      cis_ci_direct_det(D, i, &a, &b);
+      cis_int j = cis_ci_space_find(S, a, b);
+      if (j >= 0) xs[j] = x[i];
+    }
+    CHECK_OK(cis_ci_direct_sigma(D, 1, x, y));
+    CHECK_OK(cis_csr_spmv(H, 1.0, xs, 0.0, ys));
+    CHECK_OK(cis_ci_direct_diagonal(D, diag));
+    CHECK_OK(cis_ci_diagonal_all(F, S, ds));
+    double worst = 0, ymax = 0;
+    int off_bad = 0, diag_bad = 0;
+    cis_int found = 0;
+    for (cis_int j = 0; j < ns; ++j) ymax = fabs(ys[j]) > ymax ? fabs(ys[j]) : ymax;
+    for (cis_int i = 0; i < n; ++i) {
+      uint64_t a, b;
+      cis_ci_direct_det(D, i, &a, &b);
+      cis_int j = cis_ci_space_find(S, a, b);
+      if (j < 0) {
+        off_bad += y[i] != 0.0 || diag[i] < 1e9;
+        continue;
+      }
+      found++;
+      diag_bad += !(fabs(diag[i] - ds[j]) <= 1e-12 * fabs(ds[j]));
+      if (fabs(y[i] - ys[j]) > worst) worst = fabs(y[i] - ys[j]);
+    }
+    CHECK(found == ns && off_bad == 0 && diag_bad == 0, "ISYM %d: %lld found, %d off-irrep, %d diagonal bad", F->isym,
+          (long long)found, off_bad, diag_bad);
+    CHECK(worst <= 1e-12 * ymax, "ISYM %d: direct vs stored sigma %.3e", F->isym, worst / ymax);
+    /* energies: direct operator vs stored */
+    double ed = direct_energy(F), es = NAN;
+    cis_operator *op = NULL;
+    CHECK_OK(cis_operator_from_csr(H, &op));
+    cis_davidson_opts o = cis_davidson_opts_default();
+    o.tol = 1e-9;
+    CHECK_OK(cis_davidson_operator(op, ds, &o, &es, NULL, NULL));
+    es += F->ecore;
+    cis_operator_free(op);
+    CHECK(fabs(ed - es) <= 1e-9, "ISYM %d: direct %.10f stored %.10f", F->isym, ed, es);
+    if (F->isym == 1) CHECK(fabs(ed - (-107.6541224475)) <= 1e-9, "Ag: direct %.10f vs PySCF -107.6541224475", ed);
+    printf("n2 D2h ISYM %d  %5lld of %lld determinants  sigma %.1e  E direct %.10f  stored %.10f\n", F->isym,
+           (long long)ns, (long long)n, worst / ymax, ed, es);
+    free(x); free(y); free(xs); free(ys); free(diag); free(ds);
+  next:
+    cis_ci_direct_free(D);
+    cis_csr_free(H);
+    cis_ci_space_free(S);
+  }
+  cis_fcidump_free(F);
+}
+
+/* Time reversal: (anti)symmetric vectors take the half sigma; it equals the
+ * full one (opts.no_time_reversal) to rounding and the stored H x, and is
+ * exactly (anti)symmetric; a vector off by one bit takes the full path;
+ * Davidson from the closed-shell guess runs every product as a half sigma. */
+static void test_time_reversal(const char *name, cis_fcidump *F) {
+  cis_ci_direct *Dh = NULL, *Df = NULL;
+  cis_ci_direct_opts o = cis_ci_direct_opts_default();
+  o.no_time_reversal = 1;
+  CHECK_OK(cis_ci_direct_create(F, NULL, &Dh));
+  CHECK_OK(cis_ci_direct_create(F, &o, &Df));
+  if (!Dh || !Df) goto done;
+  cis_ci_direct_info info;
+  cis_ci_direct_get_info(Dh, &info);
+  const cis_int n = cis_ci_direct_size(Dh), ns = info.alpha_strings;
+  double *x = malloc((size_t)n * sizeof(double)), *yh = malloc((size_t)n * sizeof(double));
+  double *yf = malloc((size_t)n * sizeof(double));
+  for (int t = 1; t >= -1; t -= 2) {
+    test_fill_random(x, CIS_F64, n, 4242);
+    for (cis_int A = 0; A < ns; ++A) {
+      for (cis_int B = 0; B < A; ++B) x[B * ns + A] = t * x[A * ns + B];
+      if (t < 0) x[A * ns + A] = 0.0;
+    }
+    cis_int h0 = info.half_sigmas;
+    CHECK_OK(cis_ci_direct_sigma(Dh, 1, x, yh));
+    CHECK_OK(cis_ci_direct_sigma(Df, 1, x, yf));
+    cis_ci_direct_get_info(Dh, &info);
+    CHECK(info.half_sigmas == h0 + 1, "%s t=%d: half sigma not taken", name, t);
+    CHECK(rel_diff(yh, yf, n) <= 1e-13, "%s t=%d: half vs full %.3e", name, t, rel_diff(yh, yf, n));
+    int asym = 0;
+    for (cis_int A = 0; A < ns; ++A)
+      for (cis_int B = 0; B <= A; ++B) asym += yh[A * ns + B] != t * yh[B * ns + A];
+    CHECK(asym == 0, "%s t=%d: %d elements not exactly (anti)symmetric", name, t, asym);
+    printf("%-12s time reversal t=%+d: half vs full sigma %.1e\n", name, t, rel_diff(yh, yf, n));
+  }
+  x[1] = nextafter(x[1], 2.0); /* no longer antisymmetric */
+  cis_int h0 = info.half_sigmas;
+  CHECK_OK(cis_ci_direct_sigma(Dh, 1, x, yh));
+  cis_ci_direct_get_info(Dh, &info);
+  CHECK(info.half_sigmas == h0, "%s: a broken symmetry still took the half sigma", name);
+  free(x); free(yh); free(yf);
+done:
+  cis_ci_direct_free(Dh);
+  cis_ci_direct_free(Df);
+}
+
+/* One thread and all threads give the same bits (each sigma element owned by
+ * one thread, sums in a fixed order); the built-in GEMM equals the BLAS one. */
+static void test_determinism(cis_fcidump *F) {
+  cis_ci_direct *D1 = NULL, *Dn = NULL;
+  int threads = omp_get_max_threads();
+  omp_set_num_threads(1);
+  CHECK_OK(cis_ci_direct_create(F, NULL, &D1));
+  omp_set_num_threads(threads > 1 ? threads : 2);
+  CHECK_OK(cis_ci_direct_create(F, NULL, &Dn));
+  if (D1 && Dn) {
+    cis_int n = cis_ci_direct_size(D1);
+    double *x = malloc((size_t)n * sizeof(double)), *y1 = malloc((size_t)n * sizeof(double));
+    double *yn = malloc((size_t)n * sizeof(double));
+    test_fill_random(x, CIS_F64, n, 99);
+    CHECK_OK(cis_ci_direct_sigma(D1, 1, x, y1));
+    CHECK_OK(cis_ci_direct_sigma(Dn, 1, x, yn));
+    CHECK(memcmp(y1, yn, (size_t)n * sizeof(double)) == 0, "1 thread vs %d threads: not bitwise equal",
+          threads > 1 ? threads : 2);
+    /* the half sigma too: a symmetric vector */
+    cis_ci_direct_info info;
+    cis_ci_direct_get_info(D1, &info);
+    const cis_int ns = info.alpha_strings;
+    for (cis_int A = 0; A < ns; ++A)
+      for (cis_int B = 0; B < A; ++B) x[B * ns + A] = x[A * ns + B];
+    CHECK_OK(cis_ci_direct_sigma(D1, 1, x, y1));
+    CHECK_OK(cis_ci_direct_sigma(Dn, 1, x, yn));
+    cis_ci_direct_get_info(Dn, &info);
+    CHECK(info.half_sigmas == 1, "half sigma taken");
+    CHECK(memcmp(y1, yn, (size_t)n * sizeof(double)) == 0, "half sigma, 1 thread vs %d threads: not bitwise equal",
+          threads > 1 ? threads : 2);
+    free(x); free(y1); free(yn);
+  }
+  omp_set_num_threads(threads);
+  cis_ci_direct_free(D1);
+  cis_ci_direct_free(Dn);
+  const int m = 37, k = 29;
+  const cis_int n = 1031;
+  double *A = malloc(sizeof(double) * m * k), *B = malloc(sizeof(double) * k * n);
+  double *C1 = malloc(sizeof(double) * m * n), *C2 = malloc(sizeof(double) * m * n);
+  test_fill_random(A, CIS_F64, m * k, 3);
+  test_fill_random(B, CIS_F64, k * n, 4);
+  ci_gemm_rm(m, n, k, A, B, C1);
+  ci_gemm_rm_builtin(m, n, k, A, B, C2);
+  double worst = 0;
+  for (cis_int i = 0; i < m; ++i)
+    for (cis_int j = 0; j < n; ++j) {
+      double ref = 0;
+      for (int l = 0; l < k; ++l) ref += A[i * k + l] * B[l * n + j];
+      if (fabs(C1[i * n + j] - ref) > worst) worst = fabs(C1[i * n + j] - ref);
+      if (fabs(C2[i * n + j] - ref) > worst) worst = fabs(C2[i * n + j] - ref);
+    }
+  CHECK(worst <= 1e-12, "GEMM (%s) and built-in vs a triple loop: %.2e", ci_gemm_name(), worst);
+  free(A); free(B); free(C1); free(C2);
+}
+
+/* Every allocation of create, operator and the operator's first scaled apply
+ * made to fail in turn: CIS_ERR_ALLOC each time, nothing leaked (ASan build),
+ * then success. */
+static void test_alloc_failures(cis_fcidump *F) {
+  int n_ok = 0;
+  for (int64_t k = 1; k <= 64 && !n_ok; ++k) {
+    cis_ci_direct *D = NULL;
+    cis_operator *op = NULL;
+    cis_alloc_fail_after(k);
+    cis_status st = cis_ci_direct_create(F, NULL, &D);
+    if (st == CIS_OK) st = cis_ci_direct_operator(D, &op);
+    if (st == CIS_OK) { /* the scaled form needs the product buffer (a fresh operator: first use) */
+      cis_int n = cis_ci_direct_size(D);
+      double *xx = malloc((size_t)n * sizeof(double)), *yy = calloc((size_t)n, sizeof(double));
+      test_fill_random(xx, CIS_F64, n, 5);
+      st = cis_operator_apply(op, 2.0, xx, 1.0, yy, NULL);
+      free(xx);
+      free(yy);
+    }
+    cis_alloc_fail_after(0);
+    if (st == CIS_OK) n_ok = 1;
+    else CHECK(st == CIS_ERR_ALLOC, "allocation %lld failing: %s (%s)", (long long)k, cis_status_name(st), cis_last_error());
+    cis_operator_free(op);
+    cis_ci_direct_free(D);
+  }
+  CHECK(n_ok, "create + operator + apply never succeeded within 64 allocations");
+}
+
+static void test_refusals(cis_fcidump *F) {
+  cis_ci_direct *D = NULL;
+  cis_ci_direct_opts o = cis_ci_direct_opts_default();
+  o.mem_limit = 100000; /* 100 kB */
+  CHECK(cis_ci_direct_create(F, &o, &D) == CIS_ERR_TOO_LARGE && !D, "too large refused");
+  const char *m = cis_last_error();
+  CHECK(strstr(m, "14400 determinants") && strstr(m, "120 alpha x 120 beta") && strstr(m, "GiB of memory"),
+        "message has the numbers: %s", m);
+  /* 64 orbitals, 32+32 electrons: C(64,32)^2 overflows */
+  int norb = F->norb, nelec = F->nelec;
+  F->norb = 64;
+  F->nelec = 64;
+  o = cis_ci_direct_opts_default();
+  o.ignore_symmetry = 1; /* ORBSYM has 10 entries */
+  CHECK(cis_ci_direct_create(F, &o, &D) == CIS_ERR_TOO_LARGE && !D, "overflow refused");
+  CHECK(strstr(cis_last_error(), "1832624140942590534"), "overflow message: %s", cis_last_error());
+  F->norb = norb;
+  F->nelec = nelec;
+  /* point-group symmetry: projected (all C1 determinants in the vectors); an
+   * irrep without determinants is refused like the stored space does */
+  F->orbsym[1] = 2;
+  CHECK_OK(cis_ci_direct_create(F, NULL, &D));
+  cis_ci_direct_info info;
+  if (D) {
+    cis_ci_direct_get_info(D, &info);
+    CHECK(info.projected && cis_ci_direct_size(D) == 14400 && info.symmetry_determinants < 14400,
+          "projected: %lld of %lld", (long long)info.symmetry_determinants, (long long)cis_ci_direct_size(D));
+  }
+  cis_ci_direct_free(D);
+  F->isym = 3; /* irreps 0 and 1 only: nothing of irrep 2 */
+  CHECK(cis_ci_direct_create(F, NULL, &D) == CIS_ERR_INVALID && !D, "empty irrep refused");
+  CHECK(strstr(cis_last_error(), "no determinants of symmetry ISYM=3"), "message: %s", cis_last_error());
+  F->isym = 1;
+  o = cis_ci_direct_opts_default();
+  o.ignore_symmetry = 1;
+  CHECK_OK(cis_ci_direct_create(F, &o, &D));
+  if (D) {
+    cis_ci_direct_get_info(D, &info);
+    CHECK(!info.projected && info.symmetry_determinants == 14400, "C1 on request");
+  }
+  cis_ci_direct_free(D);
+  F->orbsym[1] = 1;
+  CHECK(cis_ci_direct_sigma(NULL, 1, NULL, NULL) == CIS_ERR_INVALID, "NULL sigma");
+}
+
+int main(void) {
+  static const struct { const char *name; double efci; } mol[] = {
+      {"h4_sto3g", -2.1663874485}, {"lih_sto3g", -7.8823915054}, {"h2o_sto3g", -75.0125782412},
+      {"beh2_sto3g", -15.5951768689}, {"n2_sto3g", -107.6528287309}};
+  test_strings();
+  for (size_t m = 0; m < sizeof mol / sizeof mol[0]; ++m) {
+    char sub[64], path[512];
+    snprintf(sub, sizeof sub, "ci/%s.FCIDUMP", mol[m].name);
+    cis_fcidump *F = NULL;
+    CHECK_OK(cis_fcidump_read(test_shared_path(path, sizeof path, sub), &F));
+    if (!F) continue;
+    compare_stored(mol[m].name, F);
+    test_time_reversal(mol[m].name, F);
+    double e = direct_energy(F);
+    CHECK(fabs(e - mol[m].efci) <= 1e-9, "%s: direct FCI %.10f vs reference %.10f", mol[m].name, e, mol[m].efci);
+    printf("%-12s FCI direct %.10f  reference %.10f  diff %.1e\n", mol[m].name, e, mol[m].efci, e - mol[m].efci);
+    F->ms2 = 2; /* same integrals, two more alpha than beta electrons */
+    compare_stored(mol[m].name, F);
+    F->ms2 = 0;
+    if (!strcmp(mol[m].name, "n2_sto3g")) {
+      test_determinism(F);
+      test_alloc_failures(F);
+      test_refusals(F);
+    }
+    cis_fcidump_free(F);
+  }
+  test_symmetry();
+  /* An active space written by PySCF (ECORE = nuclear repulsion + frozen
+   * core): CAS-CI energy against PySCF's CASCI on the same integrals. */
+  cis_fcidump *F = NULL;
+  CHECK_OK(cis_fcidump_read(CIS_TEST_DATA "/ci/c2h4_ccpvdz_cas8.FCIDUMP", &F));
+  if (F) {
+    compare_stored("c2h4_cas8", F);
+    double e = direct_energy(F);
+    CHECK(fabs(e - (-78.0609848383)) <= 1e-9, "C2H4 CAS(8,8): direct %.10f vs PySCF CASCI -78.0609848383", e);
+    printf("%-12s CAS(8,8) direct %.10f  PySCF CASCI -78.0609848383  diff %.1e\n", "c2h4", e, e + 78.0609848383);
+    cis_fcidump_free(F);
+  }
+  return test_summary("test_ci_direct");
+}
