@@ -7,22 +7,20 @@
     mc.kernel()
 
 ``FCISolver`` is PySCF's ``fci.direct_spin1.FCISolver`` with the
-eigenproblem solved by cisparse: the CI Hamiltonian of the active space is
-built as a sparse matrix (``cis_ci_hamiltonian``, on the GPU with
-``cis_ci_hamiltonian_gpu`` where one is usable), and cisparse's Davidson
-(``cis_davidson_operator``) finds the lowest ``nroots`` states. CI vectors
-are NumPy arrays of PySCF's shape (alpha strings x beta strings, PySCF's
-string order and phase convention), so everything else PySCF does with them
-works unchanged: ``make_rdm1``, ``make_rdm1s``, ``make_rdm12``,
-``spin_square``, ``state_average_`` and ``fci.addons.fix_spin_`` (the spin
-penalty of PySCF's SpinPenaltyFCISolver, applied exactly: spaces up to
-``dense_max_penalty`` determinants). With ``orbsym`` and an
-integer ``wfnsym`` the determinant space is restricted to that irrep.
-
-What is built on main today: the Hamiltonian is stored, so the active space
-must fit in memory as a sparse matrix (CAS(10,10) has 63504 determinants and
-about 1.2e8 nonzeros, ~1.4 GB); the direct (matrix-free) sigma of the
-direct-CI work will lift that limit. RDMs are PySCF's (CPU).
+eigenproblem solved by cisparse's Davidson (``cis_davidson_operator``, two
+more roots than asked) on, by ``method`` ('auto' by default): 'dense' (exact
+diagonalization; 'auto' below ``dense_max`` determinants), 'stored' (the CI
+Hamiltonian as a sparse matrix, ``cis_ci_hamiltonian``, on the GPU with
+``cis_ci_hamiltonian_gpu`` where one is usable: 'auto' with a GPU) or
+'direct' (the matrix-free sigma ``cis_ci_direct_*`` on the CPU: 'auto'
+without a GPU). CI vectors are NumPy arrays of PySCF's shape (alpha strings
+x beta strings, PySCF's string order and phase convention), so everything
+else PySCF does with them works unchanged: ``make_rdm1``, ``make_rdm1s``,
+``make_rdm12``, ``spin_square``, ``state_average_`` and
+``fci.addons.fix_spin_`` (the spin penalty of PySCF's SpinPenaltyFCISolver,
+applied exactly: spaces up to ``dense_max_penalty`` determinants). With
+``orbsym`` and an integer ``wfnsym`` the space is restricted to that irrep.
+RDMs are PySCF's (CPU).
 """
 import ctypes
 
@@ -71,6 +69,12 @@ for _name, _res, _args in [
     ("cis_ci_hamiltonian", ctypes.c_int, [_P, _P, ctypes.c_int, ctypes.POINTER(ctypes.POINTER(L.cis_csr))]),
     ("cis_ci_hamiltonian_gpu", ctypes.c_int, [_P, _P, ctypes.POINTER(_P), ctypes.POINTER(ctypes.c_int64)]),
     ("cis_ci_diagonal_all", ctypes.c_int, [_P, _P, _dp]),
+    ("cis_ci_direct_create", ctypes.c_int, [_P, _P, ctypes.POINTER(_P)]),
+    ("cis_ci_direct_free", None, [_P]),
+    ("cis_ci_direct_size", ctypes.c_int64, [_P]),
+    ("cis_ci_direct_det", None, [_P, ctypes.c_int64, _u64p, _u64p]),
+    ("cis_ci_direct_diagonal", ctypes.c_int, [_P, _dp]),
+    ("cis_ci_direct_operator", ctypes.c_int, [_P, ctypes.POINTER(_P)]),
     ("cis_davidson_operator", ctypes.c_int, [_P, _dp, ctypes.POINTER(_davidson_opts), _dp, _dp,
                                              ctypes.POINTER(_davidson_info)]),
     ("cis_ci_davidson_gpu_plan", ctypes.c_int, [_P, _dp, ctypes.POINTER(_davidson_opts), _dp, _dp,
@@ -147,9 +151,10 @@ class FCISolver(direct_spin1.FCISolver):
     dense_max = 1500  # spaces up to this many determinants: exact diagonalization
     dense_max_penalty = 6000  # fix_spin_: the penalty matrix is built exactly up to this size
 
-    def __init__(self, mol=None, device="auto"):
+    def __init__(self, mol=None, device="auto", method="auto"):
         super().__init__(mol)
         self.device = device
+        self.method = method  # 'auto', 'dense', 'stored' (H as a sparse matrix) or 'direct' (matrix-free sigma)
         self.stats = {}
 
     def _use_gpu(self):
@@ -174,6 +179,9 @@ class FCISolver(direct_spin1.FCISolver):
             wfnsym = symm.irrep_name2id(self.mol.groupname, wfnsym)
         nelec = direct_spin1._unpack_nelec(nelec, self.spin)
         self.norb, self.nelec = norb, nelec
+        method = self._choose_method(norb, nelec)
+        if method == "direct":
+            return self._kernel_direct(h1e, eri, norb, nelec, ecore, nroots, tol, max_cycle, orbsym, wfnsym)
         sp = _Space(h1e, eri, norb, nelec, orbsym, wfnsym)
         n = sp.n
         if nroots > n:
@@ -185,7 +193,7 @@ class FCISolver(direct_spin1.FCISolver):
         # so two more roots than asked are iterated, and small spaces are
         # diagonalized exactly (as PySCF does below its pspace size).
         penalty = getattr(self, "ss_penalty", None)
-        dense = n <= self.dense_max
+        dense = n <= self.dense_max if method == "auto" else method == "dense"
         if penalty and not dense:
             if n > self.dense_max_penalty:
                 raise NotImplementedError(
@@ -248,6 +256,94 @@ class FCISolver(direct_spin1.FCISolver):
                       "op_seconds": info.op_seconds, "davidson_seconds": info.total_seconds,
                       "seconds": L.lib.cis_wtime() - t0, "max_residual": info.max_residual}
         cis = [sp.to_pyscf(evecs[k]) for k in range(nroots)]
+        e = evals[:nroots] + ecore
+        if nroots == 1:
+            self.eci, self.ci = float(e[0]), cis[0]
+        else:
+            self.eci, self.ci = e, cis
+        return self.eci, self.ci
+
+    def _choose_method(self, norb, nelec):
+        """'auto': dense up to dense_max determinants; the stored H on the GPU
+        where one is usable (or with fix_spin_); else the matrix-free direct
+        sigma on the CPU (cis_ci_direct_*: no Hamiltonian in memory)."""
+        if self.method != "auto":
+            if self.method not in ("dense", "stored", "direct"):
+                raise ValueError(f"cisparse.fci: method must be auto, dense, stored or direct, got {self.method!r}")
+            if self.method == "direct" and getattr(self, "ss_penalty", None):
+                raise NotImplementedError("cisparse.fci: fix_spin_ with method='direct'")
+            return self.method
+        n = cistring.num_strings(norb, nelec[0]) * cistring.num_strings(norb, nelec[1])
+        if n <= self.dense_max or getattr(self, "ss_penalty", None) or self._use_gpu():
+            return "auto"
+        return "direct"
+
+    def _kernel_direct(self, h1e, eri, norb, nelec, ecore, nroots, tol, max_cycle, orbsym, wfnsym):
+        """Davidson on the matrix-free sigma (cis_ci_direct_operator), host."""
+        na, nb = nelec
+        h1 = np.ascontiguousarray(h1e, dtype=np.float64).reshape(norb, norb)
+        g = np.ascontiguousarray(ao2mo.restore(8, np.asarray(eri, dtype=np.float64), norb))
+        F = _fcidump()
+        F.norb, F.nelec, F.ms2, F.isym, F.uhf = norb, na + nb, na - nb, 1, 0
+        for i in range(64):
+            F.orbsym[i] = 1
+        if orbsym is not None and wfnsym is not None:
+            for i, s_ in enumerate(orbsym):
+                F.orbsym[i] = int(s_) % 10 + 1
+            F.isym = int(wfnsym) % 10 + 1
+        F.h1, F.eri = h1.ctypes.data_as(_dp), g.ctypes.data_as(_dp)
+        F.npair = norb * (norb + 1) // 2
+        F.neri = F.npair * (F.npair + 1) // 2
+        D, op = _P(), _P()
+        t0 = L.lib.cis_wtime()
+        check(L.lib.cis_ci_direct_create(ctypes.byref(F), None, ctypes.byref(D)))
+        try:
+            n = int(L.lib.cis_ci_direct_size(D))
+            nA, nB = cistring.num_strings(norb, na), cistring.num_strings(norb, nb)
+            if n != nA * nB:
+                raise CisparseError(L.ERR_INVALID, f"direct space of {n} determinants, expected {nA} x {nB}")
+            a, b = ctypes.c_uint64(), ctypes.c_uint64()
+            A = np.empty(nA, dtype=np.int64)
+            B = np.empty(nB, dtype=np.int64)
+            for i in range(nA):  # direct order: index = A * nB + B
+                L.lib.cis_ci_direct_det(D, i * nB, ctypes.byref(a), ctypes.byref(b))
+                A[i] = a.value
+            for j in range(nB):
+                L.lib.cis_ci_direct_det(D, j, ctypes.byref(a), ctypes.byref(b))
+                B[j] = b.value
+            ia = cistring.strs2addr(norb, na, A)
+            ib = cistring.strs2addr(norb, nb, B)
+            diag = np.empty(n)
+            check(L.lib.cis_ci_direct_diagonal(D, diag.ctypes.data_as(_dp)))
+            check(L.lib.cis_ci_direct_operator(D, ctypes.byref(op)))
+            want = min(n, nroots + 2)
+            o = _davidson_opts()
+            o.roots, o.etol, o.max_iter = want, float(tol), int(max_cycle)
+            o.tol = max(min(np.sqrt(tol) * 1e-2, 1e-5), 1e-10)
+            o.max_sub = max(int(getattr(self, "max_space", 12)) * want, 8 * want, 24)
+            o.verbose = 1 if self.verbose >= 5 else 0
+            evals = np.empty(want)
+            evecs = np.empty((want, n))
+            info = _davidson_info()
+            st = L.lib.cis_davidson_operator(op, diag.ctypes.data_as(_dp), ctypes.byref(o), evals.ctypes.data_as(_dp),
+                                             evecs.ctypes.data_as(_dp), ctypes.byref(info))
+            if st not in (L.OK, L.ERR_NOT_CONVERGED):
+                check(st)
+        finally:
+            if op:
+                L.lib.cis_operator_free(op)
+            L.lib.cis_ci_direct_free(D)
+        cis = []
+        for k in range(nroots):
+            ci = np.empty((nA, nB))
+            ci[np.ix_(ia, ib)] = evecs[k].reshape(nA, nB)
+            cis.append(ci)
+        conv = st == L.OK
+        self.converged = conv if nroots == 1 else [conv] * nroots
+        self.stats = {"device": "cpu", "method": "direct", "determinants": n, "nonzeros": 0,
+                      "iterations": info.iterations, "products": int(info.products), "op_seconds": info.op_seconds,
+                      "davidson_seconds": info.total_seconds, "seconds": L.lib.cis_wtime() - t0,
+                      "max_residual": info.max_residual}
         e = evals[:nroots] + ecore
         if nroots == 1:
             self.eci, self.ci = float(e[0]), cis[0]

@@ -54,6 +54,19 @@ def test_casci_energy_and_rdms(n2, cas):
     assert st["device"] == "cpu" and st["determinants"] == ref.ci.size and mc.fcisolver.converged
 
 
+@pytest.mark.parametrize("method", ["direct", "stored"])
+def test_casci_direct_and_stored(n2, method):
+    mol, mf = n2
+    ref = mcscf.CASCI(mf, 8, (5, 3))
+    ref.fcisolver.conv_tol = 1e-12
+    ref.kernel()
+    mc = mcscf.CASCI(mf, 8, (5, 3))
+    mc.fcisolver = solver(mol, method=method, conv_tol=1e-12)
+    mc.kernel()
+    assert mc.fcisolver.stats["method"] == ("direct" if method == "direct" else "davidson")
+    assert abs(mc.e_tot - ref.e_tot) <= 1e-9 and abs(abs(np.vdot(mc.ci, ref.ci)) - 1) < 1e-9
+
+
 def test_casscf():
     mol = gto.M(atom="N 0 0 0; N 0 0 1.1", basis="sto-3g", verbose=0)
     mf = scf.RHF(mol).run()
