@@ -4,7 +4,10 @@ BUILD ?= build
 JOBS  ?= $(shell nproc 2>/dev/null || echo 2)
 CMAKE_FLAGS ?=
 
-.PHONY: all build run test test-asan test-gpu clean
+PYTHON ?= python3
+VENV  := $(BUILD)/venv
+
+.PHONY: all build run test test-asan test-gpu venv clean
 
 all: build
 
@@ -18,15 +21,32 @@ build: $(BUILD)/CMakeCache.txt
 run: build
 	./$(BUILD)/cisparse run
 
-# Every test through CTest; GPU tests report "skipped" where no GPU is present.
-test: build
+# The Python tests' virtual environment: made once (when missing or when
+# python/requirements-test.txt changes), from PyPI; CTest's python tests use
+# it. It sees the system's packages (CuPy on the GPU machine); where no
+# package index can be reached, what is installed already must do, and the
+# python tests report "skipped" when numpy, scipy or pytest are missing.
+$(VENV)/.ready: python/requirements-test.txt
+	test -x $(VENV)/bin/python || $(PYTHON) -m venv --system-site-packages $(VENV)
+	$(VENV)/bin/python -m pip install --quiet -r python/requirements-test.txt || \
+	  echo "warning: cannot install python/requirements-test.txt; the python tests use what is installed"
+	touch $@
+
+venv: $(VENV)/.ready
+
+# Every test through CTest: unit, cli, install (the installed tree's
+# consumers), python (pytest on the build tree's library, and `pip install .`);
+# GPU tests report "skipped" where no GPU is present.
+test: build venv
 	cd $(BUILD) && ctest --output-on-failure -j $(JOBS)
 
-# The CPU tests under AddressSanitizer and UndefinedBehaviorSanitizer.
+# The CPU tests under AddressSanitizer and UndefinedBehaviorSanitizer (not the
+# installed-tree and Python consumers: uninstrumented programs cannot load an
+# instrumented libcisparse.so).
 test-asan:
 	cmake -S . -B build-asan -DCMAKE_BUILD_TYPE=Debug -DCISPARSE_SANITIZE=ON -DCISPARSE_CUDA=OFF
 	cmake --build build-asan -j $(JOBS)
-	cd build-asan && ASAN_OPTIONS=detect_leaks=1 ctest --output-on-failure -j $(JOBS) -LE gpu
+	cd build-asan && ASAN_OPTIONS=detect_leaks=1 ctest --output-on-failure -j $(JOBS) -LE 'gpu|install|python'
 
 # Only the GPU tests (run these on the device machine).
 test-gpu: build

@@ -65,29 +65,29 @@ typedef struct cis_fcidump {
 #define CIS_FCIDUMP_SYM_MOLPRO 1   /* 1-based irreps 1..8 */
 #define CIS_FCIDUMP_SYM_PYSCF 2    /* 0-based irrep ids 0..7 (PySCF's default) */
 /* "none", "1-based (Molpro)", "0-based (PySCF)". */
-const char *cis_fcidump_numbering_name(int numbering);
+CIS_API const char *cis_fcidump_numbering_name(int numbering);
 /* Target irrep in the file's own numbering (0..7 for a PySCF file, 1..8
  * otherwise); CIS_ERR_RANGE outside it. Clears isym_assumed. */
-cis_status cis_fcidump_set_isym(cis_fcidump *F, int isym_in_file_numbering);
+CIS_API cis_status cis_fcidump_set_isym(cis_fcidump *F, int isym_in_file_numbering);
 /* The longest line the reader accepts (characters, newline included). */
 #define CIS_FCIDUMP_MAX_LINE 65536
 
 /* Read and validate an FCIDUMP file. Malformed input -> one line
  * "FILE:LINE: problem" (CIS_ERR_PARSE, CIS_ERR_RANGE, CIS_ERR_UNSUPPORTED). */
-cis_status cis_fcidump_read(const char *path, cis_fcidump **out);
+CIS_API cis_status cis_fcidump_read(const char *path, cis_fcidump **out);
 /* Free; NULL accepted. */
-void cis_fcidump_free(cis_fcidump *F);
+CIS_API void cis_fcidump_free(cis_fcidump *F);
 /* (ij|kl) in chemists' notation, 0-based orbitals. */
-double cis_fcidump_eri(const cis_fcidump *F, int i, int j, int k, int l);
+CIS_API double cis_fcidump_eri(const cis_fcidump *F, int i, int j, int k, int l);
 /* Number of alpha and beta electrons: (NELEC +- MS2) / 2. */
-int cis_fcidump_nalpha(const cis_fcidump *F);
-int cis_fcidump_nbeta(const cis_fcidump *F);
+CIS_API int cis_fcidump_nalpha(const cis_fcidump *F);
+CIS_API int cis_fcidump_nbeta(const cis_fcidump *F);
 
 /* Electronic energy <D|H|D> of the determinant (alpha, beta) (no core energy). */
-double cis_ci_diagonal(const cis_fcidump *F, uint64_t alpha, uint64_t beta);
+CIS_API double cis_ci_diagonal(const cis_fcidump *F, uint64_t alpha, uint64_t beta);
 /* <I|H|J> by the Slater-Condon rules with fermionic signs (no core energy;
  * 0 beyond double excitations). */
-double cis_ci_element(const cis_fcidump *F, uint64_t alpha_i, uint64_t beta_i, uint64_t alpha_j,
+CIS_API double cis_ci_element(const cis_fcidump *F, uint64_t alpha_i, uint64_t beta_i, uint64_t alpha_j,
                       uint64_t beta_j);
 
 /* The reference determinant: aufbau on the diagonal of the Fock matrix built
@@ -96,47 +96,47 @@ double cis_ci_element(const cis_fcidump *F, uint64_t alpha_i, uint64_t beta_i, u
  * the occupied set is stable, then improved by single swaps (paired for
  * closed shells) while that lowers the diagonal energy. Symmetry ISYM is
  * respected when ORBSYM is non-trivial. */
-cis_status cis_ci_find_reference(const cis_fcidump *F, uint64_t *alpha, uint64_t *beta);
+CIS_API cis_status cis_ci_find_reference(const cis_fcidump *F, uint64_t *alpha, uint64_t *beta);
 /* Parse an --occ list: "1,2,3" = those orbitals doubly occupied (closed
  * shell), or "1,2,3/1,2" = alpha list / beta list (1-based). Checks the
  * counts against NELEC/MS2, ranges and repeats. */
-cis_status cis_ci_parse_occ(const cis_fcidump *F, const char *list, uint64_t *alpha, uint64_t *beta);
+CIS_API cis_status cis_ci_parse_occ(const cis_fcidump *F, const char *list, uint64_t *alpha, uint64_t *beta);
 
 typedef struct cis_ci_space cis_ci_space;
 
 /* The determinant space: every (alpha, beta) with the file's electron counts,
  * total excitation level <= level relative to (ref_alpha, ref_beta) (level < 0
  * = full CI) and spatial symmetry ISYM (XOR of 0-based irreps). */
-cis_status cis_ci_space_create(const cis_fcidump *F, int level, uint64_t ref_alpha, uint64_t ref_beta,
+CIS_API cis_status cis_ci_space_create(const cis_fcidump *F, int level, uint64_t ref_alpha, uint64_t ref_beta,
                                cis_ci_space **out);
 /* Free a determinant space; NULL is accepted. */
-void cis_ci_space_free(cis_ci_space *S);
+CIS_API void cis_ci_space_free(cis_ci_space *S);
 /* Number of determinants. */
-cis_int cis_ci_space_size(const cis_ci_space *S);
+CIS_API cis_int cis_ci_space_size(const cis_ci_space *S);
 /* Strings of determinant i. */
-void cis_ci_space_det(const cis_ci_space *S, cis_int i, uint64_t *alpha, uint64_t *beta);
+CIS_API void cis_ci_space_det(const cis_ci_space *S, cis_int i, uint64_t *alpha, uint64_t *beta);
 /* Excitation level of determinant i relative to the reference. */
-int cis_ci_space_level(const cis_ci_space *S, cis_int i);
+CIS_API int cis_ci_space_level(const cis_ci_space *S, cis_int i);
 /* Index of determinant (alpha, beta), -1 if it is not in the space. */
-cis_int cis_ci_space_find(const cis_ci_space *S, uint64_t alpha, uint64_t beta);
+CIS_API cis_int cis_ci_space_find(const cis_ci_space *S, uint64_t alpha, uint64_t beta);
 /* Number of distinct alpha / beta strings in the space. */
-cis_int cis_ci_space_nalpha_strings(const cis_ci_space *S);
-cis_int cis_ci_space_nbeta_strings(const cis_ci_space *S);
+CIS_API cis_int cis_ci_space_nalpha_strings(const cis_ci_space *S);
+CIS_API cis_int cis_ci_space_nbeta_strings(const cis_ci_space *S);
 
 /* The CI Hamiltonian (electronic part, no core energy) as a double CSR with
  * columns sorted, exact zeros dropped; OpenMP over rows, two passes (count,
  * fill). upper != 0: only j >= i (flag CIS_FLAG_UPPER). Progress on stderr
  * when stderr is a terminal. */
-cis_status cis_ci_hamiltonian(const cis_fcidump *F, const cis_ci_space *S, int upper, cis_csr **out);
+CIS_API cis_status cis_ci_hamiltonian(const cis_fcidump *F, const cis_ci_space *S, int upper, cis_csr **out);
 /* Nonzeros of that Hamiltonian (and its longest row) without storing it:
  * the counting pass alone, to size memory before building. */
-cis_status cis_ci_hamiltonian_nnz(const cis_fcidump *F, const cis_ci_space *S, int upper, cis_int *nnz,
+CIS_API cis_status cis_ci_hamiltonian_nnz(const cis_fcidump *F, const cis_ci_space *S, int upper, cis_int *nnz,
                                   cis_int *max_row);
 /* Nonzeros estimated from `samples` (<= 0: 4096) rows spread evenly over
  * the space (every level), counted as the build does and scaled to all
  * rows: milliseconds, to refuse a build that cannot fit before its counting
  * pass. *sampled (may be NULL): rows counted. */
-cis_status cis_ci_hamiltonian_nnz_estimate(const cis_fcidump *F, const cis_ci_space *S, int upper, cis_int samples,
+CIS_API cis_status cis_ci_hamiltonian_nnz_estimate(const cis_fcidump *F, const cis_ci_space *S, int upper, cis_int samples,
                                            double *nnz, cis_int *sampled);
 /* The same Hamiltonian (full matrix, double, columns sorted, exact zeros
  * dropped: equal to cis_ci_hamiltonian bit for bit) built in device memory
@@ -146,9 +146,9 @@ cis_status cis_ci_hamiltonian_nnz_estimate(const cis_fcidump *F, const cis_ci_sp
  * by column (src/ci/gpu/ci_build.cu). Any space (full or truncated CI).
  * CIS_ERR_NO_GPU without a device or CUDA, CIS_ERR_DEVICE_OOM naming the
  * array when the CSR does not fit. */
-cis_status cis_ci_hamiltonian_gpu(const cis_fcidump *F, const cis_ci_space *S, cis_gpu_plan **out, cis_int *nnz);
+CIS_API cis_status cis_ci_hamiltonian_gpu(const cis_fcidump *F, const cis_ci_space *S, cis_gpu_plan **out, cis_int *nnz);
 /* Diagonal of H (electronic), n = space size. */
-cis_status cis_ci_diagonal_all(const cis_fcidump *F, const cis_ci_space *S, double *diag);
+CIS_API cis_status cis_ci_diagonal_all(const cis_fcidump *F, const cis_ci_space *S, double *diag);
 
 /* ---- sizes before allocation (src/ci/count.c) ------------------------------ */
 
@@ -166,7 +166,7 @@ typedef struct cis_ci_counts {
 } cis_ci_counts;
 /* Counts of the space cis_ci_space_create(F, level, ref_alpha, ref_beta)
  * would build, in microseconds for any size. */
-cis_status cis_ci_count(const cis_fcidump *F, int level, uint64_t ref_alpha, uint64_t ref_beta, cis_ci_counts *out);
+CIS_API cis_status cis_ci_count(const cis_fcidump *F, int level, uint64_t ref_alpha, uint64_t ref_beta, cis_ci_counts *out);
 
 /* Host bytes a CI run needs (estimates from the counts). */
 typedef struct cis_ci_memory_need {
@@ -178,7 +178,7 @@ typedef struct cis_ci_memory_need {
 } cis_ci_memory_need;
 /* Bytes for `roots` roots with the default Davidson subspace and nnz
  * nonzeros in a stored Hamiltonian (give the bound or the counted value). */
-void cis_ci_memory(const cis_ci_counts *c, int roots, double nnz, cis_ci_memory_need *m);
+CIS_API void cis_ci_memory(const cis_ci_counts *c, int roots, double nnz, cis_ci_memory_need *m);
 
 /* ---- the right states (src/ci/pspace.c, spin.c) --------------------------- */
 
@@ -193,22 +193,22 @@ void cis_ci_memory(const cis_ci_counts *c, int roots, double nnz, cis_ci_memory_
  * P-space, into guess (n*nvec, vector v at guess + v*n) for
  * cis_davidson_opts.guess. *np_used (may be NULL): the P-space size;
  * pvals (may be NULL): the nvec lowest P-space eigenvalues (electronic). */
-cis_status cis_ci_pspace_guess(const cis_fcidump *F, const cis_ci_space *S, const double *diag, int np, int nvec,
+CIS_API cis_status cis_ci_pspace_guess(const cis_fcidump *F, const cis_ci_space *S, const double *diag, int np, int nvec,
                                double *guess, int *np_used, double *pvals);
 /* Eigenvalues (ascending, into w) and eigenvectors (column j of a, row-major
  * n x n, overwritten) of a dense symmetric matrix: Householder + QL. */
-cis_status cis_dense_eigh(double *a, int n, double *w);
+CIS_API cis_status cis_dense_eigh(double *a, int n, double *w);
 
 /* <S^2> of the CI vector c (n = space size, any norm): S- S+ + Sz^2 + Sz
  * evaluated in the determinant space (diagonal counts of beta-only orbitals
  * plus alpha<->beta swaps of two open shells with their fermionic signs). */
-cis_status cis_ci_s2(const cis_fcidump *F, const cis_ci_space *S, const double *c, double *s2);
+CIS_API cis_status cis_ci_s2(const cis_fcidump *F, const cis_ci_space *S, const double *c, double *s2);
 /* The same two on the direct (matrix-free) space of cis_ci_direct_create
  * (its own determinant order, cis_ci_direct_det/find); with point-group
  * symmetry by projection only determinants of symmetry ISYM enter the
  * P-space. Declared after cis_ci_direct below. */
 /* S from <S^2> = S(S+1). */
-double cis_ci_spin_from_s2(double s2);
+CIS_API double cis_ci_spin_from_s2(double s2);
 
 /* y = H x: the operator Davidson iterates with. */
 typedef cis_status (*cis_linop)(void *ctx, const double *x, double *y);
@@ -222,7 +222,7 @@ typedef cis_status (*cis_linop)(void *ctx, const double *x, double *y);
  * the lowest diagonal elements, which can converge to an excited state (see
  * cis_ci_pspace_guess). CIS_ERR_NOT_CONVERGED after max_iter: the values
  * written are then not results. */
-cis_status cis_davidson(cis_int n, const double *diag, cis_linop op, void *ctx,
+CIS_API cis_status cis_davidson(cis_int n, const double *diag, cis_linop op, void *ctx,
                         const cis_davidson_opts *o, double *evals, double *evecs,
                         cis_davidson_info *info);
 
@@ -296,37 +296,37 @@ typedef struct cis_ci_direct_info {
   cis_int half_sigmas;           /* products done by the time-reversal half sigma */
 } cis_ci_direct_info;
 
-cis_ci_direct_opts cis_ci_direct_opts_default(void);
+CIS_API cis_ci_direct_opts cis_ci_direct_opts_default(void);
 /* Strings, link lists, the pair matrix 1/2 g and the workspace for F (which
  * must outlive D: the diagonal reads it). Sizes from closed-form binomials
  * before any allocation: CIS_ERR_TOO_LARGE with the numbers when links +
  * workspace + vectors exceed opts.mem_limit; CIS_ERR_UNSUPPORTED for
  * norb > 64; CIS_ERR_INVALID when irrep ISYM has no determinant. */
-cis_status cis_ci_direct_create(const cis_fcidump *F, const cis_ci_direct_opts *o, cis_ci_direct **out);
+CIS_API cis_status cis_ci_direct_create(const cis_fcidump *F, const cis_ci_direct_opts *o, cis_ci_direct **out);
 /* Free; NULL accepted. */
-void cis_ci_direct_free(cis_ci_direct *D);
+CIS_API void cis_ci_direct_free(cis_ci_direct *D);
 /* Number of determinants C(norb, na) C(norb, nb) (the vector length, also
  * with point-group projection). */
-cis_int cis_ci_direct_size(const cis_ci_direct *D);
-void cis_ci_direct_get_info(const cis_ci_direct *D, cis_ci_direct_info *info);
+CIS_API cis_int cis_ci_direct_size(const cis_ci_direct *D);
+CIS_API void cis_ci_direct_get_info(const cis_ci_direct *D, cis_ci_direct_info *info);
 /* Strings of determinant i (direct order). */
-void cis_ci_direct_det(const cis_ci_direct *D, cis_int i, uint64_t *alpha, uint64_t *beta);
+CIS_API void cis_ci_direct_det(const cis_ci_direct *D, cis_int i, uint64_t *alpha, uint64_t *beta);
 /* Index of (alpha, beta) in direct order, -1 when the electron counts differ. */
-cis_int cis_ci_direct_find(const cis_ci_direct *D, uint64_t alpha, uint64_t beta);
+CIS_API cis_int cis_ci_direct_find(const cis_ci_direct *D, uint64_t alpha, uint64_t beta);
 /* diag(H) (electronic) in direct order from the integrals (Slater-Condon),
  * OpenMP; no Hamiltonian. */
-cis_status cis_ci_direct_diagonal(const cis_ci_direct *D, double *diag);
+CIS_API cis_status cis_ci_direct_diagonal(const cis_ci_direct *D, double *diag);
 /* S = H C for k vectors (column v at C + v*n, S + v*n, n = size), the
  * electronic H (no core energy). Uses D's workspace: one call at a time per D. */
-cis_status cis_ci_direct_sigma(cis_ci_direct *D, int k, const double *C, double *S);
+CIS_API cis_status cis_ci_direct_sigma(cis_ci_direct *D, int k, const double *C, double *S);
 /* (k == 1 with an (anti)symmetric MS2 = 0 vector: the half sigma, above.) */
 /* D as a host double operator (y = alpha H x + beta y) with the diagonal
  * recorded, for the solvers; D must outlive it. */
-cis_status cis_ci_direct_operator(cis_ci_direct *D, cis_operator **out);
+CIS_API cis_status cis_ci_direct_operator(cis_ci_direct *D, cis_operator **out);
 /* P-space guesses and <S^2> on the direct space (see cis_ci_pspace_guess, cis_ci_s2). */
-cis_status cis_ci_pspace_guess_direct(const cis_fcidump *F, const cis_ci_direct *D, const double *diag, int np,
+CIS_API cis_status cis_ci_pspace_guess_direct(const cis_fcidump *F, const cis_ci_direct *D, const double *diag, int np,
                                       int nvec, double *guess, int *np_used, double *pvals);
-cis_status cis_ci_s2_direct(const cis_fcidump *F, const cis_ci_direct *D, const double *c, double *s2);
+CIS_API cis_status cis_ci_s2_direct(const cis_fcidump *F, const cis_ci_direct *D, const double *c, double *s2);
 
 /* What the GPU Davidson measured. */
 typedef struct cis_ci_gpu_stats {
@@ -345,12 +345,12 @@ typedef struct cis_ci_gpu_stats {
  * scalars cross the bus. evecs (host) may be NULL. stats->spmv_seconds is
  * info->op_seconds (every product synchronized). CIS_ERR_NO_GPU without a
  * device or CUDA. */
-cis_status cis_ci_davidson_gpu(const cis_matrix *M, const char *kernel, const double *diag,
+CIS_API cis_status cis_ci_davidson_gpu(const cis_matrix *M, const char *kernel, const double *diag,
                                const cis_davidson_opts *o, double *evals, double *evecs,
                                cis_davidson_info *info, cis_ci_gpu_stats *stats);
 /* The same on a plan already on the device (square, double), e.g. from
  * cis_ci_hamiltonian_gpu; the plan is not freed. */
-cis_status cis_ci_davidson_gpu_plan(cis_gpu_plan *plan, const double *diag, const cis_davidson_opts *o,
+CIS_API cis_status cis_ci_davidson_gpu_plan(cis_gpu_plan *plan, const double *diag, const cis_davidson_opts *o,
                                     double *evals, double *evecs, cis_davidson_info *info,
                                     cis_ci_gpu_stats *stats);
 

@@ -8,7 +8,9 @@
  * operator.h linear operators over any format, GPU plan or callback
  * solver.h  CG, BiCG, BiCGStab (fused GPU versions), mixed precision, Davidson, energy
  * ci.h      CI from FCIDUMP: determinants, Slater-Condon Hamiltonian
- * util.h    monotonic clock, physical memory */
+ * util.h    monotonic clock, physical memory, cis_version()
+ * version.h the version of these headers (generated)
+ * export.h  CIS_API, the mark of an exported function */
 #ifndef CISPARSE_H
 #define CISPARSE_H
 #include "cisparse/status.h"
@@ -21,4 +23,5 @@
 #include "cisparse/solver.h"
 #include "cisparse/ci.h"
 #include "cisparse/util.h"
+#include "cisparse/version.h"
 #endif

@@ -42,45 +42,45 @@ typedef struct cis_format_params {
 } cis_format_params;
 
 /* Defaults: double, S = 32, sigma = 1024, z chosen, BOUNDARY chosen (count mode). */
-cis_format_params cis_format_params_default(void);
+CIS_API cis_format_params cis_format_params_default(void);
 
 typedef struct cis_matrix cis_matrix; /* a matrix in one storage format */
 
 /* Build format `name` (a --format name above) from A. Validates A and the
  * parameters; CIS_ERR_NOT_FOUND for an unknown name. */
-cis_status cis_matrix_create(const cis_csr *A, const char *name, const cis_format_params *p,
+CIS_API cis_status cis_matrix_create(const cis_csr *A, const char *name, const cis_format_params *p,
                              cis_matrix **out);
 /* Free; NULL accepted. */
-void cis_matrix_free(cis_matrix *M);
+CIS_API void cis_matrix_free(cis_matrix *M);
 
 /* Exact bytes of the arrays the format stores (what the GPU will hold). */
-cis_int cis_matrix_bytes(const cis_matrix *M);
+CIS_API cis_int cis_matrix_bytes(const cis_matrix *M);
 /* y = alpha*M*x + beta*y on the CPU (OpenMP), x and y of M's dtype, y in the
  * original row order. beta == 0 overwrites y. */
-cis_status cis_matrix_spmv(const cis_matrix *M, double alpha, const void *x, double beta, void *y);
+CIS_API cis_status cis_matrix_spmv(const cis_matrix *M, double alpha, const void *x, double beta, void *y);
 /* Write the format's arrays as text (the paper's model "can produce the
  * components of each of the storage formats"). */
-cis_status cis_matrix_dump(const cis_matrix *M, FILE *f);
+CIS_API cis_status cis_matrix_dump(const cis_matrix *M, FILE *f);
 
 /* The handle's --format name, value type, size and true nonzero count (no padding). */
-const char *cis_matrix_format_name(const cis_matrix *M);
-cis_dtype cis_matrix_dtype(const cis_matrix *M);
-cis_int cis_matrix_rows(const cis_matrix *M);
-cis_int cis_matrix_cols(const cis_matrix *M);
-cis_int cis_matrix_nnz(const cis_matrix *M);
+CIS_API const char *cis_matrix_format_name(const cis_matrix *M);
+CIS_API cis_dtype cis_matrix_dtype(const cis_matrix *M);
+CIS_API cis_int cis_matrix_rows(const cis_matrix *M);
+CIS_API cis_int cis_matrix_cols(const cis_matrix *M);
+CIS_API cis_int cis_matrix_nnz(const cis_matrix *M);
 /* The format-specific struct (see src/formats/format_types.h); for the GPU
  * layer and tests. */
-const void *cis_matrix_impl(const cis_matrix *M);
+CIS_API const void *cis_matrix_impl(const cis_matrix *M);
 
 /* Number of formats compiled in and the i-th one's --format name. */
-int cis_format_count(void);
-const char *cis_format_name(int i);
+CIS_API int cis_format_count(void);
+CIS_API const char *cis_format_name(int i);
 
 /* The paper's storage equations (§4.1), in bytes, with sizeof(double) values,
  * 4-byte indices and 4-byte row pointers exactly as printed there. */
-cis_int cis_paper_bytes_csr(cis_int rows, cis_int nnz);
-cis_int cis_paper_bytes_ell(cis_int rows, cis_int max_row);
-cis_int cis_paper_bytes_hyb(cis_int rows, cis_int boundary, cis_int csr_nnz);
+CIS_API cis_int cis_paper_bytes_csr(cis_int rows, cis_int nnz);
+CIS_API cis_int cis_paper_bytes_ell(cis_int rows, cis_int max_row);
+CIS_API cis_int cis_paper_bytes_hyb(cis_int rows, cis_int boundary, cis_int csr_nnz);
 
 /* How a hybrid-format matrix (§4.1) was split: BOUNDARY as given or chosen
  * (a count or a column, see mode), the ELLPACK slots per row, and the
@@ -93,12 +93,12 @@ typedef struct cis_hyb_split {
 } cis_hyb_split;
 /* M's split when M is a hyb matrix. CIS_ERR_INVALID for NULL arguments or a
  * matrix of another format (naming it); *out is untouched then. */
-cis_status cis_matrix_hyb_split(const cis_matrix *M, cis_hyb_split *out);
+CIS_API cis_status cis_matrix_hyb_split(const cis_matrix *M, cis_hyb_split *out);
 
 /* The BOUNDARY the hybrid format chooses for A in the given mode (the rule
  * is documented in the README and in src/formats/hyb.c); -1 with the error
  * recorded if A is NULL, the mode unknown or a workspace cannot be allocated. */
-cis_int cis_hyb_choose_boundary(const cis_csr *A, cis_boundary_mode mode);
+CIS_API cis_int cis_hyb_choose_boundary(const cis_csr *A, cis_boundary_mode mode);
 
 #ifdef __cplusplus
 }

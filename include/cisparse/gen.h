@@ -24,20 +24,20 @@ extern "C" {
 #endif
 
 /* 1 if s looks like a generator spec ("kind:..." with a known kind). */
-int cis_gen_is_spec(const char *s);
+CIS_API int cis_gen_is_spec(const char *s);
 
 /* Generate the matrix named by spec, values of dtype t. Unknown kinds or
  * keys, malformed numbers, and sizes that overflow or exceed memory are
  * refused with a one-line message. */
-cis_status cis_generate(const char *spec, cis_dtype t, cis_csr **out);
+CIS_API cis_status cis_generate(const char *spec, cis_dtype t, cis_csr **out);
 
 /* x[i] (n values of dtype t) uniform in (-1, 1), never 0, from the
  * generators' counter-based stream for (seed, i): x[i] depends on seed and i
  * only, so any length and thread count give the same values. */
-void cis_gen_random_vector(uint64_t seed, cis_dtype t, cis_int n, void *x);
+CIS_API void cis_gen_random_vector(uint64_t seed, cis_dtype t, cis_int n, void *x);
 
 /* For a ci: spec, the number of Reference-region columns (0 for others). */
-cis_int cis_gen_reference_cols(const char *spec, cis_int cols);
+CIS_API cis_int cis_gen_reference_cols(const char *spec, cis_int cols);
 
 #ifdef __cplusplus
 }

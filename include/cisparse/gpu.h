@@ -27,9 +27,9 @@ typedef struct cis_gpu_info {
 
 /* Number of usable CUDA devices (0 if none or not compiled); when 0 and why
  * is non-NULL, a one-line reason is written there. */
-int cis_gpu_count(char *why, size_t why_len);
+CIS_API int cis_gpu_count(char *why, size_t why_len);
 /* Properties of the current device. */
-cis_status cis_gpu_get_info(cis_gpu_info *info);
+CIS_API cis_status cis_gpu_get_info(cis_gpu_info *info);
 
 /* Upload M and choose `kernel` to multiply it (NULL = the format's default).
  * Kernel names by format:
@@ -43,49 +43,49 @@ cis_status cis_gpu_get_info(cis_gpu_info *info);
  * multiple of 32, the others a multiple of 32; checked at the first spmv).
  * Device out-of-memory gives CIS_ERR_DEVICE_OOM with the bytes asked and free,
  * and frees whatever was allocated. */
-cis_status cis_gpu_plan_create(const cis_matrix *M, const char *kernel, int block_size,
+CIS_API cis_status cis_gpu_plan_create(const cis_matrix *M, const char *kernel, int block_size,
                                cis_gpu_plan **out);
 /* cuSPARSE baseline on a host CSR: alg one of "csr-alg1", "csr-alg2",
  * "coo-alg1", "coo-alg2", "sell-alg1" (slice 32), "bsr" (4x4 blocks, or 2x2;
  * rows and columns must divide, else CIS_ERR_UNSUPPORTED). Values converted
  * to t. Runs cusparseSpMV_bufferSize and cusparseSpMV_preprocess once here;
  * the buffer is the plan's workspace. Empty matrices are refused. */
-cis_status cis_gpu_plan_create_cusparse(const cis_csr *A, cis_dtype t, const char *alg,
+CIS_API cis_status cis_gpu_plan_create_cusparse(const cis_csr *A, cis_dtype t, const char *alg,
                                         cis_gpu_plan **out);
 /* y = alpha*A*x + beta*y on the device, x and y device arrays of the plan's
  * dtype (cols and rows long), enqueued on stream s (no synchronization). */
-cis_status cis_gpu_spmv(cis_gpu_plan *p, double alpha, const void *d_x, double beta, void *d_y,
+CIS_API cis_status cis_gpu_spmv(cis_gpu_plan *p, double alpha, const void *d_x, double beta, void *d_y,
                         cis_stream s);
 /* Device bytes of the matrix arrays, and of extra workspace. */
-cis_int cis_gpu_plan_bytes(const cis_gpu_plan *p);
-cis_int cis_gpu_plan_workspace_bytes(const cis_gpu_plan *p);
+CIS_API cis_int cis_gpu_plan_bytes(const cis_gpu_plan *p);
+CIS_API cis_int cis_gpu_plan_workspace_bytes(const cis_gpu_plan *p);
 /* Rows, columns and value type of the plan's matrix (any output may be NULL). */
-cis_status cis_gpu_plan_shape(const cis_gpu_plan *p, cis_int *rows, cis_int *cols, cis_dtype *t);
+CIS_API cis_status cis_gpu_plan_shape(const cis_gpu_plan *p, cis_int *rows, cis_int *cols, cis_dtype *t);
 /* The kernel (or cuSPARSE algorithm) name the plan runs. */
-const char *cis_gpu_plan_kernel(const cis_gpu_plan *p);
+CIS_API const char *cis_gpu_plan_kernel(const cis_gpu_plan *p);
 /* Host copy of a csr plan's matrix (e.g. one built on the device by
  * cis_ci_hamiltonian_gpu); CIS_ERR_UNSUPPORTED for other formats. */
-cis_status cis_gpu_plan_download_csr(const cis_gpu_plan *p, cis_csr **out);
+CIS_API cis_status cis_gpu_plan_download_csr(const cis_gpu_plan *p, cis_csr **out);
 /* Free the plan and its device memory; NULL is accepted. */
-void cis_gpu_plan_free(cis_gpu_plan *p);
+CIS_API void cis_gpu_plan_free(cis_gpu_plan *p);
 
 /* Device memory and copies (thin checked wrappers). cis_gpu_malloc reports
  * out-of-memory as CIS_ERR_DEVICE_OOM with the bytes asked and free. */
-cis_status cis_gpu_malloc(void **d, size_t bytes);
-void cis_gpu_free(void *d);
-cis_status cis_gpu_upload(void *d, const void *h, size_t bytes);
-cis_status cis_gpu_download(void *h, const void *d, size_t bytes);
-cis_status cis_gpu_fill_nan(void *d, cis_dtype t, cis_int n); /* poison an output */
-cis_status cis_gpu_sync(void);
+CIS_API cis_status cis_gpu_malloc(void **d, size_t bytes);
+CIS_API void cis_gpu_free(void *d);
+CIS_API cis_status cis_gpu_upload(void *d, const void *h, size_t bytes);
+CIS_API cis_status cis_gpu_download(void *h, const void *d, size_t bytes);
+CIS_API cis_status cis_gpu_fill_nan(void *d, cis_dtype t, cis_int n); /* poison an output */
+CIS_API cis_status cis_gpu_sync(void);
 
 /* Timing (CUDA events on the default stream). Median milliseconds of `runs`
  * calls of cis_gpu_spmv(p, 1, d_x, beta, d_y) after `warmup` untimed ones. */
-cis_status cis_gpu_time_spmv(cis_gpu_plan *p, const void *d_x, double beta, void *d_y, int warmup,
+CIS_API cis_status cis_gpu_time_spmv(cis_gpu_plan *p, const void *d_x, double beta, void *d_y, int warmup,
                              int runs, double *ms_median);
 /* Streaming read bandwidth of the device in GB/s (1e9 bytes/s): the median
  * of `runs` timed passes of a read-only reduction over `bytes` bytes (16-byte
  * loads, grid-stride; a few GB so that no cache holds it). */
-cis_status cis_gpu_read_bandwidth(size_t bytes, int runs, double *gbps);
+CIS_API cis_status cis_gpu_read_bandwidth(size_t bytes, int runs, double *gbps);
 
 #ifdef __cplusplus
 }

@@ -30,48 +30,48 @@ typedef cis_status (*cis_apply_fn)(void *ctx, double alpha, const void *x, doubl
                                    cis_stream s);
 
 /* Operator on a CPU format (cis_matrix_spmv: OpenMP). Host vectors, M's dtype. */
-cis_status cis_operator_from_matrix(const cis_matrix *M, cis_operator **out);
+CIS_API cis_status cis_operator_from_matrix(const cis_matrix *M, cis_operator **out);
 /* Operator on a host CSR: the reference SpMV (cis_csr_spmv), or, when A is
  * flagged CIS_FLAG_UPPER (symmetric storage, only j >= i kept), the symmetric
  * product A_full = U + U^T - diag(U) (cis_csr_symv_upper). The diagonal is
  * recorded for Jacobi preconditioning. Host vectors, A's dtype. */
-cis_status cis_operator_from_csr(const cis_csr *A, cis_operator **out);
+CIS_API cis_status cis_operator_from_csr(const cis_csr *A, cis_operator **out);
 /* Operator on a GPU plan (any of our kernels, or a cuSPARSE baseline).
  * Device vectors, the plan's dtype. */
-cis_status cis_operator_from_gpu_plan(cis_gpu_plan *p, cis_operator **out);
+CIS_API cis_status cis_operator_from_gpu_plan(cis_gpu_plan *p, cis_operator **out);
 /* Operator on a user callback; destroy (may be NULL) is called with ctx by
  * cis_operator_free. */
-cis_status cis_operator_from_callback(cis_int rows, cis_int cols, cis_dtype t, cis_memspace where,
+CIS_API cis_status cis_operator_from_callback(cis_int rows, cis_int cols, cis_dtype t, cis_memspace where,
                                       cis_apply_fn apply, void *ctx, void (*destroy)(void *),
                                       cis_operator **out);
 /* Free the operator (not what it was made from); NULL is accepted. */
-void cis_operator_free(cis_operator *A);
+CIS_API void cis_operator_free(cis_operator *A);
 
 /* y = alpha*A*x + beta*y (see cis_apply_fn). Validates the arguments. */
-cis_status cis_operator_apply(const cis_operator *A, double alpha, const void *x, double beta,
+CIS_API cis_status cis_operator_apply(const cis_operator *A, double alpha, const void *x, double beta,
                               void *y, cis_stream s);
 
-cis_int cis_operator_rows(const cis_operator *A);
-cis_int cis_operator_cols(const cis_operator *A);
-cis_dtype cis_operator_dtype(const cis_operator *A);
-cis_memspace cis_operator_memspace(const cis_operator *A);
+CIS_API cis_int cis_operator_rows(const cis_operator *A);
+CIS_API cis_int cis_operator_cols(const cis_operator *A);
+CIS_API cis_dtype cis_operator_dtype(const cis_operator *A);
+CIS_API cis_memspace cis_operator_memspace(const cis_operator *A);
 /* A short description ("cpu hyb", "gpu csr-vector", "gpu cusparse csr-alg1",
  * "callback"). */
-const char *cis_operator_name(const cis_operator *A);
+CIS_API const char *cis_operator_name(const cis_operator *A);
 
 /* Record diag(A) (host array of rows doubles, copied) for the Jacobi
  * preconditioner; operators made from a CSR have it already. */
-cis_status cis_operator_set_diagonal(cis_operator *A, const double *diag);
+CIS_API cis_status cis_operator_set_diagonal(cis_operator *A, const double *diag);
 /* The recorded diagonal (host, rows doubles) or NULL when none is known. */
-const double *cis_operator_diagonal(const cis_operator *A);
+CIS_API const double *cis_operator_diagonal(const cis_operator *A);
 /* Record A^T (same size and dtype, same memory space) for solvers that need
  * transposed products (BiCG); not owned. */
-cis_status cis_operator_set_transpose(cis_operator *A, const cis_operator *At);
-const cis_operator *cis_operator_transpose(const cis_operator *A);
+CIS_API cis_status cis_operator_set_transpose(cis_operator *A, const cis_operator *At);
+CIS_API const cis_operator *cis_operator_transpose(const cis_operator *A);
 
 /* diag(A) of a host CSR into d (rows doubles; 0 where a row has no diagonal
  * entry). Symmetric upper storage reads the same diagonal. */
-cis_status cis_csr_diagonal(const cis_csr *A, double *d);
+CIS_API cis_status cis_csr_diagonal(const cis_csr *A, double *d);
 
 #ifdef __cplusplus
 }

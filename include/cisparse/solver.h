@@ -54,14 +54,14 @@ typedef enum cis_krylov_end {
 } cis_krylov_end;
 
 /* "converged", "maxit", "breakdown rho=0", ... Never NULL. */
-const char *cis_krylov_end_name(cis_krylov_end e);
+CIS_API const char *cis_krylov_end_name(cis_krylov_end e);
 /* "cg", "bicg", "bicgstab"; "cublasL", "cublasN", "cuda", "merge", "merge_10",
  * "graph". Never NULL ("?" for an unknown value). */
-const char *cis_krylov_method_name(cis_krylov_method m);
-const char *cis_solver_version_name(cis_solver_version v);
+CIS_API const char *cis_krylov_method_name(cis_krylov_method m);
+CIS_API const char *cis_solver_version_name(cis_solver_version v);
 /* Name -> value; CIS_ERR_NOT_FOUND with the known names for an unknown one. */
-cis_status cis_krylov_method_parse(const char *s, cis_krylov_method *m);
-cis_status cis_solver_version_parse(const char *s, cis_solver_version *v);
+CIS_API cis_status cis_krylov_method_parse(const char *s, cis_krylov_method *m);
+CIS_API cis_status cis_solver_version_parse(const char *s, cis_solver_version *v);
 
 typedef struct cis_krylov_opts {
   cis_krylov_method method;
@@ -78,7 +78,7 @@ typedef struct cis_krylov_opts {
 } cis_krylov_opts;
 
 /* Defaults above: CG, no preconditioner, merge_10, tol 1e-8, maxit 1000. */
-cis_krylov_opts cis_krylov_opts_default(void);
+CIS_API cis_krylov_opts cis_krylov_opts_default(void);
 
 typedef struct cis_krylov_info {
   cis_krylov_end end;
@@ -99,7 +99,7 @@ typedef struct cis_krylov_info {
  * only when converged; CIS_ERR_NOT_CONVERGED (maxit, stagnation) or
  * CIS_ERR_BREAKDOWN / CIS_ERR_NUMERIC otherwise, with info->end set and a
  * one-line message; x is then not a solution. */
-cis_status cis_krylov_solve(const cis_operator *A, const void *b, void *x, const cis_krylov_opts *o,
+CIS_API cis_status cis_krylov_solve(const cis_operator *A, const void *b, void *x, const cis_krylov_opts *o,
                             cis_krylov_info *info);
 
 /* Mixed precision (iterative refinement, e.g. Anzt et al. 2011): r = b - A x
@@ -109,7 +109,7 @@ cis_status cis_krylov_solve(const cis_operator *A, const void *b, void *x, const
  * or o->maxit inner iterations in total. A64 double and A32 float, the same
  * matrix, same memory space; b, x double. info->iterations counts the inner
  * iterations; *outer (may be NULL) the refinement steps. */
-cis_status cis_krylov_solve_mixed(const cis_operator *A64, const cis_operator *A32, const double *b,
+CIS_API cis_status cis_krylov_solve_mixed(const cis_operator *A64, const cis_operator *A32, const double *b,
                                   double *x, const cis_krylov_opts *o, double inner_tol,
                                   cis_krylov_info *info, int *outer);
 
@@ -119,7 +119,7 @@ cis_status cis_krylov_solve_mixed(const cis_operator *A64, const cis_operator *A
  * throughout. *xerr (may be NULL) receives ||x - xstar|| / ||xstar|| when
  * xstar (same space, dtype) is non-NULL, else NaN. A non-finite residual is
  * NaN. */
-cis_status cis_true_residual(const cis_operator *A, const void *b, const void *x, const void *xstar,
+CIS_API cis_status cis_true_residual(const cis_operator *A, const void *b, const void *x, const void *xstar,
                              double *relres, double *xerr);
 
 /* ---- Davidson ------------------------------------------------------------ */
@@ -151,7 +151,7 @@ typedef struct cis_davidson_info {
 } cis_davidson_info;
 
 /* Defaults above. */
-cis_davidson_opts cis_davidson_opts_default(void);
+CIS_API cis_davidson_opts cis_davidson_opts_default(void);
 /* Lowest o->roots eigenpairs of the symmetric double operator H (host or
  * device vectors) with the diagonal (Davidson) preconditioner
  * t = r / (e - diag), diag a host array of H's rows doubles; subspace
@@ -163,7 +163,7 @@ cis_davidson_opts cis_davidson_opts_default(void);
  * CIS_ERR_INVALID for a non-square or float H, roots outside 1..min(64, rows),
  * tolerances <= 0 or max_iter < 1; CIS_ERR_NUMERIC for a non-finite diag or
  * Ritz value. */
-cis_status cis_davidson_operator(const cis_operator *H, const double *diag, const cis_davidson_opts *o,
+CIS_API cis_status cis_davidson_operator(const cis_operator *H, const double *diag, const cis_davidson_opts *o,
                                  double *evals, double *evecs, cis_davidson_info *info);
 
 /* ---- Energy --------------------------------------------------------------- */
@@ -179,16 +179,16 @@ typedef struct cis_energy_sample {
   double seconds;
 } cis_energy_sample;
 /* Read both counters now (device `device` for NVML). */
-cis_energy_sample cis_energy_read(int device);
+CIS_API cis_energy_sample cis_energy_read(int device);
 /* Why the GPU / CPU counter is unavailable ("" when it is available). */
-const char *cis_energy_gpu_why(void);
-const char *cis_energy_cpu_why(void);
+CIS_API const char *cis_energy_gpu_why(void);
+CIS_API const char *cis_energy_cpu_why(void);
 
 /* Set how the host waits for the device (spin or blocking). Resets the
  * device when the mode changes after a context exists, which frees every
  * device allocation: create plans after calling this. CIS_ERR_NO_GPU
  * without CUDA. */
-cis_status cis_gpu_set_sync_mode(cis_sync_mode m);
+CIS_API cis_status cis_gpu_set_sync_mode(cis_sync_mode m);
 
 #ifdef __cplusplus
 }

@@ -6,6 +6,8 @@
 #ifndef CISPARSE_STATUS_H
 #define CISPARSE_STATUS_H
 
+#include "cisparse/export.h"
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -31,21 +33,21 @@ typedef enum cis_status {
 } cis_status;
 
 /* Short fixed name of a status code ("invalid argument", ...). Never NULL. */
-const char *cis_status_name(cis_status s);
+CIS_API const char *cis_status_name(cis_status s);
 
 /* The message recorded by the last failing call on this thread ("" if none). */
-const char *cis_last_error(void);
+CIS_API const char *cis_last_error(void);
 
 /* Record a printf-style message for status s and return s. Library-internal
  * use and for callers layering their own errors on cisparse. */
-cis_status cis_error(cis_status s, const char *fmt, ...)
+CIS_API cis_status cis_error(cis_status s, const char *fmt, ...)
 #if defined(__GNUC__)
     __attribute__((format(printf, 2, 3)))
 #endif
     ;
 
 /* Clear the recorded message. */
-void cis_clear_error(void);
+CIS_API void cis_clear_error(void);
 
 #ifdef __cplusplus
 }

@@ -23,9 +23,9 @@ typedef int32_t cis_idx;
 typedef enum cis_dtype { CIS_F64 = 0, CIS_F32 = 1 } cis_dtype;
 
 /* Bytes per value: 8 for CIS_F64, 4 for CIS_F32. */
-size_t cis_dtype_size(cis_dtype t);
+CIS_API size_t cis_dtype_size(cis_dtype t);
 /* "double" or "float". */
-const char *cis_dtype_name(cis_dtype t);
+CIS_API const char *cis_dtype_name(cis_dtype t);
 
 /* Element i of a value array v of dtype t, read as double / written from a
  * double (rounded to float for CIS_F32). No checks: i must be in range. */
@@ -67,55 +67,79 @@ typedef struct cis_coo {
 /* Allocate an rows x cols CSR with room for nnz entries; rowptr zeroed.
  * Refuses rows/cols >= 2^31 (CIS_ERR_OVERFLOW) and sizes whose byte count
  * overflows. *out is NULL on failure. */
-cis_status cis_csr_alloc(cis_int rows, cis_int cols, cis_int nnz, cis_dtype t, cis_csr **out);
+CIS_API cis_status cis_csr_alloc(cis_int rows, cis_int cols, cis_int nnz, cis_dtype t, cis_csr **out);
 /* Free a CSR and its arrays; NULL is accepted. */
-void cis_csr_free(cis_csr *A);
+CIS_API void cis_csr_free(cis_csr *A);
 /* Check the structure: rowptr monotone from 0 to nnz, columns in range,
  * sorted and unique per row. CIS_ERR_INVALID naming the first violation
  * (CIS_ERR_RANGE for a column out of range). */
-cis_status cis_csr_check(const cis_csr *A);
+CIS_API cis_status cis_csr_check(const cis_csr *A);
 /* Deep copy, optionally converting values to dtype t. */
-cis_status cis_csr_copy(const cis_csr *A, cis_dtype t, cis_csr **out);
+CIS_API cis_status cis_csr_copy(const cis_csr *A, cis_dtype t, cis_csr **out);
 /* Exact bytes of the three CSR arrays (64-bit row pointers). */
-cis_int cis_csr_bytes(const cis_csr *A);
+CIS_API cis_int cis_csr_bytes(const cis_csr *A);
 /* Value i of A as double (either dtype). */
-double cis_csr_value(const cis_csr *A, cis_int i);
+CIS_API double cis_csr_value(const cis_csr *A, cis_int i);
 /* Nonzeros of row i with column < bound (bisection: columns are sorted). */
-cis_int cis_csr_row_count_below(const cis_csr *A, cis_int i, cis_int bound);
+CIS_API cis_int cis_csr_row_count_below(const cis_csr *A, cis_int i, cis_int bound);
 /* Largest row length and (optionally) its first row index. */
-cis_int cis_csr_max_row(const cis_csr *A, cis_int *row_index);
+CIS_API cis_int cis_csr_max_row(const cis_csr *A, cis_int *row_index);
 
 /* y = alpha*A*x + beta*y with x, y of A's dtype: the reference SpMV
  * (OpenMP over rows). beta == 0 overwrites y (NaN in y does not propagate). */
-cis_status cis_csr_spmv(const cis_csr *A, double alpha, const void *x, double beta, void *y);
+CIS_API cis_status cis_csr_spmv(const cis_csr *A, double alpha, const void *x, double beta, void *y);
 
 /* y = alpha*A*x + beta*y for a symmetric A stored as its upper triangle U
  * (flag CIS_FLAG_UPPER, square; either dtype, x and y of U's dtype): per-thread
  * partial y for the mirrored part, summed at the end; deterministic for a
  * fixed thread count. beta == 0 overwrites y. */
-cis_status cis_csr_symv(const cis_csr *U, double alpha, const void *x, double beta, void *y);
+CIS_API cis_status cis_csr_symv(const cis_csr *U, double alpha, const void *x, double beta, void *y);
 /* The same in double with alpha = 1, beta = 0 (CIS_ERR_INVALID for float U). */
-cis_status cis_csr_symv_upper(const cis_csr *U, const double *x, double *y);
+CIS_API cis_status cis_csr_symv_upper(const cis_csr *U, const double *x, double *y);
+
+/* Free memory that a cisparse function returned for the caller to release
+ * (e.g. the vector of cis_vector_read); NULL is accepted. Objects with their
+ * own free function (cis_csr_free, cis_matrix_free, ...) go through that. */
+CIS_API void cis_free(void *p);
+
+/* What `cisparse info` prints about a matrix (Mahmoud et al. 2018, §4.2,
+ * Tables 3-4): size, nonzeros per row, NaN/Inf count and the nonzeros and
+ * sparsity (fraction of zeros) of the Reference region (columns
+ * [0, ref_cols)) and the Expansion Space region (the other columns). */
+typedef struct cis_csr_stats {
+  cis_int rows, cols, nnz;
+  cis_int row_min, row_max, row_max_at; /* nonzeros per row; row_max_at: first longest row */
+  double row_avg;
+  cis_int nonfinite;                    /* NaN/Inf values */
+  cis_int ref_cols;                     /* Reference region: columns [0, ref_cols) */
+  cis_int nnz_ref, nnz_exp;
+  double sp_ref, sp_exp, sp_total;      /* fraction of zeros; NaN for an empty region */
+} cis_csr_stats;
+/* Statistics of A. ref_cols >= 0 sets the Reference region; ref_cols < 0
+ * chooses it as the hybrid format's column boundary
+ * (cis_hyb_choose_boundary(A, CIS_BOUNDARY_COLUMN)). CIS_ERR_INVALID for NULL
+ * arguments or ref_cols > cols. */
+CIS_API cis_status cis_csr_stats_get(const cis_csr *A, cis_int ref_cols, cis_csr_stats *out);
 
 /* COO with capacity cap. */
-cis_status cis_coo_alloc(cis_int rows, cis_int cols, cis_int cap, cis_dtype t, cis_coo **out);
+CIS_API cis_status cis_coo_alloc(cis_int rows, cis_int cols, cis_int cap, cis_dtype t, cis_coo **out);
 /* Free a COO and its arrays; NULL is accepted. */
-void cis_coo_free(cis_coo *A);
+CIS_API void cis_coo_free(cis_coo *A);
 /* Append one triplet (0-based), growing capacity as needed. */
-cis_status cis_coo_push(cis_coo *A, cis_idx i, cis_idx j, double v);
+CIS_API cis_status cis_coo_push(cis_coo *A, cis_idx i, cis_idx j, double v);
 /* COO -> CSR: sort by (row, col), sum duplicates. Explicit zeros are kept. */
-cis_status cis_coo_to_csr(const cis_coo *A, cis_csr **out);
+CIS_API cis_status cis_coo_to_csr(const cis_coo *A, cis_csr **out);
 
 /* B = A^T. */
-cis_status cis_csr_transpose(const cis_csr *A, cis_csr **out);
+CIS_API cis_status cis_csr_transpose(const cis_csr *A, cis_csr **out);
 /* From a stored triangle (lower or upper) build the full matrix: mirror every
  * off-diagonal entry, negated when skew != 0. */
-cis_status cis_csr_symmetric_expand(const cis_csr *T, int skew, cis_csr **out);
+CIS_API cis_status cis_csr_symmetric_expand(const cis_csr *T, int skew, cis_csr **out);
 /* B = rows of A permuted: row i of B is row perm[i] of A (perm a permutation
  * of 0..rows-1, checked). */
-cis_status cis_csr_permute_rows(const cis_csr *A, const cis_idx *perm, cis_csr **out);
+CIS_API cis_status cis_csr_permute_rows(const cis_csr *A, const cis_idx *perm, cis_csr **out);
 /* The upper triangle (j >= i) of a square A, flagged CIS_FLAG_UPPER. */
-cis_status cis_csr_upper(const cis_csr *A, cis_csr **out);
+CIS_API cis_status cis_csr_upper(const cis_csr *A, cis_csr **out);
 
 #ifdef __cplusplus
 }

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 #include "ci/ci_internal.h"
 #include "core/internal.h"
 
@@ -290,13 +291,21 @@ cis_status cis_fcidump_read(const char *path, cis_fcidump **out) {
   *out = NULL;
   if (!path) return cis_error(CIS_ERR_INVALID, "cis_fcidump_read: NULL path");
   r.path = path;
-  struct stat sb;
-  if (stat(path, &sb) != 0) return cis_error(CIS_ERR_IO, "%s: cannot open: %s", path, strerror(errno));
-  if (S_ISDIR(sb.st_mode)) return cis_error(CIS_ERR_IO, "%s: is a directory, not an FCIDUMP file", path);
-  if (S_ISCHR(sb.st_mode) || S_ISBLK(sb.st_mode) || S_ISSOCK(sb.st_mode))
-    return cis_error(CIS_ERR_IO, "%s: is not a regular file (%s device)", path,
-                     S_ISCHR(sb.st_mode) ? "a character" : S_ISBLK(sb.st_mode) ? "a block" : "a socket, not a");
-  if (!(r.f = fopen(path, "r"))) return cis_error(CIS_ERR_IO, "%s: cannot open: %s", path, strerror(errno));
+  if (!strcmp(path, "-")) { /* standard input (a copy, closed like a file) */
+    int fd = dup(STDIN_FILENO);
+    r.path = "<stdin>";
+    r.f = fd >= 0 ? fdopen(fd, "r") : NULL;
+    if (!r.f && fd >= 0) close(fd);
+  } else {
+    struct stat sb;
+    if (stat(path, &sb) != 0) return cis_error(CIS_ERR_IO, "%s: cannot open: %s", path, strerror(errno));
+    if (S_ISDIR(sb.st_mode)) return cis_error(CIS_ERR_IO, "%s: is a directory, not an FCIDUMP file", path);
+    if (S_ISCHR(sb.st_mode) || S_ISBLK(sb.st_mode) || S_ISSOCK(sb.st_mode))
+      return cis_error(CIS_ERR_IO, "%s: is not a regular file (%s device)", path,
+                       S_ISCHR(sb.st_mode) ? "a character" : S_ISBLK(sb.st_mode) ? "a block" : "a socket, not a");
+    r.f = fopen(path, "r");
+  }
+  if (!r.f) return cis_error(CIS_ERR_IO, "%s: cannot open: %s", r.path, strerror(errno));
   F = cis_calloc(1, sizeof *F);
   if (!F) { st = cis_error(CIS_ERR_ALLOC, "cannot allocate FCIDUMP header"); goto cleanup; }
   F->isym = 1;
@@ -315,7 +324,7 @@ cis_status cis_fcidump_read(const char *path, cis_fcidump **out) {
   CIS_TRY(cis_alloc_zeroed((void **)&F->h1, (cis_int)F->norb * F->norb, sizeof(double), "one-electron integrals"));
   while ((got = next_line(&r, &st)) > 0) CIS_TRY(integral_line(&r, F));
   if (got < 0) goto cleanup;
-  if (ferror(r.f)) { st = cis_error(CIS_ERR_IO, "%s: read error", path); goto cleanup; }
+  if (ferror(r.f)) { st = cis_error(CIS_ERR_IO, "%s: read error", r.path); goto cleanup; }
   for (int i = 0; i < F->norb; ++i)
     for (int j = 0; j < F->norb; ++j) F->h1[i * F->norb + j] = r.h1p[ci_pair(i, j)];
   *out = F;

@@ -29,40 +29,21 @@ int cli_format_option(int argc, char **argv, int *i, cis_format_params *p) {
   return 0;
 }
 
-static double sparsity(cis_int nnz, double cells) {
-  return cells > 0 ? 1.0 - (double)nnz / cells : NAN;
-}
-
 cis_status cli_matrix_stats(const cis_csr *A, const char *name, cli_stats *s) {
+  cis_int ref = cis_gen_is_spec(name) ? cis_gen_reference_cols(name, A->cols) : 0;
+  cis_csr_stats c;
+  cis_status st = cis_csr_stats_get(A, ref > 0 ? ref : -1, &c);
   memset(s, 0, sizeof *s);
-  s->rows = A->rows; s->cols = A->cols; s->nnz = A->nnz;
-  s->ref_cols = cis_gen_is_spec(name) ? cis_gen_reference_cols(name, A->cols) : 0;
-  s->ref_source = "ci spec: the first ceil(ref_frac*cols) columns";
-  if (s->ref_cols <= 0) {
-    s->ref_cols = cis_hyb_choose_boundary(A, CIS_BOUNDARY_COLUMN);
-    s->ref_source = "hybrid column boundary: cis_hyb_choose_boundary(A, column)";
-    if (s->ref_cols < 0) return CIS_ERR_ALLOC; /* message recorded */
-  }
-  s->row_min = A->rows ? A->rowptr[1] - A->rowptr[0] : 0;
-  for (cis_int i = 0; i < A->rows; ++i) {
-    cis_int len = A->rowptr[i + 1] - A->rowptr[i];
-    if (len < s->row_min) s->row_min = len;
-    if (len > s->row_max) { s->row_max = len; s->row_max_at = i; }
-  }
-  s->row_avg = A->rows ? (double)A->nnz / (double)A->rows : 0.0;
-  cis_int nref = 0, bad = 0;
-  const cis_int ref = s->ref_cols;
-#pragma omp parallel for reduction(+ : nref) schedule(static)
-  for (cis_int i = 0; i < A->rows; ++i) nref += cis_csr_row_count_below(A, i, ref);
-#pragma omp parallel for reduction(+ : bad) schedule(static)
-  for (cis_int k = 0; k < A->nnz; ++k) bad += !isfinite(cis_csr_value(A, k));
-  s->nonfinite = bad;
-  double rows = (double)A->rows;
-  s->sp_total = sparsity(A->nnz, rows * (double)A->cols);
-  s->nnz_ref = nref;
-  s->nnz_exp = A->nnz - nref;
-  s->sp_ref = sparsity(nref, rows * (double)ref);
-  s->sp_exp = sparsity(A->nnz - nref, rows * (double)(A->cols - ref));
+  if (st != CIS_OK) return st;
+  s->rows = c.rows; s->cols = c.cols; s->nnz = c.nnz;
+  s->ref_cols = c.ref_cols;
+  s->nnz_ref = c.nnz_ref; s->nnz_exp = c.nnz_exp;
+  s->sp_ref = c.sp_ref; s->sp_exp = c.sp_exp; s->sp_total = c.sp_total;
+  s->row_min = c.row_min; s->row_max = c.row_max; s->row_max_at = c.row_max_at;
+  s->row_avg = c.row_avg;
+  s->nonfinite = c.nonfinite;
+  s->ref_source = ref > 0 ? "ci spec: the first ceil(ref_frac*cols) columns"
+                          : "hybrid column boundary: cis_hyb_choose_boundary(A, column)";
   return CIS_OK;
 }
 

@@ -16,7 +16,8 @@ int cli_format_option(int argc, char **argv, int *i, cis_format_params *p);
 #define CLI_FORMAT_OPTIONS \
   "[--precision double|float] [--slice S] [--sigma N] [--block Z] [--boundary B] [--boundary-mode count|column]"
 
-/* Statistics of A. The Reference region is columns [0, ref_cols). */
+/* Statistics of A (cis_csr_stats_get) and where the Reference region
+ * (columns [0, ref_cols)) came from. */
 typedef struct cli_stats {
   cis_int rows, cols, nnz;
   cis_int ref_cols;

@@ -265,7 +265,7 @@ static cis_status problem_make(const solve_opts *o, int need_transpose, problem 
     void *v = NULL;
     if ((st = cis_vector_read(o->rhs, CIS_F64, (cis_int)n, &v)) != CIS_OK) return st;
     memcpy(pb->b, v, n * sizeof(double));
-    free(v); /* io.h's cis_free is free() */
+    cis_free(v);
   } else {
     for (size_t i = 0; i < n; ++i) pb->xstar[i] = 1.0;
     if ((st = cis_csr_spmv(pb->A, 1.0, pb->xstar, 0.0, pb->b)) != CIS_OK) return st;

@@ -122,6 +122,21 @@ int cis_cmd_spmv(int argc, char **argv) {
   }
   if (o.gpu) CIS_TRY(spmv_gpu(M, o.kernel, o.alpha, x, o.beta, y));
   else CIS_TRY(cis_matrix_spmv(M, o.alpha, x, o.beta, y));
+  /* A non-finite result (an overflow such as --alpha 1e308, or NaN/Inf in A,
+   * x or y) is an error: nothing is written. */
+  for (cis_int i = 0; i < A->rows; ++i) {
+    double v = cis_get(y, t, i);
+    if (!isfinite(v)) {
+      cis_int bad = 0;
+      for (cis_int k = i; k < A->rows; ++k) bad += !isfinite(cis_get(y, t, k));
+      st = cis_error(CIS_ERR_NUMERIC,
+                     "spmv: %lld of %lld results are not finite (first: y[%lld] = %g, %s); %s not written",
+                     (long long)bad, (long long)A->rows, (long long)i + 1, v,
+                     (A->flags & CIS_FLAG_NONFINITE) ? "the matrix holds NaN/Inf" : "overflow in the product or NaN/Inf in x or y",
+                     o.out);
+      goto cleanup;
+    }
+  }
   CIS_TRY(o.text ? cis_text_write_vector(o.out, y, t, A->rows) : cis_mm_write_vector(o.out, y, t, A->rows));
   printf("y = %g*A*x + %g*y: %lld values (%s, %s, %s) -> %s\n", o.alpha, o.beta, (long long)A->rows,
          o.format, o.gpu ? "gpu" : "cpu", cis_dtype_name(t), o.out);

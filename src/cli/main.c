@@ -9,7 +9,7 @@
 typedef struct { const char *name; int (*fn)(int, char **); const char *help; } command;
 
 static void usage(FILE *f, const command *cmds, size_t n) {
-  fprintf(f, "usage: cisparse COMMAND [options]\n\ncommands:\n");
+  fprintf(f, "usage: cisparse COMMAND [options]   (cisparse --version)\n\ncommands:\n");
   for (size_t i = 0; i < n; ++i)
     fprintf(f, "  %-6s %s\n", cmds[i].name, cmds[i].help);
   fprintf(f, "\nA matrix is a Matrix Market file, a .cisb file or a generator spec\n"
@@ -31,6 +31,10 @@ int main(int argc, char **argv) {
   if (argc < 2 || !strcmp(argv[1], "-h") || !strcmp(argv[1], "--help")) {
     usage(argc < 2 ? stderr : stdout, cmds, n);
     return argc < 2 ? 2 : 0;
+  }
+  if (!strcmp(argv[1], "--version")) {
+    printf("cisparse %s (CUDA kernels %s)\n", cis_version(), cis_built_with_cuda() ? "built" : "not built");
+    return 0;
   }
   for (size_t i = 0; i < n; ++i)
     if (!strcmp(argv[1], cmds[i].name)) return cmds[i].fn(argc - 1, argv + 1);

@@ -13,11 +13,13 @@
 #include "cisparse/status.h"
 #include "cisparse/types.h"
 #include "cisparse/util.h"
+/* Every public declaration (CIS_API: exported) before any definition. */
+#include "cisparse/cisparse.h"
 
 void *cis_malloc(size_t n);             /* NULL on failure (or injected failure) */
 void *cis_calloc(size_t count, size_t size);
 void *cis_realloc(void *p, size_t n);
-void cis_free(void *p);
+/* cis_free: cisparse/types.h (public). */
 /* Make the n-th allocation from now fail (n >= 1); 0 disables. Returns the
  * number of allocations made since the last call (for test loops). */
 int64_t cis_alloc_fail_after(int64_t n);

@@ -162,17 +162,29 @@ static cis_status check_structure(const char *path, const cis_csr *A) {
 }
 
 cis_status cis_bin_read(const char *path, cis_dtype t, cis_csr **out) {
+  int fd;
+  int64_t size;
+  *out = NULL;
+  cis_status st = cis_file_open_read(path, &fd, &size);
+  if (st != CIS_OK) return st;
+  return cis_bin_read_fd(path, fd, size, NULL, 0, t, out);
+}
+
+cis_status cis_bin_read_fd(const char *path, int fd, int64_t size, const void *prefix, size_t nprefix,
+                           cis_dtype t, cis_csr **out) {
   cis_status st;
-  cisb_in in = {path, -1, FNV_OFFSET};
+  if (cis_path_is_stdin(path)) path = "<stdin>";
+  cisb_in in = {path, fd, FNV_OFFSET};
   unsigned char head[CISB_HEADER];
   cisb_header h;
   cis_csr *A = NULL;
-  int64_t size;
   size_t got;
   uint64_t stored;
   *out = NULL;
-  CIS_TRY(cis_file_open_read(path, &in.fd, &size));
-  CIS_TRY(cis_file_read(in.fd, path, head, CISB_HEADER, &got));
+  if (nprefix > CISB_HEADER) nprefix = CISB_HEADER;
+  if (nprefix) memcpy(head, prefix, nprefix);
+  CIS_TRY(cis_file_read(in.fd, path, head + nprefix, CISB_HEADER - nprefix, &got));
+  got += nprefix;
   if (got > 0 && memcmp(head, CISB_MAGIC, got < 8 ? got : 8) != 0) {
     st = cis_error(CIS_ERR_PARSE, "%s: not a cisparse binary file (no \"CISPARSE\" magic)", path);
     goto cleanup;

@@ -8,12 +8,16 @@
 
 #define READER_BUFFER ((size_t)4 << 20) /* 4 MiB: also the longest line accepted */
 
+int cis_path_is_stdin(const char *path) { return path && !strcmp(path, "-"); }
+
 cis_status cis_file_open_read(const char *path, int *fd, int64_t *size) {
   struct stat sb;
   *fd = -1;
   if (!path || !*path) return cis_error(CIS_ERR_INVALID, "no file name given");
-  int f = open(path, O_RDONLY);
-  if (f < 0) return cis_error(CIS_ERR_IO, "%s: cannot open: %s", path, strerror(errno));
+  /* "-": standard input (a copy of the descriptor, so that closing it is the
+   * same as for a file). */
+  int f = cis_path_is_stdin(path) ? dup(STDIN_FILENO) : open(path, O_RDONLY);
+  if (f < 0) return cis_error(CIS_ERR_IO, "%s: cannot open: %s", cis_path_is_stdin(path) ? "standard input" : path, strerror(errno));
   if (fstat(f, &sb) != 0) {
     int e = errno;
     close(f);
@@ -24,6 +28,10 @@ cis_status cis_file_open_read(const char *path, int *fd, int64_t *size) {
     return cis_error(CIS_ERR_IO, "%s: cannot read: %s", path, strerror(EISDIR));
   }
   *size = S_ISREG(sb.st_mode) ? (int64_t)sb.st_size : -1;
+  if (*size >= 0) { /* a regular file as standard input may be read from an offset */
+    off_t at = lseek(f, 0, SEEK_CUR);
+    if (at > 0) *size -= (int64_t)at;
+  }
   *fd = f;
   return CIS_OK;
 }
@@ -43,19 +51,38 @@ cis_status cis_file_read(int fd, const char *path, void *buf, size_t n, size_t *
 }
 
 cis_status cis_reader_open(cis_reader *r, const char *path) {
+  int fd;
   int64_t size;
   memset(r, 0, sizeof *r);
   r->fd = -1;
-  r->path = path;
-  cis_status st = cis_file_open_read(path, &r->fd, &size);
+  cis_status st = cis_file_open_read(path, &fd, &size);
   if (st != CIS_OK) return st;
+  return cis_reader_from_fd(r, path, fd, size, NULL, 0);
+}
+
+cis_status cis_reader_from_fd(cis_reader *r, const char *path, int fd, int64_t size, const void *prefix,
+                              size_t nprefix) {
+  memset(r, 0, sizeof *r);
+  r->fd = fd;
+  r->path = cis_path_is_stdin(path) ? "<stdin>" : path;
+  r->size = size;
   r->cap = READER_BUFFER;
   r->buf = cis_malloc(r->cap + 1);
   if (!r->buf) {
     cis_reader_close(r);
     return cis_error(CIS_ERR_ALLOC, "%s: cannot allocate a %zu MiB read buffer", path, READER_BUFFER >> 20);
   }
+  if (nprefix > r->cap) nprefix = r->cap;
+  if (nprefix) memcpy(r->buf, prefix, nprefix);
+  r->len = nprefix;
+  r->consumed = (int64_t)nprefix;
   return CIS_OK;
+}
+
+int64_t cis_reader_bytes_left(const cis_reader *r) {
+  if (r->size < 0) return -1;
+  int64_t left = r->size - r->consumed + (int64_t)(r->len - r->pos);
+  return left < 0 ? 0 : left;
 }
 
 void cis_reader_close(cis_reader *r) {
@@ -75,6 +102,7 @@ static cis_status refill(cis_reader *r) {
   if (st != CIS_OK) return st;
   if (got < r->cap - keep) r->eof = 1;
   r->len += got;
+  r->consumed += (int64_t)got;
   return CIS_OK;
 }
 

@@ -14,7 +14,11 @@
 #include <stdio.h>
 #include "core/internal.h"
 
-/* Open path read-only; *size = its length for regular files (-1 otherwise).
+/* 1 for "-", the name of standard input. */
+int cis_path_is_stdin(const char *path);
+
+/* Open path read-only ("-": a duplicate of standard input); *size = the
+ * bytes left to read for regular files (-1 for pipes and devices).
  * Directories and unreadable files give CIS_ERR_IO "PATH: reason". */
 cis_status cis_file_open_read(const char *path, int *fd, int64_t *size);
 
@@ -28,10 +32,20 @@ typedef struct cis_reader {
   char *buf;          /* cap + 1 bytes (room for a final NUL) */
   size_t cap, pos, len;
   int64_t line;       /* number of the line last returned (1-based) */
+  int64_t size;       /* bytes of the input (regular files; -1 for pipes) */
+  int64_t consumed;   /* bytes taken into the buffer so far (prefix + reads) */
 } cis_reader;
 
 /* Open path for line reading. On failure nothing needs closing. */
 cis_status cis_reader_open(cis_reader *r, const char *path);
+/* Read lines from an open descriptor fd (owned by the reader from now on,
+ * also on failure), whose first nprefix bytes were already read into
+ * prefix: the input is read once, from a pipe as well as from a file. size:
+ * as cis_file_open_read. */
+cis_status cis_reader_from_fd(cis_reader *r, const char *path, int fd, int64_t size, const void *prefix,
+                              size_t nprefix);
+/* Bytes of the input not yet returned as lines (-1 when the size is unknown). */
+int64_t cis_reader_bytes_left(const cis_reader *r);
 /* Release the reader (safe on a zeroed or already closed reader). */
 void cis_reader_close(cis_reader *r);
 /* Next line, NUL-terminated without its "\n" or "\r\n", writable in place;
@@ -57,6 +71,14 @@ int cis_parse_real(const char *tok, double *v);
  * overflows 64 bits, CIS_ERR_TOO_LARGE (both sizes in GiB) if it exceeds the
  * machine's physical memory. `where` prefixes the message ("FILE:LINE"). */
 cis_status cis_io_memory_check(const char *where, int64_t count, int64_t bytes_each, const char *what);
+
+/* Matrix Market from an open reader (cis_mm_read reads a path; cis_load
+ * one descriptor it has already started to read). Closes the reader. */
+cis_status cis_mm_read_reader(cis_reader *r, cis_dtype t, cis_csr **out);
+/* .cisb from an open descriptor fd (closed here) whose first nprefix bytes
+ * were already read into prefix. */
+cis_status cis_bin_read_fd(const char *path, int fd, int64_t size, const void *prefix, size_t nprefix,
+                           cis_dtype t, cis_csr **out);
 
 /* Set CIS_FLAG_NONFINITE on A when any value is NaN or Inf, clear it otherwise. */
 void cis_io_flag_nonfinite(cis_csr *A);

@@ -103,14 +103,57 @@ static cis_status parse_size(cis_reader *r, mm_header *h) {
   return CIS_OK;
 }
 
-/* Peak bytes per declared entry: COO triplet + sort order + CSR entry,
- * doubled when the stored triangle is mirrored. */
+/* What the declared sizes cost before a single entry is read:
+ *  - peak host memory per declared entry: the COO triplet + sort order + CSR
+ *    entry, doubled when a stored triangle is mirrored (against the
+ *    physical memory, cis_io_memory_check);
+ *  - with the rows and columns, against the memory available now
+ *    (MemAvailable; the physical memory where it cannot be read): per row
+ *    the CSR row pointer and the conversion's row starts (8 + 8 bytes), one
+ *    value of y and a storage format's per-row arrays (up to 12 bytes: hyb),
+ *    per column one value of x (a loaded matrix is there to be multiplied).
+ *    A size line of 700000000 rows and no entries asks for 23.5 GiB and is
+ *    refused where that is not available instead of taking minutes. */
+static int64_t available_memory(void) {
+  FILE *f = fopen("/proc/meminfo", "r");
+  char line[256];
+  long long kb = -1;
+  while (f && fgets(line, sizeof line, f))
+    if (sscanf(line, "MemAvailable: %lld kB", &kb) == 1) break;
+  if (f) fclose(f);
+  return kb > 0 ? (int64_t)kb * 1024 : cis_phys_memory();
+}
+
 static cis_status check_memory(const cis_reader *r, const mm_header *h, cis_dtype t) {
   char where[4200];
   int64_t vs = (int64_t)cis_dtype_size(t);
   int64_t each = (2 * (int64_t)sizeof(cis_idx) + vs) + (int64_t)sizeof(cis_int) + ((int64_t)sizeof(cis_idx) + vs);
+  if (h->symmetry != MM_GENERAL) each *= 2;
   snprintf(where, sizeof where, "%s:%lld", r->path, (long long)r->line);
-  return cis_io_memory_check(where, h->nnz, h->symmetry == MM_GENERAL ? each : 2 * each, "declared entries");
+  cis_status st = cis_io_memory_check(where, h->nnz, each, "declared entries");
+  if (st != CIS_OK) return st;
+  int64_t rows, total = h->nnz * each; /* no overflow: checked above */
+  if (cis_mul_overflows(h->rows + 1, 28 + vs, &rows) || __builtin_add_overflow(total, rows, &total) ||
+      __builtin_add_overflow(total, h->cols * vs, &total))
+    return cis_error(CIS_ERR_OVERFLOW, "%s: %lld x %lld with %lld entries overflows 64-bit sizes", where,
+                     (long long)h->rows, (long long)h->cols, (long long)h->nnz);
+  int64_t mem = available_memory();
+  if (mem > 0 && total > mem)
+    return cis_error(CIS_ERR_TOO_LARGE,
+                     "%s: a %lld x %lld matrix with %lld declared entries needs %.1f GiB to load and use, more than "
+                     "the %.1f GiB of available memory",
+                     where, (long long)h->rows, (long long)h->cols, (long long)h->nnz,
+                     (double)total / (1 << 30), (double)mem / (1 << 30));
+  return CIS_OK;
+}
+
+/* Entries to reserve room for: the declared count, but never more than the
+ * rest of a regular file can hold (an entry line takes at least 4 bytes,
+ * "i j\n" for pattern, else 6, "i j v\n"): a 60-byte file declaring 563
+ * million entries reserves room for one and then reports where it ends. */
+static int64_t entries_to_reserve(const cis_reader *r, const mm_header *h) {
+  int64_t left = cis_reader_bytes_left(r), fit = (left + 1) / (h->field == MM_PATTERN ? 4 : 6);
+  return left >= 0 && fit < h->nnz ? fit : h->nnz;
 }
 
 /* 1-based index token -> 0-based, range-checked. P:L names file and line. */
@@ -208,6 +251,13 @@ static void parse_chunk(mm_chunk *c, const char *path, const mm_header *h, cis_c
     if (is_entry_line(s)) {
       if (k >= h->nnz) { /* a later chunk may start past the declared count */
         c->excess_line = line;
+        return;
+      }
+      if (k >= (h->symmetry == MM_GENERAL ? C->cap : C->cap / 2)) {
+        /* beyond the room the file's size allows: an earlier line is too
+         * short to be an entry, and its error is reported first */
+        c->st = cis_error(CIS_ERR_PARSE, "%s:%lld: more entry lines than the file's size allows", path, (long long)line);
+        snprintf(c->msg, sizeof c->msg, "%s", cis_last_error());
         return;
       }
       *e = '\0';
@@ -314,14 +364,22 @@ static int header_flags(const mm_header *h) {
 }
 
 cis_status cis_mm_read(const char *path, cis_dtype t, cis_csr **out) {
-  cis_status st;
   cis_reader r;
+  *out = NULL;
+  cis_status st = cis_reader_open(&r, path);
+  if (st != CIS_OK) return st;
+  return cis_mm_read_reader(&r, t, out);
+}
+
+cis_status cis_mm_read_reader(cis_reader *rp, cis_dtype t, cis_csr **out) {
+  cis_status st;
+  cis_reader r = *rp;
+  const char *path = r.path;
   cis_coo *C = NULL;
   mm_header h;
   char *line;
   int64_t found = 0;
   *out = NULL;
-  CIS_TRY(cis_reader_open(&r, path));
   CIS_TRY(cis_reader_next(&r, &line));
   if (!line) {
     st = cis_error(CIS_ERR_PARSE, "%s: empty file (expected a %%%%MatrixMarket banner)", path);
@@ -330,7 +388,8 @@ cis_status cis_mm_read(const char *path, cis_dtype t, cis_csr **out) {
   CIS_TRY(parse_banner(&r, line, &h));
   CIS_TRY(parse_size(&r, &h));
   CIS_TRY(check_memory(&r, &h, t));
-  CIS_TRY(cis_coo_alloc(h.rows, h.cols, h.symmetry == MM_GENERAL ? h.nnz : 2 * h.nnz, t, &C));
+  int64_t reserve = entries_to_reserve(&r, &h);
+  CIS_TRY(cis_coo_alloc(h.rows, h.cols, h.symmetry == MM_GENERAL ? reserve : 2 * reserve, t, &C));
   C->flags = header_flags(&h);
   for (;;) {
     char *begin, *end;
@@ -349,6 +408,7 @@ cis_status cis_mm_read(const char *path, cis_dtype t, cis_csr **out) {
   cis_io_flag_nonfinite(*out);
 cleanup:
   cis_reader_close(&r);
+  *rp = r;
   cis_coo_free(C);
   return st;
 }

@@ -1,0 +1,185 @@
+"""ctypes declarations of the public C API (include/cisparse/*.h) and the
+loading of libcisparse.
+
+The library is found, in order, at $CISPARSE_LIBRARY (a path; what the
+build tree's tests use), next to this file (the wheel built by
+``pip install .``), or by the loader (an installed libcisparse.so.0.1).
+"""
+import ctypes
+import ctypes.util
+import glob
+import os
+
+from ctypes import (POINTER, Structure, byref, c_char, c_char_p, c_double, c_int, c_int32, c_int64, c_size_t,
+                    c_uint64, c_void_p)
+
+cis_int = c_int64
+cis_idx = c_int32
+cis_status = c_int
+
+# status codes (cisparse/status.h)
+OK, ERR_INVALID, ERR_ALLOC, ERR_IO, ERR_PARSE, ERR_RANGE, ERR_OVERFLOW, ERR_TOO_LARGE, ERR_UNSUPPORTED, \
+    ERR_NOT_FOUND, ERR_NO_GPU, ERR_CUDA, ERR_DEVICE_OOM, ERR_CUSPARSE, ERR_NOT_CONVERGED, ERR_NUMERIC, \
+    ERR_BREAKDOWN = range(17)
+
+F64, F32 = 0, 1
+MEM_HOST, MEM_DEVICE = 0, 1
+
+
+class cis_csr(Structure):
+    _fields_ = [("rows", cis_int), ("cols", cis_int), ("nnz", cis_int), ("dtype", c_int), ("flags", c_int),
+                ("rowptr", POINTER(cis_int)), ("colind", POINTER(cis_idx)), ("val", c_void_p)]
+
+
+class cis_csr_stats(Structure):
+    _fields_ = [("rows", cis_int), ("cols", cis_int), ("nnz", cis_int), ("row_min", cis_int), ("row_max", cis_int),
+                ("row_max_at", cis_int), ("row_avg", c_double), ("nonfinite", cis_int), ("ref_cols", cis_int),
+                ("nnz_ref", cis_int), ("nnz_exp", cis_int), ("sp_ref", c_double), ("sp_exp", c_double),
+                ("sp_total", c_double),
+                ("_reserved", c_char * 256)]
+
+
+class cis_format_params(Structure):
+    _fields_ = [("dtype", c_int), ("slice", cis_int), ("sigma", cis_int), ("block", cis_int), ("boundary", cis_int),
+                ("boundary_mode", c_int), ("csr5_sigma", cis_int),
+                ("_reserved", c_char * 256)]
+
+
+class cis_hyb_split(Structure):
+    _fields_ = [("boundary", cis_int), ("mode", c_int), ("width", cis_int), ("csr_nnz", cis_int),
+                ("_reserved", c_char * 256)]
+
+
+class cis_krylov_opts(Structure):
+    _fields_ = [("method", c_int), ("precond", c_int), ("version", c_int), ("tol", c_double), ("maxit", c_int),
+                ("check_every", c_int), ("stagnation", c_int), ("history", POINTER(c_double)),
+                ("history_len", c_int),
+                ("_reserved", c_char * 256)]
+
+
+class cis_krylov_info(Structure):
+    _fields_ = [("end", c_int), ("iterations", c_int), ("rel_residual", c_double), ("seconds", c_double),
+                ("setup_seconds", c_double), ("launches", c_int64), ("launches_per_iteration", c_double),
+                ("history_written", c_int),
+                ("_reserved", c_char * 256)]
+
+
+class cis_gpu_info(Structure):
+    _fields_ = [("name", c_char * 128), ("device", c_int), ("sm_count", c_int), ("cc_major", c_int),
+                ("cc_minor", c_int), ("global_mem", c_int64), ("free_mem", c_int64), ("l2_bytes", c_int64),
+                ("driver_version", c_int), ("runtime_version", c_int),
+                ("_reserved", c_char * 256)]
+
+
+# Every struct ends in a zeroed reserve: a later library version may append
+# fields (the C side then reads zeros, its documented defaults, and writes
+# into room that exists), and struct returns by value stay in memory.
+
+
+def _candidates():
+    env = os.environ.get("CISPARSE_LIBRARY")
+    if env:
+        yield env
+        return
+    here = os.path.dirname(os.path.abspath(__file__))
+    yield from sorted(glob.glob(os.path.join(here, "libcisparse.so*")))
+    for name in ("libcisparse.so.0.1", "libcisparse.so"):
+        yield name
+    found = ctypes.util.find_library("cisparse")
+    if found:
+        yield found
+
+
+def _load():
+    errors = []
+    for path in _candidates():
+        try:
+            return ctypes.CDLL(path), path
+        except OSError as e:
+            errors.append(f"{path}: {e}")
+    raise ImportError("cisparse: cannot load libcisparse (set CISPARSE_LIBRARY to its path, or `pip install .`): "
+                      + "; ".join(errors))
+
+
+lib, path = _load()
+
+P = c_void_p  # opaque handles (cis_matrix*, cis_gpu_plan*, cis_operator*)
+
+_SIGNATURES = {
+    # status.h
+    "cis_status_name": (c_char_p, [c_int]),
+    "cis_last_error": (c_char_p, []),
+    "cis_error": (cis_status, [c_int, c_char_p, c_char_p]),
+    "cis_clear_error": (None, []),
+    # util.h
+    "cis_version": (c_char_p, []),
+    "cis_built_with_cuda": (c_int, []),
+    "cis_wtime": (c_double, []),
+    # types.h
+    "cis_free": (None, [c_void_p]),
+    "cis_csr_free": (None, [POINTER(cis_csr)]),
+    "cis_csr_check": (cis_status, [POINTER(cis_csr)]),
+    "cis_csr_copy": (cis_status, [POINTER(cis_csr), c_int, POINTER(POINTER(cis_csr))]),
+    "cis_csr_transpose": (cis_status, [POINTER(cis_csr), POINTER(POINTER(cis_csr))]),
+    "cis_csr_stats_get": (cis_status, [POINTER(cis_csr), cis_int, POINTER(cis_csr_stats)]),
+    "cis_csr_spmv": (cis_status, [POINTER(cis_csr), c_double, c_void_p, c_double, c_void_p]),
+    "cis_csr_diagonal": (cis_status, [POINTER(cis_csr), POINTER(c_double)]),
+    # io.h, gen.h
+    "cis_load": (cis_status, [c_char_p, c_int, POINTER(POINTER(cis_csr))]),
+    "cis_save": (cis_status, [c_char_p, POINTER(cis_csr)]),
+    # format.h
+    "cis_format_params_default": (cis_format_params, []),
+    "cis_matrix_create": (cis_status, [POINTER(cis_csr), c_char_p, POINTER(cis_format_params), POINTER(P)]),
+    "cis_matrix_free": (None, [P]),
+    "cis_matrix_bytes": (cis_int, [P]),
+    "cis_matrix_spmv": (cis_status, [P, c_double, c_void_p, c_double, c_void_p]),
+    "cis_matrix_format_name": (c_char_p, [P]),
+    "cis_matrix_dtype": (c_int, [P]),
+    "cis_matrix_rows": (cis_int, [P]),
+    "cis_matrix_cols": (cis_int, [P]),
+    "cis_matrix_nnz": (cis_int, [P]),
+    "cis_matrix_hyb_split": (cis_status, [P, POINTER(cis_hyb_split)]),
+    "cis_format_count": (c_int, []),
+    "cis_format_name": (c_char_p, [c_int]),
+    # gpu.h
+    "cis_gpu_count": (c_int, [c_char_p, c_size_t]),
+    "cis_gpu_get_info": (cis_status, [POINTER(cis_gpu_info)]),
+    "cis_gpu_plan_create": (cis_status, [P, c_char_p, c_int, POINTER(P)]),
+    "cis_gpu_plan_create_cusparse": (cis_status, [POINTER(cis_csr), c_int, c_char_p, POINTER(P)]),
+    "cis_gpu_spmv": (cis_status, [P, c_double, c_void_p, c_double, c_void_p, c_void_p]),
+    "cis_gpu_plan_bytes": (cis_int, [P]),
+    "cis_gpu_plan_workspace_bytes": (cis_int, [P]),
+    "cis_gpu_plan_kernel": (c_char_p, [P]),
+    "cis_gpu_plan_free": (None, [P]),
+    "cis_gpu_sync": (cis_status, []),
+    "cis_gpu_time_spmv": (cis_status, [P, c_void_p, c_double, c_void_p, c_int, c_int, POINTER(c_double)]),
+    # operator.h
+    "cis_operator_from_matrix": (cis_status, [P, POINTER(P)]),
+    "cis_operator_from_csr": (cis_status, [POINTER(cis_csr), POINTER(P)]),
+    "cis_operator_from_gpu_plan": (cis_status, [P, POINTER(P)]),
+    "cis_operator_free": (None, [P]),
+    "cis_operator_set_diagonal": (cis_status, [P, POINTER(c_double)]),
+    "cis_operator_set_transpose": (cis_status, [P, P]),
+    "cis_operator_name": (c_char_p, [P]),
+    "cis_operator_apply": (cis_status, [P, c_double, c_void_p, c_double, c_void_p, c_void_p]),
+    # solver.h
+    "cis_krylov_opts_default": (cis_krylov_opts, []),
+    "cis_krylov_method_parse": (cis_status, [c_char_p, POINTER(c_int)]),
+    "cis_solver_version_parse": (cis_status, [c_char_p, POINTER(c_int)]),
+    "cis_krylov_end_name": (c_char_p, [c_int]),
+    "cis_krylov_method_name": (c_char_p, [c_int]),
+    "cis_solver_version_name": (c_char_p, [c_int]),
+    "cis_krylov_solve": (cis_status, [P, c_void_p, c_void_p, POINTER(cis_krylov_opts), POINTER(cis_krylov_info)]),
+    "cis_krylov_solve_mixed": (cis_status, [P, P, c_void_p, c_void_p, POINTER(cis_krylov_opts), c_double,
+                                            POINTER(cis_krylov_info), POINTER(c_int)]),
+    "cis_true_residual": (cis_status, [P, c_void_p, c_void_p, c_void_p, POINTER(c_double), POINTER(c_double)]),
+}
+
+for _name, (_res, _args) in _SIGNATURES.items():
+    _f = getattr(lib, _name)
+    _f.restype = _res
+    _f.argtypes = _args
+
+__all__ = ["lib", "path", "cis_csr", "cis_csr_stats", "cis_format_params", "cis_hyb_split", "cis_krylov_opts",
+           "cis_krylov_info", "cis_gpu_info", "byref", "POINTER", "c_double", "c_int", "c_void_p", "c_char_p",
+           "c_uint64"]

@@ -1,0 +1,381 @@
+"""cisparse.fci: an FCI solver for PySCF's CASCI and CASSCF (``mc.fcisolver``).
+
+    from pyscf import gto, scf, mcscf
+    import cisparse.fci
+    mc = mcscf.CASSCF(scf.RHF(mol).run(), 6, 6)
+    mc.fcisolver = cisparse.fci.FCISolver(mol)
+    mc.kernel()
+
+``FCISolver`` is PySCF's ``fci.direct_spin1.FCISolver`` with the
+eigenproblem solved by cisparse's Davidson (``cis_davidson_operator``, two
+more roots than asked) on, by ``method`` ('auto' by default): 'dense' (exact
+diagonalization; 'auto' below ``dense_max`` determinants), 'stored' (the CI
+Hamiltonian as a sparse matrix, ``cis_ci_hamiltonian``, on the GPU with
+``cis_ci_hamiltonian_gpu`` where one is usable: 'auto' with a GPU) or
+'direct' (the matrix-free sigma ``cis_ci_direct_*`` on the CPU: 'auto'
+without a GPU). CI vectors are NumPy arrays of PySCF's shape (alpha strings
+x beta strings, PySCF's string order and phase convention), so everything
+else PySCF does with them works unchanged: ``make_rdm1``, ``make_rdm1s``,
+``make_rdm12``, ``spin_square``, ``state_average_`` and
+``fci.addons.fix_spin_`` (the spin penalty of PySCF's SpinPenaltyFCISolver,
+applied exactly: spaces up to ``dense_max_penalty`` determinants). With
+``orbsym`` and an integer ``wfnsym`` the space is restricted to that irrep.
+RDMs are PySCF's (CPU).
+"""
+import ctypes
+
+import numpy as np
+from pyscf import ao2mo
+from pyscf.fci import cistring, direct_spin1
+
+from . import _lib as L
+from ._errors import CisparseError, check
+from ._matrix import gpu_count
+
+_u64p = ctypes.POINTER(ctypes.c_uint64)
+_dp = ctypes.POINTER(ctypes.c_double)
+
+
+class _fcidump(ctypes.Structure):  # cis_fcidump (ci.h)
+    _fields_ = [("norb", ctypes.c_int), ("nelec", ctypes.c_int), ("ms2", ctypes.c_int), ("isym", ctypes.c_int),
+                ("uhf", ctypes.c_int), ("orbsym", ctypes.c_int * 64), ("ecore", ctypes.c_double), ("h1", _dp),
+                ("eri", _dp), ("npair", ctypes.c_int64), ("neri", ctypes.c_int64)]
+
+
+class _davidson_opts(ctypes.Structure):  # cis_davidson_opts; zeroed tail: fields a later version adds
+    _fields_ = [("roots", ctypes.c_int), ("tol", ctypes.c_double), ("etol", ctypes.c_double),
+                ("max_iter", ctypes.c_int), ("max_sub", ctypes.c_int), ("verbose", ctypes.c_int),
+                ("_reserved", ctypes.c_char * 256)]
+
+
+class _davidson_info(ctypes.Structure):  # cis_davidson_info (+ room)
+    _fields_ = [("iterations", ctypes.c_int), ("products", ctypes.c_int64), ("op_seconds", ctypes.c_double),
+                ("total_seconds", ctypes.c_double), ("max_residual", ctypes.c_double),
+                ("_reserved", ctypes.c_char * 256)]
+
+
+class _gpu_stats(ctypes.Structure):  # cis_ci_gpu_stats (+ room)
+    _fields_ = [("kernel", ctypes.c_char * 32), ("device_bytes", ctypes.c_int64), ("upload_seconds", ctypes.c_double),
+                ("spmv_seconds", ctypes.c_double), ("_reserved", ctypes.c_char * 256)]
+
+
+_P = ctypes.c_void_p
+for _name, _res, _args in [
+    ("cis_ci_find_reference", ctypes.c_int, [_P, _u64p, _u64p]),
+    ("cis_ci_space_create", ctypes.c_int, [_P, ctypes.c_int, ctypes.c_uint64, ctypes.c_uint64, ctypes.POINTER(_P)]),
+    ("cis_ci_space_free", None, [_P]),
+    ("cis_ci_space_size", ctypes.c_int64, [_P]),
+    ("cis_ci_space_det", None, [_P, ctypes.c_int64, _u64p, _u64p]),
+    ("cis_ci_hamiltonian", ctypes.c_int, [_P, _P, ctypes.c_int, ctypes.POINTER(ctypes.POINTER(L.cis_csr))]),
+    ("cis_ci_hamiltonian_gpu", ctypes.c_int, [_P, _P, ctypes.POINTER(_P), ctypes.POINTER(ctypes.c_int64)]),
+    ("cis_ci_diagonal_all", ctypes.c_int, [_P, _P, _dp]),
+    ("cis_ci_direct_create", ctypes.c_int, [_P, _P, ctypes.POINTER(_P)]),
+    ("cis_ci_direct_free", None, [_P]),
+    ("cis_ci_direct_size", ctypes.c_int64, [_P]),
+    ("cis_ci_direct_det", None, [_P, ctypes.c_int64, _u64p, _u64p]),
+    ("cis_ci_direct_diagonal", ctypes.c_int, [_P, _dp]),
+    ("cis_ci_direct_operator", ctypes.c_int, [_P, ctypes.POINTER(_P)]),
+    ("cis_davidson_operator", ctypes.c_int, [_P, _dp, ctypes.POINTER(_davidson_opts), _dp, _dp,
+                                             ctypes.POINTER(_davidson_info)]),
+    ("cis_ci_davidson_gpu_plan", ctypes.c_int, [_P, _dp, ctypes.POINTER(_davidson_opts), _dp, _dp,
+                                                ctypes.POINTER(_davidson_info), ctypes.POINTER(_gpu_stats)]),
+]:
+    _f = getattr(L.lib, _name)
+    _f.restype, _f.argtypes = _res, _args
+
+
+class _Space:
+    """The determinant space of (norb, nelec) with PySCF's integrals, and the
+    map from cisparse's determinant order to PySCF's (alpha, beta) addresses."""
+
+    def __init__(self, h1e, eri, norb, nelec, orbsym=None, wfnsym=None):
+        na, nb = nelec
+        self.norb, self.nelec = norb, (na, nb)
+        if norb > 64:
+            raise ValueError(f"cisparse.fci: at most 64 active orbitals, got {norb}")
+        self.h1 = np.ascontiguousarray(h1e, dtype=np.float64).reshape(norb, norb)
+        self.eri = np.ascontiguousarray(ao2mo.restore(8, np.asarray(eri, dtype=np.float64), norb))
+        F = self.F = _fcidump()
+        F.norb, F.nelec, F.ms2, F.isym, F.uhf = norb, na + nb, na - nb, 1, 0
+        for i in range(64):
+            F.orbsym[i] = 1
+        if orbsym is not None and wfnsym is not None:  # XOR irreps (D2h and subgroups), 0-based in PySCF
+            for i, s in enumerate(orbsym):
+                F.orbsym[i] = int(s) % 10 + 1
+            F.isym = int(wfnsym) % 10 + 1
+        F.h1, F.eri = self.h1.ctypes.data_as(_dp), self.eri.ctypes.data_as(_dp)
+        F.npair = norb * (norb + 1) // 2
+        F.neri = F.npair * (F.npair + 1) // 2
+        F.ecore = 0.0
+        ra, rb = ctypes.c_uint64(), ctypes.c_uint64()
+        check(L.lib.cis_ci_find_reference(ctypes.byref(F), ctypes.byref(ra), ctypes.byref(rb)))
+        self.S = _P()
+        check(L.lib.cis_ci_space_create(ctypes.byref(F), -1, ra, rb, ctypes.byref(self.S)))
+        n = self.n = int(L.lib.cis_ci_space_size(self.S))
+        A = np.empty(n, dtype=np.uint64)
+        B = np.empty(n, dtype=np.uint64)
+        a, b = ctypes.c_uint64(), ctypes.c_uint64()
+        for i in range(n):
+            L.lib.cis_ci_space_det(self.S, i, ctypes.byref(a), ctypes.byref(b))
+            A[i], B[i] = a.value, b.value
+        self.shape = (cistring.num_strings(norb, na), cistring.num_strings(norb, nb))
+        ia = cistring.strs2addr(norb, na, A.astype(np.int64))
+        ib = cistring.strs2addr(norb, nb, B.astype(np.int64))
+        self.index = ia * self.shape[1] + ib  # cisparse determinant i -> flat PySCF address
+
+    def close(self):
+        if getattr(self, "S", None):
+            L.lib.cis_ci_space_free(self.S)
+            self.S = None
+
+    __del__ = close
+
+    def to_pyscf(self, v):
+        ci = np.zeros(self.shape[0] * self.shape[1])
+        ci[self.index] = v
+        return ci.reshape(self.shape)
+
+    def from_pyscf(self, ci):
+        return np.asarray(ci).reshape(-1)[self.index]
+
+
+class FCISolver(direct_spin1.FCISolver):
+    """PySCF's FCISolver interface on cisparse's CI Hamiltonian and Davidson.
+
+    device: 'auto' (the GPU when one is usable), 'gpu' or 'cpu'.
+    Attributes as PySCF's: nroots, conv_tol (energy), max_cycle, max_space,
+    spin, orbsym, wfnsym, verbose; after kernel: converged, eci, ci, and
+    cisparse's figures in ``stats`` (device, size, nonzeros, iterations,
+    products, seconds)."""
+
+    dense_max = 1500  # spaces up to this many determinants: exact diagonalization
+    dense_max_penalty = 6000  # fix_spin_: the penalty matrix is built exactly up to this size
+
+    def __init__(self, mol=None, device="auto", method="auto"):
+        super().__init__(mol)
+        self.device = device
+        self.method = method  # 'auto', 'dense', 'stored' (H as a sparse matrix) or 'direct' (matrix-free sigma)
+        self.stats = {}
+
+    def _use_gpu(self):
+        if self.device == "cpu":
+            return False
+        n, why = gpu_count()
+        if n == 0 and self.device == "gpu":
+            raise CisparseError(L.ERR_NO_GPU, why)
+        return n > 0
+
+    def kernel(self, h1e, eri, norb, nelec, ci0=None, ecore=0, nroots=None, tol=None, max_cycle=None,
+               orbsym=None, wfnsym=None, **kwargs):
+        if isinstance(h1e, (tuple, list)) and len(h1e) == 2 and np.ndim(h1e[0]) == 2:
+            raise NotImplementedError("cisparse.fci: spin-unrestricted integrals (use PySCF's direct_uhf)")
+        nroots = self.nroots if nroots is None else nroots
+        tol = self.conv_tol if tol is None else tol
+        max_cycle = self.max_cycle if max_cycle is None else max_cycle
+        orbsym = self.orbsym if orbsym is None else orbsym
+        wfnsym = self.wfnsym if wfnsym is None else wfnsym
+        if isinstance(wfnsym, str):
+            from pyscf import symm
+            wfnsym = symm.irrep_name2id(self.mol.groupname, wfnsym)
+        nelec = direct_spin1._unpack_nelec(nelec, self.spin)
+        self.norb, self.nelec = norb, nelec
+        method = self._choose_method(norb, nelec)
+        if method == "direct":
+            return self._kernel_direct(h1e, eri, norb, nelec, ecore, nroots, tol, max_cycle, orbsym, wfnsym)
+        sp = _Space(h1e, eri, norb, nelec, orbsym, wfnsym)
+        n = sp.n
+        if nroots > n:
+            raise ValueError(f"cisparse.fci: {nroots} roots asked in a space of {n} determinants")
+        diag = np.empty(n)
+        check(L.lib.cis_ci_diagonal_all(ctypes.byref(sp.F), sp.S, diag.ctypes.data_as(_dp)))
+        # Davidson starts from unit vectors on the lowest diagonal elements; a
+        # state orthogonal to all of them (another symmetry) is never reached,
+        # so two more roots than asked are iterated, and small spaces are
+        # diagonalized exactly (as PySCF does below its pspace size).
+        penalty = getattr(self, "ss_penalty", None)
+        dense = n <= self.dense_max if method == "auto" else method == "dense"
+        if penalty and not dense:
+            if n > self.dense_max_penalty:
+                raise NotImplementedError(
+                    f"cisparse.fci: fix_spin_ on {n} determinants (the spin penalty is applied exactly up to "
+                    f"{self.dense_max_penalty}; larger spaces need the direct CI sigma)")
+            dense = True
+        want = nroots if dense else min(n, nroots + 2)
+        o = _davidson_opts()
+        o.roots, o.etol, o.max_iter = want, float(tol), int(max_cycle)
+        o.tol = max(min(np.sqrt(tol) * 1e-2, 1e-5), 1e-10)  # residual norm (PySCF: sqrt(conv_tol))
+        o.max_sub = max(int(getattr(self, "max_space", 12)) * nroots, 8 * nroots, 24)
+        o.verbose = 1 if self.verbose >= 5 else 0
+        evals = np.empty(want)
+        evecs = np.empty((want, n))
+        info = _davidson_info()
+        t0 = L.lib.cis_wtime()
+        gpu = self._use_gpu() and not penalty and not dense
+        ops, keep = [], []
+        try:
+            if gpu:
+                plan, nnz = _P(), ctypes.c_int64()
+                check(L.lib.cis_ci_hamiltonian_gpu(ctypes.byref(sp.F), sp.S, ctypes.byref(plan), ctypes.byref(nnz)))
+                try:
+                    stats = _gpu_stats()
+                    st = L.lib.cis_ci_davidson_gpu_plan(plan, diag.ctypes.data_as(_dp), ctypes.byref(o),
+                                                        evals.ctypes.data_as(_dp), evecs.ctypes.data_as(_dp),
+                                                        ctypes.byref(info), ctypes.byref(stats))
+                finally:
+                    L.lib.cis_gpu_plan_free(plan)
+                nnz = nnz.value
+            else:
+                H = ctypes.POINTER(L.cis_csr)()
+                check(L.lib.cis_ci_hamiltonian(ctypes.byref(sp.F), sp.S, 0, ctypes.byref(H)))
+                keep.append(H)
+                nnz = H.contents.nnz
+                if dense:
+                    w, v = np.linalg.eigh(self._dense(H, sp, nelec, penalty))
+                    evals[:], evecs[:] = w[:want], v[:, :want].T
+                    st = L.OK
+                else:
+                    op = _P()
+                    check(L.lib.cis_operator_from_csr(H, ctypes.byref(op)))
+                    ops.append(op)
+                    st = L.lib.cis_davidson_operator(op, diag.ctypes.data_as(_dp), ctypes.byref(o),
+                                                     evals.ctypes.data_as(_dp), evecs.ctypes.data_as(_dp),
+                                                     ctypes.byref(info))
+            if st not in (L.OK, L.ERR_NOT_CONVERGED):
+                check(st)
+        finally:
+            for op in ops:
+                L.lib.cis_operator_free(op)
+            for H in keep:
+                if isinstance(H, ctypes.POINTER(L.cis_csr)):
+                    L.lib.cis_csr_free(H)
+            sp.close()
+        conv = st == L.OK
+        self.converged = conv if nroots == 1 else [conv] * nroots
+        self.stats = {"device": "gpu" if gpu else "cpu", "method": "dense" if dense else "davidson", "determinants": n, "nonzeros": int(nnz),
+                      "iterations": info.iterations, "products": int(info.products),
+                      "op_seconds": info.op_seconds, "davidson_seconds": info.total_seconds,
+                      "seconds": L.lib.cis_wtime() - t0, "max_residual": info.max_residual}
+        cis = [sp.to_pyscf(evecs[k]) for k in range(nroots)]
+        e = evals[:nroots] + ecore
+        if nroots == 1:
+            self.eci, self.ci = float(e[0]), cis[0]
+        else:
+            self.eci, self.ci = e, cis
+        return self.eci, self.ci
+
+    def _choose_method(self, norb, nelec):
+        """'auto': dense up to dense_max determinants; the stored H on the GPU
+        where one is usable (or with fix_spin_); else the matrix-free direct
+        sigma on the CPU (cis_ci_direct_*: no Hamiltonian in memory)."""
+        if self.method != "auto":
+            if self.method not in ("dense", "stored", "direct"):
+                raise ValueError(f"cisparse.fci: method must be auto, dense, stored or direct, got {self.method!r}")
+            if self.method == "direct" and getattr(self, "ss_penalty", None):
+                raise NotImplementedError("cisparse.fci: fix_spin_ with method='direct'")
+            return self.method
+        n = cistring.num_strings(norb, nelec[0]) * cistring.num_strings(norb, nelec[1])
+        if n <= self.dense_max or getattr(self, "ss_penalty", None) or self._use_gpu():
+            return "auto"
+        return "direct"
+
+    def _kernel_direct(self, h1e, eri, norb, nelec, ecore, nroots, tol, max_cycle, orbsym, wfnsym):
+        """Davidson on the matrix-free sigma (cis_ci_direct_operator), host."""
+        na, nb = nelec
+        h1 = np.ascontiguousarray(h1e, dtype=np.float64).reshape(norb, norb)
+        g = np.ascontiguousarray(ao2mo.restore(8, np.asarray(eri, dtype=np.float64), norb))
+        F = _fcidump()
+        F.norb, F.nelec, F.ms2, F.isym, F.uhf = norb, na + nb, na - nb, 1, 0
+        for i in range(64):
+            F.orbsym[i] = 1
+        if orbsym is not None and wfnsym is not None:
+            for i, s_ in enumerate(orbsym):
+                F.orbsym[i] = int(s_) % 10 + 1
+            F.isym = int(wfnsym) % 10 + 1
+        F.h1, F.eri = h1.ctypes.data_as(_dp), g.ctypes.data_as(_dp)
+        F.npair = norb * (norb + 1) // 2
+        F.neri = F.npair * (F.npair + 1) // 2
+        D, op = _P(), _P()
+        t0 = L.lib.cis_wtime()
+        check(L.lib.cis_ci_direct_create(ctypes.byref(F), None, ctypes.byref(D)))
+        try:
+            n = int(L.lib.cis_ci_direct_size(D))
+            nA, nB = cistring.num_strings(norb, na), cistring.num_strings(norb, nb)
+            if n != nA * nB:
+                raise CisparseError(L.ERR_INVALID, f"direct space of {n} determinants, expected {nA} x {nB}")
+            a, b = ctypes.c_uint64(), ctypes.c_uint64()
+            A = np.empty(nA, dtype=np.int64)
+            B = np.empty(nB, dtype=np.int64)
+            for i in range(nA):  # direct order: index = A * nB + B
+                L.lib.cis_ci_direct_det(D, i * nB, ctypes.byref(a), ctypes.byref(b))
+                A[i] = a.value
+            for j in range(nB):
+                L.lib.cis_ci_direct_det(D, j, ctypes.byref(a), ctypes.byref(b))
+                B[j] = b.value
+            ia = cistring.strs2addr(norb, na, A)
+            ib = cistring.strs2addr(norb, nb, B)
+            diag = np.empty(n)
+            check(L.lib.cis_ci_direct_diagonal(D, diag.ctypes.data_as(_dp)))
+            check(L.lib.cis_ci_direct_operator(D, ctypes.byref(op)))
+            want = min(n, nroots + 2)
+            o = _davidson_opts()
+            o.roots, o.etol, o.max_iter = want, float(tol), int(max_cycle)
+            o.tol = max(min(np.sqrt(tol) * 1e-2, 1e-5), 1e-10)
+            o.max_sub = max(int(getattr(self, "max_space", 12)) * want, 8 * want, 24)
+            o.verbose = 1 if self.verbose >= 5 else 0
+            evals = np.empty(want)
+            evecs = np.empty((want, n))
+            info = _davidson_info()
+            st = L.lib.cis_davidson_operator(op, diag.ctypes.data_as(_dp), ctypes.byref(o), evals.ctypes.data_as(_dp),
+                                             evecs.ctypes.data_as(_dp), ctypes.byref(info))
+            if st not in (L.OK, L.ERR_NOT_CONVERGED):
+                check(st)
+        finally:
+            if op:
+                L.lib.cis_operator_free(op)
+            L.lib.cis_ci_direct_free(D)
+        cis = []
+        for k in range(nroots):
+            ci = np.empty((nA, nB))
+            ci[np.ix_(ia, ib)] = evecs[k].reshape(nA, nB)
+            cis.append(ci)
+        conv = st == L.OK
+        self.converged = conv if nroots == 1 else [conv] * nroots
+        self.stats = {"device": "cpu", "method": "direct", "determinants": n, "nonzeros": 0,
+                      "iterations": info.iterations, "products": int(info.products), "op_seconds": info.op_seconds,
+                      "davidson_seconds": info.total_seconds, "seconds": L.lib.cis_wtime() - t0,
+                      "max_residual": info.max_residual}
+        e = evals[:nroots] + ecore
+        if nroots == 1:
+            self.eci, self.ci = float(e[0]), cis[0]
+        else:
+            self.eci, self.ci = e, cis
+        return self.eci, self.ci
+
+    def _dense(self, H, sp, nelec, penalty):
+        """H (plus the spin penalty) as a dense matrix."""
+        n = sp.n
+        D = np.zeros((n, n))
+        c = H.contents
+        rowptr = np.ctypeslib.as_array(c.rowptr, (n + 1,))
+        if c.nnz:
+            cols = np.ctypeslib.as_array(c.colind, (c.nnz,))
+            vals = np.ctypeslib.as_array(ctypes.cast(c.val, _dp), (c.nnz,))
+            rows = np.repeat(np.arange(n), np.diff(rowptr))
+            D[rows, cols] = vals
+        if penalty:
+            na, nb = nelec
+            sz = abs(na - nb) * 0.5
+            ss = sz * (sz + 1) if self.ss_value is None else self.ss_value
+            S2 = np.empty((n, n))
+            for j in range(n):
+                e = np.zeros(n)
+                e[j] = 1.0
+                S2[:, j] = sp.from_pyscf(self.contract_ss(sp.to_pyscf(e), sp.norb, nelec))
+            P = S2 - ss * np.eye(n)
+            if ss >= sz * (sz + 1) + 0.1:
+                P = P @ P
+            D += float(self.ss_penalty) * P
+        return D
+
+
+FCI = FCISolver

@@ -1,0 +1,148 @@
+"""cisparse.fci.FCISolver inside PySCF's CASCI and CASSCF: energies, RDMs,
+spin, state averaging, spin penalty and symmetry against PySCF's own FCI
+solver. Skipped where PySCF is not installed."""
+import numpy as np
+import pytest
+
+pyscf = pytest.importorskip("pyscf", reason="PySCF is not installed")
+from pyscf import fci, gto, mcscf, scf  # noqa: E402
+
+import cisparse.fci  # noqa: E402
+
+
+@pytest.fixture(scope="module")
+def n2():
+    mol = gto.M(atom="N 0 0 0; N 0 0 1.1", basis="6-31g", verbose=0)
+    return mol, scf.RHF(mol).run()
+
+
+@pytest.fixture(scope="module")
+def h2o():
+    mol = gto.M(atom="O 0 0 0; H 0 -0.757 0.587; H 0 0.757 0.587", basis="sto-3g", verbose=0)
+    return mol, scf.RHF(mol).run()
+
+
+def solver(mol, **kw):
+    s = cisparse.fci.FCISolver(mol, device="cpu")
+    for k, v in kw.items():
+        setattr(s, k, v)
+    return s
+
+
+@pytest.mark.parametrize("cas", [(6, 6), (6, (4, 2)), (8, 8)])  # 400, 300: exact; 4900: Davidson
+def test_casci_energy_and_rdms(n2, cas):
+    mol, mf = n2
+    ref = mcscf.CASCI(mf, *cas)
+    ref.fcisolver.conv_tol = 1e-14  # both vectors converged well below the RDM tolerance
+    ref.kernel()
+    mc = mcscf.CASCI(mf, *cas)
+    mc.fcisolver = solver(mol, conv_tol=1e-14)
+    mc.kernel()
+    assert abs(mc.e_tot - ref.e_tot) <= 1e-9
+    assert mc.ci.shape == ref.ci.shape and abs(abs(np.vdot(mc.ci, ref.ci)) - 1) < 1e-9
+    norb, nelec = cas
+    dm1, dm2 = mc.fcisolver.make_rdm12(mc.ci, norb, nelec)
+    rdm1, rdm2 = ref.fcisolver.make_rdm12(ref.ci, norb, nelec)
+    assert abs(dm1 - rdm1).max() < 1e-6 and abs(dm2 - rdm2).max() < 1e-6
+    a, b = mc.fcisolver.make_rdm1s(mc.ci, norb, nelec)
+    ra, rb = ref.fcisolver.make_rdm1s(ref.ci, norb, nelec)
+    assert abs(a - ra).max() < 1e-6 and abs(b - rb).max() < 1e-6
+    ss, m = mc.fcisolver.spin_square(mc.ci, norb, nelec)
+    rss, rm = ref.fcisolver.spin_square(ref.ci, norb, nelec)
+    assert abs(ss - rss) < 1e-8 and abs(m - rm) < 1e-8
+    st = mc.fcisolver.stats
+    assert st["device"] == "cpu" and st["determinants"] == ref.ci.size and mc.fcisolver.converged
+
+
+@pytest.mark.parametrize("method", ["direct", "stored"])
+def test_casci_direct_and_stored(n2, method):
+    mol, mf = n2
+    ref = mcscf.CASCI(mf, 8, (5, 3))
+    ref.fcisolver.conv_tol = 1e-12
+    ref.kernel()
+    mc = mcscf.CASCI(mf, 8, (5, 3))
+    mc.fcisolver = solver(mol, method=method, conv_tol=1e-12)
+    mc.kernel()
+    assert mc.fcisolver.stats["method"] == ("direct" if method == "direct" else "davidson")
+    assert abs(mc.e_tot - ref.e_tot) <= 1e-9 and abs(abs(np.vdot(mc.ci, ref.ci)) - 1) < 1e-9
+
+
+def test_casscf():
+    mol = gto.M(atom="N 0 0 0; N 0 0 1.1", basis="sto-3g", verbose=0)
+    mf = scf.RHF(mol).run()
+    ref = mcscf.CASSCF(mf, 6, 6)
+    ref.conv_tol = 1e-10
+    ref.kernel()
+    mc = mcscf.CASSCF(mf, 6, 6)
+    mc.conv_tol = 1e-10
+    mc.fcisolver = solver(mol)
+    mc.kernel()
+    assert mc.converged and ref.converged
+    assert abs(mc.e_tot - ref.e_tot) <= 1e-8
+
+
+def test_state_average_and_nroots(h2o):
+    mol, mf = h2o
+    ref = mcscf.CASSCF(mf, 4, 4).state_average_([0.5, 0.5])
+    ref.conv_tol = 1e-10
+    ref.kernel()
+    mc = mcscf.CASSCF(mf, 4, 4)
+    mc.fcisolver = solver(mol)
+    mc = mc.state_average_([0.5, 0.5])
+    mc.conv_tol = 1e-10
+    mc.kernel()
+    assert abs(mc.e_tot - ref.e_tot) <= 1e-8
+    ci = mcscf.CASCI(mf, 4, 4)
+    ci.fcisolver = solver(mol, nroots=3)
+    ci.kernel()
+    rci = mcscf.CASCI(mf, 4, 4)
+    rci.fcisolver.nroots = 3
+    rci.kernel()
+    np.testing.assert_allclose(ci.e_tot, rci.e_tot, atol=1e-9)
+    assert len(ci.ci) == 3 and ci.ci[0].shape == rci.ci[0].shape
+
+
+def test_fix_spin(n2):
+    # The reference: PySCF's own solver without penalty, 12 roots, the three
+    # lowest singlets (PySCF's Davidson under fix_spin_ misses one of a
+    # degenerate pair here; the penalty is applied exactly by cisparse.fci).
+    mol, mf = n2
+    ref = mcscf.CASCI(mf, 6, 6)
+    ref.fcisolver.nroots = 12
+    ref.fcisolver.conv_tol = 1e-12
+    ref.kernel()
+    singlets = [e for e, c in zip(ref.e_tot, ref.ci) if ref.fcisolver.spin_square(c, 6, 6)[0] < 1e-6][:3]
+    mc = mcscf.CASCI(mf, 6, 6)
+    mc.fcisolver = solver(mol, nroots=3, dense_max=0)  # the penalty is exact whatever dense_max says
+    fci.addons.fix_spin_(mc.fcisolver, ss=0)
+    mc.kernel()
+    np.testing.assert_allclose(mc.e_tot, singlets, atol=1e-8)
+    assert mc.fcisolver.stats["method"] == "dense"
+    for c in mc.ci:
+        assert abs(mc.fcisolver.spin_square(c, 6, 6)[0]) < 1e-6
+    mc.fcisolver.dense_max_penalty = 100
+    with pytest.raises(NotImplementedError, match="fix_spin_"):
+        mc.kernel()
+
+
+def test_symmetry(h2o):
+    mol = gto.M(atom="O 0 0 0; H 0 -0.757 0.587; H 0 0.757 0.587", basis="6-31g", symmetry=True, verbose=0)
+    mf = scf.RHF(mol).run()
+    ref = mcscf.CASCI(mf, 6, 6)
+    ref.kernel()
+    mc = mcscf.CASCI(mf, 6, 6)
+    mc.fcisolver = solver(mol)
+    mc.fcisolver.wfnsym = 0
+    mc.kernel()
+    assert abs(mc.e_tot - ref.e_tot) <= 1e-9
+    # a space restricted to A1 is smaller than the full one
+    assert mc.fcisolver.stats["determinants"] < mc.ci.size
+
+
+def test_errors(h2o):
+    mol, mf = h2o
+    s = solver(mol, nroots=10 ** 6)
+    mc = mcscf.CASCI(mf, 2, 2)
+    mc.fcisolver = s
+    with pytest.raises(ValueError, match="roots"):
+        mc.kernel()
