@@ -4,6 +4,7 @@
 #ifndef CISPARSE_UTIL_H
 #define CISPARSE_UTIL_H
 
+#include <stddef.h>
 #include <stdint.h>
 #include "cisparse/export.h"
 
