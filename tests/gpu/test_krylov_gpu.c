@@ -17,6 +17,7 @@
  * with 1, 2 or 3 OpenMP threads (reduction order), so it cannot anchor a
  * comparison to rounding; cage8 takes 11 whatever the order. */
 #include "gpu_cases.h"
+#include "krylov_cases.h"
 
 #define HIST 21
 
@@ -64,29 +65,11 @@ static run solve_dev(cis_operator *op, cis_krylov_method m, cis_precond pc, cis_
 static run solve_host(const cis_csr *A, const cis_csr *At, cis_krylov_method m, cis_precond pc, double tol, int maxit) {
   run r;
   memset(&r, 0, sizeof r);
-  cis_operator *op = NULL, *opt = NULL;
-  cis_int n = A->rows;
-  size_t es = cis_dtype_size(A->dtype);
-  void *xs = malloc(n * es), *b = malloc(n * es), *x = calloc(n, es);
-  for (cis_int i = 0; i < n; ++i) (A->dtype == CIS_F64) ? (((double *)xs)[i] = 1) : (((float *)xs)[i] = 1);
-  CHECK_OK(cis_operator_from_csr(A, &op));
-  CHECK_OK(cis_operator_from_csr(At, &opt));
-  CHECK_OK(cis_operator_set_transpose(op, opt));
-  CHECK_OK(cis_operator_apply(op, 1.0, xs, 0.0, b, NULL));
-  for (int k = 0; k < HIST; ++k) r.hist[k] = NAN;
-  cis_krylov_opts o = cis_krylov_opts_default();
-  o.method = m;
-  o.precond = pc;
-  o.tol = tol;
-  o.maxit = maxit;
-  o.history = r.hist;
-  o.history_len = HIST;
-  r.st = cis_krylov_solve(op, b, x, &o, &r.info);
-  cis_operator_free(op);
-  cis_operator_free(opt);
-  free(xs);
-  free(b);
-  free(x);
+  host_solved h = solve_host_csr(A, At, m, pc, tol, maxit, r.hist, HIST);
+  r.st = h.st;
+  r.info = h.info;
+  r.relres = h.relres;
+  r.xerr = h.xerr;
   return r;
 }
 

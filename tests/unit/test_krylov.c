@@ -9,44 +9,13 @@
  *  - b = 0, the residual history, symmetric storage, mixed precision. */
 #include <stdlib.h>
 #include <string.h>
-#include "test_util.h"
+#include "krylov_cases.h"
 
-typedef struct solved {
-  cis_status st;
-  cis_krylov_info info;
-  double relres, xerr;
-} solved;
+typedef host_solved solved;
 
-/* Solve A x = A*ones with x0 = 0 on a host operator of A (dtype of A); At for BiCG. */
 static solved solve(const cis_csr *A, const cis_csr *At, cis_krylov_method m, cis_precond pc, double tol, int maxit,
                     double *hist, int hist_len) {
-  solved r;
-  memset(&r, 0, sizeof r);
-  cis_operator *op = NULL, *opt = NULL;
-  size_t es = cis_dtype_size(A->dtype);
-  void *xs = malloc(A->rows * es), *b = malloc(A->rows * es), *x = calloc(A->rows, es);
-  for (cis_int i = 0; i < A->rows; ++i) (A->dtype == CIS_F64) ? (((double *)xs)[i] = 1) : (((float *)xs)[i] = 1);
-  CHECK_OK(cis_operator_from_csr(A, &op));
-  CHECK_OK(cis_operator_apply(op, 1.0, xs, 0.0, b, NULL)); /* symmetric storage: the full product */
-  if (At) {
-    CHECK_OK(cis_operator_from_csr(At, &opt));
-    CHECK_OK(cis_operator_set_transpose(op, opt));
-  }
-  cis_krylov_opts o = cis_krylov_opts_default();
-  o.method = m;
-  o.precond = pc;
-  o.tol = tol;
-  o.maxit = maxit;
-  o.history = hist;
-  o.history_len = hist_len;
-  r.st = cis_krylov_solve(op, b, x, &o, &r.info);
-  CHECK_OK(cis_true_residual(op, b, x, xs, &r.relres, &r.xerr));
-  cis_operator_free(op);
-  cis_operator_free(opt);
-  free(xs);
-  free(b);
-  free(x);
-  return r;
+  return solve_host_csr(A, At, m, pc, tol, maxit, hist, hist_len);
 }
 
 static cis_csr *load(const char *spec, cis_dtype t) {
