@@ -44,7 +44,7 @@ step() {
   return $rc
 }
 
-say "solvers_device.sh on $(hostname), $(date -u '+%Y-%m-%d %H:%M UTC'), commit $(git rev-parse --short HEAD 2>/dev/null)"
+say "solvers_device.sh on $(hostname), $(date -u '+%Y-%m-%d %H:%M UTC') (the device copy's git metadata is not the session's: record the commit beside the results)"
 nvidia-smi --query-gpu=name,driver_version,power.limit,clocks.max.sm --format=csv >>"$S" 2>&1 ||
   say "(nvidia-smi not found)"
 
