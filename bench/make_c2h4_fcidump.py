@@ -12,7 +12,6 @@ reference for `cisparse ci OUT.FCIDUMP --method direct`).
 """
 import math, sys, time
 from pyscf import gto, mcscf, scf
-from pyscf.tools import fcidump
 
 def c2h4():
     half, ch, hch = 1.339 / 2, 1.086, math.radians(117.6)
@@ -23,6 +22,7 @@ def c2h4():
 def main():
     if len(sys.argv) < 3:
         sys.exit(__doc__)
+    from pyscf.tools import fcidump  # here: pyscf.tools pulls in libxc, absent where only c2h4() is wanted
     n, out = int(sys.argv[1]), sys.argv[2]
     mol = gto.M(atom=c2h4(), basis='cc-pvdz', unit='angstrom', symmetry=False, verbose=0)
     t = time.perf_counter()

@@ -1,0 +1,83 @@
+#!/usr/bin/env python3
+"""casscf_vs_pyscf.py: PySCF CASSCF of C2H4/cc-pVDZ (the geometry of issue 9,
+bench/make_c2h4_fcidump.py) with PySCF's own FCI solver and with
+cisparse.fci.FCISolver, in one process, side by side (issue 12's benchmark):
+wall time of the whole CASSCF, of the FCI part (time inside the solvers'
+kernel), the energies and their difference.
+
+usage: python3 bench/casscf_vs_pyscf.py [N ...] [--json FILE] [--max-cycle M]
+       (default N = 12; PySCF and cisparse importable, e.g. PYTHONPATH with the
+       gpu4pyscf-site.sh tarball and python/, CISPARSE_LIBRARY set)
+"""
+import json, os, sys, time
+
+sys.path.insert(0, os.path.join(os.path.dirname(__file__)))
+from make_c2h4_fcidump import c2h4  # noqa: E402
+from pyscf import gto, lib, mcscf, scf  # noqa: E402
+import cisparse.fci  # noqa: E402
+
+
+class Timed:
+    """Wraps an FCI solver's kernel to add up the time spent in it."""
+
+    def __init__(self, solver):
+        self.solver, self.seconds, self.calls = solver, 0.0, 0
+        inner = solver.kernel
+
+        def kernel(*a, **k):
+            t = time.perf_counter()
+            try:
+                return inner(*a, **k)
+            finally:
+                self.seconds += time.perf_counter() - t
+                self.calls += 1
+        solver.kernel = kernel
+
+
+def run(mf, n, solver_name, max_cycle):
+    mc = mcscf.CASSCF(mf, n, n)
+    mc.conv_tol = 1e-9
+    mc.max_cycle_macro = max_cycle
+    if solver_name == "cisparse":
+        mc.fcisolver = cisparse.fci.FCISolver(mf.mol)
+    mc.fcisolver.conv_tol = 1e-10
+    timer = Timed(mc.fcisolver)
+    t = time.perf_counter()
+    e = mc.kernel()[0]
+    wall = time.perf_counter() - t
+    stats = getattr(mc.fcisolver, "stats", {})
+    return {"solver": solver_name, "n": n, "e_tot": e, "converged": bool(mc.converged), "wall_s": wall,
+            "fci_s": timer.seconds, "fci_calls": timer.calls, "threads": lib.num_threads(),
+            "cisparse_stats": {k: v for k, v in stats.items() if isinstance(v, (int, float, str))}}
+
+
+def main():
+    args = [a for a in sys.argv[1:]]
+    out = None
+    max_cycle = 50
+    if "--json" in args:
+        i = args.index("--json"); out = args[i + 1]; del args[i:i + 2]
+    if "--max-cycle" in args:
+        i = args.index("--max-cycle"); max_cycle = int(args[i + 1]); del args[i:i + 2]
+    sizes = [int(a) for a in args] or [12]
+    mol = gto.M(atom=c2h4(), basis="cc-pvdz", unit="angstrom", symmetry=False, verbose=0)
+    mf = scf.RHF(mol).run(conv_tol=1e-11)
+    print(f"C2H4/cc-pVDZ RHF {mf.e_tot:.10f} Eh, PySCF {lib.num_threads()} threads, cisparse {cisparse.__version__ if hasattr(cisparse, '__version__') else ''}")
+    rows = []
+    for n in sizes:
+        for name in ("cisparse", "pyscf"):
+            r = run(mf, n, name, max_cycle)
+            rows.append(r)
+            print(f"CASSCF({n},{n}) {name:8s} E = {r['e_tot']:.10f}  converged {r['converged']}  "
+                  f"total {r['wall_s']:8.2f} s  FCI {r['fci_s']:8.2f} s in {r['fci_calls']} calls  {r['cisparse_stats'] if name == 'cisparse' else ''}",
+                  flush=True)
+        a, b = rows[-2], rows[-1]
+        print(f"CASSCF({n},{n}): |dE| = {abs(a['e_tot'] - b['e_tot']):.2e} Eh; cisparse / PySCF: "
+              f"total {b['wall_s'] / a['wall_s']:.2f}x faster, FCI part {b['fci_s'] / max(a['fci_s'], 1e-9):.2f}x faster")
+    if out:
+        with open(out, "w") as f:
+            json.dump(rows, f, indent=1)
+
+
+if __name__ == "__main__":
+    main()
