@@ -14,6 +14,22 @@ typedef struct host_solved {
   double relres, xerr; /* true relative residual and error vs x* */
 } host_solved;
 
+/* Options for method m, preconditioner pc, version v, tol, maxit, history
+ * hist[0..hist_len) (set to NaN first; hist may be NULL). */
+static inline cis_krylov_opts krylov_opts(cis_krylov_method m, cis_precond pc, cis_solver_version v, double tol,
+                                          int maxit, double *hist, int hist_len) {
+  cis_krylov_opts o = cis_krylov_opts_default();
+  for (int k = 0; hist && k < hist_len; ++k) hist[k] = NAN;
+  o.method = m;
+  o.precond = pc;
+  o.version = v;
+  o.tol = tol;
+  o.maxit = maxit;
+  o.history = hist;
+  o.history_len = hist_len;
+  return o;
+}
+
 /* Solve A x = A*ones from x0 = 0 on cis_operator_from_csr(A) (symmetric
  * storage included: b is the full product), At (may be NULL) as A^T for
  * BiCG; hist (may be NULL) receives hist_len residuals. */
@@ -31,14 +47,7 @@ static inline host_solved solve_host_csr(const cis_csr *A, const cis_csr *At, ci
     CHECK_OK(cis_operator_from_csr(At, &opt));
     CHECK_OK(cis_operator_set_transpose(op, opt));
   }
-  for (int k = 0; hist && k < hist_len; ++k) hist[k] = NAN;
-  cis_krylov_opts o = cis_krylov_opts_default();
-  o.method = m;
-  o.precond = pc;
-  o.tol = tol;
-  o.maxit = maxit;
-  o.history = hist;
-  o.history_len = hist_len;
+  cis_krylov_opts o = krylov_opts(m, pc, CIS_VER_MERGE_10, tol, maxit, hist, hist_len);
   r.st = cis_krylov_solve(op, b, x, &o, &r.info);
   CHECK_OK(cis_true_residual(op, b, x, xs, &r.relres, &r.xerr));
   cis_operator_free(op);

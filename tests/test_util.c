@@ -65,3 +65,16 @@ const char *test_shared_path(char *buf, size_t n, const char *sub) {
   snprintf(buf, n, "%s/%s", CIS_SHARED_DIR, sub);
   return buf;
 }
+
+double test_eig_max_residual(const cis_csr *H, const double *e, const double *X, int k) {
+  cis_int n = H->rows;
+  double *y = malloc((size_t)n * sizeof(double)), worst = 0;
+  for (int r = 0; r < k && y; ++r) {
+    double s = 0;
+    cis_csr_spmv(H, 1.0, X + (size_t)r * n, 0.0, y);
+    for (cis_int i = 0; i < n; ++i) s += (y[i] - e[r] * X[(size_t)r * n + i]) * (y[i] - e[r] * X[(size_t)r * n + i]);
+    if (!(sqrt(s) <= worst)) worst = sqrt(s);
+  }
+  free(y);
+  return y ? worst : INFINITY;
+}

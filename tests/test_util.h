@@ -44,5 +44,8 @@ void test_fill_nan(void *x, cis_dtype t, cis_int n);
 cis_csr *test_csr_from_dense(cis_int rows, cis_int cols, const double *dense, cis_dtype t);
 /* Path of a shared matrix (../shared/matrices/NAME) into buf. */
 const char *test_shared_path(char *buf, size_t n, const char *sub);
+/* max_r ||H x_r - e_r x_r|| over k eigenpairs (x_r at X + r*rows) with the
+ * reference SpMV, H double; +inf if a workspace cannot be allocated. */
+double test_eig_max_residual(const cis_csr *H, const double *e, const double *X, int k);
 
 #endif

@@ -249,13 +249,17 @@ class FCISolver(direct_spin1.FCISolver):
                 if isinstance(H, ctypes.POINTER(L.cis_csr)):
                     L.lib.cis_csr_free(H)
             sp.close()
+        cis = [sp.to_pyscf(evecs[k]) for k in range(nroots)]
+        return self._finish(st, info, t0, evals, cis, ecore, nroots, device="gpu" if gpu else "cpu",
+                            method="dense" if dense else "davidson", determinants=n, nonzeros=int(nnz))
+
+    def _finish(self, st, info, t0, evals, cis, ecore, nroots, **stats):
+        """Record convergence and the run's figures, return (e_tot, ci) in PySCF's form."""
         conv = st == L.OK
         self.converged = conv if nroots == 1 else [conv] * nroots
-        self.stats = {"device": "gpu" if gpu else "cpu", "method": "dense" if dense else "davidson", "determinants": n, "nonzeros": int(nnz),
-                      "iterations": info.iterations, "products": int(info.products),
-                      "op_seconds": info.op_seconds, "davidson_seconds": info.total_seconds,
-                      "seconds": L.lib.cis_wtime() - t0, "max_residual": info.max_residual}
-        cis = [sp.to_pyscf(evecs[k]) for k in range(nroots)]
+        self.stats = dict(stats, iterations=info.iterations, products=int(info.products), op_seconds=info.op_seconds,
+                          davidson_seconds=info.total_seconds, seconds=L.lib.cis_wtime() - t0,
+                          max_residual=info.max_residual)
         e = evals[:nroots] + ecore
         if nroots == 1:
             self.eci, self.ci = float(e[0]), cis[0]
@@ -338,18 +342,8 @@ class FCISolver(direct_spin1.FCISolver):
             ci = np.empty((nA, nB))
             ci[np.ix_(ia, ib)] = evecs[k].reshape(nA, nB)
             cis.append(ci)
-        conv = st == L.OK
-        self.converged = conv if nroots == 1 else [conv] * nroots
-        self.stats = {"device": "cpu", "method": "direct", "determinants": n, "nonzeros": 0,
-                      "iterations": info.iterations, "products": int(info.products), "op_seconds": info.op_seconds,
-                      "davidson_seconds": info.total_seconds, "seconds": L.lib.cis_wtime() - t0,
-                      "max_residual": info.max_residual}
-        e = evals[:nroots] + ecore
-        if nroots == 1:
-            self.eci, self.ci = float(e[0]), cis[0]
-        else:
-            self.eci, self.ci = e, cis
-        return self.eci, self.ci
+        return self._finish(st, info, t0, evals, cis, ecore, nroots, device="cpu", method="direct", determinants=n,
+                            nonzeros=0)
 
     def _dense(self, H, sp, nelec, penalty):
         """H (plus the spin penalty) as a dense matrix."""

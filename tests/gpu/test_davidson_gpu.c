@@ -11,19 +11,6 @@
 
 enum { K = 3 };
 
-static double max_residual(const cis_csr *H, const double *e, const double *X) {
-  cis_int n = H->rows;
-  double *y = malloc((size_t)n * sizeof(double)), worst = 0;
-  for (int r = 0; r < K && y; ++r) {
-    double s = 0;
-    cis_csr_spmv(H, 1.0, X + (size_t)r * n, 0.0, y);
-    for (cis_int i = 0; i < n; ++i) s += (y[i] - e[r] * X[(size_t)r * n + i]) * (y[i] - e[r] * X[(size_t)r * n + i]);
-    if (!(sqrt(s) <= worst)) worst = sqrt(s);
-  }
-  free(y);
-  return y ? worst : INFINITY;
-}
-
 /* Device Davidson on plan P vs the host eigenvalues eh. */
 static void check_plan(const char *what, cis_gpu_plan *P, const cis_csr *H, const double *diag, const double *eh) {
   cis_operator *D = NULL;
@@ -40,7 +27,7 @@ static void check_plan(const char *what, cis_gpu_plan *P, const cis_csr *H, cons
 
   for (int r = 0; r < K; ++r)
     CHECK(fabs(ed[r] - eh[r]) <= 1e-9, "%s root %d: device %.14f, host %.14f", what, r, ed[r], eh[r]);
-  double res = X ? max_residual(H, ed, X) : INFINITY;
+  double res = X ? test_eig_max_residual(H, ed, X, K) : INFINITY;
   CHECK(res <= 1e-7, "%s: device eigenvectors, max ||H x - e x|| = %.3e", what, res);
   CHECK(info.products > 0 && info.op_seconds > 0, "%s: info not filled", what);
   printf("%-22s device E0 %.12f (host %+.1e), %d iterations, %lld products, %.3f ms per SpMV\n", what, ed[0],

@@ -44,15 +44,7 @@ static run solve_dev(cis_operator *op, cis_krylov_method m, cis_precond pc, cis_
   CHECK_OK(cis_operator_apply(op, 1.0, dxs, 0.0, db, NULL));
   memset(h, 0, n * es);
   CHECK_OK(cis_gpu_upload(dx, h, n * es));
-  for (int k = 0; k < HIST; ++k) r.hist[k] = NAN;
-  cis_krylov_opts o = cis_krylov_opts_default();
-  o.method = m;
-  o.precond = pc;
-  o.version = v;
-  o.tol = tol;
-  o.maxit = maxit;
-  o.history = r.hist;
-  o.history_len = HIST;
+  cis_krylov_opts o = krylov_opts(m, pc, v, tol, maxit, r.hist, HIST);
   r.st = cis_krylov_solve(op, db, dx, &o, &r.info);
   CHECK_OK(cis_true_residual(op, db, dx, dxs, &r.relres, &r.xerr));
   cis_gpu_free(dxs);

@@ -76,6 +76,22 @@ static void side_close(side *S) {
   memset(S, 0, sizeof *S);
 }
 
+/* A host side H (the CPU reference) and a device side D in version ver, n
+ * values of t each; 0 on failure with nothing left allocated (reported as a
+ * failure naming `what` unless what is NULL). */
+static int sides_open(side *H, side *D, cis_int n, cis_dtype t, cis_solver_version ver, const char *what) {
+  kry_be *bh = NULL, *bd = NULL;
+  CHECK_OK(kry_be_host_create(n, t, HIST, &bh));
+  CHECK_OK(kry_be_gpu_create(n, t, ver, HIST, &bd));
+  int okh = bh && side_open(H, bh), okd = okh && bd && side_open(D, bd);
+  if (okd) return 1;
+  if (what) CHECK(0, "%s: setup: %s", what, cis_last_error());
+  if (okh) side_close(H);
+  else kry_be_free(bh);
+  kry_be_free(bd);
+  return 0;
+}
+
 /* Positive values in [0.5, 1.5) (well-conditioned dots), NVEC vectors. */
 static void *make_init(cis_int n, cis_dtype t, uint64_t seed) {
   size_t vs = cis_dtype_size(t);
@@ -192,19 +208,11 @@ static void run_steps(cis_int n, cis_dtype t, cis_solver_version ver, const void
     for (int prec = 0; prec < 2; ++prec) {
       const step_case *sc = &steps[c];
       side H, D;
-      kry_be *bh = NULL, *bd = NULL;
       double s[KS_COUNT];
       char what[160];
       snprintf(what, sizeof what, "%s %s %s%s n=%lld%s", cis_solver_version_name(ver), sc->name,
                cis_dtype_name(t), prec ? " jacobi" : "", (long long)n, g_pad ? " padded" : "");
-      CHECK_OK(kry_be_host_create(n, t, HIST, &bh));
-      CHECK_OK(kry_be_gpu_create(n, t, ver, HIST, &bd));
-      if (!bh || !bd || !side_open(&H, bh) || !side_open(&D, bd)) {
-        CHECK(0, "%s: setup: %s", what, cis_last_error());
-        kry_be_free(bh);
-        kry_be_free(bd);
-        return;
-      }
+      if (!sides_open(&H, &D, n, t, ver, what)) return;
       init_slots(s, n, prec);
       CHECK(side_load(&H, init, s), "%s: host load", what);
       if (sc->dots) s[KS_RHO_NEW] = s[KS_RR] = NAN; /* the device must write them */
@@ -278,18 +286,10 @@ static void run_spmv_dots(const char *mname, const cis_csr *A, cis_dtype t, cis_
   }
   for (int c = 0; c < 2; ++c) {
     side H, D;
-    kry_be *bh = NULL, *bd = NULL;
     double s[KS_COUNT];
     snprintf(what, sizeof what, "%s spmv_dots(%s) %s/%s %s", cis_solver_version_name(ver),
              c ? "bicgstab t,s,t" : "cg q,p", pc->format, pc->kernel, cis_dtype_name(t));
-    CHECK_OK(kry_be_host_create(n, t, HIST, &bh));
-    CHECK_OK(kry_be_gpu_create(n, t, ver, HIST, &bd));
-    if (!bh || !bd || !side_open(&H, bh) || !side_open(&D, bd)) {
-      CHECK(0, "%s: setup: %s", what, cis_last_error());
-      kry_be_free(bh);
-      kry_be_free(bd);
-      break;
-    }
+    if (!sides_open(&H, &D, n, t, ver, what)) break;
     init_slots(s, n, 1);
     CHECK(side_load(&H, init, s), "%s: host load", what);
     if (c == 0) s[KS_SIGMA] = NAN;
@@ -389,18 +389,11 @@ static void run_loops(cis_int n, cis_dtype t, const void *init) {
   const cis_solver_version vers[] = {CIS_VER_CUDA, CIS_VER_MERGE, CIS_VER_MERGE_10, CIS_VER_GRAPH};
   for (size_t k = 0; k < sizeof vers / sizeof *vers; ++k) {
     side H, D;
-    kry_be *bh = NULL, *bd = NULL;
     double s[KS_COUNT];
     char what[120];
     int check = vers[k] == CIS_VER_MERGE_10 ? 10 : 1;
     snprintf(what, sizeof what, "loop %s %s", cis_solver_version_name(vers[k]), cis_dtype_name(t));
-    CHECK_OK(kry_be_host_create(n, t, HIST, &bh));
-    CHECK_OK(kry_be_gpu_create(n, t, vers[k], HIST, &bd));
-    if (!bh || !bd || !side_open(&H, bh) || !side_open(&D, bd)) {
-      kry_be_free(bh);
-      kry_be_free(bd);
-      return;
-    }
+    if (!sides_open(&H, &D, n, t, vers[k], NULL)) return;
     init_slots(s, n, 1);
     s[KS_MAXIT] = s[KS_IT] + 23; /* ends after 23 iterations, not a multiple of 10 */
     CHECK(side_load(&H, init, s) && side_load(&D, init, s), "%s: load", what);
@@ -427,20 +420,13 @@ static void run_loops(cis_int n, cis_dtype t, const void *init) {
 
 static void run_misc(cis_int n, cis_dtype t, cis_solver_version ver, const void *init) {
   side H, D;
-  kry_be *bh = NULL, *bd = NULL;
   double s[KS_COUNT], rh = 0, rd = NAN;
   char what[120];
   const int m = 5;
   double c[25];
   snprintf(what, sizeof what, "misc %s %s", cis_solver_version_name(ver), cis_dtype_name(t));
   for (int i = 0; i < m * m; ++i) c[i] = 0.1 * (i % 7) - 0.25;
-  CHECK_OK(kry_be_host_create(n, t, HIST, &bh));
-  CHECK_OK(kry_be_gpu_create(n, t, ver, HIST, &bd));
-  if (!bh || !bd || !side_open(&H, bh) || !side_open(&D, bd)) {
-    kry_be_free(bh);
-    kry_be_free(bd);
-    return;
-  }
+  if (!sides_open(&H, &D, n, t, ver, NULL)) return;
   init_slots(s, n, 1);
   CHECK(side_load(&H, init, s) && side_load(&D, init, s), "%s: load", what);
   poison(&D, VX);

@@ -41,20 +41,6 @@ static cis_status csr_apply(void *c, const double *x, double *y) {
   return cis_csr_spmv(((csr_ctx *)c)->A, 1.0, x, 0.0, y);
 }
 
-/* max_r ||H x_r - e_r x_r|| with the reference SpMV. */
-static double max_residual(const cis_csr *H, const double *e, const double *X, int k) {
-  cis_int n = H->rows;
-  double *y = malloc((size_t)n * sizeof(double)), worst = 0;
-  for (int r = 0; r < k && y; ++r) {
-    double s = 0;
-    cis_csr_spmv(H, 1.0, X + (size_t)r * n, 0.0, y);
-    for (cis_int i = 0; i < n; ++i) s += (y[i] - e[r] * X[(size_t)r * n + i]) * (y[i] - e[r] * X[(size_t)r * n + i]);
-    if (!(sqrt(s) <= worst)) worst = sqrt(s);
-  }
-  free(y);
-  return y ? worst : INFINITY;
-}
-
 static void test_h2o_operator_vs_callback(void) {
   enum { K = 3 };
   char path[512];
@@ -94,7 +80,7 @@ static void test_h2o_operator_vs_callback(void) {
   CHECK(iop.iterations == icb.iterations && iop.products == icb.products,
         "H2O: operator %d iterations / %lld products, callback %d / %lld", iop.iterations,
         (long long)iop.products, icb.iterations, (long long)icb.products);
-  double res = max_residual(H, eop, X, K);
+  double res = test_eig_max_residual(H, eop, X, K);
   CHECK(res <= 1e-7, "H2O: max ||H x - e x|| = %.3e", res);
   printf("h2o_sto3g FCI %lld determinants: E0 %.10f, %d iterations, %lld products, max residual %.1e\n",
          (long long)n, eop[0] + F->ecore, iop.iterations, (long long)iop.products, res);
