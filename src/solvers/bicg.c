@@ -52,10 +52,7 @@ cis_status kry_bicg(kry_problem *P) {
   }
   CIS_TRY(B->ops->copy(B, g.v.z, g.v.p));   /* p = z, p~ = z~ */
   CIS_TRY(B->ops->copy(B, g.v.zt, g.v.pt));
-  CIS_TRY(B->ops->dot(B, g.v.z, g.v.rt, KS_RHO)); /* rho = (z, r~) */
-  CIS_TRY(B->ops->dot(B, g.v.r, g.v.r, KS_RR));
-  CIS_TRY(B->ops->run_prog(B, KP_INIT));
-  CIS_TRY(kry_run_loop(P, bicg_iteration, &g));
+  CIS_TRY(kry_start_and_loop(P, g.v.z, g.v.rt, g.v.r, bicg_iteration, &g)); /* rho = (z, r~) */
 cleanup:
   if (work) B->ops->release(B, work);
   return st;

@@ -53,10 +53,7 @@ cis_status kry_bicgstab(kry_problem *P) {
   CIS_TRY(B->ops->fill(B, g.v.v, 0));
   CIS_TRY(B->ops->set_scalars(B, KS_BETA, 1, zero));
   CIS_TRY(B->ops->set_scalars(B, KS_BETA_OMEGA, 1, zero));
-  CIS_TRY(B->ops->dot(B, g.v.rh, g.v.r, KS_RHO)); /* rho = (r^, r) */
-  CIS_TRY(B->ops->dot(B, g.v.r, g.v.r, KS_RR));
-  CIS_TRY(B->ops->run_prog(B, KP_INIT));
-  CIS_TRY(kry_run_loop(P, bicgstab_iteration, &g));
+  CIS_TRY(kry_start_and_loop(P, g.v.rh, g.v.r, g.v.r, bicgstab_iteration, &g)); /* rho = (r^, r) */
 cleanup:
   if (work) B->ops->release(B, work);
   return st;

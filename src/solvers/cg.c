@@ -39,10 +39,7 @@ cis_status kry_cg(kry_problem *P) {
   CIS_TRY(kry_residual0(P, g.v.r));                           /* r = b - A x */
   if (P->dinv) CIS_TRY(B->ops->mul(B, P->dinv, g.v.r, g.v.z)); /* z = M^-1 r */
   CIS_TRY(B->ops->copy(B, g.v.z, g.v.p));                     /* p = z */
-  CIS_TRY(B->ops->dot(B, g.v.r, g.v.z, KS_RHO));              /* rho = (r, z) */
-  CIS_TRY(B->ops->dot(B, g.v.r, g.v.r, KS_RR));
-  CIS_TRY(B->ops->run_prog(B, KP_INIT));
-  CIS_TRY(kry_run_loop(P, cg_iteration, &g));
+  CIS_TRY(kry_start_and_loop(P, g.v.r, g.v.z, g.v.r, cg_iteration, &g)); /* rho = (r, z) */
 cleanup:
   if (work) B->ops->release(B, work);
   return st;

@@ -69,9 +69,13 @@ cleanup:
   return st;
 }
 
-cis_status kry_run_loop(kry_problem *P, cis_status (*iteration)(void *), void *ctx) {
+cis_status kry_start_and_loop(kry_problem *P, const void *a, const void *b, const void *r,
+                              cis_status (*iteration)(void *), void *ctx) {
   cis_status st;
   kry_be *B = P->B;
+  CIS_TRY(B->ops->dot(B, a, b, KS_RHO)); /* rho = (a, b) */
+  CIS_TRY(B->ops->dot(B, r, r, KS_RR));  /* (r, r) */
+  CIS_TRY(B->ops->run_prog(B, KP_INIT));
   CIS_TRY(B->ops->sync(B));
   int64_t l0 = B->launches;
   double t0 = cis_wtime();

@@ -31,7 +31,9 @@ static inline void *kry_vec_at(const kry_be *B, void *work, int k) {
 
 /* r = b - A x (the initial residual of every solver). */
 cis_status kry_residual0(kry_problem *P, void *r);
-/* Run the loop over `iteration` with timing and launch counting into P. */
-cis_status kry_run_loop(kry_problem *P, cis_status (*iteration)(void *), void *ctx);
+/* From r0: rho = (a, b), (r, r), KP_INIT, then the loop over `iteration`
+ * with timing and launch counting into P (every solver ends this way). */
+cis_status kry_start_and_loop(kry_problem *P, const void *a, const void *b, const void *r,
+                              cis_status (*iteration)(void *), void *ctx);
 
 #endif
