@@ -327,6 +327,20 @@ CIS_API cis_status cis_ci_direct_operator(cis_ci_direct *D, cis_operator **out);
 CIS_API cis_status cis_ci_pspace_guess_direct(const cis_fcidump *F, const cis_ci_direct *D, const double *diag, int np,
                                       int nvec, double *guess, int *np_used, double *pvals);
 CIS_API cis_status cis_ci_s2_direct(const cis_fcidump *F, const cis_ci_direct *D, const double *c, double *s2);
+/* out = S^2 c on the direct space (host vectors of cis_ci_direct_size(D),
+ * distinct): S- S+ + Sz^2 + Sz, S+ and S- applied as gathers through the
+ * (na+1, nb-1) determinants (PySCF fci.spin_op.contract_ss); one temporary
+ * vector of that space. src/ci/spin_penalty.c. */
+CIS_API cis_status cis_ci_s2_apply_direct(const cis_fcidump *F, const cis_ci_direct *D, const double *c, double *out);
+/* PySCF's fix_spin_ without a dense matrix: *out = H + shift P as a host
+ * double operator on the direct space, P = S^2 - ss when ss < Sz(Sz+1) + 0.1
+ * (ss the lowest <S^2> the space allows), else (S^2 - ss)^2 (PySCF's rule);
+ * its diagonal is H's plus shift times P's leading part (when H has one).
+ * H (a host double operator of the direct space's size, e.g.
+ * cis_ci_direct_operator or a stored Hamiltonian in direct order), F and D
+ * must outlive *out. ss >= Sz(Sz+1) and finite shift, else CIS_ERR_INVALID. */
+CIS_API cis_status cis_ci_spin_penalty_operator(const cis_operator *H, const cis_fcidump *F, const cis_ci_direct *D,
+                                        double shift, double ss, cis_operator **out);
 
 /* What the GPU Davidson measured. */
 typedef struct cis_ci_gpu_stats {

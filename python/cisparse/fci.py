@@ -17,8 +17,9 @@ without a GPU). CI vectors are NumPy arrays of PySCF's shape (alpha strings
 x beta strings, PySCF's string order and phase convention), so everything
 else PySCF does with them works unchanged: ``make_rdm1``, ``make_rdm1s``,
 ``make_rdm12``, ``spin_square``, ``state_average_`` and
-``fci.addons.fix_spin_`` (the spin penalty of PySCF's SpinPenaltyFCISolver,
-applied exactly: spaces up to ``dense_max_penalty`` determinants). With
+``fci.addons.fix_spin_`` (the spin penalty of PySCF's SpinPenaltyFCISolver:
+in the dense matrix up to ``dense_max_penalty`` determinants, as an operator
+on the matrix-free sigma beyond, ``cis_ci_spin_penalty_operator``). With
 ``orbsym`` and an integer ``wfnsym`` the space is restricted to that irrep.
 RDMs are PySCF's (CPU).
 """
@@ -45,7 +46,7 @@ class _fcidump(ctypes.Structure):  # cis_fcidump (ci.h)
 class _davidson_opts(ctypes.Structure):  # cis_davidson_opts; zeroed tail: fields a later version adds
     _fields_ = [("roots", ctypes.c_int), ("tol", ctypes.c_double), ("etol", ctypes.c_double),
                 ("max_iter", ctypes.c_int), ("max_sub", ctypes.c_int), ("verbose", ctypes.c_int),
-                ("_reserved", ctypes.c_char * 256)]
+                ("guess", _dp), ("nguess", ctypes.c_int), ("_reserved", ctypes.c_char * 256)]
 
 
 class _davidson_info(ctypes.Structure):  # cis_davidson_info (+ room)
@@ -75,6 +76,10 @@ for _name, _res, _args in [
     ("cis_ci_direct_det", None, [_P, ctypes.c_int64, _u64p, _u64p]),
     ("cis_ci_direct_diagonal", ctypes.c_int, [_P, _dp]),
     ("cis_ci_direct_operator", ctypes.c_int, [_P, ctypes.POINTER(_P)]),
+    ("cis_ci_pspace_guess", ctypes.c_int, [_P, _P, _dp, ctypes.c_int, ctypes.c_int, _dp, _P, _P]),
+    ("cis_ci_pspace_guess_direct", ctypes.c_int, [_P, _P, _dp, ctypes.c_int, ctypes.c_int, _dp, _P, _P]),
+    ("cis_ci_spin_penalty_operator", ctypes.c_int, [_P, _P, _P, ctypes.c_double, ctypes.c_double,
+                                                    ctypes.POINTER(_P)]),
     ("cis_davidson_operator", ctypes.c_int, [_P, _dp, ctypes.POINTER(_davidson_opts), _dp, _dp,
                                              ctypes.POINTER(_davidson_info)]),
     ("cis_ci_davidson_gpu_plan", ctypes.c_int, [_P, _dp, ctypes.POINTER(_davidson_opts), _dp, _dp,
@@ -139,6 +144,17 @@ class _Space:
         return np.asarray(ci).reshape(-1)[self.index]
 
 
+def _pspace_guess(fn, F, space, diag, want, n, extra):
+    """Davidson's first subspace (cis_ci_pspace_guess or _direct): the lowest
+    eigenvectors of H among the few hundred determinants of lowest diagonal,
+    (near-)degenerate ones together, ``extra`` more vectors than roots."""
+    nvec = int(min(n, want + extra))
+    g = np.empty((nvec, n))
+    check(fn(ctypes.byref(F), space, diag.ctypes.data_as(_dp), max(400, nvec), nvec, g.ctypes.data_as(_dp), None,
+             None))
+    return g
+
+
 class FCISolver(direct_spin1.FCISolver):
     """PySCF's FCISolver interface on cisparse's CI Hamiltonian and Davidson.
 
@@ -188,23 +204,25 @@ class FCISolver(direct_spin1.FCISolver):
             raise ValueError(f"cisparse.fci: {nroots} roots asked in a space of {n} determinants")
         diag = np.empty(n)
         check(L.lib.cis_ci_diagonal_all(ctypes.byref(sp.F), sp.S, diag.ctypes.data_as(_dp)))
-        # Davidson starts from unit vectors on the lowest diagonal elements; a
-        # state orthogonal to all of them (another symmetry) is never reached,
-        # so two more roots than asked are iterated, and small spaces are
-        # diagonalized exactly (as PySCF does below its pspace size).
+        # Davidson starts from P-space guesses (four more than the roots) and
+        # iterates two more roots than asked; small spaces are diagonalized
+        # exactly (as PySCF does below its pspace size).
         penalty = getattr(self, "ss_penalty", None)
         dense = n <= self.dense_max if method == "auto" else method == "dense"
-        if penalty and not dense:
+        if penalty and not dense:  # method 'stored' with fix_spin_: exact up to dense_max_penalty
             if n > self.dense_max_penalty:
                 raise NotImplementedError(
-                    f"cisparse.fci: fix_spin_ on {n} determinants (the spin penalty is applied exactly up to "
-                    f"{self.dense_max_penalty}; larger spaces need the direct CI sigma)")
+                    f"cisparse.fci: fix_spin_ with method='stored' on {n} determinants (dense up to "
+                    f"{self.dense_max_penalty}); method='direct' or 'auto' applies the penalty at any size")
             dense = True
         want = nroots if dense else min(n, nroots + 2)
         o = _davidson_opts()
         o.roots, o.etol, o.max_iter = want, float(tol), int(max_cycle)
         o.tol = max(min(np.sqrt(tol) * 1e-2, 1e-5), 1e-10)  # residual norm (PySCF: sqrt(conv_tol))
         o.max_sub = max(int(getattr(self, "max_space", 12)) * nroots, 8 * nroots, 24)
+        if not dense:
+            guess = _pspace_guess(L.lib.cis_ci_pspace_guess, sp.F, sp.S, diag, want, n, 4)
+            o.guess, o.nguess = guess.ctypes.data_as(_dp), len(guess)
         o.verbose = 1 if self.verbose >= 5 else 0
         evals = np.empty(want)
         evecs = np.empty((want, n))
@@ -268,17 +286,20 @@ class FCISolver(direct_spin1.FCISolver):
         return self.eci, self.ci
 
     def _choose_method(self, norb, nelec):
-        """'auto': dense up to dense_max determinants; the stored H on the GPU
-        where one is usable (or with fix_spin_); else the matrix-free direct
-        sigma on the CPU (cis_ci_direct_*: no Hamiltonian in memory)."""
+        """'auto': dense up to dense_max determinants (with fix_spin_: up to
+        dense_max_penalty); the stored H on the GPU where one is usable; else
+        (and with fix_spin_ on larger spaces) the matrix-free direct sigma on
+        the CPU (cis_ci_direct_*: no Hamiltonian in memory; the spin penalty
+        applied as an operator, cis_ci_spin_penalty_operator)."""
+        penalty = getattr(self, "ss_penalty", None)
         if self.method != "auto":
             if self.method not in ("dense", "stored", "direct"):
                 raise ValueError(f"cisparse.fci: method must be auto, dense, stored or direct, got {self.method!r}")
-            if self.method == "direct" and getattr(self, "ss_penalty", None):
-                raise NotImplementedError("cisparse.fci: fix_spin_ with method='direct'")
             return self.method
         n = cistring.num_strings(norb, nelec[0]) * cistring.num_strings(norb, nelec[1])
-        if n <= self.dense_max or getattr(self, "ss_penalty", None) or self._use_gpu():
+        if penalty:
+            return "auto" if n <= self.dense_max_penalty else "direct"
+        if n <= self.dense_max or self._use_gpu():
             return "auto"
         return "direct"
 
@@ -298,7 +319,7 @@ class FCISolver(direct_spin1.FCISolver):
         F.h1, F.eri = h1.ctypes.data_as(_dp), g.ctypes.data_as(_dp)
         F.npair = norb * (norb + 1) // 2
         F.neri = F.npair * (F.npair + 1) // 2
-        D, op = _P(), _P()
+        D, op, hop = _P(), _P(), _P()  # hop: H under a spin penalty (must outlive op)
         t0 = L.lib.cis_wtime()
         check(L.lib.cis_ci_direct_create(ctypes.byref(F), None, ctypes.byref(D)))
         try:
@@ -320,12 +341,23 @@ class FCISolver(direct_spin1.FCISolver):
             diag = np.empty(n)
             check(L.lib.cis_ci_direct_diagonal(D, diag.ctypes.data_as(_dp)))
             check(L.lib.cis_ci_direct_operator(D, ctypes.byref(op)))
+            penalty = getattr(self, "ss_penalty", None)
+            if penalty:  # fix_spin_: H + shift (S^2 - ss) [squared above the lowest spin], PySCF's rule
+                hop, op = op, _P()
+                sz = abs(na - nb) * 0.5
+                ss = sz * (sz + 1) if self.ss_value is None else float(self.ss_value)
+                check(L.lib.cis_ci_spin_penalty_operator(hop, ctypes.byref(F), D, float(penalty), ss,
+                                                         ctypes.byref(op)))
             want = min(n, nroots + 2)
             o = _davidson_opts()
             o.roots, o.etol, o.max_iter = want, float(tol), int(max_cycle)
             o.tol = max(min(np.sqrt(tol) * 1e-2, 1e-5), 1e-10)
             o.max_sub = max(int(getattr(self, "max_space", 12)) * want, 8 * want, 24)
             o.verbose = 1 if self.verbose >= 5 else 0
+            # a spin penalty lifts the P-space vectors of other spins: more of them
+            guess = _pspace_guess(L.lib.cis_ci_pspace_guess_direct, F, D, diag, want, n,
+                                  4 + (want + 4 if penalty else 0))
+            o.guess, o.nguess = guess.ctypes.data_as(_dp), len(guess)
             evals = np.empty(want)
             evecs = np.empty((want, n))
             info = _davidson_info()
@@ -334,8 +366,9 @@ class FCISolver(direct_spin1.FCISolver):
             if st not in (L.OK, L.ERR_NOT_CONVERGED):
                 check(st)
         finally:
-            if op:
-                L.lib.cis_operator_free(op)
+            for o_ in (op, hop):
+                if o_:
+                    L.lib.cis_operator_free(o_)
             L.lib.cis_ci_direct_free(D)
         cis = []
         for k in range(nroots):

@@ -120,7 +120,15 @@ def test_fix_spin(n2):
     assert mc.fcisolver.stats["method"] == "dense"
     for c in mc.ci:
         assert abs(mc.fcisolver.spin_square(c, 6, 6)[0]) < 1e-6
+    # Beyond dense_max_penalty: the penalty as an operator on the matrix-free
+    # sigma (cis_ci_spin_penalty_operator), same singlets.
     mc.fcisolver.dense_max_penalty = 100
+    mc.kernel()
+    np.testing.assert_allclose(mc.e_tot, singlets, atol=1e-8)
+    assert mc.fcisolver.stats["method"] == "direct"
+    for c in mc.ci:
+        assert abs(mc.fcisolver.spin_square(c, 6, 6)[0]) < 1e-6
+    mc.fcisolver.method = "stored"  # a stored H takes the penalty only densely
     with pytest.raises(NotImplementedError, match="fix_spin_"):
         mc.kernel()
 
