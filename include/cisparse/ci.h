@@ -115,6 +115,8 @@ CIS_API void cis_ci_space_free(cis_ci_space *S);
 CIS_API cis_int cis_ci_space_size(const cis_ci_space *S);
 /* Strings of determinant i. */
 CIS_API void cis_ci_space_det(const cis_ci_space *S, cis_int i, uint64_t *alpha, uint64_t *beta);
+/* The strings of every determinant, in order (alpha and beta: size(S) each). */
+CIS_API cis_status cis_ci_space_dets(const cis_ci_space *S, uint64_t *alpha, uint64_t *beta);
 /* Excitation level of determinant i relative to the reference. */
 CIS_API int cis_ci_space_level(const cis_ci_space *S, cis_int i);
 /* Index of determinant (alpha, beta), -1 if it is not in the space. */

@@ -67,6 +67,7 @@ for _name, _res, _args in [
     ("cis_ci_space_free", None, [_P]),
     ("cis_ci_space_size", ctypes.c_int64, [_P]),
     ("cis_ci_space_det", None, [_P, ctypes.c_int64, _u64p, _u64p]),
+    ("cis_ci_space_dets", ctypes.c_int, [_P, _u64p, _u64p]),
     ("cis_ci_hamiltonian", ctypes.c_int, [_P, _P, ctypes.c_int, ctypes.POINTER(ctypes.POINTER(L.cis_csr))]),
     ("cis_ci_hamiltonian_gpu", ctypes.c_int, [_P, _P, ctypes.POINTER(_P), ctypes.POINTER(ctypes.c_int64)]),
     ("cis_ci_diagonal_all", ctypes.c_int, [_P, _P, _dp]),
@@ -98,8 +99,7 @@ class _Space:
         self.norb, self.nelec = norb, (na, nb)
         if norb > 64:
             raise ValueError(f"cisparse.fci: at most 64 active orbitals, got {norb}")
-        self.h1 = np.ascontiguousarray(h1e, dtype=np.float64).reshape(norb, norb)
-        self.eri = np.ascontiguousarray(ao2mo.restore(8, np.asarray(eri, dtype=np.float64), norb))
+        self.key = _Space.key_of(norb, nelec, orbsym, wfnsym)
         F = self.F = _fcidump()
         F.norb, F.nelec, F.ms2, F.isym, F.uhf = norb, na + nb, na - nb, 1, 0
         for i in range(64):
@@ -108,10 +108,10 @@ class _Space:
             for i, s in enumerate(orbsym):
                 F.orbsym[i] = int(s) % 10 + 1
             F.isym = int(wfnsym) % 10 + 1
-        F.h1, F.eri = self.h1.ctypes.data_as(_dp), self.eri.ctypes.data_as(_dp)
         F.npair = norb * (norb + 1) // 2
         F.neri = F.npair * (F.npair + 1) // 2
         F.ecore = 0.0
+        self.set_integrals(h1e, eri)
         ra, rb = ctypes.c_uint64(), ctypes.c_uint64()
         check(L.lib.cis_ci_find_reference(ctypes.byref(F), ctypes.byref(ra), ctypes.byref(rb)))
         self.S = _P()
@@ -119,14 +119,24 @@ class _Space:
         n = self.n = int(L.lib.cis_ci_space_size(self.S))
         A = np.empty(n, dtype=np.uint64)
         B = np.empty(n, dtype=np.uint64)
-        a, b = ctypes.c_uint64(), ctypes.c_uint64()
-        for i in range(n):
-            L.lib.cis_ci_space_det(self.S, i, ctypes.byref(a), ctypes.byref(b))
-            A[i], B[i] = a.value, b.value
+        check(L.lib.cis_ci_space_dets(self.S, A.ctypes.data_as(_u64p), B.ctypes.data_as(_u64p)))
         self.shape = (cistring.num_strings(norb, na), cistring.num_strings(norb, nb))
         ia = cistring.strs2addr(norb, na, A.astype(np.int64))
         ib = cistring.strs2addr(norb, nb, B.astype(np.int64))
         self.index = ia * self.shape[1] + ib  # cisparse determinant i -> flat PySCF address
+
+    @staticmethod
+    def key_of(norb, nelec, orbsym, wfnsym):
+        """What the determinant list depends on (not the integrals)."""
+        sym = None if orbsym is None or wfnsym is None else (tuple(int(x) for x in orbsym), int(wfnsym))
+        return (norb, tuple(nelec), sym)
+
+    def set_integrals(self, h1e, eri):
+        """Point F at new integrals (CASSCF: same space, new orbitals)."""
+        norb = self.norb
+        self.h1 = np.ascontiguousarray(h1e, dtype=np.float64).reshape(norb, norb)
+        self.eri = np.ascontiguousarray(ao2mo.restore(8, np.asarray(eri, dtype=np.float64), norb))
+        self.F.h1, self.F.eri = self.h1.ctypes.data_as(_dp), self.eri.ctypes.data_as(_dp)
 
     def close(self):
         if getattr(self, "S", None):
@@ -144,15 +154,33 @@ class _Space:
         return np.asarray(ci).reshape(-1)[self.index]
 
 
-def _pspace_guess(fn, F, space, diag, want, n, extra):
-    """Davidson's first subspace (cis_ci_pspace_guess or _direct): the lowest
-    eigenvectors of H among the few hundred determinants of lowest diagonal,
-    (near-)degenerate ones together, ``extra`` more vectors than roots."""
+def _guess(fn, F, space, diag, want, n, extra, start=()):
+    """Davidson's first subspace: the caller's vectors ``start`` (ci0, in
+    cisparse's order: CASSCF's previous CI vectors), then P-space guesses
+    (cis_ci_pspace_guess or _direct: the lowest eigenvectors of H among the
+    few hundred determinants of lowest diagonal, (near-)degenerate ones
+    together), ``extra`` more than the roots."""
     nvec = int(min(n, want + extra))
-    g = np.empty((nvec, n))
-    check(fn(ctypes.byref(F), space, diag.ctypes.data_as(_dp), max(400, nvec), nvec, g.ctypes.data_as(_dp), None,
-             None))
+    g = np.empty((len(start) + nvec, n))
+    for k, v in enumerate(start):
+        g[k] = v
+    check(fn(ctypes.byref(F), space, diag.ctypes.data_as(_dp), max(400, nvec), nvec,
+             g[len(start):].ctypes.data_as(_dp), None, None))
     return g
+
+
+def _ci0_list(ci0, size):
+    """ci0 as a list of flat finite non-zero vectors of `size` (PySCF passes
+    one array, a list, or None); anything else is ignored."""
+    if ci0 is None:
+        return []
+    vs = [ci0] if isinstance(ci0, np.ndarray) and ci0.ndim <= 2 and np.size(ci0) == size else list(ci0)
+    out = []
+    for v in vs:
+        v = np.asarray(v, dtype=np.float64).reshape(-1)
+        if v.size == size and np.all(np.isfinite(v)) and np.any(v):
+            out.append(v)
+    return out
 
 
 class FCISolver(direct_spin1.FCISolver):
@@ -171,6 +199,7 @@ class FCISolver(direct_spin1.FCISolver):
         super().__init__(mol)
         self.device = device
         self.method = method  # 'auto', 'dense', 'stored' (H as a sparse matrix) or 'direct' (matrix-free sigma)
+        self._space = None
         self.stats = {}
 
     def _use_gpu(self):
@@ -197,8 +226,14 @@ class FCISolver(direct_spin1.FCISolver):
         self.norb, self.nelec = norb, nelec
         method = self._choose_method(norb, nelec)
         if method == "direct":
-            return self._kernel_direct(h1e, eri, norb, nelec, ecore, nroots, tol, max_cycle, orbsym, wfnsym)
-        sp = _Space(h1e, eri, norb, nelec, orbsym, wfnsym)
+            return self._kernel_direct(h1e, eri, norb, nelec, ecore, nroots, tol, max_cycle, orbsym, wfnsym, ci0)
+        sp = getattr(self, "_space", None)  # kept between calls (the determinant list and its map)
+        if sp is not None and sp.key == _Space.key_of(norb, nelec, orbsym, wfnsym):
+            sp.set_integrals(h1e, eri)  # CASSCF's macro-iterations: the same space
+        else:
+            if sp is not None:
+                sp.close()
+            sp = self._space = _Space(h1e, eri, norb, nelec, orbsym, wfnsym)
         n = sp.n
         if nroots > n:
             raise ValueError(f"cisparse.fci: {nroots} roots asked in a space of {n} determinants")
@@ -221,7 +256,8 @@ class FCISolver(direct_spin1.FCISolver):
         o.tol = max(min(np.sqrt(tol) * 1e-2, 1e-5), 1e-10)  # residual norm (PySCF: sqrt(conv_tol))
         o.max_sub = max(int(getattr(self, "max_space", 12)) * nroots, 8 * nroots, 24)
         if not dense:
-            guess = _pspace_guess(L.lib.cis_ci_pspace_guess, sp.F, sp.S, diag, want, n, 4)
+            start = [sp.from_pyscf(v) for v in _ci0_list(ci0, sp.shape[0] * sp.shape[1])][:want]
+            guess = _guess(L.lib.cis_ci_pspace_guess, sp.F, sp.S, diag, want, n, 4, start)
             o.guess, o.nguess = guess.ctypes.data_as(_dp), len(guess)
         o.verbose = 1 if self.verbose >= 5 else 0
         evals = np.empty(want)
@@ -266,7 +302,6 @@ class FCISolver(direct_spin1.FCISolver):
             for H in keep:
                 if isinstance(H, ctypes.POINTER(L.cis_csr)):
                     L.lib.cis_csr_free(H)
-            sp.close()
         cis = [sp.to_pyscf(evecs[k]) for k in range(nroots)]
         return self._finish(st, info, t0, evals, cis, ecore, nroots, device="gpu" if gpu else "cpu",
                             method="dense" if dense else "davidson", determinants=n, nonzeros=int(nnz))
@@ -303,7 +338,7 @@ class FCISolver(direct_spin1.FCISolver):
             return "auto"
         return "direct"
 
-    def _kernel_direct(self, h1e, eri, norb, nelec, ecore, nroots, tol, max_cycle, orbsym, wfnsym):
+    def _kernel_direct(self, h1e, eri, norb, nelec, ecore, nroots, tol, max_cycle, orbsym, wfnsym, ci0=None):
         """Davidson on the matrix-free sigma (cis_ci_direct_operator), host."""
         na, nb = nelec
         h1 = np.ascontiguousarray(h1e, dtype=np.float64).reshape(norb, norb)
@@ -355,8 +390,9 @@ class FCISolver(direct_spin1.FCISolver):
             o.max_sub = max(int(getattr(self, "max_space", 12)) * want, 8 * want, 24)
             o.verbose = 1 if self.verbose >= 5 else 0
             # a spin penalty lifts the P-space vectors of other spins: more of them
-            guess = _pspace_guess(L.lib.cis_ci_pspace_guess_direct, F, D, diag, want, n,
-                                  4 + (want + 4 if penalty else 0))
+            start = [v.reshape(nA, nB)[np.ix_(ia, ib)].reshape(-1) for v in _ci0_list(ci0, n)][:want]
+            guess = _guess(L.lib.cis_ci_pspace_guess_direct, F, D, diag, want, n, 4 + (want + 4 if penalty else 0),
+                           start)
             o.guess, o.nguess = guess.ctypes.data_as(_dp), len(guess)
             evals = np.empty(want)
             evecs = np.empty((want, n))

@@ -154,3 +154,27 @@ def test_errors(h2o):
     mc.fcisolver = s
     with pytest.raises(ValueError, match="roots"):
         mc.kernel()
+
+
+@pytest.mark.parametrize("method", ["direct", "stored"])
+def test_warm_start_and_reused_space(n2, method):
+    # CASSCF hands the previous CI vector back as ci0: Davidson starts there
+    # (fewer products, same energy); the determinant list is kept between
+    # calls on the same space and rebuilt when the space changes.
+    mol, mf = n2
+    h1, ecore = mcscf.CASCI(mf, 8, 8).get_h1eff()
+    h2 = mcscf.CASCI(mf, 8, 8).get_h2eff()
+    s = solver(mol, conv_tol=1e-12, method=method)
+    e_cold, c = s.kernel(h1, h2, 8, 8, ecore=ecore)
+    cold = s.stats["products"]
+    space = s._space
+    e_warm, _ = s.kernel(h1, h2, 8, 8, ci0=c, ecore=ecore)
+    assert abs(e_warm - e_cold) < 1e-10 and s.converged
+    assert s.stats["products"] < cold, (s.stats["products"], cold)
+    if method == "stored":
+        assert s._space is space
+        s.kernel(h1[:6, :6], mcscf.CASCI(mf, 6, 6).get_h2eff(), 6, 6)
+        assert s._space is not space and s._space.n == 400
+    bad = np.full_like(c, np.nan)  # a non-finite ci0 is not a guess
+    e_bad, _ = s.kernel(h1, h2, 8, 8, ci0=bad, ecore=ecore)
+    assert abs(e_bad - e_cold) < 1e-10

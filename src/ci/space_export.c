@@ -1,0 +1,13 @@
+/* space_export.c: every determinant of a space at once, for bindings that
+ * map cisparse's determinant order to another program's (one call instead
+ * of one per determinant). */
+#include "ci/ci_internal.h"
+#include "core/internal.h"
+
+cis_status cis_ci_space_dets(const cis_ci_space *S, uint64_t *alpha, uint64_t *beta) {
+  if (!S || !alpha || !beta) return cis_error(CIS_ERR_INVALID, "cis_ci_space_dets: NULL argument");
+  const cis_int n = cis_ci_space_size(S);
+#pragma omp parallel for schedule(static) if (n >= 65536)
+  for (cis_int i = 0; i < n; ++i) cis_ci_space_det(S, i, alpha + i, beta + i);
+  return CIS_OK;
+}
