@@ -92,7 +92,8 @@ typedef struct cis_dist_plan {
  *   p2p_values * value_bytes + p2p_messages * msg_bytes < allgather_values * value_bytes,
  * else all-gather: a message costs a latency (several microseconds in NCCL,
  * i.e. a few hundred KB of NVLink time; msg_bytes <= 0 means
- * CIS_DIST_MSG_BYTES), the all-gather is one collective. */
+ * CIS_DIST_MSG_BYTES; value_bytes is 8 whatever the dtype, so the choice
+ * depends on the matrix only), the all-gather is one collective. */
 CIS_API cis_status cis_dist_plan_build(const cis_dist_block *blocks, int parts, cis_dist_exchange want,
                                        int64_t msg_bytes, cis_dist_plan *out);
 CIS_API void cis_dist_plan_clear(cis_dist_plan *p);
@@ -150,7 +151,8 @@ CIS_API cis_dist_opts cis_dist_opts_default(void);
 /* Distribute the square matrix A (every process passes the same A; each
  * keeps only its local parts' blocks) over the parts of c: host blocks
  * (cis_matrix of o->format) on a fake comm, GPU plans on the comm's GPUs on
- * an NCCL comm. Records diag(A) for Jacobi and Davidson. */
+ * an NCCL comm. Records diag(A) for Jacobi and Davidson. Symmetric storage
+ * (CIS_FLAG_UPPER) is accepted and expanded: the parts hold full rows. */
 CIS_API cis_status cis_dist_matrix_create(const cis_csr *A, cis_dist_comm *c, const cis_dist_opts *o,
                                           cis_dist_matrix **out);
 CIS_API void cis_dist_matrix_free(cis_dist_matrix *D);

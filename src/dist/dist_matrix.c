@@ -136,6 +136,7 @@ cis_status cis_dist_matrix_create(const cis_csr *A, cis_dist_comm *c, const cis_
   cis_dist_matrix *D = NULL;
   cis_dist_block *blocks = NULL;
   cis_int *rs = NULL;
+  cis_csr *full = NULL;
   cis_dist_opts o = o_in ? *o_in : cis_dist_opts_default();
   if (!A || !c || !out) return cis_error(CIS_ERR_INVALID, "cis_dist_matrix_create: NULL argument");
   *out = NULL;
@@ -144,6 +145,15 @@ cis_status cis_dist_matrix_create(const cis_csr *A, cis_dist_comm *c, const cis_
     return cis_error(CIS_ERR_INVALID, "a distributed matrix must be square, got %lld x %lld", (long long)A->rows,
                      (long long)A->cols);
   if (A->rows < G) return cis_error(CIS_ERR_INVALID, "%lld rows cannot be spread over %d parts", (long long)A->rows, G);
+  if (c->nlocal > DIST_MAX_LOCAL) return cis_error(CIS_ERR_UNSUPPORTED, "at most %d parts per process", DIST_MAX_LOCAL);
+  if (A->flags & CIS_FLAG_UPPER) {
+    /* symmetric storage: the parts hold full rows (U + U^T - diag U); the
+     * distributed product of the triangle alone would need a second,
+     * reverse exchange of the transposed contributions (not done) */
+    CIS_TRY(cis_csr_symmetric_expand(A, 0, &full));
+    full->flags &= ~CIS_FLAG_UPPER;
+    A = full;
+  }
   CIS_TRY(cis_alloc_zeroed((void **)&D, 1, sizeof *D, "distributed matrix"));
   D->comm = c;
   D->n = A->rows;
@@ -189,6 +199,7 @@ cleanup:
     for (int p = 0; p < G; ++p) cis_dist_block_clear(&blocks[p]);
   cis_free(blocks);
   cis_free(rs);
+  cis_csr_free(full);
   cis_dist_matrix_free(D);
   return st;
 }

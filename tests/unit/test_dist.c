@@ -257,6 +257,28 @@ static void test_product(void) {
           CHECK(e <= test_tol(CIS_F64), "product G=%d %s T=%d %s: rel err %.3e", G,
                 cis_dist_exchange_name((cis_dist_exchange)xk), T, formats[f], e);
         }
+  /* symmetric (upper) storage is expanded: the product of the full matrix */
+  {
+    cis_csr *S = sym_test_matrix(n), *U = NULL;
+    CHECK_OK(cis_csr_upper(S, &U));
+    memcpy(ref, y0, n * sizeof *ref);
+    CHECK_OK(cis_csr_spmv(S, 2.0, x, -0.5, ref));
+    if (U) {
+      job J;
+      memset(&J, 0, sizeof J);
+      J.A = U;
+      J.xk = CIS_XCHG_P2P;
+      J.x = x;
+      J.y0 = y0;
+      J.y = y;
+      test_fill_nan(y, CIS_F64, n);
+      CHECK_OK(run_distributed(J, 3, 1));
+      double e = test_rel_err(y, ref, CIS_F64, n);
+      CHECK(e <= test_tol(CIS_F64), "product of upper storage over 3 parts: rel err %.3e", e);
+    }
+    cis_csr_free(U);
+    cis_csr_free(S);
+  }
   free(x);
   free(y0);
   free(ref);
