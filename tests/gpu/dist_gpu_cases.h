@@ -3,7 +3,7 @@
  * G >= 2). Each case compares with the CPU reference: the gather kernel
  * with dist_gather_host, the product with cis_csr_spmv (all-gather and
  * point-to-point), CG / BiCGStab (Jacobi) and Davidson with the serial host
- * solve. Outputs poisoned with NaN first; tolerances scaled to precision;
+ * solve, and with G = 1 the serial GPU solve (cublasL) exactly. Outputs poisoned with NaN first; tolerances scaled to precision;
  * NaN never passes. Skipped (77) without a GPU or without NCCL. */
 #include <stdlib.h>
 #include <string.h>
@@ -106,8 +106,50 @@ static void case_solvers(cis_dist_comm *c) {
       CHECK_OK(cis_krylov_solve(op, vb, v, &ko, &id));
       CHECK_OK(cis_dist_vec_download(D, xd, v, 1));
       double e = test_rel_err(xd, xs, CIS_F64, n);
-      CHECK(e < 1e-9 && id.iterations == is.iterations, "%s G=%d: x differs by %.3e, %d iterations vs %d serial",
-            cis_krylov_method_name(ko.method), cis_dist_comm_ranks(c), e, id.iterations, is.iterations);
+      /* against the host solve: dots summed in another order (cuBLAS per
+       * part), so the convergence test may move by one iteration */
+      CHECK(e < 1e-9 && abs(id.iterations - is.iterations) <= 1,
+            "%s G=%d: x differs from the host solve by %.3e, %d iterations vs %d", cis_krylov_method_name(ko.method),
+            cis_dist_comm_ranks(c), e, id.iterations, is.iterations);
+      if (cis_dist_comm_ranks(c) == 1) { /* G = 1: the serial GPU solve (cublasL, same plan kernel) exactly */
+        cis_matrix *M = NULL;
+        cis_gpu_plan *P = NULL;
+        cis_operator *G1 = NULL;
+        void *dx = NULL, *db = NULL;
+        cis_krylov_info ig;
+        cis_krylov_opts kg = ko;
+        double *xg = malloc(n * sizeof *xg);
+        cis_format_params fp = cis_format_params_default();
+        kg.version = CIS_VER_CUBLAS_L;
+        CHECK_OK(cis_matrix_create(A, "csr", &fp, &M));
+        if (M) CHECK_OK(cis_gpu_plan_create(M, NULL, 0, &P));
+        if (P) {
+          CHECK_OK(cis_operator_from_gpu_plan(P, &G1));
+          CHECK_OK(cis_gpu_malloc(&dx, n * sizeof(double)));
+          CHECK_OK(cis_gpu_malloc(&db, n * sizeof(double)));
+          CHECK_OK(cis_gpu_upload(dx, zero, n * sizeof(double)));
+          CHECK_OK(cis_gpu_upload(db, b, n * sizeof(double)));
+          {
+            double *d = malloc(n * sizeof *d);
+            CHECK_OK(cis_csr_diagonal(A, d));
+            CHECK_OK(cis_operator_set_diagonal(G1, d));
+            free(d);
+          }
+          CHECK_OK(cis_krylov_solve(G1, db, dx, &kg, &ig));
+          test_fill_nan(xg, CIS_F64, n);
+          CHECK_OK(cis_gpu_download(xg, dx, n * sizeof(double)));
+          double eg = test_rel_err(xd, xg, CIS_F64, n);
+          CHECK(eg <= 1e-14 && ig.iterations == id.iterations,
+                "%s G=1: differs from the serial GPU solve by %.3e, %d iterations vs %d",
+                cis_krylov_method_name(ko.method), eg, id.iterations, ig.iterations);
+        }
+        cis_gpu_free(dx);
+        cis_gpu_free(db);
+        cis_operator_free(G1);
+        cis_gpu_plan_free(P);
+        cis_matrix_free(M);
+        free(xg);
+      }
     }
     cis_dist_vec_free(D, v);
     cis_operator_free(op);
