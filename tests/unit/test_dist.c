@@ -9,6 +9,7 @@
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include "core/internal.h"
 #include "test_util.h"
 
 /* 6 x 6, 16 nonzeros (3 4 2 | 2 3 2), split {0,1,2} {3,4,5}: the prefix reaches 8 at row 3:
@@ -404,6 +405,42 @@ static void test_davidson(void) {
   cis_csr_free(A);
 }
 
+/* Allocation failure at every step of the partition, the plan, the matrix,
+ * a vector and a solve: a clean CIS_ERR_ALLOC (or success), never a crash. */
+static void test_alloc_failures(void) {
+  cis_csr *A = sym_test_matrix(64);
+  double *b = malloc(64 * sizeof *b), *x = calloc(64, sizeof *x);
+  int ok = 0, n;
+  test_fill_random(b, CIS_F64, 64, 3);
+  for (n = 1; n < 2000 && !ok; ++n) {
+    cis_dist_world *w = NULL;
+    cis_dist_comm *c = NULL;
+    cis_dist_matrix *D = NULL;
+    cis_operator *op = NULL;
+    void *v = NULL;
+    cis_krylov_opts ko = cis_krylov_opts_default();
+    cis_status st;
+    cis_alloc_fail_after(n);
+    if ((st = cis_dist_world_create(3, &w)) == CIS_OK && (st = cis_dist_comm_fake(w, 0, 3, &c)) == CIS_OK &&
+        (st = cis_dist_matrix_create(A, c, NULL, &D)) == CIS_OK && (st = cis_operator_from_dist(D, &op)) == CIS_OK &&
+        (st = cis_dist_vec_alloc(D, 2, &v)) == CIS_OK && (st = cis_dist_vec_upload(D, v, x, 1)) == CIS_OK &&
+        (st = cis_dist_vec_upload(D, (char *)v + 64 * sizeof(double), b, 1)) == CIS_OK &&
+        (st = cis_krylov_solve(op, (char *)v + 64 * sizeof(double), v, &ko, NULL)) == CIS_OK)
+      ok = 1;
+    cis_alloc_fail_after(0);
+    CHECK(ok || st == CIS_ERR_ALLOC, "allocation failure %d gave %s: %s", n, cis_status_name(st), cis_last_error());
+    cis_dist_vec_free(D, v);
+    cis_operator_free(op);
+    cis_dist_matrix_free(D);
+    cis_dist_comm_free(c);
+    cis_dist_world_free(w);
+  }
+  CHECK(ok, "no success after %d allocation failures", n);
+  free(b);
+  free(x);
+  cis_csr_free(A);
+}
+
 int main(void) {
   test_blocks_by_hand();
   test_bad_input();
@@ -411,5 +448,6 @@ int main(void) {
   test_krylov();
   test_krylov_iterations();
   test_davidson();
+  test_alloc_failures();
   return test_summary("test_dist");
 }
