@@ -34,6 +34,10 @@ struct cis_dist_comm {
   void *impl;
 };
 
+/* Part `part`'s needed list only (cis_dist_block_split without the blocks:
+ * local and remote stay NULL), for the exchange plan of parts held elsewhere. */
+cis_status dist_block_needed(const cis_csr *A, const cis_int *row_start, int parts, int part, cis_dist_block *out);
+
 /* ---- device helpers (src/dist/gpu/dist_dev.c; nogpu stubs) ---- */
 cis_status dd_set_device(int dev);
 cis_status dd_stream_create(cis_stream *s);

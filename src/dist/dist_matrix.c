@@ -161,20 +161,23 @@ cis_status cis_dist_matrix_create(const cis_csr *A, cis_dist_comm *c, const cis_
   D->where = c->where;
   D->nlocal = c->nlocal;
   snprintf(D->format, sizeof D->format, "%s", o.format ? o.format : "csr");
-  /* every process splits the whole matrix (cheap, host): it needs all
-   * needed-lists for the plan, and keeps the blocks of its own parts */
+  /* every process lists every part's needed entries (one pass over A, no
+   * copy) for the plan; then it splits its own parts one at a time, each
+   * freed once stored (host peak: A plus one part's blocks) */
   CIS_TRY(cis_alloc_array((void **)&rs, G + 1, sizeof(cis_int), "row split"));
   CIS_TRY(cis_dist_partition_rows(A, G, rs));
   CIS_TRY(cis_alloc_zeroed((void **)&blocks, G, sizeof *blocks, "distributed blocks"));
-  for (int p = 0; p < G; ++p) CIS_TRY(cis_dist_block_split(A, rs, G, p, &blocks[p]));
+  for (int p = 0; p < G; ++p) CIS_TRY(dist_block_needed(A, rs, G, p, &blocks[p]));
   CIS_TRY(cis_dist_plan_build(blocks, G, o.exchange, o.msg_bytes, &D->plan));
   CIS_TRY(cis_alloc_array((void **)&D->diag, A->rows, sizeof(double), "distributed diagonal"));
   CIS_TRY(cis_csr_diagonal(A, D->diag));
   CIS_TRY(cis_alloc_zeroed((void **)&D->part, D->nlocal, sizeof(dist_part), "distributed parts"));
   for (int l = 0; l < D->nlocal; ++l) {
     dist_part *P = &D->part[l];
-    const cis_dist_block *b = &blocks[c->first + l];
+    cis_dist_block *b = &blocks[c->first + l];
     P->rank = c->first + l;
+    cis_dist_block_clear(b);
+    CIS_TRY(cis_dist_block_split(A, rs, G, P->rank, b));
     P->row0 = b->row0;
     P->rows = b->rows;
     CIS_TRY(block_store(D, l, b->local, &o, &P->Ml, &P->Pl));
@@ -183,6 +186,7 @@ cis_status cis_dist_matrix_create(const cis_csr *A, cis_dist_comm *c, const cis_
       CIS_TRY(cis_error(CIS_ERR_UNSUPPORTED, "part %d (rows %lld..%lld) has no entries in its diagonal block", P->rank,
                         (long long)P->row0, (long long)(P->row0 + P->rows - 1)));
     CIS_TRY(part_exchange_setup(D, l, b));
+    cis_dist_block_clear(b); /* stored: the host copy goes */
     if (on_device(D)) {
       CIS_TRY(set_dev(D, l));
       CIS_TRY(dd_stream_create(&P->compute));

@@ -5,7 +5,7 @@
  * exchange plan with its all-gather vs point-to-point rule (dist.h). */
 #include <string.h>
 #include "core/internal.h"
-#include "cisparse/dist.h"
+#include "dist/dist_internal.h"
 
 cis_status cis_dist_partition_rows(const cis_csr *A, int parts, cis_int *row_start) {
   if (!A || !row_start) return cis_error(CIS_ERR_INVALID, "cis_dist_partition_rows: NULL argument");
@@ -45,8 +45,9 @@ static cis_int find_col(const cis_idx *a, cis_int n, cis_idx j) {
   return lo;
 }
 
-cis_status cis_dist_block_split(const cis_csr *A, const cis_int *row_start, int parts, int part,
-                                cis_dist_block *out) {
+/* The block (needed_only: only its needed list, local and remote NULL). */
+static cis_status block_split(const cis_csr *A, const cis_int *row_start, int parts, int part, cis_dist_block *out,
+                              int needed_only) {
   cis_status st;
   unsigned char *mark = NULL;
   cis_int nl = 0, nr = 0;
@@ -81,6 +82,10 @@ cis_status cis_dist_block_split(const cis_csr *A, const cis_int *row_start, int 
   CIS_TRY(cis_alloc_array((void **)&out->needed, out->nneeded > 0 ? out->nneeded : 1, sizeof(cis_idx), "needed columns"));
   for (cis_int j = 0, m = 0; j < A->cols; ++j)
     if (mark[j]) out->needed[m++] = (cis_idx)j;
+  if (needed_only) {
+    st = CIS_OK;
+    goto cleanup;
+  }
   CIS_TRY(cis_csr_alloc(out->rows, out->rows, nl, A->dtype, &out->local));
   CIS_TRY(cis_csr_alloc(out->rows, out->nneeded, nr, A->dtype, &out->remote));
   size_t es = cis_dtype_size(A->dtype);
@@ -106,6 +111,15 @@ cleanup:
   cis_free(mark);
   if (st != CIS_OK) cis_dist_block_clear(out);
   return st;
+}
+
+cis_status cis_dist_block_split(const cis_csr *A, const cis_int *row_start, int parts, int part,
+                                cis_dist_block *out) {
+  return block_split(A, row_start, parts, part, out, 0);
+}
+
+cis_status dist_block_needed(const cis_csr *A, const cis_int *row_start, int parts, int part, cis_dist_block *out) {
+  return block_split(A, row_start, parts, part, out, 1);
 }
 
 void cis_dist_plan_clear(cis_dist_plan *p) {
