@@ -20,7 +20,7 @@
 # Every step has a time cap and the whole run a deadline (BUDGET_S, default
 # 220 s): a step that would pass it is skipped and says so.
 # Output under $OUT: summary.txt (every step's exit status, time, key lines)
-# and logs/ (each step's full log).
+# and logs.tgz (each step's full log).
 # Usage on the device, from the repository root:
 #   OUT=/some/dir [SHARED=path/to/shared] [ROWS=65536] [LEVEL=4|full] bash bench/multigpu_device.sh
 set -u
@@ -106,3 +106,5 @@ for n in $ns; do
   grep -E "^(ci |parts|root|davidson)" "$L/dav_$n.log" | sed "s/^/   N=$n: /" >>"$S"
 done
 say "done in $(elapsed) s"
+# few files come back from a device call: the logs as one archive
+tar czf "$OUT/logs.tgz" -C "$OUT" logs && rm -rf "$OUT/logs"
