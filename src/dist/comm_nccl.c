@@ -174,7 +174,7 @@ cis_status cis_dist_comm_nccl(int ngpus, cis_dist_comm **out) {
     return cis_error(CIS_ERR_NO_GPU, "no CUDA device for NCCL");
   }
   if (ngpus < 0 || ngpus > count)
-    return cis_error(CIS_ERR_INVALID, "--gpus %d: this host has %d GPU%s", ngpus, count, count == 1 ? "" : "s");
+    return cis_error(CIS_ERR_INVALID, "%d GPUs requested: this host has %d GPU%s", ngpus, count, count == 1 ? "" : "s");
   if (ngpus == 0) ngpus = count;
   nvls_off();
   CIS_TRY(cis_alloc_array((void **)&devs, ngpus, sizeof(int), "NCCL devices"));

@@ -207,6 +207,11 @@ static int run_dist_gpu_cases(const char *name, int ngpus, int min_gpus) {
   }
   cis_status st = cis_dist_comm_nccl(ngpus, &c);
   if (st == CIS_ERR_UNSUPPORTED) return test_skip(cis_last_error());
+  {
+    cis_dist_comm *c2 = NULL; /* more GPUs than the host has: refused, nothing made */
+    CHECK(cis_dist_comm_nccl(count + 1, &c2) == CIS_ERR_INVALID && !c2 && strstr(cis_last_error(), "GPUs requested"),
+          "%d GPUs on a host of %d accepted", count + 1, count);
+  }
   CHECK_OK(st);
   if (!c) return test_summary(name);
   CHECK(getenv("NCCL_NVLS_ENABLE") != NULL, "NCCL_NVLS_ENABLE is not set by the NCCL communicator");
