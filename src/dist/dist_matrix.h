@@ -46,6 +46,15 @@ struct cis_dist_matrix {
   int64_t products;
 };
 
+/* Part memory: host arrays on a fake comm, the part's GPU on a device comm
+ * (dist_matrix.c). dist_set_dev makes the part's GPU current (no-op on host). */
+int dist_on_device(const cis_dist_matrix *D);
+cis_status dist_set_dev(const cis_dist_matrix *D, int l);
+cis_status dist_part_alloc(const cis_dist_matrix *D, int l, void **p, int64_t bytes, const char *what);
+void dist_part_free(const cis_dist_matrix *D, int l, void *p);
+cis_status dist_part_put(const cis_dist_matrix *D, int l, void *dst, const void *host, size_t bytes);
+cis_status dist_part_get(const cis_dist_matrix *D, int l, void *host, const void *src, size_t bytes);
+
 /* The local pointers (one per local rank) of the vector at handle h (any
  * whole-vector offset inside an allocation); *nleft (may be NULL): vectors
  * from h to the allocation's end. */
