@@ -159,9 +159,11 @@ CIS_API void cis_dist_matrix_free(cis_dist_matrix *D);
 CIS_API const cis_dist_plan *cis_dist_matrix_plan(const cis_dist_matrix *D);
 /* Bytes moved between parts per product (all parts; values * value size). */
 CIS_API int64_t cis_dist_matrix_exchange_bytes(const cis_dist_matrix *D);
-/* Seconds spent in the exchange (pack, communication, unpack: the comm
- * streams synchronized) and in whole products since creation or the last
- * reset, and the number of products. */
+/* Seconds spent in the exchange (pack, communication, unpack: on GPUs timed
+ * by events on the communication stream, the slowest part's, so time hidden
+ * behind the local product still counts; on host parts by the wall clock)
+ * and in whole products (wall clock, device synchronized) since creation or
+ * the last reset, and the number of products. */
 CIS_API void cis_dist_matrix_times(const cis_dist_matrix *D, double *exchange_s, double *product_s,
                                    int64_t *products);
 CIS_API void cis_dist_matrix_reset_times(cis_dist_matrix *D);
