@@ -7,6 +7,7 @@
  * gpu.h     device plans: upload once, SpMV many times, cuSPARSE baselines
  * operator.h linear operators over any format, GPU plan or callback
  * solver.h  CG, BiCG, BiCGStab (fused GPU versions), mixed precision, Davidson, energy
+ * dist.h    rows over several GPUs (NCCL): distributed SpMV, solvers on top
  * ci.h      CI from FCIDUMP: determinants, Slater-Condon Hamiltonian
  * util.h    monotonic clock, physical memory, cis_version()
  * version.h the version of these headers (generated)
@@ -21,6 +22,7 @@
 #include "cisparse/gpu.h"
 #include "cisparse/operator.h"
 #include "cisparse/solver.h"
+#include "cisparse/dist.h"
 #include "cisparse/ci.h"
 #include "cisparse/util.h"
 #include "cisparse/version.h"

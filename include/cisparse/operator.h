@@ -18,7 +18,8 @@ extern "C" {
 #endif
 
 /* Where an operator's x and y vectors (and a solver's vectors) live. */
-typedef enum cis_memspace { CIS_MEM_HOST = 0, CIS_MEM_DEVICE = 1 } cis_memspace;
+/* CIS_MEM_DIST: distributed vectors (handles of cis_dist_vec_alloc, dist.h). */
+typedef enum cis_memspace { CIS_MEM_HOST = 0, CIS_MEM_DEVICE = 1, CIS_MEM_DIST = 2 } cis_memspace;
 
 typedef struct cis_operator cis_operator;
 

@@ -15,6 +15,12 @@ int cis_cmd_bench(int argc, char **argv);
 int cis_cmd_ci(int argc, char **argv);
 int cis_cmd_run(int argc, char **argv);
 int cis_cmd_solve(int argc, char **argv);
+/* --gpus N / --cpu-parts N in argv: bench, solve and ci take the distributed
+ * path of cmd_dist.c (cisparse/dist.h). */
+int cli_dist_wanted(int argc, char **argv);
+int cli_dist_bench(int argc, char **argv);
+int cli_dist_solve(int argc, char **argv);
+int cli_dist_ci(int argc, char **argv);
 
 /* Call, and on failure jump to the function's single `cleanup:` with the
  * status in `st`: the library's idiom (src/core/internal.h), restated here

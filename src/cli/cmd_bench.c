@@ -39,7 +39,10 @@ static int usage(void) {
           "       [--plot PREFIX]\n"
           "kernels: csr-scalar csr-vector ell ellr sell sellr sellcs csb csr5 hyb-paper hyb\n"
           "         cusparse-csr-alg1 cusparse-csr-alg2 cusparse-coo-alg1 cusparse-coo-alg2\n"
-          "         cusparse-sell-alg1 cusparse-bsr\n");
+          "         cusparse-sell-alg1 cusparse-bsr\n"
+          "       cisparse bench FILE|SPEC --gpus N | --cpu-parts N [--format F] [--kernel K]\n"
+          "       [--exchange auto|allgather|p2p] [--runs 50]: the distributed SpMV over N GPUs\n"
+          "       (NCCL, N = 0: all) or N CPU parts, with its exchange volume and time share\n");
   return 2;
 }
 
@@ -368,6 +371,7 @@ int cis_cmd_bench(int argc, char **argv) {
   bench_run r;
   cis_csr *A = NULL;
   char json[1024];
+  if (cli_dist_wanted(argc, argv)) return cli_dist_bench(argc, argv); /* --gpus N: cmd_dist.c */
   int rc = parse(argc, argv, &o);
   cis_status st;
   if (rc) return rc;

@@ -78,6 +78,9 @@ static void usage(FILE *f) {
              "                1..8 for Molpro's); PySCF's literal ISYM=1 is read as totally symmetric\n"
              "  --max-iter N  Davidson iterations (default 200); a root not converged is an error\n"
              "  --pspace N    determinants in the P-space of the initial guess (default 400)\n"
+             "  --gpus N      the stored Hamiltonian over N GPUs (NCCL, 0 = all; --cpu-parts N: CPU parts),\n"
+             "                Davidson on the distributed operator; takes --level --roots --tol --max-iter\n"
+             "                --format --exchange (README \"Several GPUs\")\n"
              "  --method M    stored (default: build H, then SpMV), direct (matrix-free string-driven\n"
              "                sigma on the CPU: full CI of the file's orbitals, no H built; point group\n"
              "                by projection at the C1 cost) or auto\n"
@@ -771,6 +774,7 @@ static void print_count(const ci_args *a, const ci_run *r) {
 int cis_cmd_ci(int argc, char **argv) {
   ci_args a;
   ci_run r;
+  if (cli_dist_wanted(argc, argv)) return cli_dist_ci(argc, argv); /* --gpus N: cmd_dist.c */
   int rc = parse_args(argc, argv, &a);
   if (rc) return rc < 0 ? 0 : rc;
   memset(&r, 0, sizeof r);

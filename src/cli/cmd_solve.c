@@ -37,6 +37,9 @@ enum { PREC_DOUBLE = 0, PREC_SINGLE = 1, PREC_MIXED = 2 };
 static const char *usage_text =
     "usage: cisparse solve MATRIX|SPEC [options]\n"
     "  --device gpu|cpu             where the solve runs (default: gpu when one is usable)\n"
+    "  --gpus N | --cpu-parts N     distributed over N GPUs (NCCL; 0 = all) or N CPU parts: takes\n"
+    "                               --method --precond --tol --maxit --format --kernel --exchange\n"
+    "                               auto|allgather|p2p, --eigs K (Davidson); README \"Several GPUs\"\n"
     "  --method cg|bicg|bicgstab    (default cg)\n"
     "  --precond none|jacobi        (default none)\n"
     "  --version cublasL|cublasN|cuda|merge|merge_10|graph   device version (default merge_10)\n"
@@ -1016,6 +1019,7 @@ int cis_cmd_solve(int argc, char **argv) {
   cis_status st;
   FILE *out;
   int rc, need_t;
+  if (cli_dist_wanted(argc, argv)) return cli_dist_solve(argc, argv); /* --gpus N: cmd_dist.c */
   memset(&o, 0, sizeof o);
   o.method = o.precond = o.version = o.sync = -1;
   o.tol = 1e-8;

@@ -208,6 +208,8 @@ cis_status cis_true_residual(const cis_operator *A, const void *b, const void *x
   cis_status st;
   void *hb = NULL, *hx = NULL, *hy = NULL, *hs = NULL, *dy = NULL;
   if (!A || !b || !x || !relres) return cis_error(CIS_ERR_INVALID, "cis_true_residual: NULL argument");
+  if (cis_operator_memspace(A) == CIS_MEM_DIST)
+    return cis_error(CIS_ERR_UNSUPPORTED, "cis_true_residual: download the distributed vectors (cis_dist_vec_download) and use a host operator");
   cis_int n = cis_operator_rows(A), m = cis_operator_cols(A);
   cis_dtype t = cis_operator_dtype(A);
   size_t es = cis_dtype_size(t);

@@ -107,6 +107,7 @@ cleanup:
 cis_status kry_be_for(const cis_operator *A, cis_solver_version v, int hist_len, kry_be **out) {
   if (!A || !out) return cis_error(CIS_ERR_INVALID, "kry_be_for: NULL argument");
   if (A->where == CIS_MEM_HOST) return kry_be_host_create(A->rows, A->dtype, hist_len, out);
+  if (A->where == CIS_MEM_DIST) return kry_be_dist_create(A, hist_len, out);
   return kry_be_gpu_create(A->rows, A->dtype, v, hist_len, out);
 }
 

@@ -1,0 +1,189 @@
+/* cisparse/dist.h: a matrix and its vectors spread over several parts (GPUs
+ * or, for tests, CPU "ranks"), and the solvers of solver.h run unchanged on
+ * top of it.
+ *
+ * The pattern is PETSc's MATMPIAIJ (src/mat/impls/aij/mpi/mpiaij.c,
+ * MatMult_MPIAIJ) and Ginkgo's distributed::Matrix (local and non-local
+ * parts): the rows are split into G contiguous ranges balanced by nonzeros;
+ * part p holds
+ *   local  = A[rows_p, rows_p]   (its diagonal block, columns renumbered from 0)
+ *   remote = A[rows_p, needed_p] (the off-diagonal block, its columns
+ *                                 compressed to the sorted list needed_p of
+ *                                 the x entries that part p lacks),
+ * and y_p = local * x_p + remote * x[needed_p]. The x entries are exchanged
+ * before the remote product, either by an all-gather of every part's x or by
+ * point-to-point messages of just the needed entries (cis_dist_plan: the
+ * rule is there), while the local product runs on its own stream.
+ *
+ * Communicators (cis_dist_comm): NCCL with one process driving every GPU of
+ * a host (ncclCommInitAll, one stream per GPU, collectives in
+ * ncclGroupStart/End), NCCL with one process per GPU bootstrapped by MPI
+ * (build with -DCISPARSE_MPI=ON), and a fake one over threads (host memory)
+ * for the CPU tests. One process may drive several parts ("local ranks");
+ * every process runs the same solver code on its local parts.
+ *
+ * NVLink multicast (NVLS) stays off: the NCCL constructors set
+ * NCCL_NVLS_ENABLE=0 in the environment unless it is already set. */
+#ifndef CISPARSE_DIST_H
+#define CISPARSE_DIST_H
+
+#include "cisparse/operator.h"
+#include "cisparse/types.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ---- partitioning (host, no communication) ------------------------------ */
+
+/* Split the rows of A into `parts` contiguous ranges with about nnz/parts
+ * nonzeros each (row p ends where the running nonzero count first reaches
+ * (p+1)*nnz/parts; every part keeps at least one row). row_start: parts+1
+ * entries, row_start[0] = 0, row_start[parts] = rows. CIS_ERR_INVALID when
+ * parts < 1 or parts > rows. */
+CIS_API cis_status cis_dist_partition_rows(const cis_csr *A, int parts, cis_int *row_start);
+
+/* One part of a row-distributed matrix (see above). */
+typedef struct cis_dist_block {
+  int part, parts;
+  cis_int row0, rows;  /* global rows row0 .. row0+rows-1 */
+  cis_csr *local;      /* rows x rows, columns - row0 */
+  cis_csr *remote;     /* rows x nneeded, column k is global column needed[k] */
+  cis_int nneeded;
+  cis_idx *needed;     /* ascending global columns outside this part's rows */
+} cis_dist_block;
+
+/* Block `part` of A under row_start (from cis_dist_partition_rows or any
+ * ascending split). A square, plain storage (a CIS_FLAG_UPPER matrix is
+ * refused: expand it first). Values keep A's dtype. Free with
+ * cis_dist_block_clear. */
+CIS_API cis_status cis_dist_block_split(const cis_csr *A, const cis_int *row_start, int parts, int part,
+                                        cis_dist_block *out);
+/* Free what a block holds and zero it; NULL accepted. */
+CIS_API void cis_dist_block_clear(cis_dist_block *b);
+
+typedef enum cis_dist_exchange {
+  CIS_XCHG_AUTO = 0,      /* the rule of cis_dist_plan_build */
+  CIS_XCHG_ALLGATHER = 1, /* every part receives every other part's x (padded to the largest part) */
+  CIS_XCHG_P2P = 2        /* every part receives exactly its needed entries from their owners */
+} cis_dist_exchange;
+
+/* The exchange plan: who sends which x entries to whom in each product. */
+typedef struct cis_dist_plan {
+  int parts;
+  cis_dist_exchange kind;    /* ALLGATHER or P2P (never AUTO once built) */
+  cis_int max_rows;          /* largest part (the all-gather's padded count) */
+  cis_int *row_start;        /* parts+1 */
+  /* count[p*parts + q]: entries part p receives from part q (0 for p == q);
+   * send_idx[q][..]: the local indices part q sends, peer by peer in order
+   * of p, count[p*parts+q] each (these are q's rows in p's needed list). */
+  cis_int *count;
+  cis_idx **send_idx;
+  int64_t p2p_values;        /* values received per product, all parts: sum of nneeded */
+  int64_t allgather_values;  /* values received per product by the padded all-gather: parts*(parts-1)*max_rows */
+  int64_t p2p_messages;      /* (p, q) pairs with count > 0 */
+} cis_dist_plan;
+
+/* Latency allowance of the exchange rule, in bytes per point-to-point message. */
+#define CIS_DIST_MSG_BYTES ((int64_t)256 * 1024)
+
+/* The plan for the blocks of all parts (blocks[p].part == p). The rule for
+ * CIS_XCHG_AUTO: point-to-point when
+ *   p2p_values * value_bytes + p2p_messages * msg_bytes < allgather_values * value_bytes,
+ * else all-gather: a message costs a latency (several microseconds in NCCL,
+ * i.e. a few hundred KB of NVLink time; msg_bytes <= 0 means
+ * CIS_DIST_MSG_BYTES; value_bytes is 8 whatever the dtype, so the choice
+ * depends on the matrix only), the all-gather is one collective. */
+CIS_API cis_status cis_dist_plan_build(const cis_dist_block *blocks, int parts, cis_dist_exchange want,
+                                       int64_t msg_bytes, cis_dist_plan *out);
+CIS_API void cis_dist_plan_clear(cis_dist_plan *p);
+/* "allgather", "p2p", "auto"; parse gives CIS_ERR_NOT_FOUND naming the choices. */
+CIS_API const char *cis_dist_exchange_name(cis_dist_exchange k);
+CIS_API cis_status cis_dist_exchange_parse(const char *s, cis_dist_exchange *k);
+
+/* ---- communicators -------------------------------------------------------- */
+
+typedef struct cis_dist_comm cis_dist_comm;
+typedef struct cis_dist_world cis_dist_world;
+
+/* A fake world of nranks CPU ranks in this process (the CPU tests): threads
+ * each make a communicator for their ranks and call the collectives
+ * together; buffers are host memory. Free the world after every comm. */
+CIS_API cis_status cis_dist_world_create(int nranks, cis_dist_world **out);
+CIS_API void cis_dist_world_free(cis_dist_world *w);
+/* A communicator for ranks first .. first+nlocal-1 of w, driven by the
+ * calling thread (each rank of w must belong to exactly one communicator). */
+CIS_API cis_status cis_dist_comm_fake(cis_dist_world *w, int first, int nlocal, cis_dist_comm **out);
+/* NCCL over `ngpus` GPUs of this host driven by this process
+ * (ncclCommInitAll on devices 0..ngpus-1, one stream per GPU). ngpus = 0:
+ * every GPU. CIS_ERR_INVALID when ngpus exceeds the device count,
+ * CIS_ERR_NO_GPU / CIS_ERR_UNSUPPORTED when built without CUDA or NCCL. */
+CIS_API cis_status cis_dist_comm_nccl(int ngpus, cis_dist_comm **out);
+/* NCCL with one process per GPU, bootstrapped through MPI (MPI_Init done by
+ * the caller; rank r uses device r % local GPUs; the unique id is broadcast
+ * with MPI_Bcast). CIS_ERR_UNSUPPORTED unless built with CISPARSE_MPI. */
+CIS_API cis_status cis_dist_comm_mpi(cis_dist_comm **out);
+CIS_API void cis_dist_comm_free(cis_dist_comm *c);
+CIS_API int cis_dist_comm_ranks(const cis_dist_comm *c);       /* all ranks */
+CIS_API int cis_dist_comm_local_ranks(const cis_dist_comm *c); /* driven here */
+CIS_API int cis_dist_comm_first_rank(const cis_dist_comm *c);
+/* Where the comm's buffers live: CIS_MEM_HOST (fake) or CIS_MEM_DEVICE. */
+CIS_API cis_memspace cis_dist_comm_memspace(const cis_dist_comm *c);
+/* "fake", "nccl", "nccl+mpi" */
+CIS_API const char *cis_dist_comm_name(const cis_dist_comm *c);
+/* vals[l*count .. +count) of each local rank l: replaced by the sum over all
+ * ranks (host doubles; summed in rank order on the fake comm). */
+CIS_API cis_status cis_dist_allreduce_host(cis_dist_comm *c, double *vals, int count);
+
+/* ---- distributed matrix, vectors and operator ----------------------------- */
+
+typedef struct cis_dist_matrix cis_dist_matrix;
+
+typedef struct cis_dist_opts {
+  cis_dist_exchange exchange;  /* default AUTO */
+  int64_t msg_bytes;           /* exchange rule's per-message allowance (0 = default) */
+  const char *format;          /* format of both blocks (NULL = "csr"); host parts: any CPU format */
+  const char *kernel;          /* GPU kernel (NULL = the format's default) */
+  cis_dtype dtype;             /* value type of the blocks and vectors (default A's) */
+} cis_dist_opts;
+CIS_API cis_dist_opts cis_dist_opts_default(void);
+
+/* Distribute the square matrix A (every process passes the same A; each
+ * keeps only its local parts' blocks) over the parts of c: host blocks
+ * (cis_matrix of o->format) on a fake comm, GPU plans on the comm's GPUs on
+ * an NCCL comm. Records diag(A) for Jacobi and Davidson. Symmetric storage
+ * (CIS_FLAG_UPPER) is accepted and expanded: the parts hold full rows. */
+CIS_API cis_status cis_dist_matrix_create(const cis_csr *A, cis_dist_comm *c, const cis_dist_opts *o,
+                                          cis_dist_matrix **out);
+CIS_API void cis_dist_matrix_free(cis_dist_matrix *D);
+CIS_API const cis_dist_plan *cis_dist_matrix_plan(const cis_dist_matrix *D);
+/* Bytes moved between parts per product (all parts; values * value size). */
+CIS_API int64_t cis_dist_matrix_exchange_bytes(const cis_dist_matrix *D);
+/* Seconds spent in the exchange (pack, communication, unpack: on GPUs timed
+ * by events on the communication stream, the slowest part's, so time hidden
+ * behind the local product still counts; on host parts by the wall clock)
+ * and in whole products (wall clock, device synchronized) since creation or
+ * the last reset, and the number of products. */
+CIS_API void cis_dist_matrix_times(const cis_dist_matrix *D, double *exchange_s, double *product_s,
+                                   int64_t *products);
+CIS_API void cis_dist_matrix_reset_times(cis_dist_matrix *D);
+
+/* Distributed vectors: `count` vectors of the matrix's rows, each spread like
+ * the rows. The handle is an address that the solvers may offset by whole
+ * vectors (v + j*rows values), never dereference; it is valid until freed. */
+CIS_API cis_status cis_dist_vec_alloc(cis_dist_matrix *D, int count, void **v);
+CIS_API void cis_dist_vec_free(cis_dist_matrix *D, void *v);
+/* count*rows values (the matrix's dtype) from / to a host array in global
+ * order; each process reads / writes only its local parts' rows. */
+CIS_API cis_status cis_dist_vec_upload(cis_dist_matrix *D, void *v, const void *host, int count);
+CIS_API cis_status cis_dist_vec_download(cis_dist_matrix *D, void *host, const void *v, int count);
+
+/* The operator y = alpha*A*x + beta*y on distributed vectors (memory space
+ * CIS_MEM_DIST); cis_krylov_solve and cis_davidson_operator run on it with a
+ * distributed backend (dots through cis_dist_allreduce_host). D outlives it. */
+CIS_API cis_status cis_operator_from_dist(cis_dist_matrix *D, cis_operator **out);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

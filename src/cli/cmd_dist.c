@@ -1,0 +1,338 @@
+/* cmd_dist.c: `cisparse bench|solve MATRIX --gpus N` (and --cpu-parts N):
+ * the matrix spread over N GPUs of this host with NCCL (cisparse/dist.h;
+ * N = 0: every GPU) or over N CPU parts in this process (the fake
+ * communicator: the same code path on the CPU). bench times the
+ * distributed SpMV; solve runs CG / BiCG / BiCGStab on b = A*ones, or
+ * Davidson (--eigs K) for the lowest K eigenvalues. Each reports the
+ * exchange volume per product and its share of the product time. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include "cli/cli.h"
+
+typedef struct dist_cli {
+  const char *cmd, *matrix, *format, *kernel;
+  long long gpus, cpu_parts, maxit, runs, eigs;
+  double tol;
+  int method, precond, gpus_given, cpu_given;
+  cis_dist_exchange xk;
+} dist_cli;
+
+int cli_dist_wanted(int argc, char **argv) {
+  for (int i = 0; i < argc; ++i)
+    if (!strcmp(argv[i], "--gpus") || !strcmp(argv[i], "--cpu-parts")) return 1;
+  return 0;
+}
+
+static int parse(int argc, char **argv, dist_cli *o) {
+  int rc;
+  for (int i = 1; i < argc; ++i) { /* argv[0]: the command's name */
+    const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
+    if (a[0] != '-') {
+      if (o->matrix) return cli_usage("%s: more than one matrix given ('%s', '%s')", o->cmd, o->matrix, a);
+      o->matrix = a;
+      continue;
+    }
+    static const char *const known[] = {"--gpus", "--cpu-parts", "--format", "--kernel", "--exchange", "--method",
+                                        "--precond", "--tol", "--maxit", "--runs", "--repeat", "--eigs"};
+    int is_known = 0;
+    for (size_t k = 0; k < sizeof known / sizeof *known; ++k) is_known |= !strcmp(a, known[k]);
+    if (!is_known)
+      return cli_usage("%s: option '%s' is not available with --gpus / --cpu-parts (these take --format --kernel "
+                       "--exchange --runs%s)", o->cmd, a,
+                       strcmp(o->cmd, "solve") ? "" : " --method --precond --tol --maxit --eigs");
+    if (!strcmp(o->cmd, "bench") && (!strcmp(a, "--method") || !strcmp(a, "--precond") || !strcmp(a, "--tol") ||
+                                     !strcmp(a, "--maxit") || !strcmp(a, "--eigs")))
+      return cli_usage("bench: %s belongs to cisparse solve", a);
+    if (!v) return cli_usage("%s: %s needs a value", o->cmd, a);
+    if (!strcmp(a, "--gpus")) {
+      if ((rc = cli_int(a, v, &o->gpus))) return rc;
+      o->gpus_given = 1;
+    } else if (!strcmp(a, "--cpu-parts")) {
+      if ((rc = cli_int(a, v, &o->cpu_parts))) return rc;
+      o->cpu_given = 1;
+    } else if (!strcmp(a, "--format")) o->format = v;
+    else if (!strcmp(a, "--kernel")) o->kernel = v;
+    else if (!strcmp(a, "--exchange")) {
+      if (cis_dist_exchange_parse(v, &o->xk) != CIS_OK) return cli_usage("%s: --exchange: %s", o->cmd, cis_last_error());
+    } else if (!strcmp(a, "--method")) {
+      cis_krylov_method m;
+      if (cis_krylov_method_parse(v, &m) != CIS_OK) return cli_usage("%s: --method '%s': %s", o->cmd, v, cis_last_error());
+      o->method = (int)m;
+    } else if (!strcmp(a, "--precond")) {
+      if (!strcmp(v, "none")) o->precond = CIS_PRECOND_NONE;
+      else if (!strcmp(v, "jacobi")) o->precond = CIS_PRECOND_JACOBI;
+      else return cli_usage("%s: --precond '%s': expected none or jacobi", o->cmd, v);
+    } else if (!strcmp(a, "--tol")) {
+      if ((rc = cli_double(a, v, &o->tol))) return rc;
+    } else if (!strcmp(a, "--maxit")) {
+      if ((rc = cli_int(a, v, &o->maxit))) return rc;
+    } else if (!strcmp(a, "--runs") || !strcmp(a, "--repeat")) {
+      if ((rc = cli_int(a, v, &o->runs))) return rc;
+    } else {
+      if ((rc = cli_int(a, v, &o->eigs))) return rc; /* --eigs */
+    }
+    ++i;
+  }
+  if (!o->matrix) return cli_usage("%s: no matrix given", o->cmd);
+  if (o->gpus_given && o->cpu_given) return cli_usage("%s: --gpus and --cpu-parts exclude each other", o->cmd);
+  if (o->gpus < 0 || o->gpus > 4096) return cli_usage("%s: --gpus must be 0 (every GPU) .. the GPU count, got %lld", o->cmd, o->gpus);
+  if (o->cpu_given && (o->cpu_parts < 1 || o->cpu_parts > 64))
+    return cli_usage("%s: --cpu-parts must be 1..64, got %lld", o->cmd, o->cpu_parts);
+  if (o->runs < 1 || o->runs > 100000) return cli_usage("%s: --runs must be 1..100000, got %lld", o->cmd, o->runs);
+  if (!(o->tol > 0)) return cli_usage("%s: --tol must be > 0", o->cmd);
+  if (o->maxit < 1 || o->maxit > 2000000000LL) return cli_usage("%s: --maxit must be 1..2e9", o->cmd);
+  if (o->eigs < 0 || o->eigs > 64) return cli_usage("%s: --eigs must be 1..64, got %lld", o->cmd, o->eigs);
+  if (o->eigs && o->method == CIS_BICG) return cli_usage("%s: --eigs runs Davidson: drop --method", o->cmd);
+  return 0;
+}
+
+static int cmp_d(const void *a, const void *b) {
+  double x = *(const double *)a, y = *(const double *)b;
+  return (x > y) - (x < y);
+}
+
+static int run(int argc, char **argv, const char *cmd) {
+  dist_cli o;
+  cis_status st = CIS_OK;
+  cis_csr *A = NULL;
+  cis_dist_world *w = NULL;
+  cis_dist_comm *c = NULL;
+  cis_dist_matrix *D = NULL;
+  cis_operator *op = NULL;
+  void *v = NULL;
+  double *h = NULL, *hb = NULL, *t = NULL;
+  int rc;
+  memset(&o, 0, sizeof o);
+  o.cmd = cmd;
+  o.tol = 1e-8;
+  o.maxit = 1000;
+  o.runs = strcmp(cmd, "bench") ? 1 : 50;
+  o.xk = CIS_XCHG_AUTO;
+  if ((rc = parse(argc, argv, &o))) return rc;
+  if (o.cpu_given) {
+    CIS_TRY(cis_dist_world_create((int)o.cpu_parts, &w));
+    CIS_TRY(cis_dist_comm_fake(w, 0, (int)o.cpu_parts, &c));
+  } else {
+    CIS_TRY(cis_dist_comm_nccl((int)o.gpus, &c));
+  }
+  CIS_TRY(cis_load(o.matrix, CIS_F64, &A));
+  cis_dist_opts dopt = cis_dist_opts_default();
+  dopt.exchange = o.xk;
+  dopt.format = o.format;
+  dopt.kernel = o.kernel;
+  double t_setup = cis_wtime();
+  CIS_TRY(cis_dist_matrix_create(A, c, &dopt, &D));
+  CIS_TRY(cis_operator_from_dist(D, &op));
+  t_setup = cis_wtime() - t_setup;
+  const cis_dist_plan *pl = cis_dist_matrix_plan(D);
+  cis_int n = A->rows;
+  printf("matrix %s: %lld rows, %lld nonzeros\n", o.matrix, (long long)n, (long long)A->nnz);
+  printf("parts %d over %s (%s), NCCL_NVLS_ENABLE=%s, exchange %s (p2p %lld values + %lld messages, all-gather %lld values)\n",
+         cis_dist_comm_ranks(c), cis_dist_comm_name(c), cis_operator_name(op),
+         getenv("NCCL_NVLS_ENABLE") ? getenv("NCCL_NVLS_ENABLE") : "unset", cis_dist_exchange_name(pl->kind),
+         (long long)pl->p2p_values, (long long)pl->p2p_messages, (long long)pl->allgather_values);
+  for (int p = 0; p < pl->parts; ++p)
+    printf("  part %d: rows %lld..%lld\n", p, (long long)pl->row_start[p], (long long)pl->row_start[p + 1] - 1);
+  printf("setup %.3f s, exchange %.3f MB per product\n", t_setup, (double)cis_dist_matrix_exchange_bytes(D) / 1e6);
+  CIS_TRY(cis_dist_vec_alloc(D, 2, &v));
+  void *v2 = (char *)v + (size_t)n * sizeof(double);
+  h = malloc((size_t)n * sizeof *h);
+  hb = malloc((size_t)n * sizeof *hb);
+  t = malloc((size_t)(o.runs + 1) * sizeof *t);
+  if (!h || !hb || !t) CIS_TRY(cis_error(CIS_ERR_ALLOC, "out of host memory"));
+  for (cis_int i = 0; i < n; ++i) h[i] = 1.0;
+  CIS_TRY(cis_dist_vec_upload(D, v, h, 1));
+  if (!strcmp(cmd, "bench")) { /* y = A x, median of runs after one warm-up */
+    CIS_TRY(cis_operator_apply(op, 1.0, v, 0.0, v2, NULL));
+    cis_dist_matrix_reset_times(D);
+    for (long long r = 0; r < o.runs; ++r) {
+      double t0 = cis_wtime();
+      CIS_TRY(cis_operator_apply(op, 1.0, v, 0.0, v2, NULL));
+      t[r] = cis_wtime() - t0;
+    }
+    double xs, ps;
+    int64_t np;
+    cis_dist_matrix_times(D, &xs, &ps, &np);
+    qsort(t, (size_t)o.runs, sizeof *t, cmp_d);
+    double med = t[o.runs / 2];
+    printf("spmv: %.4f ms median of %lld, %.2f GFLOP/s, exchange %.1f%% of the product time (%.4f ms per product)\n",
+           med * 1e3, o.runs, 2.0 * (double)A->nnz / med / 1e9, ps > 0 ? 100 * xs / ps : 0, xs / (double)np * 1e3);
+  } else if (o.eigs) {
+    cis_davidson_opts dav = cis_davidson_opts_default();
+    cis_davidson_info info;
+    double e[64];
+    dav.roots = (int)o.eigs;
+    dav.tol = o.tol;
+    dav.max_iter = (int)(o.maxit < 100000 ? o.maxit : 100000);
+    cis_dist_matrix_reset_times(D);
+    CIS_TRY(cis_davidson_operator(op, cis_operator_diagonal(op), &dav, e, NULL, &info));
+    double xs, ps;
+    int64_t np;
+    cis_dist_matrix_times(D, &xs, &ps, &np);
+    for (int r = 0; r < dav.roots; ++r) printf("eigenvalue %d: %.12f\n", r, e[r]);
+    printf("davidson: %d iterations, %lld products, %.3f s total, %.3f s in H x, exchange %.1f%% of the product time\n",
+           info.iterations, (long long)info.products, info.total_seconds, info.op_seconds, ps > 0 ? 100 * xs / ps : 0);
+  } else { /* b = A * ones, x0 = 0: the error against x* = ones is printed */
+    cis_krylov_opts ko = cis_krylov_opts_default();
+    cis_krylov_info info;
+    ko.method = (cis_krylov_method)o.method;
+    ko.precond = (cis_precond)o.precond;
+    ko.tol = o.tol;
+    ko.maxit = (int)o.maxit;
+    if (ko.method == CIS_BICG) {
+      int sym = 1; /* BiCG needs A^T: the same operator when A is symmetric */
+      cis_csr *T = NULL;
+      CIS_TRY(cis_csr_transpose(A, &T));
+      sym = T->nnz == A->nnz && !memcmp(T->rowptr, A->rowptr, (size_t)(n + 1) * sizeof *A->rowptr) &&
+            !memcmp(T->colind, A->colind, (size_t)A->nnz * sizeof *A->colind) &&
+            !memcmp(T->val, A->val, (size_t)A->nnz * sizeof(double));
+      cis_csr_free(T);
+      if (!sym) CIS_TRY(cis_error(CIS_ERR_UNSUPPORTED, "--method bicg with --gpus needs a symmetric matrix (A^T is not distributed)"));
+      CIS_TRY(cis_operator_set_transpose(op, op));
+    }
+    CIS_TRY(cis_operator_apply(op, 1.0, v, 0.0, v2, NULL)); /* b = A ones */
+    memset(h, 0, (size_t)n * sizeof *h);
+    CIS_TRY(cis_dist_vec_upload(D, v, h, 1));
+    cis_dist_matrix_reset_times(D);
+    CIS_TRY(cis_krylov_solve(op, v2, v, &ko, &info));
+    double xs, ps, err = 0;
+    int64_t np;
+    cis_dist_matrix_times(D, &xs, &ps, &np);
+    CIS_TRY(cis_dist_vec_download(D, h, v, 1));
+    for (cis_int i = 0; i < n; ++i) err = fmax(err, fabs(h[i] - 1.0));
+    printf("%s%s: converged in %d iterations, relative residual %.3e, max |x - 1| %.3e\n",
+           cis_krylov_method_name(ko.method), ko.precond ? " jacobi" : "", info.iterations, info.rel_residual, err);
+    printf("solve %.4f s (%.4f ms per iteration), %lld products, exchange %.1f%% of the product time\n", info.seconds,
+           info.iterations ? info.seconds / info.iterations * 1e3 : 0, (long long)np, ps > 0 ? 100 * xs / ps : 0);
+  }
+cleanup:
+  rc = st == CIS_OK ? 0 : cli_fail(st);
+  free(h);
+  free(hb);
+  free(t);
+  cis_dist_vec_free(D, v);
+  cis_operator_free(op);
+  cis_dist_matrix_free(D);
+  cis_dist_comm_free(c);
+  cis_dist_world_free(w);
+  cis_csr_free(A);
+  return rc;
+}
+
+int cli_dist_bench(int argc, char **argv) { return run(argc, argv, "bench"); }
+int cli_dist_solve(int argc, char **argv) { return run(argc, argv, "solve"); }
+
+/* ---- cisparse ci FILE --gpus N ------------------------------------------------
+ * The stored Hamiltonian over N GPUs (or --cpu-parts N): built on the host
+ * (cis_ci_hamiltonian, OpenMP), split by nonzeros, each part's blocks on its
+ * GPU, Davidson on the distributed operator. What is missing (README,
+ * "Several GPUs"): the host holds the whole Hamiltonian once while it is
+ * built and split; each GPU building its own rows, and the direct sigma by
+ * alpha-string blocks, are not done. */
+int cli_dist_ci(int argc, char **argv) {
+  const char *file = NULL, *format = "csr";
+  long long gpus = 0, cpu_parts = 0, level = -1, roots = 1, max_iter = 200;
+  int gpus_given = 0, cpu_given = 0, rc;
+  double tol = 1e-8;
+  cis_dist_exchange xk = CIS_XCHG_AUTO;
+  cis_status st = CIS_OK;
+  cis_fcidump *F = NULL;
+  cis_ci_space *S = NULL;
+  cis_csr *H = NULL;
+  cis_dist_world *w = NULL;
+  cis_dist_comm *c = NULL;
+  cis_dist_matrix *D = NULL;
+  cis_operator *op = NULL;
+  double e[64];
+  for (int i = 1; i < argc; ++i) {
+    const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
+    if (a[0] != '-') {
+      if (file) return cli_usage("ci: more than one file given ('%s', '%s')", file, a);
+      file = a;
+      continue;
+    }
+    if (!v) return cli_usage("ci: %s needs a value", a);
+    if (!strcmp(a, "--gpus")) {
+      if ((rc = cli_int(a, v, &gpus))) return rc;
+      gpus_given = 1;
+    } else if (!strcmp(a, "--cpu-parts")) {
+      if ((rc = cli_int(a, v, &cpu_parts))) return rc;
+      cpu_given = 1;
+    } else if (!strcmp(a, "--level")) {
+      if (!strcmp(v, "full")) level = -1;
+      else if ((rc = cli_int(a, v, &level))) return rc;
+    } else if (!strcmp(a, "--roots")) {
+      if ((rc = cli_int(a, v, &roots))) return rc;
+    } else if (!strcmp(a, "--max-iter")) {
+      if ((rc = cli_int(a, v, &max_iter))) return rc;
+    } else if (!strcmp(a, "--tol")) {
+      if ((rc = cli_double(a, v, &tol))) return rc;
+    } else if (!strcmp(a, "--format")) {
+      format = v;
+    } else if (!strcmp(a, "--exchange")) {
+      if (cis_dist_exchange_parse(v, &xk) != CIS_OK) return cli_usage("ci: --exchange: %s", cis_last_error());
+    } else {
+      return cli_usage("ci: option '%s' is not available with --gpus / --cpu-parts (these take --level --roots "
+                       "--tol --max-iter --format --exchange)", a);
+    }
+    ++i;
+  }
+  if (!file) return cli_usage("ci: no FCIDUMP file given");
+  if (gpus_given && cpu_given) return cli_usage("ci: --gpus and --cpu-parts exclude each other");
+  if (gpus < 0 || gpus > 4096) return cli_usage("ci: --gpus must be 0 (every GPU) .. the GPU count, got %lld", gpus);
+  if (cpu_given && (cpu_parts < 1 || cpu_parts > 64)) return cli_usage("ci: --cpu-parts must be 1..64, got %lld", cpu_parts);
+  if (roots < 1 || roots > 64) return cli_usage("ci: --roots must be 1..64, got %lld", roots);
+  if (max_iter < 1 || max_iter > 100000) return cli_usage("ci: --max-iter must be 1..100000, got %lld", max_iter);
+  if (!(tol > 0)) return cli_usage("ci: --tol must be > 0");
+  if (level < -1 || level > 64) return cli_usage("ci: --level must be full or 0..64, got %lld", level);
+  if (cpu_given) {
+    CIS_TRY(cis_dist_world_create((int)cpu_parts, &w));
+    CIS_TRY(cis_dist_comm_fake(w, 0, (int)cpu_parts, &c));
+  } else {
+    CIS_TRY(cis_dist_comm_nccl((int)gpus, &c));
+  }
+  {
+    uint64_t ra, rb;
+    cis_dist_opts dopt = cis_dist_opts_default();
+    cis_davidson_opts dav = cis_davidson_opts_default();
+    cis_davidson_info info;
+    double t0 = cis_wtime(), xs, ps;
+    int64_t np;
+    CIS_TRY(cis_fcidump_read(file, &F));
+    CIS_TRY(cis_ci_find_reference(F, &ra, &rb));
+    CIS_TRY(cis_ci_space_create(F, (int)level, ra, rb, &S));
+    CIS_TRY(cis_ci_hamiltonian(F, S, 0, &H));
+    double t_build = cis_wtime() - t0;
+    dopt.exchange = xk;
+    dopt.format = format;
+    t0 = cis_wtime();
+    CIS_TRY(cis_dist_matrix_create(H, c, &dopt, &D));
+    CIS_TRY(cis_operator_from_dist(D, &op));
+    double t_dist = cis_wtime() - t0;
+    printf("ci %s: %lld determinants, %lld nonzeros, built in %.3f s (host), distributed in %.3f s\n", file,
+           (long long)H->rows, (long long)H->nnz, t_build, t_dist);
+    printf("parts %d over %s (%s), exchange %.3f MB per product\n", cis_dist_comm_ranks(c), cis_dist_comm_name(c),
+           cis_operator_name(op), (double)cis_dist_matrix_exchange_bytes(D) / 1e6);
+    dav.roots = (int)(roots < H->rows ? roots : H->rows);
+    dav.tol = tol;
+    dav.max_iter = (int)max_iter;
+    cis_dist_matrix_reset_times(D);
+    CIS_TRY(cis_davidson_operator(op, cis_operator_diagonal(op), &dav, e, NULL, &info));
+    cis_dist_matrix_times(D, &xs, &ps, &np);
+    for (int r = 0; r < dav.roots; ++r) printf("root %d  E = %.10f\n", r, e[r] + F->ecore);
+    printf("davidson: %d iterations, %lld products, %.3f s total, %.3f s in H x (%.3f ms per product), exchange %.1f%% of the product time\n",
+           info.iterations, (long long)info.products, info.total_seconds, info.op_seconds,
+           info.products ? info.op_seconds / (double)info.products * 1e3 : 0, ps > 0 ? 100 * xs / ps : 0);
+  }
+cleanup:
+  rc = st == CIS_OK ? 0 : cli_fail(st);
+  cis_operator_free(op);
+  cis_dist_matrix_free(D);
+  cis_dist_comm_free(c);
+  cis_dist_world_free(w);
+  cis_csr_free(H);
+  cis_ci_space_free(S);
+  cis_fcidump_free(F);
+  return rc;
+}

@@ -1,0 +1,246 @@
+/* comm_nccl.c: the NCCL communicators of dist.h.
+ *   cis_dist_comm_nccl  one process drives every GPU of the host:
+ *                       ncclCommInitAll, one stream per GPU, every
+ *                       collective issued for all local ranks inside
+ *                       ncclGroupStart/ncclGroupEnd (NCCL User Guide,
+ *                       "Group calls: management of multiple GPUs from one
+ *                       thread");
+ *   cis_dist_comm_mpi   one process per GPU: rank 0's ncclGetUniqueId sent
+ *                       to every rank with MPI_Bcast, ncclCommInitRank
+ *                       (NCCL User Guide, "Example 2: one device per
+ *                       process or thread"); only with CISPARSE_MPI.
+ * NVLink multicast stays off: NCCL_NVLS_ENABLE=0 is set in the environment
+ * (unless the user set it) before the first NCCL call.
+ * Built without CUDA or NCCL, both report why. */
+#include <stdlib.h>
+#include <string.h>
+#include "core/internal.h"
+#include "dist/dist_internal.h"
+
+#if defined(CISPARSE_HAVE_CUDA) && defined(CISPARSE_HAVE_NCCL)
+#include <cuda_runtime.h>
+#include <nccl.h>
+#ifdef CISPARSE_HAVE_MPI
+#include <mpi.h>
+#endif
+
+#define NCCL_TRY(call)                                                                                     \
+  do {                                                                                                     \
+    ncclResult_t r_ = (call);                                                                              \
+    if (r_ != ncclSuccess) {                                                                               \
+      st = cis_error(CIS_ERR_CUDA, "%s:%d: %s: %s", __FILE__, __LINE__, #call, ncclGetErrorString(r_)); \
+      goto cleanup;                                                                                        \
+    }                                                                                                      \
+  } while (0)
+#define CU_TRY(call)                                                                                       \
+  do {                                                                                                     \
+    cudaError_t e_ = (call);                                                                               \
+    if (e_ != cudaSuccess) {                                                                               \
+      st = cis_error(CIS_ERR_CUDA, "%s:%d: %s: %s", __FILE__, __LINE__, #call, cudaGetErrorString(e_));   \
+      goto cleanup;                                                                                        \
+    }                                                                                                      \
+  } while (0)
+
+typedef struct nccl_impl {
+  ncclComm_t *comm;   /* [nlocal] */
+  double **scratch;   /* [nlocal] device doubles for the host all-reduce */
+  int scratch_cap;
+} nccl_impl;
+
+#define NI(c) ((nccl_impl *)(c)->impl)
+
+static ncclDataType_t nccl_type(cis_dtype t) { return t == CIS_F64 ? ncclDouble : ncclFloat; }
+
+static void nvls_off(void) { setenv("NCCL_NVLS_ENABLE", "0", 0); /* 0: keep a user's value */ }
+
+static cis_status n_allreduce(cis_dist_comm *c, double *vals, int count) {
+  cis_status st = CIS_OK;
+  nccl_impl *I = NI(c);
+  if (count <= 0) return CIS_OK;
+  if (count > I->scratch_cap) {
+    for (int l = 0; l < c->nlocal; ++l) {
+      CU_TRY(cudaSetDevice(c->device[l]));
+      cudaFree(I->scratch[l]);
+      I->scratch[l] = NULL;
+      CU_TRY(cudaMalloc((void **)&I->scratch[l], (size_t)count * sizeof(double)));
+    }
+    I->scratch_cap = count;
+  }
+  for (int l = 0; l < c->nlocal; ++l) {
+    CU_TRY(cudaSetDevice(c->device[l]));
+    CU_TRY(cudaMemcpyAsync(I->scratch[l], vals + (size_t)l * count, (size_t)count * sizeof(double),
+                           cudaMemcpyHostToDevice, (cudaStream_t)c->stream[l]));
+  }
+  NCCL_TRY(ncclGroupStart());
+  for (int l = 0; l < c->nlocal; ++l)
+    NCCL_TRY(ncclAllReduce(I->scratch[l], I->scratch[l], (size_t)count, ncclDouble, ncclSum, I->comm[l],
+                           (cudaStream_t)c->stream[l]));
+  NCCL_TRY(ncclGroupEnd());
+  for (int l = 0; l < c->nlocal; ++l) {
+    CU_TRY(cudaSetDevice(c->device[l]));
+    CU_TRY(cudaMemcpyAsync(vals + (size_t)l * count, I->scratch[l], (size_t)count * sizeof(double),
+                           cudaMemcpyDeviceToHost, (cudaStream_t)c->stream[l]));
+  }
+  for (int l = 0; l < c->nlocal; ++l) {
+    CU_TRY(cudaSetDevice(c->device[l]));
+    CU_TRY(cudaStreamSynchronize((cudaStream_t)c->stream[l]));
+  }
+cleanup:
+  return st;
+}
+
+static cis_status n_allgather(cis_dist_comm *c, void *const *send, void *const *recv, cis_int count, cis_dtype t) {
+  cis_status st = CIS_OK;
+  NCCL_TRY(ncclGroupStart());
+  for (int l = 0; l < c->nlocal; ++l)
+    NCCL_TRY(ncclAllGather(send[l], recv[l], (size_t)count, nccl_type(t), NI(c)->comm[l], (cudaStream_t)c->stream[l]));
+  NCCL_TRY(ncclGroupEnd());
+cleanup:
+  return st;
+}
+
+static cis_status n_exchange(cis_dist_comm *c, const dist_msg *sends, int nsend, const dist_msg *recvs, int nrecv,
+                             cis_dtype t) {
+  cis_status st = CIS_OK;
+  NCCL_TRY(ncclGroupStart());
+  for (int i = 0; i < nsend; ++i)
+    NCCL_TRY(ncclSend(sends[i].buf, (size_t)sends[i].count, nccl_type(t), sends[i].peer, NI(c)->comm[sends[i].local],
+                      (cudaStream_t)c->stream[sends[i].local]));
+  for (int i = 0; i < nrecv; ++i)
+    NCCL_TRY(ncclRecv(recvs[i].buf, (size_t)recvs[i].count, nccl_type(t), recvs[i].peer, NI(c)->comm[recvs[i].local],
+                      (cudaStream_t)c->stream[recvs[i].local]));
+  NCCL_TRY(ncclGroupEnd());
+cleanup:
+  return st;
+}
+
+static void n_destroy(cis_dist_comm *c) {
+  nccl_impl *I = NI(c);
+  if (!I) return;
+  for (int l = 0; l < c->nlocal; ++l) {
+    if (c->device) cudaSetDevice(c->device[l]);
+    if (I->comm && I->comm[l]) ncclCommDestroy(I->comm[l]);
+    if (I->scratch && I->scratch[l]) cudaFree(I->scratch[l]);
+    if (c->stream && c->stream[l]) cudaStreamDestroy((cudaStream_t)c->stream[l]);
+  }
+  cis_free(I->comm);
+  cis_free(I->scratch);
+  cis_free(I);
+  c->impl = NULL;
+}
+
+static const dist_comm_ops nccl_ops = {n_allreduce, n_allgather, n_exchange, n_destroy};
+
+/* The comm shell for nlocal local ranks on the given devices, streams made. */
+static cis_status shell(int ranks, int first, int nlocal, const int *devs, const char *name, cis_dist_comm **out) {
+  cis_status st;
+  cis_dist_comm *c = NULL;
+  nccl_impl *I = NULL;
+  CIS_TRY(cis_alloc_zeroed((void **)&c, 1, sizeof *c, "NCCL communicator"));
+  c->ops = &nccl_ops;
+  c->name = name;
+  c->ranks = ranks;
+  c->first = first;
+  c->nlocal = nlocal;
+  c->where = CIS_MEM_DEVICE;
+  CIS_TRY(cis_alloc_zeroed((void **)&c->device, nlocal, sizeof(int), "NCCL communicator"));
+  CIS_TRY(cis_alloc_zeroed((void **)&c->stream, nlocal, sizeof(cis_stream), "NCCL communicator"));
+  CIS_TRY(cis_alloc_zeroed((void **)&I, 1, sizeof *I, "NCCL communicator"));
+  c->impl = I;
+  CIS_TRY(cis_alloc_zeroed((void **)&I->comm, nlocal, sizeof(ncclComm_t), "NCCL communicator"));
+  CIS_TRY(cis_alloc_zeroed((void **)&I->scratch, nlocal, sizeof(double *), "NCCL communicator"));
+  for (int l = 0; l < nlocal; ++l) {
+    cudaStream_t s;
+    c->device[l] = devs[l];
+    CU_TRY(cudaSetDevice(devs[l]));
+    CU_TRY(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
+    c->stream[l] = (cis_stream)s;
+  }
+  *out = c;
+  return CIS_OK;
+cleanup:
+  cis_dist_comm_free(c);
+  return st;
+}
+
+cis_status cis_dist_comm_nccl(int ngpus, cis_dist_comm **out) {
+  cis_status st;
+  cis_dist_comm *c = NULL;
+  int count = 0, *devs = NULL;
+  if (!out) return cis_error(CIS_ERR_INVALID, "cis_dist_comm_nccl: NULL output");
+  *out = NULL;
+  if (cudaGetDeviceCount(&count) != cudaSuccess || count < 1) {
+    cudaGetLastError();
+    return cis_error(CIS_ERR_NO_GPU, "no CUDA device for NCCL");
+  }
+  if (ngpus < 0 || ngpus > count)
+    return cis_error(CIS_ERR_INVALID, "%d GPUs requested: this host has %d GPU%s", ngpus, count, count == 1 ? "" : "s");
+  if (ngpus == 0) ngpus = count;
+  nvls_off();
+  CIS_TRY(cis_alloc_array((void **)&devs, ngpus, sizeof(int), "NCCL devices"));
+  for (int i = 0; i < ngpus; ++i) devs[i] = i;
+  CIS_TRY(shell(ngpus, 0, ngpus, devs, "nccl", &c));
+  NCCL_TRY(ncclCommInitAll(NI(c)->comm, ngpus, devs));
+  *out = c;
+  c = NULL;
+  st = CIS_OK;
+cleanup:
+  cis_free(devs);
+  cis_dist_comm_free(c);
+  return st;
+}
+
+cis_status cis_dist_comm_mpi(cis_dist_comm **out) {
+#ifdef CISPARSE_HAVE_MPI
+  cis_status st;
+  cis_dist_comm *c = NULL;
+  int rank = 0, size = 0, count = 0, init = 0;
+  ncclUniqueId id;
+  if (!out) return cis_error(CIS_ERR_INVALID, "cis_dist_comm_mpi: NULL output");
+  *out = NULL;
+  MPI_Initialized(&init);
+  if (!init) return cis_error(CIS_ERR_INVALID, "cis_dist_comm_mpi: call MPI_Init first");
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  if (cudaGetDeviceCount(&count) != cudaSuccess || count < 1) {
+    cudaGetLastError();
+    return cis_error(CIS_ERR_NO_GPU, "MPI rank %d: no CUDA device", rank);
+  }
+  nvls_off();
+  if (rank == 0) NCCL_TRY(ncclGetUniqueId(&id));
+  if (MPI_Bcast(&id, (int)sizeof id, MPI_BYTE, 0, MPI_COMM_WORLD) != MPI_SUCCESS)
+    CIS_TRY(cis_error(CIS_ERR_IO, "MPI_Bcast of the NCCL unique id failed"));
+  {
+    int dev = rank % count;
+    CIS_TRY(shell(size, rank, 1, &dev, "nccl+mpi", &c));
+  }
+  NCCL_TRY(ncclCommInitRank(&NI(c)->comm[0], size, id, rank));
+  *out = c;
+  c = NULL;
+  st = CIS_OK;
+cleanup:
+  cis_dist_comm_free(c);
+  return st;
+#else
+  if (out) *out = NULL;
+  return cis_error(CIS_ERR_UNSUPPORTED, "cisparse was built without MPI (configure with -DCISPARSE_MPI=ON)");
+#endif
+}
+
+#else /* no CUDA or no NCCL */
+
+cis_status cis_dist_comm_nccl(int ngpus, cis_dist_comm **out) {
+  if (out) *out = NULL;
+#ifdef CISPARSE_HAVE_CUDA
+  return cis_error(CIS_ERR_UNSUPPORTED, "cisparse was built without NCCL (nccl.h / libnccl not found at configure time)");
+#else
+  return cis_error(CIS_ERR_NO_GPU, "cisparse was built without CUDA: no NCCL communicator");
+#endif
+}
+
+cis_status cis_dist_comm_mpi(cis_dist_comm **out) {
+  if (out) *out = NULL;
+  return cis_error(CIS_ERR_UNSUPPORTED, "cisparse was built without CUDA, NCCL or MPI: no MPI communicator");
+}
+
+#endif

@@ -1,0 +1,57 @@
+/* dist_internal.h: the communicator, the distributed matrix and the device
+ * helpers behind cisparse/dist.h (not public). */
+#ifndef CISPARSE_DIST_INTERNAL_H
+#define CISPARSE_DIST_INTERNAL_H
+
+#include "cisparse/dist.h"
+#include "cisparse/gpu.h"
+
+/* One point-to-point message of an exchange: local rank `local` sends to (or
+ * receives from) global rank `peer` `count` values at buf. */
+typedef struct dist_msg {
+  int local, peer;
+  void *buf;
+  cis_int count;
+} dist_msg;
+
+typedef struct dist_comm_ops {
+  cis_status (*allreduce_host)(cis_dist_comm *c, double *vals, int count);
+  /* recv[l] = the `count` values of send[r] for r = 0..ranks-1, rank r's at r*count */
+  cis_status (*allgather)(cis_dist_comm *c, void *const *send, void *const *recv, cis_int count, cis_dtype t);
+  /* all sends and receives of every local rank as one group */
+  cis_status (*exchange)(cis_dist_comm *c, const dist_msg *sends, int nsend, const dist_msg *recvs, int nrecv,
+                         cis_dtype t);
+  void (*destroy)(cis_dist_comm *c);
+} dist_comm_ops;
+
+struct cis_dist_comm {
+  const dist_comm_ops *ops;
+  const char *name;
+  int ranks, nlocal, first;
+  cis_memspace where;  /* of the buffers: host (fake) or device (nccl) */
+  int *device;         /* [nlocal] CUDA device of each local rank (device comms) */
+  cis_stream *stream;  /* [nlocal] the stream NCCL calls go on (device comms) */
+  void *impl;
+};
+
+/* Part `part`'s needed list only (cis_dist_block_split without the blocks:
+ * local and remote stay NULL), for the exchange plan of parts held elsewhere. */
+cis_status dist_block_needed(const cis_csr *A, const cis_int *row_start, int parts, int part, cis_dist_block *out);
+
+/* ---- device helpers (src/dist/gpu/dist_dev.c; nogpu stubs) ---- */
+cis_status dd_set_device(int dev);
+cis_status dd_stream_create(cis_stream *s);
+void dd_stream_destroy(cis_stream s);
+cis_status dd_stream_sync(cis_stream s);
+cis_status dd_event_create(void **e);
+void dd_event_destroy(void *e);
+cis_status dd_event_record(void *e, cis_stream s);
+cis_status dd_stream_wait(cis_stream s, void *e);
+cis_status dd_event_ms(void *start, void *end, float *ms);
+cis_status dd_copy_async(void *dst, const void *src, size_t bytes, cis_stream s); /* any direction */
+/* out[k] = x[idx[k]], k < n (device arrays; dist_gather.cu) */
+cis_status dd_gather(cis_dtype t, const void *x, const cis_idx *idx, cis_int n, void *out, cis_stream s);
+/* The CPU reference of dd_gather. */
+void dist_gather_host(cis_dtype t, const void *x, const cis_idx *idx, cis_int n, void *out);
+
+#endif

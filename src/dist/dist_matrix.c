@@ -1,0 +1,247 @@
+/* dist_matrix.c: the distributed matrix of dist.h: its creation (the
+ * needed lists of every part and the exchange plan, then each local part's
+ * blocks stored as host matrices or GPU plans with its exchange buffers),
+ * its accessors, and the part-memory helpers shared by dist_vec.c and
+ * dist_product.c (host memory or the part's GPU). */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+#include "core/internal.h"
+#include "dist/dist_matrix.h"
+
+int dist_on_device(const cis_dist_matrix *D) { return D->where == CIS_MEM_DEVICE; }
+
+cis_status dist_set_dev(const cis_dist_matrix *D, int l) {
+  return dist_on_device(D) ? dd_set_device(D->comm->device[l]) : CIS_OK;
+}
+
+/* bytes on the part's side: host malloc or device malloc (device set) */
+cis_status dist_part_alloc(const cis_dist_matrix *D, int l, void **p, int64_t bytes, const char *what) {
+  cis_status st;
+  *p = NULL;
+  if (bytes <= 0) bytes = 8;
+  if (!dist_on_device(D)) return cis_alloc_array(p, bytes, 1, what);
+  if ((st = dist_set_dev(D, l)) != CIS_OK) return st;
+  return cis_gpu_malloc(p, (size_t)bytes);
+}
+void dist_part_free(const cis_dist_matrix *D, int l, void *p) {
+  if (!p) return;
+  if (!dist_on_device(D)) cis_free(p);
+  else if (dist_set_dev(D, l) == CIS_OK) cis_gpu_free(p);
+}
+cis_status dist_part_put(const cis_dist_matrix *D, int l, void *dst, const void *host, size_t bytes) {
+  cis_status st;
+  if (!bytes) return CIS_OK;
+  if (!dist_on_device(D)) {
+    memcpy(dst, host, bytes);
+    return CIS_OK;
+  }
+  if ((st = dist_set_dev(D, l)) != CIS_OK) return st;
+  return cis_gpu_upload(dst, host, bytes);
+}
+cis_status dist_part_get(const cis_dist_matrix *D, int l, void *host, const void *src, size_t bytes) {
+  cis_status st;
+  if (!bytes) return CIS_OK;
+  if (!dist_on_device(D)) {
+    memcpy(host, src, bytes);
+    return CIS_OK;
+  }
+  if ((st = dist_set_dev(D, l)) != CIS_OK) return st;
+  return cis_gpu_download(host, src, bytes);
+}
+
+cis_dist_opts cis_dist_opts_default(void) {
+  cis_dist_opts o = {CIS_XCHG_AUTO, 0, NULL, NULL, (cis_dtype)-1};
+  return o;
+}
+
+/* One block as a host cis_matrix or a GPU plan (NULL when it has no entries). */
+static cis_status block_store(cis_dist_matrix *D, int l, const cis_csr *blk, const cis_dist_opts *o, cis_matrix **M,
+                              cis_gpu_plan **P) {
+  cis_status st;
+  cis_csr *c = NULL;
+  cis_matrix *m = NULL;
+  *M = NULL;
+  *P = NULL;
+  if (blk->nnz == 0) return CIS_OK;
+  if (blk->dtype != D->dtype) CIS_TRY(cis_csr_copy(blk, D->dtype, &c));
+  cis_format_params fp = cis_format_params_default();
+  CIS_TRY(cis_matrix_create(c ? c : blk, o->format ? o->format : "csr", &fp, &m));
+  if (!dist_on_device(D)) {
+    *M = m;
+    m = NULL;
+  } else {
+    CIS_TRY(dist_set_dev(D, l));
+    CIS_TRY(cis_gpu_plan_create(m, o->kernel, 0, P));
+  }
+  st = CIS_OK;
+cleanup:
+  cis_matrix_free(m);
+  cis_csr_free(c);
+  return st;
+}
+
+/* The part's exchange buffers and index lists. */
+static cis_status part_exchange_setup(cis_dist_matrix *D, int l, const cis_dist_block *b) {
+  cis_status st;
+  dist_part *P = &D->part[l];
+  const cis_dist_plan *pl = &D->plan;
+  size_t es = cis_dtype_size(D->dtype);
+  cis_idx *h = NULL;
+  int r = P->rank, G = pl->parts;
+  P->nneeded = b->nneeded;
+  CIS_TRY(dist_part_alloc(D, l, &P->xr, (int64_t)P->nneeded * es, "needed x entries"));
+  if (pl->kind == CIS_XCHG_ALLGATHER) {
+    /* xfull holds rank q's rows at q*max_rows; needed entry k sits at
+     * owner*max_rows + (column - row_start[owner]) */
+    CIS_TRY(dist_part_alloc(D, l, &P->stage, pl->max_rows * (int64_t)es, "all-gather send buffer"));
+    CIS_TRY(dist_part_alloc(D, l, &P->xfull, (int64_t)G * pl->max_rows * (int64_t)es, "all-gather receive buffer"));
+    CIS_TRY(cis_alloc_array((void **)&h, P->nneeded > 0 ? P->nneeded : 1, sizeof(cis_idx), "unpack indices"));
+    int q = 0;
+    for (cis_int k = 0; k < P->nneeded; ++k) {
+      cis_idx j = b->needed[k];
+      while (j >= pl->row_start[q + 1]) ++q;
+      int64_t pos = (int64_t)q * pl->max_rows + (j - pl->row_start[q]);
+      if (pos > CIS_IDX_MAX) CIS_TRY(cis_error(CIS_ERR_OVERFLOW, "all-gather buffer position %lld exceeds 32-bit indices", (long long)pos));
+      h[k] = (cis_idx)pos;
+    }
+    CIS_TRY(dist_part_alloc(D, l, (void **)&P->idx, (int64_t)(P->nneeded > 0 ? P->nneeded : 1) * sizeof(cis_idx), "unpack indices"));
+    CIS_TRY(dist_part_put(D, l, P->idx, h, (size_t)P->nneeded * sizeof(cis_idx)));
+  } else {
+    cis_int tot = 0;
+    for (int p = 0; p < G; ++p) tot += pl->count[(int64_t)p * G + r];
+    P->nsend = tot;
+    CIS_TRY(dist_part_alloc(D, l, &P->sendbuf, tot * (int64_t)es, "point-to-point send buffer"));
+    CIS_TRY(dist_part_alloc(D, l, (void **)&P->idx, (int64_t)(tot > 0 ? tot : 1) * sizeof(cis_idx), "pack indices"));
+    CIS_TRY(dist_part_put(D, l, P->idx, pl->send_idx[r], (size_t)tot * sizeof(cis_idx)));
+  }
+  st = CIS_OK;
+cleanup:
+  cis_free(h);
+  return st;
+}
+
+cis_status cis_dist_matrix_create(const cis_csr *A, cis_dist_comm *c, const cis_dist_opts *o_in, cis_dist_matrix **out) {
+  cis_status st;
+  cis_dist_matrix *D = NULL;
+  cis_dist_block *blocks = NULL;
+  cis_int *rs = NULL;
+  cis_csr *full = NULL;
+  cis_dist_opts o = o_in ? *o_in : cis_dist_opts_default();
+  if (!A || !c || !out) return cis_error(CIS_ERR_INVALID, "cis_dist_matrix_create: NULL argument");
+  *out = NULL;
+  int G = c->ranks;
+  if (A->rows != A->cols)
+    return cis_error(CIS_ERR_INVALID, "a distributed matrix must be square, got %lld x %lld", (long long)A->rows,
+                     (long long)A->cols);
+  if (A->rows < G) return cis_error(CIS_ERR_INVALID, "%lld rows cannot be spread over %d parts", (long long)A->rows, G);
+  if (c->nlocal > DIST_MAX_LOCAL) return cis_error(CIS_ERR_UNSUPPORTED, "at most %d parts per process", DIST_MAX_LOCAL);
+  if (A->flags & CIS_FLAG_UPPER) {
+    /* symmetric storage: the parts hold full rows (U + U^T - diag U); the
+     * distributed product of the triangle alone would need a second,
+     * reverse exchange of the transposed contributions (not done) */
+    CIS_TRY(cis_csr_symmetric_expand(A, 0, &full));
+    full->flags &= ~CIS_FLAG_UPPER;
+    A = full;
+  }
+  CIS_TRY(cis_alloc_zeroed((void **)&D, 1, sizeof *D, "distributed matrix"));
+  D->comm = c;
+  D->n = A->rows;
+  D->dtype = (o.dtype == CIS_F64 || o.dtype == CIS_F32) ? o.dtype : A->dtype;
+  D->where = c->where;
+  D->nlocal = c->nlocal;
+  snprintf(D->format, sizeof D->format, "%s", o.format ? o.format : "csr");
+  /* every process lists every part's needed entries (one pass over A, no
+   * copy) for the plan; then it splits its own parts one at a time, each
+   * freed once stored (host peak: A plus one part's blocks) */
+  CIS_TRY(cis_alloc_array((void **)&rs, G + 1, sizeof(cis_int), "row split"));
+  CIS_TRY(cis_dist_partition_rows(A, G, rs));
+  CIS_TRY(cis_alloc_zeroed((void **)&blocks, G, sizeof *blocks, "distributed blocks"));
+  for (int p = 0; p < G; ++p) CIS_TRY(dist_block_needed(A, rs, G, p, &blocks[p]));
+  CIS_TRY(cis_dist_plan_build(blocks, G, o.exchange, o.msg_bytes, &D->plan));
+  CIS_TRY(cis_alloc_array((void **)&D->diag, A->rows, sizeof(double), "distributed diagonal"));
+  CIS_TRY(cis_csr_diagonal(A, D->diag));
+  CIS_TRY(cis_alloc_zeroed((void **)&D->part, D->nlocal, sizeof(dist_part), "distributed parts"));
+  for (int l = 0; l < D->nlocal; ++l) {
+    dist_part *P = &D->part[l];
+    cis_dist_block *b = &blocks[c->first + l];
+    P->rank = c->first + l;
+    cis_dist_block_clear(b);
+    CIS_TRY(cis_dist_block_split(A, rs, G, P->rank, b));
+    P->row0 = b->row0;
+    P->rows = b->rows;
+    CIS_TRY(block_store(D, l, b->local, &o, &P->Ml, &P->Pl));
+    CIS_TRY(block_store(D, l, b->remote, &o, &P->Mr, &P->Pr));
+    if (!P->Ml && !P->Pl)
+      CIS_TRY(cis_error(CIS_ERR_UNSUPPORTED, "part %d (rows %lld..%lld) has no entries in its diagonal block", P->rank,
+                        (long long)P->row0, (long long)(P->row0 + P->rows - 1)));
+    CIS_TRY(part_exchange_setup(D, l, b));
+    cis_dist_block_clear(b); /* stored: the host copy goes */
+    if (dist_on_device(D)) {
+      CIS_TRY(dist_set_dev(D, l));
+      CIS_TRY(dd_stream_create(&P->compute));
+      CIS_TRY(dd_event_create(&P->ev_x));
+      CIS_TRY(dd_event_create(&P->ev_start));
+      CIS_TRY(dd_event_create(&P->ev_done));
+    }
+  }
+  *out = D;
+  D = NULL;
+  st = CIS_OK;
+cleanup:
+  if (blocks)
+    for (int p = 0; p < G; ++p) cis_dist_block_clear(&blocks[p]);
+  cis_free(blocks);
+  cis_free(rs);
+  cis_csr_free(full);
+  cis_dist_matrix_free(D);
+  return st;
+}
+
+void cis_dist_matrix_free(cis_dist_matrix *D) {
+  if (!D) return;
+  while (D->nvecs > 0) cis_dist_vec_free(D, D->vecs[D->nvecs - 1].base);
+  cis_free(D->vecs);
+  if (D->part)
+    for (int l = 0; l < D->nlocal; ++l) {
+      dist_part *P = &D->part[l];
+      if (dist_on_device(D)) dist_set_dev(D, l);
+      cis_matrix_free(P->Ml);
+      cis_matrix_free(P->Mr);
+      cis_gpu_plan_free(P->Pl);
+      cis_gpu_plan_free(P->Pr);
+      dist_part_free(D, l, P->xr);
+      dist_part_free(D, l, P->stage);
+      dist_part_free(D, l, P->xfull);
+      dist_part_free(D, l, P->sendbuf);
+      dist_part_free(D, l, P->idx);
+      dd_stream_destroy(P->compute);
+      dd_event_destroy(P->ev_x);
+      dd_event_destroy(P->ev_start);
+      dd_event_destroy(P->ev_done);
+    }
+  cis_free(D->part);
+  cis_dist_plan_clear(&D->plan);
+  cis_free(D->diag);
+  cis_free(D);
+}
+
+const cis_dist_plan *cis_dist_matrix_plan(const cis_dist_matrix *D) { return D ? &D->plan : NULL; }
+
+int64_t cis_dist_matrix_exchange_bytes(const cis_dist_matrix *D) {
+  if (!D) return 0;
+  int64_t v = D->plan.kind == CIS_XCHG_P2P ? D->plan.p2p_values : D->plan.allgather_values;
+  return v * (int64_t)cis_dtype_size(D->dtype);
+}
+
+void cis_dist_matrix_times(const cis_dist_matrix *D, double *exchange_s, double *product_s, int64_t *products) {
+  if (exchange_s) *exchange_s = D ? D->t_exchange : 0;
+  if (product_s) *product_s = D ? D->t_product : 0;
+  if (products) *products = D ? D->products : 0;
+}
+void cis_dist_matrix_reset_times(cis_dist_matrix *D) {
+  if (!D) return;
+  D->t_exchange = D->t_product = 0;
+  D->products = 0;
+}
+

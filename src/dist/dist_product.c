@@ -1,0 +1,159 @@
+/* dist_product.c: the distributed product and its operator, after PETSc's
+ * MatMult_MPIAIJ (src/mat/impls/aij/mpi/mpiaij.c):
+ *
+ *   start the exchange of x   (comm stream: pack the needed entries, NCCL)
+ *   y_p = alpha local_p x_p + beta y_p            (compute stream, overlapped)
+ *   finish the exchange       (comm stream: all-gather -> unpack into xr)
+ *   y_p += alpha remote_p xr_p                    (compute stream, after an event)
+ *
+ * Host parts (fake comm) do the same steps in order. */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+#include "core/internal.h"
+#include "dist/dist_matrix.h"
+#include "operators/operator_internal.h"
+
+static cis_status spmv_block(cis_dist_matrix *D, cis_matrix *M, cis_gpu_plan *P, double alpha, const void *x,
+                             double beta, void *y, cis_stream s) {
+  if (P) return cis_gpu_spmv(P, alpha, x, beta, y, s);
+  if (M) return cis_matrix_spmv(M, alpha, x, beta, y);
+  return CIS_OK;
+}
+
+/* Messages of the point-to-point exchange for every local rank. */
+static cis_status p2p_messages(cis_dist_matrix *D, void *const *xr, dist_msg *snd, int *ns, dist_msg *rcv, int *nr) {
+  const cis_dist_plan *pl = &D->plan;
+  size_t es = cis_dtype_size(D->dtype);
+  int G = pl->parts;
+  *ns = *nr = 0;
+  for (int l = 0; l < D->nlocal; ++l) {
+    int r = D->part[l].rank;
+    cis_int soff = 0, roff = 0;
+    for (int q = 0; q < G; ++q) {
+      cis_int cs = pl->count[(int64_t)q * G + r], cr = pl->count[(int64_t)r * G + q];
+      if (cs > 0) {
+        dist_msg m = {l, q, (char *)D->part[l].sendbuf + (size_t)soff * es, cs};
+        snd[(*ns)++] = m;
+        soff += cs;
+      }
+      if (cr > 0) {
+        dist_msg m = {l, q, (char *)xr[l] + (size_t)roff * es, cr};
+        rcv[(*nr)++] = m;
+        roff += cr;
+      }
+    }
+  }
+  return CIS_OK;
+}
+
+cis_status dist_apply_local(cis_dist_matrix *D, double alpha, void *const *x, double beta, void *const *y) {
+  cis_status st;
+  cis_dist_comm *c = D->comm;
+  const cis_dist_plan *pl = &D->plan;
+  size_t es = cis_dtype_size(D->dtype);
+  int dev = dist_on_device(D), G = pl->parts, ag = pl->kind == CIS_XCHG_ALLGATHER;
+  void *stage[DIST_MAX_LOCAL], *xfull[DIST_MAX_LOCAL], *xr[DIST_MAX_LOCAL];
+  dist_msg *snd = NULL, *rcv = NULL;
+  double t0 = cis_wtime(), tx = 0;
+  for (int l = 0; l < D->nlocal; ++l) {
+    stage[l] = D->part[l].stage;
+    xfull[l] = D->part[l].xfull;
+    xr[l] = D->part[l].xr;
+  }
+  if (!ag) {
+    CIS_TRY(cis_alloc_array((void **)&snd, (int64_t)D->nlocal * G + 1, sizeof *snd, "exchange messages"));
+    CIS_TRY(cis_alloc_array((void **)&rcv, (int64_t)D->nlocal * G + 1, sizeof *rcv, "exchange messages"));
+  }
+  /* 1. start the exchange: pack x (comm stream, after x is ready) */
+  for (int l = 0; l < D->nlocal; ++l) {
+    dist_part *P = &D->part[l];
+    if (dev) {
+      CIS_TRY(dist_set_dev(D, l));
+      CIS_TRY(dd_event_record(P->ev_start, c->stream[l]));
+      if (ag) CIS_TRY(dd_copy_async(P->stage, x[l], (size_t)P->rows * es, c->stream[l]));
+      else CIS_TRY(dd_gather(D->dtype, x[l], P->idx, P->nsend, P->sendbuf, c->stream[l]));
+    } else {
+      double ta = cis_wtime();
+      if (ag) memcpy(P->stage, x[l], (size_t)P->rows * es);
+      else dist_gather_host(D->dtype, x[l], P->idx, P->nsend, P->sendbuf);
+      tx += cis_wtime() - ta;
+    }
+  }
+  /* 2. the collective (all local ranks in one group) */
+  {
+    double ta = cis_wtime();
+    if (ag) CIS_TRY(c->ops->allgather(c, stage, xfull, pl->max_rows, D->dtype));
+    else {
+      int ns, nr;
+      CIS_TRY(p2p_messages(D, xr, snd, &ns, rcv, &nr));
+      CIS_TRY(c->ops->exchange(c, snd, ns, rcv, nr, D->dtype));
+    }
+    if (!dev) tx += cis_wtime() - ta;
+  }
+  /* 3. local products (compute stream; on the device they run while the
+   *    exchange is in flight), then unpack and the remote products */
+  for (int l = 0; l < D->nlocal; ++l) {
+    dist_part *P = &D->part[l];
+    CIS_TRY(dist_set_dev(D, l));
+    CIS_TRY(spmv_block(D, P->Ml, P->Pl, alpha, x[l], beta, y[l], P->compute));
+    if (ag) {
+      if (dev) CIS_TRY(dd_gather(D->dtype, P->xfull, P->idx, P->nneeded, P->xr, c->stream[l]));
+      else {
+        double ta = cis_wtime();
+        dist_gather_host(D->dtype, P->xfull, P->idx, P->nneeded, P->xr);
+        tx += cis_wtime() - ta;
+      }
+    }
+    if (dev) {
+      CIS_TRY(dd_event_record(P->ev_done, c->stream[l]));
+      CIS_TRY(dd_stream_wait(P->compute, P->ev_done));
+    }
+    CIS_TRY(spmv_block(D, P->Mr, P->Pr, alpha, P->xr, 1.0, y[l], P->compute));
+  }
+  if (dev) /* the product is complete on return (the backends' streams follow) */
+    for (int l = 0; l < D->nlocal; ++l) {
+      float ms = 0;
+      CIS_TRY(dist_set_dev(D, l));
+      CIS_TRY(dd_stream_sync(D->part[l].compute));
+      CIS_TRY(dd_event_ms(D->part[l].ev_start, D->part[l].ev_done, &ms));
+      if (ms / 1e3 > tx) tx = ms / 1e3; /* the slowest part's exchange */
+    }
+  D->t_exchange += tx;
+  D->t_product += cis_wtime() - t0;
+  D->products++;
+  st = CIS_OK;
+cleanup:
+  cis_free(snd);
+  cis_free(rcv);
+  return st;
+}
+
+static cis_status dist_apply(void *ctx, double alpha, const void *x, double beta, void *y, cis_stream s) {
+  cis_status st;
+  cis_dist_matrix *D = ctx;
+  void *xl[DIST_MAX_LOCAL], *yl[DIST_MAX_LOCAL];
+  (void)s;
+  if ((st = dist_vec_resolve(D, x, xl, NULL)) != CIS_OK) return st;
+  if ((st = dist_vec_resolve(D, y, yl, NULL)) != CIS_OK) return st;
+  return dist_apply_local(D, alpha, xl, beta, yl);
+}
+
+cis_status cis_operator_from_dist(cis_dist_matrix *D, cis_operator **out) {
+  cis_status st;
+  if (!D || !out) return cis_error(CIS_ERR_INVALID, "cis_operator_from_dist: NULL argument");
+  if ((st = cis_operator_from_callback(D->n, D->n, D->dtype, CIS_MEM_HOST, dist_apply, D, NULL, out)) != CIS_OK)
+    return st;
+  (*out)->where = CIS_MEM_DIST;
+  snprintf((*out)->name, sizeof (*out)->name, "dist %s x%d (%s, %s)", D->format, D->plan.parts,
+           cis_dist_comm_name(D->comm), cis_dist_exchange_name(D->plan.kind));
+  if ((st = cis_operator_set_diagonal(*out, D->diag)) != CIS_OK) {
+    cis_operator_free(*out);
+    *out = NULL;
+  }
+  return st;
+}
+
+cis_dist_matrix *dist_matrix_of(const cis_operator *A) {
+  return A && A->where == CIS_MEM_DIST ? (cis_dist_matrix *)A->ctx : NULL;
+}

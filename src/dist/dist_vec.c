@@ -1,0 +1,107 @@
+/* dist_vec.c: distributed vectors. A handle is an address inside a reserved,
+ * inaccessible range (mmap PROT_NONE) of count*rows values, so the solvers'
+ * offsets by whole vectors (v + j*rows) stay inside it; dist_vec_resolve
+ * maps (handle, local rank) to that rank's rows of vector j. */
+#include <sys/mman.h>
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+#include "core/internal.h"
+#include "dist/dist_matrix.h"
+
+cis_status cis_dist_vec_alloc(cis_dist_matrix *D, int count, void **v) {
+  cis_status st;
+  dist_vec V;
+  memset(&V, 0, sizeof V);
+  if (!D || !v) return cis_error(CIS_ERR_INVALID, "cis_dist_vec_alloc: NULL argument");
+  *v = NULL;
+  if (count < 1) return cis_error(CIS_ERR_INVALID, "cis_dist_vec_alloc: %d vectors", count);
+  size_t es = cis_dtype_size(D->dtype);
+  int64_t span;
+  if (cis_mul_overflows((int64_t)count, D->n * (int64_t)es, &span))
+    return cis_error(CIS_ERR_OVERFLOW, "%d distributed vectors of %lld values", count, (long long)D->n);
+  if (D->nvecs == D->cap) {
+    int cap = D->cap ? 2 * D->cap : 16;
+    dist_vec *nv = cis_realloc(D->vecs, (size_t)cap * sizeof *nv);
+    if (!nv) return cis_error(CIS_ERR_ALLOC, "cannot grow the distributed vector table");
+    D->vecs = nv;
+    D->cap = cap;
+  }
+  /* the handle: reserved address space, never touched */
+  void *base = mmap(NULL, (size_t)span, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+  if (base == MAP_FAILED) return cis_error(CIS_ERR_ALLOC, "cannot reserve %lld bytes of address space for distributed vectors", (long long)span);
+  V.base = base;
+  V.span = span;
+  V.count = count;
+  CIS_TRY(cis_alloc_zeroed((void **)&V.loc, D->nlocal, sizeof(void *), "distributed vector"));
+  for (int l = 0; l < D->nlocal; ++l)
+    CIS_TRY(dist_part_alloc(D, l, &V.loc[l], (int64_t)count * D->part[l].rows * (int64_t)es, "distributed vector part"));
+  D->vecs[D->nvecs++] = V;
+  *v = base;
+  return CIS_OK;
+cleanup:
+  if (V.loc)
+    for (int l = 0; l < D->nlocal; ++l) dist_part_free(D, l, V.loc[l]);
+  cis_free(V.loc);
+  munmap(base, (size_t)span);
+  return st;
+}
+
+void cis_dist_vec_free(cis_dist_matrix *D, void *v) {
+  if (!D || !v) return;
+  for (int i = 0; i < D->nvecs; ++i)
+    if (D->vecs[i].base == v) {
+      for (int l = 0; l < D->nlocal; ++l) dist_part_free(D, l, D->vecs[i].loc[l]);
+      cis_free(D->vecs[i].loc);
+      munmap(D->vecs[i].base, (size_t)D->vecs[i].span);
+      D->vecs[i] = D->vecs[--D->nvecs];
+      return;
+    }
+}
+
+cis_status dist_vec_resolve(const cis_dist_matrix *D, const void *h, void **loc, int *nleft) {
+  size_t es = cis_dtype_size(D->dtype);
+  const char *p = h;
+  for (int i = 0; i < D->nvecs; ++i) {
+    const dist_vec *V = &D->vecs[i];
+    if (p < V->base || p >= V->base + V->span) continue;
+    int64_t off = p - V->base, vb = D->n * (int64_t)es;
+    if (off % vb)
+      return cis_error(CIS_ERR_INVALID, "distributed vector handle %p is not at a vector boundary", (const void *)h);
+    int64_t j = off / vb;
+    for (int l = 0; l < D->nlocal; ++l) loc[l] = (char *)V->loc[l] + (size_t)(j * D->part[l].rows) * es;
+    if (nleft) *nleft = (int)(V->count - j);
+    return CIS_OK;
+  }
+  return cis_error(CIS_ERR_INVALID, "%p is not a distributed vector of this matrix (cis_dist_vec_alloc)", (const void *)h);
+}
+
+static cis_status vec_move(cis_dist_matrix *D, void *host, const void *v, int count, int up) {
+  cis_status st;
+  void *loc[DIST_MAX_LOCAL];
+  int left;
+  if (!D || !host || !v) return cis_error(CIS_ERR_INVALID, "distributed vector copy: NULL argument");
+  if ((st = dist_vec_resolve(D, v, loc, &left)) != CIS_OK) return st;
+  if (count < 0 || count > left)
+    return cis_error(CIS_ERR_INVALID, "distributed vector copy of %d vectors: only %d there", count, left);
+  size_t es = cis_dtype_size(D->dtype);
+  for (int j = 0; j < count; ++j)
+    for (int l = 0; l < D->nlocal; ++l) {
+      const dist_part *P = &D->part[l];
+      char *h = (char *)host + ((size_t)j * (size_t)D->n + (size_t)P->row0) * es;
+      char *d = (char *)loc[l] + (size_t)j * (size_t)P->rows * es;
+      if (up) CIS_TRY(dist_part_put(D, l, d, h, (size_t)P->rows * es));
+      else CIS_TRY(dist_part_get(D, l, h, d, (size_t)P->rows * es));
+    }
+  st = CIS_OK;
+cleanup:
+  return st;
+}
+
+cis_status cis_dist_vec_upload(cis_dist_matrix *D, void *v, const void *host, int count) {
+  return vec_move(D, (void *)host, v, count, 1);
+}
+cis_status cis_dist_vec_download(cis_dist_matrix *D, void *host, const void *v, int count) {
+  return vec_move(D, host, v, count, 0);
+}
+

@@ -1,0 +1,17 @@
+/* dist_dev_nogpu.c: the device helpers of dist_internal.h without CUDA:
+ * each reports it (a host-only build distributes over host parts only). */
+#include "core/internal.h"
+#include "dist/dist_internal.h"
+
+static cis_status no(void) { return cis_error(CIS_ERR_NO_GPU, "cisparse was built without CUDA"); }
+cis_status dd_set_device(int dev) { (void)dev; return no(); }
+cis_status dd_stream_create(cis_stream *s) { *s = NULL; return no(); }
+void dd_stream_destroy(cis_stream s) { (void)s; }
+cis_status dd_stream_sync(cis_stream s) { (void)s; return no(); }
+cis_status dd_event_create(void **e) { *e = NULL; return no(); }
+void dd_event_destroy(void *e) { (void)e; }
+cis_status dd_event_record(void *e, cis_stream s) { return no(); }
+cis_status dd_stream_wait(cis_stream s, void *e) { return no(); }
+cis_status dd_event_ms(void *a, void *b, float *ms) { return no(); }
+cis_status dd_copy_async(void *d, const void *s, size_t n, cis_stream st) { return no(); }
+cis_status dd_gather(cis_dtype t, const void *x, const cis_idx *idx, cis_int n, void *out, cis_stream s) { return no(); }

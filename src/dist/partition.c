@@ -1,0 +1,214 @@
+/* partition.c: rows over parts balanced by nonzeros, the local / remote
+ * blocks of one part with the remote columns compressed to the needed x
+ * entries (PETSc MATMPIAIJ: MatSetUpMultiply_MPIAIJ's garray; Ginkgo
+ * distributed::Matrix::read_distributed's non-local column map), and the
+ * exchange plan with its all-gather vs point-to-point rule (dist.h). */
+#include <string.h>
+#include "core/internal.h"
+#include "dist/dist_internal.h"
+
+cis_status cis_dist_partition_rows(const cis_csr *A, int parts, cis_int *row_start) {
+  if (!A || !row_start) return cis_error(CIS_ERR_INVALID, "cis_dist_partition_rows: NULL argument");
+  if (parts < 1 || parts > A->rows)
+    return cis_error(CIS_ERR_INVALID, "cannot split %lld rows into %d parts", (long long)A->rows, parts);
+  row_start[0] = 0;
+  cis_int r = 0;
+  for (int p = 0; p < parts - 1; ++p) {
+    /* the end of part p: first row where the prefix count reaches (p+1)/parts of nnz */
+    double target = (double)A->nnz * (p + 1) / parts;
+    cis_int lo = r + 1, hi = A->rows - (parts - 1 - p); /* >= 1 row each side */
+    cis_int e = lo;
+    while (e < hi && (double)A->rowptr[e] < target) ++e;
+    row_start[p + 1] = e;
+    r = e;
+  }
+  row_start[parts] = A->rows;
+  return CIS_OK;
+}
+
+void cis_dist_block_clear(cis_dist_block *b) {
+  if (!b) return;
+  cis_csr_free(b->local);
+  cis_csr_free(b->remote);
+  cis_free(b->needed);
+  memset(b, 0, sizeof *b);
+}
+
+/* Position of global column j in the ascending list a[0..n) (present). */
+static cis_int find_col(const cis_idx *a, cis_int n, cis_idx j) {
+  cis_int lo = 0, hi = n - 1;
+  while (lo < hi) {
+    cis_int mid = (lo + hi) / 2;
+    if (a[mid] < j) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+
+/* The block (needed_only: only its needed list, local and remote NULL). */
+static cis_status block_split(const cis_csr *A, const cis_int *row_start, int parts, int part, cis_dist_block *out,
+                              int needed_only) {
+  cis_status st;
+  unsigned char *mark = NULL;
+  cis_int nl = 0, nr = 0;
+  if (!A || !row_start || !out) return cis_error(CIS_ERR_INVALID, "cis_dist_block_split: NULL argument");
+  memset(out, 0, sizeof *out);
+  if (A->rows != A->cols)
+    return cis_error(CIS_ERR_INVALID, "a distributed matrix must be square, got %lld x %lld", (long long)A->rows,
+                     (long long)A->cols);
+  if (A->flags & CIS_FLAG_UPPER)
+    return cis_error(CIS_ERR_UNSUPPORTED, "distributed matrices take full storage: expand the symmetric (upper) matrix first");
+  if (parts < 1 || part < 0 || part >= parts) return cis_error(CIS_ERR_INVALID, "part %d of %d", part, parts);
+  cis_int r0 = row_start[part], r1 = row_start[part + 1];
+  if (r0 < 0 || r1 < r0 || r1 > A->rows || row_start[0] != 0 || row_start[parts] != A->rows)
+    return cis_error(CIS_ERR_INVALID, "row split [%lld, %lld) of part %d is not inside 0..%lld", (long long)r0,
+                     (long long)r1, part, (long long)A->rows);
+  out->part = part;
+  out->parts = parts;
+  out->row0 = r0;
+  out->rows = r1 - r0;
+  /* needed columns: marked, then listed ascending */
+  CIS_TRY(cis_alloc_zeroed((void **)&mark, A->cols > 0 ? A->cols : 1, 1, "distributed column marks"));
+  for (cis_int i = r0; i < r1; ++i)
+    for (cis_int k = A->rowptr[i]; k < A->rowptr[i + 1]; ++k) {
+      cis_idx j = A->colind[k];
+      if (j >= r0 && j < r1) ++nl;
+      else {
+        ++nr;
+        mark[j] = 1;
+      }
+    }
+  for (cis_int j = 0; j < A->cols; ++j) out->nneeded += mark[j];
+  CIS_TRY(cis_alloc_array((void **)&out->needed, out->nneeded > 0 ? out->nneeded : 1, sizeof(cis_idx), "needed columns"));
+  for (cis_int j = 0, m = 0; j < A->cols; ++j)
+    if (mark[j]) out->needed[m++] = (cis_idx)j;
+  if (needed_only) {
+    st = CIS_OK;
+    goto cleanup;
+  }
+  CIS_TRY(cis_csr_alloc(out->rows, out->rows, nl, A->dtype, &out->local));
+  CIS_TRY(cis_csr_alloc(out->rows, out->nneeded, nr, A->dtype, &out->remote));
+  size_t es = cis_dtype_size(A->dtype);
+  cis_int kl = 0, kr = 0;
+  out->local->rowptr[0] = out->remote->rowptr[0] = 0;
+  for (cis_int i = r0; i < r1; ++i) { /* columns stay ascending in both blocks */
+    for (cis_int k = A->rowptr[i]; k < A->rowptr[i + 1]; ++k) {
+      cis_idx j = A->colind[k];
+      const char *v = (const char *)A->val + (size_t)k * es;
+      if (j >= r0 && j < r1) {
+        out->local->colind[kl] = (cis_idx)(j - r0);
+        memcpy((char *)out->local->val + (size_t)kl++ * es, v, es);
+      } else {
+        out->remote->colind[kr] = (cis_idx)find_col(out->needed, out->nneeded, j);
+        memcpy((char *)out->remote->val + (size_t)kr++ * es, v, es);
+      }
+    }
+    out->local->rowptr[i - r0 + 1] = kl;
+    out->remote->rowptr[i - r0 + 1] = kr;
+  }
+  st = CIS_OK;
+cleanup:
+  cis_free(mark);
+  if (st != CIS_OK) cis_dist_block_clear(out);
+  return st;
+}
+
+cis_status cis_dist_block_split(const cis_csr *A, const cis_int *row_start, int parts, int part,
+                                cis_dist_block *out) {
+  return block_split(A, row_start, parts, part, out, 0);
+}
+
+cis_status dist_block_needed(const cis_csr *A, const cis_int *row_start, int parts, int part, cis_dist_block *out) {
+  return block_split(A, row_start, parts, part, out, 1);
+}
+
+void cis_dist_plan_clear(cis_dist_plan *p) {
+  if (!p) return;
+  if (p->send_idx)
+    for (int q = 0; q < p->parts; ++q) cis_free(p->send_idx[q]);
+  cis_free(p->send_idx);
+  cis_free(p->count);
+  cis_free(p->row_start);
+  memset(p, 0, sizeof *p);
+}
+
+cis_status cis_dist_plan_build(const cis_dist_block *blocks, int parts, cis_dist_exchange want, int64_t msg_bytes,
+                               cis_dist_plan *out) {
+  cis_status st;
+  cis_int *sent = NULL;
+  if (!blocks || !out) return cis_error(CIS_ERR_INVALID, "cis_dist_plan_build: NULL argument");
+  memset(out, 0, sizeof *out);
+  if (parts < 1) return cis_error(CIS_ERR_INVALID, "exchange plan over %d parts", parts);
+  if (want != CIS_XCHG_AUTO && want != CIS_XCHG_ALLGATHER && want != CIS_XCHG_P2P)
+    return cis_error(CIS_ERR_INVALID, "unknown exchange kind %d", (int)want);
+  out->parts = parts;
+  CIS_TRY(cis_alloc_array((void **)&out->row_start, parts + 1, sizeof(cis_int), "exchange plan"));
+  CIS_TRY(cis_alloc_zeroed((void **)&out->count, (int64_t)parts * parts, sizeof(cis_int), "exchange plan"));
+  CIS_TRY(cis_alloc_zeroed((void **)&out->send_idx, parts, sizeof(cis_idx *), "exchange plan"));
+  CIS_TRY(cis_alloc_zeroed((void **)&sent, parts, sizeof(cis_int), "exchange plan"));
+  for (int p = 0; p < parts; ++p) {
+    if (blocks[p].part != p || blocks[p].parts != parts)
+      CIS_TRY(cis_error(CIS_ERR_INVALID, "exchange plan: block %d is part %d of %d", p, blocks[p].part, blocks[p].parts));
+    out->row_start[p] = blocks[p].row0;
+    if (blocks[p].rows > out->max_rows) out->max_rows = blocks[p].rows;
+    if (p > 0 && blocks[p].row0 != blocks[p - 1].row0 + blocks[p - 1].rows)
+      CIS_TRY(cis_error(CIS_ERR_INVALID, "exchange plan: part %d does not follow part %d", p, p - 1));
+  }
+  out->row_start[parts] = blocks[parts - 1].row0 + blocks[parts - 1].rows;
+  /* count[p][q]: the needed entries of p owned by q (needed is ascending, so
+   * they come owner by owner) */
+  for (int p = 0; p < parts; ++p) {
+    int q = 0;
+    for (cis_int k = 0; k < blocks[p].nneeded; ++k) {
+      cis_idx j = blocks[p].needed[k];
+      while (j >= out->row_start[q + 1]) ++q;
+      if (q == p) CIS_TRY(cis_error(CIS_ERR_INVALID, "exchange plan: part %d needs its own column %d", p, (int)j));
+      out->count[(int64_t)p * parts + q]++;
+    }
+    out->p2p_values += blocks[p].nneeded;
+  }
+  for (int q = 0; q < parts; ++q) { /* what q sends, peer by peer */
+    cis_int tot = 0;
+    for (int p = 0; p < parts; ++p) tot += out->count[(int64_t)p * parts + q];
+    CIS_TRY(cis_alloc_array((void **)&out->send_idx[q], tot > 0 ? tot : 1, sizeof(cis_idx), "exchange plan"));
+  }
+  for (int p = 0; p < parts; ++p)
+    for (cis_int k = 0; k < blocks[p].nneeded; ++k) {
+      cis_idx j = blocks[p].needed[k];
+      int q = 0;
+      while (j >= out->row_start[q + 1]) ++q;
+      out->send_idx[q][sent[q]++] = (cis_idx)(j - out->row_start[q]);
+    }
+  for (int64_t i = 0; i < (int64_t)parts * parts; ++i) out->p2p_messages += out->count[i] > 0;
+  out->allgather_values = (int64_t)parts * (parts - 1) * out->max_rows;
+  if (want == CIS_XCHG_AUTO) {
+    int64_t mb = msg_bytes > 0 ? msg_bytes : CIS_DIST_MSG_BYTES, vb = 8; /* per value: the rule in dist.h */
+    want = out->p2p_values * vb + out->p2p_messages * mb < out->allgather_values * vb ? CIS_XCHG_P2P
+                                                                                        : CIS_XCHG_ALLGATHER;
+  }
+  out->kind = want;
+  st = CIS_OK;
+cleanup:
+  cis_free(sent);
+  if (st != CIS_OK) cis_dist_plan_clear(out);
+  return st;
+}
+
+const char *cis_dist_exchange_name(cis_dist_exchange k) {
+  switch (k) {
+    case CIS_XCHG_AUTO: return "auto";
+    case CIS_XCHG_ALLGATHER: return "allgather";
+    case CIS_XCHG_P2P: return "p2p";
+  }
+  return "?";
+}
+
+cis_status cis_dist_exchange_parse(const char *s, cis_dist_exchange *k) {
+  if (!s || !k) return cis_error(CIS_ERR_INVALID, "cis_dist_exchange_parse: NULL argument");
+  for (int i = 0; i < 3; ++i)
+    if (!strcmp(s, cis_dist_exchange_name((cis_dist_exchange)i))) {
+      *k = (cis_dist_exchange)i;
+      return CIS_OK;
+    }
+  return cis_error(CIS_ERR_NOT_FOUND, "unknown exchange '%s' (auto, allgather, p2p)", s);
+}

@@ -1,0 +1,65 @@
+#!/usr/bin/env bash
+# dist.sh CISPARSE SHARED: `cisparse bench|solve --gpus N / --cpu-parts N`
+# (src/cli/cmd_dist.c) on the CPU:
+#  - bench over 3 CPU parts prints the parts, the exchange and the SpMV time;
+#  - solve CG + Jacobi over 4 CPU parts converges, x = ones to 1e-8, the same
+#    iteration count as the serial CPU solve; --exchange p2p and allgather;
+#  - Davidson (--eigs 2) over 2 parts gives the serial eigenvalues;
+#  - refusals, each a nonzero exit and one stderr line "cisparse: ...":
+#    --gpus -1, --gpus with --cpu-parts, an unknown option with --gpus, a
+#    solve option on bench, an unknown exchange, and --gpus where there is
+#    no GPU (or more GPUs than the host has).
+set -u
+export OMP_WAIT_POLICY=${OMP_WAIT_POLICY:-passive}
+BIN=$1
+T=$(mktemp -d)
+trap 'rm -rf "$T"' EXIT
+fail=0
+check() { if ! eval "$2"; then echo "FAIL: $1"; fail=1; fi; }
+LAP=laplace3d:size=10,points=7
+
+"$BIN" bench ci:rows=600,seed=2 --cpu-parts 3 --runs 3 >"$T/b.out" 2>"$T/b.err"
+rc=$?
+check "bench --cpu-parts 3 exits 0" '[ $rc -eq 0 ] && grep -q "^spmv: " "$T/b.out"'
+check "bench lists 3 parts" '[ "$(grep -c "^  part " "$T/b.out")" -eq 3 ]'
+check "bench reports the exchange" 'grep -q "MB per product" "$T/b.out" && grep -q "% of the product time" "$T/b.out"'
+
+serial_it=$("$BIN" solve $LAP --device cpu --method cg --precond jacobi --tol 1e-10 | awk '/^iterations/ {print $2}')
+for x in p2p allgather; do
+  "$BIN" solve $LAP --cpu-parts 4 --method cg --precond jacobi --tol 1e-10 --exchange $x >"$T/s.out" 2>&1
+  rc=$?
+  check "solve --cpu-parts 4 --exchange $x exits 0" '[ $rc -eq 0 ]'
+  check "solve $x reports exchange $x" 'grep -q "exchange $x" "$T/s.out"'
+  it=$(sed -n 's/.*converged in \([0-9]*\) iterations.*/\1/p' "$T/s.out")
+  check "solve $x: $it iterations, serial $serial_it" '[ "$it" = "$serial_it" ]'
+  err=$(awk '/converged in/ {print $NF}' "$T/s.out")
+  check "solve $x: max |x - 1| = $err <= 1e-8" 'python3 -c "import sys; sys.exit(0 if float(\"$err\") <= 1e-8 else 1)"'
+done
+
+"$BIN" solve $LAP --cpu-parts 2 --eigs 2 --tol 1e-7 --maxit 400 >"$T/e.out" 2>&1
+rc=$?
+check "Davidson over 2 parts exits 0" '[ $rc -eq 0 ]'
+e0=$(awk '/^eigenvalue 0/ {print $3}' "$T/e.out")
+"$BIN" solve $LAP --cpu-parts 1 --eigs 2 --tol 1e-7 --maxit 400 >"$T/e1.out" 2>&1
+e0s=$(awk '/^eigenvalue 0/ {print $3}' "$T/e1.out")
+check "Davidson eigenvalue $e0 equals one part's $e0s to 1e-9" \
+  'python3 -c "import sys; sys.exit(0 if abs(float(\"$e0\") - float(\"$e0s\")) <= 1e-9 else 1)"'
+
+refuse() { # name, expected exit, command...
+  local name=$1 want=$2
+  shift 2
+  "$@" >"$T/r.out" 2>"$T/r.err"
+  local rc=$?
+  check "$name: exit $rc (want $want)" '[ $rc -eq $want ]'
+  check "$name: one stderr line cisparse: ..." '[ "$(wc -l <"$T/r.err")" -eq 1 ] && grep -q "^cisparse: " "$T/r.err"'
+}
+refuse "--gpus -1" 2 "$BIN" bench $LAP --gpus -1
+refuse "--gpus with --cpu-parts" 2 "$BIN" solve $LAP --gpus 1 --cpu-parts 2
+refuse "unknown option with --gpus" 2 "$BIN" solve $LAP --cpu-parts 2 --sweep
+refuse "solve option on bench" 2 "$BIN" bench $LAP --cpu-parts 2 --method cg
+refuse "unknown exchange" 2 "$BIN" bench $LAP --cpu-parts 2 --exchange ring
+refuse "--cpu-parts 0" 2 "$BIN" bench $LAP --cpu-parts 0
+refuse "more parts than rows" 1 "$BIN" bench laplace3d:size=2,points=7 --cpu-parts 9
+refuse "--gpus 4096 (more than the host has)" 1 "$BIN" bench $LAP --gpus 4096
+grep -q -e "GPU" -e "CUDA" -e "NCCL" "$T/r.err" || { echo "FAIL: --gpus 4096 message: $(cat "$T/r.err")"; fail=1; }
+exit $fail

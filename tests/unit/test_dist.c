@@ -1,0 +1,453 @@
+/* test_dist.c: the distributed layer (src/dist) on the CPU with the fake
+ * communicator. Partition, blocks, needed-entry lists and the exchange plan
+ * on a 6 x 6 matrix a reviewer can check by hand; the exchange rule both
+ * ways; bad input; the distributed product against cis_csr_spmv for
+ * G = 1..4 parts (all-gather and point-to-point, one thread driving every
+ * part and one thread per part); CG, BiCGStab, BiCG and Davidson on the
+ * distributed operator against the serial solve (same iterations, results
+ * equal to rounding). */
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include "core/internal.h"
+#include "test_util.h"
+
+/* 6 x 6, 16 nonzeros (3 4 2 | 2 3 2), split {0,1,2} {3,4,5}: the prefix reaches 8 at row 3:
+ *   row 0: 0 1 . . . 5
+ *   row 1: 0 1 2 3 . .      part 0 needs x3, x5 (remote)
+ *   row 2: . 1 2 . . .
+ *   row 3: . . . 3 4 .
+ *   row 4: 0 . . . 4 5      part 1 needs x0
+ *   row 5: . . . 3 . 5 */
+static const double D6[36] = {4, 1, 0, 0, 0, 2, /**/ 1, 5, 1, 3, 0, 0, /**/ 0, 1, 6, 0, 0, 0,
+                              0, 0, 0, 7, 1, 0, /**/ 1, 0, 0, 0, 8, 1, /**/ 0, 0, 0, 1, 0, 9};
+
+static void test_blocks_by_hand(void) {
+  cis_csr *A = test_csr_from_dense(6, 6, D6, CIS_F64);
+  cis_int rs[3];
+  cis_dist_block b[2];
+  cis_dist_plan pl;
+  memset(b, 0, sizeof b);
+
+  CHECK_OK(cis_dist_partition_rows(A, 2, rs));
+  CHECK_OK(cis_dist_block_split(A, rs, 2, 0, &b[0]));
+  CHECK_OK(cis_dist_block_split(A, rs, 2, 1, &b[1]));
+  CHECK_OK(cis_dist_plan_build(b, 2, CIS_XCHG_P2P, 0, &pl));
+
+  CHECK(rs[0] == 0 && rs[1] == 3 && rs[2] == 6, "row split %lld %lld %lld, expected 0 3 6", (long long)rs[0],
+        (long long)rs[1], (long long)rs[2]);
+  CHECK(b[0].local->nnz == 7 && b[0].remote->nnz == 2 && b[1].local->nnz == 6 && b[1].remote->nnz == 1,
+        "block nonzeros %lld %lld %lld %lld, expected 7 2 6 1", (long long)b[0].local->nnz, (long long)b[0].remote->nnz,
+        (long long)b[1].local->nnz, (long long)b[1].remote->nnz);
+  CHECK(b[0].nneeded == 2 && b[0].needed[0] == 3 && b[0].needed[1] == 5 && b[1].nneeded == 1 && b[1].needed[0] == 0,
+        "needed lists wrong");
+  /* row 0's remote entry (column 5) is compressed column 1, row 1's (column 3) column 0 */
+  CHECK(b[0].remote->colind[0] == 1 && b[0].remote->colind[1] == 0 && b[0].remote->cols == 2, "remote columns not compressed");
+  CHECK(b[1].local->colind[0] == 0 && b[1].local->rowptr[3] == 6, "local block of part 1 not renumbered");
+  CHECK(pl.count[0 * 2 + 1] == 2 && pl.count[1 * 2 + 0] == 1 && pl.p2p_values == 3 && pl.p2p_messages == 2,
+        "plan counts wrong");
+  CHECK(pl.send_idx[1][0] == 0 && pl.send_idx[1][1] == 2 && pl.send_idx[0][0] == 0, "send lists wrong");
+  CHECK(pl.allgather_values == 6 && pl.max_rows == 3, "all-gather volume %lld, expected 6", (long long)pl.allgather_values);
+  cis_dist_plan_clear(&pl);
+
+  /* the rule: 3 values + 2 messages vs 6 values: p2p only with a small message cost */
+  CHECK_OK(cis_dist_plan_build(b, 2, CIS_XCHG_AUTO, 1, &pl));
+  CHECK(pl.kind == CIS_XCHG_P2P, "rule with 1-byte messages chose %s", cis_dist_exchange_name(pl.kind));
+  cis_dist_plan_clear(&pl);
+  CHECK_OK(cis_dist_plan_build(b, 2, CIS_XCHG_AUTO, 0, &pl));
+  CHECK(pl.kind == CIS_XCHG_ALLGATHER, "rule with default message cost chose %s", cis_dist_exchange_name(pl.kind));
+  cis_dist_plan_clear(&pl);
+  cis_dist_block_clear(&b[0]);
+  cis_dist_block_clear(&b[1]);
+  cis_csr_free(A);
+}
+
+static void test_bad_input(void) {
+  cis_csr *A = test_csr_from_dense(6, 6, D6, CIS_F64), *R = NULL, *U = NULL;
+  static const double r6[12] = {1, 0, 0, 1, 0, 0, 1, 0, 0, 1, 0, 0};
+  cis_int rs[8];
+  cis_dist_block b;
+  cis_dist_world *w = NULL;
+  cis_dist_comm *c = NULL, *c2 = NULL;
+  cis_dist_exchange k;
+  R = test_csr_from_dense(2, 6, r6, CIS_F64);
+
+  CHECK(cis_dist_partition_rows(A, 7, rs) == CIS_ERR_INVALID, "7 parts of 6 rows accepted");
+  CHECK(cis_dist_partition_rows(A, 0, rs) == CIS_ERR_INVALID, "0 parts accepted");
+  CHECK(cis_dist_block_split(R, rs, 1, 0, &b) == CIS_ERR_INVALID, "non-square matrix accepted");
+  CHECK_OK(cis_csr_upper(A, &U));
+  if (U) {
+    CHECK_OK(cis_dist_partition_rows(U, 2, rs));
+    CHECK(cis_dist_block_split(U, rs, 2, 0, &b) == CIS_ERR_UNSUPPORTED, "upper storage accepted");
+  }
+  CHECK(cis_dist_exchange_parse("ring", &k) == CIS_ERR_NOT_FOUND && strstr(cis_last_error(), "p2p"),
+        "unknown exchange name accepted");
+  CHECK_OK(cis_dist_world_create(2, &w));
+  CHECK(cis_dist_comm_fake(w, 1, 2, &c) == CIS_ERR_INVALID, "ranks outside the world accepted");
+  CHECK_OK(cis_dist_comm_fake(w, 0, 1, &c));
+  CHECK(cis_dist_comm_fake(w, 0, 2, &c2) == CIS_ERR_INVALID, "rank 0 given twice");
+  cis_dist_comm_free(c);
+  cis_dist_world_free(w);
+  CHECK_OK(cis_dist_world_create(8, &w));
+  CHECK_OK(cis_dist_comm_fake(w, 0, 8, &c));
+  {
+    cis_dist_matrix *D = NULL;
+    CHECK(cis_dist_matrix_create(A, c, NULL, &D) == CIS_ERR_INVALID, "8 parts of 6 rows accepted");
+  }
+  cis_dist_comm_free(c);
+  cis_dist_world_free(w);
+  c = NULL;
+  if (!cis_built_with_cuda())
+    CHECK(cis_dist_comm_nccl(1, &c) == CIS_ERR_NO_GPU && !c, "NCCL comm without CUDA");
+  cis_csr_free(U);
+  cis_csr_free(R);
+  cis_csr_free(A);
+}
+
+/* ---- one rank group (a thread) --------------------------------------------- */
+
+typedef struct job {
+  const cis_csr *A;
+  cis_dist_comm *c;
+  cis_dist_exchange xk;
+  const char *format;
+  /* product */
+  const double *x, *y0;
+  double *y;
+  /* solve */
+  cis_krylov_method method;
+  cis_precond precond;
+  const double *b;
+  double *xs;
+  int iterations;
+  /* Davidson */
+  int roots;
+  double *evals, *evecs;
+  cis_status st;
+  char err[256];
+} job;
+
+static void *run_job(void *arg) {
+  job *J = arg;
+  cis_dist_matrix *D = NULL;
+  cis_operator *op = NULL;
+  void *vx = NULL, *vy = NULL;
+  cis_dist_opts o = cis_dist_opts_default();
+  cis_status st;
+  o.exchange = J->xk;
+  o.format = J->format;
+  if ((st = cis_dist_matrix_create(J->A, J->c, &o, &D)) != CIS_OK) goto done;
+  if ((st = cis_operator_from_dist(D, &op)) != CIS_OK) goto done;
+  if ((st = cis_dist_vec_alloc(D, 2, &vx)) != CIS_OK) goto done;
+  vy = (char *)vx + (size_t)J->A->rows * sizeof(double); /* the second vector, by offset */
+  if (J->x) { /* y = 2 A x - 0.5 y0 */
+    if ((st = cis_dist_vec_upload(D, vx, J->x, 1)) != CIS_OK) goto done;
+    if ((st = cis_dist_vec_upload(D, vy, J->y0, 1)) != CIS_OK) goto done;
+    if ((st = cis_operator_apply(op, 2.0, vx, -0.5, vy, NULL)) != CIS_OK) goto done;
+    if ((st = cis_dist_vec_download(D, J->y, vy, 1)) != CIS_OK) goto done;
+  }
+  if (J->b) {
+    cis_krylov_opts ko = cis_krylov_opts_default();
+    cis_krylov_info info;
+    ko.method = J->method;
+    ko.precond = J->precond;
+    ko.tol = 1e-10;
+    if (J->method == CIS_BICG && (st = cis_operator_set_transpose(op, op)) != CIS_OK) goto done; /* A symmetric */
+    double *zero = calloc((size_t)J->A->rows, sizeof *zero); /* x0 = 0 */
+    st = zero ? cis_dist_vec_upload(D, vx, zero, 1) : CIS_ERR_ALLOC;
+    free(zero);
+    if (st != CIS_OK) goto done;
+    if ((st = cis_dist_vec_upload(D, vy, J->b, 1)) != CIS_OK) goto done;
+    if ((st = cis_krylov_solve(op, vy, vx, &ko, &info)) != CIS_OK) goto done;
+    if ((st = cis_dist_vec_download(D, J->xs, vx, 1)) != CIS_OK) goto done;
+    J->iterations = info.iterations;
+  }
+  if (J->roots) {
+    cis_davidson_opts dop = cis_davidson_opts_default();
+    dop.roots = J->roots;
+    dop.tol = 1e-9;
+    if ((st = cis_davidson_operator(op, cis_operator_diagonal(op), &dop, J->evals, J->evecs, NULL)) != CIS_OK) goto done;
+  }
+done:
+  J->st = st;
+  if (st != CIS_OK) snprintf(J->err, sizeof J->err, "%s", cis_last_error());
+  cis_dist_vec_free(D, vx);
+  cis_operator_free(op);
+  cis_dist_matrix_free(D);
+  return NULL;
+}
+
+/* Run the job template over G ranks in T groups (threads when T > 1). The
+ * outputs are shared: each group writes only its own rows. */
+static cis_status run_distributed(job tmpl, int G, int T) {
+  cis_dist_world *w = NULL;
+  job jobs[8];
+  pthread_t th[8];
+  cis_status st = CIS_OK;
+  if (cis_dist_world_create(G, &w) != CIS_OK) return CIS_ERR_ALLOC;
+  for (int t = 0; t < T; ++t) {
+    int first = G * t / T, last = G * (t + 1) / T;
+    jobs[t] = tmpl;
+    CHECK_OK(cis_dist_comm_fake(w, first, last - first, &jobs[t].c));
+  }
+  if (T == 1) run_job(&jobs[0]);
+  else {
+    for (int t = 0; t < T; ++t) pthread_create(&th[t], NULL, run_job, &jobs[t]);
+    for (int t = 0; t < T; ++t) pthread_join(th[t], NULL);
+  }
+  for (int t = 0; t < T; ++t) {
+    if (jobs[t].st != CIS_OK) {
+      fprintf(stderr, "  G=%d T=%d group %d: %s\n", G, T, t, jobs[t].err);
+      st = jobs[t].st;
+    }
+    CHECK(jobs[t].iterations == jobs[0].iterations, "groups disagree on iterations");
+    cis_dist_comm_free(jobs[t].c);
+  }
+  cis_dist_world_free(w);
+  return st;
+}
+
+/* A symmetric matrix with couplings near and far (every split has remote
+ * entries) and a spread diagonal (Davidson converges fast). */
+static cis_csr *sym_test_matrix(cis_int n) {
+  cis_coo *C = NULL;
+  cis_csr *A = NULL;
+  cis_coo_alloc(n, n, 8 * n, CIS_F64, &C);
+  for (cis_int i = 0; i < n; ++i) {
+    cis_coo_push(C, (cis_idx)i, (cis_idx)i, 10.0 + 0.25 * (double)i);
+    cis_int far[3] = {i + 1, i + 7, i + n / 3};
+    for (int k = 0; k < 3; ++k)
+      if (far[k] < n && far[k] != i) {
+        double v = 0.3 / (1 + k) * (((i * 7 + k) % 5) - 2.0 + 0.5);
+        cis_coo_push(C, (cis_idx)i, (cis_idx)far[k], v);
+        cis_coo_push(C, (cis_idx)far[k], (cis_idx)i, v);
+      }
+  }
+  cis_coo_to_csr(C, &A);
+  cis_coo_free(C);
+  return A;
+}
+
+static void test_product(void) {
+  cis_csr *A = NULL;
+  CHECK_OK(cis_generate("ci:rows=300,seed=3", CIS_F64, &A)); /* unsymmetric, rows wider than a warp */
+  if (!A) return;
+  cis_int n = A->rows;
+  double *x = malloc(n * sizeof *x), *y0 = malloc(n * sizeof *y0), *ref = malloc(n * sizeof *ref),
+         *y = malloc(n * sizeof *y);
+  test_fill_random(x, CIS_F64, n, 11);
+  test_fill_random(y0, CIS_F64, n, 12);
+  memcpy(ref, y0, n * sizeof *ref);
+  CHECK_OK(cis_csr_spmv(A, 2.0, x, -0.5, ref));
+  const char *formats[] = {"csr", "sell", "hyb"};
+  for (int G = 1; G <= 4; ++G)
+    for (int xk = CIS_XCHG_ALLGATHER; xk <= CIS_XCHG_P2P; ++xk)
+      for (int T = 1; T <= G; T += (G > 1 ? G - 1 : 1))
+        for (int f = 0; f < 3; ++f) {
+          job J;
+          memset(&J, 0, sizeof J);
+          J.A = A;
+          J.xk = (cis_dist_exchange)xk;
+          J.format = formats[f];
+          J.x = x;
+          J.y0 = y0;
+          J.y = y;
+          test_fill_nan(y, CIS_F64, n);
+          CHECK_OK(run_distributed(J, G, T));
+          double e = test_rel_err(y, ref, CIS_F64, n);
+          CHECK(e <= test_tol(CIS_F64), "product G=%d %s T=%d %s: rel err %.3e", G,
+                cis_dist_exchange_name((cis_dist_exchange)xk), T, formats[f], e);
+        }
+  /* symmetric (upper) storage is expanded: the product of the full matrix */
+  {
+    cis_csr *S = sym_test_matrix(n), *U = NULL;
+    CHECK_OK(cis_csr_upper(S, &U));
+    memcpy(ref, y0, n * sizeof *ref);
+    CHECK_OK(cis_csr_spmv(S, 2.0, x, -0.5, ref));
+    if (U) {
+      job J;
+      memset(&J, 0, sizeof J);
+      J.A = U;
+      J.xk = CIS_XCHG_P2P;
+      J.x = x;
+      J.y0 = y0;
+      J.y = y;
+      test_fill_nan(y, CIS_F64, n);
+      CHECK_OK(run_distributed(J, 3, 1));
+      double e = test_rel_err(y, ref, CIS_F64, n);
+      CHECK(e <= test_tol(CIS_F64), "product of upper storage over 3 parts: rel err %.3e", e);
+    }
+    cis_csr_free(U);
+    cis_csr_free(S);
+  }
+  free(x);
+  free(y0);
+  free(ref);
+  free(y);
+  cis_csr_free(A);
+}
+
+static void test_krylov(void) {
+  cis_csr *A = NULL;
+  CHECK_OK(cis_generate("laplace3d:size=8,points=7", CIS_F64, &A));
+  if (!A) return;
+  cis_int n = A->rows;
+  double *b = malloc(n * sizeof *b), *xs = malloc(n * sizeof *xs), *xd = malloc(n * sizeof *xd);
+  test_fill_random(b, CIS_F64, n, 5);
+  const cis_krylov_method methods[] = {CIS_CG, CIS_BICGSTAB, CIS_BICG};
+  for (int mi = 0; mi < 3; ++mi)
+    for (int pc = 0; pc <= 1; ++pc) {
+      cis_operator *S = NULL;
+      cis_krylov_opts ko = cis_krylov_opts_default();
+      cis_krylov_info info;
+      ko.method = methods[mi];
+      ko.precond = pc ? CIS_PRECOND_JACOBI : CIS_PRECOND_NONE;
+      ko.tol = 1e-10;
+      memset(xs, 0, n * sizeof *xs);
+      CHECK_OK(cis_operator_from_csr(A, &S));
+      if (ko.method == CIS_BICG) CHECK_OK(cis_operator_set_transpose(S, S));
+      CHECK_OK(cis_krylov_solve(S, b, xs, &ko, &info));
+      cis_operator_free(S);
+      for (int G = 1; G <= 4; ++G)
+        for (int T = 1; T <= G; T += (G > 1 ? G - 1 : 1)) {
+          job J;
+          memset(&J, 0, sizeof J);
+          J.A = A;
+          J.xk = G % 2 ? CIS_XCHG_P2P : CIS_XCHG_ALLGATHER;
+          J.method = ko.method;
+          J.precond = ko.precond;
+          J.b = b;
+          J.xs = xd;
+          test_fill_nan(xd, CIS_F64, n);
+          CHECK_OK(run_distributed(J, G, T));
+          double e = test_rel_err(xd, xs, CIS_F64, n);
+          CHECK(e < 1e-9, "%s%s G=%d T=%d: x differs from the serial solve by %.3e", cis_krylov_method_name(ko.method),
+                pc ? " jacobi" : "", G, T, e);
+        }
+      (void)info;
+    }
+  free(b);
+  free(xs);
+  free(xd);
+  cis_csr_free(A);
+}
+
+/* iterations: the serial count must be matched (the dots differ from the
+ * serial ones only in summation order) */
+static void test_krylov_iterations(void) {
+  cis_csr *A = NULL;
+  CHECK_OK(cis_generate("laplace3d:size=8,points=7", CIS_F64, &A));
+  if (!A) return;
+  cis_int n = A->rows;
+  double *b = malloc(n * sizeof *b), *x = calloc(n, sizeof *x), *xd = malloc(n * sizeof *xd);
+  cis_operator *S = NULL;
+  cis_krylov_opts ko = cis_krylov_opts_default();
+  cis_krylov_info info;
+  ko.tol = 1e-10;
+  test_fill_random(b, CIS_F64, n, 9);
+  CHECK_OK(cis_operator_from_csr(A, &S));
+  CHECK_OK(cis_krylov_solve(S, b, x, &ko, &info));
+  for (int G = 2; G <= 4; ++G) {
+    job J;
+    cis_dist_world *w = NULL;
+    memset(&J, 0, sizeof J);
+    J.A = A;
+    J.xk = CIS_XCHG_P2P;
+    J.method = CIS_CG;
+    J.b = b;
+    J.xs = xd;
+    CHECK_OK(cis_dist_world_create(G, &w));
+    CHECK_OK(cis_dist_comm_fake(w, 0, G, &J.c));
+    run_job(&J);
+    CHECK(J.st == CIS_OK && J.iterations == info.iterations, "CG G=%d: %d iterations, serial %d (%s)", G,
+          J.iterations, info.iterations, J.err);
+    cis_dist_comm_free(J.c);
+    cis_dist_world_free(w);
+  }
+  cis_operator_free(S);
+  free(b);
+  free(x);
+  free(xd);
+  cis_csr_free(A);
+}
+
+static void test_davidson(void) {
+  enum { K = 3 };
+  cis_csr *A = sym_test_matrix(240);
+  cis_int n = A->rows;
+  cis_operator *S = NULL;
+  double *diag = malloc(n * sizeof *diag), es[K], ed[K], *X = malloc(n * K * sizeof *X);
+  cis_davidson_opts o = cis_davidson_opts_default();
+  o.roots = K;
+  o.tol = 1e-9;
+  CHECK_OK(cis_operator_from_csr(A, &S));
+  CHECK_OK(cis_davidson_operator(S, cis_operator_diagonal(S), &o, es, NULL, NULL));
+  for (int G = 1; G <= 4; ++G)
+    for (int T = 1; T <= G; T += (G > 1 ? G - 1 : 1)) {
+      job J;
+      memset(&J, 0, sizeof J);
+      J.A = A;
+      J.xk = G == 3 ? CIS_XCHG_ALLGATHER : CIS_XCHG_P2P;
+      J.roots = K;
+      J.evals = ed;
+      J.evecs = X;
+      test_fill_nan(X, CIS_F64, n * K);
+      CHECK_OK(run_distributed(J, G, T));
+      for (int r = 0; r < K; ++r)
+        CHECK(fabs(ed[r] - es[r]) < 1e-10 * fabs(es[r]), "Davidson G=%d T=%d root %d: %.15g vs serial %.15g", G, T, r,
+              ed[r], es[r]);
+      double res = test_eig_max_residual(A, ed, X, K);
+      CHECK(res < 1e-8, "Davidson G=%d T=%d: eigenvector residual %.3e", G, T, res);
+    }
+  cis_operator_free(S);
+  free(diag);
+  free(X);
+  cis_csr_free(A);
+}
+
+/* Allocation failure at every step of the partition, the plan, the matrix,
+ * a vector and a solve: a clean CIS_ERR_ALLOC (or success), never a crash. */
+static void test_alloc_failures(void) {
+  cis_csr *A = sym_test_matrix(64);
+  double *b = malloc(64 * sizeof *b), *x = calloc(64, sizeof *x);
+  int ok = 0, n;
+  test_fill_random(b, CIS_F64, 64, 3);
+  for (n = 1; n < 2000 && !ok; ++n) {
+    cis_dist_world *w = NULL;
+    cis_dist_comm *c = NULL;
+    cis_dist_matrix *D = NULL;
+    cis_operator *op = NULL;
+    void *v = NULL;
+    cis_krylov_opts ko = cis_krylov_opts_default();
+    cis_status st;
+    cis_alloc_fail_after(n);
+    if ((st = cis_dist_world_create(3, &w)) == CIS_OK && (st = cis_dist_comm_fake(w, 0, 3, &c)) == CIS_OK &&
+        (st = cis_dist_matrix_create(A, c, NULL, &D)) == CIS_OK && (st = cis_operator_from_dist(D, &op)) == CIS_OK &&
+        (st = cis_dist_vec_alloc(D, 2, &v)) == CIS_OK && (st = cis_dist_vec_upload(D, v, x, 1)) == CIS_OK &&
+        (st = cis_dist_vec_upload(D, (char *)v + 64 * sizeof(double), b, 1)) == CIS_OK &&
+        (st = cis_krylov_solve(op, (char *)v + 64 * sizeof(double), v, &ko, NULL)) == CIS_OK)
+      ok = 1;
+    cis_alloc_fail_after(0);
+    CHECK(ok || st == CIS_ERR_ALLOC, "allocation failure %d gave %s: %s", n, cis_status_name(st), cis_last_error());
+    cis_dist_vec_free(D, v);
+    cis_operator_free(op);
+    cis_dist_matrix_free(D);
+    cis_dist_comm_free(c);
+    cis_dist_world_free(w);
+  }
+  CHECK(ok, "no success after %d allocation failures", n);
+  free(b);
+  free(x);
+  cis_csr_free(A);
+}
+
+int main(void) {
+  test_blocks_by_hand();
+  test_bad_input();
+  test_product();
+  test_krylov();
+  test_krylov_iterations();
+  test_davidson();
+  test_alloc_failures();
+  return test_summary("test_dist");
+}
