@@ -45,10 +45,10 @@ static cis_int differ(const void *a, const void *b, cis_int n, size_t vs) {
 }
 
 void cli_bench_determinism(const cis_csr *U, cis_dtype t, const void *d_x, void *d_y) {
-  const char *kernels[] = {"csr-sym", "csr-sym-det"};
+  const char *kernels[] = {"csr-sym", "csr-sym-det", "csr-sym-win"};
   size_t vs = cis_dtype_size(t), ny = vs * (size_t)U->rows;
   void *y0 = malloc(ny + 1), *y1 = malloc(ny + 1);
-  for (int k = 0; k < 2 && y0 && y1; ++k) {
+  for (int k = 0; k < 3 && y0 && y1; ++k) {
     cis_gpu_plan *p = NULL;
     cis_int worst = 0;
     cis_status st = cis_gpu_plan_create_symmetric(U, kernels[k], 0, &p);
@@ -112,6 +112,7 @@ cis_status cli_bench_spmm(const cis_csr *A, const cis_csr *U, cis_dtype t, int k
   int ks[8], nk = 0;
   cis_matrix *M = NULL;
   cis_gpu_plan *pc = NULL, *ps = NULL;
+  cis_gpu_cusparse_mm *cm = NULL;
   cis_csr *A64 = NULL;
   void *hX = NULL, *hY = NULL, *dX = NULL, *dY = NULL;
   double *ref = NULL, *xcol = NULL, spmv_ms[2] = {0, 0};
@@ -140,6 +141,8 @@ cis_status cli_bench_spmm(const cis_csr *A, const cis_csr *U, cis_dtype t, int k
   CIS_TRY(cis_matrix_create(A, "csr", &fp, &M));
   CIS_TRY(cis_gpu_plan_create(M, "csr-vector", 0, &pc));
   if (U) CIS_TRY(cis_gpu_plan_create_symmetric(U, "csr-sym", 0, &ps));
+  if (cis_gpu_cusparse_mm_create(A, t, &cm) != CIS_OK)
+    printf("cuSPARSE SpMM baseline not run: %s\n", cis_last_error());
   /* one SpMV of each storage: the yardstick of the per-vector times */
   fill_block(hX, t, n, 1, CIS_ROW_MAJOR);
   CIS_TRY(cis_gpu_upload(dX, hX, vs * (size_t)n));
@@ -155,12 +158,12 @@ cis_status cli_bench_spmm(const cis_csr *A, const cis_csr *U, cis_dtype t, int k
       const mm_case *m = &cases[ci];
       double ms = 0, err;
       cis_int ld = m->lay == CIS_COL_MAJOR ? n : k;
-      if (m->sym == 1 && !ps) continue;
+      if ((m->sym == 1 && !ps) || (m->sym == 2 && !cm)) continue;
       fill_block(hX, t, n, k, m->lay);
       if ((st = cis_gpu_upload(dX, hX, vs * (size_t)n * (size_t)k)) != CIS_OK) goto cleanup;
       if ((st = cis_gpu_fill_nan(dY, t, n * k)) != CIS_OK) goto cleanup;
       if (m->sym == 2) {
-        st = cis_gpu_cusparse_spmm_time(A, t, m->alg, k, m->lay, dX, dY, warmup, runs, &ms);
+        st = cis_gpu_cusparse_mm_time(cm, m->alg, k, m->lay, dX, dY, warmup, runs, &ms);
       } else {
         cis_gpu_plan *p = m->sym ? ps : pc;
         st = cis_gpu_time_spmm(p, k, dX, ld, dY, ld, m->lay, warmup, runs, &ms);
@@ -181,6 +184,7 @@ cis_status cli_bench_spmm(const cis_csr *A, const cis_csr *U, cis_dtype t, int k
 cleanup:
   cis_gpu_plan_free(pc);
   cis_gpu_plan_free(ps);
+  cis_gpu_cusparse_mm_free(cm);
   cis_matrix_free(M);
   cis_csr_free(A64);
   cis_gpu_free(dX);

@@ -116,10 +116,10 @@ static int entries(const opts *o, entry *E) {
   static const char *cus[] = {"csr-alg1", "csr-alg2", "coo-alg1", "coo-alg2", "sell-alg1", "bsr"};
   char label[48];
   int n = 0;
-  if (o->symmetric) {
-    if (selected(o->kernels, "csr-sym") || o->kernels) n = add(E, n, "csr-sym", "csr-sym", "csr-sym", NULL, 0, 0);
-    if (selected(o->kernels, "csr-sym-det") || o->kernels)
-      n = add(E, n, "csr-sym-det", "csr-sym", "csr-sym-det", NULL, 0, 0);
+  if (o->symmetric) { /* always, whatever --kernels selects */
+    n = add(E, n, "csr-sym", "csr-sym", "csr-sym", NULL, 0, 0);
+    n = add(E, n, "csr-sym-det", "csr-sym", "csr-sym-det", NULL, 0, 0);
+    n = add(E, n, "csr-sym-win", "csr-sym", "csr-sym-win", NULL, 0, 0);
   }
   for (size_t k = 0; k < sizeof fk / sizeof *fk; ++k)
     if (selected(o->kernels, fk[k][1])) n = add(E, n, fk[k][1], fk[k][0], fk[k][1], NULL, 0, 0);

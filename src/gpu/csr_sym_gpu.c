@@ -64,7 +64,7 @@ static cis_status no_upload(const void *impl, void **dev, cis_int *bytes, cis_in
 
 const cis_gpu_format_ops cis_gpu_format_csr_sym = {
     .format = "csr-sym",
-    .kernels = {"csr-sym", "csr-sym-det", NULL},
+    .kernels = {"csr-sym", "csr-sym-det", "csr-sym-win", NULL},
     .citation = "Buluc et al. SPAA 2009 (symmetric case); Gkountouvas et al. IPDPS 2013 (atomic scatter)",
     .upload = no_upload,
     .spmv = sym_spmv,
@@ -76,6 +76,7 @@ static cis_status sym_plan(cis_csr_sym_dev *D, const char *kernel, int block, ci
   cis_status st;
   cis_int ws = 0;
   D->det = !strcmp(kernel, "csr-sym-det");
+  D->window = !strcmp(kernel, "csr-sym-win");
   if (D->det && (st = sym_det_setup(D, &ws)) != CIS_OK) {
     sym_release(D);
     return st;
@@ -91,7 +92,8 @@ cleanup:
 static cis_status need_sym_kernel(const char **kernel, int block) {
   if (!*kernel) *kernel = cis_gpu_format_csr_sym.kernels[0];
   if (!cis_gpu_kernel_known(&cis_gpu_format_csr_sym, *kernel))
-    return cis_error(CIS_ERR_NOT_FOUND, "unknown kernel '%s' for symmetric storage (known: csr-sym, csr-sym-det)",
+    return cis_error(CIS_ERR_NOT_FOUND,
+                     "unknown kernel '%s' for symmetric storage (known: csr-sym, csr-sym-det, csr-sym-win)",
                      *kernel);
   if (block < 0 || block > 256 || block % 32)
     return cis_error(CIS_ERR_INVALID, "symmetric kernels: block size %d must be 0 or a multiple of 32 up to 256",
@@ -139,7 +141,7 @@ cis_status cis_gpu_plan_from_device_csr_sym(cis_int rows, cis_int nnz, cis_dtype
   if (!D) {
     st = cis_error(CIS_ERR_ALLOC, "cannot allocate the device CSR header");
   } else {
-    *D = (cis_csr_sym_dev){t, rows, nnz, d_rowptr, d_col, d_val, 0, NULL, NULL, 0.0};
+    *D = (cis_csr_sym_dev){t, rows, nnz, d_rowptr, d_col, d_val, 0, 0, NULL, NULL, 0.0};
     if ((st = need_sym_kernel(&kernel, 0)) == CIS_OK) return sym_plan(D, kernel, 0, out);
     sym_release(D);
     return st;

@@ -146,6 +146,66 @@ __global__ void sym_det_finish(int64_t n, T *y, unsigned long long *acc, T alpha
   }
 }
 
+// csr-sym-win: the scatter of csr-sym with most of its atomics kept on chip.
+// Block b owns the rows [r0, r0 + R) (a contiguous chunk, its groups of G
+// lanes stride it) and a shared-memory window of W >= R entries of y from
+// r0 on: a mirror image U_ij x_i with r0 <= j < r0 + W, and the row's own
+// sum, are added there (shared atomics); only columns beyond the window go
+// to y in global memory. At the end the window is added to y (one global
+// atomic per nonzero window entry). Pays where many stored columns lie just
+// right of the diagonal: banded and FEM matrices (the +1 and +nx couplings
+// of a 3D Laplacian), and CI Hamiltonians in determinant order (the
+// excitations of one spin string keep the other string: columns within
+// one string block of the row). y has been scaled by beta.
+template <typename T, int G>
+__global__ void __launch_bounds__(256) csr_sym_win_tk(int64_t rows, const int64_t *__restrict__ rowptr,
+                                                      const cis_idx *__restrict__ col,
+                                                      const T *__restrict__ val, const T *__restrict__ x,
+                                                      T alpha, T *y, int64_t R, int W) {
+  extern __shared__ unsigned char sym_smem[];
+  T *win = (T *)sym_smem;
+  const int64_t r0 = (int64_t)blockIdx.x * R, r1 = min(r0 + R, rows);
+  const int lane = threadIdx.x % G, groups = blockDim.x / G;
+  for (int w = threadIdx.x; w < W; w += blockDim.x) win[w] = 0;
+  __syncthreads();
+  for (int64_t wrow = r0 + threadIdx.x / G; wrow - (int64_t)(threadIdx.x / G) < r1; wrow += groups) {
+    const int64_t row = wrow;
+    T sum = 0;
+    if (row < r1) {
+      const T axi = alpha * x[row];
+      const int64_t e = rowptr[row + 1];
+      for (int64_t b = rowptr[row] + lane; b < e; b += (int64_t)SYM_U * G) {
+        cis_idx c[SYM_U];
+        T v[SYM_U];
+#pragma unroll
+        for (int u = 0; u < SYM_U; ++u) {
+          int64_t q = b + (int64_t)u * G;
+          c[u] = -1;
+          v[u] = 0;
+          if (q < e) {
+            c[u] = __ldcs(col + q);
+            v[u] = __ldcs(val + q);
+          }
+        }
+#pragma unroll
+        for (int u = 0; u < SYM_U; ++u) {
+          if (c[u] < 0) continue;
+          sum += v[u] * __ldg(&x[c[u]]);
+          if (c[u] == row) continue;
+          int64_t off = (int64_t)c[u] - r0;
+          if (off < W) atomicAdd(win + off, v[u] * axi);
+          else atomicAdd(y + c[u], v[u] * axi);
+        }
+      }
+    }
+    sum = cis_group_sum<T, G>(sum);
+    if (row < r1 && lane == 0) atomicAdd(win + (row - r0), alpha * sum);
+  }
+  __syncthreads();
+  for (int w = threadIdx.x; w < W && r0 + w < rows; w += blockDim.x)
+    if (win[w] != T(0)) atomicAdd(y + r0 + w, win[w]);
+}
+
 __global__ void sym_zero_word(unsigned long long *w) { *w = 0; }
 
 template <typename T, int G>
@@ -159,6 +219,25 @@ static cis_status launch_rows(const cis_csr_sym_dev *d, T alpha, T beta, const T
     csr_sym_tk<T, G, false><<<grid, threads, 0, s>>>(d->rows, d->rowptr, d->col, (const T *)d->val, x, alpha,
                                                      beta, y, NULL, 0.0, NULL);
   CIS_CUDA_LAUNCH_CHECK(d->det ? "csr-sym-det" : "csr-sym");
+  return CIS_OK;
+}
+
+// csr-sym-win's geometry: R rows per block so that about 8 blocks per SM
+// cover the matrix, W = the window (at least R; up to 48 KB of shared memory).
+template <typename T, int G>
+static cis_status launch_win(const cis_csr_sym_dev *d, T alpha, const T *x, T *y, int threads, cudaStream_t s) {
+  int dev = 0, sms = 0;
+  CIS_CUDA_CHECK(cudaGetDevice(&dev));
+  CIS_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
+  const int Wmax = (int)(49152 / sizeof(T));
+  int64_t blocks = (int64_t)sms * 8, R = (d->rows + blocks - 1) / blocks;
+  if (R < threads / G) R = threads / G;
+  if (R > Wmax) R = Wmax; /* more blocks then */
+  blocks = (d->rows + R - 1) / R;
+  int W = Wmax;
+  csr_sym_win_tk<T, G><<<(unsigned)blocks, threads, (size_t)W * sizeof(T), s>>>(d->rows, d->rowptr, d->col,
+                                                                                (const T *)d->val, x, alpha, y, R, W);
+  CIS_CUDA_LAUNCH_CHECK("csr-sym-win");
   return CIS_OK;
 }
 
@@ -178,6 +257,11 @@ static cis_status launch_sym(const cis_csr_sym_dev *d, double alpha, const void 
     CIS_CUDA_LAUNCH_CHECK("csr-sym beta*y");
   }
   int G = cis_sym_group(d->rows, d->nnz);
+  if (d->window)
+    return G == 4    ? launch_win<T, 4>(d, (T)alpha, x, y, threads, s)
+           : G == 8  ? launch_win<T, 8>(d, (T)alpha, x, y, threads, s)
+           : G == 16 ? launch_win<T, 16>(d, (T)alpha, x, y, threads, s)
+                     : launch_win<T, 32>(d, (T)alpha, x, y, threads, s);
   cis_status st = G == 4    ? launch_rows<T, 4>(d, (T)alpha, (T)beta, x, y, threads, s)
                   : G == 8  ? launch_rows<T, 8>(d, (T)alpha, (T)beta, x, y, threads, s)
                   : G == 16 ? launch_rows<T, 16>(d, (T)alpha, (T)beta, x, y, threads, s)
@@ -195,7 +279,7 @@ extern "C" int cis_sym_group(cis_int rows, cis_int nnz) {
 
 extern "C" cis_status cis_launch_csr_sym(const cis_csr_sym_dev *d, double alpha, const void *x, double beta,
                                          void *y, int block, cudaStream_t s) {
-  CIS_BLOCK_OR(block, 256, 32, d->det ? "csr-sym-det" : "csr-sym");
+  CIS_BLOCK_OR(block, 256, 32, d->det ? "csr-sym-det" : d->window ? "csr-sym-win" : "csr-sym");
   if (threads_ > 256)
     return cis_error(CIS_ERR_INVALID, "csr-sym: block size %d above 256 (launch bounds)", threads_);
   if (d->rows == 0) return CIS_OK;

@@ -69,6 +69,7 @@ typedef struct cis_csr_sym_dev {
   const cis_idx *col;
   const void *val;
   int det;
+  int window;        /* csr-sym-win: shared-memory window of y (atomics variant) */
   unsigned long long *acc, *xmax;
   double colmax;
 } cis_csr_sym_dev;

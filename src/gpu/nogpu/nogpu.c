@@ -69,7 +69,12 @@ cis_status cis_gpu_time_spmm(cis_gpu_plan *p, int k, const void *d_X, cis_int ld
                              cis_layout layout, int warmup, int runs, double *ms_median) {
   return no_gpu();
 }
-cis_status cis_gpu_cusparse_spmm_time(const cis_csr *A, cis_dtype t, const char *alg, int k, cis_layout layout,
-                                      const void *d_X, void *d_Y, int warmup, int runs, double *ms_median) {
+cis_status cis_gpu_cusparse_mm_create(const cis_csr *A, cis_dtype t, cis_gpu_cusparse_mm **out) {
+  if (out) *out = NULL;
   return no_gpu();
 }
+cis_status cis_gpu_cusparse_mm_time(cis_gpu_cusparse_mm *m, const char *alg, int k, cis_layout layout,
+                                    const void *d_X, void *d_Y, int warmup, int runs, double *ms_median) {
+  return no_gpu();
+}
+void cis_gpu_cusparse_mm_free(cis_gpu_cusparse_mm *m) {}
