@@ -41,15 +41,33 @@ for part in "$@"; do
       >"$out/bench_ci524k.txt" 2>&1
     grep -v "^  " "$out/bench_ci524k.txt" | tail -60
     ;;
+  symtest)
+    "$B/tests/test_gpu_sym_spmm" >"$out/symtest.log" 2>&1; echo "test_gpu_sym_spmm rc=$?"; tail -3 "$out/symtest.log"
+    ;;
+  sanitizer)
+    timeout 60 compute-sanitizer --tool memcheck --leak-check full "$B/tests/test_gpu_sym_spmm" quick \
+      >"$out/sanitizer.log" 2>&1
+    echo "sanitizer rc=$?"; tail -4 "$out/sanitizer.log"
+    ;;
+  lapmm)
+    "$cli" bench laplace3d:size=160 --spmm 16 --kernels csr-vector,hyb,cusparse-sell-alg1 --runs 20 --warmup 3 \
+      >"$out/bench_laplace160_spmm.txt" 2>&1
+    echo "lapmm rc=$?"; grep -v "^  " "$out/bench_laplace160_spmm.txt" | tail -40
+    ;;
+  cimm)
+    "$cli" bench ci:rows=524288,seed=1 --spmm 16 --kernels csr-vector,cusparse-sell-alg1 --runs 10 --warmup 2 \
+      >"$out/bench_ci524k_spmm.txt" 2>&1
+    echo "cimm rc=$?"; grep -v "^  " "$out/bench_ci524k_spmm.txt" | tail -40
+    ;;
   h2o)
     "$cli" bench "$S/ci/h2o_631g.FCIDUMP" --symmetric --spmm 16 --kernels csr-vector,cusparse-csr-alg1,cusparse-sell-alg1 \
-      --runs 30 --warmup 5 >"$out/bench_h2o.txt" 2>&1
+      --runs 10 --warmup 2 >"$out/bench_h2o.txt" 2>&1
     echo "h2o rc=$?"; grep -v "^  " "$out/bench_h2o.txt" | tail -60
-    for k in "" "--symmetric" "--symmetric --kernel csr-sym-det"; do
+    for k in "" "--symmetric"; do
       echo "== cisparse ci h2o_631g --device gpu --build gpu $k"
       "$cli" ci "$S/ci/h2o_631g.FCIDUMP" --device gpu --build gpu $k
     done >"$out/ci_h2o.txt" 2>&1
-    grep -E "^==|hamiltonian|memory|format|davidson|gpu  |E\(|root|energy" "$out/ci_h2o.txt" | head -40
+    grep -E "^==|hamiltonian|memory|format|davidson|gpu  |root|energy|E =" "$out/ci_h2o.txt" | head -40
     ;;
   esac
 done

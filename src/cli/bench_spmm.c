@@ -149,8 +149,9 @@ cis_status cli_bench_spmm(const cis_csr *A, const cis_csr *U, cis_dtype t, int k
   CIS_TRY(cis_gpu_time_spmv(pc, dX, 0.0, dY, warmup, runs, &spmv_ms[0]));
   if (ps) CIS_TRY(cis_gpu_time_spmv(ps, dX, 0.0, dY, warmup, runs, &spmv_ms[1]));
   printf("\nSpMM: Y = A*X for k vectors (median of %d runs after %d warm-up; per-vector time / one SpMV of the\n"
-         "same storage: csr-vector %.4f ms%s%.4f ms; cuSPARSE rows against csr-vector)\n", runs, warmup, spmv_ms[0],
-         ps ? ", csr-sym " : "", ps ? spmv_ms[1] : 0.0);
+         "same storage: csr-vector %.4f ms", runs, warmup, spmv_ms[0]);
+  if (ps) printf(", csr-sym %.4f ms", spmv_ms[1]);
+  printf("; cuSPARSE rows against csr-vector)\n");
   printf("%-24s %3s %10s %12s %10s %10s\n", "kernel", "k", "ms", "ms/vector", "vs SpMV", "rel err");
   for (int ik = 0; ik < nk; ++ik) {
     int k = ks[ik];

@@ -15,6 +15,7 @@
 // lanes by shuffles; lane c % G stores column c. X and Y are row-major
 // (element (i, c) at i*ld + c: the k values of row j of X are contiguous,
 // one or two sectors per nonzero) or column-major (c*ld + i: k gathers).
+#include <stdint.h>
 #include "kernels/kernel_common.cuh"
 #include "kernels/launchers.h"
 
@@ -79,6 +80,73 @@ __global__ void __launch_bounds__(256) csr_spmm_tk(int64_t rows, const O *__rest
   }
 }
 
+// Row-major X with k = K a multiple of V = 16 bytes / sizeof(T), ldx a
+// multiple of V and X 16-byte aligned: the K values of X's row j are read as
+// C = K/V 16-byte vectors by C neighbouring lanes (one coalesced request per
+// nonzero, as cuSPARSE's row-major SpMM), so a group of G lanes works on G/C
+// nonzeros of its row at once. Lane = q*C + v: nonzero slot q, chunk v.
+template <typename T> struct vec16;
+template <> struct vec16<double> { typedef double2 type; enum { V = 2 }; };
+template <> struct vec16<float> { typedef float4 type; enum { V = 4 }; };
+
+template <typename T, typename O, int G, int K>
+__global__ void __launch_bounds__(256) csr_spmm_vec_tk(int64_t rows, const O *__restrict__ rowptr,
+                                                       const cis_idx *__restrict__ col,
+                                                       const T *__restrict__ val, const T *__restrict__ X,
+                                                       int64_t ldx, T alpha, T beta, T *Y, int64_t ldy) {
+  typedef typename vec16<T>::type VT;
+  constexpr int V = vec16<T>::V, C = K / V > 0 ? K / V : 1, Q = G / C; /* K < V never launched */
+  const int64_t gtid = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
+  const int lane = threadIdx.x % G, v = lane % C, q = lane / C;
+  const int64_t row = gtid / G;
+  T sum[V];
+#pragma unroll
+  for (int u = 0; u < V; ++u) sum[u] = 0;
+  if (row < rows) {
+    const int64_t e = (int64_t)rowptr[row + 1];
+    for (int64_t p = (int64_t)rowptr[row] + q; p < e; p += Q) {
+      const cis_idx j = __ldcs(col + p);
+      const T a = __ldcs(val + p);
+      const VT xv = __ldg((const VT *)(X + (int64_t)j * ldx) + v);
+      const T *xs = (const T *)&xv;
+#pragma unroll
+      for (int u = 0; u < V; ++u) sum[u] += a * xs[u];
+    }
+  }
+#pragma unroll
+  for (int u = 0; u < V; ++u)
+#pragma unroll
+    for (int o = G / 2; o >= C; o >>= 1) sum[u] += __shfl_xor_sync(0xffffffffu, sum[u], o, G);
+  if (row < rows && q == 0) {
+#pragma unroll
+    for (int u = 0; u < V; ++u) cis_store_y(Y + row * ldy + v * V + u, 0, sum[u], alpha, beta);
+  }
+}
+
+template <typename T, typename O, int G>
+static cis_status launch_vec(cis_int rows, const void *rowptr, const cis_idx *col, const void *val, int k,
+                             T alpha, const T *X, cis_int ldx, T beta, T *Y, cis_int ldy, int threads,
+                             cudaStream_t s) {
+  unsigned grid = cis_blocks_for(rows * G, threads);
+  const O *rp = (const O *)rowptr;
+  const T *v = (const T *)val;
+#define CIS_MM_VEC(K) csr_spmm_vec_tk<T, O, G, K><<<grid, threads, 0, s>>>(rows, rp, col, v, X, ldx, alpha, beta, Y, ldy)
+  if (k == 2 && vec16<T>::V == 2) CIS_MM_VEC(2);
+  else if (k == 4) CIS_MM_VEC(4);
+  else if (k == 8) CIS_MM_VEC(8);
+  else CIS_MM_VEC(16);
+#undef CIS_MM_VEC
+  CIS_CUDA_LAUNCH_CHECK("csr spmm (vector loads)");
+  return CIS_OK;
+}
+
+// 1 if the 16-byte-vector kernel applies (see csr_spmm_vec_tk).
+template <typename T>
+static int vec_ok(int k, const void *X, cis_int ldx, int col_major) {
+  const int V = vec16<T>::V;
+  return !col_major && k % V == 0 && (k & (k - 1)) == 0 && ldx % V == 0 && ((uintptr_t)X & 15) == 0;
+}
+
 template <typename T, typename O, int G, bool SYM>
 static cis_status launch_g(cis_int rows, const void *rowptr, const cis_idx *col, const void *val, int k,
                            T alpha, const T *X, cis_int ldx, T beta, T *Y, cis_int ldy, int cm, int threads,
@@ -107,6 +175,11 @@ static cis_status launch_mm(cis_int rows, cis_int nnz, const void *rowptr, const
     if (grid > 8192) grid = 8192;
     mm_scale<T><<<grid, 256, 0, s>>>(rows, k, (T *)Y, ldy, cm, (T)beta);
     CIS_CUDA_LAUNCH_CHECK("csr-sym spmm beta*Y");
+  }
+  if (!SYM && vec_ok<T>(k, X, ldx, cm)) {
+    if ((double)nnz / (double)rows <= 16)
+      return launch_vec<T, O, 8>(rows, rowptr, col, val, k, (T)alpha, (const T *)X, ldx, (T)beta, (T *)Y, ldy, threads, s);
+    return launch_vec<T, O, 32>(rows, rowptr, col, val, k, (T)alpha, (const T *)X, ldx, (T)beta, (T *)Y, ldy, threads, s);
   }
   if ((double)nnz / (double)rows <= 16)
     return launch_g<T, O, 8, SYM>(rows, rowptr, col, val, k, (T)alpha, (const T *)X, ldx, (T)beta, (T *)Y, ldy,

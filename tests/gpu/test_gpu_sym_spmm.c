@@ -112,10 +112,10 @@ static void check_symv(const gpu_case *c, cis_dtype t) {
 /* One SpMM: Y (ld with padding, padding and, for beta 0, Y poisoned) against
  * the reference column by column; the padding must stay NaN. */
 static void check_spmm_one(cis_gpu_plan *p, const cis_csr *A, cis_dtype t, int k, cis_layout lay, double beta,
-                           const char *what) {
+                           int pad, const char *what) {
   const size_t vs = cis_dtype_size(t);
   const int cm = lay == CIS_COL_MAJOR;
-  const cis_int n = A->rows, ld = cm ? n + 3 : k + 2; /* padded leading dimension */
+  const cis_int n = A->rows, ld = cm ? n + pad : k + pad; /* leading dimension, maybe padded */
   const size_t len = (size_t)(cm ? ld * k : n * ld);
   const double alpha = -0.75;
   void *X = malloc(vs * len + 8), *Y0 = malloc(vs * len + 8), *Y = malloc(vs * len + 8), *dX = NULL, *dY = NULL;
@@ -170,7 +170,7 @@ done:
 }
 
 static void check_spmm(const gpu_case *c, cis_dtype t) {
-  const int ks[] = {1, 3, 8, 16};
+  const int ks[] = {1, 2, 3, 4, 8, 16};
   cis_format_params fp = cis_format_params_default();
   cis_matrix *M = NULL;
   cis_csr *U = upper_t(c->A, t);
@@ -182,12 +182,13 @@ static void check_spmm(const gpu_case *c, cis_dtype t) {
   for (int pi = 0; pi < 2; ++pi)
     for (size_t ki = 0; plans[pi] && ki < sizeof ks / sizeof *ks; ++ki)
       for (int lay = 0; lay < 2; ++lay)
-        for (int b = 0; b < 2; ++b) {
-          char what[1400];
-          snprintf(what, sizeof what, "%s, %s, spmm %s k=%d %s beta %g", c->name, cis_dtype_name(t),
-                   pi ? "csr-sym" : "csr", ks[ki], lay ? "col-major" : "row-major", b ? 0.5 : 0.0);
-          check_spmm_one(plans[pi], c->A, t, ks[ki], (cis_layout)lay, b ? 0.5 : 0.0, what);
-        }
+        for (int b = 0; b < 2; ++b)
+          for (int pad = 0; pad < 4; pad += 3) { /* ld = k or n (the 16-byte vector path), and padded */
+            char what[1400];
+            snprintf(what, sizeof what, "%s, %s, spmm %s k=%d %s beta %g ld +%d", c->name, cis_dtype_name(t),
+                     pi ? "csr-sym" : "csr", ks[ki], lay ? "col-major" : "row-major", b ? 0.5 : 0.0, pad);
+            check_spmm_one(plans[pi], c->A, t, ks[ki], (cis_layout)lay, b ? 0.5 : 0.0, pad, what);
+          }
   cis_gpu_plan_free(plans[0]);
   cis_gpu_plan_free(plans[1]);
   cis_matrix_free(M);
