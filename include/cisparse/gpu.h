@@ -87,6 +87,8 @@ CIS_API int cis_gpu_plan_is_symmetric(const cis_gpu_plan *p);
  * Enqueued on stream s. */
 CIS_API cis_status cis_gpu_spmm(cis_gpu_plan *p, int k, double alpha, const void *d_X, cis_int ldx,
                                 double beta, void *d_Y, cis_int ldy, cis_layout layout, cis_stream s);
+/* 1 if the plan has an SpMM kernel (cis_gpu_spmm accepts it). */
+CIS_API int cis_gpu_plan_has_spmm(const cis_gpu_plan *p);
 /* Median milliseconds of `runs` cis_gpu_spmm(p, k, 1, X, ldx, 0, Y, ldy,
  * layout) after `warmup` (CUDA events, default stream). */
 CIS_API cis_status cis_gpu_time_spmm(cis_gpu_plan *p, int k, const void *d_X, cis_int ldx, void *d_Y,

@@ -17,6 +17,7 @@ typedef struct ci_args {
   double spin;      /* --spin S: only roots of total spin S (< 0: all) */
   int isym, isym_set; /* --isym N in the file's numbering */
   int max_iter, pspace;
+  int block_products; /* --block-products: Davidson's new vectors by one SpMM */
 } ci_args;
 
 enum { CI_STORED = 0, CI_DIRECT = 1, CI_AUTO = 2 };
@@ -79,6 +80,8 @@ static void usage(FILE *f) {
              "  --isym N      target irrep in the file's numbering (0..7 for PySCF's 0-based ORBSYM,\n"
              "                1..8 for Molpro's); PySCF's literal ISYM=1 is read as totally symmetric\n"
              "  --max-iter N  Davidson iterations (default 200); a root not converged is an error\n"
+             "  --block-products  Davidson multiplies an iteration's new vectors in one SpMM pass\n"
+             "                (GPU csr or --symmetric plans; more than one root)\n"
              "  --pspace N    determinants in the P-space of the initial guess (default 400)\n"
              "  --method M    stored (default: build H, then SpMV), direct (matrix-free string-driven\n"
              "                sigma on the CPU: full CI of the file's orbitals, no H built; point group\n"
@@ -89,7 +92,7 @@ static void usage(FILE *f) {
 
 static int parse_args(int argc, char **argv, ci_args *a) {
   long long v;
-  *a = (ci_args){NULL, "hyb", NULL, NULL, NULL, -1, 1, 0, 0, 0, 0, 0, -1, 0, CI_STORED, 1e-8, -1, 0, 0, 200, 0};
+  *a = (ci_args){NULL, "hyb", NULL, NULL, NULL, -1, 1, 0, 0, 0, 0, 0, -1, 0, CI_STORED, 1e-8, -1, 0, 0, 200, 0, 0};
   int stored_opt = 0; /* an option that needs the stored matrix */
   for (int i = 1; i < argc; ++i) {
     const char *o = argv[i], *val = i + 1 < argc ? argv[i + 1] : NULL;
@@ -97,6 +100,7 @@ static int parse_args(int argc, char **argv, ci_args *a) {
     if (!strcmp(o, "--symmetric")) { a->symmetric = 1; continue; }
     if (!strcmp(o, "--json")) { a->json = 1; continue; }
     if (!strcmp(o, "--verbose")) { a->verbose = 1; continue; }
+    if (!strcmp(o, "--block-products")) { a->block_products = 1; continue; }
     if (!strcmp(o, "--count")) { a->count = 1; continue; }
     if (o[0] == '-' && o[1] == '-') {
       if (!val) return cli_usage("%s needs a value", o);
@@ -254,6 +258,7 @@ static cis_status solve_roots(const ci_args *a, ci_run *r, int nr) {
   o.tol = a->tol;
   o.verbose = a->verbose;
   o.max_iter = a->max_iter;
+  o.block_products = a->block_products;
   o.guess = guess;
   o.nguess = nvec;
   if (r->D) {

@@ -96,6 +96,8 @@ cis_status cis_gpu_spmm(cis_gpu_plan *p, int k, double alpha, const void *d_X, c
   return p->ops->spmm(p->dev, p->block, k, alpha, d_X, ldx, beta, d_Y, ldy, cm, s);
 }
 
+int cis_gpu_plan_has_spmm(const cis_gpu_plan *p) { return p && p->ops && p->ops->spmm; }
+
 cis_int cis_gpu_plan_bytes(const cis_gpu_plan *p) { return p ? p->bytes : 0; }
 cis_int cis_gpu_plan_workspace_bytes(const cis_gpu_plan *p) { return p ? p->ws : 0; }
 const char *cis_gpu_plan_kernel(const cis_gpu_plan *p) { return p ? p->kernel : ""; }

@@ -61,6 +61,7 @@ cis_status cis_gpu_plan_create_symmetric(const cis_csr *U, const char *kernel, i
   return no_gpu();
 }
 int cis_gpu_plan_is_symmetric(const cis_gpu_plan *p) { return 0; }
+int cis_gpu_plan_has_spmm(const cis_gpu_plan *p) { return 0; }
 cis_status cis_gpu_spmm(cis_gpu_plan *p, int k, double alpha, const void *d_X, cis_int ldx, double beta,
                         void *d_Y, cis_int ldy, cis_layout layout, cis_stream s) {
   return no_gpu();
