@@ -353,6 +353,8 @@ static cis_status bench_matrix(const opts *o, const cis_csr *A, bench_run *r) {
     r->printed = 1;
     cli_bench_determinism(U, o->t, c.dx, c.dy);
   }
+  if (!r->gpu && (o->spmm > 0 || U))
+    printf("no GPU: --symmetric only checked the matrix and --spmm was not run (both time GPU kernels)\n");
   if (r->gpu && o->spmm > 0) {
     if (!r->printed) bench_print_table(stdout, r);
     r->printed = 1;
