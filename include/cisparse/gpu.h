@@ -83,8 +83,11 @@ CIS_API int cis_gpu_plan_is_symmetric(const cis_gpu_plan *p);
  * plan's dtype in `layout` with leading dimensions ldx, ldy; beta == 0
  * overwrites Y. Plans: csr (csr-vector, csr-scalar: the same SpMM kernel)
  * and the symmetric csr (csr-sym, csr-sym-det, csr-sym-win: the mirror images by atomics,
- * so not bitwise reproducible); others give CIS_ERR_UNSUPPORTED.
- * Enqueued on stream s. */
+ * so not bitwise reproducible); others give CIS_ERR_UNSUPPORTED. Row-major
+ * X with k a power of two >= 16 bytes of values per row, ldx a multiple of
+ * 16 bytes and X 16-byte aligned is read with 16-byte vector loads (the
+ * fast path); column-major X costs k gathers per nonzero. Enqueued on
+ * stream s. */
 CIS_API cis_status cis_gpu_spmm(cis_gpu_plan *p, int k, double alpha, const void *d_X, cis_int ldx,
                                 double beta, void *d_Y, cis_int ldy, cis_layout layout, cis_stream s);
 /* 1 if the plan has an SpMM kernel (cis_gpu_spmm accepts it). */
