@@ -84,9 +84,9 @@ CIS_API int cis_gpu_plan_is_symmetric(const cis_gpu_plan *p);
  * overwrites Y. Plans: csr (csr-vector, csr-scalar: the same SpMM kernel)
  * and the symmetric csr (csr-sym, csr-sym-det, csr-sym-win: the mirror images by atomics,
  * so not bitwise reproducible); others give CIS_ERR_UNSUPPORTED. Row-major
- * X with k a power of two >= 16 bytes of values per row, ldx a multiple of
- * 16 bytes and X 16-byte aligned is read with 16-byte vector loads (the
- * fast path); column-major X costs k gathers per nonzero. Enqueued on
+ * X on a csr plan with k a power of two (k >= 2 in double, >= 4 in float),
+ * ldx a multiple of 16 bytes and X 16-byte aligned is read with 16-byte
+ * vector loads (the fast path); column-major X costs k gathers per nonzero. Enqueued on
  * stream s. */
 CIS_API cis_status cis_gpu_spmm(cis_gpu_plan *p, int k, double alpha, const void *d_X, cis_int ldx,
                                 double beta, void *d_Y, cis_int ldy, cis_layout layout, cis_stream s);
