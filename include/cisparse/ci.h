@@ -149,6 +149,11 @@ CIS_API cis_status cis_ci_hamiltonian_nnz_estimate(const cis_fcidump *F, const c
  * CIS_ERR_NO_GPU without a device or CUDA, CIS_ERR_DEVICE_OOM naming the
  * array when the CSR does not fit. */
 CIS_API cis_status cis_ci_hamiltonian_gpu(const cis_fcidump *F, const cis_ci_space *S, cis_gpu_plan **out, cis_int *nnz);
+/* The same built as its upper triangle (J >= I, diagonal included; about
+ * half the device memory) into a symmetric plan (cis_gpu_plan_create_symmetric's
+ * kernels: "csr-sym" (NULL) or "csr-sym-det"); *nnz the stored nonzeros. */
+CIS_API cis_status cis_ci_hamiltonian_gpu_upper(const cis_fcidump *F, const cis_ci_space *S, const char *kernel,
+                                                cis_gpu_plan **out, cis_int *nnz);
 /* Diagonal of H (electronic), n = space size. */
 CIS_API cis_status cis_ci_diagonal_all(const cis_fcidump *F, const cis_ci_space *S, double *diag);
 

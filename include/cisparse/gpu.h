@@ -56,6 +56,58 @@ CIS_API cis_status cis_gpu_plan_create_cusparse(const cis_csr *A, cis_dtype t, c
  * dtype (cols and rows long), enqueued on stream s (no synchronization). */
 CIS_API cis_status cis_gpu_spmv(cis_gpu_plan *p, double alpha, const void *d_x, double beta, void *d_y,
                         cis_stream s);
+/* Symmetric storage: a plan on U, the upper triangle with the diagonal of a
+ * symmetric matrix (flag CIS_FLAG_UPPER, square, every column >= its row:
+ * cis_csr_upper_symmetric makes one and refuses a non-symmetric matrix);
+ * cis_gpu_spmv then multiplies by U + U^T - diag(U), reading each stored
+ * entry once (about half the bytes of the full matrix). Kernels:
+ *   "csr-sym" (default): mirror images added to y with floating atomics;
+ *     the last bits of y differ from run to run;
+ *   "csr-sym-det": deterministic (mirror images summed in 64-bit fixed point,
+ *     one extra pass over x and y; rows words of workspace); a NaN or Inf
+ *     in x or U makes every y NaN;
+ *   "csr-sym-win": csr-sym with each block's rows and the columns just
+ *     right of them summed in a shared-memory window first (fewer global
+ *     atomics where the columns cluster near the diagonal; not
+ *     reproducible either).
+ * block_size: 0 or a multiple of 32 up to 256. Values stay in U's dtype. */
+CIS_API cis_status cis_gpu_plan_create_symmetric(const cis_csr *U, const char *kernel, int block_size,
+                                                 cis_gpu_plan **out);
+/* 1 if the plan stores a symmetric matrix as its upper triangle. */
+CIS_API int cis_gpu_plan_is_symmetric(const cis_gpu_plan *p);
+
+/* (cis_layout: cisparse/types.h) */
+#define CIS_GPU_SPMM_MAX_K 16
+/* Y = alpha*A*X + beta*Y for k = 1..CIS_GPU_SPMM_MAX_K vectors at once (SpMM:
+ * one pass over the matrix), X cols x k, Y rows x k device arrays of the
+ * plan's dtype in `layout` with leading dimensions ldx, ldy; beta == 0
+ * overwrites Y. Plans: csr (csr-vector, csr-scalar: the same SpMM kernel)
+ * and the symmetric csr (csr-sym, csr-sym-det, csr-sym-win: the mirror images by atomics,
+ * so not bitwise reproducible); others give CIS_ERR_UNSUPPORTED. Row-major
+ * X on a csr plan with k a power of two (k >= 2 in double, >= 4 in float),
+ * ldx a multiple of 16 bytes and X 16-byte aligned is read with 16-byte
+ * vector loads (the fast path); column-major X costs k gathers per nonzero. Enqueued on
+ * stream s. */
+CIS_API cis_status cis_gpu_spmm(cis_gpu_plan *p, int k, double alpha, const void *d_X, cis_int ldx,
+                                double beta, void *d_Y, cis_int ldy, cis_layout layout, cis_stream s);
+/* 1 if the plan has an SpMM kernel (cis_gpu_spmm accepts it). */
+CIS_API int cis_gpu_plan_has_spmm(const cis_gpu_plan *p);
+/* Median milliseconds of `runs` cis_gpu_spmm(p, k, 1, X, ldx, 0, Y, ldy,
+ * layout) after `warmup` (CUDA events, default stream). */
+CIS_API cis_status cis_gpu_time_spmm(cis_gpu_plan *p, int k, const void *d_X, cis_int ldx, void *d_Y,
+                                     cis_int ldy, cis_layout layout, int warmup, int runs, double *ms_median);
+/* The cuSPARSE baseline of SpMM: a device copy of host CSR A (values
+ * converted to t; 32-bit indices while nnz < 2^31), then for each timing
+ * cusparseSpMM with alg "csr-alg1", "csr-alg2" or "csr-alg3" on k vectors
+ * (ld = k for row-major, rows/cols for column-major): buffer and preprocess
+ * once, then the median of `runs` timed calls after `warmup`; Y = A*X is left
+ * in d_Y. An algorithm cuSPARSE refuses for the layout gives
+ * CIS_ERR_CUSPARSE naming it. */
+typedef struct cis_gpu_cusparse_mm cis_gpu_cusparse_mm;
+CIS_API cis_status cis_gpu_cusparse_mm_create(const cis_csr *A, cis_dtype t, cis_gpu_cusparse_mm **out);
+CIS_API cis_status cis_gpu_cusparse_mm_time(cis_gpu_cusparse_mm *m, const char *alg, int k, cis_layout layout,
+                                            const void *d_X, void *d_Y, int warmup, int runs, double *ms_median);
+CIS_API void cis_gpu_cusparse_mm_free(cis_gpu_cusparse_mm *m);
 /* Device bytes of the matrix arrays, and of extra workspace. */
 CIS_API cis_int cis_gpu_plan_bytes(const cis_gpu_plan *p);
 CIS_API cis_int cis_gpu_plan_workspace_bytes(const cis_gpu_plan *p);

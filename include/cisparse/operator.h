@@ -70,6 +70,15 @@ CIS_API const double *cis_operator_diagonal(const cis_operator *A);
 CIS_API cis_status cis_operator_set_transpose(cis_operator *A, const cis_operator *At);
 CIS_API const cis_operator *cis_operator_transpose(const cis_operator *A);
 
+/* Y = alpha*A*X + beta*Y for k column-major vectors (vector c at X + c*ldx,
+ * ldx, ldy >= cols, rows), on stream s: one pass over the matrix per 16
+ * vectors where the operator has a block product (a GPU plan with
+ * cis_gpu_spmm: csr and the symmetric csr), else k applies. */
+CIS_API cis_status cis_operator_apply_block(const cis_operator *A, int k, double alpha, const void *X, cis_int ldx,
+                                            double beta, void *Y, cis_int ldy, cis_stream s);
+/* 1 if cis_operator_apply_block runs as a block product (SpMM). */
+CIS_API int cis_operator_has_block(const cis_operator *A);
+
 /* diag(A) of a host CSR into d (rows doubles; 0 where a row has no diagonal
  * entry). Symmetric upper storage reads the same diagonal. */
 CIS_API cis_status cis_csr_diagonal(const cis_csr *A, double *d);

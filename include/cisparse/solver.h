@@ -140,6 +140,11 @@ typedef struct cis_davidson_opts {
    * max_sub is raised to nguess + roots when smaller. */
   const double *guess;
   int nguess;
+  /* 1: the new vectors of an iteration (the roots' corrections, and the
+   * guesses) are multiplied in one pass over the matrix
+   * (cis_operator_apply_block: SpMM on a GPU csr or symmetric-csr plan),
+   * where the operator has a block product; 0 (default): one product each. */
+  int block_products;
 } cis_davidson_opts;
 
 typedef struct cis_davidson_info {

@@ -140,6 +140,25 @@ CIS_API cis_status cis_csr_symmetric_expand(const cis_csr *T, int skew, cis_csr 
 CIS_API cis_status cis_csr_permute_rows(const cis_csr *A, const cis_idx *perm, cis_csr **out);
 /* The upper triangle (j >= i) of a square A, flagged CIS_FLAG_UPPER. */
 CIS_API cis_status cis_csr_upper(const cis_csr *A, cis_csr **out);
+/* The upper triangle of A for symmetric storage, after checking that A is
+ * symmetric: the same pattern mirrored and |a_ij - a_ji| <= tol *
+ * max(|a_ij|, |a_ji|) (tol = 0: bitwise equal values; the stored value is
+ * a_ij, i <= j). A non-square or non-symmetric A is refused with
+ * CIS_ERR_INVALID naming the first offending pair (1-based) -- never halved
+ * silently. An A flagged CIS_FLAG_UPPER is checked (no entry below the
+ * diagonal) and copied. OpenMP over rows. */
+CIS_API cis_status cis_csr_upper_symmetric(const cis_csr *A, double tol, cis_csr **out);
+
+/* Layout of a block of k dense vectors of n entries: row-major (entry (i, c)
+ * at i*ld + c, ld >= k) or column-major (c*ld + i, ld >= n). */
+typedef enum cis_layout { CIS_ROW_MAJOR = 0, CIS_COL_MAJOR = 1 } cis_layout;
+/* Y = alpha*A*X + beta*Y for k >= 1 vectors (the CPU reference of
+ * cis_gpu_spmm): X A->cols x k, Y A->rows x k of A's dtype in `layout`
+ * with leading dimensions ldx, ldy. A flagged CIS_FLAG_UPPER is the upper
+ * triangle of a symmetric matrix (cis_csr_symv per vector). beta == 0
+ * overwrites Y. */
+CIS_API cis_status cis_csr_spmm(const cis_csr *A, int k, double alpha, const void *X, cis_int ldx, double beta,
+                                void *Y, cis_int ldy, cis_layout layout);
 
 #ifdef __cplusplus
 }

@@ -27,6 +27,7 @@ typedef struct bench_run {
   bench_row *rows_out;
   int n;
   char command[1024];
+  int printed;           /* the table was printed already (before the --symmetric/--spmm parts) */
 } bench_run;
 
 /* The Table 9 comparison on a loaded matrix (every kernel and cuSPARSE

@@ -48,4 +48,8 @@ int cli_double(const char *opt, const char *s, double *v);
 /* "double"/"float" -> dtype; 0 ok, 2 on an unknown name (message printed). */
 int cli_dtype(const char *s, cis_dtype *t);
 
+/* Relative tolerance of the symmetry check behind --symmetric (spmv, solve,
+ * bench): A(i,j) and A(j,i) may differ by rounding in a computed matrix. */
+#define CLI_SYM_TOL 1e-12
+
 #endif

@@ -15,6 +15,7 @@
 #include <string.h>
 #include <unistd.h>
 #include "cli/bench.h"
+#include "cli/bench_spmm.h"
 #include "cli/run.h"
 
 
@@ -29,14 +30,18 @@ typedef struct opts {
   const char *matrix, *kernels, *csv, *json, *plot;
   cis_dtype t;
   long long runs, warmup;
-  int sweep_block, sweep_slice;
+  int sweep_block, sweep_slice, symmetric;
+  long long spmm;
 } opts;
 
 static int usage(void) {
   fprintf(stderr,
           "usage: cisparse bench FILE|SPEC [--precision double|float] [--runs 50] [--warmup 5]\n"
           "       [--kernels a,b,...] [--sweep-block] [--sweep-slice] [--csv FILE] [--json FILE]\n"
-          "       [--plot PREFIX]\n"
+          "       [--plot PREFIX] [--symmetric] [--spmm K]\n"
+          "matrix: a file, a generator spec, or an FCIDUMP file (its full-CI Hamiltonian, built on the host)\n"
+          "--symmetric: also csr-sym and csr-sym-det (upper triangle; refused if A is not symmetric)\n"
+          "--spmm K: SpMM for k = 1, 2, 4, ... K (K <= 16) beside cuSPARSE SpMM (GPU)\n"
           "kernels: csr-scalar csr-vector ell ellr sell sellr sellcs csb csr5 hyb-paper hyb\n"
           "         cusparse-csr-alg1 cusparse-csr-alg2 cusparse-coo-alg1 cusparse-coo-alg2\n"
           "         cusparse-sell-alg1 cusparse-bsr\n"
@@ -64,6 +69,8 @@ static int parse(int argc, char **argv, opts *o) {
     else if (!strcmp(a, "--plot")) o->plot = v, i++;
     else if (!strcmp(a, "--sweep-block")) o->sweep_block = 1;
     else if (!strcmp(a, "--sweep-slice")) o->sweep_slice = 1;
+    else if (!strcmp(a, "--symmetric")) o->symmetric = 1;
+    else if (!strcmp(a, "--spmm")) rc = cli_int(a, v, &o->spmm), i++;
     else if (a[0] == '-') return cli_usage("bench: unknown option '%s' (see --help)", a);
     else if (o->matrix) return cli_usage("bench: one matrix only ('%s' and '%s')", o->matrix, a);
     else o->matrix = a;
@@ -75,6 +82,7 @@ static int parse(int argc, char **argv, opts *o) {
   if (!o->matrix) return usage();
   if (o->runs < 1 || o->runs > 100000) return cli_usage("--runs must be 1..100000, got %lld", o->runs);
   if (o->warmup < 0 || o->warmup > 100000) return cli_usage("--warmup must be 0..100000, got %lld", o->warmup);
+  if (o->spmm < 0 || o->spmm > 16) return cli_usage("--spmm must be 1..16 vectors, got %lld", o->spmm);
   return 0;
 }
 
@@ -111,6 +119,11 @@ static int entries(const opts *o, entry *E) {
   static const char *cus[] = {"csr-alg1", "csr-alg2", "coo-alg1", "coo-alg2", "sell-alg1", "bsr"};
   char label[48];
   int n = 0;
+  if (o->symmetric) { /* always, whatever --kernels selects */
+    n = add(E, n, "csr-sym", "csr-sym", "csr-sym", NULL, 0, 0);
+    n = add(E, n, "csr-sym-det", "csr-sym", "csr-sym-det", NULL, 0, 0);
+    n = add(E, n, "csr-sym-win", "csr-sym", "csr-sym-win", NULL, 0, 0);
+  }
   for (size_t k = 0; k < sizeof fk / sizeof *fk; ++k)
     if (selected(o->kernels, fk[k][1])) n = add(E, n, fk[k][1], fk[k][0], fk[k][1], NULL, 0, 0);
   for (size_t k = 0; k < sizeof cus / sizeof *cus; ++k) {
@@ -148,6 +161,7 @@ static void fill_row(bench_row *w, const cis_csr *A, cis_dtype t, double ms, cis
 
 typedef struct ctx {
   const cis_csr *A;
+  const cis_csr *U; /* --symmetric: the upper triangle in the run's dtype */
   cis_dtype t;
   const opts *o;
   const double *ref;
@@ -166,6 +180,8 @@ static void gpu_row(const ctx *c, const entry *e, bench_row *w) {
   if (e->slice) fp.slice = e->slice;
   if (e->cus_alg) {
     st = cis_gpu_plan_create_cusparse(c->A, c->t, e->cus_alg, &p);
+  } else if (!strcmp(e->format, "csr-sym")) {
+    st = cis_gpu_plan_create_symmetric(c->U, e->kernel, e->block, &p);
   } else {
     st = cis_matrix_create(c->A, e->format, &fp, &M);
     if (st == CIS_OK) st = cis_gpu_plan_create(M, e->kernel, e->block, &p);
@@ -263,7 +279,14 @@ static cis_status bench_matrix(const opts *o, const cis_csr *A, bench_run *r) {
   char why[120];
   int ne = 0;
   size_t vs = cis_dtype_size(o->t);
-  ctx c = {A, o->t, o, NULL, NULL, NULL, NULL};
+  cis_csr *U64 = NULL, *U = NULL;
+  ctx c = {A, NULL, o->t, o, NULL, NULL, NULL, NULL};
+  if (o->symmetric) { /* refused here, before any timing, if A is not symmetric */
+    CIS_TRY(cis_csr_upper_symmetric(A, CLI_SYM_TOL, &U64));
+    CIS_TRY(cis_csr_copy(U64, o->t, &U));
+    c.U = U;
+    printf("symmetric storage: upper triangle %lld of %lld nonzeros\n", (long long)U->nnz, (long long)A->nnz);
+  }
   r->rows = A->rows;
   r->cols = A->cols;
   r->nnz = A->nnz;
@@ -328,7 +351,21 @@ static cis_status bench_matrix(const opts *o, const cis_csr *A, bench_run *r) {
     r->n = i + 1;
   }
   speedups(r);
+  if (r->gpu && U) {
+    bench_print_table(stdout, r);
+    r->printed = 1;
+    cli_bench_determinism(U, o->t, c.dx, c.dy);
+  }
+  if (!r->gpu && (o->spmm > 0 || U))
+    printf("no GPU: --symmetric only checked the matrix and --spmm was not run (both time GPU kernels)\n");
+  if (r->gpu && o->spmm > 0) {
+    if (!r->printed) bench_print_table(stdout, r);
+    r->printed = 1;
+    CIS_TRY(cli_bench_spmm(A, U, o->t, (int)o->spmm, (int)o->warmup, (int)o->runs));
+  }
 cleanup:
+  cis_csr_free(U64);
+  cis_csr_free(U);
   if (r->gpu) {
     cis_gpu_free(c.dx);
     cis_gpu_free(c.dy);
@@ -378,10 +415,13 @@ int cis_cmd_bench(int argc, char **argv) {
   memset(&r, 0, sizeof r);
   for (int i = 0, len = 0; i < argc && len < (int)sizeof r.command - 2; ++i)
     len += snprintf(r.command + len, sizeof r.command - (size_t)len, "%s%s", i ? " " : "cisparse ", argv[i]);
-  if ((st = cis_load(o.matrix, CIS_F64, &A)) != CIS_OK) return cli_fail(st);
+  size_t len = strlen(o.matrix);
+  if (len >= 7 && !strcmp(o.matrix + len - 7, "FCIDUMP")) st = cli_bench_fcidump(o.matrix, &A);
+  else st = cis_load(o.matrix, CIS_F64, &A);
+  if (st != CIS_OK) return cli_fail(st);
   r.matrix = o.matrix;
   if ((st = bench_matrix(&o, A, &r)) != CIS_OK) goto fail;
-  bench_print_table(stdout, &r);
+  if (!r.printed) bench_print_table(stdout, &r);
   if (o.csv && (st = bench_write_csv(o.csv, &r)) != CIS_OK) goto fail;
   snprintf(json, sizeof json, "%s", o.json ? o.json : "");
   if (!o.json && o.plot) snprintf(json, sizeof json, "%s.json", o.plot);

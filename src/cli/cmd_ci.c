@@ -17,6 +17,7 @@ typedef struct ci_args {
   double spin;      /* --spin S: only roots of total spin S (< 0: all) */
   int isym, isym_set; /* --isym N in the file's numbering */
   int max_iter, pspace;
+  int block_products; /* --block-products: Davidson's new vectors by one SpMM */
 } ci_args;
 
 enum { CI_STORED = 0, CI_DIRECT = 1, CI_AUTO = 2 };
@@ -25,7 +26,7 @@ typedef struct ci_run {
   cis_fcidump *F;
   cis_ci_space *S;
   cis_csr *H;             /* host build */
-  cis_gpu_plan *plan;     /* device build (csr on the GPU) */
+  cis_gpu_plan *plan;     /* device build (csr on the GPU), or --symmetric on the GPU (csr-sym) */
   cis_int nnz;
   cis_matrix *M;
   double *diag, *evals;
@@ -65,7 +66,9 @@ static void usage(FILE *f) {
              "  --build       where the Hamiltonian is built: gpu (default with --device gpu: in device\n"
              "                memory as CSR, SpMV csr-vector) or cpu (OpenMP, then --format, uploaded)\n"
              "  --kernel K    GPU kernel of the format (cisparse/gpu.h; default: the format's default)\n"
-             "  --symmetric   store only the upper triangle, symmetric CSR SpMV (CPU)\n"
+             "  --symmetric   store only the upper triangle (half the bytes): symmetric CSR SpMV on\n"
+             "                the CPU, or on the GPU (kernels csr-sym, default, or csr-sym-det:\n"
+             "                deterministic), built on the GPU with --build gpu\n"
              "  --occ LIST    reference occupation, 1-based: 1,2,3 (doubly occupied) or ALPHA/BETA lists\n"
              "  --tol X       Davidson residual norm tolerance (default 1e-8; energies to 1e-10)\n"
              "  --count       only count, at once for any size: determinants (closed form, by level and\n"
@@ -77,6 +80,8 @@ static void usage(FILE *f) {
              "  --isym N      target irrep in the file's numbering (0..7 for PySCF's 0-based ORBSYM,\n"
              "                1..8 for Molpro's); PySCF's literal ISYM=1 is read as totally symmetric\n"
              "  --max-iter N  Davidson iterations (default 200); a root not converged is an error\n"
+             "  --block-products  Davidson multiplies an iteration's new vectors in one SpMM pass\n"
+             "                (GPU csr or --symmetric plans; more than one root)\n"
              "  --pspace N    determinants in the P-space of the initial guess (default 400)\n"
              "  --gpus N      the stored Hamiltonian over N GPUs (NCCL, 0 = all; --cpu-parts N: CPU parts),\n"
              "                Davidson on the distributed operator; takes --level --roots --tol --max-iter\n"
@@ -90,7 +95,7 @@ static void usage(FILE *f) {
 
 static int parse_args(int argc, char **argv, ci_args *a) {
   long long v;
-  *a = (ci_args){NULL, "hyb", NULL, NULL, NULL, -1, 1, 0, 0, 0, 0, 0, -1, 0, CI_STORED, 1e-8, -1, 0, 0, 200, 0};
+  *a = (ci_args){NULL, "hyb", NULL, NULL, NULL, -1, 1, 0, 0, 0, 0, 0, -1, 0, CI_STORED, 1e-8, -1, 0, 0, 200, 0, 0};
   int stored_opt = 0; /* an option that needs the stored matrix */
   for (int i = 1; i < argc; ++i) {
     const char *o = argv[i], *val = i + 1 < argc ? argv[i + 1] : NULL;
@@ -98,6 +103,7 @@ static int parse_args(int argc, char **argv, ci_args *a) {
     if (!strcmp(o, "--symmetric")) { a->symmetric = 1; continue; }
     if (!strcmp(o, "--json")) { a->json = 1; continue; }
     if (!strcmp(o, "--verbose")) { a->verbose = 1; continue; }
+    if (!strcmp(o, "--block-products")) { a->block_products = 1; continue; }
     if (!strcmp(o, "--count")) { a->count = 1; continue; }
     if (o[0] == '-' && o[1] == '-') {
       if (!val) return cli_usage("%s needs a value", o);
@@ -171,12 +177,14 @@ static int parse_args(int argc, char **argv, ci_args *a) {
   }
   if (a->method == CI_AUTO && (a->level >= 0 || stored_opt)) a->method = CI_STORED; /* only stored can do these */
   if (a->kernel && !a->gpu) return cli_usage("--kernel needs --device gpu");
-  if (a->symmetric && a->gpu) return cli_usage("--symmetric is the CPU symmetric-CSR SpMV; it does not run on --device gpu");
   if (a->build == 1 && !a->gpu) return cli_usage("--build gpu needs --device gpu (the matrix stays on the device)");
-  if (a->build < 0) a->build = a->gpu && !a->symmetric;
+  if (a->build < 0) a->build = a->gpu;
   if (a->build == 1 && a->format_set && strcmp(a->format, "csr"))
     return cli_usage("--format %s needs --build cpu (the GPU build stores CSR on the device)", a->format);
-  if (a->build == 1 && a->kernel) return cli_usage("--kernel needs --build cpu (the GPU build runs csr-vector)");
+  if (a->build == 1 && a->kernel && !a->symmetric)
+    return cli_usage("--kernel needs --build cpu (the GPU build runs csr-vector; with --symmetric csr-sym or csr-sym-det)");
+  if (a->symmetric && a->format_set && strcmp(a->format, "csr"))
+    return cli_usage("--symmetric stores the upper triangle in csr; got --format %s", a->format);
   if (a->build == 1 && a->save) return cli_usage("--save needs --build cpu (the GPU-built matrix stays on the device)");
   return 0;
 }
@@ -253,6 +261,7 @@ static cis_status solve_roots(const ci_args *a, ci_run *r, int nr) {
   o.tol = a->tol;
   o.verbose = a->verbose;
   o.max_iter = a->max_iter;
+  o.block_products = a->block_products;
   o.guess = guess;
   o.nguess = nvec;
   if (r->D) {
@@ -452,13 +461,16 @@ static cis_status compute(const ci_args *a, ci_run *r) {
                      gib((double)gi.free_mem));
   double tb = cis_wtime();
   if (a->build) {
-    CIS_TRY(cis_ci_hamiltonian_gpu(r->F, r->S, &r->plan, &r->nnz));
+    if (a->symmetric) CIS_TRY(cis_ci_hamiltonian_gpu_upper(r->F, r->S, a->kernel, &r->plan, &r->nnz));
+    else CIS_TRY(cis_ci_hamiltonian_gpu(r->F, r->S, &r->plan, &r->nnz));
     r->t_build = cis_wtime() - tb;
   } else {
     CIS_TRY(cis_ci_hamiltonian(r->F, r->S, a->symmetric, &r->H));
     r->t_build = cis_wtime() - tb;
     r->nnz = r->H->nnz;
     if (a->save) CIS_TRY(cis_save(a->save, r->H));
+    /* symmetric storage on the GPU from the host-built upper triangle */
+    if (a->gpu && a->symmetric) CIS_TRY(cis_gpu_plan_create_symmetric(r->H, a->kernel, 0, &r->plan));
   }
   if (r->H && !a->symmetric) {
     cis_format_params p = cis_format_params_default(); /* hyb: BOUNDARY < 0 = chosen from the matrix */
@@ -610,7 +622,7 @@ static void print_text(const ci_args *a, const ci_run *r) {
   printf(": %lld determinants from %lld alpha x %lld beta strings\n", (long long)n,
          (long long)cis_ci_space_nalpha_strings(r->S), (long long)cis_ci_space_nbeta_strings(r->S));
   printf("hamiltonian   %lld nonzeros%s (%.1f per row), built on the %s in %.3f s\n", (long long)r->nnz,
-         a->symmetric ? " in the upper triangle" : "", (double)r->nnz / (double)n, r->plan ? "GPU" : "CPU",
+         a->symmetric ? " in the upper triangle" : "", (double)r->nnz / (double)n, a->build ? "GPU" : "CPU",
          r->t_build);
   if (r->plan) printf("memory        device CSR %.3f MiB", cis_gpu_plan_bytes(r->plan) / 1048576.0);
   else printf("memory        host CSR %.3f MiB", cis_csr_bytes(r->H) / 1048576.0);
@@ -618,7 +630,10 @@ static void print_text(const ci_args *a, const ci_run *r) {
     if (r->fmt_bytes[f] >= 0) printf(", %s %.3f MiB", cis_format_name(f), r->fmt_bytes[f] / 1048576.0);
     else if (r->fmt_est[f] >= 0) printf(", %s %.3f MiB (formula, not built)", cis_format_name(f), r->fmt_est[f] / 1048576.0);
   printf("\n");
-  if (r->plan) printf("format        csr (built in device memory), SpMV on the GPU\n");
+  if (r->plan && cis_gpu_plan_is_symmetric(r->plan))
+    printf("format        symmetric CSR (upper triangle, built on the %s), SpMV on the GPU (%s)\n",
+           a->build ? "GPU" : "CPU", cis_gpu_plan_kernel(r->plan));
+  else if (r->plan) printf("format        csr (built in device memory), SpMV on the GPU\n");
   else if (r->M) printf("format        %s, SpMV on the %s\n", cis_matrix_format_name(r->M), a->gpu ? "GPU" : "CPU");
   else printf("format        symmetric CSR (upper triangle) on the CPU\n");
   if (r->M && !strcmp(cis_matrix_format_name(r->M), "hyb")) printf("              BOUNDARY %lld (chosen from the matrix)\n", (long long)r->boundary);
@@ -693,8 +708,8 @@ static void print_json(const ci_args *a, const ci_run *r) {
          "\"orbsym_numbering\": \"%s\", \"isym\": %d, \"isym_assumed\": %s, \"pspace\": %d, \"spin_filter\": %g, "
          "\"roots_computed\": %d, ",
          F->norb, F->nelec, F->ms2, a->level, (long long)cis_ci_space_size(r->S), (long long)r->nnz,
-         a->symmetric ? "true" : "false", r->plan ? "csr" : r->M ? cis_matrix_format_name(r->M) : "csr-upper",
-         a->gpu ? "gpu" : "cpu", r->plan ? "gpu" : "cpu", r->t_build, r->info.iterations, (long long)r->info.products,
+         a->symmetric ? "true" : "false", a->symmetric ? "csr-upper" : r->plan ? "csr" : r->M ? cis_matrix_format_name(r->M) : "csr-upper",
+         a->gpu ? "gpu" : "cpu", a->build ? "gpu" : "cpu", r->t_build, r->info.iterations, (long long)r->info.products,
          r->info.products ? r->info.op_seconds / r->info.products : 0.0, r->info.total_seconds, r->t_total, r->e_rhf,
          F->ecore, r->no_ref ? "lowest determinant" : a->occ ? "occ" : "aufbau",
          F->sym_numbering == CIS_FCIDUMP_SYM_PYSCF ? "pyscf" : F->sym_numbering == CIS_FCIDUMP_SYM_MOLPRO ? "molpro" : "none",

@@ -48,6 +48,8 @@ static const char *usage_text =
     "  --sync spin|blocking         how the host waits for the GPU (default: CUDA's)\n"
     "  --format NAME [--kernel K]   storage format and GPU kernel (default csr, its default kernel)\n"
     "  --cusparse ALG               a cuSPARSE SpMV instead (csr-alg1, csr-alg2, coo-alg1, ...)\n"
+    "  --symmetric                  store only the upper triangle (csr; refused if A is not\n"
+    "                               symmetric); GPU kernels csr-sym (default) or csr-sym-det\n"
     "  --slice S --sigma N --block Z --boundary B --boundary-mode count|column   format parameters\n"
     "  --tol X (default 1e-8)  --maxit N (default 1000)  --check-every N  --stagnation N\n"
     "  --rhs FILE                   b from a vector file instead of b = A*ones (no error vs x*)\n"
@@ -71,7 +73,7 @@ typedef struct solve_opts {
   int method, precond, version, sync; /* -1: not given */
   double tol, inner_tol, energy_seconds;
   long long maxit, repeat, check_every, stagnation;
-  int format_given, repeat_given;
+  int format_given, repeat_given, symmetric;
   cis_format_params fp;
 } solve_opts;
 
@@ -189,6 +191,9 @@ static int parse(int argc, char **argv, solve_opts *o) {
     } else if (!strcmp(a, "--sweep")) {
       o->sweep = 1;
       continue;
+    } else if (!strcmp(a, "--symmetric")) {
+      o->symmetric = 1;
+      continue;
     } else if ((rc = cli_format_option(argc, argv, &i, &o->fp)) >= 0) {
       if (rc) return rc;
       continue;
@@ -212,6 +217,8 @@ static int parse(int argc, char **argv, solve_opts *o) {
   if (o->energy_seconds < 0 || o->energy_seconds > 600) /* NaN (not given) passes */
     return cli_usage("solve: --energy-seconds must be 0..600, got %g", o->energy_seconds);
   if (o->kernel && o->cusparse) return cli_usage("solve: --kernel and --cusparse exclude each other");
+  if (o->symmetric && (o->cusparse || (o->format_given && strcmp(o->format, "csr"))))
+    return cli_usage("solve: --symmetric stores the upper triangle in csr: no --cusparse or other --format");
   if (o->format_given && o->cusparse) return cli_usage("solve: --cusparse builds its own format from CSR; drop --format");
   if (o->inner_tol > 0 && o->precision != PREC_MIXED) return cli_usage("solve: --inner-tol applies to --precision mixed only");
   if (o->plot && !o->sweep) return cli_usage("solve: --plot needs --sweep");
@@ -286,6 +293,7 @@ typedef struct opset {
   cis_dtype t;
   cis_memspace where;
   cis_matrix *M, *Mt;      /* CPU formats */
+  cis_csr *U, *Ut;         /* --symmetric: the upper triangle in the set's dtype */
   cis_gpu_plan *P, *Pt;    /* GPU plans */
   cis_operator *op, *opt;
   void *b, *x, *xstar;     /* op's dtype and memory space; xstar NULL with --rhs */
@@ -360,15 +368,27 @@ static void opset_free(opset *s) {
   cis_gpu_plan_free(s->Pt);
   cis_matrix_free(s->M);
   cis_matrix_free(s->Mt);
+  cis_csr_free(s->U);
+  cis_csr_free(s->Ut);
   memset(s, 0, sizeof *s);
 }
 
 /* One operator (and its transpose when pb->At is set) of A in precision t. */
 static cis_status build_one(const solve_opts *o, const cis_csr *A, cis_dtype t, int gpu, cis_matrix **M,
-                            cis_gpu_plan **P, cis_operator **op) {
+                            cis_csr **U, cis_gpu_plan **P, cis_operator **op) {
   cis_status st;
   cis_format_params fp = o->fp;
   fp.dtype = t;
+  if (o->symmetric) { /* symmetric storage: refused unless A is symmetric */
+    cis_csr *U64 = NULL;
+    if ((st = cis_csr_upper_symmetric(A, CLI_SYM_TOL, &U64)) != CIS_OK) return st;
+    st = cis_csr_copy(U64, t, U);
+    cis_csr_free(U64);
+    if (st != CIS_OK) return st;
+    if (!gpu) return cis_operator_from_csr(*U, op);
+    if ((st = cis_gpu_plan_create_symmetric(*U, o->kernel, 0, P)) != CIS_OK) return st;
+    return cis_operator_from_gpu_plan(*P, op);
+  }
   if (gpu && o->cusparse) {
     if ((st = cis_gpu_plan_create_cusparse(A, t, o->cusparse, P)) != CIS_OK) return st;
     return cis_operator_from_gpu_plan(*P, op);
@@ -387,12 +407,12 @@ static cis_status opset_make(const solve_opts *o, const problem *pb, cis_dtype t
   memset(s, 0, sizeof *s);
   s->t = t;
   s->where = gpu ? CIS_MEM_DEVICE : CIS_MEM_HOST;
-  if ((st = build_one(o, pb->A, t, gpu, &s->M, &s->P, &s->op)) != CIS_OK) return st;
+  if ((st = build_one(o, pb->A, t, gpu, &s->M, &s->U, &s->P, &s->op)) != CIS_OK) return st;
   if ((st = cis_operator_set_diagonal(s->op, pb->diag)) != CIS_OK) return st;
   if (pb->At) {
     double *dt = malloc(sizeof(double) * (size_t)n);
     if (!dt) return cis_error(CIS_ERR_ALLOC, "cannot allocate the transpose's diagonal");
-    st = build_one(o, pb->At, t, gpu, &s->Mt, &s->Pt, &s->opt);
+    st = build_one(o, pb->At, t, gpu, &s->Mt, &s->Ut, &s->Pt, &s->opt);
     if (st == CIS_OK) st = cis_csr_diagonal(pb->At, dt);
     if (st == CIS_OK) st = cis_operator_set_diagonal(s->opt, dt);
     free(dt);
@@ -405,7 +425,8 @@ static cis_status opset_make(const solve_opts *o, const problem *pb, cis_dtype t
   if (!(s->zeros = calloc((size_t)n, cis_dtype_size(t))))
     return cis_error(CIS_ERR_ALLOC, "cannot allocate a zero vector");
   snprintf(s->desc, sizeof s->desc, "%s%s%s", cis_operator_name(s->op),
-           gpu && !o->cusparse ? " from format " : "", gpu && !o->cusparse ? o->format : "");
+           gpu && !o->cusparse ? " from format " : "",
+           gpu && !o->cusparse ? (o->symmetric ? "csr (symmetric, upper triangle)" : o->format) : "");
   return CIS_OK;
 }
 

@@ -9,11 +9,13 @@
 static const char *usage_line =
     "usage: cisparse spmv FILE|SPEC --format NAME --out FILE [--out-format mm|text]\n"
     "         [--x FILE|ones|random] [--seed N] [--alpha a] [--beta b] [--y FILE]\n"
-    "         [--device cpu|gpu] [--kernel NAME] " CLI_FORMAT_OPTIONS;
+    "         [--device cpu|gpu] [--kernel NAME] [--symmetric] " CLI_FORMAT_OPTIONS "\n"
+    "  --symmetric  store only the upper triangle (refused if A is not symmetric); --format csr;\n"
+    "               GPU kernels csr-sym (atomics, default) or csr-sym-det (deterministic)";
 
 typedef struct spmv_opts {
   const char *matrix, *format, *x, *y, *out, *kernel;
-  int gpu, text;
+  int gpu, text, symmetric;
   double alpha, beta;
   long long seed;
   cis_format_params p;
@@ -27,6 +29,7 @@ static int parse(int argc, char **argv, spmv_opts *o) {
                      : !strcmp(a, "--y") ? &o->y : !strcmp(a, "--out") ? &o->out
                      : !strcmp(a, "--kernel") ? &o->kernel : NULL;
     if (!strcmp(a, "--help") || !strcmp(a, "-h")) { printf("%s\n", usage_line); return -1; }
+    if (!strcmp(a, "--symmetric")) { o->symmetric = 1; continue; }
     if (str) {
       if (!val) return cli_usage("spmv: %s needs a value", a);
       *str = val;
@@ -59,6 +62,8 @@ static int parse(int argc, char **argv, spmv_opts *o) {
   if (!o->format) return cli_usage("spmv: no --format given (one of the names cisparse info lists)");
   if (!o->out) return cli_usage("spmv: no --out FILE given");
   if (o->kernel && !o->gpu) return cli_usage("spmv: --kernel applies to --device gpu only");
+  if (o->symmetric && strcmp(o->format, "csr"))
+    return cli_usage("spmv: --symmetric stores the upper triangle in csr; got --format %s", o->format);
   return 0;
 }
 
@@ -73,17 +78,19 @@ static cis_status make_x(const char *how, long long seed, cis_dtype t, cis_int n
   return CIS_OK;
 }
 
-static cis_status spmv_gpu(const cis_matrix *M, const char *kernel, double alpha, const void *x,
+/* M or (symmetric storage) U: one product on the device. */
+static cis_status spmv_gpu(const cis_matrix *M, const cis_csr *U, const char *kernel, double alpha, const void *x,
                            double beta, void *y) {
   cis_status st = CIS_OK;
   cis_gpu_plan *plan = NULL;
   void *dx = NULL, *dy = NULL;
   char why[256] = "";
-  const size_t vs = cis_dtype_size(cis_matrix_dtype(M));
-  const size_t nx = (size_t)cis_matrix_cols(M) * vs, ny = (size_t)cis_matrix_rows(M) * vs;
+  const size_t vs = cis_dtype_size(U ? U->dtype : cis_matrix_dtype(M));
+  const size_t nx = (size_t)(U ? U->cols : cis_matrix_cols(M)) * vs, ny = (size_t)(U ? U->rows : cis_matrix_rows(M)) * vs;
   if (cis_gpu_count(why, sizeof why) == 0)
     return cis_error(CIS_ERR_NO_GPU, "--device gpu: no usable GPU (%s)", why[0] ? why : "none found");
-  CIS_TRY(cis_gpu_plan_create(M, kernel, 0, &plan));
+  if (U) CIS_TRY(cis_gpu_plan_create_symmetric(U, kernel, 0, &plan));
+  else CIS_TRY(cis_gpu_plan_create(M, kernel, 0, &plan));
   CIS_TRY(cis_gpu_malloc(&dx, nx));
   CIS_TRY(cis_gpu_malloc(&dy, ny));
   CIS_TRY(cis_gpu_upload(dx, x, nx));
@@ -103,12 +110,14 @@ int cis_cmd_spmv(int argc, char **argv) {
   cis_status st = CIS_OK;
   cis_csr *A = NULL;
   cis_matrix *M = NULL;
+  cis_csr *U = NULL;
   void *x = NULL, *y = NULL;
   int rc = parse(argc, argv, &o);
   if (rc) return rc < 0 ? 0 : rc;
   const cis_dtype t = o.p.dtype;
   CIS_TRY(cis_load(o.matrix, t, &A));
-  CIS_TRY(cis_matrix_create(A, o.format, &o.p, &M));
+  if (o.symmetric) CIS_TRY(cis_csr_upper_symmetric(A, CLI_SYM_TOL, &U));
+  else CIS_TRY(cis_matrix_create(A, o.format, &o.p, &M));
   CIS_TRY(make_x(o.x, o.seed, t, A->cols, &x));
   if (o.y) {
     CIS_TRY(cis_vector_read(o.y, t, A->rows, &y));
@@ -120,7 +129,8 @@ int cis_cmd_spmv(int argc, char **argv) {
     /* beta == 0 overwrites y: poison it so that a row left unwritten shows as NaN */
     for (cis_int i = 0; o.beta == 0.0 && i < A->rows; ++i) cis_set(y, t, i, NAN);
   }
-  if (o.gpu) CIS_TRY(spmv_gpu(M, o.kernel, o.alpha, x, o.beta, y));
+  if (o.gpu) CIS_TRY(spmv_gpu(M, U, o.kernel, o.alpha, x, o.beta, y));
+  else if (U) CIS_TRY(cis_csr_symv(U, o.alpha, x, o.beta, y));
   else CIS_TRY(cis_matrix_spmv(M, o.alpha, x, o.beta, y));
   /* A non-finite result (an overflow such as --alpha 1e308, or NaN/Inf in A,
    * x or y) is an error: nothing is written. */
@@ -139,11 +149,12 @@ int cis_cmd_spmv(int argc, char **argv) {
   }
   CIS_TRY(o.text ? cis_text_write_vector(o.out, y, t, A->rows) : cis_mm_write_vector(o.out, y, t, A->rows));
   printf("y = %g*A*x + %g*y: %lld values (%s, %s, %s) -> %s\n", o.alpha, o.beta, (long long)A->rows,
-         o.format, o.gpu ? "gpu" : "cpu", cis_dtype_name(t), o.out);
+         U ? "csr symmetric (upper triangle)" : o.format, o.gpu ? "gpu" : "cpu", cis_dtype_name(t), o.out);
 cleanup:
   free(x);
   free(y);
   cis_matrix_free(M);
+  cis_csr_free(U);
   cis_csr_free(A);
   return st == CIS_OK ? 0 : cli_fail(st);
 }

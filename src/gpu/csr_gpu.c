@@ -40,6 +40,13 @@ static cis_status csr_spmv(const void *dev, const char *kernel, int block, doubl
                         (cudaStream_t)s);
 }
 
+static cis_status csr_spmm(const void *dev, int block, int k, double alpha, const void *X, cis_int ldx,
+                           double beta, void *Y, cis_int ldy, int col_major, cis_stream s) {
+  const cis_fmt_csr *D = dev;
+  return cis_launch_csr_spmm(D->h.dtype, D->rowptr.wide, 0, D->h.rows, D->h.nnz, cis_off_data(&D->rowptr), D->col,
+                             D->val, k, alpha, X, ldx, beta, Y, ldy, col_major, block, (cudaStream_t)s);
+}
+
 const cis_gpu_format_ops cis_gpu_format_csr = {
     .format = "csr",
     .kernels = {"csr-vector", "csr-scalar", NULL},
@@ -47,6 +54,7 @@ const cis_gpu_format_ops cis_gpu_format_csr = {
     .upload = csr_upload,
     .spmv = csr_spmv,
     .release = csr_release,
+    .spmm = csr_spmm,
 };
 
 cis_status cis_gpu_plan_from_device_csr(cis_int rows, cis_int cols, cis_int nnz, cis_dtype t,

@@ -24,11 +24,15 @@ typedef struct cis_gpu_format_ops {
   cis_status (*spmv)(const void *dev, const char *kernel, int block, double alpha, const void *d_x,
                      double beta, void *d_y, cis_stream s);
   void (*release)(void *dev);
+  /* Y = alpha*A*X + beta*Y for k vectors (cis_gpu_spmm); NULL = the format
+   * has no SpMM kernel. */
+  cis_status (*spmm)(const void *dev, int block, int k, double alpha, const void *d_X, cis_int ldx,
+                     double beta, void *d_Y, cis_int ldy, int col_major, cis_stream s);
 } cis_gpu_format_ops;
 
 extern const cis_gpu_format_ops cis_gpu_format_csr, cis_gpu_format_ell, cis_gpu_format_ellr,
     cis_gpu_format_sell, cis_gpu_format_sellr, cis_gpu_format_sellcs, cis_gpu_format_csb,
-    cis_gpu_format_hyb, cis_gpu_format_csr5;
+    cis_gpu_format_hyb, cis_gpu_format_csr5, cis_gpu_format_csr_sym;
 
 /* Checked device allocation: CIS_ERR_DEVICE_OOM naming `what`, the bytes
  * asked and the bytes free; CIS_ERR_CUDA otherwise. Implemented in plan.c. */

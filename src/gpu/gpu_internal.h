@@ -47,6 +47,12 @@ cis_status cis_gpu_plan_wrap(const cis_gpu_format_ops *ops, void *dev, const cha
 cis_status cis_gpu_plan_from_device_csr(cis_int rows, cis_int cols, cis_int nnz, cis_dtype t,
                                         int64_t *d_rowptr, cis_idx *d_col, void *d_val,
                                         cis_gpu_plan **out);
+/* The same for the upper triangle of a symmetric matrix (rows x rows, nnz
+ * stored entries, every column >= its row), kernel "csr-sym" (NULL) or
+ * "csr-sym-det": a symmetric plan (src/gpu/csr_sym_gpu.c). */
+cis_status cis_gpu_plan_from_device_csr_sym(cis_int rows, cis_int nnz, cis_dtype t, int64_t *d_rowptr,
+                                            cis_idx *d_col, void *d_val, const char *kernel,
+                                            cis_gpu_plan **out);
 /* 1 if `kernel` is one of the table's names. */
 int cis_gpu_kernel_known(const cis_gpu_format_ops *ops, const char *kernel);
 

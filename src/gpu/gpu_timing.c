@@ -67,6 +67,27 @@ cis_status cis_gpu_time_spmv(cis_gpu_plan *p, const void *d_x, double beta, void
   return time_calls(one_spmv, &c, warmup, runs, ms_median);
 }
 
+typedef struct spmm_ctx {
+  cis_gpu_plan *p;
+  int k;
+  const void *X;
+  cis_int ldx, ldy;
+  void *Y;
+  cis_layout layout;
+} spmm_ctx;
+
+static cis_status one_spmm(void *c) {
+  spmm_ctx *s = c;
+  return cis_gpu_spmm(s->p, s->k, 1.0, s->X, s->ldx, 0.0, s->Y, s->ldy, s->layout, NULL);
+}
+
+cis_status cis_gpu_time_spmm(cis_gpu_plan *p, int k, const void *d_X, cis_int ldx, void *d_Y, cis_int ldy,
+                             cis_layout layout, int warmup, int runs, double *ms_median) {
+  spmm_ctx c = {p, k, d_X, ldx, ldy, d_Y, layout};
+  if (!p || !ms_median) return cis_error(CIS_ERR_INVALID, "cis_gpu_time_spmm: NULL argument");
+  return time_calls(one_spmm, &c, warmup, runs, ms_median);
+}
+
 typedef struct bw_ctx {
   const double *d;
   cis_int n;

@@ -78,6 +78,26 @@ cis_status cis_gpu_spmv(cis_gpu_plan *p, double alpha, const void *d_x, double b
   return p->ops->spmv(p->dev, p->kernel, p->block, alpha, d_x, beta, d_y, s);
 }
 
+cis_status cis_gpu_spmm(cis_gpu_plan *p, int k, double alpha, const void *d_X, cis_int ldx, double beta,
+                        void *d_Y, cis_int ldy, cis_layout layout, cis_stream s) {
+  const int cm = layout == CIS_COL_MAJOR;
+  if (!p) return cis_error(CIS_ERR_INVALID, "cis_gpu_spmm: NULL plan");
+  if (k < 1 || k > CIS_GPU_SPMM_MAX_K)
+    return cis_error(CIS_ERR_INVALID, "cis_gpu_spmm: k = %d vectors, must be 1..%d", k, CIS_GPU_SPMM_MAX_K);
+  if (layout != CIS_ROW_MAJOR && layout != CIS_COL_MAJOR)
+    return cis_error(CIS_ERR_INVALID, "cis_gpu_spmm: layout %d is neither row- nor column-major", (int)layout);
+  if (cm ? (ldx < p->cols || ldy < p->rows) : (ldx < k || ldy < k))
+    return cis_error(CIS_ERR_INVALID, "cis_gpu_spmm: leading dimensions %lld, %lld too small for %s blocks of %d",
+                     (long long)ldx, (long long)ldy, cm ? "column-major" : "row-major", k);
+  if ((p->cols && !d_X) || (p->rows && !d_Y)) return cis_error(CIS_ERR_INVALID, "cis_gpu_spmm: NULL block");
+  if (!p->ops->spmm)
+    return cis_error(CIS_ERR_UNSUPPORTED, "cis_gpu_spmm: no SpMM kernel for %s (plan %s); csr and the "
+                                          "symmetric csr have one", p->ops->format, p->kernel);
+  return p->ops->spmm(p->dev, p->block, k, alpha, d_X, ldx, beta, d_Y, ldy, cm, s);
+}
+
+int cis_gpu_plan_has_spmm(const cis_gpu_plan *p) { return p && p->ops && p->ops->spmm; }
+
 cis_int cis_gpu_plan_bytes(const cis_gpu_plan *p) { return p ? p->bytes : 0; }
 cis_int cis_gpu_plan_workspace_bytes(const cis_gpu_plan *p) { return p ? p->ws : 0; }
 const char *cis_gpu_plan_kernel(const cis_gpu_plan *p) { return p ? p->kernel : ""; }

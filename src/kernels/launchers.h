@@ -57,6 +57,39 @@ cis_status cis_launch_hyb_paper(const cis_hyb_dev *h, double alpha, const void *
 cis_status cis_launch_hyb_fast(const cis_hyb_dev *h, double alpha, const void *x, double beta,
                                void *y, int block, cudaStream_t s);
 
+/* csr_sym.cu: symmetric CSR (upper triangle + diagonal, 64-bit row
+ * pointers). det = 0: csr-sym (float atomics); det = 1: csr-sym-det (the
+ * mirror images in 64-bit fixed point: acc = rows zeroed words, xmax = one
+ * word, colmax = the largest strict-upper column sum of |U|, from
+ * cis_launch_csr_sym_colmax at plan creation). */
+typedef struct cis_csr_sym_dev {
+  cis_dtype t;
+  cis_int rows, nnz;
+  const int64_t *rowptr;
+  const cis_idx *col;
+  const void *val;
+  int det;
+  int window;        /* csr-sym-win: shared-memory window of y (atomics variant) */
+  unsigned long long *acc, *xmax;
+  double colmax;
+} cis_csr_sym_dev;
+cis_status cis_launch_csr_sym(const cis_csr_sym_dev *d, double alpha, const void *x, double beta, void *y,
+                              int block, cudaStream_t s);
+/* *out = bits of max_j sum_{i<j} |U_ij| (colsum: rows doubles of workspace). */
+cis_status cis_launch_csr_sym_colmax(const cis_csr_sym_dev *d, double *colsum, unsigned long long *out,
+                                     cudaStream_t s);
+/* Threads per row of the symmetric kernels for a mean row length nnz/rows. */
+int cis_sym_group(cis_int rows, cis_int nnz);
+
+/* spmm.cu: Y = alpha*A*X + beta*Y, k = 1..CIS_SPMM_MAX_K vectors, CSR (sym:
+ * upper triangle, 64-bit row pointers, mirror images by atomics); X, Y
+ * row-major (col_major 0: (i, c) at i*ld + c) or column-major (c*ld + i). */
+#define CIS_SPMM_MAX_K 16
+cis_status cis_launch_csr_spmm(cis_dtype t, int wide, int sym, cis_int rows, cis_int nnz, const void *rowptr,
+                               const cis_idx *col, const void *val, int k, double alpha, const void *X,
+                               cis_int ldx, double beta, void *Y, cis_int ldy, int col_major, int block,
+                               cudaStream_t s);
+
 #ifdef __cplusplus
 }
 #endif

@@ -175,3 +175,28 @@ cis_status cis_csr_diagonal(const cis_csr *A, double *d) {
   }
   return CIS_OK;
 }
+
+int cis_operator_has_block(const cis_operator *A) { return A && A->plan && cis_gpu_plan_has_spmm(A->plan); }
+
+cis_status cis_operator_apply_block(const cis_operator *A, int k, double alpha, const void *X, cis_int ldx,
+                                    double beta, void *Y, cis_int ldy, cis_stream s) {
+  cis_status st;
+  if (!A) return cis_error(CIS_ERR_INVALID, "cis_operator_apply_block: NULL operator");
+  if (k < 0 || ldx < A->cols || ldy < A->rows)
+    return cis_error(CIS_ERR_INVALID, "cis_operator_apply_block: k = %d, leading dimensions %lld, %lld for %lld x %lld",
+                     k, (long long)ldx, (long long)ldy, (long long)A->rows, (long long)A->cols);
+  const size_t vs = cis_dtype_size(A->dtype);
+  for (int c0 = 0; c0 < k;) {
+    const char *x = (const char *)X + (size_t)c0 * (size_t)ldx * vs;
+    char *y = (char *)Y + (size_t)c0 * (size_t)ldy * vs;
+    if (cis_operator_has_block(A)) { /* one matrix pass for up to 16 vectors */
+      int kb = k - c0 < CIS_GPU_SPMM_MAX_K ? k - c0 : CIS_GPU_SPMM_MAX_K;
+      if ((st = cis_gpu_spmm(A->plan, kb, alpha, x, ldx, beta, y, ldy, CIS_COL_MAJOR, s)) != CIS_OK) return st;
+      c0 += kb;
+    } else {
+      if ((st = cis_operator_apply(A, alpha, x, beta, y, s)) != CIS_OK) return st;
+      c0 += 1;
+    }
+  }
+  return CIS_OK;
+}

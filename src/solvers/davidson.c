@@ -20,7 +20,7 @@
 #include "solvers/backend.h"
 
 cis_davidson_opts cis_davidson_opts_default(void) {
-  cis_davidson_opts o = {1, 1e-8, 1e-10, 200, 0, 0, NULL, 0};
+  cis_davidson_opts o = {1, 1e-8, 1e-10, 200, 0, 0, NULL, 0, 0};
   return o;
 }
 
@@ -218,13 +218,25 @@ cis_status cis_davidson_operator(const cis_operator *H, const double *diag, cons
   for (int it = 1; it <= o.max_iter; ++it) {
     /* W_j = H V_j for the new vectors, timed alone: the queue drained before,
      * the product finished after (sync; nothing on the host backend) */
-    for (int j = m; j < m + m_new; ++j) {
+    if (o.block_products && m_new > 1 && cis_operator_has_block(H)) {
+      /* the new vectors are contiguous (column-major, ld n): one SpMM pass
+       * per 16 of them (Aktulga et al., IPDPS 2014: a block of vectors per
+       * read of the matrix); products still counts vectors */
       OP(sync(B));
       double t0 = cis_wtime();
-      OP(apply(B, H, VEC(w.V, j), VEC(w.W, j)));
+      CIS_TRY(cis_operator_apply_block(H, m_new, 1.0, VEC(w.V, m), n, 0.0, VEC(w.W, m), n, B->stream));
       OP(sync(B));
       inf.op_seconds += cis_wtime() - t0;
-      inf.products++;
+      inf.products += m_new;
+    } else {
+      for (int j = m; j < m + m_new; ++j) {
+        OP(sync(B));
+        double t0 = cis_wtime();
+        OP(apply(B, H, VEC(w.V, j), VEC(w.W, j)));
+        OP(sync(B));
+        inf.op_seconds += cis_wtime() - t0;
+        inf.products++;
+      }
     }
     /* G_ij = V_i . W_j, the new columns (and rows: G is symmetric) */
     int mm = m + m_new;

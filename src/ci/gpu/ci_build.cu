@@ -32,15 +32,22 @@ __device__ __forceinline__ int64_t find_pos(const dev_t_ &d, int64_t ia, int64_t
 }
 
 // ---- one row -----------------------------------------------------------------
+// With d.upper, only J >= I is counted and written (as hamiltonian.c's
+// builder with upper = 1).
 struct row_counter {
+  int64_t I, lo;
   int64_t n = 0;
-  __device__ void operator()(int64_t, double) { ++n; }
+  __device__ void operator()(int64_t J, double) { n += J >= lo; }
 };
 struct row_writer {
   cis_idx *col;
   double *val;
+  int64_t lo;
   int64_t n = 0;
-  __device__ void operator()(int64_t J, double v) { col[n] = (cis_idx)J; val[n] = v; ++n; }
+  __device__ void operator()(int64_t J, double v) {
+    if (J < lo) return;
+    col[n] = (cis_idx)J; val[n] = v; ++n;
+  }
 };
 
 // Every nonzero (J, v) of row I, unsorted, in gen_row's order.
@@ -113,7 +120,7 @@ __device__ void gen_row(const dev_t_ &d, int64_t I, Emit &emit) {
 __global__ void ci_count_kernel(dev_t_ d, int64_t *rowptr) {
   int64_t I = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
   if (I >= d.ndet) return;
-  row_counter c;
+  row_counter c{I, d.upper ? I : 0};
   gen_row(d, I, c);
   rowptr[I + 1] = c.n;
 }
@@ -122,7 +129,7 @@ __global__ void ci_fill_kernel(dev_t_ d, int64_t row0, int64_t nrows, const int3
                                cis_idx *col, double *val) {
   int64_t k = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
   if (k >= nrows) return;
-  row_writer w{col + rel[k], val + rel[k]};
+  row_writer w{col + rel[k], val + rel[k], d.upper ? row0 + k : 0};
   gen_row(d, row0 + k, w);
 }
 

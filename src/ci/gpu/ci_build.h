@@ -27,6 +27,7 @@ typedef struct cis_ci_build_dev {
   uint64_t amask, bmask;
   const int64_t *aptr;          /* alpha position -> range in blist/dlist */
   const int32_t *blist, *dlist, *det_a, *det_b;
+  int upper;                    /* 1: only J >= I (the upper triangle, symmetric storage) */
 } cis_ci_build_dev;
 
 /* Counting pass: rowptr[I + 1] = nonzeros of row I for every row

@@ -8,7 +8,9 @@
  *      scratch buffer, then CUB segmented sort of each row by column straight
  *      into the final CSR arrays;
  *   4. the CSR (64-bit row pointers) becomes a csr plan (kernel csr-vector)
- *      through the GPU layer's cis_gpu_plan_from_device_csr (gpu/gpu_internal.h).
+ *      through the GPU layer's cis_gpu_plan_from_device_csr (gpu/gpu_internal.h),
+ *      or, built as the upper triangle only (J >= I: about half the bytes), a
+ *      symmetric plan (cis_gpu_plan_from_device_csr_sym, kernel csr-sym).
  * Peak device memory: the CSR + one chunk's scratch and sort buffers + the
  * uploads (a few MB). */
 #include <stdio.h>
@@ -62,7 +64,7 @@ static cis_status upload_inputs(const cis_fcidump *F, const cis_ci_space *S, bui
   CIS_TRY(up((void **)&b->det_a, v.det_a, v.ndet, sizeof(int32_t), "determinant strings"));
   CIS_TRY(up((void **)&b->det_b, v.det_b, v.ndet, sizeof(int32_t), "determinant strings"));
   b->d = (cis_ci_build_dev){F->norb, v.ndet, b->h1, b->eri, b->astr, b->bstr, b->atab, b->btab,
-                            v.amask, v.bmask, b->aptr, b->blist, b->dlist, b->det_a, b->det_b};
+                            v.amask, v.bmask, b->aptr, b->blist, b->dlist, b->det_a, b->det_b, 0};
   return CIS_OK;
 cleanup:
   return st;
@@ -124,7 +126,10 @@ cleanup:
   return st;
 }
 
-cis_status cis_ci_hamiltonian_gpu(const cis_fcidump *F, const cis_ci_space *S, cis_gpu_plan **out, cis_int *nnz_out) {
+/* Both builds: upper = 0 full (a csr plan), 1 the upper triangle (a
+ * symmetric plan running `kernel`). */
+static cis_status build(const cis_fcidump *F, const cis_ci_space *S, int upper, const char *kernel,
+                        cis_gpu_plan **out, cis_int *nnz_out) {
   cis_status st;
   build_bufs b;
   cis_int rows, nnz = 0;
@@ -136,11 +141,13 @@ cis_status cis_ci_hamiltonian_gpu(const cis_fcidump *F, const cis_ci_space *S, c
   if (cis_gpu_count(why, sizeof why) == 0) return cis_error(CIS_ERR_NO_GPU, "%s", why);
   rows = cis_ci_space_size(S);
   CIS_TRY(upload_inputs(F, S, &b));
+  b.d.upper = upper;
   CIS_TRY(count_rows(&b, rows, &nnz));
   CIS_TRY(up((void **)&b.col, NULL, nnz, sizeof(cis_idx), "Hamiltonian columns"));
   CIS_TRY(up((void **)&b.val, NULL, nnz, sizeof(double), "Hamiltonian values"));
   CIS_TRY(fill_rows(&b, rows, nnz));
-  st = cis_gpu_plan_from_device_csr(rows, rows, nnz, CIS_F64, b.rowptr, b.col, b.val, out);
+  st = upper ? cis_gpu_plan_from_device_csr_sym(rows, nnz, CIS_F64, b.rowptr, b.col, b.val, kernel, out)
+             : cis_gpu_plan_from_device_csr(rows, rows, nnz, CIS_F64, b.rowptr, b.col, b.val, out);
   b.rowptr = NULL; /* now owned by the plan (or freed by the call) */
   b.col = NULL;
   b.val = NULL;
@@ -150,4 +157,13 @@ cis_status cis_ci_hamiltonian_gpu(const cis_fcidump *F, const cis_ci_space *S, c
 cleanup:
   bufs_free(&b);
   return st;
+}
+
+cis_status cis_ci_hamiltonian_gpu(const cis_fcidump *F, const cis_ci_space *S, cis_gpu_plan **out, cis_int *nnz_out) {
+  return build(F, S, 0, NULL, out, nnz_out);
+}
+
+cis_status cis_ci_hamiltonian_gpu_upper(const cis_fcidump *F, const cis_ci_space *S, const char *kernel,
+                                        cis_gpu_plan **out, cis_int *nnz_out) {
+  return build(F, S, 1, kernel, out, nnz_out);
 }

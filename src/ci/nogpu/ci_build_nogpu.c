@@ -7,3 +7,8 @@ cis_status cis_ci_hamiltonian_gpu(const cis_fcidump *F, const cis_ci_space *S, c
   if (out) *out = NULL;
   return cis_error(CIS_ERR_NO_GPU, "cisparse was built without CUDA");
 }
+cis_status cis_ci_hamiltonian_gpu_upper(const cis_fcidump *F, const cis_ci_space *S, const char *kernel,
+                                        cis_gpu_plan **out, cis_int *nnz) {
+  if (out) *out = NULL;
+  return cis_error(CIS_ERR_NO_GPU, "cisparse was built without CUDA");
+}

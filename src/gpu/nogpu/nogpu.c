@@ -55,3 +55,27 @@ cis_status cis_gpu_alloc_copy(void **d, const void *h, size_t bytes, const char 
   if (d) *d = NULL;
   return no_gpu();
 }
+cis_status cis_gpu_plan_create_symmetric(const cis_csr *U, const char *kernel, int block_size,
+                                         cis_gpu_plan **out) {
+  if (out) *out = NULL;
+  return no_gpu();
+}
+int cis_gpu_plan_is_symmetric(const cis_gpu_plan *p) { return 0; }
+int cis_gpu_plan_has_spmm(const cis_gpu_plan *p) { return 0; }
+cis_status cis_gpu_spmm(cis_gpu_plan *p, int k, double alpha, const void *d_X, cis_int ldx, double beta,
+                        void *d_Y, cis_int ldy, cis_layout layout, cis_stream s) {
+  return no_gpu();
+}
+cis_status cis_gpu_time_spmm(cis_gpu_plan *p, int k, const void *d_X, cis_int ldx, void *d_Y, cis_int ldy,
+                             cis_layout layout, int warmup, int runs, double *ms_median) {
+  return no_gpu();
+}
+cis_status cis_gpu_cusparse_mm_create(const cis_csr *A, cis_dtype t, cis_gpu_cusparse_mm **out) {
+  if (out) *out = NULL;
+  return no_gpu();
+}
+cis_status cis_gpu_cusparse_mm_time(cis_gpu_cusparse_mm *m, const char *alg, int k, cis_layout layout,
+                                    const void *d_X, void *d_Y, int warmup, int runs, double *ms_median) {
+  return no_gpu();
+}
+void cis_gpu_cusparse_mm_free(cis_gpu_cusparse_mm *m) {}
