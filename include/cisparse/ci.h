@@ -323,6 +323,12 @@ CIS_API cis_status cis_ci_direct_sigma(cis_ci_direct *D, int k, const double *C,
 /* D as a host double operator (y = alpha H x + beta y) with the diagonal
  * recorded, for the solvers; D must outlive it. */
 CIS_API cis_status cis_ci_direct_operator(cis_ci_direct *D, cis_operator **out);
+/* For one string set (MS2 = 0): make c exactly symmetric or antisymmetric
+ * under alpha <-> beta, c <- (c + t c^T) / 2, with t = +1 or -1 whichever c
+ * is within 1e-6 (relative, in norm) of, so that the half sigma applies (a
+ * P-space guess is (anti)symmetric only to rounding). Returns t, or 0 with c
+ * unchanged: two string sets, opts.no_time_reversal, or c near neither. */
+CIS_API int cis_ci_direct_time_reversal(const cis_ci_direct *D, double *c);
 /* P-space guesses and <S^2> on the direct space (see cis_ci_pspace_guess, cis_ci_s2). */
 CIS_API cis_status cis_ci_pspace_guess_direct(const cis_fcidump *F, const cis_ci_direct *D, const double *diag, int np,
                                       int nvec, double *guess, int *np_used, double *pvals);
@@ -340,8 +346,12 @@ CIS_API cis_status cis_ci_s2_direct(const cis_fcidump *F, const cis_ci_direct *D
  *                  form: one thread per element, no atomics, fixed order)
  * D and X are sized from the free device memory (after the caller's
  * opts.vectors vectors are set aside) or opts.work_bytes; the alpha strings
- * go in blocks when D and X of all of them do not fit. No time-reversal half
- * sigma on the GPU (every product is the full one). */
+ * go in blocks when D and X of all of them do not fit. Time reversal as on
+ * the CPU (MS2 = 0, one vector exactly symmetric or antisymmetric under
+ * alpha <-> beta, checked on the device by a kernel): D and X of the columns
+ * B <= A only (half the gather and the GEMM), the scatter writes
+ * sigma(I,B) and sigma(B,I) = t sigma(I,B) from one thread; D's
+ * no_time_reversal option turns it off here too. */
 typedef struct cis_ci_direct_gpu cis_ci_direct_gpu;
 
 typedef struct cis_ci_direct_gpu_opts {
@@ -356,6 +366,7 @@ typedef struct cis_ci_direct_gpu_info {
   cis_int block;                  /* (vector, alpha string) rows one pass holds */
   cis_int passes;                 /* passes per single-vector sigma */
   cis_int sigma_vectors;          /* vectors multiplied so far */
+  cis_int half_sigmas;            /* of them by the time-reversal half sigma */
   char device[128];
 } cis_ci_direct_gpu_info;
 

@@ -65,6 +65,8 @@ typedef struct ci_direct_view {
   const double *g;                 /* npair x npair: 1/2 g_pq,rs (h1 absorbed) */
   int project, target;             /* point-group projection onto irrep target (0-based) */
   const uint8_t *syma, *symb;      /* string irreps (project only, else NULL) */
+  int one_set;                     /* alpha and beta strings are one set (na == nb) */
+  int no_time_reversal;            /* opts.no_time_reversal: never the half sigma */
 } ci_direct_view;
 void ci_direct_get_view(const cis_ci_direct *D, ci_direct_view *v);
 

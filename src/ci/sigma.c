@@ -188,7 +188,8 @@ cis_int cis_ci_direct_size(const cis_ci_direct *D) { return D ? D->ndet : 0; }
 
 void ci_direct_get_view(const cis_ci_direct *D, ci_direct_view *v) {
   *v = (ci_direct_view){D->norb, D->na, D->nb, D->nelec, D->npair, D->nsa, D->nsb, D->ndet, D->A->nlink,
-                        D->B->nlink, D->A->link, D->B->link, D->g, D->project, D->target, D->syma, D->symb};
+                        D->B->nlink, D->A->link, D->B->link, D->g, D->project, D->target, D->syma, D->symb,
+                        D->A == D->B, D->no_time_reversal};
 }
 void cis_ci_direct_get_info(const cis_ci_direct *D, cis_ci_direct_info *info) { *info = D->info; }
 
@@ -435,6 +436,35 @@ static int transpose_parity(const cis_ci_direct *D, const double *x) {
       anti = anti && u == -v;
     }
   return sym ? 1 : anti ? -1 : 0;
+}
+
+int cis_ci_direct_time_reversal(const cis_ci_direct *D, double *c) {
+  if (!D || !c || D->A != D->B || D->no_time_reversal) return 0;
+  const cis_int n = D->nsa;
+  double norm = 0, dsym = 0, danti = 0; /* ||c||^2, ||c - c^T||^2 / 2, ||c + c^T||^2 / 2 (off-diagonal) */
+#pragma omp parallel for schedule(static) reduction(+ : norm, dsym, danti) if (D->ndet >= CI_DIRECT_PARALLEL_MIN)
+  for (cis_int A = 0; A < n; ++A)
+    for (cis_int B = 0; B <= A; ++B) {
+      const double u = c[A * n + B], v = c[B * n + A];
+      norm += B == A ? u * u : u * u + v * v;
+      dsym += B == A ? 0.0 : (u - v) * (u - v);
+      danti += B == A ? 2.0 * u * u : (u + v) * (u + v);
+    }
+  const double tol = 1e-12 * norm; /* 1e-6 relative in norm */
+  const int t = dsym <= tol ? 1 : danti <= tol ? -1 : 0;
+  if (!t) return 0;
+#pragma omp parallel for schedule(static) if (D->ndet >= CI_DIRECT_PARALLEL_MIN)
+  for (cis_int A = 0; A < n; ++A)
+    for (cis_int B = 0; B <= A; ++B) {
+      if (B == A) {
+        if (t < 0) c[A * n + A] = 0.0;
+        continue;
+      }
+      const double u = 0.5 * (c[A * n + B] + t * c[B * n + A]);
+      c[A * n + B] = u;
+      c[B * n + A] = t * u;
+    }
+  return t;
 }
 
 cis_status cis_ci_direct_sigma(cis_ci_direct *D, int k, const double *C, double *S) {

@@ -17,6 +17,7 @@ typedef struct ci_args {
   double spin;      /* --spin S: only roots of total spin S (< 0: all) */
   int isym, isym_set; /* --isym N in the file's numbering */
   int max_iter, pspace;
+  int no_time_reversal; /* --no-time-reversal: never the half sigma (direct) */
 } ci_args;
 
 enum { CI_STORED = 0, CI_DIRECT = 1, CI_AUTO = 2 };
@@ -53,6 +54,7 @@ typedef struct ci_run {
   cis_ci_direct_gpu *G;   /* --method direct --device gpu: the sigma on the device */
   cis_ci_direct_gpu_info ginfo;
   double sigma_ms;        /* --device gpu: median of 5 synchronized sigmas on a random vector */
+  double sigma_half_ms;   /* the same on a symmetric one (MS2 = 0: the half sigma; else 0) */
   double t_parse;         /* seconds to read the FCIDUMP (before the solve's clock) */
   double t_s2;            /* seconds of <S^2> of the roots (host) */
   double t_timing;        /* seconds of the separate one-sigma timing (--device gpu) */
@@ -90,18 +92,20 @@ static void usage(FILE *f) {
              "                device and Davidson's vectors there) or auto: with --device gpu, direct for\n"
              "                full CI (it builds nothing); on the CPU, direct for full CI in C1 with\n"
              "                1-2 roots, or when the stored H would take over half the host memory;\n"
-             "                else stored\n");
+             "                else stored\n"
+             "  --no-time-reversal  direct: never the MS2 = 0 half sigma (alpha <-> beta symmetry)\n");
 }
 
 static int parse_args(int argc, char **argv, ci_args *a) {
   long long v;
-  *a = (ci_args){NULL, "hyb", NULL, NULL, NULL, -1, 1, 0, 0, 0, 0, 0, -1, 0, CI_STORED, 1e-8, -1, 0, 0, 200, 0};
+  *a = (ci_args){NULL, "hyb", NULL, NULL, NULL, -1, 1, 0, 0, 0, 0, 0, -1, 0, CI_STORED, 1e-8, -1, 0, 0, 200, 0, 0};
   int stored_opt = 0; /* an option that needs the stored matrix */
   for (int i = 1; i < argc; ++i) {
     const char *o = argv[i], *val = i + 1 < argc ? argv[i + 1] : NULL;
     if (!strcmp(o, "-h") || !strcmp(o, "--help")) { usage(stdout); return -1; }
     if (!strcmp(o, "--symmetric")) { a->symmetric = 1; continue; }
     if (!strcmp(o, "--json")) { a->json = 1; continue; }
+    if (!strcmp(o, "--no-time-reversal")) { a->no_time_reversal = 1; continue; }
     if (!strcmp(o, "--verbose")) { a->verbose = 1; continue; }
     if (!strcmp(o, "--count")) { a->count = 1; continue; }
     if (o[0] == '-' && o[1] == '-') {
@@ -257,6 +261,8 @@ static cis_status solve_roots(const ci_args *a, ci_run *r, int nr) {
   if (!r->evals || !r->evecs || !r->s2 || !guess)
     { st = cis_error(CIS_ERR_ALLOC, "cannot allocate %d CI vectors of %lld determinants", nr + nvec, (long long)n); goto cleanup; }
   if (r->D) CIS_TRY(cis_ci_pspace_guess_direct(r->F, r->D, diag, np, nvec, guess, &r->np_used, NULL));
+  if (r->G) /* exactly (anti)symmetric guesses: every product can be a half sigma */
+    for (int v = 0; v < nvec; ++v) cis_ci_direct_time_reversal(r->D, guess + (size_t)v * (size_t)n);
   else CIS_TRY(cis_ci_pspace_guess(r->F, r->S, diag, np, nvec, guess, &r->np_used, NULL));
   cis_davidson_opts o = cis_davidson_opts_default();
   o.roots = nr;
@@ -366,6 +372,7 @@ static int auto_direct(const cis_fcidump *F, int roots, int gpu, const char **wh
 static cis_status setup_direct(const ci_args *a, ci_run *r, int nr) {
   cis_status st;
   cis_ci_direct_opts dopt = cis_ci_direct_opts_default();
+  dopt.no_time_reversal = a->no_time_reversal;
   int nvec = nr + 4 < 2 * nr + 2 ? nr + 4 : 2 * nr + 2;
   int max_sub = 8 * nr > 24 ? 8 * nr : 24;
   if (max_sub < nvec + nr) max_sub = nvec + nr;
@@ -390,6 +397,20 @@ static cis_status setup_direct(const ci_args *a, ci_run *r, int nr) {
     /* one sigma, timed apart (not part of the time to solution) */
     double t_sig = cis_wtime();
     CIS_TRY(cis_ci_direct_gpu_time_sigma(r->G, NULL, 5, &r->sigma_ms));
+    const cis_int na = r->dinfo.alpha_strings, nb = r->dinfo.beta_strings;
+    if (na == nb && !a->no_time_reversal && cis_fcidump_nalpha(r->F) == cis_fcidump_nbeta(r->F)) {
+      double *c = malloc((size_t)n * sizeof(double)); /* a symmetric pseudo-random vector */
+      if (!c) { st = cis_error(CIS_ERR_ALLOC, "cannot allocate a vector of %lld determinants", (long long)n); goto cleanup; }
+      uint64_t x = 0x2545f4914f6cdd1dull;
+      for (cis_int A = 0; A < na; ++A)
+        for (cis_int B = 0; B <= A; ++B) {
+          x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+          c[A * nb + B] = c[B * nb + A] = (double)(x >> 11) / 9007199254740992.0 - 0.5;
+        }
+      st = cis_ci_direct_gpu_time_sigma(r->G, c, 5, &r->sigma_half_ms);
+      free(c);
+      if (st != CIS_OK) goto cleanup;
+    }
     r->t_timing = cis_wtime() - t_sig; /* excluded from the time to solution */
     cis_ci_direct_gpu_get_info(r->G, &r->ginfo);
   } else {
@@ -616,9 +637,10 @@ static void print_text_direct(const ci_args *a, const ci_run *r) {
          (long long)d->npair);
   if (r->G)
     printf("gpu           %s: gather + cuBLAS DGEMM + scatter, %lld (vector, alpha string) rows per pass, %lld "
-           "passes per sigma; lists %.3f MiB, D + X %.3f GiB of %.3f GiB free; one sigma %.3f ms (median of 5)\n",
+           "passes per sigma; lists %.3f MiB, D + X %.3f GiB of %.3f GiB free; one sigma %.3f ms, half sigma %.3f ms "
+           "(medians of 5)\n",
            r->ginfo.device, (long long)r->ginfo.block, (long long)r->ginfo.passes, r->ginfo.link_bytes / 1048576.0,
-           r->ginfo.work_bytes / 1073741824.0, r->ginfo.free_bytes / 1073741824.0, r->sigma_ms);
+           r->ginfo.work_bytes / 1073741824.0, r->ginfo.free_bytes / 1073741824.0, r->sigma_ms, r->sigma_half_ms);
   else
     printf("gemm          %s, blocks of %lld alpha strings\n", d->gemm, (long long)d->block);
   printf("memory        links %.3f MiB (%d + %d per string), workspace %.3f MiB, Davidson vectors <= %.3f MiB\n",
@@ -693,6 +715,11 @@ static void json_string(const char *s) {
 }
 
 static cis_int direct_half(const ci_run *r) {
+  if (r->G) {
+    cis_ci_direct_gpu_info g;
+    cis_ci_direct_gpu_get_info(r->G, &g);
+    return g.half_sigmas;
+  }
   cis_ci_direct_info now;
   cis_ci_direct_get_info(r->D, &now);
   return now.half_sigmas;
@@ -722,16 +749,16 @@ static void print_json_direct(const ci_args *a, const ci_run *r) {
          "\"parse_seconds\": %.6f, \"to_solution_seconds\": %.6f, \"s2_seconds\": %.6f, \"e_rhf\": %.12f, "
          "\"ecore\": %.12f, \"memory\": {\"links\": %lld, \"workspace\": %lld, \"vectors\": %lld}, ",
          r->G ? "gpu" : "cpu", r->t_build, r->info.iterations, (long long)r->info.products,
-         r->info.products ? r->info.op_seconds / r->info.products : 0.0, r->G ? 0LL : (long long)direct_half(r),
+         r->info.products ? r->info.op_seconds / r->info.products : 0.0, (long long)direct_half(r),
          r->info.total_seconds, r->t_total, r->t_parse, r->t_total - r->t_parse - r->t_timing - r->t_s2, r->t_s2, r->e_rhf, F->ecore,
          (long long)d->link_bytes, (long long)d->work_bytes, (long long)d->vector_bytes);
   if (r->G) {
     const cis_ci_direct_gpu_info *g = &r->ginfo;
     printf("\"gpu\": {\"name\": ");
     json_string(g->device);
-    printf(", \"sigma_ms\": %.6f, \"link_bytes\": %lld, \"work_bytes\": %lld, \"free_bytes\": %lld, \"block\": %lld, "
+    printf(", \"sigma_ms\": %.6f, \"sigma_half_ms\": %.6f, \"link_bytes\": %lld, \"work_bytes\": %lld, \"free_bytes\": %lld, \"block\": %lld, "
            "\"passes\": %lld}, ",
-           r->sigma_ms, (long long)g->link_bytes, (long long)g->work_bytes, (long long)g->free_bytes,
+           r->sigma_ms, r->sigma_half_ms, (long long)g->link_bytes, (long long)g->work_bytes, (long long)g->free_bytes,
            (long long)g->block, (long long)g->passes);
   }
   printf("\"roots\": [");

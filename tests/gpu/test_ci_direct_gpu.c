@@ -24,8 +24,11 @@ static cis_status upload_new(double **d, const double *h, cis_int n) {
   return h ? cis_gpu_upload(*d, h, (size_t)n * sizeof(double)) : CIS_OK;
 }
 
-/* GPU sigma vs CPU sigma for k vectors with opts o; returns the relative error. */
-static double compare_once(const char *name, cis_ci_direct *D, const cis_ci_direct_gpu_opts *o, int k) {
+/* GPU sigma vs CPU sigma for k vectors with opts o; returns the relative
+ * error. parity +-1 (k = 1, MS2 = 0): an exactly (anti)symmetric vector, so
+ * that the GPU takes the half sigma (checked: counted, output exactly
+ * (anti)symmetric). */
+static double compare_parity(const char *name, cis_ci_direct *D, const cis_ci_direct_gpu_opts *o, int k, int parity) {
   cis_ci_direct_gpu *G = NULL;
   double *dc = NULL, *ds = NULL, err = NAN;
   const cis_int n = cis_ci_direct_size(D);
@@ -34,6 +37,12 @@ static double compare_once(const char *name, cis_ci_direct *D, const cis_ci_dire
   CHECK_OK(cis_ci_direct_gpu_create(D, o, &G));
   if (!G || !c || !s || !g) goto done;
   test_fill_random(c, CIS_F64, n * k, 1234 + (unsigned)k);
+  cis_ci_direct_info di;
+  cis_ci_direct_get_info(D, &di);
+  const cis_int ns = di.alpha_strings;
+  if (parity)
+    for (cis_int A = 0; A < ns; ++A)
+      for (cis_int B = 0; B <= A; ++B) c[B * ns + A] = B == A && parity < 0 ? (c[A * ns + A] = 0.0) : parity * c[A * ns + B];
   CHECK_OK(cis_ci_direct_sigma(D, k, c, s));
   CHECK_OK(upload_new(&dc, c, n * k));
   CHECK_OK(upload_new(&ds, NULL, n * k));
@@ -52,9 +61,18 @@ static double compare_once(const char *name, cis_ci_direct *D, const cis_ci_dire
   err = smax > 0 ? worst / smax : worst;
   cis_ci_direct_gpu_info info;
   cis_ci_direct_gpu_get_info(G, &info);
-  CHECK(err <= 1e-12, "%s k=%d block %lld: GPU vs CPU sigma rel diff %.3e", name, k, (long long)info.block, err);
-  printf("%-14s k=%d  %9lld dets  block %6lld rows (%lld passes)  GPU vs CPU %.2e\n", name, k, (long long)n,
-         (long long)info.block, (long long)info.passes, err);
+  CHECK(err <= 1e-12, "%s k=%d parity %d block %lld: GPU vs CPU sigma rel diff %.3e", name, k, parity,
+        (long long)info.block, err);
+  if (parity) {
+    int asym = 0;
+    for (cis_int A = 0; A < ns; ++A)
+      for (cis_int B = 0; B <= A; ++B) asym += !(g[A * ns + B] == parity * g[B * ns + A]);
+    CHECK(info.half_sigmas == 1 && asym == 0, "%s parity %d: %lld half sigmas, %d elements not (anti)symmetric", name,
+          parity, (long long)info.half_sigmas, asym);
+  }
+  printf("%-14s k=%d %s %9lld dets  block %6lld rows (%lld passes)  GPU vs CPU %.2e\n", name, k,
+         parity > 0 ? "sym " : parity < 0 ? "anti" : "    ", (long long)n, (long long)info.block, (long long)info.passes,
+         err);
 done:
   cis_gpu_free(dc);
   cis_gpu_free(ds);
@@ -63,7 +81,12 @@ done:
   return err;
 }
 
-/* One-block and few-string-block workspaces, k = 1 and 3. */
+static double compare_once(const char *name, cis_ci_direct *D, const cis_ci_direct_gpu_opts *o, int k) {
+  return compare_parity(name, D, o, k, 0);
+}
+
+/* One-block and few-string-block workspaces, k = 1 and 3; with one string
+ * set also the half sigma on symmetric and antisymmetric vectors. */
 static void compare_all(const char *name, const cis_fcidump *F) {
   cis_ci_direct *D = NULL;
   CHECK_OK(cis_ci_direct_create(F, NULL, &D));
@@ -81,6 +104,13 @@ static void compare_all(const char *name, const cis_fcidump *F) {
   o.max_k = 2; /* 2 vectors of all strings or a block: k = 3 in two passes */
   o.work_bytes = 2 * 2 * 8 * (int64_t)di.npair * di.beta_strings * di.alpha_strings;
   compare_once(name, D, &o, 3);
+  if (cis_fcidump_nalpha(F) == cis_fcidump_nbeta(F))
+    for (int parity = -1; parity <= 1; parity += 2) {
+      o = cis_ci_direct_gpu_opts_default();
+      compare_parity(name, D, &o, 1, parity);
+      o.work_bytes = 3 * 2 * 8 * (int64_t)di.npair * di.beta_strings; /* 3 rows of columns: many half blocks */
+      compare_parity(name, D, &o, 1, parity);
+    }
   cis_ci_direct_free(D);
 }
 
@@ -98,6 +128,7 @@ static double gpu_energy(const char *name, cis_fcidump *F) {
   guess = malloc((size_t)n * nvec * sizeof(double));
   CHECK_OK(cis_ci_direct_diagonal(D, diag));
   CHECK_OK(cis_ci_pspace_guess_direct(F, D, diag, 0, nvec, guess, NULL, NULL));
+  for (int v = 0; v < nvec; ++v) cis_ci_direct_time_reversal(D, guess + (size_t)v * (size_t)n);
   cis_ci_direct_gpu_opts go = cis_ci_direct_gpu_opts_default();
   go.vectors = 60;
   CHECK_OK(cis_ci_direct_gpu_create(D, &go, &G));
@@ -136,8 +167,14 @@ static double gpu_energy(const char *name, cis_fcidump *F) {
   double ev = NAN;
   CHECK_OK(cis_davidson_operator(op, diag, &o, &ev, NULL, &info));
   e = ev + F->ecore;
-  printf("%-14s Davidson on the GPU: %.10f  %d iterations  %.3f ms per sigma\n", name, e, info.iterations,
-         info.products ? 1e3 * info.op_seconds / (double)info.products : 0.0);
+  cis_ci_direct_gpu_info gi;
+  cis_ci_direct_gpu_get_info(G, &gi);
+  printf("%-14s Davidson on the GPU: %.10f  %d iterations  %.3f ms per sigma, %lld of %lld by the half sigma\n", name,
+         e, info.iterations, info.products ? 1e3 * info.op_seconds / (double)info.products : 0.0,
+         (long long)gi.half_sigmas, (long long)gi.sigma_vectors);
+  if (F->ms2 == 0 && F->isym == 1) /* closed-shell guess: all but the operator check's product are half sigmas */
+    CHECK(gi.half_sigmas + 2 >= gi.sigma_vectors && gi.half_sigmas > 0, "%s: %lld of %lld half sigmas", name,
+          (long long)gi.half_sigmas, (long long)gi.sigma_vectors);
 done:
   cis_operator_free(op);
   cis_ci_direct_gpu_free(G);

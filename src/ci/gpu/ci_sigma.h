@@ -43,6 +43,19 @@ cis_status cis_launch_ci_sigma_gather(const cis_ci_sigma_dev *d, const double *C
  * S_v(I, B) = 0 outside irrep target. S: vector v at S + v*ndet. */
 cis_status cis_launch_ci_sigma_scatter(const cis_ci_sigma_dev *d, const double *X, int gv, cis_int a0, cis_int nr,
                                        int first, int last, double *S, cudaStream_t s);
+/* The time-reversal half sigma (MS2 = 0, one string set, one vector with
+ * c(A,B) = t c(B,A) exactly; the algebra in sigma.c's sigma_block_half):
+ * gather of the columns B <= A of rows a0 .. a0+nr-1 into D packed by rows
+ * (column (A, B) at tri(A) - tri(a0) + B, tri(A) = A(A+1)/2, m =
+ * tri(a0+nr) - tri(a0) columns); and the scatter sigma(I,B) += Q(I,B) +
+ * t Q(B,I) for B <= I, sigma(B,I) += t (the same), the mask on the last pass. */
+cis_status cis_launch_ci_sigma_gather_half(const cis_ci_sigma_dev *d, const double *C, cis_int a0, cis_int nr,
+                                           double *D, cudaStream_t s);
+cis_status cis_launch_ci_sigma_scatter_half(const cis_ci_sigma_dev *d, const double *X, cis_int a0, cis_int nr,
+                                            double t, int first, int last, double *S, cudaStream_t s);
+/* flags[0] != 0 when the ns x ns vector c is exactly symmetric, flags[1] !=
+ * 0 when exactly antisymmetric (flags: 2 device ints). */
+cis_status cis_launch_ci_parity(const double *c, cis_int ns, int *flags, cudaStream_t s);
 /* y = alpha t + beta y (beta == 0: y = alpha t, NaN in y does not propagate). */
 cis_status cis_launch_ci_axpby(cis_int n, double alpha, const double *t, double beta, double *y, cudaStream_t s);
 

@@ -38,6 +38,7 @@ struct cis_ci_direct_gpu {
   ci_link *alink, *blink_t;
   uint8_t *syma, *symb;
   double *g, *D, *X, *tmp;
+  int *flags; /* 2 device ints: the parity check's answer */
   cublasHandle_t cb;
   cis_int rows; /* (vector, alpha string) rows of D and X */
   cis_ci_direct_gpu_info info;
@@ -74,7 +75,7 @@ static cis_status dev_upload(void **d, const void *h, size_t bytes, const char *
 
 void cis_ci_direct_gpu_free(cis_ci_direct_gpu *G) {
   if (!G) return;
-  void *dev[] = {G->alink, G->blink_t, G->syma, G->symb, G->g, G->D, G->X, G->tmp};
+  void *dev[] = {G->alink, G->blink_t, G->syma, G->symb, G->g, G->D, G->X, G->tmp, G->flags};
   for (size_t i = 0; i < sizeof dev / sizeof *dev; ++i)
     if (dev[i]) cudaFree(dev[i]);
   if (G->cb) cublasDestroy(G->cb);
@@ -161,6 +162,7 @@ cis_status cis_ci_direct_gpu_create(const cis_ci_direct *D, const cis_ci_direct_
     CIS_TRY(dev_alloc((void **)&G->D, wbytes, "gather intermediate D"));
     CIS_TRY(dev_alloc((void **)&G->X, wbytes, "product X = g D"));
   }
+  CIS_TRY(dev_alloc((void **)&G->flags, 2 * sizeof(int), "parity flags"));
   if (cublasCreate(&G->cb) != CUBLAS_STATUS_SUCCESS) {
     G->cb = NULL;
     st = cis_error(CIS_ERR_CUDA, "direct sigma on the GPU: cublasCreate failed");
@@ -182,6 +184,26 @@ cleanup:
 
 void cis_ci_direct_gpu_get_info(const cis_ci_direct_gpu *G, cis_ci_direct_gpu_info *info) { *info = G->info; }
 
+/* The half sigma for c(A,B) = t c(B,A): blocks of whole alpha rows whose
+ * packed lower-triangle columns fit the workspace (rows * nsb columns). */
+static cis_status sigma_half(cis_ci_direct_gpu *G, double t, const double *d_C, double *d_S, cudaStream_t cs) {
+  cis_status st;
+  const cis_int ns = G->v.nsa, cap = G->rows * G->v.nsb;
+  const int np = (int)G->v.npair;
+  const double one = 1.0, zero = 0.0;
+  for (cis_int a0 = 0, r; a0 < ns; a0 += r) {
+    const cis_int tri0 = a0 * (a0 + 1) / 2;
+    for (r = 1; a0 + r < ns && (a0 + r + 1) * (a0 + r + 2) / 2 - tri0 <= cap; ++r) {}
+    const int m = (int)((a0 + r) * (a0 + r + 1) / 2 - tri0);
+    if ((st = cis_launch_ci_sigma_gather_half(&G->d, d_C, a0, r, G->D, cs)) != CIS_OK) return st;
+    CB_CHECK(cublasDgemm(G->cb, CUBLAS_OP_N, CUBLAS_OP_N, m, np, np, &one, G->D, m, G->g, np, &zero, G->X, m));
+    if ((st = cis_launch_ci_sigma_scatter_half(&G->d, G->X, a0, r, t, a0 == 0, a0 + r == ns, d_S, cs)) != CIS_OK)
+      return st;
+  }
+  G->info.half_sigmas++;
+  return CIS_OK;
+}
+
 cis_status cis_ci_direct_gpu_sigma(cis_ci_direct_gpu *G, int k, const double *d_C, double *d_S, cis_stream s) {
   if (!G || !d_C || !d_S || k < 1)
     return cis_error(CIS_ERR_INVALID, "direct sigma on the GPU: NULL argument or k = %d < 1", k);
@@ -195,6 +217,13 @@ cis_status cis_ci_direct_gpu_sigma(cis_ci_direct_gpu *G, int k, const double *d_
     return CIS_OK;
   }
   CB_CHECK(cublasSetStream(G->cb, cs));
+  if (k == 1 && G->v.one_set && !G->v.no_time_reversal) { /* (anti)symmetric vector: the half sigma */
+    int flags[2] = {0, 0};
+    if ((st = cis_launch_ci_parity(d_C, nsa, G->flags, cs)) != CIS_OK) return st;
+    CIS_CUDA_CHECK(cudaMemcpyAsync(flags, G->flags, sizeof flags, cudaMemcpyDeviceToHost, cs));
+    CIS_CUDA_CHECK(cudaStreamSynchronize(cs));
+    if (flags[0] || flags[1]) return sigma_half(G, flags[0] ? 1.0 : -1.0, d_C, d_S, cs);
+  }
   /* g vectors of nr alpha strings per pass */
   const cis_int gv = G->rows >= nsa ? (G->rows / nsa < k ? G->rows / nsa : k) : 1;
   const cis_int nr = G->rows >= nsa ? nsa : G->rows;
@@ -271,7 +300,7 @@ cis_status cis_ci_direct_gpu_time_sigma(cis_ci_direct_gpu *G, const double *c, i
     st = cis_error(CIS_ERR_CUDA, "direct GPU sigma timing: copy or event creation failed");
     goto cleanup;
   }
-  const cis_int before = G->info.sigma_vectors;
+  const cis_int before = G->info.sigma_vectors, half_before = G->info.half_sigmas;
   CIS_TRY(cis_ci_direct_gpu_sigma(G, 1, dc, ds, NULL)); /* warm-up */
   for (int r = 0; r < runs; ++r) {
     float ms = 0;
@@ -285,6 +314,7 @@ cis_status cis_ci_direct_gpu_time_sigma(cis_ci_direct_gpu *G, const double *c, i
     times[r] = ms;
   }
   G->info.sigma_vectors = before; /* timing products are not the caller's */
+  G->info.half_sigmas = half_before;
   qsort(times, (size_t)runs, sizeof *times, cmp_double);
   *ms_median = runs % 2 ? times[runs / 2] : 0.5 * (times[runs / 2 - 1] + times[runs / 2]);
 cleanup:
