@@ -261,9 +261,9 @@ static cis_status solve_roots(const ci_args *a, ci_run *r, int nr) {
   if (!r->evals || !r->evecs || !r->s2 || !guess)
     { st = cis_error(CIS_ERR_ALLOC, "cannot allocate %d CI vectors of %lld determinants", nr + nvec, (long long)n); goto cleanup; }
   if (r->D) CIS_TRY(cis_ci_pspace_guess_direct(r->F, r->D, diag, np, nvec, guess, &r->np_used, NULL));
+  else CIS_TRY(cis_ci_pspace_guess(r->F, r->S, diag, np, nvec, guess, &r->np_used, NULL));
   if (r->G) /* exactly (anti)symmetric guesses: every product can be a half sigma */
     for (int v = 0; v < nvec; ++v) cis_ci_direct_time_reversal(r->D, guess + (size_t)v * (size_t)n);
-  else CIS_TRY(cis_ci_pspace_guess(r->F, r->S, diag, np, nvec, guess, &r->np_used, NULL));
   cis_davidson_opts o = cis_davidson_opts_default();
   o.roots = nr;
   o.tol = a->tol;
