@@ -148,6 +148,9 @@ def main():
             row['floor_ms'] = {'gemm_flops_ms': 1e3 * flops / FP64_TC, 'dx_bytes_ms': 1e3 * byts / HBM,
                                'vectors_only_ms': 1e3 * 16.0 * c['ndet'] / HBM}
         out.append(row)
+        if a.json:  # after every file: a time limit keeps what was measured
+            with open(a.json, 'w') as fh:
+                json.dump(out, fh, indent=1)
     print('\n| case | determinants | gpu4pyscf sigma ms | cisparse sigma ms (full / half) | speed-up (full / half) | '
           'gpu4pyscf solve s | cisparse solve s (tol 1e-8 / 1e-5) | floor ms (GEMM / D,X bytes, full) | energy diff |')
     print('|---|---|---|---|---|---|---|---|---|')
