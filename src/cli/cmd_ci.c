@@ -638,14 +638,15 @@ static void print_text_direct(const ci_args *a, const ci_run *r) {
   if (r->G)
     printf("gpu           %s: gather + cuBLAS DGEMM + scatter, %lld (vector, alpha string) rows per pass, %lld "
            "passes per sigma; lists %.3f MiB, D + X %.3f GiB of %.3f GiB free; one sigma %.3f ms, half sigma %.3f ms "
-           "(medians of 5)\n",
+           "(medians of 5; 0 = not applicable)\n",
            r->ginfo.device, (long long)r->ginfo.block, (long long)r->ginfo.passes, r->ginfo.link_bytes / 1048576.0,
            r->ginfo.work_bytes / 1073741824.0, r->ginfo.free_bytes / 1073741824.0, r->sigma_ms, r->sigma_half_ms);
   else
     printf("gemm          %s, blocks of %lld alpha strings\n", d->gemm, (long long)d->block);
-  printf("memory        links %.3f MiB (%d + %d per string), workspace %.3f MiB, Davidson vectors <= %.3f MiB\n",
-         d->link_bytes / 1048576.0, d->alpha_links, d->beta_links, d->work_bytes / 1048576.0,
-         d->vector_bytes / 1048576.0);
+  if (!r->G) /* (on the GPU the gpu line above says what the device holds) */
+    printf("memory        links %.3f MiB (%d + %d per string), workspace %.3f MiB, Davidson vectors <= %.3f MiB\n",
+           d->link_bytes / 1048576.0, d->alpha_links, d->beta_links, d->work_bytes / 1048576.0,
+           d->vector_bytes / 1048576.0);
   printf("setup         strings, links, pair matrix and diagonal in %.3f s\n", r->t_build);
   printf("davidson      %d iterations, %lld products, %.6f s per sigma, max residual %.2e\n", r->info.iterations,
          (long long)r->info.products, r->info.products ? r->info.op_seconds / r->info.products : 0.0,
