@@ -149,10 +149,11 @@ cis_status cis_ci_direct_gpu_create(const cis_ci_direct *D, const cis_ci_direct_
   if (v->nelec > 0 && rows < 1) {
     st = cis_error(CIS_ERR_TOO_LARGE,
                    "direct sigma on the GPU: %lld determinants (%lld x %lld strings, %d pairs): one alpha string's D and X "
-                   "need %.3f GiB; %.3f GiB free after the lists (%.3f GiB), %d vectors (%.3f GiB) and a %.3f GiB margin%s",
-                   (long long)v->ndet, (long long)v->nsa, (long long)v->nsb, np, gib(row_bytes),
-                   gib(avail > 0 ? avail : 0), gib((double)(la + lb + gb)), nvec, gib(vec_bytes),
-                   gib((double)SIGMA_DEVICE_MARGIN), o.work_bytes > 0 ? " (or opts.work_bytes)" : "");
+                   "need %.3f GiB; the device has %.3f GiB free after the lists (%.3f GiB), of which %d vectors take "
+                   "%.3f GiB and a margin %.3f GiB: %.3f GiB left%s",
+                   (long long)v->ndet, (long long)v->nsa, (long long)v->nsb, np, gib(row_bytes), gib((double)fr),
+                   gib((double)(la + lb + gb)), nvec, gib(vec_bytes), gib((double)SIGMA_DEVICE_MARGIN),
+                   gib(avail > 0 ? avail : 0), o.work_bytes > 0 ? " (or opts.work_bytes)" : "");
     goto cleanup;
   }
   if (rows < 1) rows = 1;
