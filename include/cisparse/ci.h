@@ -330,6 +330,12 @@ CIS_API cis_status cis_ci_direct_sigma(cis_ci_direct *D, int k, const double *C,
 /* D as a host double operator (y = alpha H x + beta y) with the diagonal
  * recorded, for the solvers; D must outlive it. */
 CIS_API cis_status cis_ci_direct_operator(cis_ci_direct *D, cis_operator **out);
+/* For one string set (MS2 = 0): make c exactly symmetric or antisymmetric
+ * under alpha <-> beta, c <- (c + t c^T) / 2, with t = +1 or -1 whichever c
+ * is within 1e-6 (relative, in norm) of, so that the half sigma applies (a
+ * P-space guess is (anti)symmetric only to rounding). Returns t, or 0 with c
+ * unchanged: two string sets, opts.no_time_reversal, or c near neither. */
+CIS_API int cis_ci_direct_time_reversal(const cis_ci_direct *D, double *c);
 /* P-space guesses and <S^2> on the direct space (see cis_ci_pspace_guess, cis_ci_s2). */
 CIS_API cis_status cis_ci_pspace_guess_direct(const cis_fcidump *F, const cis_ci_direct *D, const double *diag, int np,
                                       int nvec, double *guess, int *np_used, double *pvals);
@@ -348,6 +354,65 @@ CIS_API cis_status cis_ci_s2_apply_direct(const cis_fcidump *F, const cis_ci_dir
  * must outlive *out. ss >= Sz(Sz+1) and finite shift, else CIS_ERR_INVALID. */
 CIS_API cis_status cis_ci_spin_penalty_operator(const cis_operator *H, const cis_fcidump *F, const cis_ci_direct *D,
                                         double shift, double ss, cis_operator **out);
+
+/* ---- Direct sigma on the GPU (src/ci/gpu/ci_sigma_dev.c) -----------------
+ *
+ * The direct sigma above with every n-vector on the device: the link lists,
+ * the pair matrix 1/2 g and the string irreps are uploaded from a host
+ * cis_ci_direct (same determinant order, same projection); each pass takes
+ * a block of alpha strings of up to `vectors per pass` vectors:
+ *   gather kernel  D[rs, (v,A,B)] = (E_rs c_v)(A,B)   (alpha + beta links, shared-memory tiles)
+ *   cuBLAS DGEMM   X = 1/2 g D                          (FP64 tensor cores on sm_80+)
+ *   scatter kernel sigma(I,B) from X through I's and B's own links (pull
+ *                  form: one thread per element, no atomics, fixed order)
+ * D and X are sized from the free device memory (after the caller's
+ * opts.vectors vectors are set aside) or opts.work_bytes; the alpha strings
+ * go in blocks when D and X of all of them do not fit. Time reversal as on
+ * the CPU (MS2 = 0, one vector exactly symmetric or antisymmetric under
+ * alpha <-> beta, checked on the device by a kernel): D and X of the columns
+ * B <= A only (half the gather and the GEMM), the scatter writes
+ * sigma(I,B) and sigma(B,I) = t sigma(I,B) from one thread; D's
+ * no_time_reversal option turns it off here too. */
+typedef struct cis_ci_direct_gpu cis_ci_direct_gpu;
+
+typedef struct cis_ci_direct_gpu_opts {
+  int64_t work_bytes;  /* cap on D + X (device bytes); 0 = what the free memory allows */
+  int vectors;         /* determinant-length device vectors the caller will hold (set aside); 0 = 2 */
+  int max_k;           /* vectors one pass may take (k larger: several passes); 0 = 1 */
+} cis_ci_direct_gpu_opts;
+
+typedef struct cis_ci_direct_gpu_info {
+  int64_t link_bytes, work_bytes; /* device bytes: lists + g + irreps; D + X */
+  int64_t free_bytes;             /* free device memory when the workspace was sized */
+  cis_int block;                  /* (vector, alpha string) rows one pass holds */
+  cis_int passes;                 /* passes per single-vector sigma */
+  cis_int sigma_vectors;          /* vectors multiplied so far */
+  cis_int half_sigmas;            /* of them by the time-reversal half sigma */
+  char device[128];
+} cis_ci_direct_gpu_info;
+
+CIS_API cis_ci_direct_gpu_opts cis_ci_direct_gpu_opts_default(void);
+/* Upload D's strings, links and pair matrix and size the workspace; D must
+ * outlive G. CIS_ERR_NO_GPU without a device or CUDA; CIS_ERR_TOO_LARGE
+ * (with the numbers) when not even one alpha string of one vector fits
+ * beside the lists and opts.vectors vectors. */
+CIS_API cis_status cis_ci_direct_gpu_create(const cis_ci_direct *D, const cis_ci_direct_gpu_opts *o,
+                                    cis_ci_direct_gpu **out);
+/* Free; NULL accepted. */
+CIS_API void cis_ci_direct_gpu_free(cis_ci_direct_gpu *G);
+CIS_API void cis_ci_direct_gpu_get_info(const cis_ci_direct_gpu *G, cis_ci_direct_gpu_info *info);
+/* S = H C for k device vectors (column v at d_C + v*n, d_S + v*n), the
+ * electronic H, enqueued on stream s (NULL = default); d_S must not overlap
+ * d_C. Uses G's workspace: one call at a time per G. */
+CIS_API cis_status cis_ci_direct_gpu_sigma(cis_ci_direct_gpu *G, int k, const double *d_C, double *d_S, cis_stream s);
+/* G as a device double operator (y = alpha H x + beta y) for the solvers
+ * (cis_davidson_operator keeps every vector on the device); diag (host, n,
+ * may be NULL) is recorded. G must outlive it. */
+CIS_API cis_status cis_ci_direct_gpu_operator(cis_ci_direct_gpu *G, const double *diag, cis_operator **out);
+/* Median milliseconds of `runs` single-vector sigmas (after one untimed),
+ * each synchronized, on the host vector c (n doubles; NULL: a fixed
+ * pseudo-random vector). Allocates two device vectors for the time. */
+CIS_API cis_status cis_ci_direct_gpu_time_sigma(cis_ci_direct_gpu *G, const double *c, int runs, double *ms_median);
 
 /* What the GPU Davidson measured. */
 typedef struct cis_ci_gpu_stats {

@@ -54,4 +54,20 @@ typedef struct ci_space_view {
 } ci_space_view;
 void ci_space_get_view(const cis_ci_space *S, ci_space_view *v);
 
+/* The direct sigma's arrays as they are (read-only view, owned by the
+ * cis_ci_direct): what the GPU direct sigma (src/ci/gpu/ci_sigma_dev.c)
+ * uploads. Links: struct ci_link of strings.h (8 bytes each). */
+typedef struct ci_direct_view {
+  int norb, na, nb, nelec;
+  cis_int npair, nsa, nsb, ndet;
+  int nla, nlb;                    /* links per alpha / beta string */
+  const void *alink, *blink;       /* ci_link[nsa*nla], ci_link[nsb*nlb] (blink == alink when na == nb) */
+  const double *g;                 /* npair x npair: 1/2 g_pq,rs (h1 absorbed) */
+  int project, target;             /* point-group projection onto irrep target (0-based) */
+  const uint8_t *syma, *symb;      /* string irreps (project only, else NULL) */
+  int one_set;                     /* alpha and beta strings are one set (na == nb) */
+  int no_time_reversal;            /* opts.no_time_reversal: never the half sigma */
+} ci_direct_view;
+void ci_direct_get_view(const cis_ci_direct *D, ci_direct_view *v);
+
 #endif

@@ -185,6 +185,12 @@ void cis_ci_direct_free(cis_ci_direct *D) {
 }
 
 cis_int cis_ci_direct_size(const cis_ci_direct *D) { return D ? D->ndet : 0; }
+
+void ci_direct_get_view(const cis_ci_direct *D, ci_direct_view *v) {
+  *v = (ci_direct_view){D->norb, D->na, D->nb, D->nelec, D->npair, D->nsa, D->nsb, D->ndet, D->A->nlink,
+                        D->B->nlink, D->A->link, D->B->link, D->g, D->project, D->target, D->syma, D->symb,
+                        D->A == D->B, D->no_time_reversal};
+}
 void cis_ci_direct_get_info(const cis_ci_direct *D, cis_ci_direct_info *info) { *info = D->info; }
 
 void cis_ci_direct_det(const cis_ci_direct *D, cis_int i, uint64_t *alpha, uint64_t *beta) {
@@ -198,23 +204,57 @@ cis_int cis_ci_direct_find(const cis_ci_direct *D, uint64_t alpha, uint64_t beta
   return ci_string_addr(alpha) * D->nsb + ci_string_addr(beta);
 }
 
+/* diag(A,B) = E(A) + E(B) + sum_{q in B} v_A[q], v_A[q] = sum_{p in A} (pp|qq):
+ * the Slater-Condon diagonal (ci_rule_diagonal) split into its string
+ * parts, the same-spin energies E once per string and the opposite-spin
+ * Coulomb sum through v_A once per alpha string, so a determinant costs nb
+ * additions instead of O(norb^2) integral look-ups. */
 cis_status cis_ci_direct_diagonal(const cis_ci_direct *D, double *diag) {
+  cis_status st;
+  double *ea = NULL, *eb = NULL;
   if (!D || !diag) return cis_error(CIS_ERR_INVALID, "direct diagonal: NULL argument");
+  const int n = D->norb;
+  double J[CIS_CI_MAX_ORB * CIS_CI_MAX_ORB];
+  const ci_ints I = ci_ints_of(D->F);
+  for (int p = 0; p < n; ++p)
+    for (int q = 0; q < n; ++q) J[p * n + q] = ci_ints_eri(&I, p, p, q, q);
+  CIS_TRY(cis_alloc_array((void **)&ea, D->nsa, sizeof(double), "alpha string energies"));
+  CIS_TRY(cis_alloc_array((void **)&eb, D->nsb, sizeof(double), "beta string energies"));
+#pragma omp parallel for schedule(static) if (D->nsa >= 256)
+  for (cis_int A = 0; A < D->nsa; ++A) ea[A] = ci_rule_same_spin_energy(&I, D->A->str[A]);
+#pragma omp parallel for schedule(static) if (D->nsb >= 256)
+  for (cis_int B = 0; B < D->nsb; ++B) eb[B] = ci_rule_same_spin_energy(&I, D->B->str[B]);
   /* With one string set (MS2 = 0) the diagonal is made exactly symmetric,
-   * diag(A,B) = diag(B,A) bitwise (the Slater-Condon sum's order depends on
-   * which string is alpha), so that Davidson's preconditioner keeps
-   * (anti)symmetric vectors exactly so (the half sigma then applies). */
+   * diag(A,B) = diag(B,A) bitwise (the sum's order depends on which string
+   * is alpha), so that Davidson's preconditioner keeps (anti)symmetric
+   * vectors exactly so (the half sigma then applies). */
   const int mirror = D->A == D->B;
-#pragma omp parallel for schedule(static) if (D->ndet >= CI_DIRECT_PARALLEL_MIN)
-  for (cis_int i = 0; i < D->ndet; ++i)
-    if (!mirror || i / D->nsb >= i % D->nsb) diag[i] = D->project && ((D->syma[i / D->nsb] ^ D->symb[i % D->nsb]) & 7) != D->target
-                  ? CI_DIRECT_OFF_IRREP
-                  : cis_ci_diagonal(D->F, D->A->str[i / D->nsb], D->B->str[i % D->nsb]);
+  const cis_int nsb = D->nsb;
+#pragma omp parallel for schedule(dynamic, 16) if (D->ndet >= CI_DIRECT_PARALLEL_MIN)
+  for (cis_int A = 0; A < D->nsa; ++A) {
+    double v[CIS_CI_MAX_ORB];
+    for (int q = 0; q < n; ++q) v[q] = 0.0;
+    for (uint64_t u = D->A->str[A]; u; u &= u - 1) {
+      const double *Jp = J + ci_lowest(u) * n;
+      for (int q = 0; q < n; ++q) v[q] += Jp[q];
+    }
+    const cis_int hi = mirror ? A + 1 : nsb;
+    for (cis_int B = 0; B < hi; ++B) {
+      double e = ea[A] + eb[B];
+      for (uint64_t w = D->B->str[B]; w; w &= w - 1) e += v[ci_lowest(w)];
+      diag[A * nsb + B] =
+          D->project && ((D->syma[A] ^ D->symb[B]) & 7) != D->target ? CI_DIRECT_OFF_IRREP : e;
+    }
+  }
   if (mirror)
 #pragma omp parallel for schedule(static) if (D->ndet >= CI_DIRECT_PARALLEL_MIN)
     for (cis_int A = 0; A < D->nsa; ++A)
-      for (cis_int B = A + 1; B < D->nsb; ++B) diag[A * D->nsb + B] = diag[B * D->nsb + A];
-  return CIS_OK;
+      for (cis_int B = A + 1; B < nsb; ++B) diag[A * nsb + B] = diag[B * nsb + A];
+  st = CIS_OK;
+cleanup:
+  cis_free(ea);
+  cis_free(eb);
+  return st;
 }
 
 /* [lo, hi) of n split evenly over the threads of the current team. */
@@ -396,6 +436,35 @@ static int transpose_parity(const cis_ci_direct *D, const double *x) {
       anti = anti && u == -v;
     }
   return sym ? 1 : anti ? -1 : 0;
+}
+
+int cis_ci_direct_time_reversal(const cis_ci_direct *D, double *c) {
+  if (!D || !c || D->A != D->B || D->no_time_reversal) return 0;
+  const cis_int n = D->nsa;
+  double norm = 0, dsym = 0, danti = 0; /* ||c||^2, ||c - c^T||^2 / 2, ||c + c^T||^2 / 2 (off-diagonal) */
+#pragma omp parallel for schedule(static) reduction(+ : norm, dsym, danti) if (D->ndet >= CI_DIRECT_PARALLEL_MIN)
+  for (cis_int A = 0; A < n; ++A)
+    for (cis_int B = 0; B <= A; ++B) {
+      const double u = c[A * n + B], v = c[B * n + A];
+      norm += B == A ? u * u : u * u + v * v;
+      dsym += B == A ? 0.0 : (u - v) * (u - v);
+      danti += B == A ? 2.0 * u * u : (u + v) * (u + v);
+    }
+  const double tol = 1e-12 * norm; /* 1e-6 relative in norm */
+  const int t = dsym <= tol ? 1 : danti <= tol ? -1 : 0;
+  if (!t) return 0;
+#pragma omp parallel for schedule(static) if (D->ndet >= CI_DIRECT_PARALLEL_MIN)
+  for (cis_int A = 0; A < n; ++A)
+    for (cis_int B = 0; B <= A; ++B) {
+      if (B == A) {
+        if (t < 0) c[A * n + A] = 0.0;
+        continue;
+      }
+      const double u = 0.5 * (c[A * n + B] + t * c[B * n + A]);
+      c[A * n + B] = u;
+      c[B * n + A] = t * u;
+    }
+  return t;
 }
 
 cis_status cis_ci_direct_sigma(cis_ci_direct *D, int k, const double *C, double *S) {

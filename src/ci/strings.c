@@ -17,10 +17,18 @@ cis_int ci_binom(int n, int k) {
   return (cis_int)c;
 }
 
+/* C(n, k) for 0 <= k <= n <= 63 (all below 2^63), filled once at load time:
+ * the address (below) is on the hot path of <S^2> and the P-space. */
+static cis_int binom_table[64][65];
+__attribute__((constructor)) static void binom_table_init(void) {
+  for (int n = 0; n < 64; ++n)
+    for (int k = 0; k <= 64; ++k) binom_table[n][k] = ci_binom(n, k);
+}
+
 cis_int ci_string_addr(uint64_t s) {
   cis_int addr = 0;
   int i = 1;
-  for (; s; s &= s - 1, ++i) addr += ci_binom(ci_lowest(s), i);
+  for (; s; s &= s - 1, ++i) addr += binom_table[ci_lowest(s)][i]; /* lowest orbital <= 63, i <= 64 */
   return addr;
 }
 

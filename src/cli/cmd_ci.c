@@ -18,6 +18,7 @@ typedef struct ci_args {
   int isym, isym_set; /* --isym N in the file's numbering */
   int max_iter, pspace;
   int block_products; /* --block-products: Davidson's new vectors by one SpMM */
+  int no_time_reversal; /* --no-time-reversal: never the half sigma (direct) */
 } ci_args;
 
 enum { CI_STORED = 0, CI_DIRECT = 1, CI_AUTO = 2 };
@@ -50,7 +51,14 @@ typedef struct ci_run {
   double nnz_est;           /* nonzeros estimated from sampled rows (0: not estimated) */
   cis_int nnz_sampled;      /* rows the estimate counted */
   cis_ci_direct *D;       /* --method direct: the matrix-free sigma */
-  cis_operator *op;       /* D as an operator */
+  cis_operator *op;       /* D (or G) as an operator */
+  cis_ci_direct_gpu *G;   /* --method direct --device gpu: the sigma on the device */
+  cis_ci_direct_gpu_info ginfo;
+  double sigma_ms;        /* --device gpu: median of 5 synchronized sigmas on a random vector */
+  double sigma_half_ms;   /* the same on a symmetric one (MS2 = 0: the half sigma; else 0) */
+  double t_parse;         /* seconds to read the FCIDUMP (before the solve's clock) */
+  double t_s2;            /* seconds of <S^2> of the roots (host) */
+  double t_timing;        /* seconds of the separate one-sigma timing (--device gpu) */
   cis_ci_direct_info dinfo;
   int direct;             /* the method that ran: 1 direct, 0 stored */
   const char *why;        /* why auto chose what it chose */
@@ -87,10 +95,13 @@ static void usage(FILE *f) {
              "                Davidson on the distributed operator; takes --level --roots --tol --max-iter\n"
              "                --format --exchange (README \"Several GPUs\")\n"
              "  --method M    stored (default: build H, then SpMV), direct (matrix-free string-driven\n"
-             "                sigma on the CPU: full CI of the file's orbitals, no H built; point group\n"
-             "                by projection at the C1 cost) or auto\n"
-             "                (direct for full CI in C1 with 1-2 roots, or when the stored H would take\n"
-             "                over half the host memory; else stored)\n");
+             "                sigma: full CI of the file's orbitals, no H built; point group by\n"
+             "                projection at the C1 cost; with --device gpu gather/DGEMM/scatter on the\n"
+             "                device and Davidson's vectors there) or auto: with --device gpu, direct for\n"
+             "                full CI (it builds nothing); on the CPU, direct for full CI in C1 with\n"
+             "                1-2 roots, or when the stored H would take over half the host memory;\n"
+             "                else stored\n"
+             "  --no-time-reversal  direct: never the MS2 = 0 half sigma (alpha <-> beta symmetry)\n");
 }
 
 static int parse_args(int argc, char **argv, ci_args *a) {
@@ -102,6 +113,7 @@ static int parse_args(int argc, char **argv, ci_args *a) {
     if (!strcmp(o, "-h") || !strcmp(o, "--help")) { usage(stdout); return -1; }
     if (!strcmp(o, "--symmetric")) { a->symmetric = 1; continue; }
     if (!strcmp(o, "--json")) { a->json = 1; continue; }
+    if (!strcmp(o, "--no-time-reversal")) { a->no_time_reversal = 1; continue; }
     if (!strcmp(o, "--verbose")) { a->verbose = 1; continue; }
     if (!strcmp(o, "--block-products")) { a->block_products = 1; continue; }
     if (!strcmp(o, "--count")) { a->count = 1; continue; }
@@ -166,16 +178,19 @@ static int parse_args(int argc, char **argv, ci_args *a) {
     a->file = o;
   }
   if (!a->file) return cli_usage("ci: no FCIDUMP file given (cisparse ci --help)");
-  stored_opt = a->symmetric || a->count || a->save || a->format_set || a->kernel || a->gpu || a->build >= 0;
+  stored_opt = a->symmetric || a->count || a->save || a->format_set || a->kernel || a->build >= 0;
   if (a->method == CI_DIRECT) {
     if (a->level >= 0)
       return cli_usage("--method direct is full CI only (--level full); truncated CI needs --method stored");
-    if (a->gpu) return cli_usage("--method direct runs on the CPU (the GPU direct sigma is not implemented yet)");
     if (stored_opt)
       return cli_usage("--method direct stores no matrix: --format, --symmetric, --count, --save, --kernel and "
                        "--build need --method stored");
   }
   if (a->method == CI_AUTO && (a->level >= 0 || stored_opt)) a->method = CI_STORED; /* only stored can do these */
+  if (a->method == CI_DIRECT || a->method == CI_AUTO) {
+    if (a->method == CI_DIRECT && a->build >= 0) return cli_usage("--build needs --method stored");
+    if (a->method == CI_DIRECT) return 0;
+  }
   if (a->kernel && !a->gpu) return cli_usage("--kernel needs --device gpu");
   if (a->build == 1 && !a->gpu) return cli_usage("--build gpu needs --device gpu (the matrix stays on the device)");
   if (a->build < 0) a->build = a->gpu;
@@ -191,6 +206,7 @@ static int parse_args(int argc, char **argv, ci_args *a) {
 
 static void run_free(ci_run *r) {
   cis_operator_free(r->op);
+  cis_ci_direct_gpu_free(r->G);
   cis_ci_direct_free(r->D);
   cis_matrix_free(r->M);
   cis_gpu_plan_free(r->plan);
@@ -249,6 +265,7 @@ static cis_status solve_roots(const ci_args *a, ci_run *r, int nr) {
   r->evecs = malloc((size_t)nr * (size_t)n * sizeof(double));
   r->s2 = malloc((size_t)nr * sizeof(double));
   int nvec = nr + 4 < 2 * nr + 2 ? nr + 4 : 2 * nr + 2, np = a->pspace > 0 ? a->pspace : CIS_CI_PSPACE_DEFAULT;
+  if (r->G) nvec = nr; /* on the GPU every extra guess costs a sigma of the first iteration */
   if (nvec > n) nvec = (int)n;
   if (np < nvec) np = nvec;
   guess = malloc((size_t)nvec * (size_t)n * sizeof(double));
@@ -256,6 +273,8 @@ static cis_status solve_roots(const ci_args *a, ci_run *r, int nr) {
     { st = cis_error(CIS_ERR_ALLOC, "cannot allocate %d CI vectors of %lld determinants", nr + nvec, (long long)n); goto cleanup; }
   if (r->D) CIS_TRY(cis_ci_pspace_guess_direct(r->F, r->D, diag, np, nvec, guess, &r->np_used, NULL));
   else CIS_TRY(cis_ci_pspace_guess(r->F, r->S, diag, np, nvec, guess, &r->np_used, NULL));
+  if (r->G) /* exactly (anti)symmetric guesses: every product can be a half sigma */
+    for (int v = 0; v < nvec; ++v) cis_ci_direct_time_reversal(r->D, guess + (size_t)v * (size_t)n);
   cis_davidson_opts o = cis_davidson_opts_default();
   o.roots = nr;
   o.tol = a->tol;
@@ -274,9 +293,11 @@ static cis_status solve_roots(const ci_args *a, ci_run *r, int nr) {
     cpu_op op = {r->M, a->symmetric ? r->H : NULL};
     CIS_TRY(cis_davidson(n, r->diag, cpu_apply, &op, &o, r->evals, r->evecs, &r->info));
   }
+  double t_s2 = cis_wtime();
   for (int k = 0; k < nr; ++k)
     CIS_TRY(r->D ? cis_ci_s2_direct(r->F, r->D, r->evecs + (size_t)k * (size_t)n, &r->s2[k])
                  : cis_ci_s2(r->F, r->S, r->evecs + (size_t)k * (size_t)n, &r->s2[k]));
+  r->t_s2 = cis_wtime() - t_s2;
   r->nroots = nr;
   st = CIS_OK;
 cleanup:
@@ -338,8 +359,11 @@ static cis_int sample_rows(const cis_ci_counts *c) {
  * (N2 STO-3G, 8 roots, 175 products: stored 6.9 s, direct 11.6 s or more).
  * Point-group symmetry (ORBSYM/ISYM), truncated CI and the stored-matrix
  * options stay stored. */
-static int auto_direct(const cis_fcidump *F, int roots, const char **why) {
+static int auto_direct(const cis_fcidump *F, int roots, int gpu, const char **why) {
   const int n = F->norb, na = cis_fcidump_nalpha(F), nb = cis_fcidump_nbeta(F);
+  /* On the GPU (bench/results/ci_direct_gpu.md): a whole direct solve takes
+   * less time than the stored path's build alone at every size measured. */
+  if (gpu) { *why = "full CI on the GPU: direct (no build)"; return 1; }
   int sym = F->isym != 1;
   for (int p = 0; p < n; ++p) sym |= F->orbsym[p] != 1;
   if (sym) { *why = "point-group symmetry (direct would project at the C1 cost): stored"; return 0; }
@@ -360,26 +384,65 @@ static int auto_direct(const cis_fcidump *F, int roots, const char **why) {
 static cis_status setup_direct(const ci_args *a, ci_run *r, int nr) {
   cis_status st;
   cis_ci_direct_opts dopt = cis_ci_direct_opts_default();
+  dopt.no_time_reversal = a->no_time_reversal;
   int nvec = nr + 4 < 2 * nr + 2 ? nr + 4 : 2 * nr + 2;
   int max_sub = 8 * nr > 24 ? 8 * nr : 24;
   if (max_sub < nvec + nr) max_sub = nvec + nr;
-  dopt.vectors = 2 * max_sub + 2 * nr + 2; /* subspace, its products, Ritz vectors, residuals */
+  const int dav = 2 * max_sub + 2 * nr + 2; /* subspace, its products, Ritz vectors, residual, diagonal */
+  double *diag = NULL;
+  /* on the GPU the host holds the guesses, the results and the diagonal only */
+  dopt.vectors = a->gpu ? nvec + nr + 1 : dav;
   double tb = cis_wtime();
   CIS_TRY(cis_ci_direct_create(r->F, &dopt, &r->D));
   cis_ci_direct_get_info(r->D, &r->dinfo);
   cis_int n = cis_ci_direct_size(r->D);
   if (a->roots > n) return cis_error(CIS_ERR_INVALID, "--roots %d exceeds the %lld determinants", a->roots, (long long)n);
-  CIS_TRY(cis_ci_direct_operator(r->D, &r->op));
-  r->t_build = cis_wtime() - tb; /* strings, links, pair matrix, diagonal */
-  return CIS_OK;
+  if (a->gpu) {
+    cis_ci_direct_gpu_opts go = cis_ci_direct_gpu_opts_default();
+    go.vectors = dav;
+    CIS_TRY(cis_ci_direct_gpu_create(r->D, &go, &r->G));
+    diag = malloc((size_t)n * sizeof(double));
+    if (!diag) { st = cis_error(CIS_ERR_ALLOC, "cannot allocate the diagonal of %lld determinants", (long long)n); goto cleanup; }
+    CIS_TRY(cis_ci_direct_diagonal(r->D, diag));
+    CIS_TRY(cis_ci_direct_gpu_operator(r->G, diag, &r->op));
+    r->t_build = cis_wtime() - tb; /* strings, links, pair matrix, diagonal, uploads */
+    /* one sigma, timed apart (not part of the time to solution) */
+    double t_sig = cis_wtime();
+    CIS_TRY(cis_ci_direct_gpu_time_sigma(r->G, NULL, 5, &r->sigma_ms));
+    const cis_int na = r->dinfo.alpha_strings, nb = r->dinfo.beta_strings;
+    if (na == nb && !a->no_time_reversal && cis_fcidump_nalpha(r->F) == cis_fcidump_nbeta(r->F)) {
+      double *c = malloc((size_t)n * sizeof(double)); /* a symmetric pseudo-random vector */
+      if (!c) { st = cis_error(CIS_ERR_ALLOC, "cannot allocate a vector of %lld determinants", (long long)n); goto cleanup; }
+      uint64_t x = 0x2545f4914f6cdd1dull;
+      for (cis_int A = 0; A < na; ++A)
+        for (cis_int B = 0; B <= A; ++B) {
+          x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+          c[A * nb + B] = c[B * nb + A] = (double)(x >> 11) / 9007199254740992.0 - 0.5;
+        }
+      st = cis_ci_direct_gpu_time_sigma(r->G, c, 5, &r->sigma_half_ms);
+      free(c);
+      if (st != CIS_OK) goto cleanup;
+    }
+    r->t_timing = cis_wtime() - t_sig; /* excluded from the time to solution */
+    cis_ci_direct_gpu_get_info(r->G, &r->ginfo);
+  } else {
+    CIS_TRY(cis_ci_direct_operator(r->D, &r->op));
+    r->t_build = cis_wtime() - tb; /* strings, links, pair matrix, diagonal */
+  }
+  st = CIS_OK;
 cleanup:
+  free(diag);
   return st;
 }
 
 static cis_status compute(const ci_args *a, ci_run *r) {
   cis_status st;
+  /* --device gpu: the CUDA context is made here, before the clock starts
+   * (a library user pays it once per process, not per solve) */
+  if (a->gpu && cis_gpu_count(NULL, 0) > 0) cis_gpu_sync();
   double t0 = cis_wtime();
   CIS_TRY(cis_fcidump_read(a->file, &r->F));
+  r->t_parse = cis_wtime() - t0;
   if (a->isym_set) CIS_TRY(cis_fcidump_set_isym(r->F, a->isym));
   if (a->spin >= 0) {
     int twos = (int)floor(2 * a->spin + 0.5), ms2 = abs(r->F->ms2);
@@ -421,7 +484,9 @@ static cis_status compute(const ci_args *a, ci_run *r) {
   if (dets > (double)INT32_MAX)
     return cis_error(CIS_ERR_TOO_LARGE, "%.4g determinants exceed the 32-bit index range (2^31 - 1); `--count` gives the sizes",
                      dets);
-  if (r->mem_limit > 0 && r->need.direct > (double)r->mem_limit)
+  r->direct = a->method == CI_DIRECT || (a->method == CI_AUTO && auto_direct(r->F, a->roots, a->gpu, &r->why));
+  /* the direct GPU path keeps Davidson's vectors on the device (checked there) */
+  if (r->mem_limit > 0 && !(r->direct && a->gpu) && r->need.direct > (double)r->mem_limit)
     return cis_error(CIS_ERR_TOO_LARGE,
                      "%.4g determinants need %.1f GiB before the Hamiltonian (space %.1f GiB + Davidson vectors %.1f GiB "
                      "for %d roots), this process may use %.1f GiB (%s)",
@@ -433,7 +498,6 @@ static cis_status compute(const ci_args *a, ci_run *r) {
                      "%.4g determinants need %.1f GiB of Davidson vectors on the GPU for %d roots (before the "
                      "Hamiltonian); %s has %.1f GiB free",
                      dets, gib(r->need.vectors), nr, gi.name, gib((double)gi.free_mem));
-  r->direct = a->method == CI_DIRECT || (a->method == CI_AUTO && auto_direct(r->F, a->roots, &r->why));
   if (r->direct) {
     CIS_TRY(setup_direct(a, r, nr));
     CIS_TRY(roots_loop(a, r, nr, cap));
@@ -586,16 +650,24 @@ static void print_text_direct(const ci_args *a, const ci_run *r) {
   printf("method        direct%s%s%s: matrix-free sigma (string-driven, %lld orbital pairs), no Hamiltonian stored\n",
          a->method == CI_AUTO ? " (auto: " : "", a->method == CI_AUTO ? r->why : "", a->method == CI_AUTO ? ")" : "",
          (long long)d->npair);
-  printf("gemm          %s, blocks of %lld alpha strings\n", d->gemm, (long long)d->block);
-  printf("memory        links %.3f MiB (%d + %d per string), workspace %.3f MiB, Davidson vectors <= %.3f MiB\n",
-         d->link_bytes / 1048576.0, d->alpha_links, d->beta_links, d->work_bytes / 1048576.0,
-         d->vector_bytes / 1048576.0);
+  if (r->G)
+    printf("gpu           %s: gather + cuBLAS DGEMM + scatter, %lld (vector, alpha string) rows per pass, %lld "
+           "passes per sigma; lists %.3f MiB, D + X %.3f GiB of %.3f GiB free; one sigma %.3f ms, half sigma %.3f ms "
+           "(medians of 5; 0 = not applicable)\n",
+           r->ginfo.device, (long long)r->ginfo.block, (long long)r->ginfo.passes, r->ginfo.link_bytes / 1048576.0,
+           r->ginfo.work_bytes / 1073741824.0, r->ginfo.free_bytes / 1073741824.0, r->sigma_ms, r->sigma_half_ms);
+  else
+    printf("gemm          %s, blocks of %lld alpha strings\n", d->gemm, (long long)d->block);
+  if (!r->G) /* (on the GPU the gpu line above says what the device holds) */
+    printf("memory        links %.3f MiB (%d + %d per string), workspace %.3f MiB, Davidson vectors <= %.3f MiB\n",
+           d->link_bytes / 1048576.0, d->alpha_links, d->beta_links, d->work_bytes / 1048576.0,
+           d->vector_bytes / 1048576.0);
   printf("setup         strings, links, pair matrix and diagonal in %.3f s\n", r->t_build);
   printf("davidson      %d iterations, %lld products, %.6f s per sigma, max residual %.2e\n", r->info.iterations,
          (long long)r->info.products, r->info.products ? r->info.op_seconds / r->info.products : 0.0,
          r->info.max_residual);
   print_guess_spin(a, r);
-  if (r->D) {
+  if (r->D && !r->G) {
     cis_ci_direct_info now;
     cis_ci_direct_get_info(r->D, &now);
     double per = now.sigma_vectors ? 1.0 / (double)now.sigma_vectors : 0.0;
@@ -604,7 +676,8 @@ static void print_text_direct(const ci_args *a, const ci_run *r) {
            now.threads, now.phase1_seconds * per, now.phase2_seconds * per, (long long)now.half_sigmas,
            (long long)now.sigma_vectors);
   }
-  printf("time          solve %.3f s, to solution %.3f s (read, setup, solve)\n", r->info.total_seconds, r->t_total);
+  printf("time          solve %.3f s, to solution %.3f s after the parse (setup, guess, solve; then <S^2> %.3f s; "
+         "%.3f s in all with the read and the sigma timing)\n", r->info.total_seconds, r->t_total - r->t_parse - r->t_timing - r->t_s2, r->t_s2, r->t_total);
   print_roots(a, r);
 }
 
@@ -661,6 +734,11 @@ static void json_string(const char *s) {
 }
 
 static cis_int direct_half(const ci_run *r) {
+  if (r->G) {
+    cis_ci_direct_gpu_info g;
+    cis_ci_direct_gpu_get_info(r->G, &g);
+    return g.half_sigmas;
+  }
   cis_ci_direct_info now;
   cis_ci_direct_get_info(r->D, &now);
   return now.half_sigmas;
@@ -685,12 +763,24 @@ static void print_json_direct(const ci_args *a, const ci_run *r) {
          (long long)d->alpha_strings,
          (long long)d->beta_strings, (long long)d->npair, (long long)d->block);
   json_string(d->gemm);
-  printf(", \"device\": \"cpu\", \"setup_seconds\": %.6f, \"iterations\": %d, \"products\": %lld, "
-         "\"sigma_seconds\": %.9f, \"half_sigmas\": %lld, \"solve_seconds\": %.6f, \"total_seconds\": %.6f, \"e_rhf\": %.12f, "
-         "\"ecore\": %.12f, \"memory\": {\"links\": %lld, \"workspace\": %lld, \"vectors\": %lld}, \"roots\": [",
-         r->t_build, r->info.iterations, (long long)r->info.products,
+  printf(", \"device\": \"%s\", \"setup_seconds\": %.6f, \"iterations\": %d, \"products\": %lld, "
+         "\"sigma_seconds\": %.9f, \"half_sigmas\": %lld, \"solve_seconds\": %.6f, \"total_seconds\": %.6f, "
+         "\"parse_seconds\": %.6f, \"to_solution_seconds\": %.6f, \"s2_seconds\": %.6f, \"e_rhf\": %.12f, "
+         "\"ecore\": %.12f, \"memory\": {\"links\": %lld, \"workspace\": %lld, \"vectors\": %lld}, ",
+         r->G ? "gpu" : "cpu", r->t_build, r->info.iterations, (long long)r->info.products,
          r->info.products ? r->info.op_seconds / r->info.products : 0.0, (long long)direct_half(r),
-         r->info.total_seconds, r->t_total, r->e_rhf, F->ecore, (long long)d->link_bytes, (long long)d->work_bytes, (long long)d->vector_bytes);
+         r->info.total_seconds, r->t_total, r->t_parse, r->t_total - r->t_parse - r->t_timing - r->t_s2, r->t_s2, r->e_rhf, F->ecore,
+         (long long)d->link_bytes, (long long)d->work_bytes, (long long)d->vector_bytes);
+  if (r->G) {
+    const cis_ci_direct_gpu_info *g = &r->ginfo;
+    printf("\"gpu\": {\"name\": ");
+    json_string(g->device);
+    printf(", \"sigma_ms\": %.6f, \"sigma_half_ms\": %.6f, \"link_bytes\": %lld, \"work_bytes\": %lld, \"free_bytes\": %lld, \"block\": %lld, "
+           "\"passes\": %lld}, ",
+           r->sigma_ms, r->sigma_half_ms, (long long)g->link_bytes, (long long)g->work_bytes, (long long)g->free_bytes,
+           (long long)g->block, (long long)g->passes);
+  }
+  printf("\"roots\": [");
   for (int k = 0; k < a->roots; ++k)
     print_json_root(r, k, r->pick[k]);
   printf("]}\n");

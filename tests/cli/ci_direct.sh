@@ -3,7 +3,8 @@
 # energies (JSON and text) against reference.tsv to 1e-9, direct and stored
 # roots equal, auto's choice stated, an active-space-like file with ECORE and
 # MS2 = 2, point-group symmetry (by projection) against stored, and the
-# refusals (truncated CI, GPU, stored-matrix options, bad --method).
+# refusals (truncated CI, stored-matrix options, bad --method); --device gpu
+# (the GPU direct sigma: energy, JSON fields, auto's choice; or the no-GPU line).
 # usage: bash ci_direct.sh /path/to/cisparse /path/to/shared
 set -u
 CIS=$1
@@ -67,7 +68,21 @@ expect_usage() { # message-fragment args...
   grep -q -- "$msg" "$tmp/err" || fail "$*: message $(cat "$tmp/err")"
 }
 expect_usage "full CI only" --method direct --level 2
-expect_usage "runs on the CPU" --method direct --device gpu
+expect_usage "stores no matrix" --method direct --device gpu --build gpu
+# --device gpu: the direct sigma on the GPU (energy = reference; auto picks direct for full
+# CI there), or without a device one line saying so and exit 1
+"$CIS" ci "$CI/n2_sto3g.FCIDUMP" --method direct --device gpu --json --tol 1e-9 > "$tmp/g" 2> "$tmp/err"; rc=$?
+if [ $rc = 0 ]; then
+  grep -q '"device": "gpu"' "$tmp/g" && grep -q '"sigma_ms": ' "$tmp/g" && grep -q '"to_solution_seconds": ' "$tmp/g" \
+    || fail "direct gpu json: $(cat "$tmp/g")"
+  close_to "$(energies "$tmp/g" | head -1)" "$(ref n2_sto3g efci)" 1e-9 || fail "direct gpu: energy $(energies "$tmp/g")"
+  "$CIS" ci "$CI/h2o_sto3g.FCIDUMP" --method auto --device gpu > "$tmp/auto" || fail "auto --device gpu"
+  grep -q '^method        direct (auto: full CI on the GPU' "$tmp/auto" || fail "auto gpu: $(head -6 "$tmp/auto")"
+  grep -q '^gpu           ' "$tmp/auto" || fail "auto gpu: no gpu line in $(cat "$tmp/auto")"
+else
+  [ $rc = 1 ] && [ "$(wc -l < "$tmp/err")" = 1 ] && grep -q "^cisparse: .*CUDA" "$tmp/err" ||
+    fail "--method direct --device gpu without a GPU: exit $rc, $(cat "$tmp/err")"
+fi
 expect_usage "stores no matrix" --method direct --format csr
 expect_usage "stores no matrix" --method direct --symmetric
 expect_usage "must be direct, stored or auto" --method fast

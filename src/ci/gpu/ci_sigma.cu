@@ -1,0 +1,234 @@
+// ci_sigma.cu: gather and scatter kernels of the GPU direct CI sigma, the
+// string-driven algorithm of Knowles & Handy (Chem. Phys. Lett. 111, 315
+// (1984)) and Olsen et al. (J. Chem. Phys. 89, 2185 (1988), §II.B) in the
+// form of PySCF's fci.direct_spin1 (absorb_h1e + contract_2e):
+//   D[rs, (A,B)] = (E_rs c)(A,B)           gather (this file)
+//   X = 1/2 g D                            cuBLAS DGEMM (ci_sigma_dev.c)
+//   sigma(I,B) = sum <I,B|E_pq|J> X[pq,J]  scatter (this file)
+// CPU reference: src/ci/sigma.c (sigma_block). Layouts in ci_sigma.h.
+#include "ci/gpu/ci_sigma.h"
+#include "kernels/kernel_common.cuh"
+
+#define GATHER_COLS 32   // columns (beta strings) per gather block: one per lane
+#define GATHER_WARPS 4   // warps share a tile's links
+#define SCATTER_THREADS 128
+
+// Packed lower triangle: row R of the half sigma's X starts at tri(R) = R(R+1)/2.
+__device__ __forceinline__ int64_t ci_tri(int64_t r) { return r * (r + 1) / 2; }
+
+// One block: GATHER_COLS consecutive columns of one (vector, alpha string)
+// row. The tile D[:, cols] is summed in shared memory ([pair][lane]): first
+// the alpha links of A (their pairs are distinct, so the warps, which take
+// every GATHER_WARPS-th link, never add to the same element), then, after a
+// barrier, the beta links of each lane's B (distinct pairs again), the same
+// order as sigma.c (zero, alpha, beta): D equals the CPU's bit for bit.
+// Finally the tile goes out row by row, coalesced.
+__global__ void ci_sigma_gather_kernel(cis_ci_sigma_dev d, const double *__restrict__ C, cis_int a0, cis_int nr,
+                                       cis_int tiles, int half, double *__restrict__ D, int64_t m) {
+  extern __shared__ double tile[];
+  const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+  const int64_t row = blockIdx.x / tiles, b0 = (blockIdx.x % tiles) * GATHER_COLS;
+  const int64_t v = row / nr, A = a0 + row % nr, nsb = d.nsb, B = b0 + lane;
+  const int np = d.npair;
+  const int64_t ncol = half ? A + 1 : nsb; // half: columns B <= A of row A only
+  if (b0 >= ncol) return;                  // the whole block: before any barrier
+  for (int i = threadIdx.x; i < np * GATHER_COLS; i += blockDim.x) tile[i] = 0.0;
+  __syncthreads();
+  const double *c = C + v * d.ndet;
+  const bool valid = B < ncol;
+  if (valid)
+    for (int l = warp; l < d.nla; l += GATHER_WARPS) { // alpha links of A: D[pq, B] += s c(J, B)
+      const ci_link k = d.alink[A * d.nla + l];
+      tile[(int)k.pair * GATHER_COLS + lane] += (double)k.sign * c[(int64_t)k.str * nsb + B];
+    }
+  __syncthreads();
+  if (valid)
+    for (int l = warp; l < d.nlb; l += GATHER_WARPS) { // beta links of B: D[pq, B] += s c(A, J)
+      const ci_link k = d.blink_t[(int64_t)l * nsb + B];
+      tile[(int)k.pair * GATHER_COLS + lane] += (double)k.sign * c[A * nsb + k.str];
+    }
+  __syncthreads();
+  double *out = D + (half ? ci_tri(A) - ci_tri(a0) : row * nsb) + b0;
+  const int64_t width = ncol - b0 < GATHER_COLS ? ncol - b0 : GATHER_COLS;
+  for (int i = threadIdx.x; i < np * GATHER_COLS; i += blockDim.x) {
+    const int pq = i / GATHER_COLS, j = i % GATHER_COLS;
+    if (j < width) out[(int64_t)pq * m + j] = tile[i];
+  }
+}
+
+// One thread per sigma element (v, I, B): the pull form of the scatter. The
+// link set is symmetric (a^+_p a_q|J> = s|I> exactly when a^+_q a_p|I> = s|J>,
+// same sign, same packed pair), so sigma(I,B) reads X through I's own links:
+// alpha links whose J lies in this pass's block, and the beta links of B when
+// I itself does. Each element has one owner and a fixed summation order.
+__global__ void ci_sigma_scatter_kernel(cis_ci_sigma_dev d, const double *__restrict__ X, cis_int a0, cis_int nr,
+                                        cis_int tiles, int first, int last, double *__restrict__ S, int64_t m) {
+  const int64_t row = blockIdx.x / tiles, nsb = d.nsb;
+  const int64_t v = row / d.nsa, I = row % d.nsa, B = (blockIdx.x % tiles) * SCATTER_THREADS + threadIdx.x;
+  if (B >= nsb) return;
+  double t = 0.0;
+  bool touched = false;
+  const double *x = X + v * nr * nsb + B; // column (v, J, B) = x + (J - a0) * nsb
+  for (int l = 0; l < d.nla; ++l) {
+    const ci_link k = d.alink[I * d.nla + l];
+    const int64_t j = (int64_t)k.str - a0;
+    if (j < 0 || j >= nr) continue;
+    t += (double)k.sign * x[(int64_t)k.pair * m + j * nsb];
+    touched = true;
+  }
+  if (I >= a0 && I < a0 + nr) {
+    const double *xr = X + (v * nr + (I - a0)) * nsb;
+    for (int l = 0; l < d.nlb; ++l) {
+      const ci_link k = d.blink_t[(int64_t)l * nsb + B];
+      t += (double)k.sign * xr[(int64_t)k.pair * m + k.str];
+    }
+    touched = true;
+  }
+  const bool off = last && d.project && ((d.syma[I] ^ d.symb[B]) & 7) != d.target;
+  if (!first && !touched && !off) return;
+  double *s = S + v * d.ndet + I * nsb + B;
+  *s = off ? 0.0 : first ? t : *s + t;
+}
+
+// Time-reversal half sigma (MS2 = 0, c(A,B) = t c(B,A); sigma.c's
+// sigma_block_half and its comment for the algebra): X holds the columns
+// C <= R of the block's rows R, packed (column (R, C) at tri(R) - tri(a0) + C).
+//   Q(I,C) = sum over the alpha links (R, pq, s) of I, R in the block, C <= R: s X[pq, (R,C)]
+//          + [I in the block] sum over the links (B', pq, s) of C with B' < I: s X[pq, (I,B')]
+//   sigma(I,B) = Q(I,B) + t Q(B,I)
+// One thread per (I, B) with B <= I computes u = Q(I,B) + t Q(B,I) and owns
+// both sigma(I,B) (+= u) and sigma(B,I) (+= t u): sigma stays exactly
+// (anti)symmetric, no element has two writers. Links of a warp's B (each
+// lane its own) come from the transposed list (same set: one string set).
+__device__ __forceinline__ double ci_half_q(const cis_ci_sigma_dev &d, const double *__restrict__ X, int64_t m,
+                                            cis_int a0, cis_int nr, int64_t tri0, int64_t I, int64_t C) {
+  const int64_t ns = d.nsb;
+  double q = 0.0;
+  for (int l = 0; l < d.nla; ++l) {
+    const ci_link k = d.blink_t[(int64_t)l * ns + I];
+    const int64_t R = k.str;
+    if (R < a0 || R >= a0 + nr || C > R) continue;
+    q += (double)k.sign * X[(int64_t)k.pair * m + ci_tri(R) - tri0 + C];
+  }
+  if (I >= a0 && I < a0 + nr) {
+    const double *xr = X + ci_tri(I) - tri0;
+    for (int l = 0; l < d.nlb; ++l) {
+      const ci_link k = d.blink_t[(int64_t)l * ns + C];
+      if (k.str < I) q += (double)k.sign * xr[(int64_t)k.pair * m + k.str];
+    }
+  }
+  return q;
+}
+
+__global__ void ci_sigma_scatter_half_kernel(cis_ci_sigma_dev d, const double *__restrict__ X, cis_int a0, cis_int nr,
+                                             cis_int tiles, double t, int first, int last, double *__restrict__ S,
+                                             int64_t m) {
+  const int64_t ns = d.nsb, I = blockIdx.x / tiles, B = (blockIdx.x % tiles) * SCATTER_THREADS + threadIdx.x;
+  if (B > I) return;
+  const int64_t tri0 = ci_tri(a0);
+  const double u = ci_half_q(d, X, m, a0, nr, tri0, I, B) + t * ci_half_q(d, X, m, a0, nr, tri0, B, I);
+  const bool off = last && d.project && ((d.syma[I] ^ d.symb[B]) & 7) != d.target;
+  double *s1 = S + I * ns + B, *s2 = S + B * ns + I;
+  if (off) {
+    *s1 = 0.0;
+    *s2 = 0.0;
+  } else if (I == B) {
+    *s1 = first ? u : *s1 + u;
+  } else {
+    *s1 = first ? u : *s1 + u;
+    *s2 = first ? t * u : *s2 + t * u;
+  }
+}
+
+// flags[0] = 0 unless c(A,B) == c(B,A) for all A, B; flags[1] = 0 unless
+// c(A,B) == -c(B,A) (sigma.c's transpose_parity; -0.0 == 0.0). The launcher
+// sets both nonzero first; every writer writes the same 0.
+__global__ void ci_parity_kernel(const double *__restrict__ c, int64_t ns, int *flags) {
+  const int64_t n = ns * ns;
+  bool sym = true, anti = true;
+  for (int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; i < n; i += (int64_t)gridDim.x * blockDim.x) {
+    const int64_t A = i / ns, B = i % ns;
+    if (B > A) continue;
+    const double u = c[i], w = c[B * ns + A];
+    sym = sym && u == w;
+    anti = anti && u == -w;
+  }
+  if (!__all_sync(0xffffffffu, sym) && (threadIdx.x & 31) == 0) flags[0] = 0;
+  if (!__all_sync(0xffffffffu, anti) && (threadIdx.x & 31) == 0) flags[1] = 0;
+}
+
+__global__ void ci_axpby_kernel(int64_t n, double alpha, const double *__restrict__ t, double beta,
+                                double *__restrict__ y) {
+  for (int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; i < n; i += (int64_t)gridDim.x * blockDim.x)
+    y[i] = beta == 0.0 ? alpha * t[i] : alpha * t[i] + beta * y[i];
+}
+
+extern "C" cis_status cis_launch_ci_sigma_gather(const cis_ci_sigma_dev *d, const double *C, int gv, cis_int a0,
+                                                 cis_int nr, double *D, cudaStream_t s) {
+  const cis_int tiles = (d->nsb + GATHER_COLS - 1) / GATHER_COLS, blocks = (cis_int)gv * nr * tiles;
+  const size_t smem = (size_t)d->npair * GATHER_COLS * sizeof(double);
+  if (blocks == 0) return CIS_OK;
+  if (blocks > 0x7fffffff) return cis_error(CIS_ERR_TOO_LARGE, "direct sigma gather: %lld blocks", (long long)blocks);
+  if (smem > 48 * 1024)
+    CIS_CUDA_CHECK(cudaFuncSetAttribute(ci_sigma_gather_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem));
+  ci_sigma_gather_kernel<<<(unsigned)blocks, GATHER_COLS * GATHER_WARPS, smem, s>>>(*d, C, a0, nr, tiles, 0, D,
+                                                                                      (int64_t)gv * nr * d->nsb);
+  CIS_CUDA_LAUNCH_CHECK("ci_sigma_gather_kernel");
+  return CIS_OK;
+}
+
+extern "C" cis_status cis_launch_ci_sigma_scatter(const cis_ci_sigma_dev *d, const double *X, int gv, cis_int a0,
+                                                  cis_int nr, int first, int last, double *S, cudaStream_t s) {
+  const cis_int tiles = (d->nsb + SCATTER_THREADS - 1) / SCATTER_THREADS, blocks = (cis_int)gv * d->nsa * tiles;
+  if (blocks == 0) return CIS_OK;
+  if (blocks > 0x7fffffff) return cis_error(CIS_ERR_TOO_LARGE, "direct sigma scatter: %lld blocks", (long long)blocks);
+  ci_sigma_scatter_kernel<<<(unsigned)blocks, SCATTER_THREADS, 0, s>>>(*d, X, a0, nr, tiles, first, last, S,
+                                                                      (int64_t)gv * nr * d->nsb);
+  CIS_CUDA_LAUNCH_CHECK("ci_sigma_scatter_kernel");
+  return CIS_OK;
+}
+
+extern "C" cis_status cis_launch_ci_sigma_gather_half(const cis_ci_sigma_dev *d, const double *C, cis_int a0,
+                                                      cis_int nr, double *D, cudaStream_t s) {
+  const cis_int tiles = (d->nsb + GATHER_COLS - 1) / GATHER_COLS, blocks = nr * tiles;
+  const size_t smem = (size_t)d->npair * GATHER_COLS * sizeof(double);
+  const int64_t m = (int64_t)(a0 + nr) * (a0 + nr + 1) / 2 - (int64_t)a0 * (a0 + 1) / 2;
+  if (blocks == 0) return CIS_OK;
+  if (blocks > 0x7fffffff) return cis_error(CIS_ERR_TOO_LARGE, "direct sigma gather: %lld blocks", (long long)blocks);
+  if (smem > 48 * 1024)
+    CIS_CUDA_CHECK(cudaFuncSetAttribute(ci_sigma_gather_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem));
+  ci_sigma_gather_kernel<<<(unsigned)blocks, GATHER_COLS * GATHER_WARPS, smem, s>>>(*d, C, a0, nr, tiles, 1, D, m);
+  CIS_CUDA_LAUNCH_CHECK("ci_sigma_gather_kernel (half)");
+  return CIS_OK;
+}
+
+extern "C" cis_status cis_launch_ci_sigma_scatter_half(const cis_ci_sigma_dev *d, const double *X, cis_int a0,
+                                                       cis_int nr, double t, int first, int last, double *S,
+                                                       cudaStream_t s) {
+  const cis_int tiles = (d->nsb + SCATTER_THREADS - 1) / SCATTER_THREADS, blocks = d->nsa * tiles;
+  const int64_t m = (int64_t)(a0 + nr) * (a0 + nr + 1) / 2 - (int64_t)a0 * (a0 + 1) / 2;
+  if (blocks == 0) return CIS_OK;
+  if (blocks > 0x7fffffff) return cis_error(CIS_ERR_TOO_LARGE, "direct sigma scatter: %lld blocks", (long long)blocks);
+  ci_sigma_scatter_half_kernel<<<(unsigned)blocks, SCATTER_THREADS, 0, s>>>(*d, X, a0, nr, tiles, t, first, last, S, m);
+  CIS_CUDA_LAUNCH_CHECK("ci_sigma_scatter_half_kernel");
+  return CIS_OK;
+}
+
+extern "C" cis_status cis_launch_ci_parity(const double *c, cis_int ns, int *flags, cudaStream_t s) {
+  CIS_CUDA_CHECK(cudaMemsetAsync(flags, 1, 2 * sizeof(int), s)); // bytes 1: both flags nonzero (true)
+  const cis_int n = ns * ns;
+  unsigned blocks = cis_blocks_for(n, 256);
+  if (blocks > 4096) blocks = 4096;
+  ci_parity_kernel<<<blocks, 256, 0, s>>>(c, ns, flags);
+  CIS_CUDA_LAUNCH_CHECK("ci_parity_kernel");
+  return CIS_OK;
+}
+
+extern "C" cis_status cis_launch_ci_axpby(cis_int n, double alpha, const double *t, double beta, double *y,
+                                          cudaStream_t s) {
+  if (n == 0) return CIS_OK;
+  ci_axpby_kernel<<<cis_blocks_for(n, 256) < 65536 ? cis_blocks_for(n, 256) : 65536, 256, 0, s>>>(n, alpha, t, beta,
+                                                                                                  y);
+  CIS_CUDA_LAUNCH_CHECK("ci_axpby_kernel");
+  return CIS_OK;
+}

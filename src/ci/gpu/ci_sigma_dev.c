@@ -1,0 +1,328 @@
+/* ci_sigma_dev.c: the direct (matrix-free) CI sigma on the GPU (contract in
+ * cisparse/ci.h; kernels in ci_sigma.cu; CPU reference src/ci/sigma.c).
+ *
+ *   create: upload the host object's alpha links, the beta links transposed
+ *           (link l of string B at l*nsb + B, so that a warp of consecutive B
+ *           reads them coalesced), 1/2 g and the string irreps; size D and X
+ *           from the free device memory after the caller's vectors;
+ *   sigma:  per pass (gv vectors, alpha strings a0 .. a0+nr-1):
+ *           gather D, DGEMM X = 1/2 g D (cuBLAS, column-major view:
+ *           X^T (m x npair) = D^T (m x npair) g, g symmetric), scatter. */
+#include <cublas_v2.h>
+#include <cuda_runtime.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "ci/ci_internal.h"
+#include "ci/gpu/ci_sigma.h"
+#include "cisparse/operator.h"
+#include "core/internal.h"
+#include "kernels/kernel_common.cuh"
+
+#define CB_CHECK(call)                                                                                  \
+  do {                                                                                                  \
+    cublasStatus_t s_ = (call);                                                                         \
+    if (s_ != CUBLAS_STATUS_SUCCESS)                                                                    \
+      return cis_error(CIS_ERR_CUDA, "%s:%d: %s: %s", __FILE__, __LINE__, #call, cublasGetStatusString(s_)); \
+  } while (0)
+
+/* Device bytes kept free beside the workspace (cuBLAS workspace, the
+ * Davidson backend's scratch, allocator slack). */
+#define SIGMA_DEVICE_MARGIN ((int64_t)512 << 20)
+
+struct cis_ci_direct_gpu {
+  const cis_ci_direct *host;
+  ci_direct_view v;
+  cis_ci_sigma_dev d; /* device pointers below */
+  ci_link *alink, *blink_t;
+  uint8_t *syma, *symb;
+  double *g, *D, *X, *tmp;
+  int *flags; /* 2 device ints: the parity check's answer */
+  cublasHandle_t cb;
+  cis_int rows; /* (vector, alpha string) rows of D and X */
+  cis_ci_direct_gpu_info info;
+};
+
+cis_ci_direct_gpu_opts cis_ci_direct_gpu_opts_default(void) {
+  cis_ci_direct_gpu_opts o = {0, 0, 0};
+  return o;
+}
+
+static double gib(double b) { return b / 1073741824.0; }
+
+static cis_status dev_alloc(void **d, size_t bytes, const char *what) {
+  *d = NULL;
+  if (bytes == 0) return CIS_OK;
+  cudaError_t e = cudaMalloc(d, bytes);
+  if (e != cudaSuccess) {
+    size_t fr = 0, tot = 0;
+    cudaGetLastError();
+    cudaMemGetInfo(&fr, &tot);
+    *d = NULL;
+    return cis_error(CIS_ERR_DEVICE_OOM, "direct sigma on the GPU: %s: %.3f GiB asked, %.3f GiB free", what,
+                     gib((double)bytes), gib((double)fr));
+  }
+  return CIS_OK;
+}
+
+static cis_status dev_upload(void **d, const void *h, size_t bytes, const char *what) {
+  cis_status st = dev_alloc(d, bytes, what);
+  if (st != CIS_OK || bytes == 0) return st;
+  CIS_CUDA_CHECK(cudaMemcpy(*d, h, bytes, cudaMemcpyHostToDevice));
+  return CIS_OK;
+}
+
+void cis_ci_direct_gpu_free(cis_ci_direct_gpu *G) {
+  if (!G) return;
+  void *dev[] = {G->alink, G->blink_t, G->syma, G->symb, G->g, G->D, G->X, G->tmp, G->flags};
+  for (size_t i = 0; i < sizeof dev / sizeof *dev; ++i)
+    if (dev[i]) cudaFree(dev[i]);
+  if (G->cb) cublasDestroy(G->cb);
+  cis_free(G);
+}
+
+/* The beta links transposed: link l of string B at l*nsb + B. */
+static cis_status upload_beta_links(cis_ci_direct_gpu *G) {
+  cis_status st;
+  const cis_int nsb = G->v.nsb;
+  const int nl = G->v.nlb;
+  const ci_link *L = G->v.blink;
+  ci_link *t = NULL;
+  if (nl == 0) return CIS_OK;
+  CIS_TRY(cis_alloc_array((void **)&t, nsb * nl, sizeof(ci_link), "transposed beta links"));
+  for (cis_int B = 0; B < nsb; ++B)
+    for (int l = 0; l < nl; ++l) t[(cis_int)l * nsb + B] = L[B * nl + l];
+  st = dev_upload((void **)&G->blink_t, t, (size_t)(nsb * nl) * sizeof(ci_link), "beta link lists");
+cleanup:
+  cis_free(t);
+  return st;
+}
+
+cis_status cis_ci_direct_gpu_create(const cis_ci_direct *D, const cis_ci_direct_gpu_opts *o_in, cis_ci_direct_gpu **out) {
+  cis_status st;
+  cis_ci_direct_gpu *G = NULL;
+  char why[160];
+  if (!D || !out) return cis_error(CIS_ERR_INVALID, "direct sigma on the GPU: NULL argument");
+  *out = NULL;
+  const cis_ci_direct_gpu_opts o = o_in ? *o_in : cis_ci_direct_gpu_opts_default();
+  if (o.work_bytes < 0 || o.vectors < 0 || o.max_k < 0)
+    return cis_error(CIS_ERR_INVALID, "direct sigma on the GPU: negative option (work_bytes %lld, vectors %d, max_k %d)",
+                     (long long)o.work_bytes, o.vectors, o.max_k);
+  if (cis_gpu_count(why, sizeof why) == 0) return cis_error(CIS_ERR_NO_GPU, "%s", why);
+  CIS_TRY(cis_alloc_zeroed((void **)&G, 1, sizeof *G, "GPU direct sigma"));
+  G->host = D;
+  ci_direct_get_view(D, &G->v);
+  const ci_direct_view *v = &G->v;
+  const int np = (int)v->npair;
+  const size_t la = (size_t)(v->nsa * v->nla) * sizeof(ci_link), lb = (size_t)(v->nsb * v->nlb) * sizeof(ci_link);
+  const size_t gb = (size_t)np * (size_t)np * sizeof(double);
+  if ((size_t)np * 32 * sizeof(double) > 200 * 1024) {
+    st = cis_error(CIS_ERR_UNSUPPORTED, "direct sigma on the GPU: %d orbitals (%d pairs): the gather tile exceeds shared memory",
+                   v->norb, np);
+    goto cleanup;
+  }
+  CIS_TRY(dev_upload((void **)&G->alink, v->alink, la, "alpha link lists"));
+  CIS_TRY(upload_beta_links(G));
+  CIS_TRY(dev_upload((void **)&G->g, v->g, gb, "pair matrix"));
+  if (v->project) {
+    CIS_TRY(dev_upload((void **)&G->syma, v->syma, (size_t)v->nsa, "alpha string irreps"));
+    CIS_TRY(dev_upload((void **)&G->symb, v->symb, (size_t)v->nsb, "beta string irreps"));
+  }
+  G->d = (cis_ci_sigma_dev){np, v->nsa, v->nsb, v->ndet, v->nla, v->nlb, G->alink, G->blink_t, v->project,
+                            v->target, G->syma, G->symb};
+  /* Workspace: D and X of `rows` (vector, alpha string) rows, 2 npair nsb
+   * doubles each, in what is free after the caller's vectors and a margin. */
+  size_t fr = 0, tot = 0;
+  if (cudaMemGetInfo(&fr, &tot) != cudaSuccess) {
+    st = cis_error(CIS_ERR_CUDA, "direct sigma on the GPU: cudaMemGetInfo: %s", cudaGetErrorString(cudaGetLastError()));
+    goto cleanup;
+  }
+  const int nvec = o.vectors > 0 ? o.vectors : 2, max_k = o.max_k > 0 ? o.max_k : 1;
+  const double row_bytes = 2.0 * np * (double)v->nsb * sizeof(double);
+  const double vec_bytes = (double)nvec * (double)v->ndet * sizeof(double);
+  double avail = (double)fr - vec_bytes - (double)SIGMA_DEVICE_MARGIN;
+  if (o.work_bytes > 0 && (double)o.work_bytes < avail) avail = (double)o.work_bytes;
+  double rows = floor(avail / row_bytes);
+  if (rows > (double)v->nsa * max_k) rows = (double)v->nsa * max_k;
+  if (rows * (double)v->nsb > (double)INT32_MAX) rows = floor((double)INT32_MAX / (double)v->nsb); /* cuBLAS int m */
+  if (v->nelec > 0 && rows < 1) {
+    st = cis_error(CIS_ERR_TOO_LARGE,
+                   "direct sigma on the GPU: %lld determinants (%lld x %lld strings, %d pairs): one alpha string's D and X "
+                   "need %.3f GiB; the device has %.3f GiB free after the lists (%.3f GiB), of which %d vectors take "
+                   "%.3f GiB and a margin %.3f GiB: %.3f GiB left%s",
+                   (long long)v->ndet, (long long)v->nsa, (long long)v->nsb, np, gib(row_bytes), gib((double)fr),
+                   gib((double)(la + lb + gb)), nvec, gib(vec_bytes), gib((double)SIGMA_DEVICE_MARGIN),
+                   gib(avail > 0 ? avail : 0), o.work_bytes > 0 ? " (or opts.work_bytes)" : "");
+    goto cleanup;
+  }
+  if (rows < 1) rows = 1;
+  G->rows = (cis_int)rows;
+  const size_t wbytes = (size_t)G->rows * (size_t)v->nsb * (size_t)np * sizeof(double);
+  if (v->nelec > 0) {
+    CIS_TRY(dev_alloc((void **)&G->D, wbytes, "gather intermediate D"));
+    CIS_TRY(dev_alloc((void **)&G->X, wbytes, "product X = g D"));
+  }
+  CIS_TRY(dev_alloc((void **)&G->flags, 2 * sizeof(int), "parity flags"));
+  if (cublasCreate(&G->cb) != CUBLAS_STATUS_SUCCESS) {
+    G->cb = NULL;
+    st = cis_error(CIS_ERR_CUDA, "direct sigma on the GPU: cublasCreate failed");
+    goto cleanup;
+  }
+  G->info.link_bytes = (int64_t)(la + lb + gb + (v->project ? v->nsa + v->nsb : 0));
+  G->info.work_bytes = v->nelec > 0 ? (int64_t)(2 * wbytes) : 0;
+  G->info.free_bytes = (int64_t)fr;
+  G->info.block = G->rows;
+  G->info.passes = (v->nsa + G->rows - 1) / G->rows;
+  cis_gpu_info gi;
+  if (cis_gpu_get_info(&gi) == CIS_OK) snprintf(G->info.device, sizeof G->info.device, "%s", gi.name);
+  *out = G;
+  return CIS_OK;
+cleanup:
+  cis_ci_direct_gpu_free(G);
+  return st;
+}
+
+void cis_ci_direct_gpu_get_info(const cis_ci_direct_gpu *G, cis_ci_direct_gpu_info *info) { *info = G->info; }
+
+/* The half sigma for c(A,B) = t c(B,A): blocks of whole alpha rows whose
+ * packed lower-triangle columns fit the workspace (rows * nsb columns). */
+static cis_status sigma_half(cis_ci_direct_gpu *G, double t, const double *d_C, double *d_S, cudaStream_t cs) {
+  cis_status st;
+  const cis_int ns = G->v.nsa, cap = G->rows * G->v.nsb;
+  const int np = (int)G->v.npair;
+  const double one = 1.0, zero = 0.0;
+  for (cis_int a0 = 0, r; a0 < ns; a0 += r) {
+    const cis_int tri0 = a0 * (a0 + 1) / 2;
+    for (r = 1; a0 + r < ns && (a0 + r + 1) * (a0 + r + 2) / 2 - tri0 <= cap; ++r) {}
+    const int m = (int)((a0 + r) * (a0 + r + 1) / 2 - tri0);
+    if ((st = cis_launch_ci_sigma_gather_half(&G->d, d_C, a0, r, G->D, cs)) != CIS_OK) return st;
+    CB_CHECK(cublasDgemm(G->cb, CUBLAS_OP_N, CUBLAS_OP_N, m, np, np, &one, G->D, m, G->g, np, &zero, G->X, m));
+    if ((st = cis_launch_ci_sigma_scatter_half(&G->d, G->X, a0, r, t, a0 == 0, a0 + r == ns, d_S, cs)) != CIS_OK)
+      return st;
+  }
+  G->info.half_sigmas++;
+  return CIS_OK;
+}
+
+cis_status cis_ci_direct_gpu_sigma(cis_ci_direct_gpu *G, int k, const double *d_C, double *d_S, cis_stream s) {
+  if (!G || !d_C || !d_S || k < 1)
+    return cis_error(CIS_ERR_INVALID, "direct sigma on the GPU: NULL argument or k = %d < 1", k);
+  cudaStream_t cs = (cudaStream_t)s;
+  const cis_int n = G->v.ndet, nsa = G->v.nsa, nsb = G->v.nsb;
+  const int np = (int)G->v.npair;
+  cis_status st;
+  G->info.sigma_vectors += k;
+  if (G->v.nelec == 0) { /* the vacuum: H = 0 (electronic) */
+    CIS_CUDA_CHECK(cudaMemsetAsync(d_S, 0, (size_t)(n * k) * sizeof(double), cs));
+    return CIS_OK;
+  }
+  CB_CHECK(cublasSetStream(G->cb, cs));
+  if (k == 1 && G->v.one_set && !G->v.no_time_reversal) { /* (anti)symmetric vector: the half sigma */
+    int flags[2] = {0, 0};
+    if ((st = cis_launch_ci_parity(d_C, nsa, G->flags, cs)) != CIS_OK) return st;
+    CIS_CUDA_CHECK(cudaMemcpyAsync(flags, G->flags, sizeof flags, cudaMemcpyDeviceToHost, cs));
+    CIS_CUDA_CHECK(cudaStreamSynchronize(cs));
+    if (flags[0] || flags[1]) return sigma_half(G, flags[0] ? 1.0 : -1.0, d_C, d_S, cs);
+  }
+  /* g vectors of nr alpha strings per pass */
+  const cis_int gv = G->rows >= nsa ? (G->rows / nsa < k ? G->rows / nsa : k) : 1;
+  const cis_int nr = G->rows >= nsa ? nsa : G->rows;
+  const double one = 1.0, zero = 0.0;
+  for (cis_int v0 = 0; v0 < k; v0 += gv) {
+    const int g = (int)(k - v0 < gv ? k - v0 : gv);
+    const double *c = d_C + v0 * n;
+    double *sg = d_S + v0 * n;
+    for (cis_int a0 = 0; a0 < nsa; a0 += nr) {
+      const cis_int r = nsa - a0 < nr ? nsa - a0 : nr;
+      const int m = (int)((cis_int)g * r * nsb);
+      if ((st = cis_launch_ci_sigma_gather(&G->d, c, g, a0, r, G->D, cs)) != CIS_OK) return st;
+      /* column-major: X^T (m x np) = D^T (m x np) * g (np x np) */
+      CB_CHECK(cublasDgemm(G->cb, CUBLAS_OP_N, CUBLAS_OP_N, m, np, np, &one, G->D, m, G->g, np, &zero, G->X, m));
+      if ((st = cis_launch_ci_sigma_scatter(&G->d, G->X, g, a0, r, a0 == 0, a0 + r == nsa, sg, cs)) != CIS_OK)
+        return st;
+    }
+  }
+  return CIS_OK;
+}
+
+/* Operator callback: y = alpha H x + beta y. */
+static cis_status gpu_apply(void *ctx, double alpha, const void *x, double beta, void *y, cis_stream s) {
+  cis_ci_direct_gpu *G = ctx;
+  cis_status st;
+  if (alpha == 1.0 && beta == 0.0) return cis_ci_direct_gpu_sigma(G, 1, x, y, s);
+  if (!G->tmp) CIS_TRY(dev_alloc((void **)&G->tmp, (size_t)G->v.ndet * sizeof(double), "sigma product"));
+  CIS_TRY(cis_ci_direct_gpu_sigma(G, 1, x, G->tmp, s));
+  CIS_TRY(cis_launch_ci_axpby(G->v.ndet, alpha, G->tmp, beta, y, (cudaStream_t)s));
+  return CIS_OK;
+cleanup:
+  return st;
+}
+
+cis_status cis_ci_direct_gpu_operator(cis_ci_direct_gpu *G, const double *diag, cis_operator **out) {
+  cis_status st;
+  cis_operator *op = NULL;
+  if (!G || !out) return cis_error(CIS_ERR_INVALID, "direct GPU operator: NULL argument");
+  *out = NULL;
+  CIS_TRY(cis_operator_from_callback(G->v.ndet, G->v.ndet, CIS_F64, CIS_MEM_DEVICE, gpu_apply, G, NULL, &op));
+  if (diag) CIS_TRY(cis_operator_set_diagonal(op, diag));
+  *out = op;
+  return CIS_OK;
+cleanup:
+  cis_operator_free(op);
+  return st;
+}
+
+static int cmp_double(const void *a, const void *b) {
+  const double x = *(const double *)a, y = *(const double *)b;
+  return x < y ? -1 : x > y;
+}
+
+cis_status cis_ci_direct_gpu_time_sigma(cis_ci_direct_gpu *G, const double *c, int runs, double *ms_median) {
+  cis_status st = CIS_OK;
+  double *dc = NULL, *ds = NULL, *h = NULL, times[64];
+  cudaEvent_t e0 = NULL, e1 = NULL;
+  if (!G || !ms_median || runs < 1) return cis_error(CIS_ERR_INVALID, "direct GPU sigma timing: NULL argument or runs < 1");
+  if (runs > 64) runs = 64;
+  const cis_int n = G->v.ndet;
+  CIS_TRY(dev_alloc((void **)&dc, (size_t)n * sizeof(double), "timing vector"));
+  CIS_TRY(dev_alloc((void **)&ds, (size_t)n * sizeof(double), "timing vector"));
+  if (!c) { /* a fixed pseudo-random vector (xorshift), uniform in [-1, 1) */
+    CIS_TRY(cis_alloc_array((void **)&h, n, sizeof(double), "timing vector"));
+    uint64_t x = 0x9e3779b97f4a7c15ull;
+    for (cis_int i = 0; i < n; ++i) {
+      x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+      h[i] = (double)(x >> 11) * (2.0 / 9007199254740992.0) - 1.0;
+    }
+    c = h;
+  }
+  if (cudaMemcpy(dc, c, (size_t)n * sizeof(double), cudaMemcpyHostToDevice) != cudaSuccess ||
+      cudaEventCreate(&e0) != cudaSuccess || cudaEventCreate(&e1) != cudaSuccess) {
+    st = cis_error(CIS_ERR_CUDA, "direct GPU sigma timing: copy or event creation failed");
+    goto cleanup;
+  }
+  const cis_int before = G->info.sigma_vectors, half_before = G->info.half_sigmas;
+  CIS_TRY(cis_ci_direct_gpu_sigma(G, 1, dc, ds, NULL)); /* warm-up */
+  for (int r = 0; r < runs; ++r) {
+    float ms = 0;
+    cudaEventRecord(e0, 0);
+    CIS_TRY(cis_ci_direct_gpu_sigma(G, 1, dc, ds, NULL));
+    cudaEventRecord(e1, 0);
+    if (cudaEventSynchronize(e1) != cudaSuccess || cudaEventElapsedTime(&ms, e0, e1) != cudaSuccess) {
+      st = cis_error(CIS_ERR_CUDA, "direct GPU sigma timing: %s", cudaGetErrorString(cudaGetLastError()));
+      goto cleanup;
+    }
+    times[r] = ms;
+  }
+  G->info.sigma_vectors = before; /* timing products are not the caller's */
+  G->info.half_sigmas = half_before;
+  qsort(times, (size_t)runs, sizeof *times, cmp_double);
+  *ms_median = runs % 2 ? times[runs / 2] : 0.5 * (times[runs / 2 - 1] + times[runs / 2]);
+cleanup:
+  if (e0) cudaEventDestroy(e0);
+  if (e1) cudaEventDestroy(e1);
+  if (dc) cudaFree(dc);
+  if (ds) cudaFree(ds);
+  cis_free(h);
+  return st;
+}
