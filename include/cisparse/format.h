@@ -100,6 +100,24 @@ CIS_API cis_status cis_matrix_hyb_split(const cis_matrix *M, cis_hyb_split *out)
  * recorded if A is NULL, the mode unknown or a workspace cannot be allocated. */
 CIS_API cis_int cis_hyb_choose_boundary(const cis_csr *A, cis_boundary_mode mode);
 
+/* The automatic choice (--format auto): a format, its GPU kernel and build
+ * parameters for A, from A's row-length statistics alone (the rule is in
+ * src/formats/auto.c and the README; its measurements in bench/NOTES.md).
+ * format/kernel point to static strings; params.dtype = dtype; reason is one
+ * line naming the rule that decided. The statistics it read: mean and
+ * longest row, and the padding of sliced ELLPACK with 32-row slices unsorted
+ * (sell_fill = slots / nnz) and sorted inside 1024-row windows (sellcs_fill).
+ * CIS_ERR_INVALID for NULL arguments, an unknown dtype or an invalid A. */
+typedef struct cis_format_choice {
+  const char *format;
+  const char *kernel;
+  cis_format_params params;
+  double mean_row, sell_fill, sellcs_fill;
+  cis_int max_row;
+  char reason[160];
+} cis_format_choice;
+CIS_API cis_status cis_format_auto(const cis_csr *A, cis_dtype dtype, cis_format_choice *out);
+
 #ifdef __cplusplus
 }
 #endif

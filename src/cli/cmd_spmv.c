@@ -7,7 +7,7 @@
 #include "cli/cli_matrix.h"
 
 static const char *usage_line =
-    "usage: cisparse spmv FILE|SPEC --format NAME --out FILE [--out-format mm|text]\n"
+    "usage: cisparse spmv FILE|SPEC --format NAME|auto --out FILE [--out-format mm|text]\n"
     "         [--x FILE|ones|random] [--seed N] [--alpha a] [--beta b] [--y FILE]\n"
     "         [--device cpu|gpu] [--kernel NAME] " CLI_FORMAT_OPTIONS;
 
@@ -108,6 +108,14 @@ int cis_cmd_spmv(int argc, char **argv) {
   if (rc) return rc < 0 ? 0 : rc;
   const cis_dtype t = o.p.dtype;
   CIS_TRY(cis_load(o.matrix, t, &A));
+  if (!strcmp(o.format, "auto")) { /* cis_format_auto: format, parameters and GPU kernel */
+    cis_format_choice ch;
+    CIS_TRY(cis_format_auto(A, t, &ch));
+    fprintf(stderr, "--format auto: %s\n", ch.reason);
+    o.format = ch.format;
+    o.p = ch.params;
+    if (!o.kernel) o.kernel = ch.kernel;
+  }
   CIS_TRY(cis_matrix_create(A, o.format, &o.p, &M));
   CIS_TRY(make_x(o.x, o.seed, t, A->cols, &x));
   if (o.y) {
