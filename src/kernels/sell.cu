@@ -34,14 +34,16 @@ static int sm_count(int *sms) {
 }
 
 // Threads per row P of the split kernel: the largest power of two <= 32 with
-// S*P <= 1024, all rows' threads within four full waves of the device (132
-// SMs x 2048 threads x 4 on an H200) and >= 16 slots per thread on average.
-// Few long rows (the 32k CI matrix: 32768 rows of ~950) get P = 32, many
-// short rows (laplace3d: 4M rows of 7) P = 1. CISPARSE_SELL_P overrides.
+// S*P <= 1024, all rows' threads within one full wave of the device (132 SMs
+// x 2048 threads on an H200) and >= 16 slots per thread on average. Few long
+// rows (the 32k CI matrix: 32768 rows of ~950) get P = 8, many rows
+// (laplace3d: 4M rows of 7; ci 524k) P = 1. Measured on the H200 (ci 32k,
+// bench/NOTES.md): P = 1, 2, 4, 8, 16, 32 -> 0.331, 0.181, 0.115, 0.101,
+// 0.103, 0.108 ms. CISPARSE_SELL_P overrides.
 extern "C" int cis_sell_threads_per_row(cis_int rows_padded, cis_int S, cis_int slots, int sms) {
   int p = 1;
   const double width = rows_padded > 0 ? (double)slots / (double)rows_padded : 0;
-  const double target = (double)sms * 2048.0 * 4.0;
+  const double target = (double)sms * 2048.0;
   while (p < 32 && S * 2 * p <= 1024 && (double)rows_padded * 2 * p <= target && width >= 16.0 * 2 * p)
     p *= 2;
   return p;
@@ -74,7 +76,11 @@ static cis_status split(cis_int rows, cis_int S, cis_int nslices, cis_int slots,
   if (threads % tps || threads > 1024)
     return cis_error(CIS_ERR_INVALID, "%s: block size %d must be a multiple of S*P = %d up to 1024",
                      name, threads, tps);
-  const unsigned grid = cis_blocks_for(nslices, threads / tps);
+  unsigned grid = cis_blocks_for(nslices, threads / tps);
+  /* CISPARSE_SELL_BPSM = b > 0: at most b blocks per multiprocessor, the
+     kernel strides over the rest (fewer rows in flight share L1 better) */
+  const int bpsm = sell_env_int("CISPARSE_SELL_BPSM", 0);
+  if (bpsm > 0 && grid > (unsigned)(bpsm * sms)) grid = (unsigned)(bpsm * sms);
   const size_t smem = P > 1 ? (size_t)threads * sizeof(T) : 0;
   switch (U) {
     case 1: launch_split<T, 1>(grid, threads, smem, rows, (int)S, P, nslices, slice_ptr, col, val, rowlen, perm, alpha, x, beta, y, s); break;

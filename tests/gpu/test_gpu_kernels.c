@@ -11,12 +11,12 @@ typedef struct variant {
   cis_boundary_mode mode;  /* hyb */
   cis_int boundary;        /* hyb: < 0 = choose */
   const char *lock, *g, *u; /* hyb tuning overrides (CISPARSE_HYB_LOCK/_G/_UNROLL), NULL = auto */
-  const char *sp, *su;      /* sell split kernel: threads per row, loads in flight
-                               (CISPARSE_SELL_P/_U), NULL = auto */
+  const char *sp, *su, *sb; /* sell split kernel: threads per row, loads in flight,
+                               blocks per SM (CISPARSE_SELL_P/_U/_BPSM), NULL = auto */
 } variant;
 
-#define AUTO NULL, NULL, NULL, NULL, NULL
-#define HYB_ONLY NULL, NULL
+#define AUTO NULL, NULL, NULL, NULL, NULL, NULL
+#define HYB_ONLY NULL, NULL, NULL
 static const variant variants[] = {
     {"csr", "csr-vector", 0, 0, 0, -1, AUTO},  {"csr", "csr-scalar", 0, 0, 0, -1, AUTO},
     {"csr", "csr-vector", 64, 0, 0, -1, AUTO}, {"ell", "ell", 0, 0, 0, -1, AUTO},
@@ -42,13 +42,16 @@ static const variant variants[] = {
     {"hyb", "hyb", 0, 0, CIS_BOUNDARY_COUNT, 3, "0", "32", "2", HYB_ONLY},
     /* sell split kernel: threads per row P (S*P up to 1024), loads in flight U,
        a slice height that is no power of two, a given block size */
-    {"sell", "sell", 0, 32, 0, -1, NULL, NULL, NULL, "32", "1"},
-    {"sell", "sell", 0, 16, 0, -1, NULL, NULL, NULL, "4", "8"},
-    {"sell", "sell", 0, 48, 0, -1, NULL, NULL, NULL, "2", "2"},
-    {"sell", "sell", 512, 64, 0, -1, NULL, NULL, NULL, "8", "4"},
-    {"sellr", "sellr", 0, 32, 0, -1, NULL, NULL, NULL, "16", "4"},
-    {"sellcs", "sellcs", 0, 32, 0, -1, NULL, NULL, NULL, "8", "2"},
-    {"sellcs", "sellcs", 0, 128, 0, -1, NULL, NULL, NULL, "1", "8"},
+    {"sell", "sell", 0, 32, 0, -1, NULL, NULL, NULL, "32", "1", NULL},
+    {"sell", "sell", 0, 16, 0, -1, NULL, NULL, NULL, "4", "8", NULL},
+    {"sell", "sell", 0, 48, 0, -1, NULL, NULL, NULL, "2", "2", NULL},
+    {"sell", "sell", 512, 64, 0, -1, NULL, NULL, NULL, "8", "4", NULL},
+    {"sellr", "sellr", 0, 32, 0, -1, NULL, NULL, NULL, "16", "4", NULL},
+    {"sellcs", "sellcs", 0, 32, 0, -1, NULL, NULL, NULL, "8", "2", NULL},
+    {"sellcs", "sellcs", 0, 128, 0, -1, NULL, NULL, NULL, "1", "8", NULL},
+    /* at most one block per SM: the kernel strides over the slices */
+    {"sell", "sell", 0, 32, 0, -1, NULL, NULL, NULL, "1", "4", "1"},
+    {"sellcs", "sellcs", 0, 32, 0, -1, NULL, NULL, NULL, "4", "4", "1"},
     /* the report's thread per row, and the fallback for S > 1024 */
     {"sell", "sell-row", 0, 32, 0, -1, AUTO},
     {"sellr", "sellr-row", 0, 16, 0, -1, AUTO},
@@ -77,6 +80,7 @@ static void run_variant(const gpu_case *c, const variant *v, cis_dtype t) {
   set_or_clear("CISPARSE_HYB_UNROLL", v->u);
   set_or_clear("CISPARSE_SELL_P", v->sp);
   set_or_clear("CISPARSE_SELL_U", v->su);
+  set_or_clear("CISPARSE_SELL_BPSM", v->sb);
   if (v->slice && !strcmp(v->format, "csb")) fp.block = v->slice;
   else if (v->slice) fp.slice = v->slice;
   fp.boundary_mode = v->mode;
