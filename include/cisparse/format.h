@@ -101,7 +101,10 @@ CIS_API cis_status cis_matrix_hyb_split(const cis_matrix *M, cis_hyb_split *out)
 CIS_API cis_int cis_hyb_choose_boundary(const cis_csr *A, cis_boundary_mode mode);
 
 /* The automatic choice (--format auto): a format, its GPU kernel and build
- * parameters for A, from A's row-length statistics alone (the rule is in
+ * parameters for A, from A's size and row-length statistics alone: below 10^6
+ * nonzeros csr/csr-vector; else sell (S = 32) or sellcs (C = 32, sigma =
+ * 1024), whichever stores fewer bytes, when its padding is <= 5%; else hyb
+ * (the rule is in
  * src/formats/auto.c and the README; its measurements in bench/NOTES.md).
  * format/kernel point to static strings; params.dtype = dtype; reason is one
  * line naming the rule that decided. The statistics it read: mean and

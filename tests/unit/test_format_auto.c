@@ -1,6 +1,6 @@
 /* test_format_auto.c: cis_format_auto's rule (src/formats/auto.c) on one
- * matrix of each kind -- equal rows (sell), lengths that sorting evens out
- * (sellcs), power-law rows (hyb), an empty matrix (csr) -- the statistics it
+ * matrix of each kind -- small (csr), equal rows (sell), lengths that sorting
+ * evens out (sellcs), power-law rows (hyb), an empty matrix (csr) -- the statistics it
  * reports, that its choice builds, and its errors. */
 #include <string.h>
 #include "test_util.h"
@@ -27,10 +27,10 @@ int main(void) {
   cis_format_choice ch;
   cis_csr *A = NULL;
 
-  expect_choice("laplace3d:size=20", "sell", "sell");
-  expect_choice("laplace3d:size=12,points=27", "sellcs", "sellcs"); /* boundary rows pad SELL */
-  expect_choice("ci:rows=4096,seed=1", "sellcs", "sellcs");
-  expect_choice("powerlaw:rows=5000,seed=3", "hyb", "hyb");
+  expect_choice("laplace3d:size=20", "csr", "csr-vector"); /* 53,600 nonzeros: small */
+  expect_choice("laplace3d:size=60", "sell", "sell");
+  expect_choice("ci:rows=2048,seed=1", "sellcs", "sellcs");
+  expect_choice("powerlaw:rows=200000,seed=3", "hyb", "hyb");
 
   static const double zero[12] = {0};
   A = test_csr_from_dense(3, 4, zero, CIS_F64);
