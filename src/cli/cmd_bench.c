@@ -37,7 +37,7 @@ static int usage(void) {
           "usage: cisparse bench FILE|SPEC [--precision double|float] [--runs 50] [--warmup 5]\n"
           "       [--kernels a,b,...] [--sweep-block] [--sweep-slice] [--csv FILE] [--json FILE]\n"
           "       [--plot PREFIX]\n"
-          "kernels: csr-scalar csr-vector ell ellr sell sell-row sellr sellcs sellcs-row csb csr5\n"
+          "kernels: csr-scalar csr-vector ell ellr sell sell-row sellr sellcs sellcs-row sell16 csb csr5\n"
           "         hyb-paper hyb auto (cis_format_auto's choice)\n"
           "         cusparse-csr-alg1 cusparse-csr-alg2 cusparse-coo-alg1 cusparse-coo-alg2\n"
           "         cusparse-sell-alg1 cusparse-bsr\n");
@@ -105,8 +105,8 @@ static int entries(const opts *o, entry *E) {
   static const char *fk[][2] = {{"csr", "csr-scalar"}, {"csr", "csr-vector"}, {"ell", "ell"},
                                 {"ellr", "ellr"},      {"sell", "sell"},       {"sell", "sell-row"},
                                 {"sellr", "sellr"},    {"sellcs", "sellcs"},   {"sellcs", "sellcs-row"},
-                                {"csb", "csb"},        {"csr5", "csr5"},       {"hyb", "hyb-paper"},
-                                {"hyb", "hyb"}};
+                                {"sell16", "sell16"},  {"csb", "csb"},         {"csr5", "csr5"},
+                                {"hyb", "hyb-paper"},  {"hyb", "hyb"}};
   static const char *cus[] = {"csr-alg1", "csr-alg2", "coo-alg1", "coo-alg2", "sell-alg1", "bsr"};
   char label[48];
   int n = 0;

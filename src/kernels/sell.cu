@@ -14,6 +14,61 @@
 #include "kernels/launchers.h"
 #include "kernels/spmv_templates.cuh"
 
+// sell16: the split kernel's work division (S*P threads per slice, thread j
+// on slots j, j + S*P, ... of local row j % S) over 16-bit column offsets
+// from the slice's window start base[s] (0xFFFF = padding), then the row's
+// far entries (CSR by sorted position) shared by its P threads; the P
+// partial sums meet in shared memory; y[perm[t]] as SELL-C-sigma (Kreutzer
+// et al. 2014). Grid-stride over groups of blockDim/(S*P) slices.
+template <typename T, typename O, int U>
+__global__ void __launch_bounds__(1024) sell16_tk(
+    int64_t rows, int S, int P, int64_t nslices, const int64_t *__restrict__ slice_ptr,
+    const int32_t *__restrict__ base, const uint16_t *__restrict__ off, const T *__restrict__ val,
+    const cis_idx *__restrict__ perm, const O *__restrict__ far_ptr,
+    const cis_idx *__restrict__ far_col, const T *__restrict__ far_val, const T *__restrict__ x,
+    StoreY<T> epi) {
+  extern __shared__ __align__(16) unsigned char sell16_smem[];
+  const int tps = S * P, j = threadIdx.x % tps, r = j % S;
+  const int64_t per_block = blockDim.x / tps, groups = (nslices + per_block - 1) / per_block;
+  for (int64_t g = blockIdx.x; g < groups; g += gridDim.x) {
+    const int64_t s = g * per_block + threadIdx.x / tps, t = s * S + r;
+    const bool live = s < nslices && t < rows;
+    T sum = 0;
+    if (live) {
+      const int64_t begin = __ldg(&slice_ptr[s]), end = __ldg(&slice_ptr[s + 1]);
+      const T *xb = x + __ldg(&base[s]);
+      for (int64_t p = begin + j; p < end; p += (int64_t)U * tps) {
+        unsigned c[U];
+        T v[U];
+#pragma unroll
+        for (int u = 0; u < U; ++u) {
+          const int64_t q = p + (int64_t)u * tps;
+          c[u] = 0xFFFFu;
+          v[u] = 0;
+          if (q < end) {
+            c[u] = __ldcs(off + q);
+            v[u] = __ldcs(val + q);
+          }
+        }
+#pragma unroll
+        for (int u = 0; u < U; ++u)
+          if (c[u] != 0xFFFFu) sum += v[u] * __ldg(&xb[c[u]]);
+      }
+      for (int64_t q = (int64_t)__ldg(&far_ptr[t]) + j / S, e = (int64_t)__ldg(&far_ptr[t + 1]); q < e; q += P)
+        sum += __ldcs(far_val + q) * __ldg(&x[__ldcs(far_col + q)]);
+    }
+    if (P > 1) {
+      T *part = (T *)sell16_smem;
+      part[threadIdx.x] = sum;
+      __syncthreads();
+      if (j < S)
+        for (int m = 1; m < P; ++m) sum += part[threadIdx.x + m * S];
+      __syncthreads();
+    }
+    if (live && j < S) epi.row(perm ? (int64_t)__ldg(&perm[t]) : t, sum);
+  }
+}
+
 // An integer from the environment, or `def` (tuning overrides, bench/NOTES.md).
 static int sell_env_int(const char *name, int def) {
   const char *v = getenv(name);
@@ -128,5 +183,63 @@ extern "C" cis_status cis_launch_sell(cis_dtype t, int row_kernel, cis_int rows,
                                                      StoreY<REAL>{(REAL *)y, (REAL)alpha, (REAL)beta});
   });
   CIS_CUDA_LAUNCH_CHECK(name);
+  return CIS_OK;
+}
+
+template <typename T, int U>
+static void launch16(unsigned grid, int threads, size_t smem, cis_int rows, int S, int P,
+                     cis_int nslices, const int64_t *slice_ptr, const int32_t *base,
+                     const uint16_t *off, const void *val, const cis_idx *perm, int far_wide,
+                     const void *far_ptr, const cis_idx *far_col, const void *far_val,
+                     double alpha, const void *x, double beta, void *y, cudaStream_t s) {
+  if (far_wide)
+    sell16_tk<T, int64_t, U><<<grid, threads, smem, s>>>(rows, S, P, nslices, slice_ptr, base, off,
+                                              (const T *)val, perm, (const int64_t *)far_ptr, far_col,
+                                              (const T *)far_val, (const T *)x,
+                                              StoreY<T>{(T *)y, (T)alpha, (T)beta});
+  else
+    sell16_tk<T, uint32_t, U><<<grid, threads, smem, s>>>(rows, S, P, nslices, slice_ptr, base, off,
+                                              (const T *)val, perm, (const uint32_t *)far_ptr, far_col,
+                                              (const T *)far_val, (const T *)x,
+                                              StoreY<T>{(T *)y, (T)alpha, (T)beta});
+}
+
+extern "C" cis_status cis_launch_sell16(cis_dtype t, cis_int rows, cis_int C, cis_int nslices,
+                                        cis_int slots, const int64_t *slice_ptr,
+                                        const int32_t *base, const uint16_t *off, const void *val,
+                                        const cis_idx *perm, int far_wide, const void *far_ptr,
+                                        const cis_idx *far_col, const void *far_val, double alpha,
+                                        const void *x, double beta, void *y, int block,
+                                        cudaStream_t s) {
+  int sms = 0;
+  if (C <= 0 || C > 1024)
+    return cis_error(CIS_ERR_INVALID, "sell16: chunk height %lld must be 1..1024 on the GPU", (long long)C);
+  if (block < 0 || block > 1024)
+    return cis_error(CIS_ERR_INVALID, "sell16: block size %d must be 0 (default) up to 1024", block);
+  if (rows == 0) return CIS_OK;
+  if (!sm_count(&sms)) return cis_error(CIS_ERR_CUDA, "sell16: cannot query the device");
+  int P = sell_env_int("CISPARSE_SELL_P", cis_sell_threads_per_row(nslices * C, C, slots, sms));
+  const int dbl = t == CIS_F64;
+  int U = sell_env_int("CISPARSE_SELL_U", dbl ? 4 : 8);
+  if (P < 1 || C * P > 1024)
+    return cis_error(CIS_ERR_INVALID, "sell16: %d threads per row x chunk %lld exceed a block", P, (long long)C);
+  while (block > 0 && P > 1 && block % ((int)C * P)) P /= 2;
+  const int tps = (int)C * P;
+  const int threads = block > 0 ? block : (tps >= 256 ? tps : 256 / tps * tps);
+  if (threads % tps)
+    return cis_error(CIS_ERR_INVALID, "sell16: block size %d must be a multiple of C*P = %d", threads, tps);
+  unsigned grid = cis_blocks_for(nslices, threads / tps);
+  const int bpsm = sell_env_int("CISPARSE_SELL_BPSM", 0);
+  if (bpsm > 0 && grid > (unsigned)(bpsm * sms)) grid = (unsigned)(bpsm * sms);
+  const size_t smem = P > 1 ? (size_t)threads * (dbl ? 8 : 4) : 0;
+  CIS_DISPATCH_REAL(t, {
+    switch (U) {
+      case 1: launch16<REAL, 1>(grid, threads, smem, rows, (int)C, P, nslices, slice_ptr, base, off, val, perm, far_wide, far_ptr, far_col, far_val, alpha, x, beta, y, s); break;
+      case 2: launch16<REAL, 2>(grid, threads, smem, rows, (int)C, P, nslices, slice_ptr, base, off, val, perm, far_wide, far_ptr, far_col, far_val, alpha, x, beta, y, s); break;
+      case 8: launch16<REAL, 8>(grid, threads, smem, rows, (int)C, P, nslices, slice_ptr, base, off, val, perm, far_wide, far_ptr, far_col, far_val, alpha, x, beta, y, s); break;
+      default: launch16<REAL, 4>(grid, threads, smem, rows, (int)C, P, nslices, slice_ptr, base, off, val, perm, far_wide, far_ptr, far_col, far_val, alpha, x, beta, y, s); break;
+    }
+  });
+  CIS_CUDA_LAUNCH_CHECK("sell16");
   return CIS_OK;
 }

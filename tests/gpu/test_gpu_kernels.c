@@ -52,6 +52,12 @@ static const variant variants[] = {
     /* at most one block per SM: the kernel strides over the slices */
     {"sell", "sell", 0, 32, 0, -1, NULL, NULL, NULL, "1", "4", "1"},
     {"sellcs", "sellcs", 0, 32, 0, -1, NULL, NULL, NULL, "4", "4", "1"},
+    /* sell16: 16-bit offsets + far part (the "wide" and "one row of 12000" cases escape) */
+    {"sell16", "sell16", 0, 32, 0, -1, AUTO},
+    {"sell16", "sell16", 0, 16, 0, -1, NULL, NULL, NULL, "4", "8", NULL},
+    {"sell16", "sell16", 512, 64, 0, -1, NULL, NULL, NULL, "8", "2", NULL},
+    {"sell16", "sell16", 0, 32, 0, -1, NULL, NULL, NULL, "32", "1", "1"},
+    {"sell16", "sell16", 0, 1024, 0, -1, AUTO},
     /* the report's thread per row, and the fallback for S > 1024 */
     {"sell", "sell-row", 0, 32, 0, -1, AUTO},
     {"sellr", "sellr-row", 0, 16, 0, -1, AUTO},
