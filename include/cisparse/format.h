@@ -12,6 +12,8 @@
  *   csb     Compressed Sparse Blocks, block size z (§3.6; Buluc et al. 2009)
  *   hyb     the hybrid ELLPACK+CSR CI format (§4.1, Algorithm 6)
  *   csr5    CSR5 (Liu & Vinter, ICS 2015)
+ *   sell16  SELL-C-sigma with 16-bit column offsets per slice window and a
+ *           CSR escape part for far columns (sigma = 1: no sort, no perm)
  */
 #ifndef CISPARSE_FORMAT_H
 #define CISPARSE_FORMAT_H
@@ -99,6 +101,27 @@ CIS_API cis_status cis_matrix_hyb_split(const cis_matrix *M, cis_hyb_split *out)
  * is documented in the README and in src/formats/hyb.c); -1 with the error
  * recorded if A is NULL, the mode unknown or a workspace cannot be allocated. */
 CIS_API cis_int cis_hyb_choose_boundary(const cis_csr *A, cis_boundary_mode mode);
+
+/* The automatic choice (--format auto): a format, its GPU kernel and build
+ * parameters for A, from A's size and row-length statistics alone: below 10^6
+ * nonzeros csr/csr-vector; else sell (S = 32) or sellcs (C = 32, sigma =
+ * 1024), whichever stores fewer bytes, when its padding is <= 5%; else hyb
+ * (the rule is in
+ * src/formats/auto.c and the README; its measurements in bench/NOTES.md).
+ * format/kernel point to static strings; params.dtype = dtype; reason is one
+ * line naming the rule that decided. The statistics it read: mean and
+ * longest row, and the padding of sliced ELLPACK with 32-row slices unsorted
+ * (sell_fill = slots / nnz) and sorted inside 1024-row windows (sellcs_fill).
+ * CIS_ERR_INVALID for NULL arguments, an unknown dtype or an invalid A. */
+typedef struct cis_format_choice {
+  const char *format;
+  const char *kernel;
+  cis_format_params params;
+  double mean_row, sell_fill, sellcs_fill;
+  cis_int max_row;
+  char reason[160];
+} cis_format_choice;
+CIS_API cis_status cis_format_auto(const cis_csr *A, cis_dtype dtype, cis_format_choice *out);
 
 #ifdef __cplusplus
 }

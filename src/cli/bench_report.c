@@ -1,6 +1,7 @@
 /* bench_report.c: the outputs of `cisparse bench`: a terminal table shaped
  * like the paper's Table 9 (kernel, ms, GFLOP/s, GB/s, % of measured
- * bandwidth, speedup over the fastest cuSPARSE, relative error), CSV, JSON. */
+ * bandwidth, speedup over the fastest cuSPARSE, relative error; then the
+ * stored bytes per nonzero), CSV, JSON. */
 #include <math.h>
 #include <string.h>
 #include "cli/bench.h"
@@ -13,8 +14,8 @@ void bench_print_table(FILE *f, const bench_run *r) {
   if (r->gpu)
     fprintf(f, "streaming read bandwidth (measured): %.0f GB/s; median of %d runs after %d warm-up; "
                "GB/s counts format bytes + x once + y once\n", r->bw_gbs, r->runs, r->warmup);
-  fprintf(f, "%-22s %6s %10s %9s %9s %6s %9s %10s\n", "kernel", "block", "ms", "GFLOP/s", "GB/s",
-          r->gpu ? "%BW" : "", "vs cuSP", "rel.err");
+  fprintf(f, "%-22s %6s %10s %9s %9s %6s %9s %10s %6s\n", "kernel", "block", "ms", "GFLOP/s", "GB/s",
+          r->gpu ? "%BW" : "", "vs cuSP", "rel.err", "B/nnz");
   for (int i = 0; i < r->n; ++i) {
     const bench_row *w = &r->rows_out[i];
     char blk[16] = "-";
@@ -26,7 +27,10 @@ void bench_print_table(FILE *f, const bench_run *r) {
     fprintf(f, "%-22s %6s %10.4f %9.1f %9.1f", w->label, blk, w->ms, w->gflops, w->gbs);
     if (r->gpu) fprintf(f, " %5.1f%%", w->pct_bw); else fprintf(f, " %6s", "");
     if (w->speedup > 0) fprintf(f, " %8.2fx", w->speedup); else fprintf(f, " %9s", "-");
-    fprintf(f, " %10.2e\n", w->rel_err);
+    fprintf(f, " %10.2e", w->rel_err);
+    /* bytes per nonzero of the stored matrix (padding, indices, offsets included) */
+    if (r->nnz > 0) fprintf(f, " %6.2f\n", (double)w->matrix_bytes / (double)r->nnz);
+    else fprintf(f, " %6s\n", "-");
   }
 }
 
@@ -38,7 +42,7 @@ cis_status bench_write_csv(const char *path, const bench_run *r) {
              "speedup_vs_cusparse,rel_err,bytes,matrix_bytes,note\n");
   for (int i = 0; i < r->n; ++i) {
     const bench_row *w = &r->rows_out[i];
-    fprintf(f, "%s,%lld,%lld,%lld,%s,%s,%s,%d,%d,%.6f,%.3f,%.3f,%.2f,%.4f,%.3e,%lld,%lld,\"%s\"\n",
+    fprintf(f, "\"%s\",%lld,%lld,%lld,%s,%s,%s,%d,%d,%.6f,%.3f,%.3f,%.2f,%.4f,%.3e,%lld,%lld,\"%s\"\n",
             r->matrix, (long long)r->rows, (long long)r->cols, (long long)r->nnz,
             cis_dtype_name(r->dtype), w->label, w->format, w->block, w->is_cusparse, w->ms,
             w->gflops, w->gbs, w->pct_bw, w->speedup, w->rel_err, (long long)w->bytes,

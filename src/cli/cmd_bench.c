@@ -42,7 +42,8 @@ static int usage(void) {
           "matrix: a file, a generator spec, or an FCIDUMP file (its full-CI Hamiltonian, built on the host)\n"
           "--symmetric: also csr-sym and csr-sym-det (upper triangle; refused if A is not symmetric)\n"
           "--spmm K: SpMM for k = 1, 2, 4, ... K (K <= 16) beside cuSPARSE SpMM (GPU)\n"
-          "kernels: csr-scalar csr-vector ell ellr sell sellr sellcs csb csr5 hyb-paper hyb\n"
+          "kernels: csr-scalar csr-vector ell ellr sell sell-row sellr sellcs sellcs-row sell16 csb csr5\n"
+          "         hyb-paper hyb auto (cis_format_auto's choice)\n"
           "         cusparse-csr-alg1 cusparse-csr-alg2 cusparse-coo-alg1 cusparse-coo-alg2\n"
           "         cusparse-sell-alg1 cusparse-bsr\n"
           "       cisparse bench FILE|SPEC --gpus N | --cpu-parts N [--format F] [--kernel K]\n"
@@ -113,8 +114,9 @@ static int add(entry *E, int n, const char *label, const char *format, const cha
 /* The kernel list: every kernel, every cuSPARSE algorithm, then the sweeps. */
 static int entries(const opts *o, entry *E) {
   static const char *fk[][2] = {{"csr", "csr-scalar"}, {"csr", "csr-vector"}, {"ell", "ell"},
-                                {"ellr", "ellr"},      {"sell", "sell"},       {"sellr", "sellr"},
-                                {"sellcs", "sellcs"},  {"csb", "csb"},         {"csr5", "csr5"},
+                                {"ellr", "ellr"},      {"sell", "sell"},       {"sell", "sell-row"},
+                                {"sellr", "sellr"},    {"sellcs", "sellcs"},   {"sellcs", "sellcs-row"},
+                                {"sell16", "sell16"},  {"csb", "csb"},         {"csr5", "csr5"},
                                 {"hyb", "hyb-paper"},  {"hyb", "hyb"}};
   static const char *cus[] = {"csr-alg1", "csr-alg2", "coo-alg1", "coo-alg2", "sell-alg1", "bsr"};
   char label[48];
@@ -126,16 +128,18 @@ static int entries(const opts *o, entry *E) {
   }
   for (size_t k = 0; k < sizeof fk / sizeof *fk; ++k)
     if (selected(o->kernels, fk[k][1])) n = add(E, n, fk[k][1], fk[k][0], fk[k][1], NULL, 0, 0);
+  if (selected(o->kernels, "auto")) n = add(E, n, "auto", "auto", NULL, NULL, 0, 0);
   for (size_t k = 0; k < sizeof cus / sizeof *cus; ++k) {
     snprintf(label, sizeof label, "cusparse-%s", cus[k]);
     if (selected(o->kernels, label)) n = add(E, n, label, "cusparse", NULL, cus[k], 0, 0);
   }
   for (int b = 16; o->sweep_block && b <= 1024; b *= 2)
     n = add(E, n, "hyb-paper", "hyb", "hyb-paper", NULL, b, 0);
-  for (int s = 16; o->sweep_slice && s <= 1024; s *= 2) {
-    snprintf(label, sizeof label, "sell S=%d", s);
-    n = add(E, n, label, "sell", "sell", NULL, 0, s);
-  }
+  for (int f = 0; f < 2; ++f)
+    for (int s = 16; o->sweep_slice && s <= 1024; s *= 2) {
+      snprintf(label, sizeof label, "%s S=%d", f ? "sellcs" : "sell", s);
+      n = add(E, n, label, f ? "sellcs" : "sell", f ? "sellcs" : "sell", NULL, 0, s);
+    }
   return n;
 }
 
@@ -182,6 +186,13 @@ static void gpu_row(const ctx *c, const entry *e, bench_row *w) {
     st = cis_gpu_plan_create_cusparse(c->A, c->t, e->cus_alg, &p);
   } else if (!strcmp(e->format, "csr-sym")) {
     st = cis_gpu_plan_create_symmetric(c->U, e->kernel, e->block, &p);
+  } else if (!strcmp(e->format, "auto")) { /* cis_format_auto's choice, named in the label */
+    cis_format_choice ch;
+    st = cis_format_auto(c->A, c->t, &ch);
+    if (st == CIS_OK) st = cis_matrix_create(c->A, ch.format, &ch.params, &M);
+    if (st == CIS_OK) st = cis_gpu_plan_create(M, ch.kernel, 0, &p);
+    if (st == CIS_OK) snprintf(w->label, sizeof w->label, "auto (%s)", ch.kernel);
+    cis_matrix_free(M);
   } else {
     st = cis_matrix_create(c->A, e->format, &fp, &M);
     if (st == CIS_OK) st = cis_gpu_plan_create(M, e->kernel, e->block, &p);

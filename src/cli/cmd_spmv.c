@@ -7,7 +7,7 @@
 #include "cli/cli_matrix.h"
 
 static const char *usage_line =
-    "usage: cisparse spmv FILE|SPEC --format NAME --out FILE [--out-format mm|text]\n"
+    "usage: cisparse spmv FILE|SPEC --format NAME|auto --out FILE [--out-format mm|text]\n"
     "         [--x FILE|ones|random] [--seed N] [--alpha a] [--beta b] [--y FILE]\n"
     "         [--device cpu|gpu] [--kernel NAME] [--symmetric] " CLI_FORMAT_OPTIONS "\n"
     "  --symmetric  store only the upper triangle (refused if A is not symmetric); --format csr;\n"
@@ -116,6 +116,14 @@ int cis_cmd_spmv(int argc, char **argv) {
   if (rc) return rc < 0 ? 0 : rc;
   const cis_dtype t = o.p.dtype;
   CIS_TRY(cis_load(o.matrix, t, &A));
+  if (!o.symmetric && !strcmp(o.format, "auto")) { /* cis_format_auto: format, parameters and GPU kernel */
+    cis_format_choice ch;
+    CIS_TRY(cis_format_auto(A, t, &ch));
+    fprintf(stderr, "--format auto: %s\n", ch.reason);
+    o.format = ch.format;
+    o.p = ch.params;
+    if (!o.kernel) o.kernel = ch.kernel;
+  }
   if (o.symmetric) CIS_TRY(cis_csr_upper_symmetric(A, CLI_SYM_TOL, &U));
   else CIS_TRY(cis_matrix_create(A, o.format, &o.p, &M));
   CIS_TRY(make_x(o.x, o.seed, t, A->cols, &x));

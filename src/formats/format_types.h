@@ -80,6 +80,31 @@ typedef struct cis_fmt_sell {
   cis_idx *perm;      /* sellcs: rows, sorted position -> original row; NULL otherwise */
 } cis_fmt_sell;
 
+/* sell16: SELL-C-sigma with 16-bit column offsets (issue 10, item 3). Rows
+ * sorted by length in windows of sigma (perm as sellcs; sigma = 1: no sort
+ * and no perm), slices of C rows, column-major inside each slice. Each slice
+ * has a 64K-column window starting at base[s] = its smallest column; a
+ * nonzero with column - base[s] <= 65534 is stored in the slice as off =
+ * column - base[s] (the row's near entries in order; padding off = 0xFFFF,
+ * value 0); the others ("far") go to a CSR part by sorted position:
+ * far_ptr[p] .. far_ptr[p+1] (32-bit offsets below 2^32 far entries). Slot k
+ * of local row r of slice s at slice_ptr[s] + k*C + r. bytes = (nslices+1)*8
+ * + nslices*4 + slots*(vs+2) [+ rows*4 perm] + (rows+1)*(4|8) +
+ * far_nnz*(vs+4). */
+typedef struct cis_fmt_sell16 {
+  cis_fmt_head h;
+  cis_int C, sigma, nslices;
+  int64_t *slice_ptr; /* nslices + 1 */
+  int32_t *base;      /* nslices: first column of each slice's window */
+  uint16_t *off;      /* slots: column - base, 0xFFFF = padding */
+  void *val;          /* slots */
+  cis_idx *perm;      /* rows: sorted position -> original row; NULL when sigma = 1 */
+  cis_offsets far_ptr; /* rows + 1, by sorted position */
+  cis_idx *far_col;   /* far_nnz */
+  void *far_val;      /* far_nnz */
+  cis_int far_nnz;
+} cis_fmt_sell16;
+
 /* csb: §3.6. Blocks of z x z in row-major block order; inside a block the
  * entries are in Z-Morton order; row/col inside the block in 16 bits.
  * bytes = (nbr*nbc+1)*8 + nnz*(vs+2+2). */
@@ -141,6 +166,6 @@ struct cis_matrix {
 /* Every format's table, defined in its own file, listed by registry.c. */
 extern const cis_format_ops cis_format_csr, cis_format_ell, cis_format_ellr,
     cis_format_sell, cis_format_sellr, cis_format_sellcs, cis_format_csb,
-    cis_format_hyb, cis_format_csr5;
+    cis_format_hyb, cis_format_csr5, cis_format_sell16;
 
 #endif

@@ -43,6 +43,10 @@ typedef struct cis_ellpack_view {
 cis_status cis_ellpack_spmv(const cis_ellpack_view *v, double alpha, const void *x, double beta,
                             void *y);
 
+/* perm[p] = original row at sorted position p: A's rows sorted by decreasing
+ * length (stable) inside each window of sigma rows; sigma > rows sorts all. */
+cis_status cis_sell_sort_windows(const cis_csr *A, cis_int sigma, cis_idx *perm);
+
 /* "label v0 v1 ...\n" for n entries of each kind of array. */
 void cis_dump_idx(FILE *f, const char *label, const cis_idx *a, cis_int n);
 void cis_dump_i64(FILE *f, const char *label, const int64_t *a, cis_int n);

@@ -6,7 +6,7 @@
 
 static const cis_format_ops *const all_formats[] = {
     &cis_format_csr,    &cis_format_ell, &cis_format_ellr, &cis_format_sell, &cis_format_sellr,
-    &cis_format_sellcs, &cis_format_csb, &cis_format_hyb,  &cis_format_csr5};
+    &cis_format_sellcs, &cis_format_csb, &cis_format_hyb,  &cis_format_csr5, &cis_format_sell16};
 enum { FORMAT_COUNT = sizeof all_formats / sizeof *all_formats };
 
 static const cis_format_ops *table(int i) { return i >= 0 && i < FORMAT_COUNT ? all_formats[i] : NULL; }

@@ -56,8 +56,8 @@ static int by_decreasing_length(const void *a, const void *b) {
 }
 
 /* perm[p] = original row at sorted position p: rows sorted by decreasing
- * length inside each window of sigma rows. */
-static cis_status sort_windows(const cis_csr *A, cis_int sigma, cis_idx *perm) {
+ * length inside each window of sigma rows (format_util.h; sell16 uses it too). */
+cis_status cis_sell_sort_windows(const cis_csr *A, cis_int sigma, cis_idx *perm) {
   cis_status st;
   row_key *keys = NULL;
   if (sigma > A->rows) sigma = A->rows > 0 ? A->rows : 1; /* one window: sort all rows */
@@ -93,7 +93,7 @@ static cis_status sell_build_any(const cis_csr *A, const cis_format_params *p, s
   F->nslices = (A->rows + F->S - 1) / F->S;
   if (kind == SELLCS) {
     CIS_TRY(cis_alloc_array((void **)&F->perm, A->rows, sizeof(cis_idx), "SELL-C-sigma permutation"));
-    CIS_TRY(sort_windows(A, F->sigma, F->perm));
+    CIS_TRY(cis_sell_sort_windows(A, F->sigma, F->perm));
   }
   if (kind == SELLR) {
     CIS_TRY(cis_alloc_array((void **)&F->rowlen, A->rows, sizeof(cis_idx), "sliced ELLPACK-R row lengths"));

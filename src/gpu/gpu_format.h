@@ -32,7 +32,7 @@ typedef struct cis_gpu_format_ops {
 
 extern const cis_gpu_format_ops cis_gpu_format_csr, cis_gpu_format_ell, cis_gpu_format_ellr,
     cis_gpu_format_sell, cis_gpu_format_sellr, cis_gpu_format_sellcs, cis_gpu_format_csb,
-    cis_gpu_format_hyb, cis_gpu_format_csr5, cis_gpu_format_csr_sym;
+    cis_gpu_format_hyb, cis_gpu_format_csr5, cis_gpu_format_csr_sym, cis_gpu_format_sell16;
 
 /* Checked device allocation: CIS_ERR_DEVICE_OOM naming `what`, the bytes
  * asked and the bytes free; CIS_ERR_CUDA otherwise. Implemented in plan.c. */

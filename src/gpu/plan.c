@@ -8,7 +8,8 @@ static const cis_gpu_format_ops *find_table(const char *format) {
   const cis_gpu_format_ops *all[] = {
       &cis_gpu_format_csr,    &cis_gpu_format_ell, &cis_gpu_format_ellr,
       &cis_gpu_format_sell,   &cis_gpu_format_sellr, &cis_gpu_format_sellcs,
-      &cis_gpu_format_csb,    &cis_gpu_format_hyb, &cis_gpu_format_csr5};
+      &cis_gpu_format_csb,    &cis_gpu_format_hyb, &cis_gpu_format_csr5,
+      &cis_gpu_format_sell16};
   for (size_t k = 0; k < sizeof all / sizeof *all; ++k)
     if (!strcmp(all[k]->format, format)) return all[k];
   return NULL;

@@ -1,8 +1,17 @@
 /* sell_gpu.c: device tables of Sliced ELLPACK, Sliced ELLPACK-R and
  * SELL-C-sigma (Mahmoud et al. 2018, Sec. 3.4-3.5, Algorithms 4-5; SELL
- * report IPSJ 2018-HPC-164; Kreutzer et al. 2014): one kernel, thread per
- * row of a slice; rowlen (sellr) and perm (sellcs) switch its variants. */
+ * report IPSJ 2018-HPC-164; Kreutzer et al. 2014): two kernels, "<fmt>"
+ * (S*P threads per slice, sell.cu's split kernel) and "<fmt>-row" (the
+ * report's thread per row); rowlen (sellr) and perm (sellcs) switch their
+ * variants. The device struct is the host one plus the slot count (the
+ * split kernel's threads-per-row rule reads it). */
+#include <string.h>
 #include "gpu/gpu_internal.h"
+
+typedef struct sell_dev {
+  cis_fmt_sell f; /* first: gpu_view.c reads the device arrays through it */
+  cis_int slots;
+} sell_dev;
 
 static void sell_release(void *dev) {
   cis_fmt_sell *D = dev;
@@ -19,8 +28,10 @@ static cis_status sell_upload(const void *impl, void **dev, cis_int *bytes, cis_
   const cis_fmt_sell *F = impl;
   cis_status st;
   cis_int total = 0, slots = F->slice_ptr[F->nslices];
-  cis_fmt_sell *D = cis_calloc(1, sizeof *D);
-  if (!D) return cis_error(CIS_ERR_ALLOC, "cannot allocate the device SELL header");
+  sell_dev *W = cis_calloc(1, sizeof *W);
+  cis_fmt_sell *D = W ? &W->f : NULL;
+  if (!W) return cis_error(CIS_ERR_ALLOC, "cannot allocate the device SELL header");
+  W->slots = slots;
   D->h = F->h;
   D->S = F->S;
   D->sigma = F->sigma;
@@ -46,14 +57,17 @@ cleanup:
 
 static cis_status sell_spmv(const void *dev, const char *kernel, int block, double alpha,
                             const void *x, double beta, void *y, cis_stream s) {
-  const cis_fmt_sell *D = dev;
-  return cis_launch_sell(D->h.dtype, D->h.rows, D->S, D->nslices, D->slice_ptr, D->col, D->val,
-                         D->rowlen, D->perm, alpha, x, beta, y, block, (cudaStream_t)s);
+  const sell_dev *W = dev;
+  const cis_fmt_sell *D = &W->f;
+  const int row_kernel = strstr(kernel, "-row") != NULL;
+  return cis_launch_sell(D->h.dtype, row_kernel, D->h.rows, D->S, D->nslices, W->slots,
+                         D->slice_ptr, D->col, D->val, D->rowlen, D->perm, alpha, x, beta, y,
+                         block, (cudaStream_t)s);
 }
 
 #define SELL_TABLE(fmt, cite)                                            \
   const cis_gpu_format_ops cis_gpu_format_##fmt = {.format = #fmt,       \
-                                                   .kernels = {#fmt, NULL}, \
+                                                   .kernels = {#fmt, #fmt "-row", NULL}, \
                                                    .citation = cite,     \
                                                    .upload = sell_upload, \
                                                    .spmv = sell_spmv,    \

@@ -29,11 +29,25 @@ cis_status cis_launch_csr(int vector, cis_dtype t, int wide, cis_int rows, const
 cis_status cis_launch_ell(cis_dtype t, cis_int rows, cis_int width, const cis_idx *col,
                           const void *val, const cis_idx *rowlen, double alpha, const void *x,
                           double beta, void *y, int block, cudaStream_t s);
-/* sell.cu: SELL / SELL-R (rowlen) / SELL-C-sigma (perm). */
-cis_status cis_launch_sell(cis_dtype t, cis_int rows, cis_int S, cis_int nslices,
-                           const int64_t *slice_ptr, const cis_idx *col, const void *val,
-                           const cis_idx *rowlen, const cis_idx *perm, double alpha,
-                           const void *x, double beta, void *y, int block, cudaStream_t s);
+/* sell.cu: SELL / SELL-R (rowlen) / SELL-C-sigma (perm); slots = slice_ptr[nslices]
+ * (host copy). row_kernel 0: the split kernel (S*P threads per slice), 1: thread
+ * per row (the report's kernel; also used for S > 1024). */
+cis_status cis_launch_sell(cis_dtype t, int row_kernel, cis_int rows, cis_int S, cis_int nslices,
+                           cis_int slots, const int64_t *slice_ptr, const cis_idx *col,
+                           const void *val, const cis_idx *rowlen, const cis_idx *perm,
+                           double alpha, const void *x, double beta, void *y, int block,
+                           cudaStream_t s);
+/* sell.cu: sell16 (16-bit offsets from base[s], 0xFFFF = padding; far
+ * entries in CSR by sorted position, far_ptr 64-bit if far_wide else 32-bit;
+ * perm NULL = identity), the split kernel's work division. */
+cis_status cis_launch_sell16(cis_dtype t, cis_int rows, cis_int C, cis_int nslices, cis_int slots,
+                             const int64_t *slice_ptr, const int32_t *base, const uint16_t *off,
+                             const void *val, const cis_idx *perm, int far_wide,
+                             const void *far_ptr, const cis_idx *far_col, const void *far_val, double alpha,
+                             const void *x, double beta, void *y, int block, cudaStream_t s);
+/* The split kernel's threads per row for a matrix of rows_padded = nslices*S
+ * rows, `slots` slots, on a device of `sms` multiprocessors (the rule in sell.cu). */
+int cis_sell_threads_per_row(cis_int rows_padded, cis_int S, cis_int slots, int sms);
 /* csb.cu: one thread block per block row. */
 cis_status cis_launch_csb(cis_dtype t, cis_int rows, cis_int z, cis_int nbr, cis_int nbc,
                           const int64_t *block_ptr, const uint16_t *lrow, const uint16_t *lcol,

@@ -1,36 +1,171 @@
-// sell.cu: Sliced ELLPACK family SpMV, one kernel for three layouts:
+// sell.cu: Sliced ELLPACK family SpMV, two kernels over three layouts:
 //  - sell:   Mahmoud, Hoffmann, Reza 2018, Sec. 3.4, Algorithm 4, and the SELL
-//            report (IPSJ 2018-HPC-164): one thread per row of a slice, slots
-//            column-major inside the slice (slot k of local row r at
-//            slice_ptr[s] + k*S + r), slice offsets through the read-only
-//            cache (__ldg, the report's tex1Dfetch), grid-stride loop;
+//            report (IPSJ 2018-HPC-164): slots column-major inside the slice
+//            (slot k of local row r at slice_ptr[s] + k*S + r);
 //  - sellr:  Sec. 3.5, Algorithm 5: the same, stopping at the row's length;
 //  - sellcs: SELL-C-sigma (Kreutzer et al., SIAM J. Sci. Comput. 2014): rows
 //            sorted inside windows, result scattered back through perm.
+// Kernels: "split" (default, sell_split_tk: S*P threads per slice, P threads
+// per row, coalesced for every S) and "row" (sell_tk: the report's thread per
+// row, grid-stride; also the fallback for S > 1024). Both bodies are in
+// spmv_templates.cuh, here with the StoreY epilogue.
+#include <stdlib.h>
 #include "kernels/kernel_common.cuh"
 #include "kernels/launchers.h"
 #include "kernels/spmv_templates.cuh"
 
-// The kernel body is sell_tk (spmv_templates.cuh) with the StoreY epilogue.
-
-extern "C" cis_status cis_launch_sell(cis_dtype t, cis_int rows, cis_int S, cis_int nslices,
-                                      const int64_t *slice_ptr, const cis_idx *col,
-                                      const void *val, const cis_idx *rowlen, const cis_idx *perm,
-                                      double alpha, const void *x, double beta, void *y, int block,
-                                      cudaStream_t s) {
-  const char *name = perm ? "sellcs" : rowlen ? "sellr" : "sell";
-  CIS_BLOCK_OR(block, 256, 32, name);
-  if (rows == 0) return CIS_OK;
-  if (S <= 0) return cis_error(CIS_ERR_INVALID, "%s: slice height %lld", name, (long long)S);
-  static int sms_of[64]; /* per device, queried once (a solver calls this every iteration) */
-  int dev = 0, sms = 0;
-  CIS_CUDA_CHECK(cudaGetDevice(&dev));
-  if (dev >= 0 && dev < 64 && sms_of[dev] > 0) {
-    sms = sms_of[dev];
-  } else {
-    CIS_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
-    if (dev >= 0 && dev < 64) sms_of[dev] = sms;
+// sell16: the split kernel's work division (S*P threads per slice, thread j
+// on slots j, j + S*P, ... of local row j % S) over 16-bit column offsets
+// from the slice's window start base[s] (0xFFFF = padding), then the row's
+// far entries (CSR by sorted position) shared by its P threads; the P
+// partial sums meet in shared memory; y[perm[t]] as SELL-C-sigma (Kreutzer
+// et al. 2014). Grid-stride over groups of blockDim/(S*P) slices.
+template <typename T, typename O, int U>
+__global__ void __launch_bounds__(1024) sell16_tk(
+    int64_t rows, int S, int P, int64_t nslices, const int64_t *__restrict__ slice_ptr,
+    const int32_t *__restrict__ base, const uint16_t *__restrict__ off, const T *__restrict__ val,
+    const cis_idx *__restrict__ perm, const O *__restrict__ far_ptr,
+    const cis_idx *__restrict__ far_col, const T *__restrict__ far_val, const T *__restrict__ x,
+    StoreY<T> epi) {
+  extern __shared__ __align__(16) unsigned char sell16_smem[];
+  const int tps = S * P, j = threadIdx.x % tps, r = j % S;
+  const int64_t per_block = blockDim.x / tps, groups = (nslices + per_block - 1) / per_block;
+  for (int64_t g = blockIdx.x; g < groups; g += gridDim.x) {
+    const int64_t s = g * per_block + threadIdx.x / tps, t = s * S + r;
+    const bool live = s < nslices && t < rows;
+    T sum = 0;
+    if (live) {
+      const int64_t begin = __ldg(&slice_ptr[s]), end = __ldg(&slice_ptr[s + 1]);
+      const T *xb = x + __ldg(&base[s]);
+      for (int64_t p = begin + j; p < end; p += (int64_t)U * tps) {
+        unsigned c[U];
+        T v[U];
+#pragma unroll
+        for (int u = 0; u < U; ++u) {
+          const int64_t q = p + (int64_t)u * tps;
+          c[u] = 0xFFFFu;
+          v[u] = 0;
+          if (q < end) {
+            c[u] = __ldcs(off + q);
+            v[u] = __ldcs(val + q);
+          }
+        }
+#pragma unroll
+        for (int u = 0; u < U; ++u)
+          if (c[u] != 0xFFFFu) sum += v[u] * __ldg(&xb[c[u]]);
+      }
+      for (int64_t q = (int64_t)__ldg(&far_ptr[t]) + j / S, e = (int64_t)__ldg(&far_ptr[t + 1]); q < e; q += P)
+        sum += __ldcs(far_val + q) * __ldg(&x[__ldcs(far_col + q)]);
+    }
+    if (P > 1) {
+      T *part = (T *)sell16_smem;
+      part[threadIdx.x] = sum;
+      __syncthreads();
+      if (j < S)
+        for (int m = 1; m < P; ++m) sum += part[threadIdx.x + m * S];
+      __syncthreads();
+    }
+    if (live && j < S) epi.row(perm ? (int64_t)__ldg(&perm[t]) : t, sum);
   }
+}
+
+// An integer from the environment, or `def` (tuning overrides, bench/NOTES.md).
+static int sell_env_int(const char *name, int def) {
+  const char *v = getenv(name);
+  return v && *v ? atoi(v) : def;
+}
+
+static int sm_count(int *sms) {
+  static int sms_of[64]; /* per device, queried once (a solver calls this every iteration) */
+  int dev = 0;
+  if (cudaGetDevice(&dev) != cudaSuccess) return 0;
+  if (dev >= 0 && dev < 64 && sms_of[dev] > 0) {
+    *sms = sms_of[dev];
+    return 1;
+  }
+  if (cudaDeviceGetAttribute(sms, cudaDevAttrMultiProcessorCount, dev) != cudaSuccess) return 0;
+  if (dev >= 0 && dev < 64) sms_of[dev] = *sms;
+  return 1;
+}
+
+// Threads per row P of the split kernel: the largest power of two <= 32 with
+// S*P <= 1024, all rows' threads within one full wave of the device (132 SMs
+// x 2048 threads on an H200) and >= 16 slots per thread on average. Few long
+// rows (the 32k CI matrix: 32768 rows of ~950) get P = 8, many rows
+// (laplace3d: 4M rows of 7; ci 524k) P = 1. Measured on the H200 (ci 32k,
+// bench/NOTES.md): P = 1, 2, 4, 8, 16, 32 -> 0.331, 0.181, 0.115, 0.101,
+// 0.103, 0.108 ms. CISPARSE_SELL_P overrides.
+extern "C" int cis_sell_threads_per_row(cis_int rows_padded, cis_int S, cis_int slots, int sms) {
+  int p = 1;
+  const double width = rows_padded > 0 ? (double)slots / (double)rows_padded : 0;
+  const double target = (double)sms * 2048.0;
+  while (p < 32 && S * 2 * p <= 1024 && (double)rows_padded * 2 * p <= target && width >= 16.0 * 2 * p)
+    p *= 2;
+  return p;
+}
+
+template <typename T, int U>
+static void launch_split(unsigned grid, int threads, size_t smem, cis_int rows, int S, int P,
+                         cis_int nslices, const int64_t *slice_ptr, const cis_idx *col,
+                         const void *val, const cis_idx *rowlen, const cis_idx *perm,
+                         double alpha, const void *x, double beta, void *y, cudaStream_t s) {
+  sell_split_tk<T, U><<<grid, threads, smem, s>>>(rows, S, P, nslices, slice_ptr, col,
+                                                  (const T *)val, rowlen, perm, (const T *)x,
+                                                  StoreY<T>{(T *)y, (T)alpha, (T)beta});
+}
+
+template <typename T>
+static cis_status split(cis_int rows, cis_int S, cis_int nslices, cis_int slots,
+                        const int64_t *slice_ptr, const cis_idx *col, const void *val,
+                        const cis_idx *rowlen, const cis_idx *perm, double alpha, const void *x,
+                        double beta, void *y, int block, int sms, const char *name,
+                        cudaStream_t s) {
+  int P = sell_env_int("CISPARSE_SELL_P", cis_sell_threads_per_row(nslices * S, S, slots, sms));
+  int U = sell_env_int("CISPARSE_SELL_U", sizeof(T) == 8 ? 4 : 8);
+  if (P < 1 || P > 1024 || S * P > 1024)
+    return cis_error(CIS_ERR_INVALID, "%s: %lld threads per row x slice %lld exceed a block",
+                     name, (long long)P, (long long)S);
+  while (block > 0 && P > 1 && block % ((int)S * P)) P /= 2; /* a given block size wins */
+  const int tps = (int)S * P;
+  int threads = block > 0 ? block : (tps >= 256 ? tps : 256 / tps * tps);
+  if (threads % tps || threads > 1024)
+    return cis_error(CIS_ERR_INVALID, "%s: block size %d must be a multiple of S*P = %d up to 1024",
+                     name, threads, tps);
+  unsigned grid = cis_blocks_for(nslices, threads / tps);
+  /* CISPARSE_SELL_BPSM = b > 0: at most b blocks per multiprocessor, the
+     kernel strides over the rest (fewer rows in flight share L1 better) */
+  const int bpsm = sell_env_int("CISPARSE_SELL_BPSM", 0);
+  if (bpsm > 0 && grid > (unsigned)(bpsm * sms)) grid = (unsigned)(bpsm * sms);
+  const size_t smem = P > 1 ? (size_t)threads * sizeof(T) : 0;
+  switch (U) {
+    case 1: launch_split<T, 1>(grid, threads, smem, rows, (int)S, P, nslices, slice_ptr, col, val, rowlen, perm, alpha, x, beta, y, s); break;
+    case 2: launch_split<T, 2>(grid, threads, smem, rows, (int)S, P, nslices, slice_ptr, col, val, rowlen, perm, alpha, x, beta, y, s); break;
+    case 8: launch_split<T, 8>(grid, threads, smem, rows, (int)S, P, nslices, slice_ptr, col, val, rowlen, perm, alpha, x, beta, y, s); break;
+    default: launch_split<T, 4>(grid, threads, smem, rows, (int)S, P, nslices, slice_ptr, col, val, rowlen, perm, alpha, x, beta, y, s); break;
+  }
+  CIS_CUDA_LAUNCH_CHECK(name);
+  return CIS_OK;
+}
+
+extern "C" cis_status cis_launch_sell(cis_dtype t, int row_kernel, cis_int rows, cis_int S,
+                                      cis_int nslices, cis_int slots, const int64_t *slice_ptr,
+                                      const cis_idx *col, const void *val, const cis_idx *rowlen,
+                                      const cis_idx *perm, double alpha, const void *x,
+                                      double beta, void *y, int block, cudaStream_t s) {
+  const char *name = perm ? "sellcs" : rowlen ? "sellr" : "sell";
+  int sms = 0;
+  if (block < 0 || block > 1024)
+    return cis_error(CIS_ERR_INVALID, "%s: block size %d must be 0 (default) up to 1024", name, block);
+  if (S <= 0) return cis_error(CIS_ERR_INVALID, "%s: slice height %lld", name, (long long)S);
+  if (rows == 0) return CIS_OK;
+  if (!sm_count(&sms)) return cis_error(CIS_ERR_CUDA, "%s: cannot query the device", name);
+  if (!row_kernel && S <= 1024) {
+    CIS_DISPATCH_REAL(t, {
+      return split<REAL>(rows, S, nslices, slots, slice_ptr, col, val, rowlen, perm, alpha, x,
+                         beta, y, block, sms, name, s);
+    });
+  }
+  CIS_BLOCK_OR(block, 256, 32, name);
   int64_t n = nslices * S;
   unsigned grid = cis_blocks_for(n, threads_);
   unsigned cap = (unsigned)sms * (2048u / (unsigned)threads_) * 4u; /* grid-stride beyond this */
@@ -48,5 +183,63 @@ extern "C" cis_status cis_launch_sell(cis_dtype t, cis_int rows, cis_int S, cis_
                                                      StoreY<REAL>{(REAL *)y, (REAL)alpha, (REAL)beta});
   });
   CIS_CUDA_LAUNCH_CHECK(name);
+  return CIS_OK;
+}
+
+template <typename T, int U>
+static void launch16(unsigned grid, int threads, size_t smem, cis_int rows, int S, int P,
+                     cis_int nslices, const int64_t *slice_ptr, const int32_t *base,
+                     const uint16_t *off, const void *val, const cis_idx *perm, int far_wide,
+                     const void *far_ptr, const cis_idx *far_col, const void *far_val,
+                     double alpha, const void *x, double beta, void *y, cudaStream_t s) {
+  if (far_wide)
+    sell16_tk<T, int64_t, U><<<grid, threads, smem, s>>>(rows, S, P, nslices, slice_ptr, base, off,
+                                              (const T *)val, perm, (const int64_t *)far_ptr, far_col,
+                                              (const T *)far_val, (const T *)x,
+                                              StoreY<T>{(T *)y, (T)alpha, (T)beta});
+  else
+    sell16_tk<T, uint32_t, U><<<grid, threads, smem, s>>>(rows, S, P, nslices, slice_ptr, base, off,
+                                              (const T *)val, perm, (const uint32_t *)far_ptr, far_col,
+                                              (const T *)far_val, (const T *)x,
+                                              StoreY<T>{(T *)y, (T)alpha, (T)beta});
+}
+
+extern "C" cis_status cis_launch_sell16(cis_dtype t, cis_int rows, cis_int C, cis_int nslices,
+                                        cis_int slots, const int64_t *slice_ptr,
+                                        const int32_t *base, const uint16_t *off, const void *val,
+                                        const cis_idx *perm, int far_wide, const void *far_ptr,
+                                        const cis_idx *far_col, const void *far_val, double alpha,
+                                        const void *x, double beta, void *y, int block,
+                                        cudaStream_t s) {
+  int sms = 0;
+  if (C <= 0 || C > 1024)
+    return cis_error(CIS_ERR_INVALID, "sell16: chunk height %lld must be 1..1024 on the GPU", (long long)C);
+  if (block < 0 || block > 1024)
+    return cis_error(CIS_ERR_INVALID, "sell16: block size %d must be 0 (default) up to 1024", block);
+  if (rows == 0) return CIS_OK;
+  if (!sm_count(&sms)) return cis_error(CIS_ERR_CUDA, "sell16: cannot query the device");
+  int P = sell_env_int("CISPARSE_SELL_P", cis_sell_threads_per_row(nslices * C, C, slots, sms));
+  const int dbl = t == CIS_F64;
+  int U = sell_env_int("CISPARSE_SELL_U", dbl ? 4 : 8);
+  if (P < 1 || C * P > 1024)
+    return cis_error(CIS_ERR_INVALID, "sell16: %d threads per row x chunk %lld exceed a block", P, (long long)C);
+  while (block > 0 && P > 1 && block % ((int)C * P)) P /= 2;
+  const int tps = (int)C * P;
+  const int threads = block > 0 ? block : (tps >= 256 ? tps : 256 / tps * tps);
+  if (threads % tps)
+    return cis_error(CIS_ERR_INVALID, "sell16: block size %d must be a multiple of C*P = %d", threads, tps);
+  unsigned grid = cis_blocks_for(nslices, threads / tps);
+  const int bpsm = sell_env_int("CISPARSE_SELL_BPSM", 0);
+  if (bpsm > 0 && grid > (unsigned)(bpsm * sms)) grid = (unsigned)(bpsm * sms);
+  const size_t smem = P > 1 ? (size_t)threads * (dbl ? 8 : 4) : 0;
+  CIS_DISPATCH_REAL(t, {
+    switch (U) {
+      case 1: launch16<REAL, 1>(grid, threads, smem, rows, (int)C, P, nslices, slice_ptr, base, off, val, perm, far_wide, far_ptr, far_col, far_val, alpha, x, beta, y, s); break;
+      case 2: launch16<REAL, 2>(grid, threads, smem, rows, (int)C, P, nslices, slice_ptr, base, off, val, perm, far_wide, far_ptr, far_col, far_val, alpha, x, beta, y, s); break;
+      case 8: launch16<REAL, 8>(grid, threads, smem, rows, (int)C, P, nslices, slice_ptr, base, off, val, perm, far_wide, far_ptr, far_col, far_val, alpha, x, beta, y, s); break;
+      default: launch16<REAL, 4>(grid, threads, smem, rows, (int)C, P, nslices, slice_ptr, base, off, val, perm, far_wide, far_ptr, far_col, far_val, alpha, x, beta, y, s); break;
+    }
+  });
+  CIS_CUDA_LAUNCH_CHECK("sell16");
   return CIS_OK;
 }

@@ -26,6 +26,8 @@
 //                  Vazquez et al. 2011), column-major slots
 //   sell_tk        Mahmoud et al. 2018, Sec. 3.4-3.5, Algorithms 4-5; SELL-C-sigma
 //                  (Kreutzer et al., SIAM J. Sci. Comput. 2014) through perm
+//   sell_split_tk  the same layout, S*P threads per slice, coalesced for every
+//                  S, P threads per row (sell.cu's default kernel)
 //   hyb_fast_tk    Mahmoud et al. 2018, Sec. 4.1-4.2 (hybrid ELLPACK+CSR), our
 //                  fast variant: G threads per row, U loads in flight (hyb.cu)
 #ifndef CISPARSE_SPMV_TEMPLATES_CUH
@@ -130,6 +132,71 @@ __global__ void sell_tk(int64_t rows, int64_t S, int shift, int64_t nslots_rows,
         if (c >= 0) sum += val[p] * __ldg(&x[c]);
       }
       epi.row(perm ? (int64_t)perm[t] : t, sum);
+    }
+  }
+  epi.finish();
+}
+
+// sell (split): the SELL report's slices read as flat arrays. Slice s's slots
+// [slice_ptr[s], slice_ptr[s+1]) are shared by tps = S*P threads; thread j of
+// the slice reads slots j, j + tps, j + 2 tps, ... which all belong to local
+// row j % S (tps is a multiple of S and the slice is column-major), so a warp
+// reads 32 consecutive slots for every S (coalesced, as cuSPARSE's SELL), no
+// thread walks another row's length, and P threads share one row's slots (P >
+// 1 for matrices with few, long rows: enough warps in flight to cover the
+// latency). U independent (col, val) loads are in flight per thread before
+// the U gathers of x; the matrix is read with streaming loads (used once), x
+// through the read-only cache. sellr stops each row at its length; sellcs
+// stores through perm. The P partial sums of a row meet in shared memory
+// (blockDim/tps slices per block). Grid-stride over groups of blockDim/tps
+// slices (the launcher gives one group per block unless it caps the resident
+// blocks, which trades occupancy for L1 hits on x). Mahmoud et al. 2018, Sec. 3.4-3.5 (layout); Kreutzer
+// et al. 2014 (SELL-C-sigma); the work split is ours (bench/NOTES.md).
+template <typename T, int U, class Epi>
+__global__ void __launch_bounds__(1024) sell_split_tk(
+    int64_t rows, int S, int P, int64_t nslices, const int64_t *__restrict__ slice_ptr,
+    const cis_idx *__restrict__ col, const T *__restrict__ val, const cis_idx *__restrict__ rowlen,
+    const cis_idx *__restrict__ perm, const T *__restrict__ x, Epi epi) {
+  extern __shared__ __align__(16) unsigned char sell_split_smem[];
+  if (epi.start()) {
+    const int tps = S * P, j = threadIdx.x % tps, r = j % S;
+    const int64_t per_block = blockDim.x / tps, groups = (nslices + per_block - 1) / per_block;
+    /* grid-stride over groups of per_block slices: the trip count is uniform in a block */
+    for (int64_t g = blockIdx.x; g < groups; g += gridDim.x) {
+      const int64_t s = g * per_block + threadIdx.x / tps;
+      const int64_t t = s * S + r; /* position of the row (sorted order for sellcs) */
+      const bool live = s < nslices && t < rows;
+      T sum = 0;
+      if (live) {
+        const int64_t begin = __ldg(&slice_ptr[s]);
+        const int64_t end = rowlen ? begin + (int64_t)__ldg(&rowlen[t]) * S : __ldg(&slice_ptr[s + 1]);
+        for (int64_t p = begin + j; p < end; p += (int64_t)U * tps) {
+          cis_idx c[U];
+          T v[U];
+#pragma unroll
+          for (int u = 0; u < U; ++u) {
+            const int64_t q = p + (int64_t)u * tps;
+            c[u] = -1;
+            v[u] = 0;
+            if (q < end) {
+              c[u] = __ldcs(col + q);
+              v[u] = __ldcs(val + q);
+            }
+          }
+#pragma unroll
+          for (int u = 0; u < U; ++u)
+            if (c[u] >= 0) sum += v[u] * __ldg(&x[c[u]]);
+        }
+      }
+      if (P > 1) { /* uniform over the block: every thread reaches the barriers */
+        T *part = (T *)sell_split_smem;
+        part[threadIdx.x] = sum;
+        __syncthreads();
+        if (j < S)
+          for (int m = 1; m < P; ++m) sum += part[threadIdx.x + m * S];
+        __syncthreads(); /* part is rewritten by the next group */
+      }
+      if (live && j < S) epi.row(perm ? (int64_t)__ldg(&perm[t]) : t, sum);
     }
   }
   epi.finish();

@@ -11,9 +11,12 @@ typedef struct variant {
   cis_boundary_mode mode;  /* hyb */
   cis_int boundary;        /* hyb: < 0 = choose */
   const char *lock, *g, *u; /* hyb tuning overrides (CISPARSE_HYB_LOCK/_G/_UNROLL), NULL = auto */
+  const char *sp, *su, *sb; /* sell split kernel: threads per row, loads in flight,
+                               blocks per SM (CISPARSE_SELL_P/_U/_BPSM), NULL = auto */
 } variant;
 
-#define AUTO NULL, NULL, NULL
+#define AUTO NULL, NULL, NULL, NULL, NULL, NULL
+#define HYB_ONLY NULL, NULL, NULL
 static const variant variants[] = {
     {"csr", "csr-vector", 0, 0, 0, -1, AUTO},  {"csr", "csr-scalar", 0, 0, 0, -1, AUTO},
     {"csr", "csr-vector", 64, 0, 0, -1, AUTO}, {"ell", "ell", 0, 0, 0, -1, AUTO},
@@ -30,13 +33,36 @@ static const variant variants[] = {
     {"hyb", "hyb-paper", 128, 0, CIS_BOUNDARY_COUNT, 3, AUTO},
     {"hyb", "hyb-paper", 1024, 0, CIS_BOUNDARY_COLUMN, -1, AUTO},
     /* every variant the fast kernel can pick: phase-locked, threads per row, loads in flight */
-    {"hyb", "hyb", 0, 0, CIS_BOUNDARY_COUNT, -1, "1024", "16", "4"},
-    {"hyb", "hyb", 0, 0, CIS_BOUNDARY_COLUMN, -1, "512", "32", "8"},
-    {"hyb", "hyb", 0, 0, CIS_BOUNDARY_COUNT, 3, "256", "8", "1"},
-    {"hyb", "hyb", 0, 0, CIS_BOUNDARY_COUNT, -1, "0", "4", "2"},
-    {"hyb", "hyb", 0, 0, CIS_BOUNDARY_COLUMN, -1, "0", "1", "4"},
-    {"hyb", "hyb", 0, 0, CIS_BOUNDARY_COUNT, -1, "0", "16", "8"},
-    {"hyb", "hyb", 0, 0, CIS_BOUNDARY_COUNT, 3, "0", "32", "2"},
+    {"hyb", "hyb", 0, 0, CIS_BOUNDARY_COUNT, -1, "1024", "16", "4", HYB_ONLY},
+    {"hyb", "hyb", 0, 0, CIS_BOUNDARY_COLUMN, -1, "512", "32", "8", HYB_ONLY},
+    {"hyb", "hyb", 0, 0, CIS_BOUNDARY_COUNT, 3, "256", "8", "1", HYB_ONLY},
+    {"hyb", "hyb", 0, 0, CIS_BOUNDARY_COUNT, -1, "0", "4", "2", HYB_ONLY},
+    {"hyb", "hyb", 0, 0, CIS_BOUNDARY_COLUMN, -1, "0", "1", "4", HYB_ONLY},
+    {"hyb", "hyb", 0, 0, CIS_BOUNDARY_COUNT, -1, "0", "16", "8", HYB_ONLY},
+    {"hyb", "hyb", 0, 0, CIS_BOUNDARY_COUNT, 3, "0", "32", "2", HYB_ONLY},
+    /* sell split kernel: threads per row P (S*P up to 1024), loads in flight U,
+       a slice height that is no power of two, a given block size */
+    {"sell", "sell", 0, 32, 0, -1, NULL, NULL, NULL, "32", "1", NULL},
+    {"sell", "sell", 0, 16, 0, -1, NULL, NULL, NULL, "4", "8", NULL},
+    {"sell", "sell", 0, 48, 0, -1, NULL, NULL, NULL, "2", "2", NULL},
+    {"sell", "sell", 512, 64, 0, -1, NULL, NULL, NULL, "8", "4", NULL},
+    {"sellr", "sellr", 0, 32, 0, -1, NULL, NULL, NULL, "16", "4", NULL},
+    {"sellcs", "sellcs", 0, 32, 0, -1, NULL, NULL, NULL, "8", "2", NULL},
+    {"sellcs", "sellcs", 0, 128, 0, -1, NULL, NULL, NULL, "1", "8", NULL},
+    /* at most one block per SM: the kernel strides over the slices */
+    {"sell", "sell", 0, 32, 0, -1, NULL, NULL, NULL, "1", "4", "1"},
+    {"sellcs", "sellcs", 0, 32, 0, -1, NULL, NULL, NULL, "4", "4", "1"},
+    /* sell16: 16-bit offsets + far part (the "wide" and "one row of 12000" cases escape) */
+    {"sell16", "sell16", 0, 32, 0, -1, AUTO},
+    {"sell16", "sell16", 0, 16, 0, -1, NULL, NULL, NULL, "4", "8", NULL},
+    {"sell16", "sell16", 512, 64, 0, -1, NULL, NULL, NULL, "8", "2", NULL},
+    {"sell16", "sell16", 0, 32, 0, -1, NULL, NULL, NULL, "32", "1", "1"},
+    {"sell16", "sell16", 0, 1024, 0, -1, AUTO},
+    /* the report's thread per row, and the fallback for S > 1024 */
+    {"sell", "sell-row", 0, 32, 0, -1, AUTO},
+    {"sellr", "sellr-row", 0, 16, 0, -1, AUTO},
+    {"sellcs", "sellcs-row", 0, 32, 0, -1, AUTO},
+    {"sell", "sell", 0, 2048, 0, -1, AUTO},
 };
 
 static void set_or_clear(const char *name, const char *value) {
@@ -58,6 +84,9 @@ static void run_variant(const gpu_case *c, const variant *v, cis_dtype t) {
   set_or_clear("CISPARSE_HYB_LOCK", v->lock);
   set_or_clear("CISPARSE_HYB_G", v->g);
   set_or_clear("CISPARSE_HYB_UNROLL", v->u);
+  set_or_clear("CISPARSE_SELL_P", v->sp);
+  set_or_clear("CISPARSE_SELL_U", v->su);
+  set_or_clear("CISPARSE_SELL_BPSM", v->sb);
   if (v->slice && !strcmp(v->format, "csb")) fp.block = v->slice;
   else if (v->slice) fp.slice = v->slice;
   fp.boundary_mode = v->mode;
@@ -74,9 +103,10 @@ static void run_variant(const gpu_case *c, const variant *v, cis_dtype t) {
     for (int b = 0; b < 2; ++b) {
       double beta = b ? -0.5 : 0.0;
       double err = check_plan(p, c->A, t, beta, 11 + (uint64_t)b);
-      CHECK(err <= test_tol(t), "%s: %s/%s block %d slice %lld lock/G/U %s/%s/%s %s beta %g: rel err %.3g",
+      CHECK(err <= test_tol(t), "%s: %s/%s block %d slice %lld lock/G/U %s/%s/%s P/U %s/%s %s beta %g: rel err %.3g",
             c->name, v->format, v->kernel, v->block, (long long)v->slice, v->lock ? v->lock : "auto",
-            v->g ? v->g : "auto", v->u ? v->u : "auto", cis_dtype_name(t), beta, err);
+            v->g ? v->g : "auto", v->u ? v->u : "auto", v->sp ? v->sp : "auto",
+            v->su ? v->su : "auto", cis_dtype_name(t), beta, err);
     }
   }
   cis_gpu_plan_free(p);

@@ -72,6 +72,7 @@ static const fc_case fc_cases[] = {
     {"rows not a multiple of the slice", 101, 101, 1, 12, 0, 0, 0, 0},
     {"long and short rows mixed", 500, 800, 0, 4, 7, 250, 0, 1},
     {"random, rows longer than a warp", 3000, 2500, 0, 100, 0, 0, 0, 0},
+    {"columns beyond 16 bits (sell16 escapes)", 200, 150000, 0, 30, 9, 2000, 5, 0},
     {"all rows empty", 10, 10, 0, 0, 0, 0, 0, 0},
     {"no rows", 0, 7, 0, 0, 0, 0, 0, 0},
     {"no columns", 4, 0, 0, 0, 0, 0, 0, 0},

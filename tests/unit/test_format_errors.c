@@ -27,8 +27,8 @@ static void expect(const cis_csr *A, const char *name, cis_format_params p, cis_
 static void test_parameter_errors(void) {
   cis_csr *A = example();
   cis_format_params p = cis_format_params_default();
-  const char *sliced[] = {"sell", "sellr", "sellcs"};
-  for (int k = 0; k < 3; ++k) {
+  const char *sliced[] = {"sell", "sellr", "sellcs", "sell16"};
+  for (int k = 0; k < 4; ++k) {
     p = cis_format_params_default();
     p.slice = 0;
     expect(A, sliced[k], p, CIS_ERR_INVALID, "height", "slice 0");

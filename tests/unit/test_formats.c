@@ -40,6 +40,9 @@ static int variants(const char *name, const cis_csr *A, cis_dtype t, variant *v)
   } else if (!strcmp(name, "sellcs")) {
     const cis_int C[] = {1, 2, 4, 32, 32, 33, 1024}, sig[] = {1, 8, 1 << 20, 1, 1024, 66, 1024};
     for (int k = 0; k < 7; ++k) p.slice = C[k], p.sigma = sig[k], n = add(v, n, p, "C=%lld sigma=%lld", C[k], sig[k]);
+  } else if (!strcmp(name, "sell16")) {
+    const cis_int C[] = {1, 2, 32, 33, 1024, 32}, sig[] = {1, 8, 1, 66, 1024, 1 << 20};
+    for (int k = 0; k < 6; ++k) p.slice = C[k], p.sigma = sig[k], n = add(v, n, p, "C=%lld sigma=%lld", C[k], sig[k]);
   } else if (!strcmp(name, "csb")) {
     const cis_int z[] = {0, 1, 2, 8, 64, 65536};
     for (int k = 0; k < 6; ++k) {
@@ -112,6 +115,32 @@ static void check_bytes(const cis_csr *A, const char *name, const cis_format_par
     if (p->dtype == CIS_F64 && !strcmp(name, "ell"))
       CHECK(got == cis_paper_bytes_ell(rows, maxr), "%s: ell bytes %lld != paper %lld", label, (long long)got,
             (long long)cis_paper_bytes_ell(rows, maxr));
+  } else if (!strcmp(name, "sell16")) {
+    /* recount from A: each slice's window starts at its smallest column; near
+       entries (column - base <= 65534) fill the slice, the rest the far part */
+    const cis_fmt_sell16 *F = impl;
+    const cis_int C = p->slice, nslices = (rows + C - 1) / C;
+    cis_int slots = 0, far = 0;
+    for (cis_int s = 0; s < nslices; ++s) {
+      cis_idx lo = -1;
+      cis_int w = 0;
+      for (cis_int q = s * C; q < rows && q < (s + 1) * C; ++q) {
+        const cis_int i = F->perm ? F->perm[q] : q;
+        for (cis_int k = A->rowptr[i]; k < A->rowptr[i + 1]; ++k) lo = lo < 0 || A->colind[k] < lo ? A->colind[k] : lo;
+      }
+      CHECK(F->base[s] == (lo < 0 ? 0 : lo), "%s: slice %lld base %d, expected %d", label, (long long)s, F->base[s], lo);
+      for (cis_int q = s * C; q < rows && q < (s + 1) * C; ++q) {
+        const cis_int i = F->perm ? F->perm[q] : q;
+        cis_int nr = 0;
+        for (cis_int k = A->rowptr[i]; k < A->rowptr[i + 1]; ++k) nr += A->colind[k] - lo <= 65534;
+        far += row_len(A, i) - nr;
+        w = nr > w ? nr : w;
+      }
+      slots += C * w;
+    }
+    CHECK(F->far_nnz == far && (p->sigma > 1) == (F->perm != NULL), "%s: far %lld, expected %lld", label,
+          (long long)F->far_nnz, (long long)far);
+    want = (nslices + 1) * 8 + nslices * 4 + slots * (vs + 2) + (F->perm ? rows * 4 : 0) + (rows + 1) * 4 + far * (vs + 4);
   } else if (!strncmp(name, "sell", 4)) {
     const int cs = !strcmp(name, "sellcs");
     const cis_int S = p->slice, nslices = (rows + S - 1) / S;

@@ -1,0 +1,105 @@
+/* auto.c: cis_format_auto -- the storage format, GPU kernel and parameters
+ * for a matrix, chosen from its row-length statistics (no timing).
+ *
+ * A stored SpMV is bandwidth-bound (bench/NOTES.md: the floor is bytes over
+ * the measured read bandwidth), so the rule picks the layout that moves the
+ * fewest bytes among the kernels that run near the bandwidth:
+ *   fill(S, sigma) = slots of a sliced ELLPACK of slice S after sorting rows
+ *   by length inside windows of sigma rows, over nnz (1 = no padding);
+ *   bytes(sell)   = fill(32, 1) * nnz * (value + 4-byte index),
+ *   bytes(sellcs) = fill(32, 1024) * nnz * (value + index) + 4 * rows (perm);
+ *   1. empty matrix, or fewer than CIS_AUTO_SMALL_NNZ = 10^6 nonzeros -> csr,
+ *      kernel csr-vector: a small product takes ~10 us and is bound by
+ *      latency, not bandwidth; a warp per row has the most parallelism
+ *      (measured on the H200: csr-vector within 1.7% of the best cisparse
+ *      kernel on all 19 shared SuiteSparse matrices, 1,910-355,460
+ *      nonzeros; the limit between those and the 25M-nonzero matrices where
+ *      the sliced formats win is not measured);
+ *   2. the smaller of bytes(sell), bytes(sellcs) (sell on a tie), if its fill
+ *      is <= 1.05 -> sell, S = 32 (rows of nearly equal length: stencils,
+ *      FEM) or sellcs, C = 32, sigma = 1024 (lengths vary but sorting in
+ *      windows removes the padding: CI Hamiltonians; Kreutzer et al. 2014,
+ *      Sec. 2, choose sigma the same way), both with the split kernel;
+ *   3. otherwise (power-law rows: padding even after sorting) -> hyb:
+ *      ELLPACK for the common length, CSR for the long tails (Mahmoud et al.
+ *      2018, Sec. 4.1).
+ * The thresholds and their measurements: bench/NOTES.md, "--format auto". */
+#include <stdlib.h>
+#include <string.h>
+#include "core/internal.h"
+
+enum { CIS_AUTO_SMALL_NNZ = 1000000 };
+
+static int by_decreasing(const void *a, const void *b) {
+  const cis_int u = *(const cis_int *)a, v = *(const cis_int *)b;
+  return (u < v) - (u > v);
+}
+
+/* Slots of sliced ELLPACK with slices of S rows after sorting each window of
+ * sigma rows by decreasing length (sigma = 1: no sort); len is overwritten. */
+static double sliced_slots(cis_int *len, cis_int rows, cis_int S, cis_int sigma) {
+  double slots = 0;
+  if (sigma > 1)
+    for (cis_int lo = 0; lo < rows; lo += sigma)
+      qsort(len + lo, (size_t)(rows - lo < sigma ? rows - lo : sigma), sizeof *len, by_decreasing);
+  for (cis_int lo = 0; lo < rows; lo += S) {
+    cis_int w = 0;
+    for (cis_int i = lo; i < rows && i < lo + S; ++i) w = len[i] > w ? len[i] : w;
+    slots += (double)w * (double)S;
+  }
+  return slots;
+}
+
+cis_status cis_format_auto(const cis_csr *A, cis_dtype dtype, cis_format_choice *out) {
+  cis_status st;
+  cis_int *len = NULL;
+  if (!out) return cis_error(CIS_ERR_INVALID, "cis_format_auto: NULL output");
+  memset(out, 0, sizeof *out);
+  if (!A) return cis_error(CIS_ERR_INVALID, "cis_format_auto: NULL matrix");
+  if (dtype != CIS_F64 && dtype != CIS_F32)
+    return cis_error(CIS_ERR_INVALID, "cis_format_auto: unknown value type %d", (int)dtype);
+  CIS_TRY(cis_csr_check(A));
+  out->params = cis_format_params_default();
+  out->params.dtype = dtype;
+  out->format = "csr";
+  out->kernel = "csr-vector";
+  if (A->rows == 0 || A->nnz == 0) {
+    snprintf(out->reason, sizeof out->reason, "empty matrix: csr, csr-vector");
+    return CIS_OK;
+  }
+  CIS_TRY(cis_alloc_array((void **)&len, A->rows, sizeof *len, "row lengths"));
+  for (cis_int i = 0; i < A->rows; ++i) {
+    len[i] = A->rowptr[i + 1] - A->rowptr[i];
+    if (len[i] > out->max_row) out->max_row = len[i];
+  }
+  out->mean_row = (double)A->nnz / (double)A->rows;
+  out->sell_fill = sliced_slots(len, A->rows, 32, 1) / (double)A->nnz;
+  out->sellcs_fill = sliced_slots(len, A->rows, 32, 1024) / (double)A->nnz;
+  if (A->nnz < CIS_AUTO_SMALL_NNZ) {
+    snprintf(out->reason, sizeof out->reason, "%lld nonzeros < %lld (latency-bound): csr, csr-vector",
+             (long long)A->nnz, (long long)CIS_AUTO_SMALL_NNZ);
+    goto cleanup;
+  }
+  const double per = (double)cis_dtype_size(dtype) + sizeof(cis_idx);
+  const double b_sell = out->sell_fill * (double)A->nnz * per;
+  const double b_sellcs = out->sellcs_fill * (double)A->nnz * per + 4.0 * (double)A->rows;
+  const int cs = b_sellcs < b_sell;
+  if ((cs ? out->sellcs_fill : out->sell_fill) <= 1.05) {
+    out->format = out->kernel = cs ? "sellcs" : "sell";
+    out->params.slice = 32;
+    out->params.sigma = cs ? 1024 : 1;
+    snprintf(out->reason, sizeof out->reason,
+             "fill sell %.3f (%.1f MB), sellcs %.3f (%.1f MB): %s, %s = 32%s", out->sell_fill,
+             b_sell / 1e6, out->sellcs_fill, b_sellcs / 1e6, out->format, cs ? "C" : "S",
+             cs ? ", sigma = 1024" : "");
+  } else {
+    out->format = "hyb";
+    out->kernel = "hyb";
+    snprintf(out->reason, sizeof out->reason,
+             "fill sellcs %.3f > 1.05 (mean row %.1f, longest %lld): hyb", out->sellcs_fill,
+             out->mean_row, (long long)out->max_row);
+  }
+cleanup:
+  cis_free(len);
+  return st;
+}
