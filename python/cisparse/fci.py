@@ -36,9 +36,9 @@ _u64p = ctypes.POINTER(ctypes.c_uint64)
 _dp = ctypes.POINTER(ctypes.c_double)
 
 
-class _fcidump(ctypes.Structure):  # cis_fcidump (ci.h)
+class _fcidump(ctypes.Structure):  # cis_fcidump (ci.h); orbsym has CIS_CI_MAX_ORB entries
     _fields_ = [("norb", ctypes.c_int), ("nelec", ctypes.c_int), ("ms2", ctypes.c_int), ("isym", ctypes.c_int),
-                ("uhf", ctypes.c_int), ("orbsym", ctypes.c_int * 64), ("ecore", ctypes.c_double), ("h1", _dp),
+                ("uhf", ctypes.c_int), ("orbsym", ctypes.c_int * 128), ("ecore", ctypes.c_double), ("h1", _dp),
                 ("eri", _dp), ("npair", ctypes.c_int64), ("neri", ctypes.c_int64)]
 
 
