@@ -62,6 +62,8 @@ typedef struct ci_space_view {
   const int32_t *blist, *dlist;    /* ndet: beta positions (sorted), determinant indices */
   const int32_t *det_a, *det_b;    /* ndet: string positions of each determinant */
   int nw;                          /* 64-bit words per string (astr, bstr: nw each) */
+  const uint8_t *alevel, *blevel;  /* excitation level of each string (string 0: the reference) */
+  int maxlevel;                    /* determinants have alevel + blevel <= maxlevel */
 } ci_space_view;
 void ci_space_get_view(const cis_ci_space *S, ci_space_view *v);
 

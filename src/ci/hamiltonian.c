@@ -64,53 +64,92 @@ static cis_int row_bound(const cis_fcidump *F) {
     }                                                    \
   } while (0)
 
+/* One same-spin double i<j -> x<y of string s (the other spin fixed):
+ * value s1 s2 [(ix|jy) - (iy|jx)], looked up only when nonzero. */
+#define SAME_SPIN_DOUBLE(i, j, x, y)                                                                                  \
+  do {                                                                                                                \
+    double val = ci_ints_eri(In, i, x, j, y) - ci_ints_eri(In, i, y, j, x);                                           \
+    if (val == 0.0) break;                                                                                            \
+    ci_bits mid = bits_flip2(s, i, x, nw), t = bits_flip2(mid, j, y, nw);                                             \
+    cis_int J = spin ? bits_find(V->bstr, V->btab, V->bmask, t, nw) : bits_find(V->astr, V->atab, V->amask, t, nw);   \
+    if (J < 0) break;                                                                                                 \
+    J = spin ? ci_det_find(V->aptr, V->blist, V->dlist, ia, J) : ci_det_find(V->aptr, V->blist, V->dlist, J, ib);     \
+    EMIT(J, bits_sign_between(s, i, x, nw) * bits_sign_between(mid, j, y, nw) * val);                                 \
+  } while (0)
+
 /* All nonzeros of row I into R (unsorted); returns their number. One body
- * for nw-word strings (ci_bits.h), instantiated for one and two words below. */
+ * for nw-word strings (ci_bits.h), instantiated for one and two words below.
+ * Excitations whose target lies beyond the space's excitation level are not
+ * generated: a string's level changes by [hole in the reference] - [particle
+ * in the reference] per electron moved, so truncated CI skips them before any
+ * integral or lookup (they would not be found); the entries are the same. */
 CI_ALWAYS_INLINE cis_int gen_row_nw(const builder *B, cis_int I, row_buf *R, const int nw) {
   const ci_space_view *V = &B->V;
   const ci_ints *In = &B->ints;
+  const int maxl = V->maxlevel;
   cis_int ia = V->det_a[I], ib = V->det_b[I], n = 0;
   ci_bits a = bits_load(V->astr, ia, nw), b = bits_load(V->bstr, ib, nw);
   ci_bits va = bits_andnot(B->all, a, nw), vb = bits_andnot(B->all, b, nw);
-  int nbs = 0;
+  ci_bits refa = bits_load(V->astr, 0, nw), refb = bits_load(V->bstr, 0, nw); /* level-0 strings */
+  const int la = V->alevel[ia], lb = V->blevel[ib];
+  int nbs = 0, nb_end[3]; /* beta singles by level change -1, 0, +1: [0, nb_end[0]), ... */
   EMIT(I, bits_rule_diagonal(In, a, b, nw));
-  /* beta singles j -> c of the row, looked up once */
-  CI_FOR_BITS(j, b, nw) CI_FOR_BITS(c, vb, nw) {
-    R->bpos[nbs] = (int32_t)bits_find(V->bstr, V->btab, V->bmask, bits_flip2(b, j, c, nw), nw);
-    R->bj[nbs] = (uint8_t)j;
-    R->bb[nbs] = (uint8_t)c;
-    R->bsign[nbs++] = bits_sign_between(b, j, c, nw);
+  /* beta singles j -> c of the row, looked up once, grouped by level change */
+  for (int d = -1; d <= 1; ++d) {
+    if (lb + d + (la > 0 ? la - 1 : 0) <= maxl) /* else no alpha single brings the total within the space */
+      CI_FOR_BITS(j, b, nw) CI_FOR_BITS(c, vb, nw) {
+        if (bits_test(refb, j, nw) - bits_test(refb, c, nw) != d) continue;
+        R->bpos[nbs] = (int32_t)bits_find(V->bstr, V->btab, V->bmask, bits_flip2(b, j, c, nw), nw);
+        R->bj[nbs] = (uint8_t)j;
+        R->bb[nbs] = (uint8_t)c;
+        R->bsign[nbs++] = bits_sign_between(b, j, c, nw);
+      }
+    nb_end[d + 1] = nbs;
   }
-  for (int q = 0; q < nbs; ++q)
+  for (int q = 0; q < nb_end[maxl - la - lb >= 1 ? 2 : maxl - la - lb + 1]; ++q)
     if (R->bpos[q] >= 0)
       EMIT(ci_det_find(V->aptr, V->blist, V->dlist, ia, R->bpos[q]),
            R->bsign[q] * bits_rule_single(In, R->bj[q], R->bb[q], bits_flip(b, R->bj[q], nw), a, nw));
   /* alpha singles i -> x, and with them the alpha-beta doubles */
   CI_FOR_BITS(i, a, nw) CI_FOR_BITS(x, va, nw) {
+    int la2 = la + bits_test(refa, i, nw) - bits_test(refa, x, nw);
+    if (la2 + (lb > 0 ? lb - 1 : 0) > maxl) continue; /* beyond the space with any beta single */
     cis_int ja = bits_find(V->astr, V->atab, V->amask, bits_flip2(a, i, x, nw), nw);
     if (ja < 0) continue;
     double sa = bits_sign_between(a, i, x, nw);
-    EMIT(ci_det_find(V->aptr, V->blist, V->dlist, ja, ib), sa * bits_rule_single(In, i, x, bits_flip(a, i, nw), b, nw));
-    for (int q = 0; q < nbs; ++q)
+    if (la2 + lb <= maxl)
+      EMIT(ci_det_find(V->aptr, V->blist, V->dlist, ja, ib), sa * bits_rule_single(In, i, x, bits_flip(a, i, nw), b, nw));
+    int room = maxl - la2 - lb; /* beta level change allowed: <= room */
+    for (int q = 0, qe = nb_end[room >= 1 ? 2 : room + 1]; q < qe; ++q)
       if (R->bpos[q] >= 0)
         EMIT_VALUE(sa * R->bsign[q] * ci_ints_eri(In, i, x, R->bj[q], R->bb[q]),
                    ci_det_find(V->aptr, V->blist, V->dlist, ja, R->bpos[q]));
   }
-  /* same-spin doubles i<j -> x<y, value s1 s2 [(ix|jy) - (iy|jx)] */
+  /* same-spin doubles i<j -> x<y: the level changes by (holes in the
+   * reference) - (particles in the reference), at most `room` */
   for (int spin = 0; spin < 2; ++spin) {
-    ci_bits s = spin ? b : a, v = spin ? vb : va;
+    ci_bits s = spin ? b : a, v = spin ? vb : va, ref = spin ? refb : refa;
+    ci_bits p1 = bits_and(v, ref, nw); /* particles that refill the reference */
+    const int room = maxl - la - lb;
     CI_FOR_BITS(i, s, nw) {
       ci_bits s2 = bits_above(s, i, nw);
-      CI_FOR_BITS(j, s2, nw) CI_FOR_BITS(x, v, nw) {
-        ci_bits v2 = bits_above(v, x, nw);
-        CI_FOR_BITS(y, v2, nw) {
-          double val = ci_ints_eri(In, i, x, j, y) - ci_ints_eri(In, i, y, j, x);
-          if (val == 0.0) continue;
-          ci_bits mid = bits_flip2(s, i, x, nw), t = bits_flip2(mid, j, y, nw);
-          cis_int J = spin ? bits_find(V->bstr, V->btab, V->bmask, t, nw) : bits_find(V->astr, V->atab, V->amask, t, nw);
-          if (J < 0) continue;
-          J = spin ? ci_det_find(V->aptr, V->blist, V->dlist, ia, J) : ci_det_find(V->aptr, V->blist, V->dlist, J, ib);
-          EMIT(J, bits_sign_between(s, i, x, nw) * bits_sign_between(mid, j, y, nw) * val);
+      CI_FOR_BITS(j, s2, nw) {
+        int need = bits_test(ref, i, nw) + bits_test(ref, j, nw) - room; /* particles in the reference needed */
+        if (need <= 0) {
+          CI_FOR_BITS(x, v, nw) {
+            ci_bits v2 = bits_above(v, x, nw);
+            CI_FOR_BITS(y, v2, nw) SAME_SPIN_DOUBLE(i, j, x, y);
+          }
+        } else if (need == 1) { /* x < y, at least one in the reference */
+          CI_FOR_BITS(x, v, nw) {
+            ci_bits v2 = bits_above(bits_test(ref, x, nw) ? v : p1, x, nw);
+            CI_FOR_BITS(y, v2, nw) SAME_SPIN_DOUBLE(i, j, x, y);
+          }
+        } else if (need == 2) {
+          CI_FOR_BITS(x, p1, nw) {
+            ci_bits v2 = bits_above(p1, x, nw);
+            CI_FOR_BITS(y, v2, nw) SAME_SPIN_DOUBLE(i, j, x, y);
+          }
         }
       }
     }

@@ -249,5 +249,6 @@ cis_int cis_ci_space_find_bits(const cis_ci_space *S, const cis_ci_bits *alpha, 
 
 void ci_space_get_view(const cis_ci_space *S, ci_space_view *v) {
   *v = (ci_space_view){S->ndet, S->A.n, S->B.n, S->A.s, S->B.s, S->A.table, S->B.table, S->A.mask, S->B.mask,
-                       S->aptr, S->blist, S->dlist, S->det_a, S->det_b, S->A.nw};
+                       S->aptr, S->blist, S->dlist, S->det_a, S->det_b, S->A.nw, S->A.level, S->B.level,
+                       S->maxlevel};
 }
