@@ -11,7 +11,7 @@ PY=$1 CIS=$2 CASE=$3 OUT=${4:-/tmp/ci_words_bench}
 here=$(cd "$(dirname "$0")/.." && pwd)
 export OMP_NUM_THREADS=${OMP_NUM_THREADS:-2}
 mkdir -p "$OUT"
-name=$(echo "$CASE" | tr -c 'A-Za-z0-9.-' '_')
+name=$(printf %s "$CASE" | tr -c 'A-Za-z0-9.-' '_')
 f=$OUT/$name.FCIDUMP
 echo "date $(date -u '+%Y-%m-%d %H:%M UTC'), host $(hostname), $(nproc) cores, OMP_NUM_THREADS=$OMP_NUM_THREADS, load $(cut -d' ' -f1-3 /proc/loadavg)"
 echo "+ $PY tests/python/words_fcidump.py $CASE $f"

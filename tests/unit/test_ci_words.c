@@ -12,7 +12,8 @@
  *     the 6-orbital one exactly (every element bit for bit, through
  *     cis_ci_space_find_bits) and no coupling out of it; counts in closed form
  *     equal the space; the reference is found at the embedded orbitals; the
- *     uint64_t entry points refuse NORB = 70 with CIS_ERR_UNSUPPORTED; full CI
+ *     uint64_t entry points refuse NORB = 70 with CIS_ERR_UNSUPPORTED; <S^2> of
+ *     a random vector equals the 6-orbital one; full CI
  *     of a NORB = 70 file with 10 electrons is refused by size at once. */
 #include <stdlib.h>
 #include <string.h>
@@ -225,6 +226,15 @@ static void test_embedded_space(void) {
   bad = 0;
   for (cis_int i = 0; i < n && map[0] >= 0; ++i) bad += dg[i] != df[map[i]];
   CHECK(bad == 0, "diagonal of the embedded space: %d differ", bad);
+  /* <S^2> of a random vector (open shells across the word boundary) */
+  cis_int nf = cis_ci_space_size(SF);
+  double *cg = malloc((size_t)n * sizeof(double)), *cf = calloc((size_t)nf, sizeof(double)), s2g = -1, s2f = -2;
+  for (cis_int i = 0; i < n; ++i) cg[i] = (double)(rnd() % 2001) / 1000.0 - 1.0;
+  for (cis_int i = 0; i < n && map[0] >= 0; ++i) cf[map[i]] = cg[i];
+  CHECK_OK(cis_ci_s2(G, SG, cg, &s2g));
+  CHECK_OK(cis_ci_s2(F, SF, cf, &s2f));
+  CHECK(fabs(s2g - s2f) < 1e-12 * fmax(1.0, fabs(s2g)) && s2g > 0.1, "<S^2> one word %.15g, two words %.15g", s2g, s2f);
+  free(cg); free(cf);
   free(dg); free(df); free(map);
 
   /* full CI of 10 electrons in 70 orbitals: refused by size, before allocating */
