@@ -8,10 +8,17 @@
  * orbitals: (ij|kl) has 8-fold symmetry and is stored once, symmetric-packed.
  *
  * Determinants (Slater determinants, Ms = MS2/2): an alpha and a beta
- * occupation string, each a uint64_t bit string (bit p = spatial orbital p,
- * 0-based), so NORB <= 64. Beyond 64 orbitals the strings would become
- * multi-word bit sets (uint64_t[ceil(NORB/64)]) with the same algorithms; not
- * implemented, refused with CIS_ERR_UNSUPPORTED.
+ * occupation string, each a bit string (bit p = spatial orbital p, 0-based)
+ * of ceil(NORB/64) 64-bit words: cis_ci_bits (word p/64, bit p%64), NORB <=
+ * CIS_CI_MAX_ORB. The space keeps ceil(NORB/64) words per string, and its
+ * build, lookup and Hamiltonian are instantiated for one and for two words
+ * from one source (src/ci/ci_bits.h), so files of at most 64 orbitals run
+ * the one-word code. The uint64_t entry points (cis_ci_diagonal,
+ * cis_ci_space_det, ...) are the one-word view, kept for NORB <= 64; the
+ * _bits variants take any NORB. Full CI by the direct sigma, the GPU build
+ * and the Python FCI solver stay at NORB <= CIS_CI_DIRECT_MAX_ORB = 64 (full
+ * CI past 64 orbitals is refused by the closed-form counts in all but the
+ * tiniest electron counts anyway).
  *
  * Lookup string -> index: the alpha strings and beta strings of the space are
  * each kept in a sorted array with an open-addressing hash table (string ->
@@ -40,7 +47,22 @@
 extern "C" {
 #endif
 
-#define CIS_CI_MAX_ORB 64
+#define CIS_CI_MAX_ORB 128        /* orbitals a file may have: truncated (and small full) CI, stored */
+#define CIS_CI_DIRECT_MAX_ORB 64  /* direct sigma, GPU build, the uint64_t entry points */
+#define CIS_CI_WORDS ((CIS_CI_MAX_ORB + 63) / 64)
+
+/* An occupation string of up to CIS_CI_MAX_ORB orbitals: orbital p is bit
+ * p % 64 of w[p / 64]; words past ceil(NORB/64) are zero. */
+typedef struct cis_ci_bits {
+  uint64_t w[CIS_CI_WORDS];
+} cis_ci_bits;
+/* The string whose first 64 orbitals are x (the rest empty). */
+static inline cis_ci_bits cis_ci_bits_from_u64(uint64_t x) {
+  cis_ci_bits b;
+  for (int k = 0; k < CIS_CI_WORDS; ++k) b.w[k] = 0;
+  b.w[0] = x;
+  return b;
+}
 
 /* Integrals of one FCIDUMP file (0-based orbitals in the accessors). */
 typedef struct cis_fcidump {
@@ -89,6 +111,11 @@ CIS_API double cis_ci_diagonal(const cis_fcidump *F, uint64_t alpha, uint64_t be
  * 0 beyond double excitations). */
 CIS_API double cis_ci_element(const cis_fcidump *F, uint64_t alpha_i, uint64_t beta_i, uint64_t alpha_j,
                       uint64_t beta_j);
+/* The same two for strings of any NORB <= CIS_CI_MAX_ORB (equal to the
+ * uint64_t ones bit for bit where both apply). */
+CIS_API double cis_ci_diagonal_bits(const cis_fcidump *F, const cis_ci_bits *alpha, const cis_ci_bits *beta);
+CIS_API double cis_ci_element_bits(const cis_fcidump *F, const cis_ci_bits *alpha_i, const cis_ci_bits *beta_i,
+                                   const cis_ci_bits *alpha_j, const cis_ci_bits *beta_j);
 
 /* The reference determinant: aufbau on the diagonal of the Fock matrix built
  * from its own occupation (f_pp = h_pp + sum_q in occ [2(pp|qq) - (pq|qp)]
@@ -101,6 +128,10 @@ CIS_API cis_status cis_ci_find_reference(const cis_fcidump *F, uint64_t *alpha, 
  * shell), or "1,2,3/1,2" = alpha list / beta list (1-based). Checks the
  * counts against NELEC/MS2, ranges and repeats. */
 CIS_API cis_status cis_ci_parse_occ(const cis_fcidump *F, const char *list, uint64_t *alpha, uint64_t *beta);
+/* The same two for any NORB <= CIS_CI_MAX_ORB (the uint64_t ones refuse
+ * NORB > 64 with CIS_ERR_UNSUPPORTED). */
+CIS_API cis_status cis_ci_find_reference_bits(const cis_fcidump *F, cis_ci_bits *alpha, cis_ci_bits *beta);
+CIS_API cis_status cis_ci_parse_occ_bits(const cis_fcidump *F, const char *list, cis_ci_bits *alpha, cis_ci_bits *beta);
 
 typedef struct cis_ci_space cis_ci_space;
 
@@ -113,14 +144,23 @@ CIS_API cis_status cis_ci_space_create(const cis_fcidump *F, int level, uint64_t
 CIS_API void cis_ci_space_free(cis_ci_space *S);
 /* Number of determinants. */
 CIS_API cis_int cis_ci_space_size(const cis_ci_space *S);
-/* Strings of determinant i. */
+/* The same space from references of any NORB <= CIS_CI_MAX_ORB. */
+CIS_API cis_status cis_ci_space_create_bits(const cis_fcidump *F, int level, const cis_ci_bits *ref_alpha,
+                                            const cis_ci_bits *ref_beta, cis_ci_space **out);
+/* Strings of determinant i (the first 64 orbitals: all of them for NORB <=
+ * 64; cis_ci_space_det_bits beyond). */
 CIS_API void cis_ci_space_det(const cis_ci_space *S, cis_int i, uint64_t *alpha, uint64_t *beta);
-/* The strings of every determinant, in order (alpha and beta: size(S) each). */
+CIS_API void cis_ci_space_det_bits(const cis_ci_space *S, cis_int i, cis_ci_bits *alpha, cis_ci_bits *beta);
+/* 64-bit words per string in S: ceil(NORB/64). */
+CIS_API int cis_ci_space_words(const cis_ci_space *S);
+/* The strings of every determinant, in order (alpha and beta: size(S) each);
+ * NORB <= 64 only (CIS_ERR_UNSUPPORTED beyond: cis_ci_space_det_bits). */
 CIS_API cis_status cis_ci_space_dets(const cis_ci_space *S, uint64_t *alpha, uint64_t *beta);
 /* Excitation level of determinant i relative to the reference. */
 CIS_API int cis_ci_space_level(const cis_ci_space *S, cis_int i);
 /* Index of determinant (alpha, beta), -1 if it is not in the space. */
 CIS_API cis_int cis_ci_space_find(const cis_ci_space *S, uint64_t alpha, uint64_t beta);
+CIS_API cis_int cis_ci_space_find_bits(const cis_ci_space *S, const cis_ci_bits *alpha, const cis_ci_bits *beta);
 /* Number of distinct alpha / beta strings in the space. */
 CIS_API cis_int cis_ci_space_nalpha_strings(const cis_ci_space *S);
 CIS_API cis_int cis_ci_space_nbeta_strings(const cis_ci_space *S);
@@ -145,8 +185,9 @@ CIS_API cis_status cis_ci_hamiltonian_nnz_estimate(const cis_fcidump *F, const c
  * and returned as a csr plan (kernel csr-vector, 64-bit row pointers), *nnz
  * its nonzeros (nnz may be NULL). One thread per row counts, a prefix sum
  * sizes the CSR, a second pass fills it in chunks whose rows are then sorted
- * by column (src/ci/gpu/ci_build.cu). Any space (full or truncated CI).
- * CIS_ERR_NO_GPU without a device or CUDA, CIS_ERR_DEVICE_OOM naming the
+ * by column (src/ci/gpu/ci_build.cu). Any space (full or truncated CI) of
+ * NORB <= CIS_CI_DIRECT_MAX_ORB (one-word strings; CIS_ERR_UNSUPPORTED
+ * beyond). CIS_ERR_NO_GPU without a device or CUDA, CIS_ERR_DEVICE_OOM naming the
  * array when the CSR does not fit. */
 CIS_API cis_status cis_ci_hamiltonian_gpu(const cis_fcidump *F, const cis_ci_space *S, cis_gpu_plan **out, cis_int *nnz);
 /* The same built as its upper triangle (J >= I, diagonal included; about
@@ -170,10 +211,13 @@ typedef struct cis_ci_counts {
   double row_bound;                           /* nonzeros of a row of H at most (1 + singles + doubles) */
   double nnz_bound;                           /* determinants x row_bound */
   int level;                                  /* the level counted (full CI: nalpha + nbeta) */
+  int words;                                  /* 64-bit words per string: ceil(NORB/64) */
 } cis_ci_counts;
 /* Counts of the space cis_ci_space_create(F, level, ref_alpha, ref_beta)
  * would build, in microseconds for any size. */
 CIS_API cis_status cis_ci_count(const cis_fcidump *F, int level, uint64_t ref_alpha, uint64_t ref_beta, cis_ci_counts *out);
+CIS_API cis_status cis_ci_count_bits(const cis_fcidump *F, int level, const cis_ci_bits *ref_alpha,
+                                     const cis_ci_bits *ref_beta, cis_ci_counts *out);
 
 /* Host bytes a CI run needs (estimates from the counts). */
 typedef struct cis_ci_memory_need {
@@ -308,7 +352,7 @@ CIS_API cis_ci_direct_opts cis_ci_direct_opts_default(void);
  * must outlive D: the diagonal reads it). Sizes from closed-form binomials
  * before any allocation: CIS_ERR_TOO_LARGE with the numbers when links +
  * workspace + vectors exceed opts.mem_limit; CIS_ERR_UNSUPPORTED for
- * norb > 64; CIS_ERR_INVALID when irrep ISYM has no determinant. */
+ * norb > CIS_CI_DIRECT_MAX_ORB (64); CIS_ERR_INVALID when irrep ISYM has no determinant. */
 CIS_API cis_status cis_ci_direct_create(const cis_fcidump *F, const cis_ci_direct_opts *o, cis_ci_direct **out);
 /* Free; NULL accepted. */
 CIS_API void cis_ci_direct_free(cis_ci_direct *D);

@@ -37,10 +37,11 @@ _u64p = ctypes.POINTER(ctypes.c_uint64)
 _dp = ctypes.POINTER(ctypes.c_double)
 
 
-class _fcidump(ctypes.Structure):  # cis_fcidump (ci.h)
+class _fcidump(ctypes.Structure):  # cis_fcidump (ci.h); orbsym has CIS_CI_MAX_ORB entries
     _fields_ = [("norb", ctypes.c_int), ("nelec", ctypes.c_int), ("ms2", ctypes.c_int), ("isym", ctypes.c_int),
-                ("uhf", ctypes.c_int), ("orbsym", ctypes.c_int * 64), ("ecore", ctypes.c_double), ("h1", _dp),
-                ("eri", _dp), ("npair", ctypes.c_int64), ("neri", ctypes.c_int64)]
+                ("uhf", ctypes.c_int), ("orbsym", ctypes.c_int * 128), ("ecore", ctypes.c_double), ("h1", _dp),
+                ("eri", _dp), ("npair", ctypes.c_int64), ("neri", ctypes.c_int64), ("sym_numbering", ctypes.c_int),
+                ("isym_assumed", ctypes.c_int), ("isym_file", ctypes.c_int)]
 
 
 class _davidson_opts(ctypes.Structure):  # cis_davidson_opts; zeroed tail: fields a later version adds

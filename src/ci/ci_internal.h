@@ -4,6 +4,7 @@
 #define CISPARSE_CI_INTERNAL_H
 
 #include <stdint.h>
+#include "ci/ci_bits.h"
 #include "ci/ci_rules.h"
 #include "cisparse/ci.h"
 
@@ -30,13 +31,22 @@ static inline int ci_string_sym(const cis_fcidump *F, uint64_t s) {
   return g;
 }
 
+/* Symmetry label of an nw-word string. */
+static inline int ci_bits_sym(const cis_fcidump *F, ci_bits s, int nw) {
+  int g = 0;
+  CI_FOR_BITS(p, s, nw) g ^= F->orbsym[p] - 1;
+  return g;
+}
+
 /* ci_rule_single on F's integrals (ci_rules.h). */
 double ci_single_value(const cis_fcidump *F, int i, int a, uint64_t common, uint64_t other);
 
+/* <I|H|J> by the nw-word instantiation (nw = 1 or 2; slater.c), so tests can
+ * compare the two on strings both hold. */
+double ci_element_nw(const cis_fcidump *F, ci_bits ai, ci_bits bi, ci_bits aj, ci_bits bj, int nw);
+
 /* Space internals (space.c): string positions and determinant lookup by position. */
 cis_int ci_space_find_pos(const cis_ci_space *S, cis_int ia, cis_int ib);
-cis_int ci_space_alpha_pos(const cis_ci_space *S, uint64_t a);
-cis_int ci_space_beta_pos(const cis_ci_space *S, uint64_t b);
 cis_int ci_space_det_alpha_pos(const cis_ci_space *S, cis_int i);
 cis_int ci_space_det_beta_pos(const cis_ci_space *S, cis_int i);
 
@@ -45,12 +55,15 @@ cis_int ci_space_det_beta_pos(const cis_ci_space *S, cis_int i);
  * the device exactly as ci_space_find_pos and the string hash tables do. */
 typedef struct ci_space_view {
   cis_int ndet, na, nb;            /* determinants, alpha strings, beta strings */
-  const uint64_t *astr, *bstr;     /* strings, sorted by (level, value) */
+  const uint64_t *astr, *bstr;     /* strings (nw words each), sorted by (level, value) */
   const int32_t *atab, *btab;      /* open-addressing tables: position or -1 */
   uint64_t amask, bmask;           /* table sizes - 1 */
   const cis_int *aptr;             /* na + 1: range of each alpha string in blist/dlist */
   const int32_t *blist, *dlist;    /* ndet: beta positions (sorted), determinant indices */
   const int32_t *det_a, *det_b;    /* ndet: string positions of each determinant */
+  int nw;                          /* 64-bit words per string (astr, bstr: nw each) */
+  const uint8_t *alevel, *blevel;  /* excitation level of each string (string 0: the reference) */
+  int maxlevel;                    /* determinants have alevel + blevel <= maxlevel */
 } ci_space_view;
 void ci_space_get_view(const cis_ci_space *S, ci_space_view *v);
 

@@ -17,24 +17,25 @@
 #include "core/internal.h"
 
 /* D[k][g]: ways to pick k orbitals of the set `set` with irreps XOR = g. */
-static void choose_by_irrep(const cis_fcidump *F, uint64_t set, double D[CIS_CI_MAX_ORB + 1][8]) {
+static void choose_by_irrep(const cis_fcidump *F, ci_bits set, double D[CIS_CI_MAX_ORB + 1][8]) {
   memset(D, 0, sizeof(double) * (CIS_CI_MAX_ORB + 1) * 8);
   D[0][0] = 1;
   int k = 0;
-  for (uint64_t s = set; s; s &= s - 1, ++k) {
-    int irr = (F->orbsym[ci_lowest(s)] - 1) & 7;
+  CI_FOR_BITS(p, set, CIS_CI_WORDS) {
+    int irr = (F->orbsym[p] - 1) & 7;
     for (int e = k; e >= 0; --e)
       for (int g = 0; g < 8; ++g) D[e + 1][g ^ irr] += D[e][g];
+    ++k;
   }
 }
 
 /* S[e][g]: strings at level e of irrep g relative to `ref`. */
-static void strings_by_level(const cis_fcidump *F, uint64_t ref, double S[CIS_CI_MAX_ORB + 1][8]) {
+static void strings_by_level(const cis_fcidump *F, ci_bits ref, double S[CIS_CI_MAX_ORB + 1][8]) {
   double Hh[CIS_CI_MAX_ORB + 1][8], Pp[CIS_CI_MAX_ORB + 1][8];
-  uint64_t all = ci_first(F->norb);
+  ci_bits all = bits_first(F->norb, CIS_CI_WORDS);
   choose_by_irrep(F, ref, Hh);
-  choose_by_irrep(F, all & ~ref, Pp);
-  int g0 = ci_string_sym(F, ref);
+  choose_by_irrep(F, bits_andnot(all, ref, CIS_CI_WORDS), Pp);
+  int g0 = ci_bits_sym(F, ref, CIS_CI_WORDS);
   memset(S, 0, sizeof(double) * (CIS_CI_MAX_ORB + 1) * 8);
   for (int e = 0; e <= CIS_CI_MAX_ORB; ++e)
     for (int a = 0; a < 8; ++a)
@@ -43,9 +44,17 @@ static void strings_by_level(const cis_fcidump *F, uint64_t ref, double S[CIS_CI
 }
 
 cis_status cis_ci_count(const cis_fcidump *F, int level, uint64_t ref_alpha, uint64_t ref_beta, cis_ci_counts *out) {
-  if (!F || !out) return cis_error(CIS_ERR_INVALID, "cis_ci_count: NULL argument");
+  ci_bits a = cis_ci_bits_from_u64(ref_alpha), b = cis_ci_bits_from_u64(ref_beta);
+  return cis_ci_count_bits(F, level, &a, &b, out);
+}
+
+cis_status cis_ci_count_bits(const cis_fcidump *F, int level, const cis_ci_bits *ref_alpha,
+                             const cis_ci_bits *ref_beta, cis_ci_counts *out) {
+  if (!F || !out || !ref_alpha || !ref_beta) return cis_error(CIS_ERR_INVALID, "cis_ci_count: NULL argument");
   int na = cis_fcidump_nalpha(F), nb = cis_fcidump_nbeta(F), target = (F->isym - 1) & 7;
-  if (ci_popcount(ref_alpha) != na || ci_popcount(ref_beta) != nb || (ref_alpha | ref_beta) >> (F->norb - 1) >> 1)
+  const int nw = CIS_CI_WORDS;
+  ci_bits outside = bits_andnot(bits_or(*ref_alpha, *ref_beta, nw), bits_first(F->norb, nw), nw);
+  if (bits_popcount(*ref_alpha, nw) != na || bits_popcount(*ref_beta, nw) != nb || !bits_empty(outside, nw))
     return cis_error(CIS_ERR_INVALID, "reference determinant does not have %d alpha and %d beta electrons in %d orbitals",
                      na, nb, F->norb);
   double A[CIS_CI_MAX_ORB + 1][8], B[CIS_CI_MAX_ORB + 1][8];
@@ -53,8 +62,9 @@ cis_status cis_ci_count(const cis_fcidump *F, int level, uint64_t ref_alpha, uin
   int full = na + nb;
   if (level < 0 || level > full) level = full;
   out->level = level;
-  strings_by_level(F, ref_alpha, A);
-  strings_by_level(F, ref_beta, B);
+  out->words = ci_words(F->norb);
+  strings_by_level(F, *ref_alpha, A);
+  strings_by_level(F, *ref_beta, B);
   for (int ea = 0; ea <= level && ea <= CIS_CI_MAX_ORB; ++ea)
     for (int g = 0; g < 8; ++g) {
       out->alpha_strings += A[ea][g];
@@ -85,9 +95,9 @@ void cis_ci_memory(const cis_ci_counts *c, int roots, double nnz, cis_ci_memory_
   int nguess = roots + 4 < 2 * roots + 2 ? roots + 4 : 2 * roots + 2;
   if (max_sub < nguess + roots) max_sub = nguess + roots;
   memset(m, 0, sizeof *m);
-  /* strings (8 B + level + irrep + a 2x-sized hash table of int32) and per
+  /* strings (8 B a word + level + irrep + a 2x-sized hash table of int32) and per
    * determinant two string positions, a level, the lookup lists (4+4 B) */
-  m->space = strings * (8 + 1 + 1 + 8) + n * (4 + 4 + 1 + 4 + 4) + 8.0 * c->alpha_strings;
+  m->space = strings * (8.0 * (c->words > 1 ? c->words : 1) + 1 + 1 + 8) + n * (4 + 4 + 1 + 4 + 4) + 8.0 * c->alpha_strings;
   /* Davidson: V and W (max_sub each), Ritz vectors and H x (roots each),
    * residual, diagonal (backend and host copy), the P-space guesses */
   m->vectors = 8.0 * n * (2.0 * max_sub + 3.0 * roots + 3 + nguess); /* + host copy of the roots */

@@ -106,7 +106,10 @@ static cis_status header_value(reader *r, cis_fcidump *F, const char *tok) {
     return fail(r, CIS_ERR_PARSE, msg);
   }
   if (is_orbsym) {
-    if (r->norbsym >= CIS_CI_MAX_ORB) return fail(r, CIS_ERR_UNSUPPORTED, "ORBSYM lists more than 64 orbitals");
+    if (r->norbsym >= CIS_CI_MAX_ORB) {
+      snprintf(msg, sizeof msg, "ORBSYM lists more than %d orbitals", CIS_CI_MAX_ORB);
+      return fail(r, CIS_ERR_UNSUPPORTED, msg);
+    }
     if (v < 0 || v > 8) {
       snprintf(msg, sizeof msg, "ORBSYM entry %ld is not an irrep (1..8 Molpro, 0..7 PySCF)", v);
       return fail(r, CIS_ERR_RANGE, msg);
@@ -173,7 +176,7 @@ static cis_status check_header(reader *r, cis_fcidump *F) {
   if (!r->have_nelec) return fail(r, CIS_ERR_PARSE, "header has no NELEC");
   if (F->norb < 1) return fail(r, CIS_ERR_RANGE, "NORB must be at least 1");
   if (F->norb > CIS_CI_MAX_ORB) {
-    snprintf(msg, sizeof msg, "NORB = %d exceeds %d (64-bit occupation strings)", F->norb, CIS_CI_MAX_ORB);
+    snprintf(msg, sizeof msg, "NORB = %d exceeds %d (occupation strings of %d 64-bit words)", F->norb, CIS_CI_MAX_ORB, CIS_CI_WORDS);
     return fail(r, CIS_ERR_UNSUPPORTED, msg);
   }
   if (F->nelec < 0 || F->nelec > 2 * F->norb) {

@@ -16,7 +16,7 @@ typedef struct row_buf {
   double *val;
   uint64_t *key;               /* sort keys: col << 32 | slot */
   int32_t bpos[CIS_CI_MAX_ORB * CIS_CI_MAX_ORB / 4]; /* beta single excitations of the row */
-  int8_t bj[CIS_CI_MAX_ORB * CIS_CI_MAX_ORB / 4], bb[CIS_CI_MAX_ORB * CIS_CI_MAX_ORB / 4];
+  uint8_t bj[CIS_CI_MAX_ORB * CIS_CI_MAX_ORB / 4], bb[CIS_CI_MAX_ORB * CIS_CI_MAX_ORB / 4];
   double bsign[CIS_CI_MAX_ORB * CIS_CI_MAX_ORB / 4];
 } row_buf;
 
@@ -24,8 +24,16 @@ typedef struct builder {
   const cis_fcidump *F;
   const cis_ci_space *S;
   int upper;
-  uint64_t all; /* orbitals 0..norb-1 */
+  ci_bits all;     /* orbitals 0..norb-1 */
+  ci_space_view V; /* the space's arrays, read inline */
+  ci_ints ints;
 } builder;
+
+static builder builder_of(const cis_fcidump *F, const cis_ci_space *S, int upper) {
+  builder B = {F, S, upper != 0, bits_first(F->norb, CIS_CI_WORDS), {0}, ci_ints_of(F)};
+  ci_space_get_view(S, &B.V);
+  return B;
+}
 
 static double choose2(double n) { return n * (n - 1) / 2; }
 
@@ -56,58 +64,103 @@ static cis_int row_bound(const cis_fcidump *F) {
     }                                                    \
   } while (0)
 
-/* All nonzeros of row I into R (unsorted); returns their number. */
-static cis_int gen_row(const builder *B, cis_int I, row_buf *R) {
-  const cis_fcidump *F = B->F;
-  const cis_ci_space *S = B->S;
-  uint64_t a, b;
-  cis_ci_space_det(S, I, &a, &b);
-  cis_int ia = ci_space_det_alpha_pos(S, I), ib = ci_space_det_beta_pos(S, I), n = 0;
-  int nbs = 0;
-  EMIT(I, cis_ci_diagonal(F, a, b));
-  /* beta singles j -> c of the row, looked up once */
-  for (uint64_t h = b; h; h &= h - 1)
-    for (uint64_t p = B->all & ~b; p; p &= p - 1) {
-      int j = ci_lowest(h), c = ci_lowest(p);
-      R->bpos[nbs] = (int32_t)ci_space_beta_pos(S, b ^ (1ull << j) ^ (1ull << c));
-      R->bj[nbs] = (int8_t)j;
-      R->bb[nbs] = (int8_t)c;
-      R->bsign[nbs++] = ci_sign_between(b, j, c);
-    }
-  for (int q = 0; q < nbs; ++q)
+/* One same-spin double i<j -> x<y of string s (the other spin fixed):
+ * value s1 s2 [(ix|jy) - (iy|jx)], looked up only when nonzero. */
+#define SAME_SPIN_DOUBLE(i, j, x, y)                                                                                  \
+  do {                                                                                                                \
+    double val = ci_ints_eri(In, i, x, j, y) - ci_ints_eri(In, i, y, j, x);                                           \
+    if (val == 0.0) break;                                                                                            \
+    ci_bits mid = bits_flip2(s, i, x, nw), t = bits_flip2(mid, j, y, nw);                                             \
+    cis_int J = spin ? bits_find(V->bstr, V->btab, V->bmask, t, nw) : bits_find(V->astr, V->atab, V->amask, t, nw);   \
+    if (J < 0) break;                                                                                                 \
+    J = spin ? ci_det_find(V->aptr, V->blist, V->dlist, ia, J) : ci_det_find(V->aptr, V->blist, V->dlist, J, ib);     \
+    EMIT(J, bits_sign_between(s, i, x, nw) * bits_sign_between(mid, j, y, nw) * val);                                 \
+  } while (0)
+
+/* All nonzeros of row I into R (unsorted); returns their number. One body
+ * for nw-word strings (ci_bits.h), instantiated for one and two words below.
+ * Excitations whose target lies beyond the space's excitation level are not
+ * generated: a string's level changes by [hole in the reference] - [particle
+ * in the reference] per electron moved, so truncated CI skips them before any
+ * integral or lookup (they would not be found); the entries are the same. */
+CI_ALWAYS_INLINE cis_int gen_row_nw(const builder *B, cis_int I, row_buf *R, const int nw) {
+  const ci_space_view *V = &B->V;
+  const ci_ints *In = &B->ints;
+  const int maxl = V->maxlevel;
+  cis_int ia = V->det_a[I], ib = V->det_b[I], n = 0;
+  ci_bits a = bits_load(V->astr, ia, nw), b = bits_load(V->bstr, ib, nw);
+  ci_bits va = bits_andnot(B->all, a, nw), vb = bits_andnot(B->all, b, nw);
+  ci_bits refa = bits_load(V->astr, 0, nw), refb = bits_load(V->bstr, 0, nw); /* level-0 strings */
+  const int la = V->alevel[ia], lb = V->blevel[ib];
+  int nbs = 0, nb_end[3]; /* beta singles by level change -1, 0, +1: [0, nb_end[0]), ... */
+  EMIT(I, bits_rule_diagonal(In, a, b, nw));
+  /* beta singles j -> c of the row, looked up once, grouped by level change */
+  for (int d = -1; d <= 1; ++d) {
+    if (lb + d + (la > 0 ? la - 1 : 0) <= maxl) /* else no alpha single brings the total within the space */
+      CI_FOR_BITS(j, b, nw) CI_FOR_BITS(c, vb, nw) {
+        if (bits_test(refb, j, nw) - bits_test(refb, c, nw) != d) continue;
+        R->bpos[nbs] = (int32_t)bits_find(V->bstr, V->btab, V->bmask, bits_flip2(b, j, c, nw), nw);
+        R->bj[nbs] = (uint8_t)j;
+        R->bb[nbs] = (uint8_t)c;
+        R->bsign[nbs++] = bits_sign_between(b, j, c, nw);
+      }
+    nb_end[d + 1] = nbs;
+  }
+  for (int q = 0; q < nb_end[maxl - la - lb >= 1 ? 2 : maxl - la - lb + 1]; ++q)
     if (R->bpos[q] >= 0)
-      EMIT(ci_space_find_pos(S, ia, R->bpos[q]),
-           R->bsign[q] * ci_single_value(F, R->bj[q], R->bb[q], b & ~(1ull << R->bj[q]), a));
+      EMIT(ci_det_find(V->aptr, V->blist, V->dlist, ia, R->bpos[q]),
+           R->bsign[q] * bits_rule_single(In, R->bj[q], R->bb[q], bits_flip(b, R->bj[q], nw), a, nw));
   /* alpha singles i -> x, and with them the alpha-beta doubles */
-  for (uint64_t h = a; h; h &= h - 1)
-    for (uint64_t p = B->all & ~a; p; p &= p - 1) {
-      int i = ci_lowest(h), x = ci_lowest(p);
-      cis_int ja = ci_space_alpha_pos(S, a ^ (1ull << i) ^ (1ull << x));
-      if (ja < 0) continue;
-      double sa = ci_sign_between(a, i, x);
-      EMIT(ci_space_find_pos(S, ja, ib), sa * ci_single_value(F, i, x, a & ~(1ull << i), b));
-      for (int q = 0; q < nbs; ++q)
-        if (R->bpos[q] >= 0)
-          EMIT_VALUE(sa * R->bsign[q] * ci_eri(F, i, x, R->bj[q], R->bb[q]), ci_space_find_pos(S, ja, R->bpos[q]));
-    }
-  /* same-spin doubles i<j -> x<y, value s1 s2 [(ix|jy) - (iy|jx)] */
+  CI_FOR_BITS(i, a, nw) CI_FOR_BITS(x, va, nw) {
+    int la2 = la + bits_test(refa, i, nw) - bits_test(refa, x, nw);
+    if (la2 + (lb > 0 ? lb - 1 : 0) > maxl) continue; /* beyond the space with any beta single */
+    cis_int ja = bits_find(V->astr, V->atab, V->amask, bits_flip2(a, i, x, nw), nw);
+    if (ja < 0) continue;
+    double sa = bits_sign_between(a, i, x, nw);
+    if (la2 + lb <= maxl)
+      EMIT(ci_det_find(V->aptr, V->blist, V->dlist, ja, ib), sa * bits_rule_single(In, i, x, bits_flip(a, i, nw), b, nw));
+    int room = maxl - la2 - lb; /* beta level change allowed: <= room */
+    for (int q = 0, qe = nb_end[room >= 1 ? 2 : room + 1]; q < qe; ++q)
+      if (R->bpos[q] >= 0)
+        EMIT_VALUE(sa * R->bsign[q] * ci_ints_eri(In, i, x, R->bj[q], R->bb[q]),
+                   ci_det_find(V->aptr, V->blist, V->dlist, ja, R->bpos[q]));
+  }
+  /* same-spin doubles i<j -> x<y: the level changes by (holes in the
+   * reference) - (particles in the reference), at most `room` */
   for (int spin = 0; spin < 2; ++spin) {
-    uint64_t s = spin ? b : a;
-    for (uint64_t h1 = s; h1; h1 &= h1 - 1)
-      for (uint64_t h2 = h1 & (h1 - 1); h2; h2 &= h2 - 1)
-        for (uint64_t p1 = B->all & ~s; p1; p1 &= p1 - 1)
-          for (uint64_t p2 = p1 & (p1 - 1); p2; p2 &= p2 - 1) {
-            int i = ci_lowest(h1), j = ci_lowest(h2), x = ci_lowest(p1), y = ci_lowest(p2);
-            double v = ci_eri(F, i, x, j, y) - ci_eri(F, i, y, j, x);
-            if (v == 0.0) continue;
-            uint64_t mid = s ^ (1ull << i) ^ (1ull << x), t = mid ^ (1ull << j) ^ (1ull << y);
-            cis_int J = spin ? ci_space_beta_pos(S, t) : ci_space_alpha_pos(S, t);
-            if (J < 0) continue;
-            J = spin ? ci_space_find_pos(S, ia, J) : ci_space_find_pos(S, J, ib);
-            EMIT(J, ci_sign_between(s, i, x) * ci_sign_between(mid, j, y) * v);
+    ci_bits s = spin ? b : a, v = spin ? vb : va, ref = spin ? refb : refa;
+    ci_bits p1 = bits_and(v, ref, nw); /* particles that refill the reference */
+    const int room = maxl - la - lb;
+    CI_FOR_BITS(i, s, nw) {
+      ci_bits s2 = bits_above(s, i, nw);
+      CI_FOR_BITS(j, s2, nw) {
+        int need = bits_test(ref, i, nw) + bits_test(ref, j, nw) - room; /* particles in the reference needed */
+        if (need <= 0) {
+          CI_FOR_BITS(x, v, nw) {
+            ci_bits v2 = bits_above(v, x, nw);
+            CI_FOR_BITS(y, v2, nw) SAME_SPIN_DOUBLE(i, j, x, y);
           }
+        } else if (need == 1) { /* x < y, at least one in the reference */
+          CI_FOR_BITS(x, v, nw) {
+            ci_bits v2 = bits_above(bits_test(ref, x, nw) ? v : p1, x, nw);
+            CI_FOR_BITS(y, v2, nw) SAME_SPIN_DOUBLE(i, j, x, y);
+          }
+        } else if (need == 2) {
+          CI_FOR_BITS(x, p1, nw) {
+            ci_bits v2 = bits_above(p1, x, nw);
+            CI_FOR_BITS(y, v2, nw) SAME_SPIN_DOUBLE(i, j, x, y);
+          }
+        }
+      }
+    }
   }
   return n;
+}
+
+static cis_int gen_row_w1(const builder *B, cis_int I, row_buf *R) { return gen_row_nw(B, I, R, 1); }
+static cis_int gen_row_w2(const builder *B, cis_int I, row_buf *R) { return gen_row_nw(B, I, R, 2); }
+static cis_int gen_row(const builder *B, cis_int I, row_buf *R) {
+  return B->V.nw == 1 ? gen_row_w1(B, I, R) : gen_row_w2(B, I, R);
 }
 
 static void progress(int pass, cis_int done, cis_int total, double t0) {
@@ -176,7 +229,7 @@ cis_status cis_ci_hamiltonian(const cis_fcidump *F, const cis_ci_space *S, int u
   if (!F || !S) return cis_error(CIS_ERR_INVALID, "cis_ci_hamiltonian: NULL integrals or space");
   rows = cis_ci_space_size(S);
   if (bound > rows) bound = rows;
-  builder B = {F, S, upper != 0, ci_first(F->norb)};
+  builder B = builder_of(F, S, upper);
   CIS_TRY(cis_csr_alloc(rows, rows, 0, CIS_F64, &A));
   CIS_TRY(run_pass(&B, 1, A, bound));
   for (cis_int i = 0; i < rows; ++i) A->rowptr[i + 1] += A->rowptr[i];
@@ -214,7 +267,7 @@ cis_status cis_ci_hamiltonian_nnz(const cis_fcidump *F, const cis_ci_space *S, i
   rows = cis_ci_space_size(S);
   if (bound > rows) bound = rows;
   memset(&A, 0, sizeof A);
-  builder B = {F, S, upper != 0, ci_first(F->norb)};
+  builder B = builder_of(F, S, upper);
   CIS_TRY(cis_alloc_zeroed((void **)&A.rowptr, rows + 1, sizeof(cis_int), "Hamiltonian row counts"));
   CIS_TRY(run_pass(&B, 1, &A, bound));
   *nnz = 0;
@@ -239,7 +292,7 @@ cis_status cis_ci_hamiltonian_nnz_estimate(const cis_fcidump *F, const cis_ci_sp
   if (bound > rows) bound = rows;
   if (samples < 1) samples = 4096;
   step = rows / samples > 1 ? rows / samples : 1;
-  builder B = {F, S, upper != 0, ci_first(F->norb)};
+  builder B = builder_of(F, S, upper);
   CIS_TRY(cis_alloc_zeroed((void **)&R, 1, sizeof *R, "Hamiltonian row buffer"));
   CIS_TRY(cis_alloc_array((void **)&R->col, bound, sizeof(int32_t), "Hamiltonian row buffer"));
   CIS_TRY(cis_alloc_array((void **)&R->val, bound, sizeof(double), "Hamiltonian row buffer"));
@@ -253,14 +306,19 @@ cleanup:
   return st;
 }
 
+CI_ALWAYS_INLINE void diagonal_range(const ci_ints *I, const ci_space_view *V, double *diag, cis_int n, const int nw) {
+#pragma omp parallel for schedule(static)
+  for (cis_int i = 0; i < n; ++i)
+    diag[i] = bits_rule_diagonal(I, bits_load(V->astr, V->det_a[i], nw), bits_load(V->bstr, V->det_b[i], nw), nw);
+}
+
 cis_status cis_ci_diagonal_all(const cis_fcidump *F, const cis_ci_space *S, double *diag) {
   cis_int n = cis_ci_space_size(S);
   if (!diag) return cis_error(CIS_ERR_INVALID, "cis_ci_diagonal_all: NULL output");
-#pragma omp parallel for schedule(static)
-  for (cis_int i = 0; i < n; ++i) {
-    uint64_t a, b;
-    cis_ci_space_det(S, i, &a, &b);
-    diag[i] = cis_ci_diagonal(F, a, b);
-  }
+  ci_space_view V;
+  ci_ints I = ci_ints_of(F);
+  ci_space_get_view(S, &V);
+  if (V.nw == 1) diagonal_range(&I, &V, diag, n, 1);
+  else diagonal_range(&I, &V, diag, n, 2);
   return CIS_OK;
 }

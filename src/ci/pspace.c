@@ -171,15 +171,21 @@ typedef struct det_src {
   const cis_ci_direct *D;
   int sym_only;
 } det_src;
-static void src_det(const det_src *d, cis_int i, uint64_t *a, uint64_t *b) {
-  if (d->S) cis_ci_space_det(d->S, i, a, b);
-  else cis_ci_direct_det(d->D, i, a, b);
+static void src_det(const det_src *d, cis_int i, ci_bits *a, ci_bits *b) {
+  if (d->S) {
+    cis_ci_space_det_bits(d->S, i, a, b);
+  } else {
+    uint64_t a1, b1;
+    cis_ci_direct_det(d->D, i, &a1, &b1);
+    *a = cis_ci_bits_from_u64(a1);
+    *b = cis_ci_bits_from_u64(b1);
+  }
 }
 static int src_allowed(const cis_fcidump *F, const det_src *d, cis_int i) {
   if (!d->sym_only) return 1;
-  uint64_t a, b;
+  ci_bits a, b;
   src_det(d, i, &a, &b);
-  return (ci_string_sym(F, a) ^ ci_string_sym(F, b)) == F->isym - 1;
+  return (ci_bits_sym(F, a, CIS_CI_WORDS) ^ ci_bits_sym(F, b, CIS_CI_WORDS)) == F->isym - 1;
 }
 
 static cis_status pspace_guess(const cis_fcidump *F, const det_src *src, cis_int n, const double *diag, int np, int nvec,
@@ -223,12 +229,12 @@ static cis_status pspace_guess(const cis_fcidump *F, const det_src *src, cis_int
   CIS_TRY(cis_alloc_array((void **)&w, m, sizeof(double), "P-space eigenvalues"));
 #pragma omp parallel for schedule(dynamic, 8)
   for (int i = 0; i < m; ++i) {
-    uint64_t ai, bi;
+    ci_bits ai, bi;
     src_det(src, pick[i], &ai, &bi);
     for (int j = 0; j <= i; ++j) {
-      uint64_t aj, bj;
+      ci_bits aj, bj;
       src_det(src, pick[j], &aj, &bj);
-      double v = i == j ? diag[pick[i]] : cis_ci_element(F, ai, bi, aj, bj);
+      double v = i == j ? diag[pick[i]] : cis_ci_element_bits(F, &ai, &bi, &aj, &bj);
       H[(size_t)i * m + j] = H[(size_t)j * m + i] = v;
     }
   }

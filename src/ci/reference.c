@@ -9,68 +9,70 @@
 #include "ci/ci_internal.h"
 #include "core/internal.h"
 
+#define NW CIS_CI_WORDS
+
 /* The n orbitals with the lowest f[] (ties: lower index) as a bit string. */
-static uint64_t lowest_n(const double *f, int norb, int n) {
-  uint64_t s = 0;
+static ci_bits lowest_n(const double *f, int norb, int n) {
+  ci_bits s = bits_zero();
   for (int c = 0; c < n; ++c) {
     int best = -1;
     for (int p = 0; p < norb; ++p)
-      if (!(s >> p & 1) && (best < 0 || f[p] < f[best])) best = p;
-    s |= 1ull << best;
+      if (!bits_test(s, p, NW) && (best < 0 || f[p] < f[best])) best = p;
+    s = bits_flip(s, best, NW);
   }
   return s;
 }
 
 /* Spin-resolved Fock diagonal: f_pp = h_pp + sum_{q in same}[(pp|qq)-(pq|qp)] + sum_{q in other}(pp|qq). */
-static void fock_diagonal(const cis_fcidump *F, uint64_t same, uint64_t other, double *f) {
+static void fock_diagonal(const cis_fcidump *F, ci_bits same, ci_bits other, double *f) {
   for (int p = 0; p < F->norb; ++p) {
     double v = ci_h1(F, p, p);
-    for (uint64_t s = same; s; s &= s - 1) v += ci_eri(F, p, p, ci_lowest(s), ci_lowest(s)) - ci_eri(F, p, ci_lowest(s), ci_lowest(s), p);
-    for (uint64_t s = other; s; s &= s - 1) v += ci_eri(F, p, p, ci_lowest(s), ci_lowest(s));
+    CI_FOR_BITS(q, same, NW) v += ci_eri(F, p, p, q, q) - ci_eri(F, p, q, q, p);
+    CI_FOR_BITS(q, other, NW) v += ci_eri(F, p, p, q, q);
     f[p] = v;
   }
 }
 
-static int sym_ok(const cis_fcidump *F, uint64_t a, uint64_t b) {
-  return (ci_string_sym(F, a) ^ ci_string_sym(F, b)) == F->isym - 1;
+static int sym_ok(const cis_fcidump *F, ci_bits a, ci_bits b) {
+  return (ci_bits_sym(F, a, NW) ^ ci_bits_sym(F, b, NW)) == F->isym - 1;
 }
 
 /* Best single swap (paired in both spins when `paired`) of the right symmetry
  * strictly below *e; returns 1 and updates (a, b, e) when one is found. */
-static int improve(const cis_fcidump *F, int paired, uint64_t *a, uint64_t *b, double *e) {
-  uint64_t all = ci_first(F->norb), ba = *a, bb = *b;
+static int improve(const cis_fcidump *F, int paired, ci_bits *a, ci_bits *b, double *e) {
+  ci_bits all = bits_first(F->norb, NW), ba = *a, bb = *b;
   double be = *e;
   for (int spin = 0; spin < (paired ? 1 : 2); ++spin) {
-    uint64_t s = spin ? *b : *a;
-    for (uint64_t h = s; h; h &= h - 1)
-      for (uint64_t v = all & ~s; v; v &= v - 1) {
-        uint64_t flip = (1ull << ci_lowest(h)) | (1ull << ci_lowest(v));
-        uint64_t na = (paired || !spin) ? *a ^ flip : *a, nb = (paired || spin) ? *b ^ flip : *b;
-        if (!sym_ok(F, na, nb)) continue;
-        double en = cis_ci_diagonal(F, na, nb);
-        if (en < be - 1e-12) { be = en; ba = na; bb = nb; }
-      }
+    ci_bits s = spin ? *b : *a, virt = bits_andnot(all, s, NW);
+    CI_FOR_BITS(h, s, NW) CI_FOR_BITS(v, virt, NW) {
+      ci_bits na = (paired || !spin) ? bits_flip2(*a, h, v, NW) : *a;
+      ci_bits nb = (paired || spin) ? bits_flip2(*b, h, v, NW) : *b;
+      if (!sym_ok(F, na, nb)) continue;
+      double en = cis_ci_diagonal_bits(F, &na, &nb);
+      if (en < be - 1e-12) { be = en; ba = na; bb = nb; }
+    }
   }
-  if (ba == *a && bb == *b) return 0;
+  if (bits_eq(ba, *a, NW) && bits_eq(bb, *b, NW)) return 0;
   *a = ba; *b = bb; *e = be;
   return 1;
 }
 
-cis_status cis_ci_find_reference(const cis_fcidump *F, uint64_t *alpha, uint64_t *beta) {
+cis_status cis_ci_find_reference_bits(const cis_fcidump *F, cis_ci_bits *alpha, cis_ci_bits *beta) {
+  if (!F || !alpha || !beta) return cis_error(CIS_ERR_INVALID, "cis_ci_find_reference: NULL argument");
   int na = cis_fcidump_nalpha(F), nb = cis_fcidump_nbeta(F);
   double fa[CIS_CI_MAX_ORB], fb[CIS_CI_MAX_ORB];
   for (int p = 0; p < F->norb; ++p) fa[p] = ci_h1(F, p, p);
-  uint64_t a = lowest_n(fa, F->norb, na), b = lowest_n(fa, F->norb, nb);
+  ci_bits a = lowest_n(fa, F->norb, na), b = lowest_n(fa, F->norb, nb);
   for (int it = 0; it < 100; ++it) {
     fock_diagonal(F, a, b, fa);
     fock_diagonal(F, b, a, fb);
-    uint64_t a2 = lowest_n(fa, F->norb, na), b2 = lowest_n(fb, F->norb, nb);
-    if (a2 == a && b2 == b) break;
+    ci_bits a2 = lowest_n(fa, F->norb, na), b2 = lowest_n(fb, F->norb, nb);
+    if (bits_eq(a2, a, NW) && bits_eq(b2, b, NW)) break;
     a = a2;
     b = b2;
   }
-  int closed = (na == nb && a == b && F->isym == 1);
-  double e = sym_ok(F, a, b) ? cis_ci_diagonal(F, a, b) : 1e300;
+  int closed = (na == nb && bits_eq(a, b, NW) && F->isym == 1);
+  double e = sym_ok(F, a, b) ? cis_ci_diagonal_bits(F, &a, &b) : 1e300;
   while (improve(F, closed, &a, &b, &e)) {}
   if (!sym_ok(F, a, b))
     return cis_error(CIS_ERR_INVALID, "no determinant of symmetry ISYM=%d within single swaps of the aufbau one; give --occ",
@@ -80,18 +82,36 @@ cis_status cis_ci_find_reference(const cis_fcidump *F, uint64_t *alpha, uint64_t
   return CIS_OK;
 }
 
+/* The one-word entry points: NORB <= 64 only. */
+static cis_status one_word(const cis_fcidump *F, const char *fn) {
+  if (F && F->norb > CIS_CI_DIRECT_MAX_ORB)
+    return cis_error(CIS_ERR_UNSUPPORTED, "%s: NORB = %d does not fit one 64-bit word; use %s_bits", fn, F->norb, fn);
+  return CIS_OK;
+}
+
+cis_status cis_ci_find_reference(const cis_fcidump *F, uint64_t *alpha, uint64_t *beta) {
+  cis_status st;
+  ci_bits a, b;
+  CIS_TRY(one_word(F, "cis_ci_find_reference"));
+  CIS_TRY(cis_ci_find_reference_bits(F, &a, &b));
+  *alpha = a.w[0];
+  *beta = b.w[0];
+cleanup:
+  return st;
+}
+
 /* "1,2,3" -> bit string; count and range checked. */
 static cis_status parse_list(const cis_fcidump *F, const char *s, const char *end, int want, const char *spin,
-                             uint64_t *out) {
-  uint64_t bits = 0;
+                             ci_bits *out) {
+  ci_bits bits = bits_zero();
   int n = 0;
   while (s < end) {
     char *e;
     long v = strtol(s, &e, 10);
     if (e == s || (e < end && *e != ',')) return cis_error(CIS_ERR_INVALID, "--occ: '%.*s' is not a list of orbital numbers", (int)(end - s), s);
     if (v < 1 || v > F->norb) return cis_error(CIS_ERR_RANGE, "--occ: orbital %ld out of range 1..NORB=%d", v, F->norb);
-    if (bits >> (v - 1) & 1) return cis_error(CIS_ERR_INVALID, "--occ: orbital %ld listed twice for %s", v, spin);
-    bits |= 1ull << (v - 1);
+    if (bits_test(bits, (int)v - 1, NW)) return cis_error(CIS_ERR_INVALID, "--occ: orbital %ld listed twice for %s", v, spin);
+    bits = bits_flip(bits, (int)v - 1, NW);
     n++;
     s = e < end ? e + 1 : e;
   }
@@ -102,8 +122,9 @@ static cis_status parse_list(const cis_fcidump *F, const char *s, const char *en
   return CIS_OK;
 }
 
-cis_status cis_ci_parse_occ(const cis_fcidump *F, const char *list, uint64_t *alpha, uint64_t *beta) {
+cis_status cis_ci_parse_occ_bits(const cis_fcidump *F, const char *list, cis_ci_bits *alpha, cis_ci_bits *beta) {
   cis_status st;
+  if (!F || !alpha || !beta) return cis_error(CIS_ERR_INVALID, "cis_ci_parse_occ: NULL argument");
   int na = cis_fcidump_nalpha(F), nb = cis_fcidump_nbeta(F);
   if (!list) return cis_error(CIS_ERR_INVALID, "--occ needs a list");
   const char *slash = strchr(list, '/'), *end = list + strlen(list);
@@ -118,8 +139,19 @@ cis_status cis_ci_parse_occ(const cis_fcidump *F, const char *list, uint64_t *al
   }
   if (!sym_ok(F, *alpha, *beta))
     return cis_error(CIS_ERR_INVALID, "--occ: determinant has symmetry %d, ISYM=%d",
-                     (ci_string_sym(F, *alpha) ^ ci_string_sym(F, *beta)) + 1, F->isym);
+                     (ci_bits_sym(F, *alpha, NW) ^ ci_bits_sym(F, *beta, NW)) + 1, F->isym);
   return CIS_OK;
+cleanup:
+  return st;
+}
+
+cis_status cis_ci_parse_occ(const cis_fcidump *F, const char *list, uint64_t *alpha, uint64_t *beta) {
+  cis_status st;
+  ci_bits a, b;
+  CIS_TRY(one_word(F, "cis_ci_parse_occ"));
+  CIS_TRY(cis_ci_parse_occ_bits(F, list, &a, &b));
+  *alpha = a.w[0];
+  *beta = b.w[0];
 cleanup:
   return st;
 }

@@ -48,7 +48,7 @@ static double gib(double b) { return b / 1073741824.0; }
 static void build_pair_matrix(const cis_fcidump *F, int nelec, double *g) {
   const int n = F->norb;
   const cis_int np = (cis_int)n * (n + 1) / 2;
-  double f[CIS_CI_MAX_ORB * CIS_CI_MAX_ORB];
+  double f[CIS_CI_DIRECT_MAX_ORB * CIS_CI_DIRECT_MAX_ORB];
   for (int p = 0; p < n; ++p)
     for (int q = 0; q < n; ++q) {
       double s = 0.0;
@@ -90,8 +90,8 @@ cis_status cis_ci_direct_create(const cis_fcidump *F, const cis_ci_direct_opts *
   *out = NULL;
   const cis_ci_direct_opts o = o_in ? *o_in : cis_ci_direct_opts_default();
   const int norb = F->norb, na = cis_fcidump_nalpha(F), nb = cis_fcidump_nbeta(F);
-  if (norb < 1 || norb > CIS_CI_MAX_ORB)
-    return cis_error(CIS_ERR_UNSUPPORTED, "direct sigma: NORB = %d (1..%d supported)", norb, CIS_CI_MAX_ORB);
+  if (norb < 1 || norb > CIS_CI_DIRECT_MAX_ORB)
+    return cis_error(CIS_ERR_UNSUPPORTED, "direct sigma: NORB = %d (1..%d supported)", norb, CIS_CI_DIRECT_MAX_ORB);
   if (na < 0 || nb < 0 || na > norb || nb > norb)
     return cis_error(CIS_ERR_INVALID, "direct sigma: %d alpha and %d beta electrons in %d orbitals", na, nb, norb);
   /* Sizes from binomials before any allocation. */

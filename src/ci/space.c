@@ -12,7 +12,8 @@
 
 typedef struct strings {
   cis_int n;
-  uint64_t *s;      /* sorted by (level, value) */
+  int nw;           /* 64-bit words per string */
+  uint64_t *s;      /* n strings of nw words, sorted by (level, value) */
   uint8_t *level, *sym;
   int32_t *table;   /* open addressing: position or -1 */
   uint64_t mask;    /* table size - 1 */
@@ -30,7 +31,9 @@ struct cis_ci_space {
 };
 
 
-static cis_int strings_find(const strings *S, uint64_t s) { return ci_string_find(S->s, S->table, S->mask, s); }
+static cis_int strings_find(const strings *S, ci_bits s) {
+  return S->nw == 1 ? bits_find(S->s, S->table, S->mask, s, 1) : bits_find(S->s, S->table, S->mask, s, 2);
+}
 
 static void strings_free(strings *S) {
   cis_free(S->s); cis_free(S->level); cis_free(S->sym); cis_free(S->table);
@@ -58,23 +61,24 @@ static int next_combination(int *c, int k, int m) {
   return 1;
 }
 
-static int cmp_u64(const void *x, const void *y) {
-  uint64_t a = *(const uint64_t *)x, b = *(const uint64_t *)y;
-  return a < b ? -1 : a > b;
-}
+/* qsort orders of one- and two-word strings (value order, bits_cmp). */
+static int cmp_w1(const void *x, const void *y) { return bits_cmp(bits_load(x, 0, 1), bits_load(y, 0, 1), 1); }
+static int cmp_w2(const void *x, const void *y) { return bits_cmp(bits_load(x, 0, 2), bits_load(y, 0, 2), 2); }
 
-static cis_status strings_build(const cis_fcidump *F, uint64_t ref, int maxlevel, strings *S) {
+static cis_status strings_build(const cis_fcidump *F, ci_bits ref, int maxlevel, strings *S) {
   cis_status st;
-  int n = ci_popcount(ref), norb = F->norb, occ[CIS_CI_MAX_ORB], vir[CIS_CI_MAX_ORB], nv = 0, no = 0;
+  const int nw = ci_words(F->norb);
+  int n = bits_popcount(ref, nw), norb = F->norb, occ[CIS_CI_MAX_ORB], vir[CIS_CI_MAX_ORB], nv = 0, no = 0;
   int hc[CIS_CI_MAX_ORB], pc[CIS_CI_MAX_ORB];
   double count = count_strings(norb, n, maxlevel);
   if (count > (double)CIS_IDX_MAX / 2)
     return cis_error(CIS_ERR_TOO_LARGE, "%.3g strings of %d electrons in %d orbitals exceed 2^30", count, n, norb);
   S->n = (cis_int)llround(count);
+  S->nw = nw;
   for (int p = 0; p < norb; ++p) {
-    if (ref >> p & 1) occ[no++] = p; else vir[nv++] = p;
+    if (bits_test(ref, p, nw)) occ[no++] = p; else vir[nv++] = p;
   }
-  CIS_TRY(cis_alloc_array((void **)&S->s, S->n, sizeof(uint64_t), "CI strings"));
+  CIS_TRY(cis_alloc_array((void **)&S->s, S->n, (size_t)nw * sizeof(uint64_t), "CI strings"));
   CIS_TRY(cis_alloc_array((void **)&S->level, S->n, 1, "CI string levels"));
   CIS_TRY(cis_alloc_array((void **)&S->sym, S->n, 1, "CI string symmetries"));
   cis_int pos = 0;
@@ -82,19 +86,19 @@ static cis_status strings_build(const cis_fcidump *F, uint64_t ref, int maxlevel
     cis_int first = pos;
     for (int k = 0; k < e; ++k) hc[k] = pc[k] = k;
     do {
-      uint64_t holes = 0;
-      for (int k = 0; k < e; ++k) holes |= 1ull << occ[hc[k]];
+      ci_bits holes = bits_zero();
+      for (int k = 0; k < e; ++k) holes = bits_flip(holes, occ[hc[k]], nw);
       for (int k = 0; k < e; ++k) pc[k] = k;
       do {
-        uint64_t s = ref & ~holes;
-        for (int k = 0; k < e; ++k) s |= 1ull << vir[pc[k]];
-        S->s[pos++] = s;
+        ci_bits s = bits_andnot(ref, holes, nw);
+        for (int k = 0; k < e; ++k) s = bits_flip(s, vir[pc[k]], nw);
+        bits_store(S->s, pos++, s, nw);
       } while (next_combination(pc, e, nv));
     } while (next_combination(hc, e, no));
-    qsort(S->s + first, (size_t)(pos - first), sizeof(uint64_t), cmp_u64);
+    qsort(S->s + first * nw, (size_t)(pos - first), (size_t)nw * sizeof(uint64_t), nw == 1 ? cmp_w1 : cmp_w2);
     for (cis_int q = first; q < pos; ++q) {
       S->level[q] = (uint8_t)e;
-      S->sym[q] = (uint8_t)ci_string_sym(F, S->s[q]);
+      S->sym[q] = (uint8_t)ci_bits_sym(F, bits_load(S->s, q, nw), nw);
     }
     S->lvl_start[e] = first;
   }
@@ -107,7 +111,7 @@ static cis_status strings_build(const cis_fcidump *F, uint64_t ref, int maxlevel
   CIS_TRY(cis_alloc_array((void **)&S->table, (int64_t)size, sizeof(int32_t), "CI string hash table"));
   memset(S->table, 0xff, size * sizeof(int32_t));
   for (cis_int q = 0; q < S->n; ++q) {
-    uint64_t h = ci_string_hash(S->s[q]) & S->mask;
+    uint64_t h = bits_hash(bits_load(S->s, q, nw), nw) & S->mask;
     while (S->table[h] >= 0) h = (h + 1) & S->mask;
     S->table[h] = (int32_t)q;
   }
@@ -136,20 +140,25 @@ static cis_int beta_end(const cis_ci_space *S, int l) {
 
 cis_status cis_ci_space_create(const cis_fcidump *F, int level, uint64_t ref_alpha, uint64_t ref_beta,
                                cis_ci_space **out) {
+  ci_bits a = cis_ci_bits_from_u64(ref_alpha), b = cis_ci_bits_from_u64(ref_beta);
+  return cis_ci_space_create_bits(F, level, &a, &b, out);
+}
+
+cis_status cis_ci_space_create_bits(const cis_fcidump *F, int level, const cis_ci_bits *ref_alpha,
+                                    const cis_ci_bits *ref_beta, cis_ci_space **out) {
   cis_status st;
   cis_ci_space *S = NULL;
-  int na = cis_fcidump_nalpha(F), nb = cis_fcidump_nbeta(F), target = F->isym - 1;
   cis_int per_level[2 * CIS_CI_MAX_ORB + 2] = {0};
   if (!out) return cis_error(CIS_ERR_INVALID, "cis_ci_space_create: NULL output");
   *out = NULL;
-  if (ci_popcount(ref_alpha) != na || ci_popcount(ref_beta) != nb || (ref_alpha | ref_beta) >> (F->norb - 1) >> 1)
-    return cis_error(CIS_ERR_INVALID, "reference determinant does not have %d alpha and %d beta electrons in %d orbitals",
-                     na, nb, F->norb);
+  if (!F || !ref_alpha || !ref_beta) return cis_error(CIS_ERR_INVALID, "cis_ci_space_create: NULL argument");
+  int na = cis_fcidump_nalpha(F), nb = cis_fcidump_nbeta(F), target = F->isym - 1;
   int full = na + nb;
   if (level < 0 || level > full) level = full;
-  /* sizes in closed form before anything is allocated or enumerated */
+  /* sizes in closed form before anything is allocated or enumerated (this
+   * also checks the reference's electron counts and orbital range) */
   cis_ci_counts cnt;
-  CIS_TRY(cis_ci_count(F, level, ref_alpha, ref_beta, &cnt));
+  CIS_TRY(cis_ci_count_bits(F, level, ref_alpha, ref_beta, &cnt));
   if (cnt.determinants > (double)CIS_IDX_MAX)
     return cis_error(CIS_ERR_TOO_LARGE, "%.4g determinants (%.4g alpha x %.4g beta strings) exceed the 32-bit index range (%.4g)",
                      cnt.determinants, cnt.alpha_strings, cnt.beta_strings, (double)CIS_IDX_MAX);
@@ -157,8 +166,8 @@ cis_status cis_ci_space_create(const cis_fcidump *F, int level, uint64_t ref_alp
   S = cis_calloc(1, sizeof *S);
   if (!S) return cis_error(CIS_ERR_ALLOC, "cannot allocate the determinant space");
   S->maxlevel = level;
-  CIS_TRY(strings_build(F, ref_alpha, level, &S->A));
-  CIS_TRY(strings_build(F, ref_beta, level, &S->B));
+  CIS_TRY(strings_build(F, *ref_alpha, level, &S->A));
+  CIS_TRY(strings_build(F, *ref_beta, level, &S->B));
   const int L = level;
   FOR_EACH_DET(S, target, L, { per_level[lev]++; });
   cis_int n = 0;
@@ -208,9 +217,16 @@ cis_int cis_ci_space_nalpha_strings(const cis_ci_space *S) { return S->A.n; }
 cis_int cis_ci_space_nbeta_strings(const cis_ci_space *S) { return S->B.n; }
 int cis_ci_space_level(const cis_ci_space *S, cis_int i) { return S->det_level[i]; }
 
+int cis_ci_space_words(const cis_ci_space *S) { return S->A.nw; }
+
 void cis_ci_space_det(const cis_ci_space *S, cis_int i, uint64_t *alpha, uint64_t *beta) {
-  *alpha = S->A.s[S->det_a[i]];
-  *beta = S->B.s[S->det_b[i]];
+  *alpha = S->A.s[(cis_int)S->det_a[i] * S->A.nw];
+  *beta = S->B.s[(cis_int)S->det_b[i] * S->B.nw];
+}
+
+void cis_ci_space_det_bits(const cis_ci_space *S, cis_int i, cis_ci_bits *alpha, cis_ci_bits *beta) {
+  *alpha = bits_load(S->A.s, S->det_a[i], S->A.nw);
+  *beta = bits_load(S->B.s, S->det_b[i], S->B.nw);
 }
 
 /* Determinant of alpha position ia and beta position ib, -1 if absent. */
@@ -218,17 +234,21 @@ cis_int ci_space_find_pos(const cis_ci_space *S, cis_int ia, cis_int ib) {
   return ci_det_find(S->aptr, S->blist, S->dlist, ia, ib);
 }
 
-cis_int ci_space_alpha_pos(const cis_ci_space *S, uint64_t a) { return strings_find(&S->A, a); }
-cis_int ci_space_beta_pos(const cis_ci_space *S, uint64_t b) { return strings_find(&S->B, b); }
 cis_int ci_space_det_alpha_pos(const cis_ci_space *S, cis_int i) { return S->det_a[i]; }
 cis_int ci_space_det_beta_pos(const cis_ci_space *S, cis_int i) { return S->det_b[i]; }
 
 cis_int cis_ci_space_find(const cis_ci_space *S, uint64_t alpha, uint64_t beta) {
-  cis_int ia = strings_find(&S->A, alpha), ib = strings_find(&S->B, beta);
+  ci_bits a = cis_ci_bits_from_u64(alpha), b = cis_ci_bits_from_u64(beta);
+  return cis_ci_space_find_bits(S, &a, &b);
+}
+
+cis_int cis_ci_space_find_bits(const cis_ci_space *S, const cis_ci_bits *alpha, const cis_ci_bits *beta) {
+  cis_int ia = strings_find(&S->A, *alpha), ib = strings_find(&S->B, *beta);
   return (ia < 0 || ib < 0) ? -1 : ci_space_find_pos(S, ia, ib);
 }
 
 void ci_space_get_view(const cis_ci_space *S, ci_space_view *v) {
   *v = (ci_space_view){S->ndet, S->A.n, S->B.n, S->A.s, S->B.s, S->A.table, S->B.table, S->A.mask, S->B.mask,
-                       S->aptr, S->blist, S->dlist, S->det_a, S->det_b};
+                       S->aptr, S->blist, S->dlist, S->det_a, S->det_b, S->A.nw, S->A.level, S->B.level,
+                       S->maxlevel};
 }

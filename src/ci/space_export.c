@@ -6,6 +6,8 @@
 
 cis_status cis_ci_space_dets(const cis_ci_space *S, uint64_t *alpha, uint64_t *beta) {
   if (!S || !alpha || !beta) return cis_error(CIS_ERR_INVALID, "cis_ci_space_dets: NULL argument");
+  if (cis_ci_space_words(S) > 1)
+    return cis_error(CIS_ERR_UNSUPPORTED, "cis_ci_space_dets: strings of more than 64 orbitals (cis_ci_space_det_bits)");
   const cis_int n = cis_ci_space_size(S);
 #pragma omp parallel for schedule(static) if (n >= 65536)
   for (cis_int i = 0; i < n; ++i) cis_ci_space_det(S, i, alpha + i, beta + i);

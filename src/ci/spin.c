@@ -15,39 +15,52 @@
 #include "ci/ci_internal.h"
 #include "core/internal.h"
 
-static inline uint64_t below(int p) { return p ? (~0ull >> (64 - p)) : 0; }
-
-static cis_status s2_of(const cis_fcidump *F, const cis_ci_space *S, const cis_ci_direct *D, const double *c,
-                        double *s2) {
+/* The sum over J of s2_of's two terms for the determinants of one side
+ * (space or direct), on nw-word strings (ci_bits.h). */
+CI_ALWAYS_INLINE void s2_terms(const cis_fcidump *F, const cis_ci_space *S, const cis_ci_direct *D, const double *c,
+                               double *norm_out, double *acc_out, const int nw) {
   cis_int n = S ? cis_ci_space_size(S) : cis_ci_direct_size(D);
-  double sz = 0.5 * F->ms2, norm = 0, acc = 0;
+  double norm = 0, acc = 0;
   int na = cis_fcidump_nalpha(F);
 #pragma omp parallel for schedule(dynamic, 256) reduction(+ : norm, acc)
   for (cis_int j = 0; j < n; ++j) {
     double cj = c[j];
     if (cj == 0) continue;
-    uint64_t a, b;
-    if (S) cis_ci_space_det(S, j, &a, &b);
-    else cis_ci_direct_det(D, j, &a, &b);
-    uint64_t ao = a & ~b, bo = b & ~a;
+    ci_bits a, b;
+    if (S) {
+      cis_ci_space_det_bits(S, j, &a, &b);
+    } else {
+      uint64_t a1, b1;
+      cis_ci_direct_det(D, j, &a1, &b1);
+      a = cis_ci_bits_from_u64(a1);
+      b = cis_ci_bits_from_u64(b1);
+    }
+    ci_bits ao = bits_andnot(a, b, nw), bo = bits_andnot(b, a, nw);
     norm += cj * cj;
-    acc += cj * cj * ci_popcount(bo);
-    for (uint64_t ps = ao; ps; ps &= ps - 1)
-      for (uint64_t qs = bo; qs; qs &= qs - 1) {
-        int p = ci_lowest(ps), q = ci_lowest(qs);
-        uint64_t a1 = a, b1 = b;
-        int par = na + ci_popcount(b1 & below(q)); /* a_{q beta} */
-        b1 &= ~(1ull << q);
-        par += ci_popcount(a1 & below(q));          /* a+_{q alpha} */
-        a1 |= 1ull << q;
-        par += ci_popcount(a1 & below(p));          /* a_{p alpha} */
-        a1 &= ~(1ull << p);
-        par += na + ci_popcount(b1 & below(p));     /* a+_{p beta} */
-        b1 |= 1ull << p;
-        cis_int i = S ? cis_ci_space_find(S, a1, b1) : cis_ci_direct_find(D, a1, b1);
-        if (i >= 0) acc += (par & 1 ? -1.0 : 1.0) * cj * c[i];
-      }
+    acc += cj * cj * bits_popcount(bo, nw);
+    CI_FOR_BITS(p, ao, nw) CI_FOR_BITS(q, bo, nw) {
+      ci_bits a1 = a, b1 = b;
+      int par = na + bits_popcount(bits_below(b1, q, nw), nw); /* a_{q beta} */
+      b1 = bits_flip(b1, q, nw);
+      par += bits_popcount(bits_below(a1, q, nw), nw);         /* a+_{q alpha} */
+      a1 = bits_flip(a1, q, nw);
+      par += bits_popcount(bits_below(a1, p, nw), nw);         /* a_{p alpha} */
+      a1 = bits_flip(a1, p, nw);
+      par += na + bits_popcount(bits_below(b1, p, nw), nw);    /* a+_{p beta} */
+      b1 = bits_flip(b1, p, nw);
+      cis_int i = S ? cis_ci_space_find_bits(S, &a1, &b1) : cis_ci_direct_find(D, a1.w[0], b1.w[0]);
+      if (i >= 0) acc += (par & 1 ? -1.0 : 1.0) * cj * c[i];
+    }
   }
+  *norm_out = norm;
+  *acc_out = acc;
+}
+
+static cis_status s2_of(const cis_fcidump *F, const cis_ci_space *S, const cis_ci_direct *D, const double *c,
+                        double *s2) {
+  double sz = 0.5 * F->ms2, norm = 0, acc = 0;
+  if (!S || cis_ci_space_words(S) == 1) s2_terms(F, S, D, c, &norm, &acc, 1);
+  else s2_terms(F, S, D, c, &norm, &acc, 2);
   if (!(norm > 0)) return cis_error(CIS_ERR_INVALID, "cis_ci_s2: zero vector");
   *s2 = sz * sz + sz + acc / norm;
   if (*s2 < 0 && *s2 > -1e-9) *s2 = 0; /* rounding below an exact 0 */

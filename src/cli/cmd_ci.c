@@ -31,7 +31,7 @@ typedef struct ci_run {
   cis_int nnz;
   cis_matrix *M;
   double *diag, *evals;
-  uint64_t ref_a, ref_b;
+  cis_ci_bits ref_a, ref_b; /* strings of ceil(NORB/64) words */
   double e_rhf, t_build, t_total;
   cis_int fmt_bytes[16], fmt_est[16];
   cis_int boundary;
@@ -363,6 +363,7 @@ static int auto_direct(const cis_fcidump *F, int roots, int gpu, const char **wh
   const int n = F->norb, na = cis_fcidump_nalpha(F), nb = cis_fcidump_nbeta(F);
   /* On the GPU (bench/results/ci_direct_gpu.md): a whole direct solve takes
    * less time than the stored path's build alone at every size measured. */
+  if (n > CIS_CI_DIRECT_MAX_ORB) { *why = "NORB > 64 (direct keeps one-word strings): stored"; return 0; }
   if (gpu) { *why = "full CI on the GPU: direct (no build)"; return 1; }
   int sym = F->isym != 1;
   for (int p = 0; p < n; ++p) sym |= F->orbsym[p] != 1;
@@ -451,18 +452,20 @@ static cis_status compute(const ci_args *a, ci_run *r) {
                        r->F->ms2);
   }
   if (a->occ) {
-    CIS_TRY(cis_ci_parse_occ(r->F, a->occ, &r->ref_a, &r->ref_b));
-  } else if ((st = cis_ci_find_reference(r->F, &r->ref_a, &r->ref_b)) != CIS_OK) {
+    CIS_TRY(cis_ci_parse_occ_bits(r->F, a->occ, &r->ref_a, &r->ref_b));
+  } else if ((st = cis_ci_find_reference_bits(r->F, &r->ref_a, &r->ref_b)) != CIS_OK) {
     if (a->level >= 0) return st; /* truncated CI needs a reference of symmetry ISYM */
     /* full CI needs none: any determinant with the right counts spans it */
     int na = cis_fcidump_nalpha(r->F), nb = cis_fcidump_nbeta(r->F);
-    r->ref_a = na >= 64 ? ~0ull : (1ull << na) - 1;
-    r->ref_b = nb >= 64 ? ~0ull : (1ull << nb) - 1;
+    memset(&r->ref_a, 0, sizeof r->ref_a);
+    memset(&r->ref_b, 0, sizeof r->ref_b);
+    for (int p = 0; p < na; ++p) r->ref_a.w[p / 64] |= 1ull << (p % 64);
+    for (int p = 0; p < nb; ++p) r->ref_b.w[p / 64] |= 1ull << (p % 64);
     r->no_ref = 1;
   }
-  r->e_rhf = cis_ci_diagonal(r->F, r->ref_a, r->ref_b) + r->F->ecore;
+  r->e_rhf = cis_ci_diagonal_bits(r->F, &r->ref_a, &r->ref_b) + r->F->ecore;
   /* sizes in closed form, before anything is allocated */
-  CIS_TRY(cis_ci_count(r->F, a->level, r->ref_a, r->ref_b, &r->counts));
+  CIS_TRY(cis_ci_count_bits(r->F, a->level, &r->ref_a, &r->ref_b, &r->counts));
   r->mem_limit = cis_host_memory_limit(r->mem_why, sizeof r->mem_why);
   int cap = r->counts.determinants < 64 ? (int)r->counts.determinants : 64;
   int nr = a->spin < 0 ? a->roots : (2 * a->roots + 4 < cap ? 2 * a->roots + 4 : cap);
@@ -471,12 +474,12 @@ static cis_status compute(const ci_args *a, ci_run *r) {
   if (a->count) { /* exact nonzeros only where the counting pass is quick */
     r->nnz_counted = r->counts.nnz_bound <= 5e7 && dets <= 2e6;
     if (r->nnz_counted) {
-      CIS_TRY(cis_ci_space_create(r->F, a->level, r->ref_a, r->ref_b, &r->S));
+      CIS_TRY(cis_ci_space_create_bits(r->F, a->level, &r->ref_a, &r->ref_b, &r->S));
       double tb = cis_wtime();
       CIS_TRY(cis_ci_hamiltonian_nnz(r->F, r->S, a->symmetric, &r->count_nnz, &r->count_max_row));
       r->t_build = cis_wtime() - tb;
     } else if (dets <= 5e7) { /* estimate from sampled rows: the space is quick to build at this size */
-      CIS_TRY(cis_ci_space_create(r->F, a->level, r->ref_a, r->ref_b, &r->S));
+      CIS_TRY(cis_ci_space_create_bits(r->F, a->level, &r->ref_a, &r->ref_b, &r->S));
       CIS_TRY(cis_ci_hamiltonian_nnz_estimate(r->F, r->S, a->symmetric, sample_rows(&r->counts), &r->nnz_est, &r->nnz_sampled));
     }
     return CIS_OK;
@@ -484,6 +487,10 @@ static cis_status compute(const ci_args *a, ci_run *r) {
   if (dets > (double)INT32_MAX)
     return cis_error(CIS_ERR_TOO_LARGE, "%.4g determinants exceed the 32-bit index range (2^31 - 1); `--count` gives the sizes",
                      dets);
+  if (a->method == CI_DIRECT && r->F->norb > CIS_CI_DIRECT_MAX_ORB)
+    return cis_error(CIS_ERR_UNSUPPORTED,
+                     "--method direct (matrix-free full CI) supports NORB <= %d, the file has NORB = %d; "
+                     "--method stored runs up to NORB = %d", CIS_CI_DIRECT_MAX_ORB, r->F->norb, CIS_CI_MAX_ORB);
   r->direct = a->method == CI_DIRECT || (a->method == CI_AUTO && auto_direct(r->F, a->roots, a->gpu, &r->why));
   /* the direct GPU path keeps Davidson's vectors on the device (checked there) */
   if (r->mem_limit > 0 && !(r->direct && a->gpu) && r->need.direct > (double)r->mem_limit)
@@ -504,7 +511,7 @@ static cis_status compute(const ci_args *a, ci_run *r) {
     r->t_total = cis_wtime() - t0;
     return CIS_OK;
   }
-  CIS_TRY(cis_ci_space_create(r->F, a->level, r->ref_a, r->ref_b, &r->S));
+  CIS_TRY(cis_ci_space_create_bits(r->F, a->level, &r->ref_a, &r->ref_b, &r->S));
   cis_int n = cis_ci_space_size(r->S);
   if (a->roots > n) return cis_error(CIS_ERR_INVALID, "--roots %d exceeds the %lld determinants", a->roots, (long long)n);
   /* the stored matrix from sampled rows: refuse now rather than after a
@@ -567,10 +574,10 @@ static const char *level_name(int level) {
   return level < 0 ? "full CI" : level <= 4 ? names[level] : "truncated CI";
 }
 
-static void print_occ(FILE *f, uint64_t s) {
+static void print_occ(FILE *f, cis_ci_bits s) {
   int first = 1;
-  for (int p = 0; p < 64; ++p)
-    if (s >> p & 1) { fprintf(f, first ? "%d" : ",%d", p + 1); first = 0; }
+  for (int p = 0; p < 64 * CIS_CI_WORDS; ++p)
+    if (s.w[p / 64] >> (p % 64) & 1) { fprintf(f, first ? "%d" : ",%d", p + 1); first = 0; }
 }
 
 static const char *multiplicity_name(int mult) {

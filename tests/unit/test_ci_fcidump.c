@@ -93,7 +93,7 @@ static void test_malformed(void) {
       {"&FCI NORB=2,NELEC=2,MS2=0,UHF=.TRUE. &END\n", CIS_ERR_UNSUPPORTED, 1, "UHF"},
       {"&FCI NORB=3,NELEC=2,MS2=0,ORBSYM=1,1 &END\n", CIS_ERR_PARSE, 1, "ORBSYM has 2 entries"},
       {"&FCI NORB=two,NELEC=2 &END\n", CIS_ERR_PARSE, 1, "not an integer"},
-      {"&FCI NORB=65,NELEC=2 &END\n", CIS_ERR_UNSUPPORTED, 1, "exceeds 64"},
+      {"&FCI NORB=129,NELEC=2 &END\n", CIS_ERR_UNSUPPORTED, 1, "exceeds 128"},
       {"&FCI NORB=2,NELEC=2,MS2=0 &END\n 1.0 1 0 1 1\n", CIS_ERR_PARSE, 2, "index pattern"},
       {"&FCI NORB=2,NELEC=2,MS2=0 &END\n nan 1 1 1 1\n", CIS_ERR_NUMERIC, 2, "not finite"},
       {"", CIS_ERR_PARSE, 0, "no &FCI"},

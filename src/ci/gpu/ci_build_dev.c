@@ -138,6 +138,9 @@ static cis_status build(const cis_fcidump *F, const cis_ci_space *S, int upper, 
   if (!out) return cis_error(CIS_ERR_INVALID, "cis_ci_hamiltonian_gpu: NULL output");
   *out = NULL;
   if (!F || !S) return cis_error(CIS_ERR_INVALID, "cis_ci_hamiltonian_gpu: NULL integrals or space");
+  if (cis_ci_space_words(S) != 1) /* the device kernels keep one-word strings */
+    return cis_error(CIS_ERR_UNSUPPORTED, "GPU Hamiltonian build: NORB = %d > %d; build on the host (--build cpu)",
+                     F->norb, CIS_CI_DIRECT_MAX_ORB);
   if (cis_gpu_count(why, sizeof why) == 0) return cis_error(CIS_ERR_NO_GPU, "%s", why);
   rows = cis_ci_space_size(S);
   CIS_TRY(upload_inputs(F, S, &b));
