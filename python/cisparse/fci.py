@@ -61,6 +61,11 @@ class _gpu_stats(ctypes.Structure):  # cis_ci_gpu_stats (+ room)
                 ("spmv_seconds", ctypes.c_double), ("_reserved", ctypes.c_char * 256)]
 
 
+class _direct_gpu_opts(ctypes.Structure):  # cis_ci_direct_gpu_opts (+ room)
+    _fields_ = [("work_bytes", ctypes.c_int64), ("vectors", ctypes.c_int), ("max_k", ctypes.c_int),
+                ("_reserved", ctypes.c_char * 64)]
+
+
 _P = ctypes.c_void_p
 for _name, _res, _args in [
     ("cis_ci_find_reference", ctypes.c_int, [_P, _u64p, _u64p]),
@@ -78,6 +83,10 @@ for _name, _res, _args in [
     ("cis_ci_direct_det", None, [_P, ctypes.c_int64, _u64p, _u64p]),
     ("cis_ci_direct_diagonal", ctypes.c_int, [_P, _dp]),
     ("cis_ci_direct_operator", ctypes.c_int, [_P, ctypes.POINTER(_P)]),
+    ("cis_ci_direct_time_reversal", ctypes.c_int, [_P, _dp]),
+    ("cis_ci_direct_gpu_create", ctypes.c_int, [_P, ctypes.POINTER(_direct_gpu_opts), ctypes.POINTER(_P)]),
+    ("cis_ci_direct_gpu_free", None, [_P]),
+    ("cis_ci_direct_gpu_operator", ctypes.c_int, [_P, _dp, ctypes.POINTER(_P)]),
     ("cis_ci_pspace_guess", ctypes.c_int, [_P, _P, _dp, ctypes.c_int, ctypes.c_int, _dp, _P, _P]),
     ("cis_ci_pspace_guess_direct", ctypes.c_int, [_P, _P, _dp, ctypes.c_int, ctypes.c_int, _dp, _P, _P]),
     ("cis_ci_spin_penalty_operator", ctypes.c_int, [_P, _P, _P, ctypes.c_double, ctypes.c_double,
@@ -168,6 +177,26 @@ def _guess(fn, F, space, diag, want, n, extra, start=()):
     check(fn(ctypes.byref(F), space, diag.ctypes.data_as(_dp), max(400, nvec), nvec,
              g[len(start):].ctypes.data_as(_dp), None, None))
     return g
+
+
+def _time_reversal_pure(D, guess, ns):
+    """MS2 = 0 with one string set: every guess exactly symmetric or
+    antisymmetric under alpha <-> beta (cis_ci_direct_time_reversal), a guess
+    near neither split into both parts, so that Davidson's subspace stays
+    pure and every product is a half sigma (H commutes with the swap)."""
+    out = []
+    for g in guess:
+        g = np.ascontiguousarray(g)
+        if L.lib.cis_ci_direct_time_reversal(D, g.ctypes.data_as(_dp)) != 0:
+            out.append(g)
+            continue
+        m = g.reshape(ns, ns)
+        for part in (m + m.T, m - m.T):
+            if np.linalg.norm(part) > 1e-8 * np.linalg.norm(m):
+                p = np.ascontiguousarray(part.reshape(-1) * 0.5)
+                L.lib.cis_ci_direct_time_reversal(D, p.ctypes.data_as(_dp))
+                out.append(p)
+    return np.array(out)
 
 
 def _ci0_list(ci0, size):
@@ -323,10 +352,11 @@ class FCISolver(direct_spin1.FCISolver):
 
     def _choose_method(self, norb, nelec):
         """'auto': dense up to dense_max determinants (with fix_spin_: up to
-        dense_max_penalty); the stored H on the GPU where one is usable; else
-        (and with fix_spin_ on larger spaces) the matrix-free direct sigma on
-        the CPU (cis_ci_direct_*: no Hamiltonian in memory; the spin penalty
-        applied as an operator, cis_ci_spin_penalty_operator)."""
+        dense_max_penalty); beyond, the matrix-free direct sigma, on the GPU
+        where one is usable (cis_ci_direct_gpu_*: Davidson's vectors on the
+        device, nothing built but strings and links), else on the CPU; with
+        fix_spin_ on the CPU (the penalty is a host operator,
+        cis_ci_spin_penalty_operator)."""
         penalty = getattr(self, "ss_penalty", None)
         if self.method != "auto":
             if self.method not in ("dense", "stored", "direct"):
@@ -335,12 +365,12 @@ class FCISolver(direct_spin1.FCISolver):
         n = cistring.num_strings(norb, nelec[0]) * cistring.num_strings(norb, nelec[1])
         if penalty:
             return "auto" if n <= self.dense_max_penalty else "direct"
-        if n <= self.dense_max or self._use_gpu():
-            return "auto"
-        return "direct"
+        return "auto" if n <= self.dense_max else "direct"
 
     def _kernel_direct(self, h1e, eri, norb, nelec, ecore, nroots, tol, max_cycle, orbsym, wfnsym, ci0=None):
-        """Davidson on the matrix-free sigma (cis_ci_direct_operator), host."""
+        """Davidson on the matrix-free sigma: on the GPU (cis_ci_direct_gpu_operator,
+        vectors on the device) where one is usable and no spin penalty is
+        asked, else on the host (cis_ci_direct_operator)."""
         na, nb = nelec
         h1 = np.ascontiguousarray(h1e, dtype=np.float64).reshape(norb, norb)
         g = np.ascontiguousarray(ao2mo.restore(8, np.asarray(eri, dtype=np.float64), norb))
@@ -355,7 +385,9 @@ class FCISolver(direct_spin1.FCISolver):
         F.h1, F.eri = h1.ctypes.data_as(_dp), g.ctypes.data_as(_dp)
         F.npair = norb * (norb + 1) // 2
         F.neri = F.npair * (F.npair + 1) // 2
-        D, op, hop = _P(), _P(), _P()  # hop: H under a spin penalty (must outlive op)
+        D, op, hop, G = _P(), _P(), _P(), _P()  # hop: H under a spin penalty (must outlive op)
+        penalty = getattr(self, "ss_penalty", None)
+        gpu = not penalty and self._use_gpu()
         t0 = L.lib.cis_wtime()
         check(L.lib.cis_ci_direct_create(ctypes.byref(F), None, ctypes.byref(D)))
         try:
@@ -376,24 +408,33 @@ class FCISolver(direct_spin1.FCISolver):
             ib = cistring.strs2addr(norb, nb, B)
             diag = np.empty(n)
             check(L.lib.cis_ci_direct_diagonal(D, diag.ctypes.data_as(_dp)))
-            check(L.lib.cis_ci_direct_operator(D, ctypes.byref(op)))
-            penalty = getattr(self, "ss_penalty", None)
+            want = min(n, nroots + 2)
+            # ci0 first, then P-space guesses (more under a spin penalty, which
+            # lifts the P-space vectors of other spins)
+            start = [v.reshape(nA, nB)[np.ix_(ia, ib)].reshape(-1) for v in _ci0_list(ci0, n)][:want]
+            guess = _guess(L.lib.cis_ci_pspace_guess_direct, F, D, diag, want, n, 4 + (want + 4 if penalty else 0),
+                           start)
+            if na == nb:
+                guess = _time_reversal_pure(D, guess, nA)
+            max_sub = max(int(getattr(self, "max_space", 12)) * want, 8 * want, 24, len(guess) + want)
+            if gpu:
+                go = _direct_gpu_opts()
+                go.vectors = 2 * max_sub + 2 * want + 8  # Davidson's device vectors (subspace, products, work)
+                check(L.lib.cis_ci_direct_gpu_create(D, ctypes.byref(go), ctypes.byref(G)))
+                check(L.lib.cis_ci_direct_gpu_operator(G, diag.ctypes.data_as(_dp), ctypes.byref(op)))
+            else:
+                check(L.lib.cis_ci_direct_operator(D, ctypes.byref(op)))
             if penalty:  # fix_spin_: H + shift (S^2 - ss) [squared above the lowest spin], PySCF's rule
                 hop, op = op, _P()
                 sz = abs(na - nb) * 0.5
                 ss = sz * (sz + 1) if self.ss_value is None else float(self.ss_value)
                 check(L.lib.cis_ci_spin_penalty_operator(hop, ctypes.byref(F), D, float(penalty), ss,
                                                          ctypes.byref(op)))
-            want = min(n, nroots + 2)
             o = _davidson_opts()
             o.roots, o.etol, o.max_iter = want, float(tol), int(max_cycle)
             o.tol = max(min(np.sqrt(tol) * 1e-2, 1e-5), 1e-10)
-            o.max_sub = max(int(getattr(self, "max_space", 12)) * want, 8 * want, 24)
+            o.max_sub = max_sub
             o.verbose = 1 if self.verbose >= 5 else 0
-            # a spin penalty lifts the P-space vectors of other spins: more of them
-            start = [v.reshape(nA, nB)[np.ix_(ia, ib)].reshape(-1) for v in _ci0_list(ci0, n)][:want]
-            guess = _guess(L.lib.cis_ci_pspace_guess_direct, F, D, diag, want, n, 4 + (want + 4 if penalty else 0),
-                           start)
             o.guess, o.nguess = guess.ctypes.data_as(_dp), len(guess)
             evals = np.empty(want)
             evecs = np.empty((want, n))
@@ -406,13 +447,16 @@ class FCISolver(direct_spin1.FCISolver):
             for o_ in (op, hop):
                 if o_:
                     L.lib.cis_operator_free(o_)
+            if G:
+                L.lib.cis_ci_direct_gpu_free(G)
             L.lib.cis_ci_direct_free(D)
         cis = []
         for k in range(nroots):
             ci = np.empty((nA, nB))
             ci[np.ix_(ia, ib)] = evecs[k].reshape(nA, nB)
             cis.append(ci)
-        return self._finish(st, info, t0, evals, cis, ecore, nroots, device="cpu", method="direct", determinants=n,
+        return self._finish(st, info, t0, evals, cis, ecore, nroots, device="gpu" if gpu else "cpu", method="direct",
+                            determinants=n,
                             nonzeros=0)
 
     def _dense(self, H, sp, nelec, penalty):

@@ -178,3 +178,50 @@ def test_warm_start_and_reused_space(n2, method):
     bad = np.full_like(c, np.nan)  # a non-finite ci0 is not a guess
     e_bad, _ = s.kernel(h1, h2, 8, 8, ci0=bad, ecore=ecore)
     assert abs(e_bad - e_cold) < 1e-10
+
+
+_gpus, _why = cisparse.fci.gpu_count()
+needs_gpu = pytest.mark.skipif(_gpus == 0, reason=f"no GPU: {_why}")
+
+
+@needs_gpu
+@pytest.mark.parametrize("cas", [(8, 8), (8, (5, 3))])
+def test_gpu_direct_casci_and_warm_start(n2, cas):
+    # device='auto' with a GPU: the direct sigma on the device (MS2 = 0:
+    # every product a half sigma); energies, vectors and RDMs as PySCF's;
+    # ci0 on the GPU path too.
+    mol, mf = n2
+    ref = mcscf.CASCI(mf, *cas)
+    ref.fcisolver.conv_tol = 1e-14
+    ref.kernel()
+    mc = mcscf.CASCI(mf, *cas)
+    mc.fcisolver = cisparse.fci.FCISolver(mol)
+    mc.fcisolver.conv_tol = 1e-14
+    mc.kernel()
+    st = mc.fcisolver.stats
+    assert st["device"] == "gpu" and st["method"] == "direct", st
+    assert abs(mc.e_tot - ref.e_tot) <= 1e-9 and abs(abs(np.vdot(mc.ci, ref.ci)) - 1) < 1e-9
+    dm1, dm2 = mc.fcisolver.make_rdm12(mc.ci, cas[0], cas[1])
+    rdm1, rdm2 = ref.fcisolver.make_rdm12(ref.ci, cas[0], cas[1])
+    assert abs(dm1 - rdm1).max() < 1e-6 and abs(dm2 - rdm2).max() < 1e-6
+    h1, ecore = mc.get_h1eff()
+    e, c = mc.fcisolver.kernel(h1, mc.get_h2eff(), cas[0], cas[1], ci0=mc.ci, ecore=ecore)
+    assert abs(e - mc.e_tot) < 1e-9 and mc.fcisolver.stats["products"] < st["products"]
+
+
+@needs_gpu
+def test_gpu_casscf_and_fix_spin(n2):
+    mol, mf = n2
+    ref = mcscf.CASSCF(mf, 8, 8).run(conv_tol=1e-10)
+    mc = mcscf.CASSCF(mf, 8, 8)
+    mc.fcisolver = cisparse.fci.FCISolver(mol)
+    mc.run(conv_tol=1e-10)
+    assert mc.converged and abs(mc.e_tot - ref.e_tot) <= 1e-8
+    assert mc.fcisolver.stats["device"] == "gpu"
+    # fix_spin_ beyond dense_max_penalty: the host penalty operator
+    mc = mcscf.CASCI(mf, 8, 8)
+    mc.fcisolver = cisparse.fci.FCISolver(mol)
+    fci.addons.fix_spin_(mc.fcisolver, ss=2)
+    mc.fcisolver.dense_max_penalty = 100
+    mc.kernel()
+    assert mc.fcisolver.stats["device"] == "cpu" and abs(mc.fcisolver.spin_square(mc.ci, 8, 8)[0] - 2) < 1e-6
