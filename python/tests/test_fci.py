@@ -201,10 +201,16 @@ def test_gpu_direct_casci_and_warm_start(n2, cas):
     st = mc.fcisolver.stats
     assert st["device"] == "gpu" and st["method"] == "direct", st
     assert abs(mc.e_tot - ref.e_tot) <= 1e-9 and abs(abs(np.vdot(mc.ci, ref.ci)) - 1) < 1e-9
+    # the vector's residual under PySCF's own sigma (PySCF's reference vector
+    # itself stops near 3e-7 on the open shell, so the RDMs are compared to
+    # what that allows: residual / gap of 0.046 Eh)
+    h1, ecore = mc.get_h1eff()
+    h2e = fci.direct_spin1.absorb_h1e(h1, mc.get_h2eff(), cas[0], cas[1], 0.5)
+    hc = fci.direct_spin1.contract_2e(h2e, mc.ci, cas[0], cas[1])
+    assert np.linalg.norm(hc - (mc.e_tot - ecore) * mc.ci) < 1e-8
     dm1, dm2 = mc.fcisolver.make_rdm12(mc.ci, cas[0], cas[1])
     rdm1, rdm2 = ref.fcisolver.make_rdm12(ref.ci, cas[0], cas[1])
-    assert abs(dm1 - rdm1).max() < 1e-6 and abs(dm2 - rdm2).max() < 1e-6
-    h1, ecore = mc.get_h1eff()
+    assert abs(dm1 - rdm1).max() < 2e-5 and abs(dm2 - rdm2).max() < 2e-5
     e, c = mc.fcisolver.kernel(h1, mc.get_h2eff(), cas[0], cas[1], ci0=mc.ci, ecore=ecore)
     assert abs(e - mc.e_tot) < 1e-9 and mc.fcisolver.stats["products"] < st["products"]
 

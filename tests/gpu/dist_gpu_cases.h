@@ -107,8 +107,11 @@ static void case_solvers(cis_dist_comm *c) {
       CHECK_OK(cis_dist_vec_download(D, xd, v, 1));
       double e = test_rel_err(xd, xs, CIS_F64, n);
       /* against the host solve: dots summed in another order (cuBLAS per
-       * part), so the convergence test may move by one iteration */
-      CHECK(e < 1e-9 && abs(id.iterations - is.iterations) <= 1,
+       * part), so the convergence test may move: by one iteration for CG,
+       * by up to a tenth of them for BiCGStab, whose residual is not
+       * monotone (measured on the H200: 54 against 57) */
+      const int slack = ko.method == CIS_CG ? 1 : 1 + is.iterations / 10;
+      CHECK(e < 1e-9 && abs(id.iterations - is.iterations) <= slack,
             "%s G=%d: x differs from the host solve by %.3e, %d iterations vs %d", cis_krylov_method_name(ko.method),
             cis_dist_comm_ranks(c), e, id.iterations, is.iterations);
       if (cis_dist_comm_ranks(c) == 1) { /* G = 1: the serial GPU solve (cublasL, same plan kernel) exactly */
@@ -156,7 +159,10 @@ static void case_solvers(cis_dist_comm *c) {
     cis_dist_matrix_free(D);
     cis_operator_free(S);
   }
-  /* Davidson: lowest 2 eigenvalues of the Laplacian plus a spread diagonal */
+  /* Davidson: lowest 2 eigenvalues of the Laplacian plus a spread diagonal
+   * (0.25 per row, as test_dist's matrix: separated lowest roots; a 0.01
+   * spread left root 1 at a 7.9e-4 residual after 400 iterations on the
+   * H200, the host operator as well) */
   {
     enum { K = 2 };
     cis_operator *S = NULL, *op = NULL;
@@ -168,7 +174,7 @@ static void case_solvers(cis_dist_comm *c) {
     dop.max_iter = 400;
     for (cis_int i = 0; i < n; ++i)
       for (cis_int k = A->rowptr[i]; k < A->rowptr[i + 1]; ++k)
-        if (A->colind[k] == i) ((double *)A->val)[k] += 0.01 * (double)(i % 97);
+        if (A->colind[k] == i) ((double *)A->val)[k] += 0.25 * (double)i;
     CHECK_OK(cis_operator_from_csr(A, &S));
     CHECK_OK(cis_davidson_operator(S, cis_operator_diagonal(S), &dop, es, NULL, NULL));
     CHECK_OK(cis_dist_matrix_create(A, c, NULL, &D));
