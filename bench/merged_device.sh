@@ -15,29 +15,7 @@ set -u
 OUT=${OUT:-bench/out/merged}
 BUDGET_S=${BUDGET_S:-300}
 JOBS=${JOBS:-16}
-mkdir -p "$OUT/logs"
-L=$OUT/logs
-S=$OUT/summary.txt
-T0=$(date +%s)
-: >"$S"
-say() { echo "$*" | tee -a "$S"; }
-elapsed() { echo $(($(date +%s) - T0)); }
-# step NAME CAP_S CMD...: run with a cap of min(CAP_S, time left), log to $L/NAME.log.
-step() {
-  local name=$1 cap=$2 left rc t
-  shift 2
-  left=$((BUDGET_S - $(elapsed)))
-  if [ "$left" -lt 15 ]; then
-    say "== $name: SKIPPED (deadline: $(elapsed) s of $BUDGET_S used)"
-    return 99
-  fi
-  [ "$cap" -gt "$left" ] && cap=$left
-  t=$(date +%s)
-  timeout --signal=INT --kill-after=10 "$cap" "$@" >"$L/$name.log" 2>&1
-  rc=$?
-  say "== $name: exit $rc in $(($(date +%s) - t)) s (cap $cap s)$([ $rc -eq 124 ] && echo ' TIMED OUT')"
-  return $rc
-}
+. "$(dirname "$0")/device_steps.sh"
 
 say "merged_device.sh on $(hostname), $(date -u '+%Y-%m-%d %H:%M UTC')"
 nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv >>"$S" 2>&1 || say "(nvidia-smi not found)"

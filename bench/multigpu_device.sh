@@ -32,32 +32,7 @@ BUDGET_S=${BUDGET_S:-220}
 JOBS=${JOBS:-16}
 ROWS=${ROWS:-65536}
 LEVEL=${LEVEL:-4}
-mkdir -p "$OUT/logs"
-L=$OUT/logs
-S=$OUT/summary.txt
-T0=$(date +%s)
-: >"$S"
-
-say() { echo "$*" | tee -a "$S"; }
-elapsed() { echo $(($(date +%s) - T0)); }
-
-# step NAME CAP_S CMD...: run with a cap of min(CAP_S, time left), log to $L/NAME.log.
-step() {
-  local name=$1 cap=$2 left rc t
-  shift 2
-  left=$((BUDGET_S - $(elapsed)))
-  if [ "$left" -lt 10 ]; then
-    say "== $name: SKIPPED (deadline: $(elapsed) s of $BUDGET_S used)"
-    return 99
-  fi
-  [ "$cap" -gt "$left" ] && cap=$left
-  t=$(date +%s)
-  timeout --signal=INT --kill-after=10 "$cap" "$@" >"$L/$name.log" 2>&1
-  rc=$?
-  say "== $name: exit $rc in $(($(date +%s) - t)) s (cap $cap s)$([ $rc -eq 124 ] && echo ' TIMED OUT')"
-  [ $rc -ne 0 ] && tail -n 5 "$L/$name.log" | sed 's/^/   | /' >>"$S"
-  return $rc
-}
+. "$(dirname "$0")/device_steps.sh"
 
 say "multigpu_device.sh on $(hostname), $(date -u '+%Y-%m-%d %H:%M UTC'), NCCL_NVLS_ENABLE=$NCCL_NVLS_ENABLE"
 nvidia-smi --query-gpu=index,name,driver_version,memory.total --format=csv >>"$S" 2>&1 || say "(nvidia-smi not found)"

@@ -17,32 +17,8 @@ set -u
 OUT=${OUT:-bench/out/solvers}
 BUDGET_S=${BUDGET_S:-470}
 JOBS=${JOBS:-16}
-mkdir -p "$OUT/logs"
-L=$OUT/logs
-S=$OUT/summary.txt
-T0=$(date +%s)
-: >"$S"
-
-say() { echo "$*" | tee -a "$S"; }
-elapsed() { echo $(($(date +%s) - T0)); }
-
-# step NAME CAP_S CMD...: run with a cap of min(CAP_S, time left), log to $L/NAME.log.
-step() {
-  local name=$1 cap=$2 left rc t
-  shift 2
-  left=$((BUDGET_S - $(elapsed)))
-  if [ "$left" -lt 15 ]; then
-    say "== $name: SKIPPED (deadline: $(elapsed) s of $BUDGET_S used)"
-    return 99
-  fi
-  [ "$cap" -gt "$left" ] && cap=$left
-  t=$(date +%s)
-  timeout --signal=INT --kill-after=10 "$cap" "$@" >"$L/$name.log" 2>&1
-  rc=$?
-  say "== $name: exit $rc in $(($(date +%s) - t)) s (cap $cap s)$([ $rc -eq 124 ] && echo ' TIMED OUT')"
-  [ $rc -ne 0 ] && [ "${name#pcg160}" = "$name" ] && tail -n 5 "$L/$name.log" | sed 's/^/   | /' >>"$S"
-  return $rc
-}
+STEP_QUIET=pcg160 # the 160^3 solves print their own lines
+. "$(dirname "$0")/device_steps.sh"
 
 say "solvers_device.sh on $(hostname), $(date -u '+%Y-%m-%d %H:%M UTC') (the device copy's git metadata is not the session's: record the commit beside the results)"
 nvidia-smi --query-gpu=name,driver_version,power.limit,clocks.max.sm --format=csv >>"$S" 2>&1 ||
