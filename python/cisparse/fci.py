@@ -100,6 +100,25 @@ for _name, _res, _args in [
     _f.restype, _f.argtypes = _res, _args
 
 
+def _make_fcidump(norb, nelec, orbsym=None, wfnsym=None):
+    """A cis_fcidump header for PySCF's integrals (pointers set by the caller):
+    C1, or with orbsym and an integer wfnsym the XOR irreps of D2h and its
+    subgroups (PySCF's 0-based ids, stored 1-based)."""
+    na, nb = nelec
+    F = _fcidump()
+    F.norb, F.nelec, F.ms2, F.isym, F.uhf = norb, na + nb, na - nb, 1, 0
+    for i in range(len(F.orbsym)):
+        F.orbsym[i] = 1
+    if orbsym is not None and wfnsym is not None:
+        for i, s in enumerate(orbsym):
+            F.orbsym[i] = int(s) % 10 + 1
+        F.isym = int(wfnsym) % 10 + 1
+    F.npair = norb * (norb + 1) // 2
+    F.neri = F.npair * (F.npair + 1) // 2
+    F.ecore = 0.0
+    return F
+
+
 class _Space:
     """The determinant space of (norb, nelec) with PySCF's integrals, and the
     map from cisparse's determinant order to PySCF's (alpha, beta) addresses."""
@@ -110,17 +129,7 @@ class _Space:
         if norb > 64:
             raise ValueError(f"cisparse.fci: at most 64 active orbitals, got {norb}")
         self.key = _Space.key_of(norb, nelec, orbsym, wfnsym)
-        F = self.F = _fcidump()
-        F.norb, F.nelec, F.ms2, F.isym, F.uhf = norb, na + nb, na - nb, 1, 0
-        for i in range(64):
-            F.orbsym[i] = 1
-        if orbsym is not None and wfnsym is not None:  # XOR irreps (D2h and subgroups), 0-based in PySCF
-            for i, s in enumerate(orbsym):
-                F.orbsym[i] = int(s) % 10 + 1
-            F.isym = int(wfnsym) % 10 + 1
-        F.npair = norb * (norb + 1) // 2
-        F.neri = F.npair * (F.npair + 1) // 2
-        F.ecore = 0.0
+        F = self.F = _make_fcidump(norb, nelec, orbsym, wfnsym)
         self.set_integrals(h1e, eri)
         ra, rb = ctypes.c_uint64(), ctypes.c_uint64()
         check(L.lib.cis_ci_find_reference(ctypes.byref(F), ctypes.byref(ra), ctypes.byref(rb)))
@@ -374,17 +383,8 @@ class FCISolver(direct_spin1.FCISolver):
         na, nb = nelec
         h1 = np.ascontiguousarray(h1e, dtype=np.float64).reshape(norb, norb)
         g = np.ascontiguousarray(ao2mo.restore(8, np.asarray(eri, dtype=np.float64), norb))
-        F = _fcidump()
-        F.norb, F.nelec, F.ms2, F.isym, F.uhf = norb, na + nb, na - nb, 1, 0
-        for i in range(64):
-            F.orbsym[i] = 1
-        if orbsym is not None and wfnsym is not None:
-            for i, s_ in enumerate(orbsym):
-                F.orbsym[i] = int(s_) % 10 + 1
-            F.isym = int(wfnsym) % 10 + 1
+        F = _make_fcidump(norb, nelec, orbsym, wfnsym)
         F.h1, F.eri = h1.ctypes.data_as(_dp), g.ctypes.data_as(_dp)
-        F.npair = norb * (norb + 1) // 2
-        F.neri = F.npair * (F.npair + 1) // 2
         D, op, hop, G = _P(), _P(), _P(), _P()  # hop: H under a spin penalty (must outlive op)
         penalty = getattr(self, "ss_penalty", None)
         gpu = not penalty and self._use_gpu()

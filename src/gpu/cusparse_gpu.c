@@ -8,17 +8,9 @@
 #include <cusparse.h>
 #include <stdlib.h>
 #include <string.h>
+#include "gpu/cusparse_check.h"
 #include "gpu/gpu_internal.h"
 
-#define CUS_TRY(call)                                                                       \
-  do {                                                                                      \
-    cusparseStatus_t cs_ = (call);                                                          \
-    if (cs_ != CUSPARSE_STATUS_SUCCESS) {                                                   \
-      st = cis_error(CIS_ERR_CUSPARSE, "%s:%d: %s: %s", __FILE__, __LINE__, #call,          \
-                     cusparseGetErrorString(cs_));                                          \
-      goto cleanup;                                                                         \
-    }                                                                                       \
-  } while (0)
 
 typedef struct cus_plan {
   cusparseHandle_t handle;

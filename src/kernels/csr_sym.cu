@@ -79,6 +79,23 @@ __global__ void sym_colsum(int64_t rows, const int64_t *__restrict__ rowptr,
       if (col[k] != i) atomicAdd(&colsum[col[k]], fabs((double)val[k]));
 }
 
+// The SYM_U stored entries b, b + G, ... of a row ending at e, streamed
+// (read once): column -1 and value 0 past the end.
+template <typename T, int G>
+__device__ __forceinline__ void sym_load(int64_t b, int64_t e, const cis_idx *__restrict__ col,
+                                         const T *__restrict__ val, cis_idx (&c)[SYM_U], T (&v)[SYM_U]) {
+#pragma unroll
+  for (int u = 0; u < SYM_U; ++u) {
+    int64_t q = b + (int64_t)u * G;
+    c[u] = -1;
+    v[u] = 0;
+    if (q < e) {
+      c[u] = __ldcs(col + q);
+      v[u] = __ldcs(val + q);
+    }
+  }
+}
+
 // The row kernel. G lanes per row, SYM_U nonzeros per lane in flight.
 // DET = false: y has been scaled by beta; everything is atomically added.
 // DET = true: owner stores y_i; mirror terms go to acc in fixed point.
@@ -101,16 +118,7 @@ __global__ void __launch_bounds__(256) csr_sym_tk(int64_t rows, const int64_t *_
     for (int64_t b = b0 + lane; b < e; b += (int64_t)SYM_U * G) {
       cis_idx c[SYM_U];
       T v[SYM_U];
-#pragma unroll
-      for (int u = 0; u < SYM_U; ++u) {
-        int64_t q = b + (int64_t)u * G;
-        c[u] = -1;
-        v[u] = 0;
-        if (q < e) {
-          c[u] = __ldcs(col + q);
-          v[u] = __ldcs(val + q);
-        }
-      }
+      sym_load<T, G>(b, e, col, val, c, v);
 #pragma unroll
       for (int u = 0; u < SYM_U; ++u) {
         if (c[u] < 0) continue;
@@ -177,16 +185,7 @@ __global__ void __launch_bounds__(256) csr_sym_win_tk(int64_t rows, const int64_
       for (int64_t b = rowptr[row] + lane; b < e; b += (int64_t)SYM_U * G) {
         cis_idx c[SYM_U];
         T v[SYM_U];
-#pragma unroll
-        for (int u = 0; u < SYM_U; ++u) {
-          int64_t q = b + (int64_t)u * G;
-          c[u] = -1;
-          v[u] = 0;
-          if (q < e) {
-            c[u] = __ldcs(col + q);
-            v[u] = __ldcs(val + q);
-          }
-        }
+        sym_load<T, G>(b, e, col, val, c, v);
 #pragma unroll
         for (int u = 0; u < SYM_U; ++u) {
           if (c[u] < 0) continue;
