@@ -4,6 +4,20 @@
 #include <string.h>
 #include "cli/cli_matrix.h"
 
+cis_status cli_format_auto(const cis_csr *A, const char **format, cis_format_params *p, const char **kernel) {
+  if (strcmp(*format, "auto")) return CIS_OK;
+  cis_format_choice ch;
+  cis_status st = cis_format_auto(A, p->dtype, &ch);
+  if (st != CIS_OK) return st;
+  fprintf(stderr, "--format auto: %s\n", ch.reason);
+  const cis_dtype t = p->dtype;
+  *format = ch.format;
+  *p = ch.params;
+  p->dtype = t;
+  if (kernel && !*kernel) *kernel = ch.kernel;
+  return CIS_OK;
+}
+
 int cli_format_option(int argc, char **argv, int *i, cis_format_params *p) {
   const char *opt = argv[*i], *val = *i + 1 < argc ? argv[*i + 1] : NULL;
   long long v;

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "cli/cli.h"
+#include "cli/cli_matrix.h"
 
 typedef struct ci_args {
   const char *file, *format, *occ, *kernel, *save;
@@ -35,6 +36,7 @@ typedef struct ci_run {
   double e_rhf, t_build, t_total;
   cis_int fmt_bytes[16], fmt_est[16];
   cis_int boundary;
+  const char *kernel;       /* the GPU kernel of the stored format (--kernel, or --format auto's) */
   cis_davidson_info info;
   cis_ci_gpu_stats gpu;
   cis_int count_nnz, count_max_row;
@@ -69,7 +71,8 @@ static void usage(FILE *f) {
              "                  [--build cpu|gpu] [--symmetric] [--occ LIST] [--tol X] [--json] [--verbose]\n"
              "  --level N     excitation level relative to the reference (2 = CISD); default full CI\n"
              "  --roots k     lowest k eigenvalues (default 1)\n"
-             "  --format F    storage format for the SpMV (default hyb; csr ell ellr sell sellr sellcs csb csr5)\n"
+             "  --format F    storage format for the SpMV: auto (default: cis_format_auto's rule from the\n"
+             "                row lengths, README), csr ell ellr sell sellr sellcs sell16 csb csr5 hyb\n"
              "  --device      cpu (default) or gpu (Davidson on the device: cis_gpu_spmv + cuBLAS)\n"
              "  --build       where the Hamiltonian is built: gpu (default with --device gpu: in device\n"
              "                memory as CSR, SpMV csr-vector) or cpu (OpenMP, then --format, uploaded)\n"
@@ -106,7 +109,7 @@ static void usage(FILE *f) {
 
 static int parse_args(int argc, char **argv, ci_args *a) {
   long long v;
-  *a = (ci_args){NULL, "hyb", NULL, NULL, NULL, -1, 1, 0, 0, 0, 0, 0, -1, 0, CI_STORED, 1e-8, -1, 0, 0, 200, 0, 0, 0};
+  *a = (ci_args){NULL, "auto", NULL, NULL, NULL, -1, 1, 0, 0, 0, 0, 0, -1, 0, CI_STORED, 1e-8, -1, 0, 0, 200, 0, 0, 0};
   int stored_opt = 0; /* an option that needs the stored matrix */
   for (int i = 1; i < argc; ++i) {
     const char *o = argv[i], *val = i + 1 < argc ? argv[i + 1] : NULL;
@@ -288,7 +291,7 @@ static cis_status solve_roots(const ci_args *a, ci_run *r, int nr) {
   } else if (r->plan) {
     CIS_TRY(cis_ci_davidson_gpu_plan(r->plan, r->diag, &o, r->evals, r->evecs, &r->info, &r->gpu));
   } else if (a->gpu) {
-    CIS_TRY(cis_ci_davidson_gpu(r->M, a->kernel, r->diag, &o, r->evals, r->evecs, &r->info, &r->gpu));
+    CIS_TRY(cis_ci_davidson_gpu(r->M, r->kernel, r->diag, &o, r->evals, r->evecs, &r->info, &r->gpu));
   } else {
     cpu_op op = {r->M, a->symmetric ? r->H : NULL};
     CIS_TRY(cis_davidson(n, r->diag, cpu_apply, &op, &o, r->evals, r->evecs, &r->info));
@@ -545,7 +548,10 @@ static cis_status compute(const ci_args *a, ci_run *r) {
   }
   if (r->H && !a->symmetric) {
     cis_format_params p = cis_format_params_default(); /* hyb: BOUNDARY < 0 = chosen from the matrix */
-    CIS_TRY(cis_matrix_create(r->H, a->format, &p, &r->M));
+    const char *format = a->format;
+    r->kernel = a->kernel;
+    CIS_TRY(cli_format_auto(r->H, &format, &p, &r->kernel)); /* the default --format auto */
+    CIS_TRY(cis_matrix_create(r->H, format, &p, &r->M));
     cis_hyb_split h;
     if (!strcmp(cis_matrix_format_name(r->M), "hyb")) {
       CIS_TRY(cis_matrix_hyb_split(r->M, &h));

@@ -393,9 +393,11 @@ static cis_status build_one(const solve_opts *o, const cis_csr *A, cis_dtype t, 
     if ((st = cis_gpu_plan_create_cusparse(A, t, o->cusparse, P)) != CIS_OK) return st;
     return cis_operator_from_gpu_plan(*P, op);
   }
-  if ((st = cis_matrix_create(A, o->format, &fp, M)) != CIS_OK) return st;
+  const char *format = o->format, *kernel = o->kernel;
+  if ((st = cli_format_auto(A, &format, &fp, &kernel)) != CIS_OK) return st;
+  if ((st = cis_matrix_create(A, format, &fp, M)) != CIS_OK) return st;
   if (!gpu) return cis_operator_from_matrix(*M, op);
-  st = cis_gpu_plan_create(*M, o->kernel, 0, P);
+  st = cis_gpu_plan_create(*M, kernel, 0, P);
   cis_matrix_free(*M); /* the plan holds the device copy */
   *M = NULL;
   return st == CIS_OK ? cis_operator_from_gpu_plan(*P, op) : st;

@@ -116,14 +116,7 @@ int cis_cmd_spmv(int argc, char **argv) {
   if (rc) return rc < 0 ? 0 : rc;
   const cis_dtype t = o.p.dtype;
   CIS_TRY(cis_load(o.matrix, t, &A));
-  if (!o.symmetric && !strcmp(o.format, "auto")) { /* cis_format_auto: format, parameters and GPU kernel */
-    cis_format_choice ch;
-    CIS_TRY(cis_format_auto(A, t, &ch));
-    fprintf(stderr, "--format auto: %s\n", ch.reason);
-    o.format = ch.format;
-    o.p = ch.params;
-    if (!o.kernel) o.kernel = ch.kernel;
-  }
+  if (!o.symmetric) CIS_TRY(cli_format_auto(A, &o.format, &o.p, &o.kernel));
   if (o.symmetric) CIS_TRY(cis_csr_upper_symmetric(A, CLI_SYM_TOL, &U));
   else CIS_TRY(cis_matrix_create(A, o.format, &o.p, &M));
   CIS_TRY(make_x(o.x, o.seed, t, A->cols, &x));

@@ -98,5 +98,10 @@ fi
 "$CIS" ci "$CI/h4_sto3g.FCIDUMP" --device gpu --build gpu --save "$tmp/x.cisb" > /dev/null 2> "$tmp/err"; rc=$?
 [ $rc = 2 ] && grep -q -- "--save needs --build cpu" "$tmp/err" || fail "gpu build --save: exit $rc, $(cat "$tmp/err")"
 
+# the stored path's default format is --format auto (cis_format_auto): named on stderr and in the output
+"$CIS" ci "$CI/h2o_sto3g.FCIDUMP" --level 2 > "$tmp/out" 2> "$tmp/err"; rc=$?
+[ $rc = 0 ] && grep -q "^--format auto: " "$tmp/err" && grep -q "^format        csr" "$tmp/out" &&
+  grep -q "E = -75.0118731697" "$tmp/out" || fail "default --format auto: exit $rc, $(cat "$tmp/err")"
+
 [ $fails = 0 ] && echo "cli ci: ok" || echo "cli ci: $fails failures"
 exit $((fails > 0))

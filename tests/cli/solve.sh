@@ -181,5 +181,9 @@ else
     '[ $rc -eq 1 ] && [ $(wc -l < "$T/g.err") -eq 1 ] && grep -q "^cisparse: --device gpu: no usable GPU" "$T/g.err"'
 fi
 
+# --format auto: cis_format_auto's rule names its choice on stderr; the solve converges
+"$BIN" solve $LAP --format auto --precond jacobi --tol 1e-8 >"$T/a.out" 2>"$T/a.err"
+check "--format auto solves ($(tail -n 1 "$T/a.err"))" '[ $? -eq 0 ] && grep -q "^--format auto: .*csr" "$T/a.err" && grep -q "true relative residual" "$T/a.out"'
+
 [ $fail -eq 0 ] && echo "solve.sh: all checks passed"
 exit $fail
