@@ -27,6 +27,8 @@ static void upper_symmetric_cases(void) {
     CHECK(y[0] == 0 && y[1] == 7 && y[2] == 7, "S x = (%g %g %g), expected (0 7 7)", y[0], y[1], y[2]);
     CHECK_OK(cis_csr_upper_symmetric(U, 0.0, &U2)); /* already upper: copied */
     CHECK(U2 && U2->nnz == U->nnz, "upper of an upper triangle");
+    cis_csr_free(U2);
+    U2 = NULL;
   }
   cis_csr_free(U);
   U = NULL;
