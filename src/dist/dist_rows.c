@@ -22,35 +22,31 @@ static void rows_diagonal(const cis_csr *R, cis_int r0, double *diag) {
       }
 }
 
-/* Every part's needed list on every process: local parts have theirs; the
- * others arrive one part at a time through a host all-reduce (the owner's
- * rank contributes the list as doubles, exact below 2^53, the rest zeros). */
-static cis_status gather_needed(cis_dist_comm *c, cis_dist_block *blocks, int G) {
+/* Values per host all-reduce of the gathers (512 KB: the NCCL comm keeps a
+ * device scratch of the largest count it has reduced). */
+#define GATHER_CHUNK ((cis_int)1 << 16)
+
+/* dst[0..m) (NULL: not wanted) = the sum over all ranks of what they
+ * contribute: local rank `owner` of this process its src[0..m), every other
+ * rank zeros (owner < 0: this process contributes only zeros), so that one
+ * holder's values reach every process exactly; in chunks. Values as doubles
+ * (src, dst) or as indices (isrc, idst; exact below 2^53). */
+static cis_status share_values(cis_dist_comm *c, int owner, const double *src, const cis_idx *isrc, cis_int m,
+                               double *dst, cis_idx *idst) {
   cis_status st;
   double *buf = NULL;
-  int nl = c->nlocal, first = c->first;
-  CIS_TRY(cis_alloc_zeroed((void **)&buf, (int64_t)nl * G, sizeof(double), "needed-list sizes"));
-  for (int l = 0; l < nl; ++l) buf[(int64_t)l * G + first + l] = (double)blocks[first + l].nneeded;
-  CIS_TRY(cis_dist_allreduce_host(c, buf, G));
-  for (int p = 0; p < G; ++p)
-    if (p < first || p >= first + nl) blocks[p].nneeded = (cis_int)buf[p];
-  cis_int most = 1;
-  for (int p = 0; p < G; ++p) most = blocks[p].nneeded > most ? blocks[p].nneeded : most;
-  cis_free(buf);
-  buf = NULL;
-  CIS_TRY(cis_alloc_array((void **)&buf, (int64_t)nl * most, sizeof(double), "needed-list exchange"));
-  for (int p = 0; p < G; ++p) {
-    cis_int m = blocks[p].nneeded;
-    int mine = p >= first && p < first + nl;
-    if (m == 0) continue; /* every process knows it: the same rounds everywhere */
-    memset(buf, 0, (size_t)nl * (size_t)m * sizeof(double));
-    if (mine)
-      for (cis_int k = 0; k < m; ++k) buf[(int64_t)(p - first) * m + k] = (double)blocks[p].needed[k];
-    CIS_TRY(cis_dist_allreduce_host(c, buf, (int)m));
-    if (!mine) {
-      CIS_TRY(cis_alloc_array((void **)&blocks[p].needed, m, sizeof(cis_idx), "needed columns"));
-      for (cis_int k = 0; k < m; ++k) blocks[p].needed[k] = (cis_idx)buf[k];
-    }
+  int nl = c->nlocal;
+  cis_int chunk = m < GATHER_CHUNK ? m : GATHER_CHUNK;
+  CIS_TRY(cis_alloc_array((void **)&buf, (int64_t)nl * (chunk > 0 ? chunk : 1), sizeof(double), "gather buffer"));
+  for (cis_int off = 0; off < m; off += chunk) {
+    cis_int len = m - off < chunk ? m - off : chunk;
+    memset(buf, 0, (size_t)nl * (size_t)len * sizeof(double));
+    if (owner >= 0)
+      for (cis_int k = 0; k < len; ++k) buf[(int64_t)owner * len + k] = src ? src[off + k] : (double)isrc[off + k];
+    CIS_TRY(cis_dist_allreduce_host(c, buf, (int)len));
+    for (cis_int k = 0; k < len; ++k)
+      if (dst) dst[off + k] = buf[k];
+      else if (idst) idst[off + k] = (cis_idx)buf[k];
   }
   st = CIS_OK;
 cleanup:
@@ -58,21 +54,27 @@ cleanup:
   return st;
 }
 
-/* diag(A) on every process: each local rank's copy holds its rows, summed. */
-static cis_status gather_diagonal(cis_dist_comm *c, cis_int n, double *diag) {
+/* Every part's needed list on every process: local parts have theirs; the
+ * others arrive one part at a time (sizes first, then each list). */
+static cis_status gather_needed(cis_dist_comm *c, cis_dist_block *blocks, int G) {
   cis_status st;
-  double *buf = NULL;
-  int nl = c->nlocal;
-  if (n > 0x7fffffff) return cis_error(CIS_ERR_OVERFLOW, "a diagonal of %lld entries", (long long)n);
-  CIS_TRY(cis_alloc_array((void **)&buf, (int64_t)nl * n, sizeof(double), "diagonal exchange"));
-  /* the first local rank carries this process's rows, the others add zeros */
-  memcpy(buf, diag, (size_t)n * sizeof(double));
-  if (nl > 1) memset(buf + n, 0, (size_t)(nl - 1) * (size_t)n * sizeof(double));
-  CIS_TRY(cis_dist_allreduce_host(c, buf, (int)n));
-  memcpy(diag, buf, (size_t)n * sizeof(double));
+  double *sizes = NULL;
+  int nl = c->nlocal, first = c->first;
+  CIS_TRY(cis_alloc_zeroed((void **)&sizes, (int64_t)nl * G, sizeof(double), "needed-list sizes"));
+  for (int l = 0; l < nl; ++l) sizes[(int64_t)l * G + first + l] = (double)blocks[first + l].nneeded;
+  CIS_TRY(cis_dist_allreduce_host(c, sizes, G));
+  for (int p = 0; p < G; ++p) {
+    int mine = p >= first && p < first + nl;
+    cis_int m = (cis_int)sizes[p];
+    if (!mine) blocks[p].nneeded = m;
+    if (m == 0) continue; /* every process knows it: the same rounds everywhere */
+    if (!mine) CIS_TRY(cis_alloc_array((void **)&blocks[p].needed, m, sizeof(cis_idx), "needed columns"));
+    CIS_TRY(share_values(c, mine ? p - first : -1, NULL, mine ? blocks[p].needed : NULL, m, NULL,
+                         mine ? NULL : blocks[p].needed));
+  }
   st = CIS_OK;
 cleanup:
-  cis_free(buf);
+  cis_free(sizes);
   return st;
 }
 
@@ -112,7 +114,8 @@ cis_status cis_dist_matrix_create_rows(cis_int n, const cis_int *row_nnz, cis_di
   if (!D) CIS_TRY(dist_matrix_new(c, n, CIS_F64, &o, &D)); /* no local parts */
   if (c->nlocal < G) { /* parts held by other processes (or threads) */
     CIS_TRY(gather_needed(c, blocks, G));
-    CIS_TRY(gather_diagonal(c, n, D->diag));
+    /* diag(A): this process's rows (zeros elsewhere) on its first local rank */
+    CIS_TRY(share_values(c, 0, D->diag, NULL, n, D->diag, NULL));
   }
   CIS_TRY(cis_dist_plan_build(blocks, G, o.exchange, o.msg_bytes, &D->plan));
   for (int l = 0; l < c->nlocal; ++l) CIS_TRY(dist_part_finish(D, l, &blocks[c->first + l]));
