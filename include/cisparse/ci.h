@@ -175,7 +175,8 @@ CIS_API cis_status cis_ci_hamiltonian(const cis_fcidump *F, const cis_ci_space *
  * for bit, to those rows of cis_ci_hamiltonian(F, S, upper) (flags 0: a
  * slab, not a square matrix). row_nnz: NULL (the rows are counted first, a
  * second generation pass), or the counts of cis_ci_hamiltonian_row_nnz
- * (entries r0..r1-1 are read; a row whose entries differ is CIS_ERR_INVALID).
+ * with the same upper (entries r0..r1-1 are read; a row whose entries
+ * differ is CIS_ERR_INVALID).
  * For building a distributed matrix part by part (cis_dist_matrix_create_rows):
  * memory is these rows alone. */
 CIS_API cis_status cis_ci_hamiltonian_rows(const cis_fcidump *F, const cis_ci_space *S, cis_int r0, cis_int r1,

@@ -2,7 +2,10 @@
  * rules (slater.c). Each row's connected determinants are generated from its
  * own single and double excitations and looked up in the space (no pair
  * testing): O(connections) per row. Two passes over the rows (count, then
- * fill and sort), so memory is the CSR itself plus per-thread row buffers. */
+ * fill and sort), so memory is the CSR itself plus per-thread row buffers;
+ * the same over any row range (cis_ci_hamiltonian_rows: a distributed
+ * matrix's part builds only its rows), the count pass alone giving each
+ * row's nonzeros (cis_ci_hamiltonian_row_nnz) so the fill needs no recount. */
 #include <math.h>
 #include <omp.h>
 #include <stdio.h>
