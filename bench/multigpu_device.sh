@@ -13,8 +13,8 @@
 #      (4.1 M rows) with --gpus N;
 #   5. strong scaling of Davidson on the H2O 6-31G Hamiltonian
 #      (`cisparse ci h2o_631g.FCIDUMP --gpus N`; LEVEL=full is the FCI, 1.66 M
-#      determinants; the Hamiltonian is built on the host first, see README
-#      "Several GPUs"); default LEVEL=4 (149,661 determinants, 44.6 M
+#      determinants; each GPU's rows are built on the host part by part, the
+#      whole Hamiltonian never held, see README "Several GPUs"); default LEVEL=4 (149,661 determinants, 44.6 M
 #      nonzeros) so that the step fits a short device call, LEVEL=full when
 #      the call may last long enough.
 # Every step has a time cap and the whole run a deadline (BUDGET_S, default
@@ -75,7 +75,7 @@ for n in $ns; do
   grep -E "^(cg|solve|parts|setup)" "$L/cg_$n.log" | sed "s/^/   N=$n: /" >>"$S"
 done
 
-say "-- strong scaling of Davidson, H2O 6-31G level $LEVEL (stored Hamiltonian built on the host)"
+say "-- strong scaling of Davidson, H2O 6-31G level $LEVEL (stored Hamiltonian built part by part)"
 for n in $ns; do
   step "dav_$n" 60 $B ci "$SHARED/ci/h2o_631g.FCIDUMP" --level "$LEVEL" --gpus "$n" --roots 1 --tol 1e-6
   grep -E "^(ci |parts|root|davidson)" "$L/dav_$n.log" | sed "s/^/   N=$n: /" >>"$S"

@@ -170,6 +170,21 @@ CIS_API cis_int cis_ci_space_nbeta_strings(const cis_ci_space *S);
  * fill). upper != 0: only j >= i (flag CIS_FLAG_UPPER). Progress on stderr
  * when stderr is a terminal. */
 CIS_API cis_status cis_ci_hamiltonian(const cis_fcidump *F, const cis_ci_space *S, int upper, cis_csr **out);
+/* Rows r0..r1-1 of that Hamiltonian (0 <= r0 <= r1 <= size(S)) as a double
+ * CSR of r1-r0 rows and size(S) columns, global column indices: equal, bit
+ * for bit, to those rows of cis_ci_hamiltonian(F, S, upper) (flags 0: a
+ * slab, not a square matrix). row_nnz: NULL (the rows are counted first, a
+ * second generation pass), or the counts of cis_ci_hamiltonian_row_nnz
+ * with the same upper (entries r0..r1-1 are read; a row whose entries
+ * differ is CIS_ERR_INVALID).
+ * For building a distributed matrix part by part (cis_dist_matrix_create_rows):
+ * memory is these rows alone. */
+CIS_API cis_status cis_ci_hamiltonian_rows(const cis_fcidump *F, const cis_ci_space *S, cis_int r0, cis_int r1,
+                                           int upper, const cis_int *row_nnz, cis_csr **out);
+/* The nonzeros of every row of that Hamiltonian (row_nnz: size(S) entries)
+ * without storing it: the counting pass alone (about half a build's time). */
+CIS_API cis_status cis_ci_hamiltonian_row_nnz(const cis_fcidump *F, const cis_ci_space *S, int upper,
+                                              cis_int *row_nnz);
 /* Nonzeros of that Hamiltonian (and its longest row) without storing it:
  * the counting pass alone, to size memory before building. */
 CIS_API cis_status cis_ci_hamiltonian_nnz(const cis_fcidump *F, const cis_ci_space *S, int upper, cis_int *nnz,

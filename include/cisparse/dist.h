@@ -43,6 +43,11 @@ extern "C" {
  * parts < 1 or parts > rows. */
 CIS_API cis_status cis_dist_partition_rows(const cis_csr *A, int parts, cis_int *row_start);
 
+/* The same split from the nonzeros of each row (row_nnz: `rows` counts),
+ * for a matrix not yet built: equal to cis_dist_partition_rows on a matrix
+ * with those counts. row_nnz NULL: by rows (part p starts at rows*p/parts). */
+CIS_API cis_status cis_dist_partition_counts(cis_int rows, const cis_int *row_nnz, int parts, cis_int *row_start);
+
 /* One part of a row-distributed matrix (see above). */
 typedef struct cis_dist_block {
   int part, parts;
@@ -156,6 +161,27 @@ CIS_API cis_dist_opts cis_dist_opts_default(void);
 CIS_API cis_status cis_dist_matrix_create(const cis_csr *A, cis_dist_comm *c, const cis_dist_opts *o,
                                           cis_dist_matrix **out);
 CIS_API void cis_dist_matrix_free(cis_dist_matrix *D);
+/* Rows r0..r1-1 of an n x n matrix, built on demand: *rows a new CSR of
+ * r1-r0 rows and n columns (global column indices, ascending in each row,
+ * full rows: no CIS_FLAG_UPPER), freed by the caller; any status but CIS_OK
+ * stops the construction with it. */
+typedef cis_status (*cis_dist_rows_fn)(void *ctx, cis_int r0, cis_int r1, cis_csr **rows);
+
+/* The distributed matrix of cis_dist_matrix_create without the whole matrix
+ * anywhere: the rows are split by row_nnz (cis_dist_partition_counts: n
+ * counts, NULL by rows), then each local part, one after the other, calls
+ * build(ctx, its r0, its r1), splits the rows into its local and remote
+ * blocks, frees them and stores the blocks (host matrices or its GPU's
+ * plans). Host memory peaks at one part's rows and blocks (plus, on a fake
+ * comm, the host blocks stored so far). The needed lists of parts driven by
+ * other processes or threads come through cis_dist_allreduce_host (one sum
+ * per part: their owner contributes, the others add zeros), so every comm
+ * of the world must call this together; so does diag(A). Equal, bit for bit
+ * in its blocks, plan and diagonal, to cis_dist_matrix_create on the
+ * assembled matrix (with the same split). Values: o->dtype, else the rows'. */
+CIS_API cis_status cis_dist_matrix_create_rows(cis_int n, const cis_int *row_nnz, cis_dist_rows_fn build, void *ctx,
+                                               cis_dist_comm *c, const cis_dist_opts *o, cis_dist_matrix **out);
+
 CIS_API const cis_dist_plan *cis_dist_matrix_plan(const cis_dist_matrix *D);
 /* Bytes moved between parts per product (all parts; values * value size). */
 CIS_API int64_t cis_dist_matrix_exchange_bytes(const cis_dist_matrix *D);

@@ -2,7 +2,10 @@
  * rules (slater.c). Each row's connected determinants are generated from its
  * own single and double excitations and looked up in the space (no pair
  * testing): O(connections) per row. Two passes over the rows (count, then
- * fill and sort), so memory is the CSR itself plus per-thread row buffers. */
+ * fill and sort), so memory is the CSR itself plus per-thread row buffers;
+ * the same over any row range (cis_ci_hamiltonian_rows: a distributed
+ * matrix's part builds only its rows), the count pass alone giving each
+ * row's nonzeros (cis_ci_hamiltonian_row_nnz) so the fill needs no recount. */
 #include <math.h>
 #include <omp.h>
 #include <stdio.h>
@@ -170,10 +173,13 @@ static void progress(int pass, cis_int done, cis_int total, double t0) {
           rate > 0 ? (total - done) / rate : 0.0);
 }
 
-/* One pass over all rows: pass 1 counts into rowptr[I+1], pass 2 fills A. */
-static cis_status run_pass(const builder *B, int pass, cis_csr *A, cis_int bound) {
-  cis_int rows = cis_ci_space_size(B->S);
-  int show = isatty(2), failed = 0;
+/* One pass over rows r0..r1-1 (row I stored at I - r0): pass 1 counts into
+ * rowptr[I-r0+1], pass 2 fills A, whose rowptr holds the prefix sums; a row
+ * whose entries differ from its count is an internal error (counts given by
+ * the caller from another pass must match). */
+static cis_status run_pass(const builder *B, int pass, cis_csr *A, cis_int bound, cis_int r0, cis_int r1) {
+  cis_int rows = r1 - r0;
+  int show = isatty(2), failed = 0, mismatch = 0;
   _Atomic cis_int done = 0;
   double t0 = cis_wtime(), last = t0;
 #pragma omp parallel
@@ -191,15 +197,18 @@ static cis_status run_pass(const builder *B, int pass, cis_csr *A, cis_int bound
       failed = 1;
     }
 #pragma omp for schedule(dynamic, 64)
-    for (cis_int I = 0; I < rows; ++I) {
+    for (cis_int I = r0; I < r1; ++I) {
       if (!ok) continue;
-      cis_int n = gen_row(B, I, R);
+      cis_int n = gen_row(B, I, R), i = I - r0;
       if (pass == 1) {
-        A->rowptr[I + 1] = n;
+        A->rowptr[i + 1] = n;
+      } else if (n != A->rowptr[i + 1] - A->rowptr[i]) {
+#pragma omp atomic write
+        mismatch = 1;
       } else {
         for (cis_int k = 0; k < n; ++k) R->key[k] = (uint64_t)R->col[k] << 32 | (uint64_t)k;
         cis_sort_u64(R->key, n);
-        cis_int o = A->rowptr[I];
+        cis_int o = A->rowptr[i];
         for (cis_int k = 0; k < n; ++k) {
           uint32_t slot = (uint32_t)R->key[k];
           A->colind[o + k] = R->col[slot];
@@ -217,21 +226,33 @@ static cis_status run_pass(const builder *B, int pass, cis_csr *A, cis_int bound
   }
   if (show) { progress(pass, rows, rows, t0); fputc('\n', stderr); }
   if (failed) return cis_error(CIS_ERR_ALLOC, "cannot allocate Hamiltonian row buffers (%lld entries per thread)", (long long)bound);
+  if (mismatch) return cis_error(CIS_ERR_INVALID, "Hamiltonian rows %lld..%lld: a row's entries differ from its given count",
+                                 (long long)r0, (long long)(r1 - 1));
   return CIS_OK;
 }
 
-cis_status cis_ci_hamiltonian(const cis_fcidump *F, const cis_ci_space *S, int upper, cis_csr **out) {
+/* Rows r0..r1-1 (global columns) into a new CSR of r1-r0 rows and `cols`
+ * columns; counts (NULL: counted here) are the rows' entries, counts[I] for
+ * row I. */
+static cis_status build_range(const cis_fcidump *F, const cis_ci_space *S, cis_int r0, cis_int r1, int upper,
+                              const cis_int *counts, cis_csr **out) {
   cis_status st;
   cis_csr *A = NULL;
-  cis_int rows, nnz = 0, bound = row_bound(F);
-  if (!out) return cis_error(CIS_ERR_INVALID, "cis_ci_hamiltonian: NULL output");
-  *out = NULL;
-  if (!F || !S) return cis_error(CIS_ERR_INVALID, "cis_ci_hamiltonian: NULL integrals or space");
-  rows = cis_ci_space_size(S);
-  if (bound > rows) bound = rows;
+  cis_int rows = r1 - r0, cols = cis_ci_space_size(S), nnz = 0, bound = row_bound(F);
+  if (bound > cols) bound = cols;
   builder B = builder_of(F, S, upper);
-  CIS_TRY(cis_csr_alloc(rows, rows, 0, CIS_F64, &A));
-  CIS_TRY(run_pass(&B, 1, A, bound));
+  CIS_TRY(cis_csr_alloc(rows, cols, 0, CIS_F64, &A));
+  if (counts) {
+    A->rowptr[0] = 0;
+    for (cis_int I = r0; I < r1; ++I) {
+      if (counts[I] < 0 || counts[I] > bound)
+        CIS_TRY(cis_error(CIS_ERR_INVALID, "Hamiltonian row %lld: count %lld outside 0..%lld", (long long)I,
+                          (long long)counts[I], (long long)bound));
+      A->rowptr[I - r0 + 1] = counts[I];
+    }
+  } else {
+    CIS_TRY(run_pass(&B, 1, A, bound, r0, r1));
+  }
   for (cis_int i = 0; i < rows; ++i) A->rowptr[i + 1] += A->rowptr[i];
   nnz = A->rowptr[rows];
   int64_t bytes;
@@ -249,12 +270,54 @@ cis_status cis_ci_hamiltonian(const cis_fcidump *F, const cis_ci_space *S, int u
   CIS_TRY(cis_alloc_array((void **)&A->colind, nnz, sizeof(cis_idx), "Hamiltonian columns"));
   CIS_TRY(cis_alloc_array(&A->val, nnz, sizeof(double), "Hamiltonian values"));
   A->nnz = nnz;
-  CIS_TRY(run_pass(&B, 2, A, bound));
-  A->flags = upper ? CIS_FLAG_UPPER : CIS_FLAG_SYMMETRIC;
+  CIS_TRY(run_pass(&B, 2, A, bound, r0, r1));
   *out = A;
   return CIS_OK;
 cleanup:
   cis_csr_free(A);
+  return st;
+}
+
+cis_status cis_ci_hamiltonian(const cis_fcidump *F, const cis_ci_space *S, int upper, cis_csr **out) {
+  cis_status st;
+  cis_csr *A = NULL;
+  if (!out) return cis_error(CIS_ERR_INVALID, "cis_ci_hamiltonian: NULL output");
+  *out = NULL;
+  if (!F || !S) return cis_error(CIS_ERR_INVALID, "cis_ci_hamiltonian: NULL integrals or space");
+  CIS_TRY(build_range(F, S, 0, cis_ci_space_size(S), upper, NULL, &A));
+  A->flags = upper ? CIS_FLAG_UPPER : CIS_FLAG_SYMMETRIC;
+  *out = A;
+  st = CIS_OK;
+cleanup:
+  return st;
+}
+
+cis_status cis_ci_hamiltonian_rows(const cis_fcidump *F, const cis_ci_space *S, cis_int r0, cis_int r1, int upper,
+                                   const cis_int *row_nnz, cis_csr **out) {
+  if (!out) return cis_error(CIS_ERR_INVALID, "cis_ci_hamiltonian_rows: NULL output");
+  *out = NULL;
+  if (!F || !S) return cis_error(CIS_ERR_INVALID, "cis_ci_hamiltonian_rows: NULL integrals or space");
+  cis_int n = cis_ci_space_size(S);
+  if (r0 < 0 || r1 < r0 || r1 > n)
+    return cis_error(CIS_ERR_INVALID, "Hamiltonian rows [%lld, %lld) outside the space's 0..%lld", (long long)r0,
+                     (long long)r1, (long long)n);
+  return build_range(F, S, r0, r1, upper, row_nnz, out);
+}
+
+cis_status cis_ci_hamiltonian_row_nnz(const cis_fcidump *F, const cis_ci_space *S, int upper, cis_int *row_nnz) {
+  cis_status st;
+  cis_csr A;
+  if (!F || !S || !row_nnz) return cis_error(CIS_ERR_INVALID, "cis_ci_hamiltonian_row_nnz: NULL argument");
+  cis_int rows = cis_ci_space_size(S), bound = row_bound(F);
+  if (bound > rows) bound = rows;
+  memset(&A, 0, sizeof A);
+  builder B = builder_of(F, S, upper);
+  CIS_TRY(cis_alloc_zeroed((void **)&A.rowptr, rows + 1, sizeof(cis_int), "Hamiltonian row counts"));
+  CIS_TRY(run_pass(&B, 1, &A, bound, 0, rows));
+  memcpy(row_nnz, A.rowptr + 1, (size_t)rows * sizeof(cis_int));
+  st = CIS_OK;
+cleanup:
+  cis_free(A.rowptr);
   return st;
 }
 
@@ -269,7 +332,7 @@ cis_status cis_ci_hamiltonian_nnz(const cis_fcidump *F, const cis_ci_space *S, i
   memset(&A, 0, sizeof A);
   builder B = builder_of(F, S, upper);
   CIS_TRY(cis_alloc_zeroed((void **)&A.rowptr, rows + 1, sizeof(cis_int), "Hamiltonian row counts"));
-  CIS_TRY(run_pass(&B, 1, &A, bound));
+  CIS_TRY(run_pass(&B, 1, &A, bound, 0, rows));
   *nnz = 0;
   if (max_row) *max_row = 0;
   for (cis_int i = 0; i < rows; ++i) {

@@ -95,6 +95,7 @@ static void usage(FILE *f) {
              "                (GPU csr or --symmetric plans; more than one root)\n"
              "  --pspace N    determinants in the P-space of the initial guess (default 400)\n"
              "  --gpus N      the stored Hamiltonian over N GPUs (NCCL, 0 = all; --cpu-parts N: CPU parts),\n"
+             "                each part's rows built on their own (the whole matrix is never held),\n"
              "                Davidson on the distributed operator; takes --level --roots --tol --max-iter\n"
              "                --format --exchange (README \"Several GPUs\")\n"
              "  --method M    stored (default: build H, then SpMV), direct (matrix-free string-driven\n"

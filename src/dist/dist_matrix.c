@@ -121,6 +121,62 @@ cleanup:
   return st;
 }
 
+cis_status dist_matrix_new(cis_dist_comm *c, cis_int n, cis_dtype dtype, const cis_dist_opts *o, cis_dist_matrix **out) {
+  cis_status st;
+  cis_dist_matrix *D = NULL;
+  *out = NULL;
+  if (c->nlocal > DIST_MAX_LOCAL) return cis_error(CIS_ERR_UNSUPPORTED, "at most %d parts per process", DIST_MAX_LOCAL);
+  CIS_TRY(cis_alloc_zeroed((void **)&D, 1, sizeof *D, "distributed matrix"));
+  D->comm = c;
+  D->n = n;
+  D->dtype = (o->dtype == CIS_F64 || o->dtype == CIS_F32) ? o->dtype : dtype;
+  D->where = c->where;
+  D->nlocal = c->nlocal;
+  snprintf(D->format, sizeof D->format, "%s", o->format ? o->format : "csr");
+  CIS_TRY(cis_alloc_zeroed((void **)&D->diag, n > 0 ? n : 1, sizeof(double), "distributed diagonal"));
+  CIS_TRY(cis_alloc_zeroed((void **)&D->part, D->nlocal, sizeof(dist_part), "distributed parts"));
+  for (int l = 0; l < D->nlocal; ++l) D->part[l].rank = c->first + l;
+  *out = D;
+  return CIS_OK;
+cleanup:
+  cis_dist_matrix_free(D);
+  return st;
+}
+
+cis_status dist_part_store(cis_dist_matrix *D, int l, cis_dist_block *b, const cis_dist_opts *o) {
+  cis_status st;
+  dist_part *P = &D->part[l];
+  P->row0 = b->row0;
+  P->rows = b->rows;
+  CIS_TRY(block_store(D, l, b->local, o, &P->Ml, &P->Pl));
+  CIS_TRY(block_store(D, l, b->remote, o, &P->Mr, &P->Pr));
+  if (!P->Ml && !P->Pl)
+    CIS_TRY(cis_error(CIS_ERR_UNSUPPORTED, "part %d (rows %lld..%lld) has no entries in its diagonal block", P->rank,
+                      (long long)P->row0, (long long)(P->row0 + P->rows - 1)));
+  cis_csr_free(b->local); /* stored: the host copies go */
+  cis_csr_free(b->remote);
+  b->local = b->remote = NULL;
+  st = CIS_OK;
+cleanup:
+  return st;
+}
+
+cis_status dist_part_finish(cis_dist_matrix *D, int l, const cis_dist_block *b) {
+  cis_status st;
+  dist_part *P = &D->part[l];
+  CIS_TRY(part_exchange_setup(D, l, b));
+  if (dist_on_device(D)) {
+    CIS_TRY(dist_set_dev(D, l));
+    CIS_TRY(dd_stream_create(&P->compute));
+    CIS_TRY(dd_event_create(&P->ev_x));
+    CIS_TRY(dd_event_create(&P->ev_start));
+    CIS_TRY(dd_event_create(&P->ev_done));
+  }
+  st = CIS_OK;
+cleanup:
+  return st;
+}
+
 cis_status cis_dist_matrix_create(const cis_csr *A, cis_dist_comm *c, const cis_dist_opts *o_in, cis_dist_matrix **out) {
   cis_status st;
   cis_dist_matrix *D = NULL;
@@ -144,13 +200,7 @@ cis_status cis_dist_matrix_create(const cis_csr *A, cis_dist_comm *c, const cis_
     full->flags &= ~CIS_FLAG_UPPER;
     A = full;
   }
-  CIS_TRY(cis_alloc_zeroed((void **)&D, 1, sizeof *D, "distributed matrix"));
-  D->comm = c;
-  D->n = A->rows;
-  D->dtype = (o.dtype == CIS_F64 || o.dtype == CIS_F32) ? o.dtype : A->dtype;
-  D->where = c->where;
-  D->nlocal = c->nlocal;
-  snprintf(D->format, sizeof D->format, "%s", o.format ? o.format : "csr");
+  CIS_TRY(dist_matrix_new(c, A->rows, A->dtype, &o, &D));
   /* every process lists every part's needed entries (one pass over A, no
    * copy) for the plan; then it splits its own parts one at a time, each
    * freed once stored (host peak: A plus one part's blocks) */
@@ -159,31 +209,14 @@ cis_status cis_dist_matrix_create(const cis_csr *A, cis_dist_comm *c, const cis_
   CIS_TRY(cis_alloc_zeroed((void **)&blocks, G, sizeof *blocks, "distributed blocks"));
   for (int p = 0; p < G; ++p) CIS_TRY(dist_block_needed(A, rs, G, p, &blocks[p]));
   CIS_TRY(cis_dist_plan_build(blocks, G, o.exchange, o.msg_bytes, &D->plan));
-  CIS_TRY(cis_alloc_array((void **)&D->diag, A->rows, sizeof(double), "distributed diagonal"));
   CIS_TRY(cis_csr_diagonal(A, D->diag));
-  CIS_TRY(cis_alloc_zeroed((void **)&D->part, D->nlocal, sizeof(dist_part), "distributed parts"));
   for (int l = 0; l < D->nlocal; ++l) {
-    dist_part *P = &D->part[l];
     cis_dist_block *b = &blocks[c->first + l];
-    P->rank = c->first + l;
     cis_dist_block_clear(b);
-    CIS_TRY(cis_dist_block_split(A, rs, G, P->rank, b));
-    P->row0 = b->row0;
-    P->rows = b->rows;
-    CIS_TRY(block_store(D, l, b->local, &o, &P->Ml, &P->Pl));
-    CIS_TRY(block_store(D, l, b->remote, &o, &P->Mr, &P->Pr));
-    if (!P->Ml && !P->Pl)
-      CIS_TRY(cis_error(CIS_ERR_UNSUPPORTED, "part %d (rows %lld..%lld) has no entries in its diagonal block", P->rank,
-                        (long long)P->row0, (long long)(P->row0 + P->rows - 1)));
-    CIS_TRY(part_exchange_setup(D, l, b));
-    cis_dist_block_clear(b); /* stored: the host copy goes */
-    if (dist_on_device(D)) {
-      CIS_TRY(dist_set_dev(D, l));
-      CIS_TRY(dd_stream_create(&P->compute));
-      CIS_TRY(dd_event_create(&P->ev_x));
-      CIS_TRY(dd_event_create(&P->ev_start));
-      CIS_TRY(dd_event_create(&P->ev_done));
-    }
+    CIS_TRY(cis_dist_block_split(A, rs, G, D->part[l].rank, b));
+    CIS_TRY(dist_part_store(D, l, b, &o));
+    CIS_TRY(dist_part_finish(D, l, b));
+    cis_dist_block_clear(b);
   }
   *out = D;
   D = NULL;

@@ -55,6 +55,15 @@ void dist_part_free(const cis_dist_matrix *D, int l, void *p);
 cis_status dist_part_put(const cis_dist_matrix *D, int l, void *dst, const void *host, size_t bytes);
 cis_status dist_part_get(const cis_dist_matrix *D, int l, void *host, const void *src, size_t bytes);
 
+/* Construction steps shared by cis_dist_matrix_create and
+ * cis_dist_matrix_create_rows (dist_matrix.c): a matrix with its parts'
+ * ranks set and a zeroed diagonal; part l's blocks stored (b->local and
+ * b->remote freed after, b->needed kept); then, once D->plan is built, its
+ * exchange buffers and streams. */
+cis_status dist_matrix_new(cis_dist_comm *c, cis_int n, cis_dtype dtype, const cis_dist_opts *o, cis_dist_matrix **out);
+cis_status dist_part_store(cis_dist_matrix *D, int l, cis_dist_block *b, const cis_dist_opts *o);
+cis_status dist_part_finish(cis_dist_matrix *D, int l, const cis_dist_block *b);
+
 /* The local pointers (one per local rank) of the vector at handle h (any
  * whole-vector offset inside an allocation); *nleft (may be NULL): vectors
  * from h to the allocation's end. */

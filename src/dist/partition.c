@@ -7,22 +7,53 @@
 #include "core/internal.h"
 #include "dist/dist_internal.h"
 
+/* The split of partition_rows over a running prefix count: prefix(e) is the
+ * nonzeros of rows 0..e-1 (rowptr[e], or the sum of row counts). */
+static void split_by_prefix(cis_int rows, double nnz, int parts, const cis_int *rowptr, const cis_int *counts,
+                            cis_int *row_start) {
+  row_start[0] = 0;
+  cis_int r = 0;
+  double pre = 0; /* prefix(r + 1) while scanning counts */
+  if (counts) pre = (double)counts[0];
+  for (int p = 0; p < parts - 1; ++p) {
+    /* the end of part p: first row where the prefix count reaches (p+1)/parts of nnz */
+    double target = nnz * (p + 1) / parts;
+    cis_int lo = r + 1, hi = rows - (parts - 1 - p); /* >= 1 row each side */
+    cis_int e = lo;
+    if (counts) { /* pre = prefix(lo) here */
+      while (e < hi && pre < target) pre += (double)counts[e++];
+    } else {
+      while (e < hi && (double)rowptr[e] < target) ++e;
+    }
+    row_start[p + 1] = e;
+    r = e;
+    if (counts) pre += (double)counts[e]; /* prefix(r + 1) for the next part */
+  }
+  row_start[parts] = rows;
+}
+
 cis_status cis_dist_partition_rows(const cis_csr *A, int parts, cis_int *row_start) {
   if (!A || !row_start) return cis_error(CIS_ERR_INVALID, "cis_dist_partition_rows: NULL argument");
   if (parts < 1 || parts > A->rows)
     return cis_error(CIS_ERR_INVALID, "cannot split %lld rows into %d parts", (long long)A->rows, parts);
-  row_start[0] = 0;
-  cis_int r = 0;
-  for (int p = 0; p < parts - 1; ++p) {
-    /* the end of part p: first row where the prefix count reaches (p+1)/parts of nnz */
-    double target = (double)A->nnz * (p + 1) / parts;
-    cis_int lo = r + 1, hi = A->rows - (parts - 1 - p); /* >= 1 row each side */
-    cis_int e = lo;
-    while (e < hi && (double)A->rowptr[e] < target) ++e;
-    row_start[p + 1] = e;
-    r = e;
+  split_by_prefix(A->rows, (double)A->nnz, parts, A->rowptr, NULL, row_start);
+  return CIS_OK;
+}
+
+cis_status cis_dist_partition_counts(cis_int rows, const cis_int *row_nnz, int parts, cis_int *row_start) {
+  if (!row_start) return cis_error(CIS_ERR_INVALID, "cis_dist_partition_counts: NULL argument");
+  if (parts < 1 || parts > rows)
+    return cis_error(CIS_ERR_INVALID, "cannot split %lld rows into %d parts", (long long)rows, parts);
+  if (!row_nnz) { /* by rows */
+    for (int p = 0; p <= parts; ++p) row_start[p] = (cis_int)((double)rows * p / parts);
+    return CIS_OK;
   }
-  row_start[parts] = A->rows;
+  double nnz = 0;
+  for (cis_int i = 0; i < rows; ++i) {
+    if (row_nnz[i] < 0) return cis_error(CIS_ERR_INVALID, "row %lld has %lld nonzeros", (long long)i, (long long)row_nnz[i]);
+    nnz += (double)row_nnz[i];
+  }
+  split_by_prefix(rows, nnz, parts, NULL, row_nnz, row_start);
   return CIS_OK;
 }
 
@@ -45,42 +76,35 @@ static cis_int find_col(const cis_idx *a, cis_int n, cis_idx j) {
   return lo;
 }
 
-/* The block (needed_only: only its needed list, local and remote NULL). */
-static cis_status block_split(const cis_csr *A, const cis_int *row_start, int parts, int part, cis_dist_block *out,
-                              int needed_only) {
+/* The block of rows r0..r1-1 of an n x n matrix whose row i is row i - roff
+ * of A (A: the whole matrix, roff 0, or a slab of rows, roff its first row;
+ * A->cols == n); needed_only: only its needed list, local and remote NULL. */
+static cis_status split_core(const cis_csr *A, cis_int roff, cis_int n, cis_int r0, cis_int r1, int parts, int part,
+                             cis_dist_block *out, int needed_only) {
   cis_status st;
   unsigned char *mark = NULL;
   cis_int nl = 0, nr = 0;
-  if (!A || !row_start || !out) return cis_error(CIS_ERR_INVALID, "cis_dist_block_split: NULL argument");
-  memset(out, 0, sizeof *out);
-  if (A->rows != A->cols)
-    return cis_error(CIS_ERR_INVALID, "a distributed matrix must be square, got %lld x %lld", (long long)A->rows,
-                     (long long)A->cols);
-  if (A->flags & CIS_FLAG_UPPER)
-    return cis_error(CIS_ERR_UNSUPPORTED, "distributed matrices take full storage: expand the symmetric (upper) matrix first");
-  if (parts < 1 || part < 0 || part >= parts) return cis_error(CIS_ERR_INVALID, "part %d of %d", part, parts);
-  cis_int r0 = row_start[part], r1 = row_start[part + 1];
-  if (r0 < 0 || r1 < r0 || r1 > A->rows || row_start[0] != 0 || row_start[parts] != A->rows)
-    return cis_error(CIS_ERR_INVALID, "row split [%lld, %lld) of part %d is not inside 0..%lld", (long long)r0,
-                     (long long)r1, part, (long long)A->rows);
   out->part = part;
   out->parts = parts;
   out->row0 = r0;
   out->rows = r1 - r0;
   /* needed columns: marked, then listed ascending */
-  CIS_TRY(cis_alloc_zeroed((void **)&mark, A->cols > 0 ? A->cols : 1, 1, "distributed column marks"));
+  CIS_TRY(cis_alloc_zeroed((void **)&mark, n > 0 ? n : 1, 1, "distributed column marks"));
   for (cis_int i = r0; i < r1; ++i)
-    for (cis_int k = A->rowptr[i]; k < A->rowptr[i + 1]; ++k) {
+    for (cis_int k = A->rowptr[i - roff]; k < A->rowptr[i - roff + 1]; ++k) {
       cis_idx j = A->colind[k];
+      if (j < 0 || j >= n)
+        CIS_TRY(cis_error(CIS_ERR_INVALID, "row %lld has column %lld outside 0..%lld", (long long)i, (long long)j,
+                          (long long)n - 1));
       if (j >= r0 && j < r1) ++nl;
       else {
         ++nr;
         mark[j] = 1;
       }
     }
-  for (cis_int j = 0; j < A->cols; ++j) out->nneeded += mark[j];
+  for (cis_int j = 0; j < n; ++j) out->nneeded += mark[j];
   CIS_TRY(cis_alloc_array((void **)&out->needed, out->nneeded > 0 ? out->nneeded : 1, sizeof(cis_idx), "needed columns"));
-  for (cis_int j = 0, m = 0; j < A->cols; ++j)
+  for (cis_int j = 0, m = 0; j < n; ++j)
     if (mark[j]) out->needed[m++] = (cis_idx)j;
   if (needed_only) {
     st = CIS_OK;
@@ -92,7 +116,7 @@ static cis_status block_split(const cis_csr *A, const cis_int *row_start, int pa
   cis_int kl = 0, kr = 0;
   out->local->rowptr[0] = out->remote->rowptr[0] = 0;
   for (cis_int i = r0; i < r1; ++i) { /* columns stay ascending in both blocks */
-    for (cis_int k = A->rowptr[i]; k < A->rowptr[i + 1]; ++k) {
+    for (cis_int k = A->rowptr[i - roff]; k < A->rowptr[i - roff + 1]; ++k) {
       cis_idx j = A->colind[k];
       const char *v = (const char *)A->val + (size_t)k * es;
       if (j >= r0 && j < r1) {
@@ -111,6 +135,37 @@ cleanup:
   cis_free(mark);
   if (st != CIS_OK) cis_dist_block_clear(out);
   return st;
+}
+
+/* The block (needed_only: only its needed list, local and remote NULL). */
+static cis_status block_split(const cis_csr *A, const cis_int *row_start, int parts, int part, cis_dist_block *out,
+                              int needed_only) {
+  if (!A || !row_start || !out) return cis_error(CIS_ERR_INVALID, "cis_dist_block_split: NULL argument");
+  memset(out, 0, sizeof *out);
+  if (A->rows != A->cols)
+    return cis_error(CIS_ERR_INVALID, "a distributed matrix must be square, got %lld x %lld", (long long)A->rows,
+                     (long long)A->cols);
+  if (A->flags & CIS_FLAG_UPPER)
+    return cis_error(CIS_ERR_UNSUPPORTED, "distributed matrices take full storage: expand the symmetric (upper) matrix first");
+  if (parts < 1 || part < 0 || part >= parts) return cis_error(CIS_ERR_INVALID, "part %d of %d", part, parts);
+  cis_int r0 = row_start[part], r1 = row_start[part + 1];
+  if (r0 < 0 || r1 < r0 || r1 > A->rows || row_start[0] != 0 || row_start[parts] != A->rows)
+    return cis_error(CIS_ERR_INVALID, "row split [%lld, %lld) of part %d is not inside 0..%lld", (long long)r0,
+                     (long long)r1, part, (long long)A->rows);
+  return split_core(A, 0, A->rows, r0, r1, parts, part, out, needed_only);
+}
+
+cis_status dist_block_from_rows(const cis_csr *R, cis_int n, const cis_int *row_start, int parts, int part,
+                                cis_dist_block *out) {
+  memset(out, 0, sizeof *out);
+  cis_int r0 = row_start[part], r1 = row_start[part + 1];
+  if (!R) return cis_error(CIS_ERR_INVALID, "part %d: the row builder gave no rows", part);
+  if (R->rows != r1 - r0 || R->cols != n)
+    return cis_error(CIS_ERR_INVALID, "part %d: the row builder gave %lld x %lld for rows %lld..%lld of %lld columns",
+                     part, (long long)R->rows, (long long)R->cols, (long long)r0, (long long)r1 - 1, (long long)n);
+  if (R->flags & CIS_FLAG_UPPER)
+    return cis_error(CIS_ERR_UNSUPPORTED, "part %d: the row builder gave upper-triangle rows: full rows are needed", part);
+  return split_core(R, r0, n, r0, r1, parts, part, out, 0);
 }
 
 cis_status cis_dist_block_split(const cis_csr *A, const cis_int *row_start, int parts, int part,

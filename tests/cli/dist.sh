@@ -5,6 +5,9 @@
 #  - solve CG + Jacobi over 4 CPU parts converges, x = ones to 1e-8, the same
 #    iteration count as the serial CPU solve; --exchange p2p and allgather;
 #  - Davidson (--eigs 2) over 2 parts gives the serial eigenvalues;
+#  - `ci --cpu-parts N`, the Hamiltonian built part by part (each part its own
+#    rows): H2O 6-31G CISD and CISDT over 1, 3 and 4 parts equal the one-part
+#    run to 1e-10 and the reference CISD energy (ci/reference.tsv) to 1e-8;
 #  - refusals, each a nonzero exit and one stderr line "cisparse: ...":
 #    --gpus -1, --gpus with --cpu-parts, an unknown option with --gpus, a
 #    solve option on bench, an unknown exchange, and --gpus where there is
@@ -45,6 +48,27 @@ e0s=$(awk '/^eigenvalue 0/ {print $3}' "$T/e1.out")
 check "Davidson eigenvalue $e0 equals one part's $e0s to 1e-9" \
   'python3 -c "import sys; sys.exit(0 if abs(float(\"$e0\") - float(\"$e0s\")) <= 1e-9 else 1)"'
 
+CI=${2:-../shared}/ci
+ref_cisd=$(awk '$1 == "h2o_631g" {print $10}' "$CI/reference.tsv")
+for lvl in 2 3; do
+  for p in 1 3 4; do
+    "$BIN" ci "$CI/h2o_631g.FCIDUMP" --level $lvl --cpu-parts $p --tol 1e-9 >"$T/ci$p.out" 2>"$T/ci$p.err"
+    rc=$?
+    check "ci level $lvl --cpu-parts $p exits 0" '[ $rc -eq 0 ]'
+    check "ci level $lvl --cpu-parts $p built by parts" 'grep -q "built by parts" "$T/ci$p.out"'
+  done
+  e1=$(awk '/^root 0/ {print $NF}' "$T/ci1.out")
+  for p in 3 4; do
+    ep=$(awk '/^root 0/ {print $NF}' "$T/ci$p.out")
+    check "ci level $lvl: $p parts $ep equals 1 part $e1 to 1e-10" \
+      'python3 -c "import sys; sys.exit(0 if abs(float(\"$ep\") - float(\"$e1\")) <= 1e-10 else 1)"'
+  done
+  if [ $lvl -eq 2 ]; then
+    check "ci CISD over 4 parts $ep equals the reference $ref_cisd to 1e-8" \
+      'python3 -c "import sys; sys.exit(0 if abs(float(\"$ep\") - float(\"$ref_cisd\")) <= 1e-8 else 1)"'
+  fi
+done
+
 refuse() { # name, expected exit, command...
   local name=$1 want=$2
   shift 2
@@ -60,6 +84,9 @@ refuse "solve option on bench" 2 "$BIN" bench $LAP --cpu-parts 2 --method cg
 refuse "unknown exchange" 2 "$BIN" bench $LAP --cpu-parts 2 --exchange ring
 refuse "--cpu-parts 0" 2 "$BIN" bench $LAP --cpu-parts 0
 refuse "more parts than rows" 1 "$BIN" bench laplace3d:size=2,points=7 --cpu-parts 9
+refuse "ci --cpu-parts 0" 2 "$BIN" ci "$CI/h2o_631g.FCIDUMP" --level 2 --cpu-parts 0
+refuse "ci --gpus with --cpu-parts" 2 "$BIN" ci "$CI/h2o_631g.FCIDUMP" --gpus 1 --cpu-parts 2
+refuse "ci: more parts than determinants" 1 "$BIN" ci "$CI/h2o_631g.FCIDUMP" --level 0 --cpu-parts 2
 refuse "--gpus 4096 (more than the host has)" 1 "$BIN" bench $LAP --gpus 4096
 grep -q -e "GPU" -e "CUDA" -e "NCCL" "$T/r.err" || { echo "FAIL: --gpus 4096 message: $(cat "$T/r.err")"; fail=1; }
 exit $fail

@@ -341,6 +341,69 @@ done:
   cis_fcidump_free(F);
 }
 
+/* Rows r0..r1-1 of H equal the slab R bit for bit (R: global columns). */
+static int slab_equal(const cis_csr *H, cis_int r0, cis_int r1, const cis_csr *R) {
+  if (!R || R->rows != r1 - r0 || R->cols != H->cols || R->dtype != CIS_F64 || R->flags != 0) return 0;
+  cis_int o = H->rowptr[r0], m = H->rowptr[r1] - o;
+  if (R->nnz != m) return 0;
+  for (cis_int i = 0; i <= r1 - r0; ++i)
+    if (R->rowptr[i] != H->rowptr[r0 + i] - o) return 0;
+  return !memcmp(R->colind, H->colind + o, (size_t)m * sizeof(cis_idx)) &&
+         !memcmp(R->val, (const double *)H->val + o, (size_t)m * sizeof(double));
+}
+
+/* cis_ci_hamiltonian_rows and _row_nnz: every range (whole, empty, uneven
+ * thirds, one row) equal to the whole build's rows, bit for bit, counted
+ * here or from the counts, full and upper; bad ranges and wrong counts
+ * refused. */
+static void test_row_ranges(const char *name, int level) {
+  cis_fcidump *F = load(name);
+  cis_ci_space *S = NULL;
+  uint64_t a, b;
+  if (!F) return;
+  CHECK_OK(cis_ci_find_reference(F, &a, &b));
+  CHECK_OK(cis_ci_space_create(F, level, a, b, &S));
+  cis_int n = cis_ci_space_size(S);
+  cis_int *cnt = malloc((size_t)n * sizeof *cnt);
+  for (int upper = 0; upper < 2 && cnt; ++upper) {
+    cis_csr *H = NULL, *R = NULL;
+    CHECK_OK(cis_ci_hamiltonian(F, S, upper, &H));
+    CHECK_OK(cis_ci_hamiltonian_row_nnz(F, S, upper, cnt));
+    if (!H) break;
+    int counts_ok = 1;
+    for (cis_int i = 0; i < n; ++i) counts_ok &= cnt[i] == H->rowptr[i + 1] - H->rowptr[i];
+    CHECK(counts_ok, "%s upper=%d: row counts differ from the build's rows", name, upper);
+    cis_int cuts[][2] = {{0, n}, {0, 0}, {n / 2, n / 2}, {0, n / 3}, {n / 3, n / 2}, {n / 2, n}, {n - 1, n}, {1, 2}};
+    for (size_t c = 0; c < sizeof cuts / sizeof *cuts; ++c)
+      for (int given = 0; given < 2; ++given) {
+        R = NULL;
+        CHECK_OK(cis_ci_hamiltonian_rows(F, S, cuts[c][0], cuts[c][1], upper, given ? cnt : NULL, &R));
+        CHECK(slab_equal(H, cuts[c][0], cuts[c][1], R), "%s upper=%d rows [%lld, %lld) %s: not the build's rows", name,
+              upper, (long long)cuts[c][0], (long long)cuts[c][1], given ? "from counts" : "counted");
+        cis_csr_free(R);
+      }
+    /* refusals: ranges outside the space, a wrong count, no output */
+    cis_int bad[][2] = {{-1, 2}, {0, n + 1}, {3, 2}};
+    for (size_t c = 0; c < sizeof bad / sizeof *bad; ++c) {
+      R = H; /* must come back NULL */
+      CHECK(cis_ci_hamiltonian_rows(F, S, bad[c][0], bad[c][1], upper, NULL, &R) == CIS_ERR_INVALID && !R,
+            "rows [%lld, %lld) accepted", (long long)bad[c][0], (long long)bad[c][1]);
+    }
+    cnt[n / 2] += 1;
+    R = NULL;
+    CHECK(cis_ci_hamiltonian_rows(F, S, 0, n, upper, cnt, &R) == CIS_ERR_INVALID && !R, "a wrong row count accepted");
+    cnt[n / 2] = -1;
+    CHECK(cis_ci_hamiltonian_rows(F, S, n / 2, n, upper, cnt, &R) == CIS_ERR_INVALID && !R, "a negative row count accepted");
+    CHECK(cis_ci_hamiltonian_rows(F, S, 0, n, upper, NULL, NULL) == CIS_ERR_INVALID, "NULL output accepted");
+    CHECK(cis_ci_hamiltonian_rows(NULL, S, 0, n, upper, NULL, &R) == CIS_ERR_INVALID && !R, "NULL integrals accepted");
+    CHECK(cis_ci_hamiltonian_row_nnz(F, S, upper, NULL) == CIS_ERR_INVALID, "NULL counts accepted");
+    cis_csr_free(H);
+  }
+  free(cnt);
+  cis_ci_space_free(S);
+  cis_fcidump_free(F);
+}
+
 static void test_alloc_failure(void) {
   cis_fcidump *F = load("h4_sto3g");
   uint64_t a, b;
@@ -355,6 +418,14 @@ static void test_alloc_failure(void) {
     cis_alloc_fail_after(0);
     CHECK(st == CIS_OK || st == CIS_ERR_ALLOC, "n=%lld: %s", (long long)n, cis_status_name(st));
     cis_csr_free(H);
+    H = NULL;
+    if (S) { /* the row-range build: rows 1..size-2 */
+      cis_alloc_fail_after(n);
+      st = cis_ci_hamiltonian_rows(F, S, 1, cis_ci_space_size(S) - 1, n & 1, NULL, &H);
+      cis_alloc_fail_after(0);
+    }
+    CHECK(st == CIS_OK || st == CIS_ERR_ALLOC, "n=%lld: %s", (long long)n, cis_status_name(st));
+    cis_csr_free(H);
     cis_ci_space_free(S);
   }
   cis_fcidump_free(F);
@@ -366,6 +437,9 @@ int main(void) {
   test_symmetry_and_upper("h4_sto3g", -1);
   test_symmetry_and_upper("lih_sto3g", 2);
   test_symmetry_and_upper("beh2_sto3g", -1);
+  test_row_ranges("h4_sto3g", -1);
+  test_row_ranges("lih_sto3g", 2);
+  test_row_ranges("h2o_sto3g", 3);
   test_permuted_orbitals();
   test_occ_override();
   test_open_shell();

@@ -5,11 +5,16 @@
  * G = 1..4 parts (all-gather and point-to-point, one thread driving every
  * part and one thread per part); CG, BiCGStab, BiCG and Davidson on the
  * distributed operator against the serial solve (same iterations, results
- * equal to rounding). */
+ * equal to rounding). The matrix built part by part from a row builder
+ * (cis_dist_matrix_create_rows): its split, blocks' exchange lists, plan,
+ * diagonal and products equal, bit for bit, those of the matrix split whole,
+ * each part asking only for its own rows; its refusals and allocation
+ * failures. */
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include "core/internal.h"
+#include "dist/dist_matrix.h"
 #include "test_util.h"
 
 /* 6 x 6, 16 nonzeros (3 4 2 | 2 3 2), split {0,1,2} {3,4,5}: the prefix reaches 8 at row 3:
@@ -104,6 +109,75 @@ static void test_bad_input(void) {
   cis_csr_free(A);
 }
 
+/* ---- a row builder over a whole matrix (cis_dist_matrix_create_rows) ------- */
+
+typedef struct rows_src {
+  const cis_csr *A;
+  pthread_mutex_t mu;
+  int calls, fail, wrong_cols, upper;
+  cis_int r0[64], r1[64]; /* the ranges asked for, in order */
+} rows_src;
+
+/* Rows r0..r1-1 of A copied (global columns), as a CI row builder gives them. */
+static cis_status slice_rows(void *ctx, cis_int r0, cis_int r1, cis_csr **out) {
+  rows_src *s = ctx;
+  const cis_csr *A = s->A;
+  cis_csr *R = NULL;
+  cis_status st;
+  pthread_mutex_lock(&s->mu);
+  if (s->calls < 64) {
+    s->r0[s->calls] = r0;
+    s->r1[s->calls] = r1;
+  }
+  s->calls++;
+  pthread_mutex_unlock(&s->mu);
+  if (s->fail) return cis_error(CIS_ERR_NUMERIC, "row builder failed on purpose");
+  cis_int o = A->rowptr[r0], m = A->rowptr[r1] - o;
+  size_t es = cis_dtype_size(A->dtype);
+  if ((st = cis_csr_alloc(r1 - r0, s->wrong_cols ? A->cols - 1 : A->cols, m, A->dtype, &R)) != CIS_OK) return st;
+  for (cis_int i = 0; i <= r1 - r0; ++i) R->rowptr[i] = A->rowptr[r0 + i] - o;
+  memcpy(R->colind, A->colind + o, (size_t)m * sizeof(cis_idx));
+  memcpy(R->val, (const char *)A->val + (size_t)o * es, (size_t)m * es);
+  if (s->upper) R->flags |= CIS_FLAG_UPPER;
+  *out = R;
+  return CIS_OK;
+}
+
+/* The row counts of A (n entries, malloc'd). */
+static cis_int *row_counts(const cis_csr *A) {
+  cis_int *c = malloc((size_t)A->rows * sizeof *c);
+  for (cis_int i = 0; c && i < A->rows; ++i) c[i] = A->rowptr[i + 1] - A->rowptr[i];
+  return c;
+}
+
+/* D and E hold the same split, plan, diagonal and exchange lists (their
+ * local parts; host parts: the fake comm). */
+static int dist_same(const cis_dist_matrix *D, const cis_dist_matrix *E) {
+  const cis_dist_plan *a = &D->plan, *b = &E->plan;
+  int G = a->parts;
+  if (D->n != E->n || D->dtype != E->dtype || D->nlocal != E->nlocal || G != b->parts || a->kind != b->kind ||
+      a->max_rows != b->max_rows || a->p2p_values != b->p2p_values || a->allgather_values != b->allgather_values ||
+      a->p2p_messages != b->p2p_messages)
+    return 0;
+  if (memcmp(a->row_start, b->row_start, (size_t)(G + 1) * sizeof(cis_int)) ||
+      memcmp(a->count, b->count, (size_t)G * G * sizeof(cis_int)) || memcmp(D->diag, E->diag, (size_t)D->n * sizeof(double)))
+    return 0;
+  for (int q = 0; q < G; ++q) {
+    cis_int tot = 0;
+    for (int p = 0; p < G; ++p) tot += a->count[(int64_t)p * G + q];
+    if (memcmp(a->send_idx[q], b->send_idx[q], (size_t)tot * sizeof(cis_idx))) return 0;
+  }
+  for (int l = 0; l < D->nlocal; ++l) {
+    const dist_part *P = &D->part[l], *Q = &E->part[l];
+    if (P->rank != Q->rank || P->row0 != Q->row0 || P->rows != Q->rows || P->nneeded != Q->nneeded ||
+        P->nsend != Q->nsend || !P->Ml != !Q->Ml || !P->Mr != !Q->Mr)
+      return 0;
+    cis_int ni = a->kind == CIS_XCHG_ALLGATHER ? P->nneeded : P->nsend;
+    if (memcmp(P->idx, Q->idx, (size_t)ni * sizeof(cis_idx))) return 0;
+  }
+  return 1;
+}
+
 /* ---- one rank group (a thread) --------------------------------------------- */
 
 typedef struct job {
@@ -111,6 +185,11 @@ typedef struct job {
   cis_dist_comm *c;
   cis_dist_exchange xk;
   const char *format;
+  /* built from rows (cis_dist_matrix_create_rows) when set; counts: NULL
+   * splits by rows; compare: also split A whole, *differs = 1 if unequal */
+  rows_src *rows;
+  const cis_int *counts;
+  int compare, *differs;
   /* product */
   const double *x, *y0;
   double *y;
@@ -136,7 +215,15 @@ static void *run_job(void *arg) {
   cis_status st;
   o.exchange = J->xk;
   o.format = J->format;
-  if ((st = cis_dist_matrix_create(J->A, J->c, &o, &D)) != CIS_OK) goto done;
+  if (!J->rows) st = cis_dist_matrix_create(J->A, J->c, &o, &D);
+  else st = cis_dist_matrix_create_rows(J->A->rows, J->counts, slice_rows, J->rows, J->c, &o, &D);
+  if (st != CIS_OK) goto done;
+  if (J->compare) {
+    cis_dist_matrix *E = NULL;
+    if ((st = cis_dist_matrix_create(J->A, J->c, &o, &E)) != CIS_OK) goto done;
+    if (!dist_same(D, E)) *J->differs = 1;
+    cis_dist_matrix_free(E);
+  }
   if ((st = cis_operator_from_dist(D, &op)) != CIS_OK) goto done;
   if ((st = cis_dist_vec_alloc(D, 2, &vx)) != CIS_OK) goto done;
   vy = (char *)vx + (size_t)J->A->rows * sizeof(double); /* the second vector, by offset */
@@ -405,6 +492,167 @@ static void test_davidson(void) {
   cis_csr_free(A);
 }
 
+/* cis_dist_partition_counts equals cis_dist_partition_rows on the same
+ * counts; NULL counts split by rows; refusals. */
+static void test_partition_counts(void) {
+  const char *specs[] = {"ci:rows=300,seed=3", "laplace3d:size=6,points=7"};
+  for (int m = 0; m < 3; ++m) {
+    cis_csr *A = NULL;
+    if (m < 2) CHECK_OK(cis_generate(specs[m], CIS_F64, &A));
+    else A = test_csr_from_dense(6, 6, D6, CIS_F64);
+    if (!A) continue;
+    cis_int *cnt = row_counts(A), ra[9], rb[9];
+    for (int G = 1; G <= 6 && G <= A->rows; ++G) {
+      CHECK_OK(cis_dist_partition_rows(A, G, ra));
+      CHECK_OK(cis_dist_partition_counts(A->rows, cnt, G, rb));
+      CHECK(!memcmp(ra, rb, (size_t)(G + 1) * sizeof *ra), "matrix %d G=%d: split from counts differs", m, G);
+      CHECK_OK(cis_dist_partition_counts(A->rows, NULL, G, rb));
+      int ok = rb[0] == 0 && rb[G] == A->rows;
+      for (int p = 0; p < G; ++p) ok &= rb[p + 1] - rb[p] >= A->rows / G && rb[p + 1] - rb[p] <= A->rows / G + 1;
+      CHECK(ok, "matrix %d G=%d: split by rows uneven", m, G);
+    }
+    CHECK(cis_dist_partition_counts(A->rows, cnt, (int)A->rows + 1, ra) == CIS_ERR_INVALID, "more parts than rows accepted");
+    CHECK(cis_dist_partition_counts(A->rows, cnt, 0, ra) == CIS_ERR_INVALID, "0 parts accepted");
+    CHECK(cis_dist_partition_counts(A->rows, cnt, 2, NULL) == CIS_ERR_INVALID, "NULL split accepted");
+    cnt[1] = -3;
+    CHECK(cis_dist_partition_counts(A->rows, cnt, 2, ra) == CIS_ERR_INVALID, "a negative count accepted");
+    free(cnt);
+    cis_csr_free(A);
+  }
+}
+
+/* The matrix from a row builder against the matrix split whole: the same
+ * split, plan, diagonal and exchange lists, and the same products bit for
+ * bit, for 1-4 parts driven by one thread and by one thread per part (the
+ * needed lists and the diagonal then summed through the comm); each part
+ * asks only for its own rows, once. */
+static void test_rows_builder(void) {
+  cis_csr *A = NULL;
+  CHECK_OK(cis_generate("ci:rows=300,seed=3", CIS_F64, &A));
+  if (!A) return;
+  cis_csr *S = sym_test_matrix(A->rows);
+  cis_int n = A->rows;
+  double *x = malloc(n * sizeof *x), *y0 = malloc(n * sizeof *y0), *ref = malloc(n * sizeof *ref),
+         *y = malloc(n * sizeof *y);
+  test_fill_random(x, CIS_F64, n, 21);
+  test_fill_random(y0, CIS_F64, n, 22);
+  const cis_csr *mats[2] = {A, S};
+  for (int m = 0; m < 2; ++m) {
+    cis_int *cnt = row_counts(mats[m]);
+    for (int G = 1; G <= 4; ++G)
+      for (int xk = CIS_XCHG_ALLGATHER; xk <= CIS_XCHG_P2P; ++xk)
+        for (int T = 1; T <= G; T += (G > 1 ? G - 1 : 1)) {
+          job J;
+          rows_src src;
+          int differs = 0;
+          memset(&J, 0, sizeof J);
+          memset(&src, 0, sizeof src);
+          pthread_mutex_init(&src.mu, NULL);
+          src.A = mats[m];
+          J.A = mats[m];
+          J.xk = (cis_dist_exchange)xk;
+          J.format = "csr";
+          J.x = x;
+          J.y0 = y0;
+          J.y = ref;
+          test_fill_nan(ref, CIS_F64, n);
+          CHECK_OK(run_distributed(J, G, T)); /* split whole */
+          J.y = y;
+          J.rows = &src;
+          J.counts = cnt;
+          J.compare = 1;
+          J.differs = &differs;
+          test_fill_nan(y, CIS_F64, n);
+          CHECK_OK(run_distributed(J, G, T));
+          CHECK(!differs, "matrix %d G=%d %s T=%d: rows-built matrix differs from the split one", m, G,
+                cis_dist_exchange_name((cis_dist_exchange)xk), T);
+          CHECK(!memcmp(y, ref, (size_t)n * sizeof *y), "matrix %d G=%d %s T=%d: products differ", m, G,
+                cis_dist_exchange_name((cis_dist_exchange)xk), T);
+          cis_int rs[5];
+          CHECK_OK(cis_dist_partition_rows(mats[m], G, rs));
+          int asked = src.calls == G;
+          for (int k = 0; asked && k < G; ++k) {
+            int p = 0;
+            while (p < G && rs[p] != src.r0[k]) ++p;
+            asked &= p < G && src.r1[k] == rs[p + 1];
+          }
+          CHECK(asked, "matrix %d G=%d T=%d: %d builder calls, not one per part for its own rows", m, G, T, src.calls);
+          pthread_mutex_destroy(&src.mu);
+        }
+    free(cnt);
+  }
+  free(x);
+  free(y0);
+  free(ref);
+  free(y);
+  cis_csr_free(S);
+  cis_csr_free(A);
+  /* more rows than one gather round carries (65,536): the diagonal in chunks */
+  CHECK_OK(cis_generate("laplace3d:size=42,points=7", CIS_F64, &A));
+  if (A) {
+    job J;
+    rows_src src;
+    int differs = 0;
+    cis_int *cnt = row_counts(A);
+    memset(&J, 0, sizeof J);
+    memset(&src, 0, sizeof src);
+    pthread_mutex_init(&src.mu, NULL);
+    src.A = A;
+    J.A = A;
+    J.xk = CIS_XCHG_P2P;
+    J.format = "csr";
+    J.rows = &src;
+    J.counts = cnt;
+    J.compare = 1;
+    J.differs = &differs;
+    CHECK_OK(run_distributed(J, 3, 3));
+    CHECK(!differs, "laplace3d 42 (%lld rows) over 3 threads: rows-built matrix differs", (long long)A->rows);
+    pthread_mutex_destroy(&src.mu);
+    free(cnt);
+    cis_csr_free(A);
+  }
+}
+
+/* Refusals of cis_dist_matrix_create_rows: the builder's error passed on,
+ * rows of the wrong shape, upper-triangle rows, too few rows, NULLs. */
+static void test_rows_builder_errors(void) {
+  cis_csr *A = test_csr_from_dense(6, 6, D6, CIS_F64);
+  cis_dist_world *w = NULL;
+  cis_dist_comm *c = NULL;
+  cis_dist_matrix *D = NULL;
+  rows_src src;
+  memset(&src, 0, sizeof src);
+  pthread_mutex_init(&src.mu, NULL);
+  src.A = A;
+  CHECK_OK(cis_dist_world_create(2, &w));
+  CHECK_OK(cis_dist_comm_fake(w, 0, 2, &c));
+  src.fail = 1;
+  CHECK(cis_dist_matrix_create_rows(6, NULL, slice_rows, &src, c, NULL, &D) == CIS_ERR_NUMERIC && !D,
+        "the builder's error not passed on");
+  src.fail = 0;
+  src.wrong_cols = 1;
+  CHECK(cis_dist_matrix_create_rows(6, NULL, slice_rows, &src, c, NULL, &D) == CIS_ERR_INVALID && !D &&
+            strstr(cis_last_error(), "columns"),
+        "rows of 5 columns accepted for a 6 x 6 matrix: %s", cis_last_error());
+  src.wrong_cols = 0;
+  src.upper = 1;
+  CHECK(cis_dist_matrix_create_rows(6, NULL, slice_rows, &src, c, NULL, &D) == CIS_ERR_UNSUPPORTED && !D,
+        "upper-triangle rows accepted");
+  src.upper = 0;
+  CHECK(cis_dist_matrix_create_rows(1, NULL, slice_rows, &src, c, NULL, &D) == CIS_ERR_INVALID && !D,
+        "1 row over 2 parts accepted");
+  CHECK(cis_dist_matrix_create_rows(6, NULL, NULL, &src, c, NULL, &D) == CIS_ERR_INVALID && !D, "NULL builder accepted");
+  CHECK(cis_dist_matrix_create_rows(6, NULL, slice_rows, &src, NULL, NULL, &D) == CIS_ERR_INVALID && !D,
+        "NULL comm accepted");
+  CHECK_OK(cis_dist_matrix_create_rows(6, NULL, slice_rows, &src, c, NULL, &D)); /* by rows: 3 + 3 */
+  CHECK(D && D->plan.row_start[1] == 3, "split by rows of 6 over 2: not 3 + 3");
+  cis_dist_matrix_free(D);
+  pthread_mutex_destroy(&src.mu);
+  cis_dist_comm_free(c);
+  cis_dist_world_free(w);
+  cis_csr_free(A);
+}
+
 /* Allocation failure at every step of the partition, the plan, the matrix,
  * a vector and a solve: a clean CIS_ERR_ALLOC (or success), never a crash. */
 static void test_alloc_failures(void) {
@@ -436,6 +684,33 @@ static void test_alloc_failures(void) {
     cis_dist_world_free(w);
   }
   CHECK(ok, "no success after %d allocation failures", n);
+  { /* the same for the matrix from a row builder */
+    rows_src src;
+    cis_int *cnt = row_counts(A);
+    memset(&src, 0, sizeof src);
+    pthread_mutex_init(&src.mu, NULL);
+    src.A = A;
+    ok = 0;
+    for (n = 1; n < 2000 && !ok; ++n) {
+      cis_dist_world *w = NULL;
+      cis_dist_comm *c = NULL;
+      cis_dist_matrix *D = NULL;
+      cis_status st;
+      cis_alloc_fail_after(n);
+      if ((st = cis_dist_world_create(3, &w)) == CIS_OK && (st = cis_dist_comm_fake(w, 0, 3, &c)) == CIS_OK &&
+          (st = cis_dist_matrix_create_rows(A->rows, cnt, slice_rows, &src, c, NULL, &D)) == CIS_OK)
+        ok = 1;
+      cis_alloc_fail_after(0);
+      CHECK(ok || st == CIS_ERR_ALLOC, "rows: allocation failure %d gave %s: %s", n, cis_status_name(st),
+            cis_last_error());
+      cis_dist_matrix_free(D);
+      cis_dist_comm_free(c);
+      cis_dist_world_free(w);
+    }
+    CHECK(ok, "rows: no success after %d allocation failures", n);
+    pthread_mutex_destroy(&src.mu);
+    free(cnt);
+  }
   free(b);
   free(x);
   cis_csr_free(A);
@@ -445,6 +720,9 @@ int main(void) {
   test_blocks_by_hand();
   test_bad_input();
   test_product();
+  test_partition_counts();
+  test_rows_builder();
+  test_rows_builder_errors();
   test_krylov();
   test_krylov_iterations();
   test_davidson();

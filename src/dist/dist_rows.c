@@ -1,0 +1,133 @@
+/* dist_rows.c: a distributed matrix built part by part from a row builder
+ * (cis_dist_matrix_create_rows, dist.h), so that no host or GPU ever holds
+ * the whole matrix: each local part builds its own rows, splits them into
+ * its local and remote blocks and frees them; the needed lists of parts
+ * driven elsewhere, and diag(A), are then summed over the communicator
+ * (PETSc MatCreateMPIAIJ's fill by local rows, with the needed-column map of
+ * MatSetUpMultiply_MPIAIJ gathered afterwards). Every comm of the world
+ * calls it together: a part whose build fails returns its error, and the
+ * others may then wait in the gathers (as in any collective whose partner
+ * stops). */
+#include <string.h>
+#include "core/internal.h"
+#include "dist/dist_matrix.h"
+
+/* diag[i] for the rows of R (rows r0.. of the matrix; 0 where absent). */
+static void rows_diagonal(const cis_csr *R, cis_int r0, double *diag) {
+  for (cis_int i = 0; i < R->rows; ++i)
+    for (cis_int k = R->rowptr[i]; k < R->rowptr[i + 1]; ++k)
+      if (R->colind[k] == r0 + i) {
+        diag[r0 + i] = cis_get(R->val, R->dtype, k); /* as cis_csr_diagonal */
+        break;
+      }
+}
+
+/* Values per host all-reduce of the gathers (512 KB: the NCCL comm keeps a
+ * device scratch of the largest count it has reduced). */
+#define GATHER_CHUNK ((cis_int)1 << 16)
+
+/* dst[0..m) (NULL: not wanted) = the sum over all ranks of what they
+ * contribute: local rank `owner` of this process its src[0..m), every other
+ * rank zeros (owner < 0: this process contributes only zeros), so that one
+ * holder's values reach every process exactly; in chunks. Values as doubles
+ * (src, dst) or as indices (isrc, idst; exact below 2^53). */
+static cis_status share_values(cis_dist_comm *c, int owner, const double *src, const cis_idx *isrc, cis_int m,
+                               double *dst, cis_idx *idst) {
+  cis_status st;
+  double *buf = NULL;
+  int nl = c->nlocal;
+  cis_int chunk = m < GATHER_CHUNK ? m : GATHER_CHUNK;
+  CIS_TRY(cis_alloc_array((void **)&buf, (int64_t)nl * (chunk > 0 ? chunk : 1), sizeof(double), "gather buffer"));
+  for (cis_int off = 0; off < m; off += chunk) {
+    cis_int len = m - off < chunk ? m - off : chunk;
+    memset(buf, 0, (size_t)nl * (size_t)len * sizeof(double));
+    if (owner >= 0)
+      for (cis_int k = 0; k < len; ++k) buf[(int64_t)owner * len + k] = src ? src[off + k] : (double)isrc[off + k];
+    CIS_TRY(cis_dist_allreduce_host(c, buf, (int)len));
+    for (cis_int k = 0; k < len; ++k)
+      if (dst) dst[off + k] = buf[k];
+      else if (idst) idst[off + k] = (cis_idx)buf[k];
+  }
+  st = CIS_OK;
+cleanup:
+  cis_free(buf);
+  return st;
+}
+
+/* Every part's needed list on every process: local parts have theirs; the
+ * others arrive one part at a time (sizes first, then each list). */
+static cis_status gather_needed(cis_dist_comm *c, cis_dist_block *blocks, int G) {
+  cis_status st;
+  double *sizes = NULL;
+  int nl = c->nlocal, first = c->first;
+  CIS_TRY(cis_alloc_zeroed((void **)&sizes, (int64_t)nl * G, sizeof(double), "needed-list sizes"));
+  for (int l = 0; l < nl; ++l) sizes[(int64_t)l * G + first + l] = (double)blocks[first + l].nneeded;
+  CIS_TRY(cis_dist_allreduce_host(c, sizes, G));
+  for (int p = 0; p < G; ++p) {
+    int mine = p >= first && p < first + nl;
+    cis_int m = (cis_int)sizes[p];
+    if (!mine) blocks[p].nneeded = m;
+    if (m == 0) continue; /* every process knows it: the same rounds everywhere */
+    if (!mine) CIS_TRY(cis_alloc_array((void **)&blocks[p].needed, m, sizeof(cis_idx), "needed columns"));
+    CIS_TRY(share_values(c, mine ? p - first : -1, NULL, mine ? blocks[p].needed : NULL, m, NULL,
+                         mine ? NULL : blocks[p].needed));
+  }
+  st = CIS_OK;
+cleanup:
+  cis_free(sizes);
+  return st;
+}
+
+cis_status cis_dist_matrix_create_rows(cis_int n, const cis_int *row_nnz, cis_dist_rows_fn build, void *ctx,
+                                       cis_dist_comm *c, const cis_dist_opts *o_in, cis_dist_matrix **out) {
+  cis_status st;
+  cis_dist_matrix *D = NULL;
+  cis_dist_block *blocks = NULL;
+  cis_int *rs = NULL;
+  cis_csr *R = NULL;
+  cis_dist_opts o = o_in ? *o_in : cis_dist_opts_default();
+  if (!build || !c || !out) return cis_error(CIS_ERR_INVALID, "cis_dist_matrix_create_rows: NULL argument");
+  *out = NULL;
+  int G = c->ranks;
+  if (n < G) return cis_error(CIS_ERR_INVALID, "%lld rows cannot be spread over %d parts", (long long)n, G);
+  if (n > CIS_IDX_MAX) return cis_error(CIS_ERR_OVERFLOW, "%lld rows exceed 32-bit column indices", (long long)n);
+  CIS_TRY(cis_alloc_array((void **)&rs, G + 1, sizeof(cis_int), "row split"));
+  CIS_TRY(cis_dist_partition_counts(n, row_nnz, G, rs));
+  CIS_TRY(cis_alloc_zeroed((void **)&blocks, G, sizeof *blocks, "distributed blocks"));
+  for (int p = 0; p < G; ++p) {
+    blocks[p].part = p;
+    blocks[p].parts = G;
+    blocks[p].row0 = rs[p];
+    blocks[p].rows = rs[p + 1] - rs[p];
+  }
+  for (int l = 0; l < c->nlocal; ++l) {
+    int p = c->first + l;
+    /* this part's rows only: built, split, freed, its blocks stored */
+    CIS_TRY(build(ctx, rs[p], rs[p + 1], &R));
+    if (!D) CIS_TRY(dist_matrix_new(c, n, R ? R->dtype : CIS_F64, &o, &D));
+    CIS_TRY(dist_block_from_rows(R, n, rs, G, p, &blocks[p]));
+    rows_diagonal(R, rs[p], D->diag);
+    cis_csr_free(R);
+    R = NULL;
+    CIS_TRY(dist_part_store(D, l, &blocks[p], &o));
+  }
+  if (!D) CIS_TRY(dist_matrix_new(c, n, CIS_F64, &o, &D)); /* no local parts */
+  if (c->nlocal < G) { /* parts held by other processes (or threads) */
+    CIS_TRY(gather_needed(c, blocks, G));
+    /* diag(A): this process's rows (zeros elsewhere) on its first local rank */
+    CIS_TRY(share_values(c, 0, D->diag, NULL, n, D->diag, NULL));
+  }
+  CIS_TRY(cis_dist_plan_build(blocks, G, o.exchange, o.msg_bytes, &D->plan));
+  for (int l = 0; l < c->nlocal; ++l) CIS_TRY(dist_part_finish(D, l, &blocks[c->first + l]));
+  *out = D;
+  D = NULL;
+  st = CIS_OK;
+cleanup:
+  if (blocks)
+    for (int p = 0; p < G; ++p) cis_dist_block_clear(&blocks[p]);
+  cis_free(blocks);
+  cis_free(rs);
+  cis_csr_free(R);
+  cis_dist_matrix_free(D);
+  return st;
+}
