@@ -2,14 +2,16 @@
  * GEMM over orbital pairs per alpha string, alpha strings in blocks whose
  * intermediates stay under a cap (Knowles & Handy 1984; Olsen et al. 1988;
  * PySCF fci.direct_spin1); the MS2 = 0 time-reversal half sigma; point-group
- * symmetry by projection. Contract, equations and determinant order in
- * cisparse/ci.h; strings and links in strings.h. */
+ * symmetry blocked by irreps (sigma_irrep.c) or by projection. Contract,
+ * equations and determinant order in cisparse/ci.h; strings and links in
+ * strings.h. */
 #include <math.h>
 #include <omp.h>
 #include <stdlib.h>
 #include <string.h>
 #include "ci/ci_gemm.h"
 #include "ci/ci_internal.h"
+#include "ci/sigma_irrep.h"
 #include "ci/strings.h"
 #include "cisparse/operator.h"
 #include "core/internal.h"
@@ -33,11 +35,12 @@ struct cis_ci_direct {
   int no_time_reversal; /* opts.no_time_reversal: never the half sigma */
   int target;        /* ISYM - 1 (0-based irrep, XOR of the orbitals' irreps) */
   uint8_t *syma, *symb; /* irrep of every alpha / beta string (project only) */
+  ci_irrep_sigma *R;  /* the sigma blocked by irreps (project without opts.symmetry_projection) */
   cis_ci_direct_info info;
 };
 
 cis_ci_direct_opts cis_ci_direct_opts_default(void) {
-  cis_ci_direct_opts o = {0, 0, 0, 0, 0};
+  cis_ci_direct_opts o = {0, 0, 0, 0, 0, 0};
   return o;
 }
 
@@ -116,7 +119,13 @@ cis_status cis_ci_direct_create(const cis_fcidump *F, const cis_ci_direct_opts *
   double blk = floor((block_cap - threads * cap * rowx) / rowx);
   if (blk > (double)nsa * cap) blk = (double)nsa * cap;
   if (blk < cap) blk = cap;
-  const double work = (threads * cap + blk) * rowx + 8.0 * (double)np * (double)np;
+  /* Point-group symmetry blocked by irreps (sigma_irrep.h) needs none of the
+   * C1 workspace: its own (sorted links, compact vectors, blocks) is added
+   * below once the strings' irreps are known. */
+  const int symmetric = !o.ignore_symmetry && !symmetry_trivial(F);
+  const int blocked = symmetric && !o.symmetry_projection;
+  double work = blocked ? 8.0 * (double)np * (double)np
+                        : (threads * cap + blk) * rowx + 8.0 * (double)np * (double)np;
   const double vecs = 8.0 * (double)nvec * (double)ndet;
   if (nsa > INT32_MAX || nsb > INT32_MAX || (double)nsb > (double)ci_gemm_max_n() || la + lb + work + vecs > mem)
     return cis_error(CIS_ERR_TOO_LARGE,
@@ -141,7 +150,7 @@ cis_status cis_ci_direct_create(const cis_fcidump *F, const cis_ci_direct_opts *
   CIS_TRY(ci_strings_create(norb, na, &D->A));
   if (na == nb) D->B = D->A;
   else CIS_TRY(ci_strings_create(norb, nb, &D->B));
-  D->project = !o.ignore_symmetry && !symmetry_trivial(F);
+  D->project = symmetric;
   D->no_time_reversal = o.no_time_reversal;
   D->target = F->isym - 1;
   cis_int nsym = ndet;
@@ -158,12 +167,28 @@ cis_status cis_ci_direct_create(const cis_fcidump *F, const cis_ci_direct_opts *
       goto cleanup;
     }
   }
+  if (blocked) {
+    cis_int nb_sym;
+    work += ci_irrep_sigma_bytes(F, D->A, D->B, D->target, threads, block_cap, &nb_sym);
+    if (la + lb + work + vecs > mem) {
+      st = cis_error(CIS_ERR_TOO_LARGE,
+                     "direct sigma: %lld determinants of irrep ISYM %d (%lld alpha x %lld beta strings) need "
+                     "%.3f GiB (links %.3f GiB, workspace %.3f GiB, %d vectors %.3f GiB) > %.3f GiB of memory",
+                     (long long)nb_sym, F->isym, (long long)nsa, (long long)nsb, gib(la + lb + work + vecs),
+                     gib(la + lb), gib(work), nvec, gib(vecs), gib(mem));
+      goto cleanup;
+    }
+  }
   CIS_TRY(cis_alloc_array((void **)&D->g, np * np, sizeof(double), "direct sigma pair matrix"));
-  CIS_TRY(cis_alloc_array((void **)&D->Dw, np * nsb * D->vec_cap * threads, sizeof(double), "direct sigma D buffers"));
-  CIS_TRY(cis_alloc_array((void **)&D->Xw, np * D->blk * nsb, sizeof(double), "direct sigma X block"));
+  if (!blocked) {
+    CIS_TRY(cis_alloc_array((void **)&D->Dw, np * nsb * D->vec_cap * threads, sizeof(double), "direct sigma D buffers"));
+    CIS_TRY(cis_alloc_array((void **)&D->Xw, np * D->blk * nsb, sizeof(double), "direct sigma X block"));
+  }
   build_pair_matrix(F, D->nelec, D->g);
+  if (blocked) CIS_TRY(ci_irrep_sigma_create(F, D->A, D->B, D->g, D->target, threads, block_cap, &D->R));
   D->info = (cis_ci_direct_info){ndet, nsa, nsb, np, D->A->nlink, D->B->nlink, D->blk < nsa ? D->blk : nsa, threads, (int64_t)(la + lb),
-                                 (int64_t)work, (int64_t)vecs, ci_gemm_name(), 0, 0.0, 0.0, nsym, D->project, 0};
+                                 (int64_t)work, (int64_t)vecs, ci_gemm_name(), 0, 0.0, 0.0, nsym, D->project, 0,
+                                 blocked};
   *out = D;
   return CIS_OK;
 cleanup:
@@ -181,6 +206,7 @@ void cis_ci_direct_free(cis_ci_direct *D) {
   cis_free(D->tmp);
   cis_free(D->syma);
   cis_free(D->symb);
+  ci_irrep_sigma_free(D->R);
   cis_free(D);
 }
 
@@ -477,6 +503,12 @@ cis_status cis_ci_direct_sigma(cis_ci_direct *D, int k, const double *C, double 
   /* The workspace holds blk alpha strings of one vector (X) and one per
    * thread (D); k vectors share a pass when they fit: g vectors of r alpha
    * strings per block. */
+  if (D->R) { /* blocked by irreps: the target irrep's determinants only */
+    for (int v = 0; v < k; ++v)
+      ci_irrep_sigma_apply(D->R, C + (cis_int)v * n, S + (cis_int)v * n, &D->info.phase1_seconds,
+                           &D->info.phase2_seconds);
+    return CIS_OK;
+  }
   const cis_int g = k < D->vec_cap ? k : D->vec_cap, r = D->blk / g > 0 ? D->blk / g : 1;
   const int parity = k == 1 ? transpose_parity(D, C) : 0;
   if (parity) { /* half the work, then S <- S + t S^T */
