@@ -504,9 +504,11 @@ cis_status cis_ci_direct_sigma(cis_ci_direct *D, int k, const double *C, double 
    * thread (D); k vectors share a pass when they fit: g vectors of r alpha
    * strings per block. */
   if (D->R) { /* blocked by irreps: the target irrep's determinants only */
+    const int tr = k == 1 ? transpose_parity(D, C) : 0;
     for (int v = 0; v < k; ++v)
-      ci_irrep_sigma_apply(D->R, C + (cis_int)v * n, S + (cis_int)v * n, &D->info.phase1_seconds,
+      ci_irrep_sigma_apply(D->R, C + (cis_int)v * n, tr, S + (cis_int)v * n, &D->info.phase1_seconds,
                            &D->info.phase2_seconds);
+    D->info.half_sigmas += tr != 0;
     return CIS_OK;
   }
   const cis_int g = k < D->vec_cap ? k : D->vec_cap, r = D->blk / g > 0 ? D->blk / g : 1;

@@ -234,18 +234,33 @@ void ci_irrep_sigma_free(ci_irrep_sigma *R) {
   cis_free(R);
 }
 
+/* Columns of row A's block gb that one pass takes: all nbg[gb], or with the
+ * time-reversal half only those B <= A (a prefix: the list is sorted). */
+static cis_int block_width(const ci_irrep_sigma *R, cis_int A, int gb, int half) {
+  const cis_int nb = R->nbg[gb];
+  if (!half) return nb;
+  const int32_t *bl = R->blist + R->bstart[gb];
+  cis_int lo = 0, hi = nb; /* first j with bl[j] > A */
+  while (lo < hi) {
+    const cis_int mid = (lo + hi) / 2;
+    if (bl[mid] <= A) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+
 /* Phase 1 for alpha string A (X_A at X): per beta irrep gb the pair irrep h,
  *   D[rs, j] = sum over alpha links (J, rs) of A of s c(J, B_j)
  *            + sum over beta links (I, rs) of B_j of s c(A, I)   (rs of irrep h)
  *   X = g_h D;  sigma(A, I) += s X[pq, j] over the beta links (I, pq) of B_j. */
-static void irrep_alpha_string(ci_irrep_sigma *R, cis_int A, double *Dt, double *X) {
+static void irrep_alpha_string(ci_irrep_sigma *R, cis_int A, double *Dt, double *X, int half) {
   const int ga = R->syma[A], t = R->target, nla = R->A->nlink, nlb = R->B->nlink;
   const double *cA = R->cc + R->off[A];
   double *sA = R->sc + R->off[A];
   const ci_link *La = R->alink + A * nla;
   const int32_t *sa = R->astart + A * (NIRREP + 1);
   for (int gb = 0; gb < NIRREP; ++gb) {
-    const cis_int nb = R->nbg[gb];
+    const cis_int nb = block_width(R, A, gb, half); /* the columns taken (stride of D and X) */
     const int h = ga ^ gb ^ t, nph = R->npi[h];
     if (nb == 0 || nph == 0) continue;
     const int32_t *bl = R->blist + R->bstart[gb];
@@ -265,7 +280,8 @@ static void irrep_alpha_string(ci_irrep_sigma *R, cis_int A, double *Dt, double 
     }
     double *Xg = X + R->xgo[ga][gb];
     ci_gemm_rm(nph, nb, nph, R->gblk + R->goff[h], Dt, Xg);
-    for (cis_int j = 0; j < nb; ++j) {
+    const cis_int nscat = half && bl[nb - 1] == A ? nb - 1 : nb; /* half: beta scatter of B < A only */
+    for (cis_int j = 0; j < nscat; ++j) {
       const cis_int B = bl[j];
       const ci_link *Lb = R->blink + B * nlb;
       const int32_t *sb = R->bstart_l + B * (NIRREP + 1);
@@ -281,14 +297,14 @@ static void irrep_alpha_string(ci_irrep_sigma *R, cis_int A, double *Dt, double 
  * owning the same slice of every beta irrep's columns (row J of the
  * compact vector has the columns of irrep gb): no element written by two
  * threads, sums in a fixed order (results independent of the thread count). */
-static void irrep_block(ci_irrep_sigma *R, cis_int a0, cis_int a1, double *t1, double *t2) {
+static void irrep_block(ci_irrep_sigma *R, cis_int a0, cis_int a1, int half, double *t1, double *t2) {
   const int nla = R->A->nlink, t = R->target;
   const double w0 = omp_get_wtime();
 #pragma omp parallel num_threads(R->threads) if (R->nsym >= IRREP_PARALLEL_MIN)
   {
     double *Dt = R->Dw + (cis_int)omp_get_thread_num() * R->dmax;
 #pragma omp for schedule(dynamic, 4)
-    for (cis_int A = a0; A < a1; ++A) irrep_alpha_string(R, A, Dt, R->Xw + R->xo[A]);
+    for (cis_int A = a0; A < a1; ++A) irrep_alpha_string(R, A, Dt, R->Xw + R->xo[A], half);
   }
   const double w1 = omp_get_wtime();
 #pragma omp parallel num_threads(R->threads) if (R->nsym >= IRREP_PARALLEL_MIN)
@@ -299,9 +315,11 @@ static void irrep_block(ci_irrep_sigma *R, cis_int a0, cis_int a1, double *t1, d
       const ci_link *La = R->alink + A * nla;
       const int32_t *sa = R->astart + A * (NIRREP + 1);
       for (int gb = 0; gb < NIRREP; ++gb) {
-        const cis_int nb = R->nbg[gb], j0 = nb * me / T, j1 = nb * (me + 1) / T;
+        const cis_int nall = R->nbg[gb], j0 = nall * me / T, j1a = nall * (me + 1) / T;
         const int h = ga ^ gb ^ t;
-        if (j0 >= j1 || R->npi[h] == 0) continue;
+        if (j0 >= j1a || R->npi[h] == 0) continue;
+        const cis_int nb = block_width(R, A, gb, half), j1 = j1a < nb ? j1a : nb; /* stride nb */
+        if (j0 >= j1) continue;
         const double *Xg = R->Xw + R->xo[A] + R->xgo[ga][gb];
         for (int l = sa[h]; l < sa[h + 1]; ++l) {
           const ci_link k = La[l];
@@ -316,7 +334,7 @@ static void irrep_block(ci_irrep_sigma *R, cis_int a0, cis_int a1, double *t1, d
   *t2 += omp_get_wtime() - w1;
 }
 
-cis_status ci_irrep_sigma_apply(ci_irrep_sigma *R, const double *c, double *S, double *t1, double *t2) {
+cis_status ci_irrep_sigma_apply(ci_irrep_sigma *R, const double *c, int tr, double *S, double *t1, double *t2) {
   const cis_int nsb = R->nsb, t = R->target;
 #pragma omp parallel for schedule(static) num_threads(R->threads) if (R->nsym >= IRREP_PARALLEL_MIN)
   for (cis_int A = 0; A < R->nsa; ++A) { /* pack */
@@ -333,8 +351,25 @@ cis_status ci_irrep_sigma_apply(ci_irrep_sigma *R, const double *c, double *S, d
       used += R->xgo[R->syma[a1]][NIRREP];
       ++a1;
     }
-    irrep_block(R, a0, a1, t1, t2);
+    irrep_block(R, a0, a1, tr != 0, t1, t2);
     a0 = a1;
+  }
+  if (tr) { /* sigma = Q + t Q^T: (A, B) and (B, A) both in the space, (B, A) at off[B] + bpos[A] */
+    const double tt = tr;
+#pragma omp parallel for schedule(dynamic, 16) num_threads(R->threads) if (R->nsym >= IRREP_PARALLEL_MIN)
+    for (cis_int A = 0; A < R->nsa; ++A) {
+      const int gc = R->syma[A] ^ (int)t;
+      const int32_t *bl = R->blist + R->bstart[gc];
+      double *sr = R->sc + R->off[A];
+      for (cis_int j = 0; j < R->nbg[gc] && bl[j] <= A; ++j) {
+        const cis_int B = bl[j];
+        double *mirror = R->sc + R->off[B] + R->bpos[A];
+        if (B == A) { sr[j] += tt * sr[j]; continue; }
+        const double u = sr[j] + tt * *mirror;
+        sr[j] = u;
+        *mirror = tt * u;
+      }
+    }
   }
 #pragma omp parallel for schedule(static) num_threads(R->threads) if (R->nsym >= IRREP_PARALLEL_MIN)
   for (cis_int A = 0; A < R->nsa; ++A) { /* unpack */

@@ -19,7 +19,12 @@
  * The caller's vectors stay in the C1 order of sigma.c (index A*nsb + B,
  * entries outside the target irrep ignored on input and zero on output): the
  * sigma is exactly the projected one, P H P c, computed without the C1 work.
- * No time-reversal half sigma here. */
+ *
+ * Time reversal (one string set, MS2 = 0, c(A,B) = t c(B,A)): (A,B) and (B,A)
+ * are both in the space for any target (irrep(A) XOR irrep(B) is symmetric),
+ * so sigma.c's half sigma carries over block by block: D and X only for the
+ * columns B <= A (a prefix of each sorted beta-irrep list), the beta scatter
+ * of B < A, the alpha scatter of all of them, then sigma = Q + t Q^T. */
 #ifndef CISPARSE_CI_SIGMA_IRREP_H
 #define CISPARSE_CI_SIGMA_IRREP_H
 
@@ -40,7 +45,9 @@ cis_status ci_irrep_sigma_create(const cis_fcidump *F, const ci_strings *A, cons
                                  int target, int threads, double block_bytes, ci_irrep_sigma **out);
 void ci_irrep_sigma_free(ci_irrep_sigma *R);
 /* S += H P c for one vector in C1 order (nsa*nsb); only target-irrep entries
- * of S are written. Adds the seconds of the two phases to *t1, *t2. */
-cis_status ci_irrep_sigma_apply(ci_irrep_sigma *R, const double *c, double *S, double *t1, double *t2);
+ * of S are written. tr = +1 or -1: c is exactly (anti)symmetric under
+ * alpha <-> beta (one string set; the caller checked), the half sigma; 0: the
+ * full one. Adds the seconds of the two phases to *t1, *t2. */
+cis_status ci_irrep_sigma_apply(ci_irrep_sigma *R, const double *c, int tr, double *S, double *t1, double *t2);
 
 #endif

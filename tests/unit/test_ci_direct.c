@@ -162,8 +162,8 @@ static double direct_energy(cis_fcidump *F) {
   cis_ci_direct_info info;
   cis_ci_direct_get_info(D, &info);
   /* closed-shell guess: every product after the operator check is a half
-   * sigma (the C1 and projected sigmas; the sigma blocked by irreps has none) */
-  if (F->ms2 == 0 && F->isym == 1 && !info.blocked)
+   * sigma (C1, projected and blocked by irreps alike) */
+  if (F->ms2 == 0 && F->isym == 1)
     CHECK(info.half_sigmas + 2 >= info.sigma_vectors && info.half_sigmas > 0, "Davidson: %lld of %lld half sigmas",
           (long long)info.half_sigmas, (long long)info.sigma_vectors);
   free(x); free(y); free(z); free(hx);
@@ -443,7 +443,8 @@ static double operator_energy(cis_ci_direct *D) {
  * every irrep, MS2 = 0, 1 (one electron less) and 2, random vectors with
  * off-irrep entries (which both must ignore): equal to 1e-12, exactly 0 off
  * the irrep; k = 3 vectors in one call and tiny alpha blocks (many X blocks)
- * give the same; the determinant count per irrep equals cis_ci_count's closed
+ * give the same; for MS2 = 0 the blocked half sigma of (anti)symmetric
+ * vectors equals the projected full one and is exactly (anti)symmetric; the determinant count per irrep equals cis_ci_count's closed
  * form (an empty irrep refused); ground-state energies of both equal to 1e-10. */
 static void test_blocked(void) {
   const char *files[] = {CIS_TEST_DATA "/ci/n2_sto3g_d2h.FCIDUMP", CIS_TEST_DATA "/ci/c2_sto3g_d2h_pyscf.FCIDUMP"};
@@ -467,6 +468,7 @@ static void test_blocked(void) {
         cis_ci_direct *Db = NULL, *Dp = NULL, *Ds = NULL;
         cis_ci_direct_opts op = cis_ci_direct_opts_default(), os = cis_ci_direct_opts_default();
         op.symmetry_projection = 1;
+        op.no_time_reversal = 1; /* the projected full sigma, the reference for the half one */
         os.block_bytes = 4096;
         if (cnt.per_irrep[t - 1] == 0) {
           CHECK(cis_ci_direct_create(F, NULL, &Db) == CIS_ERR_INVALID && !Db, "%s MS2 %d ISYM %d: empty irrep refused",
@@ -507,6 +509,30 @@ static void test_blocked(void) {
               files[f], ms2, t, off, dsm);
         worst = d / ymax > worst ? d / ymax : worst;
         irreps++;
+        if (ms2 == 0) /* time reversal: the blocked half sigma vs the projected full one */
+          for (int tr = -1; tr <= 1; tr += 2) {
+            const cis_int ns = (cis_int)sqrt((double)n);
+            for (cis_int a = 0; a < ns; ++a)
+              for (cis_int b = 0; b <= a; ++b) x[b * ns + a] = b == a && tr < 0 ? 0.0 : tr * x[a * ns + b];
+            cis_ci_direct_info i0, i1;
+            cis_ci_direct_get_info(Db, &i0);
+            CHECK_OK(cis_ci_direct_sigma(Db, 1, x, yb));
+            CHECK_OK(cis_ci_direct_sigma(Dp, 1, x, yp));
+            CHECK_OK(cis_ci_direct_sigma(Ds, 1, x, ys)); /* half sigma over many X blocks */
+            cis_ci_direct_get_info(Db, &i1);
+            double dh = 0, hmax = 0;
+            int asym = 0;
+            for (cis_int i = 0; i < n; ++i) {
+              hmax = fabs(yp[i]) > hmax ? fabs(yp[i]) : hmax;
+              dh = fabs(yb[i] - yp[i]) > dh || yb[i] != yb[i] ? fabs(yb[i] - yp[i]) : dh;
+              dh = fabs(ys[i] - yp[i]) > dh || ys[i] != ys[i] ? fabs(ys[i] - yp[i]) : dh;
+              asym += yb[i] != tr * yb[(i % ns) * ns + i / ns];
+            }
+            CHECK(i1.half_sigmas == i0.half_sigmas + 1, "%s ISYM %d t=%d: half sigma not taken", files[f], t, tr);
+            CHECK(dh <= 1e-12 * hmax && asym == 0, "%s ISYM %d t=%d: half vs projected %.3e, %d not (anti)symmetric",
+                  files[f], t, tr, dh / hmax, asym);
+            worst = dh / hmax > worst ? dh / hmax : worst;
+          }
         if (t == 1 || t == 4) {
           const double eb = operator_energy(Db), ep = operator_energy(Dp);
           CHECK(fabs(eb - ep) <= 1e-10, "%s MS2 %d ISYM %d: E blocked %.12f projected %.12f", files[f], ms2, t, eb, ep);
