@@ -670,6 +670,8 @@ static void print_text_direct(const ci_args *a, const ci_run *r) {
            "(medians of 5; 0 = not applicable)\n",
            r->ginfo.device, (long long)r->ginfo.block, (long long)r->ginfo.passes, r->ginfo.link_bytes / 1048576.0,
            r->ginfo.work_bytes / 1073741824.0, r->ginfo.free_bytes / 1073741824.0, r->sigma_ms, r->sigma_half_ms);
+  else if (d->blocked)
+    printf("gemm          %s, one per (alpha string, beta irrep) on the pair-irrep block of g\n", d->gemm);
   else
     printf("gemm          %s, blocks of %lld alpha strings\n", d->gemm, (long long)d->block);
   if (!r->G) /* (on the GPU the gpu line above says what the device holds) */
