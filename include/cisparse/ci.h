@@ -389,6 +389,21 @@ CIS_API cis_status cis_ci_direct_operator(cis_ci_direct *D, cis_operator **out);
  * P-space guess is (anti)symmetric only to rounding). Returns t, or 0 with c
  * unchanged: two string sets, opts.no_time_reversal, or c near neither. */
 CIS_API int cis_ci_direct_time_reversal(const cis_ci_direct *D, double *c);
+/* Compact vectors (point-group symmetry blocked by irreps): only the
+ * cis_ci_direct_info.symmetry_determinants determinants of irrep ISYM, alpha
+ * string address major, in each row the beta strings of the one irrep that
+ * pairs with it in address order. Without blocking (C1, projection) the
+ * compact vectors are the ordinary ones (size cis_ci_direct_size, copies).
+ * compress: cc <- the ISYM entries of c (direct order); expand: c <- cc with
+ * zeros elsewhere (all of c written). The compact operator is H on compact
+ * vectors (Davidson on it does its vector work on the ISYM determinants
+ * only; the diagonal recorded; MS2 = 0 (anti)symmetric vectors take the half
+ * sigma); D must outlive it, and it shares D's workspace (one apply at a
+ * time per D). */
+CIS_API cis_int cis_ci_direct_compact_size(const cis_ci_direct *D);
+CIS_API void cis_ci_direct_compress(const cis_ci_direct *D, const double *c, double *cc);
+CIS_API void cis_ci_direct_expand(const cis_ci_direct *D, const double *cc, double *c);
+CIS_API cis_status cis_ci_direct_compact_operator(cis_ci_direct *D, cis_operator **out);
 /* P-space guesses and <S^2> on the direct space (see cis_ci_pspace_guess, cis_ci_s2). */
 CIS_API cis_status cis_ci_pspace_guess_direct(const cis_fcidump *F, const cis_ci_direct *D, const double *diag, int np,
                                       int nvec, double *guess, int *np_used, double *pvals);

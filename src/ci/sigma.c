@@ -31,6 +31,7 @@ struct cis_ci_direct {
   int threads;       /* OpenMP threads the D buffers were sized for */
   double *Dw, *Xw;   /* threads x npair x vec_cap*nsb; blk x npair x nsb */
   double *tmp;       /* ndet, for operator applies with alpha != 1 or beta != 0 (lazily) */
+  double *tmpc;      /* the same for the compact operator (ISYM determinants) */
   int project;       /* point-group symmetry: sigma masked to the ISYM determinants */
   int no_time_reversal; /* opts.no_time_reversal: never the half sigma */
   int target;        /* ISYM - 1 (0-based irrep, XOR of the orbitals' irreps) */
@@ -204,6 +205,7 @@ void cis_ci_direct_free(cis_ci_direct *D) {
   cis_free(D->Dw);
   cis_free(D->Xw);
   cis_free(D->tmp);
+  cis_free(D->tmpc);
   cis_free(D->syma);
   cis_free(D->symb);
   ci_irrep_sigma_free(D->R);
@@ -543,6 +545,73 @@ cis_status cis_ci_direct_sigma(cis_ci_direct *D, int k, const double *C, double 
     }
   }
   return CIS_OK;
+}
+
+cis_int cis_ci_direct_compact_size(const cis_ci_direct *D) {
+  return !D ? 0 : D->R ? ci_irrep_sigma_size(D->R) : D->ndet;
+}
+
+void cis_ci_direct_compress(const cis_ci_direct *D, const double *c, double *cc) {
+  if (D->R) ci_irrep_compress(D->R, c, cc);
+  else if (cc != c) memcpy(cc, c, (size_t)D->ndet * sizeof(double));
+}
+
+void cis_ci_direct_expand(const cis_ci_direct *D, const double *cc, double *c) {
+  if (D->R) ci_irrep_expand(D->R, cc, c);
+  else if (cc != c) memcpy(c, cc, (size_t)D->ndet * sizeof(double));
+}
+
+/* Compact operator callback (blocked by irreps): y = alpha H x + beta y on
+ * vectors of the ISYM determinants. */
+static cis_status compact_apply(void *ctx, double alpha, const void *x, double beta, void *y, cis_stream s) {
+  cis_ci_direct *D = ctx;
+  cis_status st;
+  double *yy = y;
+  const cis_int n = ci_irrep_sigma_size(D->R);
+  (void)s;
+  const int tr = D->A == D->B && !D->no_time_reversal ? ci_irrep_parity(D->R, x) : 0;
+  D->info.sigma_vectors++;
+  D->info.half_sigmas += tr != 0;
+  if (D->nelec == 0) {
+    for (cis_int i = 0; i < n; ++i) yy[i] = beta == 0.0 ? 0.0 : beta * yy[i];
+    return CIS_OK;
+  }
+  if (alpha == 1.0 && beta == 0.0) {
+    ci_irrep_sigma_compact(D->R, x, tr, yy, &D->info.phase1_seconds, &D->info.phase2_seconds);
+    return CIS_OK;
+  }
+  if (!D->tmpc) CIS_TRY(cis_alloc_array((void **)&D->tmpc, n, sizeof(double), "compact sigma product"));
+  ci_irrep_sigma_compact(D->R, x, tr, D->tmpc, &D->info.phase1_seconds, &D->info.phase2_seconds);
+#pragma omp parallel for schedule(static) if (n >= CI_DIRECT_PARALLEL_MIN)
+  for (cis_int i = 0; i < n; ++i) yy[i] = alpha * D->tmpc[i] + (beta == 0.0 ? 0.0 : beta * yy[i]);
+  return CIS_OK;
+cleanup:
+  return st;
+}
+
+cis_status cis_ci_direct_compact_operator(cis_ci_direct *D, cis_operator **out) {
+  cis_status st;
+  double *diag = NULL, *dc = NULL;
+  cis_operator *op = NULL;
+  if (!D || !out) return cis_error(CIS_ERR_INVALID, "direct compact operator: NULL argument");
+  if (!D->R) return cis_ci_direct_operator(D, out);
+  *out = NULL;
+  const cis_int n = ci_irrep_sigma_size(D->R);
+  CIS_TRY(cis_operator_from_callback(n, n, CIS_F64, CIS_MEM_HOST, compact_apply, D, NULL, &op));
+  CIS_TRY(cis_alloc_array((void **)&diag, D->ndet, sizeof(double), "direct sigma diagonal"));
+  CIS_TRY(cis_alloc_array((void **)&dc, n, sizeof(double), "compact diagonal"));
+  CIS_TRY(cis_ci_direct_diagonal(D, diag));
+  ci_irrep_compress(D->R, diag, dc);
+  CIS_TRY(cis_operator_set_diagonal(op, dc));
+  cis_free(diag);
+  cis_free(dc);
+  *out = op;
+  return CIS_OK;
+cleanup:
+  cis_free(diag);
+  cis_free(dc);
+  cis_operator_free(op);
+  return st;
 }
 
 /* Operator callback: y = alpha H x + beta y. */

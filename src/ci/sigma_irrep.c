@@ -26,7 +26,9 @@ struct ci_irrep_sigma {
   cis_int *off;                   /* nsa + 1: compact row offsets (row A: nbg[syma[A] ^ target]) */
   cis_int xgo[NIRREP][NIRREP + 1];/* X of an alpha string of irrep ga: block gb at xgo[ga][gb], size xgo[ga][8] */
   cis_int dmax, xcap;             /* per-thread D doubles; X doubles of one alpha block */
-  double *cc, *sc, *Dw, *Xw;      /* compact vectors (nsym), thread D buffers, X block */
+  double *cbuf, *sbuf, *Dw, *Xw;  /* compact vectors (nsym), thread D buffers, X block */
+  const double *cc;               /* the compact input and output of the sigma under way */
+  double *sc;
   cis_int *xo;                    /* X offset of each alpha string within its block */
 };
 
@@ -198,8 +200,8 @@ cis_status ci_irrep_sigma_create(const cis_fcidump *F, const ci_strings *A, cons
     if (nag[h] && R->xgo[h][NIRREP] > xmax) xmax = R->xgo[h][NIRREP];
   double x = block_bytes / 8.0 - (double)threads * R->dmax;
   R->xcap = x < (double)xmax ? xmax : (cis_int)x;
-  CIS_TRY(cis_alloc_array((void **)&R->cc, R->nsym, sizeof(double), "compact vector"));
-  CIS_TRY(cis_alloc_array((void **)&R->sc, R->nsym, sizeof(double), "compact sigma"));
+  CIS_TRY(cis_alloc_array((void **)&R->cbuf, R->nsym, sizeof(double), "compact vector"));
+  CIS_TRY(cis_alloc_array((void **)&R->sbuf, R->nsym, sizeof(double), "compact sigma"));
   CIS_TRY(cis_alloc_array((void **)&R->Dw, R->dmax * threads, sizeof(double), "irrep D buffers"));
   CIS_TRY(cis_alloc_array((void **)&R->Xw, R->xcap, sizeof(double), "irrep X block"));
   CIS_TRY(cis_alloc_array((void **)&R->xo, R->nsa, sizeof(cis_int), "X offsets"));
@@ -226,8 +228,8 @@ void ci_irrep_sigma_free(ci_irrep_sigma *R) {
   cis_free(R->blink);
   cis_free(R->astart);
   cis_free(R->bstart_l);
-  cis_free(R->cc);
-  cis_free(R->sc);
+  cis_free(R->cbuf);
+  cis_free(R->sbuf);
   cis_free(R->Dw);
   cis_free(R->Xw);
   cis_free(R->xo);
@@ -334,16 +336,59 @@ static void irrep_block(ci_irrep_sigma *R, cis_int a0, cis_int a1, int half, dou
   *t2 += omp_get_wtime() - w1;
 }
 
-cis_status ci_irrep_sigma_apply(ci_irrep_sigma *R, const double *c, int tr, double *S, double *t1, double *t2) {
-  const cis_int nsb = R->nsb, t = R->target;
+cis_int ci_irrep_sigma_size(const ci_irrep_sigma *R) { return R->nsym; }
+
+void ci_irrep_compress(const ci_irrep_sigma *R, const double *c, double *cc) {
+  const cis_int nsb = R->nsb;
+  const int t = R->target;
 #pragma omp parallel for schedule(static) num_threads(R->threads) if (R->nsym >= IRREP_PARALLEL_MIN)
-  for (cis_int A = 0; A < R->nsa; ++A) { /* pack */
-    const int gc = R->syma[A] ^ (int)t;
+  for (cis_int A = 0; A < R->nsa; ++A) {
+    const int gc = R->syma[A] ^ t;
     const int32_t *bl = R->blist + R->bstart[gc];
     const double *row = c + A * nsb;
-    double *cr = R->cc + R->off[A], *sr = R->sc + R->off[A];
-    for (cis_int j = 0; j < R->nbg[gc]; ++j) cr[j] = row[bl[j]], sr[j] = 0.0;
+    double *cr = cc + R->off[A];
+    for (cis_int j = 0; j < R->nbg[gc]; ++j) cr[j] = row[bl[j]];
   }
+}
+
+void ci_irrep_expand(const ci_irrep_sigma *R, const double *cc, double *c) {
+  const cis_int nsb = R->nsb;
+  const int t = R->target;
+#pragma omp parallel for schedule(static) num_threads(R->threads) if (R->nsym >= IRREP_PARALLEL_MIN)
+  for (cis_int A = 0; A < R->nsa; ++A) {
+    const int gc = R->syma[A] ^ t;
+    const int32_t *bl = R->blist + R->bstart[gc];
+    double *row = c + A * nsb;
+    const double *cr = cc + R->off[A];
+    for (cis_int B = 0; B < nsb; ++B) row[B] = 0.0;
+    for (cis_int j = 0; j < R->nbg[gc]; ++j) row[bl[j]] = cr[j];
+  }
+}
+
+int ci_irrep_parity(const ci_irrep_sigma *R, const double *cc) {
+  const int t = R->target;
+  int sym = 1, anti = 1;
+  if (R->A != R->B) return 0;
+#pragma omp parallel for schedule(static) num_threads(R->threads) reduction(&& : sym, anti) if (R->nsym >= IRREP_PARALLEL_MIN)
+  for (cis_int A = 0; A < R->nsa; ++A) {
+    const int gc = R->syma[A] ^ t;
+    const int32_t *bl = R->blist + R->bstart[gc];
+    const double *cr = cc + R->off[A];
+    for (cis_int j = 0; j < R->nbg[gc] && bl[j] <= A; ++j) {
+      const double u = cr[j], v = cc[R->off[bl[j]] + R->bpos[A]];
+      sym = sym && u == v;
+      anti = anti && u == -v;
+    }
+  }
+  return sym ? 1 : anti ? -1 : 0;
+}
+
+void ci_irrep_sigma_compact(ci_irrep_sigma *R, const double *cc, int tr, double *sc, double *t1, double *t2) {
+  const cis_int t = R->target;
+  R->cc = cc;
+  R->sc = sc;
+#pragma omp parallel for schedule(static) num_threads(R->threads) if (R->nsym >= IRREP_PARALLEL_MIN)
+  for (cis_int i = 0; i < R->nsym; ++i) sc[i] = 0.0;
   for (cis_int a0 = 0; a0 < R->nsa;) { /* alpha blocks whose X fits xcap */
     cis_int a1 = a0, used = 0;
     while (a1 < R->nsa && (a1 == a0 || used + R->xgo[R->syma[a1]][NIRREP] <= R->xcap)) {
@@ -371,6 +416,12 @@ cis_status ci_irrep_sigma_apply(ci_irrep_sigma *R, const double *c, int tr, doub
       }
     }
   }
+}
+
+cis_status ci_irrep_sigma_apply(ci_irrep_sigma *R, const double *c, int tr, double *S, double *t1, double *t2) {
+  const cis_int nsb = R->nsb, t = R->target;
+  ci_irrep_compress(R, c, R->cbuf);
+  ci_irrep_sigma_compact(R, R->cbuf, tr, R->sbuf, t1, t2);
 #pragma omp parallel for schedule(static) num_threads(R->threads) if (R->nsym >= IRREP_PARALLEL_MIN)
   for (cis_int A = 0; A < R->nsa; ++A) { /* unpack */
     const int gc = R->syma[A] ^ (int)t;

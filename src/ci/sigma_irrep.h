@@ -50,4 +50,18 @@ void ci_irrep_sigma_free(ci_irrep_sigma *R);
  * full one. Adds the seconds of the two phases to *t1, *t2. */
 cis_status ci_irrep_sigma_apply(ci_irrep_sigma *R, const double *c, int tr, double *S, double *t1, double *t2);
 
+/* The compact layout itself (nsym entries: alpha strings in address order,
+ * each row the beta strings of irrep(A) XOR target in address order). */
+cis_int ci_irrep_sigma_size(const ci_irrep_sigma *R);
+/* cc <- the target-irrep entries of the C1-order c; c <- cc expanded (zeros
+ * elsewhere; every entry of c written). */
+void ci_irrep_compress(const ci_irrep_sigma *R, const double *c, double *cc);
+void ci_irrep_expand(const ci_irrep_sigma *R, const double *cc, double *c);
+/* +1 / -1 when the compact cc is exactly (anti)symmetric under alpha <-> beta
+ * (one string set), else 0. */
+int ci_irrep_parity(const ci_irrep_sigma *R, const double *cc);
+/* sc = H cc on compact vectors (sc overwritten; cc and sc distinct); tr as
+ * in ci_irrep_sigma_apply. */
+void ci_irrep_sigma_compact(ci_irrep_sigma *R, const double *cc, int tr, double *sc, double *t1, double *t2);
+
 #endif

@@ -53,6 +53,7 @@ typedef struct ci_run {
   cis_int nnz_sampled;      /* rows the estimate counted */
   cis_ci_direct *D;       /* --method direct: the matrix-free sigma */
   cis_operator *op;       /* D (or G) as an operator */
+  cis_operator *opc;      /* CPU, point group blocked by irreps: D on the ISYM determinants only */
   cis_ci_direct_gpu *G;   /* --method direct --device gpu: the sigma on the device */
   cis_ci_direct_gpu_info ginfo;
   double sigma_ms;        /* --device gpu: median of 5 synchronized sigmas on a random vector */
@@ -211,6 +212,7 @@ static int parse_args(int argc, char **argv, ci_args *a) {
 
 static void run_free(ci_run *r) {
   cis_operator_free(r->op);
+  cis_operator_free(r->opc);
   cis_ci_direct_gpu_free(r->G);
   cis_ci_direct_free(r->D);
   cis_matrix_free(r->M);
@@ -288,7 +290,22 @@ static cis_status solve_roots(const ci_args *a, ci_run *r, int nr) {
   o.block_products = a->block_products;
   o.guess = guess;
   o.nguess = nvec;
-  if (r->D) {
+  if (r->opc) { /* compact vectors: compress the guesses, expand the roots */
+    const cis_int nc = cis_ci_direct_compact_size(r->D);
+    double *gc = malloc((size_t)nvec * (size_t)nc * sizeof(double)), *vc = malloc((size_t)nr * (size_t)nc * sizeof(double));
+    if (!gc || !vc) {
+      free(gc); free(vc);
+      st = cis_error(CIS_ERR_ALLOC, "cannot allocate %d compact CI vectors of %lld determinants", nr + nvec, (long long)nc);
+      goto cleanup;
+    }
+    for (int v = 0; v < nvec; ++v) cis_ci_direct_compress(r->D, guess + (size_t)v * (size_t)n, gc + (size_t)v * (size_t)nc);
+    o.guess = gc;
+    st = cis_davidson_operator(r->opc, cis_operator_diagonal(r->opc), &o, r->evals, vc, &r->info);
+    if (st == CIS_OK)
+      for (int k = 0; k < nr; ++k) cis_ci_direct_expand(r->D, vc + (size_t)k * (size_t)nc, r->evecs + (size_t)k * (size_t)n);
+    free(gc); free(vc);
+    if (st != CIS_OK) goto cleanup;
+  } else if (r->D) {
     CIS_TRY(cis_davidson_operator(r->op, diag, &o, r->evals, r->evecs, &r->info));
   } else if (r->plan) {
     CIS_TRY(cis_ci_davidson_gpu_plan(r->plan, r->diag, &o, r->evals, r->evecs, &r->info, &r->gpu));
@@ -434,6 +451,8 @@ static cis_status setup_direct(const ci_args *a, ci_run *r, int nr) {
     cis_ci_direct_gpu_get_info(r->G, &r->ginfo);
   } else {
     CIS_TRY(cis_ci_direct_operator(r->D, &r->op));
+    /* blocked by irreps: Davidson on the ISYM determinants (compact vectors) */
+    if (r->dinfo.blocked) CIS_TRY(cis_ci_direct_compact_operator(r->D, &r->opc));
     r->t_build = cis_wtime() - tb; /* strings, links, pair matrix, diagonal */
   }
   st = CIS_OK;
