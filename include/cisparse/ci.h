@@ -313,8 +313,10 @@ CIS_API cis_status cis_davidson(cis_int n, const double *diag, cis_linop op, voi
  * and the diagonal there is 1e10 so that Davidson stays in ISYM. The CPU
  * sigma is blocked by irreps (src/ci/sigma_irrep.h, Olsen et al. 1988 §II.C,
  * PySCF direct_spin1_symm): only the ISYM determinants are gathered and the
- * GEMM runs per pair-irrep block of g, ~(irreps)^2 fewer FLOPs than C1, no
- * time-reversal half sigma; opts.symmetry_projection instead masks the C1
+ * GEMM runs per pair-irrep block of g, ~(irreps)^2 fewer FLOPs than C1; the
+ * time-reversal half sigma only on (anti)symmetric vectors, as in C1;
+ * cis_ci_direct_compact_operator (below) is the same sigma on vectors of the
+ * ISYM determinants only; opts.symmetry_projection instead masks the C1
  * sigma (C1 cost; what the GPU sigma below always does). Both are exact (H
  * commutes with the irrep projector). opts.ignore_symmetry: the plain C1
  * space.
