@@ -322,11 +322,19 @@ CIS_API cis_status cis_davidson(cis_int n, const double *diag, cis_linop op, voi
  *
  * Scope: full CI in the file's orbitals (an active-space FCIDUMP gives CAS-CI;
  * ECORE is the caller's to add), any MS2. Point-group symmetry (ORBSYM/ISYM
- * not all 1) is handled by projection, not yet by blocking: the vectors keep
- * every C1 determinant, sigma is the C1 sigma masked to the determinants of
- * irrep ISYM (exact: H commutes with the projector), and the diagonal of the
- * others is 1e10 so that Davidson stays in ISYM — right energies at the C1
- * cost. opts.ignore_symmetry: the plain C1 space.
+ * not all 1, D2h and subgroups): the vectors keep the C1 order and length
+ * above (so det/find/size, the diagonal, the P-space and <S^2> are those of
+ * C1), entries outside irrep ISYM are ignored on input and zero on output,
+ * and the diagonal there is 1e10 so that Davidson stays in ISYM. The CPU
+ * sigma is blocked by irreps (src/ci/sigma_irrep.h, Olsen et al. 1988 §II.C,
+ * PySCF direct_spin1_symm): only the ISYM determinants are gathered and the
+ * GEMM runs per pair-irrep block of g, ~(irreps)^2 fewer FLOPs than C1; the
+ * time-reversal half sigma only on (anti)symmetric vectors, as in C1;
+ * cis_ci_direct_compact_operator (below) is the same sigma on vectors of the
+ * ISYM determinants only; opts.symmetry_projection instead masks the C1
+ * sigma (C1 cost; what the GPU sigma below always does). Both are exact (H
+ * commutes with the irrep projector). opts.ignore_symmetry: the plain C1
+ * space.
  *
  * Time reversal (MS2 = 0): when a single vector is exactly symmetric or
  * antisymmetric under alpha <-> beta, c(A,B) = t c(B,A) bitwise (as Davidson
@@ -344,6 +352,8 @@ typedef struct cis_ci_direct_opts {
   int vectors;         /* determinant-length vectors the caller will hold (sized against mem_limit); 0 = 2 */
   int ignore_symmetry; /* treat ORBSYM/ISYM as C1 */
   int no_time_reversal; /* never the half sigma for (anti)symmetric MS2 = 0 vectors (below) */
+  int symmetry_projection; /* point group by projection (the C1 sigma masked, C1 cost) instead of
+                              the sigma blocked by irreps (same result, same vector order) */
 } cis_ci_direct_opts;
 
 /* What was built and what it takes. */
@@ -358,8 +368,9 @@ typedef struct cis_ci_direct_info {
   double phase1_seconds;         /* gather + GEMM + beta scatter, all sigmas so far */
   double phase2_seconds;         /* alpha scatter, all sigmas so far */
   cis_int symmetry_determinants; /* determinants of irrep ISYM (= determinants in C1) */
-  int projected;                 /* point-group symmetry by projection (see above) */
+  int projected;                 /* point-group symmetry: C1-order vectors, ISYM entries only (see above) */
   cis_int half_sigmas;           /* products done by the time-reversal half sigma */
+  int blocked;                   /* point-group symmetry blocked by irreps (see above) */
 } cis_ci_direct_info;
 
 CIS_API cis_ci_direct_opts cis_ci_direct_opts_default(void);
@@ -395,6 +406,21 @@ CIS_API cis_status cis_ci_direct_operator(cis_ci_direct *D, cis_operator **out);
  * P-space guess is (anti)symmetric only to rounding). Returns t, or 0 with c
  * unchanged: two string sets, opts.no_time_reversal, or c near neither. */
 CIS_API int cis_ci_direct_time_reversal(const cis_ci_direct *D, double *c);
+/* Compact vectors (point-group symmetry blocked by irreps): only the
+ * cis_ci_direct_info.symmetry_determinants determinants of irrep ISYM, alpha
+ * string address major, in each row the beta strings of the one irrep that
+ * pairs with it in address order. Without blocking (C1, projection) the
+ * compact vectors are the ordinary ones (size cis_ci_direct_size, copies).
+ * compress: cc <- the ISYM entries of c (direct order); expand: c <- cc with
+ * zeros elsewhere (all of c written). The compact operator is H on compact
+ * vectors (Davidson on it does its vector work on the ISYM determinants
+ * only; the diagonal recorded; MS2 = 0 (anti)symmetric vectors take the half
+ * sigma); D must outlive it, and it shares D's workspace (one apply at a
+ * time per D). */
+CIS_API cis_int cis_ci_direct_compact_size(const cis_ci_direct *D);
+CIS_API void cis_ci_direct_compress(const cis_ci_direct *D, const double *c, double *cc);
+CIS_API void cis_ci_direct_expand(const cis_ci_direct *D, const double *cc, double *c);
+CIS_API cis_status cis_ci_direct_compact_operator(cis_ci_direct *D, cis_operator **out);
 /* P-space guesses and <S^2> on the direct space (see cis_ci_pspace_guess, cis_ci_s2). */
 CIS_API cis_status cis_ci_pspace_guess_direct(const cis_fcidump *F, const cis_ci_direct *D, const double *diag, int np,
                                       int nvec, double *guess, int *np_used, double *pvals);

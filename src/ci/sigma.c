@@ -2,14 +2,16 @@
  * GEMM over orbital pairs per alpha string, alpha strings in blocks whose
  * intermediates stay under a cap (Knowles & Handy 1984; Olsen et al. 1988;
  * PySCF fci.direct_spin1); the MS2 = 0 time-reversal half sigma; point-group
- * symmetry by projection. Contract, equations and determinant order in
- * cisparse/ci.h; strings and links in strings.h. */
+ * symmetry blocked by irreps (sigma_irrep.c) or by projection. Contract,
+ * equations and determinant order in cisparse/ci.h; strings and links in
+ * strings.h. */
 #include <math.h>
 #include <omp.h>
 #include <stdlib.h>
 #include <string.h>
 #include "ci/ci_gemm.h"
 #include "ci/ci_internal.h"
+#include "ci/sigma_irrep.h"
 #include "ci/strings.h"
 #include "cisparse/operator.h"
 #include "core/internal.h"
@@ -29,15 +31,17 @@ struct cis_ci_direct {
   int threads;       /* OpenMP threads the D buffers were sized for */
   double *Dw, *Xw;   /* threads x npair x vec_cap*nsb; blk x npair x nsb */
   double *tmp;       /* ndet, for operator applies with alpha != 1 or beta != 0 (lazily) */
+  double *tmpc;      /* the same for the compact operator (ISYM determinants) */
   int project;       /* point-group symmetry: sigma masked to the ISYM determinants */
   int no_time_reversal; /* opts.no_time_reversal: never the half sigma */
   int target;        /* ISYM - 1 (0-based irrep, XOR of the orbitals' irreps) */
   uint8_t *syma, *symb; /* irrep of every alpha / beta string (project only) */
+  ci_irrep_sigma *R;  /* the sigma blocked by irreps (project without opts.symmetry_projection) */
   cis_ci_direct_info info;
 };
 
 cis_ci_direct_opts cis_ci_direct_opts_default(void) {
-  cis_ci_direct_opts o = {0, 0, 0, 0, 0};
+  cis_ci_direct_opts o = {0, 0, 0, 0, 0, 0};
   return o;
 }
 
@@ -116,7 +120,13 @@ cis_status cis_ci_direct_create(const cis_fcidump *F, const cis_ci_direct_opts *
   double blk = floor((block_cap - threads * cap * rowx) / rowx);
   if (blk > (double)nsa * cap) blk = (double)nsa * cap;
   if (blk < cap) blk = cap;
-  const double work = (threads * cap + blk) * rowx + 8.0 * (double)np * (double)np;
+  /* Point-group symmetry blocked by irreps (sigma_irrep.h) needs none of the
+   * C1 workspace: its own (sorted links, compact vectors, blocks) is added
+   * below once the strings' irreps are known. */
+  const int symmetric = !o.ignore_symmetry && !symmetry_trivial(F);
+  const int blocked = symmetric && !o.symmetry_projection;
+  double work = blocked ? 8.0 * (double)np * (double)np
+                        : (threads * cap + blk) * rowx + 8.0 * (double)np * (double)np;
   const double vecs = 8.0 * (double)nvec * (double)ndet;
   if (nsa > INT32_MAX || nsb > INT32_MAX || (double)nsb > (double)ci_gemm_max_n() || la + lb + work + vecs > mem)
     return cis_error(CIS_ERR_TOO_LARGE,
@@ -141,7 +151,7 @@ cis_status cis_ci_direct_create(const cis_fcidump *F, const cis_ci_direct_opts *
   CIS_TRY(ci_strings_create(norb, na, &D->A));
   if (na == nb) D->B = D->A;
   else CIS_TRY(ci_strings_create(norb, nb, &D->B));
-  D->project = !o.ignore_symmetry && !symmetry_trivial(F);
+  D->project = symmetric;
   D->no_time_reversal = o.no_time_reversal;
   D->target = F->isym - 1;
   cis_int nsym = ndet;
@@ -158,12 +168,28 @@ cis_status cis_ci_direct_create(const cis_fcidump *F, const cis_ci_direct_opts *
       goto cleanup;
     }
   }
+  if (blocked) {
+    cis_int nb_sym;
+    work += ci_irrep_sigma_bytes(F, D->A, D->B, D->target, threads, block_cap, &nb_sym);
+    if (la + lb + work + vecs > mem) {
+      st = cis_error(CIS_ERR_TOO_LARGE,
+                     "direct sigma: %lld determinants of irrep ISYM %d (%lld alpha x %lld beta strings) need "
+                     "%.3f GiB (links %.3f GiB, workspace %.3f GiB, %d vectors %.3f GiB) > %.3f GiB of memory",
+                     (long long)nb_sym, F->isym, (long long)nsa, (long long)nsb, gib(la + lb + work + vecs),
+                     gib(la + lb), gib(work), nvec, gib(vecs), gib(mem));
+      goto cleanup;
+    }
+  }
   CIS_TRY(cis_alloc_array((void **)&D->g, np * np, sizeof(double), "direct sigma pair matrix"));
-  CIS_TRY(cis_alloc_array((void **)&D->Dw, np * nsb * D->vec_cap * threads, sizeof(double), "direct sigma D buffers"));
-  CIS_TRY(cis_alloc_array((void **)&D->Xw, np * D->blk * nsb, sizeof(double), "direct sigma X block"));
+  if (!blocked) {
+    CIS_TRY(cis_alloc_array((void **)&D->Dw, np * nsb * D->vec_cap * threads, sizeof(double), "direct sigma D buffers"));
+    CIS_TRY(cis_alloc_array((void **)&D->Xw, np * D->blk * nsb, sizeof(double), "direct sigma X block"));
+  }
   build_pair_matrix(F, D->nelec, D->g);
+  if (blocked) CIS_TRY(ci_irrep_sigma_create(F, D->A, D->B, D->g, D->target, threads, block_cap, &D->R));
   D->info = (cis_ci_direct_info){ndet, nsa, nsb, np, D->A->nlink, D->B->nlink, D->blk < nsa ? D->blk : nsa, threads, (int64_t)(la + lb),
-                                 (int64_t)work, (int64_t)vecs, ci_gemm_name(), 0, 0.0, 0.0, nsym, D->project, 0};
+                                 (int64_t)work, (int64_t)vecs, ci_gemm_name(), 0, 0.0, 0.0, nsym, D->project, 0,
+                                 blocked};
   *out = D;
   return CIS_OK;
 cleanup:
@@ -179,8 +205,10 @@ void cis_ci_direct_free(cis_ci_direct *D) {
   cis_free(D->Dw);
   cis_free(D->Xw);
   cis_free(D->tmp);
+  cis_free(D->tmpc);
   cis_free(D->syma);
   cis_free(D->symb);
+  ci_irrep_sigma_free(D->R);
   cis_free(D);
 }
 
@@ -477,6 +505,14 @@ cis_status cis_ci_direct_sigma(cis_ci_direct *D, int k, const double *C, double 
   /* The workspace holds blk alpha strings of one vector (X) and one per
    * thread (D); k vectors share a pass when they fit: g vectors of r alpha
    * strings per block. */
+  if (D->R) { /* blocked by irreps: the target irrep's determinants only */
+    const int tr = k == 1 ? transpose_parity(D, C) : 0;
+    for (int v = 0; v < k; ++v)
+      ci_irrep_sigma_apply(D->R, C + (cis_int)v * n, tr, S + (cis_int)v * n, &D->info.phase1_seconds,
+                           &D->info.phase2_seconds);
+    D->info.half_sigmas += tr != 0;
+    return CIS_OK;
+  }
   const cis_int g = k < D->vec_cap ? k : D->vec_cap, r = D->blk / g > 0 ? D->blk / g : 1;
   const int parity = k == 1 ? transpose_parity(D, C) : 0;
   if (parity) { /* half the work, then S <- S + t S^T */
@@ -509,6 +545,73 @@ cis_status cis_ci_direct_sigma(cis_ci_direct *D, int k, const double *C, double 
     }
   }
   return CIS_OK;
+}
+
+cis_int cis_ci_direct_compact_size(const cis_ci_direct *D) {
+  return !D ? 0 : D->R ? ci_irrep_sigma_size(D->R) : D->ndet;
+}
+
+void cis_ci_direct_compress(const cis_ci_direct *D, const double *c, double *cc) {
+  if (D->R) ci_irrep_compress(D->R, c, cc);
+  else if (cc != c) memcpy(cc, c, (size_t)D->ndet * sizeof(double));
+}
+
+void cis_ci_direct_expand(const cis_ci_direct *D, const double *cc, double *c) {
+  if (D->R) ci_irrep_expand(D->R, cc, c);
+  else if (cc != c) memcpy(c, cc, (size_t)D->ndet * sizeof(double));
+}
+
+/* Compact operator callback (blocked by irreps): y = alpha H x + beta y on
+ * vectors of the ISYM determinants. */
+static cis_status compact_apply(void *ctx, double alpha, const void *x, double beta, void *y, cis_stream s) {
+  cis_ci_direct *D = ctx;
+  cis_status st;
+  double *yy = y;
+  const cis_int n = ci_irrep_sigma_size(D->R);
+  (void)s;
+  const int tr = D->A == D->B && !D->no_time_reversal ? ci_irrep_parity(D->R, x) : 0;
+  D->info.sigma_vectors++;
+  D->info.half_sigmas += tr != 0;
+  if (D->nelec == 0) {
+    for (cis_int i = 0; i < n; ++i) yy[i] = beta == 0.0 ? 0.0 : beta * yy[i];
+    return CIS_OK;
+  }
+  if (alpha == 1.0 && beta == 0.0) {
+    ci_irrep_sigma_compact(D->R, x, tr, yy, &D->info.phase1_seconds, &D->info.phase2_seconds);
+    return CIS_OK;
+  }
+  if (!D->tmpc) CIS_TRY(cis_alloc_array((void **)&D->tmpc, n, sizeof(double), "compact sigma product"));
+  ci_irrep_sigma_compact(D->R, x, tr, D->tmpc, &D->info.phase1_seconds, &D->info.phase2_seconds);
+#pragma omp parallel for schedule(static) if (n >= CI_DIRECT_PARALLEL_MIN)
+  for (cis_int i = 0; i < n; ++i) yy[i] = alpha * D->tmpc[i] + (beta == 0.0 ? 0.0 : beta * yy[i]);
+  return CIS_OK;
+cleanup:
+  return st;
+}
+
+cis_status cis_ci_direct_compact_operator(cis_ci_direct *D, cis_operator **out) {
+  cis_status st;
+  double *diag = NULL, *dc = NULL;
+  cis_operator *op = NULL;
+  if (!D || !out) return cis_error(CIS_ERR_INVALID, "direct compact operator: NULL argument");
+  if (!D->R) return cis_ci_direct_operator(D, out);
+  *out = NULL;
+  const cis_int n = ci_irrep_sigma_size(D->R);
+  CIS_TRY(cis_operator_from_callback(n, n, CIS_F64, CIS_MEM_HOST, compact_apply, D, NULL, &op));
+  CIS_TRY(cis_alloc_array((void **)&diag, D->ndet, sizeof(double), "direct sigma diagonal"));
+  CIS_TRY(cis_alloc_array((void **)&dc, n, sizeof(double), "compact diagonal"));
+  CIS_TRY(cis_ci_direct_diagonal(D, diag));
+  ci_irrep_compress(D->R, diag, dc);
+  CIS_TRY(cis_operator_set_diagonal(op, dc));
+  cis_free(diag);
+  cis_free(dc);
+  *out = op;
+  return CIS_OK;
+cleanup:
+  cis_free(diag);
+  cis_free(dc);
+  cis_operator_free(op);
+  return st;
 }
 
 /* Operator callback: y = alpha H x + beta y. */

@@ -20,6 +20,7 @@ typedef struct ci_args {
   int max_iter, pspace;
   int block_products; /* --block-products: Davidson's new vectors by one SpMM */
   int no_time_reversal; /* --no-time-reversal: never the half sigma (direct) */
+  int symmetry_projection; /* --symmetry-projection: CPU direct sigma masked at the C1 cost */
 } ci_args;
 
 enum { CI_STORED = 0, CI_DIRECT = 1, CI_AUTO = 2 };
@@ -54,6 +55,7 @@ typedef struct ci_run {
   cis_int nnz_sampled;      /* rows the estimate counted */
   cis_ci_direct *D;       /* --method direct: the matrix-free sigma */
   cis_operator *op;       /* D (or G) as an operator */
+  cis_operator *opc;      /* CPU, point group blocked by irreps: D on the ISYM determinants only */
   cis_ci_direct_gpu *G;   /* --method direct --device gpu: the sigma on the device */
   cis_ci_direct_gpu_info ginfo;
   double sigma_ms;        /* --device gpu: median of 5 synchronized sigmas on a random vector */
@@ -99,18 +101,21 @@ static void usage(FILE *f) {
              "                Davidson on the distributed operator; takes --level --roots --tol --max-iter\n"
              "                --format --exchange (README \"Several GPUs\")\n"
              "  --method M    stored (default: build H, then SpMV), direct (matrix-free string-driven\n"
-             "                sigma: full CI of the file's orbitals, no H built; point group by\n"
-             "                projection at the C1 cost; with --device gpu gather/DGEMM/scatter on the\n"
+             "                sigma: full CI of the file's orbitals, no H built; point group on the CPU\n"
+             "                blocked by irreps (ISYM determinants only), on the GPU by projection at\n"
+             "                the C1 cost; with --device gpu gather/DGEMM/scatter on the\n"
              "                device and Davidson's vectors there) or auto: with --device gpu, direct for\n"
              "                full CI (it builds nothing); on the CPU, direct for full CI in C1 with\n"
              "                1-2 roots, or when the stored H would take over half the host memory;\n"
              "                else stored\n"
-             "  --no-time-reversal  direct: never the MS2 = 0 half sigma (alpha <-> beta symmetry)\n");
+             "  --no-time-reversal  direct: never the MS2 = 0 half sigma (alpha <-> beta symmetry)\n"
+             "  --symmetry-projection  direct on the CPU: point group by projection (C1 sigma masked,\n"
+             "                C1 cost) instead of blocked by irreps; same results\n");
 }
 
 static int parse_args(int argc, char **argv, ci_args *a) {
   long long v;
-  *a = (ci_args){NULL, "auto", NULL, NULL, NULL, -1, 1, 0, 0, 0, 0, 0, -1, 0, CI_STORED, 1e-8, -1, 0, 0, 200, 0, 0, 0};
+  *a = (ci_args){NULL, "auto", NULL, NULL, NULL, -1, 1, 0, 0, 0, 0, 0, -1, 0, CI_STORED, 1e-8, -1, 0, 0, 200, 0, 0, 0, 0};
   int stored_opt = 0; /* an option that needs the stored matrix */
   for (int i = 1; i < argc; ++i) {
     const char *o = argv[i], *val = i + 1 < argc ? argv[i + 1] : NULL;
@@ -118,6 +123,7 @@ static int parse_args(int argc, char **argv, ci_args *a) {
     if (!strcmp(o, "--symmetric")) { a->symmetric = 1; continue; }
     if (!strcmp(o, "--json")) { a->json = 1; continue; }
     if (!strcmp(o, "--no-time-reversal")) { a->no_time_reversal = 1; continue; }
+    if (!strcmp(o, "--symmetry-projection")) { a->symmetry_projection = 1; continue; }
     if (!strcmp(o, "--verbose")) { a->verbose = 1; continue; }
     if (!strcmp(o, "--block-products")) { a->block_products = 1; continue; }
     if (!strcmp(o, "--count")) { a->count = 1; continue; }
@@ -210,6 +216,7 @@ static int parse_args(int argc, char **argv, ci_args *a) {
 
 static void run_free(ci_run *r) {
   cis_operator_free(r->op);
+  cis_operator_free(r->opc);
   cis_ci_direct_gpu_free(r->G);
   cis_ci_direct_free(r->D);
   cis_matrix_free(r->M);
@@ -287,7 +294,22 @@ static cis_status solve_roots(const ci_args *a, ci_run *r, int nr) {
   o.block_products = a->block_products;
   o.guess = guess;
   o.nguess = nvec;
-  if (r->D) {
+  if (r->opc) { /* compact vectors: compress the guesses, expand the roots */
+    const cis_int nc = cis_ci_direct_compact_size(r->D);
+    double *gc = malloc((size_t)nvec * (size_t)nc * sizeof(double)), *vc = malloc((size_t)nr * (size_t)nc * sizeof(double));
+    if (!gc || !vc) {
+      free(gc); free(vc);
+      st = cis_error(CIS_ERR_ALLOC, "cannot allocate %d compact CI vectors of %lld determinants", nr + nvec, (long long)nc);
+      goto cleanup;
+    }
+    for (int v = 0; v < nvec; ++v) cis_ci_direct_compress(r->D, guess + (size_t)v * (size_t)n, gc + (size_t)v * (size_t)nc);
+    o.guess = gc;
+    st = cis_davidson_operator(r->opc, cis_operator_diagonal(r->opc), &o, r->evals, vc, &r->info);
+    if (st == CIS_OK)
+      for (int k = 0; k < nr; ++k) cis_ci_direct_expand(r->D, vc + (size_t)k * (size_t)nc, r->evecs + (size_t)k * (size_t)n);
+    free(gc); free(vc);
+    if (st != CIS_OK) goto cleanup;
+  } else if (r->D) {
     CIS_TRY(cis_davidson_operator(r->op, diag, &o, r->evals, r->evecs, &r->info));
   } else if (r->plan) {
     CIS_TRY(cis_ci_davidson_gpu_plan(r->plan, r->diag, &o, r->evals, r->evecs, &r->info, &r->gpu));
@@ -371,7 +393,7 @@ static int auto_direct(const cis_fcidump *F, int roots, int gpu, const char **wh
   if (gpu) { *why = "full CI on the GPU: direct (no build)"; return 1; }
   int sym = F->isym != 1;
   for (int p = 0; p < n; ++p) sym |= F->orbsym[p] != 1;
-  if (sym) { *why = "point-group symmetry (direct would project at the C1 cost): stored"; return 0; }
+  if (sym) { *why = "point-group symmetry (the rule is measured in C1 only): stored"; return 0; }
   double sa = (double)na * (n - na), sb = (double)nb * (n - nb);
   double daa = (double)na * (na - 1) / 2 * (double)(n - na) * (n - na - 1) / 2;
   double dbb = (double)nb * (nb - 1) / 2 * (double)(n - nb) * (n - nb - 1) / 2;
@@ -390,6 +412,7 @@ static cis_status setup_direct(const ci_args *a, ci_run *r, int nr) {
   cis_status st;
   cis_ci_direct_opts dopt = cis_ci_direct_opts_default();
   dopt.no_time_reversal = a->no_time_reversal;
+  dopt.symmetry_projection = a->symmetry_projection;
   int nvec = nr + 4 < 2 * nr + 2 ? nr + 4 : 2 * nr + 2;
   int max_sub = 8 * nr > 24 ? 8 * nr : 24;
   if (max_sub < nvec + nr) max_sub = nvec + nr;
@@ -432,6 +455,8 @@ static cis_status setup_direct(const ci_args *a, ci_run *r, int nr) {
     cis_ci_direct_gpu_get_info(r->G, &r->ginfo);
   } else {
     CIS_TRY(cis_ci_direct_operator(r->D, &r->op));
+    /* blocked by irreps: Davidson on the ISYM determinants (compact vectors) */
+    if (r->dinfo.blocked) CIS_TRY(cis_ci_direct_compact_operator(r->D, &r->opc));
     r->t_build = cis_wtime() - tb; /* strings, links, pair matrix, diagonal */
   }
   st = CIS_OK;
@@ -655,9 +680,10 @@ static void print_text_direct(const ci_args *a, const ci_run *r) {
   print_reference(a, r);
   if (d->projected)
     printf("space         full CI: %lld determinants of symmetry ISYM %d, in vectors of all %lld (%lld alpha x %lld "
-           "beta strings; point group by projection, at the C1 cost)\n",
+           "beta strings; point group %s)\n",
            (long long)d->symmetry_determinants, F->isym, (long long)d->determinants, (long long)d->alpha_strings,
-           (long long)d->beta_strings);
+           (long long)d->beta_strings,
+           d->blocked && !r->G ? "blocked by irreps: sigma on the ISYM determinants only" : "by projection, at the C1 cost");
   else
     printf("space         full CI: %lld determinants from %lld alpha x %lld beta strings (C1)\n",
            (long long)d->determinants, (long long)d->alpha_strings, (long long)d->beta_strings);
@@ -670,6 +696,8 @@ static void print_text_direct(const ci_args *a, const ci_run *r) {
            "(medians of 5; 0 = not applicable)\n",
            r->ginfo.device, (long long)r->ginfo.block, (long long)r->ginfo.passes, r->ginfo.link_bytes / 1048576.0,
            r->ginfo.work_bytes / 1073741824.0, r->ginfo.free_bytes / 1073741824.0, r->sigma_ms, r->sigma_half_ms);
+  else if (d->blocked)
+    printf("gemm          %s, one per (alpha string, beta irrep) on the pair-irrep block of g\n", d->gemm);
   else
     printf("gemm          %s, blocks of %lld alpha strings\n", d->gemm, (long long)d->block);
   if (!r->G) /* (on the GPU the gpu line above says what the device holds) */
@@ -772,10 +800,11 @@ static void print_json_direct(const ci_args *a, const ci_run *r) {
   printf("{\"file\": ");
   json_string(a->file);
   printf(", \"norb\": %d, \"nelec\": %d, \"ms2\": %d, \"level\": -1, \"method\": \"direct\", \"determinants\": %lld, \"vector_length\": %lld, "
-         "\"alpha_strings\": %lld, \"beta_strings\": %lld, \"npair\": %lld, \"block\": %lld, \"gemm\": ",
+         "\"alpha_strings\": %lld, \"beta_strings\": %lld, \"npair\": %lld, \"block\": %lld, \"symmetry\": \"%s\", \"gemm\": ",
          F->norb, F->nelec, F->ms2, (long long)d->symmetry_determinants, (long long)d->determinants,
          (long long)d->alpha_strings,
-         (long long)d->beta_strings, (long long)d->npair, (long long)d->block);
+         (long long)d->beta_strings, (long long)d->npair, (long long)d->block,
+         !d->projected ? "c1" : d->blocked && !r->G ? "blocked" : "projected");
   json_string(d->gemm);
   printf(", \"device\": \"%s\", \"setup_seconds\": %.6f, \"iterations\": %d, \"products\": %lld, "
          "\"sigma_seconds\": %.9f, \"half_sigmas\": %lld, \"solve_seconds\": %.6f, \"total_seconds\": %.6f, "

@@ -2,7 +2,7 @@
 # ci_direct.sh: `cisparse ci --method direct|stored|auto`: the direct FCI
 # energies (JSON and text) against reference.tsv to 1e-9, direct and stored
 # roots equal, auto's choice stated, an active-space-like file with ECORE and
-# MS2 = 2, point-group symmetry (by projection) against stored, and the
+# MS2 = 2, point-group symmetry (blocked and projected) against stored, and the
 # refusals (truncated CI, stored-matrix options, bad --method); --device gpu
 # (the GPU direct sigma: energy, JSON fields, auto's choice; or the no-GPU line).
 # usage: bash ci_direct.sh /path/to/cisparse /path/to/shared
@@ -86,7 +86,8 @@ fi
 expect_usage "stores no matrix" --method direct --format csr
 expect_usage "stores no matrix" --method direct --symmetric
 expect_usage "must be direct, stored or auto" --method fast
-# point-group symmetry: projected (vectors of all C1 determinants, sigma masked to ISYM):
+# point-group symmetry (vectors of all C1 determinants, ISYM entries only), the
+# sigma blocked by irreps (default) and by projection (--symmetry-projection):
 # determinant count and energy equal the stored path's, for two irreps
 for isym in 1 2; do
   sed -e 's/ORBSYM=1,1,1,1,/ORBSYM=1,2,1,2,/' -e "s/ISYM=1,/ISYM=$isym,/" "$CI/h4_sto3g.FCIDUMP" > "$tmp/sym.FCIDUMP"
@@ -96,8 +97,15 @@ for isym in 1 2; do
   close_to "$(energies "$tmp/sd")" "$(energies "$tmp/ss")" 1e-9 || fail "ISYM $isym: direct $(energies "$tmp/sd") stored $(energies "$tmp/ss")"
   [ "$(grep -o '"determinants": [0-9]*' "$tmp/sd")" = "$(grep -o '"determinants": [0-9]*' "$tmp/ss")" ] \
     || fail "ISYM $isym: determinants $(grep -o '"determinants": [0-9]*' "$tmp/sd") vs $(grep -o '"determinants": [0-9]*' "$tmp/ss")"
+  grep -q '"symmetry": "blocked"' "$tmp/sd" || fail "ISYM $isym: not blocked by irreps: $(cat "$tmp/sd")"
+  "$CIS" ci "$tmp/sym.FCIDUMP" --method direct --symmetry-projection --json > "$tmp/sp" 2> "$tmp/err" \
+    || fail "symmetry projection: $(cat "$tmp/err")"
+  grep -q '"symmetry": "projected"' "$tmp/sp" || fail "ISYM $isym: --symmetry-projection not projected"
+  close_to "$(energies "$tmp/sp")" "$(energies "$tmp/sd")" 1e-10 || fail "ISYM $isym: projected $(energies "$tmp/sp") blocked $(energies "$tmp/sd")"
 done
-"$CIS" ci "$tmp/sym.FCIDUMP" --method direct | grep -q 'of symmetry ISYM 2, in vectors of all 36' || fail "symmetry text line"
+"$CIS" ci "$tmp/sym.FCIDUMP" --method direct | grep -q 'of symmetry ISYM 2, in vectors of all 36.*blocked by irreps' \
+  || fail "symmetry text line"
+"$CIS" ci "$CI/h4_sto3g.FCIDUMP" --method direct --json | grep -q '"symmetry": "c1"' || fail "C1 json symmetry"
 
 [ $fails = 0 ] && echo "ci_direct.sh: ok" || echo "ci_direct.sh: $fails failures"
 [ $fails = 0 ]

@@ -161,7 +161,9 @@ static double direct_energy(cis_fcidump *F) {
   e = ev + F->ecore;
   cis_ci_direct_info info;
   cis_ci_direct_get_info(D, &info);
-  if (F->ms2 == 0 && F->isym == 1) /* closed-shell guess: every product after the operator check is a half sigma */
+  /* closed-shell guess: every product after the operator check is a half
+   * sigma (C1, projected and blocked by irreps alike) */
+  if (F->ms2 == 0 && F->isym == 1)
     CHECK(info.half_sigmas + 2 >= info.sigma_vectors && info.half_sigmas > 0, "Davidson: %lld of %lld half sigmas",
           (long long)info.half_sigmas, (long long)info.sigma_vectors);
   free(x); free(y); free(z); free(hx);
@@ -423,6 +425,190 @@ static void test_refusals(cis_fcidump *F) {
   CHECK(cis_ci_direct_sigma(NULL, 1, NULL, NULL) == CIS_ERR_INVALID, "NULL sigma");
 }
 
+/* Lowest Davidson root of D's operator (electronic). */
+static double operator_energy(cis_ci_direct *D) {
+  cis_operator *op = NULL;
+  double e = NAN;
+  CHECK_OK(cis_ci_direct_operator(D, &op));
+  if (!op) return e;
+  cis_davidson_opts o = cis_davidson_opts_default();
+  o.tol = 1e-8;
+  CHECK_OK(cis_davidson_operator(op, cis_operator_diagonal(op), &o, &e, NULL, NULL));
+  cis_operator_free(op);
+  return e;
+}
+
+/* Point-group symmetry blocked by irreps (sigma_irrep.c) against the
+ * projected C1 sigma (opts.symmetry_projection), N2 and C2 STO-3G in D2h:
+ * every irrep, MS2 = 0, 1 (one electron less) and 2, random vectors with
+ * off-irrep entries (which both must ignore): equal to 1e-12, exactly 0 off
+ * the irrep; k = 3 vectors in one call and tiny alpha blocks (many X blocks)
+ * give the same; for MS2 = 0 the blocked half sigma of (anti)symmetric
+ * vectors equals the projected full one and is exactly (anti)symmetric; the determinant count per irrep equals cis_ci_count's closed
+ * form (an empty irrep refused); ground-state energies of both equal to 1e-10. */
+static void test_blocked(void) {
+  const char *files[] = {CIS_TEST_DATA "/ci/n2_sto3g_d2h.FCIDUMP", CIS_TEST_DATA "/ci/c2_sto3g_d2h_pyscf.FCIDUMP"};
+  for (int f = 0; f < 2; ++f) {
+    cis_fcidump *F = NULL;
+    CHECK_OK(cis_fcidump_read(files[f], &F));
+    if (!F) continue;
+    const int nelec = F->nelec, isym0 = F->isym;
+    for (int ms2 = 0; ms2 <= 2; ++ms2) {
+      F->ms2 = ms2;
+      F->nelec = nelec - (ms2 & 1);
+      F->isym = 1;
+      /* full CI: any reference with the right electron counts (aufbau) */
+      const uint64_t ra = (1ull << cis_fcidump_nalpha(F)) - 1, rb = (1ull << cis_fcidump_nbeta(F)) - 1;
+      cis_ci_counts cnt;
+      CHECK_OK(cis_ci_count(F, -1, ra, rb, &cnt));
+      double worst = 0, eworst = 0;
+      int irreps = 0;
+      for (int t = 1; t <= 8; ++t) {
+        F->isym = t;
+        cis_ci_direct *Db = NULL, *Dp = NULL, *Ds = NULL;
+        cis_ci_direct_opts op = cis_ci_direct_opts_default(), os = cis_ci_direct_opts_default();
+        op.symmetry_projection = 1;
+        op.no_time_reversal = 1; /* the projected full sigma, the reference for the half one */
+        os.block_bytes = 4096;
+        if (cnt.per_irrep[t - 1] == 0) {
+          CHECK(cis_ci_direct_create(F, NULL, &Db) == CIS_ERR_INVALID && !Db, "%s MS2 %d ISYM %d: empty irrep refused",
+                files[f], ms2, t);
+          continue;
+        }
+        CHECK_OK(cis_ci_direct_create(F, NULL, &Db));
+        CHECK_OK(cis_ci_direct_create(F, &op, &Dp));
+        CHECK_OK(cis_ci_direct_create(F, &os, &Ds));
+        if (!Db || !Dp || !Ds) goto next;
+        cis_ci_direct_info ib, ip;
+        cis_ci_direct_get_info(Db, &ib);
+        cis_ci_direct_get_info(Dp, &ip);
+        CHECK(ib.blocked && ib.projected && !ip.blocked && ip.projected, "blocked %d / %d", ib.blocked, ip.blocked);
+        CHECK((double)ib.symmetry_determinants == cnt.per_irrep[t - 1] &&
+                  ip.symmetry_determinants == ib.symmetry_determinants,
+              "%s MS2 %d ISYM %d: %lld determinants, closed form %.0f", files[f], ms2, t,
+              (long long)ib.symmetry_determinants, cnt.per_irrep[t - 1]);
+        const cis_int n = cis_ci_direct_size(Db);
+        CHECK(n == cis_ci_direct_size(Dp), "same vector length");
+        double *x = malloc((size_t)n * 3 * sizeof(double)), *yb = malloc((size_t)n * 3 * sizeof(double));
+        double *yp = malloc((size_t)n * 3 * sizeof(double)), *ys = malloc((size_t)n * 3 * sizeof(double));
+        test_fill_random(x, CIS_F64, n * 3, 100 + t);
+        CHECK_OK(cis_ci_direct_sigma(Db, 3, x, yb));
+        CHECK_OK(cis_ci_direct_sigma(Ds, 3, x, ys));
+        for (int v = 0; v < 3; ++v) CHECK_OK(cis_ci_direct_sigma(Dp, 1, x + (cis_int)v * n, yp + (cis_int)v * n));
+        double ymax = 0, d = 0, dsm = 0;
+        int off = 0;
+        for (cis_int i = 0; i < 3 * n; ++i) {
+          ymax = fabs(yp[i]) > ymax ? fabs(yp[i]) : ymax;
+          d = fabs(yb[i] - yp[i]) > d || yb[i] != yb[i] ? fabs(yb[i] - yp[i]) : d;
+          dsm = fabs(ys[i] - yb[i]) > dsm || ys[i] != ys[i] ? fabs(ys[i] - yb[i]) : dsm; /* many X blocks */
+          if (yp[i] == 0.0) off += yb[i] != 0.0;
+        }
+        CHECK(d <= 1e-12 * ymax && ymax > 0, "%s MS2 %d ISYM %d: blocked vs projected sigma %.3e", files[f], ms2, t,
+              d / ymax);
+        CHECK(off == 0 && dsm <= 1e-12 * ymax, "%s MS2 %d ISYM %d: %d nonzeros off the irrep, small blocks differ %g",
+              files[f], ms2, t, off, dsm);
+        worst = d / ymax > worst ? d / ymax : worst;
+        irreps++;
+        if (ms2 == 0) /* time reversal: the blocked half sigma vs the projected full one */
+          for (int tr = -1; tr <= 1; tr += 2) {
+            const cis_int ns = (cis_int)sqrt((double)n);
+            for (cis_int a = 0; a < ns; ++a)
+              for (cis_int b = 0; b <= a; ++b) x[b * ns + a] = b == a && tr < 0 ? 0.0 : tr * x[a * ns + b];
+            cis_ci_direct_info i0, i1;
+            cis_ci_direct_get_info(Db, &i0);
+            CHECK_OK(cis_ci_direct_sigma(Db, 1, x, yb));
+            CHECK_OK(cis_ci_direct_sigma(Dp, 1, x, yp));
+            CHECK_OK(cis_ci_direct_sigma(Ds, 1, x, ys)); /* half sigma over many X blocks */
+            cis_ci_direct_get_info(Db, &i1);
+            double dh = 0, hmax = 0;
+            int asym = 0;
+            for (cis_int i = 0; i < n; ++i) {
+              hmax = fabs(yp[i]) > hmax ? fabs(yp[i]) : hmax;
+              dh = fabs(yb[i] - yp[i]) > dh || yb[i] != yb[i] ? fabs(yb[i] - yp[i]) : dh;
+              dh = fabs(ys[i] - yp[i]) > dh || ys[i] != ys[i] ? fabs(ys[i] - yp[i]) : dh;
+              asym += yb[i] != tr * yb[(i % ns) * ns + i / ns];
+            }
+            CHECK(i1.half_sigmas == i0.half_sigmas + 1, "%s ISYM %d t=%d: half sigma not taken", files[f], t, tr);
+            CHECK(dh <= 1e-12 * hmax && asym == 0, "%s ISYM %d t=%d: half vs projected %.3e, %d not (anti)symmetric",
+                  files[f], t, tr, dh / hmax, asym);
+            worst = dh / hmax > worst ? dh / hmax : worst;
+          }
+        { /* compact vectors: size, compress/expand, the compact operator = the C1-order sigma compressed */
+          const cis_int nc = cis_ci_direct_compact_size(Db);
+          CHECK(nc == ib.symmetry_determinants && cis_ci_direct_compact_size(Dp) == n, "compact size %lld", (long long)nc);
+          double *xc = malloc((size_t)nc * sizeof(double)), *yc = malloc((size_t)nc * sizeof(double));
+          cis_operator *opc = NULL;
+          CHECK_OK(cis_ci_direct_compact_operator(Db, &opc));
+          test_fill_random(x, CIS_F64, n, 500 + t);
+          cis_ci_direct_compress(Db, x, xc);
+          CHECK_OK(cis_ci_direct_sigma(Dp, 1, x, yp));
+          if (opc) CHECK_OK(cis_operator_apply(opc, 1.0, xc, 0.0, yc, NULL));
+          cis_ci_direct_expand(Db, yc, yb);
+          double dc = 0, cmax = 0;
+          int masked = 0;
+          for (cis_int i = 0; i < n; ++i) {
+            cmax = fabs(yp[i]) > cmax ? fabs(yp[i]) : cmax;
+            dc = fabs(yb[i] - yp[i]) > dc || yb[i] != yb[i] ? fabs(yb[i] - yp[i]) : dc;
+          }
+          cis_ci_direct_expand(Db, xc, ys); /* expand(compress(x)): x on nc entries, 0 elsewhere */
+          cis_int nz = 0;
+          for (cis_int i = 0; i < n; ++i) {
+            nz += ys[i] != 0.0;
+            masked += ys[i] != 0.0 && ys[i] != x[i];
+          }
+          cis_ci_direct_compress(Db, ys, yc);
+          for (cis_int i = 0; i < nc; ++i) masked += yc[i] != xc[i];
+          masked += nz != nc;
+          CHECK(dc <= 1e-12 * cmax && masked == 0, "%s MS2 %d ISYM %d: compact operator %.3e, %d round-trip errors",
+                files[f], ms2, t, dc / cmax, masked);
+          if (ms2 == 0 && opc) { /* a symmetric compact vector: the compact half sigma */
+            const cis_int ns = (cis_int)sqrt((double)n);
+            for (cis_int a = 0; a < ns; ++a)
+              for (cis_int b = 0; b < a; ++b) x[b * ns + a] = x[a * ns + b];
+            cis_ci_direct_info i0, i1;
+            cis_ci_direct_get_info(Db, &i0);
+            cis_ci_direct_compress(Db, x, xc);
+            CHECK_OK(cis_operator_apply(opc, 1.0, xc, 0.0, yc, NULL));
+            cis_ci_direct_get_info(Db, &i1);
+            CHECK_OK(cis_ci_direct_sigma(Dp, 1, x, yp));
+            cis_ci_direct_expand(Db, yc, yb);
+            double dh = 0;
+            for (cis_int i = 0; i < n; ++i) dh = fabs(yb[i] - yp[i]) > dh || yb[i] != yb[i] ? fabs(yb[i] - yp[i]) : dh;
+            CHECK(i1.half_sigmas == i0.half_sigmas + 1 && dh <= 1e-12 * cmax, "%s ISYM %d: compact half sigma %.3e",
+                  files[f], t, dh / cmax);
+          }
+          const cis_int dn = opc ? cis_operator_rows(opc) : -1;
+          CHECK(dn == nc, "compact operator rows %lld", (long long)dn);
+          if (t == 1 || t == 4) {
+            const double eb = operator_energy(Db), ep = operator_energy(Dp);
+            double ec = NAN;
+            cis_davidson_opts o = cis_davidson_opts_default();
+            o.tol = 1e-8;
+            if (opc) CHECK_OK(cis_davidson_operator(opc, cis_operator_diagonal(opc), &o, &ec, NULL, NULL));
+            CHECK(fabs(eb - ep) <= 1e-10 && fabs(ec - ep) <= 1e-10,
+                  "%s MS2 %d ISYM %d: E blocked %.12f compact %.12f projected %.12f", files[f], ms2, t, eb, ec, ep);
+            eworst = fabs(eb - ep) > eworst ? fabs(eb - ep) : eworst;
+            eworst = fabs(ec - ep) > eworst ? fabs(ec - ep) : eworst;
+          }
+          cis_operator_free(opc);
+          free(xc); free(yc);
+        }
+        free(x); free(yb); free(yp); free(ys);
+      next:
+        cis_ci_direct_free(Db);
+        cis_ci_direct_free(Dp);
+        cis_ci_direct_free(Ds);
+      }
+      printf("%-12s MS2=%d blocked vs projected sigma %.1e over %d irreps, energies %.1e\n",
+             f ? "c2 D2h" : "n2 D2h", ms2, worst, irreps, eworst);
+    }
+    F->ms2 = 0;
+    F->nelec = nelec;
+    F->isym = isym0;
+    cis_fcidump_free(F);
+  }
+}
+
 int main(void) {
   static const struct { const char *name; double efci; } mol[] = {
       {"h4_sto3g", -2.1663874485}, {"lih_sto3g", -7.8823915054}, {"h2o_sto3g", -75.0125782412},
@@ -450,6 +636,7 @@ int main(void) {
     cis_fcidump_free(F);
   }
   test_symmetry();
+  test_blocked();
   /* An active space written by PySCF (ECORE = nuclear repulsion + frozen
    * core): CAS-CI energy against PySCF's CASCI on the same integrals. */
   cis_fcidump *F = NULL;

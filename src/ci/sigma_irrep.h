@@ -1,0 +1,67 @@
+/* sigma_irrep.h: the direct CI sigma with point-group symmetry blocked by
+ * irreps (D2h and its subgroups, irreps 0..7 combined by XOR), for sigma.c.
+ *
+ * Scheme (Olsen et al., J. Chem. Phys. 89, 2185 (1988), §II.C; PySCF
+ * fci.direct_spin1_symm): only the determinants (A, B) with irrep(A) XOR
+ * irrep(B) = target are held, each alpha string's row compact (the beta
+ * strings of irrep irrep(A) XOR target, in increasing address). The
+ * intermediate D[rs, (A, B)] = (E_rs c)(A, B) is nonzero only where
+ * irrep(rs) = irrep(A) XOR irrep(B) XOR target, and the pair matrix g is
+ * block diagonal in the pair irreps (g[pq, rs] = 0 unless irrep(pq) =
+ * irrep(rs)), so for every alpha string A and beta irrep gb the product
+ * X = g D runs on one block: the npair_h x npair_h block of g of the pair
+ * irrep h = irrep(A) XOR gb XOR target times the npair_h x nstrings(gb) block
+ * of D. With G irreps of about equal size this is ~G^2 times fewer GEMM FLOPs
+ * than the C1 sigma (G times fewer determinants, G times shorter pair blocks),
+ * and the gathers and scatters visit only the links of the one pair irrep
+ * that can contribute (links sorted by pair irrep per string).
+ *
+ * The caller's vectors stay in the C1 order of sigma.c (index A*nsb + B,
+ * entries outside the target irrep ignored on input and zero on output): the
+ * sigma is exactly the projected one, P H P c, computed without the C1 work.
+ *
+ * Time reversal (one string set, MS2 = 0, c(A,B) = t c(B,A)): (A,B) and (B,A)
+ * are both in the space for any target (irrep(A) XOR irrep(B) is symmetric),
+ * so sigma.c's half sigma carries over block by block: D and X only for the
+ * columns B <= A (a prefix of each sorted beta-irrep list), the beta scatter
+ * of B < A, the alpha scatter of all of them, then sigma = Q + t Q^T. */
+#ifndef CISPARSE_CI_SIGMA_IRREP_H
+#define CISPARSE_CI_SIGMA_IRREP_H
+
+#include "ci/strings.h"
+#include "cisparse/ci.h"
+
+typedef struct ci_irrep_sigma ci_irrep_sigma;
+
+/* Bytes ci_irrep_sigma_create will allocate for these strings (sorted links,
+ * compact vectors, g blocks, workspace under block_bytes), before building. */
+double ci_irrep_sigma_bytes(const cis_fcidump *F, const ci_strings *A, const ci_strings *B, int target, int threads,
+                            double block_bytes, cis_int *nsym);
+/* Blocked sigma for the strings A, B (which must outlive it), the pair
+ * matrix g (npair x npair, 1/2 g of sigma.c, copied per irrep block), the
+ * 0-based target irrep, threads OpenMP threads, intermediates of one alpha
+ * block under block_bytes. CIS_ERR_INVALID when the target irrep is empty. */
+cis_status ci_irrep_sigma_create(const cis_fcidump *F, const ci_strings *A, const ci_strings *B, const double *g,
+                                 int target, int threads, double block_bytes, ci_irrep_sigma **out);
+void ci_irrep_sigma_free(ci_irrep_sigma *R);
+/* S += H P c for one vector in C1 order (nsa*nsb); only target-irrep entries
+ * of S are written. tr = +1 or -1: c is exactly (anti)symmetric under
+ * alpha <-> beta (one string set; the caller checked), the half sigma; 0: the
+ * full one. Adds the seconds of the two phases to *t1, *t2. */
+cis_status ci_irrep_sigma_apply(ci_irrep_sigma *R, const double *c, int tr, double *S, double *t1, double *t2);
+
+/* The compact layout itself (nsym entries: alpha strings in address order,
+ * each row the beta strings of irrep(A) XOR target in address order). */
+cis_int ci_irrep_sigma_size(const ci_irrep_sigma *R);
+/* cc <- the target-irrep entries of the C1-order c; c <- cc expanded (zeros
+ * elsewhere; every entry of c written). */
+void ci_irrep_compress(const ci_irrep_sigma *R, const double *c, double *cc);
+void ci_irrep_expand(const ci_irrep_sigma *R, const double *cc, double *c);
+/* +1 / -1 when the compact cc is exactly (anti)symmetric under alpha <-> beta
+ * (one string set), else 0. */
+int ci_irrep_parity(const ci_irrep_sigma *R, const double *cc);
+/* sc = H cc on compact vectors (sc overwritten; cc and sc distinct); tr as
+ * in ci_irrep_sigma_apply. */
+void ci_irrep_sigma_compact(ci_irrep_sigma *R, const double *cc, int tr, double *sc, double *t1, double *t2);
+
+#endif
