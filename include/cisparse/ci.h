@@ -406,6 +406,16 @@ CIS_API cis_status cis_ci_direct_operator(cis_ci_direct *D, cis_operator **out);
  * P-space guess is (anti)symmetric only to rounding). Returns t, or 0 with c
  * unchanged: two string sets, opts.no_time_reversal, or c near neither. */
 CIS_API int cis_ci_direct_time_reversal(const cis_ci_direct *D, double *c);
+/* Davidson's first vectors made exactly pure under alpha <-> beta, so that
+ * every product it asks for is a half sigma (H commutes with the swap; a
+ * subspace of pure vectors stays pure): each of the nin guesses (vector v at
+ * guess + v*size) that cis_ci_direct_time_reversal cannot make pure is
+ * replaced by its symmetric part (g + g^T)/2, and its antisymmetric part
+ * (g - g^T)/2 is appended while fewer than cap vectors are held (guess has
+ * room for cap), unless it is zero. *nout: the guesses now. Nothing changes
+ * (*nout = nin) where the half sigma does not apply (two string sets,
+ * opts.no_time_reversal). CIS_ERR_INVALID for NULL or cap < nin. */
+CIS_API cis_status cis_ci_direct_pure_guesses(const cis_ci_direct *D, double *guess, int nin, int cap, int *nout);
 /* Compact vectors (point-group symmetry blocked by irreps): only the
  * cis_ci_direct_info.symmetry_determinants determinants of irrep ISYM, alpha
  * string address major, in each row the beta strings of the one irrep that

@@ -83,7 +83,7 @@ for _name, _res, _args in [
     ("cis_ci_direct_det", None, [_P, ctypes.c_int64, _u64p, _u64p]),
     ("cis_ci_direct_diagonal", ctypes.c_int, [_P, _dp]),
     ("cis_ci_direct_operator", ctypes.c_int, [_P, ctypes.POINTER(_P)]),
-    ("cis_ci_direct_time_reversal", ctypes.c_int, [_P, _dp]),
+    ("cis_ci_direct_pure_guesses", ctypes.c_int, [_P, _dp, ctypes.c_int, ctypes.c_int, ctypes.POINTER(ctypes.c_int)]),
     ("cis_ci_direct_gpu_create", ctypes.c_int, [_P, ctypes.POINTER(_direct_gpu_opts), ctypes.POINTER(_P)]),
     ("cis_ci_direct_gpu_free", None, [_P]),
     ("cis_ci_direct_gpu_operator", ctypes.c_int, [_P, _dp, ctypes.POINTER(_P)]),
@@ -188,24 +188,17 @@ def _guess(fn, F, space, diag, want, n, extra, start=()):
     return g
 
 
-def _time_reversal_pure(D, guess, ns):
+def _time_reversal_pure(D, guess):
     """MS2 = 0 with one string set: every guess exactly symmetric or
-    antisymmetric under alpha <-> beta (cis_ci_direct_time_reversal), a guess
-    near neither split into both parts, so that Davidson's subspace stays
-    pure and every product is a half sigma (H commutes with the swap)."""
-    out = []
-    for g in guess:
-        g = np.ascontiguousarray(g)
-        if L.lib.cis_ci_direct_time_reversal(D, g.ctypes.data_as(_dp)) != 0:
-            out.append(g)
-            continue
-        m = g.reshape(ns, ns)
-        for part in (m + m.T, m - m.T):
-            if np.linalg.norm(part) > 1e-8 * np.linalg.norm(m):
-                p = np.ascontiguousarray(part.reshape(-1) * 0.5)
-                L.lib.cis_ci_direct_time_reversal(D, p.ctypes.data_as(_dp))
-                out.append(p)
-    return np.array(out)
+    antisymmetric under alpha <-> beta, a guess near neither split into both
+    parts (cis_ci_direct_pure_guesses), so that Davidson's subspace starts
+    pure and its products can be half sigmas."""
+    nin, n = guess.shape
+    room = np.empty((2 * nin, n))
+    room[:nin] = guess
+    nout = ctypes.c_int()
+    check(L.lib.cis_ci_direct_pure_guesses(D, room.ctypes.data_as(_dp), nin, 2 * nin, ctypes.byref(nout)))
+    return room[:nout.value].copy()
 
 
 def _ci0_list(ci0, size):
@@ -415,7 +408,7 @@ class FCISolver(direct_spin1.FCISolver):
             guess = _guess(L.lib.cis_ci_pspace_guess_direct, F, D, diag, want, n, 4 + (want + 4 if penalty else 0),
                            start)
             if na == nb:
-                guess = _time_reversal_pure(D, guess, nA)
+                guess = _time_reversal_pure(D, guess)
             max_sub = max(int(getattr(self, "max_space", 12)) * want, 8 * want, 24, len(guess) + want)
             if gpu:
                 go = _direct_gpu_opts()

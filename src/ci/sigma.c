@@ -495,6 +495,37 @@ int cis_ci_direct_time_reversal(const cis_ci_direct *D, double *c) {
   return t;
 }
 
+cis_status cis_ci_direct_pure_guesses(const cis_ci_direct *D, double *guess, int nin, int cap, int *nout) {
+  if (!D || !guess || !nout || nin < 0 || cap < nin)
+    return cis_error(CIS_ERR_INVALID, "cis_ci_direct_pure_guesses: NULL argument or %d guesses in room for %d", nin, cap);
+  *nout = nin;
+  if (D->A != D->B || D->no_time_reversal) return CIS_OK; /* no half sigma to keep */
+  const cis_int n = D->nsa, nd = D->ndet;
+  int m = nin;
+  for (int v = 0; v < nin; ++v) {
+    double *g = guess + (size_t)v * (size_t)nd;
+    if (cis_ci_direct_time_reversal(D, g)) continue;
+    /* near neither: g = s + a, s = (g + g^T)/2 in place, a = (g - g^T)/2
+     * appended while there is room (each exactly pure by construction) */
+    double *a = m < cap ? guess + (size_t)m * (size_t)nd : NULL;
+    double ns = 0, na = 0;
+    for (cis_int A = 0; A < n; ++A)
+      for (cis_int B = 0; B <= A; ++B) {
+        const double u = g[A * n + B], w = g[B * n + A], sy = 0.5 * (u + w), an = 0.5 * (u - w);
+        g[A * n + B] = g[B * n + A] = sy;
+        ns += B == A ? sy * sy : 2 * sy * sy;
+        if (a) {
+          a[A * n + B] = an;
+          a[B * n + A] = -an;
+          na += 2 * an * an;
+        }
+      }
+    if (a && na > 1e-20 * (ns + na)) ++m; /* a part that is not (numerically) zero */
+  }
+  *nout = m;
+  return CIS_OK;
+}
+
 cis_status cis_ci_direct_sigma(cis_ci_direct *D, int k, const double *C, double *S) {
   if (!D || !C || !S || k < 1) return cis_error(CIS_ERR_INVALID, "direct sigma: NULL argument or k = %d < 1", k);
   const cis_int n = D->ndet, total = n * k;

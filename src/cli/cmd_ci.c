@@ -279,13 +279,14 @@ static cis_status solve_roots(const ci_args *a, ci_run *r, int nr) {
   if (r->G) nvec = nr; /* on the GPU every extra guess costs a sigma of the first iteration */
   if (nvec > n) nvec = (int)n;
   if (np < nvec) np = nvec;
-  guess = malloc((size_t)nvec * (size_t)n * sizeof(double));
+  const int cap = r->D ? 2 * nvec : nvec; /* room for the antisymmetric parts (cis_ci_direct_pure_guesses) */
+  guess = malloc((size_t)cap * (size_t)n * sizeof(double));
   if (!r->evals || !r->evecs || !r->s2 || !guess)
     { st = cis_error(CIS_ERR_ALLOC, "cannot allocate %d CI vectors of %lld determinants", nr + nvec, (long long)n); goto cleanup; }
   if (r->D) CIS_TRY(cis_ci_pspace_guess_direct(r->F, r->D, diag, np, nvec, guess, &r->np_used, NULL));
   else CIS_TRY(cis_ci_pspace_guess(r->F, r->S, diag, np, nvec, guess, &r->np_used, NULL));
-  if (r->G) /* exactly (anti)symmetric guesses: every product can be a half sigma */
-    for (int v = 0; v < nvec; ++v) cis_ci_direct_time_reversal(r->D, guess + (size_t)v * (size_t)n);
+  if (r->D) /* exactly (anti)symmetric guesses: every product can be a half sigma */
+    CIS_TRY(cis_ci_direct_pure_guesses(r->D, guess, nvec, cap, &nvec));
   cis_davidson_opts o = cis_davidson_opts_default();
   o.roots = nr;
   o.tol = a->tol;
@@ -413,7 +414,9 @@ static cis_status setup_direct(const ci_args *a, ci_run *r, int nr) {
   cis_ci_direct_opts dopt = cis_ci_direct_opts_default();
   dopt.no_time_reversal = a->no_time_reversal;
   dopt.symmetry_projection = a->symmetry_projection;
-  int nvec = nr + 4 < 2 * nr + 2 ? nr + 4 : 2 * nr + 2;
+  /* guesses: solve_roots' P-space vectors, up to twice as many once split
+   * into pure parts (cis_ci_direct_pure_guesses) */
+  int nvec = 2 * (nr + 4 < 2 * nr + 2 ? nr + 4 : 2 * nr + 2);
   int max_sub = 8 * nr > 24 ? 8 * nr : 24;
   if (max_sub < nvec + nr) max_sub = nvec + nr;
   const int dav = 2 * max_sub + 2 * nr + 2; /* subspace, its products, Ritz vectors, residual, diagonal */

@@ -291,6 +291,42 @@ static void test_time_reversal(const char *name, cis_fcidump *F) {
   CHECK_OK(cis_ci_direct_sigma(Dh, 1, x, yh));
   cis_ci_direct_get_info(Dh, &info);
   CHECK(info.half_sigmas == h0, "%s: a broken symmetry still took the half sigma", name);
+  /* cis_ci_direct_pure_guesses: a random guess (near neither) becomes its
+   * symmetric part, its antisymmetric part is appended, both exactly pure,
+   * their sum the guess; a pure guess stays; no room: no append; the full
+   * object (no_time_reversal) changes nothing */
+  {
+    double *g = malloc(3 * (size_t)n * sizeof(double)), *g0 = malloc((size_t)n * sizeof(double));
+    test_fill_random(g, CIS_F64, n, 99);
+    memcpy(g0, g, (size_t)n * sizeof(double));
+    memcpy(g + n, yh, (size_t)n * sizeof(double)); /* yh: antisymmetric but for x's last bit: made exact */
+    int m = -1;
+    CHECK_OK(cis_ci_direct_pure_guesses(Dh, g, 2, 3, &m));
+    CHECK(m == 3, "%s: pure guesses %d, expected 3", name, m);
+    double dev = 0;
+    for (cis_int i = 0; i < n; ++i) dev = fmax(dev, fabs(g[i] + g[2 * (size_t)n + i] - g0[i]));
+    CHECK(dev <= 1e-15, "%s: the parts do not sum to the guess (%.1e)", name, dev);
+    int par[3] = {0, 0, 0};
+    for (int v = 0; v < 3; ++v) {
+      const double *w = g + (size_t)v * (size_t)n;
+      int sy = 1, an = 1;
+      for (cis_int A = 0; A < ns; ++A)
+        for (cis_int B = 0; B <= A; ++B) {
+          sy &= w[A * ns + B] == w[B * ns + A];
+          an &= w[A * ns + B] == -w[B * ns + A];
+        }
+      par[v] = sy ? 1 : an ? -1 : 0;
+    }
+    CHECK(par[0] == 1 && par[1] == -1 && par[2] == -1, "%s: parities %d %d %d", name, par[0], par[1], par[2]);
+    memcpy(g, g0, (size_t)n * sizeof(double));
+    CHECK_OK(cis_ci_direct_pure_guesses(Dh, g, 1, 1, &m));
+    CHECK(m == 1, "%s: no room, yet %d guesses", name, m);
+    memcpy(g, g0, (size_t)n * sizeof(double));
+    CHECK_OK(cis_ci_direct_pure_guesses(Df, g, 1, 3, &m));
+    CHECK(m == 1 && memcmp(g, g0, (size_t)n * sizeof(double)) == 0, "%s: no_time_reversal changed the guesses", name);
+    CHECK(cis_ci_direct_pure_guesses(Dh, g, 2, 1, &m) == CIS_ERR_INVALID, "%s: cap < nin accepted", name);
+    free(g); free(g0);
+  }
   free(x); free(yh); free(yf);
 done:
   cis_ci_direct_free(Dh);
