@@ -25,6 +25,10 @@ CIS_API int64_t cis_phys_memory(void);
  * "RLIMIT_AS", "cgroup memory.max". 0 when none can be read. */
 CIS_API int64_t cis_host_memory_limit(char *why, size_t len);
 
+/* Median of v[0..n) (sorted in place; the mean of the two middle values
+ * for even n); NaN for n < 1. The timings of the library and the tool. */
+CIS_API double cis_median(double *v, int n);
+
 /* The library's version, "MAJOR.MINOR.PATCH" (CISPARSE_VERSION_STRING of
  * cisparse/version.h when the header and the library match). Never NULL. */
 CIS_API const char *cis_version(void);

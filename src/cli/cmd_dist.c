@@ -87,10 +87,6 @@ static int parse(int argc, char **argv, dist_cli *o) {
   return 0;
 }
 
-static int cmp_d(const void *a, const void *b) {
-  double x = *(const double *)a, y = *(const double *)b;
-  return (x > y) - (x < y);
-}
 
 static int run(int argc, char **argv, const char *cmd) {
   dist_cli o;
@@ -154,8 +150,7 @@ static int run(int argc, char **argv, const char *cmd) {
     double xs, ps;
     int64_t np;
     cis_dist_matrix_times(D, &xs, &ps, &np);
-    qsort(t, (size_t)o.runs, sizeof *t, cmp_d);
-    double med = t[o.runs / 2];
+    double med = cis_median(t, (int)o.runs);
     printf("spmv: %.4f ms median of %lld, %.2f GFLOP/s, exchange %.1f%% of the product time (%.4f ms per product)\n",
            med * 1e3, o.runs, 2.0 * (double)A->nnz / med / 1e9, ps > 0 ? 100 * xs / ps : 0, xs / (double)np * 1e3);
   } else if (o.eigs) {

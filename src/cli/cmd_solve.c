@@ -94,16 +94,6 @@ static double cpu_s(void) {
   return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
-static int cmp_double(const void *a, const void *b) {
-  double x = *(const double *)a, y = *(const double *)b;
-  return (x > y) - (x < y);
-}
-
-static double median(double *v, int n) {
-  if (n <= 0) return NAN;
-  qsort(v, (size_t)n, sizeof *v, cmp_double);
-  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
-}
 
 static const char *precond_name(int p) { return p == CIS_PRECOND_JACOBI ? "jacobi" : "none"; }
 static const char *sync_name(int s) { return s == CIS_SYNC_BLOCKING ? "blocking" : "spin"; }
@@ -549,7 +539,7 @@ static void run_config(const problem *pb, opset *s, const cis_krylov_opts *ko, i
   e1 = cis_energy_read(0);
   energy_window(r, e0, e1);
   if (r->st == CIS_OK) {
-    r->ms_it = median(ms, r->runs);
+    r->ms_it = cis_median(ms, r->runs);
     r->st = true_residual(pb, s, s->x, &r->relres, &r->xerr);
     if (r->st == CIS_OK && !isfinite(r->relres))
       r->st = cis_error(CIS_ERR_NUMERIC, "the solve reported convergence but the true residual is %g", r->relres);

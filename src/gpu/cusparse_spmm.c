@@ -10,10 +10,6 @@
 #include "gpu/gpu_internal.h"
 
 
-static int cmp_double(const void *a, const void *b) {
-  double x = *(const double *)a, y = *(const double *)b;
-  return (x > y) - (x < y);
-}
 
 /* CSR arrays of A with indices of `wide` width and values of t, uploaded. */
 static cis_status upload_csr(const cis_csr *A, cis_dtype t, int wide, void **d) {
@@ -119,8 +115,7 @@ cis_status cis_gpu_cusparse_mm_time(cis_gpu_cusparse_mm *m, const char *alg, int
     }
     if (r >= warmup) ms[r - warmup] = tm;
   }
-  qsort(ms, (size_t)runs, sizeof *ms, cmp_double);
-  *ms_median = runs % 2 ? ms[runs / 2] : 0.5 * (ms[runs / 2 - 1] + ms[runs / 2]);
+  *ms_median = cis_median(ms, runs);
 cleanup:
   if (e0) cudaEventDestroy(e0);
   if (e1) cudaEventDestroy(e1);

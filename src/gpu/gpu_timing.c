@@ -3,16 +3,6 @@
 #include <stdlib.h>
 #include "gpu/gpu_internal.h"
 
-static int cmp_double(const void *a, const void *b) {
-  double x = *(const double *)a, y = *(const double *)b;
-  return (x > y) - (x < y);
-}
-
-/* Median of ms[0..n) (sorts in place). */
-static double median(double *ms, int n) {
-  qsort(ms, (size_t)n, sizeof *ms, cmp_double);
-  return n % 2 ? ms[n / 2] : 0.5 * (ms[n / 2 - 1] + ms[n / 2]);
-}
 
 /* Time `runs` calls of one(ctx) with events around each, median into *out. */
 static cis_status time_calls(cis_status (*one)(void *), void *ctx, int warmup, int runs,
@@ -40,7 +30,7 @@ static cis_status time_calls(cis_status (*one)(void *), void *ctx, int warmup, i
     }
     ms[r] = t;
   }
-  *out = median(ms, runs);
+  *out = cis_median(ms, runs);
 cleanup:
   if (e0) cudaEventDestroy(e0);
   if (e1) cudaEventDestroy(e1);

@@ -86,7 +86,17 @@ static void test_size_limits(void) {
   CHECK(cis_csr_alloc(4, 4, (cis_int)1 << 62, CIS_F64, &A) != CIS_OK && !A, "2^62 nnz accepted");
 }
 
+/* cis_median: odd and even counts (mean of the middle two), unsorted input, n < 1. */
+static void test_median(void) {
+  double odd[5] = {3, -1, 7, 2, 2}, even[4] = {4, 1, 3, 2}, one = 5;
+  CHECK(cis_median(odd, 5) == 2, "median of 5: %g", cis_median(odd, 5));
+  CHECK(cis_median(even, 4) == 2.5, "median of 4: %g", cis_median(even, 4));
+  CHECK(cis_median(&one, 1) == 5, "median of 1");
+  CHECK(isnan(cis_median(&one, 0)) && isnan(cis_median(NULL, 3)), "median of nothing is NaN");
+}
+
 int main(void) {
+  test_median();
   test_coo_duplicates_and_order();
   test_transpose_expand_permute();
   test_spmv_identity(CIS_F64);

@@ -273,11 +273,6 @@ cleanup:
   return st;
 }
 
-static int cmp_double(const void *a, const void *b) {
-  const double x = *(const double *)a, y = *(const double *)b;
-  return x < y ? -1 : x > y;
-}
-
 cis_status cis_ci_direct_gpu_time_sigma(cis_ci_direct_gpu *G, const double *c, int runs, double *ms_median) {
   cis_status st = CIS_OK;
   double *dc = NULL, *ds = NULL, *h = NULL, times[64];
@@ -316,8 +311,7 @@ cis_status cis_ci_direct_gpu_time_sigma(cis_ci_direct_gpu *G, const double *c, i
   }
   G->info.sigma_vectors = before; /* timing products are not the caller's */
   G->info.half_sigmas = half_before;
-  qsort(times, (size_t)runs, sizeof *times, cmp_double);
-  *ms_median = runs % 2 ? times[runs / 2] : 0.5 * (times[runs / 2 - 1] + times[runs / 2]);
+  *ms_median = cis_median(times, runs);
 cleanup:
   if (e0) cudaEventDestroy(e0);
   if (e1) cudaEventDestroy(e1);
