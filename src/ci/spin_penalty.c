@@ -33,12 +33,14 @@ static cis_status flip(int norb, int na, int nb, int to_alpha, const double *in,
   const cis_int nsb_in = ci_binom(norb, nb), nsa_out = ci_binom(norb, oa), nsb_out = ci_binom(norb, ob);
   const int base = to_alpha ? na : na - 1;
   int32_t *tab = NULL; /* per output beta string and p: input beta address, or -1 */
+  uint64_t *jbs = NULL; /* the output beta strings, made once */
   cis_status st = CIS_OK;
   if (nsa_out <= 0 || nsb_out <= 0) return CIS_OK; /* the intermediate space is empty */
   CIS_TRY(cis_alloc_array((void **)&tab, (size_t)nsb_out * norb, sizeof(int32_t), "S^2 beta table"));
+  CIS_TRY(cis_alloc_array((void **)&jbs, (size_t)nsb_out, sizeof(uint64_t), "S^2 beta strings"));
 #pragma omp parallel for schedule(static)
   for (cis_int jb = 0; jb < nsb_out; ++jb) {
-    const uint64_t Jb = ci_string_of_addr(jb, ob);
+    const uint64_t Jb = jbs[jb] = ci_string_of_addr(jb, ob);
     for (int p = 0; p < norb; ++p) {
       const uint64_t bit = 1ull << p;
       const int ok = to_alpha ? !(Jb & bit) : (Jb & bit) != 0;
@@ -56,7 +58,7 @@ static cis_status flip(int norb, int na, int nb, int to_alpha, const double *in,
     }
     double *o = out + ja * nsb_out;
     for (cis_int jb = 0; jb < nsb_out; ++jb) {
-      const uint64_t Jb = ci_string_of_addr(jb, ob);
+      const uint64_t Jb = jbs[jb];
       const int32_t *t = tab + jb * norb;
       double acc = 0.0;
       for (int p = 0; p < norb; ++p) {
@@ -70,6 +72,7 @@ static cis_status flip(int norb, int na, int nb, int to_alpha, const double *in,
   }
 cleanup:
   cis_free(tab);
+  cis_free(jbs);
   return st;
 }
 
