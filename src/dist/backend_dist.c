@@ -237,6 +237,29 @@ static cis_status d_combine(kry_be *B, const void *V, const double *c, int m, in
 cleanup:
   return st;
 }
+/* m dots: every part's m partial dots, then one all-reduce of m values */
+static cis_status d_dots_host(kry_be *B, const void *V, int m, const void *x, double *h) {
+  cis_status st;
+  void *lv[DIST_MAX_LOCAL], *lx[DIST_MAX_LOCAL];
+  double *part = NULL;
+  CIS_TRY(res3(B, V, x, NULL, lv, lx, NULL));
+  CIS_TRY(cis_alloc_zeroed((void **)&part, (int64_t)NL(B) * m, sizeof(double), "distributed dots"));
+  EACH_PART(B, l, dots_host(P_, lv[l], m, lx[l], part + (size_t)l * m));
+  /* the all-reduce sums the local parts' values too ([l * m + j]) */
+  CIS_TRY(cis_dist_allreduce_host(DB(B)->D->comm, part, m));
+  memcpy(h, part, (size_t)m * sizeof(double));
+cleanup:
+  cis_free(part);
+  return st;
+}
+static cis_status d_gemv(kry_be *B, double a, const void *V, const double *h, int m, void *x) {
+  cis_status st;
+  void *lv[DIST_MAX_LOCAL], *lx[DIST_MAX_LOCAL];
+  CIS_TRY(res3(B, V, x, NULL, lv, lx, NULL));
+  EACH_PART(B, l, gemv(P_, a, lv[l], h, m, lx[l]));
+cleanup:
+  return st;
+}
 static cis_status d_dav_precond(kry_be *B, const void *r, const void *d, double theta, void *t) {
   cis_status st;
   void *lr[DIST_MAX_LOCAL], *ld[DIST_MAX_LOCAL], *lt[DIST_MAX_LOCAL];
@@ -276,7 +299,7 @@ static void d_destroy(kry_be *B) {
 static const kry_be_ops dist_ops = {
     d_alloc, d_release, d_upload, d_download, d_set_scalars, d_get_scalars, d_run_prog, d_get_history,
     d_apply, d_copy, d_fill, d_axpy, d_xpay, d_scal, d_mul, d_dot, d_dot_host, d_combine, d_dav_precond,
-    d_unit, d_spmv_dots, d_step, NULL, d_sync, d_destroy};
+    d_unit, d_dots_host, d_gemv, d_spmv_dots, d_step, NULL, d_sync, d_destroy};
 
 cis_status kry_be_dist_create(const cis_operator *A, int hist_len, kry_be **out) {
   cis_status st;

@@ -108,6 +108,12 @@ typedef struct kry_be_ops {
   /* t = r / (theta - d), |theta - d| kept >= 1e-8 (Davidson correction) */
   cis_status (*dav_precond)(kry_be *B, const void *r, const void *d, double theta, void *t);
   cis_status (*unit)(kry_be *B, void *x, cis_int i); /* x = e_i */
+  /* h[j] = (V_j, x) for j < m, V_j the m vectors at V (ld n), on the host:
+   * m dots in one pass over V (a GEMV on the device; synchronizes). x may be
+   * V_m, the vector after the block: then m + 1 gives (x, x) in h[m]. */
+  cis_status (*dots_host)(kry_be *B, const void *V, int m, const void *x, double *h);
+  /* x += a sum_{j<m} h[j] V_j, h on the host (a GEMV on the device) */
+  cis_status (*gemv)(kry_be *B, double a, const void *V, const double *h, int m, void *x);
   /* ---- fused macro-kernels (merge versions); NULL = compose (steps.c) ---- */
   /* y = A x; s[slot0] = (u0, y) and, if u1, s[slot1] = (u1, y) (u == y allowed:
    * then (y, y)); then prog */

@@ -157,10 +157,32 @@ static void h_destroy(kry_be *B) {
   cis_free(B->impl);
 }
 
+/* m dots, each the OpenMP reduction of h_dot_host (the host has no
+ * synchronization to save; the same sums as m separate dots) */
+static cis_status h_dots_host(kry_be *B, const void *V, int m, const void *x, double *h) {
+  const size_t vs = (size_t)B->n * cis_dtype_size(B->dtype);
+  for (int j = 0; j < m; ++j) h_dot_host(B, (const char *)V + (size_t)j * vs, x, &h[j]);
+  return CIS_OK;
+}
+static cis_status h_gemv(kry_be *B, double a, const void *V, const double *h, int m, void *x) {
+  cis_int n = B->n;
+  CIS_FOR_DTYPE(B->dtype, {
+    const REAL *Vv = V;
+    REAL *xv = x;
+    CIS_PRAGMA(omp parallel for schedule(static))
+    for (cis_int i = 0; i < n; ++i) {
+      double s = 0;
+      for (int j = 0; j < m; ++j) s += h[j] * (double)Vv[(size_t)j * n + i];
+      xv[i] = (REAL)((double)xv[i] + a * s);
+    }
+  });
+  return CIS_OK;
+}
+
 static const kry_be_ops host_ops = {
     h_alloc, h_release, h_upload, h_download, h_set_scalars, h_get_scalars, h_run_prog, h_get_history,
     h_apply, h_copy, h_fill, h_axpy, h_xpay, h_scal, h_mul, h_dot, h_dot_host, h_combine, h_dav_precond,
-    h_unit, NULL, NULL, NULL, h_sync, h_destroy};
+    h_unit, h_dots_host, h_gemv, NULL, NULL, NULL, h_sync, h_destroy};
 
 cis_status kry_be_host_create(cis_int n, cis_dtype t, int hist_len, kry_be **out) {
   cis_status st;

@@ -71,27 +71,44 @@ static void jacobi(double *a, int m, double *w, double *v) {
 
 typedef struct work {
   double *V, *W, *X, *HX, *R, *D;             /* backend vectors (D = diag(H)) */
-  double *G, *Gc, *c, *theta, *prev;          /* host, subspace sized */
+  double *G, *Gc, *c, *theta, *prev, *h;      /* host, subspace sized */
 } work;
 
 #define OP(call) CIS_TRY(B->ops->call)
+
+/* --verbose phase clock: seconds since *t0 added to *acc, the backend's
+ * queue drained first so that device work lands in its own phase (only
+ * when verbose: a normal run adds no synchronization). */
+static cis_status phase(kry_be *B, int verbose, double *t0, double *acc) {
+  if (!verbose) return CIS_OK;
+  cis_status st = B->ops->sync(B);
+  double now = cis_wtime();
+  *acc += now - *t0;
+  *t0 = now;
+  return st;
+}
 /* Vector j of a multi-vector allocation. */
 #define VEC(base, j) ((base) + (size_t)(j) * (size_t)B->n)
 
-/* Orthonormalise t against V_0..V_{m-1} (two Gram-Schmidt passes); *keep = 1
- * when its norm after is above 1e-10 of the norm before. */
-static cis_status orthonormalise(kry_be *B, const double *V, int m, double *t, int *keep) {
+/* Orthonormalise t = V_m against V_0..V_{m-1} by classical Gram-Schmidt
+ * twice (CGS2: "twice is enough", Giraud, Langou, Rozloznik, Comput. Math.
+ * Appl. 50, 1069 (2005)): each pass one multi-dot h = V^T t (which also
+ * gives (t, t) as h[m]) and one t -= V h, so a pass costs two GEMVs and one
+ * synchronization whatever m is. *keep = 1 when the norm after is above
+ * 1e-10 of the norm before. h: m + 1 host doubles. */
+static cis_status orthonormalise(kry_be *B, double *V, int m, double *h, int *keep) {
   cis_status st;
-  double n0, n1, c;
+  double *t = VEC(V, m), n0 = 0, n1;
   *keep = 0;
-  OP(dot_host(B, t, t, &n0)); /* n0 = ||t|| */
-  n0 = sqrt(n0);
-  if (n0 == 0 || !isfinite(n0)) return CIS_OK;
-  for (int pass = 0; pass < 2; ++pass)
-    for (int j = 0; j < m; ++j) {
-      OP(dot_host(B, VEC(V, j), t, &c));        /* c = V_j . t */
-      OP(axpy(B, kry_imm(-c), VEC(V, j), t));  /* t -= c V_j */
+  for (int pass = 0; pass < 2; ++pass) {
+    OP(dots_host(B, V, m + 1, t, h));
+    if (pass == 0) {
+      n0 = sqrt(h[m]); /* ||t|| before */
+      if (n0 == 0 || !isfinite(n0)) return CIS_OK;
     }
+    if (m == 0) break;
+    OP(gemv(B, -1.0, V, h, m, t));
+  }
   OP(dot_host(B, t, t, &n1));
   n1 = sqrt(n1);
   if (n1 > 1e-10 * n0) {
@@ -109,7 +126,7 @@ static void work_free(kry_be *B, work *w) {
     for (size_t i = 0; i < sizeof dev / sizeof *dev; ++i)
       if (dev[i]) B->ops->release(B, dev[i]);
   }
-  cis_free(w->G); cis_free(w->Gc); cis_free(w->c); cis_free(w->theta); cis_free(w->prev);
+  cis_free(w->G); cis_free(w->Gc); cis_free(w->c); cis_free(w->theta); cis_free(w->prev); cis_free(w->h);
 }
 
 /* Guesses: unit vectors on the k lowest diagonal elements. */
@@ -134,13 +151,14 @@ cleanup:
 
 /* Caller's guesses: upload each, orthonormalise against the ones kept;
  * *kept = how many stayed (dependent ones dropped). */
-static cis_status given_guesses(kry_be *B, const double *guess, int nguess, int max_sub, double *V, int *kept) {
+static cis_status given_guesses(kry_be *B, const double *guess, int nguess, int max_sub, double *V, double *h,
+                                int *kept) {
   cis_status st = CIS_OK;
   int m = 0;
   for (int j = 0; j < nguess && m < max_sub; ++j) {
     int keep;
     OP(upload(B, VEC(V, m), guess + (size_t)j * (size_t)B->n, B->n));
-    CIS_TRY(orthonormalise(B, V, m, VEC(V, m), &keep));
+    CIS_TRY(orthonormalise(B, V, m, h, &keep));
     m += keep;
   }
 cleanup:
@@ -148,11 +166,12 @@ cleanup:
   return st;
 }
 
-/* r = H x - theta x into w->R for Ritz pair r. */
+/* R_r = H x_r - theta_r x_r for Ritz pair r. */
 static cis_status residual(kry_be *B, work *w, int r) {
   cis_status st;
-  OP(copy(B, VEC(w->HX, r), w->R));                         /* R = H x_r */
-  OP(axpy(B, kry_imm(-w->theta[r]), VEC(w->X, r), w->R));  /*   - theta_r x_r */
+  double *R = VEC(w->R, r);
+  OP(copy(B, VEC(w->HX, r), R));                         /* R = H x_r */
+  OP(axpy(B, kry_imm(-w->theta[r]), VEC(w->X, r), R));  /*   - theta_r x_r */
 cleanup:
   return st;
 }
@@ -166,7 +185,8 @@ cis_status cis_davidson_operator(const cis_operator *H, const double *diag, cons
   memset(&w, 0, sizeof w);
   cis_davidson_info inf;
   memset(&inf, 0, sizeof inf);
-  double t_start = cis_wtime();
+  double t_start = cis_wtime(), t_ph = t_start;
+  double ph_setup = 0, ph_rayleigh = 0, ph_ritz = 0, ph_correct = 0, ph_final = 0, ph_prod = 0;
   int k = o.roots;
   if (!H || !diag || !evals) return cis_error(CIS_ERR_INVALID, "Davidson: NULL argument");
   cis_int n = cis_operator_rows(H);
@@ -194,7 +214,7 @@ cis_status cis_davidson_operator(const cis_operator *H, const double *diag, cons
   OP(alloc(B, (void **)&w.W, max_sub, "Davidson H*subspace"));
   OP(alloc(B, (void **)&w.X, k, "Davidson Ritz vectors"));
   OP(alloc(B, (void **)&w.HX, k, "Davidson Ritz vectors"));
-  OP(alloc(B, (void **)&w.R, 1, "Davidson residual"));
+  OP(alloc(B, (void **)&w.R, k, "Davidson residuals"));
   OP(alloc(B, (void **)&w.D, 1, "Davidson diagonal"));
   OP(upload(B, w.D, diag, n));
   CIS_TRY(cis_alloc_zeroed((void **)&w.G, (int64_t)max_sub * max_sub, sizeof(double), "Davidson subspace matrix"));
@@ -202,11 +222,12 @@ cis_status cis_davidson_operator(const cis_operator *H, const double *diag, cons
   CIS_TRY(cis_alloc_array((void **)&w.c, (int64_t)max_sub * max_sub, sizeof(double), "Davidson subspace vectors"));
   CIS_TRY(cis_alloc_array((void **)&w.theta, max_sub, sizeof(double), "Davidson Ritz values"));
   CIS_TRY(cis_alloc_array((void **)&w.prev, k, sizeof(double), "Davidson Ritz values"));
+  CIS_TRY(cis_alloc_array((void **)&w.h, max_sub + 1, sizeof(double), "Davidson projections"));
   for (int r = 0; r < k; ++r) w.prev[r] = INFINITY;
   int m = 0, m_new = k, converged = 0, nconv = 0;
   double res[64] = {0};
   if (o.guess) {
-    CIS_TRY(given_guesses(B, o.guess, o.nguess, max_sub, w.V, &m_new));
+    CIS_TRY(given_guesses(B, o.guess, o.nguess, max_sub, w.V, w.h, &m_new));
     if (m_new < k) {
       st = cis_error(CIS_ERR_INVALID, "Davidson: only %d of the %d guess vectors are independent, %d roots requested",
                      m_new, o.nguess, k);
@@ -215,6 +236,7 @@ cis_status cis_davidson_operator(const cis_operator *H, const double *diag, cons
   } else {
     CIS_TRY(guesses(B, diag, k, w.V));
   }
+  CIS_TRY(phase(B, o.verbose, &t_ph, &ph_setup)); /* backend, vectors, uploads, guesses */
   for (int it = 1; it <= o.max_iter; ++it) {
     /* W_j = H V_j for the new vectors, timed alone: the queue drained before,
      * the product finished after (sync; nothing on the host backend) */
@@ -239,18 +261,19 @@ cis_status cis_davidson_operator(const cis_operator *H, const double *diag, cons
       }
     }
     /* G_ij = V_i . W_j, the new columns (and rows: G is symmetric) */
+    CIS_TRY(phase(B, o.verbose, &t_ph, &ph_prod));
     int mm = m + m_new;
-    for (int j = m; j < mm; ++j)
-      for (int i = 0; i <= j; ++i) {
-        OP(dot_host(B, VEC(w.V, i), VEC(w.W, j), &w.G[i * max_sub + j]));
-        w.G[j * max_sub + i] = w.G[i * max_sub + j];
-      }
+    for (int j = m; j < mm; ++j) { /* one multi-dot per new column */
+      OP(dots_host(B, w.V, j + 1, VEC(w.W, j), w.h));
+      for (int i = 0; i <= j; ++i) w.G[i * max_sub + j] = w.G[j * max_sub + i] = w.h[i];
+    }
     m = mm;
     for (int i = 0; i < m; ++i)
       for (int j = 0; j < m; ++j) w.Gc[i * m + j] = w.G[i * max_sub + j];
     jacobi(w.Gc, m, w.theta, w.c); /* G c_r = theta_r c_r */
     if (!isfinite(w.theta[0])) { st = cis_error(CIS_ERR_NUMERIC, "Davidson: Ritz value is not finite (operator gave NaN/Inf)"); goto cleanup; }
     /* Ritz vectors x = V c, H x = W c */
+    CIS_TRY(phase(B, o.verbose, &t_ph, &ph_rayleigh));
     OP(combine(B, w.V, w.c, m, k, w.X));
     OP(combine(B, w.W, w.c, m, k, w.HX));
     inf.iterations = it;
@@ -260,7 +283,7 @@ cis_status cis_davidson_operator(const cis_operator *H, const double *diag, cons
     for (int r = 0; r < k; ++r) { /* ||r|| = ||H x - theta x|| */
       double rn;
       CIS_TRY(residual(B, &w, r));
-      OP(dot_host(B, w.R, w.R, &rn));
+      OP(dot_host(B, VEC(w.R, r), VEC(w.R, r), &rn));
       rn = sqrt(rn);
       res[r] = rn;
       if (!(rn <= inf.max_residual)) inf.max_residual = rn;
@@ -282,22 +305,28 @@ cis_status cis_davidson_operator(const cis_operator *H, const double *diag, cons
       for (int r = 0; r < k; ++r) w.G[r * max_sub + r] = w.theta[r];
       m = k;
     }
+    CIS_TRY(phase(B, o.verbose, &t_ph, &ph_ritz));
     /* corrections t = (H x - theta x) / (theta - D) for unconverged roots */
     int added = 0;
     for (int r = 0; r < k && m + added < max_sub; ++r) {
       if (done[r]) continue;
       double *t = VEC(w.V, m + added);
       int keep;
-      CIS_TRY(residual(B, &w, r));
-      OP(dav_precond(B, w.R, w.D, w.theta[r], t));
-      CIS_TRY(orthonormalise(B, w.V, m + added, t, &keep));
+      OP(dav_precond(B, VEC(w.R, r), w.D, w.theta[r], t)); /* R_r of this iteration's check */
+      CIS_TRY(orthonormalise(B, w.V, m + added, w.h, &keep));
       added += keep;
     }
     m_new = added; /* 0: only energy changes pending; the next pass re-checks them */
+    CIS_TRY(phase(B, o.verbose, &t_ph, &ph_correct));
   }
   for (int r = 0; r < k; ++r) evals[r] = w.theta[r];
   if (evecs) OP(download(B, evecs, w.X, (cis_int)k * n));
+  CIS_TRY(phase(B, o.verbose, &t_ph, &ph_final));
   inf.total_seconds = cis_wtime() - t_start;
+  if (o.verbose)
+    fprintf(stderr, "davidson phases: setup %.4f s (backend, vectors, uploads, guesses), products %.4f s, "
+            "Rayleigh matrix %.4f s, Ritz vectors and residuals %.4f s, corrections %.4f s, download %.4f s\n",
+            ph_setup, ph_prod, ph_rayleigh, ph_ritz, ph_correct, ph_final);
   inf.converged = converged ? k : nconv;
   if (info) *info = inf;
   if (converged) {

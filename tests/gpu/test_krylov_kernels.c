@@ -423,7 +423,7 @@ static void run_misc(cis_int n, cis_dtype t, cis_solver_version ver, const void 
   double s[KS_COUNT], rh = 0, rd = NAN;
   char what[120];
   const int m = 5;
-  double c[25];
+  double c[25], hh[6], hd[6];
   snprintf(what, sizeof what, "misc %s %s", cis_solver_version_name(ver), cis_dtype_name(t));
   for (int i = 0; i < m * m; ++i) c[i] = 0.1 * (i % 7) - 0.25;
   if (!sides_open(&H, &D, n, t, ver, NULL)) return;
@@ -446,8 +446,18 @@ static void run_misc(cis_int n, cis_dtype t, cis_solver_version ver, const void 
     /* V = vectors r, p, q, z (= e_i), rt (contiguous VR..VRT); out = t, ph */
     CHECK_OK(B->ops->combine(B, S->vec[VR], c, m, 2, S->vec[VT]));
     CHECK_OK(B->ops->dot_host(B, S->vec[VR], S->vec[VP], j ? &rd : &rh));
+    /* Davidson's Gram-Schmidt: m + 1 dots with V = r..rt and x = the
+     * vector after them, then ph -= V h (ph overwritten first) */
+    double *h = j ? hd : hh;
+    for (int i = 0; i <= m; ++i) h[i] = NAN;
+    CHECK_OK(B->ops->dots_host(B, S->vec[VR], m + 1, S->vec[VR + m], h));
+    CHECK_OK(B->ops->copy(B, S->vec[VP], S->vec[VPH]));
+    CHECK_OK(B->ops->gemv(B, -0.5, S->vec[VR], c, m, S->vec[VPH]));
   }
   CHECK(fabs(rd - rh) <= tol_of(t) * fabs(rh), "%s: dot_host %.17g vs %.17g", what, rd, rh);
+  for (int i = 0; i <= m; ++i) /* finite and equal (NaN fails both) */
+    CHECK(fabs(hd[i] - hh[i]) <= tol_of(t) * (fabs(hh[i]) + 1e-30), "%s: dots_host[%d] %.17g vs %.17g", what, i,
+          hd[i], hh[i]);
   compare(what, &H, &D);
   side_close(&H);
   side_close(&D);

@@ -419,30 +419,51 @@ static cis_status g_dot_host(kry_be *B, const void *x, const void *y, double *r)
   return read_slots(B, KS_COUNT, 1, r);
 }
 
+/* The coefficient staging of combine, dots_host and gemv: count values of
+ * the dtype in pinned host memory (h_c) and device memory (d_c), grown
+ * geometrically (Davidson's subspace grows by one vector per iteration); the
+ * stream drained first, since the previous staging may still be in flight.
+ * Leaves cuBLAS in host pointer mode. */
+static cis_status staging(kry_be *B, size_t count) {
+  gpu_be *g = G(B);
+  cis_status st;
+  if ((st = cb_mode(B, CUBLAS_POINTER_MODE_HOST)) != CIS_OK) return st;
+  CIS_CUDA_CHECK(cudaStreamSynchronize(g->stream));
+  if (count <= g->cap_c) return CIS_OK;
+  size_t cap = 2 * g->cap_c > count ? 2 * g->cap_c : count;
+  if (cap < 1024) cap = 1024;
+  cis_gpu_free(g->d_c);
+  cudaFreeHost(g->h_c);
+  g->d_c = NULL;
+  g->h_c = NULL;
+  g->cap_c = 0;
+  if ((st = cis_gpu_alloc_copy((void **)&g->d_c, NULL, cap * sizeof(double), "Davidson coefficients")) != CIS_OK)
+    return st;
+  CIS_CUDA_CHECK(cudaMallocHost(&g->h_c, cap * sizeof(double)));
+  g->cap_c = cap;
+  return CIS_OK;
+}
+
+/* Back to the version's pointer mode after a staged call. */
+static cis_status staged_done(kry_be *B) {
+  return cb_mode(B, B->version == CIS_VER_CUBLAS_N ? CUBLAS_POINTER_MODE_DEVICE : CUBLAS_POINTER_MODE_HOST);
+}
+
+/* Host coefficient i of the staging set to v (dtype of the backend). */
+static void stage_set(kry_be *B, size_t i, double v) {
+  if (B->dtype == CIS_F64) ((double *)G(B)->h_c)[i] = v;
+  else ((float *)G(B)->h_c)[i] = (float)v;
+}
+
 /* out (n x k, column-major) = V (n x m) C with C[j + r*m] = c[j*m + r]. */
 static cis_status g_combine(kry_be *B, const void *V, const double *c, int m, int k, void *out) {
   gpu_be *g = G(B);
   cis_status st;
   size_t need = (size_t)m * (size_t)k;
   if (m <= 0 || k <= 0 || k > m) return cis_error(CIS_ERR_INVALID, "combine: m = %d, k = %d", m, k);
-  if ((st = cb_mode(B, CUBLAS_POINTER_MODE_HOST)) != CIS_OK) return st;
-  CIS_CUDA_CHECK(cudaStreamSynchronize(g->stream)); /* the staging buffers may be in use */
-  if (need > g->cap_c) {
-    cis_gpu_free(g->d_c);
-    cudaFreeHost(g->h_c);
-    g->d_c = NULL;
-    g->h_c = NULL;
-    g->cap_c = 0;
-    if ((st = cis_gpu_alloc_copy((void **)&g->d_c, NULL, need * sizeof(double), "Ritz coefficients")) != CIS_OK)
-      return st;
-    CIS_CUDA_CHECK(cudaMallocHost(&g->h_c, need * sizeof(double)));
-    g->cap_c = need;
-  }
+  if ((st = staging(B, need)) != CIS_OK) return st;
   for (int r = 0; r < k; ++r)
-    for (int j = 0; j < m; ++j) {
-      if (B->dtype == CIS_F64) ((double *)g->h_c)[j + r * m] = c[j * m + r];
-      else ((float *)g->h_c)[j + r * m] = (float)c[j * m + r];
-    }
+    for (int j = 0; j < m; ++j) stage_set(B, (size_t)j + (size_t)r * m, c[j * m + r]);
   CIS_CUDA_CHECK(cudaMemcpyAsync(g->d_c, g->h_c, need * vsize(B), cudaMemcpyHostToDevice, g->stream));
   B->launches += 2;
   if (B->dtype == CIS_F64) {
@@ -454,8 +475,46 @@ static cis_status g_combine(kry_be *B, const void *V, const double *c, int m, in
     CB_CHECK(cublasSgemm_64(g->cb, CUBLAS_OP_N, CUBLAS_OP_N, B->n, k, m, &one, V, B->n,
                             (const float *)g->d_c, m, &zero, out, B->n));
   }
-  /* back to the version's pointer mode */
-  return cb_mode(B, B->version == CIS_VER_CUBLAS_N ? CUBLAS_POINTER_MODE_DEVICE : CUBLAS_POINTER_MODE_HOST);
+  return staged_done(B);
+}
+
+/* h = V^T x: one transposed GEMV into the staging, one copy back. */
+static cis_status g_dots_host(kry_be *B, const void *V, int m, const void *x, double *h) {
+  gpu_be *g = G(B);
+  cis_status st;
+  if (m <= 0) return CIS_OK;
+  if ((st = staging(B, (size_t)m)) != CIS_OK) return st;
+  B->launches += 2;
+  if (B->dtype == CIS_F64) {
+    const double one = 1.0, zero = 0.0;
+    CB_CHECK(cublasDgemv_64(g->cb, CUBLAS_OP_T, B->n, m, &one, V, B->n, x, 1, &zero, g->d_c, 1));
+  } else {
+    const float one = 1.0f, zero = 0.0f;
+    CB_CHECK(cublasSgemv_64(g->cb, CUBLAS_OP_T, B->n, m, &one, V, B->n, x, 1, &zero, (float *)g->d_c, 1));
+  }
+  CIS_CUDA_CHECK(cudaMemcpyAsync(g->h_c, g->d_c, (size_t)m * vsize(B), cudaMemcpyDeviceToHost, g->stream));
+  CIS_CUDA_CHECK(cudaStreamSynchronize(g->stream));
+  for (int j = 0; j < m; ++j) h[j] = B->dtype == CIS_F64 ? ((double *)g->h_c)[j] : ((float *)g->h_c)[j];
+  return staged_done(B);
+}
+
+/* x += a V h: h staged to the device, one GEMV. */
+static cis_status g_gemv(kry_be *B, double a, const void *V, const double *h, int m, void *x) {
+  gpu_be *g = G(B);
+  cis_status st;
+  if (m <= 0) return CIS_OK;
+  if ((st = staging(B, (size_t)m)) != CIS_OK) return st;
+  for (int j = 0; j < m; ++j) stage_set(B, (size_t)j, h[j]);
+  CIS_CUDA_CHECK(cudaMemcpyAsync(g->d_c, g->h_c, (size_t)m * vsize(B), cudaMemcpyHostToDevice, g->stream));
+  B->launches += 2;
+  if (B->dtype == CIS_F64) {
+    const double one = 1.0;
+    CB_CHECK(cublasDgemv_64(g->cb, CUBLAS_OP_N, B->n, m, &a, V, B->n, g->d_c, 1, &one, x, 1));
+  } else {
+    const float af = (float)a, one = 1.0f;
+    CB_CHECK(cublasSgemv_64(g->cb, CUBLAS_OP_N, B->n, m, &af, V, B->n, (const float *)g->d_c, 1, &one, x, 1));
+  }
+  return staged_done(B);
 }
 
 static cis_status g_dav_precond(kry_be *B, const void *r, const void *d, double theta, void *t) {
@@ -679,11 +738,11 @@ static void g_destroy(kry_be *B) {
 static const kry_be_ops gpu_ops_unfused = {
     g_alloc, g_release, g_upload, g_download, g_set_scalars, g_get_scalars, g_run_prog,
     g_get_history, g_apply, g_copy, g_fill, g_axpy, g_xpay, g_scal, g_mul, g_dot, g_dot_host,
-    g_combine, g_dav_precond, g_unit, NULL, NULL, g_loop, g_sync, g_destroy};
+    g_combine, g_dav_precond, g_unit, g_dots_host, g_gemv, NULL, NULL, g_loop, g_sync, g_destroy};
 static const kry_be_ops gpu_ops_fused = {
     g_alloc, g_release, g_upload, g_download, g_set_scalars, g_get_scalars, g_run_prog,
     g_get_history, g_apply, g_copy, g_fill, g_axpy, g_xpay, g_scal, g_mul, g_dot, g_dot_host,
-    g_combine, g_dav_precond, g_unit, g_spmv_dots, g_step, g_loop, g_sync, g_destroy};
+    g_combine, g_dav_precond, g_unit, g_dots_host, g_gemv, g_spmv_dots, g_step, g_loop, g_sync, g_destroy};
 
 cis_status kry_be_gpu_create(cis_int n, cis_dtype t, cis_solver_version v, int hist_len, kry_be **out) {
   cis_status st;
