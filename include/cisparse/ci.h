@@ -416,6 +416,16 @@ CIS_API int cis_ci_direct_time_reversal(const cis_ci_direct *D, double *c);
  * (*nout = nin) where the half sigma does not apply (two string sets,
  * opts.no_time_reversal). CIS_ERR_INVALID for NULL or cap < nin. */
 CIS_API cis_status cis_ci_direct_pure_guesses(const cis_ci_direct *D, double *guess, int nin, int cap, int *nout);
+/* cis_davidson_opts.correct for Davidson on host vectors of
+ * cis_ci_direct_operator (compact = 0: C1 order) or of
+ * cis_ci_direct_compact_operator (compact = 1), ctx = the cis_ci_direct:
+ * each correction made exactly (anti)symmetric under alpha <-> beta when
+ * within 1e-6 of it (cis_ci_direct_time_reversal), which keeps the
+ * subspace pure as Davidson converges (an impurity of round-off in the Ritz
+ * vectors grows relative to the shrinking residual) and so every product a
+ * half sigma. Always CIS_OK (a vector near neither parity stays as it is). */
+CIS_API cis_status cis_ci_direct_correct_c1(void *ctx, void *t, cis_stream s);
+CIS_API cis_status cis_ci_direct_correct_compact(void *ctx, void *t, cis_stream s);
 /* Compact vectors (point-group symmetry blocked by irreps): only the
  * cis_ci_direct_info.symmetry_determinants determinants of irrep ISYM, alpha
  * string address major, in each row the beta strings of the one irrep that

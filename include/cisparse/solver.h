@@ -145,6 +145,15 @@ typedef struct cis_davidson_opts {
    * (cis_operator_apply_block: SpMM on a GPU csr or symmetric-csr plan),
    * where the operator has a block product; 0 (default): one product each. */
   int block_products;
+  /* Optional: called on every new correction vector t (n values in the
+   * operator's memory space, after the preconditioner, before Gram-Schmidt)
+   * to project it onto a symmetry sector the operator keeps, e.g. the
+   * alpha <-> beta parity of cis_ci_direct_time_reversal on the CPU: the
+   * subspace then stays pure to round-off and every product can use the
+   * symmetry (the half sigma). NULL (default): none. The results stay exact
+   * whatever it does: a correction only chooses the direction added. */
+  cis_status (*correct)(void *ctx, void *t, cis_stream s);
+  void *correct_ctx;
 } cis_davidson_opts;
 
 typedef struct cis_davidson_info {

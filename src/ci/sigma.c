@@ -32,6 +32,7 @@ struct cis_ci_direct {
   double *Dw, *Xw;   /* threads x npair x vec_cap*nsb; blk x npair x nsb */
   double *tmp;       /* ndet, for operator applies with alpha != 1 or beta != 0 (lazily) */
   double *tmpc;      /* the same for the compact operator (ISYM determinants) */
+  double *pure;      /* ndet (or compact size): a nearly pure vector made exactly so (lazily) */
   int project;       /* point-group symmetry: sigma masked to the ISYM determinants */
   int no_time_reversal; /* opts.no_time_reversal: never the half sigma */
   int target;        /* ISYM - 1 (0-based irrep, XOR of the orbitals' irreps) */
@@ -206,6 +207,7 @@ void cis_ci_direct_free(cis_ci_direct *D) {
   cis_free(D->Xw);
   cis_free(D->tmp);
   cis_free(D->tmpc);
+  cis_free(D->pure);
   cis_free(D->syma);
   cis_free(D->symb);
   ci_irrep_sigma_free(D->R);
@@ -450,20 +452,57 @@ static void sigma_block_half(cis_ci_direct *D, cis_int a0, cis_int nr, const dou
   D->info.phase2_seconds += omp_get_wtime() - t1;
 }
 
-/* +1 or -1 when x(A,B) == t x(B,A) for all A, B (bitwise; -0.0 == 0.0),
- * 0 otherwise or when the alpha and beta strings differ. */
-static int transpose_parity(const cis_ci_direct *D, const double *x) {
+/* Davidson's vectors are (anti)symmetric under alpha <-> beta only to
+ * round-off once both parities are in its subspace (a Gram-Schmidt
+ * coefficient or a Ritz combination of about 1e-17 across parities), so an
+ * exact test would rarely allow the half sigma. A vector within
+ * CI_PARITY_TOL (squared, relative) of exactly pure is replaced by its pure
+ * part: sigma is then H of a vector 1e-12 (relative) away, whose Rayleigh
+ * quotients with pure vectors differ only in second order (H keeps the
+ * parity), far below any Davidson tolerance. */
+#define CI_PARITY_TOL 1e-24
+
+/* The scratch vector for the pure part (ndet doubles, room for the compact
+ * layout too; made once); NULL when it cannot be allocated (then the caller
+ * takes the full sigma). */
+static double *pure_scratch(cis_ci_direct *D) {
+  if (!D->pure && cis_alloc_array((void **)&D->pure, D->ndet, sizeof(double), "pure part of a CI vector") != CIS_OK) {
+    cis_clear_error();
+    return NULL;
+  }
+  return D->pure;
+}
+
+/* +1 or -1 when x(A,B) = t x(B,A) for all A, B to CI_PARITY_TOL, 0 otherwise
+ * or when the alpha and beta strings differ; *use = x when exactly so,
+ * else D->pure holding the pure part of x. */
+static int transpose_parity(cis_ci_direct *D, const double *x, const double **use) {
+  *use = x;
   if (D->A != D->B || D->no_time_reversal) return 0;
   const cis_int n = D->nsa;
-  int sym = 1, anti = 1;
-#pragma omp parallel for schedule(static) reduction(&& : sym, anti) if (D->ndet >= CI_DIRECT_PARALLEL_MIN)
+  double norm = 0, dsym = 0, danti = 0; /* ||x||^2, ||x - x^T||^2 / 2, ||x + x^T||^2 / 2 */
+#pragma omp parallel for schedule(static) reduction(+ : norm, dsym, danti) if (D->ndet >= CI_DIRECT_PARALLEL_MIN)
   for (cis_int A = 0; A < n; ++A)
     for (cis_int B = 0; B <= A; ++B) {
       const double u = x[A * n + B], v = x[B * n + A];
-      sym = sym && u == v;
-      anti = anti && u == -v;
+      norm += B == A ? u * u : u * u + v * v;
+      dsym += B == A ? 0.0 : (u - v) * (u - v);
+      danti += B == A ? 2.0 * u * u : (u + v) * (u + v);
     }
-  return sym ? 1 : anti ? -1 : 0;
+  const int t = dsym <= CI_PARITY_TOL * norm ? 1 : danti <= CI_PARITY_TOL * norm ? -1 : 0;
+  if (!t || (t > 0 ? dsym : danti) == 0) return t; /* impure, or exactly pure (NaN: 0) */
+  double *p = pure_scratch(D);
+  if (!p) return 0;
+#pragma omp parallel for schedule(static) if (D->ndet >= CI_DIRECT_PARALLEL_MIN)
+  for (cis_int A = 0; A < n; ++A)
+    for (cis_int B = 0; B <= A; ++B) {
+      if (B == A) { p[A * n + A] = t > 0 ? x[A * n + A] : 0.0; continue; }
+      const double u = 0.5 * (x[A * n + B] + t * x[B * n + A]);
+      p[A * n + B] = u;
+      p[B * n + A] = t * u;
+    }
+  *use = p;
+  return t;
 }
 
 int cis_ci_direct_time_reversal(const cis_ci_direct *D, double *c) {
@@ -493,6 +532,23 @@ int cis_ci_direct_time_reversal(const cis_ci_direct *D, double *c) {
       c[B * n + A] = t * u;
     }
   return t;
+}
+
+cis_status cis_ci_direct_correct_c1(void *ctx, void *t, cis_stream s) {
+  (void)s;
+  if (ctx && t) cis_ci_direct_time_reversal(ctx, t);
+  return CIS_OK;
+}
+
+cis_status cis_ci_direct_correct_compact(void *ctx, void *t, cis_stream s) {
+  const cis_ci_direct *D = ctx;
+  (void)s;
+  if (!D || !t || !D->R) return cis_ci_direct_correct_c1(ctx, t, s);
+  if (D->A != D->B || D->no_time_reversal) return CIS_OK;
+  int exact = 0;
+  const int par = ci_irrep_parity(D->R, t, 1e-12, &exact); /* 1e-6 in norm, as cis_ci_direct_time_reversal */
+  if (par && !exact) ci_irrep_purify(D->R, t, par, t);    /* in place: each mirror pair read, then written */
+  return CIS_OK;
 }
 
 cis_status cis_ci_direct_pure_guesses(const cis_ci_direct *D, double *guess, int nin, int cap, int *nout) {
@@ -536,20 +592,21 @@ cis_status cis_ci_direct_sigma(cis_ci_direct *D, int k, const double *C, double 
   /* The workspace holds blk alpha strings of one vector (X) and one per
    * thread (D); k vectors share a pass when they fit: g vectors of r alpha
    * strings per block. */
+  const double *C1 = C; /* k == 1: C, or its exactly pure part */
   if (D->R) { /* blocked by irreps: the target irrep's determinants only */
-    const int tr = k == 1 ? transpose_parity(D, C) : 0;
+    const int tr = k == 1 ? transpose_parity(D, C, &C1) : 0;
     for (int v = 0; v < k; ++v)
-      ci_irrep_sigma_apply(D->R, C + (cis_int)v * n, tr, S + (cis_int)v * n, &D->info.phase1_seconds,
+      ci_irrep_sigma_apply(D->R, k == 1 ? C1 : C + (cis_int)v * n, tr, S + (cis_int)v * n, &D->info.phase1_seconds,
                            &D->info.phase2_seconds);
     D->info.half_sigmas += tr != 0;
     return CIS_OK;
   }
   const cis_int g = k < D->vec_cap ? k : D->vec_cap, r = D->blk / g > 0 ? D->blk / g : 1;
-  const int parity = k == 1 ? transpose_parity(D, C) : 0;
+  const int parity = k == 1 ? transpose_parity(D, C, &C1) : 0;
   if (parity) { /* half the work, then S <- S + t S^T */
     const double t = parity;
     const cis_int rr = D->blk, ns = D->nsa;
-    for (cis_int a0 = 0; a0 < ns; a0 += rr) sigma_block_half(D, a0, ns - a0 < rr ? ns - a0 : rr, C, S);
+    for (cis_int a0 = 0; a0 < ns; a0 += rr) sigma_block_half(D, a0, ns - a0 < rr ? ns - a0 : rr, C1, S);
     const cis_int T = 32, nt = (ns + T - 1) / T; /* 32 x 32 tiles: both sides in cache */
 #pragma omp parallel for schedule(dynamic, 1) if (D->ndet >= CI_DIRECT_PARALLEL_MIN)
     for (cis_int ta = 0; ta < nt; ++ta)
@@ -600,7 +657,14 @@ static cis_status compact_apply(void *ctx, double alpha, const void *x, double b
   double *yy = y;
   const cis_int n = ci_irrep_sigma_size(D->R);
   (void)s;
-  const int tr = D->A == D->B && !D->no_time_reversal ? ci_irrep_parity(D->R, x) : 0;
+  int exact = 0;
+  int tr = D->A == D->B && !D->no_time_reversal ? ci_irrep_parity(D->R, x, CI_PARITY_TOL, &exact) : 0;
+  if (tr && !exact) { /* nearly pure: its pure part (transpose_parity's comment) */
+    double *p = pure_scratch(D);
+    if (p) ci_irrep_purify(D->R, x, tr, p);
+    else tr = 0;
+    x = p ? p : x;
+  }
   D->info.sigma_vectors++;
   D->info.half_sigmas += tr != 0;
   if (D->nelec == 0) {

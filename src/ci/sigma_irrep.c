@@ -365,22 +365,43 @@ void ci_irrep_expand(const ci_irrep_sigma *R, const double *cc, double *c) {
   }
 }
 
-int ci_irrep_parity(const ci_irrep_sigma *R, const double *cc) {
+int ci_irrep_parity(const ci_irrep_sigma *R, const double *cc, double tol, int *exact) {
   const int t = R->target;
-  int sym = 1, anti = 1;
+  double norm = 0, dsym = 0, danti = 0; /* as sigma.c's transpose_parity, on the compact layout */
+  *exact = 0;
   if (R->A != R->B) return 0;
-#pragma omp parallel for schedule(static) num_threads(R->threads) reduction(&& : sym, anti) if (R->nsym >= IRREP_PARALLEL_MIN)
+#pragma omp parallel for schedule(static) num_threads(R->threads) reduction(+ : norm, dsym, danti) if (R->nsym >= IRREP_PARALLEL_MIN)
   for (cis_int A = 0; A < R->nsa; ++A) {
     const int gc = R->syma[A] ^ t;
     const int32_t *bl = R->blist + R->bstart[gc];
     const double *cr = cc + R->off[A];
     for (cis_int j = 0; j < R->nbg[gc] && bl[j] <= A; ++j) {
       const double u = cr[j], v = cc[R->off[bl[j]] + R->bpos[A]];
-      sym = sym && u == v;
-      anti = anti && u == -v;
+      const int diag = bl[j] == A;
+      norm += diag ? u * u : u * u + v * v;
+      dsym += diag ? 0.0 : (u - v) * (u - v);
+      danti += diag ? 2.0 * u * u : (u + v) * (u + v);
     }
   }
-  return sym ? 1 : anti ? -1 : 0;
+  const int par = dsym <= tol * norm ? 1 : danti <= tol * norm ? -1 : 0;
+  *exact = par && (par > 0 ? dsym : danti) == 0;
+  return par;
+}
+
+void ci_irrep_purify(const ci_irrep_sigma *R, const double *cc, int par, double *out) {
+  const int t = R->target;
+#pragma omp parallel for schedule(static) num_threads(R->threads) if (R->nsym >= IRREP_PARALLEL_MIN)
+  for (cis_int A = 0; A < R->nsa; ++A) {
+    const int gc = R->syma[A] ^ t;
+    const int32_t *bl = R->blist + R->bstart[gc];
+    for (cis_int j = 0; j < R->nbg[gc] && bl[j] <= A; ++j) {
+      const cis_int i = R->off[A] + j, m = R->off[bl[j]] + R->bpos[A];
+      if (bl[j] == A) { out[i] = par > 0 ? cc[i] : 0.0; continue; }
+      const double u = 0.5 * (cc[i] + par * cc[m]);
+      out[i] = u;
+      out[m] = par * u;
+    }
+  }
 }
 
 void ci_irrep_sigma_compact(ci_irrep_sigma *R, const double *cc, int tr, double *sc, double *t1, double *t2) {

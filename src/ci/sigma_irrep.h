@@ -57,9 +57,12 @@ cis_int ci_irrep_sigma_size(const ci_irrep_sigma *R);
  * elsewhere; every entry of c written). */
 void ci_irrep_compress(const ci_irrep_sigma *R, const double *c, double *cc);
 void ci_irrep_expand(const ci_irrep_sigma *R, const double *cc, double *c);
-/* +1 / -1 when the compact cc is exactly (anti)symmetric under alpha <-> beta
- * (one string set), else 0. */
-int ci_irrep_parity(const ci_irrep_sigma *R, const double *cc);
+/* +1 / -1 when the compact cc is (anti)symmetric under alpha <-> beta (one
+ * string set) to tol (||cc - t cc^T||^2 <= tol ||cc||^2), else 0; *exact = 1
+ * when exactly so (bitwise). */
+int ci_irrep_parity(const ci_irrep_sigma *R, const double *cc, double tol, int *exact);
+/* out = the exactly (anti)symmetric part (par = +1 / -1) of the compact cc. */
+void ci_irrep_purify(const ci_irrep_sigma *R, const double *cc, int par, double *out);
 /* sc = H cc on compact vectors (sc overwritten; cc and sc distinct); tr as
  * in ci_irrep_sigma_apply. */
 void ci_irrep_sigma_compact(ci_irrep_sigma *R, const double *cc, int tr, double *sc, double *t1, double *t2);

@@ -311,6 +311,10 @@ static cis_status solve_roots(const ci_args *a, ci_run *r, int nr) {
   o.block_products = a->block_products;
   o.guess = guess;
   o.nguess = nvec;
+  if (r->D && !r->G) { /* host vectors: corrections kept exactly pure (every product a half sigma) */
+    o.correct = r->opc ? cis_ci_direct_correct_compact : cis_ci_direct_correct_c1;
+    o.correct_ctx = r->D;
+  }
   if (r->opc) { /* compact vectors: compress the guesses, expand the roots */
     const cis_int nc = cis_ci_direct_compact_size(r->D);
     double *gc = malloc((size_t)nvec * (size_t)nc * sizeof(double)), *vc = malloc((size_t)nr * (size_t)nc * sizeof(double));

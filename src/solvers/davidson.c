@@ -20,7 +20,7 @@
 #include "solvers/backend.h"
 
 cis_davidson_opts cis_davidson_opts_default(void) {
-  cis_davidson_opts o = {1, 1e-8, 1e-10, 200, 0, 0, NULL, 0, 0};
+  cis_davidson_opts o = {1, 1e-8, 1e-10, 200, 0, 0, NULL, 0, 0, NULL, NULL};
   return o;
 }
 
@@ -313,6 +313,7 @@ cis_status cis_davidson_operator(const cis_operator *H, const double *diag, cons
       double *t = VEC(w.V, m + added);
       int keep;
       OP(dav_precond(B, VEC(w.R, r), w.D, w.theta[r], t)); /* R_r of this iteration's check */
+      if (o.correct) CIS_TRY(o.correct(o.correct_ctx, t, B->stream));
       CIS_TRY(orthonormalise(B, w.V, m + added, w.h, &keep));
       added += keep;
     }
