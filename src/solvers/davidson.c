@@ -95,12 +95,19 @@ static cis_status phase(kry_be *B, int verbose, double *t0, double *acc) {
  * Appl. 50, 1069 (2005)): each pass one multi-dot h = V^T t (which also
  * gives (t, t) as h[m]) and one t -= V h, so a pass costs two GEMVs and one
  * synchronization whatever m is. *keep = 1 when the norm after is above
- * 1e-10 of the norm before. h: m + 1 host doubles. */
-static cis_status orthonormalise(kry_be *B, double *V, int m, double *h, int *keep) {
+ * 1e-10 of the norm before. h: m + 1 host doubles. With a correct hook
+ * (cis_davidson_opts.correct), t is projected again after the two passes and
+ * a third pass follows: the passes subtract components along V_j whose own
+ * round-off impurity, amplified by the cancellation when t lies mostly in
+ * the subspace (after a collapse), would leave t impure by far more than
+ * round-off; the third pass's coefficients are tiny, so is what it adds. */
+static cis_status orthonormalise(kry_be *B, double *V, int m, double *h, const cis_davidson_opts *o, int *keep) {
   cis_status st;
   double *t = VEC(V, m), n0 = 0, n1;
   *keep = 0;
-  for (int pass = 0; pass < 2; ++pass) {
+  const int passes = o && o->correct && m > 0 ? 3 : 2;
+  for (int pass = 0; pass < passes; ++pass) {
+    if (pass == 2) CIS_TRY(o->correct(o->correct_ctx, t, B->stream));
     OP(dots_host(B, V, m + 1, t, h));
     if (pass == 0) {
       n0 = sqrt(h[m]); /* ||t|| before */
@@ -158,7 +165,7 @@ static cis_status given_guesses(kry_be *B, const double *guess, int nguess, int 
   for (int j = 0; j < nguess && m < max_sub; ++j) {
     int keep;
     OP(upload(B, VEC(V, m), guess + (size_t)j * (size_t)B->n, B->n));
-    CIS_TRY(orthonormalise(B, V, m, h, &keep));
+    CIS_TRY(orthonormalise(B, V, m, h, NULL, &keep));
     m += keep;
   }
 cleanup:
@@ -314,7 +321,7 @@ cis_status cis_davidson_operator(const cis_operator *H, const double *diag, cons
       int keep;
       OP(dav_precond(B, VEC(w.R, r), w.D, w.theta[r], t)); /* R_r of this iteration's check */
       if (o.correct) CIS_TRY(o.correct(o.correct_ctx, t, B->stream));
-      CIS_TRY(orthonormalise(B, w.V, m + added, w.h, &keep));
+      CIS_TRY(orthonormalise(B, w.V, m + added, w.h, &o, &keep));
       added += keep;
     }
     m_new = added; /* 0: only energy changes pending; the next pass re-checks them */

@@ -286,11 +286,29 @@ static void test_time_reversal(const char *name, cis_fcidump *F) {
     CHECK(asym == 0, "%s t=%d: %d elements not exactly (anti)symmetric", name, t, asym);
     printf("%-12s time reversal t=%+d: half vs full sigma %.1e\n", name, t, rel_diff(yh, yf, n));
   }
-  x[1] = nextafter(x[1], 2.0); /* no longer antisymmetric */
+  /* antisymmetric to round-off (one ulp off): the half sigma on the pure
+   * part, equal to the full sigma of x to rounding */
+  x[1] = nextafter(x[1], 2.0);
   cis_int h0 = info.half_sigmas;
   CHECK_OK(cis_ci_direct_sigma(Dh, 1, x, yh));
+  CHECK_OK(cis_ci_direct_sigma(Df, 1, x, yf));
   cis_ci_direct_get_info(Dh, &info);
-  CHECK(info.half_sigmas == h0, "%s: a broken symmetry still took the half sigma", name);
+  CHECK(info.half_sigmas == h0 + 1, "%s: one ulp off antisymmetric: half sigma not taken", name);
+  CHECK(rel_diff(yh, yf, n) <= 1e-13, "%s: one ulp off: half vs full %.3e", name, rel_diff(yh, yf, n));
+  /* clearly broken (1e-4 of the norm): the full sigma (yh kept for below) */
+  {
+    double nx = 0, *xb = malloc((size_t)n * sizeof(double)), *yb = malloc((size_t)n * sizeof(double));
+    for (cis_int i = 0; i < n; ++i) nx += x[i] * x[i];
+    memcpy(xb, x, (size_t)n * sizeof(double));
+    xb[1] += 1e-4 * sqrt(nx);
+    h0 = info.half_sigmas;
+    CHECK_OK(cis_ci_direct_sigma(Dh, 1, xb, yb));
+    CHECK_OK(cis_ci_direct_sigma(Df, 1, xb, yf));
+    cis_ci_direct_get_info(Dh, &info);
+    CHECK(info.half_sigmas == h0, "%s: a broken symmetry still took the half sigma", name);
+    CHECK(rel_diff(yb, yf, n) <= 1e-13, "%s: broken symmetry: %.3e from the full sigma", name, rel_diff(yb, yf, n));
+    free(xb); free(yb);
+  }
   /* cis_ci_direct_pure_guesses: a random guess (near neither) becomes its
    * symmetric part, its antisymmetric part is appended, both exactly pure,
    * their sum the guess; a pure guess stays; no room: no append; the full
