@@ -514,6 +514,12 @@ CIS_API cis_status cis_ci_direct_gpu_sigma(cis_ci_direct_gpu *G, int k, const do
  * (cis_davidson_operator keeps every vector on the device); diag (host, n,
  * may be NULL) is recorded. G must outlive it. */
 CIS_API cis_status cis_ci_direct_gpu_operator(cis_ci_direct_gpu *G, const double *diag, cis_operator **out);
+/* cis_davidson_opts.correct for Davidson on cis_ci_direct_gpu_operator (ctx =
+ * G, t a device vector, stream s): cis_ci_direct_correct_c1 on the device
+ * (each correction made exactly alpha <-> beta pure when within 1e-6 of it),
+ * so that with roots of both parities every product stays a half sigma.
+ * Synchronizes s. CIS_ERR_NO_GPU without CUDA. */
+CIS_API cis_status cis_ci_direct_gpu_correct(void *ctx, void *t, cis_stream s);
 /* Median milliseconds of `runs` single-vector sigmas (after one untimed),
  * each synchronized, on the host vector c (n doubles; NULL: a fixed
  * pseudo-random vector). Allocates two device vectors for the time. */

@@ -311,9 +311,9 @@ static cis_status solve_roots(const ci_args *a, ci_run *r, int nr) {
   o.block_products = a->block_products;
   o.guess = guess;
   o.nguess = nvec;
-  if (r->D && !r->G) { /* host vectors: corrections kept exactly pure (every product a half sigma) */
-    o.correct = r->opc ? cis_ci_direct_correct_compact : cis_ci_direct_correct_c1;
-    o.correct_ctx = r->D;
+  if (r->D) { /* corrections kept exactly alpha <-> beta pure (every product a half sigma) */
+    o.correct = r->G ? cis_ci_direct_gpu_correct : r->opc ? cis_ci_direct_correct_compact : cis_ci_direct_correct_c1;
+    o.correct_ctx = r->G ? (void *)r->G : (void *)r->D;
   }
   if (r->opc) { /* compact vectors: compress the guesses, expand the roots */
     const cis_int nc = cis_ci_direct_compact_size(r->D);

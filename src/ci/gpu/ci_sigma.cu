@@ -140,21 +140,57 @@ __global__ void ci_sigma_scatter_half_kernel(cis_ci_sigma_dev d, const double *_
   }
 }
 
-// flags[0] = 0 unless c(A,B) == c(B,A) for all A, B; flags[1] = 0 unless
-// c(A,B) == -c(B,A) (sigma.c's transpose_parity; -0.0 == 0.0). The launcher
-// sets both nonzero first; every writer writes the same 0.
-__global__ void ci_parity_kernel(const double *__restrict__ c, int64_t ns, int *flags) {
+// The alpha <-> beta parity sums of the ns x ns vector c (sigma.c's
+// transpose_parity, its CPU reference): out[0] += ||c||^2, out[1] += the
+// squared distance from symmetric, out[2] += from antisymmetric, over the
+// pairs B <= A (block sums, then one atomic add per block and sum).
+__global__ void ci_parity_sums_kernel(const double *__restrict__ c, int64_t ns, double *out) {
+  __shared__ double part[3][32];
   const int64_t n = ns * ns;
-  bool sym = true, anti = true;
+  double s0 = 0, s1 = 0, s2 = 0;
   for (int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; i < n; i += (int64_t)gridDim.x * blockDim.x) {
     const int64_t A = i / ns, B = i % ns;
     if (B > A) continue;
     const double u = c[i], w = c[B * ns + A];
-    sym = sym && u == w;
-    anti = anti && u == -w;
+    if (B == A) {
+      s0 += u * u;
+      s2 += 2.0 * u * u;
+    } else {
+      s0 += u * u + w * w;
+      s1 += (u - w) * (u - w);
+      s2 += (u + w) * (u + w);
+    }
   }
-  if (!__all_sync(0xffffffffu, sym) && (threadIdx.x & 31) == 0) flags[0] = 0;
-  if (!__all_sync(0xffffffffu, anti) && (threadIdx.x & 31) == 0) flags[1] = 0;
+  for (int o = 16; o > 0; o >>= 1) {
+    s0 += __shfl_down_sync(0xffffffffu, s0, o);
+    s1 += __shfl_down_sync(0xffffffffu, s1, o);
+    s2 += __shfl_down_sync(0xffffffffu, s2, o);
+  }
+  const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5, nw = blockDim.x >> 5;
+  if (lane == 0) { part[0][warp] = s0; part[1][warp] = s1; part[2][warp] = s2; }
+  __syncthreads();
+  if (threadIdx.x < 3) {
+    double t = 0;
+    for (int w = 0; w < nw; ++w) t += part[threadIdx.x][w];
+    atomicAdd(out + threadIdx.x, t);
+  }
+}
+
+// out = the exactly (anti)symmetric part (t = +1 / -1) of c: one thread per
+// pair B <= A reads both mirror elements, then writes both (out == c allowed).
+__global__ void ci_purify_kernel(const double *c, int64_t ns, double t, double *out) {
+  const int64_t n = ns * ns;
+  for (int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; i < n; i += (int64_t)gridDim.x * blockDim.x) {
+    const int64_t A = i / ns, B = i % ns;
+    if (B > A) continue;
+    if (B == A) {
+      out[i] = t > 0 ? c[i] : 0.0;
+      continue;
+    }
+    const double u = 0.5 * (c[i] + t * c[B * ns + A]);
+    out[i] = u;
+    out[B * ns + A] = t * u;
+  }
 }
 
 __global__ void ci_axpby_kernel(int64_t n, double alpha, const double *__restrict__ t, double beta,
@@ -214,13 +250,24 @@ extern "C" cis_status cis_launch_ci_sigma_scatter_half(const cis_ci_sigma_dev *d
   return CIS_OK;
 }
 
-extern "C" cis_status cis_launch_ci_parity(const double *c, cis_int ns, int *flags, cudaStream_t s) {
-  CIS_CUDA_CHECK(cudaMemsetAsync(flags, 1, 2 * sizeof(int), s)); // bytes 1: both flags nonzero (true)
+extern "C" cis_status cis_launch_ci_parity_sums(const double *c, cis_int ns, double *out, cudaStream_t s) {
+  CIS_CUDA_CHECK(cudaMemsetAsync(out, 0, 3 * sizeof(double), s));
   const cis_int n = ns * ns;
+  if (n == 0) return CIS_OK;
   unsigned blocks = cis_blocks_for(n, 256);
   if (blocks > 4096) blocks = 4096;
-  ci_parity_kernel<<<blocks, 256, 0, s>>>(c, ns, flags);
-  CIS_CUDA_LAUNCH_CHECK("ci_parity_kernel");
+  ci_parity_sums_kernel<<<blocks, 256, 0, s>>>(c, ns, out);
+  CIS_CUDA_LAUNCH_CHECK("ci_parity_sums_kernel");
+  return CIS_OK;
+}
+
+extern "C" cis_status cis_launch_ci_purify(const double *c, cis_int ns, double t, double *out, cudaStream_t s) {
+  const cis_int n = ns * ns;
+  if (n == 0) return CIS_OK;
+  unsigned blocks = cis_blocks_for(n, 256);
+  if (blocks > 65536) blocks = 65536;
+  ci_purify_kernel<<<blocks, 256, 0, s>>>(c, ns, t, out);
+  CIS_CUDA_LAUNCH_CHECK("ci_purify_kernel");
   return CIS_OK;
 }
 

@@ -53,9 +53,11 @@ cis_status cis_launch_ci_sigma_gather_half(const cis_ci_sigma_dev *d, const doub
                                            double *D, cudaStream_t s);
 cis_status cis_launch_ci_sigma_scatter_half(const cis_ci_sigma_dev *d, const double *X, cis_int a0, cis_int nr,
                                             double t, int first, int last, double *S, cudaStream_t s);
-/* flags[0] != 0 when the ns x ns vector c is exactly symmetric, flags[1] !=
- * 0 when exactly antisymmetric (flags: 2 device ints). */
-cis_status cis_launch_ci_parity(const double *c, cis_int ns, int *flags, cudaStream_t s);
+/* The alpha <-> beta parity of the ns x ns vector c: out (3 device doubles)
+ * = ||c||^2, ||c - c^T||^2 / 2, ||c + c^T||^2 / 2 (sigma.c's transpose_parity). */
+cis_status cis_launch_ci_parity_sums(const double *c, cis_int ns, double *out, cudaStream_t s);
+/* out = (c + t c^T) / 2, t = +1 or -1 (the diagonal zero for -1); out == c allowed. */
+cis_status cis_launch_ci_purify(const double *c, cis_int ns, double t, double *out, cudaStream_t s);
 /* y = alpha t + beta y (beta == 0: y = alpha t, NaN in y does not propagate). */
 cis_status cis_launch_ci_axpby(cis_int n, double alpha, const double *t, double beta, double *y, cudaStream_t s);
 

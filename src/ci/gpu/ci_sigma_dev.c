@@ -38,7 +38,8 @@ struct cis_ci_direct_gpu {
   ci_link *alink, *blink_t;
   uint8_t *syma, *symb;
   double *g, *D, *X, *tmp;
-  int *flags; /* 2 device ints: the parity check's answer */
+  double *sums; /* 3 device doubles: the parity sums */
+  double *pure; /* ndet: a nearly pure vector's pure part (lazily) */
   cublasHandle_t cb;
   cis_int rows; /* (vector, alpha string) rows of D and X */
   cis_ci_direct_gpu_info info;
@@ -75,7 +76,7 @@ static cis_status dev_upload(void **d, const void *h, size_t bytes, const char *
 
 void cis_ci_direct_gpu_free(cis_ci_direct_gpu *G) {
   if (!G) return;
-  void *dev[] = {G->alink, G->blink_t, G->syma, G->symb, G->g, G->D, G->X, G->tmp, G->flags};
+  void *dev[] = {G->alink, G->blink_t, G->syma, G->symb, G->g, G->D, G->X, G->tmp, G->sums, G->pure};
   for (size_t i = 0; i < sizeof dev / sizeof *dev; ++i)
     if (dev[i]) cudaFree(dev[i]);
   if (G->cb) cublasDestroy(G->cb);
@@ -163,7 +164,7 @@ cis_status cis_ci_direct_gpu_create(const cis_ci_direct *D, const cis_ci_direct_
     CIS_TRY(dev_alloc((void **)&G->D, wbytes, "gather intermediate D"));
     CIS_TRY(dev_alloc((void **)&G->X, wbytes, "product X = g D"));
   }
-  CIS_TRY(dev_alloc((void **)&G->flags, 2 * sizeof(int), "parity flags"));
+  CIS_TRY(dev_alloc((void **)&G->sums, 3 * sizeof(double), "parity sums"));
   if (cublasCreate(&G->cb) != CUBLAS_STATUS_SUCCESS) {
     G->cb = NULL;
     st = cis_error(CIS_ERR_CUDA, "direct sigma on the GPU: cublasCreate failed");
@@ -205,6 +206,46 @@ static cis_status sigma_half(cis_ci_direct_gpu *G, double t, const double *d_C, 
   return CIS_OK;
 }
 
+/* Davidson's vectors are pure under alpha <-> beta only to round-off (the
+ * reasoning of sigma.c's CI_PARITY_TOL): within this squared relative
+ * distance, the half sigma of the pure part. */
+#define GPU_PARITY_TOL 1e-24
+
+/* +1 / -1 when the device vector c is (anti)symmetric to tol (squared,
+ * relative), else 0; *exact when exactly so. Synchronizes cs. */
+static cis_status parity(cis_ci_direct_gpu *G, const double *c, double tol, cudaStream_t cs, int *par, int *exact) {
+  cis_status st;
+  double h[3];
+  *par = *exact = 0;
+  if ((st = cis_launch_ci_parity_sums(c, G->v.nsa, G->sums, cs)) != CIS_OK) return st;
+  CIS_CUDA_CHECK(cudaMemcpyAsync(h, G->sums, sizeof h, cudaMemcpyDeviceToHost, cs));
+  CIS_CUDA_CHECK(cudaStreamSynchronize(cs));
+  *par = h[1] <= tol * h[0] ? 1 : h[2] <= tol * h[0] ? -1 : 0; /* NaN: 0 */
+  *exact = *par && (*par > 0 ? h[1] : h[2]) == 0;
+  return CIS_OK;
+}
+
+/* The pure-part scratch (ndet doubles, made once); NULL when the device has
+ * no room (then the full sigma). */
+static double *pure_scratch(cis_ci_direct_gpu *G) {
+  if (!G->pure && dev_alloc((void **)&G->pure, (size_t)G->v.ndet * sizeof(double), "pure part of a CI vector") != CIS_OK) {
+    cis_clear_error();
+    G->pure = NULL;
+  }
+  return G->pure;
+}
+
+cis_status cis_ci_direct_gpu_correct(void *ctx, void *t, cis_stream s) {
+  cis_ci_direct_gpu *G = ctx;
+  cis_status st;
+  int par, exact;
+  if (!G || !t || !G->v.one_set || G->v.no_time_reversal || G->v.nsa == 0) return CIS_OK;
+  cudaStream_t cs = (cudaStream_t)s;
+  if ((st = parity(G, t, 1e-12, cs, &par, &exact)) != CIS_OK) return st; /* 1e-6 in norm: cis_ci_direct_correct_c1 */
+  if (par && !exact) return cis_launch_ci_purify(t, G->v.nsa, par, t, cs);
+  return CIS_OK;
+}
+
 cis_status cis_ci_direct_gpu_sigma(cis_ci_direct_gpu *G, int k, const double *d_C, double *d_S, cis_stream s) {
   if (!G || !d_C || !d_S || k < 1)
     return cis_error(CIS_ERR_INVALID, "direct sigma on the GPU: NULL argument or k = %d < 1", k);
@@ -219,11 +260,13 @@ cis_status cis_ci_direct_gpu_sigma(cis_ci_direct_gpu *G, int k, const double *d_
   }
   CB_CHECK(cublasSetStream(G->cb, cs));
   if (k == 1 && G->v.one_set && !G->v.no_time_reversal) { /* (anti)symmetric vector: the half sigma */
-    int flags[2] = {0, 0};
-    if ((st = cis_launch_ci_parity(d_C, nsa, G->flags, cs)) != CIS_OK) return st;
-    CIS_CUDA_CHECK(cudaMemcpyAsync(flags, G->flags, sizeof flags, cudaMemcpyDeviceToHost, cs));
-    CIS_CUDA_CHECK(cudaStreamSynchronize(cs));
-    if (flags[0] || flags[1]) return sigma_half(G, flags[0] ? 1.0 : -1.0, d_C, d_S, cs);
+    int par, exact;
+    if ((st = parity(G, d_C, GPU_PARITY_TOL, cs, &par, &exact)) != CIS_OK) return st;
+    if (par && !exact && pure_scratch(G)) { /* its pure part (sigma.c's transpose_parity) */
+      if ((st = cis_launch_ci_purify(d_C, nsa, par, G->pure, cs)) != CIS_OK) return st;
+      return sigma_half(G, par, G->pure, d_S, cs);
+    }
+    if (par && exact) return sigma_half(G, par, d_C, d_S, cs);
   }
   /* g vectors of nr alpha strings per pass */
   const cis_int gv = G->rows >= nsa ? (G->rows / nsa < k ? G->rows / nsa : k) : 1;

@@ -32,6 +32,11 @@ cis_status cis_ci_direct_gpu_operator(cis_ci_direct_gpu *G, const double *diag, 
   return cis_error(CIS_ERR_NO_GPU, "cisparse was built without CUDA");
 }
 
+cis_status cis_ci_direct_gpu_correct(void *ctx, void *t, cis_stream s) {
+  (void)ctx, (void)t, (void)s;
+  return cis_error(CIS_ERR_NO_GPU, "cisparse was built without CUDA");
+}
+
 cis_status cis_ci_direct_gpu_time_sigma(cis_ci_direct_gpu *G, const double *c, int runs, double *ms_median) {
   (void)G, (void)c, (void)runs, (void)ms_median;
   return cis_error(CIS_ERR_NO_GPU, "cisparse was built without CUDA");
