@@ -21,7 +21,12 @@ else PySCF does with them works unchanged: ``make_rdm1``, ``make_rdm1s``,
 in the dense matrix up to ``dense_max_penalty`` determinants, as an operator
 on the matrix-free sigma beyond, ``cis_ci_spin_penalty_operator``). With
 ``orbsym`` and an integer ``wfnsym`` the space is restricted to that irrep.
-RDMs are PySCF's (CPU).
+RDMs (make_rdm1, make_rdm1s, make_rdm12, make_rdm12s and the transition
+trans_rdm1, trans_rdm1s, trans_rdm12, trans_rdm12s; with reorder=True, what
+CASSCF asks) are cisparse's above ``rdm_min`` determinants: on the GPU
+(``cis_ci_direct_gpu_rdm12``: gather + DGEMM, the links uploaded once per
+space and kept across calls) where one is usable, else on the host
+(``cis_ci_direct_rdm12``); PySCF's own below.
 """
 import ctypes
 
@@ -66,8 +71,22 @@ class _direct_gpu_opts(ctypes.Structure):  # cis_ci_direct_gpu_opts (+ room)
                 ("_reserved", ctypes.c_char * 64)]
 
 
+class _direct_opts(ctypes.Structure):  # cis_ci_direct_opts
+    _fields_ = [("mem_limit", ctypes.c_int64), ("block_bytes", ctypes.c_int64), ("vectors", ctypes.c_int),
+                ("ignore_symmetry", ctypes.c_int), ("no_time_reversal", ctypes.c_int),
+                ("symmetry_projection", ctypes.c_int)]
+
+
+class _rdm12(ctypes.Structure):  # cis_ci_rdm12: NULL = not wanted
+    _fields_ = [(name, _dp) for name in ("rdm1", "rdm2", "rdm1a", "rdm1b", "rdm2aa", "rdm2ab", "rdm2ba", "rdm2bb")]
+
+
 _P = ctypes.c_void_p
 for _name, _res, _args in [
+    ("cis_ci_direct_rdm12", ctypes.c_int, [_P, _dp, _dp, ctypes.POINTER(_rdm12)]),
+    ("cis_ci_direct_gpu_rdm_create", ctypes.c_int, [_P, ctypes.c_int64, ctypes.POINTER(_P)]),
+    ("cis_ci_direct_gpu_rdm_free", None, [_P]),
+    ("cis_ci_direct_gpu_rdm12", ctypes.c_int, [_P, _dp, _dp, ctypes.c_int, ctypes.POINTER(_rdm12), _P]),
     ("cis_ci_find_reference", ctypes.c_int, [_P, _u64p, _u64p]),
     ("cis_ci_space_create", ctypes.c_int, [_P, ctypes.c_int, ctypes.c_uint64, ctypes.c_uint64, ctypes.POINTER(_P)]),
     ("cis_ci_space_free", None, [_P]),
@@ -215,6 +234,86 @@ def _ci0_list(ci0, size):
     return out
 
 
+class _RdmSpace:
+    """The direct space of (norb, nelec) in C1 for the RDMs alone (zero
+    integrals: RDMs need none; a minimal sigma workspace), its links on the
+    GPU (cis_ci_direct_gpu_rdm_create) when one is used, and the map from
+    PySCF's (alpha, beta) addresses to cisparse's direct order. The solver
+    keeps it across calls with the same norb and nelec (CASSCF's
+    macro-iterations), so only the CI vectors travel."""
+
+    _NAMES = ("rdm1", "rdm2", "rdm1a", "rdm1b", "rdm2aa", "rdm2ab", "rdm2ba", "rdm2bb")
+
+    def __init__(self, norb, nelec, gpu):
+        na, nb = nelec
+        self.key = (norb, na, nb, bool(gpu))
+        self.norb, self.D, self.R = norb, None, None
+        self.F = _make_fcidump(norb, nelec)
+        self.h1 = np.zeros((norb, norb))
+        self.eri = np.zeros(int(self.F.neri))
+        self.F.h1, self.F.eri = self.h1.ctypes.data_as(_dp), self.eri.ctypes.data_as(_dp)
+        o = _direct_opts()
+        o.block_bytes, o.vectors, o.ignore_symmetry, o.no_time_reversal = 1 << 20, 1, 1, 1
+        D = _P()
+        check(L.lib.cis_ci_direct_create(ctypes.byref(self.F), ctypes.byref(o), ctypes.byref(D)))
+        self.D = D
+        self.shape = nA, nB = cistring.num_strings(norb, na), cistring.num_strings(norb, nb)
+        a, b = ctypes.c_uint64(), ctypes.c_uint64()
+        A = np.empty(nA, dtype=np.int64)
+        B = np.empty(nB, dtype=np.int64)
+        for i in range(nA):  # direct order: index = A * nB + B
+            L.lib.cis_ci_direct_det(D, i * nB, ctypes.byref(a), ctypes.byref(b))
+            A[i] = a.value
+        for j in range(nB):
+            L.lib.cis_ci_direct_det(D, j, ctypes.byref(a), ctypes.byref(b))
+            B[j] = b.value
+        self.ia = cistring.strs2addr(norb, na, A)
+        self.ib = cistring.strs2addr(norb, nb, B)
+        self.identity = bool(np.all(self.ia == np.arange(nA)) and np.all(self.ib == np.arange(nB)))
+        if gpu:
+            R = _P()
+            check(L.lib.cis_ci_direct_gpu_rdm_create(D, 0, ctypes.byref(R)))
+            self.R = R
+
+    def close(self):
+        if getattr(self, "R", None):
+            L.lib.cis_ci_direct_gpu_rdm_free(self.R)
+            self.R = None
+        if getattr(self, "D", None):
+            L.lib.cis_ci_direct_free(self.D)
+            self.D = None
+
+    __del__ = close
+
+    def vec(self, ci):
+        """A PySCF CI vector as a contiguous vector in direct order."""
+        v = np.asarray(ci, dtype=np.float64)
+        nA, nB = self.shape
+        if v.size != nA * nB:
+            raise ValueError(f"cisparse.fci: a CI vector of {v.size} entries for {nA} x {nB} determinants")
+        v = v.reshape(nA, nB)
+        if not self.identity:
+            v = v[np.ix_(self.ia, self.ib)]
+        return np.ascontiguousarray(v).reshape(-1)
+
+    def rdm12(self, bra, ket, want):
+        """The RDMs named in want (cis_ci_rdm12's fields) of <bra| and |ket>
+        (bra None: the state RDMs of ket), as NumPy arrays."""
+        n = self.norb
+        k = self.vec(ket)
+        b = None if bra is None else self.vec(bra)
+        out, o = {}, _rdm12()
+        for name in want:
+            out[name] = np.empty((n, n) if name.startswith("rdm1") else (n, n, n, n))
+            setattr(o, name, out[name].ctypes.data_as(_dp))
+        bp = None if b is None else b.ctypes.data_as(_dp)
+        if self.R:
+            check(L.lib.cis_ci_direct_gpu_rdm12(self.R, bp, k.ctypes.data_as(_dp), 0, ctypes.byref(o), None))
+        else:
+            check(L.lib.cis_ci_direct_rdm12(self.D, bp, k.ctypes.data_as(_dp), ctypes.byref(o)))
+        return out
+
+
 class FCISolver(direct_spin1.FCISolver):
     """PySCF's FCISolver interface on cisparse's CI Hamiltonian and Davidson.
 
@@ -225,6 +324,7 @@ class FCISolver(direct_spin1.FCISolver):
     products, seconds)."""
 
     dense_max = 1500  # spaces up to this many determinants: exact diagonalization
+    rdm_min = 1500  # RDMs from this many determinants on are cisparse's (PySCF's below)
     dense_max_penalty = 6000  # fix_spin_: the penalty matrix is built exactly up to this size
 
     def __init__(self, mol=None, device="auto", method="auto"):
@@ -451,6 +551,86 @@ class FCISolver(direct_spin1.FCISolver):
         return self._finish(st, info, t0, evals, cis, ecore, nroots, device="gpu" if gpu else "cpu", method="direct",
                             determinants=n,
                             nonzeros=0)
+
+    # ---- RDMs: cisparse's above rdm_min determinants (GPU where usable) ----
+
+    def _rdm_space(self, norb, nelec):
+        """The kept _RdmSpace of (norb, nelec), or None where PySCF's own RDMs
+        apply (fewer than rdm_min determinants, or more than 64 orbitals)."""
+        na, nb = direct_spin1._unpack_nelec(nelec, self.spin)
+        if norb > 64 or cistring.num_strings(norb, na) * cistring.num_strings(norb, nb) < self.rdm_min:
+            return None
+        gpu = self._use_gpu()
+        r = getattr(self, "_rdm", None)
+        if r is not None and r.key == (norb, na, nb, gpu):
+            return r
+        if r is not None:
+            r.close()
+        self._rdm = _RdmSpace(norb, (na, nb), gpu)
+        return self._rdm
+
+    def _rdms(self, r, bra, ket, want):
+        t0 = L.lib.cis_wtime()
+        out = r.rdm12(bra, ket, want)
+        st = self.__dict__.setdefault("rdm_stats", {"calls": 0, "seconds": 0.0})
+        st["calls"] += 1
+        st["seconds"] += L.lib.cis_wtime() - t0
+        st["device"] = "gpu" if r.R else "cpu"
+        return out
+
+    def make_rdm1s(self, fcivec, norb, nelec, link_index=None):
+        r = self._rdm_space(norb, nelec)
+        if r is None:
+            return super().make_rdm1s(fcivec, norb, nelec, link_index)
+        d = self._rdms(r, None, fcivec, ("rdm1a", "rdm1b"))
+        return d["rdm1a"], d["rdm1b"]
+
+    def make_rdm1(self, fcivec, norb, nelec, link_index=None):
+        r = self._rdm_space(norb, nelec)
+        if r is None:
+            return super().make_rdm1(fcivec, norb, nelec, link_index)
+        return self._rdms(r, None, fcivec, ("rdm1",))["rdm1"]
+
+    def make_rdm12s(self, fcivec, norb, nelec, link_index=None, reorder=True):
+        r = self._rdm_space(norb, nelec) if reorder else None
+        if r is None:
+            return super().make_rdm12s(fcivec, norb, nelec, link_index, reorder)
+        d = self._rdms(r, None, fcivec, ("rdm1a", "rdm1b", "rdm2aa", "rdm2ab", "rdm2bb"))
+        return (d["rdm1a"], d["rdm1b"]), (d["rdm2aa"], d["rdm2ab"], d["rdm2bb"])
+
+    def make_rdm12(self, fcivec, norb, nelec, link_index=None, reorder=True):
+        r = self._rdm_space(norb, nelec) if reorder else None
+        if r is None:
+            return super().make_rdm12(fcivec, norb, nelec, link_index, reorder)
+        d = self._rdms(r, None, fcivec, ("rdm1", "rdm2"))
+        return d["rdm1"], d["rdm2"]
+
+    def trans_rdm1s(self, cibra, ciket, norb, nelec, link_index=None):
+        r = self._rdm_space(norb, nelec)
+        if r is None:
+            return super().trans_rdm1s(cibra, ciket, norb, nelec, link_index)
+        d = self._rdms(r, cibra, ciket, ("rdm1a", "rdm1b"))
+        return d["rdm1a"], d["rdm1b"]
+
+    def trans_rdm1(self, cibra, ciket, norb, nelec, link_index=None):
+        r = self._rdm_space(norb, nelec)
+        if r is None:
+            return super().trans_rdm1(cibra, ciket, norb, nelec, link_index)
+        return self._rdms(r, cibra, ciket, ("rdm1",))["rdm1"]
+
+    def trans_rdm12s(self, cibra, ciket, norb, nelec, link_index=None, reorder=True):
+        r = self._rdm_space(norb, nelec) if reorder else None
+        if r is None:
+            return super().trans_rdm12s(cibra, ciket, norb, nelec, link_index, reorder)
+        d = self._rdms(r, cibra, ciket, ("rdm1a", "rdm1b", "rdm2aa", "rdm2ab", "rdm2ba", "rdm2bb"))
+        return (d["rdm1a"], d["rdm1b"]), (d["rdm2aa"], d["rdm2ab"], d["rdm2ba"], d["rdm2bb"])
+
+    def trans_rdm12(self, cibra, ciket, norb, nelec, link_index=None, reorder=True):
+        r = self._rdm_space(norb, nelec) if reorder else None
+        if r is None:
+            return super().trans_rdm12(cibra, ciket, norb, nelec, link_index, reorder)
+        d = self._rdms(r, cibra, ciket, ("rdm1", "rdm2"))
+        return d["rdm1"], d["rdm2"]
 
     def _dense(self, H, sp, nelec, penalty):
         """H (plus the spin penalty) as a dense matrix."""

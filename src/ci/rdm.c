@@ -129,16 +129,16 @@ void ci_rdm_finish(int n, const ci_rdm_plan *p, const double *raw1a, const doubl
 }
 
 /* D (n2 x m, row-major, m = nr nsb) of the alpha strings a0 .. a0+nr-1 of c:
- * mode 0 E^a, 1 E^b, 2 E^a + E^b. Each alpha string's columns belong to
- * one thread; the rows of one string's links are distinct. */
+ * mode 0 E^a, 1 E^b, 2 E^a + E^b (one thread; the rows of one string's
+ * links are distinct, so every element gets at most one alpha and one beta
+ * term, in that order: what the GPU gather, ci_rdm.cu, does). */
 static void gather(const ci_direct_view *v, const ci_link *La, const ci_link *Lb, const double *c, cis_int a0,
                    cis_int nr, int mode, double *Dm) {
   const cis_int nsb = v->nsb, m = nr * nsb, n2 = (cis_int)v->norb * v->norb;
   const int nla = v->nla, nlb = v->nlb;
-#pragma omp parallel for schedule(dynamic, 1) if (m >= CI_RDM_PARALLEL_MIN)
+  for (cis_int row = 0; row < n2; ++row) memset(Dm + row * m, 0, (size_t)m * sizeof(double));
   for (cis_int ia = 0; ia < nr; ++ia) {
     const cis_int A = a0 + ia, off = ia * nsb;
-    for (cis_int row = 0; row < n2; ++row) memset(Dm + row * m + off, 0, (size_t)nsb * sizeof(double));
     if (mode != 1)
       for (int l = 0; l < nla; ++l) { /* D[pq, (A,B)] += s c(J, B) */
         const ci_link k = La[A * nla + l];
@@ -161,38 +161,40 @@ static void gather(const ci_direct_view *v, const ci_link *La, const ci_link *Lb
 void dgemm_(const char *ta, const char *tb, const int *m, const int *n, const int *k, const double *alpha,
             const double *a, const int *lda, const double *b, const int *ldb, const double *beta, double *c,
             const int *ldc);
+void dsyrk_(const char *uplo, const char *trans, const int *n, const int *k, const double *alpha, const double *a,
+            const int *lda, const double *beta, double *c, const int *ldc);
 #endif
 
-/* R[j n2 + i] += sum_c Db[i m + c] Dk[j m + c] (row-major D: n2 x m), threads
- * owning ranges of j. */
+/* R[j n2 + i] += sum_c Db[i m + c] Dk[j m + c] (row-major D: n2 x m; one
+ * thread). Db == Dk: only i <= j (the upper triangle in column-major terms;
+ * mirrored once at the end, symmetric_fill), half the FLOPs (dsyrk). */
 static void accumulate2(cis_int n2, cis_int m, const double *Db, const double *Dk, double *R) {
-#pragma omp parallel if (m * n2 >= CI_RDM_PARALLEL_MIN)
-  {
-    const cis_int T = omp_get_num_threads(), me = omp_get_thread_num();
-    const cis_int j0 = n2 * me / T, j1 = n2 * (me + 1) / T;
 #ifdef CISPARSE_HAVE_BLAS
-    if (j1 > j0) { /* column-major: R(:, j0:j1) += Db_cm^T Dk_cm(:, j0:j1), D_cm m x n2 (ld m) */
-      const int nn = (int)n2, jc = (int)(j1 - j0), mm = (int)m;
-      const double one = 1.0;
-      dgemm_("T", "N", &nn, &jc, &mm, &one, Db, &mm, Dk + j0 * m, &mm, &one, R + j0 * n2, &nn);
-    }
+  const int nn = (int)n2, mm = (int)m;
+  const double one = 1.0;
+  if (Db == Dk) dsyrk_("U", "T", &nn, &mm, &one, Dk, &mm, &one, R, &nn);
+  else dgemm_("T", "N", &nn, &nn, &mm, &one, Db, &mm, Dk, &mm, &one, R, &nn);
 #else
-    for (cis_int j = j0; j < j1; ++j) {
-      const double *dk = Dk + j * m;
-      for (cis_int i = 0; i < n2; ++i) {
-        const double *db = Db + i * m;
-        double s = 0.0;
-        for (cis_int c = 0; c < m; ++c) s += db[c] * dk[c];
-        R[j * n2 + i] += s;
-      }
+  for (cis_int j = 0; j < n2; ++j) {
+    const double *dk = Dk + j * m;
+    for (cis_int i = 0; i < (Db == Dk ? j + 1 : n2); ++i) {
+      const double *db = Db + i * m;
+      double s = 0.0;
+      for (cis_int c = 0; c < m; ++c) s += db[c] * dk[c];
+      R[j * n2 + i] += s;
     }
-#endif
   }
+#endif
+}
+
+/* The lower part from the upper (i <= j) that accumulate2 fills for Db == Dk. */
+static void symmetric_fill(cis_int n2, double *R) {
+  for (cis_int j = 0; j < n2; ++j)
+    for (cis_int i = 0; i < j; ++i) R[i * n2 + j] = R[j * n2 + i];
 }
 
 /* r1[pq] += sum_c D[pq m + c] w[c]. */
 static void accumulate1(cis_int n2, cis_int m, const double *Dm, const double *w, double *r1) {
-#pragma omp parallel for schedule(static) if (m * n2 >= CI_RDM_PARALLEL_MIN)
   for (cis_int i = 0; i < n2; ++i) {
     const double *d = Dm + i * m;
     double s = 0.0;
@@ -201,64 +203,114 @@ static void accumulate1(cis_int n2, cis_int m, const double *Dm, const double *w
   }
 }
 
+/* 1-RDM sums without D (no 2-RDM asked): for the alpha strings a0..a0+nr-1,
+ *   r1a[row] += s sum_B bra(A,B) ket(J,B)   (alpha links of A)
+ *   r1b[row] += s bra(A,B) ket(A,J)         (beta links of B)
+ * (traced: both into r1a). */
+static void accumulate1_direct(const ci_direct_view *v, const ci_link *La, const ci_link *Lb, const double *bra,
+                               const double *ket, cis_int a0, cis_int nr, int traced, double *r1a, double *r1b) {
+  const cis_int nsb = v->nsb;
+  double *rb = traced ? r1a : r1b;
+  for (cis_int A = a0; A < a0 + nr; ++A) {
+    const double *b = bra + A * nsb, *k = ket + A * nsb;
+    for (int l = 0; l < v->nla; ++l) {
+      const ci_link L = La[A * v->nla + l];
+      const double *kj = ket + (cis_int)L.str * nsb;
+      double s = 0.0;
+      for (cis_int B = 0; B < nsb; ++B) s += b[B] * kj[B];
+      r1a[L.pair] += L.sign * s;
+    }
+    for (cis_int B = 0; B < nsb; ++B) {
+      const ci_link *L = Lb + B * v->nlb;
+      for (int l = 0; l < v->nlb; ++l) rb[L[l].pair] += L[l].sign * b[B] * k[L[l].str];
+    }
+  }
+}
+
+/* Columns (determinants) per block of one thread: D stays near the caches
+ * (PySCF's FCIrdm12_drv takes one alpha string at a time). */
+#define CI_RDM_BLOCK_COLS 1024
+
 cis_status ci_rdm12_blocked(const cis_ci_direct *D, const double *bra, const double *ket, const cis_ci_rdm12 *o,
                             int64_t block_bytes, cis_int *blocks) {
   cis_status st;
   ci_direct_view v;
   ci_rdm_plan p;
   ci_link *La = NULL, *Lb = NULL;
-  double *buf[4] = {NULL, NULL, NULL, NULL}, *raw2[4] = {NULL, NULL, NULL, NULL}, *raw1 = NULL;
+  double *work = NULL, *sums = NULL;
   if (blocks) *blocks = 0;
   if (!D || !ket || !o) return cis_error(CIS_ERR_INVALID, "RDMs: NULL argument");
   CIS_TRY(ci_rdm_plan_of(o, bra, ket, &p));
   if (!bra) bra = ket;
   CIS_TRY(ci_rdm_links(D, &v, &La, &Lb));
   const int n = v.norb;
-  const cis_int n2 = (cis_int)n * n, nsb = v.nsb, nsa = v.nsa;
+  const cis_int n2 = (cis_int)n * n, n4 = n2 * n2, nsb = v.nsb, nsa = v.nsa;
+  const int need2 = p.traced ? p.raw2_traced : (p.raw2[0] || p.raw2[1] || p.raw2[2] || p.raw2[3]);
   /* D buffers: traced (ket[, bra]); separated (ket a, ket b[, bra a, bra b]) */
-  const int nket = p.traced ? 1 : 2, nbuf = p.same ? nket : 2 * nket;
-  const double cap = block_bytes > 0 ? (double)block_bytes : 256.0 * 1048576.0;
-  double rows = floor(cap / ((double)nbuf * (double)n2 * (double)nsb * sizeof(double)));
+  const int nket = p.traced ? 1 : 2, nbuf = need2 ? (p.same ? nket : 2 * nket) : 0, nraw = p.traced ? 1 : 4;
+  double rows = ceil((double)CI_RDM_BLOCK_COLS / (double)nsb);
+  if (block_bytes > 0 && nbuf > 0) {
+    const double r = floor((double)block_bytes / ((double)nbuf * (double)n2 * (double)nsb * sizeof(double)));
+    rows = r < rows ? r : rows;
+  }
   if (rows > (double)nsa) rows = (double)nsa;
   if (rows * (double)nsb > (double)INT32_MAX) rows = floor((double)INT32_MAX / (double)nsb); /* BLAS int */
   if (rows < 1) rows = 1;
-  const cis_int nr = (cis_int)rows;
-  for (int b = 0; b < nbuf; ++b)
-    CIS_TRY(cis_alloc_array((void **)&buf[b], n2 * nr * nsb, sizeof(double), "RDM intermediate D"));
-  CIS_TRY(cis_alloc_zeroed((void **)&raw1, 2 * n2, sizeof(double), "RDM 1-particle sums"));
-  for (int k = 0; k < 4; ++k)
-    if (k == 0 || !p.traced)
-      CIS_TRY(cis_alloc_zeroed((void **)&raw2[k], n2 * n2, sizeof(double), "RDM 2-particle sums"));
-  double *Kt = buf[0], *Ka = buf[0], *Kb = buf[1 % nbuf];
-  double *Bt = p.same ? Kt : buf[1], *Ba = p.same ? Ka : buf[2 % nbuf], *Bb = p.same ? Kb : buf[3 % nbuf];
-  for (cis_int a0 = 0; a0 < nsa; a0 += nr) {
-    const cis_int r = nsa - a0 < nr ? nsa - a0 : nr, m = r * nsb;
-    const double *w = bra + a0 * nsb;
-    if (p.traced) {
-      gather(&v, La, Lb, ket, a0, r, 2, Kt);
-      if (!p.same) gather(&v, La, Lb, bra, a0, r, 2, Bt);
-      accumulate1(n2, m, Kt, w, raw1);
-      if (p.raw2_traced) accumulate2(n2, m, Bt, Kt, raw2[0]);
-    } else {
-      gather(&v, La, Lb, ket, a0, r, 0, Ka);
-      gather(&v, La, Lb, ket, a0, r, 1, Kb);
-      if (!p.same) {
-        gather(&v, La, Lb, bra, a0, r, 0, Ba);
-        gather(&v, La, Lb, bra, a0, r, 1, Bb);
+  const cis_int nr = (cis_int)rows, nblk = (nsa + nr - 1) / nr;
+  /* per thread: its D buffers and its sums (2 n2 + nraw n4), reduced in thread order after;
+   * threads while the private sums stay under 1 GiB */
+  const cis_int per_sums = 2 * n2 + (need2 ? nraw * n4 : 0), per_work = (cis_int)nbuf * n2 * nr * nsb;
+  int T = nblk * nsb >= CI_RDM_PARALLEL_MIN ? omp_get_max_threads() : 1;
+  while (T > 1 && (double)T * (double)per_sums * sizeof(double) > 1073741824.0) --T;
+  CIS_TRY(cis_alloc_zeroed((void **)&sums, (cis_int)T * per_sums, sizeof(double), "RDM sums"));
+  if (per_work) CIS_TRY(cis_alloc_array((void **)&work, (cis_int)T * per_work, sizeof(double), "RDM intermediate D"));
+#pragma omp parallel num_threads(T)
+  {
+    const int me = omp_get_thread_num();
+    double *r1 = sums + (cis_int)me * per_sums, *r2 = r1 + 2 * n2, *buf = work + (cis_int)me * per_work;
+    double *Kt = buf, *Ka = buf, *Kb = buf + (cis_int)(nbuf > 1) * n2 * nr * nsb;
+    double *Bt = p.same ? Kt : buf + n2 * nr * nsb;
+    double *Ba = p.same ? Ka : buf + 2 * n2 * nr * nsb, *Bb = p.same ? Kb : buf + 3 * n2 * nr * nsb;
+#pragma omp for schedule(static)
+    for (cis_int blk = 0; blk < nblk; ++blk) {
+      const cis_int a0 = blk * nr, r = nsa - a0 < nr ? nsa - a0 : nr, m = r * nsb;
+      const double *w = bra + a0 * nsb;
+      if (!need2) {
+        accumulate1_direct(&v, La, Lb, bra, ket, a0, r, p.traced, r1, r1 + n2);
+      } else if (p.traced) {
+        gather(&v, La, Lb, ket, a0, r, 2, Kt);
+        if (!p.same) gather(&v, La, Lb, bra, a0, r, 2, Bt);
+        accumulate1(n2, m, Kt, w, r1);
+        accumulate2(n2, m, Bt, Kt, r2);
+      } else {
+        gather(&v, La, Lb, ket, a0, r, 0, Ka);
+        gather(&v, La, Lb, ket, a0, r, 1, Kb);
+        if (!p.same) {
+          gather(&v, La, Lb, bra, a0, r, 0, Ba);
+          gather(&v, La, Lb, bra, a0, r, 1, Bb);
+        }
+        accumulate1(n2, m, Ka, w, r1);
+        accumulate1(n2, m, Kb, w, r1 + n2);
+        const double *bs[4] = {Ba, Ba, Bb, Bb}, *ks[4] = {Ka, Kb, Ka, Kb};
+        for (int k = 0; k < 4; ++k)
+          if (p.raw2[k]) accumulate2(n2, m, bs[k], ks[k], r2 + k * n4);
       }
-      accumulate1(n2, m, Ka, w, raw1);
-      accumulate1(n2, m, Kb, w, raw1 + n2);
-      const double *bs[4] = {Ba, Ba, Bb, Bb}, *ks[4] = {Ka, Kb, Ka, Kb};
-      for (int k = 0; k < 4; ++k)
-        if (p.raw2[k]) accumulate2(n2, m, bs[k], ks[k], raw2[k]);
     }
-    if (blocks) ++*blocks;
   }
-  ci_rdm_finish(n, &p, raw1, raw1 + n2, raw2, o);
+  for (int t = 1; t < T; ++t) /* fixed order: the same sums for the same thread count */
+    for (cis_int i = 0; i < per_sums; ++i) sums[i] += sums[(cis_int)t * per_sums + i];
+  double *raw2[4] = {NULL, NULL, NULL, NULL};
+  if (need2)
+    for (int k = 0; k < nraw; ++k) {
+      raw2[k] = sums + 2 * n2 + k * n4;
+      if (p.same && (p.traced || k == 0 || k == 3)) symmetric_fill(n2, raw2[k]); /* dsyrk's half */
+    }
+  ci_rdm_finish(n, &p, sums, sums + n2, raw2, o);
+  if (blocks) *blocks = nblk;
   st = CIS_OK;
 cleanup:
-  for (int b = 0; b < 4; ++b) cis_free(buf[b]), cis_free(raw2[b]);
-  cis_free(raw1);
+  cis_free(work);
+  cis_free(sums);
   cis_free(La);
   cis_free(Lb);
   return st;
