@@ -10,8 +10,12 @@
  *             raw1 += D_ket bra_block                   cuBLAS DGEMV
  *             raw2 += D_bra D_ket^T                     cuBLAS DGEMM (FP64 tensor cores)
  *           (column-major view: D is m x n2 with ld m, so raw2 = D_bra^T D_ket
- *           is DGEMM(T, N)); the n2 x n2 sums come back to the host for
- *           PySCF's delta term and particle-symmetrization (ci_rdm_finish). */
+ *           is DGEMM(T, N)). The product is n2 x n2 over millions of
+ *           determinants: split over `slices` column ranges by one strided
+ *           batched DGEMM into as many accumulators (split-K: enough thread
+ *           blocks for the whole GPU, whatever cuBLAS's heuristics), summed
+ *           on the host in slice order; there PySCF's delta term and
+ *           particle-symmetrization follow (ci_rdm_finish). */
 #include <cublas_v2.h>
 #include <cuda_runtime.h>
 #include <math.h>
@@ -40,6 +44,9 @@
   } while (0)
 
 #define RDM_DEFAULT_WORK ((int64_t)4 << 30)
+#define RDM_MAX_SLICES 64                         /* split-K accumulators per 2-RDM */
+#define RDM_SLICE_COLS 1024                       /* at least this many determinants per slice */
+#define RDM_SLICE_BYTES ((double)(256 << 20))     /* all accumulators together at most */
 #define RDM_DEVICE_MARGIN ((int64_t)256 << 20) /* cuBLAS workspace, allocator slack */
 
 struct cis_ci_direct_gpu_rdm {
@@ -117,6 +124,27 @@ void cis_ci_direct_gpu_rdm_blocks(const cis_ci_direct_gpu_rdm *R, cis_int *rows,
   if (blocks) *blocks = R ? R->blocks : 0;
 }
 
+/* acc[s] += Db[:, cols of slice s] Dk[:, cols of slice s]^T for the column
+ * slices of m (row-major D n2 x m; column-major: rows of the m x n2 D_cm):
+ * one strided batched DGEMM over the whole slices, one DGEMM for the rest. */
+static cis_status gemm_slices(cis_ci_direct_gpu_rdm *R, int n2, int m, int slices, const double *Db,
+                              const double *Dk, double *acc) {
+  cis_status st = CIS_OK;
+  const double one = 1.0;
+  const long long n4 = (long long)n2 * n2;
+  int per = (m + slices - 1) / slices;
+  if (per < RDM_SLICE_COLS) per = m < RDM_SLICE_COLS ? m : RDM_SLICE_COLS;
+  const int whole = m / per, rest = m - whole * per;
+  if (whole > 0)
+    CB_TRY(cublasDgemmStridedBatched(R->cb, CUBLAS_OP_T, CUBLAS_OP_N, n2, n2, per, &one, Db, m, per, Dk, m, per, &one,
+                                     acc, n2, n4, whole));
+  if (rest > 0) /* into the next slice (whole < slices: per >= ceil(m / slices)) */
+    CB_TRY(cublasDgemm(R->cb, CUBLAS_OP_T, CUBLAS_OP_N, n2, n2, rest, &one, Db + (cis_int)whole * per, m,
+                       Dk + (cis_int)whole * per, m, &one, acc + (cis_int)whole * n4, n2));
+cleanup:
+  return st;
+}
+
 cis_status cis_ci_direct_gpu_rdm12(cis_ci_direct_gpu_rdm *R, const double *bra, const double *ket, int device_vectors,
                                    const cis_ci_rdm12 *o, cis_stream s) {
   cis_status st;
@@ -130,6 +158,9 @@ cis_status cis_ci_direct_gpu_rdm12(cis_ci_direct_gpu_rdm *R, const double *bra, 
   const int n = v->norb, n2 = n * n;
   const cis_int nsa = v->nsa, nsb = v->nsb, ndet = v->ndet, n4 = (cis_int)n2 * n2;
   const int nraw = p.traced ? 1 : 4;
+  int slices = RDM_MAX_SLICES;
+  while (slices > 1 && (double)slices * nraw * (double)n4 * sizeof(double) > RDM_SLICE_BYTES) slices /= 2;
+  const cis_int acc = (cis_int)slices * n4; /* doubles per raw2: its slices' accumulators */
   /* the vectors on the device */
   if (device_vectors) {
     dket = (double *)ket;
@@ -148,7 +179,7 @@ cis_status cis_ci_direct_gpu_rdm12(cis_ci_direct_gpu_rdm *R, const double *bra, 
   const int nket = p.traced ? 1 : 2, nbuf = p.same ? nket : 2 * nket;
   size_t fr = 0, tot = 0;
   CU_TRY(cudaMemGetInfo(&fr, &tot));
-  double avail = (double)fr - (double)RDM_DEVICE_MARGIN - 8.0 * (2.0 * n2 + (double)nraw * n4);
+  double avail = (double)fr - (double)RDM_DEVICE_MARGIN - 8.0 * (2.0 * n2 + (double)nraw * acc);
   if ((double)R->work_bytes < avail) avail = (double)R->work_bytes;
   const double row_bytes = (double)nbuf * n2 * (double)nsb * sizeof(double);
   double rows = floor(avail / row_bytes);
@@ -164,9 +195,9 @@ cis_status cis_ci_direct_gpu_rdm12(cis_ci_direct_gpu_rdm *R, const double *bra, 
   for (int b = 0; b < nbuf; ++b)
     CIS_TRY(dev_alloc((void **)&buf[b], (size_t)n2 * (size_t)(nr * nsb) * sizeof(double), "RDM intermediate D"));
   CIS_TRY(dev_alloc((void **)&draw1, 2 * (size_t)n2 * sizeof(double), "RDM 1-particle sums"));
-  CIS_TRY(dev_alloc((void **)&draw2, (size_t)nraw * (size_t)n4 * sizeof(double), "RDM 2-particle sums"));
+  CIS_TRY(dev_alloc((void **)&draw2, (size_t)nraw * (size_t)acc * sizeof(double), "RDM 2-particle sums"));
   CU_TRY(cudaMemsetAsync(draw1, 0, 2 * (size_t)n2 * sizeof(double), cs));
-  CU_TRY(cudaMemsetAsync(draw2, 0, (size_t)nraw * (size_t)n4 * sizeof(double), cs));
+  CU_TRY(cudaMemsetAsync(draw2, 0, (size_t)nraw * (size_t)acc * sizeof(double), cs));
   CB_TRY(cublasSetStream(R->cb, cs));
   double *Kt = buf[0], *Ka = buf[0], *Kb = buf[1 % nbuf];
   double *Bt = p.same ? Kt : buf[1], *Ba = p.same ? Ka : buf[2 % nbuf], *Bb = p.same ? Kb : buf[3 % nbuf];
@@ -181,8 +212,7 @@ cis_status cis_ci_direct_gpu_rdm12(cis_ci_direct_gpu_rdm *R, const double *bra, 
       CIS_TRY(cis_launch_ci_rdm_gather(&R->d, dket, a0, r, 2, Kt, cs));
       if (!p.same) CIS_TRY(cis_launch_ci_rdm_gather(&R->d, dbra, a0, r, 2, Bt, cs));
       CB_TRY(cublasDgemv(R->cb, CUBLAS_OP_T, m, n2, &one, Kt, m, w, 1, &one, draw1, 1));
-      if (p.raw2_traced)
-        CB_TRY(cublasDgemm(R->cb, CUBLAS_OP_T, CUBLAS_OP_N, n2, n2, m, &one, Bt, m, Kt, m, &one, draw2, n2));
+      if (p.raw2_traced) CIS_TRY(gemm_slices(R, n2, m, slices, Bt, Kt, draw2));
     } else {
       CIS_TRY(cis_launch_ci_rdm_gather(&R->d, dket, a0, r, 0, Ka, cs));
       CIS_TRY(cis_launch_ci_rdm_gather(&R->d, dket, a0, r, 1, Kb, cs));
@@ -194,18 +224,20 @@ cis_status cis_ci_direct_gpu_rdm12(cis_ci_direct_gpu_rdm *R, const double *bra, 
       CB_TRY(cublasDgemv(R->cb, CUBLAS_OP_T, m, n2, &one, Kb, m, w, 1, &one, draw1 + n2, 1));
       const double *bs[4] = {Ba, Ba, Bb, Bb}, *ks[4] = {Ka, Kb, Ka, Kb};
       for (int k = 0; k < 4; ++k)
-        if (p.raw2[k])
-          CB_TRY(cublasDgemm(R->cb, CUBLAS_OP_T, CUBLAS_OP_N, n2, n2, m, &one, bs[k], m, ks[k], m, &one,
-                             draw2 + (cis_int)k * n4, n2));
+        if (p.raw2[k]) CIS_TRY(gemm_slices(R, n2, m, slices, bs[k], ks[k], draw2 + (cis_int)k * acc));
     }
     R->blocks++;
   }
-  CIS_TRY(cis_alloc_array((void **)&hraw, 2 * n2 + (cis_int)nraw * n4, sizeof(double), "RDM sums (host)"));
+  CIS_TRY(cis_alloc_array((void **)&hraw, 2 * n2 + (cis_int)nraw * acc, sizeof(double), "RDM sums (host)"));
   CU_TRY(cudaMemcpyAsync(hraw, draw1, 2 * (size_t)n2 * sizeof(double), cudaMemcpyDeviceToHost, cs));
-  CU_TRY(cudaMemcpyAsync(hraw + 2 * n2, draw2, (size_t)nraw * (size_t)n4 * sizeof(double), cudaMemcpyDeviceToHost,
+  CU_TRY(cudaMemcpyAsync(hraw + 2 * n2, draw2, (size_t)nraw * (size_t)acc * sizeof(double), cudaMemcpyDeviceToHost,
                          cs));
   CU_TRY(cudaStreamSynchronize(cs));
-  for (int k = 0; k < nraw; ++k) raw2[k] = hraw + 2 * n2 + (cis_int)k * n4;
+  for (int k = 0; k < nraw; ++k) { /* the slices' sums, in slice order, into slice 0 */
+    raw2[k] = hraw + 2 * n2 + (cis_int)k * acc;
+    for (int sl = 1; sl < slices; ++sl)
+      for (cis_int i = 0; i < n4; ++i) raw2[k][i] += raw2[k][(cis_int)sl * n4 + i];
+  }
   ci_rdm_finish(n, &p, hraw, hraw + n2, raw2, o);
   st = CIS_OK;
 cleanup:
