@@ -84,6 +84,12 @@ class _rdm12(ctypes.Structure):  # cis_ci_rdm12: NULL = not wanted
 _P = ctypes.c_void_p
 for _name, _res, _args in [
     ("cis_ci_direct_rdm12", ctypes.c_int, [_P, _dp, _dp, ctypes.POINTER(_rdm12)]),
+    ("cis_ci_direct_gpu_sigma", ctypes.c_int, [_P, ctypes.c_int, _P, _P, _P]),
+    ("cis_ci_direct_sigma", ctypes.c_int, [_P, ctypes.c_int, _dp, _dp]),
+    ("cis_gpu_malloc", ctypes.c_int, [ctypes.POINTER(_P), ctypes.c_size_t]),
+    ("cis_gpu_free", None, [_P]),
+    ("cis_gpu_upload", ctypes.c_int, [_P, _P, ctypes.c_size_t]),
+    ("cis_gpu_download", ctypes.c_int, [_P, _P, ctypes.c_size_t]),
     ("cis_ci_direct_gpu_rdm_create", ctypes.c_int, [_P, ctypes.c_int64, ctypes.POINTER(_P)]),
     ("cis_ci_direct_gpu_rdm_free", None, [_P]),
     ("cis_ci_direct_gpu_rdm12", ctypes.c_int, [_P, _dp, _dp, ctypes.c_int, ctypes.POINTER(_rdm12), _P]),
@@ -314,6 +320,74 @@ class _RdmSpace:
         return out
 
 
+class _SigmaSpace:
+    """PySCF's contract_2e(h2eff, c) on the GPU for one h2eff (what
+    absorb_h1e returned; CASSCF's approximate CI steps call it several times
+    with one h2eff): contract_2e(X) c = sum_pqrs X_pqrs E_pq E_rs c is the
+    Hamiltonian of eri = 2 X and h_ps = sum_q X_pqqs (the -1/2 (pq|qs) E_ps
+    term of H cancels h), so cisparse's direct sigma (cis_ci_direct_gpu_sigma)
+    applies unchanged (gpu=False: the host sigma, cis_ci_direct_sigma).
+    Device workspace capped at ``work_bytes``."""
+
+    work_bytes = 8 << 30
+
+    def __init__(self, h2eff, norb, nelec, gpu=True):
+        na, nb = nelec
+        self.src, self.key = h2eff, (norb, na, nb)
+        self.D = self.G = self.dc = self.ds = None
+        X = ao2mo.restore(1, np.asarray(h2eff, dtype=np.float64), norb)
+        self.h1 = np.ascontiguousarray(np.einsum("pqqs->ps", X))
+        self.h1 = np.ascontiguousarray((self.h1 + self.h1.T) * 0.5)
+        self.eri = np.ascontiguousarray(ao2mo.restore(8, 2.0 * X, norb))
+        self.F = _make_fcidump(norb, nelec)
+        self.F.h1, self.F.eri = self.h1.ctypes.data_as(_dp), self.eri.ctypes.data_as(_dp)
+        o = _direct_opts()
+        o.block_bytes, o.vectors, o.ignore_symmetry, o.no_time_reversal = 1 << 20, 1, 1, 0
+        D, G = _P(), _P()
+        check(L.lib.cis_ci_direct_create(ctypes.byref(self.F), ctypes.byref(o), ctypes.byref(D)))
+        self.D = D
+        self.n = int(L.lib.cis_ci_direct_size(D))
+        self.shape = (cistring.num_strings(norb, na), cistring.num_strings(norb, nb))
+        if self.n != self.shape[0] * self.shape[1]:
+            raise CisparseError(L.ERR_INVALID, f"direct space of {self.n} determinants, expected {self.shape}")
+        if not gpu:
+            return
+        go = _direct_gpu_opts()
+        go.vectors, go.work_bytes = 2, self.work_bytes
+        check(L.lib.cis_ci_direct_gpu_create(D, ctypes.byref(go), ctypes.byref(G)))
+        self.G = G
+        self.dc, self.ds = _P(), _P()
+        check(L.lib.cis_gpu_malloc(ctypes.byref(self.dc), 8 * self.n))
+        check(L.lib.cis_gpu_malloc(ctypes.byref(self.ds), 8 * self.n))
+
+    def close(self):
+        for name in ("dc", "ds"):
+            if getattr(self, name, None):
+                L.lib.cis_gpu_free(getattr(self, name))
+                setattr(self, name, None)
+        if getattr(self, "G", None):
+            L.lib.cis_ci_direct_gpu_free(self.G)
+            self.G = None
+        if getattr(self, "D", None):
+            L.lib.cis_ci_direct_free(self.D)
+            self.D = None
+
+    __del__ = close
+
+    def apply(self, ci):
+        """contract_2e(h2eff, ci) (direct order is PySCF's: string addresses
+        are colexicographic in both)."""
+        c = np.ascontiguousarray(np.asarray(ci, dtype=np.float64).reshape(-1))
+        out = np.empty(self.n)
+        if not self.G:
+            check(L.lib.cis_ci_direct_sigma(self.D, 1, c.ctypes.data_as(_dp), out.ctypes.data_as(_dp)))
+            return out.reshape(self.shape)
+        check(L.lib.cis_gpu_upload(self.dc, c.ctypes.data_as(_P), 8 * self.n))
+        check(L.lib.cis_ci_direct_gpu_sigma(self.G, 1, self.dc, self.ds, None))
+        check(L.lib.cis_gpu_download(out.ctypes.data_as(_P), self.ds, 8 * self.n))
+        return out.reshape(self.shape)
+
+
 class FCISolver(direct_spin1.FCISolver):
     """PySCF's FCISolver interface on cisparse's CI Hamiltonian and Davidson.
 
@@ -356,6 +430,9 @@ class FCISolver(direct_spin1.FCISolver):
             wfnsym = symm.irrep_name2id(self.mol.groupname, wfnsym)
         nelec = direct_spin1._unpack_nelec(nelec, self.spin)
         self.norb, self.nelec = norb, nelec
+        sg = self.__dict__.pop("_sigma", None)  # contract_2e's device workspace: Davidson's now
+        if sg is not None:
+            sg.close()
         method = self._choose_method(norb, nelec)
         if method == "direct":
             return self._kernel_direct(h1e, eri, norb, nelec, ecore, nroots, tol, max_cycle, orbsym, wfnsym, ci0)
@@ -576,6 +653,30 @@ class FCISolver(direct_spin1.FCISolver):
         st["calls"] += 1
         st["seconds"] += L.lib.cis_wtime() - t0
         st["device"] = "gpu" if r.R else "cpu"
+        return out
+
+    # ---- contract_2e (CASSCF's approximate CI steps) on the GPU ------------
+
+    contract_min = 1500  # determinants from which contract_2e runs on the GPU (PySCF's below or without one)
+    contract_on_host = False  # without a GPU: cisparse's host sigma instead of PySCF's (tests)
+
+    def contract_2e(self, eri, fcivec, norb, nelec, link_index=None, **kwargs):
+        na, nb = direct_spin1._unpack_nelec(nelec, self.spin)
+        n = cistring.num_strings(norb, na) * cistring.num_strings(norb, nb)
+        gpu = self._use_gpu()
+        if kwargs or norb > 64 or n < self.contract_min or np.size(fcivec) != n or not (gpu or self.contract_on_host):
+            return super().contract_2e(eri, fcivec, norb, nelec, link_index, **kwargs)
+        sg = self.__dict__.get("_sigma")
+        if sg is None or sg.src is not eri or sg.key != (norb, na, nb) or bool(sg.G) != gpu:
+            if sg is not None:
+                sg.close()
+            self._sigma = sg = None
+            self._sigma = sg = _SigmaSpace(eri, norb, (na, nb), gpu)
+        t0 = L.lib.cis_wtime()
+        out = sg.apply(fcivec)
+        st = self.__dict__.setdefault("contract_stats", {"calls": 0, "seconds": 0.0})
+        st["calls"] += 1
+        st["seconds"] += L.lib.cis_wtime() - t0
         return out
 
     def make_rdm1s(self, fcivec, norb, nelec, link_index=None):
