@@ -5,9 +5,10 @@ cisparse.fci.FCISolver, in one process, side by side (issue 12's benchmark):
 wall time of the whole CASSCF, of the FCI part (time inside the solvers'
 kernel), the energies and their difference.
 
-The RDM calls (make_rdm1, make_rdm1s, make_rdm12, make_rdm12s, trans_*) are
-timed too ("RDMs ... s in ... calls"): with cisparse they run on the GPU
-above rdm_min determinants (cis_ci_direct_gpu_rdm12).
+The RDM calls (make_rdm1, make_rdm1s, make_rdm12, make_rdm12s, trans_*) and
+the contract_2e calls of CASSCF's approximate CI steps are timed too: with
+cisparse both run on the GPU above rdm_min / contract_min determinants
+(cis_ci_direct_gpu_rdm12, cis_ci_direct_gpu_sigma).
 
 usage: python3 bench/casscf_vs_pyscf.py [N ...] [--json FILE] [--max-cycle M]
                                         [--solvers cisparse,pyscf]
@@ -44,12 +45,12 @@ RDM_METHODS = ("make_rdm1", "make_rdm1s", "make_rdm12", "make_rdm12s", "trans_rd
 
 
 class TimedRdms:
-    """Wraps the solver's RDM methods (on the instance) to add up their time;
-    nested calls (one RDM method calling another) count once."""
+    """Wraps the solver's RDM methods (or `methods`, on the instance) to add
+    up their time; nested calls (one calling another) count once."""
 
-    def __init__(self, solver):
+    def __init__(self, solver, methods=RDM_METHODS):
         self.seconds, self.calls, self.depth = 0.0, 0, 0
-        for name in RDM_METHODS:
+        for name in methods:
             inner = getattr(solver, name)
 
             def timed(*a, _inner=inner, **k):
@@ -74,12 +75,14 @@ def run(mf, n, solver_name, max_cycle):
     mc.fcisolver.conv_tol = 1e-10
     timer = Timed(mc.fcisolver)
     rdms = TimedRdms(mc.fcisolver)
+    sigmas = TimedRdms(mc.fcisolver, ("contract_2e",))  # CASSCF's approximate CI steps (PySCF's solve_approx_ci)
     t = time.perf_counter()
     e = mc.kernel()[0]
     wall = time.perf_counter() - t
     stats = getattr(mc.fcisolver, "stats", {})
     return {"solver": solver_name, "n": n, "e_tot": e, "converged": bool(mc.converged), "wall_s": wall,
             "fci_s": timer.seconds, "fci_calls": timer.calls, "rdm_s": rdms.seconds, "rdm_calls": rdms.calls,
+            "contract_2e_s": sigmas.seconds, "contract_2e_calls": sigmas.calls,
             "threads": lib.num_threads(),
             "cisparse_stats": {k: v for k, v in stats.items() if isinstance(v, (int, float, str))}}
 
@@ -107,6 +110,7 @@ def main():
             print(f"CASSCF({n},{n}) {name:8s} E = {r['e_tot']:.10f}  converged {r['converged']}  "
                   f"total {r['wall_s']:8.2f} s  FCI {r['fci_s']:8.2f} s in {r['fci_calls']} calls  "
                   f"RDMs {r['rdm_s']:8.2f} s in {r['rdm_calls']} calls  "
+                  f"contract_2e {r['contract_2e_s']:8.2f} s in {r['contract_2e_calls']} calls  "
                   f"{r['cisparse_stats'] if name == 'cisparse' else ''}", flush=True)
         if len(solvers) < 2:
             continue
