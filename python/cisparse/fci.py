@@ -581,7 +581,8 @@ class FCISolver(direct_spin1.FCISolver):
             want = min(n, nroots + 2)
             # ci0 first, then P-space guesses (more under a spin penalty, which
             # lifts the P-space vectors of other spins)
-            start = [v.reshape(nA, nB)[np.ix_(ia, ib)].reshape(-1) for v in _ci0_list(ci0, n)][:want]
+            ident = bool(np.all(ia == np.arange(nA)) and np.all(ib == np.arange(nB)))  # direct order = PySCF's
+            start = [v if ident else v.reshape(nA, nB)[np.ix_(ia, ib)].reshape(-1) for v in _ci0_list(ci0, n)][:want]
             guess = _guess(L.lib.cis_ci_pspace_guess_direct, F, D, diag, want, n, 4 + (want + 4 if penalty else 0),
                            start)
             if na == nb:
@@ -622,6 +623,9 @@ class FCISolver(direct_spin1.FCISolver):
             L.lib.cis_ci_direct_free(D)
         cis = []
         for k in range(nroots):
+            if ident:
+                cis.append(evecs[k].reshape(nA, nB))
+                continue
             ci = np.empty((nA, nB))
             ci[np.ix_(ia, ib)] = evecs[k].reshape(nA, nB)
             cis.append(ci)
