@@ -26,7 +26,10 @@ trans_rdm1, trans_rdm1s, trans_rdm12, trans_rdm12s; with reorder=True, what
 CASSCF asks) are cisparse's above ``rdm_min`` determinants: on the GPU
 (``cis_ci_direct_gpu_rdm12``: gather + DGEMM, the links uploaded once per
 space and kept across calls) where one is usable, else on the host
-(``cis_ci_direct_rdm12``); PySCF's own below.
+(``cis_ci_direct_rdm12``); PySCF's own below. ``contract_2e`` (what
+CASSCF's approximate CI steps call on absorb_h1e's integrals) runs on the GPU
+above ``contract_min`` determinants (the direct sigma, one device copy per
+h2eff), PySCF's own otherwise.
 """
 import ctypes
 

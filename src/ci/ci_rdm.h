@@ -41,9 +41,10 @@ cis_status ci_rdm_plan_of(const cis_ci_rdm12 *out, const double *bra, const doub
 void ci_rdm_finish(int norb, const ci_rdm_plan *p, const double *raw1a, const double *raw1b, double *const raw2[4],
                    const cis_ci_rdm12 *out);
 
-/* The CPU RDMs in blocks of at most block_bytes of D intermediates (0:
- * 256 MiB): the public cis_ci_direct_rdm12 with the block size open to tests
- * (*blocks: the blocks taken, may be NULL). */
+/* The CPU RDMs with blocks of about 1024 determinants (whole alpha strings)
+ * per thread, fewer where block_bytes > 0 caps a block's D intermediates:
+ * the public cis_ci_direct_rdm12 (block_bytes 0) with the block size open to
+ * tests (*blocks: the blocks taken, may be NULL). */
 cis_status ci_rdm12_blocked(const cis_ci_direct *D, const double *bra, const double *ket, const cis_ci_rdm12 *out,
                             int64_t block_bytes, cis_int *blocks);
 

@@ -2,11 +2,14 @@
  * vectors on the direct space, on the host: the CPU reference of the GPU
  * RDMs (src/ci/gpu/ci_rdm_dev.c). String-driven as the direct sigma
  * (Knowles & Handy, Chem. Phys. Lett. 111, 315 (1984); Olsen et al., J. Chem.
- * Phys. 89, 2185 (1988), §II.B): for a block of alpha strings,
- *   D[pq, I] = <I|E_pq|c>            gather through the links (OpenMP over alpha strings)
- *   raw2   += D_bra D_ket^T          one GEMM over the block's determinants
- *   raw1   += D_ket bra              (<bra|E_pq|ket>)
- * then PySCF's conventions (fci/rdm.py make_rdm12_spin1 + reorder_rdm,
+ * Phys. 89, 2185 (1988), §II.B): each OpenMP thread takes blocks of alpha
+ * strings (about 1024 determinants: D stays near its caches, as PySCF's
+ * FCIrdm12_drv takes one alpha string at a time) and keeps its own sums,
+ *   D[pq, I] = <I|E_pq|c>            gather through the links
+ *   raw2   += D_bra D_ket^T          one GEMM over the block's determinants (dsyrk for bra = ket)
+ *   raw1   += D_ket bra              (<bra|E_pq|ket>; without a 2-RDM asked, from the links directly)
+ * added up in thread order at the end (the same result for the same thread
+ * count); then PySCF's conventions (fci/rdm.py make_rdm12_spin1 + reorder_rdm,
  * fci/direct_spin1.py make_rdm12s, trans_rdm12s): ci_rdm_finish. Equations
  * in ci_rdm.h, contract in cisparse/ci.h. */
 #include <math.h>
