@@ -5,7 +5,13 @@ cisparse.fci.FCISolver, in one process, side by side (issue 12's benchmark):
 wall time of the whole CASSCF, of the FCI part (time inside the solvers'
 kernel), the energies and their difference.
 
+The RDM calls (make_rdm1, make_rdm1s, make_rdm12, make_rdm12s, trans_*) and
+the contract_2e calls of CASSCF's approximate CI steps are timed too: with
+cisparse both run on the GPU above rdm_min / contract_min determinants
+(cis_ci_direct_gpu_rdm12, cis_ci_direct_gpu_sigma).
+
 usage: python3 bench/casscf_vs_pyscf.py [N ...] [--json FILE] [--max-cycle M]
+                                        [--solvers cisparse,pyscf]
        (default N = 12; PySCF and cisparse importable, e.g. PYTHONPATH with the
        gpu4pyscf-site.sh tarball and python/, CISPARSE_LIBRARY set)
 """
@@ -34,6 +40,32 @@ class Timed:
         solver.kernel = kernel
 
 
+RDM_METHODS = ("make_rdm1", "make_rdm1s", "make_rdm12", "make_rdm12s", "trans_rdm1", "trans_rdm1s", "trans_rdm12",
+               "trans_rdm12s")
+
+
+class TimedRdms:
+    """Wraps the solver's RDM methods (or `methods`, on the instance) to add
+    up their time; nested calls (one calling another) count once."""
+
+    def __init__(self, solver, methods=RDM_METHODS):
+        self.seconds, self.calls, self.depth = 0.0, 0, 0
+        for name in methods:
+            inner = getattr(solver, name)
+
+            def timed(*a, _inner=inner, **k):
+                self.depth += 1
+                t = time.perf_counter()
+                try:
+                    return _inner(*a, **k)
+                finally:
+                    self.depth -= 1
+                    if self.depth == 0:
+                        self.seconds += time.perf_counter() - t
+                        self.calls += 1
+            setattr(solver, name, timed)
+
+
 def run(mf, n, solver_name, max_cycle):
     mc = mcscf.CASSCF(mf, n, n)
     mc.conv_tol = 1e-9
@@ -42,12 +74,16 @@ def run(mf, n, solver_name, max_cycle):
         mc.fcisolver = cisparse.fci.FCISolver(mf.mol)
     mc.fcisolver.conv_tol = 1e-10
     timer = Timed(mc.fcisolver)
+    rdms = TimedRdms(mc.fcisolver)
+    sigmas = TimedRdms(mc.fcisolver, ("contract_2e",))  # CASSCF's approximate CI steps (PySCF's solve_approx_ci)
     t = time.perf_counter()
     e = mc.kernel()[0]
     wall = time.perf_counter() - t
     stats = getattr(mc.fcisolver, "stats", {})
     return {"solver": solver_name, "n": n, "e_tot": e, "converged": bool(mc.converged), "wall_s": wall,
-            "fci_s": timer.seconds, "fci_calls": timer.calls, "threads": lib.num_threads(),
+            "fci_s": timer.seconds, "fci_calls": timer.calls, "rdm_s": rdms.seconds, "rdm_calls": rdms.calls,
+            "contract_2e_s": sigmas.seconds, "contract_2e_calls": sigmas.calls,
+            "threads": lib.num_threads(),
             "cisparse_stats": {k: v for k, v in stats.items() if isinstance(v, (int, float, str))}}
 
 
@@ -59,18 +95,25 @@ def main():
         i = args.index("--json"); out = args[i + 1]; del args[i:i + 2]
     if "--max-cycle" in args:
         i = args.index("--max-cycle"); max_cycle = int(args[i + 1]); del args[i:i + 2]
+    solvers = ("cisparse", "pyscf")
+    if "--solvers" in args:
+        i = args.index("--solvers"); solvers = tuple(args[i + 1].split(",")); del args[i:i + 2]
     sizes = [int(a) for a in args] or [12]
     mol = gto.M(atom=c2h4(), basis="cc-pvdz", unit="angstrom", symmetry=False, verbose=0)
     mf = scf.RHF(mol).run(conv_tol=1e-11)
     print(f"C2H4/cc-pVDZ RHF {mf.e_tot:.10f} Eh, PySCF {lib.num_threads()} threads, cisparse {cisparse.__version__ if hasattr(cisparse, '__version__') else ''}")
     rows = []
     for n in sizes:
-        for name in ("cisparse", "pyscf"):
+        for name in solvers:
             r = run(mf, n, name, max_cycle)
             rows.append(r)
             print(f"CASSCF({n},{n}) {name:8s} E = {r['e_tot']:.10f}  converged {r['converged']}  "
-                  f"total {r['wall_s']:8.2f} s  FCI {r['fci_s']:8.2f} s in {r['fci_calls']} calls  {r['cisparse_stats'] if name == 'cisparse' else ''}",
-                  flush=True)
+                  f"total {r['wall_s']:8.2f} s  FCI {r['fci_s']:8.2f} s in {r['fci_calls']} calls  "
+                  f"RDMs {r['rdm_s']:8.2f} s in {r['rdm_calls']} calls  "
+                  f"contract_2e {r['contract_2e_s']:8.2f} s in {r['contract_2e_calls']} calls  "
+                  f"{r['cisparse_stats'] if name == 'cisparse' else ''}", flush=True)
+        if len(solvers) < 2:
+            continue
         a, b = rows[-2], rows[-1]
         print(f"CASSCF({n},{n}): |dE| = {abs(a['e_tot'] - b['e_tot']):.2e} Eh; cisparse / PySCF: "
               f"total {b['wall_s'] / a['wall_s']:.2f}x faster, FCI part {b['fci_s'] / max(a['fci_s'], 1e-9):.2f}x faster")

@@ -551,6 +551,60 @@ CIS_API cis_status cis_ci_davidson_gpu_plan(cis_gpu_plan *plan, const double *di
                                     double *evals, double *evecs, cis_davidson_info *info,
                                     cis_ci_gpu_stats *stats);
 
+/* ---- Reduced density matrices (src/ci/rdm.c; GPU src/ci/gpu/ci_rdm_dev.c) --
+ *
+ * The 1- and 2-particle (transition) density matrices of CI vectors on the
+ * direct space of cis_ci_direct_create (its C1 determinant order A * nsb + B,
+ * which is PySCF's ci[A, B]; any D: point-group symmetry does not enter, the
+ * vectors are read in full), in PySCF's conventions
+ * (fci.direct_spin1.make_rdm1s, make_rdm12s, trans_rdm12s with reorder=True):
+ *   rdm1s[p,q]        = <bra| q_s^+ p_s |ket>                (s = a or b)
+ *   rdm2st[p,q,r,s']  = <bra| p_s^+ r_t^+ s'_t q_s |ket>     (s, t = a or b)
+ *   rdm1 = rdm1a + rdm1b,  rdm2 = rdm2aa + rdm2ab + rdm2ba + rdm2bb,
+ * each n^2 or n^4 doubles, row-major (n = norb). E = sum_pq h_pq rdm1[q,p] +
+ * 1/2 sum_pqrs (pq|rs) rdm2[p,q,r,s] when bra = ket is normalized. As PySCF's
+ * reorder_rdm, rdm2, rdm2aa and rdm2bb are averaged with their particle
+ * transpose [r,s,p,q] (exact for any bra, ket); rdm2ab, rdm2ba are not.
+ * String-driven (Knowles & Handy, Chem. Phys. Lett. 111, 315 (1984); Olsen
+ * et al., J. Chem. Phys. 89, 2185 (1988)) as the sigma: for blocks of
+ * determinants I, D[pq, I] = <I|E_pq|ket> through the single-replacement
+ * links, then <bra|E_pq E_rs|ket> += sum_I D_bra[qp, I] D_ket[rs, I] (one
+ * GEMM per block), minus d_qr <bra|E_ps|ket>. */
+typedef struct cis_ci_rdm12 {
+  double *rdm1, *rdm2;                       /* spin-traced; NULL: not wanted */
+  double *rdm1a, *rdm1b;                     /* spin-separated 1-RDMs; NULL: not wanted */
+  double *rdm2aa, *rdm2ab, *rdm2ba, *rdm2bb; /* spin-separated 2-RDMs; NULL: not wanted */
+} cis_ci_rdm12;
+/* The RDMs out asks for (its non-NULL pointers; host arrays) of bra and ket
+ * (host vectors of cis_ci_direct_size(D); bra == ket or bra = NULL: the
+ * state density matrices), on the host (OpenMP; BLAS dgemm when built with
+ * one). Only spin-traced outputs: one D of E^a + E^b per vector (one GEMM);
+ * any spin-separated output: D^a and D^b (up to four GEMMs). CIS_ERR_INVALID
+ * for NULL D, ket or out or nothing asked. Uses none of D's workspace. */
+CIS_API cis_status cis_ci_direct_rdm12(const cis_ci_direct *D, const double *bra, const double *ket,
+                                       const cis_ci_rdm12 *out);
+
+/* The same on the GPU: the links (with full orbital-pair rows) of D
+ * uploaded once by _create (D must outlive R; reuse R for every RDM of the
+ * same space, e.g. across CASSCF macro-iterations); _rdm12 gathers D blocks
+ * with a shared-memory kernel (src/ci/gpu/ci_rdm.cu) and accumulates with
+ * cuBLAS DGEMM / DGEMV (FP64 tensor cores on sm_80+), in a workspace of at
+ * most work_bytes (0: 4 GiB) allocated for the call and freed before it
+ * returns, clipped to the free device memory. bra and ket: device vectors
+ * (device_vectors != 0) or host vectors (uploaded for the call); out: host
+ * arrays as above. Synchronizes stream s (NULL = default) before returning.
+ * CIS_ERR_NO_GPU without a device or CUDA; CIS_ERR_UNSUPPORTED for norb > 64. */
+typedef struct cis_ci_direct_gpu_rdm cis_ci_direct_gpu_rdm;
+CIS_API cis_status cis_ci_direct_gpu_rdm_create(const cis_ci_direct *D, int64_t work_bytes,
+                                                cis_ci_direct_gpu_rdm **out);
+/* Free; NULL accepted. */
+CIS_API void cis_ci_direct_gpu_rdm_free(cis_ci_direct_gpu_rdm *R);
+CIS_API cis_status cis_ci_direct_gpu_rdm12(cis_ci_direct_gpu_rdm *R, const double *bra, const double *ket,
+                                           int device_vectors, const cis_ci_rdm12 *out, cis_stream s);
+/* Determinant blocks the last cis_ci_direct_gpu_rdm12 took (alpha strings per
+ * block, blocks), for tests and reports. */
+CIS_API void cis_ci_direct_gpu_rdm_blocks(const cis_ci_direct_gpu_rdm *R, cis_int *rows, cis_int *blocks);
+
 #ifdef __cplusplus
 }
 #endif

@@ -21,7 +21,15 @@ else PySCF does with them works unchanged: ``make_rdm1``, ``make_rdm1s``,
 in the dense matrix up to ``dense_max_penalty`` determinants, as an operator
 on the matrix-free sigma beyond, ``cis_ci_spin_penalty_operator``). With
 ``orbsym`` and an integer ``wfnsym`` the space is restricted to that irrep.
-RDMs are PySCF's (CPU).
+RDMs (make_rdm1, make_rdm1s, make_rdm12, make_rdm12s and the transition
+trans_rdm1, trans_rdm1s, trans_rdm12, trans_rdm12s; with reorder=True, what
+CASSCF asks) are cisparse's above ``rdm_min`` determinants: on the GPU
+(``cis_ci_direct_gpu_rdm12``: gather + DGEMM, the links uploaded once per
+space and kept across calls) where one is usable, else on the host
+(``cis_ci_direct_rdm12``); PySCF's own below. ``contract_2e`` (what
+CASSCF's approximate CI steps call on absorb_h1e's integrals) runs on the GPU
+above ``contract_min`` determinants (the direct sigma, one device copy per
+h2eff), PySCF's own otherwise.
 """
 import ctypes
 
@@ -66,8 +74,28 @@ class _direct_gpu_opts(ctypes.Structure):  # cis_ci_direct_gpu_opts (+ room)
                 ("_reserved", ctypes.c_char * 64)]
 
 
+class _direct_opts(ctypes.Structure):  # cis_ci_direct_opts
+    _fields_ = [("mem_limit", ctypes.c_int64), ("block_bytes", ctypes.c_int64), ("vectors", ctypes.c_int),
+                ("ignore_symmetry", ctypes.c_int), ("no_time_reversal", ctypes.c_int),
+                ("symmetry_projection", ctypes.c_int)]
+
+
+class _rdm12(ctypes.Structure):  # cis_ci_rdm12: NULL = not wanted
+    _fields_ = [(name, _dp) for name in ("rdm1", "rdm2", "rdm1a", "rdm1b", "rdm2aa", "rdm2ab", "rdm2ba", "rdm2bb")]
+
+
 _P = ctypes.c_void_p
 for _name, _res, _args in [
+    ("cis_ci_direct_rdm12", ctypes.c_int, [_P, _dp, _dp, ctypes.POINTER(_rdm12)]),
+    ("cis_ci_direct_gpu_sigma", ctypes.c_int, [_P, ctypes.c_int, _P, _P, _P]),
+    ("cis_ci_direct_sigma", ctypes.c_int, [_P, ctypes.c_int, _dp, _dp]),
+    ("cis_gpu_malloc", ctypes.c_int, [ctypes.POINTER(_P), ctypes.c_size_t]),
+    ("cis_gpu_free", None, [_P]),
+    ("cis_gpu_upload", ctypes.c_int, [_P, _P, ctypes.c_size_t]),
+    ("cis_gpu_download", ctypes.c_int, [_P, _P, ctypes.c_size_t]),
+    ("cis_ci_direct_gpu_rdm_create", ctypes.c_int, [_P, ctypes.c_int64, ctypes.POINTER(_P)]),
+    ("cis_ci_direct_gpu_rdm_free", None, [_P]),
+    ("cis_ci_direct_gpu_rdm12", ctypes.c_int, [_P, _dp, _dp, ctypes.c_int, ctypes.POINTER(_rdm12), _P]),
     ("cis_ci_find_reference", ctypes.c_int, [_P, _u64p, _u64p]),
     ("cis_ci_space_create", ctypes.c_int, [_P, ctypes.c_int, ctypes.c_uint64, ctypes.c_uint64, ctypes.POINTER(_P)]),
     ("cis_ci_space_free", None, [_P]),
@@ -215,6 +243,154 @@ def _ci0_list(ci0, size):
     return out
 
 
+class _RdmSpace:
+    """The direct space of (norb, nelec) in C1 for the RDMs alone (zero
+    integrals: RDMs need none; a minimal sigma workspace), its links on the
+    GPU (cis_ci_direct_gpu_rdm_create) when one is used, and the map from
+    PySCF's (alpha, beta) addresses to cisparse's direct order. The solver
+    keeps it across calls with the same norb and nelec (CASSCF's
+    macro-iterations), so only the CI vectors travel."""
+
+    _NAMES = ("rdm1", "rdm2", "rdm1a", "rdm1b", "rdm2aa", "rdm2ab", "rdm2ba", "rdm2bb")
+
+    def __init__(self, norb, nelec, gpu):
+        na, nb = nelec
+        self.key = (norb, na, nb, bool(gpu))
+        self.norb, self.D, self.R = norb, None, None
+        self.F = _make_fcidump(norb, nelec)
+        self.h1 = np.zeros((norb, norb))
+        self.eri = np.zeros(int(self.F.neri))
+        self.F.h1, self.F.eri = self.h1.ctypes.data_as(_dp), self.eri.ctypes.data_as(_dp)
+        o = _direct_opts()
+        o.block_bytes, o.vectors, o.ignore_symmetry, o.no_time_reversal = 1 << 20, 1, 1, 1
+        D = _P()
+        check(L.lib.cis_ci_direct_create(ctypes.byref(self.F), ctypes.byref(o), ctypes.byref(D)))
+        self.D = D
+        self.shape = nA, nB = cistring.num_strings(norb, na), cistring.num_strings(norb, nb)
+        a, b = ctypes.c_uint64(), ctypes.c_uint64()
+        A = np.empty(nA, dtype=np.int64)
+        B = np.empty(nB, dtype=np.int64)
+        for i in range(nA):  # direct order: index = A * nB + B
+            L.lib.cis_ci_direct_det(D, i * nB, ctypes.byref(a), ctypes.byref(b))
+            A[i] = a.value
+        for j in range(nB):
+            L.lib.cis_ci_direct_det(D, j, ctypes.byref(a), ctypes.byref(b))
+            B[j] = b.value
+        self.ia = cistring.strs2addr(norb, na, A)
+        self.ib = cistring.strs2addr(norb, nb, B)
+        self.identity = bool(np.all(self.ia == np.arange(nA)) and np.all(self.ib == np.arange(nB)))
+        if gpu:
+            R = _P()
+            check(L.lib.cis_ci_direct_gpu_rdm_create(D, 0, ctypes.byref(R)))
+            self.R = R
+
+    def close(self):
+        if getattr(self, "R", None):
+            L.lib.cis_ci_direct_gpu_rdm_free(self.R)
+            self.R = None
+        if getattr(self, "D", None):
+            L.lib.cis_ci_direct_free(self.D)
+            self.D = None
+
+    __del__ = close
+
+    def vec(self, ci):
+        """A PySCF CI vector as a contiguous vector in direct order."""
+        v = np.asarray(ci, dtype=np.float64)
+        nA, nB = self.shape
+        if v.size != nA * nB:
+            raise ValueError(f"cisparse.fci: a CI vector of {v.size} entries for {nA} x {nB} determinants")
+        v = v.reshape(nA, nB)
+        if not self.identity:
+            v = v[np.ix_(self.ia, self.ib)]
+        return np.ascontiguousarray(v).reshape(-1)
+
+    def rdm12(self, bra, ket, want):
+        """The RDMs named in want (cis_ci_rdm12's fields) of <bra| and |ket>
+        (bra None: the state RDMs of ket), as NumPy arrays."""
+        n = self.norb
+        k = self.vec(ket)
+        b = None if bra is None else self.vec(bra)
+        out, o = {}, _rdm12()
+        for name in want:
+            out[name] = np.empty((n, n) if name.startswith("rdm1") else (n, n, n, n))
+            setattr(o, name, out[name].ctypes.data_as(_dp))
+        bp = None if b is None else b.ctypes.data_as(_dp)
+        if self.R:
+            check(L.lib.cis_ci_direct_gpu_rdm12(self.R, bp, k.ctypes.data_as(_dp), 0, ctypes.byref(o), None))
+        else:
+            check(L.lib.cis_ci_direct_rdm12(self.D, bp, k.ctypes.data_as(_dp), ctypes.byref(o)))
+        return out
+
+
+class _SigmaSpace:
+    """PySCF's contract_2e(h2eff, c) on the GPU for one h2eff (what
+    absorb_h1e returned; CASSCF's approximate CI steps call it several times
+    with one h2eff): contract_2e(X) c = sum_pqrs X_pqrs E_pq E_rs c is the
+    Hamiltonian of eri = 2 X and h_ps = sum_q X_pqqs (the -1/2 (pq|qs) E_ps
+    term of H cancels h), so cisparse's direct sigma (cis_ci_direct_gpu_sigma)
+    applies unchanged (gpu=False: the host sigma, cis_ci_direct_sigma).
+    Device workspace capped at ``work_bytes``."""
+
+    work_bytes = 8 << 30
+
+    def __init__(self, h2eff, norb, nelec, gpu=True):
+        na, nb = nelec
+        self.src, self.key = h2eff, (norb, na, nb)
+        self.D = self.G = self.dc = self.ds = None
+        X = ao2mo.restore(1, np.asarray(h2eff, dtype=np.float64), norb)
+        self.h1 = np.ascontiguousarray(np.einsum("pqqs->ps", X))
+        self.h1 = np.ascontiguousarray((self.h1 + self.h1.T) * 0.5)
+        self.eri = np.ascontiguousarray(ao2mo.restore(8, 2.0 * X, norb))
+        self.F = _make_fcidump(norb, nelec)
+        self.F.h1, self.F.eri = self.h1.ctypes.data_as(_dp), self.eri.ctypes.data_as(_dp)
+        o = _direct_opts()
+        o.block_bytes, o.vectors, o.ignore_symmetry, o.no_time_reversal = 1 << 20, 1, 1, 0
+        D, G = _P(), _P()
+        check(L.lib.cis_ci_direct_create(ctypes.byref(self.F), ctypes.byref(o), ctypes.byref(D)))
+        self.D = D
+        self.n = int(L.lib.cis_ci_direct_size(D))
+        self.shape = (cistring.num_strings(norb, na), cistring.num_strings(norb, nb))
+        if self.n != self.shape[0] * self.shape[1]:
+            raise CisparseError(L.ERR_INVALID, f"direct space of {self.n} determinants, expected {self.shape}")
+        if not gpu:
+            return
+        go = _direct_gpu_opts()
+        go.vectors, go.work_bytes = 2, self.work_bytes
+        check(L.lib.cis_ci_direct_gpu_create(D, ctypes.byref(go), ctypes.byref(G)))
+        self.G = G
+        self.dc, self.ds = _P(), _P()
+        check(L.lib.cis_gpu_malloc(ctypes.byref(self.dc), 8 * self.n))
+        check(L.lib.cis_gpu_malloc(ctypes.byref(self.ds), 8 * self.n))
+
+    def close(self):
+        for name in ("dc", "ds"):
+            if getattr(self, name, None):
+                L.lib.cis_gpu_free(getattr(self, name))
+                setattr(self, name, None)
+        if getattr(self, "G", None):
+            L.lib.cis_ci_direct_gpu_free(self.G)
+            self.G = None
+        if getattr(self, "D", None):
+            L.lib.cis_ci_direct_free(self.D)
+            self.D = None
+
+    __del__ = close
+
+    def apply(self, ci):
+        """contract_2e(h2eff, ci) (direct order is PySCF's: string addresses
+        are colexicographic in both)."""
+        c = np.ascontiguousarray(np.asarray(ci, dtype=np.float64).reshape(-1))
+        out = np.empty(self.n)
+        if not self.G:
+            check(L.lib.cis_ci_direct_sigma(self.D, 1, c.ctypes.data_as(_dp), out.ctypes.data_as(_dp)))
+            return out.reshape(self.shape)
+        check(L.lib.cis_gpu_upload(self.dc, c.ctypes.data_as(_P), 8 * self.n))
+        check(L.lib.cis_ci_direct_gpu_sigma(self.G, 1, self.dc, self.ds, None))
+        check(L.lib.cis_gpu_download(out.ctypes.data_as(_P), self.ds, 8 * self.n))
+        return out.reshape(self.shape)
+
+
 class FCISolver(direct_spin1.FCISolver):
     """PySCF's FCISolver interface on cisparse's CI Hamiltonian and Davidson.
 
@@ -225,6 +401,7 @@ class FCISolver(direct_spin1.FCISolver):
     products, seconds)."""
 
     dense_max = 1500  # spaces up to this many determinants: exact diagonalization
+    rdm_min = 1500  # RDMs from this many determinants on are cisparse's (PySCF's below)
     dense_max_penalty = 6000  # fix_spin_: the penalty matrix is built exactly up to this size
 
     def __init__(self, mol=None, device="auto", method="auto"):
@@ -256,6 +433,9 @@ class FCISolver(direct_spin1.FCISolver):
             wfnsym = symm.irrep_name2id(self.mol.groupname, wfnsym)
         nelec = direct_spin1._unpack_nelec(nelec, self.spin)
         self.norb, self.nelec = norb, nelec
+        sg = self.__dict__.pop("_sigma", None)  # contract_2e's device workspace: Davidson's now
+        if sg is not None:
+            sg.close()
         method = self._choose_method(norb, nelec)
         if method == "direct":
             return self._kernel_direct(h1e, eri, norb, nelec, ecore, nroots, tol, max_cycle, orbsym, wfnsym, ci0)
@@ -404,7 +584,8 @@ class FCISolver(direct_spin1.FCISolver):
             want = min(n, nroots + 2)
             # ci0 first, then P-space guesses (more under a spin penalty, which
             # lifts the P-space vectors of other spins)
-            start = [v.reshape(nA, nB)[np.ix_(ia, ib)].reshape(-1) for v in _ci0_list(ci0, n)][:want]
+            ident = bool(np.all(ia == np.arange(nA)) and np.all(ib == np.arange(nB)))  # direct order = PySCF's
+            start = [v if ident else v.reshape(nA, nB)[np.ix_(ia, ib)].reshape(-1) for v in _ci0_list(ci0, n)][:want]
             guess = _guess(L.lib.cis_ci_pspace_guess_direct, F, D, diag, want, n, 4 + (want + 4 if penalty else 0),
                            start)
             if na == nb:
@@ -445,12 +626,119 @@ class FCISolver(direct_spin1.FCISolver):
             L.lib.cis_ci_direct_free(D)
         cis = []
         for k in range(nroots):
+            if ident:
+                cis.append(evecs[k].reshape(nA, nB))
+                continue
             ci = np.empty((nA, nB))
             ci[np.ix_(ia, ib)] = evecs[k].reshape(nA, nB)
             cis.append(ci)
         return self._finish(st, info, t0, evals, cis, ecore, nroots, device="gpu" if gpu else "cpu", method="direct",
                             determinants=n,
                             nonzeros=0)
+
+    # ---- RDMs: cisparse's above rdm_min determinants (GPU where usable) ----
+
+    def _rdm_space(self, norb, nelec):
+        """The kept _RdmSpace of (norb, nelec), or None where PySCF's own RDMs
+        apply (fewer than rdm_min determinants, or more than 64 orbitals)."""
+        na, nb = direct_spin1._unpack_nelec(nelec, self.spin)
+        if norb > 64 or cistring.num_strings(norb, na) * cistring.num_strings(norb, nb) < self.rdm_min:
+            return None
+        gpu = self._use_gpu()
+        r = getattr(self, "_rdm", None)
+        if r is not None and r.key == (norb, na, nb, gpu):
+            return r
+        if r is not None:
+            r.close()
+        self._rdm = _RdmSpace(norb, (na, nb), gpu)
+        return self._rdm
+
+    def _rdms(self, r, bra, ket, want):
+        t0 = L.lib.cis_wtime()
+        out = r.rdm12(bra, ket, want)
+        st = self.__dict__.setdefault("rdm_stats", {"calls": 0, "seconds": 0.0})
+        st["calls"] += 1
+        st["seconds"] += L.lib.cis_wtime() - t0
+        st["device"] = "gpu" if r.R else "cpu"
+        return out
+
+    # ---- contract_2e (CASSCF's approximate CI steps) on the GPU ------------
+
+    contract_min = 1500  # determinants from which contract_2e runs on the GPU (PySCF's below or without one)
+    contract_on_host = False  # without a GPU: cisparse's host sigma instead of PySCF's (tests)
+
+    def contract_2e(self, eri, fcivec, norb, nelec, link_index=None, **kwargs):
+        na, nb = direct_spin1._unpack_nelec(nelec, self.spin)
+        n = cistring.num_strings(norb, na) * cistring.num_strings(norb, nb)
+        gpu = self._use_gpu()
+        if kwargs or norb > 64 or n < self.contract_min or np.size(fcivec) != n or not (gpu or self.contract_on_host):
+            return super().contract_2e(eri, fcivec, norb, nelec, link_index, **kwargs)
+        sg = self.__dict__.get("_sigma")
+        if sg is None or sg.src is not eri or sg.key != (norb, na, nb) or bool(sg.G) != gpu:
+            if sg is not None:
+                sg.close()
+            self._sigma = sg = None
+            self._sigma = sg = _SigmaSpace(eri, norb, (na, nb), gpu)
+        t0 = L.lib.cis_wtime()
+        out = sg.apply(fcivec)
+        st = self.__dict__.setdefault("contract_stats", {"calls": 0, "seconds": 0.0})
+        st["calls"] += 1
+        st["seconds"] += L.lib.cis_wtime() - t0
+        return out
+
+    def make_rdm1s(self, fcivec, norb, nelec, link_index=None):
+        r = self._rdm_space(norb, nelec)
+        if r is None:
+            return super().make_rdm1s(fcivec, norb, nelec, link_index)
+        d = self._rdms(r, None, fcivec, ("rdm1a", "rdm1b"))
+        return d["rdm1a"], d["rdm1b"]
+
+    def make_rdm1(self, fcivec, norb, nelec, link_index=None):
+        r = self._rdm_space(norb, nelec)
+        if r is None:
+            return super().make_rdm1(fcivec, norb, nelec, link_index)
+        return self._rdms(r, None, fcivec, ("rdm1",))["rdm1"]
+
+    def make_rdm12s(self, fcivec, norb, nelec, link_index=None, reorder=True):
+        r = self._rdm_space(norb, nelec) if reorder else None
+        if r is None:
+            return super().make_rdm12s(fcivec, norb, nelec, link_index, reorder)
+        d = self._rdms(r, None, fcivec, ("rdm1a", "rdm1b", "rdm2aa", "rdm2ab", "rdm2bb"))
+        return (d["rdm1a"], d["rdm1b"]), (d["rdm2aa"], d["rdm2ab"], d["rdm2bb"])
+
+    def make_rdm12(self, fcivec, norb, nelec, link_index=None, reorder=True):
+        r = self._rdm_space(norb, nelec) if reorder else None
+        if r is None:
+            return super().make_rdm12(fcivec, norb, nelec, link_index, reorder)
+        d = self._rdms(r, None, fcivec, ("rdm1", "rdm2"))
+        return d["rdm1"], d["rdm2"]
+
+    def trans_rdm1s(self, cibra, ciket, norb, nelec, link_index=None):
+        r = self._rdm_space(norb, nelec)
+        if r is None:
+            return super().trans_rdm1s(cibra, ciket, norb, nelec, link_index)
+        d = self._rdms(r, cibra, ciket, ("rdm1a", "rdm1b"))
+        return d["rdm1a"], d["rdm1b"]
+
+    def trans_rdm1(self, cibra, ciket, norb, nelec, link_index=None):
+        r = self._rdm_space(norb, nelec)
+        if r is None:
+            return super().trans_rdm1(cibra, ciket, norb, nelec, link_index)
+        return self._rdms(r, cibra, ciket, ("rdm1",))["rdm1"]
+
+    def trans_rdm12s(self, cibra, ciket, norb, nelec, link_index=None, reorder=True):
+        r = self._rdm_space(norb, nelec) if reorder else None
+        if r is None:
+            return super().trans_rdm12s(cibra, ciket, norb, nelec, link_index, reorder)
+        d = self._rdms(r, cibra, ciket, ("rdm1a", "rdm1b", "rdm2aa", "rdm2ab", "rdm2ba", "rdm2bb"))
+        return (d["rdm1a"], d["rdm1b"]), (d["rdm2aa"], d["rdm2ab"], d["rdm2ba"], d["rdm2bb"])
+
+    def trans_rdm12(self, cibra, ciket, norb, nelec, link_index=None, reorder=True):
+        r = self._rdm_space(norb, nelec) if reorder else None
+        if r is None:
+            return super().trans_rdm12(cibra, ciket, norb, nelec, link_index, reorder)
+        d = self._rdms(r, cibra, ciket, ("rdm1", "rdm2"))
+        return d["rdm1"], d["rdm2"]
 
     def _dense(self, H, sp, nelec, penalty):
         """H (plus the spin penalty) as a dense matrix."""

@@ -231,3 +231,105 @@ def test_gpu_casscf_and_fix_spin(n2):
     mc.fcisolver.dense_max_penalty = 100
     mc.kernel()
     assert mc.fcisolver.stats["device"] == "cpu" and abs(mc.fcisolver.spin_square(mc.ci, 8, 8)[0] - 2) < 1e-6
+
+
+# ---- RDMs by cisparse (cis_ci_direct_rdm12 / cis_ci_direct_gpu_rdm12) -----
+
+
+def _rdm_cases(s, ref, norb, nelec, rng):
+    """Every RDM entry point of s against PySCF's direct_spin1 on normalized
+    random vectors (state and transition): equal to 1e-12."""
+    na, nb = (fci.cistring.num_strings(norb, x) for x in nelec)
+    bra, ket = (v / np.linalg.norm(v) for v in (rng.standard_normal((na, nb)) for _ in range(2)))
+    calls = s.__dict__.get("rdm_stats", {}).get("calls", 0)
+
+    def same(x, y):
+        x = x if isinstance(x, tuple) else (x,)
+        y = y if isinstance(y, tuple) else (y,)
+        assert len(x) == len(y)
+        for a, b in zip(x, y):
+            if isinstance(b, tuple):
+                same(a, b)
+            else:
+                assert np.asarray(a).shape == np.asarray(b).shape
+                assert abs(np.asarray(a) - np.asarray(b)).max() <= 1e-12
+
+    for name in ("make_rdm1", "make_rdm1s", "make_rdm12", "make_rdm12s"):
+        same(getattr(s, name)(ket, norb, nelec), getattr(ref, name)(ket, norb, nelec))
+    for name in ("trans_rdm1", "trans_rdm1s", "trans_rdm12", "trans_rdm12s"):
+        same(getattr(s, name)(bra, ket, norb, nelec), getattr(ref, name)(bra, ket, norb, nelec))
+    assert s.rdm_stats["calls"] == calls + 8  # all eight by cisparse (above rdm_min)
+    # reorder=False is PySCF's own
+    same(s.make_rdm12(ket, norb, nelec, reorder=False), ref.make_rdm12(ket, norb, nelec, reorder=False))
+    assert s.rdm_stats["calls"] == calls + 8
+
+
+@pytest.mark.parametrize("nelec", [(4, 4), (5, 3)])  # MS2 = 0: 4900, MS2 = 2: 3136 determinants
+def test_rdms_cpu_vs_pyscf(nelec):
+    s = cisparse.fci.FCISolver(device="cpu")
+    _rdm_cases(s, fci.direct_spin1.FCISolver(), 8, nelec, np.random.default_rng(3))
+    assert s.rdm_stats["device"] == "cpu"
+    r = s._rdm
+    _rdm_cases(s, fci.direct_spin1.FCISolver(), 8, nelec, np.random.default_rng(4))
+    assert s._rdm is r  # the space (strings, links) is kept across calls
+    # below rdm_min: PySCF's own (not counted)
+    calls = s.rdm_stats["calls"]
+    dm1 = s.make_rdm1(np.eye(20, 20)[0].reshape(20, 1) @ np.eye(1, 20), 6, (3, 3))
+    assert s.rdm_stats["calls"] == calls and abs(np.trace(dm1) - 6) < 1e-12
+
+
+def test_casscf_with_cisparse_rdms(n2):
+    # CAS(8,8) (4900 determinants): CASSCF's RDMs are cisparse's
+    mol, mf = n2
+    ref = mcscf.CASSCF(mf, 8, 8)
+    ref.conv_tol = 1e-10
+    ref.kernel()
+    mc = mcscf.CASSCF(mf, 8, 8)
+    mc.conv_tol = 1e-10
+    mc.fcisolver = solver(mol)
+    mc.kernel()
+    assert mc.converged and ref.converged and abs(mc.e_tot - ref.e_tot) <= 1e-8
+    assert mc.fcisolver.rdm_stats["calls"] > 0
+
+
+@needs_gpu
+@pytest.mark.parametrize("nelec", [(4, 4), (5, 3)])
+def test_rdms_gpu_vs_pyscf(nelec):
+    s = cisparse.fci.FCISolver(device="gpu")
+    _rdm_cases(s, fci.direct_spin1.FCISolver(), 8, nelec, np.random.default_rng(5))
+    assert s.rdm_stats["device"] == "gpu"
+
+
+def _contract_case(s, norb, nelec, rng):
+    """s.contract_2e(absorb_h1e(h1, eri)) = PySCF's on random integrals."""
+    na, nb = (fci.cistring.num_strings(norb, x) for x in nelec)
+    h1 = rng.standard_normal((norb, norb))
+    h1 = h1 + h1.T
+    eri = rng.standard_normal((norb,) * 4)
+    eri = eri + eri.transpose(1, 0, 2, 3)
+    eri = eri + eri.transpose(0, 1, 3, 2)
+    eri = eri + eri.transpose(2, 3, 0, 1)
+    ref = fci.direct_spin1.FCISolver()
+    h2e = ref.absorb_h1e(h1, eri, norb, nelec, 0.5)
+    c = rng.standard_normal((na, nb))
+    c /= np.linalg.norm(c)
+    want = ref.contract_2e(h2e, c, norb, nelec)
+    calls = s.__dict__.get("contract_stats", {}).get("calls", 0)
+    got = s.contract_2e(s.absorb_h1e(h1, eri, norb, nelec, 0.5), c, norb, nelec)
+    assert got.shape == want.shape and abs(got - want).max() <= 1e-11 * abs(want).max()
+    assert s.contract_stats["calls"] == calls + 1
+
+
+@pytest.mark.parametrize("nelec", [(4, 4), (5, 3)])
+def test_contract_2e_host_vs_pyscf(nelec):
+    s = cisparse.fci.FCISolver(device="cpu")
+    s.contract_on_host = True  # the host direct sigma (no GPU here): the same identity as the GPU path
+    _contract_case(s, 8, nelec, np.random.default_rng(8))
+
+
+@needs_gpu
+@pytest.mark.parametrize("nelec", [(4, 4), (5, 3)])
+def test_contract_2e_gpu_vs_pyscf(nelec):
+    s = cisparse.fci.FCISolver(device="gpu")
+    _contract_case(s, 8, nelec, np.random.default_rng(9))
+    assert s._sigma.G
