@@ -55,7 +55,8 @@ class _fcidump(ctypes.Structure):  # cis_fcidump (ci.h); orbsym has CIS_CI_MAX_O
 class _davidson_opts(ctypes.Structure):  # cis_davidson_opts; zeroed tail: fields a later version adds
     _fields_ = [("roots", ctypes.c_int), ("tol", ctypes.c_double), ("etol", ctypes.c_double),
                 ("max_iter", ctypes.c_int), ("max_sub", ctypes.c_int), ("verbose", ctypes.c_int),
-                ("guess", _dp), ("nguess", ctypes.c_int), ("_reserved", ctypes.c_char * 256)]
+                ("guess", _dp), ("nguess", ctypes.c_int), ("block_products", ctypes.c_int),
+                ("correct", ctypes.c_void_p), ("correct_ctx", ctypes.c_void_p), ("_reserved", ctypes.c_char * 256)]
 
 
 class _davidson_info(ctypes.Structure):  # cis_davidson_info (+ room)
@@ -581,13 +582,18 @@ class FCISolver(direct_spin1.FCISolver):
             ib = cistring.strs2addr(norb, nb, B)
             diag = np.empty(n)
             check(L.lib.cis_ci_direct_diagonal(D, diag.ctypes.data_as(_dp)))
-            want = min(n, nroots + 2)
             # ci0 first, then P-space guesses (more under a spin penalty, which
-            # lifts the P-space vectors of other spins)
+            # lifts the P-space vectors of other spins). With a ci0 for every
+            # root (CASSCF's previous vectors) Davidson seeks just the roots
+            # asked, from ci0 and as many P-space vectors; else two more roots
+            # from ci0 and four more P-space vectors than roots.
+            ci0s = _ci0_list(ci0, n)
+            warm = len(ci0s) >= nroots and not penalty
+            want = min(n, nroots if warm else nroots + 2)
             ident = bool(np.all(ia == np.arange(nA)) and np.all(ib == np.arange(nB)))  # direct order = PySCF's
-            start = [v if ident else v.reshape(nA, nB)[np.ix_(ia, ib)].reshape(-1) for v in _ci0_list(ci0, n)][:want]
-            guess = _guess(L.lib.cis_ci_pspace_guess_direct, F, D, diag, want, n, 4 + (want + 4 if penalty else 0),
-                           start)
+            start = [v if ident else v.reshape(nA, nB)[np.ix_(ia, ib)].reshape(-1) for v in ci0s][:want]
+            extra = 0 if warm else 4 + (want + 4 if penalty else 0)
+            guess = _guess(L.lib.cis_ci_pspace_guess_direct, F, D, diag, want, n, extra, start)
             if na == nb:
                 guess = _time_reversal_pure(D, guess)
             max_sub = max(int(getattr(self, "max_space", 12)) * want, 8 * want, 24, len(guess) + want)
@@ -610,6 +616,10 @@ class FCISolver(direct_spin1.FCISolver):
             o.max_sub = max_sub
             o.verbose = 1 if self.verbose >= 5 else 0
             o.guess, o.nguess = guess.ctypes.data_as(_dp), len(guess)
+            if na == nb:  # corrections kept exactly alpha <-> beta pure: every product a half sigma
+                fn = L.lib.cis_ci_direct_gpu_correct if gpu else L.lib.cis_ci_direct_correct_c1
+                o.correct = ctypes.cast(fn, ctypes.c_void_p).value
+                o.correct_ctx = (G if gpu else D).value
             evals = np.empty(want)
             evecs = np.empty((want, n))
             info = _davidson_info()
