@@ -80,6 +80,7 @@ typedef struct ci_direct_view {
   const uint8_t *syma, *symb;      /* string irreps (project only, else NULL) */
   int one_set;                     /* alpha and beta strings are one set (na == nb) */
   int no_time_reversal;            /* opts.no_time_reversal: never the half sigma */
+  const void *irrep;               /* the sigma blocked by irreps (ci_irrep_sigma of sigma_irrep.h), else NULL */
 } ci_direct_view;
 void ci_direct_get_view(const cis_ci_direct *D, ci_direct_view *v);
 

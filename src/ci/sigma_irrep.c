@@ -338,6 +338,12 @@ static void irrep_block(ci_irrep_sigma *R, cis_int a0, cis_int a1, int half, dou
 
 cis_int ci_irrep_sigma_size(const ci_irrep_sigma *R) { return R->nsym; }
 
+void ci_irrep_get_view(const ci_irrep_sigma *R, ci_irrep_view *v) {
+  *v = (ci_irrep_view){R->target, R->A->nlink, R->B->nlink, R->A == R->B, R->nsa, R->nsb, R->nsym, R->syma,
+                       R->symb, R->nbg, R->bstart, R->blist, R->bpos, R->npi, R->goff, R->gblk, R->alink,
+                       R->blink, R->astart, R->bstart_l, R->off};
+}
+
 void ci_irrep_compress(const ci_irrep_sigma *R, const double *c, double *cc) {
   const cis_int nsb = R->nsb;
   const int t = R->target;

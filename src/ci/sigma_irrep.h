@@ -64,4 +64,22 @@ int ci_irrep_parity(const ci_irrep_sigma *R, const double *cc);
  * in ci_irrep_sigma_apply. */
 void ci_irrep_sigma_compact(ci_irrep_sigma *R, const double *cc, int tr, double *sc, double *t1, double *t2);
 
+/* The blocked sigma's arrays as they are (read-only, owned by R): what the
+ * GPU blocked sigma (src/ci/gpu/ci_sigma_irrep_dev.c) uploads. */
+typedef struct ci_irrep_view {
+  int target, nla, nlb, one_set;  /* 0-based target irrep; links per alpha / beta string; A == B */
+  cis_int nsa, nsb, nsym;
+  const uint8_t *syma, *symb;     /* irrep of every alpha / beta string */
+  const cis_int *nbg, *bstart;    /* 8 beta-string counts per irrep; 9 offsets into blist */
+  const int32_t *blist, *bpos;    /* beta strings sorted by (irrep, address); position of B in its irrep */
+  const int *npi;                 /* 8: orbital pairs per pair irrep */
+  const cis_int *goff;            /* 8: block h of g (npi[h] x npi[h], row-major) at gblk + goff[h] */
+  const double *gblk;
+  const ci_link *alink, *blink;   /* nla / nlb per string, sorted by pair irrep; pair = position in its
+                                     irrep; alpha str = J's address, beta str = position of J in its irrep */
+  const int32_t *astart, *bstart_l; /* per string 9 offsets into its sorted links */
+  const cis_int *off;             /* nsa + 1 compact row offsets */
+} ci_irrep_view;
+void ci_irrep_get_view(const ci_irrep_sigma *R, ci_irrep_view *v);
+
 #endif

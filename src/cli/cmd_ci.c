@@ -55,7 +55,7 @@ typedef struct ci_run {
   cis_int nnz_sampled;      /* rows the estimate counted */
   cis_ci_direct *D;       /* --method direct: the matrix-free sigma */
   cis_operator *op;       /* D (or G) as an operator */
-  cis_operator *opc;      /* CPU, point group blocked by irreps: D on the ISYM determinants only */
+  cis_operator *opc;      /* point group blocked by irreps: H on the ISYM determinants only (CPU or GPU) */
   cis_ci_direct_gpu *G;   /* --method direct --device gpu: the sigma on the device */
   cis_ci_direct_gpu_info ginfo;
   double sigma_ms;        /* --device gpu: median of 5 synchronized sigmas on a random vector */
@@ -101,16 +101,16 @@ static void usage(FILE *f) {
              "                Davidson on the distributed operator; takes --level --roots --tol --max-iter\n"
              "                --format --exchange (README \"Several GPUs\")\n"
              "  --method M    stored (default: build H, then SpMV), direct (matrix-free string-driven\n"
-             "                sigma: full CI of the file's orbitals, no H built; point group on the CPU\n"
-             "                blocked by irreps (ISYM determinants only), on the GPU by projection at\n"
-             "                the C1 cost; with --device gpu gather/DGEMM/scatter on the\n"
-             "                device and Davidson's vectors there) or auto: with --device gpu, direct for\n"
+             "                sigma: full CI of the file's orbitals, no H built; point group (ORBSYM)\n"
+             "                blocked by irreps on the CPU and the GPU: Davidson on vectors of the ISYM\n"
+             "                determinants only, one GEMM per pair irrep; with --device gpu gather/DGEMM/\n"
+             "                scatter on the device and Davidson's vectors there) or auto: with --device gpu, direct for\n"
              "                full CI (it builds nothing); on the CPU, direct for full CI in C1 with\n"
              "                1-2 roots, or when the stored H would take over half the host memory;\n"
              "                else stored\n"
              "  --no-time-reversal  direct: never the MS2 = 0 half sigma (alpha <-> beta symmetry)\n"
-             "  --symmetry-projection  direct on the CPU: point group by projection (C1 sigma masked,\n"
-             "                C1 cost) instead of blocked by irreps; same results\n");
+             "  --symmetry-projection  direct: point group by projection (C1 sigma masked, C1 cost)\n"
+             "                instead of blocked by irreps; same results\n");
 }
 
 static int parse_args(int argc, char **argv, ci_args *a) {
@@ -269,7 +269,7 @@ static double gib(double bytes) { return bytes / 1073741824.0; }
 static cis_status solve_roots(const ci_args *a, ci_run *r, int nr) {
   cis_status st;
   cis_int n = r->D ? cis_ci_direct_size(r->D) : cis_ci_space_size(r->S);
-  const double *diag = r->D ? cis_operator_diagonal(r->op) : r->diag;
+  const double *diag = r->D && r->op ? cis_operator_diagonal(r->op) : r->diag;
   double *guess = NULL;
   free(r->evals); free(r->evecs); free(r->s2);
   r->evals = malloc((size_t)nr * sizeof(double));
@@ -435,7 +435,13 @@ static cis_status setup_direct(const ci_args *a, ci_run *r, int nr) {
     diag = malloc((size_t)n * sizeof(double));
     if (!diag) { st = cis_error(CIS_ERR_ALLOC, "cannot allocate the diagonal of %lld determinants", (long long)n); goto cleanup; }
     CIS_TRY(cis_ci_direct_diagonal(r->D, diag));
-    CIS_TRY(cis_ci_direct_gpu_operator(r->G, diag, &r->op));
+    if (r->dinfo.blocked) { /* blocked by irreps: Davidson on compact device vectors (ISYM determinants) */
+      CIS_TRY(cis_ci_direct_gpu_compact_operator(r->G, diag, &r->opc));
+      r->diag = diag; /* the C1-order diagonal, for the P-space guesses */
+      diag = NULL;
+    } else {
+      CIS_TRY(cis_ci_direct_gpu_operator(r->G, diag, &r->op));
+    }
     r->t_build = cis_wtime() - tb; /* strings, links, pair matrix, diagonal, uploads */
     /* one sigma, timed apart (not part of the time to solution) */
     double t_sig = cis_wtime();
@@ -686,14 +692,21 @@ static void print_text_direct(const ci_args *a, const ci_run *r) {
            "beta strings; point group %s)\n",
            (long long)d->symmetry_determinants, F->isym, (long long)d->determinants, (long long)d->alpha_strings,
            (long long)d->beta_strings,
-           d->blocked && !r->G ? "blocked by irreps: sigma on the ISYM determinants only" : "by projection, at the C1 cost");
+           d->blocked ? "blocked by irreps: sigma and Davidson on the ISYM determinants only"
+                      : "by projection, at the C1 cost");
   else
     printf("space         full CI: %lld determinants from %lld alpha x %lld beta strings (C1)\n",
            (long long)d->determinants, (long long)d->alpha_strings, (long long)d->beta_strings);
   printf("method        direct%s%s%s: matrix-free sigma (string-driven, %lld orbital pairs), no Hamiltonian stored\n",
          a->method == CI_AUTO ? " (auto: " : "", a->method == CI_AUTO ? r->why : "", a->method == CI_AUTO ? ")" : "",
          (long long)d->npair);
-  if (r->G)
+  if (r->G && d->blocked)
+    printf("gpu           %s: blocked by irreps, gather + one cuBLAS DGEMM per pair irrep + scatter on compact "
+           "vectors, %lld alpha strings per pass, %lld passes per sigma; lists %.3f MiB, D + X %.3f GiB of %.3f GiB "
+           "free; one sigma %.3f ms, half sigma %.3f ms (medians of 5; 0 = not applicable)\n",
+           r->ginfo.device, (long long)r->ginfo.block, (long long)r->ginfo.passes, r->ginfo.link_bytes / 1048576.0,
+           r->ginfo.work_bytes / 1073741824.0, r->ginfo.free_bytes / 1073741824.0, r->sigma_ms, r->sigma_half_ms);
+  else if (r->G)
     printf("gpu           %s: gather + cuBLAS DGEMM + scatter, %lld (vector, alpha string) rows per pass, %lld "
            "passes per sigma; lists %.3f MiB, D + X %.3f GiB of %.3f GiB free; one sigma %.3f ms, half sigma %.3f ms "
            "(medians of 5; 0 = not applicable)\n",
