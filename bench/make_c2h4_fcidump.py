@@ -27,7 +27,12 @@ def c2h4():
 def main():
     if len(sys.argv) < 3:
         sys.exit(__doc__)
-    from pyscf.tools import fcidump  # here: pyscf.tools pulls in libxc, absent where only c2h4() is wanted
+    # pyscf/tools/fcidump.py alone: the pyscf.tools package pulls in libxc (pyscf.dft),
+    # absent from the device machine's PySCF site
+    import importlib.util, os, pyscf
+    spec = importlib.util.spec_from_file_location('fcidump', os.path.join(pyscf.__path__[0], 'tools', 'fcidump.py'))
+    fcidump = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(fcidump)
     n, out = int(sys.argv[1]), sys.argv[2]
     sym = '--symmetry' in sys.argv
     ne = int(sys.argv[sys.argv.index('--nelec') + 1]) if '--nelec' in sys.argv else n

@@ -431,6 +431,17 @@ CIS_API cis_int cis_ci_direct_compact_size(const cis_ci_direct *D);
 CIS_API void cis_ci_direct_compress(const cis_ci_direct *D, const double *c, double *cc);
 CIS_API void cis_ci_direct_expand(const cis_ci_direct *D, const double *cc, double *c);
 CIS_API cis_status cis_ci_direct_compact_operator(cis_ci_direct *D, cis_operator **out);
+/* Davidson's start on compact vectors without any C1-length vector (what
+ * the CLI uses when blocked; each equals its C1 counterpart compressed):
+ * the diagonal of the ISYM determinants (cis_ci_direct_diagonal's values;
+ * dc: cis_ci_direct_compact_size doubles); P-space guesses from that
+ * diagonal (cis_ci_pspace_guess_direct's P-space, guess: nvec compact
+ * vectors); cis_ci_direct_pure_guesses on compact vectors. Without blocking
+ * they are the C1 functions. */
+CIS_API cis_status cis_ci_direct_compact_diagonal(const cis_ci_direct *D, double *dc);
+CIS_API cis_status cis_ci_pspace_guess_compact(const cis_fcidump *F, const cis_ci_direct *D, const double *diag, int np,
+                                               int nvec, double *guess, int *np_used, double *pvals);
+CIS_API cis_status cis_ci_direct_compact_pure_guesses(const cis_ci_direct *D, double *guess, int nin, int cap, int *nout);
 /* P-space guesses and <S^2> on the direct space (see cis_ci_pspace_guess, cis_ci_s2). */
 CIS_API cis_status cis_ci_pspace_guess_direct(const cis_fcidump *F, const cis_ci_direct *D, const double *diag, int np,
                                       int nvec, double *guess, int *np_used, double *pvals);
@@ -532,10 +543,13 @@ CIS_API cis_status cis_ci_direct_gpu_compact_sigma(cis_ci_direct_gpu *G, int k, 
                                                    cis_stream s);
 /* G as a device double operator on compact vectors (y = alpha H x + beta
  * y), for Davidson on the ISYM determinants only (cis_davidson_operator);
- * its diagonal is diag (host, C1 direct order, cis_ci_direct_size doubles)
- * compressed, or when diag is NULL computed from the integrals. Without
- * blocking it is cis_ci_direct_gpu_operator. G must outlive it. */
+ * its diagonal is diag (host, compact: cis_ci_direct_compact_size doubles),
+ * or when diag is NULL cis_ci_direct_compact_diagonal. Without blocking it
+ * is cis_ci_direct_gpu_operator. G must outlive it. */
 CIS_API cis_status cis_ci_direct_gpu_compact_operator(cis_ci_direct_gpu *G, const double *diag, cis_operator **out);
+/* cis_ci_direct_gpu_time_sigma on the compact host vector cc (not NULL). */
+CIS_API cis_status cis_ci_direct_gpu_time_compact_sigma(cis_ci_direct_gpu *G, const double *cc, int runs,
+                                                        double *ms_median);
 
 /* What the GPU Davidson measured. */
 typedef struct cis_ci_gpu_stats {

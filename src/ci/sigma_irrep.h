@@ -82,4 +82,17 @@ typedef struct ci_irrep_view {
 } ci_irrep_view;
 void ci_irrep_get_view(const ci_irrep_sigma *R, ci_irrep_view *v);
 
+/* Host work on compact vectors alone (no C1-length vector), for Davidson's
+ * start on the ISYM determinants (sigma.c's public compact entry points):
+ * the strings of compact entry i; the compact diagonal (the C1 one's
+ * entries, by the same sums: with one string set made exactly symmetric
+ * under alpha <-> beta); time reversal of one compact vector (as
+ * cis_ci_direct_time_reversal: +-1 and cc made exactly pure when within
+ * 1e-6 relative, else 0 and cc unchanged); the split g -> (g + g^T)/2 in
+ * place and a = (g - g^T)/2 (a may be NULL), with the squared norms. */
+void ci_irrep_det(const ci_irrep_sigma *R, cis_int i, uint64_t *alpha, uint64_t *beta);
+cis_status ci_irrep_diagonal(const ci_irrep_sigma *R, const cis_fcidump *F, double *dc);
+int ci_irrep_time_reversal(const ci_irrep_sigma *R, double *cc);
+void ci_irrep_split(const ci_irrep_sigma *R, double *g, double *a, double *nsym, double *nanti);
+
 #endif

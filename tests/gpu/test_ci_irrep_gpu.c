@@ -213,7 +213,7 @@ static double ground(cis_fcidump *F, int where, int *half, int *products) {
     cis_ci_direct_gpu_opts go = cis_ci_direct_gpu_opts_default();
     go.vectors = 60;
     CHECK_OK(cis_ci_direct_gpu_create(D, &go, &G));
-    if (G) CHECK_OK(cis_ci_direct_gpu_compact_operator(G, diag, &op));
+    if (G) CHECK_OK(cis_ci_direct_gpu_compact_operator(G, NULL, &op)); /* its compact diagonal */
   }
   if (!op) goto done;
   cis_davidson_opts o = cis_davidson_opts_default();

@@ -222,12 +222,12 @@ cis_status cis_ci_direct_gpu_sigma(cis_ci_direct_gpu *G, int k, const double *d_
   const cis_int n = G->v.ndet, nsa = G->v.nsa, nsb = G->v.nsb;
   const int np = (int)G->v.npair;
   cis_status st;
+  if (G->ir) return ci_irrep_gpu_sigma_c1(G->ir, k, d_C, d_S, cs, &G->info); /* counts its own vectors */
   G->info.sigma_vectors += k;
   if (G->v.nelec == 0) { /* the vacuum: H = 0 (electronic) */
     CIS_CUDA_CHECK(cudaMemsetAsync(d_S, 0, (size_t)(n * k) * sizeof(double), cs));
     return CIS_OK;
   }
-  if (G->ir) return ci_irrep_gpu_sigma_c1(G->ir, k, d_C, d_S, cs, &G->info);
   CB_CHECK(cublasSetStream(G->cb, cs));
   if (k == 1 && G->v.one_set && !G->v.no_time_reversal) { /* (anti)symmetric vector: the half sigma */
     int flags[2] = {0, 0};
@@ -290,7 +290,7 @@ cis_status cis_ci_direct_gpu_time_sigma(cis_ci_direct_gpu *G, const double *c, i
   cudaEvent_t e0 = NULL, e1 = NULL;
   if (!G || !ms_median || runs < 1) return cis_error(CIS_ERR_INVALID, "direct GPU sigma timing: NULL argument or runs < 1");
   if (runs > 64) runs = 64;
-  if (G->ir) return ci_irrep_gpu_time(G->ir, c, runs, ms_median, &G->info);
+  if (G->ir) return ci_irrep_gpu_time(G->ir, c, 0, runs, ms_median, &G->info);
   const cis_int n = G->v.ndet;
   CIS_TRY(dev_alloc((void **)&dc, (size_t)n * sizeof(double), "timing vector"));
   CIS_TRY(dev_alloc((void **)&ds, (size_t)n * sizeof(double), "timing vector"));

@@ -96,9 +96,10 @@ cis_status ci_irrep_gpu_sigma(ci_irrep_gpu *I, int k, const double *d_C, double 
 cis_status ci_irrep_gpu_sigma_c1(ci_irrep_gpu *I, int k, const double *d_C, double *d_S, cudaStream_t s,
                                  cis_ci_direct_gpu_info *info);
 cis_int ci_irrep_gpu_size(const ci_irrep_gpu *I);
-/* Median ms of runs compact sigmas on the C1-order host c compressed (NULL:
- * a fixed pseudo-random compact vector). */
-cis_status ci_irrep_gpu_time(ci_irrep_gpu *I, const double *c, int runs, double *ms_median, cis_ci_direct_gpu_info *info);
+/* Median ms of runs compact sigmas on the host c (compact when compact, else
+ * C1 order, compressed; NULL: a fixed pseudo-random compact vector). */
+cis_status ci_irrep_gpu_time(ci_irrep_gpu *I, const double *c, int compact, int runs, double *ms_median,
+                             cis_ci_direct_gpu_info *info);
 
 /* ci_sigma_dev.c's object, for the public compact entry points. */
 ci_irrep_gpu *ci_direct_gpu_irrep(cis_ci_direct_gpu *G);

@@ -364,7 +364,7 @@ cleanup:
   return st;
 }
 
-cis_status ci_irrep_gpu_time(ci_irrep_gpu *I, const double *c, int runs, double *ms_median,
+cis_status ci_irrep_gpu_time(ci_irrep_gpu *I, const double *c, int compact, int runs, double *ms_median,
                              cis_ci_direct_gpu_info *info) {
   cis_status st = CIS_OK;
   double *dc = NULL, *ds = NULL, *h = NULL, times[64];
@@ -374,7 +374,8 @@ cis_status ci_irrep_gpu_time(ci_irrep_gpu *I, const double *c, int runs, double 
   CIS_TRY(ir_alloc(NULL, (void **)&dc, (size_t)n * sizeof(double), "timing vector"));
   CIS_TRY(ir_alloc(NULL, (void **)&ds, (size_t)n * sizeof(double), "timing vector"));
   CIS_TRY(cis_alloc_array((void **)&h, n, sizeof(double), "timing vector"));
-  if (c) ci_irrep_compress(I->R, c, h);
+  if (c && compact) memcpy(h, c, (size_t)n * sizeof(double));
+  else if (c) ci_irrep_compress(I->R, c, h);
   else { /* a fixed pseudo-random vector (xorshift), uniform in [-1, 1) */
     uint64_t x = 0x9e3779b97f4a7c15ull;
     for (cis_int i = 0; i < n; ++i) {
@@ -439,32 +440,35 @@ cleanup:
 cis_status cis_ci_direct_gpu_compact_operator(cis_ci_direct_gpu *G, const double *diag, cis_operator **out) {
   cis_status st;
   cis_operator *op = NULL;
-  double *full = NULL, *dc = NULL;
+  double *dc = NULL;
   if (!G || !out) return cis_error(CIS_ERR_INVALID, "compact GPU operator: NULL argument");
   *out = NULL;
   const cis_ci_direct *D = ci_direct_gpu_host(G);
-  const cis_int n = cis_ci_direct_size(D);
-  if (!diag) { /* the C1-order diagonal from the integrals */
-    CIS_TRY(cis_alloc_array((void **)&full, n, sizeof(double), "direct sigma diagonal"));
-    CIS_TRY(cis_ci_direct_diagonal(D, full));
-    diag = full;
+  if (!diag) { /* the compact diagonal from the integrals */
+    CIS_TRY(cis_alloc_array((void **)&dc, cis_ci_direct_compact_size(D), sizeof(double), "compact diagonal"));
+    CIS_TRY(cis_ci_direct_compact_diagonal(D, dc));
+    diag = dc;
   }
   ci_irrep_gpu *I = ci_direct_gpu_irrep(G);
-  if (!I) {
-    CIS_TRY(cis_ci_direct_gpu_operator(G, diag, &op));
-  } else {
+  if (!I) CIS_TRY(cis_ci_direct_gpu_operator(G, diag, &op));
+  else {
     const cis_int nc = I->hv.nsym;
     CIS_TRY(cis_operator_from_callback(nc, nc, CIS_F64, CIS_MEM_DEVICE, compact_gpu_apply, G, NULL, &op));
-    CIS_TRY(cis_alloc_array((void **)&dc, nc, sizeof(double), "compact diagonal"));
-    ci_irrep_compress(I->R, diag, dc);
-    CIS_TRY(cis_operator_set_diagonal(op, dc));
+    CIS_TRY(cis_operator_set_diagonal(op, diag));
   }
   *out = op;
   op = NULL;
   st = CIS_OK;
 cleanup:
-  cis_free(full);
   cis_free(dc);
   cis_operator_free(op);
   return st;
+}
+
+cis_status cis_ci_direct_gpu_time_compact_sigma(cis_ci_direct_gpu *G, const double *cc, int runs, double *ms_median) {
+  if (!G || !cc || !ms_median || runs < 1)
+    return cis_error(CIS_ERR_INVALID, "compact GPU sigma timing: NULL argument or runs < 1");
+  ci_irrep_gpu *I = ci_direct_gpu_irrep(G);
+  if (!I) return cis_ci_direct_gpu_time_sigma(G, cc, runs, ms_median);
+  return ci_irrep_gpu_time(I, cc, 1, runs, ms_median, ci_direct_gpu_info_ref(G));
 }

@@ -47,3 +47,8 @@ cis_status cis_ci_direct_gpu_compact_operator(cis_ci_direct_gpu *G, const double
   if (out) *out = NULL;
   return cis_error(CIS_ERR_NO_GPU, "cisparse was built without CUDA");
 }
+
+cis_status cis_ci_direct_gpu_time_compact_sigma(cis_ci_direct_gpu *G, const double *cc, int runs, double *ms_median) {
+  (void)G, (void)cc, (void)runs, (void)ms_median;
+  return cis_error(CIS_ERR_NO_GPU, "cisparse was built without CUDA");
+}
