@@ -332,7 +332,7 @@ CIS_API cis_status cis_davidson(cis_int n, const double *diag, cis_linop op, voi
  * time-reversal half sigma only on (anti)symmetric vectors, as in C1;
  * cis_ci_direct_compact_operator (below) is the same sigma on vectors of the
  * ISYM determinants only; opts.symmetry_projection instead masks the C1
- * sigma (C1 cost; what the GPU sigma below always does). Both are exact (H
+ * sigma (C1 cost; on the GPU too). Both are exact (H
  * commutes with the irrep projector). opts.ignore_symmetry: the plain C1
  * space.
  *
