@@ -332,7 +332,7 @@ CIS_API cis_status cis_davidson(cis_int n, const double *diag, cis_linop op, voi
  * time-reversal half sigma only on (anti)symmetric vectors, as in C1;
  * cis_ci_direct_compact_operator (below) is the same sigma on vectors of the
  * ISYM determinants only; opts.symmetry_projection instead masks the C1
- * sigma (C1 cost; what the GPU sigma below always does). Both are exact (H
+ * sigma (C1 cost; on the GPU too). Both are exact (H
  * commutes with the irrep projector). opts.ignore_symmetry: the plain C1
  * space.
  *
@@ -441,6 +441,17 @@ CIS_API cis_int cis_ci_direct_compact_size(const cis_ci_direct *D);
 CIS_API void cis_ci_direct_compress(const cis_ci_direct *D, const double *c, double *cc);
 CIS_API void cis_ci_direct_expand(const cis_ci_direct *D, const double *cc, double *c);
 CIS_API cis_status cis_ci_direct_compact_operator(cis_ci_direct *D, cis_operator **out);
+/* Davidson's start on compact vectors without any C1-length vector (what
+ * the CLI uses when blocked; each equals its C1 counterpart compressed):
+ * the diagonal of the ISYM determinants (cis_ci_direct_diagonal's values;
+ * dc: cis_ci_direct_compact_size doubles); P-space guesses from that
+ * diagonal (cis_ci_pspace_guess_direct's P-space, guess: nvec compact
+ * vectors); cis_ci_direct_pure_guesses on compact vectors. Without blocking
+ * they are the C1 functions. */
+CIS_API cis_status cis_ci_direct_compact_diagonal(const cis_ci_direct *D, double *dc);
+CIS_API cis_status cis_ci_pspace_guess_compact(const cis_fcidump *F, const cis_ci_direct *D, const double *diag, int np,
+                                               int nvec, double *guess, int *np_used, double *pvals);
+CIS_API cis_status cis_ci_direct_compact_pure_guesses(const cis_ci_direct *D, double *guess, int nin, int cap, int *nout);
 /* P-space guesses and <S^2> on the direct space (see cis_ci_pspace_guess, cis_ci_s2). */
 CIS_API cis_status cis_ci_pspace_guess_direct(const cis_fcidump *F, const cis_ci_direct *D, const double *diag, int np,
                                       int nvec, double *guess, int *np_used, double *pvals);
@@ -477,7 +488,21 @@ CIS_API cis_status cis_ci_spin_penalty_operator(const cis_operator *H, const cis
  * alpha <-> beta, checked on the device by a kernel): D and X of the columns
  * B <= A only (half the gather and the GEMM), the scatter writes
  * sigma(I,B) and sigma(B,I) = t sigma(I,B) from one thread; D's
- * no_time_reversal option turns it off here too. */
+ * no_time_reversal option turns it off here too.
+ *
+ * Point-group symmetry: when D is blocked by irreps (ORBSYM/ISYM not all 1,
+ * no opts.symmetry_projection), G is the blocked sigma on the device
+ * (src/ci/gpu/ci_sigma_irrep.h; Olsen et al. 1988 §II.C, PySCF
+ * direct_spin1_symm): the compact layout of cis_ci_direct_compress, D and X
+ * split by pair irrep, one wide cuBLAS DGEMM per pair irrep and pass
+ * (g_h, npi_h x npi_h, times all the pass's columns of that pair irrep), the
+ * gathers and scatters over the links of the one pair irrep that can
+ * contribute, the half sigma as above; opts.vectors then counts compact
+ * vectors, and the C1 link lists and workspace are not made. The
+ * C1-order entry points (cis_ci_direct_gpu_sigma, _operator, _time_sigma)
+ * then compress, multiply and expand (the projected sigma P H P c, as the
+ * CPU); _time_sigma times the compact sigma alone. Without blocking (C1,
+ * projection) the C1 sigma above runs, masked to ISYM when projecting. */
 typedef struct cis_ci_direct_gpu cis_ci_direct_gpu;
 
 typedef struct cis_ci_direct_gpu_opts {
@@ -524,6 +549,23 @@ CIS_API cis_status cis_ci_direct_gpu_correct(void *ctx, void *t, cis_stream s);
  * each synchronized, on the host vector c (n doubles; NULL: a fixed
  * pseudo-random vector). Allocates two device vectors for the time. */
 CIS_API cis_status cis_ci_direct_gpu_time_sigma(cis_ci_direct_gpu *G, const double *c, int runs, double *ms_median);
+/* S = H C for k compact device vectors (cis_ci_direct_compact_size(D)
+ * doubles each, the layout of cis_ci_direct_compress; column v at
+ * d_C + v*nc), the electronic H on the ISYM determinants, enqueued on stream
+ * s; k == 1 with an (anti)symmetric MS2 = 0 vector takes the half sigma.
+ * Without blocking the compact vectors are the ordinary ones
+ * (cis_ci_direct_gpu_sigma). One call at a time per G. */
+CIS_API cis_status cis_ci_direct_gpu_compact_sigma(cis_ci_direct_gpu *G, int k, const double *d_C, double *d_S,
+                                                   cis_stream s);
+/* G as a device double operator on compact vectors (y = alpha H x + beta
+ * y), for Davidson on the ISYM determinants only (cis_davidson_operator);
+ * its diagonal is diag (host, compact: cis_ci_direct_compact_size doubles),
+ * or when diag is NULL cis_ci_direct_compact_diagonal. Without blocking it
+ * is cis_ci_direct_gpu_operator. G must outlive it. */
+CIS_API cis_status cis_ci_direct_gpu_compact_operator(cis_ci_direct_gpu *G, const double *diag, cis_operator **out);
+/* cis_ci_direct_gpu_time_sigma on the compact host vector cc (not NULL). */
+CIS_API cis_status cis_ci_direct_gpu_time_compact_sigma(cis_ci_direct_gpu *G, const double *cc, int runs,
+                                                        double *ms_median);
 
 /* What the GPU Davidson measured. */
 typedef struct cis_ci_gpu_stats {

@@ -80,7 +80,11 @@ typedef struct ci_direct_view {
   const uint8_t *syma, *symb;      /* string irreps (project only, else NULL) */
   int one_set;                     /* alpha and beta strings are one set (na == nb) */
   int no_time_reversal;            /* opts.no_time_reversal: never the half sigma */
+  const void *irrep;               /* the sigma blocked by irreps (ci_irrep_sigma of sigma_irrep.h), else NULL */
 } ci_direct_view;
 void ci_direct_get_view(const cis_ci_direct *D, ci_direct_view *v);
+/* Strings of compact entry i (cis_ci_direct_compress's layout; without
+ * blocking the direct order), for the compact P-space (pspace.c). */
+void ci_direct_compact_det(const cis_ci_direct *D, cis_int i, uint64_t *alpha, uint64_t *beta);
 
 #endif

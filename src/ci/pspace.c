@@ -250,13 +250,15 @@ typedef struct det_src {
   const cis_ci_space *S;
   const cis_ci_direct *D;
   int sym_only;
+  int compact; /* D's compact vectors (ISYM determinants only) */
 } det_src;
 static void src_det(const det_src *d, cis_int i, ci_bits *a, ci_bits *b) {
   if (d->S) {
     cis_ci_space_det_bits(d->S, i, a, b);
   } else {
     uint64_t a1, b1;
-    cis_ci_direct_det(d->D, i, &a1, &b1);
+    if (d->compact) ci_direct_compact_det(d->D, i, &a1, &b1);
+    else cis_ci_direct_det(d->D, i, &a1, &b1);
     *a = cis_ci_bits_from_u64(a1);
     *b = cis_ci_bits_from_u64(b1);
   }
@@ -339,7 +341,7 @@ cleanup:
 cis_status cis_ci_pspace_guess(const cis_fcidump *F, const cis_ci_space *S, const double *diag, int np, int nvec,
                                double *guess, int *np_used, double *pvals) {
   if (!F || !S || !diag || !guess) return cis_error(CIS_ERR_INVALID, "cis_ci_pspace_guess: NULL argument");
-  det_src d = {S, NULL, 0};
+  det_src d = {S, NULL, 0, 0};
   return pspace_guess(F, &d, cis_ci_space_size(S), diag, np, nvec, guess, np_used, pvals);
 }
 
@@ -348,6 +350,16 @@ cis_status cis_ci_pspace_guess_direct(const cis_fcidump *F, const cis_ci_direct 
   if (!F || !D || !diag || !guess) return cis_error(CIS_ERR_INVALID, "cis_ci_pspace_guess_direct: NULL argument");
   cis_ci_direct_info inf;
   cis_ci_direct_get_info(D, &inf);
-  det_src d = {NULL, D, inf.projected != 0};
+  det_src d = {NULL, D, inf.projected != 0, 0};
   return pspace_guess(F, &d, cis_ci_direct_size(D), diag, np, nvec, guess, np_used, pvals);
+}
+
+cis_status cis_ci_pspace_guess_compact(const cis_fcidump *F, const cis_ci_direct *D, const double *diag, int np,
+                                       int nvec, double *guess, int *np_used, double *pvals) {
+  if (!F || !D || !diag || !guess) return cis_error(CIS_ERR_INVALID, "cis_ci_pspace_guess_compact: NULL argument");
+  cis_ci_direct_info inf;
+  cis_ci_direct_get_info(D, &inf);
+  if (!inf.blocked) return cis_ci_pspace_guess_direct(F, D, diag, np, nvec, guess, np_used, pvals);
+  det_src d = {NULL, D, 0, 1}; /* every compact entry is of irrep ISYM */
+  return pspace_guess(F, &d, cis_ci_direct_compact_size(D), diag, np, nvec, guess, np_used, pvals);
 }

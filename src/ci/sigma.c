@@ -219,7 +219,7 @@ cis_int cis_ci_direct_size(const cis_ci_direct *D) { return D ? D->ndet : 0; }
 void ci_direct_get_view(const cis_ci_direct *D, ci_direct_view *v) {
   *v = (ci_direct_view){D->norb, D->na, D->nb, D->nelec, D->npair, D->nsa, D->nsb, D->ndet, D->A->nlink,
                         D->B->nlink, D->A->link, D->B->link, D->g, D->project, D->target, D->syma, D->symb,
-                        D->A == D->B, D->no_time_reversal};
+                        D->A == D->B, D->no_time_reversal, D->R};
 }
 void cis_ci_direct_get_info(const cis_ci_direct *D, cis_ci_direct_info *info) { *info = D->info; }
 
@@ -649,6 +649,35 @@ void cis_ci_direct_expand(const cis_ci_direct *D, const double *cc, double *c) {
   else if (cc != c) memcpy(c, cc, (size_t)D->ndet * sizeof(double));
 }
 
+cis_status cis_ci_direct_compact_diagonal(const cis_ci_direct *D, double *dc) {
+  if (!D || !dc) return cis_error(CIS_ERR_INVALID, "direct compact diagonal: NULL argument");
+  return D->R ? ci_irrep_diagonal(D->R, D->F, dc) : cis_ci_direct_diagonal(D, dc);
+}
+
+void ci_direct_compact_det(const cis_ci_direct *D, cis_int i, uint64_t *alpha, uint64_t *beta) {
+  if (D->R) ci_irrep_det(D->R, i, alpha, beta);
+  else cis_ci_direct_det(D, i, alpha, beta);
+}
+
+cis_status cis_ci_direct_compact_pure_guesses(const cis_ci_direct *D, double *guess, int nin, int cap, int *nout) {
+  if (!D || !D->R) return cis_ci_direct_pure_guesses(D, guess, nin, cap, nout);
+  if (!guess || !nout || nin < 0 || cap < nin)
+    return cis_error(CIS_ERR_INVALID, "cis_ci_direct_compact_pure_guesses: NULL argument or %d guesses in room for %d",
+                     nin, cap);
+  *nout = nin;
+  if (D->A != D->B || D->no_time_reversal) return CIS_OK;
+  const cis_int nc = ci_irrep_sigma_size(D->R);
+  int m = nin;
+  for (int v = 0; v < nin; ++v) { /* as cis_ci_direct_pure_guesses, on compact vectors */
+    double *g = guess + (size_t)v * (size_t)nc, *a = m < cap ? guess + (size_t)m * (size_t)nc : NULL, ns, na;
+    if (ci_irrep_time_reversal(D->R, g)) continue;
+    ci_irrep_split(D->R, g, a, &ns, &na);
+    if (a && na > 1e-20 * (ns + na)) ++m;
+  }
+  *nout = m;
+  return CIS_OK;
+}
+
 /* Compact operator callback (blocked by irreps): y = alpha H x + beta y on
  * vectors of the ISYM determinants. */
 static cis_status compact_apply(void *ctx, double alpha, const void *x, double beta, void *y, cis_stream s) {
@@ -693,10 +722,8 @@ cis_status cis_ci_direct_compact_operator(cis_ci_direct *D, cis_operator **out) 
   *out = NULL;
   const cis_int n = ci_irrep_sigma_size(D->R);
   CIS_TRY(cis_operator_from_callback(n, n, CIS_F64, CIS_MEM_HOST, compact_apply, D, NULL, &op));
-  CIS_TRY(cis_alloc_array((void **)&diag, D->ndet, sizeof(double), "direct sigma diagonal"));
   CIS_TRY(cis_alloc_array((void **)&dc, n, sizeof(double), "compact diagonal"));
-  CIS_TRY(cis_ci_direct_diagonal(D, diag));
-  ci_irrep_compress(D->R, diag, dc);
+  CIS_TRY(ci_irrep_diagonal(D->R, D->F, dc)); /* cis_ci_direct_diagonal's ISYM entries, no C1 vector */
   CIS_TRY(cis_operator_set_diagonal(op, dc));
   cis_free(diag);
   cis_free(dc);

@@ -338,6 +338,12 @@ static void irrep_block(ci_irrep_sigma *R, cis_int a0, cis_int a1, int half, dou
 
 cis_int ci_irrep_sigma_size(const ci_irrep_sigma *R) { return R->nsym; }
 
+void ci_irrep_get_view(const ci_irrep_sigma *R, ci_irrep_view *v) {
+  *v = (ci_irrep_view){R->target, R->A->nlink, R->B->nlink, R->A == R->B, R->nsa, R->nsb, R->nsym, R->syma,
+                       R->symb, R->nbg, R->bstart, R->blist, R->bpos, R->npi, R->goff, R->gblk, R->alink,
+                       R->blink, R->astart, R->bstart_l, R->off};
+}
+
 void ci_irrep_compress(const ci_irrep_sigma *R, const double *c, double *cc) {
   const cis_int nsb = R->nsb;
   const int t = R->target;
@@ -452,4 +458,124 @@ cis_status ci_irrep_sigma_apply(ci_irrep_sigma *R, const double *c, int tr, doub
     for (cis_int j = 0; j < R->nbg[gc]; ++j) row[bl[j]] += sr[j];
   }
   return CIS_OK;
+}
+
+void ci_irrep_det(const ci_irrep_sigma *R, cis_int i, uint64_t *alpha, uint64_t *beta) {
+  cis_int lo = 0, hi = R->nsa; /* the row A with off[A] <= i < off[A+1] */
+  while (hi - lo > 1) {
+    const cis_int mid = (lo + hi) / 2;
+    if (R->off[mid] <= i) lo = mid;
+    else hi = mid;
+  }
+  const int gc = R->syma[lo] ^ R->target;
+  *alpha = R->A->str[lo];
+  *beta = R->B->str[R->blist[R->bstart[gc] + (i - R->off[lo])]];
+}
+
+cis_status ci_irrep_diagonal(const ci_irrep_sigma *R, const cis_fcidump *F, double *dc) {
+  cis_status st;
+  double *ea = NULL, *eb = NULL;
+  const int n = F->norb;
+  double J[CIS_CI_DIRECT_MAX_ORB * CIS_CI_DIRECT_MAX_ORB];
+  const ci_ints I = ci_ints_of(F);
+  for (int p = 0; p < n; ++p)
+    for (int q = 0; q < n; ++q) J[p * n + q] = ci_ints_eri(&I, p, p, q, q);
+  CIS_TRY(cis_alloc_array((void **)&ea, R->nsa, sizeof(double), "alpha string energies"));
+  CIS_TRY(cis_alloc_array((void **)&eb, R->nsb, sizeof(double), "beta string energies"));
+#pragma omp parallel for schedule(static) num_threads(R->threads) if (R->nsa >= 256)
+  for (cis_int A = 0; A < R->nsa; ++A) ea[A] = ci_rule_same_spin_energy(&I, R->A->str[A]);
+#pragma omp parallel for schedule(static) num_threads(R->threads) if (R->nsb >= 256)
+  for (cis_int B = 0; B < R->nsb; ++B) eb[B] = ci_rule_same_spin_energy(&I, R->B->str[B]);
+  /* sigma.c's cis_ci_direct_diagonal on the ISYM entries: e = ea + eb + sum
+   * over B's orbitals of v_A; one string set: (B, A) copied from (A, B) */
+  const int mirror = R->A == R->B, t = R->target;
+#pragma omp parallel for schedule(dynamic, 16) num_threads(R->threads) if (R->nsym >= IRREP_PARALLEL_MIN)
+  for (cis_int A = 0; A < R->nsa; ++A) {
+    double v[CIS_CI_DIRECT_MAX_ORB];
+    for (int q = 0; q < n; ++q) v[q] = 0.0;
+    for (uint64_t u = R->A->str[A]; u; u &= u - 1) {
+      const double *Jp = J + ci_lowest(u) * n;
+      for (int q = 0; q < n; ++q) v[q] += Jp[q];
+    }
+    const int gc = R->syma[A] ^ t;
+    const int32_t *bl = R->blist + R->bstart[gc];
+    double *row = dc + R->off[A];
+    for (cis_int j = 0; j < R->nbg[gc] && (!mirror || bl[j] <= A); ++j) {
+      double e = ea[A] + eb[bl[j]];
+      for (uint64_t w = R->B->str[bl[j]]; w; w &= w - 1) e += v[ci_lowest(w)];
+      row[j] = e;
+    }
+  }
+  if (mirror)
+#pragma omp parallel for schedule(dynamic, 16) num_threads(R->threads) if (R->nsym >= IRREP_PARALLEL_MIN)
+    for (cis_int A = 0; A < R->nsa; ++A) { /* (A, B) with B > A from (B, A) */
+      const int gc = R->syma[A] ^ t;
+      const int32_t *bl = R->blist + R->bstart[gc];
+      for (cis_int j = 0; j < R->nbg[gc]; ++j)
+        if (bl[j] > A) dc[R->off[A] + j] = dc[R->off[bl[j]] + R->bpos[A]];
+    }
+  st = CIS_OK;
+cleanup:
+  cis_free(ea);
+  cis_free(eb);
+  return st;
+}
+
+int ci_irrep_time_reversal(const ci_irrep_sigma *R, double *cc) {
+  const int t0 = R->target;
+  if (R->A != R->B) return 0;
+  double norm = 0, dsym = 0, danti = 0;
+#pragma omp parallel for schedule(static) num_threads(R->threads) reduction(+ : norm, dsym, danti) if (R->nsym >= IRREP_PARALLEL_MIN)
+  for (cis_int A = 0; A < R->nsa; ++A) {
+    const int gc = R->syma[A] ^ t0;
+    const int32_t *bl = R->blist + R->bstart[gc];
+    for (cis_int j = 0; j < R->nbg[gc] && bl[j] <= A; ++j) {
+      const cis_int B = bl[j];
+      const double u = cc[R->off[A] + j], v = cc[R->off[B] + R->bpos[A]];
+      norm += B == A ? u * u : u * u + v * v;
+      dsym += B == A ? 0.0 : (u - v) * (u - v);
+      danti += B == A ? 2.0 * u * u : (u + v) * (u + v);
+    }
+  }
+  const double tol = 1e-12 * norm; /* 1e-6 relative in norm, as cis_ci_direct_time_reversal */
+  const int t = dsym <= tol ? 1 : danti <= tol ? -1 : 0;
+  if (!t) return 0;
+#pragma omp parallel for schedule(static) num_threads(R->threads) if (R->nsym >= IRREP_PARALLEL_MIN)
+  for (cis_int A = 0; A < R->nsa; ++A) {
+    const int gc = R->syma[A] ^ t0;
+    const int32_t *bl = R->blist + R->bstart[gc];
+    for (cis_int j = 0; j < R->nbg[gc] && bl[j] <= A; ++j) {
+      const cis_int B = bl[j], k = R->off[A] + j, km = R->off[B] + R->bpos[A];
+      if (B == A) {
+        if (t < 0) cc[k] = 0.0;
+        continue;
+      }
+      const double u = 0.5 * (cc[k] + t * cc[km]);
+      cc[k] = u;
+      cc[km] = t * u;
+    }
+  }
+  return t;
+}
+
+void ci_irrep_split(const ci_irrep_sigma *R, double *g, double *a, double *nsym, double *nanti) {
+  const int t0 = R->target;
+  double ns = 0, na = 0;
+  for (cis_int A = 0; A < R->nsa; ++A) {
+    const int gc = R->syma[A] ^ t0;
+    const int32_t *bl = R->blist + R->bstart[gc];
+    for (cis_int j = 0; j < R->nbg[gc] && bl[j] <= A; ++j) {
+      const cis_int B = bl[j], k = R->off[A] + j, km = R->off[B] + R->bpos[A];
+      const double u = g[k], w = g[km], sy = 0.5 * (u + w), an = 0.5 * (u - w);
+      g[k] = g[km] = sy;
+      ns += B == A ? sy * sy : 2 * sy * sy;
+      if (a) {
+        a[k] = an;
+        a[km] = -an;
+        na += 2 * an * an;
+      }
+    }
+  }
+  *nsym = ns;
+  *nanti = na;
 }

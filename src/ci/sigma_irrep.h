@@ -67,4 +67,35 @@ void ci_irrep_purify(const ci_irrep_sigma *R, const double *cc, int par, double 
  * in ci_irrep_sigma_apply. */
 void ci_irrep_sigma_compact(ci_irrep_sigma *R, const double *cc, int tr, double *sc, double *t1, double *t2);
 
+/* The blocked sigma's arrays as they are (read-only, owned by R): what the
+ * GPU blocked sigma (src/ci/gpu/ci_sigma_irrep_dev.c) uploads. */
+typedef struct ci_irrep_view {
+  int target, nla, nlb, one_set;  /* 0-based target irrep; links per alpha / beta string; A == B */
+  cis_int nsa, nsb, nsym;
+  const uint8_t *syma, *symb;     /* irrep of every alpha / beta string */
+  const cis_int *nbg, *bstart;    /* 8 beta-string counts per irrep; 9 offsets into blist */
+  const int32_t *blist, *bpos;    /* beta strings sorted by (irrep, address); position of B in its irrep */
+  const int *npi;                 /* 8: orbital pairs per pair irrep */
+  const cis_int *goff;            /* 8: block h of g (npi[h] x npi[h], row-major) at gblk + goff[h] */
+  const double *gblk;
+  const ci_link *alink, *blink;   /* nla / nlb per string, sorted by pair irrep; pair = position in its
+                                     irrep; alpha str = J's address, beta str = position of J in its irrep */
+  const int32_t *astart, *bstart_l; /* per string 9 offsets into its sorted links */
+  const cis_int *off;             /* nsa + 1 compact row offsets */
+} ci_irrep_view;
+void ci_irrep_get_view(const ci_irrep_sigma *R, ci_irrep_view *v);
+
+/* Host work on compact vectors alone (no C1-length vector), for Davidson's
+ * start on the ISYM determinants (sigma.c's public compact entry points):
+ * the strings of compact entry i; the compact diagonal (the C1 one's
+ * entries, by the same sums: with one string set made exactly symmetric
+ * under alpha <-> beta); time reversal of one compact vector (as
+ * cis_ci_direct_time_reversal: +-1 and cc made exactly pure when within
+ * 1e-6 relative, else 0 and cc unchanged); the split g -> (g + g^T)/2 in
+ * place and a = (g - g^T)/2 (a may be NULL), with the squared norms. */
+void ci_irrep_det(const ci_irrep_sigma *R, cis_int i, uint64_t *alpha, uint64_t *beta);
+cis_status ci_irrep_diagonal(const ci_irrep_sigma *R, const cis_fcidump *F, double *dc);
+int ci_irrep_time_reversal(const ci_irrep_sigma *R, double *cc);
+void ci_irrep_split(const ci_irrep_sigma *R, double *g, double *a, double *nsym, double *nanti);
+
 #endif

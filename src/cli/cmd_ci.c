@@ -20,7 +20,8 @@ typedef struct ci_args {
   int max_iter, pspace;
   int block_products; /* --block-products: Davidson's new vectors by one SpMM */
   int no_time_reversal; /* --no-time-reversal: never the half sigma (direct) */
-  int symmetry_projection; /* --symmetry-projection: CPU direct sigma masked at the C1 cost */
+  int symmetry_projection; /* --symmetry-projection: direct sigma masked at the C1 cost */
+  int no_s2; /* --no-s2: <S^2> of the roots not computed */
   int repeat;         /* --repeat N: the direct solve N times in this process */
 } ci_args;
 
@@ -58,7 +59,7 @@ typedef struct ci_run {
   cis_int nnz_sampled;      /* rows the estimate counted */
   cis_ci_direct *D;       /* --method direct: the matrix-free sigma */
   cis_operator *op;       /* D (or G) as an operator */
-  cis_operator *opc;      /* CPU, point group blocked by irreps: D on the ISYM determinants only */
+  cis_operator *opc;      /* point group blocked by irreps: H on the ISYM determinants only (CPU or GPU) */
   cis_ci_direct_gpu *G;   /* --method direct --device gpu: the sigma on the device */
   cis_ci_direct_gpu_info ginfo;
   double sigma_ms;        /* --device gpu: median of 5 synchronized sigmas on a random vector */
@@ -110,21 +111,23 @@ static void usage(FILE *f) {
              "                Davidson on the distributed operator; takes --level --roots --tol --max-iter\n"
              "                --format --exchange (README \"Several GPUs\")\n"
              "  --method M    stored (default: build H, then SpMV), direct (matrix-free string-driven\n"
-             "                sigma: full CI of the file's orbitals, no H built; point group on the CPU\n"
-             "                blocked by irreps (ISYM determinants only), on the GPU by projection at\n"
-             "                the C1 cost; with --device gpu gather/DGEMM/scatter on the\n"
-             "                device and Davidson's vectors there) or auto: with --device gpu, direct for\n"
-             "                full CI (it builds nothing); on the CPU, direct for full CI in C1 with\n"
-             "                1-2 roots, or when the stored H would take over half the host memory;\n"
-             "                else stored\n"
+             "                sigma: full CI of the file's orbitals, no H built; point group (ORBSYM)\n"
+             "                blocked by irreps on the CPU and the GPU: Davidson on vectors of the ISYM\n"
+             "                determinants only, GEMMs on the pair-irrep blocks of g (on the GPU one\n"
+             "                per pair irrep over all alpha strings); with --device gpu gather/DGEMM/\n"
+             "                scatter on the device and Davidson's vectors there) or auto: with\n"
+             "                --device gpu, direct for full CI (it builds nothing); on the CPU, direct\n"
+             "                for full CI in C1 with 1-2 roots, or when the stored H would take over\n"
+             "                half the host memory; else stored\n"
              "  --no-time-reversal  direct: never the MS2 = 0 half sigma (alpha <-> beta symmetry)\n"
-             "  --symmetry-projection  direct on the CPU: point group by projection (C1 sigma masked,\n"
-             "                C1 cost) instead of blocked by irreps; same results\n");
+             "  --symmetry-projection  direct: point group by projection (C1 sigma masked, C1 cost)\n"
+             "                instead of blocked by irreps; same results\n"
+             "  --no-s2       do not compute <S^2> of the roots (printed as not computed; not with --spin)\n");
 }
 
 static int parse_args(int argc, char **argv, ci_args *a) {
   long long v;
-  *a = (ci_args){NULL, "auto", NULL, NULL, NULL, -1, 1, 0, 0, 0, 0, 0, -1, 0, CI_STORED, 1e-8, -1, 0, 0, 200, 0, 0, 0, 0, 1};
+  *a = (ci_args){NULL, "auto", NULL, NULL, NULL, -1, 1, 0, 0, 0, 0, 0, -1, 0, CI_STORED, 1e-8, -1, 0, 0, 200, 0, 0, 0, 0, 0, 1};
   int stored_opt = 0; /* an option that needs the stored matrix */
   for (int i = 1; i < argc; ++i) {
     const char *o = argv[i], *val = i + 1 < argc ? argv[i + 1] : NULL;
@@ -133,6 +136,7 @@ static int parse_args(int argc, char **argv, ci_args *a) {
     if (!strcmp(o, "--json")) { a->json = 1; continue; }
     if (!strcmp(o, "--no-time-reversal")) { a->no_time_reversal = 1; continue; }
     if (!strcmp(o, "--symmetry-projection")) { a->symmetry_projection = 1; continue; }
+    if (!strcmp(o, "--no-s2")) { a->no_s2 = 1; continue; }
     if (!strcmp(o, "--verbose")) { a->verbose = 1; continue; }
     if (!strcmp(o, "--block-products")) { a->block_products = 1; continue; }
     if (!strcmp(o, "--count")) { a->count = 1; continue; }
@@ -209,6 +213,7 @@ static int parse_args(int argc, char **argv, ci_args *a) {
       return cli_usage("--method direct stores no matrix: --format, --symmetric, --count, --save, --kernel and "
                        "--build need --method stored");
   }
+  if (a->no_s2 && a->spin >= 0) return cli_usage("--no-s2 cannot be combined with --spin (roots are selected by <S^2>)");
   if (a->method == CI_AUTO && (a->level >= 0 || stored_opt)) a->method = CI_STORED; /* only stored can do these */
   if (a->repeat > 1 && a->method == CI_STORED) return cli_usage("--repeat needs --method direct (or auto)");
   if (a->method == CI_DIRECT || a->method == CI_AUTO) {
@@ -279,29 +284,38 @@ static cis_status cpu_apply(void *c, const double *x, double *y) {
 
 static double gib(double bytes) { return bytes / 1073741824.0; }
 
-/* Davidson for nr roots from P-space guesses, then <S^2> of each root. */
+/* Davidson for nr roots from P-space guesses, then <S^2> of each root.
+ * Blocked by irreps (r->opc): the diagonal, the P-space guesses and the roots
+ * are compact (ISYM determinants only, no C1-length vector before <S^2>);
+ * the roots are expanded to C1 order for <S^2> (counted in t_s2). */
 static cis_status solve_roots(const ci_args *a, ci_run *r, int nr) {
   cis_status st;
   cis_int n = r->D ? cis_ci_direct_size(r->D) : cis_ci_space_size(r->S);
-  const double *diag = r->D ? cis_operator_diagonal(r->op) : r->diag;
-  double *guess = NULL;
+  const int compact = r->opc != NULL;
+  const cis_int ng = compact ? cis_ci_direct_compact_size(r->D) : n; /* length of the guesses and Davidson's roots */
+  const double *diag = compact ? cis_operator_diagonal(r->opc) : r->D && r->op ? cis_operator_diagonal(r->op) : r->diag;
+  double *guess = NULL, *vc = NULL;
   free(r->evals); free(r->evecs); free(r->s2);
+  r->evecs = NULL;
   r->evals = malloc((size_t)nr * sizeof(double));
-  r->evecs = malloc((size_t)nr * (size_t)n * sizeof(double));
+  if (!compact || !a->no_s2) r->evecs = malloc((size_t)nr * (size_t)n * sizeof(double));
   r->s2 = malloc((size_t)nr * sizeof(double));
   int nvec = nr + 4 < 2 * nr + 2 ? nr + 4 : 2 * nr + 2, np = a->pspace > 0 ? a->pspace : CIS_CI_PSPACE_DEFAULT;
   if (r->G) nvec = nr; /* on the GPU every extra guess costs a sigma of the first iteration */
-  if (nvec > n) nvec = (int)n;
+  if (nvec > ng) nvec = (int)ng;
   if (np < nvec) np = nvec;
   const int cap = r->D ? 2 * nvec : nvec; /* room for the antisymmetric parts (cis_ci_direct_pure_guesses) */
-  guess = malloc((size_t)cap * (size_t)n * sizeof(double));
-  if (!r->evals || !r->evecs || !r->s2 || !guess)
+  guess = malloc((size_t)cap * (size_t)ng * sizeof(double));
+  if (compact) vc = malloc((size_t)nr * (size_t)ng * sizeof(double));
+  if (!r->evals || (!r->evecs && (!compact || !a->no_s2)) || !r->s2 || !guess || (compact && !vc))
     { st = cis_error(CIS_ERR_ALLOC, "cannot allocate %d CI vectors of %lld determinants", nr + nvec, (long long)n); goto cleanup; }
   double t_guess = cis_wtime();
-  if (r->D) CIS_TRY(cis_ci_pspace_guess_direct(r->F, r->D, diag, np, nvec, guess, &r->np_used, NULL));
+  if (compact) CIS_TRY(cis_ci_pspace_guess_compact(r->F, r->D, diag, np, nvec, guess, &r->np_used, NULL));
+  else if (r->D) CIS_TRY(cis_ci_pspace_guess_direct(r->F, r->D, diag, np, nvec, guess, &r->np_used, NULL));
   else CIS_TRY(cis_ci_pspace_guess(r->F, r->S, diag, np, nvec, guess, &r->np_used, NULL));
   if (r->D) /* exactly (anti)symmetric guesses: every product can be a half sigma */
-    CIS_TRY(cis_ci_direct_pure_guesses(r->D, guess, nvec, cap, &nvec));
+    CIS_TRY(compact ? cis_ci_direct_compact_pure_guesses(r->D, guess, nvec, cap, &nvec)
+                    : cis_ci_direct_pure_guesses(r->D, guess, nvec, cap, &nvec));
   r->t_guess = cis_wtime() - t_guess;
   cis_davidson_opts o = cis_davidson_opts_default();
   o.roots = nr;
@@ -311,25 +325,14 @@ static cis_status solve_roots(const ci_args *a, ci_run *r, int nr) {
   o.block_products = a->block_products;
   o.guess = guess;
   o.nguess = nvec;
-  if (r->D) { /* corrections kept exactly alpha <-> beta pure (every product a half sigma) */
-    o.correct = r->G ? cis_ci_direct_gpu_correct : r->opc ? cis_ci_direct_correct_compact : cis_ci_direct_correct_c1;
+  /* corrections kept exactly alpha <-> beta pure (every product a half sigma);
+   * compact vectors on the GPU have no device projection yet */
+  if (r->D && !(compact && r->G)) {
+    o.correct = r->G ? cis_ci_direct_gpu_correct : compact ? cis_ci_direct_correct_compact : cis_ci_direct_correct_c1;
     o.correct_ctx = r->G ? (void *)r->G : (void *)r->D;
   }
-  if (r->opc) { /* compact vectors: compress the guesses, expand the roots */
-    const cis_int nc = cis_ci_direct_compact_size(r->D);
-    double *gc = malloc((size_t)nvec * (size_t)nc * sizeof(double)), *vc = malloc((size_t)nr * (size_t)nc * sizeof(double));
-    if (!gc || !vc) {
-      free(gc); free(vc);
-      st = cis_error(CIS_ERR_ALLOC, "cannot allocate %d compact CI vectors of %lld determinants", nr + nvec, (long long)nc);
-      goto cleanup;
-    }
-    for (int v = 0; v < nvec; ++v) cis_ci_direct_compress(r->D, guess + (size_t)v * (size_t)n, gc + (size_t)v * (size_t)nc);
-    o.guess = gc;
-    st = cis_davidson_operator(r->opc, cis_operator_diagonal(r->opc), &o, r->evals, vc, &r->info);
-    if (st == CIS_OK)
-      for (int k = 0; k < nr; ++k) cis_ci_direct_expand(r->D, vc + (size_t)k * (size_t)nc, r->evecs + (size_t)k * (size_t)n);
-    free(gc); free(vc);
-    if (st != CIS_OK) goto cleanup;
+  if (compact) {
+    CIS_TRY(cis_davidson_operator(r->opc, diag, &o, r->evals, vc, &r->info));
   } else if (r->D) {
     CIS_TRY(cis_davidson_operator(r->op, diag, &o, r->evals, r->evecs, &r->info));
   } else if (r->plan) {
@@ -341,14 +344,19 @@ static cis_status solve_roots(const ci_args *a, ci_run *r, int nr) {
     CIS_TRY(cis_davidson(n, r->diag, cpu_apply, &op, &o, r->evals, r->evecs, &r->info));
   }
   double t_s2 = cis_wtime();
-  for (int k = 0; k < nr; ++k)
+  for (int k = 0; k < nr; ++k) {
+    r->s2[k] = NAN;
+    if (a->no_s2) continue;
+    if (compact) cis_ci_direct_expand(r->D, vc + (size_t)k * (size_t)ng, r->evecs + (size_t)k * (size_t)n);
     CIS_TRY(r->D ? cis_ci_s2_direct(r->F, r->D, r->evecs + (size_t)k * (size_t)n, &r->s2[k])
                  : cis_ci_s2(r->F, r->S, r->evecs + (size_t)k * (size_t)n, &r->s2[k]));
+  }
   r->t_s2 = cis_wtime() - t_s2;
   r->nroots = nr;
   st = CIS_OK;
 cleanup:
   free(guess);
+  free(vc);
   return st;
 }
 
@@ -441,8 +449,13 @@ static cis_status setup_direct(const ci_args *a, ci_run *r, int nr) {
   if (max_sub < nvec + nr) max_sub = nvec + nr;
   const int dav = 2 * max_sub + 2 * nr + 2; /* subspace, its products, Ritz vectors, residual, diagonal */
   double *diag = NULL;
-  /* on the GPU the host holds the guesses, the results and the diagonal only */
-  dopt.vectors = a->gpu ? nvec + nr + 1 : dav;
+  /* on the GPU the host holds the guesses, the results and the diagonal only;
+   * blocked by irreps (ORBSYM/ISYM not all 1, no projection) only the roots in
+   * C1 order (for <S^2>), the rest compact */
+  int sym = r->F->isym != 1;
+  for (int p = 0; p < r->F->norb; ++p) sym |= r->F->orbsym[p] != 1;
+  const int blocked = sym && !a->symmetry_projection;
+  dopt.vectors = a->gpu ? (blocked ? nr + 1 : nvec + nr + 1) : dav;
   double tb = cis_wtime();
   CIS_TRY(cis_ci_direct_create(r->F, &dopt, &r->D));
   cis_ci_direct_get_info(r->D, &r->dinfo);
@@ -452,16 +465,34 @@ static cis_status setup_direct(const ci_args *a, ci_run *r, int nr) {
     cis_ci_direct_gpu_opts go = cis_ci_direct_gpu_opts_default();
     go.vectors = dav;
     CIS_TRY(cis_ci_direct_gpu_create(r->D, &go, &r->G));
-    diag = malloc((size_t)n * sizeof(double));
-    if (!diag) { st = cis_error(CIS_ERR_ALLOC, "cannot allocate the diagonal of %lld determinants", (long long)n); goto cleanup; }
-    CIS_TRY(cis_ci_direct_diagonal(r->D, diag));
-    CIS_TRY(cis_ci_direct_gpu_operator(r->G, diag, &r->op));
+    if (r->dinfo.blocked) { /* blocked by irreps: Davidson on compact device vectors (ISYM determinants), */
+      CIS_TRY(cis_ci_direct_gpu_compact_operator(r->G, NULL, &r->opc)); /* its compact diagonal */
+    } else {
+      diag = malloc((size_t)n * sizeof(double));
+      if (!diag) { st = cis_error(CIS_ERR_ALLOC, "cannot allocate the diagonal of %lld determinants", (long long)n); goto cleanup; }
+      CIS_TRY(cis_ci_direct_diagonal(r->D, diag));
+      CIS_TRY(cis_ci_direct_gpu_operator(r->G, diag, &r->op));
+    }
     r->t_build = cis_wtime() - tb; /* strings, links, pair matrix, diagonal, uploads */
     /* one sigma, timed apart (not part of the time to solution) */
     double t_sig = cis_wtime();
     CIS_TRY(cis_ci_direct_gpu_time_sigma(r->G, NULL, 5, &r->sigma_ms));
     const cis_int na = r->dinfo.alpha_strings, nb = r->dinfo.beta_strings;
-    if (na == nb && !a->no_time_reversal && cis_fcidump_nalpha(r->F) == cis_fcidump_nbeta(r->F)) {
+    if (r->dinfo.blocked && na == nb && !a->no_time_reversal) { /* a symmetric compact vector */
+      const cis_int nc = cis_ci_direct_compact_size(r->D);
+      double *c = malloc((size_t)nc * sizeof(double));
+      int one = 1;
+      if (!c) { st = cis_error(CIS_ERR_ALLOC, "cannot allocate a vector of %lld determinants", (long long)nc); goto cleanup; }
+      uint64_t x = 0x2545f4914f6cdd1dull;
+      for (cis_int i = 0; i < nc; ++i) {
+        x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+        c[i] = (double)(x >> 11) / 9007199254740992.0 - 0.5;
+      }
+      st = cis_ci_direct_compact_pure_guesses(r->D, c, 1, 1, &one); /* (c + c^T) / 2: exactly symmetric */
+      if (st == CIS_OK) st = cis_ci_direct_gpu_time_compact_sigma(r->G, c, 5, &r->sigma_half_ms);
+      free(c);
+      if (st != CIS_OK) goto cleanup;
+    } else if (na == nb && !a->no_time_reversal && cis_fcidump_nalpha(r->F) == cis_fcidump_nbeta(r->F)) {
       double *c = malloc((size_t)n * sizeof(double)); /* a symmetric pseudo-random vector */
       if (!c) { st = cis_error(CIS_ERR_ALLOC, "cannot allocate a vector of %lld determinants", (long long)n); goto cleanup; }
       uint64_t x = 0x2545f4914f6cdd1dull;
@@ -696,9 +727,13 @@ static void print_roots(const ci_args *a, const ci_run *r) {
   const cis_fcidump *F = r->F;
   for (int k = 0; k < a->roots; ++k) {
     int q = r->pick[k];
-    double S = cis_ci_spin_from_s2(r->s2[q]);
-    printf("root %-3d      E = %.10f   E_corr = %.10f   <S^2> = %.6f  S = %.2f  %s", k, r->evals[q] + F->ecore,
-           r->evals[q] + F->ecore - r->e_rhf, r->s2[q], S, multiplicity_name(multiplicity(r->s2[q])));
+    if (a->no_s2)
+      printf("root %-3d      E = %.10f   E_corr = %.10f   <S^2> not computed (--no-s2)", k, r->evals[q] + F->ecore,
+             r->evals[q] + F->ecore - r->e_rhf);
+    else
+      printf("root %-3d      E = %.10f   E_corr = %.10f   <S^2> = %.6f  S = %.2f  %s", k, r->evals[q] + F->ecore,
+             r->evals[q] + F->ecore - r->e_rhf, r->s2[q], cis_ci_spin_from_s2(r->s2[q]),
+             multiplicity_name(multiplicity(r->s2[q])));
     if (q != k) printf("  (state %d of this Ms)", q);
     printf("\n");
   }
@@ -717,14 +752,21 @@ static void print_text_direct(const ci_args *a, const ci_run *r) {
            "beta strings; point group %s)\n",
            (long long)d->symmetry_determinants, F->isym, (long long)d->determinants, (long long)d->alpha_strings,
            (long long)d->beta_strings,
-           d->blocked && !r->G ? "blocked by irreps: sigma on the ISYM determinants only" : "by projection, at the C1 cost");
+           d->blocked ? "blocked by irreps: sigma and Davidson on the ISYM determinants only"
+                      : "by projection, at the C1 cost");
   else
     printf("space         full CI: %lld determinants from %lld alpha x %lld beta strings (C1)\n",
            (long long)d->determinants, (long long)d->alpha_strings, (long long)d->beta_strings);
   printf("method        direct%s%s%s: matrix-free sigma (string-driven, %lld orbital pairs), no Hamiltonian stored\n",
          a->method == CI_AUTO ? " (auto: " : "", a->method == CI_AUTO ? r->why : "", a->method == CI_AUTO ? ")" : "",
          (long long)d->npair);
-  if (r->G)
+  if (r->G && d->blocked)
+    printf("gpu           %s: blocked by irreps, gather + one cuBLAS DGEMM per pair irrep + scatter on compact "
+           "vectors, %lld alpha strings per pass, %lld passes per sigma; lists %.3f MiB, D + X %.3f GiB of %.3f GiB "
+           "free; one sigma %.3f ms, half sigma %.3f ms (medians of 5; 0 = not applicable)\n",
+           r->ginfo.device, (long long)r->ginfo.block, (long long)r->ginfo.passes, r->ginfo.link_bytes / 1048576.0,
+           r->ginfo.work_bytes / 1073741824.0, r->ginfo.free_bytes / 1073741824.0, r->sigma_ms, r->sigma_half_ms);
+  else if (r->G)
     printf("gpu           %s: gather + cuBLAS DGEMM + scatter, %lld (vector, alpha string) rows per pass, %lld "
            "passes per sigma; lists %.3f MiB, D + X %.3f GiB of %.3f GiB free; one sigma %.3f ms, half sigma %.3f ms "
            "(medians of 5; 0 = not applicable)\n",
@@ -828,6 +870,11 @@ static cis_int direct_half(const ci_run *r) {
 /* Root k of the report (state q of the run) as a JSON object. */
 static void print_json_root(const ci_run *r, int k, int q) {
   const cis_fcidump *F = r->F;
+  if (isnan(r->s2[q])) { /* --no-s2 */
+    printf("%s{\"energy\": %.12f, \"correlation\": %.12f, \"s2\": null, \"spin\": null, \"multiplicity\": null, "
+           "\"state\": %d}", k ? ", " : "", r->evals[q] + F->ecore, r->evals[q] + F->ecore - r->e_rhf, q);
+    return;
+  }
   printf("%s{\"energy\": %.12f, \"correlation\": %.12f, \"s2\": %.8f, \"spin\": %.4f, \"multiplicity\": %d, "
          "\"state\": %d}", k ? ", " : "", r->evals[q] + F->ecore, r->evals[q] + F->ecore - r->e_rhf, r->s2[q],
          cis_ci_spin_from_s2(r->s2[q]), multiplicity(r->s2[q]), q);

@@ -121,6 +121,12 @@ done
 "$CIS" ci "$tmp/sym.FCIDUMP" --method direct | grep -q 'of symmetry ISYM 2, in vectors of all 36.*blocked by irreps' \
   || fail "symmetry text line"
 "$CIS" ci "$CI/h4_sto3g.FCIDUMP" --method direct --json | grep -q '"symmetry": "c1"' || fail "C1 json symmetry"
+# --no-s2: the same energy, <S^2> reported as not computed (text) and null (JSON); not with --spin
+"$CIS" ci "$tmp/sym.FCIDUMP" --method direct --no-s2 --json > "$tmp/n2" 2> "$tmp/err" || fail "--no-s2: $(cat "$tmp/err")"
+close_to "$(energies "$tmp/n2")" "$(energies "$tmp/sd")" 1e-10 || fail "--no-s2 energy $(energies "$tmp/n2") vs $(energies "$tmp/sd")"
+grep -q '"s2": null' "$tmp/n2" || fail "--no-s2 json: $(cat "$tmp/n2")"
+"$CIS" ci "$tmp/sym.FCIDUMP" --method direct --no-s2 | grep -q '<S^2> not computed (--no-s2)' || fail "--no-s2 text"
+expect_usage "cannot be combined with --spin" --method direct --no-s2 --spin 0
 
 [ $fails = 0 ] && echo "ci_direct.sh: ok" || echo "ci_direct.sh: $fails failures"
 [ $fails = 0 ]

@@ -615,6 +615,26 @@ static void test_blocked(void) {
           masked += nz != nc;
           CHECK(dc <= 1e-12 * cmax && masked == 0, "%s MS2 %d ISYM %d: compact operator %.3e, %d round-trip errors",
                 files[f], ms2, t, dc / cmax, masked);
+          { /* Davidson's start without C1 vectors: compact diagonal, P-space guesses and pure guesses
+             * equal to the C1 ones compressed, bit for bit */
+            double *d1 = malloc((size_t)n * sizeof(double)), *dcmp = malloc((size_t)nc * sizeof(double));
+            double *g1 = malloc((size_t)2 * n * sizeof(double)), *gc = malloc((size_t)2 * nc * sizeof(double));
+            double *g1c = malloc((size_t)2 * nc * sizeof(double));
+            int bad = 0, n1 = 0, n2 = 0, np1 = 0, np2 = 0;
+            CHECK_OK(cis_ci_direct_diagonal(Db, d1));
+            CHECK_OK(cis_ci_direct_compact_diagonal(Db, dcmp));
+            cis_ci_direct_compress(Db, d1, yc);
+            for (cis_int i = 0; i < nc; ++i) bad += yc[i] != dcmp[i];
+            CHECK_OK(cis_ci_pspace_guess_direct(F, Db, d1, 50, 1, g1, &np1, NULL));
+            CHECK_OK(cis_ci_pspace_guess_compact(F, Db, dcmp, 50, 1, gc, &np2, NULL));
+            CHECK_OK(cis_ci_direct_pure_guesses(Db, g1, 1, 2, &n1));
+            CHECK_OK(cis_ci_direct_compact_pure_guesses(Db, gc, 1, 2, &n2));
+            for (int v = 0; v < n1; ++v) cis_ci_direct_compress(Db, g1 + (size_t)v * n, g1c + (size_t)v * nc);
+            for (cis_int i = 0; i < (cis_int)n1 * nc && n1 == n2; ++i) bad += g1c[i] != gc[i];
+            CHECK(bad == 0 && n1 == n2 && np1 == np2, "%s MS2 %d ISYM %d: compact start: %d differences, %d/%d guesses, "
+                  "P-space %d/%d", files[f], ms2, t, bad, n1, n2, np1, np2);
+            free(d1); free(dcmp); free(g1); free(gc); free(g1c);
+          }
           if (ms2 == 0 && opc) { /* a symmetric compact vector: the compact half sigma */
             const cis_int ns = (cis_int)sqrt((double)n);
             for (cis_int a = 0; a < ns; ++a)

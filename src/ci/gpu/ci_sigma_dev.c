@@ -16,6 +16,7 @@
 #include <string.h>
 #include "ci/ci_internal.h"
 #include "ci/gpu/ci_sigma.h"
+#include "ci/gpu/ci_sigma_irrep.h"
 #include "cisparse/operator.h"
 #include "core/internal.h"
 #include "kernels/kernel_common.cuh"
@@ -42,6 +43,7 @@ struct cis_ci_direct_gpu {
   double *pure; /* ndet: a nearly pure vector's pure part (lazily) */
   cublasHandle_t cb;
   cis_int rows; /* (vector, alpha string) rows of D and X */
+  ci_irrep_gpu *ir; /* host D blocked by irreps: the blocked sigma (ci_sigma_irrep_dev.c) instead of the C1 one */
   cis_ci_direct_gpu_info info;
 };
 
@@ -80,6 +82,7 @@ void cis_ci_direct_gpu_free(cis_ci_direct_gpu *G) {
   for (size_t i = 0; i < sizeof dev / sizeof *dev; ++i)
     if (dev[i]) cudaFree(dev[i]);
   if (G->cb) cublasDestroy(G->cb);
+  ci_irrep_gpu_free(G->ir);
   cis_free(G);
 }
 
@@ -115,6 +118,13 @@ cis_status cis_ci_direct_gpu_create(const cis_ci_direct *D, const cis_ci_direct_
   G->host = D;
   ci_direct_get_view(D, &G->v);
   const ci_direct_view *v = &G->v;
+  if (v->irrep) { /* blocked by irreps: compact vectors, none of the C1 workspace */
+    CIS_TRY(ci_irrep_gpu_create(v->irrep, v->no_time_reversal, &o, &G->ir, &G->info));
+    cis_gpu_info gi;
+    if (cis_gpu_get_info(&gi) == CIS_OK) snprintf(G->info.device, sizeof G->info.device, "%s", gi.name);
+    *out = G;
+    return CIS_OK;
+  }
   const int np = (int)v->npair;
   const size_t la = (size_t)(v->nsa * v->nla) * sizeof(ci_link), lb = (size_t)(v->nsb * v->nlb) * sizeof(ci_link);
   const size_t gb = (size_t)np * (size_t)np * sizeof(double);
@@ -253,6 +263,7 @@ cis_status cis_ci_direct_gpu_sigma(cis_ci_direct_gpu *G, int k, const double *d_
   const cis_int n = G->v.ndet, nsa = G->v.nsa, nsb = G->v.nsb;
   const int np = (int)G->v.npair;
   cis_status st;
+  if (G->ir) return ci_irrep_gpu_sigma_c1(G->ir, k, d_C, d_S, cs, &G->info); /* counts its own vectors */
   G->info.sigma_vectors += k;
   if (G->v.nelec == 0) { /* the vacuum: H = 0 (electronic) */
     CIS_CUDA_CHECK(cudaMemsetAsync(d_S, 0, (size_t)(n * k) * sizeof(double), cs));
@@ -322,6 +333,7 @@ cis_status cis_ci_direct_gpu_time_sigma(cis_ci_direct_gpu *G, const double *c, i
   cudaEvent_t e0 = NULL, e1 = NULL;
   if (!G || !ms_median || runs < 1) return cis_error(CIS_ERR_INVALID, "direct GPU sigma timing: NULL argument or runs < 1");
   if (runs > 64) runs = 64;
+  if (G->ir) return ci_irrep_gpu_time(G->ir, c, 0, runs, ms_median, &G->info);
   const cis_int n = G->v.ndet;
   CIS_TRY(dev_alloc((void **)&dc, (size_t)n * sizeof(double), "timing vector"));
   CIS_TRY(dev_alloc((void **)&ds, (size_t)n * sizeof(double), "timing vector"));
@@ -363,3 +375,7 @@ cleanup:
   cis_free(h);
   return st;
 }
+
+ci_irrep_gpu *ci_direct_gpu_irrep(cis_ci_direct_gpu *G) { return G->ir; }
+cis_ci_direct_gpu_info *ci_direct_gpu_info_ref(cis_ci_direct_gpu *G) { return &G->info; }
+const cis_ci_direct *ci_direct_gpu_host(const cis_ci_direct_gpu *G) { return G->host; }

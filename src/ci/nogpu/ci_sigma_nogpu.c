@@ -41,3 +41,19 @@ cis_status cis_ci_direct_gpu_time_sigma(cis_ci_direct_gpu *G, const double *c, i
   (void)G, (void)c, (void)runs, (void)ms_median;
   return cis_error(CIS_ERR_NO_GPU, "cisparse was built without CUDA");
 }
+
+cis_status cis_ci_direct_gpu_compact_sigma(cis_ci_direct_gpu *G, int k, const double *d_C, double *d_S, cis_stream s) {
+  (void)G, (void)k, (void)d_C, (void)d_S, (void)s;
+  return cis_error(CIS_ERR_NO_GPU, "cisparse was built without CUDA");
+}
+
+cis_status cis_ci_direct_gpu_compact_operator(cis_ci_direct_gpu *G, const double *diag, cis_operator **out) {
+  (void)G, (void)diag;
+  if (out) *out = NULL;
+  return cis_error(CIS_ERR_NO_GPU, "cisparse was built without CUDA");
+}
+
+cis_status cis_ci_direct_gpu_time_compact_sigma(cis_ci_direct_gpu *G, const double *cc, int runs, double *ms_median) {
+  (void)G, (void)cc, (void)runs, (void)ms_median;
+  return cis_error(CIS_ERR_NO_GPU, "cisparse was built without CUDA");
+}
