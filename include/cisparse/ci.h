@@ -540,7 +540,8 @@ CIS_API cis_status cis_ci_direct_gpu_sigma(cis_ci_direct_gpu *G, int k, const do
  * may be NULL) is recorded. G must outlive it. */
 CIS_API cis_status cis_ci_direct_gpu_operator(cis_ci_direct_gpu *G, const double *diag, cis_operator **out);
 /* cis_davidson_opts.correct for Davidson on cis_ci_direct_gpu_operator (ctx =
- * G, t a device vector, stream s): cis_ci_direct_correct_c1 on the device
+ * G, t a device vector in C1 order — not a compact vector of
+ * cis_ci_direct_gpu_compact_operator —, stream s): cis_ci_direct_correct_c1 on the device
  * (each correction made exactly alpha <-> beta pure when within 1e-6 of it),
  * so that with roots of both parities every product stays a half sigma.
  * Synchronizes s. CIS_ERR_NO_GPU without CUDA. */

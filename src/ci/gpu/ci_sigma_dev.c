@@ -174,7 +174,6 @@ cis_status cis_ci_direct_gpu_create(const cis_ci_direct *D, const cis_ci_direct_
     CIS_TRY(dev_alloc((void **)&G->D, wbytes, "gather intermediate D"));
     CIS_TRY(dev_alloc((void **)&G->X, wbytes, "product X = g D"));
   }
-  CIS_TRY(dev_alloc((void **)&G->sums, 3 * sizeof(double), "parity sums"));
   if (cublasCreate(&G->cb) != CUBLAS_STATUS_SUCCESS) {
     G->cb = NULL;
     st = cis_error(CIS_ERR_CUDA, "direct sigma on the GPU: cublasCreate failed");
@@ -227,6 +226,7 @@ static cis_status parity(cis_ci_direct_gpu *G, const double *c, double tol, cuda
   cis_status st;
   double h[3];
   *par = *exact = 0;
+  if (!G->sums && (st = dev_alloc((void **)&G->sums, 3 * sizeof(double), "parity sums")) != CIS_OK) return st;
   if ((st = cis_launch_ci_parity_sums(c, G->v.nsa, G->sums, cs)) != CIS_OK) return st;
   CIS_CUDA_CHECK(cudaMemcpyAsync(h, G->sums, sizeof h, cudaMemcpyDeviceToHost, cs));
   CIS_CUDA_CHECK(cudaStreamSynchronize(cs));
