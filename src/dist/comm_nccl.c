@@ -20,6 +20,7 @@
 #if defined(CISPARSE_HAVE_CUDA) && defined(CISPARSE_HAVE_NCCL)
 #include <cuda_runtime.h>
 #include <nccl.h>
+#include "gpu/cuda_check.h"
 #ifdef CISPARSE_HAVE_MPI
 #include <mpi.h>
 #endif
@@ -29,14 +30,6 @@
     ncclResult_t r_ = (call);                                                                              \
     if (r_ != ncclSuccess) {                                                                               \
       st = cis_error(CIS_ERR_CUDA, "%s:%d: %s: %s", __FILE__, __LINE__, #call, ncclGetErrorString(r_)); \
-      goto cleanup;                                                                                        \
-    }                                                                                                      \
-  } while (0)
-#define CU_TRY(call)                                                                                       \
-  do {                                                                                                     \
-    cudaError_t e_ = (call);                                                                               \
-    if (e_ != cudaSuccess) {                                                                               \
-      st = cis_error(CIS_ERR_CUDA, "%s:%d: %s: %s", __FILE__, __LINE__, #call, cudaGetErrorString(e_));   \
       goto cleanup;                                                                                        \
     }                                                                                                      \
   } while (0)
@@ -59,16 +52,16 @@ static cis_status n_allreduce(cis_dist_comm *c, double *vals, int count) {
   if (count <= 0) return CIS_OK;
   if (count > I->scratch_cap) {
     for (int l = 0; l < c->nlocal; ++l) {
-      CU_TRY(cudaSetDevice(c->device[l]));
+      CIS_CUDA_TRY(cudaSetDevice(c->device[l]));
       cudaFree(I->scratch[l]);
       I->scratch[l] = NULL;
-      CU_TRY(cudaMalloc((void **)&I->scratch[l], (size_t)count * sizeof(double)));
+      CIS_CUDA_TRY(cudaMalloc((void **)&I->scratch[l], (size_t)count * sizeof(double)));
     }
     I->scratch_cap = count;
   }
   for (int l = 0; l < c->nlocal; ++l) {
-    CU_TRY(cudaSetDevice(c->device[l]));
-    CU_TRY(cudaMemcpyAsync(I->scratch[l], vals + (size_t)l * count, (size_t)count * sizeof(double),
+    CIS_CUDA_TRY(cudaSetDevice(c->device[l]));
+    CIS_CUDA_TRY(cudaMemcpyAsync(I->scratch[l], vals + (size_t)l * count, (size_t)count * sizeof(double),
                            cudaMemcpyHostToDevice, (cudaStream_t)c->stream[l]));
   }
   NCCL_TRY(ncclGroupStart());
@@ -77,13 +70,13 @@ static cis_status n_allreduce(cis_dist_comm *c, double *vals, int count) {
                            (cudaStream_t)c->stream[l]));
   NCCL_TRY(ncclGroupEnd());
   for (int l = 0; l < c->nlocal; ++l) {
-    CU_TRY(cudaSetDevice(c->device[l]));
-    CU_TRY(cudaMemcpyAsync(vals + (size_t)l * count, I->scratch[l], (size_t)count * sizeof(double),
+    CIS_CUDA_TRY(cudaSetDevice(c->device[l]));
+    CIS_CUDA_TRY(cudaMemcpyAsync(vals + (size_t)l * count, I->scratch[l], (size_t)count * sizeof(double),
                            cudaMemcpyDeviceToHost, (cudaStream_t)c->stream[l]));
   }
   for (int l = 0; l < c->nlocal; ++l) {
-    CU_TRY(cudaSetDevice(c->device[l]));
-    CU_TRY(cudaStreamSynchronize((cudaStream_t)c->stream[l]));
+    CIS_CUDA_TRY(cudaSetDevice(c->device[l]));
+    CIS_CUDA_TRY(cudaStreamSynchronize((cudaStream_t)c->stream[l]));
   }
 cleanup:
   return st;
@@ -152,8 +145,8 @@ static cis_status shell(int ranks, int first, int nlocal, const int *devs, const
   for (int l = 0; l < nlocal; ++l) {
     cudaStream_t s;
     c->device[l] = devs[l];
-    CU_TRY(cudaSetDevice(devs[l]));
-    CU_TRY(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
+    CIS_CUDA_TRY(cudaSetDevice(devs[l]));
+    CIS_CUDA_TRY(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
     c->stream[l] = (cis_stream)s;
   }
   *out = c;

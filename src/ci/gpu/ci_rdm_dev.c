@@ -25,23 +25,8 @@
 #include "ci/gpu/ci_rdm.h"
 #include "core/internal.h"
 #include "kernels/kernel_common.cuh"
+#include "gpu/cuda_check.h"
 
-#define CB_TRY(call)                                                                                           \
-  do {                                                                                                         \
-    cublasStatus_t s_ = (call);                                                                                \
-    if (s_ != CUBLAS_STATUS_SUCCESS) {                                                                         \
-      st = cis_error(CIS_ERR_CUDA, "%s:%d: %s: %s", __FILE__, __LINE__, #call, cublasGetStatusString(s_));   \
-      goto cleanup;                                                                                            \
-    }                                                                                                          \
-  } while (0)
-#define CU_TRY(call)                                                                                           \
-  do {                                                                                                         \
-    cudaError_t e_ = (call);                                                                                   \
-    if (e_ != cudaSuccess) {                                                                                   \
-      st = cis_error(CIS_ERR_CUDA, "%s:%d: %s: %s", __FILE__, __LINE__, #call, cudaGetErrorString(e_));      \
-      goto cleanup;                                                                                            \
-    }                                                                                                          \
-  } while (0)
 
 #define RDM_DEFAULT_WORK ((int64_t)4 << 30)
 #define RDM_MAX_SLICES 64                         /* split-K accumulators per 2-RDM */
@@ -101,8 +86,8 @@ cis_status cis_ci_direct_gpu_rdm_create(const cis_ci_direct *D, int64_t work_byt
   const size_t la = (size_t)(v->nsa * v->nla) * sizeof(ci_link), lb = (size_t)(nsb * nlb) * sizeof(ci_link);
   CIS_TRY(dev_alloc((void **)&R->alink, la, "alpha link lists"));
   CIS_TRY(dev_alloc((void **)&R->blink_t, lb, "beta link lists"));
-  if (la) CU_TRY(cudaMemcpy(R->alink, La, la, cudaMemcpyHostToDevice));
-  if (lb) CU_TRY(cudaMemcpy(R->blink_t, Lt, lb, cudaMemcpyHostToDevice));
+  if (la) CIS_CUDA_TRY(cudaMemcpy(R->alink, La, la, cudaMemcpyHostToDevice));
+  if (lb) CIS_CUDA_TRY(cudaMemcpy(R->blink_t, Lt, lb, cudaMemcpyHostToDevice));
   if (cublasCreate(&R->cb) != CUBLAS_STATUS_SUCCESS) {
     R->cb = NULL;
     st = cis_error(CIS_ERR_CUDA, "RDMs on the GPU: cublasCreate failed");
@@ -136,10 +121,10 @@ static cis_status gemm_slices(cis_ci_direct_gpu_rdm *R, int n2, int m, int slice
   if (per < RDM_SLICE_COLS) per = m < RDM_SLICE_COLS ? m : RDM_SLICE_COLS;
   const int whole = m / per, rest = m - whole * per;
   if (whole > 0)
-    CB_TRY(cublasDgemmStridedBatched(R->cb, CUBLAS_OP_T, CUBLAS_OP_N, n2, n2, per, &one, Db, m, per, Dk, m, per, &one,
+    CIS_CUBLAS_TRY(cublasDgemmStridedBatched(R->cb, CUBLAS_OP_T, CUBLAS_OP_N, n2, n2, per, &one, Db, m, per, Dk, m, per, &one,
                                      acc, n2, n4, whole));
   if (rest > 0) /* into the next slice (whole < slices: per >= ceil(m / slices)) */
-    CB_TRY(cublasDgemm(R->cb, CUBLAS_OP_T, CUBLAS_OP_N, n2, n2, rest, &one, Db + (cis_int)whole * per, m,
+    CIS_CUBLAS_TRY(cublasDgemm(R->cb, CUBLAS_OP_T, CUBLAS_OP_N, n2, n2, rest, &one, Db + (cis_int)whole * per, m,
                        Dk + (cis_int)whole * per, m, &one, acc + (cis_int)whole * n4, n2));
 cleanup:
   return st;
@@ -167,10 +152,10 @@ cis_status cis_ci_direct_gpu_rdm12(cis_ci_direct_gpu_rdm *R, const double *bra, 
     dbra = p.same ? dket : (double *)bra;
   } else {
     CIS_TRY(dev_alloc((void **)&dket, (size_t)ndet * sizeof(double), "ket vector"));
-    CU_TRY(cudaMemcpyAsync(dket, ket, (size_t)ndet * sizeof(double), cudaMemcpyHostToDevice, cs));
+    CIS_CUDA_TRY(cudaMemcpyAsync(dket, ket, (size_t)ndet * sizeof(double), cudaMemcpyHostToDevice, cs));
     if (!p.same) {
       CIS_TRY(dev_alloc((void **)&dbra, (size_t)ndet * sizeof(double), "bra vector"));
-      CU_TRY(cudaMemcpyAsync(dbra, bra, (size_t)ndet * sizeof(double), cudaMemcpyHostToDevice, cs));
+      CIS_CUDA_TRY(cudaMemcpyAsync(dbra, bra, (size_t)ndet * sizeof(double), cudaMemcpyHostToDevice, cs));
     } else {
       dbra = dket;
     }
@@ -178,7 +163,7 @@ cis_status cis_ci_direct_gpu_rdm12(cis_ci_direct_gpu_rdm *R, const double *bra, 
   /* D buffers: traced (ket[, bra]); separated (ket a, ket b[, bra a, bra b]) */
   const int nket = p.traced ? 1 : 2, nbuf = p.same ? nket : 2 * nket;
   size_t fr = 0, tot = 0;
-  CU_TRY(cudaMemGetInfo(&fr, &tot));
+  CIS_CUDA_TRY(cudaMemGetInfo(&fr, &tot));
   double avail = (double)fr - (double)RDM_DEVICE_MARGIN - 8.0 * (2.0 * n2 + (double)nraw * acc);
   if ((double)R->work_bytes < avail) avail = (double)R->work_bytes;
   const double row_bytes = (double)nbuf * n2 * (double)nsb * sizeof(double);
@@ -196,9 +181,9 @@ cis_status cis_ci_direct_gpu_rdm12(cis_ci_direct_gpu_rdm *R, const double *bra, 
     CIS_TRY(dev_alloc((void **)&buf[b], (size_t)n2 * (size_t)(nr * nsb) * sizeof(double), "RDM intermediate D"));
   CIS_TRY(dev_alloc((void **)&draw1, 2 * (size_t)n2 * sizeof(double), "RDM 1-particle sums"));
   CIS_TRY(dev_alloc((void **)&draw2, (size_t)nraw * (size_t)acc * sizeof(double), "RDM 2-particle sums"));
-  CU_TRY(cudaMemsetAsync(draw1, 0, 2 * (size_t)n2 * sizeof(double), cs));
-  CU_TRY(cudaMemsetAsync(draw2, 0, (size_t)nraw * (size_t)acc * sizeof(double), cs));
-  CB_TRY(cublasSetStream(R->cb, cs));
+  CIS_CUDA_TRY(cudaMemsetAsync(draw1, 0, 2 * (size_t)n2 * sizeof(double), cs));
+  CIS_CUDA_TRY(cudaMemsetAsync(draw2, 0, (size_t)nraw * (size_t)acc * sizeof(double), cs));
+  CIS_CUBLAS_TRY(cublasSetStream(R->cb, cs));
   double *Kt = buf[0], *Ka = buf[0], *Kb = buf[1 % nbuf];
   double *Bt = p.same ? Kt : buf[1], *Ba = p.same ? Ka : buf[2 % nbuf], *Bb = p.same ? Kb : buf[3 % nbuf];
   const double one = 1.0;
@@ -211,7 +196,7 @@ cis_status cis_ci_direct_gpu_rdm12(cis_ci_direct_gpu_rdm *R, const double *bra, 
     if (p.traced) {
       CIS_TRY(cis_launch_ci_rdm_gather(&R->d, dket, a0, r, 2, Kt, cs));
       if (!p.same) CIS_TRY(cis_launch_ci_rdm_gather(&R->d, dbra, a0, r, 2, Bt, cs));
-      CB_TRY(cublasDgemv(R->cb, CUBLAS_OP_T, m, n2, &one, Kt, m, w, 1, &one, draw1, 1));
+      CIS_CUBLAS_TRY(cublasDgemv(R->cb, CUBLAS_OP_T, m, n2, &one, Kt, m, w, 1, &one, draw1, 1));
       if (p.raw2_traced) CIS_TRY(gemm_slices(R, n2, m, slices, Bt, Kt, draw2));
     } else {
       CIS_TRY(cis_launch_ci_rdm_gather(&R->d, dket, a0, r, 0, Ka, cs));
@@ -220,8 +205,8 @@ cis_status cis_ci_direct_gpu_rdm12(cis_ci_direct_gpu_rdm *R, const double *bra, 
         CIS_TRY(cis_launch_ci_rdm_gather(&R->d, dbra, a0, r, 0, Ba, cs));
         CIS_TRY(cis_launch_ci_rdm_gather(&R->d, dbra, a0, r, 1, Bb, cs));
       }
-      CB_TRY(cublasDgemv(R->cb, CUBLAS_OP_T, m, n2, &one, Ka, m, w, 1, &one, draw1, 1));
-      CB_TRY(cublasDgemv(R->cb, CUBLAS_OP_T, m, n2, &one, Kb, m, w, 1, &one, draw1 + n2, 1));
+      CIS_CUBLAS_TRY(cublasDgemv(R->cb, CUBLAS_OP_T, m, n2, &one, Ka, m, w, 1, &one, draw1, 1));
+      CIS_CUBLAS_TRY(cublasDgemv(R->cb, CUBLAS_OP_T, m, n2, &one, Kb, m, w, 1, &one, draw1 + n2, 1));
       const double *bs[4] = {Ba, Ba, Bb, Bb}, *ks[4] = {Ka, Kb, Ka, Kb};
       for (int k = 0; k < 4; ++k)
         if (p.raw2[k]) CIS_TRY(gemm_slices(R, n2, m, slices, bs[k], ks[k], draw2 + (cis_int)k * acc));
@@ -229,10 +214,10 @@ cis_status cis_ci_direct_gpu_rdm12(cis_ci_direct_gpu_rdm *R, const double *bra, 
     R->blocks++;
   }
   CIS_TRY(cis_alloc_array((void **)&hraw, 2 * n2 + (cis_int)nraw * acc, sizeof(double), "RDM sums (host)"));
-  CU_TRY(cudaMemcpyAsync(hraw, draw1, 2 * (size_t)n2 * sizeof(double), cudaMemcpyDeviceToHost, cs));
-  CU_TRY(cudaMemcpyAsync(hraw + 2 * n2, draw2, (size_t)nraw * (size_t)acc * sizeof(double), cudaMemcpyDeviceToHost,
+  CIS_CUDA_TRY(cudaMemcpyAsync(hraw, draw1, 2 * (size_t)n2 * sizeof(double), cudaMemcpyDeviceToHost, cs));
+  CIS_CUDA_TRY(cudaMemcpyAsync(hraw + 2 * n2, draw2, (size_t)nraw * (size_t)acc * sizeof(double), cudaMemcpyDeviceToHost,
                          cs));
-  CU_TRY(cudaStreamSynchronize(cs));
+  CIS_CUDA_TRY(cudaStreamSynchronize(cs));
   for (int k = 0; k < nraw; ++k) { /* the slices' sums, in slice order, into slice 0 */
     raw2[k] = hraw + 2 * n2 + (cis_int)k * acc;
     for (int sl = 1; sl < slices; ++sl)

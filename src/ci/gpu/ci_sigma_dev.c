@@ -20,13 +20,8 @@
 #include "cisparse/operator.h"
 #include "core/internal.h"
 #include "kernels/kernel_common.cuh"
+#include "gpu/cuda_check.h"
 
-#define CB_CHECK(call)                                                                                  \
-  do {                                                                                                  \
-    cublasStatus_t s_ = (call);                                                                         \
-    if (s_ != CUBLAS_STATUS_SUCCESS)                                                                    \
-      return cis_error(CIS_ERR_CUDA, "%s:%d: %s: %s", __FILE__, __LINE__, #call, cublasGetStatusString(s_)); \
-  } while (0)
 
 /* Device bytes kept free beside the workspace (cuBLAS workspace, the
  * Davidson backend's scratch, allocator slack). */
@@ -207,7 +202,7 @@ static cis_status sigma_half(cis_ci_direct_gpu *G, double t, const double *d_C, 
     for (r = 1; a0 + r < ns && (a0 + r + 1) * (a0 + r + 2) / 2 - tri0 <= cap; ++r) {}
     const int m = (int)((a0 + r) * (a0 + r + 1) / 2 - tri0);
     if ((st = cis_launch_ci_sigma_gather_half(&G->d, d_C, a0, r, G->D, cs)) != CIS_OK) return st;
-    CB_CHECK(cublasDgemm(G->cb, CUBLAS_OP_N, CUBLAS_OP_N, m, np, np, &one, G->D, m, G->g, np, &zero, G->X, m));
+    CIS_CUBLAS_CHECK(cublasDgemm(G->cb, CUBLAS_OP_N, CUBLAS_OP_N, m, np, np, &one, G->D, m, G->g, np, &zero, G->X, m));
     if ((st = cis_launch_ci_sigma_scatter_half(&G->d, G->X, a0, r, t, a0 == 0, a0 + r == ns, d_S, cs)) != CIS_OK)
       return st;
   }
@@ -269,7 +264,7 @@ cis_status cis_ci_direct_gpu_sigma(cis_ci_direct_gpu *G, int k, const double *d_
     CIS_CUDA_CHECK(cudaMemsetAsync(d_S, 0, (size_t)(n * k) * sizeof(double), cs));
     return CIS_OK;
   }
-  CB_CHECK(cublasSetStream(G->cb, cs));
+  CIS_CUBLAS_CHECK(cublasSetStream(G->cb, cs));
   if (k == 1 && G->v.one_set && !G->v.no_time_reversal) { /* (anti)symmetric vector: the half sigma */
     int par, exact;
     if ((st = parity(G, d_C, GPU_PARITY_TOL, cs, &par, &exact)) != CIS_OK) return st;
@@ -292,7 +287,7 @@ cis_status cis_ci_direct_gpu_sigma(cis_ci_direct_gpu *G, int k, const double *d_
       const int m = (int)((cis_int)g * r * nsb);
       if ((st = cis_launch_ci_sigma_gather(&G->d, c, g, a0, r, G->D, cs)) != CIS_OK) return st;
       /* column-major: X^T (m x np) = D^T (m x np) * g (np x np) */
-      CB_CHECK(cublasDgemm(G->cb, CUBLAS_OP_N, CUBLAS_OP_N, m, np, np, &one, G->D, m, G->g, np, &zero, G->X, m));
+      CIS_CUBLAS_CHECK(cublasDgemm(G->cb, CUBLAS_OP_N, CUBLAS_OP_N, m, np, np, &one, G->D, m, G->g, np, &zero, G->X, m));
       if ((st = cis_launch_ci_sigma_scatter(&G->d, G->X, g, a0, r, a0 == 0, a0 + r == nsa, sg, cs)) != CIS_OK)
         return st;
     }

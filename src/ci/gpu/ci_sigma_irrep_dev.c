@@ -28,13 +28,8 @@
 #include "cisparse/util.h"
 #include "core/internal.h"
 #include "kernels/kernel_common.cuh"
+#include "gpu/cuda_check.h"
 
-#define IR_CB_CHECK(call)                                                                                      \
-  do {                                                                                                         \
-    cublasStatus_t s_ = (call);                                                                                \
-    if (s_ != CUBLAS_STATUS_SUCCESS)                                                                           \
-      return cis_error(CIS_ERR_CUDA, "%s:%d: %s: %s", __FILE__, __LINE__, #call, cublasGetStatusString(s_));   \
-  } while (0)
 
 /* Device bytes kept free beside the workspace (cuBLAS workspace, the
  * Davidson backend's scratch, allocator slack), as ci_sigma_dev.c. */
@@ -317,7 +312,7 @@ static cis_status sigma_one(ci_irrep_gpu *I, int tr, const double *cc, double *s
     for (int h = 0; h < CI_IRREPS; ++h) { /* X_h^T (m x nph) = D_h^T (m x nph) g_h^T */
       const int nph = I->hv.npi[h], m = (int)p->m[h];
       if (nph == 0 || m == 0) continue;
-      IR_CB_CHECK(cublasDgemm(I->cb, CUBLAS_OP_N, CUBLAS_OP_N, m, nph, nph, &one, I->D + p->dbase[h], m,
+      CIS_CUBLAS_CHECK(cublasDgemm(I->cb, CUBLAS_OP_N, CUBLAS_OP_N, m, nph, nph, &one, I->D + p->dbase[h], m,
                               I->gblk + I->hv.goff[h], nph, &zero, I->X + p->dbase[h], m));
     }
     st = tr ? cis_launch_ci_irrep_scatter_half(&I->d, p, I->X, (double)tr, i == 0, sc, I->maxnbg, cs)
@@ -331,7 +326,7 @@ cis_status ci_irrep_gpu_sigma(ci_irrep_gpu *I, int k, const double *d_C, double 
                               cis_ci_direct_gpu_info *info) {
   cis_status st;
   const cis_int n = I->hv.nsym;
-  IR_CB_CHECK(cublasSetStream(I->cb, cs));
+  CIS_CUBLAS_CHECK(cublasSetStream(I->cb, cs));
   info->sigma_vectors += k;
   for (int v = 0; v < k; ++v) {
     int tr = 0;

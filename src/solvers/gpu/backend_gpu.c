@@ -50,14 +50,8 @@
 #include "operators/operator_internal.h"
 #include "solvers/backend.h"
 #include "solvers/gpu/krylov_kernels.h"
+#include "gpu/cuda_check.h"
 
-#define CB_CHECK(call)                                                                          \
-  do {                                                                                          \
-    cublasStatus_t s_ = (call);                                                                 \
-    if (s_ != CUBLAS_STATUS_SUCCESS)                                                            \
-      return cis_error(CIS_ERR_CUSPARSE, "%s:%d: %s: %s", __FILE__, __LINE__, #call,           \
-                       cublasGetStatusString(s_));                                              \
-  } while (0)
 
 #define N_SCRATCH 8   /* device slots after KS_COUNT: [KS_COUNT] = dot_host */
 #define N_COEF 8      /* cublasN coefficient ring; entry 0 holds the constant 1 */
@@ -81,17 +75,6 @@ typedef struct gpu_be {
   void *h_c;                      /* host staging */
   size_t cap_c;
 } gpu_be;
-
-/* A checked CUDA call inside a function with a `cleanup:` label. */
-#define CUDA_TRY(call)                                                                           \
-  do {                                                                                           \
-    cudaError_t e_ = (call);                                                                     \
-    if (e_ != cudaSuccess) {                                                                     \
-      st = cis_error(e_ == cudaErrorMemoryAllocation ? CIS_ERR_DEVICE_OOM : CIS_ERR_CUDA,        \
-                     "%s:%d: %s: %s", __FILE__, __LINE__, #call, cudaGetErrorString(e_));        \
-      goto cleanup;                                                                              \
-    }                                                                                            \
-  } while (0)
 
 static gpu_be *G(kry_be *B) { return (gpu_be *)B->impl; }
 static size_t vsize(const kry_be *B) { return cis_dtype_size(B->dtype); }
@@ -117,9 +100,9 @@ static cis_status cbn_prog(kry_be *B, int prog) {
 static cis_status need_cublas(kry_be *B) {
   gpu_be *g = G(B);
   if (g->cb) return CIS_OK;
-  CB_CHECK(cublasCreate(&g->cb));
-  CB_CHECK(cublasSetStream(g->cb, g->stream));
-  CB_CHECK(cublasSetPointerMode(g->cb, CUBLAS_POINTER_MODE_HOST));
+  CIS_CUBLAS_CHECK(cublasCreate(&g->cb));
+  CIS_CUBLAS_CHECK(cublasSetStream(g->cb, g->stream));
+  CIS_CUBLAS_CHECK(cublasSetPointerMode(g->cb, CUBLAS_POINTER_MODE_HOST));
   g->cb_mode = CUBLAS_POINTER_MODE_HOST;
   return CIS_OK;
 }
@@ -129,7 +112,7 @@ static cis_status cb_mode(kry_be *B, cublasPointerMode_t m) {
   cis_status st = need_cublas(B);
   if (st != CIS_OK) return st;
   if (g->cb_mode != m) {
-    CB_CHECK(cublasSetPointerMode(g->cb, m));
+    CIS_CUBLAS_CHECK(cublasSetPointerMode(g->cb, m));
     g->cb_mode = m;
   }
   return CIS_OK;
@@ -255,8 +238,8 @@ static cis_status g_copy(kry_be *B, const void *x, void *y) {
   gpu_be *g = G(B);
   B->launches++;
   if (is_cublas(B)) {
-    if (B->dtype == CIS_F64) CB_CHECK(cublasDcopy_64(g->cb, B->n, x, 1, y, 1));
-    else CB_CHECK(cublasScopy_64(g->cb, B->n, x, 1, y, 1));
+    if (B->dtype == CIS_F64) CIS_CUBLAS_CHECK(cublasDcopy_64(g->cb, B->n, x, 1, y, 1));
+    else CIS_CUBLAS_CHECK(cublasScopy_64(g->cb, B->n, x, 1, y, 1));
     return CIS_OK;
   }
   if (x != y)
@@ -308,14 +291,14 @@ static cis_status cb_axpy(kry_be *B, kry_coef a, const void *x, void *y) {
   if (host_slots(B)) {
     double ad = host_coef(B, a);
     float af = (float)ad;
-    if (B->dtype == CIS_F64) CB_CHECK(cublasDaxpy_64(g->cb, B->n, &ad, x, 1, y, 1));
-    else CB_CHECK(cublasSaxpy_64(g->cb, B->n, &af, x, 1, y, 1));
+    if (B->dtype == CIS_F64) CIS_CUBLAS_CHECK(cublasDaxpy_64(g->cb, B->n, &ad, x, 1, y, 1));
+    else CIS_CUBLAS_CHECK(cublasSaxpy_64(g->cb, B->n, &af, x, 1, y, 1));
     return CIS_OK;
   }
   const void *pa;
   if ((st = dev_coef(B, a, &pa)) != CIS_OK) return st;
-  if (B->dtype == CIS_F64) CB_CHECK(cublasDaxpy_64(g->cb, B->n, pa, x, 1, y, 1));
-  else CB_CHECK(cublasSaxpy_64(g->cb, B->n, pa, x, 1, y, 1));
+  if (B->dtype == CIS_F64) CIS_CUBLAS_CHECK(cublasDaxpy_64(g->cb, B->n, pa, x, 1, y, 1));
+  else CIS_CUBLAS_CHECK(cublasSaxpy_64(g->cb, B->n, pa, x, 1, y, 1));
   return CIS_OK;
 }
 
@@ -326,14 +309,14 @@ static cis_status cb_scal(kry_be *B, kry_coef a, void *x) {
   if (host_slots(B)) {
     double ad = host_coef(B, a);
     float af = (float)ad;
-    if (B->dtype == CIS_F64) CB_CHECK(cublasDscal_64(g->cb, B->n, &ad, x, 1));
-    else CB_CHECK(cublasSscal_64(g->cb, B->n, &af, x, 1));
+    if (B->dtype == CIS_F64) CIS_CUBLAS_CHECK(cublasDscal_64(g->cb, B->n, &ad, x, 1));
+    else CIS_CUBLAS_CHECK(cublasSscal_64(g->cb, B->n, &af, x, 1));
     return CIS_OK;
   }
   const void *pa;
   if ((st = dev_coef(B, a, &pa)) != CIS_OK) return st;
-  if (B->dtype == CIS_F64) CB_CHECK(cublasDscal_64(g->cb, B->n, pa, x, 1));
-  else CB_CHECK(cublasSscal_64(g->cb, B->n, pa, x, 1));
+  if (B->dtype == CIS_F64) CIS_CUBLAS_CHECK(cublasDscal_64(g->cb, B->n, pa, x, 1));
+  else CIS_CUBLAS_CHECK(cublasSscal_64(g->cb, B->n, pa, x, 1));
   return CIS_OK;
 }
 
@@ -366,9 +349,9 @@ static cis_status g_mul(kry_be *B, const void *d, const void *x, void *y) {
   B->launches++;
   if (is_cublas(B)) {
     if (B->dtype == CIS_F64)
-      CB_CHECK(cublasDdgmm_64(g->cb, CUBLAS_SIDE_LEFT, B->n, 1, x, B->n, d, 1, y, B->n));
+      CIS_CUBLAS_CHECK(cublasDdgmm_64(g->cb, CUBLAS_SIDE_LEFT, B->n, 1, x, B->n, d, 1, y, B->n));
     else
-      CB_CHECK(cublasSdgmm_64(g->cb, CUBLAS_SIDE_LEFT, B->n, 1, x, B->n, d, 1, y, B->n));
+      CIS_CUBLAS_CHECK(cublasSdgmm_64(g->cb, CUBLAS_SIDE_LEFT, B->n, 1, x, B->n, d, 1, y, B->n));
     return CIS_OK;
   }
   return kry_launch_mul(B->dtype, B->n, d, x, y, &g->w, g->stream);
@@ -381,10 +364,10 @@ static cis_status dot_to_slot(kry_be *B, const void *x, const void *y, int slot)
   if (B->version == CIS_VER_CUBLAS_L) { /* host mode: the result returns to the host */
     B->launches++;
     if (B->dtype == CIS_F64) {
-      CB_CHECK(cublasDdot_64(g->cb, B->n, x, 1, y, 1, &g->hs[slot]));
+      CIS_CUBLAS_CHECK(cublasDdot_64(g->cb, B->n, x, 1, y, 1, &g->hs[slot]));
     } else {
       float r = 0;
-      CB_CHECK(cublasSdot_64(g->cb, B->n, x, 1, y, 1, &r));
+      CIS_CUBLAS_CHECK(cublasSdot_64(g->cb, B->n, x, 1, y, 1, &r));
       g->hs[slot] = r;
     }
     return CIS_OK;
@@ -393,11 +376,11 @@ static cis_status dot_to_slot(kry_be *B, const void *x, const void *y, int slot)
     B->launches++;
     g->dirty |= 1ull << slot;
     if (B->dtype == CIS_F64) {
-      CB_CHECK(cublasDdot_64(g->cb, B->n, x, 1, y, 1, g->w.s + slot));
+      CIS_CUBLAS_CHECK(cublasDdot_64(g->cb, B->n, x, 1, y, 1, g->w.s + slot));
       g->pending &= ~(1ull << slot);
       return CIS_OK;
     }
-    CB_CHECK(cublasSdot_64(g->cb, B->n, x, 1, y, 1, g->mir.fdot + slot));
+    CIS_CUBLAS_CHECK(cublasSdot_64(g->cb, B->n, x, 1, y, 1, g->mir.fdot + slot));
     g->pending |= 1ull << slot; /* converted by the next program kernel */
     return CIS_OK;
   }
@@ -468,11 +451,11 @@ static cis_status g_combine(kry_be *B, const void *V, const double *c, int m, in
   B->launches += 2;
   if (B->dtype == CIS_F64) {
     const double one = 1.0, zero = 0.0;
-    CB_CHECK(cublasDgemm_64(g->cb, CUBLAS_OP_N, CUBLAS_OP_N, B->n, k, m, &one, V, B->n, g->d_c, m,
+    CIS_CUBLAS_CHECK(cublasDgemm_64(g->cb, CUBLAS_OP_N, CUBLAS_OP_N, B->n, k, m, &one, V, B->n, g->d_c, m,
                             &zero, out, B->n));
   } else {
     const float one = 1.0f, zero = 0.0f;
-    CB_CHECK(cublasSgemm_64(g->cb, CUBLAS_OP_N, CUBLAS_OP_N, B->n, k, m, &one, V, B->n,
+    CIS_CUBLAS_CHECK(cublasSgemm_64(g->cb, CUBLAS_OP_N, CUBLAS_OP_N, B->n, k, m, &one, V, B->n,
                             (const float *)g->d_c, m, &zero, out, B->n));
   }
   return staged_done(B);
@@ -487,10 +470,10 @@ static cis_status g_dots_host(kry_be *B, const void *V, int m, const void *x, do
   B->launches += 2;
   if (B->dtype == CIS_F64) {
     const double one = 1.0, zero = 0.0;
-    CB_CHECK(cublasDgemv_64(g->cb, CUBLAS_OP_T, B->n, m, &one, V, B->n, x, 1, &zero, g->d_c, 1));
+    CIS_CUBLAS_CHECK(cublasDgemv_64(g->cb, CUBLAS_OP_T, B->n, m, &one, V, B->n, x, 1, &zero, g->d_c, 1));
   } else {
     const float one = 1.0f, zero = 0.0f;
-    CB_CHECK(cublasSgemv_64(g->cb, CUBLAS_OP_T, B->n, m, &one, V, B->n, x, 1, &zero, (float *)g->d_c, 1));
+    CIS_CUBLAS_CHECK(cublasSgemv_64(g->cb, CUBLAS_OP_T, B->n, m, &one, V, B->n, x, 1, &zero, (float *)g->d_c, 1));
   }
   CIS_CUDA_CHECK(cudaMemcpyAsync(g->h_c, g->d_c, (size_t)m * vsize(B), cudaMemcpyDeviceToHost, g->stream));
   CIS_CUDA_CHECK(cudaStreamSynchronize(g->stream));
@@ -509,10 +492,10 @@ static cis_status g_gemv(kry_be *B, double a, const void *V, const double *h, in
   B->launches += 2;
   if (B->dtype == CIS_F64) {
     const double one = 1.0;
-    CB_CHECK(cublasDgemv_64(g->cb, CUBLAS_OP_N, B->n, m, &a, V, B->n, g->d_c, 1, &one, x, 1));
+    CIS_CUBLAS_CHECK(cublasDgemv_64(g->cb, CUBLAS_OP_N, B->n, m, &a, V, B->n, g->d_c, 1, &one, x, 1));
   } else {
     const float af = (float)a, one = 1.0f;
-    CB_CHECK(cublasSgemv_64(g->cb, CUBLAS_OP_N, B->n, m, &af, V, B->n, (const float *)g->d_c, 1, &one, x, 1));
+    CIS_CUBLAS_CHECK(cublasSgemv_64(g->cb, CUBLAS_OP_N, B->n, m, &af, V, B->n, (const float *)g->d_c, 1, &one, x, 1));
   }
   return staged_done(B);
 }
@@ -770,10 +753,10 @@ cis_status kry_be_gpu_create(cis_int n, cis_dtype t, cis_solver_version v, int h
   B->version = v;
   B->hist_len = hist_len;
   /* a stream of our own (blocking: ordered after work on the legacy stream) */
-  CUDA_TRY(cudaStreamCreate(&g->stream));
+  CIS_CUDA_TRY(cudaStreamCreate(&g->stream));
   B->stream = (cis_stream)g->stream;
-  CUDA_TRY(cudaGetDevice(&dev));
-  CUDA_TRY(cudaDeviceGetAttribute(&g->w.sms, cudaDevAttrMultiProcessorCount, dev)); /* cached */
+  CIS_CUDA_TRY(cudaGetDevice(&dev));
+  CIS_CUDA_TRY(cudaDeviceGetAttribute(&g->w.sms, cudaDevAttrMultiProcessorCount, dev)); /* cached */
   if (g->w.sms < 1) g->w.sms = 1;
   g->w.cap = MAX_PARTS;
   g->w.hist_len = hist_len;
@@ -783,13 +766,13 @@ cis_status kry_be_gpu_create(cis_int n, cis_dtype t, cis_solver_version v, int h
   CIS_TRY(cis_gpu_alloc_copy((void **)&g->d_count, NULL, sizeof(unsigned), "graph iteration counter"));
   if (hist_len)
     CIS_TRY(cis_gpu_alloc_copy((void **)&g->w.hist, NULL, (size_t)hist_len * sizeof(double), "residual history"));
-  CUDA_TRY(cudaMemset(g->w.s, 0, (KS_COUNT + N_SCRATCH) * sizeof(double)));
-  CUDA_TRY(cudaMemset(g->w.ticket, 0, 2 * sizeof(unsigned)));
-  if (hist_len) CUDA_TRY(cudaMemset(g->w.hist, 0, (size_t)hist_len * sizeof(double))); /* as the host's */
-  CUDA_TRY(cudaMallocHost((void **)&g->pin, (KS_COUNT + N_SCRATCH) * sizeof(double)));
+  CIS_CUDA_TRY(cudaMemset(g->w.s, 0, (KS_COUNT + N_SCRATCH) * sizeof(double)));
+  CIS_CUDA_TRY(cudaMemset(g->w.ticket, 0, 2 * sizeof(unsigned)));
+  if (hist_len) CIS_CUDA_TRY(cudaMemset(g->w.hist, 0, (size_t)hist_len * sizeof(double))); /* as the host's */
+  CIS_CUDA_TRY(cudaMallocHost((void **)&g->pin, (KS_COUNT + N_SCRATCH) * sizeof(double)));
   {
     double one = 1.0;
-    CUDA_TRY(cudaMemcpy(g->w.s + KS_ONE, &one, sizeof one, cudaMemcpyHostToDevice));
+    CIS_CUDA_TRY(cudaMemcpy(g->w.s + KS_ONE, &one, sizeof one, cudaMemcpyHostToDevice));
   }
   if (v == CIS_VER_CUBLAS_L) {
     CIS_TRY(cis_alloc_array((void **)&g->hs, KS_COUNT + N_SCRATCH, sizeof(double), "host solver scalars"));
@@ -804,10 +787,10 @@ cis_status kry_be_gpu_create(cis_int n, cis_dtype t, cis_solver_version v, int h
       CIS_TRY(cis_gpu_alloc_copy(&g->coef, NULL, N_COEF * sizeof(double), "cuBLAS coefficients"));
       if (t == CIS_F64) {
         double one = 1.0;
-        CUDA_TRY(cudaMemcpy(g->coef, &one, sizeof one, cudaMemcpyHostToDevice));
+        CIS_CUDA_TRY(cudaMemcpy(g->coef, &one, sizeof one, cudaMemcpyHostToDevice));
       } else {
         float one = 1.0f;
-        CUDA_TRY(cudaMemcpy(g->coef, &one, sizeof one, cudaMemcpyHostToDevice));
+        CIS_CUDA_TRY(cudaMemcpy(g->coef, &one, sizeof one, cudaMemcpyHostToDevice));
       }
       /* mirrors: dneg (doubles) first, then fpos, fneg, fdot (floats) */
       CIS_TRY(cis_gpu_alloc_copy(&g->mir_mem, NULL,
