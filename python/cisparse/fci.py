@@ -86,6 +86,16 @@ class _rdm12(ctypes.Structure):  # cis_ci_rdm12: NULL = not wanted
 
 
 _P = ctypes.c_void_p
+
+
+def _release(obj, *handles):
+    """Free obj's C handles (attribute name, free function) that are set, in
+    order, and clear them: close() may run twice (explicitly, then __del__)."""
+    for name, free in handles:
+        h = getattr(obj, name, None)
+        if h:
+            free(h)
+            setattr(obj, name, None)
 for _name, _res, _args in [
     ("cis_ci_direct_rdm12", ctypes.c_int, [_P, _dp, _dp, ctypes.POINTER(_rdm12)]),
     ("cis_ci_direct_gpu_sigma", ctypes.c_int, [_P, ctypes.c_int, _P, _P, _P]),
@@ -187,9 +197,7 @@ class _Space:
         self.F.h1, self.F.eri = self.h1.ctypes.data_as(_dp), self.eri.ctypes.data_as(_dp)
 
     def close(self):
-        if getattr(self, "S", None):
-            L.lib.cis_ci_space_free(self.S)
-            self.S = None
+        _release(self, ("S", L.lib.cis_ci_space_free))
 
     __del__ = close
 
@@ -286,12 +294,7 @@ class _RdmSpace:
             self.R = R
 
     def close(self):
-        if getattr(self, "R", None):
-            L.lib.cis_ci_direct_gpu_rdm_free(self.R)
-            self.R = None
-        if getattr(self, "D", None):
-            L.lib.cis_ci_direct_free(self.D)
-            self.D = None
+        _release(self, ("R", L.lib.cis_ci_direct_gpu_rdm_free), ("D", L.lib.cis_ci_direct_free))
 
     __del__ = close
 
@@ -365,16 +368,8 @@ class _SigmaSpace:
         check(L.lib.cis_gpu_malloc(ctypes.byref(self.ds), 8 * self.n))
 
     def close(self):
-        for name in ("dc", "ds"):
-            if getattr(self, name, None):
-                L.lib.cis_gpu_free(getattr(self, name))
-                setattr(self, name, None)
-        if getattr(self, "G", None):
-            L.lib.cis_ci_direct_gpu_free(self.G)
-            self.G = None
-        if getattr(self, "D", None):
-            L.lib.cis_ci_direct_free(self.D)
-            self.D = None
+        _release(self, ("dc", L.lib.cis_gpu_free), ("ds", L.lib.cis_gpu_free), ("G", L.lib.cis_ci_direct_gpu_free),
+                 ("D", L.lib.cis_ci_direct_free))
 
     __del__ = close
 
