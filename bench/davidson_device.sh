@@ -1,3 +1,16 @@
+#!/usr/bin/env bash
+# davidson_device.sh: the device call that measured Davidson's time to
+# solution on the GPU direct sigma (issue 9; bench/results/ci_direct_gpu.md,
+# third session): build the CLI and the GPU tests that run Davidson, run
+# them, then `cisparse ci --method direct --device gpu --verbose --repeat 3`
+# on H2O 6-31G and C2H4 CAS(12,12)/(14,14) (FCIDUMPs in .data, made by
+# bench/make_c2h4_fcidump.py on the host and carried), H2O with
+# CUDA_MODULE_LOADING=EAGER, three roots, and bench/ci_vs_gpu4pyscf.py beside
+# gpu4pyscf in the same run (.pyscfsite carried), under one deadline.
+# Output under $OUT: summary.txt, logs.tgz, bench.json.
+# Usage on the device (repository root; .shared, .pyscfsite, .data carried):
+#   bash bench/davidson_device.sh
+set -u
 export CMAKE_FLAGS=-DCISPARSE_SHARED_DIR=$PWD/.shared BUDGET_S=270
 OUT0=$OUT; . bench/device_steps.sh
 H2O=.shared/ci/h2o_631g.FCIDUMP

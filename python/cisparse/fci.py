@@ -88,6 +88,24 @@ class _rdm12(ctypes.Structure):  # cis_ci_rdm12: NULL = not wanted
 _P = ctypes.c_void_p
 
 
+def _pyscf_addresses(D, norb, na, nb):
+    """PySCF's addresses (cistring) of the direct space D's alpha and beta
+    strings, in D's order (determinant A * nB + B), and whether that order is
+    PySCF's already (then no reindexing is needed)."""
+    nA, nB = cistring.num_strings(norb, na), cistring.num_strings(norb, nb)
+    a, b = ctypes.c_uint64(), ctypes.c_uint64()
+    A = np.empty(nA, dtype=np.int64)
+    B = np.empty(nB, dtype=np.int64)
+    for i in range(nA):
+        L.lib.cis_ci_direct_det(D, i * nB, ctypes.byref(a), ctypes.byref(b))
+        A[i] = a.value
+    for j in range(nB):
+        L.lib.cis_ci_direct_det(D, j, ctypes.byref(a), ctypes.byref(b))
+        B[j] = b.value
+    ia, ib = cistring.strs2addr(norb, na, A), cistring.strs2addr(norb, nb, B)
+    return ia, ib, bool(np.all(ia == np.arange(nA)) and np.all(ib == np.arange(nB)))
+
+
 def _release(obj, *handles):
     """Free obj's C handles (attribute name, free function) that are set, in
     order, and clear them: close() may run twice (explicitly, then __del__)."""
@@ -275,19 +293,8 @@ class _RdmSpace:
         D = _P()
         check(L.lib.cis_ci_direct_create(ctypes.byref(self.F), ctypes.byref(o), ctypes.byref(D)))
         self.D = D
-        self.shape = nA, nB = cistring.num_strings(norb, na), cistring.num_strings(norb, nb)
-        a, b = ctypes.c_uint64(), ctypes.c_uint64()
-        A = np.empty(nA, dtype=np.int64)
-        B = np.empty(nB, dtype=np.int64)
-        for i in range(nA):  # direct order: index = A * nB + B
-            L.lib.cis_ci_direct_det(D, i * nB, ctypes.byref(a), ctypes.byref(b))
-            A[i] = a.value
-        for j in range(nB):
-            L.lib.cis_ci_direct_det(D, j, ctypes.byref(a), ctypes.byref(b))
-            B[j] = b.value
-        self.ia = cistring.strs2addr(norb, na, A)
-        self.ib = cistring.strs2addr(norb, nb, B)
-        self.identity = bool(np.all(self.ia == np.arange(nA)) and np.all(self.ib == np.arange(nB)))
+        self.shape = cistring.num_strings(norb, na), cistring.num_strings(norb, nb)
+        self.ia, self.ib, self.identity = _pyscf_addresses(D, norb, na, nb)
         if gpu:
             R = _P()
             check(L.lib.cis_ci_direct_gpu_rdm_create(D, 0, ctypes.byref(R)))
@@ -564,17 +571,7 @@ class FCISolver(direct_spin1.FCISolver):
             nA, nB = cistring.num_strings(norb, na), cistring.num_strings(norb, nb)
             if n != nA * nB:
                 raise CisparseError(L.ERR_INVALID, f"direct space of {n} determinants, expected {nA} x {nB}")
-            a, b = ctypes.c_uint64(), ctypes.c_uint64()
-            A = np.empty(nA, dtype=np.int64)
-            B = np.empty(nB, dtype=np.int64)
-            for i in range(nA):  # direct order: index = A * nB + B
-                L.lib.cis_ci_direct_det(D, i * nB, ctypes.byref(a), ctypes.byref(b))
-                A[i] = a.value
-            for j in range(nB):
-                L.lib.cis_ci_direct_det(D, j, ctypes.byref(a), ctypes.byref(b))
-                B[j] = b.value
-            ia = cistring.strs2addr(norb, na, A)
-            ib = cistring.strs2addr(norb, nb, B)
+            ia, ib, ident = _pyscf_addresses(D, norb, na, nb)
             diag = np.empty(n)
             check(L.lib.cis_ci_direct_diagonal(D, diag.ctypes.data_as(_dp)))
             # ci0 first, then P-space guesses (more under a spin penalty, which
@@ -585,7 +582,6 @@ class FCISolver(direct_spin1.FCISolver):
             ci0s = _ci0_list(ci0, n)
             warm = len(ci0s) >= nroots and not penalty
             want = min(n, nroots if warm else nroots + 2)
-            ident = bool(np.all(ia == np.arange(nA)) and np.all(ib == np.arange(nB)))  # direct order = PySCF's
             start = [v if ident else v.reshape(nA, nB)[np.ix_(ia, ib)].reshape(-1) for v in ci0s][:want]
             extra = 0 if warm else 4 + (want + 4 if penalty else 0)
             guess = _guess(L.lib.cis_ci_pspace_guess_direct, F, D, diag, want, n, extra, start)
