@@ -473,12 +473,9 @@ static double *pure_scratch(cis_ci_direct *D) {
   return D->pure;
 }
 
-/* +1 or -1 when x(A,B) = t x(B,A) for all A, B to CI_PARITY_TOL, 0 otherwise
- * or when the alpha and beta strings differ; *use = x when exactly so,
- * else D->pure holding the pure part of x. */
-static int transpose_parity(cis_ci_direct *D, const double *x, const double **use) {
-  *use = x;
-  if (D->A != D->B || D->no_time_reversal) return 0;
+/* +1 or -1 when the ns x ns vector x is within tol (squared, relative) of
+ * x = t x^T, else 0 (NaN: 0); *exact when exactly so (bitwise). */
+static int parity_of(const cis_ci_direct *D, const double *x, double tol, int *exact) {
   const cis_int n = D->nsa;
   double norm = 0, dsym = 0, danti = 0; /* ||x||^2, ||x - x^T||^2 / 2, ||x + x^T||^2 / 2 */
 #pragma omp parallel for schedule(static) reduction(+ : norm, dsym, danti) if (D->ndet >= CI_DIRECT_PARALLEL_MIN)
@@ -489,48 +486,46 @@ static int transpose_parity(cis_ci_direct *D, const double *x, const double **us
       dsym += B == A ? 0.0 : (u - v) * (u - v);
       danti += B == A ? 2.0 * u * u : (u + v) * (u + v);
     }
-  const int t = dsym <= CI_PARITY_TOL * norm ? 1 : danti <= CI_PARITY_TOL * norm ? -1 : 0;
-  if (!t || (t > 0 ? dsym : danti) == 0) return t; /* impure, or exactly pure (NaN: 0) */
-  double *p = pure_scratch(D);
-  if (!p) return 0;
+  const int t = dsym <= tol * norm ? 1 : danti <= tol * norm ? -1 : 0;
+  *exact = t && (t > 0 ? dsym : danti) == 0;
+  return t;
+}
+
+/* out = (x + t x^T) / 2, the diagonal zero for t = -1; out == x allowed (each
+ * mirror pair read, then written). */
+static void purify(const cis_ci_direct *D, const double *x, int t, double *out) {
+  const cis_int n = D->nsa;
 #pragma omp parallel for schedule(static) if (D->ndet >= CI_DIRECT_PARALLEL_MIN)
   for (cis_int A = 0; A < n; ++A)
     for (cis_int B = 0; B <= A; ++B) {
-      if (B == A) { p[A * n + A] = t > 0 ? x[A * n + A] : 0.0; continue; }
+      if (B == A) { out[A * n + A] = t > 0 ? x[A * n + A] : 0.0; continue; }
       const double u = 0.5 * (x[A * n + B] + t * x[B * n + A]);
-      p[A * n + B] = u;
-      p[B * n + A] = t * u;
+      out[A * n + B] = u;
+      out[B * n + A] = t * u;
     }
+}
+
+/* +1 or -1 when x(A,B) = t x(B,A) for all A, B to CI_PARITY_TOL, 0 otherwise
+ * or when the alpha and beta strings differ; *use = x when exactly so,
+ * else D->pure holding the pure part of x. */
+static int transpose_parity(cis_ci_direct *D, const double *x, const double **use) {
+  int exact;
+  *use = x;
+  if (D->A != D->B || D->no_time_reversal) return 0;
+  const int t = parity_of(D, x, CI_PARITY_TOL, &exact);
+  if (!t || exact) return t;
+  double *p = pure_scratch(D);
+  if (!p) return 0;
+  purify(D, x, t, p);
   *use = p;
   return t;
 }
 
 int cis_ci_direct_time_reversal(const cis_ci_direct *D, double *c) {
+  int exact;
   if (!D || !c || D->A != D->B || D->no_time_reversal) return 0;
-  const cis_int n = D->nsa;
-  double norm = 0, dsym = 0, danti = 0; /* ||c||^2, ||c - c^T||^2 / 2, ||c + c^T||^2 / 2 (off-diagonal) */
-#pragma omp parallel for schedule(static) reduction(+ : norm, dsym, danti) if (D->ndet >= CI_DIRECT_PARALLEL_MIN)
-  for (cis_int A = 0; A < n; ++A)
-    for (cis_int B = 0; B <= A; ++B) {
-      const double u = c[A * n + B], v = c[B * n + A];
-      norm += B == A ? u * u : u * u + v * v;
-      dsym += B == A ? 0.0 : (u - v) * (u - v);
-      danti += B == A ? 2.0 * u * u : (u + v) * (u + v);
-    }
-  const double tol = 1e-12 * norm; /* 1e-6 relative in norm */
-  const int t = dsym <= tol ? 1 : danti <= tol ? -1 : 0;
-  if (!t) return 0;
-#pragma omp parallel for schedule(static) if (D->ndet >= CI_DIRECT_PARALLEL_MIN)
-  for (cis_int A = 0; A < n; ++A)
-    for (cis_int B = 0; B <= A; ++B) {
-      if (B == A) {
-        if (t < 0) c[A * n + A] = 0.0;
-        continue;
-      }
-      const double u = 0.5 * (c[A * n + B] + t * c[B * n + A]);
-      c[A * n + B] = u;
-      c[B * n + A] = t * u;
-    }
+  const int t = parity_of(D, c, 1e-12, &exact); /* 1e-6 relative in norm */
+  if (t && !exact) purify(D, c, t, c);
   return t;
 }
 
