@@ -14,6 +14,9 @@
  * public-domain JAMA package). */
 #include <math.h>
 #include <stdlib.h>
+#ifdef _OPENMP
+#include <omp.h>
+#endif
 #include <string.h>
 #include "ci/ci_internal.h"
 #include "core/internal.h"
@@ -225,18 +228,6 @@ cleanup:
 #endif
 }
 
-/* Max-heap on diag of the np lowest so far (heap[0] = the largest kept). */
-static void heap_down(cis_int *h, int n, const double *diag, int i) {
-  for (;;) {
-    int l = 2 * i + 1, r = l + 1, b = i;
-    if (l < n && diag[h[l]] > diag[h[b]]) b = l;
-    if (r < n && diag[h[r]] > diag[h[b]]) b = r;
-    if (b == i) return;
-    cis_int t = h[i]; h[i] = h[b]; h[b] = t;
-    i = b;
-  }
-}
-
 typedef struct pick_t { double d; cis_int i; } pick_t;
 /* By diagonal element, then index (a total order: the P-space is reproducible). */
 static int cmp_pick(const void *x, const void *y) {
@@ -270,42 +261,113 @@ static int src_allowed(const cis_fcidump *F, const det_src *d, cis_int i) {
   return (ci_bits_sym(F, a, CIS_CI_WORDS) ^ ci_bits_sym(F, b, CIS_CI_WORDS)) == F->isym - 1;
 }
 
+/* (diag, index) of a above b's: the total order of the P-space. */
+static int pick_above(const double *diag, cis_int a, cis_int b) {
+  return diag[a] > diag[b] || (diag[a] == diag[b] && a > b);
+}
+
+/* Max-heap by (diag, index) of the cap lowest seen so far. */
+static void pick_heap_down(cis_int *h, int n, const double *diag, int i) {
+  for (;;) {
+    int l = 2 * i + 1, r = l + 1, b = i;
+    if (l < n && pick_above(diag, h[l], h[b])) b = l;
+    if (r < n && pick_above(diag, h[r], h[b])) b = r;
+    if (b == i) return;
+    cis_int t = h[i]; h[i] = h[b]; h[b] = t;
+    i = b;
+  }
+}
+static void pick_heap_push(cis_int *h, int *len, int cap, const double *diag, cis_int x) {
+  if (*len < cap) { /* sift up */
+    int i = (*len)++;
+    h[i] = x;
+    while (i > 0 && pick_above(diag, h[i], h[(i - 1) / 2])) {
+      cis_int t = h[i]; h[i] = h[(i - 1) / 2]; h[(i - 1) / 2] = t;
+      i = (i - 1) / 2;
+    }
+  } else if (pick_above(diag, h[0], x)) {
+    h[0] = x;
+    pick_heap_down(h, *len, diag, 0);
+  }
+}
+
+/* The P-space determinants, in (diag, index) order: every allowed one
+ * within CIS_CI_PSPACE_DEGEN of the np-th lowest diagonal element, at most
+ * 2 np (the lowest by (diag, index) when more). One parallel pass: each
+ * OpenMP thread keeps the 2 np lowest of its contiguous range (a max-heap);
+ * their union holds the global 2 np lowest, so the result does not depend on
+ * the thread count. *np (asked; <= 0: the default) is lowered to the allowed
+ * count; pick: room for 2 np; *m: how many were picked. */
+static cis_status pspace_select(const cis_fcidump *F, const det_src *src, cis_int n, const double *diag, int *np,
+                                cis_int *pick, int *m) {
+  cis_status st;
+  int threads = 1;
+#ifdef _OPENMP
+  threads = n >= 65536 ? omp_get_max_threads() : 1;
+#endif
+  const int cap0 = 2 * *np; /* each thread's heap: its 2 np lowest */
+  cis_int *cand = NULL, nallowed = 0;
+  int *len = NULL;
+  pick_t *sorted = NULL;
+  CIS_TRY(cis_alloc_array((void **)&cand, (int64_t)threads * cap0, sizeof(cis_int), "P-space candidates"));
+  CIS_TRY(cis_alloc_zeroed((void **)&len, threads, sizeof(int), "P-space candidates"));
+#pragma omp parallel num_threads(threads) reduction(+ : nallowed)
+  {
+    int t = 0, nt = 1;
+#ifdef _OPENMP
+    t = omp_get_thread_num();
+    nt = omp_get_num_threads();
+#endif
+    const cis_int lo = n * t / nt, hi = n * (t + 1) / nt;
+    cis_int *h = cand + (size_t)t * cap0;
+    for (cis_int i = lo; i < hi; ++i)
+      if (src_allowed(F, src, i)) {
+        ++nallowed;
+        pick_heap_push(h, &len[t], cap0, diag, i);
+      }
+  }
+  if (nallowed == 0) {
+    st = cis_error(CIS_ERR_INVALID, "P-space guess: no determinant of symmetry ISYM=%d", F->isym);
+    goto cleanup;
+  }
+  int total = 0;
+  for (int t = 0; t < threads; ++t) total += len[t];
+  CIS_TRY(cis_alloc_array((void **)&sorted, total, sizeof(pick_t), "P-space determinants"));
+  total = 0;
+  for (int t = 0; t < threads; ++t)
+    for (int k = 0; k < len[t]; ++k) {
+      const cis_int i = cand[(size_t)t * cap0 + k];
+      sorted[total++] = (pick_t){diag[i], i};
+    }
+  qsort(sorted, (size_t)total, sizeof(pick_t), cmp_pick);
+  if (*np > nallowed) *np = (int)nallowed;
+  const double top = sorted[*np - 1].d;
+  int k = 0;
+  while (k < total && k < 2 * *np && sorted[k].d <= top + CIS_CI_PSPACE_DEGEN) {
+    pick[k] = sorted[k].i;
+    ++k;
+  }
+  *m = k;
+  st = CIS_OK;
+cleanup:
+  cis_free(cand);
+  cis_free(len);
+  cis_free(sorted);
+  return st;
+}
+
 static cis_status pspace_guess(const cis_fcidump *F, const det_src *src, cis_int n, const double *diag, int np, int nvec,
                                double *guess, int *np_used, double *pvals) {
   cis_status st;
   cis_int *pick = NULL;
   double *H = NULL, *w = NULL, *Z = NULL;
-  pick_t *sorted = NULL;
-  cis_int nallowed = 0;
-  for (cis_int i = 0; i < n; ++i) nallowed += src_allowed(F, src, i);
-  if (nallowed == 0) return cis_error(CIS_ERR_INVALID, "P-space guess: no determinant of symmetry ISYM=%d", F->isym);
   if (np <= 0) np = CIS_CI_PSPACE_DEFAULT;
-  if (np > nallowed) np = (int)nallowed;
-  if (nvec < 1 || nvec > np)
-    return cis_error(CIS_ERR_INVALID, "P-space guess: %d vectors from %d determinants", nvec, np);
-  int cap = 2 * np < n ? 2 * np : (int)n;
-  CIS_TRY(cis_alloc_array((void **)&pick, cap, sizeof(cis_int), "P-space determinants"));
-  /* the np lowest diagonal elements (a max-heap: O(n log np)) */
-  cis_int i0 = 0;
-  for (int k = 0; k < np; ++i0)
-    if (src_allowed(F, src, i0)) pick[k++] = i0;
-  for (int i = np / 2 - 1; i >= 0; --i) heap_down(pick, np, diag, i);
-  for (cis_int i = i0; i < n; ++i)
-    if (diag[i] < diag[pick[0]] && src_allowed(F, src, i)) { pick[0] = i; heap_down(pick, np, diag, 0); }
-  /* (near-)degenerate determinants enter together: every one within
-   * CIS_CI_PSPACE_DEGEN of the np-th, up to 2 np in all */
-  double top = diag[pick[0]];
-  int m = np;
-  for (cis_int i = 0; i < n && m < cap; ++i) {
-    if (diag[i] < top || diag[i] > top + CIS_CI_PSPACE_DEGEN || !src_allowed(F, src, i)) continue;
-    int in = 0;
-    for (int q = 0; q < np && diag[i] == top && !in; ++q) in = pick[q] == i;
-    if (!in) pick[m++] = i;
-  }
-  CIS_TRY(cis_alloc_array((void **)&sorted, m, sizeof(pick_t), "P-space determinants"));
-  for (int i = 0; i < m; ++i) sorted[i] = (pick_t){diag[pick[i]], pick[i]};
-  qsort(sorted, (size_t)m, sizeof(pick_t), cmp_pick);
-  for (int i = 0; i < m; ++i) pick[i] = sorted[i].i;
+  if (nvec < 1) return cis_error(CIS_ERR_INVALID, "P-space guess: %d vectors", nvec);
+  CIS_TRY(cis_alloc_array((void **)&pick, 2 * (int64_t)np, sizeof(cis_int), "P-space determinants"));
+  int m = 0;
+  CIS_TRY(pspace_select(F, src, n, diag, &np, pick, &m));
+  if (nvec > np)
+    { st = cis_error(CIS_ERR_INVALID, "P-space guess: %d vectors from %d determinants", nvec, np); goto cleanup; }
   /* H_P by Slater-Condon, then its eigenvectors */
   CIS_TRY(cis_alloc_array((void **)&H, (int64_t)m * m, sizeof(double), "P-space Hamiltonian"));
   CIS_TRY(cis_alloc_array((void **)&w, m, sizeof(double), "P-space eigenvalues"));
@@ -323,7 +385,9 @@ static cis_status pspace_guess(const cis_fcidump *F, const det_src *src, cis_int
   if (nvec > m) nvec = m;
   CIS_TRY(cis_alloc_array((void **)&Z, (int64_t)m * nvec, sizeof(double), "P-space eigenvectors"));
   CIS_TRY(lowest_eigh(H, m, nvec, w, Z));
-  memset(guess, 0, (size_t)nvec * (size_t)n * sizeof(double));
+  const int64_t total = (int64_t)nvec * n; /* zeroed by all threads: the first touch of fresh pages */
+#pragma omp parallel for schedule(static) if (total >= 65536)
+  for (int64_t i = 0; i < total; ++i) guess[i] = 0.0;
   for (int v = 0; v < nvec; ++v)
     for (int i = 0; i < m; ++i) guess[(size_t)v * (size_t)n + (size_t)pick[i]] = Z[(size_t)v * m + i];
   if (pvals) for (int v = 0; v < nvec; ++v) pvals[v] = w[v];
@@ -331,7 +395,6 @@ static cis_status pspace_guess(const cis_fcidump *F, const det_src *src, cis_int
   st = CIS_OK;
 cleanup:
   cis_free(pick);
-  cis_free(sorted);
   cis_free(H);
   cis_free(w);
   cis_free(Z);
