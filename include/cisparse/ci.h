@@ -253,8 +253,9 @@ CIS_API void cis_ci_memory(const cis_ci_counts *c, int roots, double nnz, cis_ci
 
 /* Davidson guesses from a P-space: the np (<= 0: CIS_CI_PSPACE_DEFAULT)
  * determinants with the lowest diagonal elements, extended by every one
- * within CIS_CI_PSPACE_DEGEN of the last (up to 2 np) so (near-)degenerate
- * determinants enter together; H among them by the Slater-Condon rules,
+ * within CIS_CI_PSPACE_DEGEN of the last so (near-)degenerate determinants
+ * enter together (at most 2 np: the lowest by (diagonal, index) when more;
+ * the same at any thread count); H among them by the Slater-Condon rules,
  * diagonalised exactly; its nvec lowest eigenvectors, zero outside the
  * P-space, into guess (n*nvec, vector v at guess + v*n) for
  * cis_davidson_opts.guess. *np_used (may be NULL): the P-space size;
