@@ -590,7 +590,7 @@ class FCISolver(direct_spin1.FCISolver):
             max_sub = max(int(getattr(self, "max_space", 12)) * want, 8 * want, 24, len(guess) + want)
             if gpu:
                 go = _direct_gpu_opts()
-                go.vectors = 2 * max_sub + 2 * want + 8  # Davidson's device vectors (subspace, products, work)
+                go.vectors = 2 * max_sub + 3 * want + 8  # Davidson's device vectors (subspace, products, Ritz, residuals)
                 check(L.lib.cis_ci_direct_gpu_create(D, ctypes.byref(go), ctypes.byref(G)))
                 check(L.lib.cis_ci_direct_gpu_operator(G, diag.ctypes.data_as(_dp), ctypes.byref(op)))
             else:

@@ -98,9 +98,9 @@ void cis_ci_memory(const cis_ci_counts *c, int roots, double nnz, cis_ci_memory_
   /* strings (8 B a word + level + irrep + a 2x-sized hash table of int32) and per
    * determinant two string positions, a level, the lookup lists (4+4 B) */
   m->space = strings * (8.0 * (c->words > 1 ? c->words : 1) + 1 + 1 + 8) + n * (4 + 4 + 1 + 4 + 4) + 8.0 * c->alpha_strings;
-  /* Davidson: V and W (max_sub each), Ritz vectors and H x (roots each),
-   * residual, diagonal (backend and host copy), the P-space guesses */
-  m->vectors = 8.0 * n * (2.0 * max_sub + 3.0 * roots + 3 + nguess); /* + host copy of the roots */
+  /* Davidson: V and W (max_sub each), Ritz vectors, H x and residuals
+   * (roots each), diagonal (backend and host copy), the P-space guesses */
+  m->vectors = 8.0 * n * (2.0 * max_sub + 4.0 * roots + 2 + nguess); /* + host copy of the roots */
   m->matrix = nnz * 12 + 8 * (n + 1);
   m->stored = m->space + m->vectors + m->matrix;
   m->direct = m->space + m->vectors;

@@ -447,7 +447,7 @@ static cis_status setup_direct(const ci_args *a, ci_run *r, int nr) {
   int nvec = 2 * (nr + 4 < 2 * nr + 2 ? nr + 4 : 2 * nr + 2);
   int max_sub = 8 * nr > 24 ? 8 * nr : 24;
   if (max_sub < nvec + nr) max_sub = nvec + nr;
-  const int dav = 2 * max_sub + 2 * nr + 2; /* subspace, its products, Ritz vectors, residual, diagonal */
+  const int dav = 2 * max_sub + 3 * nr + 1; /* subspace, its products, Ritz vectors, residuals, diagonal */
   double *diag = NULL;
   /* on the GPU the host holds the guesses, the results and the diagonal only;
    * blocked by irreps (ORBSYM/ISYM not all 1, no projection) only the roots in
