@@ -8,6 +8,18 @@
 #include "ci/ci_rules.h"
 #include "cisparse/ci.h"
 
+/* alpha <-> beta parity tolerances (squared distance from exactly pure,
+ * relative to ||c||^2), the CPU's and the GPU's alike:
+ * CI_PURE_TOL   a vector this close is made exactly pure (guesses and
+ *               Davidson's corrections: 1e-6 in norm; any change is exact
+ *               for a direction that only expands the subspace);
+ * CI_PARITY_TOL a vector this close is multiplied through its pure part by
+ *               the half sigma (1e-12 in norm: Davidson's round-off; the
+ *               Rayleigh quotients change in second order only, H keeping
+ *               the parity). */
+#define CI_PURE_TOL 1e-12
+#define CI_PARITY_TOL 1e-24
+
 /* The integrals of F as ci_rules.h takes them. */
 static inline ci_ints ci_ints_of(const cis_fcidump *F) { return (ci_ints){F->norb, F->h1, F->eri}; }
 /* (ij|kl) and h_ij, 0-based (ci_rules.h's indexing). */

@@ -455,12 +455,8 @@ static void sigma_block_half(cis_ci_direct *D, cis_int a0, cis_int nr, const dou
 /* Davidson's vectors are (anti)symmetric under alpha <-> beta only to
  * round-off once both parities are in its subspace (a Gram-Schmidt
  * coefficient or a Ritz combination of about 1e-17 across parities), so an
- * exact test would rarely allow the half sigma. A vector within
- * CI_PARITY_TOL (squared, relative) of exactly pure is replaced by its pure
- * part: sigma is then H of a vector 1e-12 (relative) away, whose Rayleigh
- * quotients with pure vectors differ only in second order (H keeps the
- * parity), far below any Davidson tolerance. */
-#define CI_PARITY_TOL 1e-24
+ * exact test would rarely allow the half sigma: within CI_PARITY_TOL
+ * (ci_internal.h) the sigma of the pure part is taken. */
 
 /* The scratch vector for the pure part (ndet doubles, room for the compact
  * layout too; made once); NULL when it cannot be allocated (then the caller
@@ -524,7 +520,7 @@ static int transpose_parity(cis_ci_direct *D, const double *x, const double **us
 int cis_ci_direct_time_reversal(const cis_ci_direct *D, double *c) {
   int exact;
   if (!D || !c || D->A != D->B || D->no_time_reversal) return 0;
-  const int t = parity_of(D, c, 1e-12, &exact); /* 1e-6 relative in norm */
+  const int t = parity_of(D, c, CI_PURE_TOL, &exact);
   if (t && !exact) purify(D, c, t, c);
   return t;
 }
@@ -539,10 +535,7 @@ cis_status cis_ci_direct_correct_compact(void *ctx, void *t, cis_stream s) {
   const cis_ci_direct *D = ctx;
   (void)s;
   if (!D || !t || !D->R) return cis_ci_direct_correct_c1(ctx, t, s);
-  if (D->A != D->B || D->no_time_reversal) return CIS_OK;
-  int exact = 0;
-  const int par = ci_irrep_parity(D->R, t, 1e-12, &exact); /* 1e-6 in norm, as cis_ci_direct_time_reversal */
-  if (par && !exact) ci_irrep_purify(D->R, t, par, t);    /* in place: each mirror pair read, then written */
+  if (!D->no_time_reversal) ci_irrep_time_reversal(D->R, t);
   return CIS_OK;
 }
 

@@ -522,39 +522,9 @@ cleanup:
 }
 
 int ci_irrep_time_reversal(const ci_irrep_sigma *R, double *cc) {
-  const int t0 = R->target;
-  if (R->A != R->B) return 0;
-  double norm = 0, dsym = 0, danti = 0;
-#pragma omp parallel for schedule(static) num_threads(R->threads) reduction(+ : norm, dsym, danti) if (R->nsym >= IRREP_PARALLEL_MIN)
-  for (cis_int A = 0; A < R->nsa; ++A) {
-    const int gc = R->syma[A] ^ t0;
-    const int32_t *bl = R->blist + R->bstart[gc];
-    for (cis_int j = 0; j < R->nbg[gc] && bl[j] <= A; ++j) {
-      const cis_int B = bl[j];
-      const double u = cc[R->off[A] + j], v = cc[R->off[B] + R->bpos[A]];
-      norm += B == A ? u * u : u * u + v * v;
-      dsym += B == A ? 0.0 : (u - v) * (u - v);
-      danti += B == A ? 2.0 * u * u : (u + v) * (u + v);
-    }
-  }
-  const double tol = 1e-12 * norm; /* 1e-6 relative in norm, as cis_ci_direct_time_reversal */
-  const int t = dsym <= tol ? 1 : danti <= tol ? -1 : 0;
-  if (!t) return 0;
-#pragma omp parallel for schedule(static) num_threads(R->threads) if (R->nsym >= IRREP_PARALLEL_MIN)
-  for (cis_int A = 0; A < R->nsa; ++A) {
-    const int gc = R->syma[A] ^ t0;
-    const int32_t *bl = R->blist + R->bstart[gc];
-    for (cis_int j = 0; j < R->nbg[gc] && bl[j] <= A; ++j) {
-      const cis_int B = bl[j], k = R->off[A] + j, km = R->off[B] + R->bpos[A];
-      if (B == A) {
-        if (t < 0) cc[k] = 0.0;
-        continue;
-      }
-      const double u = 0.5 * (cc[k] + t * cc[km]);
-      cc[k] = u;
-      cc[km] = t * u;
-    }
-  }
+  int exact = 0;
+  const int t = ci_irrep_parity(R, cc, CI_PURE_TOL, &exact);
+  if (t && !exact) ci_irrep_purify(R, cc, t, cc); /* in place: each mirror pair read, then written */
   return t;
 }
 

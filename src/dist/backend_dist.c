@@ -28,6 +28,8 @@ typedef struct dist_be {
   int defer, ndefer;                              /* inside a fused step: dots queued */
   int defer_slot[DIST_MAX_DEFER];
   double defer_part[DIST_MAX_LOCAL * DIST_MAX_DEFER]; /* [l*DIST_MAX_DEFER + k] */
+  double *dots;                                   /* dots_host: the parts' partial dots, dots_cap doubles */
+  int64_t dots_cap;
 } dist_be;
 
 #define DB(B) ((dist_be *)(B)->impl)
@@ -241,15 +243,22 @@ cleanup:
 static cis_status d_dots_host(kry_be *B, const void *V, int m, const void *x, double *h) {
   cis_status st;
   void *lv[DIST_MAX_LOCAL], *lx[DIST_MAX_LOCAL];
-  double *part = NULL;
+  dist_be *I = DB(B);
+  const int64_t need = (int64_t)NL(B) * m;
   CIS_TRY(res3(B, V, x, NULL, lv, lx, NULL));
-  CIS_TRY(cis_alloc_zeroed((void **)&part, (int64_t)NL(B) * m, sizeof(double), "distributed dots"));
+  if (need > I->dots_cap) { /* grown once per subspace size reached, not per call */
+    cis_free(I->dots);
+    I->dots = NULL;
+    I->dots_cap = 0;
+    CIS_TRY(cis_alloc_array((void **)&I->dots, 2 * need, sizeof(double), "distributed dots"));
+    I->dots_cap = 2 * need;
+  }
+  double *part = I->dots;
   EACH_PART(B, l, dots_host(P_, lv[l], m, lx[l], part + (size_t)l * m));
   /* the all-reduce sums the local parts' values too ([l * m + j]) */
-  CIS_TRY(cis_dist_allreduce_host(DB(B)->D->comm, part, m));
+  CIS_TRY(cis_dist_allreduce_host(I->D->comm, part, m));
   memcpy(h, part, (size_t)m * sizeof(double));
 cleanup:
-  cis_free(part);
   return st;
 }
 static cis_status d_gemv(kry_be *B, double a, const void *V, const double *h, int m, void *x) {
@@ -292,6 +301,7 @@ static void d_destroy(kry_be *B) {
       kry_be_free(I->part[l]);
     }
   cis_free(I->hist);
+  cis_free(I->dots);
   cis_free(I);
   B->impl = NULL;
 }

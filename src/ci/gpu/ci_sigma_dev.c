@@ -210,11 +210,6 @@ static cis_status sigma_half(cis_ci_direct_gpu *G, double t, const double *d_C, 
   return CIS_OK;
 }
 
-/* Davidson's vectors are pure under alpha <-> beta only to round-off (the
- * reasoning of sigma.c's CI_PARITY_TOL): within this squared relative
- * distance, the half sigma of the pure part. */
-#define GPU_PARITY_TOL 1e-24
-
 /* +1 / -1 when the device vector c is (anti)symmetric to tol (squared,
  * relative), else 0; *exact when exactly so. Synchronizes cs. */
 static cis_status parity(cis_ci_direct_gpu *G, const double *c, double tol, cudaStream_t cs, int *par, int *exact) {
@@ -246,7 +241,7 @@ cis_status cis_ci_direct_gpu_correct(void *ctx, void *t, cis_stream s) {
   int par, exact;
   if (!G || !t || !G->v.one_set || G->v.no_time_reversal || G->v.nsa == 0) return CIS_OK;
   cudaStream_t cs = (cudaStream_t)s;
-  if ((st = parity(G, t, 1e-12, cs, &par, &exact)) != CIS_OK) return st; /* 1e-6 in norm: cis_ci_direct_correct_c1 */
+  if ((st = parity(G, t, CI_PURE_TOL, cs, &par, &exact)) != CIS_OK) return st; /* as cis_ci_direct_correct_c1 */
   if (par && !exact) return cis_launch_ci_purify(t, G->v.nsa, par, t, cs);
   return CIS_OK;
 }
@@ -267,7 +262,7 @@ cis_status cis_ci_direct_gpu_sigma(cis_ci_direct_gpu *G, int k, const double *d_
   CIS_CUBLAS_CHECK(cublasSetStream(G->cb, cs));
   if (k == 1 && G->v.one_set && !G->v.no_time_reversal) { /* (anti)symmetric vector: the half sigma */
     int par, exact;
-    if ((st = parity(G, d_C, GPU_PARITY_TOL, cs, &par, &exact)) != CIS_OK) return st;
+    if ((st = parity(G, d_C, CI_PARITY_TOL, cs, &par, &exact)) != CIS_OK) return st; /* Davidson's round-off */
     if (par && !exact && pure_scratch(G)) { /* its pure part (sigma.c's transpose_parity) */
       if ((st = cis_launch_ci_purify(d_C, nsa, par, G->pure, cs)) != CIS_OK) return st;
       return sigma_half(G, par, G->pure, d_S, cs);
