@@ -20,6 +20,12 @@
  *      FEM) or sellcs, C = 32, sigma = 1024 (lengths vary but sorting in
  *      windows removes the padding: CI Hamiltonians; Kreutzer et al. 2014,
  *      Sec. 2, choose sigma the same way), both with the split kernel;
+ *      then sell16 with the same C and sigma if it stores at most
+ *      CIS_AUTO_SELL16_RATIO = 0.90 of those bytes: 16-bit column offsets
+ *      inside each slice's 64K-column window, far columns escaped to CSR
+ *      (sell16.c); its kernel reaches a lower fraction of the bandwidth than
+ *      sellcs's (H200, ci 32k: 75.7% against 85.7%, bench/NOTES.md), so it
+ *      wins only where it saves clearly more than that difference;
  *   3. otherwise (power-law rows: padding even after sorting) -> hyb:
  *      ELLPACK for the common length, CSR for the long tails (Mahmoud et al.
  *      2018, Sec. 4.1).
@@ -27,8 +33,40 @@
 #include <stdlib.h>
 #include <string.h>
 #include "core/internal.h"
+#include "formats/format_util.h"
 
 enum { CIS_AUTO_SMALL_NNZ = 1000000 };
+#define CIS_AUTO_SELL16_RATIO 0.90
+
+/* Bytes of A in sell16 with chunk C and sort window sigma (sell16_bytes in
+ * sell16.c without building it): the slots at vs + 2 bytes, the escaped
+ * entries at vs + 4, perm, far pointers and slice arrays. */
+static cis_status sell16_bytes_of(const cis_csr *A, cis_int C, cis_int sigma, size_t vs, double *bytes) {
+  cis_status st;
+  const cis_int nslices = (A->rows + C - 1) / C;
+  cis_idx *perm = NULL;
+  int32_t *base = NULL;
+  int64_t *width = NULL, *far = NULL, slots = 0, far_nnz = 0;
+  if (sigma > 1) {
+    CIS_TRY(cis_alloc_array((void **)&perm, A->rows, sizeof *perm, "sell16 estimate: permutation"));
+    CIS_TRY(cis_sell_sort_windows(A, sigma, perm));
+  }
+  CIS_TRY(cis_alloc_array((void **)&base, nslices, sizeof *base, "sell16 estimate: windows"));
+  CIS_TRY(cis_alloc_array((void **)&width, nslices, sizeof *width, "sell16 estimate: widths"));
+  CIS_TRY(cis_alloc_array((void **)&far, A->rows, sizeof *far, "sell16 estimate: far counts"));
+  cis_sell16_scan(A, C, nslices, perm, base, width, far);
+  for (cis_int s = 0; s < nslices; ++s) slots += width[s] * C;
+  for (cis_int i = 0; i < A->rows; ++i) far_nnz += far[i];
+  *bytes = (double)slots * (double)(vs + 2) + (double)far_nnz * (double)(vs + 4) +
+           (perm ? 4.0 * (double)A->rows : 0) + (far_nnz > INT32_MAX ? 8.0 : 4.0) * (double)(A->rows + 1) +
+           12.0 * (double)nslices + 8;
+cleanup:
+  cis_free(perm);
+  cis_free(base);
+  cis_free(width);
+  cis_free(far);
+  return st;
+}
 
 static int by_decreasing(const void *a, const void *b) {
   const cis_int u = *(const cis_int *)a, v = *(const cis_int *)b;
@@ -85,13 +123,19 @@ cis_status cis_format_auto(const cis_csr *A, cis_dtype dtype, cis_format_choice 
   const double b_sellcs = out->sellcs_fill * (double)A->nnz * per + 4.0 * (double)A->rows;
   const int cs = b_sellcs < b_sell;
   if ((cs ? out->sellcs_fill : out->sell_fill) <= 1.05) {
-    out->format = out->kernel = cs ? "sellcs" : "sell";
+    const double b = cs ? b_sellcs : b_sell;
+    double b16 = 0;
     out->params.slice = 32;
     out->params.sigma = cs ? 1024 : 1;
+    CIS_TRY(sell16_bytes_of(A, out->params.slice, out->params.sigma, cis_dtype_size(dtype), &b16));
+    out->sell16_ratio = b16 / b;
+    const int use16 = out->sell16_ratio <= CIS_AUTO_SELL16_RATIO;
+    out->format = out->kernel = use16 ? "sell16" : cs ? "sellcs" : "sell";
     snprintf(out->reason, sizeof out->reason,
-             "fill sell %.3f (%.1f MB), sellcs %.3f (%.1f MB): %s, %s = 32%s", out->sell_fill,
-             b_sell / 1e6, out->sellcs_fill, b_sellcs / 1e6, out->format, cs ? "C" : "S",
-             cs ? ", sigma = 1024" : "");
+             "fill sell %.3f (%.1f MB), sellcs %.3f (%.1f MB), sell16 %.3f of %s %s %.2f: %s, %s = 32%s",
+             out->sell_fill, b_sell / 1e6, out->sellcs_fill, b_sellcs / 1e6, out->sell16_ratio,
+             cs ? "sellcs" : "sell", use16 ? "<=" : ">", CIS_AUTO_SELL16_RATIO, out->format,
+             cs || use16 ? "C" : "S", cs ? ", sigma = 1024" : "");
   } else {
     out->format = "hyb";
     out->kernel = "hyb";

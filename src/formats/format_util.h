@@ -47,6 +47,15 @@ cis_status cis_ellpack_spmv(const cis_ellpack_view *v, double alpha, const void 
  * length (stable) inside each window of sigma rows; sigma > rows sorts all. */
 cis_status cis_sell_sort_windows(const cis_csr *A, cis_int sigma, cis_idx *perm);
 
+/* sell16's first pass (its build and cis_format_auto's byte estimate): for
+ * slices of C rows in the order perm (NULL: identity), base[s] = the
+ * slice's smallest column (its 16-bit window start; 0 if empty), width[s] =
+ * the longest count of a row's columns inside [base[s], base[s] + 65534]
+ * (the slice's near slots per row), far[pos] = the row at position pos's
+ * columns outside that window (its escaped entries). OpenMP over slices. */
+void cis_sell16_scan(const cis_csr *A, cis_int C, cis_int nslices, const cis_idx *perm, int32_t *base,
+                     int64_t *width, int64_t *far);
+
 /* "label v0 v1 ...\n" for n entries of each kind of array. */
 void cis_dump_idx(FILE *f, const char *label, const cis_idx *a, cis_int n);
 void cis_dump_i64(FILE *f, const char *label, const int64_t *a, cis_int n);

@@ -32,6 +32,29 @@ static void sell16_destroy(void *impl) {
 
 static int near(int32_t base, cis_idx c) { return c >= base && (int64_t)c - base <= SPAN; }
 
+void cis_sell16_scan(const cis_csr *A, cis_int C, cis_int nslices, const cis_idx *perm, int32_t *base,
+                     int64_t *width, int64_t *far) {
+#pragma omp parallel for schedule(static)
+  for (cis_int s = 0; s < nslices; ++s) {
+    cis_idx lo = CIS_IDX_MAX;
+    int64_t w = 0;
+    const cis_int end = (s + 1) * C < A->rows ? (s + 1) * C : A->rows;
+    for (cis_int pos = s * C; pos < end; ++pos) {
+      const cis_int i = perm ? perm[pos] : pos;
+      for (cis_int k = A->rowptr[i]; k < A->rowptr[i + 1]; ++k) lo = A->colind[k] < lo ? A->colind[k] : lo;
+    }
+    base[s] = lo == CIS_IDX_MAX ? 0 : lo;
+    for (cis_int pos = s * C; pos < end; ++pos) {
+      const cis_int i = perm ? perm[pos] : pos;
+      int64_t n = 0;
+      for (cis_int k = A->rowptr[i]; k < A->rowptr[i + 1]; ++k) n += near(base[s], A->colind[k]);
+      w = n > w ? n : w;
+      far[pos] = (A->rowptr[i + 1] - A->rowptr[i]) - n;
+    }
+    width[s] = w;
+  }
+}
+
 static cis_status sell16_build(const cis_csr *A, const cis_format_params *p, void **impl) {
   cis_status st;
   cis_int slots, width_sum = 0;
@@ -57,28 +80,9 @@ static cis_status sell16_build(const cis_csr *A, const cis_format_params *p, voi
   CIS_TRY(cis_alloc_array((void **)&F->slice_ptr, F->nslices + 1, sizeof(int64_t), "sell16 slice pointers"));
   CIS_TRY(cis_alloc_array((void **)&F->base, F->nslices, sizeof(int32_t), "sell16 slice windows"));
   CIS_TRY(cis_alloc_array((void **)&fp, A->rows + 1, sizeof(int64_t), "sell16 far-part counts"));
-  /* per slice: window start, width (longest near part); per row: far count */
   F->slice_ptr[0] = 0;
   fp[0] = 0;
-#pragma omp parallel for schedule(static)
-  for (cis_int s = 0; s < F->nslices; ++s) {
-    cis_idx lo = CIS_IDX_MAX;
-    cis_int w = 0;
-    const cis_int end = (s + 1) * F->C < A->rows ? (s + 1) * F->C : A->rows;
-    for (cis_int pos = s * F->C; pos < end; ++pos) {
-      const cis_int i = F->perm ? F->perm[pos] : pos;
-      for (cis_int k = A->rowptr[i]; k < A->rowptr[i + 1]; ++k) lo = A->colind[k] < lo ? A->colind[k] : lo;
-    }
-    F->base[s] = lo == CIS_IDX_MAX ? 0 : lo;
-    for (cis_int pos = s * F->C; pos < end; ++pos) {
-      const cis_int i = F->perm ? F->perm[pos] : pos;
-      cis_int n = 0;
-      for (cis_int k = A->rowptr[i]; k < A->rowptr[i + 1]; ++k) n += near(F->base[s], A->colind[k]);
-      w = n > w ? n : w;
-      fp[pos + 1] = (A->rowptr[i + 1] - A->rowptr[i]) - n;
-    }
-    F->slice_ptr[s + 1] = w;
-  }
+  cis_sell16_scan(A, F->C, F->nslices, F->perm, F->base, F->slice_ptr + 1, fp + 1);
   for (cis_int s = 0; s < F->nslices; ++s) width_sum += F->slice_ptr[s + 1];
   CIS_TRY(cis_fmt_check_size("sell16", "padded slots (C x sum of slice widths)", F->C, width_sum,
                              (cis_int)(vs + sizeof(uint16_t)), &slots));

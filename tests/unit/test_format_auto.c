@@ -1,15 +1,41 @@
 /* test_format_auto.c: cis_format_auto's rule (src/formats/auto.c) on one
- * matrix of each kind -- small (csr), equal rows (sell), lengths that sorting
- * evens out (sellcs), power-law rows (hyb), an empty matrix (csr) -- the statistics it
- * reports, that its choice builds, and its errors. */
+ * matrix of each kind -- small (csr); columns inside 64K windows, equal rows
+ * or rows that sorting evens out (sell16); columns spread wider, equal rows
+ * (sell) or random lengths (sellcs); power-law rows (hyb); an empty matrix
+ * (csr) -- the statistics it reports, that its choice builds, and its
+ * errors. */
 #include <string.h>
 #include "test_util.h"
 
-static void expect_choice(const char *spec, const char *format, const char *kernel) {
+/* rows x 32 with row i's columns (i * 7919 + k * 12347) mod cols, k < 32:
+ * equal lengths, columns spread over > 64K in every slice. */
+static cis_csr *spread_rows(cis_int rows, cis_int cols) {
   cis_csr *A = NULL;
+  if (cis_csr_alloc(rows, cols, rows * 32, CIS_F64, &A) != CIS_OK) return NULL;
+  double *v = A->val;
+  A->rowptr[0] = 0;
+  for (cis_int i = 0; i < rows; ++i) {
+    cis_idx c[32];
+    for (int k = 0; k < 32; ++k) c[k] = (cis_idx)((i * 7919 + (cis_int)k * 12347) % cols);
+    for (int k = 1; k < 32; ++k) /* sorted columns, as a CSR needs */
+      for (int m = k; m > 0 && c[m - 1] > c[m]; --m) {
+        const cis_idx t = c[m];
+        c[m] = c[m - 1];
+        c[m - 1] = t;
+      }
+    for (int k = 0; k < 32; ++k) {
+      A->colind[i * 32 + k] = c[k];
+      v[i * 32 + k] = 1.0 + k;
+    }
+    A->rowptr[i + 1] = (i + 1) * 32;
+  }
+  return A;
+}
+
+static void expect_choice_of(cis_csr *A, const char *spec, const char *format, const char *kernel) {
   cis_format_choice ch;
   cis_matrix *M = NULL;
-  CHECK_OK(cis_generate(spec, CIS_F64, &A));
+  CHECK(A != NULL, "%s: no matrix", spec);
   if (!A) return;
   CHECK_OK(cis_format_auto(A, CIS_F32, &ch));
   CHECK(!strcmp(ch.format, format) && !strcmp(ch.kernel, kernel), "%s: chose %s/%s (%s), expected %s/%s",
@@ -18,9 +44,32 @@ static void expect_choice(const char *spec, const char *format, const char *kern
   CHECK(ch.sell_fill >= 1.0 && ch.sellcs_fill >= 1.0 && ch.sellcs_fill <= ch.sell_fill + 1e-12,
         "%s: fills %g %g", spec, ch.sell_fill, ch.sellcs_fill);
   CHECK(ch.mean_row > 0 && ch.max_row >= ch.mean_row && strlen(ch.reason) > 0, "%s: stats", spec);
+  const int sliced = !strcmp(format, "sell") || !strcmp(format, "sellcs") || !strcmp(format, "sell16");
+  CHECK(sliced ? ch.sell16_ratio > 0 && (ch.sell16_ratio <= 0.90) == !strcmp(format, "sell16")
+               : ch.sell16_ratio == 0,
+        "%s: sell16 ratio %g for %s", spec, ch.sell16_ratio, format);
   CHECK_OK(cis_matrix_create(A, ch.format, &ch.params, &M));
+  if (M && sliced) { /* the ratio is that of the built formats' bytes, to 1% (the estimate leaves out headers and slice arrays) */
+    cis_format_params p = ch.params;
+    cis_matrix *M16 = NULL, *Mo = NULL;
+    CHECK_OK(cis_matrix_create(A, "sell16", &p, &M16));
+    CHECK_OK(cis_matrix_create(A, p.sigma > 1 ? "sellcs" : "sell", &p, &Mo));
+    if (M16 && Mo) {
+      const double r = (double)cis_matrix_bytes(M16) / (double)cis_matrix_bytes(Mo);
+      CHECK(r > ch.sell16_ratio - 1e-2 && r < ch.sell16_ratio + 1e-2, "%s: built ratio %g, estimated %g", spec, r,
+            ch.sell16_ratio);
+    }
+    cis_matrix_free(M16);
+    cis_matrix_free(Mo);
+  }
   cis_matrix_free(M);
   cis_csr_free(A);
+}
+
+static void expect_choice(const char *spec, const char *format, const char *kernel) {
+  cis_csr *A = NULL;
+  CHECK_OK(cis_generate(spec, CIS_F64, &A));
+  expect_choice_of(A, spec, format, kernel);
 }
 
 int main(void) {
@@ -28,8 +77,10 @@ int main(void) {
   cis_csr *A = NULL;
 
   expect_choice("laplace3d:size=20", "csr", "csr-vector"); /* 53,600 nonzeros: small */
-  expect_choice("laplace3d:size=60", "sell", "sell");
-  expect_choice("ci:rows=2048,seed=1", "sellcs", "sellcs");
+  expect_choice("laplace3d:size=60", "sell16", "sell16");  /* bandwidth 3600: all near */
+  expect_choice("ci:rows=2048,seed=1", "sell16", "sell16"); /* 2048 columns */
+  expect_choice_of(spread_rows(40000, 200000), "32 spread columns per row", "sell", "sell");
+  expect_choice("random:rows=100000,cols=100000,density=0.0002,seed=2", "sellcs", "sellcs");
   expect_choice("powerlaw:rows=200000,seed=3", "hyb", "hyb");
 
   static const double zero[12] = {0};
