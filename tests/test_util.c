@@ -78,3 +78,8 @@ double test_eig_max_residual(const cis_csr *H, const double *e, const double *X,
   free(y);
   return y ? worst : INFINITY;
 }
+
+void test_scale_integrals(cis_fcidump *F, double a, double b) {
+  for (cis_int i = 0; i < (cis_int)F->norb * F->norb; ++i) F->h1[i] *= a;
+  for (cis_int i = 0; i < F->neri; ++i) F->eri[i] *= b;
+}

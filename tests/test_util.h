@@ -47,5 +47,8 @@ const char *test_shared_path(char *buf, size_t n, const char *sub);
 /* max_r ||H x_r - e_r x_r|| over k eigenpairs (x_r at X + r*rows) with the
  * reference SpMV, H double; +inf if a workspace cannot be allocated. */
 double test_eig_max_residual(const cis_csr *H, const double *e, const double *X, int k);
+/* New integrals in place for cis_ci_direct_set_integrals tests: h1 *= a,
+ * (pq|rs) *= b (the symmetry of both is kept). */
+void test_scale_integrals(cis_fcidump *F, double a, double b);
 
 #endif

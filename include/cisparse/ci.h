@@ -381,6 +381,14 @@ CIS_API cis_ci_direct_opts cis_ci_direct_opts_default(void);
  * workspace + vectors exceed opts.mem_limit; CIS_ERR_UNSUPPORTED for
  * norb > CIS_CI_DIRECT_MAX_ORB (64); CIS_ERR_INVALID when irrep ISYM has no determinant. */
 CIS_API cis_status cis_ci_direct_create(const cis_fcidump *F, const cis_ci_direct_opts *o, cis_ci_direct **out);
+/* New integrals for D's space (CASSCF's macro-iterations: the same space,
+ * new orbitals): D reads F from now on (F must outlive D) and rebuilds its
+ * pair matrix; strings, links and workspace are kept. F must have D's NORB,
+ * alpha and beta electrons, ORBSYM and ISYM (CIS_ERR_INVALID naming the
+ * first difference; D unchanged then). A GPU sigma made from D
+ * (cis_ci_direct_gpu_create) needs cis_ci_direct_gpu_set_integrals before
+ * its next product. */
+CIS_API cis_status cis_ci_direct_set_integrals(cis_ci_direct *D, const cis_fcidump *F);
 /* Free; NULL accepted. */
 CIS_API void cis_ci_direct_free(cis_ci_direct *D);
 /* Number of determinants C(norb, na) C(norb, nb) (the vector length, also
@@ -530,6 +538,10 @@ CIS_API cis_ci_direct_gpu_opts cis_ci_direct_gpu_opts_default(void);
 CIS_API cis_status cis_ci_direct_gpu_create(const cis_ci_direct *D, const cis_ci_direct_gpu_opts *o,
                                     cis_ci_direct_gpu **out);
 /* Free; NULL accepted. */
+/* After cis_ci_direct_set_integrals on G's host D: the new pair matrix (or
+ * its irrep blocks) uploaded; waits for the device's work under way first.
+ * Links, workspace and G's vectors are kept. CIS_ERR_CUDA on a failed copy. */
+CIS_API cis_status cis_ci_direct_gpu_set_integrals(cis_ci_direct_gpu *G);
 CIS_API void cis_ci_direct_gpu_free(cis_ci_direct_gpu *G);
 CIS_API void cis_ci_direct_gpu_get_info(const cis_ci_direct_gpu *G, cis_ci_direct_gpu_info *info);
 /* S = H C for k device vectors (column v at d_C + v*n, d_S + v*n), the

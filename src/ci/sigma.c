@@ -36,6 +36,7 @@ struct cis_ci_direct {
   int project;       /* point-group symmetry: sigma masked to the ISYM determinants */
   int no_time_reversal; /* opts.no_time_reversal: never the half sigma */
   int target;        /* ISYM - 1 (0-based irrep, XOR of the orbitals' irreps) */
+  int orbsym[CIS_CI_DIRECT_MAX_ORB]; /* F's ORBSYM at create (cis_ci_direct_set_integrals checks a new F against it) */
   uint8_t *syma, *symb; /* irrep of every alpha / beta string (project only) */
   ci_irrep_sigma *R;  /* the sigma blocked by irreps (project without opts.symmetry_projection) */
   cis_ci_direct_info info;
@@ -155,6 +156,7 @@ cis_status cis_ci_direct_create(const cis_fcidump *F, const cis_ci_direct_opts *
   D->project = symmetric;
   D->no_time_reversal = o.no_time_reversal;
   D->target = F->isym - 1;
+  for (int p = 0; p < norb; ++p) D->orbsym[p] = F->orbsym[p];
   cis_int nsym = ndet;
   if (D->project) { /* irreps of the strings; determinants of the target irrep */
     CIS_TRY(cis_alloc_array((void **)&D->syma, nsa, 1, "alpha string irreps"));
@@ -196,6 +198,25 @@ cis_status cis_ci_direct_create(const cis_fcidump *F, const cis_ci_direct_opts *
 cleanup:
   cis_ci_direct_free(D);
   return st;
+}
+
+cis_status cis_ci_direct_set_integrals(cis_ci_direct *D, const cis_fcidump *F) {
+  if (!D || !F) return cis_error(CIS_ERR_INVALID, "direct sigma: set integrals: NULL argument");
+  if (!F->h1 || !F->eri) return cis_error(CIS_ERR_INVALID, "direct sigma: set integrals: F has no integrals");
+  if (F->norb != D->norb || cis_fcidump_nalpha(F) != D->na || cis_fcidump_nbeta(F) != D->nb)
+    return cis_error(CIS_ERR_INVALID,
+                     "direct sigma: set integrals: %d orbitals, %d alpha and %d beta electrons, the space has %d, %d, %d",
+                     F->norb, cis_fcidump_nalpha(F), cis_fcidump_nbeta(F), D->norb, D->na, D->nb);
+  if (F->isym - 1 != D->target)
+    return cis_error(CIS_ERR_INVALID, "direct sigma: set integrals: ISYM %d, the space has %d", F->isym, D->target + 1);
+  for (int p = 0; p < D->norb; ++p)
+    if (F->orbsym[p] != D->orbsym[p])
+      return cis_error(CIS_ERR_INVALID, "direct sigma: set integrals: orbital %d in irrep %d, the space has %d", p + 1,
+                       F->orbsym[p], D->orbsym[p]);
+  D->F = F;
+  build_pair_matrix(F, D->nelec, D->g);
+  if (D->R) ci_irrep_sigma_set_pairs(D->R, F, D->g);
+  return CIS_OK;
 }
 
 void cis_ci_direct_free(cis_ci_direct *D) {

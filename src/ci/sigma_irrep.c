@@ -50,6 +50,36 @@ static void pair_counts(const cis_fcidump *F, int *npi) {
     for (int q = 0; q <= p; ++q) npi[pair_sym(F, p, q)]++;
 }
 
+/* psym[pq] = the irrep of pair pq, ppos[pq] = its position among the pairs
+ * of that irrep (pairs in ci_pair order). */
+static void pair_positions(const cis_fcidump *F, int8_t *psym, int16_t *ppos) {
+  int fill[NIRREP] = {0};
+  for (int p = 0; p < F->norb; ++p)
+    for (int q = 0; q <= p; ++q) {
+      const cis_int pq = ci_pair(p, q);
+      const int h = pair_sym(F, p, q);
+      psym[pq] = (int8_t)h;
+      ppos[pq] = (int16_t)fill[h]++;
+    }
+}
+
+/* R's blocks of g: gblk[goff[h] + ppos[pq] * npi[h] + ppos[rs]] = g[pq, rs]. */
+static void fill_blocks(ci_irrep_sigma *R, cis_int np, const int8_t *psym, const int16_t *ppos, const double *g) {
+  for (cis_int pq = 0; pq < np; ++pq)
+    for (cis_int rs = 0; rs < np; ++rs)
+      if (psym[pq] == psym[rs]) {
+        const int h = psym[pq];
+        R->gblk[R->goff[h] + (cis_int)ppos[pq] * R->npi[h] + ppos[rs]] = g[pq * np + rs];
+      }
+}
+
+void ci_irrep_sigma_set_pairs(ci_irrep_sigma *R, const cis_fcidump *F, const double *g) {
+  int8_t psym[CIS_CI_DIRECT_MAX_ORB * (CIS_CI_DIRECT_MAX_ORB + 1) / 2];
+  int16_t ppos[CIS_CI_DIRECT_MAX_ORB * (CIS_CI_DIRECT_MAX_ORB + 1) / 2];
+  pair_positions(F, psym, ppos);
+  fill_blocks(R, R->npair, psym, ppos, g);
+}
+
 /* xgo for every alpha irrep; returns the largest D block (doubles). */
 static cis_int x_layout(const cis_int *nbg, const int *npi, int target, cis_int xgo[NIRREP][NIRREP + 1]) {
   cis_int dmax = 1;
@@ -165,25 +195,11 @@ cis_status ci_irrep_sigma_create(const cis_fcidump *F, const ci_strings *A, cons
   CIS_TRY(cis_alloc_array((void **)&psym, np, 1, "pair irreps"));
   CIS_TRY(cis_alloc_array((void **)&ppos, np, sizeof(int16_t), "pair positions"));
   pair_counts(F, R->npi);
-  {
-    int fill[NIRREP] = {0};
-    for (int p = 0; p < n; ++p)
-      for (int q = 0; q <= p; ++q) {
-        const cis_int pq = ci_pair(p, q);
-        const int h = pair_sym(F, p, q);
-        psym[pq] = (int8_t)h;
-        ppos[pq] = (int16_t)fill[h]++;
-      }
-  }
+  pair_positions(F, psym, ppos);
   cis_int gtot = 0;
   for (int h = 0; h < NIRREP; ++h) R->goff[h] = gtot, gtot += (cis_int)R->npi[h] * R->npi[h];
   CIS_TRY(cis_alloc_array((void **)&R->gblk, gtot > 0 ? gtot : 1, sizeof(double), "pair matrix blocks"));
-  for (cis_int pq = 0; pq < np; ++pq)
-    for (cis_int rs = 0; rs < np; ++rs)
-      if (psym[pq] == psym[rs]) {
-        const int h = psym[pq];
-        R->gblk[R->goff[h] + (cis_int)ppos[pq] * R->npi[h] + ppos[rs]] = g[pq * np + rs];
-      }
+  fill_blocks(R, np, psym, ppos, g);
   /* links sorted by pair irrep */
   CIS_TRY(cis_alloc_array((void **)&R->alink, R->nsa * (cis_int)(A->nlink > 0 ? A->nlink : 1), sizeof(ci_link),
                           "alpha links by irrep"));

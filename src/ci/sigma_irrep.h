@@ -44,6 +44,9 @@ double ci_irrep_sigma_bytes(const cis_fcidump *F, const ci_strings *A, const ci_
 cis_status ci_irrep_sigma_create(const cis_fcidump *F, const ci_strings *A, const ci_strings *B, const double *g,
                                  int target, int threads, double block_bytes, ci_irrep_sigma **out);
 void ci_irrep_sigma_free(ci_irrep_sigma *R);
+/* R's blocks of g refilled from a new pair matrix g of the same orbital
+ * irreps (F: the same ORBSYM as at create; cis_ci_direct_set_integrals). */
+void ci_irrep_sigma_set_pairs(ci_irrep_sigma *R, const cis_fcidump *F, const double *g);
 /* S += H P c for one vector in C1 order (nsa*nsb); only target-irrep entries
  * of S are written. tr = +1 or -1: c is exactly (anti)symmetric under
  * alpha <-> beta (one string set; the caller checked), the half sigma; 0: the

@@ -12,7 +12,9 @@
  *  - Davidson with every vector on the device = reference energies to 1e-9
  *    (H2O STO-3G, N2 STO-3G, H2O 6-31G 1.66 M determinants, N2 D2h Ag =
  *    PySCF -107.6541224475, C2H4 CAS(8,8) = PySCF CASCI -78.0609848383);
- *  - a refusal with the numbers when the caller's vectors leave no room. */
+ *  - a refusal with the numbers when the caller's vectors leave no room;
+ *  - new integrals (cis_ci_direct_set_integrals + _gpu_set_integrals, C1 and
+ *    blocked by irreps) on a kept G = the CPU sigma of a D made from them. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -254,6 +256,63 @@ static void test_refusal(const cis_fcidump *F) {
   cis_ci_direct_free(D);
 }
 
+/* G made for F's integrals, used, then given F2's (h1 x 0.97, eri x 1.03)
+ * through its host D: the device sigma equals the CPU sigma of a D made
+ * from F2 (to 1e-12), and differs from the sigma before. */
+static void test_set_integrals(const char *file) {
+  cis_fcidump *F = NULL, *F2 = NULL;
+  cis_ci_direct *D = NULL, *D2 = NULL;
+  cis_ci_direct_gpu *G = NULL;
+  double *c = NULL, *s = NULL, *g0 = NULL, *g1 = NULL, *dc = NULL, *ds = NULL;
+  CHECK_OK(cis_fcidump_read(file, &F));
+  CHECK_OK(cis_fcidump_read(file, &F2));
+  if (!F || !F2) goto done;
+  test_scale_integrals(F2, 0.97, 1.03);
+  CHECK_OK(cis_ci_direct_create(F, NULL, &D));
+  CHECK_OK(cis_ci_direct_create(F2, NULL, &D2));
+  if (!D || !D2) goto done;
+  CHECK_OK(cis_ci_direct_gpu_create(D, NULL, &G));
+  const cis_int n = cis_ci_direct_size(D);
+  c = malloc((size_t)n * sizeof *c), s = malloc((size_t)n * sizeof *c);
+  g0 = malloc((size_t)n * sizeof *c), g1 = malloc((size_t)n * sizeof *c);
+  if (!G || !c || !s || !g0 || !g1) goto done;
+  test_fill_random(c, CIS_F64, n, 99);
+  CHECK_OK(upload_new(&dc, c, n));
+  CHECK_OK(upload_new(&ds, NULL, n));
+  if (!dc || !ds) goto done;
+  CHECK_OK(cis_ci_direct_gpu_sigma(G, 1, dc, ds, NULL));
+  CHECK_OK(cis_gpu_download(g0, ds, (size_t)n * sizeof *c));
+  CHECK_OK(cis_ci_direct_set_integrals(D, F2));
+  CHECK_OK(cis_ci_direct_gpu_set_integrals(G));
+  CHECK_OK(cis_gpu_fill_nan(ds, CIS_F64, n));
+  CHECK_OK(cis_ci_direct_gpu_sigma(G, 1, dc, ds, NULL));
+  CHECK_OK(cis_gpu_sync());
+  test_fill_nan(g1, CIS_F64, n);
+  CHECK_OK(cis_gpu_download(g1, ds, (size_t)n * sizeof *c));
+  CHECK_OK(cis_ci_direct_sigma(D2, 1, c, s));
+  double worst = 0, smax = 0, moved = 0;
+  for (cis_int i = 0; i < n; ++i) {
+    smax = fabs(s[i]) > smax ? fabs(s[i]) : smax;
+    const double d = fabs(g1[i] - s[i]);
+    if (!(d <= worst)) worst = d;
+    moved = fabs(g0[i] - s[i]) > moved ? fabs(g0[i] - s[i]) : moved;
+  }
+  CHECK(worst <= 1e-12 * smax, "%s: GPU sigma after set_integrals vs CPU of new integrals: %.3e of %.3e", file, worst,
+        smax);
+  CHECK(moved > 1e-3 * smax, "%s: the sigma before new integrals already equals it", file);
+  CHECK(cis_ci_direct_gpu_set_integrals(NULL) == CIS_ERR_INVALID, "NULL G accepted");
+  printf("%-40s set_integrals on a kept G: GPU vs CPU %.2e\n", file, smax > 0 ? worst / smax : worst);
+done:
+  cis_gpu_free(dc);
+  cis_gpu_free(ds);
+  cis_ci_direct_gpu_free(G);
+  cis_ci_direct_free(D);
+  cis_ci_direct_free(D2);
+  cis_fcidump_free(F);
+  cis_fcidump_free(F2);
+  free(c), free(s), free(g0), free(g1);
+}
+
 int main(void) {
   char why[256] = "", path[512];
   if (cis_gpu_count(why, sizeof why) == 0) return test_skip(why);
@@ -313,6 +372,8 @@ int main(void) {
     CHECK(fabs(e - (-78.0609848383)) <= 1e-9, "C2H4 CAS(8,8) on the GPU: %.10f vs PySCF CASCI -78.0609848383", e);
     cis_fcidump_free(F);
   }
+  test_set_integrals(test_shared_path(path, sizeof path, "ci/n2_sto3g.FCIDUMP"));
+  test_set_integrals(CIS_TEST_DATA "/ci/n2_sto3g_d2h.FCIDUMP");
   CHECK_OK(cis_fcidump_read(CIS_TEST_DATA "/ci/o2_sto3g_triplet_pyscf.FCIDUMP", &F));
   if (F) {
     compare_all("o2_triplet", F);

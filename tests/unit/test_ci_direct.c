@@ -14,7 +14,10 @@
  *    sigma = stored on the ISYM space and 0 elsewhere, energies = stored and
  *    PySCF; an empty irrep refused; C1 on request;
  *  - refusals: too large (numbers in the message), 64-bit overflow;
- *  - every allocation failing in turn; 1 thread = n threads bitwise. */
+ *  - every allocation failing in turn; 1 thread = n threads bitwise;
+ *  - cis_ci_direct_set_integrals (C1 and blocked by irreps): the sigma of
+ *    new integrals = that of a D made from them, bitwise; other NORB,
+ *    electrons, ORBSYM or ISYM refused with D unchanged. */
 #include <stdlib.h>
 #include <string.h>
 #include <omp.h>
@@ -683,10 +686,67 @@ static void test_blocked(void) {
   }
 }
 
+/* D made from F, then given F2's integrals (h1 x 0.97, eri x 1.03): its
+ * sigma equals that of a D made from F2 (bitwise: the same operations) and
+ * differs from F's; mismatched spaces refused, D unchanged. */
+static void test_set_integrals(const char *file) {
+  cis_fcidump *F = NULL, *F2 = NULL, *Fx = NULL;
+  cis_ci_direct *D = NULL, *D2 = NULL;
+  double *c = NULL, *s0 = NULL, *s1 = NULL, *s2 = NULL;
+  CHECK_OK(cis_fcidump_read(file, &F));
+  CHECK_OK(cis_fcidump_read(file, &F2));
+  CHECK_OK(cis_fcidump_read(file, &Fx));
+  if (!F || !F2 || !Fx) goto done;
+  test_scale_integrals(F2, 0.97, 1.03);
+  CHECK_OK(cis_ci_direct_create(F, NULL, &D));
+  CHECK_OK(cis_ci_direct_create(F2, NULL, &D2));
+  if (!D || !D2) goto done;
+  const cis_int n = cis_ci_direct_size(D);
+  c = malloc((size_t)n * sizeof *c), s0 = malloc((size_t)n * sizeof *c);
+  s1 = malloc((size_t)n * sizeof *c), s2 = malloc((size_t)n * sizeof *c);
+  if (!c || !s0 || !s1 || !s2) goto done;
+  test_fill_random(c, CIS_F64, n, 77);
+  CHECK_OK(cis_ci_direct_sigma(D, 1, c, s0));
+  CHECK_OK(cis_ci_direct_set_integrals(D, F2));
+  CHECK_OK(cis_ci_direct_sigma(D, 1, c, s1));
+  CHECK_OK(cis_ci_direct_sigma(D2, 1, c, s2));
+  CHECK(memcmp(s1, s2, (size_t)n * sizeof *c) == 0, "%s: sigma after set_integrals != a new D's (rel %.2e)", file,
+        rel_diff(s1, s2, n));
+  CHECK(rel_diff(s0, s2, n) > 1e-3, "%s: new integrals left the sigma unchanged", file);
+  /* refusals: other electrons, ORBSYM, ISYM, no integrals; D keeps F2 */
+  Fx->ms2 = 2;
+  CHECK(cis_ci_direct_set_integrals(D, Fx) == CIS_ERR_INVALID, "%s: other MS2 accepted", file);
+  Fx->ms2 = F->ms2;
+  Fx->orbsym[0] = Fx->orbsym[0] % 8 + 1;
+  CHECK(cis_ci_direct_set_integrals(D, Fx) == CIS_ERR_INVALID, "%s: other ORBSYM accepted", file);
+  Fx->orbsym[0] = F->orbsym[0];
+  Fx->isym = F->isym % 8 + 1;
+  CHECK(cis_ci_direct_set_integrals(D, Fx) == CIS_ERR_INVALID, "%s: other ISYM accepted", file);
+  Fx->isym = F->isym;
+  double *h1 = Fx->h1;
+  Fx->h1 = NULL;
+  CHECK(cis_ci_direct_set_integrals(D, Fx) == CIS_ERR_INVALID, "%s: no integrals accepted", file);
+  Fx->h1 = h1;
+  CHECK(cis_ci_direct_set_integrals(NULL, Fx) == CIS_ERR_INVALID, "NULL D accepted");
+  CHECK_OK(cis_ci_direct_sigma(D, 1, c, s1));
+  CHECK(memcmp(s1, s2, (size_t)n * sizeof *c) == 0, "%s: a refused set_integrals changed D", file);
+  cis_ci_direct_info info;
+  cis_ci_direct_get_info(D, &info);
+  printf("%-40s set_integrals: sigma = new D's bitwise (%s)\n", file, info.blocked ? "blocked" : "C1");
+done:
+  free(c), free(s0), free(s1), free(s2);
+  cis_ci_direct_free(D);
+  cis_ci_direct_free(D2);
+  cis_fcidump_free(F);
+  cis_fcidump_free(F2);
+  cis_fcidump_free(Fx);
+}
+
 int main(void) {
   static const struct { const char *name; double efci; } mol[] = {
       {"h4_sto3g", -2.1663874485}, {"lih_sto3g", -7.8823915054}, {"h2o_sto3g", -75.0125782412},
       {"beh2_sto3g", -15.5951768689}, {"n2_sto3g", -107.6528287309}};
+  char path_set[512];
   test_strings();
   for (size_t m = 0; m < sizeof mol / sizeof mol[0]; ++m) {
     char sub[64], path[512];
@@ -711,6 +771,8 @@ int main(void) {
   }
   test_symmetry();
   test_blocked();
+  test_set_integrals(test_shared_path(path_set, sizeof path_set, "ci/n2_sto3g.FCIDUMP"));
+  test_set_integrals(CIS_TEST_DATA "/ci/n2_sto3g_d2h.FCIDUMP");
   /* An active space written by PySCF (ECORE = nuclear repulsion + frozen
    * core): CAS-CI energy against PySCF's CASCI on the same integrals. */
   cis_fcidump *F = NULL;

@@ -81,6 +81,14 @@ void cis_ci_direct_gpu_free(cis_ci_direct_gpu *G) {
   cis_free(G);
 }
 
+cis_status cis_ci_direct_gpu_set_integrals(cis_ci_direct_gpu *G) {
+  if (!G) return cis_error(CIS_ERR_INVALID, "direct sigma on the GPU: set integrals: NULL argument");
+  CIS_CUDA_CHECK(cudaDeviceSynchronize()); /* no product under way reads the old pair matrix */
+  if (G->ir) return ci_irrep_gpu_set_pairs(G->ir);
+  CIS_CUDA_CHECK(cudaMemcpy(G->g, G->v.g, (size_t)(G->v.npair * G->v.npair) * sizeof(double), cudaMemcpyHostToDevice));
+  return CIS_OK;
+}
+
 /* The beta links transposed: link l of string B at l*nsb + B. */
 static cis_status upload_beta_links(cis_ci_direct_gpu *G) {
   cis_status st;

@@ -89,6 +89,8 @@ typedef struct ci_irrep_gpu ci_irrep_gpu;
 cis_status ci_irrep_gpu_create(const void *R, int no_time_reversal, const cis_ci_direct_gpu_opts *o,
                                ci_irrep_gpu **out, cis_ci_direct_gpu_info *info);
 void ci_irrep_gpu_free(ci_irrep_gpu *I);
+/* Upload the host blocks of g again (after ci_irrep_sigma_set_pairs). */
+cis_status ci_irrep_gpu_set_pairs(ci_irrep_gpu *I);
 /* S = H C on k compact device vectors (size nsym each). */
 cis_status ci_irrep_gpu_sigma(ci_irrep_gpu *I, int k, const double *d_C, double *d_S, cudaStream_t s,
                               cis_ci_direct_gpu_info *info);

@@ -74,6 +74,13 @@ static cis_status ir_upload(ci_irrep_gpu *I, void **d, const void *h, size_t byt
   return CIS_OK;
 }
 
+cis_status ci_irrep_gpu_set_pairs(ci_irrep_gpu *I) {
+  cis_int gtot = 0;
+  for (int h = 0; h < CI_IRREPS; ++h) gtot += (cis_int)I->hv.npi[h] * I->hv.npi[h];
+  CIS_CUDA_CHECK(cudaMemcpy(I->gblk, I->hv.gblk, (size_t)gtot * sizeof(double), cudaMemcpyHostToDevice));
+  return CIS_OK;
+}
+
 void ci_irrep_gpu_free(ci_irrep_gpu *I) {
   if (!I) return;
   for (int i = 0; i < I->ndev; ++i) cudaFree(I->dev[i]);

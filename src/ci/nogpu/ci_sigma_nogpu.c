@@ -16,6 +16,11 @@ cis_status cis_ci_direct_gpu_create(const cis_ci_direct *D, const cis_ci_direct_
 
 void cis_ci_direct_gpu_free(cis_ci_direct_gpu *G) { (void)G; }
 
+cis_status cis_ci_direct_gpu_set_integrals(cis_ci_direct_gpu *G) {
+  (void)G;
+  return cis_error(CIS_ERR_NO_GPU, "cisparse was built without CUDA");
+}
+
 void cis_ci_direct_gpu_get_info(const cis_ci_direct_gpu *G, cis_ci_direct_gpu_info *info) {
   (void)G;
   memset(info, 0, sizeof *info);
