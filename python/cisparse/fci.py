@@ -28,8 +28,10 @@ CASSCF asks) are cisparse's above ``rdm_min`` determinants: on the GPU
 space and kept across calls) where one is usable, else on the host
 (``cis_ci_direct_rdm12``); PySCF's own below. ``contract_2e`` (what
 CASSCF's approximate CI steps call on absorb_h1e's integrals) runs on the GPU
-above ``contract_min`` determinants (the direct sigma, one device copy per
-h2eff), PySCF's own otherwise.
+above ``contract_min`` determinants (the direct sigma), PySCF's own otherwise.
+The direct space (strings, links, the GPU's workspace) is kept across
+calls: Davidson and contract_2e load new integrals into it
+(``cis_ci_direct_set_integrals``).
 """
 import ctypes
 
@@ -136,6 +138,8 @@ for _name, _res, _args in [
     ("cis_ci_diagonal_all", ctypes.c_int, [_P, _P, _dp]),
     ("cis_ci_direct_create", ctypes.c_int, [_P, _P, ctypes.POINTER(_P)]),
     ("cis_ci_direct_free", None, [_P]),
+    ("cis_ci_direct_set_integrals", ctypes.c_int, [_P, _P]),
+    ("cis_ci_direct_gpu_set_integrals", ctypes.c_int, [_P]),
     ("cis_ci_direct_size", ctypes.c_int64, [_P]),
     ("cis_ci_direct_det", None, [_P, ctypes.c_int64, _u64p, _u64p]),
     ("cis_ci_direct_diagonal", ctypes.c_int, [_P, _dp]),
@@ -334,45 +338,41 @@ class _RdmSpace:
         return out
 
 
-class _SigmaSpace:
-    """PySCF's contract_2e(h2eff, c) on the GPU for one h2eff (what
-    absorb_h1e returned; CASSCF's approximate CI steps call it several times
-    with one h2eff): contract_2e(X) c = sum_pqrs X_pqrs E_pq E_rs c is the
-    Hamiltonian of eri = 2 X and h_ps = sum_q X_pqqs (the -1/2 (pq|qs) E_ps
-    term of H cancels h), so cisparse's direct sigma (cis_ci_direct_gpu_sigma)
-    applies unchanged (gpu=False: the host sigma, cis_ci_direct_sigma).
-    Device workspace capped at ``work_bytes``."""
+class _DirectSpace:
+    """The direct space of (norb, nelec[, orbsym, wfnsym]) kept across calls:
+    CASSCF asks for the same space every macro-iteration with new orbitals,
+    and calls contract_2e with absorb_h1e's integrals in between. Holds F with
+    its own integral arrays, D (cis_ci_direct_create), PySCF's addresses of
+    D's strings, and on the GPU one G (cis_ci_direct_gpu_create) for
+    Davidson's and contract_2e's products. New integrals go in through
+    cis_ci_direct_set_integrals and cis_ci_direct_gpu_set_integrals, so the
+    strings, links and device workspace are made once per space."""
 
-    work_bytes = 8 << 30
+    room = 6 << 30  # device bytes G's workspace leaves free: the RDMs' workspace (4 GiB) and margins
 
-    def __init__(self, h2eff, norb, nelec, gpu=True):
+    def __init__(self, norb, nelec, orbsym, wfnsym, gpu):
         na, nb = nelec
-        self.src, self.key = h2eff, (norb, na, nb)
+        self.key = _DirectSpace.key_of(norb, nelec, orbsym, wfnsym, gpu)
+        self.norb, self.nelec, self.gpu = norb, (na, nb), bool(gpu)
         self.D = self.G = self.dc = self.ds = None
-        X = ao2mo.restore(1, np.asarray(h2eff, dtype=np.float64), norb)
-        self.h1 = np.ascontiguousarray(np.einsum("pqqs->ps", X))
-        self.h1 = np.ascontiguousarray((self.h1 + self.h1.T) * 0.5)
-        self.eri = np.ascontiguousarray(ao2mo.restore(8, 2.0 * X, norb))
-        self.F = _make_fcidump(norb, nelec)
-        self.F.h1, self.F.eri = self.h1.ctypes.data_as(_dp), self.eri.ctypes.data_as(_dp)
-        o = _direct_opts()
-        o.block_bytes, o.vectors, o.ignore_symmetry, o.no_time_reversal = 1 << 20, 1, 1, 0
-        D, G = _P(), _P()
-        check(L.lib.cis_ci_direct_create(ctypes.byref(self.F), ctypes.byref(o), ctypes.byref(D)))
+        self.vectors, self.src = 0, None
+        F = self.F = _make_fcidump(norb, nelec, orbsym, wfnsym)
+        self.h1 = np.zeros((norb, norb))
+        self.eri = np.zeros(int(F.neri))
+        F.h1, F.eri = self.h1.ctypes.data_as(_dp), self.eri.ctypes.data_as(_dp)
+        D = _P()
+        check(L.lib.cis_ci_direct_create(ctypes.byref(F), None, ctypes.byref(D)))
         self.D = D
         self.n = int(L.lib.cis_ci_direct_size(D))
         self.shape = (cistring.num_strings(norb, na), cistring.num_strings(norb, nb))
         if self.n != self.shape[0] * self.shape[1]:
             raise CisparseError(L.ERR_INVALID, f"direct space of {self.n} determinants, expected {self.shape}")
-        if not gpu:
-            return
-        go = _direct_gpu_opts()
-        go.vectors, go.work_bytes = 2, self.work_bytes
-        check(L.lib.cis_ci_direct_gpu_create(D, ctypes.byref(go), ctypes.byref(G)))
-        self.G = G
-        self.dc, self.ds = _P(), _P()
-        check(L.lib.cis_gpu_malloc(ctypes.byref(self.dc), 8 * self.n))
-        check(L.lib.cis_gpu_malloc(ctypes.byref(self.ds), 8 * self.n))
+        self.ia, self.ib, self.identity = _pyscf_addresses(D, norb, na, nb)
+
+    @staticmethod
+    def key_of(norb, nelec, orbsym, wfnsym, gpu):
+        sym = None if orbsym is None or wfnsym is None else (tuple(int(x) for x in orbsym), int(wfnsym))
+        return (norb, tuple(nelec), sym, bool(gpu))
 
     def close(self):
         _release(self, ("dc", L.lib.cis_gpu_free), ("ds", L.lib.cis_gpu_free), ("G", L.lib.cis_ci_direct_gpu_free),
@@ -380,18 +380,77 @@ class _SigmaSpace:
 
     __del__ = close
 
-    def apply(self, ci):
-        """contract_2e(h2eff, ci) (direct order is PySCF's: string addresses
-        are colexicographic in both)."""
-        c = np.ascontiguousarray(np.asarray(ci, dtype=np.float64).reshape(-1))
+    def load(self, h1e, eri, src=None):
+        """Make (h1e, eri) D's (and G's) integrals; src: an object standing
+        for them (contract_2e's h2eff), skipped when it is the one loaded."""
+        if src is not None and src is self.src:
+            return
+        norb = self.norb
+        self.h1[:] = np.asarray(h1e, dtype=np.float64).reshape(norb, norb)
+        self.eri[:] = ao2mo.restore(8, np.asarray(eri, dtype=np.float64), norb)
+        check(L.lib.cis_ci_direct_set_integrals(self.D, ctypes.byref(self.F)))
+        if self.G:
+            check(L.lib.cis_ci_direct_gpu_set_integrals(self.G))
+        self.src = src
+
+    def load_h2eff(self, h2eff):
+        """contract_2e(X) c = sum_pqrs X_pqrs E_pq E_rs c is the Hamiltonian
+        of eri = 2 X and h_ps = sum_q X_pqqs (the -1/2 (pq|qs) E_ps term of H
+        cancels h), so the direct sigma applies unchanged."""
+        if h2eff is self.src:
+            return
+        X = ao2mo.restore(1, np.asarray(h2eff, dtype=np.float64), self.norb)
+        h1 = np.einsum("pqqs->ps", X)
+        self.load((h1 + h1.T) * 0.5, ao2mo.restore(8, 2.0 * X, self.norb), src=h2eff)
+
+    def gpu_sigma(self, vectors, work_cap=None):
+        """G, made (or made again) with room for `vectors` device vectors of
+        this space beside its workspace, which leaves `room` bytes free (and
+        takes at most work_cap bytes)."""
+        if self.G and self.vectors >= vectors:
+            return self.G
+        _release(self, ("G", L.lib.cis_ci_direct_gpu_free))
+        gi = L.cis_gpu_info()
+        check(L.lib.cis_gpu_get_info(ctypes.byref(gi)))
+        go = _direct_gpu_opts()
+        go.vectors = vectors
+        work = int(gi.free_mem) - 8 * self.n * vectors - self.room
+        go.work_bytes = max(min(work, work_cap) if work_cap else work, 256 << 20)
+        G = _P()
+        check(L.lib.cis_ci_direct_gpu_create(self.D, ctypes.byref(go), ctypes.byref(G)))
+        self.G, self.vectors = G, vectors
+        return G
+
+    def to_direct(self, v):
+        """A PySCF vector (any shape of nA x nB entries) in D's order."""
+        v = np.asarray(v, dtype=np.float64).reshape(self.shape)
+        return (v if self.identity else v[np.ix_(self.ia, self.ib)]).reshape(-1)
+
+    def to_pyscf(self, v):
+        if self.identity:
+            return np.asarray(v).reshape(self.shape)
+        ci = np.empty(self.shape)
+        ci[np.ix_(self.ia, self.ib)] = np.asarray(v).reshape(self.shape)
+        return ci
+
+    def contract(self, h2eff, ci):
+        """contract_2e(h2eff, ci) as PySCF's, on the GPU when the space has
+        one (the host sigma otherwise)."""
+        self.load_h2eff(h2eff)
+        c = np.ascontiguousarray(self.to_direct(ci))
         out = np.empty(self.n)
-        if not self.G:
+        if not self.gpu:
             check(L.lib.cis_ci_direct_sigma(self.D, 1, c.ctypes.data_as(_dp), out.ctypes.data_as(_dp)))
-            return out.reshape(self.shape)
+            return self.to_pyscf(out)
+        G = self.gpu_sigma(max(self.vectors, 2), work_cap=8 << 30)
+        if not self.dc:
+            self.dc, self.ds = _P(), _P()
+            check(L.lib.cis_gpu_malloc(ctypes.byref(self.dc), 8 * self.n))
+            check(L.lib.cis_gpu_malloc(ctypes.byref(self.ds), 8 * self.n))
         check(L.lib.cis_gpu_upload(self.dc, c.ctypes.data_as(_P), 8 * self.n))
-        check(L.lib.cis_ci_direct_gpu_sigma(self.G, 1, self.dc, self.ds, None))
+        check(L.lib.cis_ci_direct_gpu_sigma(G, 1, self.dc, self.ds, None))
         check(L.lib.cis_gpu_download(out.ctypes.data_as(_P), self.ds, 8 * self.n))
-        return out.reshape(self.shape)
+        return self.to_pyscf(out)
 
 
 class FCISolver(direct_spin1.FCISolver):
@@ -436,9 +495,6 @@ class FCISolver(direct_spin1.FCISolver):
             wfnsym = symm.irrep_name2id(self.mol.groupname, wfnsym)
         nelec = direct_spin1._unpack_nelec(nelec, self.spin)
         self.norb, self.nelec = norb, nelec
-        sg = self.__dict__.pop("_sigma", None)  # contract_2e's device workspace: Davidson's now
-        if sg is not None:
-            sg.close()
         method = self._choose_method(norb, nelec)
         if method == "direct":
             return self._kernel_direct(h1e, eri, norb, nelec, ecore, nroots, tol, max_cycle, orbsym, wfnsym, ci0)
@@ -552,26 +608,33 @@ class FCISolver(direct_spin1.FCISolver):
             return "auto" if n <= self.dense_max_penalty else "direct"
         return "auto" if n <= self.dense_max else "direct"
 
+    def _direct_space(self, norb, nelec, orbsym, wfnsym, gpu):
+        """The kept _DirectSpace of this space (one for the kernel's irrep
+        and one in C1 for contract_2e, the same one without symmetry); a new
+        norb, nelec or device frees the others (CASSCF moved on)."""
+        key = _DirectSpace.key_of(norb, nelec, orbsym, wfnsym, gpu)
+        spaces = self.__dict__.setdefault("_direct", {})
+        sp = spaces.get(key)
+        if sp is None:
+            for k in [k for k in spaces if (k[0], k[1], k[3]) != (key[0], key[1], key[3])]:
+                spaces.pop(k).close()
+            sp = spaces[key] = _DirectSpace(norb, nelec, orbsym, wfnsym, gpu)
+        return sp
+
     def _kernel_direct(self, h1e, eri, norb, nelec, ecore, nroots, tol, max_cycle, orbsym, wfnsym, ci0=None):
         """Davidson on the matrix-free sigma: on the GPU (cis_ci_direct_gpu_operator,
         vectors on the device) where one is usable and no spin penalty is
-        asked, else on the host (cis_ci_direct_operator)."""
+        asked, else on the host (cis_ci_direct_operator). The space (strings,
+        links, G's workspace) is kept for the next call (_DirectSpace)."""
         na, nb = nelec
-        h1 = np.ascontiguousarray(h1e, dtype=np.float64).reshape(norb, norb)
-        g = np.ascontiguousarray(ao2mo.restore(8, np.asarray(eri, dtype=np.float64), norb))
-        F = _make_fcidump(norb, nelec, orbsym, wfnsym)
-        F.h1, F.eri = h1.ctypes.data_as(_dp), g.ctypes.data_as(_dp)
-        D, op, hop, G = _P(), _P(), _P(), _P()  # hop: H under a spin penalty (must outlive op)
+        op, hop = _P(), _P()  # hop: H under a spin penalty (must outlive op)
         penalty = getattr(self, "ss_penalty", None)
         gpu = not penalty and self._use_gpu()
         t0 = L.lib.cis_wtime()
-        check(L.lib.cis_ci_direct_create(ctypes.byref(F), None, ctypes.byref(D)))
+        sp = self._direct_space(norb, nelec, orbsym, wfnsym, gpu)
+        sp.load(h1e, eri)
+        D, F, n = sp.D, sp.F, sp.n
         try:
-            n = int(L.lib.cis_ci_direct_size(D))
-            nA, nB = cistring.num_strings(norb, na), cistring.num_strings(norb, nb)
-            if n != nA * nB:
-                raise CisparseError(L.ERR_INVALID, f"direct space of {n} determinants, expected {nA} x {nB}")
-            ia, ib, ident = _pyscf_addresses(D, norb, na, nb)
             diag = np.empty(n)
             check(L.lib.cis_ci_direct_diagonal(D, diag.ctypes.data_as(_dp)))
             # ci0 first, then P-space guesses (more under a spin penalty, which
@@ -582,16 +645,15 @@ class FCISolver(direct_spin1.FCISolver):
             ci0s = _ci0_list(ci0, n)
             warm = len(ci0s) >= nroots and not penalty
             want = min(n, nroots if warm else nroots + 2)
-            start = [v if ident else v.reshape(nA, nB)[np.ix_(ia, ib)].reshape(-1) for v in ci0s][:want]
+            start = [sp.to_direct(v) for v in ci0s][:want]
             extra = 0 if warm else 4 + (want + 4 if penalty else 0)
             guess = _guess(L.lib.cis_ci_pspace_guess_direct, F, D, diag, want, n, extra, start)
             if na == nb:
                 guess = _time_reversal_pure(D, guess)
             max_sub = max(int(getattr(self, "max_space", 12)) * want, 8 * want, 24, len(guess) + want)
-            if gpu:
-                go = _direct_gpu_opts()
-                go.vectors = 2 * max_sub + 3 * want + 8  # Davidson's device vectors (subspace, products, Ritz, residuals)
-                check(L.lib.cis_ci_direct_gpu_create(D, ctypes.byref(go), ctypes.byref(G)))
+            G = None
+            if gpu:  # Davidson's device vectors (subspace, products, Ritz, residuals)
+                G = sp.gpu_sigma(2 * max_sub + 3 * want + 8)
                 check(L.lib.cis_ci_direct_gpu_operator(G, diag.ctypes.data_as(_dp), ctypes.byref(op)))
             else:
                 check(L.lib.cis_ci_direct_operator(D, ctypes.byref(op)))
@@ -622,20 +684,9 @@ class FCISolver(direct_spin1.FCISolver):
             for o_ in (op, hop):
                 if o_:
                     L.lib.cis_operator_free(o_)
-            if G:
-                L.lib.cis_ci_direct_gpu_free(G)
-            L.lib.cis_ci_direct_free(D)
-        cis = []
-        for k in range(nroots):
-            if ident:
-                cis.append(evecs[k].reshape(nA, nB))
-                continue
-            ci = np.empty((nA, nB))
-            ci[np.ix_(ia, ib)] = evecs[k].reshape(nA, nB)
-            cis.append(ci)
+        cis = [sp.to_pyscf(evecs[k]) for k in range(nroots)]
         return self._finish(st, info, t0, evals, cis, ecore, nroots, device="gpu" if gpu else "cpu", method="direct",
-                            determinants=n,
-                            nonzeros=0)
+                            determinants=n, nonzeros=0)
 
     # ---- RDMs: cisparse's above rdm_min determinants (GPU where usable) ----
 
@@ -674,14 +725,8 @@ class FCISolver(direct_spin1.FCISolver):
         gpu = self._use_gpu()
         if kwargs or norb > 64 or n < self.contract_min or np.size(fcivec) != n or not (gpu or self.contract_on_host):
             return super().contract_2e(eri, fcivec, norb, nelec, link_index, **kwargs)
-        sg = self.__dict__.get("_sigma")
-        if sg is None or sg.src is not eri or sg.key != (norb, na, nb) or bool(sg.G) != gpu:
-            if sg is not None:
-                sg.close()
-            self._sigma = sg = None
-            self._sigma = sg = _SigmaSpace(eri, norb, (na, nb), gpu)
         t0 = L.lib.cis_wtime()
-        out = sg.apply(fcivec)
+        out = self._direct_space(norb, (na, nb), None, None, gpu).contract(eri, fcivec)
         st = self.__dict__.setdefault("contract_stats", {"calls": 0, "seconds": 0.0})
         st["calls"] += 1
         st["seconds"] += L.lib.cis_wtime() - t0

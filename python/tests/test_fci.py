@@ -159,15 +159,17 @@ def test_errors(h2o):
 @pytest.mark.parametrize("method", ["direct", "stored"])
 def test_warm_start_and_reused_space(n2, method):
     # CASSCF hands the previous CI vector back as ci0: Davidson starts there
-    # (fewer products, same energy); the determinant list is kept between
-    # calls on the same space and rebuilt when the space changes.
+    # (fewer products, same energy); the determinant list (stored) or the
+    # direct space (direct) is kept between calls on the same space and
+    # rebuilt when the space changes.
     mol, mf = n2
     h1, ecore = mcscf.CASCI(mf, 8, 8).get_h1eff()
     h2 = mcscf.CASCI(mf, 8, 8).get_h2eff()
     s = solver(mol, conv_tol=1e-12, method=method)
     e_cold, c = s.kernel(h1, h2, 8, 8, ecore=ecore)
     cold = s.stats["products"]
-    space = s._space
+    space = s._space if method == "stored" else s._direct
+    kept = dict(space) if method == "direct" else None
     e_warm, _ = s.kernel(h1, h2, 8, 8, ci0=c, ecore=ecore)
     assert abs(e_warm - e_cold) < 1e-10 and s.converged
     assert s.stats["products"] < cold, (s.stats["products"], cold)
@@ -175,6 +177,11 @@ def test_warm_start_and_reused_space(n2, method):
         assert s._space is space
         s.kernel(h1[:6, :6], mcscf.CASCI(mf, 6, 6).get_h2eff(), 6, 6)
         assert s._space is not space and s._space.n == 400
+    else:
+        assert len(kept) == 1 and s._direct == kept  # the same _DirectSpace object
+        s.kernel(h1[:6, :6], mcscf.CASCI(mf, 6, 6).get_h2eff(), 6, 6)
+        (sp,) = s._direct.values()
+        assert sp not in kept.values() and sp.n == 400
     bad = np.full_like(c, np.nan)  # a non-finite ci0 is not a guess
     e_bad, _ = s.kernel(h1, h2, 8, 8, ci0=bad, ecore=ecore)
     assert abs(e_bad - e_cold) < 1e-10
@@ -327,9 +334,34 @@ def test_contract_2e_host_vs_pyscf(nelec):
     _contract_case(s, 8, nelec, np.random.default_rng(8))
 
 
+@pytest.mark.parametrize("device", ["cpu", "gpu"])
+def test_kernel_and_contract_share_a_space(n2, device):
+    # CASSCF's order: kernel, contract_2e on absorb_h1e's integrals, kernel
+    # again: one kept direct space, its integrals switched each time
+    # (cis_ci_direct_set_integrals); the energies and products unchanged.
+    if device == "gpu" and _gpus == 0:
+        pytest.skip(f"no GPU: {_why}")
+    mol, mf = n2
+    h1, ecore = mcscf.CASCI(mf, 8, 8).get_h1eff()
+    h2 = mcscf.CASCI(mf, 8, 8).get_h2eff()
+    s = solver(mol, conv_tol=1e-12, method="direct", device=device)
+    s.contract_on_host = True
+    e0, c0 = s.kernel(h1, h2, 8, 8, ecore=ecore)
+    _contract_case(s, 8, (4, 4), np.random.default_rng(5))
+    e1, c1 = s.kernel(h1, h2, 8, 8, ecore=ecore)
+    assert len(s._direct) == 1 and abs(e1 - e0) < 1e-11
+    assert abs(abs(np.dot(c0.ravel(), c1.ravel())) - 1) < 1e-9
+    ref = fci.direct_spin1.FCISolver()
+    h2e = ref.absorb_h1e(h1, h2, 8, 8, 0.5)
+    want = ref.contract_2e(h2e, c1, 8, 8)
+    got = s.contract_2e(s.absorb_h1e(h1, h2, 8, 8, 0.5), c1, 8, 8)
+    assert abs(got - want).max() <= 1e-11 * abs(want).max()
+
+
 @needs_gpu
 @pytest.mark.parametrize("nelec", [(4, 4), (5, 3)])
 def test_contract_2e_gpu_vs_pyscf(nelec):
     s = cisparse.fci.FCISolver(device="gpu")
     _contract_case(s, 8, nelec, np.random.default_rng(9))
-    assert s._sigma.G
+    (sp,) = s._direct.values()
+    assert sp.G
