@@ -33,12 +33,17 @@ def gpu_count():
     return n, why.value.decode()
 
 
+_CUPY = []  # [the cupy module or None], once imported (every product asks)
+
+
 def _cupy():
-    try:
-        import cupy
-        return cupy
-    except Exception:  # ImportError, or CuPy present without a usable CUDA
-        return None
+    if not _CUPY:
+        try:
+            import cupy
+            _CUPY.append(cupy)
+        except Exception:  # ImportError, or CuPy present without a usable CUDA
+            _CUPY.append(None)
+    return _CUPY[0]
 
 
 class Matrix:
@@ -223,7 +228,8 @@ class Matrix:
         if cp is not None and isinstance(v, cp.ndarray):
             if not self.on_device:
                 raise ValueError(f"{name} is a CuPy array but the matrix is on the host (call to_device())")
-            v = cp.ascontiguousarray(v, dtype=self.dtype)
+            if v.dtype != self.dtype or not v.flags.c_contiguous:  # (a few microseconds even when a no-op)
+                v = cp.ascontiguousarray(v, dtype=self.dtype)
             ptr = v.data.ptr
         else:
             if self.on_device:

@@ -21,11 +21,15 @@
  *      windows removes the padding: CI Hamiltonians; Kreutzer et al. 2014,
  *      Sec. 2, choose sigma the same way), both with the split kernel;
  *      then sell16 with the same C and sigma if it stores at most
- *      CIS_AUTO_SELL16_RATIO = 0.90 of those bytes: 16-bit column offsets
- *      inside each slice's 64K-column window, far columns escaped to CSR
- *      (sell16.c); its kernel reaches a lower fraction of the bandwidth than
- *      sellcs's (H200, ci 32k: 75.7% against 85.7%, bench/NOTES.md), so it
- *      wins only where it saves clearly more than that difference;
+ *      CIS_AUTO_SELL16_RATIO = 0.85 of those bytes and escapes at most
+ *      CIS_AUTO_SELL16_FAR = 0.1% of the nonzeros: 16-bit column offsets
+ *      inside each slice's 64K-column window, far columns escaped to a CSR
+ *      part (sell16.c). Its kernel reaches a lower fraction of the bandwidth
+ *      than sell's and sellcs's, and its escapes are read row by row, not
+ *      coalesced (H200, 2026-11-23, bench/NOTES.md "sell16 and auto"):
+ *      ci 32k, ratio 0.834, no escapes: 0.0934 ms against sellcs 0.0992;
+ *      laplace3d 160, ratio 0.886, none: 0.1204 against sell 0.1120;
+ *      ci 524k, ratio 0.887 with escapes: 7.52 ms against sellcs 1.98;
  *   3. otherwise (power-law rows: padding even after sorting) -> hyb:
  *      ELLPACK for the common length, CSR for the long tails (Mahmoud et al.
  *      2018, Sec. 4.1).
@@ -36,12 +40,15 @@
 #include "formats/format_util.h"
 
 enum { CIS_AUTO_SMALL_NNZ = 1000000 };
-#define CIS_AUTO_SELL16_RATIO 0.90
+#define CIS_AUTO_SELL16_RATIO 0.85
+#define CIS_AUTO_SELL16_FAR 0.001
 
 /* Bytes of A in sell16 with chunk C and sort window sigma (sell16_bytes in
  * sell16.c without building it): the slots at vs + 2 bytes, the escaped
- * entries at vs + 4, perm, far pointers and slice arrays. */
-static cis_status sell16_bytes_of(const cis_csr *A, cis_int C, cis_int sigma, size_t vs, double *bytes) {
+ * entries at vs + 4, perm, far pointers and slice arrays; *far_share = the
+ * escaped entries over nnz. */
+static cis_status sell16_bytes_of(const cis_csr *A, cis_int C, cis_int sigma, size_t vs, double *bytes,
+                                  double *far_share) {
   cis_status st;
   const cis_int nslices = (A->rows + C - 1) / C;
   cis_idx *perm = NULL;
@@ -57,6 +64,7 @@ static cis_status sell16_bytes_of(const cis_csr *A, cis_int C, cis_int sigma, si
   cis_sell16_scan(A, C, nslices, perm, base, width, far);
   for (cis_int s = 0; s < nslices; ++s) slots += width[s] * C;
   for (cis_int i = 0; i < A->rows; ++i) far_nnz += far[i];
+  *far_share = (double)far_nnz / (double)(A->nnz > 0 ? A->nnz : 1);
   *bytes = (double)slots * (double)(vs + 2) + (double)far_nnz * (double)(vs + 4) +
            (perm ? 4.0 * (double)A->rows : 0) + (far_nnz > INT32_MAX ? 8.0 : 4.0) * (double)(A->rows + 1) +
            12.0 * (double)nslices + 8;
@@ -124,17 +132,18 @@ cis_status cis_format_auto(const cis_csr *A, cis_dtype dtype, cis_format_choice 
   const int cs = b_sellcs < b_sell;
   if ((cs ? out->sellcs_fill : out->sell_fill) <= 1.05) {
     const double b = cs ? b_sellcs : b_sell;
-    double b16 = 0;
+    double b16 = 0, far = 0;
     out->params.slice = 32;
     out->params.sigma = cs ? 1024 : 1;
-    CIS_TRY(sell16_bytes_of(A, out->params.slice, out->params.sigma, cis_dtype_size(dtype), &b16));
+    CIS_TRY(sell16_bytes_of(A, out->params.slice, out->params.sigma, cis_dtype_size(dtype), &b16, &far));
     out->sell16_ratio = b16 / b;
-    const int use16 = out->sell16_ratio <= CIS_AUTO_SELL16_RATIO;
+    out->sell16_far = far;
+    const int use16 = out->sell16_ratio <= CIS_AUTO_SELL16_RATIO && far <= CIS_AUTO_SELL16_FAR;
     out->format = out->kernel = use16 ? "sell16" : cs ? "sellcs" : "sell";
     snprintf(out->reason, sizeof out->reason,
-             "fill sell %.3f (%.1f MB), sellcs %.3f (%.1f MB), sell16 %.3f of %s %s %.2f: %s, %s = 32%s",
+             "fill sell %.3f (%.1f MB), sellcs %.3f (%.1f MB); sell16 %.3f of %s, %.2f%% escaped: %s, %s = 32%s",
              out->sell_fill, b_sell / 1e6, out->sellcs_fill, b_sellcs / 1e6, out->sell16_ratio,
-             cs ? "sellcs" : "sell", use16 ? "<=" : ">", CIS_AUTO_SELL16_RATIO, out->format,
+             cs ? "sellcs" : "sell", 100.0 * far, out->format,
              cs || use16 ? "C" : "S", cs ? ", sigma = 1024" : "");
   } else {
     out->format = "hyb";

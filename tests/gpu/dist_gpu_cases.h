@@ -81,6 +81,7 @@ static void case_solvers(cis_dist_comm *c) {
   if (!A) return;
   cis_int n = A->rows;
   double *b = malloc(n * sizeof *b), *xs = calloc(n, sizeof *xs), *xd = malloc(n * sizeof *xd), *zero = calloc(n, sizeof *zero);
+  double *r = malloc(n * sizeof *r);
   const cis_krylov_method methods[] = {CIS_CG, CIS_BICGSTAB};
   test_fill_random(b, CIS_F64, n, 5);
   for (int mi = 0; mi < 2; ++mi) {
@@ -106,14 +107,27 @@ static void case_solvers(cis_dist_comm *c) {
       CHECK_OK(cis_krylov_solve(op, vb, v, &ko, &id));
       CHECK_OK(cis_dist_vec_download(D, xd, v, 1));
       double e = test_rel_err(xd, xs, CIS_F64, n);
-      /* against the host solve: dots summed in another order (cuBLAS per
+      /* Against the host solve: dots summed in another order (cuBLAS per
        * part), so the convergence test may move: by one iteration for CG,
        * by up to a tenth of them for BiCGStab, whose residual is not
-       * monotone (measured on the H200: 54 against 57) */
+       * monotone (measured on the H200: 54 against 57, and 54 against 55).
+       * What each solve guarantees is its residual: the true one of the
+       * distributed x, ||b - A x|| / ||b||, within 10 tol (the recurrence's
+       * residual drifts from it by rounding); the two x then differ by at
+       * most about kappa(A) tol each: kappa of this 16^3 Laplacian is
+       * ~ 4 (17/pi)^2 = 117, so 2 * 117 * tol = 2.3e-8 (measured: 1.06e-9). */
+      double rr = 0, bb = 0;
+      CHECK_OK(cis_csr_spmv(A, -1.0, xd, 0.0, r));
+      for (cis_int i = 0; i < n; ++i) {
+        const double d = b[i] + r[i];
+        rr += d * d;
+        bb += b[i] * b[i];
+      }
+      rr = sqrt(rr / bb);
       const int slack = ko.method == CIS_CG ? 1 : 1 + is.iterations / 10;
-      CHECK(e < 1e-9 && abs(id.iterations - is.iterations) <= slack,
-            "%s G=%d: x differs from the host solve by %.3e, %d iterations vs %d", cis_krylov_method_name(ko.method),
-            cis_dist_comm_ranks(c), e, id.iterations, is.iterations);
+      CHECK(rr <= 10 * ko.tol && e < 2.3e-8 && abs(id.iterations - is.iterations) <= slack,
+            "%s G=%d: true residual %.3e (tol %.1e), x differs from the host solve by %.3e, %d iterations vs %d",
+            cis_krylov_method_name(ko.method), cis_dist_comm_ranks(c), rr, ko.tol, e, id.iterations, is.iterations);
       if (cis_dist_comm_ranks(c) == 1) { /* G = 1: the serial GPU solve (cublasL, same plan kernel) exactly */
         cis_matrix *M = NULL;
         cis_gpu_plan *P = NULL;
@@ -197,6 +211,7 @@ static void case_solvers(cis_dist_comm *c) {
   free(xs);
   free(xd);
   free(zero);
+  free(r);
   cis_csr_free(A);
 }
 
