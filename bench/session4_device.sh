@@ -8,6 +8,9 @@
 #           laplace3d 160, ci 524k and the H2O 6-31G FCI Hamiltonian (sell,
 #           sellcs, sell16, auto and cuSPARSE CSR/SELL); the Python layer's
 #           overhead on one 32k product (bench/python_overhead.py)
+#   check   build; `ctest -L 'gpu|multigpu'`; the Python GPU tests; the
+#           Python overhead again; the auto rows of laplace3d 160 and ci 524k
+#           beside sell and sellcs (after the auto rule's change)
 #   casscf  CASSCF(14,14) of C2H4/cc-pVDZ with cisparse.fci, then with
 #           PySCF's own solver on the 16 cores, stopped at the deadline
 #           (bench/casscf_vs_pyscf.py --deadline-epoch); the library is
@@ -54,6 +57,18 @@ verify)
   step blap 60 $CLI bench laplace3d:size=160 --kernels $K --runs 50 && rows blap
   step b524k 90 $CLI bench ci:rows=524288,seed=1 --kernels $K --runs 30 && rows b524k
   step bh2o 150 $CLI bench "$H2O" --kernels sell,sellcs,sell16,csr-vector,auto,cusparse-csr-alg1,cusparse-sell-alg1 --runs 10 && rows bh2o
+  ;;
+check)
+  step ctest_gpu 150 bash -c "cd build && ctest -L 'gpu|multigpu' --output-on-failure"
+  grep -E "tests passed|tests failed|Test +#|FAIL" "$L/ctest_gpu.log" | tail -n 30 >>"$S"
+  step pytest_gpu 120 env $PYENV python3 -m pytest -p no:cacheprovider -q -rs python/tests
+  tail -n 4 "$L/pytest_gpu.log" >>"$S"
+  for f in sell16 sellcs; do
+    step pyover_$f 40 env $PYENV python3 bench/python_overhead.py ci:rows=32768,seed=1 $f
+    tail -n 3 "$L/pyover_$f.log" >>"$S"
+  done
+  step blap 60 $CLI bench laplace3d:size=160 --kernels sell,sellcs,auto,cusparse-sell-alg1 --runs 50 && rows blap
+  step b524k 90 $CLI bench ci:rows=524288,seed=1 --kernels sell,sellcs,auto,cusparse-sell-alg1 --runs 30 && rows b524k
   ;;
 casscf)
   step casscf14 $((BUDGET_S - $(elapsed) - 10)) env $PYENV OMP_NUM_THREADS=16 python3 -u bench/casscf_vs_pyscf.py 14 \
