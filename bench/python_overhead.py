@@ -2,11 +2,18 @@
 """What the Python layer adds to one SpMV (issue 12: <= 5% over the C call
 on the 32k CI matrix on the GPU; measured, not asserted).
 
-Host: the median of Matrix.spmv(x, y) against the median of the bare
-ctypes call of cis_matrix_spmv with prebuilt pointers (the least Python can
-do). Device (when a GPU and CuPy are present): the median of
-Matrix.spmv(x, y) timed with CUDA events around each call against
-cis_gpu_time_spmv (CUDA events inside C, same kernel and vectors).
+Each figure is a median over many calls; the two ways of calling alternate
+call by call, so that drift (clocks, other load) falls on both alike.
+
+Host: Matrix.spmv(x, y) against the bare ctypes call of cis_matrix_spmv
+with prebuilt pointers (the least Python can do), wall clock per call.
+
+Device (when a GPU and CuPy are present): Matrix.spmv(dx, dy) against the
+bare ctypes call of cis_gpu_spmv on the same plan, vectors and stream, each
+timed alone between two CUDA events and synchronized (what one call costs a
+caller that waits for it: the launch latency is in both). Also printed: the
+kernel alone, back to back (cis_gpu_time_spmv, events inside C), which
+leaves out the launch latency that every single call from any language pays.
 
     PYTHONPATH=python CISPARSE_LIBRARY=build/libcisparse.so python3 bench/python_overhead.py [SPEC] [FORMAT]
 """
@@ -31,19 +38,25 @@ x = np.random.default_rng(1).standard_normal(m)
 y = np.empty(n)
 
 
-def median_seconds(f, runs=20):
-    for _ in range(3):
-        f()
-    t = []
+def alternate(f, g, timer, runs, warm=3):
+    """Medians of timer(f) and timer(g), called in turn."""
+    for _ in range(warm):
+        f(), g()
+    tf, tg = [], []
     for _ in range(runs):
-        t0 = time.perf_counter()
-        f()
-        t.append(time.perf_counter() - t0)
-    return statistics.median(t)
+        tf.append(timer(f))
+        tg.append(timer(g))
+    return statistics.median(tf), statistics.median(tg)
 
 
-c = median_seconds(lambda: L.lib.cis_matrix_spmv(A._M, 1.0, x.ctypes.data, 0.0, y.ctypes.data))
-p = median_seconds(lambda: A.spmv(x, y))
+def wall(f):
+    t0 = time.perf_counter()
+    f()
+    return time.perf_counter() - t0
+
+
+c, p = alternate(lambda: L.lib.cis_matrix_spmv(A._M, 1.0, x.ctypes.data, 0.0, y.ctypes.data), lambda: A.spmv(x, y),
+                 wall, 20)
 print(f"host: bare ctypes call {c * 1e6:9.1f} us   Matrix.spmv {p * 1e6:9.1f} us   "
       f"Python layer +{(p - c) * 1e6:.1f} us ({100 * (p - c) / c:+.2f}%)")
 
@@ -58,14 +71,19 @@ dx, dy = cp.asarray(x), cp.empty(n)
 ms = ctypes.c_double()
 cisparse._errors.check(L.lib.cis_gpu_time_spmv(A._plan, dx.data.ptr, 0.0, dy.data.ptr, 10, runs, ctypes.byref(ms)))
 start, stop = cp.cuda.Event(), cp.cuda.Event()
-t = []
-for i in range(runs + 10):
+
+
+def events(f):
     start.record()
-    A.spmv(dx, dy)
+    f()
     stop.record()
     stop.synchronize()
-    if i >= 10:
-        t.append(cp.cuda.get_elapsed_time(start, stop))
-pm = statistics.median(t)
-print(f"device ({L.lib.cis_gpu_plan_kernel(A._plan).decode()}): cis_gpu_time_spmv {ms.value * 1e3:9.1f} us   "
-      f"Matrix.spmv {pm * 1e3:9.1f} us   Python layer {100 * (pm - ms.value) / ms.value:+.2f}%")
+    return cp.cuda.get_elapsed_time(start, stop) * 1e-3
+
+
+plan, xp, yp, stream = A._plan, dx.data.ptr, dy.data.ptr, cp.cuda.get_current_stream().ptr
+bare, mat = alternate(lambda: L.lib.cis_gpu_spmv(plan, 1.0, xp, 0.0, yp, stream), lambda: A.spmv(dx, dy), events,
+                      runs, warm=10)
+print(f"device ({L.lib.cis_gpu_plan_kernel(A._plan).decode()}): kernel back to back (cis_gpu_time_spmv) "
+      f"{ms.value * 1e3:7.1f} us; one call between events: bare ctypes cis_gpu_spmv {bare * 1e6:7.1f} us, "
+      f"Matrix.spmv {mat * 1e6:7.1f} us: Python layer +{(mat - bare) * 1e6:.1f} us ({100 * (mat - bare) / bare:+.2f}%)")
