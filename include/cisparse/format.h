@@ -106,23 +106,22 @@ CIS_API cis_int cis_hyb_choose_boundary(const cis_csr *A, cis_boundary_mode mode
  * parameters for A, from A's size and row-length statistics alone: below 10^6
  * nonzeros csr/csr-vector; else sell (S = 32) or sellcs (C = 32, sigma =
  * 1024), whichever stores fewer bytes, when its padding is <= 5% -- or
- * sell16 with the same C and sigma when that stores <= 0.85 of its bytes
- * and escapes <= 0.1% of the nonzeros;
+ * sell16 with the same C and sigma when that stores <= 0.85 of its bytes;
  * else hyb (the rule is in
  * src/formats/auto.c and the README; its measurements in bench/NOTES.md).
  * format/kernel point to static strings; params.dtype = dtype; reason is one
  * line naming the rule that decided. The statistics it read: mean and
  * longest row, and the padding of sliced ELLPACK with 32-row slices unsorted
  * (sell_fill = slots / nnz) and sorted inside 1024-row windows (sellcs_fill),
- * sell16_ratio = sell16's bytes over the sell/sellcs pick's and sell16_far
- * = its escaped share of the nonzeros (both 0 where the rule did not reach
- * them).
+ * sell16_ratio = sell16's bytes over the sell/sellcs pick's and
+ * sell16_escaped = the share of nonzeros it would store as escapes (both 0
+ * where the rule did not reach them).
  * CIS_ERR_INVALID for NULL arguments, an unknown dtype or an invalid A. */
 typedef struct cis_format_choice {
   const char *format;
   const char *kernel;
   cis_format_params params;
-  double mean_row, sell_fill, sellcs_fill, sell16_ratio, sell16_far;
+  double mean_row, sell_fill, sellcs_fill, sell16_ratio, sell16_escaped;
   cis_int max_row;
   char reason[160];
 } cis_format_choice;

@@ -21,15 +21,15 @@
  *      windows removes the padding: CI Hamiltonians; Kreutzer et al. 2014,
  *      Sec. 2, choose sigma the same way), both with the split kernel;
  *      then sell16 with the same C and sigma if it stores at most
- *      CIS_AUTO_SELL16_RATIO = 0.85 of those bytes and escapes at most
- *      CIS_AUTO_SELL16_FAR = 0.1% of the nonzeros: 16-bit column offsets
- *      inside each slice's 64K-column window, far columns escaped to a CSR
- *      part (sell16.c). Its kernel reaches a lower fraction of the bandwidth
- *      than sell's and sellcs's, and its escapes are read row by row, not
- *      coalesced (H200, 2026-11-23, bench/NOTES.md "sell16 and auto"):
- *      ci 32k, ratio 0.834, no escapes: 0.0934 ms against sellcs 0.0992;
- *      laplace3d 160, ratio 0.886, none: 0.1204 against sell 0.1120;
- *      ci 524k, ratio 0.887 with escapes: 7.52 ms against sellcs 1.98;
+ *      CIS_AUTO_SELL16_RATIO = 0.85 of those bytes (16-bit column deltas
+ *      per lane, escapes in the slots: sell16.c). Its first version (offsets
+ *      from each slice's smallest column, far columns in a CSR part read row
+ *      by row) reached a lower fraction of the bandwidth than sell and
+ *      sellcs (H200, 2026-11-23, bench/NOTES.md "sell16 and auto"): ci 32k,
+ *      ratio 0.834: 0.0934 ms against sellcs 0.0992; laplace3d 160, ratio
+ *      0.886: 0.1204 against sell 0.1120; ci 524k, 30% far: 7.52 against
+ *      sellcs 1.98. The margin keeps the rule where the saving clearly
+ *      outweighs that;
  *   3. otherwise (power-law rows: padding even after sorting) -> hyb:
  *      ELLPACK for the common length, CSR for the long tails (Mahmoud et al.
  *      2018, Sec. 4.1).
@@ -41,38 +41,33 @@
 
 enum { CIS_AUTO_SMALL_NNZ = 1000000 };
 #define CIS_AUTO_SELL16_RATIO 0.85
-#define CIS_AUTO_SELL16_FAR 0.001
 
 /* Bytes of A in sell16 with chunk C and sort window sigma (sell16_bytes in
- * sell16.c without building it): the slots at vs + 2 bytes, the escaped
- * entries at vs + 4, perm, far pointers and slice arrays; *far_share = the
- * escaped entries over nnz. */
+ * sell16.c without building it): slots at vs + 2 bytes, perm and slice
+ * arrays; *escaped = the nonzeros stored as three codes, over nnz. */
 static cis_status sell16_bytes_of(const cis_csr *A, cis_int C, cis_int sigma, size_t vs, double *bytes,
-                                  double *far_share) {
+                                  double *escaped) {
   cis_status st;
   const cis_int nslices = (A->rows + C - 1) / C;
   cis_idx *perm = NULL;
   int32_t *base = NULL;
-  int64_t *width = NULL, *far = NULL, slots = 0, far_nnz = 0;
+  int64_t *width = NULL, *esc = NULL, slots = 0, nesc = 0;
   if (sigma > 1) {
     CIS_TRY(cis_alloc_array((void **)&perm, A->rows, sizeof *perm, "sell16 estimate: permutation"));
     CIS_TRY(cis_sell_sort_windows(A, sigma, perm));
   }
-  CIS_TRY(cis_alloc_array((void **)&base, nslices, sizeof *base, "sell16 estimate: windows"));
+  CIS_TRY(cis_alloc_array((void **)&base, nslices, sizeof *base, "sell16 estimate: slice starts"));
   CIS_TRY(cis_alloc_array((void **)&width, nslices, sizeof *width, "sell16 estimate: widths"));
-  CIS_TRY(cis_alloc_array((void **)&far, A->rows, sizeof *far, "sell16 estimate: far counts"));
-  cis_sell16_scan(A, C, nslices, perm, base, width, far);
-  for (cis_int s = 0; s < nslices; ++s) slots += width[s] * C;
-  for (cis_int i = 0; i < A->rows; ++i) far_nnz += far[i];
-  *far_share = (double)far_nnz / (double)(A->nnz > 0 ? A->nnz : 1);
-  *bytes = (double)slots * (double)(vs + 2) + (double)far_nnz * (double)(vs + 4) +
-           (perm ? 4.0 * (double)A->rows : 0) + (far_nnz > INT32_MAX ? 8.0 : 4.0) * (double)(A->rows + 1) +
-           12.0 * (double)nslices + 8;
+  CIS_TRY(cis_alloc_array((void **)&esc, nslices, sizeof *esc, "sell16 estimate: escapes"));
+  cis_sell16_scan(A, C, nslices, perm, cis_sell16_lanes(A, C), base, width, esc);
+  for (cis_int s = 0; s < nslices; ++s) slots += width[s] * C, nesc += esc[s];
+  *escaped = (double)nesc / (double)(A->nnz > 0 ? A->nnz : 1);
+  *bytes = (double)slots * (double)(vs + 2) + (perm ? 4.0 * (double)A->rows : 0) + 12.0 * (double)nslices + 8;
 cleanup:
   cis_free(perm);
   cis_free(base);
   cis_free(width);
-  cis_free(far);
+  cis_free(esc);
   return st;
 }
 
@@ -137,8 +132,8 @@ cis_status cis_format_auto(const cis_csr *A, cis_dtype dtype, cis_format_choice 
     out->params.sigma = cs ? 1024 : 1;
     CIS_TRY(sell16_bytes_of(A, out->params.slice, out->params.sigma, cis_dtype_size(dtype), &b16, &far));
     out->sell16_ratio = b16 / b;
-    out->sell16_far = far;
-    const int use16 = out->sell16_ratio <= CIS_AUTO_SELL16_RATIO && far <= CIS_AUTO_SELL16_FAR;
+    out->sell16_escaped = far;
+    const int use16 = out->sell16_ratio <= CIS_AUTO_SELL16_RATIO;
     out->format = out->kernel = use16 ? "sell16" : cs ? "sellcs" : "sell";
     snprintf(out->reason, sizeof out->reason,
              "fill sell %.3f (%.1f MB), sellcs %.3f (%.1f MB); sell16 %.3f of %s, %.2f%% escaped: %s, %s = 32%s",

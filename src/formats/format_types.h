@@ -80,29 +80,31 @@ typedef struct cis_fmt_sell {
   cis_idx *perm;      /* sellcs: rows, sorted position -> original row; NULL otherwise */
 } cis_fmt_sell;
 
-/* sell16: SELL-C-sigma with 16-bit column offsets (issue 10, item 3). Rows
+/* sell16: SELL-C-sigma with 16-bit column deltas (issue 10, item 3). Rows
  * sorted by length in windows of sigma (perm as sellcs; sigma = 1: no sort
- * and no perm), slices of C rows, column-major inside each slice. Each slice
- * has a 64K-column window starting at base[s] = its smallest column; a
- * nonzero with column - base[s] <= 65534 is stored in the slice as off =
- * column - base[s] (the row's near entries in order; padding off = 0xFFFF,
- * value 0); the others ("far") go to a CSR part by sorted position:
- * far_ptr[p] .. far_ptr[p+1] (32-bit offsets below 2^32 far entries). Slot k
- * of local row r of slice s at slice_ptr[s] + k*C + r. bytes = (nslices+1)*8
- * + nslices*4 + slots*(vs+2) [+ rows*4 perm] + (rows+1)*(4|8) +
- * far_nnz*(vs+4). */
+ * and no perm), slices of C rows, column-major inside each slice: slot k of
+ * local row r of slice s at slice_ptr[s] + k*C + r. Each row is read in
+ * `lanes` lanes (the GPU kernel's threads per row): the row's nonzero i
+ * goes to lane i mod lanes, whose m-th code sits in slot k = lane + m*lanes.
+ * A code is the column's delta from the lane's previous column (base[s],
+ * the slice's smallest column, for the first): 0 ... CIS_SELL16_SPAN; a
+ * larger delta is CIS_SELL16_ESC followed by its high and low 16 bits (the
+ * value in the last of the three slots, 0 in the others); padding is
+ * CIS_SELL16_PAD with value 0. bytes = (nslices+1)*8 + nslices*4 +
+ * slots*(vs+2) [+ rows*4 perm]. */
+#define CIS_SELL16_SPAN 0xFFFD
+#define CIS_SELL16_PAD 0xFFFE
+#define CIS_SELL16_ESC 0xFFFF
 typedef struct cis_fmt_sell16 {
   cis_fmt_head h;
   cis_int C, sigma, nslices;
+  int lanes;          /* codes per row interleaved in this many lanes */
   int64_t *slice_ptr; /* nslices + 1 */
-  int32_t *base;      /* nslices: first column of each slice's window */
-  uint16_t *off;      /* slots: column - base, 0xFFFF = padding */
+  int32_t *base;      /* nslices: the slice's smallest column (each lane starts there) */
+  uint16_t *off;      /* slots: column codes */
   void *val;          /* slots */
   cis_idx *perm;      /* rows: sorted position -> original row; NULL when sigma = 1 */
-  cis_offsets far_ptr; /* rows + 1, by sorted position */
-  cis_idx *far_col;   /* far_nnz */
-  void *far_val;      /* far_nnz */
-  cis_int far_nnz;
+  cis_int escapes;    /* nonzeros stored as three codes */
 } cis_fmt_sell16;
 
 /* csb: §3.6. Blocks of z x z in row-major block order; inside a block the

@@ -113,3 +113,11 @@ void cis_dump_vals(FILE *f, const char *label, const void *v, cis_dtype t, cis_i
 cis_status cis_dump_done(FILE *f, const char *fmt) {
   return ferror(f) ? cis_error(CIS_ERR_IO, "write error while dumping %s", fmt) : CIS_OK;
 }
+
+int cis_sell_threads_per_row(cis_int rows_padded, cis_int S, cis_int slots, int sms) {
+  int p = 1;
+  const double width = rows_padded > 0 ? (double)slots / (double)rows_padded : 0;
+  const double target = (double)sms * 2048.0;
+  while (p < 32 && S * 2 * p <= 1024 && (double)rows_padded * 2 * p <= target && width >= 16.0 * 2 * p) p *= 2;
+  return p;
+}

@@ -9,6 +9,10 @@
 #include <stdio.h>
 #include "formats/format_types.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 /* *total = a*b; CIS_ERR_OVERFLOW if a*b*unit_bytes overflows 64 bits,
  * CIS_ERR_TOO_LARGE (both sizes in GiB) if it exceeds this machine's memory.
  * `fmt` names the format, `what` the array ("padded slots", ...). */
@@ -47,14 +51,31 @@ cis_status cis_ellpack_spmv(const cis_ellpack_view *v, double alpha, const void 
  * length (stable) inside each window of sigma rows; sigma > rows sorts all. */
 cis_status cis_sell_sort_windows(const cis_csr *A, cis_int sigma, cis_idx *perm);
 
-/* sell16's first pass (its build and cis_format_auto's byte estimate): for
- * slices of C rows in the order perm (NULL: identity), base[s] = the
- * slice's smallest column (its 16-bit window start; 0 if empty), width[s] =
- * the longest count of a row's columns inside [base[s], base[s] + 65534]
- * (the slice's near slots per row), far[pos] = the row at position pos's
- * columns outside that window (its escaped entries). OpenMP over slices. */
-void cis_sell16_scan(const cis_csr *A, cis_int C, cis_int nslices, const cis_idx *perm, int32_t *base,
-                     int64_t *width, int64_t *far);
+/* Threads per row P of the split SELL kernels (sell.cu; sell16 builds its
+ * lanes with it): the largest power of two <= 32 with S*P <= 1024, all rows'
+ * threads within one full wave of a device of `sms` multiprocessors (x 2048
+ * threads) and >= 16 slots per thread on average, for rows_padded =
+ * nslices*S rows and `slots` slots. Few long rows (the 32k CI matrix: 32768
+ * rows of ~950) get P = 8, many rows (laplace3d: 4M rows of 7; ci 524k)
+ * P = 1. Measured on the H200 (ci 32k, bench/NOTES.md): P = 1, 2, 4, 8, 16,
+ * 32 -> 0.331, 0.181, 0.115, 0.101, 0.103, 0.108 ms. */
+int cis_sell_threads_per_row(cis_int rows_padded, cis_int S, cis_int slots, int sms);
+/* The multiprocessors sell16 plans its lanes for (H100 and H200: 132). */
+#define CIS_SELL16_PLAN_SMS 132
+
+/* sell16's first pass (its build and cis_format_auto's byte estimate), for
+ * slices of C rows in the order perm (NULL: identity) and `lanes` lanes per
+ * row (the row's nonzero i in lane i mod lanes): base[s] = the slice's
+ * smallest column (0 if empty), width[s] = its slots per row (lanes x the
+ * longest lane's code count: 1 per nonzero, 3 where the delta from the
+ * lane's previous column exceeds 16 bits), escapes[s] = those 3-code
+ * nonzeros. OpenMP over slices. */
+void cis_sell16_scan(const cis_csr *A, cis_int C, cis_int nslices, const cis_idx *perm, int lanes, int32_t *base,
+                     int64_t *width, int64_t *escapes);
+/* sell16's lanes for A with chunk C (cis_sell_threads_per_row on
+ * CIS_SELL16_PLAN_SMS with nnz as the slots; CISPARSE_SELL_P overrides, for
+ * tests; 1 when C > 1024). */
+int cis_sell16_lanes(const cis_csr *A, cis_int C);
 
 /* "label v0 v1 ...\n" for n entries of each kind of array. */
 void cis_dump_idx(FILE *f, const char *label, const cis_idx *a, cis_int n);
@@ -65,5 +86,9 @@ void cis_dump_offsets(FILE *f, const char *label, const cis_offsets *o, cis_int 
 void cis_dump_vals(FILE *f, const char *label, const void *v, cis_dtype t, cis_int n);
 /* CIS_OK, or CIS_ERR_IO naming the format if the stream had a write error. */
 cis_status cis_dump_done(FILE *f, const char *fmt);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

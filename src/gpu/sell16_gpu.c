@@ -1,7 +1,7 @@
 /* sell16_gpu.c: the device table of sell16 (SELL-C-sigma with 16-bit column
- * offsets per slice window and a CSR escape part; format_types.h), kernel
- * "sell16": sell.cu's split kernel over the 16-bit slots, then the row's far
- * entries (Kreutzer et al. 2014; issue 10, item 3). */
+ * deltas per lane, escapes in the slots; format_types.h), kernel "sell16":
+ * sell.cu's split kernel with the format's lanes as threads per row
+ * (Kreutzer et al. 2014; issue 10, item 3). */
 #include "gpu/gpu_internal.h"
 
 typedef struct sell16_dev {
@@ -17,9 +17,6 @@ static void sell16_release(void *dev) {
   cis_gpu_free(W->f.off);
   cis_gpu_free(W->f.val);
   cis_gpu_free(W->f.perm);
-  cis_gpu_free_offsets(&W->f.far_ptr);
-  cis_gpu_free(W->f.far_col);
-  cis_gpu_free(W->f.far_val);
   cis_free(W);
 }
 
@@ -34,18 +31,16 @@ static cis_status sell16_upload(const void *impl, void **dev, cis_int *bytes, ci
   W->f.C = F->C;
   W->f.sigma = F->sigma;
   W->f.nslices = F->nslices;
-  W->f.far_nnz = F->far_nnz;
+  W->f.lanes = F->lanes;
+  W->f.escapes = F->escapes;
   W->slots = slots;
   CIS_TRY(cis_gpu_upload_array((void **)&W->f.slice_ptr, F->slice_ptr, F->nslices + 1, sizeof(int64_t),
                                "sell16 slice offsets", &total));
-  CIS_TRY(cis_gpu_upload_array((void **)&W->f.base, F->base, F->nslices, sizeof(int32_t), "sell16 windows", &total));
-  CIS_TRY(cis_gpu_upload_array((void **)&W->f.off, F->off, slots, sizeof(uint16_t), "sell16 offsets", &total));
+  CIS_TRY(cis_gpu_upload_array((void **)&W->f.base, F->base, F->nslices, sizeof(int32_t), "sell16 slice starts", &total));
+  CIS_TRY(cis_gpu_upload_array((void **)&W->f.off, F->off, slots, sizeof(uint16_t), "sell16 column codes", &total));
   CIS_TRY(cis_gpu_upload_array(&W->f.val, F->val, slots, vs, "sell16 values", &total));
   if (F->perm)
     CIS_TRY(cis_gpu_upload_array((void **)&W->f.perm, F->perm, F->h.rows, sizeof(cis_idx), "sell16 permutation", &total));
-  CIS_TRY(cis_gpu_upload_offsets(&W->f.far_ptr, &F->far_ptr, F->h.rows + 1, "sell16 far offsets", &total));
-  CIS_TRY(cis_gpu_upload_array((void **)&W->f.far_col, F->far_col, F->far_nnz, sizeof(cis_idx), "sell16 far columns", &total));
-  CIS_TRY(cis_gpu_upload_array(&W->f.far_val, F->far_val, F->far_nnz, vs, "sell16 far values", &total));
   *dev = W;
   *bytes = total;
   *ws = 0;
@@ -59,15 +54,15 @@ static cis_status sell16_spmv(const void *dev, const char *kernel, int block, do
                               const void *x, double beta, void *y, cis_stream s) {
   const sell16_dev *W = dev;
   const cis_fmt_sell16 *D = &W->f;
-  return cis_launch_sell16(D->h.dtype, D->h.rows, D->C, D->nslices, W->slots, D->slice_ptr, D->base,
-                           D->off, D->val, D->perm, D->far_ptr.wide, cis_off_data(&D->far_ptr), D->far_col,
-                           D->far_val, alpha, x, beta, y, block, (cudaStream_t)s);
+  (void)kernel;
+  return cis_launch_sell16(D->h.dtype, D->h.rows, D->C, D->lanes, D->nslices, D->slice_ptr, D->base, D->off,
+                           D->val, D->perm, alpha, x, beta, y, block, (cudaStream_t)s);
 }
 
 const cis_gpu_format_ops cis_gpu_format_sell16 = {
     .format = "sell16",
     .kernels = {"sell16", NULL},
-    .citation = "Kreutzer et al. 2014 (SELL-C-sigma) with 16-bit column offsets and a CSR escape (issue 10)",
+    .citation = "Kreutzer et al. 2014 (SELL-C-sigma) with 16-bit column deltas per lane (issue 10)",
     .upload = sell16_upload,
     .spmv = sell16_spmv,
     .release = sell16_release};

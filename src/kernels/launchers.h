@@ -37,17 +37,13 @@ cis_status cis_launch_sell(cis_dtype t, int row_kernel, cis_int rows, cis_int S,
                            const void *val, const cis_idx *rowlen, const cis_idx *perm,
                            double alpha, const void *x, double beta, void *y, int block,
                            cudaStream_t s);
-/* sell.cu: sell16 (16-bit offsets from base[s], 0xFFFF = padding; far
- * entries in CSR by sorted position, far_ptr 64-bit if far_wide else 32-bit;
- * perm NULL = identity), the split kernel's work division. */
-cis_status cis_launch_sell16(cis_dtype t, cis_int rows, cis_int C, cis_int nslices, cis_int slots,
+/* sell.cu: sell16 (16-bit column deltas in `lanes` lanes per row, escapes
+ * in the slots: format_types.h; perm NULL = identity), the split kernel's
+ * work division with P = lanes; block 0 = default. */
+cis_status cis_launch_sell16(cis_dtype t, cis_int rows, cis_int C, int lanes, cis_int nslices,
                              const int64_t *slice_ptr, const int32_t *base, const uint16_t *off,
-                             const void *val, const cis_idx *perm, int far_wide,
-                             const void *far_ptr, const cis_idx *far_col, const void *far_val, double alpha,
-                             const void *x, double beta, void *y, int block, cudaStream_t s);
-/* The split kernel's threads per row for a matrix of rows_padded = nslices*S
- * rows, `slots` slots, on a device of `sms` multiprocessors (the rule in sell.cu). */
-int cis_sell_threads_per_row(cis_int rows_padded, cis_int S, cis_int slots, int sms);
+                             const void *val, const cis_idx *perm, double alpha, const void *x,
+                             double beta, void *y, int block, cudaStream_t s);
 /* csb.cu: one thread block per block row. */
 cis_status cis_launch_csb(cis_dtype t, cis_int rows, cis_int z, cis_int nbr, cis_int nbc,
                           const int64_t *block_ptr, const uint16_t *lrow, const uint16_t *lcol,

@@ -13,20 +13,21 @@
 #include "kernels/kernel_common.cuh"
 #include "kernels/launchers.h"
 #include "kernels/spmv_templates.cuh"
+#include "formats/format_util.h"
 
 // sell16: the split kernel's work division (S*P threads per slice, thread j
-// on slots j, j + S*P, ... of local row j % S) over 16-bit column offsets
-// from the slice's window start base[s] (0xFFFF = padding), then the row's
-// far entries (CSR by sorted position) shared by its P threads; the P
-// partial sums meet in shared memory; y[perm[t]] as SELL-C-sigma (Kreutzer
-// et al. 2014). Grid-stride over groups of blockDim/(S*P) slices.
-template <typename T, typename O, int U>
+// on slots j, j + S*P, ... of local row j % S: lane j / S of the row) over
+// 16-bit column deltas (format_types.h: a lane's column is the previous one
+// plus the code, from base[s]; an escape code is followed by the delta's
+// high and low halves; padding is skipped); each thread decodes its lane's
+// U codes in order, then loads the U x entries together; the P partial sums
+// meet in shared memory; y[perm[t]] as SELL-C-sigma (Kreutzer et al. 2014).
+// P is the format's lanes. Grid-stride over groups of blockDim/(S*P) slices.
+template <typename T, int U>
 __global__ void __launch_bounds__(1024) sell16_tk(
     int64_t rows, int S, int P, int64_t nslices, const int64_t *__restrict__ slice_ptr,
     const int32_t *__restrict__ base, const uint16_t *__restrict__ off, const T *__restrict__ val,
-    const cis_idx *__restrict__ perm, const O *__restrict__ far_ptr,
-    const cis_idx *__restrict__ far_col, const T *__restrict__ far_val, const T *__restrict__ x,
-    StoreY<T> epi) {
+    const cis_idx *__restrict__ perm, const T *__restrict__ x, StoreY<T> epi) {
   extern __shared__ __align__(16) unsigned char sell16_smem[];
   const int tps = S * P, j = threadIdx.x % tps, r = j % S;
   const int64_t per_block = blockDim.x / tps, groups = (nslices + per_block - 1) / per_block;
@@ -36,26 +37,46 @@ __global__ void __launch_bounds__(1024) sell16_tk(
     T sum = 0;
     if (live) {
       const int64_t begin = __ldg(&slice_ptr[s]), end = __ldg(&slice_ptr[s + 1]);
-      const T *xb = x + __ldg(&base[s]);
+      int64_t c = __ldg(&base[s]);
+      unsigned hi = 0;
+      int mode = 0; /* 0: a code; 1: an escape's high half next; 2: its low half */
       for (int64_t p = begin + j; p < end; p += (int64_t)U * tps) {
-        unsigned c[U];
+        unsigned d[U];
         T v[U];
 #pragma unroll
         for (int u = 0; u < U; ++u) {
           const int64_t q = p + (int64_t)u * tps;
-          c[u] = 0xFFFFu;
+          d[u] = CIS_SELL16_PAD;
           v[u] = 0;
           if (q < end) {
-            c[u] = __ldcs(off + q);
+            d[u] = __ldcs(off + q);
             v[u] = __ldcs(val + q);
           }
         }
+        int64_t col[U];
+        bool use[U];
+#pragma unroll
+        for (int u = 0; u < U; ++u) {
+          use[u] = false;
+          if (mode == 1) {
+            hi = d[u];
+            mode = 2;
+          } else if (mode == 2) {
+            c += ((int64_t)hi << 16) | d[u];
+            use[u] = true;
+            mode = 0;
+          } else if (d[u] <= CIS_SELL16_SPAN) {
+            c += d[u];
+            use[u] = true;
+          } else if (d[u] == CIS_SELL16_ESC) {
+            mode = 1;
+          }
+          col[u] = c;
+        }
 #pragma unroll
         for (int u = 0; u < U; ++u)
-          if (c[u] != 0xFFFFu) sum += v[u] * __ldg(&xb[c[u]]);
+          if (use[u]) sum += v[u] * __ldg(&x[col[u]]);
       }
-      for (int64_t q = (int64_t)__ldg(&far_ptr[t]) + j / S, e = (int64_t)__ldg(&far_ptr[t + 1]); q < e; q += P)
-        sum += __ldcs(far_val + q) * __ldg(&x[__ldcs(far_col + q)]);
     }
     if (P > 1) {
       T *part = (T *)sell16_smem;
@@ -86,22 +107,6 @@ static int sm_count(int *sms) {
   if (cudaDeviceGetAttribute(sms, cudaDevAttrMultiProcessorCount, dev) != cudaSuccess) return 0;
   if (dev >= 0 && dev < 64) sms_of[dev] = *sms;
   return 1;
-}
-
-// Threads per row P of the split kernel: the largest power of two <= 32 with
-// S*P <= 1024, all rows' threads within one full wave of the device (132 SMs
-// x 2048 threads on an H200) and >= 16 slots per thread on average. Few long
-// rows (the 32k CI matrix: 32768 rows of ~950) get P = 8, many rows
-// (laplace3d: 4M rows of 7; ci 524k) P = 1. Measured on the H200 (ci 32k,
-// bench/NOTES.md): P = 1, 2, 4, 8, 16, 32 -> 0.331, 0.181, 0.115, 0.101,
-// 0.103, 0.108 ms. CISPARSE_SELL_P overrides.
-extern "C" int cis_sell_threads_per_row(cis_int rows_padded, cis_int S, cis_int slots, int sms) {
-  int p = 1;
-  const double width = rows_padded > 0 ? (double)slots / (double)rows_padded : 0;
-  const double target = (double)sms * 2048.0;
-  while (p < 32 && S * 2 * p <= 1024 && (double)rows_padded * 2 * p <= target && width >= 16.0 * 2 * p)
-    p *= 2;
-  return p;
 }
 
 template <typename T, int U>
@@ -189,55 +194,40 @@ extern "C" cis_status cis_launch_sell(cis_dtype t, int row_kernel, cis_int rows,
 template <typename T, int U>
 static void launch16(unsigned grid, int threads, size_t smem, cis_int rows, int S, int P,
                      cis_int nslices, const int64_t *slice_ptr, const int32_t *base,
-                     const uint16_t *off, const void *val, const cis_idx *perm, int far_wide,
-                     const void *far_ptr, const cis_idx *far_col, const void *far_val,
+                     const uint16_t *off, const void *val, const cis_idx *perm,
                      double alpha, const void *x, double beta, void *y, cudaStream_t s) {
-  if (far_wide)
-    sell16_tk<T, int64_t, U><<<grid, threads, smem, s>>>(rows, S, P, nslices, slice_ptr, base, off,
-                                              (const T *)val, perm, (const int64_t *)far_ptr, far_col,
-                                              (const T *)far_val, (const T *)x,
-                                              StoreY<T>{(T *)y, (T)alpha, (T)beta});
-  else
-    sell16_tk<T, uint32_t, U><<<grid, threads, smem, s>>>(rows, S, P, nslices, slice_ptr, base, off,
-                                              (const T *)val, perm, (const uint32_t *)far_ptr, far_col,
-                                              (const T *)far_val, (const T *)x,
-                                              StoreY<T>{(T *)y, (T)alpha, (T)beta});
+  sell16_tk<T, U><<<grid, threads, smem, s>>>(rows, S, P, nslices, slice_ptr, base, off, (const T *)val, perm,
+                                              (const T *)x, StoreY<T>{(T *)y, (T)alpha, (T)beta});
 }
 
-extern "C" cis_status cis_launch_sell16(cis_dtype t, cis_int rows, cis_int C, cis_int nslices,
-                                        cis_int slots, const int64_t *slice_ptr,
-                                        const int32_t *base, const uint16_t *off, const void *val,
-                                        const cis_idx *perm, int far_wide, const void *far_ptr,
-                                        const cis_idx *far_col, const void *far_val, double alpha,
-                                        const void *x, double beta, void *y, int block,
-                                        cudaStream_t s) {
+extern "C" cis_status cis_launch_sell16(cis_dtype t, cis_int rows, cis_int C, int lanes, cis_int nslices,
+                                        const int64_t *slice_ptr, const int32_t *base, const uint16_t *off,
+                                        const void *val, const cis_idx *perm, double alpha, const void *x,
+                                        double beta, void *y, int block, cudaStream_t s) {
   int sms = 0;
   if (C <= 0 || C > 1024)
     return cis_error(CIS_ERR_INVALID, "sell16: chunk height %lld must be 1..1024 on the GPU", (long long)C);
   if (block < 0 || block > 1024)
     return cis_error(CIS_ERR_INVALID, "sell16: block size %d must be 0 (default) up to 1024", block);
+  if (lanes < 1 || C * lanes > 1024)
+    return cis_error(CIS_ERR_INVALID, "sell16: %d lanes x chunk %lld exceed a block", lanes, (long long)C);
   if (rows == 0) return CIS_OK;
   if (!sm_count(&sms)) return cis_error(CIS_ERR_CUDA, "sell16: cannot query the device");
-  int P = sell_env_int("CISPARSE_SELL_P", cis_sell_threads_per_row(nslices * C, C, slots, sms));
-  const int dbl = t == CIS_F64;
-  int U = sell_env_int("CISPARSE_SELL_U", dbl ? 4 : 8);
-  if (P < 1 || C * P > 1024)
-    return cis_error(CIS_ERR_INVALID, "sell16: %d threads per row x chunk %lld exceed a block", P, (long long)C);
-  while (block > 0 && P > 1 && block % ((int)C * P)) P /= 2;
-  const int tps = (int)C * P;
+  const int dbl = t == CIS_F64, P = lanes, tps = (int)C * P;
+  const int U = sell_env_int("CISPARSE_SELL_U", dbl ? 4 : 8);
   const int threads = block > 0 ? block : (tps >= 256 ? tps : 256 / tps * tps);
   if (threads % tps)
-    return cis_error(CIS_ERR_INVALID, "sell16: block size %d must be a multiple of C*P = %d", threads, tps);
+    return cis_error(CIS_ERR_INVALID, "sell16: block size %d must be a multiple of C*lanes = %d", threads, tps);
   unsigned grid = cis_blocks_for(nslices, threads / tps);
   const int bpsm = sell_env_int("CISPARSE_SELL_BPSM", 0);
   if (bpsm > 0 && grid > (unsigned)(bpsm * sms)) grid = (unsigned)(bpsm * sms);
   const size_t smem = P > 1 ? (size_t)threads * (dbl ? 8 : 4) : 0;
   CIS_DISPATCH_REAL(t, {
     switch (U) {
-      case 1: launch16<REAL, 1>(grid, threads, smem, rows, (int)C, P, nslices, slice_ptr, base, off, val, perm, far_wide, far_ptr, far_col, far_val, alpha, x, beta, y, s); break;
-      case 2: launch16<REAL, 2>(grid, threads, smem, rows, (int)C, P, nslices, slice_ptr, base, off, val, perm, far_wide, far_ptr, far_col, far_val, alpha, x, beta, y, s); break;
-      case 8: launch16<REAL, 8>(grid, threads, smem, rows, (int)C, P, nslices, slice_ptr, base, off, val, perm, far_wide, far_ptr, far_col, far_val, alpha, x, beta, y, s); break;
-      default: launch16<REAL, 4>(grid, threads, smem, rows, (int)C, P, nslices, slice_ptr, base, off, val, perm, far_wide, far_ptr, far_col, far_val, alpha, x, beta, y, s); break;
+      case 1: launch16<REAL, 1>(grid, threads, smem, rows, (int)C, P, nslices, slice_ptr, base, off, val, perm, alpha, x, beta, y, s); break;
+      case 2: launch16<REAL, 2>(grid, threads, smem, rows, (int)C, P, nslices, slice_ptr, base, off, val, perm, alpha, x, beta, y, s); break;
+      case 8: launch16<REAL, 8>(grid, threads, smem, rows, (int)C, P, nslices, slice_ptr, base, off, val, perm, alpha, x, beta, y, s); break;
+      default: launch16<REAL, 4>(grid, threads, smem, rows, (int)C, P, nslices, slice_ptr, base, off, val, perm, alpha, x, beta, y, s); break;
     }
   });
   CIS_CUDA_LAUNCH_CHECK("sell16");

@@ -83,6 +83,7 @@ static inline int gpu_cases(gpu_case *c) {
   n = add_case(c, n, "rect 100x357", case_random(100, 357, len_uniform, 6));
   n = add_case(c, n, "rect 357x100", case_random(357, 100, len_uniform, 7));
   n = add_case(c, n, "wide 300x200000 (x > 1 MB)", case_random(300, 200000, len_uniform, 8));
+  n = add_case(c, n, "far apart 300x3000000 (sell16 escapes)", case_random(300, 3000000, len_short, 9));
   {
     cis_csr *A = NULL;
     CHECK_OK(cis_generate("ci:rows=4096,seed=1", CIS_F64, &A));
