@@ -11,6 +11,11 @@
 #   check   build; `ctest -L 'gpu|multigpu'`; the Python GPU tests; the
 #           Python overhead again; the auto rows of laplace3d 160 and ci 524k
 #           beside sell and sellcs (after the auto rule's change)
+#   sell16  build; `ctest -L 'gpu|multigpu'`; compute-sanitizer memcheck of
+#           sell16 products (a CI matrix; columns far apart: escapes);
+#           `cisparse bench` of sell16 v2 beside sell, sellcs, auto and
+#           cuSPARSE on ci 32k (and U = 8), laplace3d 160, ci 524k and the
+#           H2O FCI Hamiltonian; the Python overhead (new baseline)
 #   casscf  CASSCF(14,14) of C2H4/cc-pVDZ with cisparse.fci, then with
 #           PySCF's own solver on the 16 cores, stopped at the deadline
 #           (bench/casscf_vs_pyscf.py --deadline-epoch); the library is
@@ -69,6 +74,23 @@ check)
   done
   step blap 60 $CLI bench laplace3d:size=160 --kernels sell,sellcs,auto,cusparse-sell-alg1 --runs 50 && rows blap
   step b524k 90 $CLI bench ci:rows=524288,seed=1 --kernels sell,sellcs,auto,cusparse-sell-alg1 --runs 30 && rows b524k
+  ;;
+sell16)
+  step ctest_gpu 150 bash -c "cd build && ctest -L 'gpu|multigpu' --output-on-failure"
+  grep -E "tests passed|tests failed|Test +#|FAIL" "$L/ctest_gpu.log" | tail -n 30 >>"$S"
+  for m in ci:rows=4096,seed=1 "random:rows=2000,cols=3000000,density=0.000003,seed=3"; do
+    step memcheck 90 compute-sanitizer --tool memcheck --error-exitcode 9 $CLI spmv "$m" --format sell16 \
+      --kernel sell16 --device gpu --out /tmp/y.mtx
+    grep -E "ERROR SUMMARY|error" "$L/memcheck.log" | tail -n 2 >>"$S"
+  done
+  K=sell,sellcs,sell16,auto,cusparse-csr-alg1,cusparse-sell-alg1
+  step b32k 40 $CLI bench ci:rows=32768,seed=1 --kernels $K --runs 100 && rows b32k
+  step b32k_u8 30 env CISPARSE_SELL_U=8 $CLI bench ci:rows=32768,seed=1 --kernels sellcs,sell16 --runs 100 && rows b32k_u8
+  step blap 60 $CLI bench laplace3d:size=160 --kernels $K --runs 50 && rows blap
+  step b524k 90 $CLI bench ci:rows=524288,seed=1 --kernels $K --runs 30 && rows b524k
+  step bh2o 150 $CLI bench "$H2O" --kernels sellcs,sell16,auto,cusparse-csr-alg1,cusparse-sell-alg1 --runs 10 && rows bh2o
+  step pyover 40 env $PYENV python3 bench/python_overhead.py ci:rows=32768,seed=1 sell16
+  tail -n 3 "$L/pyover.log" >>"$S"
   ;;
 casscf)
   step casscf14 $((BUDGET_S - $(elapsed) - 10)) env $PYENV OMP_NUM_THREADS=16 python3 -u bench/casscf_vs_pyscf.py 14 \
