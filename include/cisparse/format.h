@@ -106,7 +106,8 @@ CIS_API cis_int cis_hyb_choose_boundary(const cis_csr *A, cis_boundary_mode mode
  * parameters for A, from A's size and row-length statistics alone: below 10^6
  * nonzeros csr/csr-vector; else sell (S = 32) or sellcs (C = 32, sigma =
  * 1024), whichever stores fewer bytes, when its padding is <= 5% -- or
- * sell16 with the same C and sigma when that stores <= 0.85 of its bytes;
+ * sell16 with the same C and sigma when that stores <= 0.85 of its bytes
+ * and rows hold >= 32 nonzeros on average;
  * else hyb (the rule is in
  * src/formats/auto.c and the README; its measurements in bench/NOTES.md).
  * format/kernel point to static strings; params.dtype = dtype; reason is one

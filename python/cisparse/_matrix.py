@@ -46,6 +46,12 @@ def _cupy():
     return _CUPY[0]
 
 
+def _dense_vector(v, dtype):
+    """v is a 1-D contiguous array of dtype (strides read directly: the
+    flags object costs more on the per-product path)."""
+    return v.dtype == dtype and v.ndim == 1 and (v.shape[0] < 2 or v.strides[0] == v.itemsize)
+
+
 class Matrix:
     """A matrix in one storage format (``format``: csr, ell, ellr, sell, sellr,
     sellcs, csb, hyb, csr5), built from a CSR that stays referenced (the host
@@ -228,7 +234,7 @@ class Matrix:
         if cp is not None and isinstance(v, cp.ndarray):
             if not self.on_device:
                 raise ValueError(f"{name} is a CuPy array but the matrix is on the host (call to_device())")
-            if v.dtype != self.dtype or not v.flags.c_contiguous:  # (a few microseconds even when a no-op)
+            if not _dense_vector(v, self.dtype):  # (ascontiguousarray costs microseconds even when a no-op)
                 v = cp.ascontiguousarray(v, dtype=self.dtype)
             ptr = v.data.ptr
         else:
@@ -251,7 +257,7 @@ class Matrix:
             if beta != 0.0:
                 raise ValueError("beta != 0 needs y")
             y = (_cupy().empty if self.on_device else np.empty)(rows, dtype=self.dtype)
-        elif not (y.flags.c_contiguous and y.dtype == self.dtype):
+        elif not (y.dtype == self.dtype and (y.ndim != 1 or _dense_vector(y, self.dtype))):
             raise ValueError(f"y must be a contiguous {self.dtype} array (written in place)")
         y, yp = self._vec(y, rows, "y")
         if self.on_device:

@@ -21,15 +21,15 @@
  *      windows removes the padding: CI Hamiltonians; Kreutzer et al. 2014,
  *      Sec. 2, choose sigma the same way), both with the split kernel;
  *      then sell16 with the same C and sigma if it stores at most
- *      CIS_AUTO_SELL16_RATIO = 0.85 of those bytes (16-bit column deltas
- *      per lane, escapes in the slots: sell16.c). Its first version (offsets
- *      from each slice's smallest column, far columns in a CSR part read row
- *      by row) reached a lower fraction of the bandwidth than sell and
- *      sellcs (H200, 2026-11-23, bench/NOTES.md "sell16 and auto"): ci 32k,
- *      ratio 0.834: 0.0934 ms against sellcs 0.0992; laplace3d 160, ratio
- *      0.886: 0.1204 against sell 0.1120; ci 524k, 30% far: 7.52 against
- *      sellcs 1.98. The margin keeps the rule where the saving clearly
- *      outweighs that;
+ *      CIS_AUTO_SELL16_RATIO = 0.85 of those bytes and the mean row has at
+ *      least CIS_AUTO_SELL16_ROW = 32 nonzeros (16-bit column deltas per
+ *      lane, escapes in the slots: sell16.c). Measured on the H200
+ *      (2026-11-23 21:41 UTC, bench/NOTES.md "sell16 and auto"): long CI
+ *      rows gain what the bytes promise, less a little -- ci 32k 0.0960 ms
+ *      against sellcs 0.0998, ci 524k 1.842 against 2.006, H2O 6-31G FCI
+ *      2.959 against 3.181 -- while the 7-nonzero rows of laplace3d 160 lose
+ *      (0.1401 against sell 0.1128: a short row pays the lane's decode and
+ *      start for few codes);
  *   3. otherwise (power-law rows: padding even after sorting) -> hyb:
  *      ELLPACK for the common length, CSR for the long tails (Mahmoud et al.
  *      2018, Sec. 4.1).
@@ -41,6 +41,7 @@
 
 enum { CIS_AUTO_SMALL_NNZ = 1000000 };
 #define CIS_AUTO_SELL16_RATIO 0.85
+#define CIS_AUTO_SELL16_ROW 32
 
 /* Bytes of A in sell16 with chunk C and sort window sigma (sell16_bytes in
  * sell16.c without building it): slots at vs + 2 bytes, perm and slice
@@ -133,12 +134,13 @@ cis_status cis_format_auto(const cis_csr *A, cis_dtype dtype, cis_format_choice 
     CIS_TRY(sell16_bytes_of(A, out->params.slice, out->params.sigma, cis_dtype_size(dtype), &b16, &far));
     out->sell16_ratio = b16 / b;
     out->sell16_escaped = far;
-    const int use16 = out->sell16_ratio <= CIS_AUTO_SELL16_RATIO;
+    const int use16 = out->sell16_ratio <= CIS_AUTO_SELL16_RATIO && out->mean_row >= CIS_AUTO_SELL16_ROW;
     out->format = out->kernel = use16 ? "sell16" : cs ? "sellcs" : "sell";
     snprintf(out->reason, sizeof out->reason,
-             "fill sell %.3f (%.1f MB), sellcs %.3f (%.1f MB); sell16 %.3f of %s, %.2f%% escaped: %s, %s = 32%s",
+             "fill sell %.3f (%.1f MB), sellcs %.3f (%.1f MB); sell16 %.3f of %s, %.2f%% escaped, "
+             "mean row %.1f: %s, %s = 32%s",
              out->sell_fill, b_sell / 1e6, out->sellcs_fill, b_sellcs / 1e6, out->sell16_ratio,
-             cs ? "sellcs" : "sell", 100.0 * far, out->format,
+             cs ? "sellcs" : "sell", 100.0 * far, out->mean_row, out->format,
              cs || use16 ? "C" : "S", cs ? ", sigma = 1024" : "");
   } else {
     out->format = "hyb";
