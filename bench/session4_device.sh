@@ -15,7 +15,8 @@
 #           sell16 products (a CI matrix; columns far apart: escapes);
 #           `cisparse bench` of sell16 v2 beside sell, sellcs, auto and
 #           cuSPARSE on ci 32k (and U = 8), laplace3d 160, ci 524k and the
-#           H2O FCI Hamiltonian; the Python overhead (new baseline)
+#           H2O FCI Hamiltonian; the Python overhead (new baseline);
+#           WITH_PYTEST=1: the Python GPU tests too
 #   casscf  CASSCF(14,14) of C2H4/cc-pVDZ with cisparse.fci, then with
 #           PySCF's own solver on the 16 cores, stopped at the deadline
 #           (bench/casscf_vs_pyscf.py --deadline-epoch); the library is
@@ -78,6 +79,10 @@ check)
 sell16)
   step ctest_gpu 150 bash -c "cd build && ctest -L 'gpu|multigpu' --output-on-failure"
   grep -E "tests passed|tests failed|Test +#|FAIL" "$L/ctest_gpu.log" | tail -n 30 >>"$S"
+  if [ "${WITH_PYTEST:-0}" = 1 ]; then
+    step pytest_gpu 120 env $PYENV python3 -m pytest -p no:cacheprovider -q -rs python/tests
+    tail -n 4 "$L/pytest_gpu.log" >>"$S"
+  fi
   for m in ci:rows=4096,seed=1 "random:rows=2000,cols=3000000,density=0.000003,seed=3"; do
     step memcheck 90 compute-sanitizer --tool memcheck --error-exitcode 9 $CLI spmv "$m" --format sell16 \
       --kernel sell16 --device gpu --out /tmp/y.mtx

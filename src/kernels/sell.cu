@@ -55,23 +55,35 @@ __global__ void __launch_bounds__(1024) sell16_tk(
         }
         int64_t col[U];
         bool use[U];
+        bool plain = mode == 0; /* the common case: U plain deltas, a prefix sum without the state machine */
 #pragma unroll
-        for (int u = 0; u < U; ++u) {
-          use[u] = false;
-          if (mode == 1) {
-            hi = d[u];
-            mode = 2;
-          } else if (mode == 2) {
-            c += ((int64_t)hi << 16) | d[u];
-            use[u] = true;
-            mode = 0;
-          } else if (d[u] <= CIS_SELL16_SPAN) {
+        for (int u = 0; u < U; ++u) plain = plain && d[u] <= CIS_SELL16_SPAN;
+        if (plain) {
+#pragma unroll
+          for (int u = 0; u < U; ++u) {
             c += d[u];
+            col[u] = c;
             use[u] = true;
-          } else if (d[u] == CIS_SELL16_ESC) {
-            mode = 1;
           }
-          col[u] = c;
+        } else {
+#pragma unroll
+          for (int u = 0; u < U; ++u) {
+            use[u] = false;
+            if (mode == 1) {
+              hi = d[u];
+              mode = 2;
+            } else if (mode == 2) {
+              c += ((int64_t)hi << 16) | d[u];
+              use[u] = true;
+              mode = 0;
+            } else if (d[u] <= CIS_SELL16_SPAN) {
+              c += d[u];
+              use[u] = true;
+            } else if (d[u] == CIS_SELL16_ESC) {
+              mode = 1;
+            }
+            col[u] = c;
+          }
         }
 #pragma unroll
         for (int u = 0; u < U; ++u)
