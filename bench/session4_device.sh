@@ -17,6 +17,11 @@
 #           cuSPARSE on ci 32k (and U = 8), laplace3d 160, ci 524k and the
 #           H2O FCI Hamiltonian; the Python overhead (new baseline);
 #           WITH_PYTEST=1: the Python GPU tests too
+#   parts   build (library); where Matrix.spmv's Python time goes
+#           (bench/python_spmv_parts.py), the overhead again; sell16 on ci
+#           524k at CISPARSE_SELL_U = 2, 8 and CISPARSE_SELL_BPSM = 2, 4
+#   final   build; the Python GPU tests; the Python overhead; ci 524k
+#           (sell16, sellcs, auto, cuSPARSE) once more
 #   casscf  CASSCF(14,14) of C2H4/cc-pVDZ with cisparse.fci, then with
 #           PySCF's own solver on the 16 cores, stopped at the deadline
 #           (bench/casscf_vs_pyscf.py --deadline-epoch); the library is
@@ -96,6 +101,26 @@ sell16)
   step bh2o 150 $CLI bench "$H2O" --kernels sellcs,sell16,auto,cusparse-csr-alg1,cusparse-sell-alg1 --runs 10 && rows bh2o
   step pyover 40 env $PYENV python3 bench/python_overhead.py ci:rows=32768,seed=1 sell16
   tail -n 3 "$L/pyover.log" >>"$S"
+  ;;
+parts)
+  step parts 60 env $PYENV python3 bench/python_spmv_parts.py ci:rows=32768,seed=1 sell16
+  cat "$L/parts.log" >>"$S"
+  step pyover 40 env $PYENV python3 bench/python_overhead.py ci:rows=32768,seed=1 sell16
+  tail -n 1 "$L/pyover.log" >>"$S"
+  for e in CISPARSE_SELL_U=2 CISPARSE_SELL_U=8 CISPARSE_SELL_BPSM=2 CISPARSE_SELL_BPSM=4; do
+    step "b524k_$e" 60 env $e $CLI bench ci:rows=524288,seed=1 --kernels sell16,cusparse-sell-alg1 --runs 30 && rows "b524k_$e"
+  done
+  ;;
+final)
+  step pytest_gpu 120 env $PYENV python3 -m pytest -p no:cacheprovider -q -rs python/tests
+  tail -n 4 "$L/pytest_gpu.log" >>"$S"
+  step parts 60 env $PYENV python3 bench/python_spmv_parts.py ci:rows=32768,seed=1 sell16
+  tail -n 2 "$L/parts.log" >>"$S"
+  for k in 1 2; do
+    step pyover$k 40 env $PYENV python3 bench/python_overhead.py ci:rows=32768,seed=1 sell16
+    tail -n 1 "$L/pyover$k.log" >>"$S"
+  done
+  step b524k 90 $CLI bench ci:rows=524288,seed=1 --kernels sellcs,sell16,auto,cusparse-csr-alg1,cusparse-sell-alg1 --runs 30 && rows b524k
   ;;
 casscf)
   step casscf14 $((BUDGET_S - $(elapsed) - 10)) env $PYENV OMP_NUM_THREADS=16 python3 -u bench/casscf_vs_pyscf.py 14 \

@@ -228,19 +228,27 @@ class Matrix:
         return self
 
     # ---- products -----------------------------------------------------------------
-    def _vec(self, v, n, name):
+    def _fixed(self):
+        """(rows, cols, dtype) of the built matrix, read from the library once
+        per build (each read is a ctypes call; the per-product path asks)."""
+        f = self.__dict__.get("_fixed_cache")
+        if f is None or f[3] is not self._M:
+            f = self._fixed_cache = (*self.shape, self.dtype, self._M)
+        return f
+
+    def _vec(self, v, n, name, dtype):
         """A contiguous array of the matrix's dtype and length n (host or device)."""
         cp = _cupy()
         if cp is not None and isinstance(v, cp.ndarray):
             if not self.on_device:
                 raise ValueError(f"{name} is a CuPy array but the matrix is on the host (call to_device())")
-            if not _dense_vector(v, self.dtype):  # (ascontiguousarray costs microseconds even when a no-op)
-                v = cp.ascontiguousarray(v, dtype=self.dtype)
+            if not _dense_vector(v, dtype):  # (ascontiguousarray costs microseconds even when a no-op)
+                v = cp.ascontiguousarray(v, dtype=dtype)
             ptr = v.data.ptr
         else:
             if self.on_device:
                 raise ValueError(f"{name} is a host array but the matrix is on the GPU (pass a CuPy array)")
-            v = np.ascontiguousarray(v, dtype=self.dtype)
+            v = np.ascontiguousarray(v, dtype=dtype)
             ptr = v.ctypes.data
         if v.ndim != 1 or v.shape[0] != n:
             raise ValueError(f"{name} must be a vector of {n} values, got shape {v.shape}")
@@ -251,15 +259,23 @@ class Matrix:
         arrays, on the GPU (after to_device) with CuPy arrays, on CuPy's current
         stream. y is written in place when given (of the matrix's dtype, contiguous),
         else allocated. Returns y."""
-        rows, cols = self.shape
-        x, xp = self._vec(x, cols, "x")
+        rows, cols, dt, _ = self._fixed()
+        if self._plan and y is not None:  # the common device call, checked in a few attribute reads
+            cp = _cupy()
+            if (type(x) is cp.ndarray and type(y) is cp.ndarray and x.dtype == dt and y.dtype == dt
+                    and x.shape == (cols,) and y.shape == (rows,) and x.strides == (dt.itemsize,)
+                    and y.strides == (dt.itemsize,)):
+                check(L.lib.cis_gpu_spmv(self._plan, float(alpha), x.data.ptr, float(beta), y.data.ptr,
+                                         cp.cuda.get_current_stream().ptr))
+                return y
+        x, xp = self._vec(x, cols, "x", dt)
         if y is None:
             if beta != 0.0:
                 raise ValueError("beta != 0 needs y")
-            y = (_cupy().empty if self.on_device else np.empty)(rows, dtype=self.dtype)
-        elif not (y.dtype == self.dtype and (y.ndim != 1 or _dense_vector(y, self.dtype))):
-            raise ValueError(f"y must be a contiguous {self.dtype} array (written in place)")
-        y, yp = self._vec(y, rows, "y")
+            y = (_cupy().empty if self.on_device else np.empty)(rows, dtype=dt)
+        elif not (y.dtype == dt and (y.ndim != 1 or _dense_vector(y, dt))):
+            raise ValueError(f"y must be a contiguous {dt} array (written in place)")
+        y, yp = self._vec(y, rows, "y", dt)
         if self.on_device:
             stream = _cupy().cuda.get_current_stream().ptr
             check(L.lib.cis_gpu_spmv(self._plan, float(alpha), xp, float(beta), yp, stream))
