@@ -22,17 +22,19 @@ A = cisparse.load(spec, format=fmt)
 A.to_device()
 n = A.shape[0]
 dx, dy = cp.asarray(np.ones(n)), cp.empty(n)
-plan, xp, yp = A._plan, dx.data.ptr, dy.data.ptr
+plan, xp, yp, dt = A._plan, dx.data.ptr, dy.data.ptr, A.dtype
 stream = cp.cuda.get_current_stream().ptr
 parts = {
     "A.shape": lambda: A.shape,
     "A.on_device": lambda: A.on_device,
     "_cupy()": M._cupy,
     "isinstance(dx, cp.ndarray)": lambda: isinstance(dx, cp.ndarray),
-    "_dense_vector(dx)": lambda: M._dense_vector(dx, A.dtype),
+    "A.dtype": lambda: A.dtype,
+    "_dense_vector(dx)": lambda: M._dense_vector(dx, dt),
     "dx.data.ptr": lambda: dx.data.ptr,
     "dx.ndim, dx.shape[0]": lambda: (dx.ndim, dx.shape[0]),
-    "A._vec(dx)": lambda: A._vec(dx, n, "x"),
+    "A._vec(dx)": lambda: A._vec(dx, n, "x", dt),
+    "A._fixed()": A._fixed,
     "get_current_stream().ptr": lambda: cp.cuda.get_current_stream().ptr,
     "float(1.0)": lambda: float(1.0),
     "check(0)": lambda: cisparse._errors.check(0),

@@ -229,11 +229,14 @@ class Matrix:
 
     # ---- products -----------------------------------------------------------------
     def _fixed(self):
-        """(rows, cols, dtype) of the built matrix, read from the library once
-        per build (each read is a ctypes call; the per-product path asks)."""
+        """(rows, cols, dtype, _M, (cols,), (rows,), (itemsize,)) of the built
+        matrix, read from the library once per build (each read is a ctypes
+        call; the per-product path asks)."""
         f = self.__dict__.get("_fixed_cache")
         if f is None or f[3] is not self._M:
-            f = self._fixed_cache = (*self.shape, self.dtype, self._M)
+            rows, cols = self.shape
+            dt = self.dtype
+            f = self._fixed_cache = (rows, cols, dt, self._M, (cols,), (rows,), (dt.itemsize,))
         return f
 
     def _vec(self, v, n, name, dtype):
@@ -259,14 +262,15 @@ class Matrix:
         arrays, on the GPU (after to_device) with CuPy arrays, on CuPy's current
         stream. y is written in place when given (of the matrix's dtype, contiguous),
         else allocated. Returns y."""
-        rows, cols, dt, _ = self._fixed()
-        if self._plan and y is not None:  # the common device call, checked in a few attribute reads
-            cp = _cupy()
+        rows, cols, dt, _, xshape, yshape, step = self._fixed()
+        if self._plan and y is not None and _CUPY and _CUPY[0] is not None:  # the common device call
+            cp = _CUPY[0]
             if (type(x) is cp.ndarray and type(y) is cp.ndarray and x.dtype == dt and y.dtype == dt
-                    and x.shape == (cols,) and y.shape == (rows,) and x.strides == (dt.itemsize,)
-                    and y.strides == (dt.itemsize,)):
-                check(L.lib.cis_gpu_spmv(self._plan, float(alpha), x.data.ptr, float(beta), y.data.ptr,
-                                         cp.cuda.get_current_stream().ptr))
+                    and x.shape == xshape and y.shape == yshape and x.strides == step and y.strides == step):
+                st = L.lib.cis_gpu_spmv(self._plan, float(alpha), x.data.ptr, float(beta), y.data.ptr,
+                                        cp.cuda.get_current_stream().ptr)
+                if st:
+                    check(st)
                 return y
         x, xp = self._vec(x, cols, "x", dt)
         if y is None:
