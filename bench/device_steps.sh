@@ -8,6 +8,11 @@
 #                        5 lines too, unless NAME starts with $STEP_QUIET
 #                        (a prefix; empty = never quiet). A step that
 #                        would start with under 15 s left is skipped.
+#   prelude NAME         the summary's header (script, host, date, GPU);
+#                        sets SH (shared data: $CISPARSE_SHARED_DIR or
+#                        ./.shared) and H2O (its H2O 6-31G FCIDUMP)
+#   step_build CAP [T]   configure and build build/ for sm_90 with SH as the
+#                        shared data: the whole tree, or target T
 mkdir -p "$OUT/logs"
 L=$OUT/logs
 S=$OUT/summary.txt
@@ -34,4 +39,16 @@ step() {
     tail -n 5 "$L/$name.log" | sed 's/^/   | /' >>"$S"
   fi
   return $rc
+}
+
+prelude() {
+  say "$1 on $(hostname), $(date -u '+%Y-%m-%d %H:%M UTC')"
+  nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv >>"$S" 2>&1
+  SH=${CISPARSE_SHARED_DIR:-$PWD/.shared}
+  H2O=$SH/ci/h2o_631g.FCIDUMP
+}
+
+step_build() {
+  step build "$1" bash -c "cmake -S . -B build -DCMAKE_BUILD_TYPE=Release -DCISPARSE_CUDA_ARCH=90 \
+    -DCISPARSE_SHARED_DIR=$SH && cmake --build build -j16 ${2:+--target $2}"
 }

@@ -18,11 +18,8 @@ set -u
 OUT=${OUT:-bench/out/session3}
 BUDGET_S=${BUDGET_S:-480}
 . "$(dirname "$0")/device_steps.sh"
-say "session3_device.sh on $(hostname), $(date -u '+%Y-%m-%d %H:%M UTC')"
-nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv >>"$S" 2>&1
-SH=${CISPARSE_SHARED_DIR:-$PWD/.shared}
-H2O=$SH/ci/h2o_631g.FCIDUMP
-if ! step build 120 bash -c "cmake -S . -B build -DCMAKE_BUILD_TYPE=Release -DCISPARSE_CUDA_ARCH=90 -DCISPARSE_SHARED_DIR=$SH && cmake --build build -j16"; then
+prelude session3_device.sh
+if ! step_build 120; then
   tail -n 30 "$L/build.log" >>"$S"
 else
   step ctest_gpu 120 bash -c "cd build && ctest -L 'gpu|multigpu' --output-on-failure"

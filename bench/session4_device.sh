@@ -32,10 +32,7 @@ MODE=${1:-verify}
 OUT=${OUT:-bench/out/session4}
 BUDGET_S=${BUDGET_S:-540}
 . "$(dirname "$0")/device_steps.sh"
-say "session4_device.sh $MODE on $(hostname), $(date -u '+%Y-%m-%d %H:%M UTC')"
-nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv >>"$S" 2>&1
-SH=${CISPARSE_SHARED_DIR:-$PWD/.shared}
-H2O=$SH/ci/h2o_631g.FCIDUMP
+prelude "session4_device.sh $MODE"
 CLI=build/cisparse
 if [ "$MODE" = casscf ] && [ -f .prebuilt/libcisparse.so.0.1 ]; then
   mkdir -p build && cp -a .prebuilt/libcisparse.so* build/
@@ -43,9 +40,9 @@ if [ "$MODE" = casscf ] && [ -f .prebuilt/libcisparse.so.0.1 ]; then
 fi
 if [ "$MODE" = casscf ] && [ -f build/libcisparse.so.0.1 ]; then
   say "library: prebuilt on the host ($(md5sum build/libcisparse.so.0.1 | cut -c1-12))"
-elif [ "$MODE" = casscf ] && step build 150 bash -c "cmake -S . -B build -DCMAKE_BUILD_TYPE=Release -DCISPARSE_CUDA_ARCH=90 -DCISPARSE_SHARED_DIR=$SH && cmake --build build -j16 --target cisparse_shared"; then
+elif [ "$MODE" = casscf ] && step_build 150 cisparse_shared; then
   :
-elif [ "$MODE" = casscf ] || ! step build 150 bash -c "cmake -S . -B build -DCMAKE_BUILD_TYPE=Release -DCISPARSE_CUDA_ARCH=90 -DCISPARSE_SHARED_DIR=$SH && cmake --build build -j16"; then
+elif [ "$MODE" = casscf ] || ! step_build 150; then
   tail -n 30 "$L/build.log" >>"$S"
   MODE=none
 fi
