@@ -12,8 +12,9 @@
  *   csb     Compressed Sparse Blocks, block size z (§3.6; Buluc et al. 2009)
  *   hyb     the hybrid ELLPACK+CSR CI format (§4.1, Algorithm 6)
  *   csr5    CSR5 (Liu & Vinter, ICS 2015)
- *   sell16  SELL-C-sigma with 16-bit column offsets per slice window and a
- *           CSR escape part for far columns (sigma = 1: no sort, no perm)
+ *   sell16  SELL-C-sigma with 16-bit column deltas along each lane of a row
+ *           (the GPU kernel's threads per row, fixed at build); larger deltas
+ *           escape in the slots (sigma = 1: no sort, no perm)
  */
 #ifndef CISPARSE_FORMAT_H
 #define CISPARSE_FORMAT_H
