@@ -54,7 +54,7 @@ def _dense_vector(v, dtype):
 
 class Matrix:
     """A matrix in one storage format (``format``: csr, ell, ellr, sell, sellr,
-    sellcs, csb, hyb, csr5), built from a CSR that stays referenced (the host
+    sellcs, csb, hyb, csr5, sell16), built from a CSR that stays referenced (the host
     arrays of ``from_scipy`` are used in place when they already have
     cisparse's layout: int64 row pointers, int32 sorted column indices)."""
 
