@@ -274,7 +274,51 @@ def _ci0_list(ci0, size):
     return out
 
 
-class _RdmSpace:
+class _DirectBase:
+    """A direct space (cis_ci_direct_create) of (norb, nelec) made for F,
+    a header with its own integral arrays (zero until loaded), and the map
+    between PySCF's (alpha, beta) string addresses and D's order; what the
+    RDM space and the kept Davidson/contract_2e space share."""
+
+    def _create(self, norb, nelec, orbsym=None, wfnsym=None, opts=None):
+        na, nb = nelec
+        self.norb, self.D = norb, None
+        F = self.F = _make_fcidump(norb, nelec, orbsym, wfnsym)
+        self.h1 = np.zeros((norb, norb))
+        self.eri = np.zeros(int(F.neri))
+        F.h1, F.eri = self.h1.ctypes.data_as(_dp), self.eri.ctypes.data_as(_dp)
+        D = _P()
+        check(L.lib.cis_ci_direct_create(ctypes.byref(F), None if opts is None else ctypes.byref(opts),
+                                         ctypes.byref(D)))
+        self.D = D
+        self.n = int(L.lib.cis_ci_direct_size(D))
+        self.shape = (cistring.num_strings(norb, na), cistring.num_strings(norb, nb))
+        if self.n != self.shape[0] * self.shape[1]:
+            raise CisparseError(L.ERR_INVALID, f"direct space of {self.n} determinants, expected {self.shape}")
+        self.ia, self.ib, self.identity = _pyscf_addresses(D, norb, na, nb)
+
+    def to_direct(self, ci):
+        """A PySCF CI vector (any shape of nA x nB entries) as a contiguous
+        vector in D's order."""
+        v = np.asarray(ci, dtype=np.float64)
+        nA, nB = self.shape
+        if v.size != nA * nB:
+            raise ValueError(f"cisparse.fci: a CI vector of {v.size} entries for {nA} x {nB} determinants")
+        v = v.reshape(nA, nB)
+        if not self.identity:
+            v = v[np.ix_(self.ia, self.ib)]
+        return np.ascontiguousarray(v).reshape(-1)
+
+    def to_pyscf(self, v):
+        """A vector in D's order as PySCF's nA x nB CI array."""
+        if self.identity:
+            return np.asarray(v).reshape(self.shape)
+        ci = np.empty(self.shape)
+        ci[np.ix_(self.ia, self.ib)] = np.asarray(v).reshape(self.shape)
+        return ci
+
+
+class _RdmSpace(_DirectBase):
     """The direct space of (norb, nelec) in C1 for the RDMs alone (zero
     integrals: RDMs need none; a minimal sigma workspace), its links on the
     GPU (cis_ci_direct_gpu_rdm_create) when one is used, and the map from
@@ -287,21 +331,13 @@ class _RdmSpace:
     def __init__(self, norb, nelec, gpu):
         na, nb = nelec
         self.key = (norb, na, nb, bool(gpu))
-        self.norb, self.D, self.R = norb, None, None
-        self.F = _make_fcidump(norb, nelec)
-        self.h1 = np.zeros((norb, norb))
-        self.eri = np.zeros(int(self.F.neri))
-        self.F.h1, self.F.eri = self.h1.ctypes.data_as(_dp), self.eri.ctypes.data_as(_dp)
+        self.R = None
         o = _direct_opts()
         o.block_bytes, o.vectors, o.ignore_symmetry, o.no_time_reversal = 1 << 20, 1, 1, 1
-        D = _P()
-        check(L.lib.cis_ci_direct_create(ctypes.byref(self.F), ctypes.byref(o), ctypes.byref(D)))
-        self.D = D
-        self.shape = cistring.num_strings(norb, na), cistring.num_strings(norb, nb)
-        self.ia, self.ib, self.identity = _pyscf_addresses(D, norb, na, nb)
+        self._create(norb, nelec, opts=o)
         if gpu:
             R = _P()
-            check(L.lib.cis_ci_direct_gpu_rdm_create(D, 0, ctypes.byref(R)))
+            check(L.lib.cis_ci_direct_gpu_rdm_create(self.D, 0, ctypes.byref(R)))
             self.R = R
 
     def close(self):
@@ -309,23 +345,12 @@ class _RdmSpace:
 
     __del__ = close
 
-    def vec(self, ci):
-        """A PySCF CI vector as a contiguous vector in direct order."""
-        v = np.asarray(ci, dtype=np.float64)
-        nA, nB = self.shape
-        if v.size != nA * nB:
-            raise ValueError(f"cisparse.fci: a CI vector of {v.size} entries for {nA} x {nB} determinants")
-        v = v.reshape(nA, nB)
-        if not self.identity:
-            v = v[np.ix_(self.ia, self.ib)]
-        return np.ascontiguousarray(v).reshape(-1)
-
     def rdm12(self, bra, ket, want):
         """The RDMs named in want (cis_ci_rdm12's fields) of <bra| and |ket>
         (bra None: the state RDMs of ket), as NumPy arrays."""
         n = self.norb
-        k = self.vec(ket)
-        b = None if bra is None else self.vec(bra)
+        k = self.to_direct(ket)
+        b = None if bra is None else self.to_direct(bra)
         out, o = {}, _rdm12()
         for name in want:
             out[name] = np.empty((n, n) if name.startswith("rdm1") else (n, n, n, n))
@@ -338,7 +363,7 @@ class _RdmSpace:
         return out
 
 
-class _DirectSpace:
+class _DirectSpace(_DirectBase):
     """The direct space of (norb, nelec[, orbsym, wfnsym]) kept across calls:
     CASSCF asks for the same space every macro-iteration with new orbitals,
     and calls contract_2e with absorb_h1e's integrals in between. Holds F with
@@ -351,23 +376,11 @@ class _DirectSpace:
     room = 6 << 30  # device bytes G's workspace leaves free: the RDMs' workspace (4 GiB) and margins
 
     def __init__(self, norb, nelec, orbsym, wfnsym, gpu):
-        na, nb = nelec
         self.key = _DirectSpace.key_of(norb, nelec, orbsym, wfnsym, gpu)
-        self.norb, self.nelec, self.gpu = norb, (na, nb), bool(gpu)
-        self.D = self.G = self.dc = self.ds = None
+        self.gpu = bool(gpu)
+        self.G = self.dc = self.ds = None
         self.vectors, self.src = 0, None
-        F = self.F = _make_fcidump(norb, nelec, orbsym, wfnsym)
-        self.h1 = np.zeros((norb, norb))
-        self.eri = np.zeros(int(F.neri))
-        F.h1, F.eri = self.h1.ctypes.data_as(_dp), self.eri.ctypes.data_as(_dp)
-        D = _P()
-        check(L.lib.cis_ci_direct_create(ctypes.byref(F), None, ctypes.byref(D)))
-        self.D = D
-        self.n = int(L.lib.cis_ci_direct_size(D))
-        self.shape = (cistring.num_strings(norb, na), cistring.num_strings(norb, nb))
-        if self.n != self.shape[0] * self.shape[1]:
-            raise CisparseError(L.ERR_INVALID, f"direct space of {self.n} determinants, expected {self.shape}")
-        self.ia, self.ib, self.identity = _pyscf_addresses(D, norb, na, nb)
+        self._create(norb, nelec, orbsym, wfnsym)
 
     @staticmethod
     def key_of(norb, nelec, orbsym, wfnsym, gpu):
@@ -421,23 +434,11 @@ class _DirectSpace:
         self.G, self.vectors = G, vectors
         return G
 
-    def to_direct(self, v):
-        """A PySCF vector (any shape of nA x nB entries) in D's order."""
-        v = np.asarray(v, dtype=np.float64).reshape(self.shape)
-        return (v if self.identity else v[np.ix_(self.ia, self.ib)]).reshape(-1)
-
-    def to_pyscf(self, v):
-        if self.identity:
-            return np.asarray(v).reshape(self.shape)
-        ci = np.empty(self.shape)
-        ci[np.ix_(self.ia, self.ib)] = np.asarray(v).reshape(self.shape)
-        return ci
-
     def contract(self, h2eff, ci):
         """contract_2e(h2eff, ci) as PySCF's, on the GPU when the space has
         one (the host sigma otherwise)."""
         self.load_h2eff(h2eff)
-        c = np.ascontiguousarray(self.to_direct(ci))
+        c = self.to_direct(ci)
         out = np.empty(self.n)
         if not self.gpu:
             check(L.lib.cis_ci_direct_sigma(self.D, 1, c.ctypes.data_as(_dp), out.ctypes.data_as(_dp)))
