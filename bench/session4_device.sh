@@ -43,18 +43,24 @@ if [ "$MODE" = casscf ] && [ -f build/libcisparse.so.0.1 ]; then
 elif [ "$MODE" = casscf ] && step_build 150 cisparse_shared; then
   :
 elif [ "$MODE" = casscf ] || ! step_build 150; then
-  tail -n 30 "$L/build.log" >>"$S"
+  tail -n 30 "$L/build.log" >>"$S" 2>/dev/null
   MODE=none
 fi
 mkdir -p /tmp/site && tar xJf .pyscfsite/site.tar.xz -C /tmp/site
 PYENV="CISPARSE_LIBRARY=$PWD/build/libcisparse.so.0.1 CISPARSE_CLI=$PWD/build/cisparse PYTHONPATH=$PWD/python:/tmp/site"
+ctest_gpu() {
+  step ctest_gpu 150 bash -c "cd build && ctest -L 'gpu|multigpu' --output-on-failure"
+  grep -E "tests passed|tests failed|Test +#|FAIL" "$L/ctest_gpu.log" | tail -n 30 >>"$S"
+}
+pytest_gpu() {
+  step pytest_gpu 120 env $PYENV python3 -m pytest -p no:cacheprovider -q -rs python/tests
+  tail -n 4 "$L/pytest_gpu.log" >>"$S"
+}
 rows() { grep -E "^(sell|sellcs|sell16|csr-vector|auto|cusparse-csr-alg1|cusparse-sell-alg1) |^streaming|nonzeros" "$L/$1.log" | cut -c1-120 >>"$S"; }
 case $MODE in
 verify)
-  step ctest_gpu 150 bash -c "cd build && ctest -L 'gpu|multigpu' --output-on-failure"
-  grep -E "tests passed|tests failed|Test +#|FAIL" "$L/ctest_gpu.log" | tail -n 30 >>"$S"
-  step pytest_gpu 120 env $PYENV python3 -m pytest -p no:cacheprovider -q -rs python/tests
-  tail -n 8 "$L/pytest_gpu.log" >>"$S"
+  ctest_gpu
+  pytest_gpu
   K=sell,sellcs,sell16,auto,cusparse-csr-alg1,cusparse-sell-alg1
   step b32k 40 $CLI bench ci:rows=32768,seed=1 --kernels $K --runs 100 && rows b32k
   for u in 8 2; do
@@ -67,10 +73,8 @@ verify)
   step bh2o 150 $CLI bench "$H2O" --kernels sell,sellcs,sell16,csr-vector,auto,cusparse-csr-alg1,cusparse-sell-alg1 --runs 10 && rows bh2o
   ;;
 check)
-  step ctest_gpu 150 bash -c "cd build && ctest -L 'gpu|multigpu' --output-on-failure"
-  grep -E "tests passed|tests failed|Test +#|FAIL" "$L/ctest_gpu.log" | tail -n 30 >>"$S"
-  step pytest_gpu 120 env $PYENV python3 -m pytest -p no:cacheprovider -q -rs python/tests
-  tail -n 4 "$L/pytest_gpu.log" >>"$S"
+  ctest_gpu
+  pytest_gpu
   for f in sell16 sellcs; do
     step pyover_$f 40 env $PYENV python3 bench/python_overhead.py ci:rows=32768,seed=1 $f
     tail -n 3 "$L/pyover_$f.log" >>"$S"
@@ -79,11 +83,9 @@ check)
   step b524k 90 $CLI bench ci:rows=524288,seed=1 --kernels sell,sellcs,auto,cusparse-sell-alg1 --runs 30 && rows b524k
   ;;
 sell16)
-  step ctest_gpu 150 bash -c "cd build && ctest -L 'gpu|multigpu' --output-on-failure"
-  grep -E "tests passed|tests failed|Test +#|FAIL" "$L/ctest_gpu.log" | tail -n 30 >>"$S"
+  ctest_gpu
   if [ "${WITH_PYTEST:-0}" = 1 ]; then
-    step pytest_gpu 120 env $PYENV python3 -m pytest -p no:cacheprovider -q -rs python/tests
-    tail -n 4 "$L/pytest_gpu.log" >>"$S"
+    pytest_gpu
   fi
   for m in ci:rows=4096,seed=1 "random:rows=2000,cols=3000000,density=0.000003,seed=3"; do
     step memcheck 90 compute-sanitizer --tool memcheck --error-exitcode 9 $CLI spmv "$m" --format sell16 \
@@ -109,8 +111,7 @@ parts)
   done
   ;;
 final)
-  step pytest_gpu 120 env $PYENV python3 -m pytest -p no:cacheprovider -q -rs python/tests
-  tail -n 4 "$L/pytest_gpu.log" >>"$S"
+  pytest_gpu
   step parts 60 env $PYENV python3 bench/python_spmv_parts.py ci:rows=32768,seed=1 sell16
   tail -n 2 "$L/parts.log" >>"$S"
   for k in 1 2; do
