@@ -2,7 +2,7 @@
  * several vectors per pass:
  *  - a matrix given as an FCIDUMP file: its full-CI Hamiltonian built on the
  *    host (cis_ci_hamiltonian), so the bench runs on the matrix users run;
- *  - --symmetric: whether csr-sym and csr-sym-det give the same bits on
+ *  - --symmetric: whether each symmetric kernel gives the same bits on
  *    repeated products (run-to-run determinism), printed after the table;
  *  - --spmm K: cis_gpu_spmm on csr (and the symmetric csr) for k = 1, 2, 4,
  *    8, 16 <= K (and K), row- and column-major, beside cuSPARSE SpMM
@@ -44,11 +44,13 @@ static cis_int differ(const void *a, const void *b, cis_int n, size_t vs) {
   return d;
 }
 
+const char *const cli_sym_kernels[CLI_SYM_KERNELS] = {"csr-sym", "csr-sym-det", "csr-sym-win", "sym-seg"};
+
 void cli_bench_determinism(const cis_csr *U, cis_dtype t, const void *d_x, void *d_y) {
-  const char *kernels[] = {"csr-sym", "csr-sym-det", "csr-sym-win"};
+  const char *const *kernels = cli_sym_kernels;
   size_t vs = cis_dtype_size(t), ny = vs * (size_t)U->rows;
   void *y0 = malloc(ny + 1), *y1 = malloc(ny + 1);
-  for (int k = 0; k < 3 && y0 && y1; ++k) {
+  for (int k = 0; k < CLI_SYM_KERNELS && y0 && y1; ++k) {
     cis_gpu_plan *p = NULL;
     cis_int worst = 0;
     cis_status st = cis_gpu_plan_create_symmetric(U, kernels[k], 0, &p);

@@ -40,7 +40,7 @@ static int usage(void) {
           "       [--kernels a,b,...] [--sweep-block] [--sweep-slice] [--csv FILE] [--json FILE]\n"
           "       [--plot PREFIX] [--symmetric] [--spmm K]\n"
           "matrix: a file, a generator spec, or an FCIDUMP file (its full-CI Hamiltonian, built on the host)\n"
-          "--symmetric: also csr-sym and csr-sym-det (upper triangle; refused if A is not symmetric)\n"
+          "--symmetric: also csr-sym, csr-sym-det, csr-sym-win and sym-seg (upper triangle; refused if A is not symmetric)\n"
           "--spmm K: SpMM for k = 1, 2, 4, ... K (K <= 16) beside cuSPARSE SpMM (GPU)\n"
           "kernels: csr-scalar csr-vector ell ellr sell sell-row sellr sellcs sellcs-row sell16 csb csr5\n"
           "         hyb-paper hyb auto (cis_format_auto's choice)\n"
@@ -122,9 +122,8 @@ static int entries(const opts *o, entry *E) {
   char label[48];
   int n = 0;
   if (o->symmetric) { /* always, whatever --kernels selects */
-    n = add(E, n, "csr-sym", "csr-sym", "csr-sym", NULL, 0, 0);
-    n = add(E, n, "csr-sym-det", "csr-sym", "csr-sym-det", NULL, 0, 0);
-    n = add(E, n, "csr-sym-win", "csr-sym", "csr-sym-win", NULL, 0, 0);
+    for (int k = 0; k < CLI_SYM_KERNELS; ++k)
+      n = add(E, n, cli_sym_kernels[k], "csr-sym", cli_sym_kernels[k], NULL, 0, 0);
   }
   for (size_t k = 0; k < sizeof fk / sizeof *fk; ++k)
     if (selected(o->kernels, fk[k][1])) n = add(E, n, fk[k][1], fk[k][0], fk[k][1], NULL, 0, 0);

@@ -5,8 +5,22 @@
  * src/ci/gpu/). Row pointers are 64-bit; bytes = (rows+1)*8 + nnz*(4+vs),
  * about half the full matrix's; csr-sym-det adds rows*8 + 8 bytes of
  * workspace (the fixed-point accumulators). */
+#include <stdlib.h>
 #include <string.h>
+#include "formats/sym_seg.h"
 #include "gpu/gpu_internal.h"
+
+static void seg_release(cis_sym_seg_dev *g) {
+  if (!g) return;
+  cis_gpu_free((void *)g->lr);
+  cis_gpu_free((void *)g->val);
+  cis_gpu_free((void *)g->diag);
+  cis_gpu_free((void *)g->segcol);
+  cis_gpu_free((void *)g->piece_heads);
+  cis_gpu_free((void *)g->chunk_piece);
+  cis_gpu_free((void *)g->chunk_block);
+  cis_free(g);
+}
 
 static void sym_release(void *dev) {
   cis_csr_sym_dev *D = dev;
@@ -16,7 +30,72 @@ static void sym_release(void *dev) {
   cis_gpu_free((void *)D->val);
   cis_gpu_free(D->acc);
   cis_gpu_free(D->xmax);
+  seg_release(D->seg);
   cis_free(D);
+}
+
+/* sym-seg's chunk table: runs of about pieces / (slots * chunks per slot)
+ * pieces (CISPARSE_SYM_SEG_CHUNKS per slot, default 4: few enough that the
+ * window flushes, R atomics per chunk, stay small, enough that the last
+ * wave is short), never across a block row. */
+static cis_status seg_chunks(const cis_sym_seg *S, int slots, int64_t **piece, int32_t **block, cis_int *count) {
+  cis_status st = CIS_OK;
+  const char *e = getenv("CISPARSE_SYM_SEG_CHUNKS");
+  const long per_slot = e && *e && atol(e) > 0 ? atol(e) : 4;
+  const int64_t want = (int64_t)slots * per_slot, per = S->pieces / want + (S->pieces % want != 0);
+  cis_int c = 0;
+  *piece = NULL;
+  *block = NULL;
+  for (cis_int b = 0; b < S->blocks; ++b)
+    c += (S->block_piece[b + 1] - S->block_piece[b] + per - 1) / (per > 0 ? per : 1);
+  CIS_TRY(cis_alloc_array((void **)piece, c + 1, sizeof(int64_t), "sym-seg chunk pieces"));
+  CIS_TRY(cis_alloc_array((void **)block, c + 1, sizeof(int32_t), "sym-seg chunk blocks"));
+  c = 0;
+  for (cis_int b = 0; b < S->blocks; ++b)
+    for (int64_t p = S->block_piece[b]; p < S->block_piece[b + 1]; p += per) {
+      (*piece)[c] = p;
+      (*block)[c++] = (int32_t)b;
+    }
+  (*piece)[c] = S->pieces;
+  *count = c;
+cleanup:
+  return st;
+}
+
+/* Upload the layout of U (blocks of cis_sym_seg_rows rows) and its chunk
+ * table for blocks of `block` threads. */
+static cis_status seg_upload(const cis_csr *U, int block, cis_sym_seg_dev **out) {
+  cis_status st;
+  cis_sym_seg *S = NULL;
+  cis_sym_seg_dev *g = NULL;
+  int64_t *chunk_piece = NULL;
+  int32_t *chunk_block = NULL;
+  int slots = 0;
+  const size_t vs = cis_dtype_size(U->dtype);
+  CIS_TRY(cis_sym_seg_build(U, cis_sym_seg_rows(U->rows, U->dtype), &S));
+  CIS_TRY(cis_alloc_zeroed((void **)&g, 1, sizeof *g, "sym-seg device header"));
+  *g = (cis_sym_seg_dev){.t = S->dtype, .n = S->n, .R = S->R};
+  CIS_TRY(cis_sym_seg_slots(S->dtype, S->R, block, &slots));
+  CIS_TRY(seg_chunks(S, slots, &chunk_piece, &chunk_block, &g->chunks));
+  CIS_TRY(cis_gpu_upload_array((void **)&g->lr, S->lr, S->entries, 2, "sym-seg rows", &g->bytes));
+  CIS_TRY(cis_gpu_upload_array((void **)&g->val, S->val, S->entries, vs, "sym-seg values", &g->bytes));
+  CIS_TRY(cis_gpu_upload_array((void **)&g->diag, S->diag, S->n, vs, "sym-seg diagonal", &g->bytes));
+  CIS_TRY(cis_gpu_upload_array((void **)&g->segcol, S->segcol, S->segments, sizeof(cis_idx), "sym-seg columns",
+                               &g->bytes));
+  CIS_TRY(cis_gpu_upload_array((void **)&g->piece_heads, S->piece_heads, S->pieces, 8, "sym-seg piece table",
+                               &g->bytes));
+  CIS_TRY(cis_gpu_upload_array((void **)&g->chunk_piece, chunk_piece, g->chunks + 1, 8, "sym-seg chunks",
+                               &g->bytes));
+  CIS_TRY(cis_gpu_upload_array((void **)&g->chunk_block, chunk_block, g->chunks + 1, 4, "sym-seg chunk rows",
+                               &g->bytes));
+  *out = g;
+  g = NULL;
+cleanup:
+  seg_release(g);
+  cis_sym_seg_free(S);
+  cis_free(chunk_piece);
+  cis_free(chunk_block);
+  return st;
 }
 
 /* csr-sym-det's workspace and the bound colmax (one pass over U). */
@@ -46,13 +125,26 @@ static cis_status sym_plan(cis_csr_sym_dev *D, const char *kernel, int block, ci
 
 static cis_status sym_spmv(const void *dev, const char *kernel, int block, double alpha, const void *x,
                            double beta, void *y, cis_stream s) {
-  (void)kernel; /* D->det was set from the kernel name at creation */
+  (void)kernel; /* D->det, window and seg were set from the kernel name at creation */
+  const cis_csr_sym_dev *D = dev;
+  if (D->seg) return cis_launch_sym_seg(D->seg, alpha, x, beta, y, block, (cudaStream_t)s);
   return cis_launch_csr_sym(dev, alpha, x, beta, y, block, (cudaStream_t)s);
 }
 
 static cis_status sym_spmm(const void *dev, int block, int k, double alpha, const void *X, cis_int ldx,
                            double beta, void *Y, cis_int ldy, int col_major, cis_stream s) {
   const cis_csr_sym_dev *D = dev;
+  if (D->seg) { /* no CSR arrays: one product per column */
+    const size_t vs = cis_dtype_size(D->t);
+    if (!col_major)
+      return cis_error(CIS_ERR_UNSUPPORTED, "sym-seg: SpMM takes column-major blocks only (csr-sym takes both)");
+    for (int c = 0; c < k; ++c) {
+      cis_status st = cis_launch_sym_seg(D->seg, alpha, (const char *)X + (size_t)c * ldx * vs, beta,
+                                         (char *)Y + (size_t)c * ldy * vs, block, (cudaStream_t)s);
+      if (st != CIS_OK) return st;
+    }
+    return CIS_OK;
+  }
   return cis_launch_csr_spmm(D->t, 1, 1, D->rows, D->nnz, D->rowptr, D->col, D->val, k, alpha, X, ldx, beta, Y,
                              ldy, col_major, block, (cudaStream_t)s);
 }
@@ -64,8 +156,9 @@ static cis_status no_upload(const void *impl, void **dev, cis_int *bytes, cis_in
 
 const cis_gpu_format_ops cis_gpu_format_csr_sym = {
     .format = "csr-sym",
-    .kernels = {"csr-sym", "csr-sym-det", "csr-sym-win", NULL},
-    .citation = "Buluc et al. SPAA 2009 (symmetric case); Gkountouvas et al. IPDPS 2013 (atomic scatter)",
+    .kernels = {"csr-sym", "csr-sym-det", "csr-sym-win", "sym-seg", NULL},
+    .citation = "Buluc et al. SPAA 2009 (symmetric case); Gkountouvas et al. IPDPS 2013 (atomic scatter); "
+                "Sengupta et al. GH 2007 (segmented scan, sym-seg)",
     .upload = no_upload,
     .spmv = sym_spmv,
     .release = sym_release,
@@ -81,7 +174,8 @@ static cis_status sym_plan(cis_csr_sym_dev *D, const char *kernel, int block, ci
     sym_release(D);
     return st;
   }
-  cis_int bytes = (D->rows + 1) * 8 + D->nnz * (cis_int)(sizeof(cis_idx) + cis_dtype_size(D->t));
+  cis_int bytes = D->seg ? D->seg->bytes
+                         : (D->rows + 1) * 8 + D->nnz * (cis_int)(sizeof(cis_idx) + cis_dtype_size(D->t));
   CIS_TRY(cis_gpu_plan_wrap(&cis_gpu_format_csr_sym, D, kernel, D->rows, D->rows, D->nnz, D->t, bytes, ws, out));
   (*out)->block = block;
   return CIS_OK;
@@ -93,11 +187,12 @@ static cis_status need_sym_kernel(const char **kernel, int block) {
   if (!*kernel) *kernel = cis_gpu_format_csr_sym.kernels[0];
   if (!cis_gpu_kernel_known(&cis_gpu_format_csr_sym, *kernel))
     return cis_error(CIS_ERR_NOT_FOUND,
-                     "unknown kernel '%s' for symmetric storage (known: csr-sym, csr-sym-det, csr-sym-win)",
+                     "unknown kernel '%s' for symmetric storage (known: csr-sym, csr-sym-det, csr-sym-win, sym-seg)",
                      *kernel);
-  if (block < 0 || block > 256 || block % 32)
-    return cis_error(CIS_ERR_INVALID, "symmetric kernels: block size %d must be 0 or a multiple of 32 up to 256",
-                     block);
+  const int most = strcmp(*kernel, "sym-seg") ? 256 : 1024;
+  if (block < 0 || block > most || block % 32)
+    return cis_error(CIS_ERR_INVALID, "symmetric kernel %s: block size %d must be 0 or a multiple of 32 up to %d",
+                     *kernel, block, most);
   return CIS_OK;
 }
 
@@ -122,6 +217,10 @@ cis_status cis_gpu_plan_create_symmetric(const cis_csr *U, const char *kernel, i
   D->t = U->dtype;
   D->rows = U->rows;
   D->nnz = U->nnz;
+  if (!strcmp(kernel, "sym-seg")) {
+    CIS_TRY(seg_upload(U, block, &D->seg));
+    return sym_plan(D, kernel, block, out);
+  }
   CIS_TRY(cis_gpu_upload_array((void **)&D->rowptr, U->rowptr, U->rows + 1, 8, "symmetric CSR row pointers", &total));
   CIS_TRY(cis_gpu_upload_array((void **)&D->col, U->colind, U->nnz, sizeof(cis_idx), "symmetric CSR columns", &total));
   CIS_TRY(cis_gpu_upload_array((void **)&D->val, U->val, U->nnz, cis_dtype_size(U->dtype), "symmetric CSR values",
@@ -132,16 +231,43 @@ cleanup:
   return st;
 }
 
+/* sym-seg from a device-built upper triangle: the CSR comes to the host
+ * (its device arrays are freed first, so the device never holds both), is
+ * laid out there and uploaded. */
+static cis_status seg_from_device(cis_int rows, cis_int nnz, cis_dtype t, int64_t *d_rowptr, cis_idx *d_col,
+                                  void *d_val, cis_gpu_plan **out) {
+  cis_status st;
+  cis_csr *U = NULL;
+  CIS_TRY(cis_csr_alloc(rows, rows, nnz, t, &U));
+  U->flags |= CIS_FLAG_UPPER;
+  CIS_TRY(cis_gpu_download(U->rowptr, d_rowptr, (size_t)(rows + 1) * 8));
+  CIS_TRY(cis_gpu_download(U->colind, d_col, (size_t)nnz * sizeof(cis_idx)));
+  CIS_TRY(cis_gpu_download(U->val, d_val, (size_t)nnz * cis_dtype_size(t)));
+  cis_gpu_free(d_rowptr);
+  cis_gpu_free(d_col);
+  cis_gpu_free(d_val);
+  d_rowptr = NULL, d_col = NULL, d_val = NULL;
+  CIS_TRY(cis_gpu_plan_create_symmetric(U, "sym-seg", 0, out));
+cleanup:
+  cis_gpu_free(d_rowptr);
+  cis_gpu_free(d_col);
+  cis_gpu_free(d_val);
+  cis_csr_free(U);
+  return st;
+}
+
 cis_status cis_gpu_plan_from_device_csr_sym(cis_int rows, cis_int nnz, cis_dtype t, int64_t *d_rowptr,
                                             cis_idx *d_col, void *d_val, const char *kernel,
                                             cis_gpu_plan **out) {
   cis_status st;
-  cis_csr_sym_dev *D = cis_calloc(1, sizeof *D);
+  cis_csr_sym_dev *D = NULL;
   *out = NULL;
+  if (kernel && !strcmp(kernel, "sym-seg")) return seg_from_device(rows, nnz, t, d_rowptr, d_col, d_val, out);
+  D = cis_calloc(1, sizeof *D);
   if (!D) {
     st = cis_error(CIS_ERR_ALLOC, "cannot allocate the device CSR header");
   } else {
-    *D = (cis_csr_sym_dev){t, rows, nnz, d_rowptr, d_col, d_val, 0, 0, NULL, NULL, 0.0};
+    *D = (cis_csr_sym_dev){t, rows, nnz, d_rowptr, d_col, d_val, 0, 0, NULL, NULL, 0.0, NULL};
     if ((st = need_sym_kernel(&kernel, 0)) == CIS_OK) return sym_plan(D, kernel, 0, out);
     sym_release(D);
     return st;

@@ -12,7 +12,7 @@
 
 typedef struct cis_gpu_format_ops {
   const char *format;       /* host --format name this table serves */
-  const char *kernels[4];   /* kernel names; kernels[0] is the default; NULL-terminated */
+  const char *kernels[5];   /* kernel names; kernels[0] is the default; NULL-terminated */
   const char *citation;     /* paper, section, algorithm of the kernel(s) */
   /* Copy the host format's arrays to the device. *dev receives an opaque
    * device-side struct; *bytes the device bytes allocated for matrix arrays

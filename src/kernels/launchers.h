@@ -82,6 +82,7 @@ typedef struct cis_csr_sym_dev {
   int window;        /* csr-sym-win: shared-memory window of y (atomics variant) */
   unsigned long long *acc, *xmax;
   double colmax;
+  struct cis_sym_seg_dev *seg; /* sym-seg: its own arrays (rowptr, col, val NULL) */
 } cis_csr_sym_dev;
 cis_status cis_launch_csr_sym(const cis_csr_sym_dev *d, double alpha, const void *x, double beta, void *y,
                               int block, cudaStream_t s);
@@ -90,6 +91,25 @@ cis_status cis_launch_csr_sym_colmax(const cis_csr_sym_dev *d, double *colsum, u
                                      cudaStream_t s);
 /* Threads per row of the symmetric kernels for a mean row length nnz/rows. */
 int cis_sym_group(cis_int rows, cis_int nnz);
+
+/* sym_seg.cu: symmetric A in the sym-seg layout (src/formats/sym_seg.h),
+ * with a chunk table: chunk c is the pieces chunk_piece[c] ...
+ * chunk_piece[c+1] - 1, all of block row chunk_block[c]. */
+typedef struct cis_sym_seg_dev {
+  cis_dtype t;
+  cis_int n, R, chunks;
+  const uint16_t *lr;
+  const void *val, *diag;
+  const cis_idx *segcol;
+  const int64_t *piece_heads, *chunk_piece;
+  const int32_t *chunk_block;
+  cis_int bytes; /* device bytes of the arrays above */
+} cis_sym_seg_dev;
+cis_status cis_launch_sym_seg(const cis_sym_seg_dev *d, double alpha, const void *x, double beta, void *y,
+                              int block, cudaStream_t s);
+/* Thread blocks of sym-seg (R rows, block threads; 0 = default) resident on
+ * the current device at once. */
+cis_status cis_sym_seg_slots(cis_dtype t, cis_int R, int block, int *slots);
 
 /* spmm.cu: Y = alpha*A*X + beta*Y, k = 1..CIS_SPMM_MAX_K vectors, CSR (sym:
  * upper triangle, 64-bit row pointers, mirror images by atomics); X, Y

@@ -1,4 +1,6 @@
-/* test_gpu_sym_spmm.c: symmetric storage on the GPU (csr-sym, csr-sym-det)
+/* test_gpu_sym_spmm.c: symmetric storage on the GPU (csr-sym, csr-sym-det,
+ * csr-sym-win, and sym-seg with its default block rows and with blocks of
+ * 64 rows, several blocks on every case)
  * and SpMM (cis_gpu_spmm on csr and on the symmetric csr) against the CPU
  * reference in double, float and double, on symmetric matrices larger than a
  * warp, with empty rows and columns, one very long row (and column), 1x1,
@@ -11,6 +13,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include "formats/sym_seg.h"
 #include "gpu/gpu_cases.h"
 
 /* Full symmetric matrix from the upper triangle of A (square). */
@@ -85,25 +88,57 @@ static void check_det_repeat(cis_gpu_plan *p, const cis_csr *A, cis_dtype t, con
   free(x); free(y1); free(y2);
 }
 
+static void check_spmm_one(cis_gpu_plan *p, const cis_csr *A, cis_dtype t, int k, cis_layout lay, double beta,
+                           int pad, const char *what);
+
+/* Device bytes of sym-seg: the layout's arrays plus a chunk table of at
+ * most a chunk per piece (12 bytes each, and one). */
+static int seg_bytes_ok(const cis_csr *U, cis_int bytes) {
+  cis_sym_seg *S = NULL;
+  if (cis_sym_seg_build(U, cis_sym_seg_rows(U->rows, U->dtype), &S) != CIS_OK) return 0;
+  const cis_int lo = cis_sym_seg_bytes(S) - (S->blocks + 1) * 8, hi = lo + 12 * (S->pieces + 1);
+  cis_sym_seg_free(S);
+  return bytes >= lo && bytes <= hi;
+}
+
+/* sym-seg's SpMM: column-major, one product per column; row-major refused. */
+static void check_seg_spmm(cis_gpu_plan *p, const cis_csr *A, cis_dtype t, const char *what) {
+  char w[1500];
+  snprintf(w, sizeof w, "%s, spmm k=3 col-major", what);
+  check_spmm_one(p, A, t, 3, CIS_COL_MAJOR, 0.5, 2, w);
+  void *d = NULL;
+  CHECK_OK(cis_gpu_malloc(&d, (size_t)A->rows * 3 * cis_dtype_size(t) + 8));
+  CHECK(cis_gpu_spmm(p, 3, 1, d, 3, 0, d, 3, CIS_ROW_MAJOR, NULL) == CIS_ERR_UNSUPPORTED, "%s: row-major accepted",
+        what);
+  cis_gpu_free(d);
+}
+
 static void check_symv(const gpu_case *c, cis_dtype t) {
-  const char *kernels[] = {"csr-sym", "csr-sym-det", "csr-sym-win"};
+  const char *kernels[] = {"csr-sym", "csr-sym-det", "csr-sym-win", "sym-seg", "sym-seg"};
   cis_csr *U = upper_t(c->A, t);
   if (!U) return;
-  for (int k = 0; k < 3; ++k) {
+  for (int k = 0; k < 5; ++k) {
     cis_gpu_plan *p = NULL;
     char what[1400];
-    snprintf(what, sizeof what, "%s, %s, %s", c->name, cis_dtype_name(t), kernels[k]);
+    if (k == 4) setenv("CISPARSE_SYM_SEG_R", "64", 1); /* many blocks of 64 rows */
+    snprintf(what, sizeof what, "%s, %s, %s%s", c->name, cis_dtype_name(t), kernels[k], k == 4 ? " R=64" : "");
     CHECK_OK(cis_gpu_plan_create_symmetric(U, kernels[k], 0, &p));
     if (!p) continue;
     CHECK(cis_gpu_plan_is_symmetric(p), "%s: plan not marked symmetric", what);
     CHECK(!strcmp(cis_gpu_plan_kernel(p), kernels[k]), "%s: kernel %s", what, cis_gpu_plan_kernel(p));
-    CHECK(cis_gpu_plan_bytes(p) == (U->rows + 1) * 8 + U->nnz * (cis_int)(4 + cis_dtype_size(t)),
-          "%s: %lld device bytes", what, (long long)cis_gpu_plan_bytes(p));
+    if (k >= 3)
+      CHECK(seg_bytes_ok(U, cis_gpu_plan_bytes(p)), "%s: %lld device bytes", what,
+            (long long)cis_gpu_plan_bytes(p));
+    else
+      CHECK(cis_gpu_plan_bytes(p) == (U->rows + 1) * 8 + U->nnz * (cis_int)(4 + cis_dtype_size(t)),
+            "%s: %lld device bytes", what, (long long)cis_gpu_plan_bytes(p));
+    if (k == 4) unsetenv("CISPARSE_SYM_SEG_R");
     for (int b = 0; b < 2; ++b) {
       double beta = b ? 0.5 : 0.0, e = check_plan(p, c->A, t, beta, 11 + b);
       CHECK(e <= test_tol(t), "%s, beta %g: rel err %g (NaN never passes)", what, beta, e);
     }
     if (k == 1) check_det_repeat(p, c->A, t, what);
+    if (k == 3) check_seg_spmm(p, c->A, t, what);
     cis_gpu_plan_free(p);
   }
   cis_csr_free(U);
@@ -252,6 +287,8 @@ static void check_refusals(void) {
   CHECK_OK(cis_csr_upper(A, &U));
   CHECK(cis_gpu_plan_create_symmetric(U, "csr-sym-fast", 0, &p) == CIS_ERR_NOT_FOUND && !p, "unknown kernel accepted");
   CHECK(cis_gpu_plan_create_symmetric(U, NULL, 48, &p) == CIS_ERR_INVALID && !p, "block 48 accepted");
+  CHECK(cis_gpu_plan_create_symmetric(U, NULL, 512, &p) == CIS_ERR_INVALID && !p, "csr-sym block 512 accepted");
+  CHECK(cis_gpu_plan_create_symmetric(U, "sym-seg", 2048, &p) == CIS_ERR_INVALID && !p, "sym-seg block 2048 accepted");
   /* an upper flag on a matrix with entries below the diagonal */
   CHECK_OK(cis_csr_copy(A, CIS_F64, &L));
   if (L) L->flags |= CIS_FLAG_UPPER;

@@ -1,0 +1,43 @@
+#!/usr/bin/env bash
+# session5_device.sh MODE: the device calls of the fifth session of
+# 2026-11-23 (issue 10: symmetric storage with the sym-seg kernel), steps in
+# priority order under one deadline (BUDGET_S, default 540 s). Output under
+# $OUT: summary.txt, logs/.
+#   symseg  build the tool and the symmetric tests; test_gpu_sym_spmm;
+#           compute-sanitizer memcheck of its quick cases; `cisparse bench
+#           --symmetric` (csr-sym, csr-sym-det, csr-sym-win, sym-seg beside
+#           sell, sell16 and cuSPARSE CSR/SELL in the same run) on
+#           laplace3d 160 and on the H2O 6-31G FCI Hamiltonian; then sym-seg
+#           on H2O with blocks of SYM_R rows (default "4096 16384")
+#   verify  full build; `ctest -L 'gpu|multigpu'`; the CLI symmetric test
+set -u
+MODE=${1:-symseg}
+OUT=${OUT:-bench/out/session5}
+BUDGET_S=${BUDGET_S:-540}
+. "$(dirname "$0")/device_steps.sh"
+prelude "session5_device.sh $MODE"
+CLI=build/cisparse
+rows() { grep -E "^(sell|sell16|csr-sym|csr-sym-det|csr-sym-win|sym-seg|cusparse-csr-alg1|cusparse-sell-alg1) |^streaming|nonzeros|^determinism|^symmetric" "$L/$1.log" | cut -c1-120 >>"$S"; }
+case $MODE in
+symseg)
+  step_build 200 "cisparse test_gpu_sym_spmm test_sym_seg" || { tail -n 30 "$L/build.log" >>"$S"; exit 1; }
+  step sym_tests 120 bash -c "build/tests/test_sym_seg && build/tests/test_gpu_sym_spmm"
+  tail -n 3 "$L/sym_tests.log" >>"$S"
+  step memcheck 90 compute-sanitizer --tool memcheck --leak-check full build/tests/test_gpu_sym_spmm quick
+  grep -E "ERROR SUMMARY|checks" "$L/memcheck.log" >>"$S"
+  K=sell,sell16,cusparse-csr-alg1,cusparse-sell-alg1
+  step bench_lap 90 $CLI bench laplace3d:size=160 --symmetric --kernels $K --runs 30 --warmup 5 && rows bench_lap
+  step bench_h2o 150 $CLI bench "$H2O" --symmetric --kernels sell16,cusparse-sell-alg1 --runs 20 --warmup 3 && rows bench_h2o
+  for r in ${SYM_R:-4096 16384}; do
+    step bench_h2o_r$r 100 env CISPARSE_SYM_SEG_R=$r $CLI bench "$H2O" --symmetric --kernels cusparse-sell-alg1 \
+      --runs 20 --warmup 3 && rows bench_h2o_r$r
+  done
+  ;;
+verify)
+  step_build 200 || { tail -n 30 "$L/build.log" >>"$S"; exit 1; }
+  step ctest_gpu 200 bash -c "cd build && ctest -L 'gpu|multigpu' --output-on-failure"
+  grep -E "tests passed|tests failed|Test +#|FAIL" "$L/ctest_gpu.log" | tail -n 30 >>"$S"
+  step cli_sym 60 bash tests/cli/symmetric.sh "$CLI" "$SH"
+  ;;
+esac
+say "done in $(elapsed) s"

@@ -1,0 +1,214 @@
+/* sym_seg.c: the sym-seg layout (sym_seg.h) from an upper triangle, and its
+ * CPU reference product. Each block is built on its own (OpenMP): a
+ * counting sort of the block's strict-upper entries by column (the distinct
+ * columns sorted, then each column's entries in row order), in two passes:
+ * sizes first, then the arrays at their offsets. */
+#include <omp.h>
+#include <stdlib.h>
+#include <string.h>
+#include "core/internal.h"
+#include "formats/sym_seg.h"
+
+void cis_sym_seg_free(cis_sym_seg *S) {
+  if (!S) return;
+  cis_free(S->lr);
+  cis_free(S->val);
+  cis_free(S->segcol);
+  cis_free(S->piece_heads);
+  cis_free(S->block_piece);
+  cis_free(S->diag);
+  cis_free(S);
+}
+
+cis_int cis_sym_seg_bytes(const cis_sym_seg *S) {
+  const cis_int vs = (cis_int)cis_dtype_size(S->dtype);
+  return S->entries * (2 + vs) + S->segments * 4 + S->pieces * 8 + (S->blocks + 1) * 8 + S->n * vs;
+}
+
+cis_int cis_sym_seg_rows(cis_int n, cis_dtype t) {
+  const char *e = getenv("CISPARSE_SYM_SEG_R");
+  cis_int R = 65536 / (cis_int)cis_dtype_size(t), cap = (n + 31) / 32 * 32;
+  if (e && *e) {
+    const long v = strtol(e, NULL, 10);
+    if (v >= 32 && v <= CIS_SYM_SEG_MAX_R) R = v;
+  }
+  return R < cap ? R : cap < 32 ? 32 : cap;
+}
+
+/* Per-thread scratch: a count per column (zero between blocks) and the list
+ * of the columns the block touched. */
+typedef struct seg_scratch {
+  int32_t *count;
+  cis_idx *touched;
+} seg_scratch;
+
+/* Count block b's strict-upper entries per column; returns the number of
+ * distinct columns (listed in s->touched, unsorted), *entries the entries. */
+static cis_int block_count(const cis_csr *U, cis_int R, cis_int b, seg_scratch *s, cis_int *entries) {
+  const cis_int i0 = b * R, i1 = i0 + R < U->rows ? i0 + R : U->rows;
+  cis_int distinct = 0, e = 0;
+  for (cis_int i = i0; i < i1; ++i)
+    for (cis_int k = U->rowptr[i]; k < U->rowptr[i + 1]; ++k) {
+      const cis_idx j = U->colind[k];
+      if (j == i) continue;
+      if (s->count[j]++ == 0) s->touched[distinct++] = j;
+      ++e;
+    }
+  *entries = e;
+  return distinct;
+}
+
+static void block_clear(seg_scratch *s, cis_int distinct) {
+  for (cis_int q = 0; q < distinct; ++q) s->count[s->touched[q]] = 0;
+}
+
+/* Fill block b at its offsets: entries from e0 (pieces from p0, first
+ * segment seg0). */
+static void block_fill(const cis_csr *U, cis_sym_seg *S, cis_int b, seg_scratch *s, int64_t e0, int64_t p0,
+                       int64_t seg0) {
+  const cis_int R = S->R, i0 = b * R, i1 = i0 + R < U->rows ? i0 + R : U->rows;
+  const size_t vs = cis_dtype_size(S->dtype);
+  cis_int e = 0, distinct = block_count(U, R, b, s, &e);
+  cis_sort_idx(s->touched, distinct);
+  int64_t at = 0; /* count[j] becomes the position of j's next entry */
+  for (cis_int q = 0; q < distinct; ++q) {
+    const cis_idx j = s->touched[q];
+    const int32_t c = s->count[j];
+    S->segcol[seg0 + q] = j;
+    s->count[j] = (int32_t)at;
+    at += c;
+  }
+  for (cis_int i = i0; i < i1; ++i)
+    for (cis_int k = U->rowptr[i]; k < U->rowptr[i + 1]; ++k) {
+      const cis_idx j = U->colind[k];
+      if (j == i) continue;
+      const int64_t q = e0 + s->count[j]++;
+      S->lr[q] = (uint16_t)(i - i0);
+      memcpy((char *)S->val + (size_t)q * vs, (const char *)U->val + (size_t)k * vs, vs);
+    }
+  for (cis_int q = 0, start = 0; q < distinct; ++q) { /* heads: where each column's run starts */
+    S->lr[e0 + start] |= CIS_SYM_SEG_HEAD;
+    start = s->count[s->touched[q]];
+  }
+  block_clear(s, distinct);
+  const int64_t padded = (e + CIS_SYM_SEG_PIECE - 1) / CIS_SYM_SEG_PIECE * CIS_SYM_SEG_PIECE;
+  for (int64_t q = e0 + e; q < e0 + padded; ++q) {
+    S->lr[q] = CIS_SYM_SEG_PAD;
+    memset((char *)S->val + (size_t)q * vs, 0, vs);
+  }
+  int64_t heads = seg0;
+  for (int64_t p = 0; p < padded / CIS_SYM_SEG_PIECE; ++p) {
+    S->piece_heads[p0 + p] = heads;
+    for (int64_t q = 0; q < CIS_SYM_SEG_PIECE; ++q)
+      heads += (S->lr[e0 + p * CIS_SYM_SEG_PIECE + q] & CIS_SYM_SEG_HEAD) != 0;
+  }
+}
+
+static cis_status check_upper(const cis_csr *U, cis_int R) {
+  if (!U) return cis_error(CIS_ERR_INVALID, "sym-seg: NULL matrix");
+  if (!(U->flags & CIS_FLAG_UPPER) || U->rows != U->cols)
+    return cis_error(CIS_ERR_INVALID, "sym-seg needs a square upper triangle (CIS_FLAG_UPPER)");
+  if (R < 32 || R > CIS_SYM_SEG_MAX_R)
+    return cis_error(CIS_ERR_INVALID, "sym-seg: block of %lld rows outside 32 ... %d", (long long)R,
+                     CIS_SYM_SEG_MAX_R);
+  for (cis_int i = 0; i < U->rows; ++i)
+    for (cis_int k = U->rowptr[i]; k < U->rowptr[i + 1]; ++k)
+      if (U->colind[k] < i || (k > U->rowptr[i] && U->colind[k] <= U->colind[k - 1]))
+        return cis_error(CIS_ERR_INVALID, "sym-seg: row %lld of the upper triangle has column %d %s",
+                         (long long)i + 1, U->colind[k] + 1,
+                         U->colind[k] < i ? "below the diagonal" : "out of order or repeated");
+  return CIS_OK;
+}
+
+cis_status cis_sym_seg_build(const cis_csr *U, cis_int R, cis_sym_seg **out) {
+  cis_status st;
+  cis_sym_seg *S = NULL;
+  cis_int *bent = NULL, *bseg = NULL; /* per block: entries, segments */
+  seg_scratch *scr = NULL;
+  const int nt = omp_get_max_threads();
+  if (!out) return cis_error(CIS_ERR_INVALID, "sym-seg: NULL output");
+  *out = NULL;
+  CIS_TRY(check_upper(U, R));
+  CIS_TRY(cis_alloc_zeroed((void **)&S, 1, sizeof *S, "sym-seg header"));
+  S->dtype = U->dtype;
+  S->n = U->rows;
+  S->R = R;
+  S->blocks = (U->rows + R - 1) / R;
+  CIS_TRY(cis_alloc_zeroed((void **)&scr, nt, sizeof *scr, "sym-seg scratch"));
+  for (int t = 0; t < nt; ++t) {
+    CIS_TRY(cis_alloc_zeroed((void **)&scr[t].count, U->rows + 1, sizeof(int32_t), "sym-seg column counts"));
+    CIS_TRY(cis_alloc_array((void **)&scr[t].touched, U->rows + 1, sizeof(cis_idx), "sym-seg column lists"));
+  }
+  CIS_TRY(cis_alloc_zeroed((void **)&bent, S->blocks + 1, sizeof(cis_int), "sym-seg block sizes"));
+  CIS_TRY(cis_alloc_zeroed((void **)&bseg, S->blocks + 1, sizeof(cis_int), "sym-seg block segments"));
+  CIS_PRAGMA(omp parallel for schedule(dynamic, 1) num_threads(nt))
+  for (cis_int b = 0; b < S->blocks; ++b) {
+    seg_scratch *s = &scr[omp_get_thread_num()];
+    bseg[b] = block_count(U, R, b, s, &bent[b]);
+    block_clear(s, bseg[b]);
+  }
+  CIS_TRY(cis_alloc_zeroed((void **)&S->block_piece, S->blocks + 1, sizeof(int64_t), "sym-seg block pieces"));
+  for (cis_int b = 0; b < S->blocks; ++b) {
+    S->strict += bent[b];
+    S->segments += bseg[b];
+    S->block_piece[b + 1] = S->block_piece[b] + (bent[b] + CIS_SYM_SEG_PIECE - 1) / CIS_SYM_SEG_PIECE;
+  }
+  S->pieces = S->block_piece[S->blocks];
+  S->entries = S->pieces * CIS_SYM_SEG_PIECE;
+  CIS_TRY(cis_alloc_array((void **)&S->lr, S->entries, 2, "sym-seg rows"));
+  CIS_TRY(cis_alloc_array(&S->val, S->entries, cis_dtype_size(S->dtype), "sym-seg values"));
+  CIS_TRY(cis_alloc_array((void **)&S->segcol, S->segments, sizeof(cis_idx), "sym-seg segment columns"));
+  CIS_TRY(cis_alloc_array((void **)&S->piece_heads, S->pieces, sizeof(int64_t), "sym-seg piece table"));
+  CIS_TRY(cis_alloc_zeroed(&S->diag, S->n, cis_dtype_size(S->dtype), "sym-seg diagonal"));
+  int64_t seg0 = 0;
+  for (cis_int b = 0; b < S->blocks; ++b) { /* bseg becomes each block's first segment */
+    const cis_int c = bseg[b];
+    bseg[b] = seg0;
+    seg0 += c;
+  }
+  CIS_PRAGMA(omp parallel for schedule(dynamic, 1) num_threads(nt))
+  for (cis_int b = 0; b < S->blocks; ++b)
+    block_fill(U, S, b, &scr[omp_get_thread_num()], S->block_piece[b] * CIS_SYM_SEG_PIECE, S->block_piece[b],
+               bseg[b]);
+  for (cis_int i = 0; i < U->rows; ++i)
+    if (U->rowptr[i + 1] > U->rowptr[i] && U->colind[U->rowptr[i]] == i)
+      cis_set(S->diag, S->dtype, i, cis_get(U->val, U->dtype, U->rowptr[i]));
+  *out = S;
+  S = NULL;
+cleanup:
+  for (int t = 0; scr && t < nt; ++t) {
+    cis_free(scr[t].count);
+    cis_free(scr[t].touched);
+  }
+  cis_free(scr);
+  cis_free(bent);
+  cis_free(bseg);
+  cis_sym_seg_free(S);
+  return st;
+}
+
+cis_status cis_sym_seg_spmv(const cis_sym_seg *S, double alpha, const void *x, double beta, void *y) {
+  cis_status st;
+  double *acc = NULL;
+  if (!S || !x || !y) return cis_error(CIS_ERR_INVALID, "cis_sym_seg_spmv: NULL argument");
+  CIS_TRY(cis_alloc_zeroed((void **)&acc, S->n + 1, sizeof(double), "sym-seg reference sums"));
+  for (cis_int i = 0; i < S->n; ++i) acc[i] = cis_get(S->diag, S->dtype, i) * cis_get(x, S->dtype, i);
+  for (cis_int b = 0; b < S->blocks; ++b)
+    for (int64_t p = S->block_piece[b]; p < S->block_piece[b + 1]; ++p) {
+      int64_t seg = S->piece_heads[p] - 1;
+      for (int64_t q = p * CIS_SYM_SEG_PIECE; q < (p + 1) * CIS_SYM_SEG_PIECE; ++q) {
+        const unsigned code = S->lr[q];
+        if (code & CIS_SYM_SEG_HEAD) ++seg;
+        if (code == CIS_SYM_SEG_PAD) continue;
+        const cis_int i = b * S->R + (code & CIS_SYM_SEG_PAD), j = S->segcol[seg];
+        const double a = cis_get(S->val, S->dtype, q);
+        acc[i] += a * cis_get(x, S->dtype, j);
+        acc[j] += a * cis_get(x, S->dtype, i);
+      }
+    }
+  for (cis_int i = 0; i < S->n; ++i)
+    cis_set(y, S->dtype, i, alpha * acc[i] + (beta == 0.0 ? 0.0 : beta * cis_get(y, S->dtype, i)));
+cleanup:
+  cis_free(acc);
+  return st;
+}
