@@ -20,7 +20,7 @@ CLI=build/cisparse
 rows() { grep -E "^(sell|sell16|csr-sym|csr-sym-det|csr-sym-win|sym-seg|cusparse-csr-alg1|cusparse-sell-alg1) |^streaming|nonzeros|^determinism|^symmetric" "$L/$1.log" | cut -c1-120 >>"$S"; }
 case $MODE in
 symseg)
-  step_build 200 "cisparse test_gpu_sym_spmm test_sym_seg" || { tail -n 30 "$L/build.log" >>"$S"; exit 1; }
+  step_build 200 "cisparse_cli test_gpu_sym_spmm test_sym_seg" || { tail -n 30 "$L/build.log" >>"$S"; exit 1; }
   step sym_tests 120 bash -c "build/tests/test_sym_seg && build/tests/test_gpu_sym_spmm"
   tail -n 3 "$L/sym_tests.log" >>"$S"
   step memcheck 90 compute-sanitizer --tool memcheck --leak-check full build/tests/test_gpu_sym_spmm quick
