@@ -8,7 +8,7 @@
 #           --symmetric` (csr-sym, csr-sym-det, csr-sym-win, sym-seg beside
 #           sell, sell16 and cuSPARSE CSR/SELL in the same run) on
 #           laplace3d 160 and on the H2O 6-31G FCI Hamiltonian; then sym-seg
-#           on H2O with blocks of SYM_R rows (default "4096 16384")
+#           on H2O with blocks of SYM_R rows (default "4096 2048")
 #   verify  full build; `ctest -L 'gpu|multigpu'`; the CLI symmetric test
 set -u
 MODE=${1:-symseg}
@@ -28,7 +28,7 @@ symseg)
   K=sell,sell16,cusparse-csr-alg1,cusparse-sell-alg1
   step bench_lap 90 $CLI bench laplace3d:size=160 --symmetric --kernels $K --runs 30 --warmup 5 && rows bench_lap
   step bench_h2o 150 $CLI bench "$H2O" --symmetric --kernels sell16,cusparse-sell-alg1 --runs 20 --warmup 3 && rows bench_h2o
-  for r in ${SYM_R:-4096 16384}; do
+  for r in ${SYM_R:-4096 2048}; do
     step bench_h2o_r$r 100 env CISPARSE_SYM_SEG_R=$r $CLI bench "$H2O" --symmetric --kernels cusparse-sell-alg1 \
       --runs 20 --warmup 3 && rows bench_h2o_r$r
   done

@@ -30,7 +30,7 @@ cis_int cis_sym_seg_rows(cis_int n, cis_dtype t) {
   cis_int R = 65536 / (cis_int)cis_dtype_size(t), cap = (n + 31) / 32 * 32;
   if (e && *e) {
     const long v = strtol(e, NULL, 10);
-    if (v >= 32 && v <= CIS_SYM_SEG_MAX_R) R = v;
+    if (v >= 32 && v <= R) R = v; /* at most 64 KiB of values: the kernel's shared memory */
   }
   return R < cap ? R : cap < 32 ? 32 : cap;
 }
