@@ -27,10 +27,11 @@ cis_int cis_sym_seg_bytes(const cis_sym_seg *S) {
 
 cis_int cis_sym_seg_rows(cis_int n, cis_dtype t) {
   const char *e = getenv("CISPARSE_SYM_SEG_R");
-  cis_int R = 65536 / (cis_int)cis_dtype_size(t), cap = (n + 31) / 32 * 32;
+  const cis_int most = 65536 / (cis_int)cis_dtype_size(t), cap = (n + 31) / 32 * 32;
+  cis_int R = most / 2;
   if (e && *e) {
     const long v = strtol(e, NULL, 10);
-    if (v >= 32 && v <= R) R = v; /* at most 64 KiB of values: the kernel's shared memory */
+    if (v >= 32 && v <= most) R = v; /* at most 64 KiB of values: the kernel's shared memory */
   }
   return R < cap ? R : cap < 32 ? 32 : cap;
 }

@@ -6,8 +6,8 @@
 // case): the forward term a x_j goes to y_i, the mirror term a x_i to y_j.
 //
 // One thread block per chunk (a run of pieces of one block row): the block's
-// x_I (R values) is staged in shared memory beside a window that gathers
-// its y_I (R values), so the forward terms and x_i never
+// x_I (R values) is staged in shared memory and its y_I gathered in a
+// shared-memory window of R values, so the forward terms and x_i never
 // touch global memory. A warp takes a piece of 128 entries, 4 consecutive
 // per lane (16-byte loads, streamed); a lane sums its entries' mirror terms
 // per segment, and the warp joins the lanes' partial sums with a segmented
@@ -37,39 +37,15 @@ __device__ __forceinline__ void seg_load(const float *__restrict__ v, int64_t q,
   a[0] = p.x; a[1] = p.y; a[2] = p.z; a[3] = p.w;
 }
 
-// x_I and the window of y_I side by side, so that one 16-byte (double) or
-// 8-byte (float) shared load gives both x_r and y_r for an entry of row r.
-template <typename T> struct seg_pair;
-template <> struct __align__(16) seg_pair<double> { double x, y; };
-template <> struct __align__(8) seg_pair<float> { float x, y; };
-
-// *a += v by compare-and-swap from the value `seen` (read with x_r): sm_90
-// has no native floating-point add on shared memory, so atomicAdd would
-// read y_r once more before its own compare-and-swap.
-__device__ __forceinline__ void seg_add(double *a, double seen, double v) {
-  unsigned long long *w = (unsigned long long *)a, old = __double_as_longlong(seen), want;
-  do {
-    want = old;
-    old = atomicCAS(w, want, __double_as_longlong(__longlong_as_double(want) + v));
-  } while (old != want);
-}
-__device__ __forceinline__ void seg_add(float *a, float seen, float v) {
-  unsigned *w = (unsigned *)a, old = __float_as_uint(seen), want;
-  do {
-    want = old;
-    old = atomicCAS(w, want, __float_as_uint(__uint_as_float(want) + v));
-  } while (old != want);
-}
-
 // A segment's (partial) mirror sum s to y_j: into the window when j is a row
 // of this block (j > i >= I0), else to y (scaled by alpha). j < 0: not yet
 // read.
 template <typename T>
 __device__ __forceinline__ void seg_emit(const cis_idx *__restrict__ segcol, int64_t seg, cis_idx j, T s,
-                                         int64_t I0, int R, seg_pair<T> *win, T *y, T alpha) {
+                                         int64_t I0, int R, T *win, T *y, T alpha) {
   if (j < 0) j = __ldg(segcol + seg);
   const int64_t off = (int64_t)j - I0;
-  if (off < R) atomicAdd(&win[off].y, s);
+  if (off < R) atomicAdd(win + off, s);
   else atomicAdd(y + j, alpha * s);
 }
 
@@ -85,10 +61,13 @@ __global__ void sym_seg_diag(int64_t n, const T *__restrict__ diag, const T *__r
 template <typename T>
 __global__ void __launch_bounds__(1024) sym_seg_tk(cis_sym_seg_dev d, T alpha, const T *__restrict__ x, T *y) {
   extern __shared__ unsigned char seg_smem[];
-  seg_pair<T> *win = (seg_pair<T> *)seg_smem;
+  T *win = (T *)seg_smem, *xs = win + d.R;
   const int64_t I0 = (int64_t)d.chunk_block[blockIdx.x] * d.R;
   const int rows_in = (int)min((int64_t)d.R, d.n - I0);
-  for (int w = threadIdx.x; w < d.R; w += blockDim.x) win[w] = {w < rows_in ? x[I0 + w] : T(0), T(0)};
+  for (int w = threadIdx.x; w < d.R; w += blockDim.x) {
+    win[w] = T(0);
+    xs[w] = w < rows_in ? x[I0 + w] : T(0);
+  }
   __syncthreads();
   const int lane = threadIdx.x & 31, warps = blockDim.x >> 5;
   const unsigned below = (1u << lane) - 1u;
@@ -124,9 +103,8 @@ __global__ void __launch_bounds__(1024) sym_seg_tk(cis_sym_seg_dev d, T alpha, c
         xj = __ldg(x + j);
       }
       const int r = (int)(code[k] & SEG_PAD);
-      const seg_pair<T> xy = win[r];
-      seg_add(&win[r].y, xy.y, a[k] * xj);
-      cur += a[k] * xy.x;
+      atomicAdd(win + r, a[k] * xj);
+      cur += a[k] * xs[r];
     }
     if (!any) pre = cur, first_j = j;
     /* Segmented inclusive scan over the lanes: v = the open segment's sum
@@ -151,7 +129,7 @@ __global__ void __launch_bounds__(1024) sym_seg_tk(cis_sym_seg_dev d, T alpha, c
   }
   __syncthreads();
   for (int w = threadIdx.x; w < rows_in; w += blockDim.x) {
-    const T s = win[w].y;
+    const T s = win[w];
     if (s != T(0)) atomicAdd(y + I0 + w, alpha * s);
   }
 }
