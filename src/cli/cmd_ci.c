@@ -86,8 +86,9 @@ static void usage(FILE *f) {
              "                memory as CSR, SpMV csr-vector) or cpu (OpenMP, then --format, uploaded)\n"
              "  --kernel K    GPU kernel of the format (cisparse/gpu.h; default: the format's default)\n"
              "  --symmetric   store only the upper triangle (half the bytes): symmetric CSR SpMV on\n"
-             "                the CPU, or on the GPU (kernels csr-sym, default, or csr-sym-det:\n"
-             "                deterministic), built on the GPU with --build gpu\n"
+             "                the CPU, or on the GPU (kernels sym-seg, default: mirror sums per column\n"
+             "                segment; csr-sym; csr-sym-det: deterministic), built on the GPU with\n"
+             "                --build gpu\n"
              "  --occ LIST    reference occupation, 1-based: 1,2,3 (doubly occupied) or ALPHA/BETA lists\n"
              "  --tol X       Davidson residual norm tolerance (default 1e-8; energies to 1e-10)\n"
              "  --count       only count, at once for any size: determinants (closed form, by level and\n"
@@ -123,6 +124,10 @@ static void usage(FILE *f) {
              "                instead of blocked by irreps; same results\n"
              "  --no-s2       do not compute <S^2> of the roots (printed as not computed; not with --spin)\n");
 }
+
+/* The GPU kernel of --symmetric: --kernel, else sym-seg (on the H2O 6-31G
+ * FCI Hamiltonian 2x faster than csr-sym, bench/results/sym-seg-2026-11-23). */
+static const char *cli_sym_kernel(const ci_args *a) { return a->kernel ? a->kernel : "sym-seg"; }
 
 static int parse_args(int argc, char **argv, ci_args *a) {
   long long v;
@@ -225,7 +230,7 @@ static int parse_args(int argc, char **argv, ci_args *a) {
   if (a->build == 1 && a->format_set && strcmp(a->format, "csr"))
     return cli_usage("--format %s needs --build cpu (the GPU build stores CSR on the device)", a->format);
   if (a->build == 1 && a->kernel && !a->symmetric)
-    return cli_usage("--kernel needs --build cpu (the GPU build runs csr-vector; with --symmetric csr-sym or csr-sym-det)");
+    return cli_usage("--kernel needs --build cpu (the GPU build runs csr-vector; with --symmetric a symmetric kernel)");
   if (a->symmetric && a->format_set && strcmp(a->format, "csr"))
     return cli_usage("--symmetric stores the upper triangle in csr; got --format %s", a->format);
   if (a->build == 1 && a->save) return cli_usage("--save needs --build cpu (the GPU-built matrix stays on the device)");
@@ -624,7 +629,7 @@ static cis_status compute(const ci_args *a, ci_run *r) {
                      gib((double)gi.free_mem));
   double tb = cis_wtime();
   if (a->build) {
-    if (a->symmetric) CIS_TRY(cis_ci_hamiltonian_gpu_upper(r->F, r->S, a->kernel, &r->plan, &r->nnz));
+    if (a->symmetric) CIS_TRY(cis_ci_hamiltonian_gpu_upper(r->F, r->S, cli_sym_kernel(a), &r->plan, &r->nnz));
     else CIS_TRY(cis_ci_hamiltonian_gpu(r->F, r->S, &r->plan, &r->nnz));
     r->t_build = cis_wtime() - tb;
   } else {
@@ -633,7 +638,7 @@ static cis_status compute(const ci_args *a, ci_run *r) {
     r->nnz = r->H->nnz;
     if (a->save) CIS_TRY(cis_save(a->save, r->H));
     /* symmetric storage on the GPU from the host-built upper triangle */
-    if (a->gpu && a->symmetric) CIS_TRY(cis_gpu_plan_create_symmetric(r->H, a->kernel, 0, &r->plan));
+    if (a->gpu && a->symmetric) CIS_TRY(cis_gpu_plan_create_symmetric(r->H, cli_sym_kernel(a), 0, &r->plan));
   }
   if (r->H && !a->symmetric) {
     cis_format_params p = cis_format_params_default(); /* hyb: BOUNDARY < 0 = chosen from the matrix */

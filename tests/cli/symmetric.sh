@@ -45,6 +45,26 @@ for dev in $devices; do
     fi
   done
 done
+# sym-seg on the GPU (the default symmetric kernel of ci): the same product
+# as the full matrix, and the same CISD energy as the CPU, built on the GPU
+# (the upper triangle comes to the host for the layout) and on the CPU
+if [ "$devices" != cpu ]; then
+  "$cli" spmv laplace3d:size=9 --format csr --x random --device gpu --out-format text --out "$tmp/f.txt" >/dev/null &&
+    "$cli" spmv laplace3d:size=9 --format csr --symmetric --kernel sym-seg --x random --device gpu --out-format text --out "$tmp/s.txt" >/dev/null ||
+    { echo "FAIL spmv --kernel sym-seg did not run"; fail=$((fail + 1)); }
+  paste "$tmp/f.txt" "$tmp/s.txt" | awk '{d=$1-$2; if (d<0) d=-d; a=$1<0?-$1:$1; if (d > 1e-13*(a+1)) bad++} END {exit bad>0}' ||
+    { echo "FAIL spmv --kernel sym-seg differs from the full product"; fail=$((fail + 1)); }
+  h2o=$shared/ci/h2o_631g.FCIDUMP
+  e_cpu=$("$cli" ci "$h2o" --level 2 --symmetric --json | grep -o '"energy": *-\?[0-9.]*' | head -1 | sed 's/.*: *//')
+  for build in gpu cpu; do
+    out=$("$cli" ci "$h2o" --level 2 --symmetric --device gpu --build $build --json 2>&1)
+    e=$(echo "$out" | grep -o '"energy": *-\?[0-9.]*' | head -1 | sed 's/.*: *//')
+    echo "$out" | grep -q '"kernel": "sym-seg"' || { echo "FAIL ci --symmetric --build $build: kernel not sym-seg: $out" | head -c 400; fail=$((fail + 1)); }
+    awk -v a="$e" -v b="$e_cpu" 'BEGIN { d = a - b; if (d < 0) d = -d; exit !(a != "" && d < 1e-8) }' ||
+      { echo "FAIL ci --symmetric --device gpu --build $build: E = $e, CPU $e_cpu"; fail=$((fail + 1)); }
+  done
+fi
+
 # solve converges with symmetric storage on the CPU
 "$cli" solve laplace3d:size=8 --symmetric --device cpu --tol 1e-8 >"$tmp/solve.txt" 2>&1 ||
   { echo "FAIL solve --symmetric laplace3d"; sed 's/^/    /' "$tmp/solve.txt"; fail=$((fail + 1)); }
