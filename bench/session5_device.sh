@@ -9,6 +9,10 @@
 #           sell, sell16 and cuSPARSE CSR/SELL in the same run) on
 #           laplace3d 160 and on the H2O 6-31G FCI Hamiltonian; then sym-seg
 #           on H2O with blocks of SYM_R rows (default "4096 2048")
+#   stored  full build; `cisparse bench --symmetric` on the H2O 6-31G FCI
+#           Hamiltonian beside sell16, csr-vector and cuSPARSE CSR/SELL;
+#           `cisparse ci --device gpu --symmetric` (sym-seg, built on the
+#           GPU) on C2H4 CAS(14,14) (.data/c2h4_cas14.FCIDUMP) and on H2O
 #   verify  full build; `ctest -L 'gpu|multigpu'`; the CLI symmetric test
 set -u
 MODE=${1:-symseg}
@@ -32,6 +36,15 @@ symseg)
     step bench_h2o_r$r 100 env CISPARSE_SYM_SEG_R=$r $CLI bench "$H2O" --symmetric --kernels cusparse-sell-alg1 \
       --runs 20 --warmup 3 && rows bench_h2o_r$r
   done
+  ;;
+stored)
+  step_build 240 || { tail -n 30 "$L/build.log" >>"$S"; exit 1; }
+  step bench_h2o 150 $CLI bench "$H2O" --symmetric --kernels sell16,csr-vector,cusparse-csr-alg1,cusparse-sell-alg1 \
+    --runs 20 --warmup 3 && rows bench_h2o
+  step ci_cas14 240 $CLI ci .data/c2h4_cas14.FCIDUMP --device gpu --symmetric --json --verbose
+  grep -E '"energy"|spmv|product|kernel|device_bytes|build' "$L/ci_cas14.log" | cut -c1-300 >>"$S"
+  step ci_h2o 120 $CLI ci "$H2O" --device gpu --symmetric --json
+  grep -o '"roots": \[{"energy": *-\?[0-9.]*\|"spmv_seconds[^,]*\|"build_seconds[^,]*\|"kernel[^,]*\|"device_bytes[^,]*' "$L/ci_h2o.log" >>"$S"
   ;;
 verify)
   step_build 200 || { tail -n 30 "$L/build.log" >>"$S"; exit 1; }
