@@ -42,7 +42,8 @@ stored)
   step bench_h2o 150 $CLI bench "$H2O" --symmetric --kernels sell16,csr-vector,cusparse-csr-alg1,cusparse-sell-alg1 \
     --runs 20 --warmup 3 && rows bench_h2o
   step ci_cas14 240 $CLI ci .data/c2h4_cas14.FCIDUMP --device gpu --symmetric --json --verbose
-  grep -E '"energy"|spmv|product|kernel|device_bytes|build' "$L/ci_cas14.log" | cut -c1-300 >>"$S"
+  grep -o '"nnz[^,]*\|"products[^,]*\|"roots": \[{"energy": *-\?[0-9.]*\|"spmv_seconds[^,]*\|"build_seconds[^,]*\|"kernel[^,]*\|"device_bytes[^,]*' "$L/ci_cas14.log" >>"$S"
+  grep -v '^{' "$L/ci_cas14.log" | tail -n 8 | cut -c1-200 >>"$S"
   step ci_h2o 120 $CLI ci "$H2O" --device gpu --symmetric --json
   grep -o '"roots": \[{"energy": *-\?[0-9.]*\|"spmv_seconds[^,]*\|"build_seconds[^,]*\|"kernel[^,]*\|"device_bytes[^,]*' "$L/ci_h2o.log" >>"$S"
   ;;
