@@ -13,6 +13,9 @@
 #           Hamiltonian beside sell16, csr-vector and cuSPARSE CSR/SELL;
 #           `cisparse ci --device gpu --symmetric` (sym-seg, built on the
 #           GPU) on C2H4 CAS(14,14) (.data/c2h4_cas14.FCIDUMP) and on H2O
+#   cas     full build; the GPU tests of symmetric storage (test_sym_seg,
+#           test_gpu_sym_spmm, test_ci_gpu_build, the CLI symmetric test);
+#           then `cisparse ci --device gpu --symmetric` on CAS(14,14)
 #   verify  full build; `ctest -L 'gpu|multigpu'`; the CLI symmetric test
 set -u
 MODE=${1:-symseg}
@@ -46,6 +49,16 @@ stored)
   grep -v '^{' "$L/ci_cas14.log" | tail -n 8 | cut -c1-200 >>"$S"
   step ci_h2o 120 $CLI ci "$H2O" --device gpu --symmetric --json
   grep -o '"roots": \[{"energy": *-\?[0-9.]*\|"spmv_seconds[^,]*\|"build_seconds[^,]*\|"kernel[^,]*\|"device_bytes[^,]*' "$L/ci_h2o.log" >>"$S"
+  ;;
+cas)
+  step_build 240 || { tail -n 30 "$L/build.log" >>"$S"; exit 1; }
+  step sym_tests 200 bash -c "build/tests/test_sym_seg && build/tests/test_gpu_sym_spmm && build/tests/test_ci_gpu_build"
+  grep -E "checks|FAIL" "$L/sym_tests.log" | head -n 12 >>"$S"
+  step cli_sym 120 bash tests/cli/symmetric.sh "$CLI" "$SH"
+  tail -n 3 "$L/cli_sym.log" >>"$S"
+  step ci_cas14 300 $CLI ci .data/c2h4_cas14.FCIDUMP --device gpu --symmetric --json
+  grep -o '"nnz[^,]*\|"products[^,]*\|"roots": \[{"energy": *-\?[0-9.]*\|"spmv_seconds[^,]*\|"build_seconds[^,]*\|"kernel[^,]*\|"device_bytes[^,]*' "$L/ci_cas14.log" >>"$S"
+  grep -v '^{' "$L/ci_cas14.log" | tail -n 8 | cut -c1-200 >>"$S"
   ;;
 verify)
   step_build 200 || { tail -n 30 "$L/build.log" >>"$S"; exit 1; }

@@ -66,6 +66,16 @@ cis_status cis_alloc_zeroed(void **p, int64_t count, size_t size, const char *wh
   return alloc_impl(p, count, size, what, 1);
 }
 
+int64_t cis_available_memory(void) {
+  FILE *f = fopen("/proc/meminfo", "r");
+  char line[256];
+  long long kb = -1;
+  while (f && fgets(line, sizeof line, f))
+    if (sscanf(line, "MemAvailable: %lld kB", &kb) == 1) break;
+  if (f) fclose(f);
+  return kb > 0 ? (int64_t)kb * 1024 : cis_phys_memory();
+}
+
 int64_t cis_phys_memory(void) {
   long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGE_SIZE);
   if (pages <= 0 || page <= 0) return 0;

@@ -32,6 +32,9 @@ cis_status cis_alloc_array(void **p, int64_t count, size_t size, const char *wha
 cis_status cis_alloc_zeroed(void **p, int64_t count, size_t size, const char *what);
 
 /* cis_phys_memory and cis_wtime: cisparse/util.h (public). */
+/* Bytes of host memory available now (MemAvailable; the physical memory
+ * where /proc/meminfo cannot be read). */
+int64_t cis_available_memory(void);
 
 #define CIS_TRY(call)                 \
   do {                                \

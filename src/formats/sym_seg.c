@@ -36,21 +36,39 @@ cis_int cis_sym_seg_rows(cis_int n, cis_dtype t) {
   return R < cap ? R : cap < 32 ? 32 : cap;
 }
 
-/* Per-thread scratch: a count per column (zero between blocks) and the list
- * of the columns the block touched. */
+/* Per-thread scratch: a count per column (zero between blocks), the list of
+ * the columns the block touched, and the block's entries when fetched. */
 typedef struct seg_scratch {
   int32_t *count;
   cis_idx *touched;
+  cis_idx *col;
+  void *val;
 } seg_scratch;
 
-/* Count block b's strict-upper entries per column; returns the number of
- * distinct columns (listed in s->touched, unsorted), *entries the entries. */
-static cis_int block_count(const cis_csr *U, cis_int R, cis_int b, seg_scratch *s, cis_int *entries) {
-  const cis_int i0 = b * R, i1 = i0 + R < U->rows ? i0 + R : U->rows;
+/* Block b's entries: [k0, k1) of the source, their columns (and values when
+ * val is wanted) in s->col / s->val. */
+static cis_status block_fetch(const cis_sym_seg_source *src, cis_int R, cis_int b, seg_scratch *s, int val,
+                              cis_int *k0) {
+  const cis_int i0 = b * R, i1 = i0 + R < src->n ? i0 + R : src->n;
+  *k0 = src->rowptr[i0];
+  return src->fetch(src->ctx, src->rowptr[i0], src->rowptr[i1], s->col, val ? s->val : NULL);
+}
+
+/* Count block b's strict-upper entries per column (s->col holds them);
+ * returns the number of distinct columns (listed in s->touched, unsorted),
+ * *entries the entries; *bad the first row (1-based) with a column below the
+ * diagonal or out of order, else 0. */
+static cis_int block_count(const cis_sym_seg_source *src, cis_int R, cis_int b, seg_scratch *s, cis_int k0,
+                           cis_int *entries, cis_int *bad) {
+  const cis_int i0 = b * R, i1 = i0 + R < src->n ? i0 + R : src->n;
   cis_int distinct = 0, e = 0;
   for (cis_int i = i0; i < i1; ++i)
-    for (cis_int k = U->rowptr[i]; k < U->rowptr[i + 1]; ++k) {
-      const cis_idx j = U->colind[k];
+    for (cis_int k = src->rowptr[i]; k < src->rowptr[i + 1]; ++k) {
+      const cis_idx j = s->col[k - k0];
+      if (j < i || (k > src->rowptr[i] && j <= s->col[k - k0 - 1]) || j >= src->n) {
+        if (!*bad) *bad = i + 1;
+        continue;
+      }
       if (j == i) continue;
       if (s->count[j]++ == 0) s->touched[distinct++] = j;
       ++e;
@@ -63,13 +81,13 @@ static void block_clear(seg_scratch *s, cis_int distinct) {
   for (cis_int q = 0; q < distinct; ++q) s->count[s->touched[q]] = 0;
 }
 
-/* Fill block b at its offsets: entries from e0 (pieces from p0, first
- * segment seg0). */
-static void block_fill(const cis_csr *U, cis_sym_seg *S, cis_int b, seg_scratch *s, int64_t e0, int64_t p0,
-                       int64_t seg0) {
-  const cis_int R = S->R, i0 = b * R, i1 = i0 + R < U->rows ? i0 + R : U->rows;
+/* Fill block b (its entries fetched from k0 on) at its offsets: entries from
+ * e0 (pieces from p0, first segment seg0); its diagonal too. */
+static void block_fill(const cis_sym_seg_source *src, cis_sym_seg *S, cis_int b, seg_scratch *s, cis_int k0,
+                       int64_t e0, int64_t p0, int64_t seg0) {
+  const cis_int R = S->R, i0 = b * R, i1 = i0 + R < src->n ? i0 + R : src->n;
   const size_t vs = cis_dtype_size(S->dtype);
-  cis_int e = 0, distinct = block_count(U, R, b, s, &e);
+  cis_int e = 0, bad = 0, distinct = block_count(src, R, b, s, k0, &e, &bad);
   cis_sort_idx(s->touched, distinct);
   int64_t at = 0; /* count[j] becomes the position of j's next entry */
   for (cis_int q = 0; q < distinct; ++q) {
@@ -80,12 +98,16 @@ static void block_fill(const cis_csr *U, cis_sym_seg *S, cis_int b, seg_scratch 
     at += c;
   }
   for (cis_int i = i0; i < i1; ++i)
-    for (cis_int k = U->rowptr[i]; k < U->rowptr[i + 1]; ++k) {
-      const cis_idx j = U->colind[k];
-      if (j == i) continue;
+    for (cis_int k = src->rowptr[i]; k < src->rowptr[i + 1]; ++k) {
+      const cis_idx j = s->col[k - k0];
+      const char *v = (const char *)s->val + (size_t)(k - k0) * vs;
+      if (j == i) {
+        memcpy((char *)S->diag + (size_t)i * vs, v, vs);
+        continue;
+      }
       const int64_t q = e0 + s->count[j]++;
       S->lr[q] = (uint16_t)(i - i0);
-      memcpy((char *)S->val + (size_t)q * vs, (const char *)U->val + (size_t)k * vs, vs);
+      memcpy((char *)S->val + (size_t)q * vs, v, vs);
     }
   for (cis_int q = 0, start = 0; q < distinct; ++q) { /* heads: where each column's run starts */
     S->lr[e0 + start] |= CIS_SYM_SEG_HEAD;
@@ -105,48 +127,86 @@ static void block_fill(const cis_csr *U, cis_sym_seg *S, cis_int b, seg_scratch 
   }
 }
 
-static cis_status check_upper(const cis_csr *U, cis_int R) {
-  if (!U) return cis_error(CIS_ERR_INVALID, "sym-seg: NULL matrix");
-  if (!(U->flags & CIS_FLAG_UPPER) || U->rows != U->cols)
-    return cis_error(CIS_ERR_INVALID, "sym-seg needs a square upper triangle (CIS_FLAG_UPPER)");
-  if (R < 32 || R > CIS_SYM_SEG_MAX_R)
-    return cis_error(CIS_ERR_INVALID, "sym-seg: block of %lld rows outside 32 ... %d", (long long)R,
-                     CIS_SYM_SEG_MAX_R);
-  for (cis_int i = 0; i < U->rows; ++i)
-    for (cis_int k = U->rowptr[i]; k < U->rowptr[i + 1]; ++k)
-      if (U->colind[k] < i || (k > U->rowptr[i] && U->colind[k] <= U->colind[k - 1]))
-        return cis_error(CIS_ERR_INVALID, "sym-seg: row %lld of the upper triangle has column %d %s",
-                         (long long)i + 1, U->colind[k] + 1,
-                         U->colind[k] < i ? "below the diagonal" : "out of order or repeated");
+/* fetch() of a host CSR. */
+static cis_status host_fetch(void *ctx, cis_int k0, cis_int k1, cis_idx *col, void *val) {
+  const cis_csr *U = ctx;
+  const size_t vs = cis_dtype_size(U->dtype);
+  memcpy(col, U->colind + k0, (size_t)(k1 - k0) * sizeof(cis_idx));
+  if (val) memcpy(val, (const char *)U->val + (size_t)k0 * vs, (size_t)(k1 - k0) * vs);
   return CIS_OK;
 }
 
 cis_status cis_sym_seg_build(const cis_csr *U, cis_int R, cis_sym_seg **out) {
-  cis_status st;
-  cis_sym_seg *S = NULL;
-  cis_int *bent = NULL, *bseg = NULL; /* per block: entries, segments */
-  seg_scratch *scr = NULL;
-  const int nt = omp_get_max_threads();
   if (!out) return cis_error(CIS_ERR_INVALID, "sym-seg: NULL output");
   *out = NULL;
-  CIS_TRY(check_upper(U, R));
+  if (!U) return cis_error(CIS_ERR_INVALID, "sym-seg: NULL matrix");
+  if (!(U->flags & CIS_FLAG_UPPER) || U->rows != U->cols)
+    return cis_error(CIS_ERR_INVALID, "sym-seg needs a square upper triangle (CIS_FLAG_UPPER)");
+  const cis_sym_seg_source src = {U->rows, U->dtype, U->rowptr, host_fetch, (void *)U};
+  return cis_sym_seg_build_from(&src, R, out);
+}
+
+/* The layout's host bytes against the memory available now. */
+static cis_status check_host_memory(const cis_sym_seg *S) {
+  const double need = (double)cis_sym_seg_bytes(S), have = (double)cis_available_memory();
+  if (need > 0.9 * have)
+    return cis_error(CIS_ERR_ALLOC, "sym-seg: the layout of %lld entries needs %.1f GiB of host memory, %.1f GiB "
+                                    "available", (long long)S->strict, need / 1073741824.0, have / 1073741824.0);
+  return CIS_OK;
+}
+
+cis_status cis_sym_seg_build_from(const cis_sym_seg_source *src, cis_int R, cis_sym_seg **out) {
+  cis_status st = CIS_OK;
+  cis_sym_seg *S = NULL;
+  cis_int *bent = NULL, *bseg = NULL, *bbad = NULL, widest = 0; /* per block: entries, segments, bad row */
+  seg_scratch *scr = NULL;
+  const int nt = omp_get_max_threads();
+  if (!out || !src) return cis_error(CIS_ERR_INVALID, "sym-seg: NULL argument");
+  *out = NULL;
+  if (R < 32 || R > CIS_SYM_SEG_MAX_R)
+    return cis_error(CIS_ERR_INVALID, "sym-seg: block of %lld rows outside 32 ... %d", (long long)R,
+                     CIS_SYM_SEG_MAX_R);
   CIS_TRY(cis_alloc_zeroed((void **)&S, 1, sizeof *S, "sym-seg header"));
-  S->dtype = U->dtype;
-  S->n = U->rows;
+  S->dtype = src->dtype;
+  S->n = src->n;
   S->R = R;
-  S->blocks = (U->rows + R - 1) / R;
+  S->blocks = (src->n + R - 1) / R;
+  for (cis_int b = 0; b < S->blocks; ++b) {
+    const cis_int i0 = b * R, i1 = i0 + R < src->n ? i0 + R : src->n;
+    if (src->rowptr[i1] - src->rowptr[i0] > widest) widest = src->rowptr[i1] - src->rowptr[i0];
+  }
   CIS_TRY(cis_alloc_zeroed((void **)&scr, nt, sizeof *scr, "sym-seg scratch"));
   for (int t = 0; t < nt; ++t) {
-    CIS_TRY(cis_alloc_zeroed((void **)&scr[t].count, U->rows + 1, sizeof(int32_t), "sym-seg column counts"));
-    CIS_TRY(cis_alloc_array((void **)&scr[t].touched, U->rows + 1, sizeof(cis_idx), "sym-seg column lists"));
+    CIS_TRY(cis_alloc_zeroed((void **)&scr[t].count, src->n + 1, sizeof(int32_t), "sym-seg column counts"));
+    CIS_TRY(cis_alloc_array((void **)&scr[t].touched, src->n + 1, sizeof(cis_idx), "sym-seg column lists"));
+    CIS_TRY(cis_alloc_array((void **)&scr[t].col, widest + 1, sizeof(cis_idx), "sym-seg block columns"));
+    CIS_TRY(cis_alloc_array(&scr[t].val, widest + 1, cis_dtype_size(src->dtype), "sym-seg block values"));
   }
   CIS_TRY(cis_alloc_zeroed((void **)&bent, S->blocks + 1, sizeof(cis_int), "sym-seg block sizes"));
   CIS_TRY(cis_alloc_zeroed((void **)&bseg, S->blocks + 1, sizeof(cis_int), "sym-seg block segments"));
+  CIS_TRY(cis_alloc_zeroed((void **)&bbad, S->blocks + 1, sizeof(cis_int), "sym-seg block checks"));
   CIS_PRAGMA(omp parallel for schedule(dynamic, 1) num_threads(nt))
   for (cis_int b = 0; b < S->blocks; ++b) {
     seg_scratch *s = &scr[omp_get_thread_num()];
-    bseg[b] = block_count(U, R, b, s, &bent[b]);
+    cis_int k0 = 0;
+    cis_status fs = block_fetch(src, R, b, s, 0, &k0);
+    if (fs != CIS_OK) {
+      bbad[b] = -(cis_int)fs;
+      continue;
+    }
+    bseg[b] = block_count(src, R, b, s, k0, &bent[b], &bbad[b]);
     block_clear(s, bseg[b]);
+  }
+  for (cis_int b = 0; b < S->blocks; ++b) {
+    if (bbad[b] < 0) { /* the source's own error message stands */
+      st = (cis_status)-bbad[b];
+      goto cleanup;
+    }
+    if (bbad[b] > 0) {
+      st = cis_error(CIS_ERR_INVALID, "sym-seg: row %lld of the upper triangle has a column below the diagonal, "
+                                      "out of order, repeated or out of range", (long long)bbad[b]);
+      goto cleanup;
+    }
   }
   CIS_TRY(cis_alloc_zeroed((void **)&S->block_piece, S->blocks + 1, sizeof(int64_t), "sym-seg block pieces"));
   for (cis_int b = 0; b < S->blocks; ++b) {
@@ -156,6 +216,7 @@ cis_status cis_sym_seg_build(const cis_csr *U, cis_int R, cis_sym_seg **out) {
   }
   S->pieces = S->block_piece[S->blocks];
   S->entries = S->pieces * CIS_SYM_SEG_PIECE;
+  CIS_TRY(check_host_memory(S));
   CIS_TRY(cis_alloc_array((void **)&S->lr, S->entries, 2, "sym-seg rows"));
   CIS_TRY(cis_alloc_array(&S->val, S->entries, cis_dtype_size(S->dtype), "sym-seg values"));
   CIS_TRY(cis_alloc_array((void **)&S->segcol, S->segments, sizeof(cis_idx), "sym-seg segment columns"));
@@ -168,22 +229,34 @@ cis_status cis_sym_seg_build(const cis_csr *U, cis_int R, cis_sym_seg **out) {
     seg0 += c;
   }
   CIS_PRAGMA(omp parallel for schedule(dynamic, 1) num_threads(nt))
+  for (cis_int b = 0; b < S->blocks; ++b) {
+    seg_scratch *s = &scr[omp_get_thread_num()];
+    cis_int k0 = 0;
+    cis_status fs = block_fetch(src, R, b, s, 1, &k0);
+    if (fs != CIS_OK) {
+      bbad[b] = -(cis_int)fs;
+      continue;
+    }
+    block_fill(src, S, b, s, k0, S->block_piece[b] * CIS_SYM_SEG_PIECE, S->block_piece[b], bseg[b]);
+  }
   for (cis_int b = 0; b < S->blocks; ++b)
-    block_fill(U, S, b, &scr[omp_get_thread_num()], S->block_piece[b] * CIS_SYM_SEG_PIECE, S->block_piece[b],
-               bseg[b]);
-  for (cis_int i = 0; i < U->rows; ++i)
-    if (U->rowptr[i + 1] > U->rowptr[i] && U->colind[U->rowptr[i]] == i)
-      cis_set(S->diag, S->dtype, i, cis_get(U->val, U->dtype, U->rowptr[i]));
+    if (bbad[b] < 0) {
+      st = (cis_status)-bbad[b];
+      goto cleanup;
+    }
   *out = S;
   S = NULL;
 cleanup:
   for (int t = 0; scr && t < nt; ++t) {
     cis_free(scr[t].count);
     cis_free(scr[t].touched);
+    cis_free(scr[t].col);
+    cis_free(scr[t].val);
   }
   cis_free(scr);
   cis_free(bent);
   cis_free(bseg);
+  cis_free(bbad);
   cis_sym_seg_free(S);
   return st;
 }

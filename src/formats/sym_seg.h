@@ -58,9 +58,27 @@ typedef struct cis_sym_seg {
 
 /* The layout of the upper triangle U (CIS_FLAG_UPPER, square, sorted
  * columns, none below the diagonal; values kept in U's dtype) with blocks of
- * R rows, 32 <= R <= CIS_SYM_SEG_MAX_R. CIS_ERR_INVALID on other input,
- * CIS_ERR_ALLOC naming the array when memory runs out. OpenMP over blocks. */
+ * R rows, 32 <= R <= CIS_SYM_SEG_MAX_R. CIS_ERR_INVALID on other input
+ * (naming the row), CIS_ERR_ALLOC naming the array when memory runs out or
+ * when the layout would not fit in the host memory available. OpenMP over
+ * blocks. */
 cis_status cis_sym_seg_build(const cis_csr *U, cis_int R, cis_sym_seg **out);
+
+/* An upper triangle read block by block (one stored elsewhere, e.g. on a
+ * GPU): n rows of dtype, the row pointers on the host, and fetch(), which
+ * copies entries k0 ... k1-1 into col and (when not NULL) val. fetch is
+ * called from several OpenMP threads at once. */
+typedef struct cis_sym_seg_source {
+  cis_int n;
+  cis_dtype dtype;
+  const cis_int *rowptr;
+  cis_status (*fetch)(void *ctx, cis_int k0, cis_int k1, cis_idx *col, void *val);
+  void *ctx;
+} cis_sym_seg_source;
+/* cis_sym_seg_build from a source: the whole triangle is never held on the
+ * host, only each thread's block at a time (entries read twice: columns to
+ * count, then columns and values). */
+cis_status cis_sym_seg_build_from(const cis_sym_seg_source *src, cis_int R, cis_sym_seg **out);
 void cis_sym_seg_free(cis_sym_seg *S);
 /* Bytes of the arrays above. */
 cis_int cis_sym_seg_bytes(const cis_sym_seg *S);

@@ -62,17 +62,14 @@ cleanup:
   return st;
 }
 
-/* Upload the layout of U (blocks of cis_sym_seg_rows rows) and its chunk
- * table for blocks of `block` threads. */
-static cis_status seg_upload(const cis_csr *U, int block, cis_sym_seg_dev **out) {
+/* Upload the layout S and its chunk table for blocks of `block` threads. */
+static cis_status seg_upload(const cis_sym_seg *S, int block, cis_sym_seg_dev **out) {
   cis_status st;
-  cis_sym_seg *S = NULL;
   cis_sym_seg_dev *g = NULL;
   int64_t *chunk_piece = NULL;
   int32_t *chunk_block = NULL;
   int slots = 0;
-  const size_t vs = cis_dtype_size(U->dtype);
-  CIS_TRY(cis_sym_seg_build(U, cis_sym_seg_rows(U->rows, U->dtype), &S));
+  const size_t vs = cis_dtype_size(S->dtype);
   CIS_TRY(cis_alloc_zeroed((void **)&g, 1, sizeof *g, "sym-seg device header"));
   *g = (cis_sym_seg_dev){.t = S->dtype, .n = S->n, .R = S->R};
   CIS_TRY(cis_sym_seg_slots(S->dtype, S->R, block, &slots));
@@ -92,7 +89,6 @@ static cis_status seg_upload(const cis_csr *U, int block, cis_sym_seg_dev **out)
   g = NULL;
 cleanup:
   seg_release(g);
-  cis_sym_seg_free(S);
   cis_free(chunk_piece);
   cis_free(chunk_block);
   return st;
@@ -218,7 +214,11 @@ cis_status cis_gpu_plan_create_symmetric(const cis_csr *U, const char *kernel, i
   D->rows = U->rows;
   D->nnz = U->nnz;
   if (!strcmp(kernel, "sym-seg")) {
-    CIS_TRY(seg_upload(U, block, &D->seg));
+    cis_sym_seg *L = NULL;
+    CIS_TRY(cis_sym_seg_build(U, cis_sym_seg_rows(U->rows, U->dtype), &L));
+    st = seg_upload(L, block, &D->seg);
+    cis_sym_seg_free(L);
+    if (st != CIS_OK) goto cleanup;
     return sym_plan(D, kernel, block, out);
   }
   CIS_TRY(cis_gpu_upload_array((void **)&D->rowptr, U->rowptr, U->rows + 1, 8, "symmetric CSR row pointers", &total));
@@ -231,28 +231,58 @@ cleanup:
   return st;
 }
 
-/* sym-seg from a device-built upper triangle: the CSR comes to the host
- * (its device arrays are freed first, so the device never holds both), is
- * laid out there and uploaded. */
+/* The entries of a device CSR, for cis_sym_seg_build_from. */
+typedef struct dev_csr {
+  const cis_idx *col;
+  const void *val;
+  size_t vs;
+} dev_csr;
+
+static cis_status dev_fetch(void *ctx, cis_int k0, cis_int k1, cis_idx *col, void *val) {
+  const dev_csr *d = ctx;
+  cis_status st = cis_gpu_download(col, d->col + k0, (size_t)(k1 - k0) * sizeof(cis_idx));
+  if (st == CIS_OK && val)
+    st = cis_gpu_download(val, (const char *)d->val + (size_t)k0 * d->vs, (size_t)(k1 - k0) * d->vs);
+  return st;
+}
+
+/* sym-seg from a device-built upper triangle: laid out on the host block by
+ * block, read from the device (the host never holds the whole CSR), whose
+ * arrays are freed before the layout is uploaded (the device never holds
+ * both). */
 static cis_status seg_from_device(cis_int rows, cis_int nnz, cis_dtype t, int64_t *d_rowptr, cis_idx *d_col,
                                   void *d_val, cis_gpu_plan **out) {
   cis_status st;
-  cis_csr *U = NULL;
-  CIS_TRY(cis_csr_alloc(rows, rows, nnz, t, &U));
-  U->flags |= CIS_FLAG_UPPER;
-  CIS_TRY(cis_gpu_download(U->rowptr, d_rowptr, (size_t)(rows + 1) * 8));
-  CIS_TRY(cis_gpu_download(U->colind, d_col, (size_t)nnz * sizeof(cis_idx)));
-  CIS_TRY(cis_gpu_download(U->val, d_val, (size_t)nnz * cis_dtype_size(t)));
+  cis_int *rowptr = NULL;
+  cis_sym_seg *L = NULL;
+  cis_csr_sym_dev *D = NULL;
+  dev_csr src_ctx = {d_col, d_val, cis_dtype_size(t)};
+  (void)nnz;
+  CIS_TRY(cis_alloc_array((void **)&rowptr, rows + 1, sizeof(cis_int), "sym-seg row pointers"));
+  CIS_TRY(cis_gpu_download(rowptr, d_rowptr, (size_t)(rows + 1) * sizeof(cis_int)));
+  const cis_sym_seg_source src = {rows, t, rowptr, dev_fetch, &src_ctx};
+  CIS_TRY(cis_sym_seg_build_from(&src, cis_sym_seg_rows(rows, t), &L));
   cis_gpu_free(d_rowptr);
   cis_gpu_free(d_col);
   cis_gpu_free(d_val);
   d_rowptr = NULL, d_col = NULL, d_val = NULL;
-  CIS_TRY(cis_gpu_plan_create_symmetric(U, "sym-seg", 0, out));
+  if (!(D = cis_calloc(1, sizeof *D))) {
+    st = cis_error(CIS_ERR_ALLOC, "cannot allocate a GPU plan");
+    goto cleanup;
+  }
+  D->t = t;
+  D->rows = rows;
+  D->nnz = nnz;
+  CIS_TRY(seg_upload(L, 0, &D->seg));
+  st = sym_plan(D, "sym-seg", 0, out);
+  D = NULL; /* sym_plan owns it now */
 cleanup:
+  sym_release(D);
   cis_gpu_free(d_rowptr);
   cis_gpu_free(d_col);
   cis_gpu_free(d_val);
-  cis_csr_free(U);
+  cis_sym_seg_free(L);
+  cis_free(rowptr);
   return st;
 }
 

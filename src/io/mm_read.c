@@ -114,16 +114,6 @@ static cis_status parse_size(cis_reader *r, mm_header *h) {
  *    per column one value of x (a loaded matrix is there to be multiplied).
  *    A size line of 700000000 rows and no entries asks for 23.5 GiB and is
  *    refused where that is not available instead of taking minutes. */
-static int64_t available_memory(void) {
-  FILE *f = fopen("/proc/meminfo", "r");
-  char line[256];
-  long long kb = -1;
-  while (f && fgets(line, sizeof line, f))
-    if (sscanf(line, "MemAvailable: %lld kB", &kb) == 1) break;
-  if (f) fclose(f);
-  return kb > 0 ? (int64_t)kb * 1024 : cis_phys_memory();
-}
-
 static cis_status check_memory(const cis_reader *r, const mm_header *h, cis_dtype t) {
   char where[4200];
   int64_t vs = (int64_t)cis_dtype_size(t);
@@ -137,7 +127,7 @@ static cis_status check_memory(const cis_reader *r, const mm_header *h, cis_dtyp
       __builtin_add_overflow(total, h->cols * vs, &total))
     return cis_error(CIS_ERR_OVERFLOW, "%s: %lld x %lld with %lld entries overflows 64-bit sizes", where,
                      (long long)h->rows, (long long)h->cols, (long long)h->nnz);
-  int64_t mem = available_memory();
+  int64_t mem = cis_available_memory();
   if (mem > 0 && total > mem)
     return cis_error(CIS_ERR_TOO_LARGE,
                      "%s: a %lld x %lld matrix with %lld declared entries needs %.1f GiB to load and use, more than "
