@@ -16,6 +16,11 @@
 #   cas     full build; the GPU tests of symmetric storage (test_sym_seg,
 #           test_gpu_sym_spmm, test_ci_gpu_build, the CLI symmetric test);
 #           then `cisparse ci --device gpu --symmetric` on CAS(14,14)
+#   final   full build; `ctest -L 'gpu|multigpu|cli'`; `cisparse bench` on the H2O
+#           FCI Hamiltonian: sell16 with double and with float values
+#           (sell16-f32v) beside cuSPARSE CSR and SELL; `ci --values float` on
+#           H2O FCI (the energy error); `ci --symmetric` (sym-seg) on CAS(14,14)
+#           with the symmetry-forbidden integrals (below 1e-10) dropped
 #   verify  full build; `ctest -L 'gpu|multigpu'`; the CLI symmetric test
 set -u
 MODE=${1:-symseg}
@@ -59,6 +64,19 @@ cas)
   step ci_cas14 300 $CLI ci .data/c2h4_cas14.FCIDUMP --device gpu --symmetric --json
   grep -o '"nnz[^,]*\|"products[^,]*\|"roots": \[{"energy": *-\?[0-9.]*\|"spmv_seconds[^,]*\|"build_seconds[^,]*\|"kernel[^,]*\|"device_bytes[^,]*' "$L/ci_cas14.log" >>"$S"
   grep -v '^{' "$L/ci_cas14.log" | tail -n 8 | cut -c1-200 >>"$S"
+  ;;
+final)
+  step_build 240 || { tail -n 30 "$L/build.log" >>"$S"; exit 1; }
+  step ctest_gpu 240 bash -c "cd build && ctest -L 'gpu|multigpu|cli' --output-on-failure"
+  grep -E "tests passed|tests failed|Test +#|FAIL" "$L/ctest_gpu.log" | tail -n 40 >>"$S"
+  step bench_h2o 150 $CLI bench "$H2O" --kernels sell16,sell16-f32v,cusparse-csr-alg1,cusparse-sell-alg1 --runs 20 \
+    --warmup 3 && rows bench_h2o
+  grep -E "^sell16-f32v " "$L/bench_h2o.log" >>"$S"
+  step ci_h2o_float 120 $CLI ci "$H2O" --device gpu --build cpu --values float --json
+  grep -o '"roots": \[{"energy": *-\?[0-9.]*\|"spmv_seconds[^,]*\|"values[^,]*\|"kernel[^,]*\|"device_bytes[^,]*' "$L/ci_h2o_float.log" >>"$S"
+  step ci_cas14 200 $CLI ci .data/c2h4_cas14_clean.FCIDUMP --device gpu --symmetric --json
+  grep -o '"nnz[^,]*\|"products[^,]*\|"roots": \[{"energy": *-\?[0-9.]*\|"spmv_seconds[^,]*\|"build_seconds[^,]*\|"kernel[^,]*\|"device_bytes[^,]*' "$L/ci_cas14.log" >>"$S"
+  grep -v '^{' "$L/ci_cas14.log" | tail -n 4 | cut -c1-200 >>"$S"
   ;;
 verify)
   step_build 200 || { tail -n 30 "$L/build.log" >>"$S"; exit 1; }

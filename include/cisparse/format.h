@@ -42,6 +42,9 @@ typedef struct cis_format_params {
   cis_int boundary;              /* hyb BOUNDARY (< 0 = choose from the matrix) */
   cis_boundary_mode boundary_mode; /* hyb: count (default) or column */
   cis_int csr5_sigma;            /* csr5 tile height sigma (0 = choose) */
+  int float_values;              /* sell16, dtype double only: 1 = values stored in float (4 bytes
+                                    instead of 8), x, y and the sums stay double; opt-in: the
+                                    product is that of A rounded to float (~6e-8 relative) */
 } cis_format_params;
 
 /* Defaults: double, S = 32, sigma = 1024, z chosen, BOUNDARY chosen (count mode). */

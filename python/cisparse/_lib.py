@@ -41,7 +41,7 @@ class cis_csr_stats(Structure):
 
 class cis_format_params(Structure):
     _fields_ = [("dtype", c_int), ("slice", cis_int), ("sigma", cis_int), ("block", cis_int), ("boundary", cis_int),
-                ("boundary_mode", c_int), ("csr5_sigma", cis_int),
+                ("boundary_mode", c_int), ("csr5_sigma", cis_int), ("float_values", c_int),
                 ("_reserved", c_char * 256)]
 
 

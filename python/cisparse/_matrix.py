@@ -73,7 +73,8 @@ class Matrix:
         """From a scipy.sparse matrix or array (any sparse format; converted to
         CSR with sorted, summed indices). dtype: float64 (default: A's when it is
         float32 or float64) or float32. params: slice, sigma, block, boundary,
-        boundary_mode ('count'|'column'), csr5_sigma."""
+        boundary_mode ('count'|'column'), csr5_sigma, float_values (sell16 in
+        float64 only: values stored in float32, vectors and sums float64)."""
         import scipy.sparse as sp
         if not sp.issparse(A):
             raise TypeError(f"from_scipy needs a scipy.sparse matrix, got {type(A).__name__}")

@@ -36,6 +36,18 @@ def test_spmv_every_format(fmt, dtype, rng):
     np.testing.assert_allclose(y1, 2.0 * (A.astype(dtype) @ x.astype(dtype)) - 0.5 * y0, rtol=10 * tol, atol=10 * tol)
 
 
+def test_sell16_float_values(rng):
+    # opt-in: values stored in float32, x, y and the sums float64
+    A = sp.random(300, 200, density=0.05, random_state=2, format="csr", dtype=np.float64)
+    M = cisparse.Matrix.from_scipy(A, format="sell16", float_values=1)
+    D = cisparse.Matrix.from_scipy(A, format="sell16")
+    assert M.dtype == np.float64 and M.nbytes < D.nbytes
+    x = rng.standard_normal(200)
+    np.testing.assert_allclose(M.spmv(x), A.astype(np.float32).astype(np.float64) @ x, rtol=1e-12, atol=1e-12)
+    with pytest.raises(cisparse.CisparseError, match="sell16"):
+        cisparse.Matrix.from_scipy(A, format="csr", float_values=1)
+
+
 def test_from_scipy_conventions(rng):
     # COO with duplicates and unsorted entries: summed and sorted as SciPy does
     A = sp.coo_matrix(([1.0, 2.0, 3.0, 4.0], ([2, 0, 2, 1], [1, 0, 1, 2])), shape=(3, 3))

@@ -6,6 +6,11 @@
 
 cis_status cli_format_auto(const cis_csr *A, const char **format, cis_format_params *p, const char **kernel) {
   if (strcmp(*format, "auto")) return CIS_OK;
+  if (p->float_values) { /* the one format that stores float values under double vectors */
+    fprintf(stderr, "--format auto with --values float: sell16\n");
+    *format = "sell16";
+    return CIS_OK;
+  }
   cis_format_choice ch;
   cis_status st = cis_format_auto(A, p->dtype, &ch);
   if (st != CIS_OK) return st;
@@ -32,6 +37,10 @@ int cli_format_option(int argc, char **argv, int *i, cis_format_params *p) {
     *target = (cis_int)v;
   } else if (!strcmp(opt, "--precision")) {
     if ((rc = cli_dtype(val, &p->dtype))) return rc;
+  } else if (!strcmp(opt, "--values")) {
+    if (val && !strcmp(val, "float")) p->float_values = 1;
+    else if (val && !strcmp(val, "double")) p->float_values = 0;
+    else return cli_usage("--values must be float or double, got '%s'", val ? val : "(nothing)");
   } else if (!strcmp(opt, "--boundary-mode")) {
     if (val && !strcmp(val, "count")) p->boundary_mode = CIS_BOUNDARY_COUNT;
     else if (val && !strcmp(val, "column")) p->boundary_mode = CIS_BOUNDARY_COLUMN;

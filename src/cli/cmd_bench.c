@@ -24,6 +24,7 @@ typedef struct entry {
   const char *format, *kernel, *cus_alg;
   int block;
   cis_int slice;
+  int float_values; /* sell16-f32v: float values, double vectors */
 } entry;
 
 typedef struct opts {
@@ -43,6 +44,7 @@ static int usage(void) {
           "--symmetric: also csr-sym, csr-sym-det, csr-sym-win and sym-seg (upper triangle; refused if A is not symmetric)\n"
           "--spmm K: SpMM for k = 1, 2, 4, ... K (K <= 16) beside cuSPARSE SpMM (GPU)\n"
           "kernels: csr-scalar csr-vector ell ellr sell sell-row sellr sellcs sellcs-row sell16 csb csr5\n"
+          "         sell16-f32v (sell16, float values, double vectors and sums: opt-in, double runs only)\n"
           "         hyb-paper hyb auto (cis_format_auto's choice)\n"
           "         cusparse-csr-alg1 cusparse-csr-alg2 cusparse-coo-alg1 cusparse-coo-alg2\n"
           "         cusparse-sell-alg1 cusparse-bsr\n"
@@ -108,6 +110,7 @@ static int add(entry *E, int n, const char *label, const char *format, const cha
   E[n].cus_alg = cus;
   E[n].block = block;
   E[n].slice = slice;
+  E[n].float_values = 0;
   return n + 1;
 }
 
@@ -127,6 +130,10 @@ static int entries(const opts *o, entry *E) {
   }
   for (size_t k = 0; k < sizeof fk / sizeof *fk; ++k)
     if (selected(o->kernels, fk[k][1])) n = add(E, n, fk[k][1], fk[k][0], fk[k][1], NULL, 0, 0);
+  if (selected(o->kernels, "sell16-f32v") && o->t == CIS_F64) { /* opt-in float values (double x, y, sums) */
+    n = add(E, n, "sell16-f32v", "sell16", "sell16", NULL, 0, 0);
+    E[n - 1].float_values = 1;
+  }
   if (selected(o->kernels, "auto")) n = add(E, n, "auto", "auto", NULL, NULL, 0, 0);
   for (size_t k = 0; k < sizeof cus / sizeof *cus; ++k) {
     snprintf(label, sizeof label, "cusparse-%s", cus[k]);
@@ -181,6 +188,7 @@ static void gpu_row(const ctx *c, const entry *e, bench_row *w) {
   size_t vs = cis_dtype_size(c->t);
   fp.dtype = c->t;
   if (e->slice) fp.slice = e->slice;
+  fp.float_values = e->float_values;
   if (e->cus_alg) {
     st = cis_gpu_plan_create_cusparse(c->A, c->t, e->cus_alg, &p);
   } else if (!strcmp(e->format, "csr-sym")) {

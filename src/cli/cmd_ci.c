@@ -23,6 +23,7 @@ typedef struct ci_args {
   int symmetry_projection; /* --symmetry-projection: direct sigma masked at the C1 cost */
   int no_s2; /* --no-s2: <S^2> of the roots not computed */
   int repeat;         /* --repeat N: the direct solve N times in this process */
+  int float_values;   /* --values float: sell16 with float values, double vectors and sums */
 } ci_args;
 
 #define CI_MAX_REPEAT 20
@@ -85,6 +86,9 @@ static void usage(FILE *f) {
              "  --build       where the Hamiltonian is built: gpu (default with --device gpu: in device\n"
              "                memory as CSR, SpMV csr-vector) or cpu (OpenMP, then --format, uploaded)\n"
              "  --kernel K    GPU kernel of the format (cisparse/gpu.h; default: the format's default)\n"
+             "  --values float  sell16 with its values stored in float (x, y and the sums double): 6\n"
+             "                instead of 10 bytes per nonzero; opt-in, the energy moves by the\n"
+             "                values' rounding (README \"Float values\")\n"
              "  --symmetric   store only the upper triangle (half the bytes): symmetric CSR SpMV on\n"
              "                the CPU, or on the GPU (kernels sym-seg, default: mirror sums per column\n"
              "                segment; csr-sym; csr-sym-det: deterministic), built on the GPU with\n"
@@ -131,7 +135,7 @@ static const char *cli_sym_kernel(const ci_args *a) { return a->kernel ? a->kern
 
 static int parse_args(int argc, char **argv, ci_args *a) {
   long long v;
-  *a = (ci_args){NULL, "auto", NULL, NULL, NULL, -1, 1, 0, 0, 0, 0, 0, -1, 0, CI_STORED, 1e-8, -1, 0, 0, 200, 0, 0, 0, 0, 0, 1};
+  *a = (ci_args){NULL, "auto", NULL, NULL, NULL, -1, 1, 0, 0, 0, 0, 0, -1, 0, CI_STORED, 1e-8, -1, 0, 0, 200, 0, 0, 0, 0, 0, 1, 0};
   int stored_opt = 0; /* an option that needs the stored matrix */
   for (int i = 1; i < argc; ++i) {
     const char *o = argv[i], *val = i + 1 < argc ? argv[i + 1] : NULL;
@@ -159,6 +163,9 @@ static int parse_args(int argc, char **argv, ci_args *a) {
       } else if (!strcmp(o, "--format")) {
         a->format = val;
         a->format_set = 1;
+      } else if (!strcmp(o, "--values")) {
+        if (strcmp(val, "float") && strcmp(val, "double")) return cli_usage("--values must be float or double, got '%s'", val);
+        a->float_values = !strcmp(val, "float");
       } else if (!strcmp(o, "--save")) {
         a->save = val;
       } else if (!strcmp(o, "--device")) {
@@ -209,7 +216,7 @@ static int parse_args(int argc, char **argv, ci_args *a) {
     a->file = o;
   }
   if (!a->file) return cli_usage("ci: no FCIDUMP file given (cisparse ci --help)");
-  stored_opt = a->symmetric || a->count || a->save || a->format_set || a->kernel || a->build >= 0;
+  stored_opt = a->symmetric || a->count || a->save || a->format_set || a->kernel || a->build >= 0 || a->float_values;
   if (a->method == CI_DIRECT) {
     if (a->level >= 0)
       return cli_usage("--method direct is full CI only (--level full); truncated CI needs --method stored");
@@ -231,6 +238,9 @@ static int parse_args(int argc, char **argv, ci_args *a) {
     return cli_usage("--format %s needs --build cpu (the GPU build stores CSR on the device)", a->format);
   if (a->build == 1 && a->kernel && !a->symmetric)
     return cli_usage("--kernel needs --build cpu (the GPU build runs csr-vector; with --symmetric a symmetric kernel)");
+  if (a->float_values && (a->symmetric || a->build == 1 || (a->format_set && strcmp(a->format, "sell16") &&
+                                                            strcmp(a->format, "auto"))))
+    return cli_usage("--values float stores sell16 built on the CPU (--build cpu; not with --symmetric)");
   if (a->symmetric && a->format_set && strcmp(a->format, "csr"))
     return cli_usage("--symmetric stores the upper triangle in csr; got --format %s", a->format);
   if (a->build == 1 && a->save) return cli_usage("--save needs --build cpu (the GPU-built matrix stays on the device)");
@@ -643,6 +653,7 @@ static cis_status compute(const ci_args *a, ci_run *r) {
   if (r->H && !a->symmetric) {
     cis_format_params p = cis_format_params_default(); /* hyb: BOUNDARY < 0 = chosen from the matrix */
     const char *format = a->format;
+    p.float_values = a->float_values;
     r->kernel = a->kernel;
     CIS_TRY(cli_format_auto(r->H, &format, &p, &r->kernel)); /* the default --format auto */
     CIS_TRY(cis_matrix_create(r->H, format, &p, &r->M));
@@ -929,14 +940,14 @@ static void print_json(const ci_args *a, const ci_run *r) {
   printf("{\"file\": ");
   json_string(a->file);
   printf(", \"norb\": %d, \"nelec\": %d, \"ms2\": %d, \"level\": %d, \"method\": \"stored\", \"determinants\": %lld, "
-         "\"nnz\": %lld, \"symmetric\": %s, \"format\": \"%s\", \"device\": \"%s\", \"build\": \"%s\", \"build_seconds\": %.6f, "
+         "\"nnz\": %lld, \"symmetric\": %s, \"format\": \"%s\", \"values\": \"%s\", \"device\": \"%s\", \"build\": \"%s\", \"build_seconds\": %.6f, "
          "\"iterations\": %d, \"products\": %lld, \"spmv_seconds\": %.9f, \"solve_seconds\": %.6f, "
          "\"total_seconds\": %.6f, \"e_rhf\": %.12f, \"ecore\": %.12f, \"reference\": \"%s\", "
          "\"orbsym_numbering\": \"%s\", \"isym\": %d, \"isym_assumed\": %s, \"pspace\": %d, \"spin_filter\": %g, "
          "\"roots_computed\": %d, ",
          F->norb, F->nelec, F->ms2, a->level, (long long)cis_ci_space_size(r->S), (long long)r->nnz,
          a->symmetric ? "true" : "false", a->symmetric ? "csr-upper" : r->plan ? "csr" : r->M ? cis_matrix_format_name(r->M) : "csr-upper",
-         a->gpu ? "gpu" : "cpu", a->build ? "gpu" : "cpu", r->t_build, r->info.iterations, (long long)r->info.products,
+         a->float_values ? "float" : "double", a->gpu ? "gpu" : "cpu", a->build ? "gpu" : "cpu", r->t_build, r->info.iterations, (long long)r->info.products,
          r->info.products ? r->info.op_seconds / r->info.products : 0.0, r->info.total_seconds, r->t_total, r->e_rhf,
          F->ecore, r->no_ref ? "lowest determinant" : a->occ ? "occ" : "aufbau",
          F->sym_numbering == CIS_FCIDUMP_SYM_PYSCF ? "pyscf" : F->sym_numbering == CIS_FCIDUMP_SYM_MOLPRO ? "molpro" : "none",

@@ -105,6 +105,7 @@ typedef struct cis_fmt_sell16 {
   void *val;          /* slots */
   cis_idx *perm;      /* rows: sorted position -> original row; NULL when sigma = 1 */
   cis_int escapes;    /* nonzeros stored as three codes */
+  cis_dtype vdtype;   /* the values' type: h.dtype, or float under double (float_values) */
 } cis_fmt_sell16;
 
 /* csb: §3.6. Blocks of z x z in row-major block order; inside a block the

@@ -57,6 +57,9 @@ cis_status cis_matrix_create(const cis_csr *A, const char *name, const cis_forma
   if (!p) p = &def;
   if (p->dtype != CIS_F64 && p->dtype != CIS_F32)
     return cis_error(CIS_ERR_INVALID, "format %s: unknown value type %d", name, (int)p->dtype);
+  if (p->float_values && (strcmp(ops->name, "sell16") || p->dtype != CIS_F64))
+    return cis_error(CIS_ERR_UNSUPPORTED, "float values with double vectors: sell16 in double only (got %s in %s)",
+                     ops->name, cis_dtype_name(p->dtype));
   CIS_TRY(cis_csr_check(A));
   M = cis_calloc(1, sizeof *M);
   if (!M) return cis_error(CIS_ERR_ALLOC, "cannot allocate a matrix handle");

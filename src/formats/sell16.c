@@ -91,7 +91,8 @@ void cis_sell16_scan(const cis_csr *A, cis_int C, cis_int nslices, const cis_idx
 static cis_status sell16_build(const cis_csr *A, const cis_format_params *p, void **impl) {
   cis_status st;
   cis_int slots, width_sum = 0;
-  const size_t vs = cis_dtype_size(p->dtype);
+  const cis_dtype vt = p->float_values ? CIS_F32 : p->dtype;
+  const size_t vs = cis_dtype_size(vt);
   cis_fmt_sell16 *F = NULL;
   int64_t *esc = NULL;
   if (p->slice < 1 || p->slice > CIS_IDX_MAX)
@@ -103,6 +104,7 @@ static cis_status sell16_build(const cis_csr *A, const cis_format_params *p, voi
   F = cis_calloc(1, sizeof *F);
   if (!F) return cis_error(CIS_ERR_ALLOC, "cannot allocate sell16 format header");
   F->h = (cis_fmt_head){A->rows, A->cols, A->nnz, p->dtype};
+  F->vdtype = vt;
   F->C = p->slice;
   F->sigma = p->sigma;
   F->nslices = (A->rows + F->C - 1) / F->C;
@@ -130,7 +132,7 @@ static cis_status sell16_build(const cis_csr *A, const cis_format_params *p, voi
     const cis_int i = F->perm ? F->perm[pos] : pos, s = pos / F->C, r = pos % F->C;
     for (int l = 0; l < F->lanes; ++l) {
       const int64_t q0 = F->slice_ptr[s] + (int64_t)l * F->C + r;
-      lane_codes(A, i, l, F->lanes, F->base[s], F->off + q0, (char *)F->val + q0 * (int64_t)vs, p->dtype,
+      lane_codes(A, i, l, F->lanes, F->base[s], F->off + q0, (char *)F->val + q0 * (int64_t)vs, vt,
                  (int64_t)F->lanes * F->C);
     }
   }
@@ -145,15 +147,16 @@ cleanup:
 
 static cis_int sell16_bytes(const void *impl) {
   const cis_fmt_sell16 *F = impl;
-  const cis_int vs = (cis_int)cis_dtype_size(F->h.dtype);
+  const cis_int vs = (cis_int)cis_dtype_size(F->vdtype);
   return (F->nslices + 1) * 8 + F->nslices * 4 + F->slice_ptr[F->nslices] * (vs + 2) + (F->perm ? F->h.rows * 4 : 0);
 }
 
 /* The CPU reference: row by row in sorted order, lane by lane, decoding
  * each lane's codes from the slice start. */
-#define SELL16_SPMV(T)                                                                      \
+#define SELL16_SPMV(T, V)                                                                   \
   do {                                                                                      \
-    const T *val = F->val, *xx = x;                                                        \
+    const V *val = F->val;                                                                  \
+    const T *xx = x;                                                                        \
     T *yy = y;                                                                              \
     const int64_t stride = (int64_t)F->lanes * F->C;                                        \
     _Pragma("omp parallel for schedule(dynamic, 64)")                                       \
@@ -168,8 +171,8 @@ static cis_int sell16_bytes(const void *impl) {
         for (int64_t q = F->slice_ptr[s] + (int64_t)l * F->C + r; q < end; q += stride) {  \
           const unsigned d = F->off[q];                                                     \
           if (mode == 1) hi = d, mode = 2;                                                  \
-          else if (mode == 2) c += ((int64_t)hi << 16) | d, sum += val[q] * xx[c], mode = 0; \
-          else if (d <= CIS_SELL16_SPAN) c += d, sum += val[q] * xx[c];                     \
+          else if (mode == 2) c += ((int64_t)hi << 16) | d, sum += (T)val[q] * xx[c], mode = 0; \
+          else if (d <= CIS_SELL16_SPAN) c += d, sum += (T)val[q] * xx[c];                  \
           else if (d == CIS_SELL16_ESC) mode = 1;                                           \
         }                                                                                   \
       }                                                                                     \
@@ -179,8 +182,9 @@ static cis_int sell16_bytes(const void *impl) {
 
 static cis_status sell16_spmv(const void *impl, double alpha, const void *x, double beta, void *y) {
   const cis_fmt_sell16 *F = impl;
-  if (F->h.dtype == CIS_F64) SELL16_SPMV(double);
-  else SELL16_SPMV(float);
+  if (F->h.dtype == CIS_F32) SELL16_SPMV(float, float);
+  else if (F->vdtype == CIS_F32) SELL16_SPMV(double, float); /* float values, double sums */
+  else SELL16_SPMV(double, double);
   return CIS_OK;
 }
 
@@ -195,7 +199,7 @@ static cis_status sell16_dump(const void *impl, FILE *f) {
   cis_dump_i64(f, "slice_ptr", F->slice_ptr, F->nslices + 1);
   cis_dump_idx(f, "base", F->base, F->nslices);
   cis_dump_u16(f, "code", F->off, slots);
-  cis_dump_vals(f, "NonZerosEntries", F->val, F->h.dtype, slots);
+  cis_dump_vals(f, "NonZerosEntries", F->val, F->vdtype, slots);
   if (F->perm) cis_dump_idx(f, "perm", F->perm, F->h.rows);
   return cis_dump_done(f, "sell16");
 }

@@ -22,7 +22,7 @@ static void sell16_release(void *dev) {
 
 static cis_status sell16_upload(const void *impl, void **dev, cis_int *bytes, cis_int *ws) {
   const cis_fmt_sell16 *F = impl;
-  const size_t vs = cis_dtype_size(F->h.dtype);
+  const size_t vs = cis_dtype_size(F->vdtype);
   cis_status st;
   cis_int total = 0, slots = F->slice_ptr[F->nslices];
   sell16_dev *W = cis_calloc(1, sizeof *W);
@@ -33,6 +33,7 @@ static cis_status sell16_upload(const void *impl, void **dev, cis_int *bytes, ci
   W->f.nslices = F->nslices;
   W->f.lanes = F->lanes;
   W->f.escapes = F->escapes;
+  W->f.vdtype = F->vdtype;
   W->slots = slots;
   CIS_TRY(cis_gpu_upload_array((void **)&W->f.slice_ptr, F->slice_ptr, F->nslices + 1, sizeof(int64_t),
                                "sell16 slice offsets", &total));
@@ -55,7 +56,7 @@ static cis_status sell16_spmv(const void *dev, const char *kernel, int block, do
   const sell16_dev *W = dev;
   const cis_fmt_sell16 *D = &W->f;
   (void)kernel;
-  return cis_launch_sell16(D->h.dtype, D->h.rows, D->C, D->lanes, D->nslices, D->slice_ptr, D->base, D->off,
+  return cis_launch_sell16(D->h.dtype, D->vdtype, D->h.rows, D->C, D->lanes, D->nslices, D->slice_ptr, D->base, D->off,
                            D->val, D->perm, alpha, x, beta, y, block, (cudaStream_t)s);
 }
 

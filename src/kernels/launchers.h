@@ -39,8 +39,9 @@ cis_status cis_launch_sell(cis_dtype t, int row_kernel, cis_int rows, cis_int S,
                            cudaStream_t s);
 /* sell.cu: sell16 (16-bit column deltas in `lanes` lanes per row, escapes
  * in the slots: format_types.h; perm NULL = identity), the split kernel's
- * work division with P = lanes; block 0 = default. */
-cis_status cis_launch_sell16(cis_dtype t, cis_int rows, cis_int C, int lanes, cis_int nslices,
+ * work division with P = lanes; block 0 = default. x, y of t, values of vt
+ * (t, or float under double). */
+cis_status cis_launch_sell16(cis_dtype t, cis_dtype vt, cis_int rows, cis_int C, int lanes, cis_int nslices,
                              const int64_t *slice_ptr, const int32_t *base, const uint16_t *off,
                              const void *val, const cis_idx *perm, double alpha, const void *x,
                              double beta, void *y, int block, cudaStream_t s);

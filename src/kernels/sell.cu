@@ -23,10 +23,11 @@
 // U codes in order, then loads the U x entries together; the P partial sums
 // meet in shared memory; y[perm[t]] as SELL-C-sigma (Kreutzer et al. 2014).
 // P is the format's lanes. Grid-stride over groups of blockDim/(S*P) slices.
-template <typename T, int U>
+// Values of type V: T, or float under double T (float values, double sums).
+template <typename T, typename V, int U>
 __global__ void __launch_bounds__(1024) sell16_tk(
     int64_t rows, int S, int P, int64_t nslices, const int64_t *__restrict__ slice_ptr,
-    const int32_t *__restrict__ base, const uint16_t *__restrict__ off, const T *__restrict__ val,
+    const int32_t *__restrict__ base, const uint16_t *__restrict__ off, const V *__restrict__ val,
     const cis_idx *__restrict__ perm, const T *__restrict__ x, StoreY<T> epi) {
   extern __shared__ __align__(16) unsigned char sell16_smem[];
   const int tps = S * P, j = threadIdx.x % tps, r = j % S;
@@ -50,7 +51,7 @@ __global__ void __launch_bounds__(1024) sell16_tk(
           v[u] = 0;
           if (q < end) {
             d[u] = __ldcs(off + q);
-            v[u] = __ldcs(val + q);
+            v[u] = (T)__ldcs(val + q);
           }
         }
         int64_t col[U];
@@ -203,16 +204,29 @@ extern "C" cis_status cis_launch_sell(cis_dtype t, int row_kernel, cis_int rows,
   return CIS_OK;
 }
 
-template <typename T, int U>
+template <typename T, typename V, int U>
 static void launch16(unsigned grid, int threads, size_t smem, cis_int rows, int S, int P,
                      cis_int nslices, const int64_t *slice_ptr, const int32_t *base,
                      const uint16_t *off, const void *val, const cis_idx *perm,
                      double alpha, const void *x, double beta, void *y, cudaStream_t s) {
-  sell16_tk<T, U><<<grid, threads, smem, s>>>(rows, S, P, nslices, slice_ptr, base, off, (const T *)val, perm,
-                                              (const T *)x, StoreY<T>{(T *)y, (T)alpha, (T)beta});
+  sell16_tk<T, V, U><<<grid, threads, smem, s>>>(rows, S, P, nslices, slice_ptr, base, off, (const V *)val, perm,
+                                                 (const T *)x, StoreY<T>{(T *)y, (T)alpha, (T)beta});
 }
 
-extern "C" cis_status cis_launch_sell16(cis_dtype t, cis_int rows, cis_int C, int lanes, cis_int nslices,
+// The U of the build (CISPARSE_SELL_U) for sell16_tk<T, V>.
+template <typename T, typename V>
+static void launch16_u(int U, unsigned grid, int threads, size_t smem, cis_int rows, int S, int P, cis_int nslices,
+                       const int64_t *slice_ptr, const int32_t *base, const uint16_t *off, const void *val,
+                       const cis_idx *perm, double alpha, const void *x, double beta, void *y, cudaStream_t s) {
+  switch (U) {
+    case 1: launch16<T, V, 1>(grid, threads, smem, rows, S, P, nslices, slice_ptr, base, off, val, perm, alpha, x, beta, y, s); break;
+    case 2: launch16<T, V, 2>(grid, threads, smem, rows, S, P, nslices, slice_ptr, base, off, val, perm, alpha, x, beta, y, s); break;
+    case 8: launch16<T, V, 8>(grid, threads, smem, rows, S, P, nslices, slice_ptr, base, off, val, perm, alpha, x, beta, y, s); break;
+    default: launch16<T, V, 4>(grid, threads, smem, rows, S, P, nslices, slice_ptr, base, off, val, perm, alpha, x, beta, y, s); break;
+  }
+}
+
+extern "C" cis_status cis_launch_sell16(cis_dtype t, cis_dtype vt, cis_int rows, cis_int C, int lanes, cis_int nslices,
                                         const int64_t *slice_ptr, const int32_t *base, const uint16_t *off,
                                         const void *val, const cis_idx *perm, double alpha, const void *x,
                                         double beta, void *y, int block, cudaStream_t s) {
@@ -223,10 +237,13 @@ extern "C" cis_status cis_launch_sell16(cis_dtype t, cis_int rows, cis_int C, in
     return cis_error(CIS_ERR_INVALID, "sell16: block size %d must be 0 (default) up to 1024", block);
   if (lanes < 1 || C * lanes > 1024)
     return cis_error(CIS_ERR_INVALID, "sell16: %d lanes x chunk %lld exceed a block", lanes, (long long)C);
+  if (vt != t && !(t == CIS_F64 && vt == CIS_F32))
+    return cis_error(CIS_ERR_INVALID, "sell16: values of %s with vectors of %s", cis_dtype_name(vt),
+                     cis_dtype_name(t));
   if (rows == 0) return CIS_OK;
   if (!sm_count(&sms)) return cis_error(CIS_ERR_CUDA, "sell16: cannot query the device");
   const int dbl = t == CIS_F64, P = lanes, tps = (int)C * P;
-  const int U = sell_env_int("CISPARSE_SELL_U", dbl ? 4 : 8);
+  const int U = sell_env_int("CISPARSE_SELL_U", dbl && vt == t ? 4 : 8);
   const int threads = block > 0 ? block : (tps >= 256 ? tps : 256 / tps * tps);
   if (threads % tps)
     return cis_error(CIS_ERR_INVALID, "sell16: block size %d must be a multiple of C*lanes = %d", threads, tps);
@@ -234,14 +251,14 @@ extern "C" cis_status cis_launch_sell16(cis_dtype t, cis_int rows, cis_int C, in
   const int bpsm = sell_env_int("CISPARSE_SELL_BPSM", 0);
   if (bpsm > 0 && grid > (unsigned)(bpsm * sms)) grid = (unsigned)(bpsm * sms);
   const size_t smem = P > 1 ? (size_t)threads * (dbl ? 8 : 4) : 0;
-  CIS_DISPATCH_REAL(t, {
-    switch (U) {
-      case 1: launch16<REAL, 1>(grid, threads, smem, rows, (int)C, P, nslices, slice_ptr, base, off, val, perm, alpha, x, beta, y, s); break;
-      case 2: launch16<REAL, 2>(grid, threads, smem, rows, (int)C, P, nslices, slice_ptr, base, off, val, perm, alpha, x, beta, y, s); break;
-      case 8: launch16<REAL, 8>(grid, threads, smem, rows, (int)C, P, nslices, slice_ptr, base, off, val, perm, alpha, x, beta, y, s); break;
-      default: launch16<REAL, 4>(grid, threads, smem, rows, (int)C, P, nslices, slice_ptr, base, off, val, perm, alpha, x, beta, y, s); break;
-    }
-  });
+  if (vt != t)
+    launch16_u<double, float>(U, grid, threads, smem, rows, (int)C, P, nslices, slice_ptr, base, off, val, perm, alpha,
+                              x, beta, y, s);
+  else
+    CIS_DISPATCH_REAL(t, {
+      launch16_u<REAL, REAL>(U, grid, threads, smem, rows, (int)C, P, nslices, slice_ptr, base, off, val, perm, alpha,
+                             x, beta, y, s);
+    });
   CIS_CUDA_LAUNCH_CHECK("sell16");
   return CIS_OK;
 }

@@ -1,7 +1,9 @@
 /* test_gpu_kernels.c: every cisparse GPU kernel against the CPU reference,
  * in double and float, beta = 0 (output poisoned with NaN) and beta != 0, on
  * the cases of gpu_cases.h; device bytes == host format bytes. Formats not
- * built into this binary are reported and skipped. */
+ * built into this binary are reported and skipped. sell16 with float values
+ * under double vectors: against its own CPU reference (the same rounded
+ * values, double sums) to 1e-13, and against the double product to 1e-6. */
 #include "gpu_cases.h"
 
 typedef struct variant {
@@ -113,6 +115,56 @@ static void run_variant(const gpu_case *c, const variant *v, cis_dtype t) {
   cis_matrix_free(M);
 }
 
+/* sell16, float values, double x and y (NaN-poisoned y, beta 0 and -0.5). */
+static void check_float_values(const gpu_case *c) {
+  cis_format_params fp = cis_format_params_default();
+  cis_matrix *M = NULL;
+  cis_gpu_plan *p = NULL;
+  const cis_int nx = c->A->cols ? c->A->cols : 1, ny = c->A->rows ? c->A->rows : 1;
+  double *x = malloc(8 * (size_t)nx), *y0 = malloc(8 * (size_t)ny), *y = malloc(8 * (size_t)ny);
+  double *yc = malloc(8 * (size_t)ny);
+  void *dx = NULL, *dy = NULL;
+  fp.float_values = 1;
+  unsetenv("CISPARSE_SELL_P");
+  unsetenv("CISPARSE_SELL_U");
+  unsetenv("CISPARSE_SELL_BPSM");
+  CHECK_OK(cis_matrix_create(c->A, "sell16", &fp, &M));
+  if (M) CHECK_OK(cis_gpu_plan_create(M, NULL, 0, &p));
+  if (!p || !x || !y0 || !y || !yc) goto done;
+  CHECK(cis_gpu_plan_bytes(p) == cis_matrix_bytes(M), "%s float values: device bytes %lld != host %lld", c->name,
+        (long long)cis_gpu_plan_bytes(p), (long long)cis_matrix_bytes(M));
+  test_fill_random(x, CIS_F64, nx, 21);
+  test_fill_random(y0, CIS_F64, ny, 22);
+  CHECK_OK(cis_gpu_malloc(&dx, 8 * (size_t)nx));
+  CHECK_OK(cis_gpu_malloc(&dy, 8 * (size_t)ny));
+  if (!dx || !dy) goto done;
+  CHECK_OK(cis_gpu_upload(dx, x, 8 * (size_t)nx));
+  for (int b = 0; b < 2; ++b) {
+    const double beta = b ? -0.5 : 0.0;
+    CHECK_OK(beta == 0.0 ? cis_gpu_fill_nan(dy, CIS_F64, ny) : cis_gpu_upload(dy, y0, 8 * (size_t)ny));
+    CHECK_OK(cis_gpu_spmv(p, 1.5, dx, beta, dy, NULL));
+    CHECK_OK(cis_gpu_sync());
+    test_fill_nan(y, CIS_F64, ny);
+    CHECK_OK(cis_gpu_download(y, dy, 8 * (size_t)ny));
+    memcpy(yc, y0, 8 * (size_t)ny);
+    if (beta == 0.0) test_fill_nan(yc, CIS_F64, ny);
+    CHECK_OK(cis_matrix_spmv(M, 1.5, x, beta, yc));
+    double e = rel_err_vs(y, CIS_F64, yc, c->A->rows);
+    CHECK(e <= 1e-13, "%s float values beta %g: rel err %.3g against the CPU sell16 (NaN never passes)", c->name,
+          beta, e);
+    double *ref = reference_spmv(c->A, CIS_F64, x, 1.5, beta, y0);
+    e = rel_err_vs(y, CIS_F64, ref, c->A->rows);
+    CHECK(e <= 1e-6, "%s float values beta %g: rel err %.3g against the double product", c->name, beta, e);
+    free(ref);
+  }
+done:
+  cis_gpu_free(dx);
+  cis_gpu_free(dy);
+  free(x); free(y0); free(y); free(yc);
+  cis_gpu_plan_free(p);
+  cis_matrix_free(M);
+}
+
 int main(void) {
   char why[200];
   gpu_case cases[16];
@@ -129,6 +181,8 @@ int main(void) {
     for (int i = 0; i < n; ++i)
       for (int t = 0; t < 2; ++t) run_variant(&cases[i], &variants[k], t ? CIS_F32 : CIS_F64);
   }
+  if (format_built("sell16"))
+    for (int i = 0; i < n; ++i) check_float_values(&cases[i]);
   gpu_cases_free(cases, n);
   return test_summary("test_gpu_kernels");
 }
