@@ -44,7 +44,7 @@ static int usage(void) {
           "--symmetric: also csr-sym, csr-sym-det, csr-sym-win and sym-seg (upper triangle; refused if A is not symmetric)\n"
           "--spmm K: SpMM for k = 1, 2, 4, ... K (K <= 16) beside cuSPARSE SpMM (GPU)\n"
           "kernels: csr-scalar csr-vector ell ellr sell sell-row sellr sellcs sellcs-row sell16 csb csr5\n"
-          "         sell16-f32v (sell16, float values, double vectors and sums: opt-in, double runs only)\n"
+          "         sell16-f32v (sell16, float values, double vectors and sums: only when named, double runs)\n"
           "         hyb-paper hyb auto (cis_format_auto's choice)\n"
           "         cusparse-csr-alg1 cusparse-csr-alg2 cusparse-coo-alg1 cusparse-coo-alg2\n"
           "         cusparse-sell-alg1 cusparse-bsr\n"
@@ -130,7 +130,7 @@ static int entries(const opts *o, entry *E) {
   }
   for (size_t k = 0; k < sizeof fk / sizeof *fk; ++k)
     if (selected(o->kernels, fk[k][1])) n = add(E, n, fk[k][1], fk[k][0], fk[k][1], NULL, 0, 0);
-  if (selected(o->kernels, "sell16-f32v") && o->t == CIS_F64) { /* opt-in float values (double x, y, sums) */
+  if (o->kernels && selected(o->kernels, "sell16-f32v") && o->t == CIS_F64) { /* opt-in: named only, never in "all" */
     n = add(E, n, "sell16-f32v", "sell16", "sell16", NULL, 0, 0);
     E[n - 1].float_values = 1;
   }
