@@ -21,6 +21,9 @@
 #           (sell16-f32v) beside cuSPARSE CSR and SELL; `ci --values float` on
 #           H2O FCI (the energy error); `ci --symmetric` (sym-seg) on CAS(14,14)
 #           with the symmetry-forbidden integrals (below 1e-10) dropped
+#   sweep   build; `ctest -L cli` (after the bench fix); sell16-f32v on H2O
+#           at CISPARSE_SELL_U = 2, 4, 8 and CISPARSE_SELL_P = 2x the default;
+#           the Python GPU tests
 #   verify  full build; `ctest -L 'gpu|multigpu'`; the CLI symmetric test
 set -u
 MODE=${1:-symseg}
@@ -77,6 +80,19 @@ final)
   step ci_cas14 200 $CLI ci .data/c2h4_cas14_clean.FCIDUMP --device gpu --symmetric --json
   grep -o '"nnz[^,]*\|"products[^,]*\|"roots": \[{"energy": *-\?[0-9.]*\|"spmv_seconds[^,]*\|"build_seconds[^,]*\|"kernel[^,]*\|"device_bytes[^,]*' "$L/ci_cas14.log" >>"$S"
   grep -v '^{' "$L/ci_cas14.log" | tail -n 4 | cut -c1-200 >>"$S"
+  ;;
+sweep)
+  step_build 240 || { tail -n 30 "$L/build.log" >>"$S"; exit 1; }
+  step ctest_cli 200 bash -c "cd build && ctest -L cli --output-on-failure"
+  grep -E "tests passed|tests failed|FAIL" "$L/ctest_cli.log" | tail -n 10 >>"$S"
+  for u in 2 4 8; do
+    step f32v_u$u 80 env CISPARSE_SELL_U=$u $CLI bench "$H2O" --kernels sell16,sell16-f32v,cusparse-sell-alg1 --runs 20 \
+      --warmup 3 && rows f32v_u$u && grep -E "^sell16-f32v " "$L/f32v_u$u.log" >>"$S"
+  done
+  mkdir -p /tmp/site && tar xJf .pyscfsite/site.tar.xz -C /tmp/site 2>/dev/null
+  step pytest_gpu 120 env CISPARSE_LIBRARY=$PWD/build/libcisparse.so.0.1 CISPARSE_CLI=$PWD/build/cisparse \
+    PYTHONPATH=$PWD/python:/tmp/site python3 -m pytest -p no:cacheprovider -q -rs python/tests
+  tail -n 3 "$L/pytest_gpu.log" >>"$S"
   ;;
 verify)
   step_build 200 || { tail -n 30 "$L/build.log" >>"$S"; exit 1; }
