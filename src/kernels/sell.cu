@@ -243,7 +243,9 @@ extern "C" cis_status cis_launch_sell16(cis_dtype t, cis_dtype vt, cis_int rows,
   if (rows == 0) return CIS_OK;
   if (!sm_count(&sms)) return cis_error(CIS_ERR_CUDA, "sell16: cannot query the device");
   const int dbl = t == CIS_F64, P = lanes, tps = (int)C * P;
-  const int U = sell_env_int("CISPARSE_SELL_U", dbl && vt == t ? 4 : 8);
+  /* 4 loads in flight under double vectors, float values too (H2O FCI, H200: float values
+     2.016 ms at U = 4, 2.274 at 8, 2.514 at 2; bench/NOTES.md) */
+  const int U = sell_env_int("CISPARSE_SELL_U", dbl ? 4 : 8);
   const int threads = block > 0 ? block : (tps >= 256 ? tps : 256 / tps * tps);
   if (threads % tps)
     return cis_error(CIS_ERR_INVALID, "sell16: block size %d must be a multiple of C*lanes = %d", threads, tps);
