@@ -18,7 +18,8 @@ int cli_format_option(int argc, char **argv, int *i, cis_format_params *p);
  * NULL) for A, and the rule's reason on stderr; any other name: nothing. */
 cis_status cli_format_auto(const cis_csr *A, const char **format, cis_format_params *p, const char **kernel);
 #define CLI_FORMAT_OPTIONS \
-  "[--precision double|float] [--slice S] [--sigma N] [--block Z] [--boundary B] [--boundary-mode count|column]"
+  "[--precision double|float] [--slice S] [--sigma N] [--block Z] [--boundary B] [--boundary-mode count|column]\n" \
+  "         [--values float|double (sell16 in double: float values, double sums)]"
 
 /* Statistics of A (cis_csr_stats_get) and where the Reference region
  * (columns [0, ref_cols)) came from. */

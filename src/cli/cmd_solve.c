@@ -51,6 +51,7 @@ static const char *usage_text =
     "  --symmetric                  store only the upper triangle (csr; refused if A is not\n"
     "                               symmetric); GPU kernels csr-sym (default) or csr-sym-det\n"
     "  --slice S --sigma N --block Z --boundary B --boundary-mode count|column   format parameters\n"
+    "  --values float                 sell16 in double with its values stored in float (opt-in)\n"
     "  --tol X (default 1e-8)  --maxit N (default 1000)  --check-every N  --stagnation N\n"
     "  --rhs FILE                   b from a vector file instead of b = A*ones (no error vs x*)\n"
     "  --write-x FILE               write the solution (Matrix Market array)\n"
