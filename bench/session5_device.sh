@@ -32,6 +32,12 @@ BUDGET_S=${BUDGET_S:-540}
 . "$(dirname "$0")/device_steps.sh"
 prelude "session5_device.sh $MODE"
 CLI=build/cisparse
+ci_fields() { grep -o '"nnz[^,]*\|"products[^,]*\|"roots": \[{"energy": *-\?[0-9.]*\|"spmv_seconds[^,]*\|"build_seconds[^,]*\|"kernel[^,]*\|"device_bytes[^,]*\|"values[^,]*' "$L/$1.log" >>"$S"; }
+ci_cas14() { # FILE CAP: `ci --symmetric` (sym-seg) on the GPU, its fields and last lines
+  step ci_cas14 "$2" $CLI ci "$1" --device gpu --symmetric --json
+  ci_fields ci_cas14
+  grep -v '^{' "$L/ci_cas14.log" | tail -n 4 | cut -c1-200 >>"$S"
+}
 rows() { grep -E "^(sell|sell16|csr-sym|csr-sym-det|csr-sym-win|sym-seg|cusparse-csr-alg1|cusparse-sell-alg1) |^streaming|nonzeros|^determinism|^symmetric" "$L/$1.log" | cut -c1-120 >>"$S"; }
 case $MODE in
 symseg)
@@ -53,10 +59,10 @@ stored)
   step bench_h2o 150 $CLI bench "$H2O" --symmetric --kernels sell16,csr-vector,cusparse-csr-alg1,cusparse-sell-alg1 \
     --runs 20 --warmup 3 && rows bench_h2o
   step ci_cas14 240 $CLI ci .data/c2h4_cas14.FCIDUMP --device gpu --symmetric --json --verbose
-  grep -o '"nnz[^,]*\|"products[^,]*\|"roots": \[{"energy": *-\?[0-9.]*\|"spmv_seconds[^,]*\|"build_seconds[^,]*\|"kernel[^,]*\|"device_bytes[^,]*' "$L/ci_cas14.log" >>"$S"
+  ci_fields ci_cas14
   grep -v '^{' "$L/ci_cas14.log" | tail -n 8 | cut -c1-200 >>"$S"
   step ci_h2o 120 $CLI ci "$H2O" --device gpu --symmetric --json
-  grep -o '"roots": \[{"energy": *-\?[0-9.]*\|"spmv_seconds[^,]*\|"build_seconds[^,]*\|"kernel[^,]*\|"device_bytes[^,]*' "$L/ci_h2o.log" >>"$S"
+  ci_fields ci_h2o
   ;;
 cas)
   step_build 240 || { tail -n 30 "$L/build.log" >>"$S"; exit 1; }
@@ -64,9 +70,7 @@ cas)
   grep -E "checks|FAIL" "$L/sym_tests.log" | head -n 12 >>"$S"
   step cli_sym 120 bash tests/cli/symmetric.sh "$CLI" "$SH"
   tail -n 3 "$L/cli_sym.log" >>"$S"
-  step ci_cas14 300 $CLI ci .data/c2h4_cas14.FCIDUMP --device gpu --symmetric --json
-  grep -o '"nnz[^,]*\|"products[^,]*\|"roots": \[{"energy": *-\?[0-9.]*\|"spmv_seconds[^,]*\|"build_seconds[^,]*\|"kernel[^,]*\|"device_bytes[^,]*' "$L/ci_cas14.log" >>"$S"
-  grep -v '^{' "$L/ci_cas14.log" | tail -n 8 | cut -c1-200 >>"$S"
+  ci_cas14 .data/c2h4_cas14.FCIDUMP 300
   ;;
 final)
   step_build 240 || { tail -n 30 "$L/build.log" >>"$S"; exit 1; }
@@ -76,10 +80,8 @@ final)
     --warmup 3 && rows bench_h2o
   grep -E "^sell16-f32v " "$L/bench_h2o.log" >>"$S"
   step ci_h2o_float 120 $CLI ci "$H2O" --device gpu --build cpu --values float --json
-  grep -o '"roots": \[{"energy": *-\?[0-9.]*\|"spmv_seconds[^,]*\|"values[^,]*\|"kernel[^,]*\|"device_bytes[^,]*' "$L/ci_h2o_float.log" >>"$S"
-  step ci_cas14 200 $CLI ci .data/c2h4_cas14_clean.FCIDUMP --device gpu --symmetric --json
-  grep -o '"nnz[^,]*\|"products[^,]*\|"roots": \[{"energy": *-\?[0-9.]*\|"spmv_seconds[^,]*\|"build_seconds[^,]*\|"kernel[^,]*\|"device_bytes[^,]*' "$L/ci_cas14.log" >>"$S"
-  grep -v '^{' "$L/ci_cas14.log" | tail -n 4 | cut -c1-200 >>"$S"
+  ci_fields ci_h2o_float
+  ci_cas14 .data/c2h4_cas14_clean.FCIDUMP 200
   ;;
 sweep)
   step_build 240 || { tail -n 30 "$L/build.log" >>"$S"; exit 1; }

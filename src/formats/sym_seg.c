@@ -155,6 +155,37 @@ static cis_status check_host_memory(const cis_sym_seg *S) {
   return CIS_OK;
 }
 
+/* One pass over the blocks (OpenMP), each fetched into its thread's scratch:
+ * fill = 0 counts (bent, bseg: entries and distinct columns) and checks
+ * (bbad: the first bad row, 1-based); fill = 1 fills S at the offsets
+ * (bseg: first segments). A failed fetch or a bad row is the status. */
+static cis_status each_block(const cis_sym_seg_source *src, cis_sym_seg *S, seg_scratch *scr, int nt, int fill,
+                             cis_int *bent, cis_int *bseg, cis_int *bbad) {
+  CIS_PRAGMA(omp parallel for schedule(dynamic, 1) num_threads(nt))
+  for (cis_int b = 0; b < S->blocks; ++b) {
+    seg_scratch *s = &scr[omp_get_thread_num()];
+    cis_int k0 = 0;
+    cis_status fs = block_fetch(src, S->R, b, s, fill, &k0);
+    if (fs != CIS_OK) {
+      bbad[b] = -(cis_int)fs;
+      continue;
+    }
+    if (fill) {
+      block_fill(src, S, b, s, k0, S->block_piece[b] * CIS_SYM_SEG_PIECE, S->block_piece[b], bseg[b]);
+    } else {
+      bseg[b] = block_count(src, S->R, b, s, k0, &bent[b], &bbad[b]);
+      block_clear(s, bseg[b]);
+    }
+  }
+  for (cis_int b = 0; b < S->blocks; ++b) {
+    if (bbad[b] < 0) return (cis_status)-bbad[b]; /* the source's own message stands */
+    if (bbad[b] > 0)
+      return cis_error(CIS_ERR_INVALID, "sym-seg: row %lld of the upper triangle has a column below the diagonal, "
+                                        "out of order, repeated or out of range", (long long)bbad[b]);
+  }
+  return CIS_OK;
+}
+
 cis_status cis_sym_seg_build_from(const cis_sym_seg_source *src, cis_int R, cis_sym_seg **out) {
   cis_status st = CIS_OK;
   cis_sym_seg *S = NULL;
@@ -185,29 +216,7 @@ cis_status cis_sym_seg_build_from(const cis_sym_seg_source *src, cis_int R, cis_
   CIS_TRY(cis_alloc_zeroed((void **)&bent, S->blocks + 1, sizeof(cis_int), "sym-seg block sizes"));
   CIS_TRY(cis_alloc_zeroed((void **)&bseg, S->blocks + 1, sizeof(cis_int), "sym-seg block segments"));
   CIS_TRY(cis_alloc_zeroed((void **)&bbad, S->blocks + 1, sizeof(cis_int), "sym-seg block checks"));
-  CIS_PRAGMA(omp parallel for schedule(dynamic, 1) num_threads(nt))
-  for (cis_int b = 0; b < S->blocks; ++b) {
-    seg_scratch *s = &scr[omp_get_thread_num()];
-    cis_int k0 = 0;
-    cis_status fs = block_fetch(src, R, b, s, 0, &k0);
-    if (fs != CIS_OK) {
-      bbad[b] = -(cis_int)fs;
-      continue;
-    }
-    bseg[b] = block_count(src, R, b, s, k0, &bent[b], &bbad[b]);
-    block_clear(s, bseg[b]);
-  }
-  for (cis_int b = 0; b < S->blocks; ++b) {
-    if (bbad[b] < 0) { /* the source's own error message stands */
-      st = (cis_status)-bbad[b];
-      goto cleanup;
-    }
-    if (bbad[b] > 0) {
-      st = cis_error(CIS_ERR_INVALID, "sym-seg: row %lld of the upper triangle has a column below the diagonal, "
-                                      "out of order, repeated or out of range", (long long)bbad[b]);
-      goto cleanup;
-    }
-  }
+  CIS_TRY(each_block(src, S, scr, nt, 0, bent, bseg, bbad));
   CIS_TRY(cis_alloc_zeroed((void **)&S->block_piece, S->blocks + 1, sizeof(int64_t), "sym-seg block pieces"));
   for (cis_int b = 0; b < S->blocks; ++b) {
     S->strict += bent[b];
@@ -228,22 +237,7 @@ cis_status cis_sym_seg_build_from(const cis_sym_seg_source *src, cis_int R, cis_
     bseg[b] = seg0;
     seg0 += c;
   }
-  CIS_PRAGMA(omp parallel for schedule(dynamic, 1) num_threads(nt))
-  for (cis_int b = 0; b < S->blocks; ++b) {
-    seg_scratch *s = &scr[omp_get_thread_num()];
-    cis_int k0 = 0;
-    cis_status fs = block_fetch(src, R, b, s, 1, &k0);
-    if (fs != CIS_OK) {
-      bbad[b] = -(cis_int)fs;
-      continue;
-    }
-    block_fill(src, S, b, s, k0, S->block_piece[b] * CIS_SYM_SEG_PIECE, S->block_piece[b], bseg[b]);
-  }
-  for (cis_int b = 0; b < S->blocks; ++b)
-    if (bbad[b] < 0) {
-      st = (cis_status)-bbad[b];
-      goto cleanup;
-    }
+  CIS_TRY(each_block(src, S, scr, nt, 1, bent, bseg, bbad));
   *out = S;
   S = NULL;
 cleanup:
