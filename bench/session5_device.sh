@@ -24,10 +24,6 @@
 #   sweep   build; `ctest -L cli` (after the bench fix); sell16-f32v on H2O
 #           at CISPARSE_SELL_U = 2, 4, 8 and CISPARSE_SELL_P = 2x the default;
 #           the Python GPU tests
-#   minb    build the tool; sym-seg on H2O with two blocks per SM (32
-#           registers, the default at R = 4096) and with one
-#           (CISPARSE_SYM_SEG_MINB=1); Nsight Compute of one sym-seg product
-#           in `ci --symmetric` (occupancy, warp stalls, shared memory, DRAM)
 #   verify  full build; `ctest -L 'gpu|multigpu'`; the CLI symmetric test
 set -u
 MODE=${1:-symseg}
@@ -99,16 +95,6 @@ sweep)
   step pytest_gpu 120 env CISPARSE_LIBRARY=$PWD/build/libcisparse.so.0.1 CISPARSE_CLI=$PWD/build/cisparse \
     PYTHONPATH=$PWD/python:/tmp/site python3 -m pytest -p no:cacheprovider -q -rs python/tests
   tail -n 3 "$L/pytest_gpu.log" >>"$S"
-  ;;
-minb)
-  step_build 200 cisparse_cli || { tail -n 30 "$L/build.log" >>"$S"; exit 1; }
-  step minb2 100 $CLI bench "$H2O" --symmetric --kernels cusparse-sell-alg1 --runs 20 --warmup 3 && rows minb2
-  step minb1 100 env CISPARSE_SYM_SEG_MINB=1 $CLI bench "$H2O" --symmetric --kernels cusparse-sell-alg1 --runs 20 \
-    --warmup 3 && rows minb1
-  step ncu 200 ncu -k regex:sym_seg_tk -s 2 -c 1 --section SpeedOfLight --section Occupancy --section LaunchStats \
-    --section WarpStateStats --section SchedulerStats --section MemoryWorkloadAnalysis --section InstructionStats \
-    $CLI ci "$H2O" --device gpu --symmetric --max-iter 3
-  grep -E "Duration|Throughput|Registers|Achieved Occupancy|Theoretical Occupancy|Block Limit|Stall|Issued|Eligible|Shared|Bank|L1/TEX Hit|L2 Hit|Warp Cycles|Active Warps|Waves" "$L/ncu.log" | head -n 60 >>"$S"
   ;;
 verify)
   step_build 200 || { tail -n 30 "$L/build.log" >>"$S"; exit 1; }

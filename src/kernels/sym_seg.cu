@@ -20,7 +20,6 @@
 // order of the additions (as csr-sym; csr-sym-det is the deterministic
 // symmetric kernel).
 #include <stdint.h>
-#include <stdlib.h>
 #include "kernels/kernel_common.cuh"
 #include "kernels/launchers.h"
 
@@ -59,11 +58,8 @@ __global__ void sym_seg_diag(int64_t n, const T *__restrict__ diag, const T *__r
     y[i] = (beta == T(0) ? T(0) : beta * y[i]) + alpha * (diag[i] * x[i]);
 }
 
-// MINB: thread blocks of 1024 per SM the registers must allow (1: up to 64
-// registers a thread; 2: 32, so that two blocks of 64 KiB of shared memory
-// can share an SM).
-template <typename T, int MINB>
-__global__ void __launch_bounds__(1024, MINB) sym_seg_tk(cis_sym_seg_dev d, T alpha, const T *__restrict__ x, T *y) {
+template <typename T>
+__global__ void __launch_bounds__(1024) sym_seg_tk(cis_sym_seg_dev d, T alpha, const T *__restrict__ x, T *y) {
   extern __shared__ unsigned char seg_smem[];
   T *win = (T *)seg_smem, *xs = win + d.R;
   const int64_t I0 = (int64_t)d.chunk_block[blockIdx.x] * d.R;
@@ -138,19 +134,6 @@ __global__ void __launch_bounds__(1024, MINB) sym_seg_tk(cis_sym_seg_dev d, T al
   }
 }
 
-// The kernel for blocks of R rows: two blocks per SM where their shared
-// memory fits (R <= 32 KiB of values) unless CISPARSE_SYM_SEG_MINB=1 (a
-// tuning override, bench/NOTES.md). Its shared-memory limit set (2 x 64 KiB,
-// above the 48 KiB default; on the current device).
-template <typename T>
-static cis_status seg_kernel(cis_int R, void (**k)(cis_sym_seg_dev, T, const T *, T *)) {
-  const char *e = getenv("CISPARSE_SYM_SEG_MINB");
-  const int two = e && *e ? atoi(e) == 2 : (size_t)R * sizeof(T) <= 32768;
-  *k = two ? sym_seg_tk<T, 2> : sym_seg_tk<T, 1>;
-  CIS_CUDA_CHECK(cudaFuncSetAttribute(*k, cudaFuncAttributeMaxDynamicSharedMemorySize, 2 * 65536));
-  return CIS_OK;
-}
-
 template <typename T>
 static cis_status launch_seg(const cis_sym_seg_dev *d, double alpha, const void *x, double beta, void *y,
                              int threads, cudaStream_t s) {
@@ -160,10 +143,9 @@ static cis_status launch_seg(const cis_sym_seg_dev *d, double alpha, const void 
   sym_seg_diag<T><<<vgrid, 256, 0, s>>>(d->n, (const T *)d->diag, (const T *)x, (T)alpha, (T)beta, (T *)y);
   CIS_CUDA_LAUNCH_CHECK("sym-seg diagonal");
   if (d->chunks == 0) return CIS_OK;
-  void (*k)(cis_sym_seg_dev, T, const T *, T *) = NULL;
-  cis_status st = seg_kernel<T>(d->R, &k);
-  if (st != CIS_OK) return st;
-  k<<<(unsigned)d->chunks, threads, smem, s>>>(*d, (T)alpha, (const T *)x, (T *)y);
+  /* up to 2 x 64 KiB: above the 48 KiB default (set on the current device) */
+  CIS_CUDA_CHECK(cudaFuncSetAttribute(sym_seg_tk<T>, cudaFuncAttributeMaxDynamicSharedMemorySize, 2 * 65536));
+  sym_seg_tk<T><<<(unsigned)d->chunks, threads, smem, s>>>(*d, (T)alpha, (const T *)x, (T *)y);
   CIS_CUDA_LAUNCH_CHECK("sym-seg");
   return CIS_OK;
 }
@@ -182,10 +164,9 @@ extern "C" cis_status cis_sym_seg_slots(cis_dtype t, cis_int R, int block, int *
   CIS_CUDA_CHECK(cudaGetDevice(&dev));
   CIS_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
   CIS_DISPATCH_REAL(t, {
-    void (*k)(cis_sym_seg_dev, REAL, const REAL *, REAL *) = NULL;
-    cis_status st = seg_kernel<REAL>(R, &k);
-    if (st != CIS_OK) return st;
-    CIS_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, k, threads, (size_t)2 * R * sizeof(REAL)));
+    CIS_CUDA_CHECK(cudaFuncSetAttribute(sym_seg_tk<REAL>, cudaFuncAttributeMaxDynamicSharedMemorySize, 2 * 65536));
+    CIS_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, sym_seg_tk<REAL>, threads,
+                                                                 (size_t)2 * R * sizeof(REAL)));
   });
   *slots = sms * (per_sm > 0 ? per_sm : 1);
   return CIS_OK;
