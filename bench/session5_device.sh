@@ -24,6 +24,10 @@
 #   sweep   build; `ctest -L cli` (after the bench fix); sell16-f32v on H2O
 #           at CISPARSE_SELL_U = 2, 4, 8 and CISPARSE_SELL_P = 2x the default;
 #           the Python GPU tests
+#   lanes   build the tool; sell16 and sell16-f32v on H2O, and sell16 on ci
+#           524k, at CISPARSE_SELL_P = 1, 2, 4, 8 lanes per row (the build's
+#           choice, cis_sell16_lanes, is printed by `info --dump`-free runs as
+#           the default row), cuSPARSE SELL in each run
 #   verify  full build; `ctest -L 'gpu|multigpu'`; the CLI symmetric test
 set -u
 MODE=${1:-symseg}
@@ -95,6 +99,20 @@ sweep)
   step pytest_gpu 120 env CISPARSE_LIBRARY=$PWD/build/libcisparse.so.0.1 CISPARSE_CLI=$PWD/build/cisparse \
     PYTHONPATH=$PWD/python:/tmp/site python3 -m pytest -p no:cacheprovider -q -rs python/tests
   tail -n 3 "$L/pytest_gpu.log" >>"$S"
+  ;;
+lanes)
+  step_build 200 cisparse_cli || { tail -n 30 "$L/build.log" >>"$S"; exit 1; }
+  step h2o_default 80 $CLI bench "$H2O" --kernels sell16,sell16-f32v,cusparse-sell-alg1 --runs 20 --warmup 3 &&
+    grep -E "^(sell16|sell16-f32v|cusparse-sell-alg1) " "$L/h2o_default.log" >>"$S"
+  for p in 1 2 4 8; do
+    step h2o_p$p 80 env CISPARSE_SELL_P=$p $CLI bench "$H2O" --kernels sell16,sell16-f32v,cusparse-sell-alg1 --runs 20 \
+      --warmup 3 && grep -E "^(sell16|sell16-f32v|cusparse-sell-alg1) " "$L/h2o_p$p.log" >>"$S"
+  done
+  for p in default 2 4 8; do
+    step ci524k_$p 60 env $([ $p = default ] || echo CISPARSE_SELL_P=$p) $CLI bench ci:rows=524288,seed=1 \
+      --kernels sell16,cusparse-sell-alg1 --runs 30 --warmup 5 &&
+      grep -E "^(sell16|cusparse-sell-alg1) " "$L/ci524k_$p.log" >>"$S"
+  done
   ;;
 verify)
   step_build 200 || { tail -n 30 "$L/build.log" >>"$S"; exit 1; }
