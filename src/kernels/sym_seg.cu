@@ -20,12 +20,9 @@
 // order of the additions (as csr-sym; csr-sym-det is the deterministic
 // symmetric kernel).
 #include <stdint.h>
+#include "formats/sym_seg.h"
 #include "kernels/kernel_common.cuh"
 #include "kernels/launchers.h"
-
-#define SEG_PIECE 128
-#define SEG_HEAD 0x8000u
-#define SEG_PAD 0x7FFFu
 
 // The 4 values of entries q ... q+3 (q a multiple of 4), streamed.
 __device__ __forceinline__ void seg_load(const double *__restrict__ v, int64_t q, double (&a)[4]) {
@@ -74,14 +71,14 @@ __global__ void __launch_bounds__(1024) sym_seg_tk(cis_sym_seg_dev d, T alpha, c
   const T *__restrict__ val = (const T *)d.val;
   const int64_t pend = d.chunk_piece[blockIdx.x + 1];
   for (int64_t p = d.chunk_piece[blockIdx.x] + (threadIdx.x >> 5); p < pend; p += warps) {
-    const int64_t q0 = p * SEG_PIECE + lane * 4;
+    const int64_t q0 = p * CIS_SYM_SEG_PIECE + lane * 4;
     const uint2 c2 = __ldcs((const uint2 *)(d.lr + q0));
     T a[4];
     seg_load(val, q0, a);
     const unsigned code[4] = {c2.x & 0xFFFFu, c2.x >> 16, c2.y & 0xFFFFu, c2.y >> 16};
     unsigned before = 0; /* heads in the lanes below */
 #pragma unroll
-    for (int k = 0; k < 4; ++k) before += __popc(__ballot_sync(0xFFFFFFFFu, code[k] & SEG_HEAD) & below);
+    for (int k = 0; k < 4; ++k) before += __popc(__ballot_sync(0xFFFFFFFFu, code[k] & CIS_SYM_SEG_HEAD) & below);
     const int64_t first_seg = __ldg(d.piece_heads + p) + before - 1; /* the segment of the entries before my first head */
     int64_t seg = first_seg;
     cis_idx j = -1, first_j = -1;
@@ -89,7 +86,7 @@ __global__ void __launch_bounds__(1024) sym_seg_tk(cis_sym_seg_dev d, T alpha, c
     bool any = false;
 #pragma unroll
     for (int k = 0; k < 4; ++k) {
-      if (code[k] & SEG_HEAD) {
+      if (code[k] & CIS_SYM_SEG_HEAD) {
         if (any) seg_emit(d.segcol, seg, j, cur, I0, d.R, win, y, alpha); /* a segment inside the lane */
         else pre = cur, first_j = j;
         any = true;
@@ -97,12 +94,12 @@ __global__ void __launch_bounds__(1024) sym_seg_tk(cis_sym_seg_dev d, T alpha, c
         ++seg;
         j = -1;
       }
-      if (code[k] == SEG_PAD) continue;
+      if (code[k] == CIS_SYM_SEG_PAD) continue;
       if (j < 0) {
         j = __ldg(d.segcol + seg);
         xj = __ldg(x + j);
       }
-      const int r = (int)(code[k] & SEG_PAD);
+      const int r = (int)(code[k] & CIS_SYM_SEG_PAD);
       atomicAdd(win + r, a[k] * xj);
       cur += a[k] * xs[r];
     }
@@ -122,7 +119,7 @@ __global__ void __launch_bounds__(1024) sym_seg_tk(cis_sym_seg_dev d, T alpha, c
     }
     const T left = __shfl_up_sync(0xFFFFFFFFu, v, 1);
     /* My first head closes the segment open from the lanes below. */
-    if (any && (lane > 0 || !(code[0] & SEG_HEAD)))
+    if (any && (lane > 0 || !(code[0] & CIS_SYM_SEG_HEAD)))
       seg_emit(d.segcol, first_seg, first_j, (lane > 0 ? left : T(0)) + pre, I0, d.R, win, y, alpha);
     /* The last lane ends the piece: the open segment so far. */
     if (lane == 31) seg_emit(d.segcol, seg, j, v, I0, d.R, win, y, alpha);
