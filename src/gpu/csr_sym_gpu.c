@@ -257,7 +257,6 @@ static cis_status seg_from_device(cis_int rows, cis_int nnz, cis_dtype t, int64_
   cis_sym_seg *L = NULL;
   cis_csr_sym_dev *D = NULL;
   dev_csr src_ctx = {d_col, d_val, cis_dtype_size(t)};
-  (void)nnz;
   CIS_TRY(cis_alloc_array((void **)&rowptr, rows + 1, sizeof(cis_int), "sym-seg row pointers"));
   CIS_TRY(cis_gpu_download(rowptr, d_rowptr, (size_t)(rows + 1) * sizeof(cis_int)));
   const cis_sym_seg_source src = {rows, t, rowptr, dev_fetch, &src_ctx};
