@@ -182,9 +182,7 @@ cleanup:
 static cis_status need_sym_kernel(const char **kernel, int block) {
   if (!*kernel) *kernel = cis_gpu_format_csr_sym.kernels[0];
   if (!cis_gpu_kernel_known(&cis_gpu_format_csr_sym, *kernel))
-    return cis_error(CIS_ERR_NOT_FOUND,
-                     "unknown kernel '%s' for symmetric storage (known: csr-sym, csr-sym-det, csr-sym-win, sym-seg)",
-                     *kernel);
+    return cis_gpu_unknown_kernel(&cis_gpu_format_csr_sym, *kernel);
   const int most = strcmp(*kernel, "sym-seg") ? 256 : 1024;
   if (block < 0 || block > most || block % 32)
     return cis_error(CIS_ERR_INVALID, "symmetric kernel %s: block size %d must be 0 or a multiple of 32 up to %d",

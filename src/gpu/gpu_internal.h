@@ -55,5 +55,7 @@ cis_status cis_gpu_plan_from_device_csr_sym(cis_int rows, cis_int nnz, cis_dtype
                                             cis_gpu_plan **out);
 /* 1 if `kernel` is one of the table's names. */
 int cis_gpu_kernel_known(const cis_gpu_format_ops *ops, const char *kernel);
+/* CIS_ERR_NOT_FOUND: "unknown kernel 'K' for FORMAT (known: ...)", the table's list. */
+cis_status cis_gpu_unknown_kernel(const cis_gpu_format_ops *ops, const char *kernel);
 
 #endif

@@ -15,15 +15,17 @@ static const cis_gpu_format_ops *find_table(const char *format) {
   return NULL;
 }
 
+#define KERNELS_MAX (int)(sizeof ((cis_gpu_format_ops *)0)->kernels / sizeof *((cis_gpu_format_ops *)0)->kernels)
+
 int cis_gpu_kernel_known(const cis_gpu_format_ops *ops, const char *kernel) {
-  for (int k = 0; k < 4 && ops->kernels[k]; ++k)
+  for (int k = 0; k < KERNELS_MAX && ops->kernels[k]; ++k)
     if (!strcmp(ops->kernels[k], kernel)) return 1;
   return 0;
 }
 
-static cis_status unknown_kernel(const cis_gpu_format_ops *ops, const char *kernel) {
+cis_status cis_gpu_unknown_kernel(const cis_gpu_format_ops *ops, const char *kernel) {
   char names[128] = "";
-  for (int k = 0; k < 4 && ops->kernels[k]; ++k) {
+  for (int k = 0; k < KERNELS_MAX && ops->kernels[k]; ++k) {
     strncat(names, k ? ", " : "", sizeof names - strlen(names) - 1);
     strncat(names, ops->kernels[k], sizeof names - strlen(names) - 1);
   }
@@ -52,7 +54,7 @@ cis_status cis_gpu_plan_create(const cis_matrix *M, const char *kernel, int bloc
     return cis_error(CIS_ERR_UNSUPPORTED, "format %s has no GPU kernel in this build",
                      cis_matrix_format_name(M));
   if (!kernel) kernel = ops->kernels[0];
-  if (!cis_gpu_kernel_known(ops, kernel)) return unknown_kernel(ops, kernel);
+  if (!cis_gpu_kernel_known(ops, kernel)) return cis_gpu_unknown_kernel(ops, kernel);
   if ((st = need_gpu()) != CIS_OK) return st;
   if (!(p = cis_calloc(1, sizeof *p))) return cis_error(CIS_ERR_ALLOC, "cannot allocate a GPU plan");
   h = cis_matrix_impl(M);
