@@ -190,6 +190,22 @@ static cis_status need_sym_kernel(const char **kernel, int block) {
   return CIS_OK;
 }
 
+/* A sym-seg plan around the layout L of nnz stored entries (uploaded; L
+ * stays the caller's). */
+static cis_status seg_plan(const cis_sym_seg *L, cis_int nnz, int block, cis_gpu_plan **out) {
+  cis_status st;
+  cis_csr_sym_dev *D = cis_calloc(1, sizeof *D);
+  if (!D) return cis_error(CIS_ERR_ALLOC, "cannot allocate a GPU plan");
+  D->t = L->dtype;
+  D->rows = L->n;
+  D->nnz = nnz;
+  if ((st = seg_upload(L, block, &D->seg)) != CIS_OK) {
+    sym_release(D);
+    return st;
+  }
+  return sym_plan(D, "sym-seg", block, out);
+}
+
 cis_status cis_gpu_plan_create_symmetric(const cis_csr *U, const char *kernel, int block, cis_gpu_plan **out) {
   cis_status st;
   cis_csr_sym_dev *D = NULL;
@@ -207,18 +223,17 @@ cis_status cis_gpu_plan_create_symmetric(const cis_csr *U, const char *kernel, i
                        U->colind[U->rowptr[i]] + 1);
   CIS_TRY(need_sym_kernel(&kernel, block));
   if (cis_gpu_count(why, sizeof why) == 0) return cis_error(CIS_ERR_NO_GPU, "%s", why);
+  if (!strcmp(kernel, "sym-seg")) {
+    cis_sym_seg *L = NULL;
+    if ((st = cis_sym_seg_build(U, cis_sym_seg_rows(U->rows, U->dtype), &L)) == CIS_OK)
+      st = seg_plan(L, U->nnz, block, out);
+    cis_sym_seg_free(L);
+    return st;
+  }
   if (!(D = cis_calloc(1, sizeof *D))) return cis_error(CIS_ERR_ALLOC, "cannot allocate a GPU plan");
   D->t = U->dtype;
   D->rows = U->rows;
   D->nnz = U->nnz;
-  if (!strcmp(kernel, "sym-seg")) {
-    cis_sym_seg *L = NULL;
-    CIS_TRY(cis_sym_seg_build(U, cis_sym_seg_rows(U->rows, U->dtype), &L));
-    st = seg_upload(L, block, &D->seg);
-    cis_sym_seg_free(L);
-    if (st != CIS_OK) goto cleanup;
-    return sym_plan(D, kernel, block, out);
-  }
   CIS_TRY(cis_gpu_upload_array((void **)&D->rowptr, U->rowptr, U->rows + 1, 8, "symmetric CSR row pointers", &total));
   CIS_TRY(cis_gpu_upload_array((void **)&D->col, U->colind, U->nnz, sizeof(cis_idx), "symmetric CSR columns", &total));
   CIS_TRY(cis_gpu_upload_array((void **)&D->val, U->val, U->nnz, cis_dtype_size(U->dtype), "symmetric CSR values",
@@ -253,7 +268,6 @@ static cis_status seg_from_device(cis_int rows, cis_int nnz, cis_dtype t, int64_
   cis_status st;
   cis_int *rowptr = NULL;
   cis_sym_seg *L = NULL;
-  cis_csr_sym_dev *D = NULL;
   dev_csr src_ctx = {d_col, d_val, cis_dtype_size(t)};
   CIS_TRY(cis_alloc_array((void **)&rowptr, rows + 1, sizeof(cis_int), "sym-seg row pointers"));
   CIS_TRY(cis_gpu_download(rowptr, d_rowptr, (size_t)(rows + 1) * sizeof(cis_int)));
@@ -263,18 +277,8 @@ static cis_status seg_from_device(cis_int rows, cis_int nnz, cis_dtype t, int64_
   cis_gpu_free(d_col);
   cis_gpu_free(d_val);
   d_rowptr = NULL, d_col = NULL, d_val = NULL;
-  if (!(D = cis_calloc(1, sizeof *D))) {
-    st = cis_error(CIS_ERR_ALLOC, "cannot allocate a GPU plan");
-    goto cleanup;
-  }
-  D->t = t;
-  D->rows = rows;
-  D->nnz = nnz;
-  CIS_TRY(seg_upload(L, 0, &D->seg));
-  st = sym_plan(D, "sym-seg", 0, out);
-  D = NULL; /* sym_plan owns it now */
+  st = seg_plan(L, nnz, 0, out);
 cleanup:
-  sym_release(D);
   cis_gpu_free(d_rowptr);
   cis_gpu_free(d_col);
   cis_gpu_free(d_val);
