@@ -27,7 +27,7 @@ cis_int cis_sym_seg_bytes(const cis_sym_seg *S) {
 
 cis_int cis_sym_seg_rows(cis_int n, cis_dtype t) {
   const char *e = getenv("CISPARSE_SYM_SEG_R");
-  const cis_int most = 65536 / (cis_int)cis_dtype_size(t), cap = (n + 31) / 32 * 32;
+  const cis_int most = CIS_SYM_SEG_WINDOW_BYTES / (cis_int)cis_dtype_size(t), cap = (n + 31) / 32 * 32;
   cis_int R = most / 2;
   if (e && *e) {
     const long v = strtol(e, NULL, 10);

@@ -42,6 +42,7 @@
 #define CIS_SYM_SEG_HEAD 0x8000u
 #define CIS_SYM_SEG_PAD 0x7FFFu
 #define CIS_SYM_SEG_MAX_R 16384 /* rows of a block: local rows below CIS_SYM_SEG_PAD */
+#define CIS_SYM_SEG_WINDOW_BYTES 65536 /* the most of x (and of y) the GPU kernel keeps in shared memory */
 
 typedef struct cis_sym_seg {
   cis_dtype dtype;

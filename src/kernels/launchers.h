@@ -109,7 +109,8 @@ typedef struct cis_sym_seg_dev {
 cis_status cis_launch_sym_seg(const cis_sym_seg_dev *d, double alpha, const void *x, double beta, void *y,
                               int block, cudaStream_t s);
 /* Thread blocks of sym-seg (R rows, block threads; 0 = default) resident on
- * the current device at once. */
+ * the current device at once. Also allows the kernel its shared memory there:
+ * call it (at plan creation) before cis_launch_sym_seg on that device. */
 cis_status cis_sym_seg_slots(cis_dtype t, cis_int R, int block, int *slots);
 
 /* spmm.cu: Y = alpha*A*X + beta*Y, k = 1..CIS_SPMM_MAX_K vectors, CSR (sym:

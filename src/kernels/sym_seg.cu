@@ -140,8 +140,6 @@ static cis_status launch_seg(const cis_sym_seg_dev *d, double alpha, const void 
   sym_seg_diag<T><<<vgrid, 256, 0, s>>>(d->n, (const T *)d->diag, (const T *)x, (T)alpha, (T)beta, (T *)y);
   CIS_CUDA_LAUNCH_CHECK("sym-seg diagonal");
   if (d->chunks == 0) return CIS_OK;
-  /* up to 2 x 64 KiB: above the 48 KiB default (set on the current device) */
-  CIS_CUDA_CHECK(cudaFuncSetAttribute(sym_seg_tk<T>, cudaFuncAttributeMaxDynamicSharedMemorySize, 2 * 65536));
   sym_seg_tk<T><<<(unsigned)d->chunks, threads, smem, s>>>(*d, (T)alpha, (const T *)x, (T *)y);
   CIS_CUDA_LAUNCH_CHECK("sym-seg");
   return CIS_OK;
@@ -160,8 +158,9 @@ extern "C" cis_status cis_sym_seg_slots(cis_dtype t, cis_int R, int block, int *
   const int threads = block > 0 ? block : 1024;
   CIS_CUDA_CHECK(cudaGetDevice(&dev));
   CIS_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
-  CIS_DISPATCH_REAL(t, {
-    CIS_CUDA_CHECK(cudaFuncSetAttribute(sym_seg_tk<REAL>, cudaFuncAttributeMaxDynamicSharedMemorySize, 2 * 65536));
+  CIS_DISPATCH_REAL(t, { /* x and y windows above the 48 KiB default: set once, here, on the plan's device */
+    CIS_CUDA_CHECK(cudaFuncSetAttribute(sym_seg_tk<REAL>, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                        2 * CIS_SYM_SEG_WINDOW_BYTES));
     CIS_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, sym_seg_tk<REAL>, threads,
                                                                  (size_t)2 * R * sizeof(REAL)));
   });
