@@ -3,6 +3,7 @@
  * counting sort of the block's strict-upper entries by column (the distinct
  * columns sorted, then each column's entries in row order), in two passes:
  * sizes first, then the arrays at their offsets. */
+#include <math.h>
 #include <omp.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,13 +17,15 @@ void cis_sym_seg_free(cis_sym_seg *S) {
   cis_free(S->segcol);
   cis_free(S->piece_heads);
   cis_free(S->block_piece);
+  cis_free(S->block_bound);
   cis_free(S->diag);
   cis_free(S);
 }
 
 cis_int cis_sym_seg_bytes(const cis_sym_seg *S) {
   const cis_int vs = (cis_int)cis_dtype_size(S->dtype);
-  return S->entries * (2 + vs) + S->segments * 4 + S->pieces * 8 + (S->blocks + 1) * 8 + S->n * vs;
+  return S->entries * (2 + vs) + S->segments * 4 + S->pieces * 8 + (S->blocks + 1) * 8 + S->blocks * 8 +
+         S->n * vs;
 }
 
 cis_int cis_sym_seg_rows(cis_int n, cis_dtype t) {
@@ -37,12 +40,14 @@ cis_int cis_sym_seg_rows(cis_int n, cis_dtype t) {
 }
 
 /* Per-thread scratch: a count per column (zero between blocks), the list of
- * the columns the block touched, and the block's entries when fetched. */
+ * the columns the block touched, the block's entries when fetched, and the
+ * absolute sums reaching each row of the block's window. */
 typedef struct seg_scratch {
   int32_t *count;
   cis_idx *touched;
   cis_idx *col;
   void *val;
+  double *wsum;
 } seg_scratch;
 
 /* Block b's entries: [k0, k1) of the source, their columns (and values when
@@ -97,6 +102,7 @@ static void block_fill(const cis_sym_seg_source *src, cis_sym_seg *S, cis_int b,
     s->count[j] = (int32_t)at;
     at += c;
   }
+  for (cis_int w = 0; w < i1 - i0; ++w) s->wsum[w] = 0.0;
   for (cis_int i = i0; i < i1; ++i)
     for (cis_int k = src->rowptr[i]; k < src->rowptr[i + 1]; ++k) {
       const cis_idx j = s->col[k - k0];
@@ -106,9 +112,16 @@ static void block_fill(const cis_sym_seg_source *src, cis_sym_seg *S, cis_int b,
         continue;
       }
       const int64_t q = e0 + s->count[j]++;
+      const double a = fabs(cis_get(s->val, S->dtype, k - k0));
       S->lr[q] = (uint16_t)(i - i0);
       memcpy((char *)S->val + (size_t)q * vs, v, vs);
+      s->wsum[i - i0] += a;             /* forward: a x_j to row i */
+      if (j < i1) s->wsum[j - i0] += a; /* mirror inside the block: a x_i to row j */
     }
+  double bound = 0.0;
+  for (cis_int w = 0; w < i1 - i0; ++w)
+    bound = s->wsum[w] > bound || isnan(s->wsum[w]) ? s->wsum[w] : bound; /* a NaN sticks */
+  S->block_bound[b] = bound;
   for (cis_int q = 0, start = 0; q < distinct; ++q) { /* heads: where each column's run starts */
     S->lr[e0 + start] |= CIS_SYM_SEG_HEAD;
     start = s->count[s->touched[q]];
@@ -212,6 +225,7 @@ cis_status cis_sym_seg_build_from(const cis_sym_seg_source *src, cis_int R, cis_
     CIS_TRY(cis_alloc_array((void **)&scr[t].touched, src->n + 1, sizeof(cis_idx), "sym-seg column lists"));
     CIS_TRY(cis_alloc_array((void **)&scr[t].col, widest + 1, sizeof(cis_idx), "sym-seg block columns"));
     CIS_TRY(cis_alloc_array(&scr[t].val, widest + 1, cis_dtype_size(src->dtype), "sym-seg block values"));
+    CIS_TRY(cis_alloc_array((void **)&scr[t].wsum, R, sizeof(double), "sym-seg window sums"));
   }
   CIS_TRY(cis_alloc_zeroed((void **)&bent, S->blocks + 1, sizeof(cis_int), "sym-seg block sizes"));
   CIS_TRY(cis_alloc_zeroed((void **)&bseg, S->blocks + 1, sizeof(cis_int), "sym-seg block segments"));
@@ -230,6 +244,7 @@ cis_status cis_sym_seg_build_from(const cis_sym_seg_source *src, cis_int R, cis_
   CIS_TRY(cis_alloc_array(&S->val, S->entries, cis_dtype_size(S->dtype), "sym-seg values"));
   CIS_TRY(cis_alloc_array((void **)&S->segcol, S->segments, sizeof(cis_idx), "sym-seg segment columns"));
   CIS_TRY(cis_alloc_array((void **)&S->piece_heads, S->pieces, sizeof(int64_t), "sym-seg piece table"));
+  CIS_TRY(cis_alloc_zeroed((void **)&S->block_bound, S->blocks + 1, sizeof(double), "sym-seg block bounds"));
   CIS_TRY(cis_alloc_zeroed(&S->diag, S->n, cis_dtype_size(S->dtype), "sym-seg diagonal"));
   int64_t seg0 = 0;
   for (cis_int b = 0; b < S->blocks; ++b) { /* bseg becomes each block's first segment */
@@ -246,6 +261,7 @@ cleanup:
     cis_free(scr[t].touched);
     cis_free(scr[t].col);
     cis_free(scr[t].val);
+    cis_free(scr[t].wsum);
   }
   cis_free(scr);
   cis_free(bent);

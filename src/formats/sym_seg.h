@@ -30,8 +30,15 @@
  *                      an entry is piece_heads + heads in its piece up to and
  *                      including it - 1);
  *   block_piece[b]     first piece of block b (blocks + 1 entries);
+ *   block_bound[b]     the largest sum of |a| that reaches one row of block
+ *                      b's window: over the rows w of the block, the sum of
+ *                      |A(w, j)| of its stored entries plus |A(i, w)| of the
+ *                      block's entries with column w (the GPU kernel sums the
+ *                      window in fixed point scaled by this bound times
+ *                      max|x|; NaN or Inf when a value is);
  *   diag[n]            A(i, i) (0 where not stored).
- * Bytes: entries*(2 + vs) + segments*4 + pieces*8 + (blocks+1)*8 + n*vs. */
+ * Bytes: entries*(2 + vs) + segments*4 + pieces*8 + (blocks+1)*8 + blocks*8
+ * + n*vs. */
 #ifndef CISPARSE_SYM_SEG_H
 #define CISPARSE_SYM_SEG_H
 
@@ -54,6 +61,7 @@ typedef struct cis_sym_seg {
   cis_idx *segcol;
   int64_t *piece_heads;
   int64_t *block_piece;
+  double *block_bound;
   void *diag;
 } cis_sym_seg;
 

@@ -19,6 +19,8 @@ static void seg_release(cis_sym_seg_dev *g) {
   cis_gpu_free((void *)g->piece_heads);
   cis_gpu_free((void *)g->chunk_piece);
   cis_gpu_free((void *)g->chunk_block);
+  cis_gpu_free((void *)g->block_bound);
+  cis_gpu_free(g->xmax);
   cis_free(g);
 }
 
@@ -85,6 +87,9 @@ static cis_status seg_upload(const cis_sym_seg *S, int block, cis_sym_seg_dev **
                                &g->bytes));
   CIS_TRY(cis_gpu_upload_array((void **)&g->chunk_block, chunk_block, g->chunks + 1, 4, "sym-seg chunk rows",
                                &g->bytes));
+  CIS_TRY(cis_gpu_upload_array((void **)&g->block_bound, S->block_bound, S->blocks, 8, "sym-seg block bounds",
+                               &g->bytes));
+  CIS_TRY(cis_gpu_upload_array((void **)&g->xmax, NULL, 1, 8, "sym-seg max|x|", &g->bytes));
   *out = g;
   g = NULL;
 cleanup:

@@ -25,21 +25,11 @@
 //    a double's rounding of a sum of that size. A NaN or Inf in x or in U
 //    makes every y NaN (fixed point has none).
 #include <math.h>
+#include "kernels/fixed_point.cuh"
 #include "kernels/kernel_common.cuh"
 #include "kernels/launchers.h"
 
 #define SYM_U 4 /* nonzeros in flight per lane */
-
-// The fixed-point scale 2^f for bound B = colmax * xmax; 0 = non-finite.
-__device__ __forceinline__ double sym_det_scale(double colmax, unsigned long long xmax_bits) {
-  double xm = __longlong_as_double((long long)xmax_bits), b = colmax * xm;
-  if (!isfinite(b) || !isfinite(colmax) || !isfinite(xm)) return 0.0;
-  if (b == 0.0) return 1.0;
-  int e = ilogb(b) + 1; /* b < 2^e */
-  int f = 62 - e;
-  if (f > 1000) f = 1000;
-  return ldexp(1.0, f);
-}
 
 // y = beta*y (beta == 0: y = 0, a NaN in y does not propagate).
 template <typename T>
@@ -47,25 +37,6 @@ __global__ void sym_scale_y(int64_t n, T *y, T beta) {
   int64_t stride = (int64_t)gridDim.x * blockDim.x;
   for (int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride)
     y[i] = beta == T(0) ? T(0) : beta * y[i];
-}
-
-// *out = max over i of |v_i| as the bits of a non-negative double (their
-// unsigned order is the numeric order; a NaN's bits exceed Inf's, so a NaN
-// wins); *out must start at 0.
-template <typename T>
-__global__ void sym_absmax(int64_t n, const T *__restrict__ v, unsigned long long *out) {
-  int64_t stride = (int64_t)gridDim.x * blockDim.x;
-  unsigned long long m = 0;
-  for (int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride) {
-    unsigned long long b = (unsigned long long)__double_as_longlong(fabs((double)v[i]));
-    m = b > m ? b : m;
-  }
-#pragma unroll
-  for (int o = 16; o > 0; o >>= 1) {
-    unsigned long long u = __shfl_xor_sync(0xffffffffu, m, o);
-    m = u > m ? u : m;
-  }
-  if ((threadIdx.x & 31) == 0 && m) atomicMax(out, m);
 }
 
 // colsum[j] += |U_ij| for i < j (strictly above the diagonal).
@@ -110,7 +81,7 @@ __global__ void __launch_bounds__(256) csr_sym_tk(int64_t rows, const int64_t *_
   const int lane = threadIdx.x % G;
   const int64_t row = gtid / G;
   double scale = 0.0;
-  if (DET) scale = sym_det_scale(colmax, *xmax);
+  if (DET) scale = cis_fx_scale(colmax, *xmax);
   T sum = 0;
   if (row < rows) {
     const T xi = x[row], axi = alpha * xi;
@@ -145,7 +116,7 @@ __global__ void __launch_bounds__(256) csr_sym_tk(int64_t rows, const int64_t *_
 template <typename T>
 __global__ void sym_det_finish(int64_t n, T *y, unsigned long long *acc, T alpha, double colmax,
                                unsigned long long *xmax) {
-  double scale = sym_det_scale(colmax, *xmax);
+  double scale = cis_fx_scale(colmax, *xmax);
   int64_t stride = (int64_t)gridDim.x * blockDim.x;
   for (int64_t j = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; j < n; j += stride) {
     long long a = (long long)acc[j];
@@ -205,8 +176,6 @@ __global__ void __launch_bounds__(256) csr_sym_win_tk(int64_t rows, const int64_
     if (win[w] != T(0)) atomicAdd(y + r0 + w, win[w]);
 }
 
-__global__ void sym_zero_word(unsigned long long *w) { *w = 0; }
-
 template <typename T, int G>
 static cis_status launch_rows(const cis_csr_sym_dev *d, T alpha, T beta, const T *x, T *y, int threads,
                               cudaStream_t s) {
@@ -248,8 +217,8 @@ static cis_status launch_sym(const cis_csr_sym_dev *d, double alpha, const void 
   unsigned vgrid = cis_blocks_for(d->rows, 256);
   if (vgrid > 4096) vgrid = 4096;
   if (d->det) {
-    sym_zero_word<<<1, 1, 0, s>>>(d->xmax);
-    sym_absmax<T><<<vgrid, 256, 0, s>>>(d->rows, x, d->xmax);
+    cis_fx_zero_word<<<1, 1, 0, s>>>(d->xmax);
+    cis_fx_absmax<T><<<vgrid, 256, 0, s>>>(d->rows, x, d->xmax);
     CIS_CUDA_LAUNCH_CHECK("csr-sym-det max|x|");
   } else {
     sym_scale_y<T><<<vgrid, 256, 0, s>>>(d->rows, y, (T)beta);
@@ -297,7 +266,7 @@ extern "C" cis_status cis_launch_csr_sym_colmax(const cis_csr_sym_dev *d, double
     sym_colsum<REAL><<<grid, 256, 0, s>>>(d->rows, d->rowptr, d->col, (const REAL *)d->val, colsum);
   });
   CIS_CUDA_LAUNCH_CHECK("csr-sym column sums");
-  sym_absmax<double><<<grid, 256, 0, s>>>(d->rows, colsum, out);
+  cis_fx_absmax<double><<<grid, 256, 0, s>>>(d->rows, colsum, out);
   CIS_CUDA_LAUNCH_CHECK("csr-sym column sum max");
   return CIS_OK;
 }

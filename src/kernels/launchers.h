@@ -95,7 +95,8 @@ int cis_sym_group(cis_int rows, cis_int nnz);
 
 /* sym_seg.cu: symmetric A in the sym-seg layout (src/formats/sym_seg.h),
  * with a chunk table: chunk c is the pieces chunk_piece[c] ...
- * chunk_piece[c+1] - 1, all of block row chunk_block[c]. */
+ * chunk_piece[c+1] - 1, all of block row chunk_block[c]; xmax is one word
+ * of workspace (max|x| of the product). */
 typedef struct cis_sym_seg_dev {
   cis_dtype t;
   cis_int n, R, chunks;
@@ -104,6 +105,8 @@ typedef struct cis_sym_seg_dev {
   const cis_idx *segcol;
   const int64_t *piece_heads, *chunk_piece;
   const int32_t *chunk_block;
+  const double *block_bound;
+  unsigned long long *xmax;
   cis_int bytes; /* device bytes of the arrays above */
 } cis_sym_seg_dev;
 cis_status cis_launch_sym_seg(const cis_sym_seg_dev *d, double alpha, const void *x, double beta, void *y,

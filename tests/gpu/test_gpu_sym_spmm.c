@@ -8,8 +8,11 @@
  * before every run (beta = 0 must overwrite them), padding of the SpMM
  * blocks checked untouched, csr-sym-det bitwise reproducible; bad input
  * refused with an error (non-symmetric, unknown kernel, k out of range,
- * small leading dimension, a format without SpMM). Skipped (77) without a
- * GPU. */
+ * small leading dimension, a format without SpMM); sym-seg's fixed-point
+ * window at extreme scales (values 1e-150 with x 1e150 and the reverse),
+ * with blocks 1e-9 apart in size (each row block checked on its own), and
+ * NaN or Inf in x (every y NaN). Skipped (77) without a GPU. */
+#include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -96,7 +99,7 @@ static void check_spmm_one(cis_gpu_plan *p, const cis_csr *A, cis_dtype t, int k
 static int seg_bytes_ok(const cis_csr *U, cis_int bytes) {
   cis_sym_seg *S = NULL;
   if (cis_sym_seg_build(U, cis_sym_seg_rows(U->rows, U->dtype), &S) != CIS_OK) return 0;
-  const cis_int lo = cis_sym_seg_bytes(S) - (S->blocks + 1) * 8, hi = lo + 12 * (S->pieces + 1);
+  const cis_int lo = cis_sym_seg_bytes(S) - (S->blocks + 1) * 8, hi = lo + 12 * (S->pieces + 1) + 8;
   cis_sym_seg_free(S);
   return bytes >= lo && bytes <= hi;
 }
@@ -272,6 +275,86 @@ static void check_davidson_block(void) {
   free(diag);
 }
 
+/* Two independent random symmetric blocks of n rows (a direct sum), the
+ * second scaled by small, all scaled by a; its upper triangle. */
+static cis_csr *upper_two_scales(cis_int n, double small, double a) {
+  cis_coo *C = NULL;
+  cis_csr *A = NULL, *U = NULL;
+  uint64_t s = 17;
+  if (cis_coo_alloc(2 * n, 2 * n, 16, CIS_F64, &C) != CIS_OK) return NULL;
+  for (cis_int i = 0; i < 2 * n; ++i)
+    for (int k = 0; k < 30; ++k) {
+      const cis_int base = i < n ? 0 : n;
+      const cis_idx j = (cis_idx)(base + (cis_int)(case_rng(&s) % (uint64_t)n));
+      const double v = ((double)(case_rng(&s) % 2000001) / 1e6 - 1.0) * a * (i < n ? 1.0 : small);
+      if (j >= i) cis_coo_push(C, (cis_idx)i, j, v);
+    }
+  cis_coo_to_csr(C, &A);
+  cis_coo_free(C);
+  if (A) A->flags |= CIS_FLAG_UPPER;
+  if (A) CHECK_OK(cis_csr_copy(A, CIS_F64, &U));
+  if (U) U->flags |= CIS_FLAG_UPPER;
+  cis_csr_free(A);
+  return U;
+}
+
+/* sym-seg (blocks of 64 rows) on U and x (x scaled by xs; x[bad] = v when
+ * bad >= 0) in double against cis_csr_symv: the relative error of each half
+ * of the rows, or, when expect_nan, whether every y is NaN (1 / 0). */
+static double seg_special(const cis_csr *U, double xs, cis_int bad, double v, int expect_nan, double *err2) {
+  const cis_int n = U->rows;
+  double *x = malloc(8 * (size_t)n), *y = malloc(8 * (size_t)n), *ref = malloc(8 * (size_t)n), e1 = INFINITY;
+  void *dx = NULL, *dy = NULL;
+  cis_gpu_plan *p = NULL;
+  *err2 = INFINITY;
+  setenv("CISPARSE_SYM_SEG_R", "64", 1);
+  CHECK_OK(cis_gpu_plan_create_symmetric(U, "sym-seg", 0, &p));
+  unsetenv("CISPARSE_SYM_SEG_R");
+  if (x && y && ref && p) {
+    test_fill_random(x, CIS_F64, n, 8);
+    for (cis_int i = 0; i < n; ++i) x[i] *= xs;
+    if (bad >= 0) x[bad] = v;
+    CHECK_OK(cis_csr_symv(U, 1.0, x, 0.0, ref));
+    CHECK_OK(cis_gpu_malloc(&dx, 8 * (size_t)n));
+    CHECK_OK(cis_gpu_malloc(&dy, 8 * (size_t)n));
+    CHECK_OK(cis_gpu_upload(dx, x, 8 * (size_t)n));
+    CHECK_OK(cis_gpu_fill_nan(dy, CIS_F64, n));
+    CHECK_OK(cis_gpu_spmv(p, 1.0, dx, 0.0, dy, NULL));
+    CHECK_OK(cis_gpu_sync());
+    CHECK_OK(cis_gpu_download(y, dy, 8 * (size_t)n));
+    if (expect_nan) {
+      e1 = 1.0;
+      for (cis_int i = 0; i < n; ++i) e1 = isnan(y[i]) ? e1 : 0.0;
+    } else {
+      e1 = test_rel_err(y, ref, CIS_F64, n / 2);
+      *err2 = test_rel_err(y + n / 2, ref + n / 2, CIS_F64, n - n / 2);
+    }
+  }
+  cis_gpu_plan_free(p);
+  cis_gpu_free(dx);
+  cis_gpu_free(dy);
+  free(x); free(y); free(ref);
+  return e1;
+}
+
+static void check_seg_fixed_point(void) {
+  const double tol = test_tol(CIS_F64), scales[][3] = {{1e-150, 1e150, 1.0}, {1e150, 1e-150, 1.0}, {1.0, 1.0, 1e-9}};
+  for (int c = 0; c < 3; ++c) {
+    cis_csr *U = upper_two_scales(1000, scales[c][2], scales[c][0]);
+    double e2 = 0.0, e1 = U ? seg_special(U, scales[c][1], -1, 0.0, 0, &e2) : INFINITY;
+    CHECK(e1 <= tol && e2 <= tol, "sym-seg, values x %g, x x %g, second block x %g: rel err %g and %g", scales[c][0],
+          scales[c][1], scales[c][2], e1, e2);
+    cis_csr_free(U);
+  }
+  cis_csr *U = upper_two_scales(1000, 1.0, 1.0);
+  const double bad[] = {NAN, INFINITY, -INFINITY};
+  for (int b = 0; U && b < 3; ++b) {
+    double e2 = 0.0;
+    CHECK(seg_special(U, 1.0, 1500, bad[b], 1, &e2) == 1.0, "sym-seg: x with %g gave a y that is not all NaN", bad[b]);
+  }
+  cis_csr_free(U);
+}
+
 static void check_refusals(void) {
   cis_csr *A = case_random(100, 100, len_uniform, 9), *U = NULL, *L = NULL;
   cis_gpu_plan *p = NULL;
@@ -326,6 +409,7 @@ int main(int argc, char **argv) {
       check_spmm(&c[i], (cis_dtype)t);
     }
   check_refusals();
+  check_seg_fixed_point();
   if (!quick) check_davidson_block();
   gpu_cases_free(c, n);
   return test_summary("test_gpu_sym_spmm");

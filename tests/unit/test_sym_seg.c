@@ -3,7 +3,8 @@
  *  - the layout recounted from U: every strict-upper entry once, in its
  *    block, segments in increasing column order with their rows increasing,
  *    one head per segment, padding only at a block's end, piece_heads and
- *    block_piece consistent, the diagonal;
+ *    block_piece consistent, the diagonal, each block's bound (the largest
+ *    absolute sum reaching one row of its window) recomputed from U;
  *  - cis_sym_seg_spmv against cis_csr_symv (beta 0 over a NaN-poisoned y,
  *    and beta 0.5), float and double, blocks of 32, 64, 1000 and the
  *    default rows, on matrices larger than a warp: random symmetric, empty
@@ -98,6 +99,30 @@ static void check_layout(const cis_csr *U, const cis_sym_seg *S, const char *wha
   }
 }
 
+/* block_bound[b] recomputed from U: per row w of block b, the sum of |U_wj|
+ * (j > w) and of |U_iw| over the block's rows i < w. */
+static void check_bounds(const cis_csr *U, const cis_sym_seg *S, const char *what) {
+  double *sum = calloc((size_t)S->R, sizeof(double));
+  cis_int bad = -1;
+  for (cis_int b = 0; sum && b < S->blocks && bad < 0; ++b) {
+    const cis_int i0 = b * S->R, i1 = i0 + S->R < U->rows ? i0 + S->R : U->rows;
+    double most = 0.0;
+    memset(sum, 0, (size_t)S->R * sizeof(double));
+    for (cis_int i = i0; i < i1; ++i)
+      for (cis_int k = U->rowptr[i]; k < U->rowptr[i + 1]; ++k) {
+        const cis_idx j = U->colind[k];
+        const double a = fabs(cis_get(U->val, U->dtype, k));
+        if (j == i) continue;
+        sum[i - i0] += a;
+        if (j < i1) sum[j - i0] += a;
+      }
+    for (cis_int w = 0; w < i1 - i0; ++w) most = sum[w] > most ? sum[w] : most;
+    if (!(fabs(S->block_bound[b] - most) <= 1e-12 * most)) bad = b;
+  }
+  CHECK(sum && bad < 0, "%s: block %lld bound %g", what, (long long)bad, bad >= 0 ? S->block_bound[bad] : 0.0);
+  free(sum);
+}
+
 static void check_product(const cis_csr *U, const cis_sym_seg *S, double beta, const char *what) {
   const cis_dtype t = U->dtype;
   const size_t vs = cis_dtype_size(t), n = (size_t)U->rows;
@@ -126,6 +151,7 @@ static void check_case(const char *name, cis_csr *U) {
     if (!S) continue;
     CHECK(S->R == R && S->blocks == (U->rows + R - 1) / R, "%s: %lld blocks", what, (long long)S->blocks);
     check_layout(U, S, what);
+    check_bounds(U, S, what);
     check_product(U, S, 0.0, what);
     check_product(U, S, 0.5, what);
     cis_sym_seg_free(S);
