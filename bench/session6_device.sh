@@ -9,8 +9,8 @@
 #           cuSPARSE SELL in the same run); memcheck of the quick symmetric
 #           cases; `ci --device gpu --symmetric` on C2H4 CAS(14,14)
 #           (.data/c2h4_cas14_clean.FCIDUMP); Nsight Compute of one sym-seg
-#           product on H2O; sym-seg on H2O with blocks of SYM_R rows
-#           (default "8192 2048")
+#           product on H2O; a second build with pieces of 256 entries
+#           (CIS_SYM_SEG_PIECE, 8 per lane): its tests and the H2O bench
 #   verify  full build; `ctest -L 'gpu|multigpu|cli'`; H2O bench as in fx
 set -u
 MODE=${1:-fx}
@@ -36,12 +36,17 @@ fx)
   bench_h2o bench_h2o 120
   step memcheck 90 compute-sanitizer --tool memcheck build/tests/test_gpu_sym_spmm quick
   grep -E "ERROR SUMMARY|checks" "$L/memcheck.log" >>"$S"
-  step ci_cas14 120 $CLI ci .data/c2h4_cas14_clean.FCIDUMP --device gpu --symmetric --json
-  ci_fields ci_cas14
+  step build256 200 bash -c "cmake -S . -B build256 -DCMAKE_BUILD_TYPE=Release -DCISPARSE_CUDA_ARCH=90 \
+    -DCISPARSE_SHARED_DIR=$SH -DCMAKE_C_FLAGS=-DCIS_SYM_SEG_PIECE=256 -DCMAKE_CUDA_FLAGS=-DCIS_SYM_SEG_PIECE=256 \
+    && cmake --build build256 -j16 --target cisparse_cli test_gpu_sym_spmm test_sym_seg"
+  step sym_tests256 150 bash -c "build256/tests/test_sym_seg && build256/tests/test_gpu_sym_spmm"
+  grep -E "checks|FAIL" "$L/sym_tests256.log" | head -n 6 >>"$S"
+  CLI=build256/cisparse bench_h2o bench_h2o_p256 120
   step ncu 150 ncu -k regex:sym_seg_tk -s 2 -c 1 --section SpeedOfLight --section Occupancy --section WarpStateStats \
     --section InstructionStats --section MemoryWorkloadAnalysis $CLI ci "$H2O" --device gpu --symmetric
   grep -E "Throughput|Duration|Executed Ipc|Issued Warp|Instructions|Stall|Bank|Occupancy" "$L/ncu.log" | head -n 30 >>"$S"
-  for r in ${SYM_R:-8192 2048}; do bench_h2o bench_h2o_r$r 100 CISPARSE_SYM_SEG_R=$r; done
+  step ci_cas14 120 $CLI ci .data/c2h4_cas14_clean.FCIDUMP --device gpu --symmetric --json
+  ci_fields ci_cas14
   ;;
 verify)
   step_build 240 || { tail -n 30 "$L/build.log" >>"$S"; exit 1; }

