@@ -11,7 +11,7 @@
 #           (.data/c2h4_cas14_clean.FCIDUMP); Nsight Compute of one sym-seg
 #           product on H2O; a second build with pieces of 256 entries
 #           (CIS_SYM_SEG_PIECE, 8 per lane): its tests and the H2O bench
-#   verify  full build; `ctest -L 'gpu|multigpu|cli'`; H2O bench as in fx
+#   verify  full build; `ctest -L 'gpu|multigpu|cli'`; H2O bench and CAS(14,14) as in fx
 set -u
 MODE=${1:-fx}
 OUT=${OUT:-bench/out/session6}
@@ -53,6 +53,8 @@ verify)
   step ctest_gpu 300 bash -c "cd build && ctest -L 'gpu|multigpu|cli' --output-on-failure"
   grep -E "tests passed|tests failed|Test +#|FAIL" "$L/ctest_gpu.log" | tail -n 40 >>"$S"
   bench_h2o bench_h2o 120
+  step ci_cas14 120 $CLI ci .data/c2h4_cas14_clean.FCIDUMP --device gpu --symmetric --json
+  ci_fields ci_cas14
   ;;
 esac
 say "done in $(elapsed) s"
