@@ -84,9 +84,9 @@ __global__ void __launch_bounds__(1024) sym_seg_tk(cis_sym_seg_dev d, T alpha, c
   T *xs = (T *)(hi + d.R);
   const int lane = threadIdx.x & 31, warps = blockDim.x >> 5;
   /* this warp's slots: x_j * scale (then the segment's sum), and column */
-  double *sx = (double *)(seg_smem + (size_t)d.R * (8 + sizeof(T))) + (threadIdx.x >> 5) * SEG_SLOTS;
-  cis_idx *sc = (cis_idx *)((double *)(seg_smem + (size_t)d.R * (8 + sizeof(T))) + warps * SEG_SLOTS) +
-                (threadIdx.x >> 5) * SEG_SLOTS;
+  double *stage = (double *)(xs + d.R);
+  double *sx = stage + (threadIdx.x >> 5) * SEG_SLOTS;
+  cis_idx *sc = (cis_idx *)(stage + warps * SEG_SLOTS) + (threadIdx.x >> 5) * SEG_SLOTS;
   const int b = d.chunk_block[blockIdx.x];
   const int64_t I0 = (int64_t)b * d.R;
   const int rows_in = (int)min((int64_t)d.R, d.n - I0);
