@@ -119,5 +119,8 @@ int cis_sell_threads_per_row(cis_int rows_padded, cis_int S, cis_int slots, int 
   const double width = rows_padded > 0 ? (double)slots / (double)rows_padded : 0;
   const double target = (double)sms * 2048.0;
   while (p < 32 && S * 2 * p <= 1024 && (double)rows_padded * 2 * p <= target && width >= 16.0 * 2 * p) p *= 2;
+  /* latency regime: while twice the threads still fit in the wave, split
+     rows that one thread would walk in more than one round of 4 loads */
+  while (p < 32 && S * 2 * p <= 1024 && (double)rows_padded * 2 * p <= target && width > 4.0 * p) p *= 2;
   return p;
 }

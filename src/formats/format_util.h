@@ -58,7 +58,11 @@ cis_status cis_sell_sort_windows(const cis_csr *A, cis_int sigma, cis_idx *perm)
  * nslices*S rows and `slots` slots. Few long rows (the 32k CI matrix: 32768
  * rows of ~950) get P = 8, many rows (laplace3d: 4M rows of 7; ci 524k)
  * P = 1. Measured on the H200 (ci 32k, bench/NOTES.md): P = 1, 2, 4, 8, 16,
- * 32 -> 0.331, 0.181, 0.115, 0.101, 0.103, 0.108 ms. */
+ * 32 -> 0.331, 0.181, 0.115, 0.101, 0.103, 0.108 ms. Then, while the
+ * threads would still fit the wave twice over (a small matrix: its time is
+ * the latency of each thread's chain of loads), P doubles until a thread
+ * walks at most 4 slots (one round of loads in flight): bayer10, 13,436
+ * rows of ~7 nonzeros, gets P = 4 (bench/NOTES.md, seventh session). */
 int cis_sell_threads_per_row(cis_int rows_padded, cis_int S, cis_int slots, int sms);
 /* The multiprocessors sell16 plans its lanes for (H100 and H200: 132). */
 #define CIS_SELL16_PLAN_SMS 132

@@ -4,7 +4,7 @@
  *
  * A symmetric A is stored as its diagonal (dense) and its strict upper
  * triangle. The rows are cut into blocks of R rows; the strict-upper
- * entries of block I (rows I*R ... I*R+R-1) are sorted by column, then row.
+ * entries of block I (rows I*R ... I*R+R-1) are sorted by column.
  * The entries of one column form a segment. The product then reads each
  * entry a = A(i, j), i < j, once and uses it twice:
  *   forward  y_i += a x_j  (i is inside the block: a window of R values),
@@ -17,6 +17,10 @@
  * 2007) rather than one atomic per entry (csr-sym, Gkountouvas et al. IPDPS
  * 2013).
  *
+ * Inside a segment the entries are in no particular row order: the builder
+ * orders each piece for the GPU kernel's shared-memory banks (sym_seg.c,
+ * piece_balance; the kernel's lane l takes entries l*E ... l*E+E-1 of a
+ * piece, E = CIS_SYM_SEG_PIECE / 32).
  * Arrays (entries = each block's strict-upper count rounded up to a whole
  * number of pieces of CIS_SYM_SEG_PIECE entries; a piece never spans two
  * blocks):

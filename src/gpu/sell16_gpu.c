@@ -6,7 +6,7 @@
 
 typedef struct sell16_dev {
   cis_fmt_sell16 f; /* device pointers */
-  cis_int slots;
+  cis_sell_tuning tune;
 } sell16_dev;
 
 static void sell16_release(void *dev) {
@@ -34,7 +34,7 @@ static cis_status sell16_upload(const void *impl, void **dev, cis_int *bytes, ci
   W->f.lanes = F->lanes;
   W->f.escapes = F->escapes;
   W->f.vdtype = F->vdtype;
-  W->slots = slots;
+  CIS_TRY(cis_sell_tuning_get(F->h.dtype, F->C, F->nslices, slots, F->lanes, &W->tune));
   CIS_TRY(cis_gpu_upload_array((void **)&W->f.slice_ptr, F->slice_ptr, F->nslices + 1, sizeof(int64_t),
                                "sell16 slice offsets", &total));
   CIS_TRY(cis_gpu_upload_array((void **)&W->f.base, F->base, F->nslices, sizeof(int32_t), "sell16 slice starts", &total));
@@ -56,7 +56,7 @@ static cis_status sell16_spmv(const void *dev, const char *kernel, int block, do
   const sell16_dev *W = dev;
   const cis_fmt_sell16 *D = &W->f;
   (void)kernel;
-  return cis_launch_sell16(D->h.dtype, D->vdtype, D->h.rows, D->C, D->lanes, D->nslices, D->slice_ptr, D->base, D->off,
+  return cis_launch_sell16(D->h.dtype, D->vdtype, D->h.rows, D->C, &W->tune, D->nslices, D->slice_ptr, D->base, D->off,
                            D->val, D->perm, alpha, x, beta, y, block, (cudaStream_t)s);
 }
 

@@ -3,14 +3,14 @@
  * report IPSJ 2018-HPC-164; Kreutzer et al. 2014): two kernels, "<fmt>"
  * (S*P threads per slice, sell.cu's split kernel) and "<fmt>-row" (the
  * report's thread per row); rowlen (sellr) and perm (sellcs) switch their
- * variants. The device struct is the host one plus the slot count (the
- * split kernel's threads-per-row rule reads it). */
+ * variants. The device struct is the host one plus the split kernel's
+ * tuning, fixed when the plan is made. */
 #include <string.h>
 #include "gpu/gpu_internal.h"
 
 typedef struct sell_dev {
   cis_fmt_sell f; /* first: gpu_view.c reads the device arrays through it */
-  cis_int slots;
+  cis_sell_tuning tune;
 } sell_dev;
 
 static void sell_release(void *dev) {
@@ -31,7 +31,7 @@ static cis_status sell_upload(const void *impl, void **dev, cis_int *bytes, cis_
   sell_dev *W = cis_calloc(1, sizeof *W);
   cis_fmt_sell *D = W ? &W->f : NULL;
   if (!W) return cis_error(CIS_ERR_ALLOC, "cannot allocate the device SELL header");
-  W->slots = slots;
+  CIS_TRY(cis_sell_tuning_get(F->h.dtype, F->S, F->nslices, slots, 0, &W->tune));
   D->h = F->h;
   D->S = F->S;
   D->sigma = F->sigma;
@@ -60,7 +60,7 @@ static cis_status sell_spmv(const void *dev, const char *kernel, int block, doub
   const sell_dev *W = dev;
   const cis_fmt_sell *D = &W->f;
   const int row_kernel = strstr(kernel, "-row") != NULL;
-  return cis_launch_sell(D->h.dtype, row_kernel, D->h.rows, D->S, D->nslices, W->slots,
+  return cis_launch_sell(D->h.dtype, row_kernel, D->h.rows, D->S, D->nslices, &W->tune,
                          D->slice_ptr, D->col, D->val, D->rowlen, D->perm, alpha, x, beta, y,
                          block, (cudaStream_t)s);
 }

@@ -29,19 +29,34 @@ cis_status cis_launch_csr(int vector, cis_dtype t, int wide, cis_int rows, const
 cis_status cis_launch_ell(cis_dtype t, cis_int rows, cis_int width, const cis_idx *col,
                           const void *val, const cis_idx *rowlen, double alpha, const void *x,
                           double beta, void *y, int block, cudaStream_t s);
-/* sell.cu: SELL / SELL-R (rowlen) / SELL-C-sigma (perm); slots = slice_ptr[nslices]
- * (host copy). row_kernel 0: the split kernel (S*P threads per slice), 1: thread
- * per row (the report's kernel; also used for S > 1024). */
+/* The split kernel's tuning, fixed when a plan is made (a product reads no
+ * environment: on a 5 us product of a small matrix that showed): P threads
+ * per row, U loads in flight, at most bpsm blocks per multiprocessor (0 =
+ * no cap). */
+typedef struct cis_sell_tuning {
+  int P, U, bpsm;
+} cis_sell_tuning;
+/* The tuning of vectors of t: P = lanes when lanes > 0 (sell16's layout
+ * fixes it), else CISPARSE_SELL_P or cis_sell_threads_per_row for slices
+ * of S rows, nslices slices and `slots` slots on the current device; U =
+ * CISPARSE_SELL_U or 4 (double) / 8 (float); bpsm = CISPARSE_SELL_BPSM or
+ * 0 (bench/NOTES.md, "Tuning overrides"). */
+cis_status cis_sell_tuning_get(cis_dtype t, cis_int S, cis_int nslices, cis_int slots, int lanes,
+                               cis_sell_tuning *out);
+/* sell.cu: SELL / SELL-R (rowlen) / SELL-C-sigma (perm); tune from
+ * cis_sell_tuning_get. row_kernel 0: the split kernel (S*P threads per
+ * slice), 1: thread per row (the report's kernel; also used for S > 1024). */
 cis_status cis_launch_sell(cis_dtype t, int row_kernel, cis_int rows, cis_int S, cis_int nslices,
-                           cis_int slots, const int64_t *slice_ptr, const cis_idx *col,
+                           const cis_sell_tuning *tune, const int64_t *slice_ptr, const cis_idx *col,
                            const void *val, const cis_idx *rowlen, const cis_idx *perm,
                            double alpha, const void *x, double beta, void *y, int block,
                            cudaStream_t s);
-/* sell.cu: sell16 (16-bit column deltas in `lanes` lanes per row, escapes
+/* sell.cu: sell16 (16-bit column deltas in tune->P lanes per row, escapes
  * in the slots: format_types.h; perm NULL = identity), the split kernel's
- * work division with P = lanes; block 0 = default. x, y of t, values of vt
- * (t, or float under double). */
-cis_status cis_launch_sell16(cis_dtype t, cis_dtype vt, cis_int rows, cis_int C, int lanes, cis_int nslices,
+ * work division; block 0 = default. x, y of t, values of vt (t, or float
+ * under double). */
+cis_status cis_launch_sell16(cis_dtype t, cis_dtype vt, cis_int rows, cis_int C, const cis_sell_tuning *tune,
+                             cis_int nslices,
                              const int64_t *slice_ptr, const int32_t *base, const uint16_t *off,
                              const void *val, const cis_idx *perm, double alpha, const void *x,
                              double beta, void *y, int block, cudaStream_t s);
@@ -99,7 +114,7 @@ int cis_sym_group(cis_int rows, cis_int nnz);
  * of workspace (max|x| of the product). */
 typedef struct cis_sym_seg_dev {
   cis_dtype t;
-  cis_int n, R, chunks;
+  cis_int n, R, chunks, segments;
   const uint16_t *lr;
   const void *val, *diag;
   const cis_idx *segcol;

@@ -132,14 +132,24 @@ static void launch_split(unsigned grid, int threads, size_t smem, cis_int rows, 
                                                   StoreY<T>{(T *)y, (T)alpha, (T)beta});
 }
 
+extern "C" cis_status cis_sell_tuning_get(cis_dtype t, cis_int S, cis_int nslices, cis_int slots, int lanes,
+                                          cis_sell_tuning *out) {
+  int sms = 0;
+  if (!sm_count(&sms)) return cis_error(CIS_ERR_CUDA, "sell: cannot query the device");
+  out->P = lanes > 0 ? lanes : sell_env_int("CISPARSE_SELL_P", cis_sell_threads_per_row(nslices * S, S, slots, sms));
+  out->U = sell_env_int("CISPARSE_SELL_U", t == CIS_F64 ? 4 : 8);
+  out->bpsm = sell_env_int("CISPARSE_SELL_BPSM", 0);
+  return CIS_OK;
+}
+
 template <typename T>
-static cis_status split(cis_int rows, cis_int S, cis_int nslices, cis_int slots,
+static cis_status split(cis_int rows, cis_int S, cis_int nslices, const cis_sell_tuning *tune,
                         const int64_t *slice_ptr, const cis_idx *col, const void *val,
                         const cis_idx *rowlen, const cis_idx *perm, double alpha, const void *x,
                         double beta, void *y, int block, int sms, const char *name,
                         cudaStream_t s) {
-  int P = sell_env_int("CISPARSE_SELL_P", cis_sell_threads_per_row(nslices * S, S, slots, sms));
-  int U = sell_env_int("CISPARSE_SELL_U", sizeof(T) == 8 ? 4 : 8);
+  int P = tune->P;
+  const int U = tune->U;
   if (P < 1 || P > 1024 || S * P > 1024)
     return cis_error(CIS_ERR_INVALID, "%s: %lld threads per row x slice %lld exceed a block",
                      name, (long long)P, (long long)S);
@@ -152,8 +162,7 @@ static cis_status split(cis_int rows, cis_int S, cis_int nslices, cis_int slots,
   unsigned grid = cis_blocks_for(nslices, threads / tps);
   /* CISPARSE_SELL_BPSM = b > 0: at most b blocks per multiprocessor, the
      kernel strides over the rest (fewer rows in flight share L1 better) */
-  const int bpsm = sell_env_int("CISPARSE_SELL_BPSM", 0);
-  if (bpsm > 0 && grid > (unsigned)(bpsm * sms)) grid = (unsigned)(bpsm * sms);
+  if (tune->bpsm > 0 && grid > (unsigned)(tune->bpsm * sms)) grid = (unsigned)(tune->bpsm * sms);
   const size_t smem = P > 1 ? (size_t)threads * sizeof(T) : 0;
   switch (U) {
     case 1: launch_split<T, 1>(grid, threads, smem, rows, (int)S, P, nslices, slice_ptr, col, val, rowlen, perm, alpha, x, beta, y, s); break;
@@ -166,7 +175,7 @@ static cis_status split(cis_int rows, cis_int S, cis_int nslices, cis_int slots,
 }
 
 extern "C" cis_status cis_launch_sell(cis_dtype t, int row_kernel, cis_int rows, cis_int S,
-                                      cis_int nslices, cis_int slots, const int64_t *slice_ptr,
+                                      cis_int nslices, const cis_sell_tuning *tune, const int64_t *slice_ptr,
                                       const cis_idx *col, const void *val, const cis_idx *rowlen,
                                       const cis_idx *perm, double alpha, const void *x,
                                       double beta, void *y, int block, cudaStream_t s) {
@@ -179,7 +188,7 @@ extern "C" cis_status cis_launch_sell(cis_dtype t, int row_kernel, cis_int rows,
   if (!sm_count(&sms)) return cis_error(CIS_ERR_CUDA, "%s: cannot query the device", name);
   if (!row_kernel && S <= 1024) {
     CIS_DISPATCH_REAL(t, {
-      return split<REAL>(rows, S, nslices, slots, slice_ptr, col, val, rowlen, perm, alpha, x,
+      return split<REAL>(rows, S, nslices, tune, slice_ptr, col, val, rowlen, perm, alpha, x,
                          beta, y, block, sms, name, s);
     });
   }
@@ -226,7 +235,8 @@ static void launch16_u(int U, unsigned grid, int threads, size_t smem, cis_int r
   }
 }
 
-extern "C" cis_status cis_launch_sell16(cis_dtype t, cis_dtype vt, cis_int rows, cis_int C, int lanes, cis_int nslices,
+extern "C" cis_status cis_launch_sell16(cis_dtype t, cis_dtype vt, cis_int rows, cis_int C, const cis_sell_tuning *tune,
+                                        cis_int nslices,
                                         const int64_t *slice_ptr, const int32_t *base, const uint16_t *off,
                                         const void *val, const cis_idx *perm, double alpha, const void *x,
                                         double beta, void *y, int block, cudaStream_t s) {
@@ -235,23 +245,22 @@ extern "C" cis_status cis_launch_sell16(cis_dtype t, cis_dtype vt, cis_int rows,
     return cis_error(CIS_ERR_INVALID, "sell16: chunk height %lld must be 1..1024 on the GPU", (long long)C);
   if (block < 0 || block > 1024)
     return cis_error(CIS_ERR_INVALID, "sell16: block size %d must be 0 (default) up to 1024", block);
-  if (lanes < 1 || C * lanes > 1024)
-    return cis_error(CIS_ERR_INVALID, "sell16: %d lanes x chunk %lld exceed a block", lanes, (long long)C);
+  const int P = tune->P, U = tune->U;
+  if (P < 1 || C * P > 1024)
+    return cis_error(CIS_ERR_INVALID, "sell16: %d lanes x chunk %lld exceed a block", P, (long long)C);
   if (vt != t && !(t == CIS_F64 && vt == CIS_F32))
     return cis_error(CIS_ERR_INVALID, "sell16: values of %s with vectors of %s", cis_dtype_name(vt),
                      cis_dtype_name(t));
   if (rows == 0) return CIS_OK;
   if (!sm_count(&sms)) return cis_error(CIS_ERR_CUDA, "sell16: cannot query the device");
-  const int dbl = t == CIS_F64, P = lanes, tps = (int)C * P;
-  /* 4 loads in flight under double vectors, float values too (H2O FCI, H200: float values
-     2.016 ms at U = 4, 2.274 at 8, 2.514 at 2; bench/NOTES.md) */
-  const int U = sell_env_int("CISPARSE_SELL_U", dbl ? 4 : 8);
+  /* U: 4 loads in flight under double vectors, float values too (H2O FCI, H200: float
+     values 2.016 ms at U = 4, 2.274 at 8, 2.514 at 2; bench/NOTES.md) */
+  const int dbl = t == CIS_F64, tps = (int)C * P;
   const int threads = block > 0 ? block : (tps >= 256 ? tps : 256 / tps * tps);
   if (threads % tps)
     return cis_error(CIS_ERR_INVALID, "sell16: block size %d must be a multiple of C*lanes = %d", threads, tps);
   unsigned grid = cis_blocks_for(nslices, threads / tps);
-  const int bpsm = sell_env_int("CISPARSE_SELL_BPSM", 0);
-  if (bpsm > 0 && grid > (unsigned)(bpsm * sms)) grid = (unsigned)(bpsm * sms);
+  if (tune->bpsm > 0 && grid > (unsigned)(tune->bpsm * sms)) grid = (unsigned)(tune->bpsm * sms);
   const size_t smem = P > 1 ? (size_t)threads * (dbl ? 8 : 4) : 0;
   if (vt != t)
     launch16_u<double, float>(U, grid, threads, smem, rows, (int)C, P, nslices, slice_ptr, base, off, val, perm, alpha,

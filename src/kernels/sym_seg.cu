@@ -10,17 +10,23 @@
 // shared-memory window of R values, so the forward terms and x_i never
 // touch global memory. A warp takes a piece of CIS_SYM_SEG_PIECE entries,
 // SEG_E consecutive per lane (streamed), with few branches:
+//  - a software pipeline over the warp's pieces: the next piece's entries,
+//    its first 64 segment columns and their x_j are loaded during this
+//    piece, the piece table one piece further ahead (without it, 30% of
+//    the warps' stalls were these dependent loads: Nsight Compute, H2O FCI);
 //  - the piece's segments are staged in the warp's slice of shared memory,
-//    one per lane: column and scaled x_j, read once per piece;
+//    slot t by lane t % 32: column and scaled x_j, read once per piece;
 //  - forward terms a x_j go to the window in 64-bit fixed point
 //    (fixed_point.cuh: two native 32-bit shared atomics per entry, no
 //    compare-and-swap loop; the scale from the block's bound times max|x|);
-//  - mirror terms a x_i are summed per segment, inside the lane and then by
-//    a segmented warp scan (Sengupta, Harris, Zhang, Owens, Graphics
-//    Hardware 2007); each segment's sum is left in the staging slot and the
-//    lane owning the segment sends it on: one update of y_j per segment and
-//    piece, not one per entry as in csr-sym (Gkountouvas et al. IPDPS 2013);
-//    columns inside the block go to the window (fixed point) too.
+//    the builder orders each piece for the window's and x_I's banks;
+//  - mirror terms a x_i are summed per segment along the lane (a running
+//    sum: a segment that begins and ends in the lane leaves its sum in its
+//    slot at once), the lane's first and last parts by a segmented warp
+//    scan (Sengupta, Harris, Zhang, Owens, Graphics Hardware 2007); the
+//    lane owning each slot sends the sum on: one update of y_j per segment
+//    and piece, not one per entry as in csr-sym (Gkountouvas et al. IPDPS
+//    2013); columns inside the block go to the window (fixed point) too.
 // At the end the window is added to y (one atomic per row of the block).
 // Passes before the chunks find max|x| and set y = beta*y + alpha*diag.*x.
 // The window's sums do not depend on the order of the additions; the
@@ -40,26 +46,39 @@
 static_assert(SEG_E % 4 == 0, "sym-seg: a piece is 32 lanes of a multiple of 4 entries");
 
 // The SEG_E values and row codes of entries q ... q+SEG_E-1 (q a multiple
-// of SEG_E), streamed.
+// of SEG_E), streamed; the codes stay packed two to a word (seg_code).
 __device__ __forceinline__ void seg_load(const double *__restrict__ v, const uint16_t *__restrict__ lr, int64_t q,
-                                         double (&a)[SEG_E], unsigned (&code)[SEG_E]) {
+                                         double (&a)[SEG_E], unsigned (&cw)[SEG_E / 2]) {
 #pragma unroll
   for (int h = 0; h < SEG_E; h += 4) {
     const double2 p0 = __ldcs((const double2 *)(v + q + h)), p1 = __ldcs((const double2 *)(v + q + h) + 1);
     const uint2 c = __ldcs((const uint2 *)(lr + q + h));
     a[h] = p0.x, a[h + 1] = p0.y, a[h + 2] = p1.x, a[h + 3] = p1.y;
-    code[h] = c.x & 0xFFFFu, code[h + 1] = c.x >> 16, code[h + 2] = c.y & 0xFFFFu, code[h + 3] = c.y >> 16;
+    cw[h / 2] = c.x, cw[h / 2 + 1] = c.y;
   }
 }
 __device__ __forceinline__ void seg_load(const float *__restrict__ v, const uint16_t *__restrict__ lr, int64_t q,
-                                         float (&a)[SEG_E], unsigned (&code)[SEG_E]) {
+                                         float (&a)[SEG_E], unsigned (&cw)[SEG_E / 2]) {
 #pragma unroll
   for (int h = 0; h < SEG_E; h += 4) {
     const float4 p = __ldcs((const float4 *)(v + q + h));
     const uint2 c = __ldcs((const uint2 *)(lr + q + h));
     a[h] = p.x, a[h + 1] = p.y, a[h + 2] = p.z, a[h + 3] = p.w;
-    code[h] = c.x & 0xFFFFu, code[h + 1] = c.x >> 16, code[h + 2] = c.y & 0xFFFFu, code[h + 3] = c.y >> 16;
+    cw[h / 2] = c.x, cw[h / 2 + 1] = c.y;
   }
+}
+// Row code k of a lane's packed codes.
+__device__ __forceinline__ unsigned seg_code(const unsigned (&cw)[SEG_E / 2], int k) {
+  return (cw[k >> 1] >> ((k & 1) * 16)) & 0xFFFFu;
+}
+
+// The columns of a piece's segment slots lane and lane + 32 (the piece's
+// slots count from its open segment s0 = heads before it - 1), 0 outside
+// the table: the staging of most pieces needs no other.
+__device__ __forceinline__ void seg_cols(const cis_sym_seg_dev &d, int64_t s0, int lane, cis_idx &c0, cis_idx &c1) {
+  const int64_t i0 = s0 + lane, i1 = i0 + 32;
+  c0 = i0 >= 0 && i0 < d.segments ? __ldg(d.segcol + i0) : 0;
+  c1 = i1 >= 0 && i1 < d.segments ? __ldg(d.segcol + i1) : 0;
 }
 
 // y = beta*y + alpha*diag.*x (beta == 0: a NaN in y does not propagate); all
@@ -91,52 +110,92 @@ __global__ void __launch_bounds__(1024) sym_seg_tk(cis_sym_seg_dev d, T alpha, c
   const int64_t I0 = (int64_t)b * d.R;
   const int rows_in = (int)min((int64_t)d.R, d.n - I0);
   const double scale = cis_fx_scale(d.block_bound[b], *d.xmax);
+  const unsigned FULL = 0xFFFFFFFFu, below = (1u << lane) - 1u;
+  const T *__restrict__ val = (const T *)d.val;
+  const int64_t pend = d.chunk_piece[blockIdx.x + 1];
+  /* Software pipeline (each warp's pieces p, p + warps, ...): a piece's
+   * entries, its segment columns for slots < 64 and their x_j are in
+   * flight during the piece before it, the piece table one more ahead; the
+   * dependent chain piece table -> columns -> x_j -> entries never stalls a
+   * piece of its own. */
+  /* s0: the piece's open segment; h_next: heads before the next piece (its
+   * s0 + 1, kept as loaded: a subtraction at the load would wait for it) */
+  int64_t p = d.chunk_piece[blockIdx.x] + (threadIdx.x >> 5), s0 = 0, h_next = 0;
+  T a[SEG_E];
+  unsigned cw[SEG_E / 2];
+  cis_idx c0 = 0, c1 = 0;
+  double x0 = 0, x1 = 0;
+  if (p < pend) {
+    seg_load(val, d.lr, p * CIS_SYM_SEG_PIECE + lane * SEG_E, a, cw);
+    s0 = __ldg(d.piece_heads + p) - 1;
+    seg_cols(d, s0, lane, c0, c1);
+    if (p + warps < pend) h_next = __ldg(d.piece_heads + p + warps);
+  }
   for (int w = threadIdx.x; w < d.R; w += blockDim.x) {
     lo[w] = 0u;
     hi[w] = 0;
     xs[w] = w < rows_in ? x[I0 + w] : T(0);
   }
+  if (p < pend) x0 = (double)__ldg(x + c0), x1 = (double)__ldg(x + c1);
   __syncthreads();
-  const unsigned FULL = 0xFFFFFFFFu, below = (1u << lane) - 1u;
-  const T *__restrict__ val = (const T *)d.val;
-  const int64_t pend = d.chunk_piece[blockIdx.x + 1];
-  for (int64_t p = d.chunk_piece[blockIdx.x] + (threadIdx.x >> 5); p < pend; p += warps) {
-    T a[SEG_E];
-    unsigned code[SEG_E], hb = 0, before = 0; /* my heads (bit k: entry k), heads in the lanes below */
-    seg_load(val, d.lr, p * CIS_SYM_SEG_PIECE + lane * SEG_E, a, code);
+  for (; p < pend; p += warps) {
+    const int64_t pn = p + warps;
+    const int64_t h_after = pn + warps < pend ? __ldg(d.piece_heads + pn + warps) : 0;
+    cis_idx c0n = 0, c1n = 0;
+    if (pn < pend) seg_cols(d, h_next - 1, lane, c0n, c1n);
+    unsigned hb = 0, before = 0; /* my heads (bit k: entry k), heads in the lanes below */
 #pragma unroll
     for (int k = 0; k < SEG_E; ++k) {
-      const bool h = code[k] & CIS_SYM_SEG_HEAD;
+      const bool h = seg_code(cw, k) & CIS_SYM_SEG_HEAD;
       hb |= (unsigned)h << k;
       before += __popc(__ballot_sync(FULL, h) & below);
     }
-    /* Entry k is in the piece's segment ls (0 ... total; 0 = the segment
-     * open when the piece starts, S0, absent when the piece starts with a
-     * head). */
+    /* Entry k is in the piece's segment slot ls (0 ... total; 0 = the
+     * segment open when the piece starts, s0, absent when the piece starts
+     * with a head). Slot t is staged by lane t % 32. */
     const int total = __shfl_sync(FULL, (int)(before + __popc(hb)), 31);
     const int first = __shfl_sync(FULL, (int)(hb & 1u), 0);
-    const int64_t S0 = __ldg(d.piece_heads + p) - 1;
-    for (int t = first + lane; t <= total; t += 32) {
-      const cis_idx c = __ldg(d.segcol + S0 + t);
+    for (int t = lane; t <= total; t += 32) {
+      if (t < first) continue;
+      cis_idx c = t < 32 ? c0 : c1;
+      double xj = t < 32 ? x0 : x1;
+      if (t >= 64) c = __ldg(d.segcol + s0 + t), xj = (double)__ldg(x + c);
       sc[t] = c;
-      sx[t] = (double)__ldg(x + c) * scale;
+      sx[t] = xj * scale;
     }
     __syncwarp();
-    /* Forward terms to the window; mirror terms summed in the lane. */
-    T s[SEG_E];
+    /* Forward terms to the window; mirror terms summed along the lane: a
+     * segment that begins and ends in the lane (only this lane reads its
+     * slot) leaves its sum in its slot at once; the part before the lane's
+     * first head (pre) and the open part at its end (run) wait for the
+     * scan. */
+    T run = T(0), pre = T(0);
     int ls = (int)before;
 #pragma unroll
     for (int k = 0; k < SEG_E; ++k) {
-      ls += (hb >> k) & 1u;
-      const bool pad = code[k] == CIS_SYM_SEG_PAD;
-      const int r = pad ? 0 : (int)(code[k] & CIS_SYM_SEG_PAD);
+      const unsigned hk = (hb >> k) & 1u, code = seg_code(cw, k);
+      if (hk) {
+        if (hb & ((1u << k) - 1u)) sx[ls] = (double)run;
+        else pre = run;
+      }
+      ls += hk;
+      const bool pad = code == CIS_SYM_SEG_PAD;
+      const int r = pad ? 0 : (int)(code & CIS_SYM_SEG_PAD);
       if (!pad) cis_fx_add_shared(lo + r, hi + r, __double2ll_rn((double)a[k] * sx[ls]));
       const T m = pad ? T(0) : a[k] * xs[r];
-      s[k] = k > 0 && !((hb >> k) & 1u) ? s[k > 0 ? k - 1 : 0] + m : m;
+      run = hk ? m : run + m;
+    }
+    /* The next piece's entries and x_j, in flight during the scan and the
+     * sends below. */
+    double x0n = 0, x1n = 0;
+    if (pn < pend) {
+      seg_load(val, d.lr, pn * CIS_SYM_SEG_PIECE + lane * SEG_E, a, cw);
+      x0n = (double)__ldg(x + c0n);
+      x1n = (double)__ldg(x + c1n);
     }
     /* Segmented inclusive scan over the lanes of the open segment's sum at
      * the end of each lane (restarting at a lane that holds a head). */
-    T v = s[SEG_E - 1];
+    T v = run;
     int f = hb != 0;
 #pragma unroll
     for (int o = 1; o < 32; o <<= 1) {
@@ -149,16 +208,14 @@ __global__ void __launch_bounds__(1024) sym_seg_tk(cis_sym_seg_dev d, T alpha, c
     }
     T carry = __shfl_up_sync(FULL, v, 1); /* the segment open from the lanes below */
     if (lane == 0) carry = T(0);
-    const unsigned next_head = __shfl_down_sync(FULL, hb & 1u, 1);
-    __syncwarp(); /* every x_j read: the slots take the sums */
-    /* A segment's sum is complete at its last entry in the piece: before a
-     * head, or at the piece's end. */
-    ls = (int)before;
-#pragma unroll
-    for (int k = 0; k < SEG_E; ++k) {
-      ls += (hb >> k) & 1u;
-      const bool end = k < SEG_E - 1 ? (hb >> (k + 1)) & 1u : (lane == 31 || next_head);
-      if (end) sx[ls] = (double)(s[k] + ((hb & ((2u << k) - 1u)) ? T(0) : carry));
+    const unsigned next_head = __shfl_down_sync(FULL, hb & 1u, 1); /* (every lane takes part) */
+    const bool ends = lane == 31 || next_head;                          /* the open part ends with the lane */
+    __syncwarp(); /* every x_j read: the shared slots take their sums */
+    if (hb) {
+      if (!(hb & 1u)) sx[before] = (double)(pre + carry);
+      if (ends) sx[ls] = (double)run;
+    } else if (ends) {
+      sx[before] = (double)v;
     }
     __syncwarp();
     /* Each segment's owner lane sends its sum to y_j: into the window (fixed
@@ -170,6 +227,10 @@ __global__ void __launch_bounds__(1024) sym_seg_tk(cis_sym_seg_dev d, T alpha, c
       else atomicAdd(y + j, alpha * (T)sx[t]);
     }
     __syncwarp(); /* the slots free for the next piece */
+    s0 = h_next - 1;
+    h_next = h_after;
+    c0 = c0n, c1 = c1n;
+    x0 = x0n, x1 = x1n;
   }
   __syncthreads();
   for (int w = threadIdx.x; w < rows_in; w += blockDim.x) {

@@ -1,8 +1,9 @@
 /* test_sym_seg.c: the sym-seg layout (src/formats/sym_seg.h) and its CPU
  * reference, the reference of the GPU kernel sym-seg:
  *  - the layout recounted from U: every strict-upper entry once, in its
- *    block, segments in increasing column order with their rows increasing,
- *    one head per segment, padding only at a block's end, piece_heads and
+ *    block, segments in increasing column order with their rows distinct
+ *    (their order is the builder's, for the kernel's banks), one head per
+ *    segment, padding only at a block's end, piece_heads and
  *    block_piece consistent, the diagonal, each block's bound (the largest
  *    absolute sum reaching one row of its window) recomputed from U;
  *  - cis_sym_seg_spmv against cis_csr_symv (beta 0 over a NaN-poisoned y,
@@ -58,6 +59,9 @@ static cis_csr *upper_of(const char *spec, cis_dtype t) {
 /* The layout recounted from U. */
 static void check_layout(const cis_csr *U, const cis_sym_seg *S, const char *what) {
   cis_int strict = 0, heads = 0, bad = 0;
+  int64_t *seen = calloc((size_t)S->R, sizeof *seen); /* the segment (+1) that last held each row */
+  CHECK(seen != NULL, "%s: out of memory", what);
+  if (!seen) return;
   for (cis_int i = 0; i < U->rows; ++i)
     for (cis_int k = U->rowptr[i]; k < U->rowptr[i + 1]; ++k) strict += U->colind[k] != i;
   CHECK(S->strict == strict, "%s: %lld strict entries, U has %lld", what, (long long)S->strict, (long long)strict);
@@ -67,7 +71,6 @@ static void check_layout(const cis_csr *U, const cis_sym_seg *S, const char *wha
   for (cis_int b = 0; b < S->blocks && !bad; ++b) {
     int64_t seg = -1, padded = 0;
     cis_idx lastcol = -1;
-    int lastrow = -1;
     for (int64_t p = S->block_piece[b]; p < S->block_piece[b + 1]; ++p) {
       if (S->piece_heads[p] != heads) bad = 1;
       for (int64_t q = p * CIS_SYM_SEG_PIECE; q < (p + 1) * CIS_SYM_SEG_PIECE; ++q) {
@@ -75,14 +78,14 @@ static void check_layout(const cis_csr *U, const cis_sym_seg *S, const char *wha
         if (code == CIS_SYM_SEG_PAD) { padded = 1; continue; }
         if (padded || (q == S->block_piece[b] * CIS_SYM_SEG_PIECE && !(code & CIS_SYM_SEG_HEAD))) bad = 2;
         if (code & CIS_SYM_SEG_HEAD) {
-          ++seg, ++heads, lastrow = -1;
+          ++seg, ++heads;
           if (S->segcol[S->piece_heads[S->block_piece[b]] + seg] <= lastcol) bad = 3;
           lastcol = S->segcol[S->piece_heads[S->block_piece[b]] + seg];
         }
         const int r = (int)(code & CIS_SYM_SEG_PAD);
         const cis_int i = b * S->R + r;
-        if (r <= lastrow || r >= S->R || i >= U->rows || lastcol <= i) { bad = 4; continue; }
-        lastrow = r;
+        if (r >= S->R || seen[r] == heads || i >= U->rows || lastcol <= i) { bad = 4; continue; }
+        seen[r] = heads;
         /* find (i, lastcol) in U */
         cis_int lo = U->rowptr[i], hi = U->rowptr[i + 1];
         while (lo < hi && U->colind[lo] != lastcol) ++lo;
@@ -90,6 +93,7 @@ static void check_layout(const cis_csr *U, const cis_sym_seg *S, const char *wha
       }
     }
   }
+  free(seen);
   CHECK(!bad, "%s: layout check %lld failed", what, (long long)bad);
   CHECK(heads == S->segments, "%s: %lld heads, %lld segments", what, (long long)heads, (long long)S->segments);
   for (cis_int i = 0; i < U->rows; ++i) {
