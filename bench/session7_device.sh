@@ -14,6 +14,13 @@
 #           per SM and on CAS(14,14); the split kernel's GPU tests and the
 #           small matrices (the latency rule for P); the H2O bench beside
 #           cuSPARSE SELL; Nsight Compute of one product
+#   pf      sym-seg with the segment columns two pieces ahead fetched into
+#           L2: its tests, memcheck, `ci` on H2O and CAS(14,14), the H2O bench
+#   verify  full build; `ctest -L 'gpu|multigpu|cli'`; memcheck of the
+#           symmetric tests and of the split kernels on a small matrix
+#   tables  the bench matrices (ci 32k, laplace3d 160, ci 524k, the H2O FCI
+#           Hamiltonian full and symmetric) beside cuSPARSE; CAS(14,14); the
+#           SELL report's study (bench/sell_study.sh) on the shared matrices
 set -u
 MODE=${1:-probe}
 OUT=${OUT:-bench/out/session7}
@@ -83,6 +90,45 @@ symv3)
     grep -E "Duration|Throughput|Issued Warp|Registers Per|Achieved Occ|Stall|Wavefronts" "$L/ncu_symseg_details.log" | head -n 20 >>"$S"
     rm -f "$OUT/symseg.ncu-rep"
   fi
+  ;;
+pf)
+  build_lineinfo "cisparse_cli test_gpu_sym_spmm test_sym_seg"
+  step sym_tests 60 bash -c "build/tests/test_sym_seg && build/tests/test_gpu_sym_spmm"
+  rc=$?
+  grep -E "checks|FAIL" "$L/sym_tests.log" | head -n 12 >>"$S"
+  if [ $rc -eq 0 ]; then
+    step memcheck 90 compute-sanitizer --tool memcheck build/tests/test_gpu_sym_spmm quick
+    grep -E "ERROR SUMMARY|checks" "$L/memcheck.log" >>"$S"
+    step ci_h2o 40 $CLI ci "$H2O" --device gpu --symmetric --json && ci_fields ci_h2o
+    step ci_cas14 120 $CLI ci .data/c2h4_cas14_clean.FCIDUMP --device gpu --symmetric --json && ci_fields ci_cas14
+    step bench_h2o 150 $CLI bench "$H2O" --symmetric --kernels cusparse-sell-alg1 --runs 20 --warmup 3 && rows bench_h2o
+  fi
+  ;;
+verify)
+  step_build 240 || { tail -n 30 "$L/build.log" >>"$S"; pack; exit 1; }
+  step ctest_gpu 330 bash -c "cd build && ctest -L 'gpu|multigpu|cli' --output-on-failure"
+  grep -E "tests passed|tests failed|Test +#|FAIL" "$L/ctest_gpu.log" | tail -n 40 >>"$S"
+  step memcheck_sym 90 compute-sanitizer --tool memcheck build/tests/test_gpu_sym_spmm quick
+  grep -E "ERROR SUMMARY|checks" "$L/memcheck_sym.log" >>"$S"
+  step memcheck_small 120 compute-sanitizer --tool memcheck $CLI bench "$SH/matrices/bayer10.mtx" \
+    --kernels sell,sellcs,sell16 --runs 2 --warmup 1
+  grep -E "ERROR SUMMARY|^sell" "$L/memcheck_small.log" >>"$S"
+  ;;
+tables)
+  step_build 240 cisparse_cli || { tail -n 30 "$L/build.log" >>"$S"; pack; exit 1; }
+  K=sell16,sell,sellcs,hyb,csr-vector,auto,cusparse-csr-alg1,cusparse-sell-alg1
+  step bench_ci32k 60 $CLI bench ci:rows=32768,seed=1 --kernels $K --runs 50 --warmup 5
+  step bench_laplace 60 $CLI bench laplace3d:size=160 --kernels $K --runs 50 --warmup 5
+  step bench_ci524k 120 $CLI bench ci:rows=524288,seed=1 --kernels $K --runs 20 --warmup 3
+  step bench_h2o 180 $CLI bench "$H2O" --symmetric --kernels sell16,sellcs,auto,cusparse-csr-alg1,cusparse-sell-alg1 \
+    --runs 20 --warmup 3
+  for b in ci32k laplace ci524k h2o; do
+    grep -E "^(sell16|sell|sellcs|hyb|csr-vector|auto|sym-seg|csr-sym|cusparse-csr-alg1|cusparse-sell-alg1|auto \(.*\)) |^streaming|nonzeros" \
+      "$L/bench_$b.log" | cut -c1-120 >>"$S"
+  done
+  step ci_cas14 120 $CLI ci .data/c2h4_cas14_clean.FCIDUMP --device gpu --symmetric --json && ci_fields ci_cas14
+  step study 400 env DEADLINE=$(($(date +%s) + BUDGET_S - $(elapsed) - 40)) RUNS=20 bash bench/sell_study.sh "$OUT" $CLI "$SH/matrices"
+  tar czf "$OUT/study.tgz" -C "$OUT" study && rm -rf "$OUT/study"
   ;;
 esac
 say "done in $(elapsed) s"
