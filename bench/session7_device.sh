@@ -38,6 +38,15 @@ build_lineinfo() {
 pack() { tar czf "$OUT/logs.tgz" -C "$OUT" logs && rm -rf "$OUT/logs"; }
 ci_fields() { grep -o '"nnz[^,]*\|"products[^,]*\|"roots": \[{"energy": *-\?[0-9.]*\|"spmv_seconds[^,]*\|"build_seconds[^,]*\|"kernel[^,]*\|"device_bytes[^,]*' "$L/$1.log" | tr '\n' ' ' >>"$S"; echo >>"$S"; }
 rows() { grep -E "^(sell16|csr-sym|csr-sym-det|csr-sym-win|sym-seg|cusparse-csr-alg1|cusparse-sell-alg1) |^streaming|nonzeros|^determinism|^symmetric" "$L/$1.log" | cut -c1-120 >>"$S"; }
+sym_checks() { # "TESTS": the symmetric tests; when they pass, memcheck of the quick set (status: the tests')
+  step sym_tests 60 bash -c "$1"
+  local rc=$?
+  grep -E "checks|FAIL" "$L/sym_tests.log" | head -n 12 >>"$S"
+  [ $rc -eq 0 ] || return $rc
+  step memcheck 90 compute-sanitizer --tool memcheck build/tests/test_gpu_sym_spmm quick
+  grep -E "ERROR SUMMARY|checks" "$L/memcheck.log" >>"$S"
+  return 0
+}
 small_times() { # KERNELS: bench rows and Nsight Compute kernel durations on the small matrices
   for m in $SMALL; do
     step "small_$m" 60 $CLI bench "$SH/matrices/$m.mtx" --kernels "$1" --runs 50 --warmup 5 &&
@@ -71,13 +80,8 @@ symv3)
   step gpu_kernels 150 build/tests/test_gpu_kernels
   grep -E "checks|FAIL" "$L/gpu_kernels.log" | head -n 6 >>"$S"
   small_times sell,sellcs,csr-vector,cusparse-sell-alg1
-  step sym_tests 60 bash -c "build/tests/test_sym_seg && build/tests/test_gpu_sym_spmm && build/tests/test_ci_gpu_build"
-  rc=$?
-  grep -E "checks|FAIL" "$L/sym_tests.log" | head -n 12 >>"$S"
-  if [ $rc -eq 0 ]; then
-    step memcheck 90 compute-sanitizer --tool memcheck build/tests/test_gpu_sym_spmm quick
-    grep -E "ERROR SUMMARY|checks" "$L/memcheck.log" >>"$S"
-    for c in 4 8; do
+  if sym_checks "build/tests/test_sym_seg && build/tests/test_gpu_sym_spmm && build/tests/test_ci_gpu_build"; then
+    for c in 4 8; do # (calls 3-5: 4 8 16, and no R = 2048 step)
       step "ci_h2o_c$c" 40 env CISPARSE_SYM_SEG_CHUNKS=$c $CLI ci "$H2O" --device gpu --symmetric --json && ci_fields "ci_h2o_c$c"
     done
     step ci_h2o_r2048 40 env CISPARSE_SYM_SEG_R=2048 $CLI ci "$H2O" --device gpu --symmetric --json && ci_fields ci_h2o_r2048
@@ -93,12 +97,7 @@ symv3)
   ;;
 pf)
   build_lineinfo "cisparse_cli test_gpu_sym_spmm test_sym_seg"
-  step sym_tests 60 bash -c "build/tests/test_sym_seg && build/tests/test_gpu_sym_spmm"
-  rc=$?
-  grep -E "checks|FAIL" "$L/sym_tests.log" | head -n 12 >>"$S"
-  if [ $rc -eq 0 ]; then
-    step memcheck 90 compute-sanitizer --tool memcheck build/tests/test_gpu_sym_spmm quick
-    grep -E "ERROR SUMMARY|checks" "$L/memcheck.log" >>"$S"
+  if sym_checks "build/tests/test_sym_seg && build/tests/test_gpu_sym_spmm"; then
     step ci_h2o 40 $CLI ci "$H2O" --device gpu --symmetric --json && ci_fields ci_h2o
     step ci_cas14 120 $CLI ci .data/c2h4_cas14_clean.FCIDUMP --device gpu --symmetric --json && ci_fields ci_cas14
     step bench_h2o 150 $CLI bench "$H2O" --symmetric --kernels cusparse-sell-alg1 --runs 20 --warmup 3 && rows bench_h2o
