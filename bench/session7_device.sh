@@ -16,6 +16,9 @@
 #           cuSPARSE SELL; Nsight Compute of one product
 #   pf      sym-seg with the segment columns two pieces ahead fetched into
 #           L2: its tests, memcheck, `ci` on H2O and CAS(14,14), the H2O bench
+#   pf2     sym-seg reading x_j * scale once per segment in a lane, sell16's
+#           streamed words past L1: tests, memcheck, `ci` on H2O and
+#           CAS(14,14), bench of ci 32k, ci 524k and H2O (full and symmetric)
 #   verify  full build; `ctest -L 'gpu|multigpu|cli'`; memcheck of the
 #           symmetric tests and of the split kernels on a small matrix
 #   tables  the bench matrices (ci 32k, laplace3d 160, ci 524k, the H2O FCI
@@ -102,6 +105,20 @@ pf)
     step ci_cas14 120 $CLI ci .data/c2h4_cas14_clean.FCIDUMP --device gpu --symmetric --json && ci_fields ci_cas14
     step bench_h2o 150 $CLI bench "$H2O" --symmetric --kernels cusparse-sell-alg1 --runs 20 --warmup 3 && rows bench_h2o
   fi
+  ;;
+pf2)
+  build_lineinfo "cisparse_cli test_gpu_sym_spmm test_sym_seg test_gpu_kernels"
+  step gpu_kernels 150 build/tests/test_gpu_kernels
+  grep -E "checks|FAIL" "$L/gpu_kernels.log" | head -n 6 >>"$S"
+  if sym_checks "build/tests/test_sym_seg && build/tests/test_gpu_sym_spmm"; then
+    step ci_h2o 40 $CLI ci "$H2O" --device gpu --symmetric --json && ci_fields ci_h2o
+    step ci_cas14 120 $CLI ci .data/c2h4_cas14_clean.FCIDUMP --device gpu --symmetric --json && ci_fields ci_cas14
+  fi
+  K=sell16,sellcs,cusparse-csr-alg1,cusparse-sell-alg1
+  step bench_ci32k 60 $CLI bench ci:rows=32768,seed=1 --kernels $K --runs 50 --warmup 5
+  step bench_ci524k 120 $CLI bench ci:rows=524288,seed=1 --kernels $K --runs 20 --warmup 3
+  step bench_h2o 180 $CLI bench "$H2O" --symmetric --kernels $K --runs 20 --warmup 3
+  for b in ci32k ci524k h2o; do rows "bench_$b"; done
   ;;
 verify)
   step_build 240 || { tail -n 30 "$L/build.log" >>"$S"; pack; exit 1; }

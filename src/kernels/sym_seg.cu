@@ -171,6 +171,7 @@ __global__ void __launch_bounds__(1024) sym_seg_tk(cis_sym_seg_dev d, T alpha, c
      * scan. */
     T run = T(0), pre = T(0);
     int ls = (int)before;
+    double xj = 0.0; /* the segment's x_j * scale, read where it begins (only those lanes take part) */
 #pragma unroll
     for (int k = 0; k < SEG_E; ++k) {
       const unsigned hk = (hb >> k) & 1u, code = seg_code(cw, k);
@@ -179,9 +180,10 @@ __global__ void __launch_bounds__(1024) sym_seg_tk(cis_sym_seg_dev d, T alpha, c
         else pre = run;
       }
       ls += hk;
+      if (k == 0 || hk) xj = sx[ls];
       const bool pad = code == CIS_SYM_SEG_PAD;
       const int r = pad ? 0 : (int)(code & CIS_SYM_SEG_PAD);
-      if (!pad) cis_fx_add_shared(lo + r, hi + r, __double2ll_rn((double)a[k] * sx[ls]));
+      if (!pad) cis_fx_add_shared(lo + r, hi + r, __double2ll_rn((double)a[k] * xj));
       const T m = pad ? T(0) : a[k] * xs[r];
       run = hk ? m : run + m;
     }
