@@ -3,9 +3,17 @@
  * or rows that sorting evens out (sell16); columns further apart, equal rows
  * (sell) or random lengths (sellcs); power-law rows (hyb); an empty matrix
  * (csr) -- the statistics it reports, that its choice builds, and its
- * errors. */
+ * errors; and the split SELL kernel's threads per row
+ * (cis_sell_threads_per_row) on the shapes its rule names. */
 #include <string.h>
+#include "formats/format_util.h"
 #include "test_util.h"
+
+/* P for rows (padded) of `width` slots each, slices of 32, 132 SMs. */
+static void expect_p(cis_int rows, double width, int want, const char *what) {
+  const int p = cis_sell_threads_per_row(rows, 32, (cis_int)(width * (double)rows), 132);
+  CHECK(p == want, "%s: %d threads per row, expected %d", what, p, want);
+}
 
 /* rows x 32 with row i's columns (i * 7919 + k * 250007) mod cols, k < 32:
  * equal lengths, columns about cols / 32 apart. */
@@ -76,6 +84,14 @@ static void expect_choice(const char *spec, const char *format, const char *kern
 int main(void) {
   cis_format_choice ch;
   cis_csr *A = NULL;
+
+  expect_p(32768, 950, 8, "ci 32k (few long rows: one wave)");
+  expect_p(524288, 950, 1, "ci 524k (more rows than a wave)");
+  expect_p(4096000, 7, 1, "laplace3d 160");
+  expect_p(13440, 9, 4, "bayer10 (small: a thread walks at most 4 slots)");
+  expect_p(100000, 7, 2, "100k rows of 7 (twice the threads fit the wave once)");
+  expect_p(1024, 3, 1, "1024 rows of 3 (one round of loads already)");
+  expect_p(1024, 40000, 32, "1024 rows of 40000 (at most 32)");
 
   expect_choice("laplace3d:size=20", "csr", "csr-vector"); /* 53,600 nonzeros: small */
   expect_choice("laplace3d:size=60", "sell", "sell"); /* sell16 0.83 of the bytes (float), but 7 per row */
