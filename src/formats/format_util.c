@@ -114,13 +114,18 @@ cis_status cis_dump_done(FILE *f, const char *fmt) {
   return ferror(f) ? cis_error(CIS_ERR_IO, "write error while dumping %s", fmt) : CIS_OK;
 }
 
+/* Whether 2p threads per row still fit a block's slice and one wave. */
+static int sell_can_double(cis_int rows_padded, cis_int S, int p, double wave) {
+  return p < 32 && S * 2 * p <= 1024 && (double)rows_padded * 2 * p <= wave;
+}
+
 int cis_sell_threads_per_row(cis_int rows_padded, cis_int S, cis_int slots, int sms) {
   int p = 1;
   const double width = rows_padded > 0 ? (double)slots / (double)rows_padded : 0;
-  const double target = (double)sms * 2048.0;
-  while (p < 32 && S * 2 * p <= 1024 && (double)rows_padded * 2 * p <= target && width >= 16.0 * 2 * p) p *= 2;
+  const double wave = (double)sms * 2048.0;
+  while (sell_can_double(rows_padded, S, p, wave) && width >= 16.0 * 2 * p) p *= 2;
   /* latency regime: while twice the threads still fit in the wave, split
      rows that one thread would walk in more than one round of 4 loads */
-  while (p < 32 && S * 2 * p <= 1024 && (double)rows_padded * 2 * p <= target && width > 4.0 * p) p *= 2;
+  while (sell_can_double(rows_padded, S, p, wave) && width > 4.0 * p) p *= 2;
   return p;
 }

@@ -36,6 +36,11 @@ static void sym_release(void *dev) {
   cis_free(D);
 }
 
+/* Chunks of block row b at most `per` pieces long (0 when per is 0: no pieces). */
+static int64_t seg_block_chunks(const cis_sym_seg *S, cis_int b, int64_t per) {
+  return per > 0 ? (S->block_piece[b + 1] - S->block_piece[b] + per - 1) / per : 0;
+}
+
 /* sym-seg's chunk table: runs of at most pieces / (slots * chunks per slot)
  * pieces (CISPARSE_SYM_SEG_CHUNKS per slot, default 8: few enough that the
  * window flushes, R atomics per chunk, stay small, enough that the last
@@ -52,19 +57,17 @@ static cis_status seg_chunks(const cis_sym_seg *S, int slots, int64_t **piece, i
   cis_int c = 0;
   *piece = NULL;
   *block = NULL;
-#define SEG_CHUNKS_OF(b) (per > 0 ? (S->block_piece[(b) + 1] - S->block_piece[b] + per - 1) / per : 0)
-  for (cis_int b = 0; b < S->blocks; ++b) c += SEG_CHUNKS_OF(b);
+  for (cis_int b = 0; b < S->blocks; ++b) c += seg_block_chunks(S, b, per);
   CIS_TRY(cis_alloc_array((void **)piece, c + 1, sizeof(int64_t), "sym-seg chunk pieces"));
   CIS_TRY(cis_alloc_array((void **)block, c + 1, sizeof(int32_t), "sym-seg chunk blocks"));
   c = 0;
   for (cis_int b = 0; b < S->blocks; ++b) {
-    const int64_t p0 = S->block_piece[b], np = S->block_piece[b + 1] - p0, k = SEG_CHUNKS_OF(b);
+    const int64_t p0 = S->block_piece[b], np = S->block_piece[b + 1] - p0, k = seg_block_chunks(S, b, per);
     for (int64_t i = 0; i < k; ++i) {
       (*piece)[c] = p0 + i * np / k;
       (*block)[c++] = (int32_t)b;
     }
   }
-#undef SEG_CHUNKS_OF
   (*piece)[c] = S->pieces;
   *count = c;
 cleanup:
