@@ -9,6 +9,7 @@
  * solver.h  CG, BiCG, BiCGStab (fused GPU versions), mixed precision, Davidson, energy
  * dist.h    rows over several GPUs (NCCL): distributed SpMV, solvers on top
  * ci.h      CI from FCIDUMP: determinants, Slater-Condon Hamiltonian
+ * ci_solve.h the CI driver: integrals in, lowest states out (CLI and Python)
  * util.h    monotonic clock, physical memory, cis_version()
  * version.h the version of these headers (generated)
  * export.h  CIS_API, the mark of an exported function */
@@ -24,6 +25,7 @@
 #include "cisparse/solver.h"
 #include "cisparse/dist.h"
 #include "cisparse/ci.h"
+#include "cisparse/ci_solve.h"
 #include "cisparse/util.h"
 #include "cisparse/version.h"
 #endif

@@ -219,45 +219,17 @@ int cli_dist_bench(int argc, char **argv) { return run(argc, argv, "bench"); }
 int cli_dist_solve(int argc, char **argv) { return run(argc, argv, "solve"); }
 
 /* ---- cisparse ci FILE --gpus N ------------------------------------------------
- * The stored Hamiltonian over N GPUs (or --cpu-parts N), built directly in
- * its distributed layout: the rows' nonzeros are counted (one pass, no
- * storage), the rows split by nonzeros, then each part builds only its own
- * rows on the host (cis_ci_hamiltonian_rows, OpenMP), splits them into its
- * blocks and frees them (cis_dist_matrix_create_rows): the host never holds
- * the whole Hamiltonian; Davidson on the distributed operator. Not done
- * (README, "Several GPUs"): the rows built on the GPUs themselves, and the
- * direct sigma by alpha-string blocks. */
-
-typedef struct ci_rows_ctx {
-  const cis_fcidump *F;
-  const cis_ci_space *S;
-  const cis_int *counts;
-  double seconds; /* in the row builds */
-} ci_rows_ctx;
-
-static cis_status ci_build_rows(void *ctx, cis_int r0, cis_int r1, cis_csr **rows) {
-  ci_rows_ctx *x = ctx;
-  double t0 = cis_wtime();
-  cis_status st = cis_ci_hamiltonian_rows(x->F, x->S, r0, r1, 0, x->counts, rows);
-  x->seconds += cis_wtime() - t0;
-  return st;
-}
+ * The stored Hamiltonian over N GPUs (or --cpu-parts N): the CI driver
+ * (cis_ci_solve_file with gpus / cpu_parts) builds each part's rows on their
+ * own (the whole matrix is never held) and runs Davidson on the distributed
+ * operator; this prints what it did. */
 
 int cli_dist_ci(int argc, char **argv) {
-  const char *file = NULL, *format = "csr";
+  const char *file = NULL;
   long long gpus = 0, cpu_parts = 0, level = -1, roots = 1, max_iter = 200;
   int gpus_given = 0, cpu_given = 0, rc;
-  double tol = 1e-8;
-  cis_dist_exchange xk = CIS_XCHG_AUTO;
-  cis_status st = CIS_OK;
-  cis_fcidump *F = NULL;
-  cis_ci_space *S = NULL;
-  cis_int *counts = NULL;
-  cis_dist_world *w = NULL;
-  cis_dist_comm *c = NULL;
-  cis_dist_matrix *D = NULL;
-  cis_operator *op = NULL;
-  double e[64];
+  cis_ci_solve_opts o = cis_ci_solve_opts_default();
+  cis_ci_result *R = NULL;
   for (int i = 1; i < argc; ++i) {
     const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
     if (a[0] != '-') {
@@ -280,11 +252,13 @@ int cli_dist_ci(int argc, char **argv) {
     } else if (!strcmp(a, "--max-iter")) {
       if ((rc = cli_int(a, v, &max_iter))) return rc;
     } else if (!strcmp(a, "--tol")) {
-      if ((rc = cli_double(a, v, &tol))) return rc;
+      if ((rc = cli_double(a, v, &o.tol))) return rc;
     } else if (!strcmp(a, "--format")) {
-      format = v;
+      o.format = v;
     } else if (!strcmp(a, "--exchange")) {
+      cis_dist_exchange xk;
       if (cis_dist_exchange_parse(v, &xk) != CIS_OK) return cli_usage("ci: --exchange: %s", cis_last_error());
+      o.exchange = v;
     } else {
       return cli_usage("ci: option '%s' is not available with --gpus / --cpu-parts (these take --level --roots "
                        "--tol --max-iter --format --exchange)", a);
@@ -297,64 +271,31 @@ int cli_dist_ci(int argc, char **argv) {
   if (cpu_given && (cpu_parts < 1 || cpu_parts > 64)) return cli_usage("ci: --cpu-parts must be 1..64, got %lld", cpu_parts);
   if (roots < 1 || roots > 64) return cli_usage("ci: --roots must be 1..64, got %lld", roots);
   if (max_iter < 1 || max_iter > 100000) return cli_usage("ci: --max-iter must be 1..100000, got %lld", max_iter);
-  if (!(tol > 0)) return cli_usage("ci: --tol must be > 0");
+  if (!(o.tol > 0)) return cli_usage("ci: --tol must be > 0");
   if (level < -1 || level > 64) return cli_usage("ci: --level must be full or 0..64, got %lld", level);
-  if (cpu_given) {
-    CIS_TRY(cis_dist_world_create((int)cpu_parts, &w));
-    CIS_TRY(cis_dist_comm_fake(w, 0, (int)cpu_parts, &c));
-  } else {
-    CIS_TRY(cis_dist_comm_nccl((int)gpus, &c));
-  }
-  {
-    uint64_t ra, rb;
-    cis_dist_opts dopt = cis_dist_opts_default();
-    cis_davidson_opts dav = cis_davidson_opts_default();
-    cis_davidson_info info;
-    double t0 = cis_wtime(), xs, ps;
-    int64_t np;
-    CIS_TRY(cis_fcidump_read(file, &F));
-    CIS_TRY(cis_ci_find_reference(F, &ra, &rb));
-    CIS_TRY(cis_ci_space_create(F, (int)level, ra, rb, &S));
-    cis_int n = cis_ci_space_size(S), nnz = 0;
-    t0 = cis_wtime();
-    if (!(counts = malloc((size_t)(n > 0 ? n : 1) * sizeof *counts)))
-      CIS_TRY(cis_error(CIS_ERR_ALLOC, "out of host memory for %lld row counts", (long long)n));
-    CIS_TRY(cis_ci_hamiltonian_row_nnz(F, S, 0, counts));
-    for (cis_int i = 0; i < n; ++i) nnz += counts[i];
-    double t_count = cis_wtime() - t0;
-    ci_rows_ctx bx = {F, S, counts, 0};
-    dopt.exchange = xk;
-    dopt.format = format;
-    t0 = cis_wtime();
-    CIS_TRY(cis_dist_matrix_create_rows(n, counts, ci_build_rows, &bx, c, &dopt, &D));
-    CIS_TRY(cis_operator_from_dist(D, &op));
-    double t_dist = cis_wtime() - t0;
-    free(counts);
-    counts = NULL;
+  o.method = CIS_CI_METHOD_STORED;
+  o.gpus = cpu_given ? 0 : gpus == 0 ? CIS_CI_ALL_GPUS : (int)gpus;
+  o.cpu_parts = (int)cpu_parts;
+  o.level = (int)level;
+  o.roots = (int)roots;
+  o.max_iter = (int)max_iter;
+  o.no_s2 = 1;
+  cis_status st = cis_ci_solve_file(file, &o, &R);
+  if (st == CIS_OK) {
+    const cis_davidson_info *d = &R->davidson;
     printf("ci %s: %lld determinants, %lld nonzeros, counted in %.3f s, built by parts in %.3f s (host rows), "
            "distributed in %.3f s in all\n",
-           file, (long long)n, (long long)nnz, t_count, bx.seconds, t_dist);
-    printf("parts %d over %s (%s), exchange %.3f MB per product\n", cis_dist_comm_ranks(c), cis_dist_comm_name(c),
-           cis_operator_name(op), (double)cis_dist_matrix_exchange_bytes(D) / 1e6);
-    dav.roots = (int)(roots < n ? roots : n);
-    dav.tol = tol;
-    dav.max_iter = (int)max_iter;
-    cis_dist_matrix_reset_times(D);
-    CIS_TRY(cis_davidson_operator(op, cis_operator_diagonal(op), &dav, e, NULL, &info));
-    cis_dist_matrix_times(D, &xs, &ps, &np);
-    for (int r = 0; r < dav.roots; ++r) printf("root %d  E = %.10f\n", r, e[r] + F->ecore);
-    printf("davidson: %d iterations, %lld products, %.3f s total, %.3f s in H x (%.3f ms per product), exchange %.1f%% of the product time\n",
-           info.iterations, (long long)info.products, info.total_seconds, info.op_seconds,
-           info.products ? info.op_seconds / (double)info.products * 1e3 : 0, ps > 0 ? 100 * xs / ps : 0);
+           file, (long long)R->determinants, (long long)R->nnz, R->count_seconds, R->build_rows_seconds, R->t_build);
+    printf("parts %d over %s (%s), exchange %.3f MB per product\n", R->parts, R->parts_comm, R->parts_op,
+           R->exchange_bytes / 1e6);
+    for (int r = 0; r < R->roots; ++r) printf("root %d  E = %.10f\n", r, R->energies[r]);
+    printf("davidson: %d iterations, %lld products, %.3f s total, %.3f s in H x (%.3f ms per product), exchange %.1f%% "
+           "of the product time\n",
+           d->iterations, (long long)d->products, d->total_seconds, d->op_seconds,
+           d->products ? d->op_seconds / (double)d->products * 1e3 : 0,
+           R->product_seconds > 0 ? 100 * R->exchange_seconds / R->product_seconds : 0);
   }
-cleanup:
   rc = st == CIS_OK ? 0 : cli_fail(st);
-  cis_operator_free(op);
-  cis_dist_matrix_free(D);
-  cis_dist_comm_free(c);
-  cis_dist_world_free(w);
-  free(counts);
-  cis_ci_space_free(S);
-  cis_fcidump_free(F);
+  cis_ci_result_free(R);
   return rc;
 }

@@ -23,7 +23,7 @@ check_json() { # name level extra-args... : determinants and energy vs reference
   local name=$1 level=$2; shift 2
   local out=$tmp/$name.$level.json dets e col_e col_d
   if [ "$level" = full ]; then col_e=efci; col_d=fci_dets; else col_e=ecisd; col_d=cisd_dets; fi
-  "$CIS" ci "$CI/$name.FCIDUMP" --level "$level" --json "$@" > "$out" 2> "$tmp/err"
+  "$CIS" ci "$CI/$name.FCIDUMP" --level "$level" --method stored --json "$@" > "$out" 2> "$tmp/err"
   local rc=$?
   if [ $rc != 0 ]; then fail "$name --level $level $*: exit $rc ($(cat "$tmp/err"))"; return; fi
   dets=$(json_field "$out" determinants)

@@ -1,0 +1,178 @@
+/* cisparse/ci_solve.h: the CI driver. One call from integrals to the lowest
+ * states: it chooses the method (stored Hamiltonian or matrix-free sigma),
+ * the device, the guesses and Davidson's subspace, and reports what it did.
+ * The `cisparse ci` command and Python's cisparse.fci.FCISolver are both
+ * this call, so they do the same work on the same input.
+ *
+ *   cis_ci_solve_opts o = cis_ci_solve_opts_default();
+ *   o.roots = 2;
+ *   cis_ci_result *r;
+ *   if (cis_ci_solve_file("h2o.FCIDUMP", &o, &r) == CIS_OK)
+ *     printf("%.10f\n", r->energies[0]);   // total energies (core included)
+ *   cis_ci_result_free(r);
+ *
+ * Methods (Davidson, Liu 1978, as in PySCF; stored H: the paper's formats;
+ * direct: Olsen/Knowles-Handy string-driven sigma), defaults (one rule for
+ * every entry point):
+ * - method auto: full CI on the GPU -> direct; on the CPU -> direct for C1
+ *   and one or two roots, or when the stored H would take more than half the
+ *   host memory; stored otherwise (point-group symmetry, truncated CI, more
+ *   roots: bench/results/ci_direct_cpu.md);
+ * - Davidson: P-space guesses (CIS_CI_PSPACE_DEFAULT determinants of lowest
+ *   diagonal), nroots + min(4, nroots + 2) of them on the CPU, nroots on the
+ *   GPU; subspace max(8 roots, 24) (o.max_sub overrides); residual norm o.tol.
+ */
+#ifndef CISPARSE_CI_SOLVE_H
+#define CISPARSE_CI_SOLVE_H
+#include "cisparse/ci.h"
+#include "cisparse/solver.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef enum { CIS_CI_METHOD_AUTO = 0, CIS_CI_METHOD_STORED = 1, CIS_CI_METHOD_DIRECT = 2 } cis_ci_method;
+
+typedef struct cis_ci_solve_opts {
+  cis_ci_method method;
+  int gpu;               /* 1: Davidson's products (and the direct sigma) on the GPU */
+  int build;             /* stored H built on: -1 the device of the products, 0 CPU, 1 GPU */
+  int gpus;              /* > 0 or CIS_CI_ALL_GPUS: stored H over several GPUs (NCCL); 0: one device */
+  int cpu_parts;         /* > 0: stored H over that many host parts (the distributed code without GPUs) */
+  const char *exchange;  /* several parts: the halo exchange ("auto", ...: cis_dist_exchange_parse) */
+  int level;             /* excitation level from the reference; -1 full CI */
+  int roots;             /* states reported (1..64) */
+  double spin;           /* >= 0: only states of total spin S (more roots computed); < 0 every state */
+  int isym;              /* >= 0: target irrep in the file's numbering (cis_fcidump_set_isym, files only); < 0 the file's */
+  const char *occ;       /* the reference's occupied orbitals ("1,2,3/1,2": cis_ci_parse_occ_bits); NULL aufbau */
+  double tol;            /* Davidson's residual norm */
+  double etol;           /* and energy change (0: residual only) */
+  int max_iter;
+  int max_sub;           /* subspace vectors (0: the default above) */
+  int pspace;            /* P-space determinants (0: CIS_CI_PSPACE_DEFAULT) */
+  const char *format;    /* stored: storage format ("auto" or a cis_format_name); kernel NULL: the format's */
+  const char *kernel;
+  int symmetric;         /* stored: the upper triangle only */
+  int float_values;      /* stored sell16: float values, double vectors */
+  const char *save;      /* stored, built on the CPU: H written to this .cisb file */
+  int no_time_reversal;  /* direct: never the alpha<->beta half sigma */
+  int symmetry_projection; /* direct: point group by projection at the C1 cost (not blocked by irreps) */
+  int no_s2;             /* <S^2> of the roots not computed */
+  int block_products;    /* Davidson's new vectors by one block product */
+  int verbose;           /* Davidson prints each iteration on stderr */
+  int count_only;        /* sizes and memory only (nothing built but, when quick, the space and a nonzero count) */
+  int repeat;            /* direct: the whole solve this many times (1..CIS_CI_MAX_REPEAT), warm process timings */
+  int accept_unconverged;/* Davidson's last vectors returned (converged = 0) instead of CIS_ERR_NOT_CONVERGED */
+  int keep_vectors;      /* the result holds the roots' vectors and their determinants */
+  int time_sigma;        /* direct on the GPU: one sigma and one half sigma timed apart (sigma_ms, not in t_total's solve) */
+  int64_t gpu_leave_free;/* direct on the GPU: device bytes the sigma's workspace leaves free (0: none) */
+  double spin_penalty;   /* > 0: H + spin_penalty (S^2 - ss) (PySCF's fix_spin_); direct on the CPU */
+  double spin_penalty_ss;/* ss of the penalty (< 0: Sz(Sz+1)); squared above the lowest spin, PySCF's rule */
+  const double *guess;   /* nguess warm-start vectors in the result's determinant order (cis_ci_solver_dets) */
+  int nguess;
+} cis_ci_solve_opts;
+
+#define CIS_CI_ALL_GPUS (-1)
+#define CIS_CI_MAX_REPEAT 20
+#define CIS_CI_MAX_FORMATS 16
+
+/* What a solve did and found. Energies are total (core energy included). */
+typedef struct cis_ci_result {
+  const cis_fcidump *fcidump;    /* the integrals' header (owned by the result when read from a file) */
+  int method;                    /* CIS_CI_METHOD_STORED or _DIRECT: what ran */
+  const char *why;               /* method auto: why (static text), else "" */
+  int gpu, build_gpu, parts;     /* products on the GPU; H built on the GPU; distributed over parts (0: not) */
+  int roots;                     /* reported */
+  double *energies, *s2;         /* [roots]: total energies, <S^2> (NaN with no_s2) */
+  int *state;                    /* [roots]: the index of each reported root among the computed ones */
+  int computed;                  /* roots computed (more than asked with spin >= 0) */
+  cis_int size;                  /* entries of a CI vector (and of `vectors`' rows) */
+  double *vectors;               /* keep_vectors: [roots][size], reported roots */
+  int converged;                 /* every root converged */
+  /* the reference and the space */
+  cis_ci_bits ref_alpha, ref_beta;
+  int no_reference;              /* full CI without an ISYM reference: e_reference is the lowest determinant's */
+  double e_reference;            /* E_RHF of the reference (total) */
+  cis_int determinants, alpha_strings, beta_strings;
+  cis_ci_counts counts;          /* closed-form sizes */
+  cis_ci_memory_need need;
+  int64_t mem_limit;             /* bytes this process may use (0: unknown) */
+  char mem_why[64];
+  /* stored */
+  cis_int nnz;
+  char format[24], kernel[32];   /* format and GPU kernel that ran ("" none) */
+  int symmetric_plan;            /* symmetric storage on the GPU */
+  int64_t matrix_bytes;          /* host CSR or device bytes of H */
+  int64_t format_bytes[CIS_CI_MAX_FORMATS], format_estimate[CIS_CI_MAX_FORMATS]; /* per cis_format_name(f); -1 none */
+  cis_int boundary;              /* hyb */
+  cis_ci_gpu_stats gpu_stats;
+  double exchange_bytes;         /* distributed: bytes exchanged per product */
+  double exchange_seconds, product_seconds; /* distributed: in the products */
+  double count_seconds;          /* distributed: the rows' nonzero count */
+  double build_rows_seconds;     /* distributed: the parts' host row builds */
+  char parts_comm[32], parts_op[48];
+  /* --count */
+  int nnz_counted;
+  cis_int count_nnz, count_max_row, nnz_sampled;
+  double nnz_estimate;
+  /* direct */
+  cis_ci_direct_info direct;     /* at the end of the solve */
+  cis_ci_direct_gpu_info direct_gpu;
+  double sigma_ms, sigma_half_ms;/* GPU: one sigma, one half sigma (medians of 5; 0 n/a) */
+  cis_int half_sigmas;
+  /* Davidson and timings (seconds) */
+  cis_davidson_info davidson;
+  int pspace_used;
+  double t_parse, t_build, t_guess, t_s2, t_total, t_timing;
+  int repeats;
+  double to_solution[CIS_CI_MAX_REPEAT];
+  /* determinants of `vectors`' entries (keep_vectors) */
+  uint64_t *det_alpha, *det_beta;
+  void *internal;
+} cis_ci_result;
+
+/* The defaults (one root, auto method, CPU, full CI, tol 1e-8, 200
+ * iterations, format auto). */
+CIS_API cis_ci_solve_opts cis_ci_solve_opts_default(void);
+
+/* Solve the CI problem of F (integrals and header, not modified; F must stay
+ * valid until the result is freed) with o; *out: the result (free with
+ * cis_ci_result_free), NULL on error. CIS_ERR_INVALID for contradicting or
+ * impossible options (spin above what the electrons allow, more roots than
+ * determinants), CIS_ERR_TOO_LARGE when the space cannot fit this process
+ * or the GPU (refused before anything big is allocated),
+ * CIS_ERR_NOT_CONVERGED when Davidson does not converge (no result),
+ * CIS_ERR_NOT_FOUND when fewer states of spin o->spin exist among the 64
+ * lowest. */
+CIS_API cis_status cis_ci_solve(const cis_fcidump *F, const cis_ci_solve_opts *o, cis_ci_result **out);
+
+/* cis_ci_solve on the integrals of an FCIDUMP file (its read timed in
+ * t_parse, the result owning the integrals). */
+CIS_API cis_status cis_ci_solve_file(const char *path, const cis_ci_solve_opts *o, cis_ci_result **out);
+
+/* Frees a result (NULL: nothing). */
+CIS_API void cis_ci_result_free(cis_ci_result *r);
+
+/* A solver kept across solves of the same space with new integrals
+ * (CASSCF's macro-iterations): the direct space (strings, links, the GPU's
+ * workspace) is made once and reused while norb, electrons, MS2, ORBSYM,
+ * ISYM, the method and the device stay the same. */
+typedef struct cis_ci_solver cis_ci_solver;
+
+/* A new solver (nothing built until the first solve). */
+CIS_API cis_status cis_ci_solver_create(cis_ci_solver **out);
+/* cis_ci_solve through s (see above). */
+CIS_API cis_status cis_ci_solver_solve(cis_ci_solver *s, const cis_fcidump *F, const cis_ci_solve_opts *o,
+                                       cis_ci_result **out);
+/* The determinants (alpha, beta strings; arrays of *n) of the CI vectors a
+ * solve of F with o would use, in that order (for warm-start guesses in
+ * o->guess); builds the space (kept by s). alpha/beta NULL: *n only. */
+CIS_API cis_status cis_ci_solver_dets(cis_ci_solver *s, const cis_fcidump *F, const cis_ci_solve_opts *o,
+                                      uint64_t *alpha, uint64_t *beta, cis_int *n);
+/* Frees s (NULL: nothing). */
+CIS_API void cis_ci_solver_free(cis_ci_solver *s);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

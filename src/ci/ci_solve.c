@@ -1,0 +1,713 @@
+/* ci_solve.c: the CI driver (cisparse/ci_solve.h): options, the method,
+ * sizes and memory checks before anything large is allocated, the stored
+ * Hamiltonian path, Davidson's roots (Davidson 1975; P-space guesses as
+ * PySCF's) with the spin filter, and the result. The direct path is in
+ * ci_solve_direct.c, the distributed stored path in ci_solve_dist.c. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "ci/ci_solve_internal.h"
+
+cis_ci_solve_opts cis_ci_solve_opts_default(void) {
+  cis_ci_solve_opts o;
+  memset(&o, 0, sizeof o);
+  o.method = CIS_CI_METHOD_AUTO;
+  o.build = -1;
+  o.level = -1;
+  o.roots = 1;
+  o.spin = -1;
+  o.tol = 1e-8;
+  o.etol = 1e-10;
+  o.max_iter = 200;
+  o.format = "auto";
+  o.repeat = 1;
+  o.spin_penalty_ss = -1;
+  o.isym = -1;
+  return o;
+}
+
+static double gib(double bytes) { return bytes / 1073741824.0; }
+
+int ci_has_symmetry(const cis_fcidump *F) {
+  int sym = F->isym != 1;
+  for (int p = 0; p < F->norb; ++p) sym |= F->orbsym[p] != 1;
+  return sym;
+}
+
+void ci_space_key(const cis_fcidump *F, const cis_ci_solve_opts *o, int direct, char *key, size_t len) {
+  size_t k = (size_t)snprintf(key, len, "%d %d %d %d %d %d %d %d %d %s|", direct, F->norb, F->nelec, F->ms2, F->isym,
+                              o->level, o->gpu, o->no_time_reversal, o->symmetry_projection, o->occ ? o->occ : "");
+  for (int p = 0; p < F->norb && k + 4 < len; ++p) k += (size_t)snprintf(key + k, len - k, "%d,", F->orbsym[p]);
+}
+
+/* Which determinants the method reads: the stored H of the caller's level
+ * from the reference, or the direct space. */
+static cis_status check_options(const cis_fcidump *F, const cis_ci_solve_opts *o) {
+  if (!F || !o) return cis_error(CIS_ERR_INVALID, "cis_ci_solve: NULL argument");
+  if (o->roots < 1 || o->roots > 64) return cis_error(CIS_ERR_INVALID, "roots must be 1..64, got %d", o->roots);
+  if (!(o->tol > 0)) return cis_error(CIS_ERR_INVALID, "the residual tolerance must be > 0");
+  if (o->max_iter < 1) return cis_error(CIS_ERR_INVALID, "max_iter must be >= 1, got %d", o->max_iter);
+  if (o->repeat < 1 || o->repeat > CIS_CI_MAX_REPEAT)
+    return cis_error(CIS_ERR_INVALID, "repeat must be 1..%d, got %d", CIS_CI_MAX_REPEAT, o->repeat);
+  if (o->spin >= 0) {
+    int twos = (int)floor(2 * o->spin + 0.5), ms2 = abs(F->ms2);
+    if (twos < ms2 || (twos - ms2) % 2)
+      return cis_error(CIS_ERR_INVALID, "--spin %g is impossible with MS2=%d: S >= |MS2|/2 and 2S - MS2 even", o->spin,
+                       F->ms2);
+  }
+  if (o->spin_penalty > 0 && o->method == CIS_CI_METHOD_STORED)
+    return cis_error(CIS_ERR_UNSUPPORTED, "the spin penalty (fix_spin_) needs the direct method, not stored");
+  if (o->guess && o->nguess < 0) return cis_error(CIS_ERR_INVALID, "nguess must be >= 0, got %d", o->nguess);
+  return CIS_OK;
+}
+
+/* Method auto (measured on the 2-core CI machine, bench/results/ci_direct_cpu.md):
+ * full CI in C1 goes direct for one or two roots (direct was the faster to
+ * solution on every file of shared/ci, 36 to 1.66 M determinants, since it
+ * builds nothing) and for any number of roots when the stored H would take
+ * more than half the host memory (12 bytes per nonzero; nonzeros bounded by
+ * the determinants connected to each by singles and doubles); with more roots
+ * the stored SpMV, cheaper per product than a sigma at these sizes, wins
+ * (N2 STO-3G, 8 roots, 175 products: stored 6.9 s, direct 11.6 s or more).
+ * Point-group symmetry (ORBSYM/ISYM), truncated CI and the stored-matrix
+ * options stay stored; the spin penalty goes direct (it is an operator on
+ * the direct sigma). */
+static int auto_direct(const cis_fcidump *F, const cis_ci_solve_opts *o, const char **why) {
+  const int n = F->norb, na = cis_fcidump_nalpha(F), nb = cis_fcidump_nbeta(F);
+  if (n > CIS_CI_DIRECT_MAX_ORB) { *why = "NORB > 64 (direct keeps one-word strings): stored"; return 0; }
+  if (o->level >= 0) { *why = "truncated CI: stored"; return 0; }
+  if (o->spin_penalty > 0) { *why = "spin penalty (an operator on the direct sigma): direct"; return 1; }
+  /* On the GPU (bench/results/ci_direct_gpu.md): a whole direct solve takes
+   * less time than the stored path's build alone at every size measured. */
+  if (o->gpu) { *why = "full CI on the GPU: direct (no build)"; return 1; }
+  if (ci_has_symmetry(F)) { *why = "point-group symmetry (the rule is measured in C1 only): stored"; return 0; }
+  double sa = (double)na * (n - na), sb = (double)nb * (n - nb);
+  double daa = (double)na * (na - 1) / 2 * (double)(n - na) * (n - na - 1) / 2;
+  double dbb = (double)nb * (nb - 1) / 2 * (double)(n - nb) * (n - nb - 1) / 2;
+  double row = 1 + sa + sb + daa + dbb + sa * sb, dets = 1;
+  for (int k = 1; k <= na; ++k) dets = dets * (n - na + k) / k;
+  for (int k = 1; k <= nb; ++k) dets = dets * (n - nb + k) / k;
+  if (dets * row * 12.0 > 0.5 * (double)cis_phys_memory()) { *why = "stored H above half the host memory: direct"; return 1; }
+  if (o->roots <= 2) { *why = "full CI, 1-2 roots: direct"; return 1; }
+  *why = "full CI, more than 2 roots, stored H fits: stored";
+  return 0;
+}
+
+/* Rows to sample for the nonzero estimate: 4096, fewer when rows are long
+ * (about 3e7 connections looked at in all: a fraction of a second). */
+static cis_int sample_rows(const cis_ci_counts *c) {
+  double s = 3e7 / (c->row_bound > 1 ? c->row_bound : 1);
+  return s > 4096 ? 4096 : s < 256 ? 256 : (cis_int)s;
+}
+
+/* Bytes of every format small enough to build here (at most 1/32 of the
+ * memory or 1 GiB: building the others would cost more than the CI run);
+ * for csr, ell and ellr not built, the exact layout formulas of
+ * format_types.h instead (format_estimate). -1 = neither. */
+static void format_memory(ci_run *r) {
+  cis_ci_result *R = r->R;
+  int64_t limit = cis_phys_memory() / 32;
+  cis_int maxrow = cis_csr_max_row(r->H, NULL), rows = r->H->rows, nnz = r->H->nnz;
+  if (limit < ((int64_t)1 << 30)) limit = (int64_t)1 << 30;
+  for (int f = 0; f < CIS_CI_MAX_FORMATS; ++f) R->format_bytes[f] = R->format_estimate[f] = -1;
+  for (int f = 0; f < cis_format_count() && f < CIS_CI_MAX_FORMATS; ++f) {
+    const char *name = cis_format_name(f);
+    int ell = !strcmp(name, "ell") || !strcmp(name, "ellr");
+    double est = ell ? (double)rows * (double)maxrow * 12 + (name[3] ? 4.0 * rows : 0) : (double)nnz * 12 + (double)rows * 24;
+    if (r->M && !strcmp(name, cis_matrix_format_name(r->M))) { R->format_bytes[f] = cis_matrix_bytes(r->M); continue; }
+    if (r->o->symmetric) continue;
+    if (est > (double)limit) {
+      if (ell) R->format_estimate[f] = (cis_int)est;
+      if (!strcmp(name, "csr")) R->format_estimate[f] = nnz * 12 + (rows + 1) * (nnz >= ((int64_t)1 << 32) ? 8 : 4);
+      continue;
+    }
+    cis_matrix *M = NULL;
+    if (cis_matrix_create(r->H, name, NULL, &M) == CIS_OK) R->format_bytes[f] = cis_matrix_bytes(M);
+    cis_matrix_free(M);
+  }
+}
+
+typedef struct cpu_op { const cis_matrix *M; const cis_csr *U; } cpu_op;
+static cis_status cpu_apply(void *c, const double *x, double *y) {
+  cpu_op *o = c;
+  return o->U ? cis_csr_symv_upper(o->U, x, y) : cis_matrix_spmv(o->M, 1.0, x, 0.0, y);
+}
+
+/* Davidson's guesses for nvec roots: the caller's vectors (o->guess, C1 or
+ * space order; compressed when Davidson runs on compact vectors) then, when
+ * they are fewer than the roots, P-space vectors; made exactly
+ * (anti)symmetric under alpha <-> beta on the direct path (every product
+ * can be a half sigma). */
+cis_status ci_run_guesses(ci_run *r, int nvec, double **guess, int *ng) {
+  cis_status st;
+  const cis_ci_solve_opts *o = r->o;
+  const int compact = r->opc != NULL;
+  const cis_int n = r->D ? cis_ci_direct_size(r->D) : cis_ci_space_size(r->S);
+  const cis_int len = compact ? cis_ci_direct_compact_size(r->D) : n;
+  const double *diag = compact ? cis_operator_diagonal(r->opc) : r->D ? r->gdiag : r->diag;
+  int given = o->guess ? o->nguess : 0, np = o->pspace > 0 ? o->pspace : CIS_CI_PSPACE_DEFAULT;
+  int pvec = given >= r->nr ? 0 : nvec;
+  if (pvec > len) pvec = (int)len;
+  if (np < pvec) np = pvec;
+  const int total = given + pvec, cap = r->D ? 2 * total : total; /* room for the antisymmetric parts */
+  double *g = malloc((size_t)cap * (size_t)len * sizeof(double));
+  *guess = NULL;
+  if (!g) return cis_error(CIS_ERR_ALLOC, "cannot allocate %d guess vectors of %lld determinants", cap, (long long)len);
+  for (int k = 0; k < given; ++k) {
+    const double *v = o->guess + (size_t)k * (size_t)n;
+    if (compact) cis_ci_direct_compress(r->D, v, g + (size_t)k * (size_t)len);
+    else memcpy(g + (size_t)k * (size_t)len, v, (size_t)n * sizeof(double));
+  }
+  double *p = g + (size_t)given * (size_t)len;
+  int used = 0;
+  if (pvec > 0) {
+    if (compact) CIS_TRY(cis_ci_pspace_guess_compact(r->F, r->D, diag, np, pvec, p, &used, NULL));
+    else if (r->D) CIS_TRY(cis_ci_pspace_guess_direct(r->F, r->D, diag, np, pvec, p, &used, NULL));
+    else CIS_TRY(cis_ci_pspace_guess(r->F, r->S, diag, np, pvec, p, &used, NULL));
+  }
+  r->R->pspace_used = used;
+  int out = total;
+  if (r->D) CIS_TRY(compact ? cis_ci_direct_compact_pure_guesses(r->D, g, total, cap, &out)
+                            : cis_ci_direct_pure_guesses(r->D, g, total, cap, &out));
+  *guess = g;
+  *ng = out;
+  return CIS_OK;
+cleanup:
+  free(g);
+  return st;
+}
+
+/* Davidson for r->nr roots from the guesses, then <S^2> of each root.
+ * Blocked by irreps (r->opc): the diagonal, the guesses and the roots are
+ * compact (ISYM determinants only); the roots are expanded to C1 order for
+ * <S^2> and the result. */
+static cis_status solve_roots(ci_run *r) {
+  cis_status st;
+  const cis_ci_solve_opts *o = r->o;
+  const int nr = r->nr, compact = r->opc != NULL;
+  const cis_int n = r->D ? cis_ci_direct_size(r->D) : cis_ci_space_size(r->S);
+  const cis_int ng = compact ? cis_ci_direct_compact_size(r->D) : n;
+  const double *diag = compact ? cis_operator_diagonal(r->opc) : r->D ? r->gdiag : r->diag;
+  const int need_c1 = !compact || !o->no_s2 || o->keep_vectors;
+  double *guess = NULL, *vc = NULL;
+  int nvec = nr + 4 < 2 * nr + 2 ? nr + 4 : 2 * nr + 2;
+  if (r->G) nvec = nr; /* on the GPU every extra guess costs a sigma of the first iteration */
+  if (o->spin_penalty > 0) nvec += nr + 4; /* the penalty lifts P-space vectors of other spins */
+  free(r->evals); free(r->evecs); free(r->s2);
+  r->evecs = NULL;
+  r->evals = malloc((size_t)nr * sizeof(double));
+  if (need_c1) r->evecs = malloc((size_t)nr * (size_t)n * sizeof(double));
+  r->s2 = malloc((size_t)nr * sizeof(double));
+  if (compact) vc = malloc((size_t)nr * (size_t)ng * sizeof(double));
+  if (!r->evals || (need_c1 && !r->evecs) || !r->s2 || (compact && !vc))
+    { st = cis_error(CIS_ERR_ALLOC, "cannot allocate %d CI vectors of %lld determinants", nr, (long long)n); goto cleanup; }
+  int nguess = 0;
+  double t_guess = cis_wtime();
+  CIS_TRY(ci_run_guesses(r, nvec, &guess, &nguess));
+  r->R->t_guess = cis_wtime() - t_guess;
+  cis_davidson_opts d = cis_davidson_opts_default();
+  d.roots = nr;
+  d.tol = o->tol;
+  if (o->etol > 0) d.etol = o->etol;
+  d.verbose = o->verbose;
+  d.max_iter = o->max_iter;
+  d.block_products = o->block_products;
+  d.guess = guess;
+  d.nguess = nguess;
+  int max_sub = 8 * nr > 24 ? 8 * nr : 24;
+  if (o->max_sub > max_sub) max_sub = o->max_sub;
+  d.max_sub = max_sub;
+  /* corrections kept exactly alpha <-> beta pure (every product a half
+   * sigma); compact vectors on the GPU have no device projection yet */
+  if (r->D && !(compact && r->G) && !r->pen) {
+    d.correct = r->G ? cis_ci_direct_gpu_correct : compact ? cis_ci_direct_correct_compact : cis_ci_direct_correct_c1;
+    d.correct_ctx = r->G ? (void *)r->G : (void *)r->D;
+  }
+  cis_ci_result *R = r->R;
+  if (compact) {
+    st = cis_davidson_operator(r->opc, diag, &d, r->evals, vc, &R->davidson);
+  } else if (r->D) {
+    st = cis_davidson_operator(r->pen ? r->pen : r->op, diag, &d, r->evals, r->evecs, &R->davidson);
+  } else if (r->plan) {
+    st = cis_ci_davidson_gpu_plan(r->plan, r->diag, &d, r->evals, r->evecs, &R->davidson, &R->gpu_stats);
+  } else if (o->gpu) {
+    st = cis_ci_davidson_gpu(r->M, R->kernel[0] ? R->kernel : NULL, r->diag, &d, r->evals, r->evecs, &R->davidson,
+                             &R->gpu_stats);
+  } else {
+    cpu_op op = {r->M, o->symmetric ? r->H : NULL};
+    st = cis_davidson(n, r->diag, cpu_apply, &op, &d, r->evals, r->evecs, &R->davidson);
+  }
+  if (st == CIS_ERR_NOT_CONVERGED && o->accept_unconverged) st = CIS_OK; /* the result says converged = 0 */
+  if (st != CIS_OK) goto cleanup;
+  double t_s2 = cis_wtime();
+  for (int k = 0; k < nr; ++k) {
+    r->s2[k] = NAN;
+    if (compact && need_c1) cis_ci_direct_expand(r->D, vc + (size_t)k * (size_t)ng, r->evecs + (size_t)k * (size_t)n);
+    if (o->no_s2) continue;
+    CIS_TRY(r->D ? cis_ci_s2_direct(r->F, r->D, r->evecs + (size_t)k * (size_t)n, &r->s2[k])
+                 : cis_ci_s2(r->F, r->S, r->evecs + (size_t)k * (size_t)n, &r->s2[k]));
+  }
+  R->t_s2 = cis_wtime() - t_s2;
+  r->nroots = nr;
+  st = CIS_OK;
+cleanup:
+  free(guess);
+  free(vc);
+  return st;
+}
+
+/* The reported roots: all (no spin filter) or those with <S^2> = S(S+1);
+ * returns how many of the o->roots asked for were found. */
+static int select_roots(ci_run *r) {
+  int got = 0;
+  const cis_ci_solve_opts *o = r->o;
+  for (int k = 0; k < r->nroots && got < o->roots; ++k)
+    if (o->spin < 0 || fabs(r->s2[k] - o->spin * (o->spin + 1)) < 1e-3) r->pick[got++] = k;
+  return got;
+}
+
+cis_status ci_run_roots(ci_run *r) {
+  const cis_ci_solve_opts *o = r->o;
+  cis_int n = r->D ? cis_ci_direct_size(r->D) : cis_ci_space_size(r->S);
+  if (r->nr > n) r->nr = (int)n;
+  free(r->pick);
+  r->pick = malloc((size_t)o->roots * sizeof(int));
+  if (!r->pick) return cis_error(CIS_ERR_ALLOC, "cannot allocate %d root indices", o->roots);
+  for (;;) { /* spin filter: more roots until o->roots of spin S are among them */
+    cis_status st = solve_roots(r);
+    if (st != CIS_OK) return st;
+    int got = select_roots(r);
+    if (got == o->roots) break;
+    if (r->nr >= r->cap || r->nr >= n) {
+      char list[512];
+      size_t len = 0;
+      for (int k = 0; k < r->nroots && len + 24 < sizeof list; ++k)
+        len += (size_t)snprintf(list + len, sizeof list - len, "%s%.4f", k ? " " : "", r->s2[k]);
+      return cis_error(CIS_ERR_NOT_FOUND, "only %d root(s) of spin S=%g among the lowest %d (<S^2>: %s)", got, o->spin,
+                       r->nroots, list);
+    }
+    r->nr = 2 * r->nr < r->cap ? 2 * r->nr : r->cap;
+  }
+  return CIS_OK;
+}
+
+/* The GPU kernel of symmetric storage: o->kernel, else sym-seg (on the H2O
+ * 6-31G FCI Hamiltonian 2x faster than csr-sym, bench/results). */
+static const char *sym_kernel(const cis_ci_solve_opts *o) { return o->kernel ? o->kernel : "sym-seg"; }
+
+/* The stored path: the determinant list (kept by r->keep), H built on the
+ * CPU or the GPU in the chosen format, its diagonal, Davidson. */
+static cis_status solve_stored(ci_run *r, int build_gpu) {
+  cis_status st;
+  const cis_ci_solve_opts *o = r->o;
+  cis_ci_result *R = r->R;
+  char key[600];
+  ci_space_key(r->F, o, 0, key, sizeof key);
+  if (!r->keep->S || strcmp(key, r->keep->key_S)) {
+    cis_ci_space_free(r->keep->S);
+    r->keep->S = NULL;
+    CIS_TRY(cis_ci_space_create_bits(r->F, o->level, &R->ref_alpha, &R->ref_beta, &r->keep->S));
+    snprintf(r->keep->key_S, sizeof r->keep->key_S, "%s", key);
+  }
+  r->S = r->keep->S;
+  cis_int n = cis_ci_space_size(r->S);
+  R->size = R->determinants = n;
+  R->alpha_strings = cis_ci_space_nalpha_strings(r->S);
+  R->beta_strings = cis_ci_space_nbeta_strings(r->S);
+  if (o->roots > n) return cis_error(CIS_ERR_INVALID, "--roots %d exceeds the %lld determinants", o->roots, (long long)n);
+  /* the stored matrix from sampled rows: refuse now rather than after a
+   * counting pass over every row (90% of the estimate, as it is one) */
+  CIS_TRY(cis_ci_hamiltonian_nnz_estimate(r->F, r->S, o->symmetric, sample_rows(&R->counts), &R->nnz_estimate,
+                                          &R->nnz_sampled));
+  double mat = 0.9 * R->nnz_estimate * 12 + 8.0 * (double)(n + 1);
+  cis_gpu_info gi;
+  if (!build_gpu && R->mem_limit > 0 && R->need.direct + mat > (double)R->mem_limit)
+    return cis_error(CIS_ERR_TOO_LARGE,
+                     "the stored Hamiltonian of %lld determinants, about %.4g nonzeros (from %lld sampled rows), needs "
+                     "%.1f GiB with the space and vectors; this process may use %.1f GiB (%s)",
+                     (long long)n, R->nnz_estimate, (long long)R->nnz_sampled, gib(R->need.direct + mat),
+                     gib((double)R->mem_limit), R->mem_why);
+  if (build_gpu && cis_gpu_get_info(&gi) == CIS_OK && gi.free_mem > 0 && mat + R->need.vectors > (double)gi.free_mem)
+    return cis_error(CIS_ERR_TOO_LARGE,
+                     "the Hamiltonian of %lld determinants, about %.4g nonzeros (from %lld sampled rows), and the "
+                     "Davidson vectors need %.1f GiB on the GPU; %s has %.1f GiB free",
+                     (long long)n, R->nnz_estimate, (long long)R->nnz_sampled, gib(mat + R->need.vectors), gi.name,
+                     gib((double)gi.free_mem));
+  double tb = cis_wtime();
+  if (build_gpu) {
+    if (o->symmetric) CIS_TRY(cis_ci_hamiltonian_gpu_upper(r->F, r->S, sym_kernel(o), &r->plan, &R->nnz));
+    else CIS_TRY(cis_ci_hamiltonian_gpu(r->F, r->S, &r->plan, &R->nnz));
+    R->t_build = cis_wtime() - tb;
+  } else {
+    CIS_TRY(cis_ci_hamiltonian(r->F, r->S, o->symmetric, &r->H));
+    R->t_build = cis_wtime() - tb;
+    R->nnz = r->H->nnz;
+    if (o->save) CIS_TRY(cis_save(o->save, r->H));
+    /* symmetric storage on the GPU from the host-built upper triangle */
+    if (o->gpu && o->symmetric) CIS_TRY(cis_gpu_plan_create_symmetric(r->H, sym_kernel(o), 0, &r->plan));
+  }
+  if (r->H && !o->symmetric) {
+    cis_format_params p = cis_format_params_default(); /* hyb: BOUNDARY < 0 = chosen from the matrix */
+    const char *format = o->format ? o->format : "auto", *kernel = o->kernel;
+    p.float_values = o->float_values;
+    if (!strcmp(format, "auto") && p.float_values) { /* the one format with float values under double vectors */
+      fprintf(stderr, "--format auto with --values float: sell16\n");
+      format = "sell16";
+    } else if (!strcmp(format, "auto")) {
+      cis_format_choice ch;
+      CIS_TRY(cis_format_auto(r->H, p.dtype, &ch));
+      fprintf(stderr, "--format auto: %s\n", ch.reason);
+      const cis_dtype t = p.dtype;
+      format = ch.format;
+      p = ch.params;
+      p.dtype = t;
+      if (!kernel) kernel = ch.kernel;
+    }
+    if (kernel) snprintf(R->kernel, sizeof R->kernel, "%s", kernel);
+    CIS_TRY(cis_matrix_create(r->H, format, &p, &r->M));
+    snprintf(R->format, sizeof R->format, "%s", cis_matrix_format_name(r->M));
+    cis_hyb_split h;
+    if (!strcmp(R->format, "hyb")) {
+      CIS_TRY(cis_matrix_hyb_split(r->M, &h));
+      R->boundary = h.boundary;
+    }
+  } else {
+    snprintf(R->format, sizeof R->format, "%s", o->symmetric ? "csr-upper" : "csr");
+  }
+  if (r->H) format_memory(r);
+  R->matrix_bytes = r->plan ? cis_gpu_plan_bytes(r->plan) : cis_csr_bytes(r->H);
+  R->symmetric_plan = r->plan && cis_gpu_plan_is_symmetric(r->plan);
+  if (r->plan && R->symmetric_plan) snprintf(R->kernel, sizeof R->kernel, "%s", cis_gpu_plan_kernel(r->plan));
+  r->diag = malloc((size_t)n * sizeof(double));
+  if (!r->diag) return cis_error(CIS_ERR_ALLOC, "cannot allocate the Hamiltonian diagonal (%lld doubles)", (long long)n);
+  CIS_TRY(cis_ci_diagonal_all(r->F, r->S, r->diag));
+  if (R->no_reference) { /* E_corr relative to the lowest determinant */
+    double lo = r->diag[0];
+    for (cis_int i = 1; i < n; ++i) if (r->diag[i] < lo) lo = r->diag[i];
+    R->e_reference = lo + r->F->ecore;
+  }
+  return ci_run_roots(r);
+cleanup:
+  return st;
+}
+
+/* --count: the space and an exact nonzero count where that is quick, else an
+ * estimate from sampled rows where the space is quick to build. */
+static cis_status count_only(ci_run *r) {
+  cis_status st;
+  const cis_ci_solve_opts *o = r->o;
+  cis_ci_result *R = r->R;
+  double dets = R->counts.determinants;
+  R->nnz_counted = R->counts.nnz_bound <= 5e7 && dets <= 2e6;
+  if (R->nnz_counted) {
+    CIS_TRY(cis_ci_space_create_bits(r->F, o->level, &R->ref_alpha, &R->ref_beta, &r->S));
+    double tb = cis_wtime();
+    CIS_TRY(cis_ci_hamiltonian_nnz(r->F, r->S, o->symmetric, &R->count_nnz, &R->count_max_row));
+    R->t_build = cis_wtime() - tb;
+  } else if (dets <= 5e7) {
+    CIS_TRY(cis_ci_space_create_bits(r->F, o->level, &R->ref_alpha, &R->ref_beta, &r->S));
+    CIS_TRY(cis_ci_hamiltonian_nnz_estimate(r->F, r->S, o->symmetric, sample_rows(&R->counts), &R->nnz_estimate,
+                                            &R->nnz_sampled));
+  }
+  st = CIS_OK;
+cleanup:
+  cis_ci_space_free(r->S);
+  r->S = NULL;
+  return st;
+}
+
+/* The reference determinant (o->occ, else aufbau of symmetry ISYM; full CI
+ * needs none), its energy, the closed-form sizes and the memory limit. */
+static cis_status reference_and_sizes(ci_run *r) {
+  cis_status st;
+  const cis_ci_solve_opts *o = r->o;
+  cis_ci_result *R = r->R;
+  if (o->occ) {
+    CIS_TRY(cis_ci_parse_occ_bits(r->F, o->occ, &R->ref_alpha, &R->ref_beta));
+  } else if ((st = cis_ci_find_reference_bits(r->F, &R->ref_alpha, &R->ref_beta)) != CIS_OK) {
+    if (o->level >= 0) return st; /* truncated CI needs a reference of symmetry ISYM */
+    int na = cis_fcidump_nalpha(r->F), nb = cis_fcidump_nbeta(r->F);
+    memset(&R->ref_alpha, 0, sizeof R->ref_alpha);
+    memset(&R->ref_beta, 0, sizeof R->ref_beta);
+    for (int p = 0; p < na; ++p) R->ref_alpha.w[p / 64] |= 1ull << (p % 64);
+    for (int p = 0; p < nb; ++p) R->ref_beta.w[p / 64] |= 1ull << (p % 64);
+    R->no_reference = 1;
+  }
+  R->e_reference = cis_ci_diagonal_bits(r->F, &R->ref_alpha, &R->ref_beta) + r->F->ecore;
+  CIS_TRY(cis_ci_count_bits(r->F, o->level, &R->ref_alpha, &R->ref_beta, &R->counts));
+  R->mem_limit = cis_host_memory_limit(R->mem_why, sizeof R->mem_why);
+  st = CIS_OK;
+cleanup:
+  return st;
+}
+
+/* The reported roots into the result: energies (core included), <S^2>, and
+ * with keep_vectors the vectors and their determinants. */
+static cis_status fill_roots(ci_run *r) {
+  const cis_ci_solve_opts *o = r->o;
+  cis_ci_result *R = r->R;
+  const cis_int n = r->D ? cis_ci_direct_size(r->D) : cis_ci_space_size(r->S);
+  R->roots = o->roots;
+  R->computed = r->nroots;
+  R->size = n;
+  R->energies = malloc((size_t)o->roots * sizeof(double));
+  R->s2 = malloc((size_t)o->roots * sizeof(double));
+  R->state = malloc((size_t)o->roots * sizeof(int));
+  if (!R->energies || !R->s2 || !R->state) return cis_error(CIS_ERR_ALLOC, "cannot allocate the result of %d roots", o->roots);
+  for (int k = 0; k < o->roots; ++k) {
+    R->state[k] = r->pick[k];
+    R->energies[k] = r->evals[r->pick[k]] + r->F->ecore;
+    R->s2[k] = r->s2[r->pick[k]];
+  }
+  R->converged = R->davidson.converged >= r->nroots;
+  if (r->D) { /* the sigma's counters at the end of the solve */
+    cis_ci_direct_get_info(r->D, &R->direct);
+    if (r->G) cis_ci_direct_gpu_get_info(r->G, &R->direct_gpu);
+    R->half_sigmas = r->G ? R->direct_gpu.half_sigmas : R->direct.half_sigmas;
+  }
+  if (!o->keep_vectors) return CIS_OK;
+  R->vectors = malloc((size_t)o->roots * (size_t)n * sizeof(double));
+  R->det_alpha = malloc((size_t)n * sizeof(uint64_t));
+  R->det_beta = malloc((size_t)n * sizeof(uint64_t));
+  if (!R->vectors || !R->det_alpha || !R->det_beta)
+    return cis_error(CIS_ERR_ALLOC, "cannot allocate %d result vectors of %lld determinants", o->roots, (long long)n);
+  for (int k = 0; k < o->roots; ++k)
+    memcpy(R->vectors + (size_t)k * (size_t)n, r->evecs + (size_t)r->pick[k] * (size_t)n, (size_t)n * sizeof(double));
+  if (r->D) {
+    for (cis_int i = 0; i < n; ++i) cis_ci_direct_det(r->D, i, &R->det_alpha[i], &R->det_beta[i]);
+    return CIS_OK;
+  }
+  if (r->F->norb > 64) return cis_error(CIS_ERR_UNSUPPORTED, "determinants of more than 64 orbitals in one word");
+  return cis_ci_space_dets(r->S, R->det_alpha, R->det_beta);
+}
+
+static void run_release(ci_run *r) {
+  cis_operator_free(r->pen);
+  cis_operator_free(r->op);
+  cis_operator_free(r->opc);
+  r->pen = r->op = r->opc = NULL;
+  cis_matrix_free(r->M);
+  cis_gpu_plan_free(r->plan);
+  cis_csr_free(r->H);
+  r->M = NULL, r->plan = NULL, r->H = NULL;
+  free(r->diag);
+  free(r->gdiag);
+  r->diag = r->gdiag = NULL;
+  free(r->evals);
+  free(r->evecs);
+  free(r->s2);
+  free(r->pick);
+  r->evals = r->evecs = r->s2 = NULL;
+  r->pick = NULL;
+}
+
+/* The solve proper on r (F, o, R set; R's clock running from t0). */
+static cis_status run(ci_run *r, double t0) {
+  cis_status st;
+  const cis_ci_solve_opts *o = r->o;
+  cis_ci_result *R = r->R;
+  CIS_TRY(check_options(r->F, o));
+  if (o->gpus != 0 || o->cpu_parts > 0) {
+    R->why = "";
+    CIS_TRY(ci_run_distributed(r));
+    R->t_total = cis_wtime() - t0;
+    return CIS_OK;
+  }
+  CIS_TRY(reference_and_sizes(r));
+  r->cap = R->counts.determinants < 64 ? (int)R->counts.determinants : 64;
+  r->nr = o->spin < 0 ? o->roots : (2 * o->roots + 4 < r->cap ? 2 * o->roots + 4 : r->cap);
+  cis_ci_memory(&R->counts, r->nr, R->counts.nnz_bound, &R->need);
+  if (o->count_only) return count_only(r);
+  double dets = R->counts.determinants;
+  if (dets > (double)INT32_MAX)
+    return cis_error(CIS_ERR_TOO_LARGE, "%.4g determinants exceed the 32-bit index range (2^31 - 1); `--count` gives the sizes",
+                     dets);
+  if (o->method == CIS_CI_METHOD_DIRECT && r->F->norb > CIS_CI_DIRECT_MAX_ORB)
+    return cis_error(CIS_ERR_UNSUPPORTED,
+                     "--method direct (matrix-free full CI) supports NORB <= %d, the file has NORB = %d; "
+                     "--method stored runs up to NORB = %d", CIS_CI_DIRECT_MAX_ORB, r->F->norb, CIS_CI_MAX_ORB);
+  if (o->method == CIS_CI_METHOD_DIRECT && o->level >= 0)
+    return cis_error(CIS_ERR_INVALID, "the direct method is full CI only; truncated CI needs the stored method");
+  R->why = "";
+  r->direct = o->method == CIS_CI_METHOD_DIRECT || (o->method == CIS_CI_METHOD_AUTO && auto_direct(r->F, o, &R->why));
+  R->method = r->direct ? CIS_CI_METHOD_DIRECT : CIS_CI_METHOD_STORED;
+  if (o->spin_penalty > 0 && !r->direct)
+    return cis_error(CIS_ERR_UNSUPPORTED, "the spin penalty (fix_spin_) needs the direct method (NORB <= %d, full CI)",
+                     CIS_CI_DIRECT_MAX_ORB);
+  /* the spin penalty is a host operator: the direct sigma on the CPU */
+  R->gpu = o->gpu && !(r->direct && o->spin_penalty > 0);
+  /* the direct GPU path keeps Davidson's vectors on the device (checked there) */
+  if (R->mem_limit > 0 && !(r->direct && R->gpu) && R->need.direct > (double)R->mem_limit)
+    return cis_error(CIS_ERR_TOO_LARGE,
+                     "%.4g determinants need %.1f GiB before the Hamiltonian (space %.1f GiB + Davidson vectors %.1f GiB "
+                     "for %d roots), this process may use %.1f GiB (%s)",
+                     dets, gib(R->need.direct), gib(R->need.space), gib(R->need.vectors), r->nr, gib((double)R->mem_limit),
+                     R->mem_why);
+  cis_gpu_info gi;
+  if (R->gpu && cis_gpu_get_info(&gi) == CIS_OK && gi.free_mem > 0 && R->need.vectors > (double)gi.free_mem)
+    return cis_error(CIS_ERR_TOO_LARGE,
+                     "%.4g determinants need %.1f GiB of Davidson vectors on the GPU for %d roots (before the "
+                     "Hamiltonian); %s has %.1f GiB free",
+                     dets, gib(R->need.vectors), r->nr, gi.name, gib((double)gi.free_mem));
+  if (!r->direct && o->repeat > 1)
+    return cis_error(CIS_ERR_INVALID, "--repeat needs the direct method (auto chose stored: %s)", R->why);
+  if (!r->direct) {
+    R->build_gpu = o->build < 0 ? R->gpu : o->build;
+    CIS_TRY(solve_stored(r, R->build_gpu));
+    CIS_TRY(fill_roots(r));
+    R->t_total = cis_wtime() - t0;
+    return CIS_OK;
+  }
+  R->repeats = o->repeat;
+  for (int rep = 0; rep < o->repeat; ++rep) {
+    if (rep) { /* everything after the parse made again: a warm process */
+      run_release(r);
+      cis_ci_direct_gpu_free(r->keep->G);
+      cis_ci_direct_free(r->keep->D);
+      r->keep->G = NULL, r->keep->D = NULL, r->keep->key_D[0] = 0;
+      r->nr = o->spin < 0 ? o->roots : (2 * o->roots + 4 < r->cap ? 2 * o->roots + 4 : r->cap);
+    }
+    double t_rep = cis_wtime();
+    CIS_TRY(ci_run_setup_direct(r));
+    CIS_TRY(ci_run_roots(r));
+    R->to_solution[rep] = cis_wtime() - t_rep - R->t_timing - R->t_s2;
+  }
+  CIS_TRY(fill_roots(r));
+  R->t_total = cis_wtime() - t0;
+  return CIS_OK;
+cleanup:
+  return st;
+}
+
+/* A new result for F (not owned). */
+static cis_status result_new(const cis_fcidump *F, cis_ci_result **out) {
+  cis_ci_result *R = calloc(1, sizeof *R);
+  *out = R;
+  if (!R) return cis_error(CIS_ERR_ALLOC, "cannot allocate a CI result");
+  R->fcidump = F;
+  R->why = "";
+  R->repeats = 1;
+  for (int f = 0; f < CIS_CI_MAX_FORMATS; ++f) R->format_bytes[f] = R->format_estimate[f] = -1;
+  return CIS_OK;
+}
+
+/* The solve of F (owned by the result when own_F) through s, the clock from t0. */
+static cis_status solve(cis_ci_solver *s, const cis_fcidump *F, const cis_ci_solve_opts *o, double t0, double t_parse,
+                        cis_fcidump *own_F, cis_ci_result **out) {
+  cis_status st;
+  cis_ci_solver *mine = NULL;
+  cis_ci_result *R = NULL;
+  ci_run r;
+  memset(&r, 0, sizeof r);
+  if (out) *out = NULL;
+  if (!out) { cis_fcidump_free(own_F); return cis_error(CIS_ERR_INVALID, "cis_ci_solve: NULL result pointer"); }
+  if ((st = result_new(F, &R)) != CIS_OK) { cis_fcidump_free(own_F); return st; }
+  R->internal = own_F;
+  R->t_parse = t_parse;
+  if (!s && (st = cis_ci_solver_create(&mine)) != CIS_OK) goto cleanup;
+  r.o = o;
+  r.keep = s ? s : mine;
+  r.F = F;
+  r.R = R;
+  st = run(&r, t0);
+cleanup:
+  run_release(&r);
+  cis_ci_solver_free(mine);
+  if (st != CIS_OK) { cis_ci_result_free(R); return st; }
+  *out = R;
+  return CIS_OK;
+}
+
+cis_status cis_ci_solver_solve(cis_ci_solver *s, const cis_fcidump *F, const cis_ci_solve_opts *o, cis_ci_result **out) {
+  if (o && o->gpu && cis_gpu_count(NULL, 0) > 0) cis_gpu_sync(); /* the CUDA context before the clock */
+  return solve(s, F, o, cis_wtime(), 0, NULL, out);
+}
+
+cis_status cis_ci_solve(const cis_fcidump *F, const cis_ci_solve_opts *o, cis_ci_result **out) {
+  return cis_ci_solver_solve(NULL, F, o, out);
+}
+
+cis_status cis_ci_solve_file(const char *path, const cis_ci_solve_opts *o, cis_ci_result **out) {
+  cis_status st;
+  cis_fcidump *F = NULL;
+  if (out) *out = NULL;
+  if (!path || !o) return cis_error(CIS_ERR_INVALID, "cis_ci_solve_file: NULL argument");
+  /* the CUDA context is made before the clock starts (a library user pays it
+   * once per process, not per solve) */
+  if (o->gpu && cis_gpu_count(NULL, 0) > 0) cis_gpu_sync();
+  double t0 = cis_wtime();
+  if ((st = cis_fcidump_read(path, &F)) != CIS_OK) return st;
+  double t_parse = cis_wtime() - t0;
+  if (o->isym >= 0 && (st = cis_fcidump_set_isym(F, o->isym)) != CIS_OK) { cis_fcidump_free(F); return st; }
+  return solve(NULL, F, o, t0, t_parse, F, out);
+}
+
+void cis_ci_result_free(cis_ci_result *r) {
+  if (!r) return;
+  free(r->energies);
+  free(r->s2);
+  free(r->state);
+  free(r->vectors);
+  free(r->det_alpha);
+  free(r->det_beta);
+  cis_fcidump_free(r->internal);
+  free(r);
+}
+
+cis_status cis_ci_solver_create(cis_ci_solver **out) {
+  if (!out) return cis_error(CIS_ERR_INVALID, "cis_ci_solver_create: NULL argument");
+  *out = calloc(1, sizeof **out);
+  return *out ? CIS_OK : cis_error(CIS_ERR_ALLOC, "cannot allocate a CI solver");
+}
+
+void cis_ci_solver_free(cis_ci_solver *s) {
+  if (!s) return;
+  cis_ci_direct_gpu_free(s->G);
+  cis_ci_direct_free(s->D);
+  cis_ci_space_free(s->S);
+  free(s);
+}
+
+cis_status cis_ci_solver_dets(cis_ci_solver *s, const cis_fcidump *F, const cis_ci_solve_opts *o, uint64_t *alpha,
+                              uint64_t *beta, cis_int *n) {
+  cis_status st;
+  if (!s || !F || !o || !n) return cis_error(CIS_ERR_INVALID, "cis_ci_solver_dets: NULL argument");
+  CIS_TRY(check_options(F, o));
+  if (o->gpus != 0 || o->cpu_parts > 0)
+    return cis_error(CIS_ERR_UNSUPPORTED, "warm-start guesses are not taken by the distributed path");
+  cis_ci_result R;
+  ci_run r;
+  memset(&r, 0, sizeof r);
+  memset(&R, 0, sizeof R);
+  r.o = o, r.keep = s, r.F = F, r.R = &R;
+  CIS_TRY(reference_and_sizes(&r));
+  if (R.counts.determinants > (double)INT32_MAX)
+    return cis_error(CIS_ERR_TOO_LARGE, "%.4g determinants exceed the 32-bit index range", R.counts.determinants);
+  const char *why;
+  r.direct = o->method == CIS_CI_METHOD_DIRECT || (o->method == CIS_CI_METHOD_AUTO && auto_direct(F, o, &why));
+  if (r.direct) {
+    r.nr = o->roots;
+    CIS_TRY(ci_run_direct_space(&r));
+    *n = cis_ci_direct_size(r.D);
+    if (alpha && beta)
+      for (cis_int i = 0; i < *n; ++i) cis_ci_direct_det(r.D, i, &alpha[i], &beta[i]);
+    return CIS_OK;
+  }
+  char key[600];
+  ci_space_key(F, o, 0, key, sizeof key);
+  if (!s->S || strcmp(key, s->key_S)) {
+    cis_ci_space_free(s->S);
+    s->S = NULL;
+    CIS_TRY(cis_ci_space_create_bits(F, o->level, &R.ref_alpha, &R.ref_beta, &s->S));
+    snprintf(s->key_S, sizeof s->key_S, "%s", key);
+  }
+  *n = cis_ci_space_size(s->S);
+  if (alpha && beta) {
+    if (F->norb > 64) return cis_error(CIS_ERR_UNSUPPORTED, "determinants of more than 64 orbitals in one word");
+    CIS_TRY(cis_ci_space_dets(s->S, alpha, beta));
+  }
+  return CIS_OK;
+cleanup:
+  return st;
+}

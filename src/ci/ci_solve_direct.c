@@ -1,0 +1,164 @@
+/* ci_solve_direct.c: the driver's matrix-free path (Olsen et al. 1988,
+ * Knowles & Handy 1984: the string-driven sigma, cis_ci_direct_*): the
+ * direct space kept in the solver across solves of one space (CASSCF's
+ * macro-iterations load new integrals into it), its operators on the CPU or
+ * the GPU, the spin penalty, and the separately timed sigma. */
+#include <stdlib.h>
+#include <string.h>
+#include "ci/ci_solve_internal.h"
+
+/* Davidson's vectors for nr roots: subspace, its products, Ritz vectors,
+ * residuals, diagonal (the subspace as solve_roots sizes it). */
+static int davidson_vectors(const cis_ci_solve_opts *o, int nr) {
+  int nvec = 2 * (nr + 4 < 2 * nr + 2 ? nr + 4 : 2 * nr + 2) + (o->spin_penalty > 0 ? 2 * (nr + 4) : 0);
+  int max_sub = 8 * nr > 24 ? 8 * nr : 24;
+  if (o->max_sub > max_sub) max_sub = o->max_sub;
+  if (max_sub < nvec + nr) max_sub = nvec + nr;
+  return 2 * max_sub + 3 * nr + 1;
+}
+
+cis_status ci_run_direct_space(ci_run *r) {
+  cis_status st;
+  const cis_ci_solve_opts *o = r->o;
+  cis_ci_solver *s = r->keep;
+  const int nr = r->nr, dav = davidson_vectors(o, nr);
+  const int gpu = r->R->gpu;
+  /* on the GPU the host holds the guesses, the results and the diagonal
+   * only; blocked by irreps (ORBSYM/ISYM not all 1, no projection) only the
+   * roots in C1 order (for <S^2>), the rest compact */
+  const int blocked = ci_has_symmetry(r->F) && !o->symmetry_projection;
+  const int nvec = 2 * (nr + 4 < 2 * nr + 2 ? nr + 4 : 2 * nr + 2);
+  cis_ci_direct_opts dopt = cis_ci_direct_opts_default();
+  dopt.no_time_reversal = o->no_time_reversal;
+  dopt.symmetry_projection = o->symmetry_projection;
+  dopt.vectors = gpu ? (blocked ? nr + 1 : nvec + nr + 1) : dav;
+  char key[600];
+  ci_space_key(r->F, o, 1, key, sizeof key);
+  size_t k = strlen(key);
+  snprintf(key + k, sizeof key - k, "|%d", dopt.vectors);
+  if (s->D && !strcmp(key, s->key_D)) { /* the same space: new integrals only */
+    CIS_TRY(cis_ci_direct_set_integrals(s->D, r->F));
+    if (s->G) CIS_TRY(cis_ci_direct_gpu_set_integrals(s->G));
+  } else {
+    cis_ci_direct_gpu_free(s->G);
+    cis_ci_direct_free(s->D);
+    s->G = NULL, s->D = NULL, s->G_vectors = 0;
+    CIS_TRY(cis_ci_direct_create(r->F, &dopt, &s->D));
+    snprintf(s->key_D, sizeof s->key_D, "%s", key);
+  }
+  if (gpu && (!s->G || s->G_vectors < dav)) {
+    cis_ci_direct_gpu_free(s->G);
+    s->G = NULL;
+    cis_ci_direct_gpu_opts go = cis_ci_direct_gpu_opts_default();
+    go.vectors = dav;
+    if (o->gpu_leave_free > 0) { /* the workspace leaves room for what the caller does next (RDMs) */
+      cis_gpu_info gi;
+      CIS_TRY(cis_gpu_get_info(&gi));
+      int64_t work = gi.free_mem - 8 * (int64_t)cis_ci_direct_size(s->D) * dav - o->gpu_leave_free;
+      go.work_bytes = work > ((int64_t)256 << 20) ? work : (int64_t)256 << 20;
+    }
+    CIS_TRY(cis_ci_direct_gpu_create(s->D, &go, &s->G));
+    s->G_vectors = dav;
+  }
+  r->D = s->D;
+  r->G = gpu ? s->G : NULL;
+  st = CIS_OK;
+cleanup:
+  return st;
+}
+
+/* A pseudo-random vector of n entries (xorshift), symmetric under
+ * alpha <-> beta when na == nb strings and sym is set. */
+static void random_vector(double *c, cis_int n, cis_int na, cis_int nb, int sym) {
+  uint64_t x = 0x2545f4914f6cdd1dull;
+  for (cis_int A = 0; sym && A < na; ++A)
+    for (cis_int B = 0; B <= A; ++B) {
+      x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+      c[A * nb + B] = c[B * nb + A] = (double)(x >> 11) / 9007199254740992.0 - 0.5;
+    }
+  for (cis_int i = 0; !sym && i < n; ++i) {
+    x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+    c[i] = (double)(x >> 11) / 9007199254740992.0 - 0.5;
+  }
+}
+
+/* One sigma and one half sigma on the GPU, medians of 5, timed apart (not
+ * part of the time to solution). */
+static cis_status time_sigma(ci_run *r) {
+  cis_status st;
+  cis_ci_result *R = r->R;
+  const cis_ci_solve_opts *o = r->o;
+  double *c = NULL;
+  double t_sig = cis_wtime();
+  CIS_TRY(cis_ci_direct_gpu_time_sigma(r->G, NULL, 5, &R->sigma_ms));
+  const cis_int na = R->direct.alpha_strings, nb = R->direct.beta_strings;
+  if (R->direct.blocked && na == nb && !o->no_time_reversal) { /* a symmetric compact vector */
+    const cis_int nc = cis_ci_direct_compact_size(r->D);
+    int one = 1;
+    if (!(c = malloc((size_t)nc * sizeof(double))))
+      { st = cis_error(CIS_ERR_ALLOC, "cannot allocate a vector of %lld determinants", (long long)nc); goto cleanup; }
+    random_vector(c, nc, 0, 0, 0);
+    CIS_TRY(cis_ci_direct_compact_pure_guesses(r->D, c, 1, 1, &one)); /* (c + c^T) / 2: exactly symmetric */
+    CIS_TRY(cis_ci_direct_gpu_time_compact_sigma(r->G, c, 5, &R->sigma_half_ms));
+  } else if (na == nb && !o->no_time_reversal && cis_fcidump_nalpha(r->F) == cis_fcidump_nbeta(r->F)) {
+    const cis_int n = cis_ci_direct_size(r->D);
+    if (!(c = malloc((size_t)n * sizeof(double))))
+      { st = cis_error(CIS_ERR_ALLOC, "cannot allocate a vector of %lld determinants", (long long)n); goto cleanup; }
+    random_vector(c, n, na, nb, 1);
+    CIS_TRY(cis_ci_direct_gpu_time_sigma(r->G, c, 5, &R->sigma_half_ms));
+  }
+  R->t_timing = cis_wtime() - t_sig;
+  st = CIS_OK;
+cleanup:
+  free(c);
+  return st;
+}
+
+/* The spin penalty of PySCF's fix_spin_: H + shift (S^2 - ss), squared above
+ * the lowest spin (cis_ci_spin_penalty_operator), on the host sigma. */
+static cis_status spin_penalty(ci_run *r) {
+  const cis_ci_solve_opts *o = r->o;
+  double sz = abs(r->F->ms2) * 0.5, ss = o->spin_penalty_ss >= 0 ? o->spin_penalty_ss : sz * (sz + 1);
+  return cis_ci_spin_penalty_operator(r->op, r->F, r->D, o->spin_penalty, ss, &r->pen);
+}
+
+cis_status ci_run_setup_direct(ci_run *r) {
+  cis_status st;
+  const cis_ci_solve_opts *o = r->o;
+  cis_ci_result *R = r->R;
+  double tb = cis_wtime();
+  CIS_TRY(ci_run_direct_space(r));
+  cis_ci_direct_get_info(r->D, &R->direct);
+  const cis_int n = cis_ci_direct_size(r->D);
+  R->size = n;
+  R->determinants = R->direct.symmetry_determinants;
+  R->alpha_strings = R->direct.alpha_strings;
+  R->beta_strings = R->direct.beta_strings;
+  if (o->roots > n) return cis_error(CIS_ERR_INVALID, "--roots %d exceeds the %lld determinants", o->roots, (long long)n);
+  if (R->direct.blocked) { /* blocked by irreps: Davidson on compact vectors (ISYM determinants) */
+    CIS_TRY(r->G ? cis_ci_direct_gpu_compact_operator(r->G, NULL, &r->opc) : cis_ci_direct_compact_operator(r->D, &r->opc));
+    if (!r->G) CIS_TRY(cis_ci_direct_operator(r->D, &r->op));
+  } else {
+    if (!(r->gdiag = malloc((size_t)n * sizeof(double))))
+      return cis_error(CIS_ERR_ALLOC, "cannot allocate the diagonal of %lld determinants", (long long)n);
+    CIS_TRY(cis_ci_direct_diagonal(r->D, r->gdiag));
+    CIS_TRY(r->G ? cis_ci_direct_gpu_operator(r->G, r->gdiag, &r->op) : cis_ci_direct_operator(r->D, &r->op));
+  }
+  if (o->spin_penalty > 0) {
+    if (R->direct.blocked) { /* the penalty acts on C1 vectors: Davidson on those, the irreps by projection */
+      cis_operator_free(r->opc);
+      r->opc = NULL;
+      if (!r->gdiag && !(r->gdiag = malloc((size_t)n * sizeof(double))))
+        return cis_error(CIS_ERR_ALLOC, "cannot allocate the diagonal of %lld determinants", (long long)n);
+      CIS_TRY(cis_ci_direct_diagonal(r->D, r->gdiag));
+    }
+    CIS_TRY(spin_penalty(r));
+  }
+  R->t_build = cis_wtime() - tb; /* strings, links, pair matrix, diagonal, uploads */
+  R->t_timing = 0;
+  if (r->G && o->time_sigma) CIS_TRY(time_sigma(r));
+  if (r->G) cis_ci_direct_gpu_get_info(r->G, &R->direct_gpu);
+  st = CIS_OK;
+cleanup:
+  return st;
+}

@@ -1,0 +1,61 @@
+/* ci_solve_internal.h: the state of one CI solve (cis_ci_solve), shared by
+ * the driver's files: ci_solve.c (options, method, stored path, roots,
+ * result), ci_solve_direct.c (the matrix-free path and the kept space),
+ * ci_solve_dist.c (the stored H over several parts). */
+#ifndef CIS_CI_SOLVE_INTERNAL_H
+#define CIS_CI_SOLVE_INTERNAL_H
+#include "cisparse/cisparse.h"
+#include "cisparse/ci_solve.h"
+#include "core/internal.h"
+
+/* What a cis_ci_solver keeps between solves of one space. */
+struct cis_ci_solver {
+  cis_ci_direct *D;        /* the direct space (strings, links, workspace) */
+  cis_ci_direct_gpu *G;    /* its device side, room for G_vectors vectors */
+  int G_vectors;
+  cis_ci_space *S;         /* the stored path's determinant list */
+  char key_D[600], key_S[600]; /* what D and S were made for */
+};
+
+typedef struct ci_run {
+  const cis_ci_solve_opts *o;
+  cis_ci_solver *keep;     /* where D, G and S live (a private one for one-shot solves) */
+  const cis_fcidump *F;
+  cis_ci_result *R;
+  int direct;              /* the method that runs: 1 direct, 0 stored */
+  int nr;                  /* roots Davidson computes (more than asked with o->spin >= 0) */
+  int cap;                 /* at most this many with o->spin */
+  /* stored */
+  cis_ci_space *S;
+  cis_csr *H;
+  cis_gpu_plan *plan;
+  cis_matrix *M;
+  double *diag;
+  /* direct */
+  cis_ci_direct *D;
+  cis_ci_direct_gpu *G;
+  cis_operator *op, *opc, *pen; /* the sigma, its compact form (blocked by irreps), H under the spin penalty */
+  double *gdiag;           /* the direct diagonal handed to the GPU operator */
+  /* Davidson's results */
+  double *evals, *evecs, *s2;
+  int *pick;
+  int nroots;
+} ci_run;
+
+/* Davidson for r->nr roots and more (up to r->cap) until o->roots of spin
+ * o->spin are among them (ci_solve.c). */
+cis_status ci_run_roots(ci_run *r);
+/* The direct path: space (kept in r->keep), operators, sigma timing (ci_solve_direct.c). */
+cis_status ci_run_setup_direct(ci_run *r);
+/* The direct space of F for o, made or reused from r->keep. */
+cis_status ci_run_direct_space(ci_run *r);
+/* The stored H over o->gpus GPUs or o->cpu_parts host parts, Davidson on it (ci_solve_dist.c). */
+cis_status ci_run_distributed(ci_run *r);
+/* P-space guesses (caller's vectors first) for nvec roots; *guess (malloc'd), *ng vectors. */
+cis_status ci_run_guesses(ci_run *r, int nvec, double **guess, int *ng);
+/* A key naming F's space and what of o shapes it, for the kept spaces. */
+void ci_space_key(const cis_fcidump *F, const cis_ci_solve_opts *o, int direct, char *key, size_t len);
+/* 1 when F has point-group symmetry (ISYM or an ORBSYM not 1). */
+int ci_has_symmetry(const cis_fcidump *F);
+
+#endif
