@@ -101,6 +101,7 @@ typedef struct cis_ci_result {
   /* stored */
   cis_int nnz;
   char format[24], kernel[32];   /* format and GPU kernel that ran ("" none) */
+  char format_reason[192];       /* format auto: what it read and chose ("" not auto) */
   int symmetric_plan;            /* symmetric storage on the GPU */
   int64_t matrix_bytes;          /* host CSR or device bytes of H */
   int64_t format_bytes[CIS_CI_MAX_FORMATS], format_estimate[CIS_CI_MAX_FORMATS]; /* per cis_format_name(f); -1 none */
@@ -125,6 +126,7 @@ typedef struct cis_ci_result {
   int pspace_used;
   double t_parse, t_build, t_guess, t_s2, t_total, t_timing;
   int repeats;
+  int space_reused;              /* the solver's space from an earlier solve was used (new integrals only) */
   double to_solution[CIS_CI_MAX_REPEAT];
   /* determinants of `vectors`' entries (keep_vectors) */
   uint64_t *det_alpha, *det_beta;
@@ -149,6 +151,17 @@ CIS_API cis_status cis_ci_solve(const cis_fcidump *F, const cis_ci_solve_opts *o
 /* cis_ci_solve on the integrals of an FCIDUMP file (its read timed in
  * t_parse, the result owning the integrals). */
 CIS_API cis_status cis_ci_solve_file(const char *path, const cis_ci_solve_opts *o, cis_ci_result **out);
+
+/* A figure of r by name, for bindings that do not mirror the struct:
+ * "roots", "size", "method" (CIS_CI_METHOD_*), "gpu", "converged",
+ * "determinants", "nnz", "iterations", "products", "op_seconds",
+ * "davidson_seconds", "max_residual", "total_seconds", "build_seconds",
+ * "space_reused"; NaN for an unknown name or a NULL r. */
+CIS_API double cis_ci_result_value(const cis_ci_result *r, const char *name);
+/* An array of r by name: "energies", "s2" (double[roots]), "vectors"
+ * (double[roots][size]), "det_alpha", "det_beta" (uint64_t[size]); NULL for
+ * an unknown name or one not kept. */
+CIS_API const void *cis_ci_result_array(const cis_ci_result *r, const char *name);
 
 /* Frees a result (NULL: nothing). */
 CIS_API void cis_ci_result_free(cis_ci_result *r);

@@ -6,20 +6,20 @@
     mc.fcisolver = cisparse.fci.FCISolver(mol)
     mc.kernel()
 
-``FCISolver`` is PySCF's ``fci.direct_spin1.FCISolver`` with the
-eigenproblem solved by cisparse's Davidson (``cis_davidson_operator``, two
-more roots than asked) on, by ``method`` ('auto' by default): 'dense' (exact
-diagonalization; 'auto' below ``dense_max`` determinants), 'stored' (the CI
-Hamiltonian as a sparse matrix, ``cis_ci_hamiltonian``, on the GPU with
-``cis_ci_hamiltonian_gpu`` where one is usable: 'auto' with a GPU) or
-'direct' (the matrix-free sigma ``cis_ci_direct_*`` on the CPU: 'auto'
-without a GPU). CI vectors are NumPy arrays of PySCF's shape (alpha strings
-x beta strings, PySCF's string order and phase convention), so everything
-else PySCF does with them works unchanged: ``make_rdm1``, ``make_rdm1s``,
-``make_rdm12``, ``spin_square``, ``state_average_`` and
-``fci.addons.fix_spin_`` (the spin penalty of PySCF's SpinPenaltyFCISolver:
-in the dense matrix up to ``dense_max_penalty`` determinants, as an operator
-on the matrix-free sigma beyond, ``cis_ci_spin_penalty_operator``). With
+``FCISolver`` is PySCF's ``fci.direct_spin1.FCISolver`` whose ``kernel`` is
+one call of cisparse's CI driver (``cis_ci_solver_solve``, cisparse/ci_solve.h:
+the same method choice, P-space guesses and Davidson as ``cisparse ci``), on
+the GPU where one is usable (``device``: 'auto', 'gpu' or 'cpu'), by
+``method``: 'auto' (the driver's rule), 'stored' (the CI Hamiltonian as a
+sparse matrix) or 'direct' (the matrix-free sigma). ``ci0`` is the driver's
+warm-start guess; the driver keeps the space (strings, links, the GPU's
+workspace) across calls with new integrals (CASSCF's macro-iterations).
+CI vectors are NumPy arrays of PySCF's shape (alpha strings x beta strings,
+PySCF's string order and phase convention), so everything else PySCF does
+with them works unchanged: ``make_rdm1``, ``make_rdm1s``, ``make_rdm12``,
+``spin_square``, ``state_average_`` and ``fci.addons.fix_spin_`` (the spin
+penalty of PySCF's SpinPenaltyFCISolver, the driver's ``spin_penalty``: an
+operator on the matrix-free sigma, ``cis_ci_spin_penalty_operator``). With
 ``orbsym`` and an integer ``wfnsym`` the space is restricted to that irrep.
 RDMs (make_rdm1, make_rdm1s, make_rdm12, make_rdm12s and the transition
 trans_rdm1, trans_rdm1s, trans_rdm12, trans_rdm12s; with reorder=True, what
@@ -29,9 +29,6 @@ space and kept across calls) where one is usable, else on the host
 (``cis_ci_direct_rdm12``); PySCF's own below. ``contract_2e`` (what
 CASSCF's approximate CI steps call on absorb_h1e's integrals) runs on the GPU
 above ``contract_min`` determinants (the direct sigma), PySCF's own otherwise.
-The direct space (strings, links, the GPU's workspace) is kept across
-calls: Davidson and contract_2e load new integrals into it
-(``cis_ci_direct_set_integrals``).
 """
 import ctypes
 
@@ -54,24 +51,6 @@ class _fcidump(ctypes.Structure):  # cis_fcidump (ci.h); orbsym has CIS_CI_MAX_O
                 ("isym_assumed", ctypes.c_int), ("isym_file", ctypes.c_int)]
 
 
-class _davidson_opts(ctypes.Structure):  # cis_davidson_opts; zeroed tail: fields a later version adds
-    _fields_ = [("roots", ctypes.c_int), ("tol", ctypes.c_double), ("etol", ctypes.c_double),
-                ("max_iter", ctypes.c_int), ("max_sub", ctypes.c_int), ("verbose", ctypes.c_int),
-                ("guess", _dp), ("nguess", ctypes.c_int), ("block_products", ctypes.c_int),
-                ("correct", ctypes.c_void_p), ("correct_ctx", ctypes.c_void_p), ("_reserved", ctypes.c_char * 256)]
-
-
-class _davidson_info(ctypes.Structure):  # cis_davidson_info (+ room)
-    _fields_ = [("iterations", ctypes.c_int), ("products", ctypes.c_int64), ("op_seconds", ctypes.c_double),
-                ("total_seconds", ctypes.c_double), ("max_residual", ctypes.c_double),
-                ("_reserved", ctypes.c_char * 256)]
-
-
-class _gpu_stats(ctypes.Structure):  # cis_ci_gpu_stats (+ room)
-    _fields_ = [("kernel", ctypes.c_char * 32), ("device_bytes", ctypes.c_int64), ("upload_seconds", ctypes.c_double),
-                ("spmv_seconds", ctypes.c_double), ("_reserved", ctypes.c_char * 256)]
-
-
 class _direct_gpu_opts(ctypes.Structure):  # cis_ci_direct_gpu_opts (+ room)
     _fields_ = [("work_bytes", ctypes.c_int64), ("vectors", ctypes.c_int), ("max_k", ctypes.c_int),
                 ("_reserved", ctypes.c_char * 64)]
@@ -83,11 +62,27 @@ class _direct_opts(ctypes.Structure):  # cis_ci_direct_opts
                 ("symmetry_projection", ctypes.c_int)]
 
 
+class _solve_opts(ctypes.Structure):  # cis_ci_solve_opts (ci_solve.h); size checked at import
+    _fields_ = [("method", ctypes.c_int), ("gpu", ctypes.c_int), ("build", ctypes.c_int), ("gpus", ctypes.c_int),
+                ("cpu_parts", ctypes.c_int), ("exchange", ctypes.c_char_p), ("level", ctypes.c_int),
+                ("roots", ctypes.c_int), ("spin", ctypes.c_double), ("isym", ctypes.c_int), ("occ", ctypes.c_char_p),
+                ("tol", ctypes.c_double), ("etol", ctypes.c_double), ("max_iter", ctypes.c_int),
+                ("max_sub", ctypes.c_int), ("pspace", ctypes.c_int), ("format", ctypes.c_char_p),
+                ("kernel", ctypes.c_char_p), ("symmetric", ctypes.c_int), ("float_values", ctypes.c_int),
+                ("save", ctypes.c_char_p), ("no_time_reversal", ctypes.c_int), ("symmetry_projection", ctypes.c_int),
+                ("no_s2", ctypes.c_int), ("block_products", ctypes.c_int), ("verbose", ctypes.c_int),
+                ("count_only", ctypes.c_int), ("repeat", ctypes.c_int), ("accept_unconverged", ctypes.c_int),
+                ("keep_vectors", ctypes.c_int), ("time_sigma", ctypes.c_int), ("gpu_leave_free", ctypes.c_int64),
+                ("spin_penalty", ctypes.c_double), ("spin_penalty_ss", ctypes.c_double), ("guess", _dp),
+                ("nguess", ctypes.c_int)]
+
+
 class _rdm12(ctypes.Structure):  # cis_ci_rdm12: NULL = not wanted
     _fields_ = [(name, _dp) for name in ("rdm1", "rdm2", "rdm1a", "rdm1b", "rdm2aa", "rdm2ab", "rdm2ba", "rdm2bb")]
 
 
 _P = ctypes.c_void_p
+_DEVICE_ROOM = 6 << 30  # device bytes a sigma workspace leaves free: the RDMs' workspace (4 GiB) and margins
 
 
 def _pyscf_addresses(D, norb, na, nb):
@@ -117,6 +112,15 @@ def _release(obj, *handles):
             free(h)
             setattr(obj, name, None)
 for _name, _res, _args in [
+    ("cis_ci_solve_opts_default", _solve_opts, []),
+    ("cis_ci_solver_create", ctypes.c_int, [ctypes.POINTER(_P)]),
+    ("cis_ci_solver_free", None, [_P]),
+    ("cis_ci_solver_solve", ctypes.c_int, [_P, _P, ctypes.POINTER(_solve_opts), ctypes.POINTER(_P)]),
+    ("cis_ci_solver_dets", ctypes.c_int, [_P, _P, ctypes.POINTER(_solve_opts), _u64p, _u64p,
+                                          ctypes.POINTER(ctypes.c_int64)]),
+    ("cis_ci_result_value", ctypes.c_double, [_P, ctypes.c_char_p]),
+    ("cis_ci_result_array", ctypes.c_void_p, [_P, ctypes.c_char_p]),
+    ("cis_ci_result_free", None, [_P]),
     ("cis_ci_direct_rdm12", ctypes.c_int, [_P, _dp, _dp, ctypes.POINTER(_rdm12)]),
     ("cis_ci_direct_gpu_sigma", ctypes.c_int, [_P, ctypes.c_int, _P, _P, _P]),
     ("cis_ci_direct_sigma", ctypes.c_int, [_P, ctypes.c_int, _dp, _dp]),
@@ -127,35 +131,14 @@ for _name, _res, _args in [
     ("cis_ci_direct_gpu_rdm_create", ctypes.c_int, [_P, ctypes.c_int64, ctypes.POINTER(_P)]),
     ("cis_ci_direct_gpu_rdm_free", None, [_P]),
     ("cis_ci_direct_gpu_rdm12", ctypes.c_int, [_P, _dp, _dp, ctypes.c_int, ctypes.POINTER(_rdm12), _P]),
-    ("cis_ci_find_reference", ctypes.c_int, [_P, _u64p, _u64p]),
-    ("cis_ci_space_create", ctypes.c_int, [_P, ctypes.c_int, ctypes.c_uint64, ctypes.c_uint64, ctypes.POINTER(_P)]),
-    ("cis_ci_space_free", None, [_P]),
-    ("cis_ci_space_size", ctypes.c_int64, [_P]),
-    ("cis_ci_space_det", None, [_P, ctypes.c_int64, _u64p, _u64p]),
-    ("cis_ci_space_dets", ctypes.c_int, [_P, _u64p, _u64p]),
-    ("cis_ci_hamiltonian", ctypes.c_int, [_P, _P, ctypes.c_int, ctypes.POINTER(ctypes.POINTER(L.cis_csr))]),
-    ("cis_ci_hamiltonian_gpu", ctypes.c_int, [_P, _P, ctypes.POINTER(_P), ctypes.POINTER(ctypes.c_int64)]),
-    ("cis_ci_diagonal_all", ctypes.c_int, [_P, _P, _dp]),
     ("cis_ci_direct_create", ctypes.c_int, [_P, _P, ctypes.POINTER(_P)]),
     ("cis_ci_direct_free", None, [_P]),
     ("cis_ci_direct_set_integrals", ctypes.c_int, [_P, _P]),
     ("cis_ci_direct_gpu_set_integrals", ctypes.c_int, [_P]),
     ("cis_ci_direct_size", ctypes.c_int64, [_P]),
     ("cis_ci_direct_det", None, [_P, ctypes.c_int64, _u64p, _u64p]),
-    ("cis_ci_direct_diagonal", ctypes.c_int, [_P, _dp]),
-    ("cis_ci_direct_operator", ctypes.c_int, [_P, ctypes.POINTER(_P)]),
-    ("cis_ci_direct_pure_guesses", ctypes.c_int, [_P, _dp, ctypes.c_int, ctypes.c_int, ctypes.POINTER(ctypes.c_int)]),
     ("cis_ci_direct_gpu_create", ctypes.c_int, [_P, ctypes.POINTER(_direct_gpu_opts), ctypes.POINTER(_P)]),
     ("cis_ci_direct_gpu_free", None, [_P]),
-    ("cis_ci_direct_gpu_operator", ctypes.c_int, [_P, _dp, ctypes.POINTER(_P)]),
-    ("cis_ci_pspace_guess", ctypes.c_int, [_P, _P, _dp, ctypes.c_int, ctypes.c_int, _dp, _P, _P]),
-    ("cis_ci_pspace_guess_direct", ctypes.c_int, [_P, _P, _dp, ctypes.c_int, ctypes.c_int, _dp, _P, _P]),
-    ("cis_ci_spin_penalty_operator", ctypes.c_int, [_P, _P, _P, ctypes.c_double, ctypes.c_double,
-                                                    ctypes.POINTER(_P)]),
-    ("cis_davidson_operator", ctypes.c_int, [_P, _dp, ctypes.POINTER(_davidson_opts), _dp, _dp,
-                                             ctypes.POINTER(_davidson_info)]),
-    ("cis_ci_davidson_gpu_plan", ctypes.c_int, [_P, _dp, ctypes.POINTER(_davidson_opts), _dp, _dp,
-                                                ctypes.POINTER(_davidson_info), ctypes.POINTER(_gpu_stats)]),
 ]:
     _f = getattr(L.lib, _name)
     _f.restype, _f.argtypes = _res, _args
@@ -180,84 +163,67 @@ def _make_fcidump(norb, nelec, orbsym=None, wfnsym=None):
     return F
 
 
-class _Space:
-    """The determinant space of (norb, nelec) with PySCF's integrals, and the
-    map from cisparse's determinant order to PySCF's (alpha, beta) addresses."""
+class _Order:
+    """The map between the driver's determinant order (cis_ci_solver_dets)
+    and PySCF's flat (alpha, beta) address of a space."""
 
-    def __init__(self, h1e, eri, norb, nelec, orbsym=None, wfnsym=None):
+    def __init__(self, key, A, B, norb, nelec):
         na, nb = nelec
-        self.norb, self.nelec = norb, (na, nb)
-        if norb > 64:
-            raise ValueError(f"cisparse.fci: at most 64 active orbitals, got {norb}")
-        self.key = _Space.key_of(norb, nelec, orbsym, wfnsym)
-        F = self.F = _make_fcidump(norb, nelec, orbsym, wfnsym)
-        self.set_integrals(h1e, eri)
-        ra, rb = ctypes.c_uint64(), ctypes.c_uint64()
-        check(L.lib.cis_ci_find_reference(ctypes.byref(F), ctypes.byref(ra), ctypes.byref(rb)))
-        self.S = _P()
-        check(L.lib.cis_ci_space_create(ctypes.byref(F), -1, ra, rb, ctypes.byref(self.S)))
-        n = self.n = int(L.lib.cis_ci_space_size(self.S))
-        A = np.empty(n, dtype=np.uint64)
-        B = np.empty(n, dtype=np.uint64)
-        check(L.lib.cis_ci_space_dets(self.S, A.ctypes.data_as(_u64p), B.ctypes.data_as(_u64p)))
-        self.shape = (cistring.num_strings(norb, na), cistring.num_strings(norb, nb))
-        ia = cistring.strs2addr(norb, na, A.astype(np.int64))
-        ib = cistring.strs2addr(norb, nb, B.astype(np.int64))
-        self.index = ia * self.shape[1] + ib  # cisparse determinant i -> flat PySCF address
-
-    @staticmethod
-    def key_of(norb, nelec, orbsym, wfnsym):
-        """What the determinant list depends on (not the integrals)."""
-        sym = None if orbsym is None or wfnsym is None else (tuple(int(x) for x in orbsym), int(wfnsym))
-        return (norb, tuple(nelec), sym)
-
-    def set_integrals(self, h1e, eri):
-        """Point F at new integrals (CASSCF: same space, new orbitals)."""
-        norb = self.norb
-        self.h1 = np.ascontiguousarray(h1e, dtype=np.float64).reshape(norb, norb)
-        self.eri = np.ascontiguousarray(ao2mo.restore(8, np.asarray(eri, dtype=np.float64), norb))
-        self.F.h1, self.F.eri = self.h1.ctypes.data_as(_dp), self.eri.ctypes.data_as(_dp)
-
-    def close(self):
-        _release(self, ("S", L.lib.cis_ci_space_free))
-
-    __del__ = close
+        self.key, self.nB = key, cistring.num_strings(norb, nb)
+        self.shape = (cistring.num_strings(norb, na), self.nB)
+        self.index = cistring.strs2addr(norb, na, A.astype(np.int64)) * self.nB + \
+            cistring.strs2addr(norb, nb, B.astype(np.int64))
 
     def to_pyscf(self, v):
         ci = np.zeros(self.shape[0] * self.shape[1])
         ci[self.index] = v
         return ci.reshape(self.shape)
 
-    def from_pyscf(self, ci):
-        return np.asarray(ci).reshape(-1)[self.index]
 
+class _Solver:
+    """A cis_ci_solver (the driver's kept space) and the order of its last space."""
 
-def _guess(fn, F, space, diag, want, n, extra, start=()):
-    """Davidson's first subspace: the caller's vectors ``start`` (ci0, in
-    cisparse's order: CASSCF's previous CI vectors), then P-space guesses
-    (cis_ci_pspace_guess or _direct: the lowest eigenvectors of H among the
-    few hundred determinants of lowest diagonal, (near-)degenerate ones
-    together), ``extra`` more than the roots."""
-    nvec = int(min(n, want + extra))
-    g = np.empty((len(start) + nvec, n))
-    for k, v in enumerate(start):
-        g[k] = v
-    check(fn(ctypes.byref(F), space, diag.ctypes.data_as(_dp), max(400, nvec), nvec,
-             g[len(start):].ctypes.data_as(_dp), None, None))
-    return g
+    def __init__(self):
+        self.h, self._order = _P(), None
+        check(L.lib.cis_ci_solver_create(ctypes.byref(self.h)))
 
+    @staticmethod
+    def key(F, o):
+        return (F.norb, F.nelec, F.ms2, F.isym, tuple(F.orbsym[:F.norb]), o.method, o.gpu, bool(o.spin_penalty))
 
-def _time_reversal_pure(D, guess):
-    """MS2 = 0 with one string set: every guess exactly symmetric or
-    antisymmetric under alpha <-> beta, a guess near neither split into both
-    parts (cis_ci_direct_pure_guesses), so that Davidson's subspace starts
-    pure and its products can be half sigmas."""
-    nin, n = guess.shape
-    room = np.empty((2 * nin, n))
-    room[:nin] = guess
-    nout = ctypes.c_int()
-    check(L.lib.cis_ci_direct_pure_guesses(D, room.ctypes.data_as(_dp), nin, 2 * nin, ctypes.byref(nout)))
-    return room[:nout.value].copy()
+    def order(self, F, o, norb, nelec):
+        """The _Order of the space a solve of F with o uses: the last
+        solve's when it was of this space, else cis_ci_solver_dets (which
+        makes the space the solve then reuses)."""
+        key = _Solver.key(F, o)
+        if self._order is None or self._order.key != key:
+            n = ctypes.c_int64()
+            check(L.lib.cis_ci_solver_dets(self.h, ctypes.byref(F), ctypes.byref(o), None, None, ctypes.byref(n)))
+            A = np.empty(n.value, dtype=np.uint64)
+            B = np.empty(n.value, dtype=np.uint64)
+            check(L.lib.cis_ci_solver_dets(self.h, ctypes.byref(F), ctypes.byref(o), A.ctypes.data_as(_u64p),
+                                           B.ctypes.data_as(_u64p), ctypes.byref(n)))
+            self._order = _Order(key, A, B, norb, nelec)
+        return self._order
+
+    def result_order(self, R, F, o, norb, nelec, size):
+        """The _Order of result R's vectors (its determinants), kept for the next solve."""
+        key = _Solver.key(F, o)
+        if self._order is None or self._order.key != key:
+            det = [np.ctypeslib.as_array(ctypes.cast(L.lib.cis_ci_result_array(R, name), _u64p), (size,))
+                   for name in (b"det_alpha", b"det_beta")]
+            self._order = _Order(key, det[0], det[1], norb, nelec)
+        return self._order
+
+    def solve(self, F, o):
+        R = _P()
+        check(L.lib.cis_ci_solver_solve(self.h, ctypes.byref(F), ctypes.byref(o), ctypes.byref(R)))
+        return R
+
+    def close(self):
+        _release(self, ("h", L.lib.cis_ci_solver_free))
+
+    __del__ = close
 
 
 def _ci0_list(ci0, size):
@@ -373,7 +339,7 @@ class _DirectSpace(_DirectBase):
     cis_ci_direct_set_integrals and cis_ci_direct_gpu_set_integrals, so the
     strings, links and device workspace are made once per space."""
 
-    room = 6 << 30  # device bytes G's workspace leaves free: the RDMs' workspace (4 GiB) and margins
+    room = _DEVICE_ROOM
 
     def __init__(self, norb, nelec, orbsym, wfnsym, gpu):
         self.key = _DirectSpace.key_of(norb, nelec, orbsym, wfnsym, gpu)
@@ -463,9 +429,8 @@ class FCISolver(direct_spin1.FCISolver):
     cisparse's figures in ``stats`` (device, size, nonzeros, iterations,
     products, seconds)."""
 
-    dense_max = 1500  # spaces up to this many determinants: exact diagonalization
     rdm_min = 1500  # RDMs from this many determinants on are cisparse's (PySCF's below)
-    dense_max_penalty = 6000  # fix_spin_: the penalty matrix is built exactly up to this size
+    room = _DEVICE_ROOM
 
     def __init__(self, mol=None, device="auto", method="auto"):
         super().__init__(mol)
@@ -484,6 +449,10 @@ class FCISolver(direct_spin1.FCISolver):
 
     def kernel(self, h1e, eri, norb, nelec, ci0=None, ecore=0, nroots=None, tol=None, max_cycle=None,
                orbsym=None, wfnsym=None, **kwargs):
+        """The lowest nroots states: one call of cisparse's CI driver
+        (cis_ci_solver_solve: the same method choice, guesses and Davidson
+        as ``cisparse ci``), ci0 as its warm-start guesses; the space is
+        kept by the solver across calls (CASSCF: new integrals only)."""
         if isinstance(h1e, (tuple, list)) and len(h1e) == 2 and np.ndim(h1e[0]) == 2:
             raise NotImplementedError("cisparse.fci: spin-unrestricted integrals (use PySCF's direct_uhf)")
         nroots = self.nroots if nroots is None else nroots
@@ -496,123 +465,76 @@ class FCISolver(direct_spin1.FCISolver):
             wfnsym = symm.irrep_name2id(self.mol.groupname, wfnsym)
         nelec = direct_spin1._unpack_nelec(nelec, self.spin)
         self.norb, self.nelec = norb, nelec
-        method = self._choose_method(norb, nelec)
-        if method == "direct":
-            return self._kernel_direct(h1e, eri, norb, nelec, ecore, nroots, tol, max_cycle, orbsym, wfnsym, ci0)
-        sp = getattr(self, "_space", None)  # kept between calls (the determinant list and its map)
-        if sp is not None and sp.key == _Space.key_of(norb, nelec, orbsym, wfnsym):
-            sp.set_integrals(h1e, eri)  # CASSCF's macro-iterations: the same space
-        else:
-            if sp is not None:
-                sp.close()
-            sp = self._space = _Space(h1e, eri, norb, nelec, orbsym, wfnsym)
-        n = sp.n
-        if nroots > n:
-            raise ValueError(f"cisparse.fci: {nroots} roots asked in a space of {n} determinants")
-        diag = np.empty(n)
-        check(L.lib.cis_ci_diagonal_all(ctypes.byref(sp.F), sp.S, diag.ctypes.data_as(_dp)))
-        # Davidson starts from P-space guesses (four more than the roots) and
-        # iterates two more roots than asked; small spaces are diagonalized
-        # exactly (as PySCF does below its pspace size).
+        if norb > 64:
+            raise ValueError(f"cisparse.fci: at most 64 active orbitals, got {norb}")
+        n_full = cistring.num_strings(norb, nelec[0]) * cistring.num_strings(norb, nelec[1])
+        if nroots > n_full:
+            raise ValueError(f"cisparse.fci: {nroots} roots asked in a space of {n_full} determinants")
         penalty = getattr(self, "ss_penalty", None)
-        dense = n <= self.dense_max if method == "auto" else method == "dense"
-        if penalty and not dense:  # method 'stored' with fix_spin_: exact up to dense_max_penalty
-            if n > self.dense_max_penalty:
-                raise NotImplementedError(
-                    f"cisparse.fci: fix_spin_ with method='stored' on {n} determinants (dense up to "
-                    f"{self.dense_max_penalty}); method='direct' or 'auto' applies the penalty at any size")
-            dense = True
-        want = nroots if dense else min(n, nroots + 2)
-        o = _davidson_opts()
-        o.roots, o.etol, o.max_iter = want, float(tol), int(max_cycle)
+        if penalty and self.method == "stored":
+            raise NotImplementedError("cisparse.fci: fix_spin_ needs method='direct' or 'auto' (the penalty is an "
+                                      "operator on the matrix-free sigma)")
+        F = _make_fcidump(norb, nelec, orbsym, wfnsym)
+        self._h1 = np.ascontiguousarray(h1e, dtype=np.float64).reshape(norb, norb)
+        self._eri = np.ascontiguousarray(ao2mo.restore(8, np.asarray(eri, dtype=np.float64), norb))
+        F.h1, F.eri = self._h1.ctypes.data_as(_dp), self._eri.ctypes.data_as(_dp)
+        o = L.lib.cis_ci_solve_opts_default()
+        o.method = {"auto": 0, "stored": 1, "direct": 2}[self._method()]
+        o.gpu = int(self._use_gpu())
+        o.roots = int(nroots)
         o.tol = max(min(np.sqrt(tol) * 1e-2, 1e-5), 1e-10)  # residual norm (PySCF: sqrt(conv_tol))
-        o.max_sub = max(int(getattr(self, "max_space", 12)) * nroots, 8 * nroots, 24)
-        if not dense:
-            start = [sp.from_pyscf(v) for v in _ci0_list(ci0, sp.shape[0] * sp.shape[1])][:want]
-            guess = _guess(L.lib.cis_ci_pspace_guess, sp.F, sp.S, diag, want, n, 4, start)
-            o.guess, o.nguess = guess.ctypes.data_as(_dp), len(guess)
+        o.etol = float(tol)
+        o.max_iter = int(max_cycle)
         o.verbose = 1 if self.verbose >= 5 else 0
-        evals = np.empty(want)
-        evecs = np.empty((want, n))
-        info = _davidson_info()
+        o.accept_unconverged = o.keep_vectors = 1
+        o.gpu_leave_free = self.room  # the RDMs' device workspace and margins
+        if penalty:
+            o.spin_penalty = float(penalty)
+            o.spin_penalty_ss = -1.0 if self.ss_value is None else float(self.ss_value)
+        solver = self.__dict__.get("_solver")
+        if solver is None:
+            solver = _Solver()
+            self._solver = solver
+        start = _ci0_list(ci0, n_full)
+        if start:
+            order = solver.order(F, o, norb, nelec)
+            start = [v[order.index] for v in start]
+            guess = np.ascontiguousarray(start)
+            o.guess, o.nguess = guess.ctypes.data_as(_dp), len(start)
         t0 = L.lib.cis_wtime()
-        gpu = self._use_gpu() and not penalty and not dense
-        ops, keep = [], []
+        R = solver.solve(F, o)
         try:
-            if gpu:
-                plan, nnz = _P(), ctypes.c_int64()
-                check(L.lib.cis_ci_hamiltonian_gpu(ctypes.byref(sp.F), sp.S, ctypes.byref(plan), ctypes.byref(nnz)))
-                try:
-                    stats = _gpu_stats()
-                    st = L.lib.cis_ci_davidson_gpu_plan(plan, diag.ctypes.data_as(_dp), ctypes.byref(o),
-                                                        evals.ctypes.data_as(_dp), evecs.ctypes.data_as(_dp),
-                                                        ctypes.byref(info), ctypes.byref(stats))
-                finally:
-                    L.lib.cis_gpu_plan_free(plan)
-                nnz = nnz.value
-            else:
-                H = ctypes.POINTER(L.cis_csr)()
-                check(L.lib.cis_ci_hamiltonian(ctypes.byref(sp.F), sp.S, 0, ctypes.byref(H)))
-                keep.append(H)
-                nnz = H.contents.nnz
-                if dense:
-                    w, v = np.linalg.eigh(self._dense(H, sp, nelec, penalty))
-                    evals[:], evecs[:] = w[:want], v[:, :want].T
-                    st = L.OK
-                else:
-                    op = _P()
-                    check(L.lib.cis_operator_from_csr(H, ctypes.byref(op)))
-                    ops.append(op)
-                    st = L.lib.cis_davidson_operator(op, diag.ctypes.data_as(_dp), ctypes.byref(o),
-                                                     evals.ctypes.data_as(_dp), evecs.ctypes.data_as(_dp),
-                                                     ctypes.byref(info))
-            if st not in (L.OK, L.ERR_NOT_CONVERGED):
-                check(st)
+            val = lambda k: L.lib.cis_ci_result_value(R, k.encode())  # noqa: E731
+            e = np.ctypeslib.as_array(ctypes.cast(L.lib.cis_ci_result_array(R, b"energies"), _dp), (nroots,)).copy()
+            size = int(val("size"))
+            order = solver.result_order(R, F, o, norb, nelec, size)
+            vecs = np.ctypeslib.as_array(ctypes.cast(L.lib.cis_ci_result_array(R, b"vectors"), _dp), (nroots, size))
+            cis = [order.to_pyscf(vecs[k]) for k in range(nroots)]
+            conv = bool(val("converged"))
+            self.stats = dict(device="gpu" if val("gpu") else "cpu", method=("stored", "direct")[int(val("method")) - 1],
+                              determinants=int(val("determinants")), nonzeros=int(val("nnz")),
+                              iterations=int(val("iterations")), products=int(val("products")),
+                              op_seconds=val("op_seconds"), davidson_seconds=val("davidson_seconds"),
+                              max_residual=val("max_residual"), space_reused=bool(val("space_reused")),
+                              seconds=L.lib.cis_wtime() - t0)
         finally:
-            for op in ops:
-                L.lib.cis_operator_free(op)
-            for H in keep:
-                if isinstance(H, ctypes.POINTER(L.cis_csr)):
-                    L.lib.cis_csr_free(H)
-        cis = [sp.to_pyscf(evecs[k]) for k in range(nroots)]
-        return self._finish(st, info, t0, evals, cis, ecore, nroots, device="gpu" if gpu else "cpu",
-                            method="dense" if dense else "davidson", determinants=n, nonzeros=int(nnz))
-
-    def _finish(self, st, info, t0, evals, cis, ecore, nroots, **stats):
-        """Record convergence and the run's figures, return (e_tot, ci) in PySCF's form."""
-        conv = st == L.OK
+            L.lib.cis_ci_result_free(R)
         self.converged = conv if nroots == 1 else [conv] * nroots
-        self.stats = dict(stats, iterations=info.iterations, products=int(info.products), op_seconds=info.op_seconds,
-                          davidson_seconds=info.total_seconds, seconds=L.lib.cis_wtime() - t0,
-                          max_residual=info.max_residual)
-        e = evals[:nroots] + ecore
+        e = e + ecore
         if nroots == 1:
             self.eci, self.ci = float(e[0]), cis[0]
         else:
             self.eci, self.ci = e, cis
         return self.eci, self.ci
 
-    def _choose_method(self, norb, nelec):
-        """'auto': dense up to dense_max determinants (with fix_spin_: up to
-        dense_max_penalty); beyond, the matrix-free direct sigma, on the GPU
-        where one is usable (cis_ci_direct_gpu_*: Davidson's vectors on the
-        device, nothing built but strings and links), else on the CPU; with
-        fix_spin_ on the CPU (the penalty is a host operator,
-        cis_ci_spin_penalty_operator)."""
-        penalty = getattr(self, "ss_penalty", None)
-        if self.method != "auto":
-            if self.method not in ("dense", "stored", "direct"):
-                raise ValueError(f"cisparse.fci: method must be auto, dense, stored or direct, got {self.method!r}")
-            return self.method
-        n = cistring.num_strings(norb, nelec[0]) * cistring.num_strings(norb, nelec[1])
-        if penalty:
-            return "auto" if n <= self.dense_max_penalty else "direct"
-        return "auto" if n <= self.dense_max else "direct"
+    def _method(self):
+        if self.method not in ("auto", "stored", "direct"):
+            raise ValueError(f"cisparse.fci: method must be auto, stored or direct, got {self.method!r}")
+        return self.method
 
     def _direct_space(self, norb, nelec, orbsym, wfnsym, gpu):
-        """The kept _DirectSpace of this space (one for the kernel's irrep
-        and one in C1 for contract_2e, the same one without symmetry); a new
-        norb, nelec or device frees the others (CASSCF moved on)."""
+        """The kept _DirectSpace of contract_2e (C1); a new norb, nelec or
+        device frees the others (CASSCF moved on)."""
         key = _DirectSpace.key_of(norb, nelec, orbsym, wfnsym, gpu)
         spaces = self.__dict__.setdefault("_direct", {})
         sp = spaces.get(key)
@@ -621,73 +543,6 @@ class FCISolver(direct_spin1.FCISolver):
                 spaces.pop(k).close()
             sp = spaces[key] = _DirectSpace(norb, nelec, orbsym, wfnsym, gpu)
         return sp
-
-    def _kernel_direct(self, h1e, eri, norb, nelec, ecore, nroots, tol, max_cycle, orbsym, wfnsym, ci0=None):
-        """Davidson on the matrix-free sigma: on the GPU (cis_ci_direct_gpu_operator,
-        vectors on the device) where one is usable and no spin penalty is
-        asked, else on the host (cis_ci_direct_operator). The space (strings,
-        links, G's workspace) is kept for the next call (_DirectSpace)."""
-        na, nb = nelec
-        op, hop = _P(), _P()  # hop: H under a spin penalty (must outlive op)
-        penalty = getattr(self, "ss_penalty", None)
-        gpu = not penalty and self._use_gpu()
-        t0 = L.lib.cis_wtime()
-        sp = self._direct_space(norb, nelec, orbsym, wfnsym, gpu)
-        sp.load(h1e, eri)
-        D, F, n = sp.D, sp.F, sp.n
-        try:
-            diag = np.empty(n)
-            check(L.lib.cis_ci_direct_diagonal(D, diag.ctypes.data_as(_dp)))
-            # ci0 first, then P-space guesses (more under a spin penalty, which
-            # lifts the P-space vectors of other spins). With a ci0 for every
-            # root (CASSCF's previous vectors) Davidson seeks just the roots
-            # asked, from ci0 and as many P-space vectors; else two more roots
-            # from ci0 and four more P-space vectors than roots.
-            ci0s = _ci0_list(ci0, n)
-            warm = len(ci0s) >= nroots and not penalty
-            want = min(n, nroots if warm else nroots + 2)
-            start = [sp.to_direct(v) for v in ci0s][:want]
-            extra = 0 if warm else 4 + (want + 4 if penalty else 0)
-            guess = _guess(L.lib.cis_ci_pspace_guess_direct, F, D, diag, want, n, extra, start)
-            if na == nb:
-                guess = _time_reversal_pure(D, guess)
-            max_sub = max(int(getattr(self, "max_space", 12)) * want, 8 * want, 24, len(guess) + want)
-            G = None
-            if gpu:  # Davidson's device vectors (subspace, products, Ritz, residuals)
-                G = sp.gpu_sigma(2 * max_sub + 3 * want + 8)
-                check(L.lib.cis_ci_direct_gpu_operator(G, diag.ctypes.data_as(_dp), ctypes.byref(op)))
-            else:
-                check(L.lib.cis_ci_direct_operator(D, ctypes.byref(op)))
-            if penalty:  # fix_spin_: H + shift (S^2 - ss) [squared above the lowest spin], PySCF's rule
-                hop, op = op, _P()
-                sz = abs(na - nb) * 0.5
-                ss = sz * (sz + 1) if self.ss_value is None else float(self.ss_value)
-                check(L.lib.cis_ci_spin_penalty_operator(hop, ctypes.byref(F), D, float(penalty), ss,
-                                                         ctypes.byref(op)))
-            o = _davidson_opts()
-            o.roots, o.etol, o.max_iter = want, float(tol), int(max_cycle)
-            o.tol = max(min(np.sqrt(tol) * 1e-2, 1e-5), 1e-10)
-            o.max_sub = max_sub
-            o.verbose = 1 if self.verbose >= 5 else 0
-            o.guess, o.nguess = guess.ctypes.data_as(_dp), len(guess)
-            if na == nb:  # corrections kept exactly alpha <-> beta pure: every product a half sigma
-                fn = L.lib.cis_ci_direct_gpu_correct if gpu else L.lib.cis_ci_direct_correct_c1
-                o.correct = ctypes.cast(fn, ctypes.c_void_p).value
-                o.correct_ctx = (G if gpu else D).value
-            evals = np.empty(want)
-            evecs = np.empty((want, n))
-            info = _davidson_info()
-            st = L.lib.cis_davidson_operator(op, diag.ctypes.data_as(_dp), ctypes.byref(o), evals.ctypes.data_as(_dp),
-                                             evecs.ctypes.data_as(_dp), ctypes.byref(info))
-            if st not in (L.OK, L.ERR_NOT_CONVERGED):
-                check(st)
-        finally:
-            for o_ in (op, hop):
-                if o_:
-                    L.lib.cis_operator_free(o_)
-        cis = [sp.to_pyscf(evecs[k]) for k in range(nroots)]
-        return self._finish(st, info, t0, evals, cis, ecore, nroots, device="gpu" if gpu else "cpu", method="direct",
-                            determinants=n, nonzeros=0)
 
     # ---- RDMs: cisparse's above rdm_min determinants (GPU where usable) ----
 
@@ -786,32 +641,6 @@ class FCISolver(direct_spin1.FCISolver):
             return super().trans_rdm12(cibra, ciket, norb, nelec, link_index, reorder)
         d = self._rdms(r, cibra, ciket, ("rdm1", "rdm2"))
         return d["rdm1"], d["rdm2"]
-
-    def _dense(self, H, sp, nelec, penalty):
-        """H (plus the spin penalty) as a dense matrix."""
-        n = sp.n
-        D = np.zeros((n, n))
-        c = H.contents
-        rowptr = np.ctypeslib.as_array(c.rowptr, (n + 1,))
-        if c.nnz:
-            cols = np.ctypeslib.as_array(c.colind, (c.nnz,))
-            vals = np.ctypeslib.as_array(ctypes.cast(c.val, _dp), (c.nnz,))
-            rows = np.repeat(np.arange(n), np.diff(rowptr))
-            D[rows, cols] = vals
-        if penalty:
-            na, nb = nelec
-            sz = abs(na - nb) * 0.5
-            ss = sz * (sz + 1) if self.ss_value is None else self.ss_value
-            S2 = np.empty((n, n))
-            for j in range(n):
-                e = np.zeros(n)
-                e[j] = 1.0
-                S2[:, j] = sp.from_pyscf(self.contract_ss(sp.to_pyscf(e), sp.norb, nelec))
-            P = S2 - ss * np.eye(n)
-            if ss >= sz * (sz + 1) + 0.1:
-                P = P @ P
-            D += float(self.ss_penalty) * P
-        return D
 
 
 FCI = FCISolver

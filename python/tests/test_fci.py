@@ -63,7 +63,7 @@ def test_casci_direct_and_stored(n2, method):
     mc = mcscf.CASCI(mf, 8, (5, 3))
     mc.fcisolver = solver(mol, method=method, conv_tol=1e-12)
     mc.kernel()
-    assert mc.fcisolver.stats["method"] == ("direct" if method == "direct" else "davidson")
+    assert mc.fcisolver.stats["method"] == method
     assert abs(mc.e_tot - ref.e_tot) <= 1e-9 and abs(abs(np.vdot(mc.ci, ref.ci)) - 1) < 1e-9
 
 
@@ -113,17 +113,11 @@ def test_fix_spin(n2):
     ref.kernel()
     singlets = [e for e, c in zip(ref.e_tot, ref.ci) if ref.fcisolver.spin_square(c, 6, 6)[0] < 1e-6][:3]
     mc = mcscf.CASCI(mf, 6, 6)
-    mc.fcisolver = solver(mol, nroots=3, dense_max=0)  # the penalty is exact whatever dense_max says
+    mc.fcisolver = solver(mol, nroots=3)
     fci.addons.fix_spin_(mc.fcisolver, ss=0)
     mc.kernel()
-    np.testing.assert_allclose(mc.e_tot, singlets, atol=1e-8)
-    assert mc.fcisolver.stats["method"] == "dense"
-    for c in mc.ci:
-        assert abs(mc.fcisolver.spin_square(c, 6, 6)[0]) < 1e-6
-    # Beyond dense_max_penalty: the penalty as an operator on the matrix-free
-    # sigma (cis_ci_spin_penalty_operator), same singlets.
-    mc.fcisolver.dense_max_penalty = 100
-    mc.kernel()
+    # The penalty as an operator on the matrix-free sigma
+    # (cis_ci_spin_penalty_operator, the driver's spin_penalty): the singlets.
     np.testing.assert_allclose(mc.e_tot, singlets, atol=1e-8)
     assert mc.fcisolver.stats["method"] == "direct"
     for c in mc.ci:
@@ -168,20 +162,13 @@ def test_warm_start_and_reused_space(n2, method):
     s = solver(mol, conv_tol=1e-12, method=method)
     e_cold, c = s.kernel(h1, h2, 8, 8, ecore=ecore)
     cold = s.stats["products"]
-    space = s._space if method == "stored" else s._direct
-    kept = dict(space) if method == "direct" else None
+    assert not s.stats["space_reused"]
     e_warm, _ = s.kernel(h1, h2, 8, 8, ci0=c, ecore=ecore)
     assert abs(e_warm - e_cold) < 1e-10 and s.converged
     assert s.stats["products"] < cold, (s.stats["products"], cold)
-    if method == "stored":
-        assert s._space is space
-        s.kernel(h1[:6, :6], mcscf.CASCI(mf, 6, 6).get_h2eff(), 6, 6)
-        assert s._space is not space and s._space.n == 400
-    else:
-        assert len(kept) == 1 and s._direct == kept  # the same _DirectSpace object
-        s.kernel(h1[:6, :6], mcscf.CASCI(mf, 6, 6).get_h2eff(), 6, 6)
-        (sp,) = s._direct.values()
-        assert sp not in kept.values() and sp.n == 400
+    assert s.stats["space_reused"]  # the driver's kept space (cis_ci_solver), new integrals only
+    s.kernel(h1[:6, :6], mcscf.CASCI(mf, 6, 6).get_h2eff(), 6, 6)
+    assert not s.stats["space_reused"] and s.ci.size == 400
     bad = np.full_like(c, np.nan)  # a non-finite ci0 is not a guess
     e_bad, _ = s.kernel(h1, h2, 8, 8, ci0=bad, ecore=ecore)
     assert abs(e_bad - e_cold) < 1e-10

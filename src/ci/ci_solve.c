@@ -304,7 +304,8 @@ static cis_status solve_stored(ci_run *r, int build_gpu) {
   cis_ci_result *R = r->R;
   char key[600];
   ci_space_key(r->F, o, 0, key, sizeof key);
-  if (!r->keep->S || strcmp(key, r->keep->key_S)) {
+  R->space_reused = r->keep->S && !strcmp(key, r->keep->key_S);
+  if (!R->space_reused) {
     cis_ci_space_free(r->keep->S);
     r->keep->S = NULL;
     CIS_TRY(cis_ci_space_create_bits(r->F, o->level, &R->ref_alpha, &R->ref_beta, &r->keep->S));
@@ -352,12 +353,12 @@ static cis_status solve_stored(ci_run *r, int build_gpu) {
     const char *format = o->format ? o->format : "auto", *kernel = o->kernel;
     p.float_values = o->float_values;
     if (!strcmp(format, "auto") && p.float_values) { /* the one format with float values under double vectors */
-      fprintf(stderr, "--format auto with --values float: sell16\n");
+      snprintf(R->format_reason, sizeof R->format_reason, "float values: sell16 (the one format storing them)");
       format = "sell16";
     } else if (!strcmp(format, "auto")) {
       cis_format_choice ch;
       CIS_TRY(cis_format_auto(r->H, p.dtype, &ch));
-      fprintf(stderr, "--format auto: %s\n", ch.reason);
+      snprintf(R->format_reason, sizeof R->format_reason, "%s", ch.reason);
       const cis_dtype t = p.dtype;
       format = ch.format;
       p = ch.params;
@@ -643,6 +644,30 @@ cis_status cis_ci_solve_file(const char *path, const cis_ci_solve_opts *o, cis_c
   return solve(NULL, F, o, t0, t_parse, F, out);
 }
 
+double cis_ci_result_value(const cis_ci_result *r, const char *name) {
+  if (!r || !name) return NAN;
+  const struct { const char *name; double v; } v[] = {
+      {"roots", r->roots}, {"size", (double)r->size}, {"method", r->method}, {"gpu", r->gpu},
+      {"converged", r->converged}, {"determinants", (double)r->determinants}, {"nnz", (double)r->nnz},
+      {"iterations", r->davidson.iterations}, {"products", (double)r->davidson.products},
+      {"op_seconds", r->davidson.op_seconds}, {"davidson_seconds", r->davidson.total_seconds},
+      {"max_residual", r->davidson.max_residual}, {"total_seconds", r->t_total}, {"build_seconds", r->t_build},
+      {"space_reused", r->space_reused}};
+  for (size_t k = 0; k < sizeof v / sizeof v[0]; ++k)
+    if (!strcmp(name, v[k].name)) return v[k].v;
+  return NAN;
+}
+
+const void *cis_ci_result_array(const cis_ci_result *r, const char *name) {
+  if (!r || !name) return NULL;
+  if (!strcmp(name, "energies")) return r->energies;
+  if (!strcmp(name, "s2")) return r->s2;
+  if (!strcmp(name, "vectors")) return r->vectors;
+  if (!strcmp(name, "det_alpha")) return r->det_alpha;
+  if (!strcmp(name, "det_beta")) return r->det_beta;
+  return NULL;
+}
+
 void cis_ci_result_free(cis_ci_result *r) {
   if (!r) return;
   free(r->energies);
@@ -686,6 +711,7 @@ cis_status cis_ci_solver_dets(cis_ci_solver *s, const cis_fcidump *F, const cis_
     return cis_error(CIS_ERR_TOO_LARGE, "%.4g determinants exceed the 32-bit index range", R.counts.determinants);
   const char *why;
   r.direct = o->method == CIS_CI_METHOD_DIRECT || (o->method == CIS_CI_METHOD_AUTO && auto_direct(F, o, &why));
+  R.gpu = o->gpu && !(r.direct && o->spin_penalty > 0); /* as run() decides */
   if (r.direct) {
     r.nr = o->roots;
     CIS_TRY(ci_run_direct_space(&r));

@@ -36,7 +36,8 @@ cis_status ci_run_direct_space(ci_run *r) {
   ci_space_key(r->F, o, 1, key, sizeof key);
   size_t k = strlen(key);
   snprintf(key + k, sizeof key - k, "|%d", dopt.vectors);
-  if (s->D && !strcmp(key, s->key_D)) { /* the same space: new integrals only */
+  r->R->space_reused = s->D && !strcmp(key, s->key_D);
+  if (r->R->space_reused) { /* the same space: new integrals only */
     CIS_TRY(cis_ci_direct_set_integrals(s->D, r->F));
     if (s->G) CIS_TRY(cis_ci_direct_gpu_set_integrals(s->G));
   } else {

@@ -524,6 +524,7 @@ int cis_cmd_ci(int argc, char **argv) {
   int rc = parse_args(argc, argv, &a);
   if (rc) return rc < 0 ? 0 : rc;
   cis_status st = cis_ci_solve_file(a.file, &a.o, &R);
+  if (st == CIS_OK && R->format_reason[0]) fprintf(stderr, "--format auto: %s\n", R->format_reason);
   if (st == CIS_OK && a.o.count_only) {
     print_count(&a, R);
   } else if (st == CIS_OK) { /* an unconverged root is an error, not a result */
