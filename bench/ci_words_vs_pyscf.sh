@@ -7,7 +7,7 @@
 # usage: bash bench/ci_words_vs_pyscf.sh PYTHON CISPARSE CASE [OUTDIR]
 #   CASE: benzene-6-31g, lih-aug-cc-pvtz, or "ATOMS|BASIS|GROUP"
 set -u
-PY=$1 CIS=$2 CASE=$3 OUT=${4:-/tmp/ci_words_bench}
+PY=$1 CIS=$2 CASE=$3 OUT=${4:-$(mktemp -d)}
 here=$(cd "$(dirname "$0")/.." && pwd)
 export OMP_NUM_THREADS=${OMP_NUM_THREADS:-2}
 mkdir -p "$OUT"

@@ -1,77 +1,130 @@
 #!/usr/bin/env bash
-# device_run.sh OUTDIR [STEPS]: everything one device call does, in order:
-# build (sm_90), GPU tests, a compute-sanitizer memcheck of every kernel on a
-# small CI matrix, then the benchmarks. Logs, CSV, JSON and PNGs go to
-# OUTDIR/results.tar.gz (the device tool returns at most 8 files); the end of
-# each bench table is echoed. STEPS: subset of "build test memcheck tune ci32k
-# laplace ci32kf ci512k run paper32k paper1m" (default: all but tune and the
-# paper* steps). B=DIR selects the build folder (default build-dev; a folder
-# built elsewhere can be used without the build step).
-# paper32k: ten CI matrices of 32,768 rows (seeds 1-10), every kernel and the
-# hyb-paper block sweep (the paper's Tables 6-10); paper1m: 1,048,576-row CI
-# matrices (seeds in PAPER1M_SEEDS, default "1 2"), a subset of kernels.
+# device_run.sh OUTDIR [STEPS]: the one device runner. Run from the source
+# tree on a machine with a GPU; every step appends to OUTDIR/results (logs,
+# CSV, JSON, PNGs; env.txt records the date, GPU, driver and nvcc) and echoes
+# the end of its table. STEPS, in the order given (default
+# "build test memcheck ci32k laplace ci32kf ci512k run"):
+#   build     configure and build $B (Release, CISPARSE_CUDA_ARCH, SHARED data)
+#   test      the GPU tests (ctest -L gpu)
+#   memcheck  compute-sanitizer memcheck of every kernel on a small CI matrix
+#   tune      hyb variants through the environment overrides (bench/NOTES.md)
+#   ci32k laplace ci32kf ci512k   `cisparse bench` on one matrix each (+ PNGs)
+#   paper32k  ten CI matrices of 32,768 rows (seeds 1-10), every kernel and
+#             the hyb-paper block sweep: the paper's Tables 6-10 (paper_tables.py)
+#   paper1m   1,048,576-row CI matrices (seeds PAPER1M_SEEDS, default "1 2")
+#   run       `cisparse run`: Tables 3-5 and Table 9 on the GPU
+#   solvers   the Figure-4 sweep on laplace3d:size=64 (+ PNGs), then 160^3
+#             double PCG in every solver version
+#   cupy      CuPy's cg beside cisparse (solvers_peer.py; needs CuPy)
+#   sell      the SELL report's slice study on SHARED/matrices (sell_study.sh,
+#             then sell_study.py for the tables and the figure)
+#   gpu4pyscf cisparse's direct CI beside gpu4pyscf and PySCF on the FCIDUMPs
+#             in $FCIDUMPS (default SHARED/ci/h2o_631g.FCIDUMP; ci_vs_gpu4pyscf.py)
+#   multigpu  every GPU of the host: weak scaling of the SpMV, strong scaling
+#             of CG and of Davidson (--gpus N, N = 1, 2, 4, 8 up to the count)
+# Environment: B (build folder, default build-dev), SHARED (the shared data:
+# matrices/ and ci/, default $CISPARSE_SHARED_DIR or ./shared), CUDA_ARCH
+# (default 90), JOBS (default 16). Each study's curated table is in
+# bench/results/<study>.md with the command that produced it.
 set -u
 OUT=${1:?usage: device_run.sh OUTDIR [STEPS]}
 STEPS=${2:-"build test memcheck ci32k laplace ci32kf ci512k run"}
 R=$OUT/results
 B=${B:-build-dev}
+SHARED=${SHARED:-${CISPARSE_SHARED_DIR:-$PWD/shared}}
+JOBS=${JOBS:-16}
+export NCCL_NVLS_ENABLE=${NCCL_NVLS_ENABLE:-0} OMP_WAIT_POLICY=${OMP_WAIT_POLICY:-passive}
 mkdir -p "$R"
-has() { [[ " $STEPS " == *" $1 "* ]]; }
 { date -u; nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.max.sm,clocks.max.mem --format=csv;
-  nvcc --version | tail -2; } > "$R/env.txt" 2>&1
+  nvcc --version | tail -2; echo "steps: $STEPS"; } > "$R/env.txt" 2>&1
 cat "$R/env.txt"
-if has build; then
-  cmake -S . -B $B -DCMAKE_BUILD_TYPE=Release -DCISPARSE_SHARED_DIR="$PWD/shared" > "$R/build.log" 2>&1 &&
-    cmake --build $B -j16 >> "$R/build.log" 2>&1 ||
-    { tail -40 "$R/build.log"; tar czf "$OUT/results.tar.gz" -C "$OUT" results; exit 1; }
-  grep -i "warning" "$R/build.log" | head -5
-fi
-if has test; then
-  (cd $B && ctest -L gpu -V --timeout 300) > "$R/gpu_tests.log" 2>&1
-  grep -E "FAIL|tests passed|checks,|Failed|SKIPPED|message|device:" "$R/gpu_tests.log" | head -40
-fi
-if has memcheck; then
-  compute-sanitizer --tool memcheck --leak-check full $B/cisparse bench ci:rows=1024,seed=1 --runs 1 --warmup 0 \
-    > "$R/memcheck.log" 2>&1
-  grep -E "ERROR SUMMARY|LEAK SUMMARY|Invalid" "$R/memcheck.log" | head -5
-fi
-bench() {
+
+bench() { # bench NAME ARGS...: one `cisparse bench` with its command and device at the top
   local name=$1; shift
   { echo "# $(date -u) | $(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader)"
     echo "# cisparse bench $*"
     timeout 400 $B/cisparse bench "$@" --csv "$R/$name.csv" --json "$R/$name.json"; } > "$R/$name.txt" 2>&1
   grep -v "^  " "$R/$name.txt" | tail -32
 }
-if has tune; then # hyb variants (env overrides, bench/NOTES.md): "matrix LOCK G UNROLL"
-  while read -r m l g u; do
-    echo "L:G:U=$l:$g:$u ${m%%,*} $(CISPARSE_HYB_LOCK=$l CISPARSE_HYB_G=$g CISPARSE_HYB_UNROLL=$u \
-      timeout 100 $B/cisparse bench $m --kernels hyb --runs 30 --warmup 3 2>/dev/null | grep -E '^hyb ')"
-  done <<'LIST' | tee "$R/tune.txt"
+logged() { # logged NAME CMD...: CMD's output to $R/NAME.log with the command on top
+  local name=$1; shift
+  { echo "# $(date -u) | $*"; "$@"; } > "$R/$name.log" 2>&1
+  echo "== $name: exit $?"
+}
+
+for step in $STEPS; do
+  case $step in
+  build)
+    cmake -S . -B $B -DCMAKE_BUILD_TYPE=Release -DCISPARSE_CUDA_ARCH=${CUDA_ARCH:-90} \
+      -DCISPARSE_SHARED_DIR="$SHARED" > "$R/build.log" 2>&1 && cmake --build $B -j$JOBS >> "$R/build.log" 2>&1 ||
+      { tail -40 "$R/build.log"; exit 1; }
+    grep -i "warning" "$R/build.log" | head -5 ;;
+  test)
+    (cd $B && ctest -L gpu -V --timeout 300) > "$R/gpu_tests.log" 2>&1
+    grep -E "FAIL|tests passed|checks,|Failed|SKIPPED|message|device:" "$R/gpu_tests.log" | head -40 ;;
+  memcheck)
+    compute-sanitizer --tool memcheck --leak-check full $B/cisparse bench ci:rows=1024,seed=1 --runs 1 --warmup 0 \
+      > "$R/memcheck.log" 2>&1
+    grep -E "ERROR SUMMARY|LEAK SUMMARY|Invalid" "$R/memcheck.log" | head -5 ;;
+  tune) # "matrix LOCK G UNROLL"
+    while read -r m l g u; do
+      echo "L:G:U=$l:$g:$u ${m%%,*} $(CISPARSE_HYB_LOCK=$l CISPARSE_HYB_G=$g CISPARSE_HYB_UNROLL=$u \
+        timeout 100 $B/cisparse bench $m --kernels hyb --runs 30 --warmup 3 2>/dev/null | grep -E '^hyb ')"
+    done <<'LIST' | tee "$R/tune.txt"
 ci:rows=32768,seed=1 0 32 4
 ci:rows=32768,seed=1 0 32 8
 ci:rows=524288,seed=1 0 32 4
 ci:rows=524288,seed=1 1024 16 4
 LIST
-fi
-has ci32k && bench ci32k ci:rows=32768,seed=1 --sweep-block --sweep-slice --plot "$R/ci32k"
-has laplace && bench laplace laplace3d:size=160,points=7 --sweep-slice --plot "$R/laplace"
-has ci32kf && bench ci32k_float ci:rows=32768,seed=1 --precision float
-has ci512k && bench ci512k ci:rows=524288,seed=1 --runs 20 --warmup 3 \
-  --kernels csr-vector,ell,sell,sellcs,csr5,hyb-paper,hyb,cusparse-csr-alg1,cusparse-csr-alg2,cusparse-coo-alg1,cusparse-sell-alg1
-if has paper32k; then
-  for seed in 1 2 3 4 5 6 7 8 9 10; do
-    bench ci32k_s$seed ci:rows=32768,seed=$seed --sweep-block > /dev/null
-  done
-  python3 bench/paper_tables.py "$R"/ci32k_s*.json > "$R/paper32k.md"; cat "$R/paper32k.md" | tail -30
-fi
-if has paper1m; then
-  for seed in ${PAPER1M_SEEDS:-1 2}; do
-    bench ci1m_s$seed ci:rows=1048576,seed=$seed --runs 20 --warmup 3 \
-      --kernels csr-vector,sell,sellcs,csr5,hyb-paper,hyb,cusparse-csr-alg1,cusparse-csr-alg2,cusparse-sell-alg1 > /dev/null
-  done
-  python3 bench/paper_tables.py "$R"/ci1m_s*.json > "$R/paper1m.md"; cat "$R/paper1m.md"
-fi
-if has run; then # `cisparse run`: Tables 3-5 and Table 9 on the GPU
-  $B/cisparse run > "$R/run.txt" 2>&1; tail -25 "$R/run.txt"
-fi
-tar czf "$OUT/results.tar.gz" -C "$OUT" results
+    ;;
+  ci32k) bench ci32k ci:rows=32768,seed=1 --sweep-block --sweep-slice --plot "$R/ci32k" ;;
+  laplace) bench laplace laplace3d:size=160,points=7 --sweep-slice --plot "$R/laplace" ;;
+  ci32kf) bench ci32k_float ci:rows=32768,seed=1 --precision float ;;
+  ci512k)
+    bench ci512k ci:rows=524288,seed=1 --runs 20 --warmup 3 \
+      --kernels csr-vector,ell,sell,sellcs,csr5,hyb-paper,hyb,cusparse-csr-alg1,cusparse-csr-alg2,cusparse-coo-alg1,cusparse-sell-alg1 ;;
+  paper32k)
+    for seed in 1 2 3 4 5 6 7 8 9 10; do bench ci32k_s$seed ci:rows=32768,seed=$seed --sweep-block > /dev/null; done
+    python3 bench/paper_tables.py "$R"/ci32k_s*.json > "$R/paper32k.md"; tail -30 "$R/paper32k.md" ;;
+  paper1m)
+    for seed in ${PAPER1M_SEEDS:-1 2}; do
+      bench ci1m_s$seed ci:rows=1048576,seed=$seed --runs 20 --warmup 3 \
+        --kernels csr-vector,sell,sellcs,csr5,hyb-paper,hyb,cusparse-csr-alg1,cusparse-csr-alg2,cusparse-sell-alg1 > /dev/null
+    done
+    python3 bench/paper_tables.py "$R"/ci1m_s*.json > "$R/paper1m.md"; cat "$R/paper1m.md" ;;
+  run) $B/cisparse run > "$R/run.txt" 2>&1; tail -25 "$R/run.txt" ;;
+  solvers)
+    logged sweep64 $B/cisparse solve laplace3d:size=64 --device gpu --format ell --sweep --repeat 3 \
+      --energy-seconds 0.3 --json "$R/sweep64.json" --plot "$R/sweep64"
+    sed -n '/^solver /,/^(energy/p' "$R/sweep64.log"
+    for v in cublasL cublasN cuda merge merge_10 graph; do
+      logged pcg160_$v $B/cisparse solve laplace3d:size=160 --device gpu --format ell --method cg --precond jacobi \
+        --version $v --repeat 3 --json "$R/pcg160_$v.json"
+      grep -E "^(iterations|time|energy)" "$R/pcg160_$v.log" | sed "s/^/   $v: /"
+    done ;;
+  cupy)
+    logged cupy python3 bench/solvers_peer.py --bin $B/cisparse --sizes 64,128,160 --json "$R/cupy.json"
+    sed -n '/^ grid/,$p' "$R/cupy.log" ;;
+  sell)
+    RUNS=20 bash bench/sell_study.sh "$R" $B/cisparse "$SHARED/matrices" &&
+      python3 bench/sell_study.py "$R/study"; tail -30 "$R/study/sell-study-tables.md" ;;
+  gpu4pyscf)
+    # shellcheck disable=SC2086 # FCIDUMPS is a list
+    logged gpu4pyscf python3 -u bench/ci_vs_gpu4pyscf.py --cisparse $B/cisparse --solves 2 --repeats 7 \
+      --json "$R/gpu4pyscf.json" ${FCIDUMPS:-$SHARED/ci/h2o_631g.FCIDUMP}
+    tail -12 "$R/gpu4pyscf.log" ;;
+  multigpu)
+    ngpu=$(nvidia-smi -L 2>/dev/null | grep -c '^GPU')
+    for n in 1 2 4 8; do
+      [ "$n" -le "$ngpu" ] || break
+      for x in allgather p2p; do
+        logged weak_${x}_$n $B/cisparse bench "ci:rows=$((65536 * n)),seed=1" --gpus $n --runs 50 --exchange $x
+        grep '^spmv:' "$R/weak_${x}_$n.log" | sed "s/^/   $x N=$n: /"
+      done
+      logged cg_$n $B/cisparse solve laplace3d:size=160,points=7 --gpus $n --method cg --precond jacobi --tol 1e-8
+      logged dav_$n $B/cisparse ci "$SHARED/ci/h2o_631g.FCIDUMP" --level 4 --gpus $n --roots 1 --tol 1e-6
+      grep -hE "^(cg|solve|ci |davidson)" "$R/cg_$n.log" "$R/dav_$n.log" | sed "s/^/   N=$n: /"
+    done ;;
+  *) echo "device_run.sh: unknown step '$step'" >&2; exit 2 ;;
+  esac
+done

@@ -48,6 +48,12 @@ int cli_double(const char *opt, const char *s, double *v);
 /* "double"/"float" -> dtype; 0 ok, 2 on an unknown name (message printed). */
 int cli_dtype(const char *s, cis_dtype *t);
 
+/* --plot PREFIX: draw JSON (written by `bench` for kind "spmv", by `solve
+ * --sweep` for "solvers") as PREFIX_*.png through `python3 -m cisparse.plot`
+ * when python3 imports it and matplotlib; otherwise one line on out naming the
+ * JSON and the command that draws it. Never changes the exit status. */
+void cli_plot(const char *kind, const char *json, const char *prefix, FILE *out);
+
 /* Relative tolerance of the symmetry check behind --symmetric (spmv, solve,
  * bench): A(i,j) and A(j,i) may differ by rounding in a computed matrix. */
 #define CLI_SYM_TOL 1e-12

@@ -13,7 +13,6 @@
 #include <omp.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 #include "cli/bench.h"
 #include "cli/bench_spmm.h"
 #include "cli/run.h"
@@ -276,18 +275,6 @@ static cis_status gpu_context(ctx *c, bench_run *r, const cis_gpu_info *info) {
   return cis_gpu_malloc(&c->dy, vs * (size_t)(c->A->rows ? c->A->rows : 1));
 }
 
-static void run_plot(const opts *o, const char *json) {
-  char cmd[2048];
-  if (access("bench/plot.py", R_OK) != 0) {
-    printf("plot: bench/plot.py not found here; run `python3 bench/plot.py %s %s` from the "
-           "source tree\n", json, o->plot);
-    return;
-  }
-  snprintf(cmd, sizeof cmd, "python3 bench/plot.py '%s' '%s'", json, o->plot);
-  if (system(cmd) != 0)
-    printf("plot: `%s` failed (matplotlib missing?); the JSON is in %s\n", cmd, json);
-}
-
 /* Measure every selected kernel on A into r (r->rows_out allocated here). */
 static cis_status bench_matrix(const opts *o, const cis_csr *A, bench_run *r) {
   cis_status st = CIS_OK;
@@ -444,7 +431,7 @@ int cis_cmd_bench(int argc, char **argv) {
   snprintf(json, sizeof json, "%s", o.json ? o.json : "");
   if (!o.json && o.plot) snprintf(json, sizeof json, "%s.json", o.plot);
   if (json[0] && (st = bench_write_json(json, &r)) != CIS_OK) goto fail;
-  if (o.plot) run_plot(&o, json);
+  if (o.plot) cli_plot("spmv", json, o.plot, stdout);
   rc = 0;
   goto done;
 fail:

@@ -21,7 +21,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-#include <unistd.h>
 #include "cisparse/cisparse.h"
 #include "cli/cli.h"
 #include "cli/cli_matrix.h"
@@ -65,7 +64,7 @@ static const char *usage_text =
     "                               the paper's grid (§4, Figure 4): every solver, preconditioner,\n"
     "                               version and sync mode (options given above narrow it); each\n"
     "                               configuration runs >= R times and >= S seconds; --plot writes\n"
-    "                               PNGs via bench/plot_solvers.py\n"
+    "                               PNGs via python3 -m cisparse.plot\n"
     "The problem: x* = ones, b = A x*, x0 = 0. Exit 0 converged, 1 error or no convergence, 2 usage.";
 
 typedef struct solve_opts {
@@ -889,23 +888,6 @@ static cis_status write_sweep_json(const char *path, const solve_opts *o, const 
   return json_close(f, path);
 }
 
-static void run_plot(const char *json, const char *prefix, FILE *out) {
-  char cmd[2048];
-  if (access("bench/plot_solvers.py", R_OK) != 0) {
-    fprintf(out, "plot: bench/plot_solvers.py not found here; run `python3 bench/plot_solvers.py %s %s` "
-                 "from the source tree\n", json, prefix);
-    return;
-  }
-  if (strchr(json, '\'') || strchr(prefix, '\'')) {
-    fprintf(out, "plot: a path holds a quote; run `python3 bench/plot_solvers.py JSON PREFIX` yourself\n");
-    return;
-  }
-  snprintf(cmd, sizeof cmd, "python3 bench/plot_solvers.py '%s' '%s'%s", json, prefix, out == stderr ? " 1>&2" : "");
-  fflush(out);
-  fflush(stdout);
-  if (system(cmd) != 0) fprintf(out, "plot: `%s` failed; the JSON is in %s\n", cmd, json);
-}
-
 static int solve_sweep(const solve_opts *o, const problem *pb, FILE *out) {
   const int gpu = o->device == DEV_GPU;
   const cis_dtype t = o->precision == PREC_SINGLE ? CIS_F32 : CIS_F64;
@@ -1017,7 +999,7 @@ static int solve_sweep(const solve_opts *o, const problem *pb, FILE *out) {
       fprintf(out, "json        %s\n", json);
     }
   }
-  if (o->plot) run_plot(json, o->plot, out);
+  if (o->plot) cli_plot("solvers", json, o->plot, out);
   goto done;
 fail:
   rc = cli_fail(st);
