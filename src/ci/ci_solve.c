@@ -293,7 +293,7 @@ cis_status ci_run_roots(ci_run *r) {
 }
 
 /* The GPU kernel of symmetric storage: o->kernel, else sym-seg (on the H2O
- * 6-31G FCI Hamiltonian 2x faster than csr-sym, bench/results). */
+ * 6-31G FCI Hamiltonian 2x faster than csr-sym, bench/results/sym-seg.md). */
 static const char *sym_kernel(const cis_ci_solve_opts *o) { return o->kernel ? o->kernel : "sym-seg"; }
 
 /* The stored path: the determinant list (kept by r->keep), H built on the
