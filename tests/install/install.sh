@@ -38,9 +38,14 @@ bash "$SRC/tests/install/exports.sh" "$LIBDIR/libcisparse.so" "$P/include" && ok
 
 # the example, both ways, copied out of the source tree
 cp -r "$SRC/examples" "$W/pc"
-if PKG_CONFIG_PATH=$LIBDIR/pkgconfig make -C "$W/pc" solve > "$W/pc.log" 2>&1; then
+if PKG_CONFIG_PATH=$LIBDIR/pkgconfig make -C "$W/pc" solve ci > "$W/pc.log" 2>&1; then
   if "$W/pc/solve" > "$W/pc.out" 2>&1; then ok "pkg-config example: $(tail -1 "$W/pc.out")"
   else cat "$W/pc.out"; fail "pkg-config example run"; fi
+  # the CI driver example: H2O STO-3G full CI equals the reference energy
+  if "$W/pc/ci" "$SRC/../shared/ci/h2o_sto3g.FCIDUMP" 2 > "$W/ci.out" 2>&1 &&
+     grep -q "root 0  E = -75.01257824" "$W/ci.out"; then ok "CI driver example: $(sed -n 2p "$W/ci.out")"
+  elif [ ! -e "$SRC/../shared/ci/h2o_sto3g.FCIDUMP" ]; then echo "skipped: CI example (no ../shared/ci)"
+  else cat "$W/ci.out"; fail "CI driver example run"; fi
 else
   cat "$W/pc.log"; fail "pkg-config example build"
 fi
