@@ -152,7 +152,7 @@ cis_status kry_be_host_create(cis_int n, cis_dtype t, int hist_len, kry_be **out
 /* Device backend in version v on stream s (NULL = a new stream owned by the
  * backend). CIS_ERR_NO_GPU without CUDA. */
 cis_status kry_be_gpu_create(cis_int n, cis_dtype t, cis_solver_version v, int hist_len, kry_be **out);
-/* Distributed backend (src/dist/backend_dist.c) for an operator of memory
+/* Distributed backend (src/distributed/backend_dist.c) for an operator of memory
  * space CIS_MEM_DIST (cis_operator_from_dist): host slots, parts' backends. */
 cis_status kry_be_dist_create(const cis_operator *A, int hist_len, kry_be **out);
 /* The backend for operator A (its memory space and dtype). */

@@ -14,7 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "core/internal.h"
-#include "dist/dist_matrix.h"
+#include "distributed/dist_matrix.h"
 #include "test_util.h"
 
 /* 6 x 6, 16 nonzeros (3 4 2 | 2 3 2), split {0,1,2} {3,4,5}: the prefix reaches 8 at row 3:

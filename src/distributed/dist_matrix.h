@@ -4,7 +4,7 @@
 #define CISPARSE_DIST_MATRIX_H
 
 #include "cisparse/format.h"
-#include "dist/dist_internal.h"
+#include "distributed/dist_internal.h"
 
 /* Most parts one process drives (one per GPU of a host). */
 #define DIST_MAX_LOCAL 64

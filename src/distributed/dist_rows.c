@@ -10,7 +10,7 @@
  * stops). */
 #include <string.h>
 #include "core/internal.h"
-#include "dist/dist_matrix.h"
+#include "distributed/dist_matrix.h"
 
 /* diag[i] for the rows of R (rows r0.. of the matrix; 0 where absent). */
 static void rows_diagonal(const cis_csr *R, cis_int r0, double *diag) {

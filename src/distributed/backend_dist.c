@@ -14,7 +14,7 @@
 #include <math.h>
 #include <string.h>
 #include "core/internal.h"
-#include "dist/dist_matrix.h"
+#include "distributed/dist_matrix.h"
 #include "solvers/backend.h"
 
 /* Dots a fused step defers to one all-reduce. */

@@ -11,7 +11,7 @@
 #include <stdio.h>
 #include <string.h>
 #include "core/internal.h"
-#include "dist/dist_matrix.h"
+#include "distributed/dist_matrix.h"
 #include "operators/operator_internal.h"
 
 static cis_status spmv_block(cis_dist_matrix *D, cis_matrix *M, cis_gpu_plan *P, double alpha, const void *x,

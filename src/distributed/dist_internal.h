@@ -43,7 +43,7 @@ cis_status dist_block_needed(const cis_csr *A, const cis_int *row_start, int par
 cis_status dist_block_from_rows(const cis_csr *R, cis_int n, const cis_int *row_start, int parts, int part,
                                 cis_dist_block *out);
 
-/* ---- device helpers (src/dist/gpu/dist_dev.c; nogpu stubs) ---- */
+/* ---- device helpers (src/distributed/gpu/dist_dev.c; nogpu stubs) ---- */
 cis_status dd_set_device(int dev);
 cis_status dd_stream_create(cis_stream *s);
 void dd_stream_destroy(cis_stream s);

@@ -7,7 +7,7 @@
 #include <stdio.h>
 #include <string.h>
 #include "core/internal.h"
-#include "dist/dist_matrix.h"
+#include "distributed/dist_matrix.h"
 
 int dist_on_device(const cis_dist_matrix *D) { return D->where == CIS_MEM_DEVICE; }
 

@@ -15,7 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "core/internal.h"
-#include "dist/dist_internal.h"
+#include "distributed/dist_internal.h"
 
 #if defined(CISPARSE_HAVE_CUDA) && defined(CISPARSE_HAVE_NCCL)
 #include <cuda_runtime.h>

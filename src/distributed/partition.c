@@ -5,7 +5,7 @@
  * exchange plan with its all-gather vs point-to-point rule (dist.h). */
 #include <string.h>
 #include "core/internal.h"
-#include "dist/dist_internal.h"
+#include "distributed/dist_internal.h"
 
 /* The split of partition_rows over a running prefix count: prefix(e) is the
  * nonzeros of rows 0..e-1 (rowptr[e], or the sum of row counts). */
