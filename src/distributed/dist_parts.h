@@ -1,0 +1,60 @@
+/* dist_parts.h: the distributed matrix object (not public): the local parts
+ * of this process, the exchange plan, and the table of distributed vectors;
+ * and the part memory every file of this layer uses (dist_parts.c). */
+#ifndef CISPARSE_DIST_PARTS_H
+#define CISPARSE_DIST_PARTS_H
+
+#include "cisparse/format.h"
+#include "distributed/dist_internal.h"
+#include "distributed/partition.h"
+
+/* Most parts one process drives (one per GPU of a host). */
+#define DIST_MAX_LOCAL 64
+
+typedef struct dist_part {
+  int rank;
+  cis_int row0, rows;
+  cis_matrix *Ml, *Mr;      /* host blocks (fake comm) */
+  cis_gpu_plan *Pl, *Pr;    /* device blocks */
+  cis_int nneeded, nsend;
+  void *xr;                 /* the needed x entries (nneeded) */
+  void *stage, *xfull;      /* all-gather: send (max_rows) and receive (parts*max_rows) */
+  void *sendbuf;            /* point-to-point: packed values (nsend) */
+  cis_idx *idx;             /* all-gather: unpack positions in xfull; p2p: pack indices */
+  cis_stream compute;       /* device: the stream of the two products */
+  void *ev_x, *ev_start, *ev_done;
+} dist_part;
+
+typedef struct dist_vec {
+  char *base;               /* reserved, inaccessible: the handle */
+  int64_t span;             /* count*n*value bytes */
+  int count;
+  void **loc;               /* [nlocal] count*rows values each */
+} dist_vec;
+
+struct cis_dist_matrix {
+  cis_dist_comm *comm;
+  dist_plan plan;
+  cis_int n;
+  cis_dtype dtype;
+  cis_memspace where;       /* of the parts: host or device */
+  char format[32];
+  int nlocal;
+  dist_part *part;
+  double *diag;             /* global diag(A), host */
+  dist_vec *vecs;
+  int nvecs, cap;
+  double t_exchange, t_product;
+  int64_t products;
+};
+
+/* Part memory: host arrays on a fake comm, the part's GPU on a device comm
+ * (dist_parts.c). dist_set_dev makes the part's GPU current (no-op on host). */
+int dist_on_device(const cis_dist_matrix *D);
+cis_status dist_set_dev(const cis_dist_matrix *D, int l);
+cis_status dist_part_alloc(const cis_dist_matrix *D, int l, void **p, int64_t bytes, const char *what);
+void dist_part_free(const cis_dist_matrix *D, int l, void *p);
+cis_status dist_part_put(const cis_dist_matrix *D, int l, void *dst, const void *host, size_t bytes);
+cis_status dist_part_get(const cis_dist_matrix *D, int l, void *host, const void *src, size_t bytes);
+
+#endif
