@@ -12,8 +12,8 @@
  *                                 the x entries that part p lacks),
  * and y_p = local * x_p + remote * x[needed_p]. The x entries are exchanged
  * before the remote product, either by an all-gather of every part's x or by
- * point-to-point messages of just the needed entries (cis_dist_plan: the
- * rule is there), while the local product runs on its own stream.
+ * point-to-point messages of just the needed entries (cis_dist_exchange:
+ * the rule is there), while the local product runs on its own stream.
  *
  * Communicators (cis_dist_comm): NCCL with one process driving every GPU of
  * a host (ncclCommInitAll, one stream per GPU, collectives in
@@ -48,60 +48,23 @@ CIS_API cis_status cis_dist_partition_rows(const cis_csr *A, int parts, cis_int 
  * with those counts. row_nnz NULL: by rows (part p starts at rows*p/parts). */
 CIS_API cis_status cis_dist_partition_counts(cis_int rows, const cis_int *row_nnz, int parts, cis_int *row_start);
 
-/* One part of a row-distributed matrix (see above). */
-typedef struct cis_dist_block {
-  int part, parts;
-  cis_int row0, rows;  /* global rows row0 .. row0+rows-1 */
-  cis_csr *local;      /* rows x rows, columns - row0 */
-  cis_csr *remote;     /* rows x nneeded, column k is global column needed[k] */
-  cis_int nneeded;
-  cis_idx *needed;     /* ascending global columns outside this part's rows */
-} cis_dist_block;
-
-/* Block `part` of A under row_start (from cis_dist_partition_rows or any
- * ascending split). A square, plain storage (a CIS_FLAG_UPPER matrix is
- * refused: expand it first). Values keep A's dtype. Free with
- * cis_dist_block_clear. */
-CIS_API cis_status cis_dist_block_split(const cis_csr *A, const cis_int *row_start, int parts, int part,
-                                        cis_dist_block *out);
-/* Free what a block holds and zero it; NULL accepted. */
-CIS_API void cis_dist_block_clear(cis_dist_block *b);
-
+/* How the x entries a part lacks reach it in each product. The rule for
+ * CIS_XCHG_AUTO: point-to-point when
+ *   p2p_values * value_bytes + p2p_messages * msg_bytes < allgather_values * value_bytes
+ * (the volumes of cis_dist_info), else all-gather: a message costs a latency
+ * (several microseconds in NCCL, i.e. a few hundred KB of NVLink time;
+ * msg_bytes <= 0 means CIS_DIST_MSG_BYTES; value_bytes is 8 whatever the
+ * dtype, so the choice depends on the matrix only), the all-gather is one
+ * collective. */
 typedef enum cis_dist_exchange {
-  CIS_XCHG_AUTO = 0,      /* the rule of cis_dist_plan_build */
+  CIS_XCHG_AUTO = 0,      /* the rule above */
   CIS_XCHG_ALLGATHER = 1, /* every part receives every other part's x (padded to the largest part) */
   CIS_XCHG_P2P = 2        /* every part receives exactly its needed entries from their owners */
 } cis_dist_exchange;
 
-/* The exchange plan: who sends which x entries to whom in each product. */
-typedef struct cis_dist_plan {
-  int parts;
-  cis_dist_exchange kind;    /* ALLGATHER or P2P (never AUTO once built) */
-  cis_int max_rows;          /* largest part (the all-gather's padded count) */
-  cis_int *row_start;        /* parts+1 */
-  /* count[p*parts + q]: entries part p receives from part q (0 for p == q);
-   * send_idx[q][..]: the local indices part q sends, peer by peer in order
-   * of p, count[p*parts+q] each (these are q's rows in p's needed list). */
-  cis_int *count;
-  cis_idx **send_idx;
-  int64_t p2p_values;        /* values received per product, all parts: sum of nneeded */
-  int64_t allgather_values;  /* values received per product by the padded all-gather: parts*(parts-1)*max_rows */
-  int64_t p2p_messages;      /* (p, q) pairs with count > 0 */
-} cis_dist_plan;
-
 /* Latency allowance of the exchange rule, in bytes per point-to-point message. */
 #define CIS_DIST_MSG_BYTES ((int64_t)256 * 1024)
 
-/* The plan for the blocks of all parts (blocks[p].part == p). The rule for
- * CIS_XCHG_AUTO: point-to-point when
- *   p2p_values * value_bytes + p2p_messages * msg_bytes < allgather_values * value_bytes,
- * else all-gather: a message costs a latency (several microseconds in NCCL,
- * i.e. a few hundred KB of NVLink time; msg_bytes <= 0 means
- * CIS_DIST_MSG_BYTES; value_bytes is 8 whatever the dtype, so the choice
- * depends on the matrix only), the all-gather is one collective. */
-CIS_API cis_status cis_dist_plan_build(const cis_dist_block *blocks, int parts, cis_dist_exchange want,
-                                       int64_t msg_bytes, cis_dist_plan *out);
-CIS_API void cis_dist_plan_clear(cis_dist_plan *p);
 /* "allgather", "p2p", "auto"; parse gives CIS_ERR_NOT_FOUND naming the choices. */
 CIS_API const char *cis_dist_exchange_name(cis_dist_exchange k);
 CIS_API cis_status cis_dist_exchange_parse(const char *s, cis_dist_exchange *k);
@@ -182,7 +145,19 @@ typedef cis_status (*cis_dist_rows_fn)(void *ctx, cis_int r0, cis_int r1, cis_cs
 CIS_API cis_status cis_dist_matrix_create_rows(cis_int n, const cis_int *row_nnz, cis_dist_rows_fn build, void *ctx,
                                                cis_dist_comm *c, const cis_dist_opts *o, cis_dist_matrix **out);
 
-CIS_API const cis_dist_plan *cis_dist_matrix_plan(const cis_dist_matrix *D);
+/* What the exchange plan of a distributed matrix does in each product. */
+typedef struct cis_dist_info {
+  int parts;                   /* all parts, of every process */
+  cis_dist_exchange exchange;  /* the exchange chosen: ALLGATHER or P2P (never AUTO) */
+  int64_t p2p_values;          /* values received per product point-to-point, all parts */
+  int64_t p2p_messages;        /* (receiver, sender) pairs with values to move */
+  int64_t allgather_values;    /* values received per product by the padded all-gather */
+} cis_dist_info;
+/* The plan's figures of D into *out. CIS_ERR_INVALID on a NULL argument. */
+CIS_API cis_status cis_dist_matrix_info(const cis_dist_matrix *D, cis_dist_info *out);
+/* The global rows row0 .. row0+rows-1 of part `part` (0 <= part < parts, any
+ * process's part). CIS_ERR_INVALID on a NULL argument or a part out of range. */
+CIS_API cis_status cis_dist_matrix_part_rows(const cis_dist_matrix *D, int part, cis_int *row0, cis_int *rows);
 /* Bytes moved between parts per product (all parts; values * value size). */
 CIS_API int64_t cis_dist_matrix_exchange_bytes(const cis_dist_matrix *D);
 /* Seconds spent in the exchange (pack, communication, unpack: on GPUs timed

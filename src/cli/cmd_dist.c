@@ -121,15 +121,19 @@ static int run(int argc, char **argv, const char *cmd) {
   CIS_TRY(cis_dist_matrix_create(A, c, &dopt, &D));
   CIS_TRY(cis_operator_from_dist(D, &op));
   t_setup = cis_wtime() - t_setup;
-  const cis_dist_plan *pl = cis_dist_matrix_plan(D);
+  cis_dist_info pl;
+  CIS_TRY(cis_dist_matrix_info(D, &pl));
   cis_int n = A->rows;
   printf("matrix %s: %lld rows, %lld nonzeros\n", o.matrix, (long long)n, (long long)A->nnz);
   printf("parts %d over %s (%s), NCCL_NVLS_ENABLE=%s, exchange %s (p2p %lld values + %lld messages, all-gather %lld values)\n",
          cis_dist_comm_ranks(c), cis_dist_comm_name(c), cis_operator_name(op),
-         getenv("NCCL_NVLS_ENABLE") ? getenv("NCCL_NVLS_ENABLE") : "unset", cis_dist_exchange_name(pl->kind),
-         (long long)pl->p2p_values, (long long)pl->p2p_messages, (long long)pl->allgather_values);
-  for (int p = 0; p < pl->parts; ++p)
-    printf("  part %d: rows %lld..%lld\n", p, (long long)pl->row_start[p], (long long)pl->row_start[p + 1] - 1);
+         getenv("NCCL_NVLS_ENABLE") ? getenv("NCCL_NVLS_ENABLE") : "unset", cis_dist_exchange_name(pl.exchange),
+         (long long)pl.p2p_values, (long long)pl.p2p_messages, (long long)pl.allgather_values);
+  for (int p = 0; p < pl.parts; ++p) {
+    cis_int row0, rows;
+    CIS_TRY(cis_dist_matrix_part_rows(D, p, &row0, &rows));
+    printf("  part %d: rows %lld..%lld\n", p, (long long)row0, (long long)(row0 + rows) - 1);
+  }
   printf("setup %.3f s, exchange %.3f MB per product\n", t_setup, (double)cis_dist_matrix_exchange_bytes(D) / 1e6);
   CIS_TRY(cis_dist_vec_alloc(D, 2, &v));
   void *v2 = (char *)v + (size_t)n * sizeof(double);

@@ -19,31 +19,10 @@ typedef struct csr5_device {
   int nmem;
 } csr5_device;
 
-/* Checked device allocation + copy (private stand-in for
- * cis_gpu_alloc_copy of plan.c): CIS_ERR_DEVICE_OOM naming `what`, the bytes
- * asked and the bytes free. h == NULL leaves the memory uninitialised. */
-static cis_status csr5_alloc_copy(void **d, const void *h, size_t bytes, const char *what) {
-  *d = NULL;
-  if (bytes == 0) return CIS_OK;
-  cudaError_t e = cudaMalloc(d, bytes);
-  if (e != cudaSuccess) {
-    size_t free_b = 0, total_b = 0;
-    *d = NULL;
-    (void)cudaGetLastError(); /* reset the last-error state after a failed cudaMalloc */
-    if (e == cudaErrorMemoryAllocation && cudaMemGetInfo(&free_b, &total_b) == cudaSuccess)
-      return cis_error(CIS_ERR_DEVICE_OOM, "%s: cannot allocate %zu bytes on the GPU (%zu free)", what,
-                       bytes, free_b);
-    return cis_error(e == cudaErrorMemoryAllocation ? CIS_ERR_DEVICE_OOM : CIS_ERR_CUDA,
-                     "%s: cudaMalloc of %zu bytes: %s", what, bytes, cudaGetErrorString(e));
-  }
-  if (h) CIS_CUDA_CHECK(cudaMemcpy(*d, h, bytes, cudaMemcpyHostToDevice));
-  return CIS_OK;
-}
-
 static void csr5_release(void *dev) {
   csr5_device *D = dev;
   if (!D) return;
-  for (int i = 0; i < D->nmem; ++i) cudaFree(D->mem[i]);
+  for (int i = 0; i < D->nmem; ++i) cis_gpu_free(D->mem[i]);
   cis_free(D);
 }
 
@@ -51,7 +30,7 @@ static void csr5_release(void *dev) {
 static cis_status put(csr5_device *D, const void **d, const void *h, cis_int bytes, cis_int *total,
                       const char *what) {
   void *p = NULL;
-  cis_status st = csr5_alloc_copy(&p, h, (size_t)bytes, what);
+  cis_status st = cis_gpu_alloc_copy(&p, h, (size_t)bytes, what);
   if (st != CIS_OK) return st;
   D->mem[D->nmem++] = p;
   *d = p;

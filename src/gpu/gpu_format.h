@@ -9,6 +9,7 @@
 
 #include "cisparse/gpu.h"
 #include "formats/format_types.h"
+#include "gpu/gpu_mem.h"
 
 typedef struct cis_gpu_format_ops {
   const char *format;       /* host --format name this table serves */
@@ -34,8 +35,5 @@ extern const cis_gpu_format_ops cis_gpu_format_csr, cis_gpu_format_ell, cis_gpu_
     cis_gpu_format_sell, cis_gpu_format_sellr, cis_gpu_format_sellcs, cis_gpu_format_csb,
     cis_gpu_format_hyb, cis_gpu_format_csr5, cis_gpu_format_csr_sym, cis_gpu_format_sell16;
 
-/* Checked device allocation: CIS_ERR_DEVICE_OOM naming `what`, the bytes
- * asked and the bytes free; CIS_ERR_CUDA otherwise. Implemented in plan.c. */
-cis_status cis_gpu_alloc_copy(void **d, const void *h, size_t bytes, const char *what);
 
 #endif

@@ -1,10 +1,12 @@
 /* gpu_mem.c: device discovery and checked device memory (the thin layer
- * every other GPU file uses). An out-of-memory cudaMalloc is reported as
+ * every other GPU file uses): the library's one device allocator
+ * (gpu_mem.h). An out-of-memory cudaMalloc is reported as
  * CIS_ERR_DEVICE_OOM naming what was asked, the bytes asked and the bytes
  * free; the CUDA error state is cleared so the process carries on. */
 #include <stdio.h>
 #include <string.h>
 #include "gpu/gpu_internal.h"
+#include "gpu/gpu_mem.h"
 
 int cis_gpu_count(char *why, size_t why_len) {
   int n = 0;
@@ -44,7 +46,7 @@ cis_status cis_gpu_get_info(cis_gpu_info *info) {
   return CIS_OK;
 }
 
-cis_status cis_gpu_alloc_copy(void **d, const void *h, size_t bytes, const char *what) {
+cis_status cis_gpu_alloc_copy_for(void **d, const void *h, size_t bytes, const char *who, const char *what) {
   size_t free_b = 0, total_b = 0;
   cudaError_t e;
   *d = NULL;
@@ -55,10 +57,12 @@ cis_status cis_gpu_alloc_copy(void **d, const void *h, size_t bytes, const char 
     *d = NULL;
     cudaMemGetInfo(&free_b, &total_b);
     return cis_error(CIS_ERR_DEVICE_OOM,
-                     "GPU out of memory for %s: asked %zu bytes (%.2f GiB), %zu free of %zu", what,
-                     bytes, (double)bytes / 1073741824.0, free_b, total_b);
+                     "GPU out of memory for %s%s%s%s: asked %zu bytes (%.2f GiB), %zu free of %zu", what,
+                     who ? " (" : "", who ? who : "", who ? ")" : "", bytes, (double)bytes / 1073741824.0,
+                     free_b, total_b);
   }
   if (e != cudaSuccess) {
+    (void)cudaGetLastError();
     *d = NULL;
     return cis_error(CIS_ERR_CUDA, "%s:%d: cudaMalloc of %zu bytes for %s: %s", __FILE__, __LINE__,
                      bytes, what, cudaGetErrorString(e));
@@ -70,6 +74,10 @@ cis_status cis_gpu_alloc_copy(void **d, const void *h, size_t bytes, const char 
                      bytes, cudaGetErrorString(e));
   }
   return CIS_OK;
+}
+
+cis_status cis_gpu_alloc_copy(void **d, const void *h, size_t bytes, const char *what) {
+  return cis_gpu_alloc_copy_for(d, h, bytes, NULL, what);
 }
 
 cis_status cis_gpu_upload_array(void **d, const void *h, cis_int count, size_t elem,

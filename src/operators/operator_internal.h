@@ -1,11 +1,26 @@
 /* operator_internal.h: the operator object behind cisparse/operator.h (not
  * public). One struct, one apply pointer filled by each constructor; the
  * backends of src/solvers read `plan` to fuse work into our own SpMV kernels
- * (Aliaga et al. 2015 §3.3) and fall back to `apply` otherwise. */
+ * (Aliaga et al. 2015 §3.3) and fall back to `apply` otherwise.
+ *
+ * The operator also supplies the vector backend its solvers run on (PETSc's
+ * MatCreateVecs): `make_backend`, installed by a layer above whose vectors
+ * are its own (the distributed operator of src/distributed), or NULL for the
+ * backend of the memory space (host, or the device in the solver's
+ * version: kry_be_for in src/solvers/backend.c). So the solvers never name
+ * the layer an operator comes from. */
 #ifndef CISPARSE_OPERATOR_INTERNAL_H
 #define CISPARSE_OPERATOR_INTERNAL_H
 
 #include "cisparse/operator.h"
+#include "cisparse/solver.h"
+
+struct kry_be; /* the vector backend (src/solvers/backend.h) */
+
+/* Make the vector backend for A's vectors: version v (device backends),
+ * a residual history of hist_len entries. */
+typedef cis_status (*cis_backend_maker)(const cis_operator *A, cis_solver_version v, int hist_len,
+                                        struct kry_be **out);
 
 struct cis_operator {
   cis_int rows, cols;
@@ -22,6 +37,7 @@ struct cis_operator {
   void (*destroy)(void *);
   double *diag;          /* owned copy, or NULL */
   const cis_operator *At;
+  cis_backend_maker make_backend; /* NULL: the backend of `where` */
 };
 
 #endif

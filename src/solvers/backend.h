@@ -6,7 +6,8 @@
  * and an operator (cisparse/operator.h); they never see a format or a device.
  *
  * Backends: the host (OpenMP, backend_host.c: also the CPU reference of every
- * device kernel) and the device (backend_gpu.c), whose versions are those of
+ * device kernel), any an operator supplies through its hook (kry_be_for),
+ * and the device (backend_gpu.c), whose versions are those of
  * Aliaga, Perez, Quintana-Orti, Euro-Par 2015 §4:
  *   cublasL   cuBLAS, host pointer mode: slots live on the host, every dot
  *             returns to the host, programs run on the host;
@@ -152,12 +153,11 @@ cis_status kry_be_host_create(cis_int n, cis_dtype t, int hist_len, kry_be **out
 /* Device backend in version v on stream s (NULL = a new stream owned by the
  * backend). CIS_ERR_NO_GPU without CUDA. */
 cis_status kry_be_gpu_create(cis_int n, cis_dtype t, cis_solver_version v, int hist_len, kry_be **out);
-/* Distributed backend (src/dist/backend_dist.c) for an operator of memory
- * space CIS_MEM_DIST (cis_operator_from_dist): host slots, parts' backends. */
-cis_status kry_be_dist_create(const cis_operator *A, int hist_len, kry_be **out);
-/* The backend for operator A (its memory space and dtype). */
+/* The backend for operator A (backend.c): the one A's hook makes (a layer
+ * with vectors of its own installs it: operator_internal.h), else the
+ * backend of A's memory space and dtype. */
 cis_status kry_be_for(const cis_operator *A, cis_solver_version v, int hist_len, kry_be **out);
-/* Free; NULL accepted. */
+/* Free (ops->destroy, then the struct); NULL accepted. */
 void kry_be_free(kry_be *B);
 
 /* Step and fused SpMV through the backend: the fused ops when the backend

@@ -202,6 +202,7 @@ cis_status kry_be_host_create(cis_int n, cis_dtype t, int hist_len, kry_be **out
   *out = B;
   return CIS_OK;
 cleanup:
-  kry_be_free(B);
+  if (B) h_destroy(B);
+  cis_free(B);
   return st;
 }

@@ -8,7 +8,7 @@
  *   rho' = (z, r~);  (r, r);  beta = rho'/rho              (rho' = 0: breakdown)
  *   p = z + beta p;  p~ = z~ + beta p~ */
 #include "core/internal.h"
-#include "solvers/krylov_internal.h"
+#include "solvers/krylov_problem.h"
 
 typedef struct bicg_ctx {
   kry_be *B;

@@ -9,7 +9,7 @@
  *   x += alpha p^ + omega s^;  r = s - omega t;  rho' = (r^, r);  (r, r);
  *   beta = (rho'/rho)(alpha/omega)                         (rho' = 0, omega = 0: breakdown) */
 #include "core/internal.h"
-#include "solvers/krylov_internal.h"
+#include "solvers/krylov_problem.h"
 
 typedef struct bicgstab_ctx {
   kry_be *B;

@@ -6,7 +6,7 @@
  *   x += alpha p;  r -= alpha q;  z = M^-1 r;  rho' = (r, z);  (r, r);  beta = rho'/rho
  *   p = z + beta p */
 #include "core/internal.h"
-#include "solvers/krylov_internal.h"
+#include "solvers/krylov_problem.h"
 
 typedef struct cg_ctx {
   kry_be *B;

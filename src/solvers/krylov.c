@@ -8,9 +8,10 @@
 #include <stdio.h>
 #include <string.h>
 #include "core/internal.h"
-#include "solvers/krylov_internal.h"
+#include "solvers/krylov_problem.h"
 
 static const char *const method_names[] = {"cg", "bicg", "bicgstab"};
+static const kry_method_fn methods[] = {kry_cg, kry_bicg, kry_bicgstab}; /* by cis_krylov_method */
 static const char *const version_names[CIS_VER_COUNT] = {"cublasL", "cublasN", "cuda", "merge", "merge_10", "graph"};
 static const char *const end_names[] = {
     "converged", "maxit reached", "breakdown: rho = 0", "breakdown: omega = 0",
@@ -58,33 +59,6 @@ cis_krylov_opts cis_krylov_opts_default(void) {
   o.tol = 1e-8;
   o.maxit = 1000;
   return o;
-}
-
-cis_status kry_residual0(kry_problem *P, void *r) {
-  cis_status st;
-  kry_be *B = P->B;
-  CIS_TRY(B->ops->apply(B, P->A, P->x, r));           /* r = A x */
-  CIS_TRY(B->ops->xpay(B, P->b, kry_imm(-1.0), r));   /* r = b - r */
-cleanup:
-  return st;
-}
-
-cis_status kry_start_and_loop(kry_problem *P, const void *a, const void *b, const void *r,
-                              cis_status (*iteration)(void *), void *ctx) {
-  cis_status st;
-  kry_be *B = P->B;
-  CIS_TRY(B->ops->dot(B, a, b, KS_RHO)); /* rho = (a, b) */
-  CIS_TRY(B->ops->dot(B, r, r, KS_RR));  /* (r, r) */
-  CIS_TRY(B->ops->run_prog(B, KP_INIT));
-  CIS_TRY(B->ops->sync(B));
-  int64_t l0 = B->launches;
-  double t0 = cis_wtime();
-  CIS_TRY(kry_loop(B, iteration, ctx, P->maxit + P->check_every, P->check_every));
-  CIS_TRY(B->ops->sync(B));
-  P->loop_seconds = cis_wtime() - t0;
-  P->loop_launches = B->launches - l0;
-cleanup:
-  return st;
 }
 
 static cis_status check_args(const cis_operator *A, const void *b, void *x, const cis_krylov_opts *o) {
@@ -178,9 +152,7 @@ cis_status cis_krylov_solve(const cis_operator *A, const void *b, void *x, const
   }
   kry_problem P = {B, A, b, x, dinv, o->maxit, check, 0, 0};
   double t_setup = cis_wtime();
-  if (o->method == CIS_CG) CIS_TRY(kry_cg(&P));
-  else if (o->method == CIS_BICG) CIS_TRY(kry_bicg(&P));
-  else CIS_TRY(kry_bicgstab(&P));
+  CIS_TRY(methods[o->method](&P));
   CIS_TRY(B->ops->get_scalars(B, 0, KS_COUNT, s));
   inf.iterations = (int)s[KS_IT];
   inf.rel_residual = sqrt(s[KS_RR] / bb);

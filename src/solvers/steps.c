@@ -5,7 +5,6 @@
  * every other backend/version runs the composition below, which is also the
  * CPU reference the GPU tests hold the fused kernels to. */
 #include "core/internal.h"
-#include "operators/operator_internal.h"
 #include "solvers/backend.h"
 
 #define OP(call) CIS_TRY(B->ops->call)
@@ -102,17 +101,4 @@ cis_status kry_loop(kry_be *B, cis_status (*iteration)(void *ctx), void *ctx, in
   }
 cleanup:
   return st;
-}
-
-cis_status kry_be_for(const cis_operator *A, cis_solver_version v, int hist_len, kry_be **out) {
-  if (!A || !out) return cis_error(CIS_ERR_INVALID, "kry_be_for: NULL argument");
-  if (A->where == CIS_MEM_HOST) return kry_be_host_create(A->rows, A->dtype, hist_len, out);
-  if (A->where == CIS_MEM_DIST) return kry_be_dist_create(A, hist_len, out);
-  return kry_be_gpu_create(A->rows, A->dtype, v, hist_len, out);
-}
-
-void kry_be_free(kry_be *B) {
-  if (!B) return;
-  if (B->ops && B->ops->destroy) B->ops->destroy(B);
-  cis_free(B);
 }

@@ -7,7 +7,7 @@
  * NaN never passes. Skipped (77) without a GPU or without NCCL. */
 #include <stdlib.h>
 #include <string.h>
-#include "dist/dist_internal.h"
+#include "distributed/dist_internal.h"
 #include "test_util.h"
 
 static void case_gather(void) {

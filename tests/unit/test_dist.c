@@ -1,4 +1,4 @@
-/* test_dist.c: the distributed layer (src/dist) on the CPU with the fake
+/* test_dist.c: the distributed layer (src/distributed) on the CPU with the fake
  * communicator. Partition, blocks, needed-entry lists and the exchange plan
  * on a 6 x 6 matrix a reviewer can check by hand; the exchange rule both
  * ways; bad input; the distributed product against cis_csr_spmv for
@@ -14,7 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "core/internal.h"
-#include "dist/dist_matrix.h"
+#include "distributed/dist_matrix.h"
 #include "test_util.h"
 
 /* 6 x 6, 16 nonzeros (3 4 2 | 2 3 2), split {0,1,2} {3,4,5}: the prefix reaches 8 at row 3:
@@ -30,14 +30,14 @@ static const double D6[36] = {4, 1, 0, 0, 0, 2, /**/ 1, 5, 1, 3, 0, 0, /**/ 0, 1
 static void test_blocks_by_hand(void) {
   cis_csr *A = test_csr_from_dense(6, 6, D6, CIS_F64);
   cis_int rs[3];
-  cis_dist_block b[2];
-  cis_dist_plan pl;
+  dist_block b[2];
+  dist_plan pl;
   memset(b, 0, sizeof b);
 
   CHECK_OK(cis_dist_partition_rows(A, 2, rs));
-  CHECK_OK(cis_dist_block_split(A, rs, 2, 0, &b[0]));
-  CHECK_OK(cis_dist_block_split(A, rs, 2, 1, &b[1]));
-  CHECK_OK(cis_dist_plan_build(b, 2, CIS_XCHG_P2P, 0, &pl));
+  CHECK_OK(dist_block_split(A, rs, 2, 0, &b[0]));
+  CHECK_OK(dist_block_split(A, rs, 2, 1, &b[1]));
+  CHECK_OK(dist_plan_build(b, 2, CIS_XCHG_P2P, 0, &pl));
 
   CHECK(rs[0] == 0 && rs[1] == 3 && rs[2] == 6, "row split %lld %lld %lld, expected 0 3 6", (long long)rs[0],
         (long long)rs[1], (long long)rs[2]);
@@ -53,17 +53,17 @@ static void test_blocks_by_hand(void) {
         "plan counts wrong");
   CHECK(pl.send_idx[1][0] == 0 && pl.send_idx[1][1] == 2 && pl.send_idx[0][0] == 0, "send lists wrong");
   CHECK(pl.allgather_values == 6 && pl.max_rows == 3, "all-gather volume %lld, expected 6", (long long)pl.allgather_values);
-  cis_dist_plan_clear(&pl);
+  dist_plan_clear(&pl);
 
   /* the rule: 3 values + 2 messages vs 6 values: p2p only with a small message cost */
-  CHECK_OK(cis_dist_plan_build(b, 2, CIS_XCHG_AUTO, 1, &pl));
+  CHECK_OK(dist_plan_build(b, 2, CIS_XCHG_AUTO, 1, &pl));
   CHECK(pl.kind == CIS_XCHG_P2P, "rule with 1-byte messages chose %s", cis_dist_exchange_name(pl.kind));
-  cis_dist_plan_clear(&pl);
-  CHECK_OK(cis_dist_plan_build(b, 2, CIS_XCHG_AUTO, 0, &pl));
+  dist_plan_clear(&pl);
+  CHECK_OK(dist_plan_build(b, 2, CIS_XCHG_AUTO, 0, &pl));
   CHECK(pl.kind == CIS_XCHG_ALLGATHER, "rule with default message cost chose %s", cis_dist_exchange_name(pl.kind));
-  cis_dist_plan_clear(&pl);
-  cis_dist_block_clear(&b[0]);
-  cis_dist_block_clear(&b[1]);
+  dist_plan_clear(&pl);
+  dist_block_clear(&b[0]);
+  dist_block_clear(&b[1]);
   cis_csr_free(A);
 }
 
@@ -71,7 +71,7 @@ static void test_bad_input(void) {
   cis_csr *A = test_csr_from_dense(6, 6, D6, CIS_F64), *R = NULL, *U = NULL;
   static const double r6[12] = {1, 0, 0, 1, 0, 0, 1, 0, 0, 1, 0, 0};
   cis_int rs[8];
-  cis_dist_block b;
+  dist_block b;
   cis_dist_world *w = NULL;
   cis_dist_comm *c = NULL, *c2 = NULL;
   cis_dist_exchange k;
@@ -79,11 +79,11 @@ static void test_bad_input(void) {
 
   CHECK(cis_dist_partition_rows(A, 7, rs) == CIS_ERR_INVALID, "7 parts of 6 rows accepted");
   CHECK(cis_dist_partition_rows(A, 0, rs) == CIS_ERR_INVALID, "0 parts accepted");
-  CHECK(cis_dist_block_split(R, rs, 1, 0, &b) == CIS_ERR_INVALID, "non-square matrix accepted");
+  CHECK(dist_block_split(R, rs, 1, 0, &b) == CIS_ERR_INVALID, "non-square matrix accepted");
   CHECK_OK(cis_csr_upper(A, &U));
   if (U) {
     CHECK_OK(cis_dist_partition_rows(U, 2, rs));
-    CHECK(cis_dist_block_split(U, rs, 2, 0, &b) == CIS_ERR_UNSUPPORTED, "upper storage accepted");
+    CHECK(dist_block_split(U, rs, 2, 0, &b) == CIS_ERR_UNSUPPORTED, "upper storage accepted");
   }
   CHECK(cis_dist_exchange_parse("ring", &k) == CIS_ERR_NOT_FOUND && strstr(cis_last_error(), "p2p"),
         "unknown exchange name accepted");
@@ -153,7 +153,7 @@ static cis_int *row_counts(const cis_csr *A) {
 /* D and E hold the same split, plan, diagonal and exchange lists (their
  * local parts; host parts: the fake comm). */
 static int dist_same(const cis_dist_matrix *D, const cis_dist_matrix *E) {
-  const cis_dist_plan *a = &D->plan, *b = &E->plan;
+  const dist_plan *a = &D->plan, *b = &E->plan;
   int G = a->parts;
   if (D->n != E->n || D->dtype != E->dtype || D->nlocal != E->nlocal || G != b->parts || a->kind != b->kind ||
       a->max_rows != b->max_rows || a->p2p_values != b->p2p_values || a->allgather_values != b->allgather_values ||
@@ -646,6 +646,19 @@ static void test_rows_builder_errors(void) {
         "NULL comm accepted");
   CHECK_OK(cis_dist_matrix_create_rows(6, NULL, slice_rows, &src, c, NULL, &D)); /* by rows: 3 + 3 */
   CHECK(D && D->plan.row_start[1] == 3, "split by rows of 6 over 2: not 3 + 3");
+  if (D) { /* the public view of the plan: cis_dist_matrix_info and _part_rows */
+    cis_dist_info inf;
+    cis_int r0 = -1, nr = -1;
+    CHECK_OK(cis_dist_matrix_info(D, &inf));
+    CHECK(inf.parts == 2 && inf.exchange == D->plan.kind && inf.p2p_values == D->plan.p2p_values &&
+              inf.p2p_messages == D->plan.p2p_messages && inf.allgather_values == D->plan.allgather_values,
+          "cis_dist_matrix_info differs from the plan");
+    CHECK_OK(cis_dist_matrix_part_rows(D, 1, &r0, &nr));
+    CHECK(r0 == 3 && nr == 3, "part 1: rows from %lld, %lld of them; expected 3, 3", (long long)r0, (long long)nr);
+    CHECK(cis_dist_matrix_part_rows(D, 2, &r0, &nr) == CIS_ERR_INVALID, "part 2 of 2 accepted");
+    CHECK(cis_dist_matrix_part_rows(D, -1, &r0, &nr) == CIS_ERR_INVALID, "part -1 accepted");
+    CHECK(cis_dist_matrix_info(NULL, &inf) == CIS_ERR_INVALID, "NULL matrix accepted");
+  }
   cis_dist_matrix_free(D);
   pthread_mutex_destroy(&src.mu);
   cis_dist_comm_free(c);

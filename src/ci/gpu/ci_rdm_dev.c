@@ -26,6 +26,7 @@
 #include "core/internal.h"
 #include "kernels/kernel_common.cuh"
 #include "gpu/cuda_check.h"
+#include "gpu/gpu_mem.h"
 
 
 #define RDM_DEFAULT_WORK ((int64_t)4 << 30)
@@ -45,24 +46,15 @@ struct cis_ci_direct_gpu_rdm {
 
 static double gib(double b) { return b / 1073741824.0; }
 
+/* Device memory for the RDMs (the allocator of gpu/gpu_mem.h). */
 static cis_status dev_alloc(void **d, size_t bytes, const char *what) {
-  *d = NULL;
-  if (bytes == 0) return CIS_OK;
-  if (cudaMalloc(d, bytes) != cudaSuccess) {
-    size_t fr = 0, tot = 0;
-    cudaGetLastError();
-    cudaMemGetInfo(&fr, &tot);
-    *d = NULL;
-    return cis_error(CIS_ERR_DEVICE_OOM, "RDMs on the GPU: %s: %.3f GiB asked, %.3f GiB free", what,
-                     gib((double)bytes), gib((double)fr));
-  }
-  return CIS_OK;
+  return cis_gpu_alloc_copy_for(d, NULL, bytes, "RDMs on the GPU", what);
 }
 
 void cis_ci_direct_gpu_rdm_free(cis_ci_direct_gpu_rdm *R) {
   if (!R) return;
-  if (R->alink) cudaFree(R->alink);
-  if (R->blink_t) cudaFree(R->blink_t);
+  cis_gpu_free(R->alink);
+  cis_gpu_free(R->blink_t);
   if (R->cb) cublasDestroy(R->cb);
   cis_free(R);
 }
@@ -228,13 +220,13 @@ cis_status cis_ci_direct_gpu_rdm12(cis_ci_direct_gpu_rdm *R, const double *bra, 
 cleanup:
   if (st != CIS_OK) cudaStreamSynchronize(cs); /* nothing in flight reads what is freed below */
   if (!device_vectors) {
-    if (dket) cudaFree(dket);
-    if (dbra && dbra != dket) cudaFree(dbra);
+    cis_gpu_free(dket);
+    if (dbra != dket) cis_gpu_free(dbra);
   }
   for (int b = 0; b < 4; ++b)
-    if (buf[b]) cudaFree(buf[b]);
-  if (draw1) cudaFree(draw1);
-  if (draw2) cudaFree(draw2);
+    cis_gpu_free(buf[b]);
+  cis_gpu_free(draw1);
+  cis_gpu_free(draw2);
   cis_free(hraw);
   return st;
 }

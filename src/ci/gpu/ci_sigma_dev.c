@@ -21,6 +21,7 @@
 #include "core/internal.h"
 #include "kernels/kernel_common.cuh"
 #include "gpu/cuda_check.h"
+#include "gpu/gpu_mem.h"
 
 
 /* Device bytes kept free beside the workspace (cuBLAS workspace, the
@@ -49,33 +50,18 @@ cis_ci_direct_gpu_opts cis_ci_direct_gpu_opts_default(void) {
 
 static double gib(double b) { return b / 1073741824.0; }
 
-static cis_status dev_alloc(void **d, size_t bytes, const char *what) {
-  *d = NULL;
-  if (bytes == 0) return CIS_OK;
-  cudaError_t e = cudaMalloc(d, bytes);
-  if (e != cudaSuccess) {
-    size_t fr = 0, tot = 0;
-    cudaGetLastError();
-    cudaMemGetInfo(&fr, &tot);
-    *d = NULL;
-    return cis_error(CIS_ERR_DEVICE_OOM, "direct sigma on the GPU: %s: %.3f GiB asked, %.3f GiB free", what,
-                     gib((double)bytes), gib((double)fr));
-  }
-  return CIS_OK;
-}
-
+/* Device memory for the direct sigma, a copy of h unless h is NULL (the
+ * allocator of gpu/gpu_mem.h). */
 static cis_status dev_upload(void **d, const void *h, size_t bytes, const char *what) {
-  cis_status st = dev_alloc(d, bytes, what);
-  if (st != CIS_OK || bytes == 0) return st;
-  CIS_CUDA_CHECK(cudaMemcpy(*d, h, bytes, cudaMemcpyHostToDevice));
-  return CIS_OK;
+  return cis_gpu_alloc_copy_for(d, h, bytes, "direct sigma on the GPU", what);
 }
+static cis_status dev_alloc(void **d, size_t bytes, const char *what) { return dev_upload(d, NULL, bytes, what); }
 
 void cis_ci_direct_gpu_free(cis_ci_direct_gpu *G) {
   if (!G) return;
   void *dev[] = {G->alink, G->blink_t, G->syma, G->symb, G->g, G->D, G->X, G->tmp, G->sums, G->pure};
   for (size_t i = 0; i < sizeof dev / sizeof *dev; ++i)
-    if (dev[i]) cudaFree(dev[i]);
+    cis_gpu_free(dev[i]);
   if (G->cb) cublasDestroy(G->cb);
   ci_irrep_gpu_free(G->ir);
   cis_free(G);
@@ -368,8 +354,8 @@ cis_status cis_ci_direct_gpu_time_sigma(cis_ci_direct_gpu *G, const double *c, i
 cleanup:
   if (e0) cudaEventDestroy(e0);
   if (e1) cudaEventDestroy(e1);
-  if (dc) cudaFree(dc);
-  if (ds) cudaFree(ds);
+  cis_gpu_free(dc);
+  cis_gpu_free(ds);
   cis_free(h);
   return st;
 }

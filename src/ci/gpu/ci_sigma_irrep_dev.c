@@ -29,6 +29,7 @@
 #include "core/internal.h"
 #include "kernels/kernel_common.cuh"
 #include "gpu/cuda_check.h"
+#include "gpu/gpu_mem.h"
 
 
 /* Device bytes kept free beside the workspace (cuBLAS workspace, the
@@ -52,26 +53,20 @@ struct ci_irrep_gpu {
 
 static double gib(double b) { return b / 1073741824.0; }
 
-static cis_status ir_alloc(ci_irrep_gpu *I, void **d, size_t bytes, const char *what) {
-  *d = NULL;
-  if (bytes == 0) bytes = 8;
-  if (cudaMalloc(d, bytes) != cudaSuccess) {
-    size_t fr = 0, tot = 0;
-    cudaGetLastError();
-    cudaMemGetInfo(&fr, &tot);
-    *d = NULL;
-    return cis_error(CIS_ERR_DEVICE_OOM, "blocked sigma on the GPU: %s: %.3f GiB asked, %.3f GiB free", what,
-                     gib((double)bytes), gib((double)fr));
-  }
-  if (I) I->dev[I->ndev++] = *d;
-  return CIS_OK;
-}
-
+/* Device memory for the blocked sigma, a copy of h unless h is NULL (the
+ * allocator of gpu/gpu_mem.h; 0 bytes get 8, uninitialised), remembered in
+ * I's list when I is given (freed with I). */
 static cis_status ir_upload(ci_irrep_gpu *I, void **d, const void *h, size_t bytes, const char *what) {
-  cis_status st = ir_alloc(I, d, bytes, what);
-  if (st != CIS_OK || !h || bytes == 0) return st;
-  CIS_CUDA_CHECK(cudaMemcpy(*d, h, bytes, cudaMemcpyHostToDevice));
-  return CIS_OK;
+  if (bytes == 0) {
+    bytes = 8;
+    h = NULL;
+  }
+  cis_status st = cis_gpu_alloc_copy_for(d, h, bytes, "blocked sigma on the GPU", what);
+  if (st == CIS_OK && I) I->dev[I->ndev++] = *d;
+  return st;
+}
+static cis_status ir_alloc(ci_irrep_gpu *I, void **d, size_t bytes, const char *what) {
+  return ir_upload(I, d, NULL, bytes, what);
 }
 
 cis_status ci_irrep_gpu_set_pairs(ci_irrep_gpu *I) {
@@ -83,10 +78,10 @@ cis_status ci_irrep_gpu_set_pairs(ci_irrep_gpu *I) {
 
 void ci_irrep_gpu_free(ci_irrep_gpu *I) {
   if (!I) return;
-  for (int i = 0; i < I->ndev; ++i) cudaFree(I->dev[i]);
+  for (int i = 0; i < I->ndev; ++i) cis_gpu_free(I->dev[i]);
   void *more[] = {I->D, I->X, I->cc, I->sc, I->tmp};
   for (size_t i = 0; i < sizeof more / sizeof *more; ++i)
-    if (more[i]) cudaFree(more[i]);
+    cis_gpu_free(more[i]);
   if (I->cb) cublasDestroy(I->cb);
   free(I->full);
   free(I->half);
@@ -409,8 +404,8 @@ cis_status ci_irrep_gpu_time(ci_irrep_gpu *I, const double *c, int compact, int 
 cleanup:
   if (e0) cudaEventDestroy(e0);
   if (e1) cudaEventDestroy(e1);
-  if (dc) cudaFree(dc);
-  if (ds) cudaFree(ds);
+  cis_gpu_free(dc);
+  cis_gpu_free(ds);
   cis_free(h);
   return st;
 }

@@ -714,7 +714,7 @@ static void g_destroy(kry_be *B) {
     cis_free(g);
     B->impl = NULL;
   }
-  /* B itself is freed by kry_be_free (steps.c) */
+  /* B itself is freed by kry_be_free (backend.c) */
 }
 
 /* Unfused versions: spmv_dots and step NULL (steps.c composes them). */

@@ -34,16 +34,7 @@ struct cis_dist_comm {
   void *impl;
 };
 
-/* Part `part`'s needed list only (cis_dist_block_split without the blocks:
- * local and remote stay NULL), for the exchange plan of parts held elsewhere. */
-cis_status dist_block_needed(const cis_csr *A, const cis_int *row_start, int parts, int part, cis_dist_block *out);
-
-/* Part `part`'s block from R, its rows row_start[part] .. row_start[part+1]-1
- * of an n x n matrix (R: those rows, n columns, global column indices). */
-cis_status dist_block_from_rows(const cis_csr *R, cis_int n, const cis_int *row_start, int parts, int part,
-                                cis_dist_block *out);
-
-/* ---- device helpers (src/dist/gpu/dist_dev.c; nogpu stubs) ---- */
+/* ---- device helpers (src/distributed/gpu/dist_dev.c; nogpu stubs) ---- */
 cis_status dd_set_device(int dev);
 cis_status dd_stream_create(cis_stream *s);
 void dd_stream_destroy(cis_stream s);

@@ -1,7 +1,7 @@
 // dist_gather.cu: out[k] = x[idx[k]], the pack of the x entries a
 // distributed SpMV sends (PETSc VecScatter's pack; Ginkgo's
 // distributed::Matrix gathers its send buffer the same way). CPU reference:
-// dist_gather_host (src/dist/comm.c).
+// dist_gather_host (src/distributed/comm.c).
 #include "kernels/kernel_common.cuh"
 #include "cisparse/types.h"
 

@@ -1,7 +1,7 @@
 /* dist_dev_nogpu.c: the device helpers of dist_internal.h without CUDA:
  * each reports it (a host-only build distributes over host parts only). */
 #include "core/internal.h"
-#include "dist/dist_internal.h"
+#include "distributed/dist_internal.h"
 
 static cis_status no(void) { return cis_error(CIS_ERR_NO_GPU, "cisparse was built without CUDA"); }
 cis_status dd_set_device(int dev) { (void)dev; return no(); }

@@ -11,7 +11,9 @@
 #include <stdio.h>
 #include <string.h>
 #include "core/internal.h"
-#include "dist/dist_matrix.h"
+#include "distributed/backend_dist.h"
+#include "distributed/dist_parts.h"
+#include "distributed/dist_vec.h"
 #include "operators/operator_internal.h"
 
 static cis_status spmv_block(cis_dist_matrix *D, cis_matrix *M, cis_gpu_plan *P, double alpha, const void *x,
@@ -23,7 +25,7 @@ static cis_status spmv_block(cis_dist_matrix *D, cis_matrix *M, cis_gpu_plan *P,
 
 /* Messages of the point-to-point exchange for every local rank. */
 static cis_status p2p_messages(cis_dist_matrix *D, void *const *xr, dist_msg *snd, int *ns, dist_msg *rcv, int *nr) {
-  const cis_dist_plan *pl = &D->plan;
+  const dist_plan *pl = &D->plan;
   size_t es = cis_dtype_size(D->dtype);
   int G = pl->parts;
   *ns = *nr = 0;
@@ -47,10 +49,12 @@ static cis_status p2p_messages(cis_dist_matrix *D, void *const *xr, dist_msg *sn
   return CIS_OK;
 }
 
-cis_status dist_apply_local(cis_dist_matrix *D, double alpha, void *const *x, double beta, void *const *y) {
+/* y_l = alpha A x_l + beta y_l on the local parts, exchange included; the
+ * device streams are synchronized on return. */
+static cis_status dist_apply_local(cis_dist_matrix *D, double alpha, void *const *x, double beta, void *const *y) {
   cis_status st;
   cis_dist_comm *c = D->comm;
-  const cis_dist_plan *pl = &D->plan;
+  const dist_plan *pl = &D->plan;
   size_t es = cis_dtype_size(D->dtype);
   int dev = dist_on_device(D), G = pl->parts, ag = pl->kind == CIS_XCHG_ALLGATHER;
   void *stage[DIST_MAX_LOCAL], *xfull[DIST_MAX_LOCAL], *xr[DIST_MAX_LOCAL];
@@ -145,6 +149,7 @@ cis_status cis_operator_from_dist(cis_dist_matrix *D, cis_operator **out) {
   if ((st = cis_operator_from_callback(D->n, D->n, D->dtype, CIS_MEM_HOST, dist_apply, D, NULL, out)) != CIS_OK)
     return st;
   (*out)->where = CIS_MEM_DIST;
+  (*out)->make_backend = kry_be_dist_create; /* the solvers' vectors are distributed handles */
   snprintf((*out)->name, sizeof (*out)->name, "dist %s x%d (%s, %s)", D->format, D->plan.parts,
            cis_dist_comm_name(D->comm), cis_dist_exchange_name(D->plan.kind));
   if ((st = cis_operator_set_diagonal(*out, D->diag)) != CIS_OK) {
@@ -152,8 +157,4 @@ cis_status cis_operator_from_dist(cis_dist_matrix *D, cis_operator **out) {
     *out = NULL;
   }
   return st;
-}
-
-cis_dist_matrix *dist_matrix_of(const cis_operator *A) {
-  return A && A->where == CIS_MEM_DIST ? (cis_dist_matrix *)A->ctx : NULL;
 }

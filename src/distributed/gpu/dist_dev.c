@@ -3,7 +3,7 @@
  * launcher, each CUDA call checked. */
 #include <cuda_runtime.h>
 #include "core/internal.h"
-#include "dist/dist_internal.h"
+#include "distributed/dist_internal.h"
 
 cis_status dist_launch_gather(cis_dtype t, const void *x, const cis_idx *idx, cis_int n, void *out, cudaStream_t s);
 

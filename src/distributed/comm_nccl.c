@@ -15,12 +15,13 @@
 #include <stdlib.h>
 #include <string.h>
 #include "core/internal.h"
-#include "dist/dist_internal.h"
+#include "distributed/dist_internal.h"
 
 #if defined(CISPARSE_HAVE_CUDA) && defined(CISPARSE_HAVE_NCCL)
 #include <cuda_runtime.h>
 #include <nccl.h>
 #include "gpu/cuda_check.h"
+#include "gpu/gpu_mem.h"
 #ifdef CISPARSE_HAVE_MPI
 #include <mpi.h>
 #endif
@@ -53,9 +54,9 @@ static cis_status n_allreduce(cis_dist_comm *c, double *vals, int count) {
   if (count > I->scratch_cap) {
     for (int l = 0; l < c->nlocal; ++l) {
       CIS_CUDA_TRY(cudaSetDevice(c->device[l]));
-      cudaFree(I->scratch[l]);
+      cis_gpu_free(I->scratch[l]);
       I->scratch[l] = NULL;
-      CIS_CUDA_TRY(cudaMalloc((void **)&I->scratch[l], (size_t)count * sizeof(double)));
+      CIS_TRY(cis_gpu_alloc_copy((void **)&I->scratch[l], NULL, (size_t)count * sizeof(double), "all-reduce scratch"));
     }
     I->scratch_cap = count;
   }
@@ -113,7 +114,7 @@ static void n_destroy(cis_dist_comm *c) {
   for (int l = 0; l < c->nlocal; ++l) {
     if (c->device) cudaSetDevice(c->device[l]);
     if (I->comm && I->comm[l]) ncclCommDestroy(I->comm[l]);
-    if (I->scratch && I->scratch[l]) cudaFree(I->scratch[l]);
+    if (I->scratch) cis_gpu_free(I->scratch[l]);
     if (c->stream && c->stream[l]) cudaStreamDestroy((cudaStream_t)c->stream[l]);
   }
   cis_free(I->comm);

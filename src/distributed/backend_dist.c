@@ -14,7 +14,10 @@
 #include <math.h>
 #include <string.h>
 #include "core/internal.h"
-#include "dist/dist_matrix.h"
+#include "distributed/backend_dist.h"
+#include "distributed/dist_parts.h"
+#include "distributed/dist_vec.h"
+#include "operators/operator_internal.h"
 #include "solvers/backend.h"
 
 /* Dots a fused step defers to one all-reduce. */
@@ -311,11 +314,17 @@ static const kry_be_ops dist_ops = {
     d_apply, d_copy, d_fill, d_axpy, d_xpay, d_scal, d_mul, d_dot, d_dot_host, d_combine, d_dav_precond,
     d_unit, d_dots_host, d_gemv, d_spmv_dots, d_step, NULL, d_sync, d_destroy};
 
-cis_status kry_be_dist_create(const cis_operator *A, int hist_len, kry_be **out) {
+/* The distributed matrix behind an operator of memory space CIS_MEM_DIST, else NULL. */
+static cis_dist_matrix *dist_matrix_of(const cis_operator *A) {
+  return A && A->where == CIS_MEM_DIST ? (cis_dist_matrix *)A->ctx : NULL;
+}
+
+cis_status kry_be_dist_create(const cis_operator *A, cis_solver_version v, int hist_len, kry_be **out) {
   cis_status st;
   kry_be *B = NULL;
   dist_be *I = NULL;
   cis_dist_matrix *D = dist_matrix_of(A);
+  (void)v; /* the parts' device backends run cublasL (immediate coefficients) */
   *out = NULL;
   if (!D) return cis_error(CIS_ERR_INVALID, "distributed backend: the operator is not distributed");
   if (D->nlocal > DIST_MAX_LOCAL) return cis_error(CIS_ERR_UNSUPPORTED, "at most %d parts per process", DIST_MAX_LOCAL);

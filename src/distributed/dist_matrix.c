@@ -1,54 +1,12 @@
 /* dist_matrix.c: the distributed matrix of dist.h: its creation (the
  * needed lists of every part and the exchange plan, then each local part's
  * blocks stored as host matrices or GPU plans with its exchange buffers),
- * its accessors, and the part-memory helpers shared by dist_vec.c and
- * dist_product.c (host memory or the part's GPU). */
+ * and its accessors. */
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
 #include "core/internal.h"
-#include "dist/dist_matrix.h"
-
-int dist_on_device(const cis_dist_matrix *D) { return D->where == CIS_MEM_DEVICE; }
-
-cis_status dist_set_dev(const cis_dist_matrix *D, int l) {
-  return dist_on_device(D) ? dd_set_device(D->comm->device[l]) : CIS_OK;
-}
-
-/* bytes on the part's side: host malloc or device malloc (device set) */
-cis_status dist_part_alloc(const cis_dist_matrix *D, int l, void **p, int64_t bytes, const char *what) {
-  cis_status st;
-  *p = NULL;
-  if (bytes <= 0) bytes = 8;
-  if (!dist_on_device(D)) return cis_alloc_array(p, bytes, 1, what);
-  if ((st = dist_set_dev(D, l)) != CIS_OK) return st;
-  return cis_gpu_malloc(p, (size_t)bytes);
-}
-void dist_part_free(const cis_dist_matrix *D, int l, void *p) {
-  if (!p) return;
-  if (!dist_on_device(D)) cis_free(p);
-  else if (dist_set_dev(D, l) == CIS_OK) cis_gpu_free(p);
-}
-cis_status dist_part_put(const cis_dist_matrix *D, int l, void *dst, const void *host, size_t bytes) {
-  cis_status st;
-  if (!bytes) return CIS_OK;
-  if (!dist_on_device(D)) {
-    memcpy(dst, host, bytes);
-    return CIS_OK;
-  }
-  if ((st = dist_set_dev(D, l)) != CIS_OK) return st;
-  return cis_gpu_upload(dst, host, bytes);
-}
-cis_status dist_part_get(const cis_dist_matrix *D, int l, void *host, const void *src, size_t bytes) {
-  cis_status st;
-  if (!bytes) return CIS_OK;
-  if (!dist_on_device(D)) {
-    memcpy(host, src, bytes);
-    return CIS_OK;
-  }
-  if ((st = dist_set_dev(D, l)) != CIS_OK) return st;
-  return cis_gpu_download(host, src, bytes);
-}
+#include "distributed/dist_matrix.h"
 
 cis_dist_opts cis_dist_opts_default(void) {
   cis_dist_opts o = {CIS_XCHG_AUTO, 0, NULL, NULL, (cis_dtype)-1};
@@ -82,10 +40,10 @@ cleanup:
 }
 
 /* The part's exchange buffers and index lists. */
-static cis_status part_exchange_setup(cis_dist_matrix *D, int l, const cis_dist_block *b) {
+static cis_status part_exchange_setup(cis_dist_matrix *D, int l, const dist_block *b) {
   cis_status st;
   dist_part *P = &D->part[l];
-  const cis_dist_plan *pl = &D->plan;
+  const dist_plan *pl = &D->plan;
   size_t es = cis_dtype_size(D->dtype);
   cis_idx *h = NULL;
   int r = P->rank, G = pl->parts;
@@ -143,7 +101,7 @@ cleanup:
   return st;
 }
 
-cis_status dist_part_store(cis_dist_matrix *D, int l, cis_dist_block *b, const cis_dist_opts *o) {
+cis_status dist_part_store(cis_dist_matrix *D, int l, dist_block *b, const cis_dist_opts *o) {
   cis_status st;
   dist_part *P = &D->part[l];
   P->row0 = b->row0;
@@ -161,7 +119,7 @@ cleanup:
   return st;
 }
 
-cis_status dist_part_finish(cis_dist_matrix *D, int l, const cis_dist_block *b) {
+cis_status dist_part_finish(cis_dist_matrix *D, int l, const dist_block *b) {
   cis_status st;
   dist_part *P = &D->part[l];
   CIS_TRY(part_exchange_setup(D, l, b));
@@ -180,7 +138,7 @@ cleanup:
 cis_status cis_dist_matrix_create(const cis_csr *A, cis_dist_comm *c, const cis_dist_opts *o_in, cis_dist_matrix **out) {
   cis_status st;
   cis_dist_matrix *D = NULL;
-  cis_dist_block *blocks = NULL;
+  dist_block *blocks = NULL;
   cis_int *rs = NULL;
   cis_csr *full = NULL;
   cis_dist_opts o = o_in ? *o_in : cis_dist_opts_default();
@@ -208,22 +166,22 @@ cis_status cis_dist_matrix_create(const cis_csr *A, cis_dist_comm *c, const cis_
   CIS_TRY(cis_dist_partition_rows(A, G, rs));
   CIS_TRY(cis_alloc_zeroed((void **)&blocks, G, sizeof *blocks, "distributed blocks"));
   for (int p = 0; p < G; ++p) CIS_TRY(dist_block_needed(A, rs, G, p, &blocks[p]));
-  CIS_TRY(cis_dist_plan_build(blocks, G, o.exchange, o.msg_bytes, &D->plan));
+  CIS_TRY(dist_plan_build(blocks, G, o.exchange, o.msg_bytes, &D->plan));
   CIS_TRY(cis_csr_diagonal(A, D->diag));
   for (int l = 0; l < D->nlocal; ++l) {
-    cis_dist_block *b = &blocks[c->first + l];
-    cis_dist_block_clear(b);
-    CIS_TRY(cis_dist_block_split(A, rs, G, D->part[l].rank, b));
+    dist_block *b = &blocks[c->first + l];
+    dist_block_clear(b);
+    CIS_TRY(dist_block_split(A, rs, G, D->part[l].rank, b));
     CIS_TRY(dist_part_store(D, l, b, &o));
     CIS_TRY(dist_part_finish(D, l, b));
-    cis_dist_block_clear(b);
+    dist_block_clear(b);
   }
   *out = D;
   D = NULL;
   st = CIS_OK;
 cleanup:
   if (blocks)
-    for (int p = 0; p < G; ++p) cis_dist_block_clear(&blocks[p]);
+    for (int p = 0; p < G; ++p) dist_block_clear(&blocks[p]);
   cis_free(blocks);
   cis_free(rs);
   cis_csr_free(full);
@@ -254,12 +212,29 @@ void cis_dist_matrix_free(cis_dist_matrix *D) {
       dd_event_destroy(P->ev_done);
     }
   cis_free(D->part);
-  cis_dist_plan_clear(&D->plan);
+  dist_plan_clear(&D->plan);
   cis_free(D->diag);
   cis_free(D);
 }
 
-const cis_dist_plan *cis_dist_matrix_plan(const cis_dist_matrix *D) { return D ? &D->plan : NULL; }
+cis_status cis_dist_matrix_info(const cis_dist_matrix *D, cis_dist_info *out) {
+  if (!D || !out) return cis_error(CIS_ERR_INVALID, "cis_dist_matrix_info: NULL argument");
+  out->parts = D->plan.parts;
+  out->exchange = D->plan.kind;
+  out->p2p_values = D->plan.p2p_values;
+  out->p2p_messages = D->plan.p2p_messages;
+  out->allgather_values = D->plan.allgather_values;
+  return CIS_OK;
+}
+
+cis_status cis_dist_matrix_part_rows(const cis_dist_matrix *D, int part, cis_int *row0, cis_int *rows) {
+  if (!D || !row0 || !rows) return cis_error(CIS_ERR_INVALID, "cis_dist_matrix_part_rows: NULL argument");
+  if (part < 0 || part >= D->plan.parts)
+    return cis_error(CIS_ERR_INVALID, "cis_dist_matrix_part_rows: part %d of %d", part, D->plan.parts);
+  *row0 = D->plan.row_start[part];
+  *rows = D->plan.row_start[part + 1] - D->plan.row_start[part];
+  return CIS_OK;
+}
 
 int64_t cis_dist_matrix_exchange_bytes(const cis_dist_matrix *D) {
   if (!D) return 0;

@@ -2,10 +2,11 @@
  * blocks of one part with the remote columns compressed to the needed x
  * entries (PETSc MATMPIAIJ: MatSetUpMultiply_MPIAIJ's garray; Ginkgo
  * distributed::Matrix::read_distributed's non-local column map), and the
- * exchange plan with its all-gather vs point-to-point rule (dist.h). */
+ * exchange plan with its all-gather vs point-to-point rule (cisparse/dist.h;
+ * the structs: partition.h). */
 #include <string.h>
 #include "core/internal.h"
-#include "dist/dist_internal.h"
+#include "distributed/partition.h"
 
 /* The split of partition_rows over a running prefix count: prefix(e) is the
  * nonzeros of rows 0..e-1 (rowptr[e], or the sum of row counts). */
@@ -57,7 +58,7 @@ cis_status cis_dist_partition_counts(cis_int rows, const cis_int *row_nnz, int p
   return CIS_OK;
 }
 
-void cis_dist_block_clear(cis_dist_block *b) {
+void dist_block_clear(dist_block *b) {
   if (!b) return;
   cis_csr_free(b->local);
   cis_csr_free(b->remote);
@@ -80,7 +81,7 @@ static cis_int find_col(const cis_idx *a, cis_int n, cis_idx j) {
  * of A (A: the whole matrix, roff 0, or a slab of rows, roff its first row;
  * A->cols == n); needed_only: only its needed list, local and remote NULL. */
 static cis_status split_core(const cis_csr *A, cis_int roff, cis_int n, cis_int r0, cis_int r1, int parts, int part,
-                             cis_dist_block *out, int needed_only) {
+                             dist_block *out, int needed_only) {
   cis_status st;
   unsigned char *mark = NULL;
   cis_int nl = 0, nr = 0;
@@ -133,14 +134,14 @@ static cis_status split_core(const cis_csr *A, cis_int roff, cis_int n, cis_int 
   st = CIS_OK;
 cleanup:
   cis_free(mark);
-  if (st != CIS_OK) cis_dist_block_clear(out);
+  if (st != CIS_OK) dist_block_clear(out);
   return st;
 }
 
 /* The block (needed_only: only its needed list, local and remote NULL). */
-static cis_status block_split(const cis_csr *A, const cis_int *row_start, int parts, int part, cis_dist_block *out,
+static cis_status block_split(const cis_csr *A, const cis_int *row_start, int parts, int part, dist_block *out,
                               int needed_only) {
-  if (!A || !row_start || !out) return cis_error(CIS_ERR_INVALID, "cis_dist_block_split: NULL argument");
+  if (!A || !row_start || !out) return cis_error(CIS_ERR_INVALID, "dist_block_split: NULL argument");
   memset(out, 0, sizeof *out);
   if (A->rows != A->cols)
     return cis_error(CIS_ERR_INVALID, "a distributed matrix must be square, got %lld x %lld", (long long)A->rows,
@@ -156,7 +157,7 @@ static cis_status block_split(const cis_csr *A, const cis_int *row_start, int pa
 }
 
 cis_status dist_block_from_rows(const cis_csr *R, cis_int n, const cis_int *row_start, int parts, int part,
-                                cis_dist_block *out) {
+                                dist_block *out) {
   memset(out, 0, sizeof *out);
   cis_int r0 = row_start[part], r1 = row_start[part + 1];
   if (!R) return cis_error(CIS_ERR_INVALID, "part %d: the row builder gave no rows", part);
@@ -168,16 +169,15 @@ cis_status dist_block_from_rows(const cis_csr *R, cis_int n, const cis_int *row_
   return split_core(R, r0, n, r0, r1, parts, part, out, 0);
 }
 
-cis_status cis_dist_block_split(const cis_csr *A, const cis_int *row_start, int parts, int part,
-                                cis_dist_block *out) {
+cis_status dist_block_split(const cis_csr *A, const cis_int *row_start, int parts, int part, dist_block *out) {
   return block_split(A, row_start, parts, part, out, 0);
 }
 
-cis_status dist_block_needed(const cis_csr *A, const cis_int *row_start, int parts, int part, cis_dist_block *out) {
+cis_status dist_block_needed(const cis_csr *A, const cis_int *row_start, int parts, int part, dist_block *out) {
   return block_split(A, row_start, parts, part, out, 1);
 }
 
-void cis_dist_plan_clear(cis_dist_plan *p) {
+void dist_plan_clear(dist_plan *p) {
   if (!p) return;
   if (p->send_idx)
     for (int q = 0; q < p->parts; ++q) cis_free(p->send_idx[q]);
@@ -187,11 +187,11 @@ void cis_dist_plan_clear(cis_dist_plan *p) {
   memset(p, 0, sizeof *p);
 }
 
-cis_status cis_dist_plan_build(const cis_dist_block *blocks, int parts, cis_dist_exchange want, int64_t msg_bytes,
-                               cis_dist_plan *out) {
+cis_status dist_plan_build(const dist_block *blocks, int parts, cis_dist_exchange want, int64_t msg_bytes,
+                           dist_plan *out) {
   cis_status st;
   cis_int *sent = NULL;
-  if (!blocks || !out) return cis_error(CIS_ERR_INVALID, "cis_dist_plan_build: NULL argument");
+  if (!blocks || !out) return cis_error(CIS_ERR_INVALID, "dist_plan_build: NULL argument");
   memset(out, 0, sizeof *out);
   if (parts < 1) return cis_error(CIS_ERR_INVALID, "exchange plan over %d parts", parts);
   if (want != CIS_XCHG_AUTO && want != CIS_XCHG_ALLGATHER && want != CIS_XCHG_P2P)
@@ -245,7 +245,7 @@ cis_status cis_dist_plan_build(const cis_dist_block *blocks, int parts, cis_dist
   st = CIS_OK;
 cleanup:
   cis_free(sent);
-  if (st != CIS_OK) cis_dist_plan_clear(out);
+  if (st != CIS_OK) dist_plan_clear(out);
   return st;
 }
 

@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "core/internal.h"
-#include "dist/dist_internal.h"
+#include "distributed/dist_internal.h"
 
 struct cis_dist_world {
   int ranks, comms;          /* ranks; communicators made (the barrier's party) */

@@ -1,10 +1,12 @@
-/* krylov_internal.h: what the driver (krylov.c) hands each Krylov solver
- * (cg.c, bicg.c, bicgstab.c). The driver validates, creates the backend,
- * sets the scalar slots (tolerance, limits, preconditioning) and uploads
- * 1/diag(A); the solver allocates its vectors, forms r0, runs KP_INIT and
- * loops; the driver reads the slots back and reports. */
-#ifndef CISPARSE_KRYLOV_INTERNAL_H
-#define CISPARSE_KRYLOV_INTERNAL_H
+/* krylov_problem.h: what the driver (krylov.c) hands each Krylov solver
+ * (cg.c, bicg.c, bicgstab.c), and the start every solver shares
+ * (krylov_problem.c). The driver validates, creates the backend, sets the
+ * scalar slots (tolerance, limits, preconditioning) and uploads 1/diag(A);
+ * the solver allocates its vectors, forms r0, runs KP_INIT and loops; the
+ * driver reads the slots back and reports. Includes point one way: the
+ * driver -> the solvers -> this header and krylov_problem.c. */
+#ifndef CISPARSE_KRYLOV_PROBLEM_H
+#define CISPARSE_KRYLOV_PROBLEM_H
 
 #include "solvers/backend.h"
 
@@ -20,6 +22,8 @@ typedef struct kry_problem {
   int64_t loop_launches;
 } kry_problem;
 
+/* The solvers, one per cis_krylov_method (cg.c, bicg.c, bicgstab.c). */
+typedef cis_status (*kry_method_fn)(kry_problem *P);
 cis_status kry_cg(kry_problem *P);
 cis_status kry_bicg(kry_problem *P);
 cis_status kry_bicgstab(kry_problem *P);

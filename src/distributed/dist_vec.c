@@ -7,7 +7,8 @@
 #include <stdio.h>
 #include <string.h>
 #include "core/internal.h"
-#include "dist/dist_matrix.h"
+#include "distributed/dist_parts.h"
+#include "distributed/dist_vec.h"
 
 cis_status cis_dist_vec_alloc(cis_dist_matrix *D, int count, void **v) {
   cis_status st;

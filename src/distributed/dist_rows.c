@@ -10,7 +10,7 @@
  * stops). */
 #include <string.h>
 #include "core/internal.h"
-#include "dist/dist_matrix.h"
+#include "distributed/dist_matrix.h"
 
 /* diag[i] for the rows of R (rows r0.. of the matrix; 0 where absent). */
 static void rows_diagonal(const cis_csr *R, cis_int r0, double *diag) {
@@ -56,7 +56,7 @@ cleanup:
 
 /* Every part's needed list on every process: local parts have theirs; the
  * others arrive one part at a time (sizes first, then each list). */
-static cis_status gather_needed(cis_dist_comm *c, cis_dist_block *blocks, int G) {
+static cis_status gather_needed(cis_dist_comm *c, dist_block *blocks, int G) {
   cis_status st;
   double *sizes = NULL;
   int nl = c->nlocal, first = c->first;
@@ -82,7 +82,7 @@ cis_status cis_dist_matrix_create_rows(cis_int n, const cis_int *row_nnz, cis_di
                                        cis_dist_comm *c, const cis_dist_opts *o_in, cis_dist_matrix **out) {
   cis_status st;
   cis_dist_matrix *D = NULL;
-  cis_dist_block *blocks = NULL;
+  dist_block *blocks = NULL;
   cis_int *rs = NULL;
   cis_csr *R = NULL;
   cis_dist_opts o = o_in ? *o_in : cis_dist_opts_default();
@@ -117,14 +117,14 @@ cis_status cis_dist_matrix_create_rows(cis_int n, const cis_int *row_nnz, cis_di
     /* diag(A): this process's rows (zeros elsewhere) on its first local rank */
     CIS_TRY(share_values(c, 0, D->diag, NULL, n, D->diag, NULL));
   }
-  CIS_TRY(cis_dist_plan_build(blocks, G, o.exchange, o.msg_bytes, &D->plan));
+  CIS_TRY(dist_plan_build(blocks, G, o.exchange, o.msg_bytes, &D->plan));
   for (int l = 0; l < c->nlocal; ++l) CIS_TRY(dist_part_finish(D, l, &blocks[c->first + l]));
   *out = D;
   D = NULL;
   st = CIS_OK;
 cleanup:
   if (blocks)
-    for (int p = 0; p < G; ++p) cis_dist_block_clear(&blocks[p]);
+    for (int p = 0; p < G; ++p) dist_block_clear(&blocks[p]);
   cis_free(blocks);
   cis_free(rs);
   cis_csr_free(R);

@@ -1,0 +1,17 @@
+/* dist_matrix.h: the construction of the distributed matrix
+ * (dist_matrix.c; not public), shared with dist_rows.c. */
+#ifndef CISPARSE_DIST_MATRIX_H
+#define CISPARSE_DIST_MATRIX_H
+
+#include "distributed/dist_parts.h"
+
+/* Construction steps shared by cis_dist_matrix_create and
+ * cis_dist_matrix_create_rows (dist_matrix.c): a matrix with its parts'
+ * ranks set and a zeroed diagonal; part l's blocks stored (b->local and
+ * b->remote freed after, b->needed kept); then, once D->plan is built, its
+ * exchange buffers and streams. */
+cis_status dist_matrix_new(cis_dist_comm *c, cis_int n, cis_dtype dtype, const cis_dist_opts *o, cis_dist_matrix **out);
+cis_status dist_part_store(cis_dist_matrix *D, int l, dist_block *b, const cis_dist_opts *o);
+cis_status dist_part_finish(cis_dist_matrix *D, int l, const dist_block *b);
+
+#endif

@@ -1,0 +1,47 @@
+/* dist_parts.c: the part memory of a distributed matrix (dist_parts.h),
+ * shared by the matrix, its vectors and its product: host memory on a fake
+ * comm, the part's GPU (made current first) on a device comm. */
+#include <string.h>
+#include "core/internal.h"
+#include "distributed/dist_parts.h"
+
+int dist_on_device(const cis_dist_matrix *D) { return D->where == CIS_MEM_DEVICE; }
+
+cis_status dist_set_dev(const cis_dist_matrix *D, int l) {
+  return dist_on_device(D) ? dd_set_device(D->comm->device[l]) : CIS_OK;
+}
+
+/* bytes on the part's side: host malloc or device malloc (device set) */
+cis_status dist_part_alloc(const cis_dist_matrix *D, int l, void **p, int64_t bytes, const char *what) {
+  cis_status st;
+  *p = NULL;
+  if (bytes <= 0) bytes = 8;
+  if (!dist_on_device(D)) return cis_alloc_array(p, bytes, 1, what);
+  if ((st = dist_set_dev(D, l)) != CIS_OK) return st;
+  return cis_gpu_malloc(p, (size_t)bytes);
+}
+void dist_part_free(const cis_dist_matrix *D, int l, void *p) {
+  if (!p) return;
+  if (!dist_on_device(D)) cis_free(p);
+  else if (dist_set_dev(D, l) == CIS_OK) cis_gpu_free(p);
+}
+cis_status dist_part_put(const cis_dist_matrix *D, int l, void *dst, const void *host, size_t bytes) {
+  cis_status st;
+  if (!bytes) return CIS_OK;
+  if (!dist_on_device(D)) {
+    memcpy(dst, host, bytes);
+    return CIS_OK;
+  }
+  if ((st = dist_set_dev(D, l)) != CIS_OK) return st;
+  return cis_gpu_upload(dst, host, bytes);
+}
+cis_status dist_part_get(const cis_dist_matrix *D, int l, void *host, const void *src, size_t bytes) {
+  cis_status st;
+  if (!bytes) return CIS_OK;
+  if (!dist_on_device(D)) {
+    memcpy(host, src, bytes);
+    return CIS_OK;
+  }
+  if ((st = dist_set_dev(D, l)) != CIS_OK) return st;
+  return cis_gpu_download(host, src, bytes);
+}
