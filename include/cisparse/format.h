@@ -15,6 +15,11 @@
  *   sell16  SELL-C-sigma with 16-bit column deltas along each lane of a row
  *           (the GPU kernel's threads per row, fixed at build); larger deltas
  *           escape in the slots (sigma = 1: no sort, no perm)
+ * Symmetric storage (the upper triangle; built from a symmetric matrix or
+ * one flagged CIS_FLAG_UPPER, refused for another; not in cis_format_count):
+ *   csr-sym the upper triangle in CSR, 64-bit row pointers
+ *   sym-seg column segments of row blocks (src/formats/sym_seg.h)
+ * One list holds them all: src/formats/format_list.h.
  */
 #ifndef CISPARSE_FORMAT_H
 #define CISPARSE_FORMAT_H
@@ -78,7 +83,8 @@ CIS_API cis_int cis_matrix_nnz(const cis_matrix *M);
  * layer and tests. */
 CIS_API const void *cis_matrix_impl(const cis_matrix *M);
 
-/* Number of formats compiled in and the i-th one's --format name. */
+/* Number of formats any matrix can be stored in (the list above without
+ * the symmetric storage) and the i-th one's --format name. */
 CIS_API int cis_format_count(void);
 CIS_API const char *cis_format_name(int i);
 

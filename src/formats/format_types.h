@@ -15,6 +15,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include "cisparse/format.h"
+#include "formats/format_list.h"
 
 /* An array of offsets, 32-bit (wide == 0, u32) or 64-bit (wide == 1, i64). */
 typedef struct cis_offsets {
@@ -166,9 +167,10 @@ struct cis_matrix {
   void *impl; /* starts with cis_fmt_head */
 };
 
-/* Every format's table, defined in its own file, listed by registry.c. */
-extern const cis_format_ops cis_format_csr, cis_format_ell, cis_format_ellr,
-    cis_format_sell, cis_format_sellr, cis_format_sellcs, cis_format_csb,
-    cis_format_hyb, cis_format_csr5, cis_format_sell16;
+/* Every format's table, defined in its own file: one per entry of
+ * format_list.h (registry.c lists them from there). */
+#define CIS_FORMAT_EXTERN(id, storage) extern const cis_format_ops cis_format_##id;
+CIS_FORMAT_LIST(CIS_FORMAT_EXTERN)
+#undef CIS_FORMAT_EXTERN
 
 #endif

@@ -2,6 +2,7 @@
  *  - size checks that refuse padded arrays which overflow or exceed memory;
  *  - allocation of padded (column, value) slot arrays;
  *  - the one CPU SpMV of the ELLPACK family (ell, ellr, sell, sellr, sellcs);
+ *  - the upper triangle both symmetric formats are built from;
  *  - text dumps of arrays. */
 #ifndef CISPARSE_FORMAT_UTIL_H
 #define CISPARSE_FORMAT_UTIL_H
@@ -80,6 +81,14 @@ void cis_sell16_scan(const cis_csr *A, cis_int C, cis_int nslices, const cis_idx
  * CIS_SELL16_PLAN_SMS with nnz as the slots; CISPARSE_SELL_P overrides, for
  * tests; 1 when C > 1024). */
 int cis_sell16_lanes(const cis_csr *A, cis_int C);
+
+/* The symmetric formats' input (csr_sym.c): *U = the upper triangle of A
+ * (CIS_FLAG_UPPER) with values of type t, after checking A is symmetric
+ * (cis_csr_upper_symmetric, relative tolerance 1e-12; an A flagged
+ * CIS_FLAG_UPPER is taken as the triangle); *full_nnz = the whole matrix's
+ * nonzeros (2 nnz(U) - stored diagonal). CIS_ERR_INVALID naming the first
+ * asymmetric pair otherwise; *U is NULL on failure. */
+cis_status cis_fmt_upper_of(const cis_csr *A, cis_dtype t, cis_csr **U, cis_int *full_nnz);
 
 /* "label v0 v1 ...\n" for n entries of each kind of array. */
 void cis_dump_idx(FILE *f, const char *label, const cis_idx *a, cis_int n);

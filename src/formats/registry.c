@@ -1,20 +1,39 @@
 /* registry.c: the public format entry points validate and dispatch through
- * the format's ops table (PETSc-style); the registry lists every table. */
+ * the format's ops table (PETSc-style); the registry is format_list.h's
+ * list of tables, with each one's storage (all entries or the upper
+ * triangle of a symmetric matrix). */
 #include <string.h>
 #include "core/internal.h"
 #include "formats/format_types.h"
 
-static const cis_format_ops *const all_formats[] = {
-    &cis_format_csr,    &cis_format_ell, &cis_format_ellr, &cis_format_sell, &cis_format_sellr,
-    &cis_format_sellcs, &cis_format_csb, &cis_format_hyb,  &cis_format_csr5, &cis_format_sell16};
+typedef struct registered_format {
+  const cis_format_ops *ops;
+  enum cis_format_storage storage;
+} registered_format;
+
+#define REGISTER_FORMAT(id, storage) {&cis_format_##id, storage},
+static const registered_format all_formats[] = {CIS_FORMAT_LIST(REGISTER_FORMAT)};
+#undef REGISTER_FORMAT
 enum { FORMAT_COUNT = sizeof all_formats / sizeof *all_formats };
 
-static const cis_format_ops *table(int i) { return i >= 0 && i < FORMAT_COUNT ? all_formats[i] : NULL; }
+/* The i-th table of the whole list (NULL past its end). */
+static const cis_format_ops *table(int i) { return i >= 0 && i < FORMAT_COUNT ? all_formats[i].ops : NULL; }
 
-int cis_format_count(void) { return FORMAT_COUNT; }
+/* The i-th format that stores any matrix (CIS_STORE_FULL), NULL past them. */
+static const cis_format_ops *full_table(int i) {
+  for (int k = 0; k < FORMAT_COUNT; ++k)
+    if (all_formats[k].storage == CIS_STORE_FULL && i-- == 0) return all_formats[k].ops;
+  return NULL;
+}
+
+int cis_format_count(void) {
+  int n = 0;
+  while (full_table(n)) ++n;
+  return n;
+}
 
 const char *cis_format_name(int i) {
-  const cis_format_ops *o = table(i);
+  const cis_format_ops *o = full_table(i);
   return o ? o->name : NULL;
 }
 

@@ -1,8 +1,10 @@
-/* csr_sym_gpu.c: symmetric storage on the GPU: the device table of the
- * upper-triangle CSR (kernels csr-sym, csr-sym-det of
- * src/kernels/csr_sym.cu), cis_gpu_plan_create_symmetric from a host upper
- * triangle, and a plan around one built on the device (the CI Hamiltonian,
- * src/ci/gpu/). Row pointers are 64-bit; bytes = (rows+1)*8 + nnz*(4+vs),
+/* csr_sym_gpu.c: symmetric storage on the GPU: the device tables of the
+ * upper-triangle CSR (kernels csr-sym, csr-sym-det, csr-sym-win of
+ * src/kernels/csr_sym.cu) and of the sym-seg layout (kernel sym-seg,
+ * src/kernels/sym_seg.cu), both CIS_STORE_UPPER in
+ * src/formats/format_list.h; cis_gpu_plan_create_symmetric from a host
+ * upper triangle, and a plan around one built on the device (the CI
+ * Hamiltonian, src/ci/gpu/). Row pointers are 64-bit; bytes = (rows+1)*8 + nnz*(4+vs),
  * about half the full matrix's; csr-sym-det adds rows*8 + 8 bytes of
  * workspace (the fixed-point accumulators). */
 #include <stdlib.h>
@@ -162,7 +164,7 @@ static cis_status sym_spmm(const void *dev, int block, int k, double alpha, cons
 
 static cis_status no_upload(const void *impl, void **dev, cis_int *bytes, cis_int *ws) {
   (void)impl; (void)dev; (void)bytes; (void)ws;
-  return cis_error(CIS_ERR_UNSUPPORTED, "csr-sym plans come from cis_gpu_plan_create_symmetric");
+  return cis_error(CIS_ERR_UNSUPPORTED, "symmetric plans (csr-sym, sym-seg) come from cis_gpu_plan_create_symmetric");
 }
 
 const cis_gpu_format_ops cis_gpu_format_csr_sym = {
@@ -170,6 +172,18 @@ const cis_gpu_format_ops cis_gpu_format_csr_sym = {
     .kernels = {"csr-sym", "csr-sym-det", "csr-sym-win", "sym-seg", NULL},
     .citation = "Buluc et al. SPAA 2009 (symmetric case); Gkountouvas et al. IPDPS 2013 (atomic scatter); "
                 "Sengupta et al. GH 2007 (segmented scan, sym-seg)",
+    .upload = no_upload,
+    .spmv = sym_spmv,
+    .release = sym_release,
+    .spmm = sym_spmm,
+};
+
+/* The sym-seg layout's table (format_list.h): the plans of kernel sym-seg,
+ * made through the symmetric entry points above with csr-sym's kernel list. */
+const cis_gpu_format_ops cis_gpu_format_sym_seg = {
+    .format = "sym-seg",
+    .kernels = {"sym-seg", NULL},
+    .citation = "Buluc et al. SPAA 2009 (symmetric case); Sengupta et al. GH 2007 (segmented scan)",
     .upload = no_upload,
     .spmv = sym_spmv,
     .release = sym_release,
@@ -187,7 +201,8 @@ static cis_status sym_plan(cis_csr_sym_dev *D, const char *kernel, int block, ci
   }
   cis_int bytes = D->seg ? D->seg->bytes
                          : (D->rows + 1) * 8 + D->nnz * (cis_int)(sizeof(cis_idx) + cis_dtype_size(D->t));
-  CIS_TRY(cis_gpu_plan_wrap(&cis_gpu_format_csr_sym, D, kernel, D->rows, D->rows, D->nnz, D->t, bytes, ws, out));
+  const cis_gpu_format_ops *table = D->seg ? &cis_gpu_format_sym_seg : &cis_gpu_format_csr_sym;
+  CIS_TRY(cis_gpu_plan_wrap(table, D, kernel, D->rows, D->rows, D->nnz, D->t, bytes, ws, out));
   (*out)->block = block;
   return CIS_OK;
 cleanup:
@@ -323,5 +338,3 @@ cis_status cis_gpu_plan_from_device_csr_sym(cis_int rows, cis_int nnz, cis_dtype
   cis_gpu_free(d_val);
   return st;
 }
-
-int cis_gpu_plan_is_symmetric(const cis_gpu_plan *p) { return p && p->ops == &cis_gpu_format_csr_sym; }

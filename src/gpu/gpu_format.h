@@ -2,7 +2,8 @@
  * the plan layer (src/gpu/plan.c). A table uploads the host format struct's
  * arrays (src/formats/format_types.h) and runs a named kernel on them.
  *
- * Each table is named `cis_gpu_format_<format>` and listed in plan.c. C-only header (no CUDA types):
+ * Each table is named `cis_gpu_format_<id>` after its entry in
+ * src/formats/format_list.h, which plan.c reads. C-only header (no CUDA types):
  * streams are cis_stream (a cudaStream_t). */
 #ifndef CISPARSE_GPU_FORMAT_H
 #define CISPARSE_GPU_FORMAT_H
@@ -31,9 +32,11 @@ typedef struct cis_gpu_format_ops {
                      double beta, void *d_Y, cis_int ldy, int col_major, cis_stream s);
 } cis_gpu_format_ops;
 
-extern const cis_gpu_format_ops cis_gpu_format_csr, cis_gpu_format_ell, cis_gpu_format_ellr,
-    cis_gpu_format_sell, cis_gpu_format_sellr, cis_gpu_format_sellcs, cis_gpu_format_csb,
-    cis_gpu_format_hyb, cis_gpu_format_csr5, cis_gpu_format_csr_sym, cis_gpu_format_sell16;
+/* One table per entry of src/formats/format_list.h, defined in the
+ * format's own file (src/gpu/<format>_gpu.c). */
+#define CIS_GPU_FORMAT_EXTERN(id, storage) extern const cis_gpu_format_ops cis_gpu_format_##id;
+CIS_FORMAT_LIST(CIS_GPU_FORMAT_EXTERN)
+#undef CIS_GPU_FORMAT_EXTERN
 
 
 #endif

@@ -1,18 +1,30 @@
 /* plan.c: the public plan API. A plan = one format's device table (found by
- * name in the registry below) + its uploaded arrays + the chosen kernel. */
+ * name in format_list.h's list below) + its uploaded arrays + the chosen
+ * kernel. */
 #include <stdio.h>
 #include <string.h>
 #include "gpu/gpu_internal.h"
 
+typedef struct device_format {
+  const cis_gpu_format_ops *ops;
+  enum cis_format_storage storage;
+} device_format;
+
+#define DEVICE_FORMAT(id, storage) {&cis_gpu_format_##id, storage},
+static const device_format device_formats[] = {CIS_FORMAT_LIST(DEVICE_FORMAT)};
+#undef DEVICE_FORMAT
+enum { DEVICE_FORMAT_COUNT = sizeof device_formats / sizeof *device_formats };
+
 static const cis_gpu_format_ops *find_table(const char *format) {
-  const cis_gpu_format_ops *all[] = {
-      &cis_gpu_format_csr,    &cis_gpu_format_ell, &cis_gpu_format_ellr,
-      &cis_gpu_format_sell,   &cis_gpu_format_sellr, &cis_gpu_format_sellcs,
-      &cis_gpu_format_csb,    &cis_gpu_format_hyb, &cis_gpu_format_csr5,
-      &cis_gpu_format_sell16};
-  for (size_t k = 0; k < sizeof all / sizeof *all; ++k)
-    if (!strcmp(all[k]->format, format)) return all[k];
+  for (int k = 0; k < DEVICE_FORMAT_COUNT; ++k)
+    if (!strcmp(device_formats[k].ops->format, format)) return device_formats[k].ops;
   return NULL;
+}
+
+int cis_gpu_plan_is_symmetric(const cis_gpu_plan *p) {
+  for (int k = 0; p && k < DEVICE_FORMAT_COUNT; ++k)
+    if (p->ops == device_formats[k].ops) return device_formats[k].storage == CIS_STORE_UPPER;
+  return 0; /* NULL, or a cuSPARSE baseline */
 }
 
 #define KERNELS_MAX (int)(sizeof ((cis_gpu_format_ops *)0)->kernels / sizeof *((cis_gpu_format_ops *)0)->kernels)
