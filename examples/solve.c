@@ -5,7 +5,9 @@
  * the GPU when one is usable (else on the CPU), then solve A x = b with
  * Jacobi-preconditioned CG (cis_krylov_solve) for b = A * ones.
  *
- *   cc solve.c $(pkg-config --cflags --libs cisparse) -o solve   # or find_package(cisparse)
+ *   cc solve.c $(pkg-config --cflags --libs cisparse) \
+ *      -Wl,-rpath,$(pkg-config --variable=libdir cisparse) -lm -o solve   # or find_package(cisparse)
+ *   (the rpath lets ./solve find libcisparse in a prefix the loader does not search)
  *   ./solve [MATRIX|SPEC] [FORMAT]
  *
  * Exit status 0 when the solve converged and x is ones to 1e-6. */
