@@ -108,7 +108,7 @@ typedef struct cis_hyb_split {
 CIS_API cis_status cis_matrix_hyb_split(const cis_matrix *M, cis_hyb_split *out);
 
 /* The BOUNDARY the hybrid format chooses for A in the given mode (the rule
- * is documented in the README and in src/formats/hyb.c); -1 with the error
+ * is documented in docs/formats.md and in src/formats/hyb.c); -1 with the error
  * recorded if A is NULL, the mode unknown or a workspace cannot be allocated. */
 CIS_API cis_int cis_hyb_choose_boundary(const cis_csr *A, cis_boundary_mode mode);
 
@@ -119,7 +119,7 @@ CIS_API cis_int cis_hyb_choose_boundary(const cis_csr *A, cis_boundary_mode mode
  * sell16 with the same C and sigma when that stores <= 0.85 of its bytes
  * and rows hold >= 32 nonzeros on average;
  * else hyb (the rule is in
- * src/formats/auto.c and the README; its measurements in bench/NOTES.md).
+ * src/formats/auto.c and docs/formats.md; its measurements in bench/NOTES.md).
  * format/kernel point to static strings; params.dtype = dtype; reason is one
  * line naming the rule that decided. The statistics it read: mean and
  * longest row, and the padding of sliced ELLPACK with 32-row slices unsorted

@@ -38,7 +38,7 @@ static const char *usage_text =
     "  --device gpu|cpu             where the solve runs (default: gpu when one is usable)\n"
     "  --gpus N | --cpu-parts N     distributed over N GPUs (NCCL; 0 = all) or N CPU parts: takes\n"
     "                               --method --precond --tol --maxit --format --kernel --exchange\n"
-    "                               auto|allgather|p2p, --eigs K (Davidson); README \"Several GPUs\"\n"
+    "                               auto|allgather|p2p, --eigs K (Davidson); docs/multi-gpu.md\n"
     "  --method cg|bicg|bicgstab    (default cg)\n"
     "  --precond none|jacobi        (default none)\n"
     "  --version cublasL|cublasN|cuda|merge|merge_10|graph   device version (default merge_10)\n"
