@@ -1,6 +1,7 @@
 /* ci_solve_internal.h: the state of one CI solve (cis_ci_solve), shared by
  * the driver's files: ci_solve.c (options, method, stored path, roots,
- * result), ci_solve_direct.c (the matrix-free path and the kept space),
+ * result), ci_solve_roots.c (guesses, Davidson, roots: shared by the paths),
+ * ci_solve_direct.c (the matrix-free path and the kept space),
  * ci_solve_dist.c (the stored H over several parts). */
 #ifndef CIS_CI_SOLVE_INTERNAL_H
 #define CIS_CI_SOLVE_INTERNAL_H
@@ -43,7 +44,7 @@ typedef struct ci_run {
 } ci_run;
 
 /* Davidson for r->nr roots and more (up to r->cap) until o->roots of spin
- * o->spin are among them (ci_solve.c). */
+ * o->spin are among them (ci_solve_roots.c). */
 cis_status ci_run_roots(ci_run *r);
 /* The direct path: space (kept in r->keep), operators, sigma timing (ci_solve_direct.c). */
 cis_status ci_run_setup_direct(ci_run *r);

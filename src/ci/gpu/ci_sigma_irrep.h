@@ -104,6 +104,12 @@ cis_status ci_irrep_gpu_time(ci_irrep_gpu *I, const double *c, int compact, int 
                              cis_ci_direct_gpu_info *info);
 
 /* ci_sigma_dev.c's object, for the public compact entry points. */
+/* Entries of a compact vector (the ISYM determinants). */
+cis_int ci_irrep_gpu_compact_size(const ci_irrep_gpu *I);
+/* y = alpha H x + beta y on compact device vectors (a scratch vector kept in I
+ * for beta != 0 or alpha != 1). */
+cis_status ci_irrep_gpu_apply(ci_irrep_gpu *I, double alpha, const double *x, double beta, double *y, cudaStream_t cs,
+                              cis_ci_direct_gpu_info *info);
 ci_irrep_gpu *ci_direct_gpu_irrep(cis_ci_direct_gpu *G);
 cis_ci_direct_gpu_info *ci_direct_gpu_info_ref(cis_ci_direct_gpu *G);
 const cis_ci_direct *ci_direct_gpu_host(const cis_ci_direct_gpu *G);

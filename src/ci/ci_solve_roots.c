@@ -1,0 +1,187 @@
+/* ci_solve_roots.c: what every path of the CI driver shares (below
+ * ci_solve.c, ci_solve_direct.c and ci_solve_dist.c, which call it): the
+ * space key and symmetry test of the kept spaces, Davidson's guesses (the
+ * caller's, then P-space vectors as PySCF's pspace), and Davidson's roots
+ * (Davidson 1975) with the spin filter and <S^2>. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "ci/ci_solve_internal.h"
+
+int ci_has_symmetry(const cis_fcidump *F) {
+  int sym = F->isym != 1;
+  for (int p = 0; p < F->norb; ++p) sym |= F->orbsym[p] != 1;
+  return sym;
+}
+
+void ci_space_key(const cis_fcidump *F, const cis_ci_solve_opts *o, int direct, char *key, size_t len) {
+  size_t k = (size_t)snprintf(key, len, "%d %d %d %d %d %d %d %d %d %s|", direct, F->norb, F->nelec, F->ms2, F->isym,
+                              o->level, o->gpu, o->no_time_reversal, o->symmetry_projection, o->occ ? o->occ : "");
+  for (int p = 0; p < F->norb && k + 4 < len; ++p) k += (size_t)snprintf(key + k, len - k, "%d,", F->orbsym[p]);
+}
+
+typedef struct cpu_op { const cis_matrix *M; const cis_csr *U; } cpu_op;
+static cis_status cpu_apply(void *c, const double *x, double *y) {
+  cpu_op *o = c;
+  return o->U ? cis_csr_symv_upper(o->U, x, y) : cis_matrix_spmv(o->M, 1.0, x, 0.0, y);
+}
+
+/* Davidson's guesses for nvec roots: the caller's vectors (o->guess, C1 or
+ * space order; compressed when Davidson runs on compact vectors) then, when
+ * they are fewer than the roots, P-space vectors; made exactly
+ * (anti)symmetric under alpha <-> beta on the direct path (every product
+ * can be a half sigma). */
+cis_status ci_run_guesses(ci_run *r, int nvec, double **guess, int *ng) {
+  cis_status st;
+  const cis_ci_solve_opts *o = r->o;
+  const int compact = r->opc != NULL;
+  const cis_int n = r->D ? cis_ci_direct_size(r->D) : cis_ci_space_size(r->S);
+  const cis_int len = compact ? cis_ci_direct_compact_size(r->D) : n;
+  const double *diag = compact ? cis_operator_diagonal(r->opc) : r->D ? r->gdiag : r->diag;
+  int given = o->guess ? o->nguess : 0, np = o->pspace > 0 ? o->pspace : CIS_CI_PSPACE_DEFAULT;
+  int pvec = given >= r->nr ? 0 : nvec;
+  if (pvec > len) pvec = (int)len;
+  if (np < pvec) np = pvec;
+  const int total = given + pvec, cap = r->D ? 2 * total : total; /* room for the antisymmetric parts */
+  double *g = malloc((size_t)cap * (size_t)len * sizeof(double));
+  *guess = NULL;
+  if (!g) return cis_error(CIS_ERR_ALLOC, "cannot allocate %d guess vectors of %lld determinants", cap, (long long)len);
+  for (int k = 0; k < given; ++k) {
+    const double *v = o->guess + (size_t)k * (size_t)n;
+    if (compact) cis_ci_direct_compress(r->D, v, g + (size_t)k * (size_t)len);
+    else memcpy(g + (size_t)k * (size_t)len, v, (size_t)n * sizeof(double));
+  }
+  double *p = g + (size_t)given * (size_t)len;
+  int used = 0;
+  if (pvec > 0) {
+    if (compact) CIS_TRY(cis_ci_pspace_guess_compact(r->F, r->D, diag, np, pvec, p, &used, NULL));
+    else if (r->D) CIS_TRY(cis_ci_pspace_guess_direct(r->F, r->D, diag, np, pvec, p, &used, NULL));
+    else CIS_TRY(cis_ci_pspace_guess(r->F, r->S, diag, np, pvec, p, &used, NULL));
+  }
+  r->R->pspace_used = used;
+  int out = total;
+  if (r->D) CIS_TRY(compact ? cis_ci_direct_compact_pure_guesses(r->D, g, total, cap, &out)
+                            : cis_ci_direct_pure_guesses(r->D, g, total, cap, &out));
+  *guess = g;
+  *ng = out;
+  return CIS_OK;
+cleanup:
+  free(g);
+  return st;
+}
+
+/* Davidson for r->nr roots from the guesses, then <S^2> of each root.
+ * Blocked by irreps (r->opc): the diagonal, the guesses and the roots are
+ * compact (ISYM determinants only); the roots are expanded to C1 order for
+ * <S^2> and the result. */
+static cis_status solve_roots(ci_run *r) {
+  cis_status st;
+  const cis_ci_solve_opts *o = r->o;
+  const int nr = r->nr, compact = r->opc != NULL;
+  const cis_int n = r->D ? cis_ci_direct_size(r->D) : cis_ci_space_size(r->S);
+  const cis_int ng = compact ? cis_ci_direct_compact_size(r->D) : n;
+  const double *diag = compact ? cis_operator_diagonal(r->opc) : r->D ? r->gdiag : r->diag;
+  const int need_c1 = !compact || !o->no_s2 || o->keep_vectors;
+  double *guess = NULL, *vc = NULL;
+  int nvec = nr + 4 < 2 * nr + 2 ? nr + 4 : 2 * nr + 2;
+  if (r->G) nvec = nr; /* on the GPU every extra guess costs a sigma of the first iteration */
+  if (o->spin_penalty > 0) nvec += nr + 4; /* the penalty lifts P-space vectors of other spins */
+  free(r->evals); free(r->evecs); free(r->s2);
+  r->evecs = NULL;
+  r->evals = malloc((size_t)nr * sizeof(double));
+  if (need_c1) r->evecs = malloc((size_t)nr * (size_t)n * sizeof(double));
+  r->s2 = malloc((size_t)nr * sizeof(double));
+  if (compact) vc = malloc((size_t)nr * (size_t)ng * sizeof(double));
+  if (!r->evals || (need_c1 && !r->evecs) || !r->s2 || (compact && !vc))
+    { st = cis_error(CIS_ERR_ALLOC, "cannot allocate %d CI vectors of %lld determinants", nr, (long long)n); goto cleanup; }
+  int nguess = 0;
+  double t_guess = cis_wtime();
+  CIS_TRY(ci_run_guesses(r, nvec, &guess, &nguess));
+  r->R->t_guess = cis_wtime() - t_guess;
+  cis_davidson_opts d = cis_davidson_opts_default();
+  d.roots = nr;
+  d.tol = o->tol;
+  if (o->etol > 0) d.etol = o->etol;
+  d.verbose = o->verbose;
+  d.max_iter = o->max_iter;
+  d.block_products = o->block_products;
+  d.guess = guess;
+  d.nguess = nguess;
+  int max_sub = 8 * nr > 24 ? 8 * nr : 24;
+  if (o->max_sub > max_sub) max_sub = o->max_sub;
+  d.max_sub = max_sub;
+  /* corrections kept exactly alpha <-> beta pure (every product a half
+   * sigma); compact vectors on the GPU have no device projection yet */
+  if (r->D && !(compact && r->G) && !r->pen) {
+    d.correct = r->G ? cis_ci_direct_gpu_correct : compact ? cis_ci_direct_correct_compact : cis_ci_direct_correct_c1;
+    d.correct_ctx = r->G ? (void *)r->G : (void *)r->D;
+  }
+  cis_ci_result *R = r->R;
+  if (compact) {
+    st = cis_davidson_operator(r->opc, diag, &d, r->evals, vc, &R->davidson);
+  } else if (r->D) {
+    st = cis_davidson_operator(r->pen ? r->pen : r->op, diag, &d, r->evals, r->evecs, &R->davidson);
+  } else if (r->plan) {
+    st = cis_ci_davidson_gpu_plan(r->plan, r->diag, &d, r->evals, r->evecs, &R->davidson, &R->gpu_stats);
+  } else if (o->gpu) {
+    st = cis_ci_davidson_gpu(r->M, R->kernel[0] ? R->kernel : NULL, r->diag, &d, r->evals, r->evecs, &R->davidson,
+                             &R->gpu_stats);
+  } else {
+    cpu_op op = {r->M, o->symmetric ? r->H : NULL};
+    st = cis_davidson(n, r->diag, cpu_apply, &op, &d, r->evals, r->evecs, &R->davidson);
+  }
+  if (st == CIS_ERR_NOT_CONVERGED && o->accept_unconverged) st = CIS_OK; /* the result says converged = 0 */
+  if (st != CIS_OK) goto cleanup;
+  double t_s2 = cis_wtime();
+  for (int k = 0; k < nr; ++k) {
+    r->s2[k] = NAN;
+    if (compact && need_c1) cis_ci_direct_expand(r->D, vc + (size_t)k * (size_t)ng, r->evecs + (size_t)k * (size_t)n);
+    if (o->no_s2) continue;
+    CIS_TRY(r->D ? cis_ci_s2_direct(r->F, r->D, r->evecs + (size_t)k * (size_t)n, &r->s2[k])
+                 : cis_ci_s2(r->F, r->S, r->evecs + (size_t)k * (size_t)n, &r->s2[k]));
+  }
+  R->t_s2 = cis_wtime() - t_s2;
+  r->nroots = nr;
+  st = CIS_OK;
+cleanup:
+  free(guess);
+  free(vc);
+  return st;
+}
+
+/* The reported roots: all (no spin filter) or those with <S^2> = S(S+1);
+ * returns how many of the o->roots asked for were found. */
+static int select_roots(ci_run *r) {
+  int got = 0;
+  const cis_ci_solve_opts *o = r->o;
+  for (int k = 0; k < r->nroots && got < o->roots; ++k)
+    if (o->spin < 0 || fabs(r->s2[k] - o->spin * (o->spin + 1)) < 1e-3) r->pick[got++] = k;
+  return got;
+}
+
+cis_status ci_run_roots(ci_run *r) {
+  const cis_ci_solve_opts *o = r->o;
+  cis_int n = r->D ? cis_ci_direct_size(r->D) : cis_ci_space_size(r->S);
+  if (r->nr > n) r->nr = (int)n;
+  free(r->pick);
+  r->pick = malloc((size_t)o->roots * sizeof(int));
+  if (!r->pick) return cis_error(CIS_ERR_ALLOC, "cannot allocate %d root indices", o->roots);
+  for (;;) { /* spin filter: more roots until o->roots of spin S are among them */
+    cis_status st = solve_roots(r);
+    if (st != CIS_OK) return st;
+    int got = select_roots(r);
+    if (got == o->roots) break;
+    if (r->nr >= r->cap || r->nr >= n) {
+      char list[512];
+      size_t len = 0;
+      for (int k = 0; k < r->nroots && len + 24 < sizeof list; ++k)
+        len += (size_t)snprintf(list + len, sizeof list - len, "%s%.4f", k ? " " : "", r->s2[k]);
+      return cis_error(CIS_ERR_NOT_FOUND, "only %d root(s) of spin S=%g among the lowest %d (<S^2>: %s)", got, o->spin,
+                       r->nroots, list);
+    }
+    r->nr = 2 * r->nr < r->cap ? 2 * r->nr : r->cap;
+  }
+  return CIS_OK;
+}
+
