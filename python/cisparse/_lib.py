@@ -147,6 +147,8 @@ _SIGNATURES = {
     "cis_gpu_plan_kernel": (c_char_p, [P]),
     "cis_gpu_plan_free": (None, [P]),
     "cis_gpu_sync": (cis_status, []),
+    # bench.h (device timings for benchmark programs: bench/python_overhead.py)
+    "cis_gpu_time_spmv": (cis_status, [P, c_void_p, c_double, c_void_p, c_int, c_int, POINTER(c_double)]),
     # operator.h
     "cis_operator_from_matrix": (cis_status, [P, POINTER(P)]),
     "cis_operator_from_csr": (cis_status, [POINTER(cis_csr), POINTER(P)]),
