@@ -7,6 +7,9 @@
 #include <math.h>
 #include <stdio.h>
 #include "cisparse/cisparse.h"
+/* the tool library (tests link it): clock, median, energy, paper bytes,
+ * and the device timings of cisparse/bench.h */
+#include "tool/tool.h"
 
 extern int test_failures, test_checks;
 

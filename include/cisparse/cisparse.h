@@ -6,13 +6,14 @@
  * gen.h     generators (ci, laplace3d, powerlaw, random)
  * gpu.h     device plans: upload once, SpMV many times, cuSPARSE baselines
  * operator.h linear operators over any format, GPU plan or callback
- * solver.h  CG, BiCG, BiCGStab (fused GPU versions), mixed precision, Davidson, energy
+ * solver.h  CG, BiCG, BiCGStab (fused GPU versions), mixed precision, Davidson
  * dist.h    rows over several GPUs (NCCL): distributed SpMV, solvers on top
  * ci.h      CI from FCIDUMP: determinants, Slater-Condon Hamiltonian
  * ci_solve.h the CI driver: integrals in, lowest states out (CLI and Python)
- * util.h    monotonic clock, physical memory, cis_version()
+ * util.h    cis_version(), CUDA or not, public struct sizes (bindings)
  * version.h the version of these headers (generated)
- * export.h  CIS_API, the mark of an exported function */
+ * export.h  CIS_API, the mark of an exported function
+ * (bench.h, not included here: device timings for benchmark programs) */
 #ifndef CISPARSE_H
 #define CISPARSE_H
 #include "cisparse/status.h"

@@ -79,20 +79,10 @@ CIS_API cis_dtype cis_matrix_dtype(const cis_matrix *M);
 CIS_API cis_int cis_matrix_rows(const cis_matrix *M);
 CIS_API cis_int cis_matrix_cols(const cis_matrix *M);
 CIS_API cis_int cis_matrix_nnz(const cis_matrix *M);
-/* The format-specific struct (see src/formats/format_types.h); for the GPU
- * layer and tests. */
-CIS_API const void *cis_matrix_impl(const cis_matrix *M);
-
 /* Number of formats any matrix can be stored in (the list above without
  * the symmetric storage) and the i-th one's --format name. */
 CIS_API int cis_format_count(void);
 CIS_API const char *cis_format_name(int i);
-
-/* The paper's storage equations (§4.1), in bytes, with sizeof(double) values,
- * 4-byte indices and 4-byte row pointers exactly as printed there. */
-CIS_API cis_int cis_paper_bytes_csr(cis_int rows, cis_int nnz);
-CIS_API cis_int cis_paper_bytes_ell(cis_int rows, cis_int max_row);
-CIS_API cis_int cis_paper_bytes_hyb(cis_int rows, cis_int boundary, cis_int csr_nnz);
 
 /* How a hybrid-format matrix (§4.1) was split: BOUNDARY as given or chosen
  * (a count or a column, see mode), the ELLPACK slots per row, and the

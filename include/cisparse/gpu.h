@@ -92,22 +92,6 @@ CIS_API cis_status cis_gpu_spmm(cis_gpu_plan *p, int k, double alpha, const void
                                 double beta, void *d_Y, cis_int ldy, cis_layout layout, cis_stream s);
 /* 1 if the plan has an SpMM kernel (cis_gpu_spmm accepts it). */
 CIS_API int cis_gpu_plan_has_spmm(const cis_gpu_plan *p);
-/* Median milliseconds of `runs` cis_gpu_spmm(p, k, 1, X, ldx, 0, Y, ldy,
- * layout) after `warmup` (CUDA events, default stream). */
-CIS_API cis_status cis_gpu_time_spmm(cis_gpu_plan *p, int k, const void *d_X, cis_int ldx, void *d_Y,
-                                     cis_int ldy, cis_layout layout, int warmup, int runs, double *ms_median);
-/* The cuSPARSE baseline of SpMM: a device copy of host CSR A (values
- * converted to t; 32-bit indices while nnz < 2^31), then for each timing
- * cusparseSpMM with alg "csr-alg1", "csr-alg2" or "csr-alg3" on k vectors
- * (ld = k for row-major, rows/cols for column-major): buffer and preprocess
- * once, then the median of `runs` timed calls after `warmup`; Y = A*X is left
- * in d_Y. An algorithm cuSPARSE refuses for the layout gives
- * CIS_ERR_CUSPARSE naming it. */
-typedef struct cis_gpu_cusparse_mm cis_gpu_cusparse_mm;
-CIS_API cis_status cis_gpu_cusparse_mm_create(const cis_csr *A, cis_dtype t, cis_gpu_cusparse_mm **out);
-CIS_API cis_status cis_gpu_cusparse_mm_time(cis_gpu_cusparse_mm *m, const char *alg, int k, cis_layout layout,
-                                            const void *d_X, void *d_Y, int warmup, int runs, double *ms_median);
-CIS_API void cis_gpu_cusparse_mm_free(cis_gpu_cusparse_mm *m);
 /* Device bytes of the matrix arrays, and of extra workspace. */
 CIS_API cis_int cis_gpu_plan_bytes(const cis_gpu_plan *p);
 CIS_API cis_int cis_gpu_plan_workspace_bytes(const cis_gpu_plan *p);
@@ -127,17 +111,7 @@ CIS_API cis_status cis_gpu_malloc(void **d, size_t bytes);
 CIS_API void cis_gpu_free(void *d);
 CIS_API cis_status cis_gpu_upload(void *d, const void *h, size_t bytes);
 CIS_API cis_status cis_gpu_download(void *h, const void *d, size_t bytes);
-CIS_API cis_status cis_gpu_fill_nan(void *d, cis_dtype t, cis_int n); /* poison an output */
 CIS_API cis_status cis_gpu_sync(void);
-
-/* Timing (CUDA events on the default stream). Median milliseconds of `runs`
- * calls of cis_gpu_spmv(p, 1, d_x, beta, d_y) after `warmup` untimed ones. */
-CIS_API cis_status cis_gpu_time_spmv(cis_gpu_plan *p, const void *d_x, double beta, void *d_y, int warmup,
-                             int runs, double *ms_median);
-/* Streaming read bandwidth of the device in GB/s (1e9 bytes/s): the median
- * of `runs` timed passes of a read-only reduction over `bytes` bytes (16-byte
- * loads, grid-stride; a few GB so that no cache holds it). */
-CIS_API cis_status cis_gpu_read_bandwidth(size_t bytes, int runs, double *gbps);
 
 #ifdef __cplusplus
 }

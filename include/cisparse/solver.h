@@ -180,24 +180,6 @@ CIS_API cis_davidson_opts cis_davidson_opts_default(void);
 CIS_API cis_status cis_davidson_operator(const cis_operator *H, const double *diag, const cis_davidson_opts *o,
                                  double *evals, double *evecs, cis_davidson_info *info);
 
-/* ---- Energy --------------------------------------------------------------- */
-
-/* Cumulative energy counters: the GPU's through NVML
- * (nvmlDeviceGetTotalEnergyConsumption, libnvidia-ml.so.1 loaded with dlopen)
- * and the CPU package's through RAPL (/sys/class/powercap/intel-rapl:*).
- * A counter that cannot be read is reported as unavailable (NaN joules),
- * never as an error. */
-typedef struct cis_energy_sample {
-  double gpu_joules; /* NaN if unavailable */
-  double cpu_joules; /* NaN if unavailable */
-  double seconds;
-} cis_energy_sample;
-/* Read both counters now (device `device` for NVML). */
-CIS_API cis_energy_sample cis_energy_read(int device);
-/* Why the GPU / CPU counter is unavailable ("" when it is available). */
-CIS_API const char *cis_energy_gpu_why(void);
-CIS_API const char *cis_energy_cpu_why(void);
-
 /* Set how the host waits for the device (spin or blocking). Resets the
  * device when the mode changes after a context exists, which frees every
  * device allocation: create plans after calling this. CIS_ERR_NO_GPU

@@ -3,12 +3,18 @@ loading of libcisparse.
 
 The library is found, in order, at $CISPARSE_LIBRARY (a path; what the
 build tree's tests use), next to this file (the wheel built by
-``pip install .``), or by the loader (an installed libcisparse.so.0.1).
+``pip install .``), or by the loader (an installed libcisparse.so.0.2).
+
+Every ctypes Structure here mirrors its C struct field by field, exactly;
+at import each is checked against the size the library reports
+(cis_abi_struct_size), so a struct that changed on either side fails with
+an ImportError naming it instead of corrupting memory.
 """
 import ctypes
 import ctypes.util
 import glob
 import os
+import time
 
 from ctypes import (POINTER, Structure, byref, c_char, c_char_p, c_double, c_int, c_int32, c_int64, c_size_t,
                     c_uint64, c_void_p)
@@ -35,45 +41,34 @@ class cis_csr_stats(Structure):
     _fields_ = [("rows", cis_int), ("cols", cis_int), ("nnz", cis_int), ("row_min", cis_int), ("row_max", cis_int),
                 ("row_max_at", cis_int), ("row_avg", c_double), ("nonfinite", cis_int), ("ref_cols", cis_int),
                 ("nnz_ref", cis_int), ("nnz_exp", cis_int), ("sp_ref", c_double), ("sp_exp", c_double),
-                ("sp_total", c_double),
-                ("_reserved", c_char * 256)]
+                ("sp_total", c_double)]
 
 
 class cis_format_params(Structure):
     _fields_ = [("dtype", c_int), ("slice", cis_int), ("sigma", cis_int), ("block", cis_int), ("boundary", cis_int),
-                ("boundary_mode", c_int), ("csr5_sigma", cis_int), ("float_values", c_int),
-                ("_reserved", c_char * 256)]
+                ("boundary_mode", c_int), ("csr5_sigma", cis_int), ("float_values", c_int)]
 
 
 class cis_hyb_split(Structure):
-    _fields_ = [("boundary", cis_int), ("mode", c_int), ("width", cis_int), ("csr_nnz", cis_int),
-                ("_reserved", c_char * 256)]
+    _fields_ = [("boundary", cis_int), ("mode", c_int), ("width", cis_int), ("csr_nnz", cis_int)]
 
 
 class cis_krylov_opts(Structure):
     _fields_ = [("method", c_int), ("precond", c_int), ("version", c_int), ("tol", c_double), ("maxit", c_int),
                 ("check_every", c_int), ("stagnation", c_int), ("history", POINTER(c_double)),
-                ("history_len", c_int),
-                ("_reserved", c_char * 256)]
+                ("history_len", c_int)]
 
 
 class cis_krylov_info(Structure):
     _fields_ = [("end", c_int), ("iterations", c_int), ("rel_residual", c_double), ("seconds", c_double),
                 ("setup_seconds", c_double), ("launches", c_int64), ("launches_per_iteration", c_double),
-                ("history_written", c_int),
-                ("_reserved", c_char * 256)]
+                ("history_written", c_int)]
 
 
 class cis_gpu_info(Structure):
     _fields_ = [("name", c_char * 128), ("device", c_int), ("sm_count", c_int), ("cc_major", c_int),
                 ("cc_minor", c_int), ("global_mem", c_int64), ("free_mem", c_int64), ("l2_bytes", c_int64),
-                ("driver_version", c_int), ("runtime_version", c_int),
-                ("_reserved", c_char * 256)]
-
-
-# Every struct ends in a zeroed reserve: a later library version may append
-# fields (the C side then reads zeros, its documented defaults, and writes
-# into room that exists), and struct returns by value stay in memory.
+                ("driver_version", c_int), ("runtime_version", c_int)]
 
 
 def _candidates():
@@ -83,7 +78,7 @@ def _candidates():
         return
     here = os.path.dirname(os.path.abspath(__file__))
     yield from sorted(glob.glob(os.path.join(here, "libcisparse.so*")))
-    for name in ("libcisparse.so.0.1", "libcisparse.so"):
+    for name in ("libcisparse.so.0.2", "libcisparse.so"):
         yield name
     found = ctypes.util.find_library("cisparse")
     if found:
@@ -114,7 +109,7 @@ _SIGNATURES = {
     # util.h
     "cis_version": (c_char_p, []),
     "cis_built_with_cuda": (c_int, []),
-    "cis_wtime": (c_double, []),
+    "cis_abi_struct_size": (c_size_t, [c_char_p]),
     # types.h
     "cis_free": (None, [c_void_p]),
     "cis_csr_free": (None, [POINTER(cis_csr)]),
@@ -152,6 +147,7 @@ _SIGNATURES = {
     "cis_gpu_plan_kernel": (c_char_p, [P]),
     "cis_gpu_plan_free": (None, [P]),
     "cis_gpu_sync": (cis_status, []),
+    # bench.h (device timings for benchmark programs: bench/python_overhead.py)
     "cis_gpu_time_spmv": (cis_status, [P, c_void_p, c_double, c_void_p, c_int, c_int, POINTER(c_double)]),
     # operator.h
     "cis_operator_from_matrix": (cis_status, [P, POINTER(P)]),
@@ -180,6 +176,30 @@ for _name, (_res, _args) in _SIGNATURES.items():
     _f.restype = _res
     _f.argtypes = _args
 
-__all__ = ["lib", "path", "cis_csr", "cis_csr_stats", "cis_format_params", "cis_hyb_split", "cis_krylov_opts",
+
+def check_struct(pycls, name):
+    """Raise ImportError unless ctypes Structure `pycls` has the size of the
+    library's C struct `name` (cis_abi_struct_size): a mirror that no longer
+    matches its struct fails at import, naming both sizes."""
+    want = lib.cis_abi_struct_size(name.encode())
+    got = ctypes.sizeof(pycls)
+    if want == 0:
+        raise ImportError(f"cisparse: {path} reports no struct {name} (mirrored by {pycls.__name__}): "
+                          "the Python package and the library are from different versions")
+    if got != want:
+        raise ImportError(f"cisparse: struct {name} is {want} bytes in {path} but its ctypes mirror "
+                          f"{pycls.__name__} is {got} bytes: update the mirror to the C struct")
+
+
+for _cls in (cis_csr, cis_csr_stats, cis_format_params, cis_hyb_split, cis_krylov_opts, cis_krylov_info,
+             cis_gpu_info):
+    check_struct(_cls, _cls.__name__)
+
+# cis_wtime left the C API (a benchmark helper of the tool library); fci.py
+# still times through lib.cis_wtime: the same clock (CLOCK_MONOTONIC) until
+# it calls time.monotonic itself. Remove this line then.
+lib.cis_wtime = time.monotonic
+
+__all__ = ["lib", "path", "check_struct", "cis_csr", "cis_csr_stats", "cis_format_params", "cis_hyb_split", "cis_krylov_opts",
            "cis_krylov_info", "cis_gpu_info", "byref", "POINTER", "c_double", "c_int", "c_void_p", "c_char_p",
            "c_uint64"]

@@ -7,6 +7,7 @@
 
 #include <stdio.h>
 #include "cisparse/cisparse.h"
+#include "tool/tool.h"
 
 int cis_cmd_info(int argc, char **argv);
 int cis_cmd_gen(int argc, char **argv);

@@ -13,8 +13,10 @@
 #include "cisparse/status.h"
 #include "cisparse/types.h"
 #include "cisparse/util.h"
+#include "util/host.h"
 /* Every public declaration (CIS_API: exported) before any definition. */
 #include "cisparse/cisparse.h"
+#include "cisparse/bench.h"
 
 void *cis_malloc(size_t n);             /* NULL on failure (or injected failure) */
 void *cis_calloc(size_t count, size_t size);
@@ -31,7 +33,7 @@ int cis_mul_overflows(int64_t a, int64_t b, int64_t *r);
 cis_status cis_alloc_array(void **p, int64_t count, size_t size, const char *what);
 cis_status cis_alloc_zeroed(void **p, int64_t count, size_t size, const char *what);
 
-/* cis_phys_memory and cis_wtime: cisparse/util.h (public). */
+/* cis_phys_memory, cis_wtime, cis_median: util/host.h. */
 /* Bytes of host memory available now (MemAvailable; the physical memory
  * where /proc/meminfo cannot be read). */
 int64_t cis_available_memory(void);

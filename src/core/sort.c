@@ -1,10 +1,8 @@
 /* sort.c: in-place ascending sorts of integer keys, one body for every key
  * type: quicksort (median of three, Hoare partition, smaller side first so
  * the stack stays O(log n)), insertion sort below 24 elements. */
-#include <math.h>
 #include <stdlib.h>
 #include "core/internal.h"
-#include "cisparse/util.h"
 
 #define CIS_DEFINE_SORT(name, T)                                                     \
   void name(T *a, int64_t n) {                                                       \
@@ -33,14 +31,3 @@
 
 CIS_DEFINE_SORT(cis_sort_idx, cis_idx)
 CIS_DEFINE_SORT(cis_sort_u64, uint64_t)
-
-static int cmp_double(const void *a, const void *b) {
-  double x = *(const double *)a, y = *(const double *)b;
-  return (x > y) - (x < y);
-}
-
-double cis_median(double *v, int n) {
-  if (!v || n < 1) return NAN;
-  qsort(v, (size_t)n, sizeof *v, cmp_double);
-  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
-}

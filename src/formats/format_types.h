@@ -17,6 +17,10 @@
 #include "cisparse/format.h"
 #include "formats/format_list.h"
 
+/* The format-specific struct behind M (one of the cis_fmt_* below, by
+ * cis_matrix_format_name): for the GPU layer and tests (not exported). */
+const void *cis_matrix_impl(const cis_matrix *M);
+
 /* An array of offsets, 32-bit (wide == 0, u32) or 64-bit (wide == 1, i64). */
 typedef struct cis_offsets {
   int wide;

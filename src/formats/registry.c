@@ -120,15 +120,3 @@ cis_int cis_matrix_rows(const cis_matrix *M) { return head(M)->rows; }
 cis_int cis_matrix_cols(const cis_matrix *M) { return head(M)->cols; }
 cis_int cis_matrix_nnz(const cis_matrix *M) { return head(M)->nnz; }
 const void *cis_matrix_impl(const cis_matrix *M) { return M->impl; }
-
-/* §4.1's three equations with the types printed there. */
-cis_int cis_paper_bytes_csr(cis_int rows, cis_int nnz) {
-  return nnz * (cis_int)(sizeof(double) + sizeof(unsigned int)) + (rows + 1) * (cis_int)sizeof(unsigned int);
-}
-cis_int cis_paper_bytes_ell(cis_int rows, cis_int max_row) {
-  return rows * max_row * (cis_int)(sizeof(double) + sizeof(int));
-}
-cis_int cis_paper_bytes_hyb(cis_int rows, cis_int boundary, cis_int csr_nnz) {
-  return 3 * rows * (cis_int)sizeof(unsigned int) + rows * boundary * (cis_int)(sizeof(double) + sizeof(int)) +
-         csr_nnz * (cis_int)(sizeof(double) + sizeof(unsigned int));
-}

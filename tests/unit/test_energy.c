@@ -9,7 +9,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 #include "cisparse/solver.h"
-#include "solvers/energy.h"
+#include "tool/energy.h"
 #include "test_util.h"
 
 static void test_delta(void) {

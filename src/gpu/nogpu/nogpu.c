@@ -2,7 +2,7 @@
  * without CUDA (nvcc absent or -DCISPARSE_CUDA=OFF): each reports
  * CIS_ERR_NO_GPU with the reason. */
 #include <stdio.h>
-#include "cisparse/gpu.h"
+#include "cisparse/bench.h"
 
 #define WHY "cisparse was built without CUDA"
 static cis_status no_gpu(void) { return cis_error(CIS_ERR_NO_GPU, WHY); }

@@ -1,9 +1,26 @@
-/* energy.h: the pieces of the energy counters (energy.c) that tests reach
- * directly (not public; the public API is in cisparse/solver.h). */
-#ifndef CISPARSE_ENERGY_H
-#define CISPARSE_ENERGY_H
+/* energy.h: the GPU's and the CPU package's cumulative energy counters
+ * (energy.c), for the tool's benchmark reports (`cisparse solve`); part of
+ * the tool library (src/tool/), not of libcisparse. */
+#ifndef CISPARSE_TOOL_ENERGY_H
+#define CISPARSE_TOOL_ENERGY_H
 
 #include <stdint.h>
+
+/* Cumulative energy counters: the GPU's through NVML
+ * (nvmlDeviceGetTotalEnergyConsumption, libnvidia-ml.so.1 loaded with dlopen)
+ * and the CPU package's through RAPL (/sys/class/powercap/intel-rapl:*).
+ * A counter that cannot be read is reported as unavailable (NaN joules),
+ * never as an error. */
+typedef struct cis_energy_sample {
+  double gpu_joules; /* NaN if unavailable */
+  double cpu_joules; /* NaN if unavailable */
+  double seconds;
+} cis_energy_sample;
+/* Read both counters now (device `device` for NVML). */
+cis_energy_sample cis_energy_read(int device);
+/* Why the GPU / CPU counter is unavailable ("" when it is available). */
+const char *cis_energy_gpu_why(void);
+const char *cis_energy_cpu_why(void);
 
 /* Energy in microjoules between two raw readings of one RAPL counter that
  * wraps to 0 after max_range_uj (the domain's max_energy_range_uj):

@@ -1,4 +1,4 @@
-/* energy.c: cumulative energy counters for cisparse/solver.h
+/* energy.c: cumulative energy counters for the tool library (tool/energy.h:
  * (cis_energy_read, cis_energy_gpu_why, cis_energy_cpu_why).
  *
  * GPU: NVML, loaded at run time with dlopen("libnvidia-ml.so.1") so that the
@@ -31,8 +31,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-#include "cisparse/solver.h"
-#include "solvers/energy.h"
+#include "tool/energy.h"
 
 /* ---- NVML, declared by hand (nvml.h, NVML API version 2) ------------------ */
 typedef int nvml_return;                    /* nvmlReturn_t; 0 = NVML_SUCCESS */
