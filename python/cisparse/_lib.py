@@ -14,7 +14,6 @@ import ctypes
 import ctypes.util
 import glob
 import os
-import time
 
 from ctypes import (POINTER, Structure, byref, c_char, c_char_p, c_double, c_int, c_int32, c_int64, c_size_t,
                     c_uint64, c_void_p)
@@ -194,11 +193,6 @@ def check_struct(pycls, name):
 for _cls in (cis_csr, cis_csr_stats, cis_format_params, cis_hyb_split, cis_krylov_opts, cis_krylov_info,
              cis_gpu_info):
     check_struct(_cls, _cls.__name__)
-
-# cis_wtime left the C API (a benchmark helper of the tool library); fci.py
-# still times through lib.cis_wtime: the same clock (CLOCK_MONOTONIC) until
-# it calls time.monotonic itself. Remove this line then.
-lib.cis_wtime = time.monotonic
 
 __all__ = ["lib", "path", "check_struct", "cis_csr", "cis_csr_stats", "cis_format_params", "cis_hyb_split", "cis_krylov_opts",
            "cis_krylov_info", "cis_gpu_info", "byref", "POINTER", "c_double", "c_int", "c_void_p", "c_char_p",

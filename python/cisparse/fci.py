@@ -52,9 +52,8 @@ class _fcidump(ctypes.Structure):  # cis_fcidump (ci.h); orbsym has CIS_CI_MAX_O
                 ("isym_assumed", ctypes.c_int), ("isym_file", ctypes.c_int)]
 
 
-class _direct_gpu_opts(ctypes.Structure):  # cis_ci_direct_gpu_opts (+ room)
-    _fields_ = [("work_bytes", ctypes.c_int64), ("vectors", ctypes.c_int), ("max_k", ctypes.c_int),
-                ("_reserved", ctypes.c_char * 64)]
+class _direct_gpu_opts(ctypes.Structure):  # cis_ci_direct_gpu_opts
+    _fields_ = [("work_bytes", ctypes.c_int64), ("vectors", ctypes.c_int), ("max_k", ctypes.c_int)]
 
 
 class _direct_opts(ctypes.Structure):  # cis_ci_direct_opts
@@ -112,6 +111,10 @@ def _release(obj, *handles):
         if h:
             free(h)
             setattr(obj, name, None)
+for _cls, _cname in ((_fcidump, "cis_fcidump"), (_direct_gpu_opts, "cis_ci_direct_gpu_opts"),
+                     (_direct_opts, "cis_ci_direct_opts"), (_solve_opts, "cis_ci_solve_opts"), (_rdm12, "cis_ci_rdm12")):
+    L.check_struct(_cls, _cname)  # a mirror that no longer matches its C struct fails here, at import
+
 for _name, _res, _args in [
     ("cis_ci_solve_opts_default", _solve_opts, []),
     ("cis_ci_solver_create", ctypes.c_int, [ctypes.POINTER(_P)]),
