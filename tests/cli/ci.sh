@@ -94,7 +94,7 @@ grep -q "^cisparse: $tmp/bad.FCIDUMP:3: orbital index 3 out of range" "$tmp/err"
 [ $rc = 2 ] && grep -q -- "--format ell needs --build cpu" "$tmp/err" || fail "gpu build --format ell: exit $rc, $(cat "$tmp/err")"
 "$CIS" ci "$CI/h4_sto3g.FCIDUMP" --device gpu --kernel hyb > /dev/null 2> "$tmp/err"; rc=$?
 [ $rc = 2 ] && grep -q -- "--kernel needs --build cpu" "$tmp/err" || fail "gpu build --kernel: exit $rc, $(cat "$tmp/err")"
-"$CIS" ci "$CI/n2_sto3g.FCIDUMP" --device gpu --json > "$tmp/gpu.json" 2> "$tmp/err"; rc=$?
+"$CIS" ci "$CI/n2_sto3g.FCIDUMP" --method stored --device gpu --json > "$tmp/gpu.json" 2> "$tmp/err"; rc=$?
 if [ $rc = 0 ]; then
   grep -q '"build": "gpu"' "$tmp/gpu.json" || fail "--device gpu did not build on the GPU: $(cat "$tmp/gpu.json")"
   check_json n2_sto3g full --device gpu
