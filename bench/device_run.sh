@@ -7,6 +7,10 @@
 #   build     configure and build $B (Release, CISPARSE_CUDA_ARCH, SHARED data)
 #   test      the GPU tests (ctest -L gpu)
 #   memcheck  compute-sanitizer memcheck of every kernel on a small CI matrix
+#             and of the CI driver's direct and stored GPU paths
+#   cli       the command-line tests (ctest -L cli) with their GPU branches
+#   pytest    the Python tests, GPU ones included (PySCF from $SITE if needed)
+#   cidriver  `cisparse ci` against FCISolver on $FCIDUMPS (ci_cli_vs_fcisolver.py)
 #   tune      hyb variants through the environment overrides (bench/NOTES.md)
 #   ci32k laplace ci32kf ci512k   `cisparse bench` on one matrix each (+ PNGs)
 #   paper32k  ten CI matrices of 32,768 rows (seeds 1-10), every kernel and
@@ -24,7 +28,8 @@
 #             of CG and of Davidson (--gpus N, N = 1, 2, 4, 8 up to the count)
 # Environment: B (build folder, default build-dev), SHARED (the shared data:
 # matrices/ and ci/, default $CISPARSE_SHARED_DIR or ./shared), CUDA_ARCH
-# (default 90), JOBS (default 16). Each study's curated table is in
+# (default 90), JOBS (default 16), SITE (a folder of Python packages, e.g. PySCF
+# unpacked from ../shared/tools/gpu4pyscf-site.sh's tarball). Each study's curated table is in
 # bench/results/<study>.md with the command that produced it.
 set -u
 OUT=${1:?usage: device_run.sh OUTDIR [STEPS]}
@@ -65,7 +70,26 @@ for step in $STEPS; do
   memcheck)
     compute-sanitizer --tool memcheck --leak-check full $B/cisparse bench ci:rows=1024,seed=1 --runs 1 --warmup 0 \
       > "$R/memcheck.log" 2>&1
-    grep -E "ERROR SUMMARY|LEAK SUMMARY|Invalid" "$R/memcheck.log" | head -5 ;;
+    for m in direct stored; do # the CI driver's two GPU paths
+      compute-sanitizer --tool memcheck --leak-check full $B/cisparse ci "$SHARED/ci/n2_sto3g.FCIDUMP" --device gpu \
+        --method $m --roots 2 >> "$R/memcheck.log" 2>&1
+    done
+    grep -E "ERROR SUMMARY|LEAK SUMMARY|Invalid" "$R/memcheck.log" | head -8 ;;
+  cli) # the command-line tests, their GPU branches taken
+    (cd $B && ctest -L cli --timeout 300 -j "$JOBS") > "$R/cli_tests.log" 2>&1
+    grep -E "tests passed|Failed|Timeout|\*\*\*" "$R/cli_tests.log" | head -20 ;;
+  pytest) # the Python tests, GPU ones included; PySCF (and pytest) from $SITE when the machine has none
+    CISPARSE_LIBRARY=$B/libcisparse.so CISPARSE_CLI=$B/cisparse PYTHONPATH=python${SITE:+:$SITE} \
+      python3 -m pytest -p no:cacheprovider -q -rs python/tests > "$R/pytest.log" 2>&1
+    tail -15 "$R/pytest.log" ;;
+  cidriver) # the same FCIDUMPs through `cisparse ci` and FCISolver (both one call of the CI driver)
+    # shellcheck disable=SC2086 # FCIDUMPS is a list
+    for f in ${FCIDUMPS:-$SHARED/ci/h2o_631g.FCIDUMP}; do
+      for k in 1 3; do
+        CISPARSE_LIBRARY=$B/libcisparse.so PYTHONPATH=python${SITE:+:$SITE} python3 bench/ci_cli_vs_fcisolver.py "$f" \
+          --roots $k --device gpu --cli $B/cisparse --runs 3
+      done
+    done 2>&1 | tee "$R/cidriver.txt" ;;
   tune) # "matrix LOCK G UNROLL"
     while read -r m l g u; do
       echo "L:G:U=$l:$g:$u ${m%%,*} $(CISPARSE_HYB_LOCK=$l CISPARSE_HYB_G=$g CISPARSE_HYB_UNROLL=$u \
