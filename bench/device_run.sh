@@ -76,7 +76,7 @@ for step in $STEPS; do
     done
     grep -E "ERROR SUMMARY|LEAK SUMMARY|Invalid" "$R/memcheck.log" | head -8 ;;
   cli) # the command-line tests, their GPU branches taken
-    (cd $B && ctest -L cli --timeout 300 -j "$JOBS") > "$R/cli_tests.log" 2>&1
+    (cd $B && ctest -L cli --timeout 300 -j "$JOBS" --output-on-failure) > "$R/cli_tests.log" 2>&1
     grep -E "tests passed|Failed|Timeout|\*\*\*" "$R/cli_tests.log" | head -20 ;;
   pytest) # the Python tests, GPU ones included; PySCF (and pytest) from $SITE when the machine has none
     CISPARSE_LIBRARY=$B/libcisparse.so CISPARSE_CLI=$B/cisparse PYTHONPATH=python${SITE:+:$SITE} \

@@ -128,8 +128,12 @@ typedef struct cis_ci_result {
   int repeats;
   int space_reused;              /* the solver's space from an earlier solve was used (new integrals only) */
   double to_solution[CIS_CI_MAX_REPEAT];
-  /* determinants of `vectors`' entries (keep_vectors) */
+  /* determinants of `vectors`' entries (keep_vectors): stored path, entry i is
+   * (det_alpha[i], det_beta[i]); direct path, entry A * grid_beta_n + B is
+   * (grid_alpha[A], grid_beta[B]) (a grid of strings, det arrays NULL) */
   uint64_t *det_alpha, *det_beta;
+  uint64_t *grid_alpha, *grid_beta;
+  cis_int grid_alpha_n, grid_beta_n;
   void *internal;
 } cis_ci_result;
 
@@ -156,11 +160,13 @@ CIS_API cis_status cis_ci_solve_file(const char *path, const cis_ci_solve_opts *
  * "roots", "size", "method" (CIS_CI_METHOD_*), "gpu", "converged",
  * "determinants", "nnz", "iterations", "products", "op_seconds",
  * "davidson_seconds", "max_residual", "total_seconds", "build_seconds",
- * "space_reused"; NaN for an unknown name or a NULL r. */
+ * "space_reused", "grid_alpha_n", "grid_beta_n"; NaN for an unknown name or a
+ * NULL r. */
 CIS_API double cis_ci_result_value(const cis_ci_result *r, const char *name);
 /* An array of r by name: "energies", "s2" (double[roots]), "vectors"
- * (double[roots][size]), "det_alpha", "det_beta" (uint64_t[size]); NULL for
- * an unknown name or one not kept. */
+ * (double[roots][size]), "det_alpha", "det_beta" (uint64_t[size], stored),
+ * "grid_alpha", "grid_beta" (uint64_t[grid_*_n], direct); NULL for an unknown
+ * name or one not kept. */
 CIS_API const void *cis_ci_result_array(const cis_ci_result *r, const char *name);
 
 /* Frees a result (NULL: nothing). */

@@ -168,20 +168,35 @@ def _make_fcidump(norb, nelec, orbsym=None, wfnsym=None):
 
 
 class _Order:
-    """The map between the driver's determinant order (cis_ci_solver_dets)
-    and PySCF's flat (alpha, beta) address of a space."""
+    """The map between the driver's determinant order and PySCF's flat
+    (alpha, beta) address of a space: from per-determinant strings (A, B of
+    every entry) or, for the direct path's grid (entry a * len(gb) + b is
+    strings ga[a], gb[b]), from the strings of each axis alone."""
 
-    def __init__(self, key, A, B, norb, nelec):
+    def __init__(self, key, norb, nelec, A=None, B=None, ga=None, gb=None):
         na, nb = nelec
-        self.key, self.nB = key, cistring.num_strings(norb, nb)
-        self.shape = (cistring.num_strings(norb, na), self.nB)
-        self.index = cistring.strs2addr(norb, na, A.astype(np.int64)) * self.nB + \
-            cistring.strs2addr(norb, nb, B.astype(np.int64))
+        self.key, self.identity = key, False
+        self.shape = (cistring.num_strings(norb, na), cistring.num_strings(norb, nb))
+        if ga is not None:
+            ia = cistring.strs2addr(norb, na, ga.astype(np.int64))
+            ib = cistring.strs2addr(norb, nb, gb.astype(np.int64))
+            self.identity = len(ia) * len(ib) == self.shape[0] * self.shape[1] and \
+                bool(np.all(ia == np.arange(len(ia))) and np.all(ib == np.arange(len(ib))))
+            self.index = None if self.identity else (ia[:, None] * self.shape[1] + ib[None, :]).ravel()
+        else:
+            self.index = cistring.strs2addr(norb, na, A.astype(np.int64)) * self.shape[1] + \
+                cistring.strs2addr(norb, nb, B.astype(np.int64))
 
     def to_pyscf(self, v):
+        if self.identity:
+            return np.array(v, dtype=np.float64).reshape(self.shape)
         ci = np.zeros(self.shape[0] * self.shape[1])
         ci[self.index] = v
         return ci.reshape(self.shape)
+
+    def from_pyscf(self, v):
+        """A flat PySCF vector in the driver's order."""
+        return np.ascontiguousarray(v if self.identity else v[self.index])
 
 
 class _Solver:
@@ -207,16 +222,20 @@ class _Solver:
             B = np.empty(n.value, dtype=np.uint64)
             check(L.lib.cis_ci_solver_dets(self.h, ctypes.byref(F), ctypes.byref(o), A.ctypes.data_as(_u64p),
                                            B.ctypes.data_as(_u64p), ctypes.byref(n)))
-            self._order = _Order(key, A, B, norb, nelec)
+            self._order = _Order(key, norb, nelec, A=A, B=B)
         return self._order
 
     def result_order(self, R, F, o, norb, nelec, size):
         """The _Order of result R's vectors (its determinants), kept for the next solve."""
         key = _Solver.key(F, o)
         if self._order is None or self._order.key != key:
-            det = [np.ctypeslib.as_array(ctypes.cast(L.lib.cis_ci_result_array(R, name), _u64p), (size,))
-                   for name in (b"det_alpha", b"det_beta")]
-            self._order = _Order(key, det[0], det[1], norb, nelec)
+            arr = lambda name, n: np.ctypeslib.as_array(  # noqa: E731
+                ctypes.cast(L.lib.cis_ci_result_array(R, name), _u64p), (n,)).copy()
+            na, nb = (int(L.lib.cis_ci_result_value(R, k)) for k in (b"grid_alpha_n", b"grid_beta_n"))
+            if na:
+                self._order = _Order(key, norb, nelec, ga=arr(b"grid_alpha", na), gb=arr(b"grid_beta", nb))
+            else:
+                self._order = _Order(key, norb, nelec, A=arr(b"det_alpha", size), B=arr(b"det_beta", size))
         return self._order
 
     def solve(self, F, o):
@@ -502,7 +521,7 @@ class FCISolver(direct_spin1.FCISolver):
         start = _ci0_list(ci0, n_full)
         if start:
             order = solver.order(F, o, norb, nelec)
-            start = [v[order.index] for v in start]
+            start = [order.from_pyscf(v) for v in start]
             guess = np.ascontiguousarray(start)
             o.guess, o.nguess = guess.ctypes.data_as(_dp), len(start)
         t0 = time.perf_counter()

@@ -292,17 +292,24 @@ static cis_status fill_roots(ci_run *r) {
     R->half_sigmas = r->G ? R->direct_gpu.half_sigmas : R->direct.half_sigmas;
   }
   if (!o->keep_vectors) return CIS_OK;
-  R->vectors = malloc((size_t)o->roots * (size_t)n * sizeof(double));
-  R->det_alpha = malloc((size_t)n * sizeof(uint64_t));
-  R->det_beta = malloc((size_t)n * sizeof(uint64_t));
-  if (!R->vectors || !R->det_alpha || !R->det_beta)
+  if (!(R->vectors = malloc((size_t)o->roots * (size_t)n * sizeof(double))))
     return cis_error(CIS_ERR_ALLOC, "cannot allocate %d result vectors of %lld determinants", o->roots, (long long)n);
   for (int k = 0; k < o->roots; ++k)
     memcpy(R->vectors + (size_t)k * (size_t)n, r->evecs + (size_t)r->pick[k] * (size_t)n, (size_t)n * sizeof(double));
-  if (r->D) {
-    for (cis_int i = 0; i < n; ++i) cis_ci_direct_det(r->D, i, &R->det_alpha[i], &R->det_beta[i]);
+  if (r->D) { /* the direct vectors are a grid: alpha string A times beta string B at A * nB + B */
+    const cis_int na = R->direct.alpha_strings, nb = R->direct.beta_strings;
+    uint64_t unused;
+    R->grid_alpha = malloc((size_t)na * sizeof(uint64_t));
+    R->grid_beta = malloc((size_t)nb * sizeof(uint64_t));
+    if (!R->grid_alpha || !R->grid_beta) return cis_error(CIS_ERR_ALLOC, "cannot allocate the result's strings");
+    for (cis_int A = 0; A < na; ++A) cis_ci_direct_det(r->D, A * nb, &R->grid_alpha[A], &unused);
+    for (cis_int B = 0; B < nb; ++B) cis_ci_direct_det(r->D, B, &unused, &R->grid_beta[B]);
+    R->grid_alpha_n = na, R->grid_beta_n = nb;
     return CIS_OK;
   }
+  R->det_alpha = malloc((size_t)n * sizeof(uint64_t));
+  R->det_beta = malloc((size_t)n * sizeof(uint64_t));
+  if (!R->det_alpha || !R->det_beta) return cis_error(CIS_ERR_ALLOC, "cannot allocate the result's determinants");
   if (r->F->norb > 64) return cis_error(CIS_ERR_UNSUPPORTED, "determinants of more than 64 orbitals in one word");
   return cis_ci_space_dets(r->S, R->det_alpha, R->det_beta);
 }
@@ -476,7 +483,8 @@ double cis_ci_result_value(const cis_ci_result *r, const char *name) {
       {"iterations", r->davidson.iterations}, {"products", (double)r->davidson.products},
       {"op_seconds", r->davidson.op_seconds}, {"davidson_seconds", r->davidson.total_seconds},
       {"max_residual", r->davidson.max_residual}, {"total_seconds", r->t_total}, {"build_seconds", r->t_build},
-      {"space_reused", r->space_reused}};
+      {"space_reused", r->space_reused}, {"grid_alpha_n", (double)r->grid_alpha_n},
+      {"grid_beta_n", (double)r->grid_beta_n}};
   for (size_t k = 0; k < sizeof v / sizeof v[0]; ++k)
     if (!strcmp(name, v[k].name)) return v[k].v;
   return NAN;
@@ -489,6 +497,8 @@ const void *cis_ci_result_array(const cis_ci_result *r, const char *name) {
   if (!strcmp(name, "vectors")) return r->vectors;
   if (!strcmp(name, "det_alpha")) return r->det_alpha;
   if (!strcmp(name, "det_beta")) return r->det_beta;
+  if (!strcmp(name, "grid_alpha")) return r->grid_alpha;
+  if (!strcmp(name, "grid_beta")) return r->grid_beta;
   return NULL;
 }
 
@@ -500,6 +510,8 @@ void cis_ci_result_free(cis_ci_result *r) {
   free(r->vectors);
   free(r->det_alpha);
   free(r->det_beta);
+  free(r->grid_alpha);
+  free(r->grid_beta);
   cis_fcidump_free(r->internal);
   free(r);
 }
