@@ -38,8 +38,12 @@ static cis_status check_options(const cis_fcidump *F, const cis_ci_solve_opts *o
   if (o->max_iter < 1) return cis_error(CIS_ERR_INVALID, "max_iter must be >= 1, got %d", o->max_iter);
   if (o->repeat < 1 || o->repeat > CIS_CI_MAX_REPEAT)
     return cis_error(CIS_ERR_INVALID, "repeat must be 1..%d, got %d", CIS_CI_MAX_REPEAT, o->repeat);
-  if (o->spin >= 0) {
+  if (o->spin >= 0) { /* S >= |MS2|/2, 2S - MS2 even, and at most one unpaired electron per open orbital */
     int twos = (int)floor(2 * o->spin + 0.5), ms2 = abs(F->ms2);
+    int unpaired = F->nelec < 2 * F->norb - F->nelec ? F->nelec : 2 * F->norb - F->nelec;
+    if (twos > unpaired)
+      return cis_error(CIS_ERR_INVALID, "--spin %g is above the largest spin S = %g that %d electrons in %d orbitals allow",
+                       o->spin, 0.5 * unpaired, F->nelec, F->norb);
     if (twos < ms2 || (twos - ms2) % 2)
       return cis_error(CIS_ERR_INVALID, "--spin %g is impossible with MS2=%d: S >= |MS2|/2 and 2S - MS2 even", o->spin,
                        F->ms2);

@@ -64,8 +64,13 @@ for k in 0 1; do close_to "$(root_field "$tmp/s0.json" $k s2)" 0 1e-6 || fail "-
 for k in 0 1; do close_to "$(root_field "$tmp/s1.json" $k s2)" 2 1e-6 || fail "--spin 1 root $k has <S^2> $(root_field "$tmp/s1.json" $k s2)"; done
 "$CIS" ci "$CI/h2o_sto3g.FCIDUMP" --spin 0.5 > /dev/null 2> "$tmp/err"; rc=$?
 [ $rc = 1 ] && grep -q "spin 0.5 is impossible with MS2=0" "$tmp/err" || fail "--spin 0.5 on MS2=0: exit $rc $(cat "$tmp/err")"
+# a spin above what the electrons allow: refused at once with the largest S (issue 26)
 "$CIS" ci "$CI/h4_sto3g.FCIDUMP" --spin 3 > /dev/null 2> "$tmp/err"; rc=$?
-[ $rc = 1 ] && grep -q "only 0 root(s) of spin S=3" "$tmp/err" || fail "--spin 3 in H4: exit $rc $(cat "$tmp/err")"
+[ $rc = 1 ] && grep -q "spin 3 is above the largest spin S = 2 that 4 electrons in 4 orbitals allow" "$tmp/err" ||
+  fail "--spin 3 in H4: exit $rc $(cat "$tmp/err")"
+# within the electrons' largest spin but absent among the lowest 64 states: named with their <S^2>
+"$CIS" ci "$CI/h4_sto3g.FCIDUMP" --spin 2 --roots 2 > /dev/null 2> "$tmp/err"; rc=$?
+[ $rc = 1 ] && grep -q "only 1 root(s) of spin S=2" "$tmp/err" || fail "--spin 2 --roots 2 in H4: exit $rc $(cat "$tmp/err")"
 
 # 3. PySCF numbering: the shared H2O header rewritten to 0-based ids gives the same energy
 sed 's/ORBSYM=[0-9,]*/ORBSYM=0,0,0,0,0,0,0,/' "$CI/h2o_sto3g.FCIDUMP" > "$tmp/h2o_pyscf.FCIDUMP"
@@ -115,6 +120,9 @@ within_1s "$CIS" ci "$tmp/n40.FCIDUMP" --level 2 --count
 [ $asan = 1 ] || (ulimit -v 4194304 2> /dev/null && within_1s "$CIS" ci "$CI/h2o_631g.FCIDUMP" --method stored
  [ $rc = 1 ] && grep -q "stored Hamiltonian of 1656369 determinants, about .* nonzeros (from [0-9]* sampled rows).*may use 4.0 GiB (RLIMIT_AS)" "$tmp/err" ||
    { echo "FAIL: H2O 6-31G under ulimit -v: exit $rc $(cat "$tmp/err")"; exit 1; }) || fails=$((fails + 1))
+within_1s "$CIS" ci "$CI/h2o_sto3g.FCIDUMP" --spin 3
+[ $rc = 1 ] && grep -q "above the largest spin S = 2 that 10 electrons in 7 orbitals allow" "$tmp/err" ||
+  fail "H2O --spin 3: exit $rc $(cat "$tmp/err")"
 within_1s "$CIS" ci "$tmp"
 [ $rc = 1 ] && grep -q "^cisparse: $tmp: is a directory" "$tmp/err" || fail "directory: exit $rc $(cat "$tmp/err")"
 within_1s "$CIS" ci /dev/zero
