@@ -415,26 +415,6 @@ CIS_API cis_status cis_ci_direct_operator(cis_ci_direct *D, cis_operator **out);
  * P-space guess is (anti)symmetric only to rounding). Returns t, or 0 with c
  * unchanged: two string sets, opts.no_time_reversal, or c near neither. */
 CIS_API int cis_ci_direct_time_reversal(const cis_ci_direct *D, double *c);
-/* Davidson's first vectors made exactly pure under alpha <-> beta, so that
- * every product it asks for is a half sigma (H commutes with the swap; a
- * subspace of pure vectors stays pure): each of the nin guesses (vector v at
- * guess + v*size) that cis_ci_direct_time_reversal cannot make pure is
- * replaced by its symmetric part (g + g^T)/2, and its antisymmetric part
- * (g - g^T)/2 is appended while fewer than cap vectors are held (guess has
- * room for cap), unless it is zero. *nout: the guesses now. Nothing changes
- * (*nout = nin) where the half sigma does not apply (two string sets,
- * opts.no_time_reversal). CIS_ERR_INVALID for NULL or cap < nin. */
-CIS_API cis_status cis_ci_direct_pure_guesses(const cis_ci_direct *D, double *guess, int nin, int cap, int *nout);
-/* cis_davidson_opts.correct for Davidson on host vectors of
- * cis_ci_direct_operator (compact = 0: C1 order) or of
- * cis_ci_direct_compact_operator (compact = 1), ctx = the cis_ci_direct:
- * each correction made exactly (anti)symmetric under alpha <-> beta when
- * within 1e-6 of it (cis_ci_direct_time_reversal), which keeps the
- * subspace pure as Davidson converges (an impurity of round-off in the Ritz
- * vectors grows relative to the shrinking residual) and so every product a
- * half sigma. Always CIS_OK (a vector near neither parity stays as it is). */
-CIS_API cis_status cis_ci_direct_correct_c1(void *ctx, void *t, cis_stream s);
-CIS_API cis_status cis_ci_direct_correct_compact(void *ctx, void *t, cis_stream s);
 /* Compact vectors (point-group symmetry blocked by irreps): only the
  * cis_ci_direct_info.symmetry_determinants determinants of irrep ISYM, alpha
  * string address major, in each row the beta strings of the one irrep that
@@ -455,12 +435,10 @@ CIS_API cis_status cis_ci_direct_compact_operator(cis_ci_direct *D, cis_operator
  * the diagonal of the ISYM determinants (cis_ci_direct_diagonal's values;
  * dc: cis_ci_direct_compact_size doubles); P-space guesses from that
  * diagonal (cis_ci_pspace_guess_direct's P-space, guess: nvec compact
- * vectors); cis_ci_direct_pure_guesses on compact vectors. Without blocking
- * they are the C1 functions. */
+ * vectors). Without blocking they are the C1 functions. */
 CIS_API cis_status cis_ci_direct_compact_diagonal(const cis_ci_direct *D, double *dc);
 CIS_API cis_status cis_ci_pspace_guess_compact(const cis_fcidump *F, const cis_ci_direct *D, const double *diag, int np,
                                                int nvec, double *guess, int *np_used, double *pvals);
-CIS_API cis_status cis_ci_direct_compact_pure_guesses(const cis_ci_direct *D, double *guess, int nin, int cap, int *nout);
 /* P-space guesses and <S^2> on the direct space (see cis_ci_pspace_guess, cis_ci_s2). */
 CIS_API cis_status cis_ci_pspace_guess_direct(const cis_fcidump *F, const cis_ci_direct *D, const double *diag, int np,
                                       int nvec, double *guess, int *np_used, double *pvals);
@@ -552,17 +530,6 @@ CIS_API cis_status cis_ci_direct_gpu_sigma(cis_ci_direct_gpu *G, int k, const do
  * (cis_davidson_operator keeps every vector on the device); diag (host, n,
  * may be NULL) is recorded. G must outlive it. */
 CIS_API cis_status cis_ci_direct_gpu_operator(cis_ci_direct_gpu *G, const double *diag, cis_operator **out);
-/* cis_davidson_opts.correct for Davidson on cis_ci_direct_gpu_operator (ctx =
- * G, t a device vector in C1 order — not a compact vector of
- * cis_ci_direct_gpu_compact_operator —, stream s): cis_ci_direct_correct_c1 on the device
- * (each correction made exactly alpha <-> beta pure when within 1e-6 of it),
- * so that with roots of both parities every product stays a half sigma.
- * Synchronizes s. CIS_ERR_NO_GPU without CUDA. */
-CIS_API cis_status cis_ci_direct_gpu_correct(void *ctx, void *t, cis_stream s);
-/* Median milliseconds of `runs` single-vector sigmas (after one untimed),
- * each synchronized, on the host vector c (n doubles; NULL: a fixed
- * pseudo-random vector). Allocates two device vectors for the time. */
-CIS_API cis_status cis_ci_direct_gpu_time_sigma(cis_ci_direct_gpu *G, const double *c, int runs, double *ms_median);
 /* S = H C for k compact device vectors (cis_ci_direct_compact_size(D)
  * doubles each, the layout of cis_ci_direct_compress; column v at
  * d_C + v*nc), the electronic H on the ISYM determinants, enqueued on stream
@@ -577,9 +544,6 @@ CIS_API cis_status cis_ci_direct_gpu_compact_sigma(cis_ci_direct_gpu *G, int k, 
  * or when diag is NULL cis_ci_direct_compact_diagonal. Without blocking it
  * is cis_ci_direct_gpu_operator. G must outlive it. */
 CIS_API cis_status cis_ci_direct_gpu_compact_operator(cis_ci_direct_gpu *G, const double *diag, cis_operator **out);
-/* cis_ci_direct_gpu_time_sigma on the compact host vector cc (not NULL). */
-CIS_API cis_status cis_ci_direct_gpu_time_compact_sigma(cis_ci_direct_gpu *G, const double *cc, int runs,
-                                                        double *ms_median);
 
 /* What the GPU Davidson measured. */
 typedef struct cis_ci_gpu_stats {

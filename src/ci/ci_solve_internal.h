@@ -8,6 +8,7 @@
 #include "cisparse/cisparse.h"
 #include "cisparse/ci_solve.h"
 #include "core/internal.h"
+#include "ci/ci_davidson_support.h"
 
 /* What a cis_ci_solver keeps between solves of one space. */
 struct cis_ci_solver {

@@ -9,6 +9,7 @@
 #include <omp.h>
 #include <stdlib.h>
 #include <string.h>
+#include "ci/ci_davidson_support.h"
 #include "ci/ci_gemm.h"
 #include "ci/ci_internal.h"
 #include "ci/sigma_irrep.h"

@@ -18,6 +18,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include "ci/ci_davidson_support.h"
 #include "test_util.h"
 
 static cis_status upload_new(double **d, const double *h, cis_int n) {

@@ -21,6 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <omp.h>
+#include "ci/ci_davidson_support.h"
 #include "ci/ci_gemm.h"
 #include "ci/strings.h"
 #include "core/internal.h"

@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "ci/ci_davidson_support.h"
 #include "ci/gpu/ci_sigma.h"
 #include "ci/gpu/ci_sigma_irrep.h"
 #include "ci/sigma_irrep.h"

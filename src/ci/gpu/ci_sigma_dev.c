@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "ci/ci_davidson_support.h"
 #include "ci/ci_internal.h"
 #include "ci/gpu/ci_sigma.h"
 #include "ci/gpu/ci_sigma_irrep.h"

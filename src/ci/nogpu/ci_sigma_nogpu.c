@@ -1,6 +1,7 @@
 /* ci_sigma_nogpu.c: the GPU direct sigma (src/ci/gpu/ci_sigma_dev.c) for a
  * build without CUDA: every entry point reports CIS_ERR_NO_GPU. */
 #include <string.h>
+#include "ci/ci_davidson_support.h"
 #include "cisparse/ci.h"
 
 cis_ci_direct_gpu_opts cis_ci_direct_gpu_opts_default(void) {
