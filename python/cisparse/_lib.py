@@ -215,6 +215,6 @@ def int_arg(name, value, ctype=c_int, lo=None):
     return v
 
 
-__all__ = ["lib", "path", "check_struct", "int_arg", "cis_csr", "cis_csr_stats", "cis_format_params", "cis_hyb_split", "cis_krylov_opts",
-           "cis_krylov_info", "cis_gpu_info", "byref", "POINTER", "c_double", "c_int", "c_void_p", "c_char_p",
-           "c_uint64"]
+__all__ = ["lib", "path", "check_struct", "int_arg", "cis_csr", "cis_csr_stats", "cis_format_params", "cis_hyb_split",
+           "cis_krylov_opts", "cis_krylov_info", "cis_gpu_info", "byref", "POINTER", "c_double", "c_int", "c_void_p",
+           "c_char_p", "c_uint64"]

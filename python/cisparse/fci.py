@@ -304,8 +304,8 @@ def _check_irreps(orbsym, wfnsym, norb):
         o = np.asarray(orbsym)
         if o.ndim != 1 or o.size != norb:
             raise ValueError(f"cisparse.fci: orbsym has {o.size} entries (shape {o.shape}) for norb = {norb} orbitals")
-        if o.size and (o.dtype.kind not in "iuf" or np.any(o != np.round(o)) or np.any(o < 0)
-                       or np.any(np.asarray(o, dtype=np.int64) % 10 > 7)):
+        if o.dtype.kind not in "iuf" or not np.all(np.isfinite(o)) or np.any(o != np.round(o)) or np.any(o < 0) \
+                or np.any(np.asarray(o, dtype=np.int64) % 10 > 7):
             raise ValueError(f"cisparse.fci: orbsym holds an impossible irrep id ({list(o)}): PySCF's ids of D2h and "
                              "its subgroups are 0..7 (a linear molecule's reduce to them modulo 10)")
     if wfnsym is not None and not (isinstance(wfnsym, (int, np.integer)) and 0 <= wfnsym <= 7):

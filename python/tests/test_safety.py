@@ -255,7 +255,8 @@ def test_fci_reference_still_solves():
     assert abs(e - e_ref) < 1e-9 and abs(e_sym - e_ref) < 1e-9 and c.shape == (6, 6)
 
 
-@pytest.mark.parametrize("orbsym", [[0, 5, 0], [0, 5, 0, 5, 0], [0, 5, 8, 5], [0, -1, 0, 5], [0, 5.5, 0, 5]])
+@pytest.mark.parametrize("orbsym", [[0, 5, 0], [0, 5, 0, 5, 0], [0, 5, 8, 5], [0, -1, 0, 5], [0, 5.5, 0, 5],
+                                    [0, np.inf, 0, 5], ["A1", "B1", "A1", "B1"]])
 def test_fci_orbsym_of_wrong_length_or_irrep_refused(orbsym):
     mol, h1, eri, _ = h4()
 
