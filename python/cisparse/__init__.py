@@ -9,7 +9,7 @@ solvers, from Python (ctypes over the public C API, libcisparse).
     x, res = cisparse.solve(A, b, method="cg", precond="jacobi")
 """
 from . import _lib
-from ._errors import CisparseError, NoGPUError
+from ._errors import CisparseError, ClosedMatrixError, NoGPUError
 from ._matrix import Matrix, aslinearoperator, formats, from_scipy, gpu_count, load
 from ._solve import SolveResult, solve
 
@@ -18,4 +18,4 @@ library_path = _lib.path
 with_cuda = bool(_lib.lib.cis_built_with_cuda())
 
 __all__ = ["Matrix", "load", "from_scipy", "aslinearoperator", "solve", "SolveResult", "CisparseError",
-           "NoGPUError", "formats", "gpu_count", "with_cuda", "library_path", "__version__"]
+           "ClosedMatrixError", "NoGPUError", "formats", "gpu_count", "with_cuda", "library_path", "__version__"]

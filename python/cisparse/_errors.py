@@ -16,6 +16,14 @@ class NoGPUError(CisparseError):
     """No usable CUDA device, or a build without CUDA (CIS_ERR_NO_GPU)."""
 
 
+class ClosedMatrixError(CisparseError, ValueError):
+    """A cisparse.Matrix used after close() (or the end of its with block),
+    or one that was never built (a bare Matrix())."""
+
+    def __init__(self, message):
+        super().__init__(L.ERR_INVALID, message)
+
+
 def check(status):
     """Raise for a non-OK status with the message the call recorded."""
     if status != L.OK:

@@ -13,6 +13,7 @@ an ImportError naming it instead of corrupting memory.
 import ctypes
 import ctypes.util
 import glob
+import operator
 import os
 
 from ctypes import (POINTER, Structure, byref, c_char, c_char_p, c_double, c_int, c_int32, c_int64, c_size_t,
@@ -194,6 +195,26 @@ for _cls in (cis_csr, cis_csr_stats, cis_format_params, cis_hyb_split, cis_krylo
              cis_gpu_info):
     check_struct(_cls, _cls.__name__)
 
-__all__ = ["lib", "path", "check_struct", "cis_csr", "cis_csr_stats", "cis_format_params", "cis_hyb_split", "cis_krylov_opts",
-           "cis_krylov_info", "cis_gpu_info", "byref", "POINTER", "c_double", "c_int", "c_void_p", "c_char_p",
-           "c_uint64"]
+
+def int_arg(name, value, ctype=c_int, lo=None):
+    """value as a Python int that fits the C integer type ctype (and is at
+    least lo): ctypes would wrap it silently (2**32 + 3 -> 3, 2**31 -> -2**31),
+    so anything outside is a ValueError naming the argument and its range,
+    and a non-integer a TypeError, before any C call."""
+    try:
+        v = operator.index(value)
+    except TypeError:
+        raise TypeError(f"{name} must be an integer, got {value!r}") from None
+    bits = 8 * ctypes.sizeof(ctype)
+    signed = ctype(-1).value == -1
+    low = -(1 << (bits - 1)) if signed else 0
+    high = (1 << (bits - 1)) - 1 if signed else (1 << bits) - 1
+    low = low if lo is None else max(low, lo)
+    if not low <= v <= high:
+        raise ValueError(f"{name} must be an integer in [{low}, {high}], got {v}")
+    return v
+
+
+__all__ = ["lib", "path", "check_struct", "int_arg", "cis_csr", "cis_csr_stats", "cis_format_params", "cis_hyb_split",
+           "cis_krylov_opts", "cis_krylov_info", "cis_gpu_info", "byref", "POINTER", "c_double", "c_int", "c_void_p",
+           "c_char_p", "c_uint64"]

@@ -5,7 +5,7 @@ import ctypes
 import numpy as np
 
 from . import _lib as L
-from ._errors import CisparseError, check
+from ._errors import CisparseError, ClosedMatrixError, check
 
 _DTYPES = {"double": L.F64, "float64": L.F64, "float": L.F32, "float32": L.F32, "single": L.F32}
 _NP = {L.F64: np.float64, L.F32: np.float32}
@@ -46,6 +46,27 @@ def _cupy():
     return _CUPY[0]
 
 
+def _refuse_complex(name, v):
+    """A TypeError for complex input (NumPy would drop the imaginary part with
+    only a warning): cisparse's matrices and vectors are real."""
+    if np.iscomplexobj(v):
+        raise TypeError(f"{name} is complex: cisparse's matrices and vectors are real (float64 or float32)")
+
+
+def _real(name, v):
+    """A real scalar (alpha, beta) as a float; complex refused."""
+    if type(v) is float:
+        return v
+    if isinstance(v, (complex, np.complexfloating)):
+        raise TypeError(f"{name} is complex: cisparse's matrices and vectors are real (float64 or float32)")
+    return float(v)
+
+
+def _overlap(p, n, q, m, itemsize):
+    """Whether the byte ranges of n values at p and m values at q overlap."""
+    return n > 0 and m > 0 and p < q + m * itemsize and q < p + n * itemsize
+
+
 def _dense_vector(v, dtype):
     """v is a 1-D contiguous array of dtype (strides read directly: the
     flags object costs more on the per-product path)."""
@@ -64,8 +85,9 @@ class Matrix:
         self._keep = ()          # numpy arrays the CSR points into
         self._M = L.P()          # cis_matrix*
         self._plan = L.P()       # cis_gpu_plan* after to_device()
-        self._T = None           # the transpose (Matrix), made on demand
-        self.format = None
+        self._T = None           # the transpose (Matrix), made on demand; independent of this one
+        self._format = None
+        self._closed = False     # close() ran on a built matrix (else: never built)
 
     # ---- construction -------------------------------------------------------------
     @classmethod
@@ -78,9 +100,13 @@ class Matrix:
         import scipy.sparse as sp
         if not sp.issparse(A):
             raise TypeError(f"from_scipy needs a scipy.sparse matrix, got {type(A).__name__}")
+        _refuse_complex("the matrix", A)
         if dtype is None:
             dtype = A.dtype if A.dtype in (np.float32, np.float64) else np.float64
         code = _dtype_code(dtype)
+        if A.shape[1] > np.iinfo(np.int32).max:
+            raise ValueError(f"from_scipy: {A.shape[1]} columns; cisparse's column indices are int32 "
+                             f"(at most {np.iinfo(np.int32).max} columns)")
         A = A.tocsr()
         if not A.has_canonical_format:
             A = A.copy()
@@ -125,15 +151,27 @@ class Matrix:
     def _build(self, format, code, params):
         p = L.lib.cis_format_params_default()
         p.dtype = code
+        ctypes_of = dict(L.cis_format_params._fields_)
         for k, v in params.items():
             if k == "boundary_mode":
                 v = {"count": 0, "column": 1}.get(v, v)
-            if not hasattr(p, k) or k == "dtype":
+            if k not in ctypes_of or k == "dtype":
                 raise TypeError(f"unknown format parameter {k!r}")
-            setattr(p, k, v)
+            setattr(p, k, L.int_arg(k, v, ctypes_of[k]))
         check(L.lib.cis_matrix_create(self._csr_ref(), str(format).encode(), ctypes.byref(p), ctypes.byref(self._M)))
-        self.format = L.lib.cis_matrix_format_name(self._M).decode()
+        self._format = L.lib.cis_matrix_format_name(self._M).decode()
         self._params = params
+
+    def _live(self):
+        """The cis_matrix handle; a ClosedMatrixError when there is none (closed,
+        or never built), before any C call sees a NULL."""
+        if not self._M:
+            if self._closed:
+                raise ClosedMatrixError("cisparse.Matrix: closed (by close() or the end of its with block); "
+                                        "build a new one to use it again")
+            raise ClosedMatrixError("cisparse.Matrix: empty (Matrix() holds no matrix; build one with "
+                                    "Matrix.from_scipy or Matrix.load)")
+        return self._M
 
     def close(self):
         """Free the format, the device plan and a CSR the library allocated."""
@@ -143,12 +181,11 @@ class Matrix:
         if getattr(self, "_M", None):
             L.lib.cis_matrix_free(self._M)
             self._M = L.P()
+            self._closed = True
         if getattr(self, "_csr_owned", False) and self._csr:
             L.lib.cis_csr_free(self._csr)
         self._csr, self._csr_owned, self._keep = None, False, ()
-        if getattr(self, "_T", None) is not None:
-            self._T.close()
-            self._T = None
+        self._T = None  # the transpose owns its arrays: it lives on while the user holds it
 
     def __del__(self):
         try:
@@ -165,26 +202,36 @@ class Matrix:
     # ---- properties -----------------------------------------------------------------
     @property
     def shape(self):
-        return (int(L.lib.cis_matrix_rows(self._M)), int(L.lib.cis_matrix_cols(self._M)))
+        M = self._live()
+        return (int(L.lib.cis_matrix_rows(M)), int(L.lib.cis_matrix_cols(M)))
 
     @property
     def nnz(self):
-        return int(L.lib.cis_matrix_nnz(self._M))
+        return int(L.lib.cis_matrix_nnz(self._live()))
 
     @property
     def dtype(self):
-        return np.dtype(_NP[L.lib.cis_matrix_dtype(self._M)])
+        return np.dtype(_NP[L.lib.cis_matrix_dtype(self._live())])
+
+    @property
+    def format(self):
+        """The storage format's name."""
+        self._live()
+        return self._format
 
     @property
     def on_device(self):
+        self._live()
         return bool(self._plan)
 
     @property
     def nbytes(self):
         """Bytes of the format's arrays (what the GPU holds)."""
-        return int(L.lib.cis_matrix_bytes(self._M))
+        return int(L.lib.cis_matrix_bytes(self._live()))
 
     def __repr__(self):
+        if not self._M:
+            return f"<cisparse.Matrix {'closed' if self._closed else 'empty'}>"
         where = f", on the GPU ({L.lib.cis_gpu_plan_kernel(self._plan).decode()})" if self.on_device else ""
         return f"<cisparse.Matrix {self.shape[0]}x{self.shape[1]}, {self.nnz} nonzeros, {self.format}, {self.dtype}{where}>"
 
@@ -193,8 +240,10 @@ class Matrix:
         count, Reference / Expansion Space regions (columns [0, ref_cols); by
         default the hybrid format's column boundary), the format's bytes, and
         for hyb its split."""
+        self._live()
+        ref = -1 if ref_cols is None else L.int_arg("ref_cols", ref_cols, L.cis_int)
         s = L.cis_csr_stats()
-        check(L.lib.cis_csr_stats_get(self._csr_ref(), -1 if ref_cols is None else int(ref_cols), ctypes.byref(s)))
+        check(L.lib.cis_csr_stats_get(self._csr_ref(), ref, ctypes.byref(s)))
         d = {k: getattr(s, k) for k, _ in L.cis_csr_stats._fields_ if not k.startswith("_")}
         d.update(format=self.format, dtype=self.dtype.name, bytes=self.nbytes, on_device=self.on_device)
         h = L.cis_hyb_split()
@@ -210,6 +259,7 @@ class Matrix:
     def to_scipy(self):
         """The CSR it was built from, as a scipy.sparse.csr_array (copied)."""
         import scipy.sparse as sp
+        self._live()
         c = self._csr_struct()
         rowptr = np.ctypeslib.as_array(c.rowptr, (c.rows + 1,)).copy()
         colind = np.ctypeslib.as_array(c.colind, (max(c.nnz, 1),))[:c.nnz].copy()
@@ -221,10 +271,12 @@ class Matrix:
     def to_device(self, kernel=None, block_size=0):
         """Upload to the GPU (cis_gpu_plan_create: kernel None = the format's
         default). Raises NoGPUError without a device or CUDA. Returns self."""
+        M = self._live()
+        block_size = L.int_arg("block_size", block_size, L.c_int, lo=0)
         if self._plan:
             L.lib.cis_gpu_plan_free(self._plan)
             self._plan = L.P()
-        check(L.lib.cis_gpu_plan_create(self._M, kernel.encode() if kernel else None, int(block_size),
+        check(L.lib.cis_gpu_plan_create(M, kernel.encode() if kernel else None, block_size,
                                         ctypes.byref(self._plan)))
         return self
 
@@ -243,14 +295,15 @@ class Matrix:
     def _vec(self, v, n, name, dtype):
         """A contiguous array of the matrix's dtype and length n (host or device)."""
         cp = _cupy()
+        _refuse_complex(name, v)
         if cp is not None and isinstance(v, cp.ndarray):
-            if not self.on_device:
+            if not self._plan:
                 raise ValueError(f"{name} is a CuPy array but the matrix is on the host (call to_device())")
             if not _dense_vector(v, dtype):  # (ascontiguousarray costs microseconds even when a no-op)
                 v = cp.ascontiguousarray(v, dtype=dtype)
             ptr = v.data.ptr
         else:
-            if self.on_device:
+            if self._plan:
                 raise ValueError(f"{name} is a host array but the matrix is on the GPU (pass a CuPy array)")
             v = np.ascontiguousarray(v, dtype=dtype)
             ptr = v.ctypes.data
@@ -258,17 +311,42 @@ class Matrix:
             raise ValueError(f"{name} must be a vector of {n} values, got shape {v.shape}")
         return v, ptr
 
+    def _out(self, y, n, dtype):
+        """y checked as an output written in place: an array where the matrix
+        is (NumPy on the host, CuPy on the GPU), real, of the matrix's dtype,
+        n values, contiguous and writable; and its address. Checked before
+        any C call: nothing is written through a pointer that should not be."""
+        cp = _cupy() if self._plan else None
+        if self._plan and cp is None:
+            raise ValueError("the matrix is on the GPU but CuPy is not usable: y cannot be a device array")
+        kind, lib = (cp.ndarray, "CuPy") if cp is not None else (np.ndarray, "NumPy")
+        if not isinstance(y, kind):
+            raise ValueError(f"y must be a {lib} array (written in place), got {type(y).__name__}")
+        _refuse_complex("y", y)
+        if y.dtype != dtype:
+            raise ValueError(f"y must be a {dtype} array (the matrix's dtype; written in place), got {y.dtype}")
+        if y.shape != (n,):
+            raise ValueError(f"y must be a vector of {n} values, got shape {y.shape}")
+        if not _dense_vector(y, dtype):
+            raise ValueError("y must be contiguous (written in place), got a strided view")
+        if cp is None and not y.flags.writeable:
+            raise ValueError("y is read-only: it must be writable (written in place)")
+        return y, (y.data.ptr if cp is not None else y.ctypes.data)
+
     def spmv(self, x, y=None, alpha=1.0, beta=0.0):
         """y = alpha*A*x + beta*y in the matrix's format: on the host with NumPy
         arrays, on the GPU (after to_device) with CuPy arrays, on CuPy's current
         stream. y is written in place when given (of the matrix's dtype, contiguous),
-        else allocated. Returns y."""
+        else allocated. Returns y. A y that overlaps x is computed as if x had
+        been copied first."""
         rows, cols, dt, _, xshape, yshape, step = self._fixed()
+        alpha, beta = _real("alpha", alpha), _real("beta", beta)
         if self._plan and y is not None and _CUPY and _CUPY[0] is not None:  # the common device call
             cp = _CUPY[0]
             if (type(x) is cp.ndarray and type(y) is cp.ndarray and x.dtype == dt and y.dtype == dt
-                    and x.shape == xshape and y.shape == yshape and x.strides == step and y.strides == step):
-                st = L.lib.cis_gpu_spmv(self._plan, float(alpha), x.data.ptr, float(beta), y.data.ptr,
+                    and x.shape == xshape and y.shape == yshape and x.strides == step and y.strides == step
+                    and not _overlap(x.data.ptr, cols, y.data.ptr, rows, step[0])):
+                st = L.lib.cis_gpu_spmv(self._plan, alpha, x.data.ptr, beta, y.data.ptr,
                                         cp.cuda.get_current_stream().ptr)
                 if st:
                     check(st)
@@ -277,28 +355,31 @@ class Matrix:
         if y is None:
             if beta != 0.0:
                 raise ValueError("beta != 0 needs y")
-            y = (_cupy().empty if self.on_device else np.empty)(rows, dtype=dt)
-        elif not (y.dtype == dt and (y.ndim != 1 or _dense_vector(y, dt))):
-            raise ValueError(f"y must be a contiguous {dt} array (written in place)")
-        y, yp = self._vec(y, rows, "y", dt)
-        if self.on_device:
+            y = (_cupy().empty if self._plan else np.empty)(rows, dtype=dt)
+        y, yp = self._out(y, rows, dt)
+        if _overlap(xp, cols, yp, rows, dt.itemsize):  # y aliases x: the product reads a copy of x
+            x = x.copy()
+            xp = x.data.ptr if self._plan else x.ctypes.data
+        if self._plan:
             stream = _cupy().cuda.get_current_stream().ptr
-            check(L.lib.cis_gpu_spmv(self._plan, float(alpha), xp, float(beta), yp, stream))
+            check(L.lib.cis_gpu_spmv(self._plan, alpha, xp, beta, yp, stream))
         else:
-            check(L.lib.cis_matrix_spmv(self._M, float(alpha), xp, float(beta), yp))
+            check(L.lib.cis_matrix_spmv(self._M, alpha, xp, beta, yp))
         return y
 
     def __matmul__(self, x):
         return self.spmv(x)
 
     def transpose(self):
-        """A^T in the same format (and on the device when A is), made once."""
-        if self._T is None:
+        """A^T in the same format (and on the device when A is), made once. It
+        owns its arrays: it outlives A (closed or collected)."""
+        M = self._live()
+        if self._T is None or not self._T._M:  # (made again when the user closed it)
             p = L.POINTER(L.cis_csr)()
             check(L.lib.cis_csr_transpose(self._csr_ref(), ctypes.byref(p)))
             T = Matrix()
             T._csr, T._csr_owned = p, True
-            T._build(self.format, L.lib.cis_matrix_dtype(self._M), self._params)
+            T._build(self._format, L.lib.cis_matrix_dtype(M), self._params)
             if self.on_device:
                 T.to_device()
             self._T = T
@@ -311,7 +392,8 @@ class Matrix:
     def aslinearoperator(self):
         """scipy.sparse.linalg.LinearOperator on the host, or
         cupyx.scipy.sparse.linalg.LinearOperator when the matrix is on the GPU,
-        whose matvec is this matrix's SpMV (rmatvec: the transpose's)."""
+        whose matvec is this matrix's SpMV (rmatvec: the transpose's). It holds
+        the matrix (alive while the operator is)."""
         if self.on_device:
             from cupyx.scipy.sparse.linalg import LinearOperator
             cp = _cupy()

@@ -6,7 +6,7 @@ import numpy as np
 
 from . import _lib as L
 from ._errors import check
-from ._matrix import Matrix, _cupy
+from ._matrix import Matrix, _cupy, _refuse_complex
 
 _PRECISIONS = ("double", "single", "mixed")
 
@@ -50,7 +50,7 @@ def _retyped(A, dtype):
     m._csr, m._csr_owned, m._keep = A._csr, False, ()
     if A._csr_owned:  # share the library's CSR: A keeps it alive, m must not free it
         m._csr = A._csr.contents
-    m._owner = A
+    m._owner = A  # m reads A's CSR: A stays alive while m is
     m._build(A.format, code, A._params)
     if A.on_device:
         m.to_device(L.lib.cis_gpu_plan_kernel(A._plan).decode())
@@ -69,7 +69,14 @@ def solve(A, b, x0=None, method="cg", precond=None, version="merge_10", precisio
     'single' (float iterations) or 'mixed' (float inner solves, refinement in
     double to tol). Returns (x, SolveResult). A solve that does not converge
     or breaks down returns with result.converged False and cisparse's message;
-    invalid arguments raise CisparseError."""
+    invalid arguments raise CisparseError (integers beyond their C type, and
+    complex b or x0, raise ValueError or TypeError before any C call)."""
+    maxit = L.int_arg("maxit", maxit, L.c_int, lo=1)
+    check_every = L.int_arg("check_every", check_every, L.c_int)
+    stagnation = L.int_arg("stagnation", stagnation, L.c_int)
+    _refuse_complex("b", b)
+    if x0 is not None:
+        _refuse_complex("x0", x0)
     if precision not in _PRECISIONS:
         raise ValueError(f"precision must be one of {_PRECISIONS}, got {precision!r}")
     if precond not in (None, "none", "jacobi"):
@@ -86,10 +93,10 @@ def solve(A, b, x0=None, method="cg", precond=None, version="merge_10", precisio
     check(L.lib.cis_solver_version_parse(version.encode(), ctypes.byref(v)))
     o.method, o.version = m.value, v.value
     o.precond = 1 if precond == "jacobi" else 0
-    o.tol, o.maxit, o.check_every, o.stagnation = float(tol), int(maxit), int(check_every), int(stagnation)
+    o.tol, o.maxit, o.check_every, o.stagnation = float(tol), maxit, check_every, stagnation
     hist = None
     if history:
-        hist = np.zeros(int(maxit) + 1, dtype=np.float64)
+        hist = np.zeros(maxit + 1, dtype=np.float64)
         o.history = hist.ctypes.data_as(ctypes.POINTER(ctypes.c_double))
         o.history_len = hist.size
 

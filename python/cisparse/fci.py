@@ -249,18 +249,78 @@ class _Solver:
     __del__ = close
 
 
-def _ci0_list(ci0, size):
-    """ci0 as a list of flat finite non-zero vectors of `size` (PySCF passes
-    one array, a list, or None); anything else is ignored."""
+def _ci0_list(ci0, shape):
+    """ci0 as a list of flat vectors of the space's nA * nB entries (PySCF
+    passes one array, a list or stack of them, or None): a vector of another
+    size is a ValueError naming both sizes; complex ones a TypeError; those
+    with NaN/Inf or all zeros are skipped (no guess)."""
     if ci0 is None:
         return []
-    vs = [ci0] if isinstance(ci0, np.ndarray) and ci0.ndim <= 2 and np.size(ci0) == size else list(ci0)
+    size = shape[0] * shape[1]
+    one = isinstance(ci0, np.ndarray) and (ci0.size == size or ci0.ndim < 2)  # PySCF's rule (and 0-d, 1-d)
     out = []
-    for v in vs:
+    for v in ([ci0] if one else list(ci0)):
+        if np.iscomplexobj(v):
+            raise TypeError("cisparse.fci: ci0 is complex: CI vectors are real")
         v = np.asarray(v, dtype=np.float64).reshape(-1)
-        if v.size == size and np.all(np.isfinite(v)) and np.any(v):
+        if v.size != size:
+            raise ValueError(f"cisparse.fci: ci0 has a vector of {v.size} entries; the space has {size} "
+                             f"determinants ({shape[0]} x {shape[1]})")
+        if np.all(np.isfinite(v)) and np.any(v):
             out.append(v)
     return out
+
+
+# PySCF's FCISolver.kernel keywords that the driver has no use for (its own
+# Davidson, subspace and P-space): accepted and ignored; any other is refused.
+_PYSCF_KERNEL_KEYWORDS = frozenset(("lindep", "max_space", "davidson_only", "pspace_size", "link_index", "hop",
+                                    "verbose", "max_memory"))
+_DEVICES = ("auto", "gpu", "cpu")
+
+
+def _check_device(device):
+    if device not in _DEVICES:
+        raise ValueError(f"cisparse.fci: device must be auto, gpu or cpu, got {device!r}")
+
+
+def _check_space(norb, nelec):
+    """norb and the (alpha, beta) counts as ints: a ValueError naming the
+    argument unless 1 <= norb <= 64 and 0 <= each count <= norb."""
+    norb = L.int_arg("cisparse.fci: norb", norb, ctypes.c_int, lo=1)
+    if norb > 64:
+        raise ValueError(f"cisparse.fci: at most 64 active orbitals, got {norb}")
+    na, nb = (L.int_arg("cisparse.fci: nelec", n, ctypes.c_int) for n in nelec)
+    if not (0 <= na <= norb and 0 <= nb <= norb):
+        raise ValueError(f"cisparse.fci: nelec = ({na}, {nb}) (alpha, beta) does not fit norb = {norb}: "
+                         f"each count must be in [0, {norb}]")
+    return norb, (na, nb)
+
+
+def _check_irreps(orbsym, wfnsym, norb):
+    """orbsym (norb irrep ids; PySCF's linear-molecule ids reduce to their
+    D2h irrep modulo 10, as _make_fcidump does) and wfnsym (an irrep of D2h
+    or a subgroup, 0..7): a ValueError naming the argument otherwise."""
+    if orbsym is not None:
+        o = np.asarray(orbsym)
+        if o.ndim != 1 or o.size != norb:
+            raise ValueError(f"cisparse.fci: orbsym has {o.size} entries (shape {o.shape}) for norb = {norb} orbitals")
+        if o.dtype.kind not in "iuf" or not np.all(np.isfinite(o)) or np.any(o != np.round(o)) or np.any(o < 0) \
+                or np.any(np.asarray(o, dtype=np.int64) % 10 > 7):
+            raise ValueError(f"cisparse.fci: orbsym holds an impossible irrep id ({list(o)}): PySCF's ids of D2h and "
+                             "its subgroups are 0..7 (a linear molecule's reduce to them modulo 10)")
+    if wfnsym is not None and not (isinstance(wfnsym, (int, np.integer)) and 0 <= wfnsym <= 7):
+        raise ValueError(f"cisparse.fci: wfnsym must be an irrep id 0..7 of D2h or a subgroup (or its name), "
+                         f"got {wfnsym!r}")
+
+
+def _finite(name, a):
+    """a as a float64 array; a ValueError naming it when it holds NaN or Inf."""
+    if np.iscomplexobj(a):
+        raise TypeError(f"cisparse.fci: {name} is complex: the integrals must be real")
+    a = np.asarray(a, dtype=np.float64)
+    if not np.all(np.isfinite(a)):
+        raise ValueError(f"cisparse.fci: {name} holds NaN or Inf ({int(np.sum(~np.isfinite(a)))} entries)")
+    return a
 
 
 class _DirectBase:
@@ -457,12 +517,14 @@ class FCISolver(direct_spin1.FCISolver):
 
     def __init__(self, mol=None, device="auto", method="auto"):
         super().__init__(mol)
+        _check_device(device)
         self.device = device
         self.method = method  # 'auto', 'dense', 'stored' (H as a sparse matrix) or 'direct' (matrix-free sigma)
         self._space = None
         self.stats = {}
 
     def _use_gpu(self):
+        _check_device(self.device)
         if self.device == "cpu":
             return False
         n, why = gpu_count()
@@ -478,6 +540,9 @@ class FCISolver(direct_spin1.FCISolver):
         kept by the solver across calls (CASSCF: new integrals only)."""
         if isinstance(h1e, (tuple, list)) and len(h1e) == 2 and np.ndim(h1e[0]) == 2:
             raise NotImplementedError("cisparse.fci: spin-unrestricted integrals (use PySCF's direct_uhf)")
+        unknown = sorted(set(kwargs) - _PYSCF_KERNEL_KEYWORDS)
+        if unknown:
+            raise TypeError(f"cisparse.fci: FCISolver.kernel got an unknown keyword argument {unknown[0]!r}")
         nroots = self.nroots if nroots is None else nroots
         tol = self.conv_tol if tol is None else tol
         max_cycle = self.max_cycle if max_cycle is None else max_cycle
@@ -486,28 +551,42 @@ class FCISolver(direct_spin1.FCISolver):
         if isinstance(wfnsym, str):
             from pyscf import symm
             wfnsym = symm.irrep_name2id(self.mol.groupname, wfnsym)
-        nelec = direct_spin1._unpack_nelec(nelec, self.spin)
+        if isinstance(nelec, (int, np.integer)) and nelec < 0:
+            raise ValueError(f"cisparse.fci: nelec must be >= 0, got {nelec}")
+        norb, nelec = _check_space(norb, direct_spin1._unpack_nelec(nelec, self.spin))
+        _check_irreps(orbsym, wfnsym, norb)
+        _check_device(self.device)
         self.norb, self.nelec = norb, nelec
-        if norb > 64:
-            raise ValueError(f"cisparse.fci: at most 64 active orbitals, got {norb}")
-        n_full = cistring.num_strings(norb, nelec[0]) * cistring.num_strings(norb, nelec[1])
+        shape = (cistring.num_strings(norb, nelec[0]), cistring.num_strings(norb, nelec[1]))
+        n_full = shape[0] * shape[1]
+        nroots = L.int_arg("cisparse.fci: nroots", nroots, ctypes.c_int, lo=1)
+        max_cycle = L.int_arg("cisparse.fci: max_cycle", max_cycle, ctypes.c_int, lo=1)
         if nroots > n_full:
             raise ValueError(f"cisparse.fci: {nroots} roots asked in a space of {n_full} determinants")
+        if not (np.isfinite(tol) and tol > 0):
+            raise ValueError(f"cisparse.fci: tol (conv_tol) must be a finite number > 0, got {tol!r}")
+        if not np.isfinite(ecore):
+            raise ValueError(f"cisparse.fci: ecore must be finite, got {ecore!r}")
+        h1e = _finite("h1e", h1e)
+        if h1e.size != norb * norb:
+            raise ValueError(f"cisparse.fci: h1e has {h1e.size} entries for norb = {norb} ({norb} x {norb} expected)")
+        eri = _finite("eri", eri)
+        start = _ci0_list(ci0, shape)
         penalty = getattr(self, "ss_penalty", None)
         if penalty and self.method == "stored":
             raise NotImplementedError("cisparse.fci: fix_spin_ needs method='direct' or 'auto' (the penalty is an "
                                       "operator on the matrix-free sigma)")
         F = _make_fcidump(norb, nelec, orbsym, wfnsym)
-        self._h1 = np.ascontiguousarray(h1e, dtype=np.float64).reshape(norb, norb)
-        self._eri = np.ascontiguousarray(ao2mo.restore(8, np.asarray(eri, dtype=np.float64), norb))
+        self._h1 = np.ascontiguousarray(h1e).reshape(norb, norb)
+        self._eri = np.ascontiguousarray(ao2mo.restore(8, eri, norb))
         F.h1, F.eri = self._h1.ctypes.data_as(_dp), self._eri.ctypes.data_as(_dp)
         o = L.lib.cis_ci_solve_opts_default()
         o.method = {"auto": 0, "stored": 1, "direct": 2}[self._method()]
         o.gpu = int(self._use_gpu())
-        o.roots = int(nroots)
+        o.roots = nroots
         o.tol = max(min(np.sqrt(tol) * 1e-2, 1e-5), 1e-10)  # residual norm (PySCF: sqrt(conv_tol))
         o.etol = float(tol)
-        o.max_iter = int(max_cycle)
+        o.max_iter = max_cycle
         o.verbose = 1 if self.verbose >= 5 else 0
         o.accept_unconverged = o.keep_vectors = 1
         o.gpu_leave_free = self.room  # the RDMs' device workspace and margins
@@ -518,7 +597,6 @@ class FCISolver(direct_spin1.FCISolver):
         if solver is None:
             solver = _Solver()
             self._solver = solver
-        start = _ci0_list(ci0, n_full)
         if start:
             order = solver.order(F, o, norb, nelec)
             start = [order.from_pyscf(v) for v in start]

@@ -13,4 +13,5 @@ if ! missing=$("$PY" -c "import numpy, scipy, pytest" 2>&1); then
   exit 77
 fi
 export CISPARSE_LIBRARY=$LIB CISPARSE_CLI=$CLI PYTHONPATH=$SRC/python${PYTHONPATH:+:$PYTHONPATH}
+export PYTHONFAULTHANDLER=1  # a crash in the library names the Python line that called it
 cd "$SRC" && exec "$PY" -m pytest -p no:cacheprovider -q -rs python/tests
