@@ -24,6 +24,8 @@ typedef struct reader {
   /* header */
   char key[64];
   int have_norb, have_nelec, norbsym;
+  char seen[32][64]; /* keys given so far (a repeated key is refused) */
+  int nseen;
   /* integrals: line of first definition, 0 = not yet seen */
   int32_t *h1_line, *eri_line, core_line;
   double *h1p; /* packed h_ij */
@@ -62,11 +64,12 @@ static int parse_long(const char *s, long *v) {
   return !errno && end != s && *end == '\0';
 }
 
-/* A Fortran real: E or D exponent. */
+/* A Fortran real: E or D exponent; decimal only (strtod's hexadecimal
+ * floats are refused). */
 static int parse_real(const char *s, double *v) {
   char buf[96], *end;
   size_t n = strlen(s);
-  if (n == 0 || n >= sizeof buf) return 0;
+  if (n == 0 || n >= sizeof buf || strpbrk(s, "xX")) return 0;
   for (size_t i = 0; i <= n; ++i) buf[i] = (s[i] == 'D' || s[i] == 'd') ? 'E' : s[i];
   errno = 0;
   *v = strtod(buf, &end);
@@ -129,11 +132,43 @@ static cis_status header_value(reader *r, cis_fcidump *F, const char *tok) {
   return CIS_OK;
 }
 
+/* 1 if the current line reads as an integral line `value i j k l` (a real
+ * with a decimal point or exponent, then four integers): inside the header
+ * it means &END is missing. */
+static int looks_like_integral(const char *line) {
+  char buf[256], *tok[6];
+  int nt = 0;
+  double v;
+  long ix;
+  if (strlen(line) >= sizeof buf || strpbrk(line, "=,&$/")) return 0;
+  strcpy(buf, line);
+  for (char *s = strtok(buf, " \t\r\n"); s && nt < 6; s = strtok(NULL, " \t\r\n")) tok[nt++] = s;
+  if (nt != 5 || !strpbrk(tok[0], ".eEdD") || !parse_real(tok[0], &v)) return 0;
+  for (int q = 1; q < 5; ++q)
+    if (!parse_long(tok[q], &ix)) return 0;
+  return 1;
+}
+
+/* Remember KEY (refusing a repeat: which of two values was meant?). */
+static cis_status new_key(reader *r, const char *key) {
+  char msg[160];
+  for (int k = 0; k < r->nseen; ++k)
+    if (!strcmp(r->seen[k], key)) {
+      snprintf(msg, sizeof msg, "key %.40s= given twice in the header", key);
+      return fail(r, CIS_ERR_PARSE, msg);
+    }
+  if (r->nseen < (int)(sizeof r->seen / sizeof *r->seen)) snprintf(r->seen[r->nseen++], sizeof *r->seen, "%s", key);
+  snprintf(r->key, sizeof r->key, "%s", key);
+  return CIS_OK;
+}
+
 /* Scan one header line; *done = 1 once &END or / is seen. */
 static cis_status header_line(reader *r, cis_fcidump *F, int *started, int *done) {
   cis_status st;
   char tok[64];
   const char *p = r->line;
+  if (*started && looks_like_integral(p))
+    return fail(r, CIS_ERR_PARSE, "header not terminated: &END (or /) is missing before the integrals");
   while (*p && !*done) {
     if (isspace((unsigned char)*p) || *p == ',') { p++; continue; }
     if (*p == '/') { *done = 1; break; }
@@ -156,7 +191,7 @@ static cis_status header_line(reader *r, cis_fcidump *F, int *started, int *done
     while (*q == ' ' || *q == '\t') q++;
     if (*q == '=') {
       if (!isalpha((unsigned char)tok[0])) return fail(r, CIS_ERR_PARSE, "malformed KEY= in the header");
-      snprintf(r->key, sizeof r->key, "%s", tok);
+      CIS_TRY(new_key(r, tok));
       if (!strcmp(r->key, "ORBSYM")) r->norbsym = 0;
       p = q + 1;
       continue;

@@ -113,6 +113,13 @@ static cis_status end_status(const cis_krylov_opts *o, cis_krylov_end end, int i
     case CIS_END_NONFINITE:
       return cis_error(CIS_ERR_NUMERIC, "%s%s: %s at iteration %d", cis_krylov_method_name(o->method), pc,
                        cis_krylov_end_name(end), it + 1);
+    case CIS_END_BREAK_RHO:
+      if (o->method == CIS_CG) /* rho = (r, M^-1 r): only a preconditioned CG can reach 0 unconverged */
+        return cis_error(CIS_ERR_BREAKDOWN,
+                         "%s%s: breakdown: (r, M^-1 r) = 0 with r != 0 (the preconditioner M is not positive "
+                         "definite) at iteration %d (relative residual %.3e)",
+                         cis_krylov_method_name(o->method), pc, it + 1, rel);
+      /* fall through */
     default:
       return cis_error(CIS_ERR_BREAKDOWN, "%s%s: %s at iteration %d (relative residual %.3e)",
                        cis_krylov_method_name(o->method), pc, cis_krylov_end_name(end), it + 1, rel);

@@ -98,6 +98,17 @@ static void test_malformed(void) {
       {"&FCI NORB=2,NELEC=2,MS2=0 &END\n 1.0 1 0 1 1\n", CIS_ERR_PARSE, 2, "index pattern"},
       {"&FCI NORB=2,NELEC=2,MS2=0 &END\n nan 1 1 1 1\n", CIS_ERR_NUMERIC, 2, "not finite"},
       {"", CIS_ERR_PARSE, 0, "no &FCI"},
+      /* a missing &END: named as such, not as a stray header value */
+      {"&FCI NORB=2,NELEC=2,MS2=0\n" H2_BODY, CIS_ERR_PARSE, 2, "&END (or /) is missing before the integrals"},
+      {"&FCI NORB=2,NELEC=2,MS2=0,\nORBSYM=1,1,\n" H2_BODY, CIS_ERR_PARSE, 3, "&END (or /) is missing"},
+      /* a repeated key (which value was meant?) */
+      {"&FCI NORB=2,NELEC=2,MS2=0,NORB=3 &END\n", CIS_ERR_PARSE, 1, "key NORB= given twice"},
+      {"&FCI NORB=2,NELEC=2,ORBSYM=1,1,\n orbsym=1,1 &END\n", CIS_ERR_PARSE, 2, "key ORBSYM= given twice"},
+      /* hexadecimal floats: decimal only */
+      {"&FCI NORB=2,NELEC=2,MS2=0 &END\n 0x1p-1 1 1 1 1\n", CIS_ERR_PARSE, 2, "'0x1p-1' is not a number"},
+      /* raw bytes of a bad token are escaped, never echoed */
+      {"&FCI NORB=2,NELEC=2,MS2=0 &END\n \x01\x1b[2J\xff 1 1 1 1\n", CIS_ERR_PARSE, 2,
+       "'\\x01\\x1B[2J\\xFF' is not a number"},
       /* integrals that ORBSYM forbids (the symmetry blocks would drop them) */
       {"&FCI NORB=2,NELEC=2,MS2=0,ORBSYM=1,2 &END\n" H2_BODY " 0.05 1 1 1 2\n", CIS_ERR_PARSE, 9,
        "integral (2 1|1 1) = 0.05 couples orbitals of ORBSYM irreps 2 1 1 1 (product irrep 2"},

@@ -119,6 +119,11 @@ static void test_breakdowns(void) {
   expect_end("BiCGStab (r^,v)=0", 2, swap, b10, CIS_BICGSTAB, CIS_PRECOND_NONE, CIS_END_BREAK_RV, CIS_ERR_BREAKDOWN);
   /* BiCG + Jacobi on diag(1,-1), b = (1,1): rho = (M^-1 r, r) = 1 - 1 = 0 */
   expect_end("BiCG rho=0", 2, indef, b11, CIS_BICG, CIS_PRECOND_JACOBI, CIS_END_BREAK_RHO, CIS_ERR_BREAKDOWN);
+  /* PCG on the same: (r, M^-1 r) = 0, said in CG's terms (not BiCG's "rho = 0") */
+  expect_end("PCG (r, M^-1 r)=0", 2, indef, b11, CIS_CG, CIS_PRECOND_JACOBI, CIS_END_BREAK_RHO, CIS_ERR_BREAKDOWN);
+  CHECK(strstr(cis_last_error(), "cg (jacobi): breakdown: (r, M^-1 r) = 0") &&
+            strstr(cis_last_error(), "not positive definite") && !strstr(cis_last_error(), "rho"),
+        "PCG breakdown message: %s", cis_last_error());
   /* BiCGStab on [1 1; 0 0] (singular), b = (1,1): s = (-1,1), t = A s = 0: omega = 0 */
   expect_end("BiCGStab omega=0", 2, omega, b11, CIS_BICGSTAB, CIS_PRECOND_NONE, CIS_END_BREAK_OMEGA, CIS_ERR_BREAKDOWN);
 }
