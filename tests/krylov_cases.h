@@ -58,4 +58,19 @@ static inline host_solved solve_host_csr(const cis_csr *A, const cis_csr *At, ci
   return r;
 }
 
+/* A copy of the double CSR A with every value times s (the scaled-matrix
+ * cases: a solver must give the same iterations and true relative residual
+ * for s A as for A). */
+static inline cis_csr *scaled_csr(const cis_csr *A, double s) {
+  cis_csr *B = NULL;
+  CHECK_OK(cis_csr_copy(A, CIS_F64, &B));
+  for (cis_int k = 0; B && k < B->nnz; ++k) ((double *)B->val)[k] *= s;
+  return B;
+}
+
+/* The scales of the scaled-matrix cases: past the square root of the
+ * double range (1e+-155, 1e+-170: (b, b) under- or overflows) up to 1e+-300. */
+static const double krylov_scales[] = {1e-300, 1e-170, 1e-155, 1e-150, 1e150, 1e155, 1e170, 1e300};
+#define KRYLOV_NSCALES ((int)(sizeof krylov_scales / sizeof *krylov_scales))
+
 #endif

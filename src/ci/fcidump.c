@@ -2,7 +2,8 @@
  * 75 (1989)): namelist header, then `value i j k l` lines in any order.
  * Two-electron integrals are stored once in an 8-fold symmetric packed array;
  * a repeated integral is accepted when it agrees to 1e-12, else refused
- * naming both lines. */
+ * naming both lines. An integral that ORBSYM forbids is refused
+ * (check_symmetry). */
 #include <ctype.h>
 #include <errno.h>
 #include <math.h>
@@ -23,6 +24,8 @@ typedef struct reader {
   /* header */
   char key[64];
   int have_norb, have_nelec, norbsym;
+  char seen[32][64]; /* keys given so far (a repeated key is refused) */
+  int nseen;
   /* integrals: line of first definition, 0 = not yet seen */
   int32_t *h1_line, *eri_line, core_line;
   double *h1p; /* packed h_ij */
@@ -61,11 +64,12 @@ static int parse_long(const char *s, long *v) {
   return !errno && end != s && *end == '\0';
 }
 
-/* A Fortran real: E or D exponent. */
+/* A Fortran real: E or D exponent; decimal only (strtod's hexadecimal
+ * floats are refused). */
 static int parse_real(const char *s, double *v) {
   char buf[96], *end;
   size_t n = strlen(s);
-  if (n == 0 || n >= sizeof buf) return 0;
+  if (n == 0 || n >= sizeof buf || strpbrk(s, "xX")) return 0;
   for (size_t i = 0; i <= n; ++i) buf[i] = (s[i] == 'D' || s[i] == 'd') ? 'E' : s[i];
   errno = 0;
   *v = strtod(buf, &end);
@@ -128,11 +132,43 @@ static cis_status header_value(reader *r, cis_fcidump *F, const char *tok) {
   return CIS_OK;
 }
 
+/* 1 if the current line reads as an integral line `value i j k l` (a real
+ * with a decimal point or exponent, then four integers): inside the header
+ * it means &END is missing. */
+static int looks_like_integral(const char *line) {
+  char buf[256], *tok[6];
+  int nt = 0;
+  double v;
+  long ix;
+  if (strlen(line) >= sizeof buf || strpbrk(line, "=,&$/")) return 0;
+  strcpy(buf, line);
+  for (char *s = strtok(buf, " \t\r\n"); s && nt < 6; s = strtok(NULL, " \t\r\n")) tok[nt++] = s;
+  if (nt != 5 || !strpbrk(tok[0], ".eEdD") || !parse_real(tok[0], &v)) return 0;
+  for (int q = 1; q < 5; ++q)
+    if (!parse_long(tok[q], &ix)) return 0;
+  return 1;
+}
+
+/* Remember KEY (refusing a repeat: which of two values was meant?). */
+static cis_status new_key(reader *r, const char *key) {
+  char msg[160];
+  for (int k = 0; k < r->nseen; ++k)
+    if (!strcmp(r->seen[k], key)) {
+      snprintf(msg, sizeof msg, "key %.40s= given twice in the header", key);
+      return fail(r, CIS_ERR_PARSE, msg);
+    }
+  if (r->nseen < (int)(sizeof r->seen / sizeof *r->seen)) snprintf(r->seen[r->nseen++], sizeof *r->seen, "%s", key);
+  snprintf(r->key, sizeof r->key, "%s", key);
+  return CIS_OK;
+}
+
 /* Scan one header line; *done = 1 once &END or / is seen. */
 static cis_status header_line(reader *r, cis_fcidump *F, int *started, int *done) {
   cis_status st;
   char tok[64];
   const char *p = r->line;
+  if (*started && looks_like_integral(p))
+    return fail(r, CIS_ERR_PARSE, "header not terminated: &END (or /) is missing before the integrals");
   while (*p && !*done) {
     if (isspace((unsigned char)*p) || *p == ',') { p++; continue; }
     if (*p == '/') { *done = 1; break; }
@@ -155,7 +191,7 @@ static cis_status header_line(reader *r, cis_fcidump *F, int *started, int *done
     while (*q == ' ' || *q == '\t') q++;
     if (*q == '=') {
       if (!isalpha((unsigned char)tok[0])) return fail(r, CIS_ERR_PARSE, "malformed KEY= in the header");
-      snprintf(r->key, sizeof r->key, "%s", tok);
+      CIS_TRY(new_key(r, tok));
       if (!strcmp(r->key, "ORBSYM")) r->norbsym = 0;
       p = q + 1;
       continue;
@@ -284,6 +320,73 @@ static cis_status integral_line(reader *r, cis_fcidump *F) {
   return fail(r, CIS_ERR_PARSE, msg);
 }
 
+/* Irreps of D2h and its subgroups multiply as the XOR of their 0-based ids:
+ * h_pq and (pq|rs) vanish unless the product of their orbitals' irreps is
+ * the totally symmetric one. An integral beyond 1e-10 of the largest one
+ * that couples other irreps means ORBSYM does not describe these orbitals,
+ * and the symmetry-blocked CI would silently drop its couplings (a wrong
+ * full-CI energy). The file is refused, not run in C1 with a warning: the
+ * target irrep ISYM (and every per-irrep count) is meaningless without a
+ * valid ORBSYM, so a C1 run would answer another question than the one
+ * asked; removing ORBSYM is the user's explicit choice of C1. */
+#define SYM_TOL 1e-10
+
+/* The integral at pair indices (ij, kl) (kl < 0: h_ij), in the file's words. */
+static cis_status symmetry_error(reader *r, const cis_fcidump *F, const int *pi, const int *pj, int64_t ij, int64_t kl,
+                                 double v, int32_t line) {
+  char msg[320], what[64], irr[48];
+  int o[4] = {pi[ij], pj[ij], kl >= 0 ? pi[kl] : -1, kl >= 0 ? pj[kl] : -1}, prod = 0;
+  int shift = F->sym_numbering == CIS_FCIDUMP_SYM_PYSCF ? 1 : 0, len = 0;
+  for (int q = 0; q < 4 && o[q] >= 0; ++q) {
+    prod ^= F->orbsym[o[q]] - 1;
+    len += snprintf(irr + len, sizeof irr - (size_t)len, "%s%d", q ? " " : "", F->orbsym[o[q]] - shift);
+  }
+  if (kl >= 0) snprintf(what, sizeof what, "integral (%d %d|%d %d)", o[0] + 1, o[1] + 1, o[2] + 1, o[3] + 1);
+  else snprintf(what, sizeof what, "h(%d,%d)", o[0] + 1, o[1] + 1);
+  snprintf(msg, sizeof msg,
+           "%s = %.6g couples orbitals of ORBSYM irreps %s (product irrep %d, not totally symmetric): "
+           "ORBSYM does not fit these integrals; remove ORBSYM to solve without symmetry",
+           what, v, irr, prod + 1 - shift);
+  r->lineno = line;
+  return fail(r, CIS_ERR_PARSE, msg);
+}
+
+/* Refuse an integral that ORBSYM forbids (see SYM_TOL). */
+static cis_status check_symmetry(reader *r, const cis_fcidump *F) {
+  cis_status st = CIS_OK;
+  int *pi = NULL, *pj = NULL, *pir = NULL;
+  double big = 0;
+  if (F->sym_numbering == CIS_FCIDUMP_SYM_NONE) return CIS_OK;
+  CIS_TRY(cis_alloc_array((void **)&pi, F->npair, sizeof(int), "symmetry check"));
+  CIS_TRY(cis_alloc_array((void **)&pj, F->npair, sizeof(int), "symmetry check"));
+  CIS_TRY(cis_alloc_array((void **)&pir, F->npair, sizeof(int), "symmetry check"));
+  for (int i = 0, ij = 0; i < F->norb; ++i)
+    for (int j = 0; j <= i; ++j, ++ij) {
+      pi[ij] = i;
+      pj[ij] = j;
+      pir[ij] = (F->orbsym[i] - 1) ^ (F->orbsym[j] - 1);
+    }
+  for (int64_t at = 0; at < F->neri; ++at) big = fmax(big, fabs(F->eri[at]));
+  for (int64_t ij = 0; ij < F->npair; ++ij) big = fmax(big, fabs(r->h1p[ij]));
+  double tol = SYM_TOL * big;
+  for (int64_t ij = 0; ij < F->npair; ++ij)
+    if (pir[ij] && fabs(r->h1p[ij]) > tol) {
+      st = symmetry_error(r, F, pi, pj, ij, -1, r->h1p[ij], r->h1_line[ij]);
+      goto cleanup;
+    }
+  for (int64_t ij = 0, at = 0; ij < F->npair; ++ij)
+    for (int64_t kl = 0; kl <= ij; ++kl, ++at)
+      if (pir[ij] != pir[kl] && fabs(F->eri[at]) > tol) {
+        st = symmetry_error(r, F, pi, pj, ij, kl, F->eri[at], r->eri_line[at]);
+        goto cleanup;
+      }
+cleanup:
+  cis_free(pi);
+  cis_free(pj);
+  cis_free(pir);
+  return st;
+}
+
 cis_status cis_fcidump_read(const char *path, cis_fcidump **out) {
   cis_status st;
   reader r;
@@ -328,6 +431,7 @@ cis_status cis_fcidump_read(const char *path, cis_fcidump **out) {
   while ((got = next_line(&r, &st)) > 0) CIS_TRY(integral_line(&r, F));
   if (got < 0) goto cleanup;
   if (ferror(r.f)) { st = cis_error(CIS_ERR_IO, "%s: read error", r.path); goto cleanup; }
+  CIS_TRY(check_symmetry(&r, F));
   for (int i = 0; i < F->norb; ++i)
     for (int j = 0; j < F->norb; ++j) F->h1[i * F->norb + j] = r.h1p[ci_pair(i, j)];
   *out = F;

@@ -62,6 +62,7 @@ static int parse(int argc, char **argv, spmv_opts *o) {
   if (!o->format) return cli_usage("spmv: no --format given (one of the names cisparse info lists)");
   if (!o->out) return cli_usage("spmv: no --out FILE given");
   if (o->kernel && !o->gpu) return cli_usage("spmv: --kernel applies to --device gpu only");
+  if (o->beta != 0 && !o->y) return cli_usage("spmv: --beta %g scales y: give it with --y FILE", o->beta);
   if (o->symmetric && strcmp(o->format, "csr"))
     return cli_usage("spmv: --symmetric stores the upper triangle in csr; got --format %s", o->format);
   return 0;

@@ -48,12 +48,13 @@ int cli_fail(cis_status st) {
 }
 
 int cli_usage(const char *fmt, ...) {
+  char msg[512];
   va_list ap;
   va_start(ap, fmt);
-  fputs("cisparse: ", stderr);
-  vfprintf(stderr, fmt, ap);
-  fputc('\n', stderr);
+  vsnprintf(msg, sizeof msg, fmt, ap);
   va_end(ap);
+  cis_error(CIS_ERR_INVALID, "%s", msg); /* one line, raw bytes of an argument escaped */
+  fprintf(stderr, "cisparse: %s\n", cis_last_error());
   return 2;
 }
 

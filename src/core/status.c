@@ -32,13 +32,37 @@ const char *cis_last_error(void) { return last_error; }
 
 void cis_clear_error(void) { last_error[0] = '\0'; }
 
+/* Length of the valid UTF-8 sequence at s (2..4), or 0. */
+static int utf8_len(const unsigned char *s) {
+  int n = s[0] >= 0xC2 && s[0] <= 0xDF ? 2 : s[0] >= 0xE0 && s[0] <= 0xEF ? 3 : s[0] >= 0xF0 && s[0] <= 0xF4 ? 4 : 0;
+  for (int k = 1; k < n; ++k)
+    if ((s[k] & 0xC0) != 0x80) return 0;
+  return n;
+}
+
 cis_status cis_error(cis_status s, const char *fmt, ...) {
+  char raw[sizeof last_error];
   va_list ap;
   va_start(ap, fmt);
-  vsnprintf(last_error, sizeof last_error, fmt, ap);
+  vsnprintf(raw, sizeof raw, fmt, ap);
   va_end(ap);
-  /* keep it one line */
-  for (char *c = last_error; *c; ++c)
-    if (*c == '\n' || *c == '\r') *c = ' ';
+  /* One line, and no raw bytes of a bad input token for the terminal:
+   * line breaks and tabs become spaces, other control bytes and bytes that
+   * are not UTF-8 become \xHH (valid UTF-8 is kept). */
+  size_t o = 0;
+  for (const unsigned char *c = (const unsigned char *)raw; *c && o + 5 < sizeof last_error;) {
+    int n = *c >= 0x80 ? utf8_len(c) : 1;
+    if (*c == '\n' || *c == '\r' || *c == '\t') {
+      last_error[o++] = ' ';
+    } else if (n == 0 || *c < 0x20 || *c == 0x7F) {
+      o += (size_t)snprintf(last_error + o, sizeof last_error - o, "\\x%02X", *c);
+      n = 1;
+    } else {
+      if (o + (size_t)n >= sizeof last_error) break;
+      for (int k = 0; k < n; ++k) last_error[o++] = (char)c[k];
+    }
+    c += n;
+  }
+  last_error[o] = '\0';
   return s;
 }

@@ -6,6 +6,7 @@
  * strtod for everything else, so every result is correctly rounded. */
 #include <math.h>
 #include <stdlib.h>
+#include <string.h>
 #include "io/io_internal.h"
 
 /* Character classes for the tokenizer: 1 white space, 2 end of line, 0 token. */
@@ -85,6 +86,7 @@ static int parse_fast(const char *s, double *v) {
 
 int cis_parse_real(const char *tok, double *v) {
   if (parse_fast(tok, v)) return 0;
+  if (strpbrk(tok, "xX")) return 1; /* strtod's hexadecimal floats: decimal only */
   char *end;
   double x = strtod(tok, &end); /* ERANGE: +-Inf or a (sub)normal, both kept */
   if (end == tok || *end) return 1;

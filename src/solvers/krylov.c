@@ -9,6 +9,7 @@
 #include <string.h>
 #include "core/internal.h"
 #include "solvers/krylov_problem.h"
+#include "solvers/krylov_scale.h"
 
 static const char *const method_names[] = {"cg", "bicg", "bicgstab"};
 static const kry_method_fn methods[] = {kry_cg, kry_bicg, kry_bicgstab}; /* by cis_krylov_method */
@@ -78,8 +79,9 @@ static cis_status check_args(const cis_operator *A, const void *b, void *x, cons
   return CIS_OK;
 }
 
-/* 1/diag(A) in the backend (dtype of A), refusing a missing or zero diagonal. */
-static cis_status jacobi_inverse(kry_be *B, const cis_operator *A, void **dinv) {
+/* 2^ja / diag(A) in the backend (dtype of A): the Jacobi preconditioner of
+ * A / 2^ja, refusing a missing or zero diagonal. */
+static cis_status jacobi_inverse(kry_be *B, const cis_operator *A, int ja, void **dinv) {
   cis_status st;
   void *h = NULL;
   const double *d = cis_operator_diagonal(A);
@@ -91,7 +93,7 @@ static cis_status jacobi_inverse(kry_be *B, const cis_operator *A, void **dinv) 
       return cis_error(CIS_ERR_INVALID, "jacobi preconditioner: diagonal element %lld is %s", (long long)i + 1,
                        d[i] == 0 ? "zero" : "not finite");
   CIS_TRY(cis_alloc_array(&h, B->n, cis_dtype_size(B->dtype), "Jacobi preconditioner"));
-  for (cis_int i = 0; i < B->n; ++i) cis_set(h, B->dtype, i, 1.0 / d[i]);
+  for (cis_int i = 0; i < B->n; ++i) cis_set(h, B->dtype, i, ldexp(1.0 / d[i], ja));
   CIS_TRY(B->ops->alloc(B, dinv, 1, "Jacobi preconditioner"));
   CIS_TRY(B->ops->upload(B, *dinv, h, B->n));
 cleanup:
@@ -111,10 +113,22 @@ static cis_status end_status(const cis_krylov_opts *o, cis_krylov_end end, int i
     case CIS_END_NONFINITE:
       return cis_error(CIS_ERR_NUMERIC, "%s%s: %s at iteration %d", cis_krylov_method_name(o->method), pc,
                        cis_krylov_end_name(end), it + 1);
+    case CIS_END_BREAK_RHO:
+      if (o->method == CIS_CG) /* rho = (r, M^-1 r): only a preconditioned CG can reach 0 unconverged */
+        return cis_error(CIS_ERR_BREAKDOWN,
+                         "%s%s: breakdown: (r, M^-1 r) = 0 with r != 0 (the preconditioner M is not positive "
+                         "definite) at iteration %d (relative residual %.3e)",
+                         cis_krylov_method_name(o->method), pc, it + 1, rel);
+      /* fall through */
     default:
       return cis_error(CIS_ERR_BREAKDOWN, "%s%s: %s at iteration %d (relative residual %.3e)",
                        cis_krylov_method_name(o->method), pc, cis_krylov_end_name(end), it + 1, rel);
   }
+}
+
+/* x *= 2^e in the backend (exact; nothing for e = 0). */
+static cis_status scale_x(kry_be *B, void *x, int e) {
+  return e == 0 ? CIS_OK : B->ops->scal(B, kry_imm(ldexp(1.0, e)), x);
 }
 
 cis_status cis_krylov_solve(const cis_operator *A, const void *b, void *x, const cis_krylov_opts *o,
@@ -122,21 +136,27 @@ cis_status cis_krylov_solve(const cis_operator *A, const void *b, void *x, const
   cis_status st;
   kry_be *B = NULL;
   void *dinv = NULL;
-  double s[KS_COUNT], bb = 0, t0 = cis_wtime();
+  double s[KS_COUNT], bb = 0, bnorm = 0, t0 = cis_wtime();
+  kry_scaling S;
+  int x_scaled = 0;
   cis_krylov_info inf;
   memset(&inf, 0, sizeof inf);
+  memset(&S, 0, sizeof S);
   if (info) memset(info, 0, sizeof *info);
   if ((st = check_args(A, b, x, o)) != CIS_OK) return st;
   int device = cis_operator_memspace(A) == CIS_MEM_DEVICE;
   int hist_len = o->history ? o->history_len : 0;
   int check = o->check_every > 0 ? o->check_every : (device && o->version == CIS_VER_MERGE_10 ? 10 : 1);
   CIS_TRY(kry_be_for(A, o->version, hist_len, &B));
-  CIS_TRY(B->ops->dot_host(B, b, b, &bb));
-  if (!isfinite(bb)) {
+  CIS_TRY(kry_nrm2(B, b, &bnorm)); /* scaled: only NaN or Inf in b make it non-finite */
+  if (!isfinite(bnorm)) {
     st = cis_error(CIS_ERR_NUMERIC, "the right-hand side b holds NaN or Inf");
     goto cleanup;
   }
-  if (o->precond == CIS_PRECOND_JACOBI) CIS_TRY(jacobi_inverse(B, A, &dinv));
+  if (bnorm > 0) CIS_TRY(kry_scaling_make(B, A, b, bnorm, &S)); /* solve A/2^ja y = b/2^jb */
+  const void *bs = S.bs ? S.bs : b;
+  if (bnorm > 0) CIS_TRY(B->ops->dot_host(B, bs, bs, &bb));
+  if (o->precond == CIS_PRECOND_JACOBI) CIS_TRY(jacobi_inverse(B, A, S.ja, &dinv));
   memset(s, 0, sizeof s);
   s[KS_ONE] = 1;
   s[KS_TOL] = o->tol;
@@ -145,12 +165,14 @@ cis_status cis_krylov_solve(const cis_operator *A, const void *b, void *x, const
   s[KS_PRECOND] = dinv != NULL;
   s[KS_BB] = bb;
   CIS_TRY(B->ops->set_scalars(B, 0, KS_COUNT, s));
-  if (bb == 0) { /* b = 0: x = 0 exactly */
+  if (bnorm == 0) { /* b = 0: x = 0 exactly */
     CIS_TRY(B->ops->fill(B, x, 0));
     inf.end = CIS_END_CONVERGED;
     goto report;
   }
-  kry_problem P = {B, A, b, x, dinv, o->maxit, check, 0, 0};
+  CIS_TRY(scale_x(B, x, S.ja - S.jb)); /* x0 of the equilibrated problem */
+  x_scaled = 1;
+  kry_problem P = {B, kry_scaling_operator(&S, A), bs, x, dinv, o->maxit, check, 0, 0};
   double t_setup = cis_wtime();
   CIS_TRY(methods[o->method](&P));
   CIS_TRY(B->ops->get_scalars(B, 0, KS_COUNT, s));
@@ -170,9 +192,22 @@ report:
   if (info) *info = inf;
   st = end_status(o, inf.end, inf.iterations, inf.rel_residual);
 cleanup:
+  if (x_scaled) { /* back to the caller's scale, whatever happened */
+    cis_status st2 = scale_x(B, x, S.jb - S.ja);
+    if (st == CIS_OK) st = st2;
+  }
+  if (B) kry_scaling_free(B, &S);
   if (B && dinv) B->ops->release(B, dinv);
   kry_be_free(B);
   return st;
+}
+
+/* ||e|| / ||s|| of two scaled sums (||e|| when s = 0). */
+static double rel_norm(const kry_ssq *e, const kry_ssq *s) {
+  double en = kry_ssq_norm(e), sn = kry_ssq_norm(s);
+  if (!(sn > 0)) return en;
+  if (e->scale == 0) return 0;
+  return (e->scale / s->scale) * sqrt(e->ssq / s->ssq); /* no overflow of the norms themselves */
 }
 
 cis_status cis_true_residual(const cis_operator *A, const void *b, const void *x, const void *xstar, double *relres,
@@ -204,21 +239,21 @@ cis_status cis_true_residual(const cis_operator *A, const void *b, const void *x
     CIS_TRY(cis_operator_apply(A, 1.0, x, 0.0, hy, NULL));
   }
   const void *B = dev ? hb : b, *X = dev ? hx : x, *S = dev ? hs : xstar;
-  double rr = 0, bb = 0, ee = 0, ss = 0;
-  for (cis_int i = 0; i < n; ++i) {
-    double bi = cis_get(B, t, i), ri = bi - cis_get(hy, t, i);
-    rr += ri * ri;
-    bb += bi * bi;
+  kry_ssq rr = kry_ssq_start(), bb = kry_ssq_start(), ee = kry_ssq_start(), ss = kry_ssq_start();
+  for (cis_int i = 0; i < n; ++i) { /* scaled sums: no under- or overflow for scaled matrices */
+    double bi = cis_get(B, t, i);
+    kry_ssq_add(&rr, bi - cis_get(hy, t, i));
+    kry_ssq_add(&bb, bi);
   }
-  *relres = bb > 0 ? sqrt(rr / bb) : sqrt(rr);
+  *relres = rel_norm(&rr, &bb);
   if (!isfinite(*relres)) *relres = NAN;
   if (xerr && S) {
     for (cis_int i = 0; i < m; ++i) {
-      double si = cis_get(S, t, i), ei = cis_get(X, t, i) - si;
-      ee += ei * ei;
-      ss += si * si;
+      double si = cis_get(S, t, i);
+      kry_ssq_add(&ee, cis_get(X, t, i) - si);
+      kry_ssq_add(&ss, si);
     }
-    *xerr = ss > 0 ? sqrt(ee / ss) : sqrt(ee);
+    *xerr = rel_norm(&ee, &ss);
   } else if (xerr) {
     *xerr = NAN;
   }

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # ci.sh: `cisparse ci` end to end: --json for CISD and FCI against
 # reference.tsv, the text report, --symmetric, --roots, --occ, and bad input
-# (one line "cisparse: FILE:LINE: ...", exit 1; usage errors exit 2).
+# (one line "cisparse: FILE:LINE: ...", exit 1; usage errors exit 2),
+# integrals that contradict ORBSYM included.
 # usage: bash ci.sh /path/to/cisparse /path/to/shared
 set -u
 CIS=$1
@@ -60,6 +61,18 @@ grep -q '"format": "sell16", "values": "float"' "$tmp/fv.json" || fail "--values
 for w in "orbitals      4" "36 determinants" "nonzeros" "memory" "davidson" "E = -2.16638744" "E_corr = -0.06784151"; do
   grep -q -- "$w" "$tmp/h4.txt" || fail "text report lacks '$w'"
 done
+
+# an integral that ORBSYM forbids: refused in one line naming it (never a
+# symmetry-blocked energy printed as full CI); without ORBSYM the same
+# integrals run in C1
+D2H=$(dirname "$0")/../data/ci/n2_sto3g_d2h.FCIDUMP
+{ cat "$D2H"; echo ' 0.03 2 1 1 1'; } > "$tmp/sym.FCIDUMP"
+"$CIS" ci "$tmp/sym.FCIDUMP" > "$tmp/out" 2> "$tmp/err"; rc=$?
+[ $rc = 1 ] && [ "$(wc -l < "$tmp/err")" = 1 ] && ! grep -qi "energy" "$tmp/out" &&
+  grep -q "^cisparse: $tmp/sym.FCIDUMP:[0-9]*: integral (2 1|1 1) = 0.03 couples orbitals of ORBSYM irreps 5 1 1 1.*remove ORBSYM" "$tmp/err" ||
+  fail "symmetry-breaking integral: exit $rc, $(cat "$tmp/err") $(head -3 "$tmp/out")"
+grep -v ORBSYM "$tmp/sym.FCIDUMP" > "$tmp/c1.FCIDUMP"
+"$CIS" ci "$tmp/c1.FCIDUMP" > "$tmp/out" 2> "$tmp/err" || fail "the same integrals without ORBSYM: $(cat "$tmp/err")"
 
 # bad input: one line naming the problem, exit 1; usage errors exit 2
 printf '&FCI NORB=2,NELEC=2,MS2=0 &END\n 0.5 1 1 1 1\n 0.5 1 3 1 1\n' > "$tmp/bad.FCIDUMP"

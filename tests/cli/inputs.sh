@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # inputs.sh: matrices and FCIDUMP files from pipes and standard input
 # ('-' and /dev/stdin, read once), declared sizes checked before anything is
-# reserved, and non-finite products reported instead of written.
+# reserved, and non-finite products reported instead of written; `spmv
+# --beta` without --y refused; FCIDUMP headers without &END, with a
+# repeated key, hexadecimal or binary values refused in one escaped line.
 # Usage: bash inputs.sh CISPARSE SHARED_DIR
 set -u
 BIN=$1 SHARED=$2
@@ -104,6 +106,32 @@ expect_error "spmv --alpha 1e308 overflows" 'spmv: [0-9]+ of 216 results are not
 printf '%%%%MatrixMarket matrix coordinate real general\n2 2 2\n1 1 nan\n2 2 1\n' > "$T/nan.mtx"
 expect_error "spmv of a matrix holding NaN" '1 of 2 results are not finite \(first: y\[1\] = nan, the matrix holds NaN/Inf\)' \
   "$BIN" spmv "$T/nan.mtx" --format csr --out "$T/nan_y.mtx"
+
+# --beta scales the y given with --y: without one it is refused (usage, exit 2)
+"$BIN" spmv "$T/l.mtx" --format csr --beta 2 --out "$T/b_y.mtx" > "$T/out" 2> "$T/err"
+rc=$?
+[ $rc -eq 2 ] && [ "$(wc -l < "$T/err")" -eq 1 ] && grep -q -- "--beta 2 scales y: give it with --y FILE" "$T/err" &&
+  [ ! -e "$T/b_y.mtx" ] && ok "spmv --beta without --y refused" || fail "spmv --beta without --y: exit $rc, $(cat "$T/err")"
+
+# FCIDUMP headers: a missing &END named as such; a repeated key refused;
+# hexadecimal values refused; the raw bytes of a bad token never echoed
+F=$SHARED/ci/h2o_sto3g.FCIDUMP
+grep -v '&END' "$F" > "$T/noend.FCIDUMP"
+expect_error "FCIDUMP without &END" 'noend.FCIDUMP:[0-9]+: header not terminated: &END \(or /\) is missing before the integrals' \
+  "$BIN" ci "$T/noend.FCIDUMP"
+sed 's/^NELEC=10,/NELEC=10,NELEC=8,/' "$F" > "$T/dup.FCIDUMP"
+expect_error "FCIDUMP with a repeated key" 'key NELEC= given twice' "$BIN" ci "$T/dup.FCIDUMP"
+{ sed '/&END/q' "$F"; echo ' 0x1p-1 1 1 1 1'; } > "$T/hex.FCIDUMP"
+expect_error "FCIDUMP hexadecimal value" "'0x1p-1' is not a number" "$BIN" ci "$T/hex.FCIDUMP"
+{ sed '/&END/q' "$F"; printf ' \001\033[2J\377 1 1 1 1\n'; } > "$T/bin.FCIDUMP"
+expect_error "FCIDUMP binary token escaped" "'\\\\x01\\\\x1B\\[2J\\\\xFF' is not a number" "$BIN" ci "$T/bin.FCIDUMP"
+if LC_ALL=C grep -q $'[\x01\x1b\xff]' "$T/err"; then fail "raw bytes echoed: $(od -c "$T/err" | head -3)"; else ok "no raw bytes on stderr"; fi
+"$BIN" spmv "$T/l.mtx" --format csr --out "$T/o.mtx" $'-\x1b[2J\xff' > /dev/null 2> "$T/err"
+if [ $? -eq 2 ] && grep -qF "unknown option '-\x1B[2J\xFF'" "$T/err" && ! LC_ALL=C grep -q $'[\x1b\xff]' "$T/err"; then
+  ok "a binary option escaped: $(cat "$T/err")"
+else
+  fail "a binary option: $(od -c "$T/err" | head -3)"
+fi
 
 echo "$fails failure(s)"
 exit $(( fails > 0 ))

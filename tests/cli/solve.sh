@@ -15,7 +15,9 @@
 #    options on the CPU, a non-square matrix, Jacobi with a zero diagonal
 #    (tests/data/zero_diag.mtx), CG on an indefinite matrix
 #    (tests/data/indefinite.mtx: "p^T A p"), maxit too small ("maxit"),
-#    --device gpu without a GPU.
+#    --device gpu without a GPU;
+#  - a matrix scaled by 1e+-170, 1e-155, 1e+-300 takes the unscaled one's
+#    iterations to the same true residual (CG, BiCGStab, +- Jacobi).
 set -u
 # The problems are tiny (thousands of rows, hundreds of parallel regions per
 # solve): OpenMP threads that spin at every barrier make the test several
@@ -180,6 +182,25 @@ else
   check "--device gpu without a GPU: exit 1, one line naming it ($rc: $(cat "$T/g.err"))" \
     '[ $rc -eq 1 ] && [ $(wc -l < "$T/g.err") -eq 1 ] && grep -q "^cisparse: --device gpu: no usable GPU" "$T/g.err"'
 fi
+
+# ---- scale invariance: s A (b = s A ones) takes A's iterations ----------------
+# 1e-170 once "converged in 0 iterations" (||b|| underflowed), 1e-155 was "not
+# positive definite", 1e170 "NaN or Inf in b" (only its norm overflowed).
+"$BIN" gen laplace3d:size=8 -o "$T/lap.mtx" >/dev/null 2>&1
+iters() { python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["iterations"])' "$1"; }
+for m in cg bicgstab; do
+  for p in none jacobi; do
+    converges "$m+$p unscaled" 1e-8 "$T/lap.mtx" --device cpu --method $m --precond $p
+    it0=$(iters "$T/c.json")
+    for s in 1e-300 1e-170 1e-155 1e170 1e300; do
+      awk -v s=$s '/^%/ {print; next} !h {print; h = 1; next} {printf "%d %d %.17g\n", $1, $2, $3 * s}' \
+        "$T/lap.mtx" >"$T/lap_s.mtx"
+      converges "$m+$p scaled by $s" 1e-8 "$T/lap_s.mtx" --device cpu --method $m --precond $p
+      it=$(iters "$T/c.json")
+      check "$m+$p scaled by $s: $it iterations, unscaled $it0" '[ $((it - it0)) -le 1 ] && [ $((it0 - it)) -le 1 ]'
+    done
+  done
+done
 
 # --format auto: cis_format_auto's rule names its choice on stderr; the solve converges
 "$BIN" solve $LAP --format auto --precond jacobi --tol 1e-8 >"$T/a.out" 2>"$T/a.err"

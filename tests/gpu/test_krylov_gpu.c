@@ -9,7 +9,9 @@
  *    converge to the tolerance with the true residual below 10x it and the
  *    same iteration count as `cuda` (+-1);
  *  - breakdowns end with the same named end on the device (x finite);
- *  - mixed precision on the device reaches 1e-12.
+ *  - mixed precision on the device reaches 1e-12;
+ *  - scale invariance: s A (s = 1e+-150 ... 1e+-300) takes the iterations
+ *    of A in every version, +- Jacobi.
  * Matrices: a 3D Laplacian (SPD, 20^3 = 8000 rows), add32 (unsymmetric,
  * 4960 rows) for BiCG and cage8 (unsymmetric, 1015 rows) for BiCGStab, all
  * far larger than a warp. BiCGStab on add32 converges too, but its residual
@@ -209,6 +211,36 @@ static void test_breakdown(void) {
   cis_csr_free(A);
 }
 
+/* Scaled matrices in every version: s A (s = 1e+-150 ... 1e+-300, double)
+ * takes the iterations of A in the same version (within 1) to a true
+ * relative residual below 10 tol; the wrapped operator of the extreme
+ * scales runs unfused, 1e+-150 fused. */
+static void test_scaled(const cis_csr *A64, const char *name, int m) {
+  const double tol = 1e-10;
+  dev_op d0;
+  if (!dev_op_make(&d0, A64, CIS_F64, "csr", "csr-vector")) return;
+  for (int pc = 0; pc < 2; ++pc)
+    for (int v = 0; v < CIS_VER_COUNT; ++v) {
+      run ref = solve_dev(d0.op, (cis_krylov_method)m, (cis_precond)pc, (cis_solver_version)v, tol, 3000);
+      for (int k = 0; k < KRYLOV_NSCALES; ++k) {
+        cis_csr *S = scaled_csr(A64, krylov_scales[k]);
+        dev_op d;
+        if (S && dev_op_make(&d, S, CIS_F64, "csr", "csr-vector")) {
+
+          run r = solve_dev(d.op, (cis_krylov_method)m, (cis_precond)pc, (cis_solver_version)v, tol, 3000);
+
+          CHECK(r.st == CIS_OK && r.relres <= 10 * tol && abs(r.info.iterations - ref.info.iterations) <= 1,
+                "%s %s pc %d scaled by %g, %s: %s, %d iterations (unscaled %d), true relative residual %.3e",
+                name, cis_krylov_method_name(m), pc, krylov_scales[k], cis_solver_version_name(v), cis_last_error(),
+                r.info.iterations, ref.info.iterations, r.relres);
+          dev_op_free(&d);
+        }
+        cis_csr_free(S);
+      }
+    }
+  dev_op_free(&d0);
+}
+
 static void test_mixed(const cis_csr *A64) {
   dev_op d64, d32;
   if (!dev_op_make(&d64, A64, CIS_F64, "csr", "csr-vector") || !dev_op_make(&d32, A64, CIS_F32, "csr", "csr-vector"))
@@ -261,6 +293,9 @@ int main(void) {
   test_kernels(C, "cage8", CIS_BICGSTAB);
   test_breakdown();
   test_mixed(L);
+  test_scaled(L, "laplace 20^3", CIS_CG);
+  test_scaled(U, "add32", CIS_BICG);
+  test_scaled(C, "cage8", CIS_BICGSTAB);
 
   cis_csr_free(L);
   cis_csr_free(U);

@@ -1,7 +1,8 @@
 /* test_ci_fcidump.c: the FCIDUMP reader: header variants (one line or many,
  * &END or /, lower case, trailing commas), E and D exponents, integrals in any
  * order with tolerated duplicates, and every malformed case with its one-line
- * "FILE:LINE: problem" message; allocation failure at every step. */
+ * "FILE:LINE: problem" message (integrals that ORBSYM forbids included);
+ * allocation failure at every step. */
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -97,6 +98,24 @@ static void test_malformed(void) {
       {"&FCI NORB=2,NELEC=2,MS2=0 &END\n 1.0 1 0 1 1\n", CIS_ERR_PARSE, 2, "index pattern"},
       {"&FCI NORB=2,NELEC=2,MS2=0 &END\n nan 1 1 1 1\n", CIS_ERR_NUMERIC, 2, "not finite"},
       {"", CIS_ERR_PARSE, 0, "no &FCI"},
+      /* a missing &END: named as such, not as a stray header value */
+      {"&FCI NORB=2,NELEC=2,MS2=0\n" H2_BODY, CIS_ERR_PARSE, 2, "&END (or /) is missing before the integrals"},
+      {"&FCI NORB=2,NELEC=2,MS2=0,\nORBSYM=1,1,\n" H2_BODY, CIS_ERR_PARSE, 3, "&END (or /) is missing"},
+      /* a repeated key (which value was meant?) */
+      {"&FCI NORB=2,NELEC=2,MS2=0,NORB=3 &END\n", CIS_ERR_PARSE, 1, "key NORB= given twice"},
+      {"&FCI NORB=2,NELEC=2,ORBSYM=1,1,\n orbsym=1,1 &END\n", CIS_ERR_PARSE, 2, "key ORBSYM= given twice"},
+      /* hexadecimal floats: decimal only */
+      {"&FCI NORB=2,NELEC=2,MS2=0 &END\n 0x1p-1 1 1 1 1\n", CIS_ERR_PARSE, 2, "'0x1p-1' is not a number"},
+      /* raw bytes of a bad token are escaped, never echoed */
+      {"&FCI NORB=2,NELEC=2,MS2=0 &END\n \x01\x1b[2J\xff 1 1 1 1\n", CIS_ERR_PARSE, 2,
+       "'\\x01\\x1B[2J\\xFF' is not a number"},
+      /* integrals that ORBSYM forbids (the symmetry blocks would drop them) */
+      {"&FCI NORB=2,NELEC=2,MS2=0,ORBSYM=1,2 &END\n" H2_BODY " 0.05 1 1 1 2\n", CIS_ERR_PARSE, 9,
+       "integral (2 1|1 1) = 0.05 couples orbitals of ORBSYM irreps 2 1 1 1 (product irrep 2"},
+      {"&FCI NORB=2,NELEC=2,MS2=0,ORBSYM=1,2 &END\n" H2_BODY " -0.1 2 1 0 0\n", CIS_ERR_PARSE, 9,
+       "h(2,1) = -0.1 couples orbitals of ORBSYM irreps 2 1 (product irrep 2"},
+      {"&FCI NORB=2,NELEC=2,MS2=0,ORBSYM=0,3 &END\n" H2_BODY " 0.05 1 1 1 2\n", CIS_ERR_PARSE, 9,
+       "irreps 3 0 0 0 (product irrep 3, not totally symmetric): ORBSYM does not fit these integrals; remove ORBSYM"},
   };
   for (size_t c = 0; c < sizeof cases / sizeof *cases; ++c) {
     cis_fcidump *F = NULL;
@@ -117,6 +136,18 @@ static void test_malformed(void) {
         "missing file: %s", cis_last_error());
 }
 
+/* Symmetry-breaking noise below 1e-10 of the largest integral is accepted,
+ * and so is any coupling without ORBSYM (C1). */
+static void test_symmetry_accepted(void) {
+  const char *texts[] = {"&FCI NORB=2,NELEC=2,MS2=0,ORBSYM=1,2 &END\n" H2_BODY " 1e-14 1 1 1 2\n",
+                         "&FCI NORB=2,NELEC=2,MS2=0 &END\n" H2_BODY " 0.05 1 1 1 2\n -0.1 1 2 0 0\n"};
+  for (int t = 0; t < 2; ++t) {
+    cis_fcidump *F = NULL;
+    CHECK_OK(cis_fcidump_read(write_tmp(texts[t]), &F));
+    cis_fcidump_free(F);
+  }
+}
+
 static void test_alloc_failure(void) {
   const char *path = write_tmp("&FCI NORB=2,NELEC=2,MS2=0 &END\n" H2_BODY);
   for (int64_t n = 1; n < 12; ++n) {
@@ -133,6 +164,7 @@ int main(void) {
   test_header_variants();
   test_exponents_order_duplicates();
   test_malformed();
+  test_symmetry_accepted();
   test_alloc_failure();
   unlink(tmp_path);
   return test_summary("test_ci_fcidump");

@@ -95,7 +95,17 @@ static void test_median(void) {
   CHECK(isnan(cis_median(&one, 0)) && isnan(cis_median(NULL, 3)), "median of nothing is NaN");
 }
 
+/* cis_error keeps one line and no raw bytes of an input token: line breaks
+ * and tabs become spaces, control bytes and invalid UTF-8 \xHH, valid UTF-8
+ * stays. */
+static void test_error_escapes(void) {
+  cis_status st = cis_error(CIS_ERR_PARSE, "caf\xc3\xa9 '%s'", "a\nb\tc\x01\x1b[2J\xff\xc3");
+  CHECK(st == CIS_ERR_PARSE && !strcmp(cis_last_error(), "caf\xc3\xa9 'a b c\\x01\\x1B[2J\\xFF\\xC3'"),
+        "escaped message: %s", cis_last_error());
+}
+
 int main(void) {
+  test_error_escapes();
   test_median();
   test_coo_duplicates_and_order();
   test_transpose_expand_permute();

@@ -149,6 +149,25 @@ static void test_laplace3d(void) {
   }
 }
 
+/* alpha -> 1: the Pareto scale xmin falls like (avg/max)^(1/(alpha-1))
+ * (1e-210 at 1.01, no double at 1 + 1e-10), and avg must still hold. With
+ * max = 2000 about 0.8% of the rows are capped: the mean of 200000 rows
+ * has a standard deviation near 0.4. */
+static void test_powerlaw_near_one(void) {
+  const char *specs[] = {"powerlaw:rows=200000,seed=5,avg=16,alpha=1.0000000001,max=2000",
+                         "powerlaw:rows=200000,seed=5,avg=16,alpha=1.01,max=2000",
+                         "powerlaw:rows=200000,seed=6,avg=16,alpha=1.1,max=2000",
+                         "powerlaw:rows=20000,seed=3,avg=4,alpha=1.01,max=100"};
+  const double want[] = {16, 16, 16, 4}, tol[] = {2, 2, 2, 0.5};
+  for (int k = 0; k < 4; ++k) {
+    cis_csr *A = gen(specs[k], CIS_F64);
+    if (!A) continue;
+    double avg = (double)A->nnz / (double)A->rows;
+    CHECK(fabs(avg - want[k]) < tol[k], "%s: average row %.3f, expected %g", specs[k], avg, want[k]);
+    cis_csr_free(A);
+  }
+}
+
 static void test_powerlaw_and_random(void) {
   cis_csr *A = gen("powerlaw:rows=200000,seed=5,avg=16,alpha=2.5,max=2000", CIS_F64);
   if (A) {
@@ -274,6 +293,7 @@ int main(void) {
   test_ci_options_and_float();
   test_laplace3d();
   test_powerlaw_and_random();
+  test_powerlaw_near_one();
   test_spec_errors();
   test_alloc_failures();
   return test_summary("test_gen");

@@ -6,7 +6,9 @@
  *    with and without Jacobi);
  *  - every breakdown and refusal: p^T A p <= 0, (p~, q) = 0, rho = 0,
  *    omega = 0, maxit, zero diagonal with Jacobi, NaN in b, missing A^T;
- *  - b = 0, the residual history, symmetric storage, mixed precision. */
+ *  - b = 0, the residual history, symmetric storage, mixed precision;
+ *  - scale invariance: s A for s = 1e+-150 ... 1e+-300 takes the iterations
+ *    of A, to the same true relative residual, with every method +- Jacobi. */
 #include <stdlib.h>
 #include <string.h>
 #include "krylov_cases.h"
@@ -117,6 +119,11 @@ static void test_breakdowns(void) {
   expect_end("BiCGStab (r^,v)=0", 2, swap, b10, CIS_BICGSTAB, CIS_PRECOND_NONE, CIS_END_BREAK_RV, CIS_ERR_BREAKDOWN);
   /* BiCG + Jacobi on diag(1,-1), b = (1,1): rho = (M^-1 r, r) = 1 - 1 = 0 */
   expect_end("BiCG rho=0", 2, indef, b11, CIS_BICG, CIS_PRECOND_JACOBI, CIS_END_BREAK_RHO, CIS_ERR_BREAKDOWN);
+  /* PCG on the same: (r, M^-1 r) = 0, said in CG's terms (not BiCG's "rho = 0") */
+  expect_end("PCG (r, M^-1 r)=0", 2, indef, b11, CIS_CG, CIS_PRECOND_JACOBI, CIS_END_BREAK_RHO, CIS_ERR_BREAKDOWN);
+  CHECK(strstr(cis_last_error(), "cg (jacobi): breakdown: (r, M^-1 r) = 0") &&
+            strstr(cis_last_error(), "not positive definite") && !strstr(cis_last_error(), "rho"),
+        "PCG breakdown message: %s", cis_last_error());
   /* BiCGStab on [1 1; 0 0] (singular), b = (1,1): s = (-1,1), t = A s = 0: omega = 0 */
   expect_end("BiCGStab omega=0", 2, omega, b11, CIS_BICGSTAB, CIS_PRECOND_NONE, CIS_END_BREAK_OMEGA, CIS_ERR_BREAKDOWN);
 }
@@ -260,6 +267,41 @@ static void test_operators(void) {
   cis_csr_free(A);
 }
 
+/* Scaled matrices: the same iterations (within 1) and true relative
+ * residual (within a factor 2, and below tol) as the unscaled one. */
+static void test_scaled(void) {
+  const char *mats[] = {"laplace3d:size=10,points=7", "matrices/add32.mtx", "matrices/cage8.mtx"};
+  for (int m = CIS_CG; m <= CIS_BICGSTAB; ++m)
+    for (int pc = 0; pc < 2; ++pc) {
+      cis_csr *A = load(mats[m], CIS_F64), *At = NULL;
+      if (!A) continue;
+      CHECK_OK(cis_csr_transpose(A, &At));
+      solved r0 = solve(A, At, (cis_krylov_method)m, (cis_precond)pc, 1e-10, 2000, NULL, 0);
+      CHECK(r0.st == CIS_OK, "unscaled %s pc %d: %s", cis_krylov_method_name(m), pc, cis_last_error());
+      for (int k = 0; k < KRYLOV_NSCALES; ++k) {
+        double sc = krylov_scales[k];
+        cis_csr *S = scaled_csr(A, sc), *St = scaled_csr(At, sc);
+
+        solved r = solve(S, St, (cis_krylov_method)m, (cis_precond)pc, 1e-10, 2000, NULL, 0);
+
+        const char *name = cis_krylov_method_name(m);
+        CHECK(r.st == CIS_OK, "%s pc %d scaled by %g: %s", name, pc, sc, cis_last_error());
+        CHECK(abs(r.info.iterations - r0.info.iterations) <= 1, "%s pc %d scaled by %g: %d iterations, unscaled %d",
+              name, pc, sc, r.info.iterations, r0.info.iterations);
+        CHECK(r.relres <= 1e-9 && r.relres <= 2 * r0.relres + 1e-15 && r.relres >= r0.relres / 2 - 1e-15,
+              "%s pc %d scaled by %g: true relative residual %.3e, unscaled %.3e", name, pc, sc, r.relres, r0.relres);
+        CHECK(fabs(r.info.rel_residual - r0.info.rel_residual) <= 0.5 * r0.info.rel_residual + 1e-15,
+              "%s pc %d scaled by %g: reported residual %.3e, unscaled %.3e", name, pc, sc, r.info.rel_residual,
+              r0.info.rel_residual);
+        CHECK(r.xerr < 1e-6, "%s pc %d scaled by %g: error %.3e", name, pc, sc, r.xerr);
+        cis_csr_free(S);
+        cis_csr_free(St);
+      }
+      cis_csr_free(A);
+      cis_csr_free(At);
+    }
+}
+
 int main(void) {
   test_tiny_cg();
   test_laplace_cg();
@@ -269,5 +311,6 @@ int main(void) {
   test_symmetric_storage();
   test_mixed();
   test_operators();
+  test_scaled();
   return test_summary("test_krylov");
 }
