@@ -447,7 +447,12 @@ static void end_message(const char *method, const cis_krylov_info *in, double to
                in->iterations, in->rel_residual, tol);
       why = tmp;
       break;
-    case CIS_END_BREAK_RHO: why = "breakdown: rho = (r~, r) = 0"; break;
+    case CIS_END_BREAK_RHO: /* each method's rho in its own terms */
+      why = !strcmp(method, "cg") ? "breakdown: (r, M^-1 r) = 0 with r != 0, the Jacobi preconditioner M = diag(A) "
+                                    "is not positive definite (CG needs an SPD preconditioner; try bicgstab)"
+            : !strcmp(method, "bicg") ? "breakdown: rho = (z, r~) = 0"
+                                      : "breakdown: rho = (r^, r) = 0";
+      break;
     case CIS_END_BREAK_OMEGA: why = "breakdown: omega = (t, s) / (t, t) = 0"; break;
     case CIS_END_BREAK_RV:
       why = !strcmp(method, "bicg") ? "breakdown: (p~, q) = 0" : "breakdown: (r^, v) = 0";

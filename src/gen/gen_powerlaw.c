@@ -5,9 +5,10 @@
  * a = alpha - 1, for x >= xmin, U uniform in (0, 1) (stochastic rounding
  * keeps the mean). xmin is solved (bisection) so that E[min(X, max)] = avg,
  * so the expected nonzeros per row is exactly avg. As alpha -> 1 the tail
- * flattens and xmin falls like (avg/max)^(1/a) (1e-276 at alpha = 1.01,
- * beyond any double at 1 + 1e-10): everything is therefore done in
- * logarithms, with c = a ln xmin as the unknown (finite for every alpha).
+ * flattens and xmin falls like (avg/max)^(1/a) (1e-210 at alpha = 1.01 for
+ * avg 16 of max 2000, beyond any double at 1 + 1e-10): everything is
+ * therefore done in logarithms, with c = a ln xmin as the unknown (finite
+ * for every alpha).
  * Columns: distinct, uniform over [0, cols). Values uniform in (-1, 1),
  * never zero. */
 #include "gen/gen_internal.h"

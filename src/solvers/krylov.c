@@ -1,9 +1,11 @@
 /* krylov.c: the Krylov driver (cisparse/solver.h): validates the problem,
  * creates the vector backend for the operator (host, or the device in the
  * requested version of Aliaga, Perez, Quintana-Orti, Euro-Par 2015 §4),
- * sets the scalar slots, uploads the Jacobi preconditioner, runs the
- * solver (cg.c, bicg.c, bicgstab.c: each written once over the backend) and
- * turns the final slots into a status, an end reason and one message. */
+ * equilibrates the problem by powers of two (krylov_scale.h: scaled
+ * matrices take the unscaled iterations), sets the scalar slots, uploads
+ * the Jacobi preconditioner, runs the solver (cg.c, bicg.c, bicgstab.c:
+ * each written once over the backend) and turns the final slots into a
+ * status, an end reason and one message. */
 #include <math.h>
 #include <stdio.h>
 #include <string.h>

@@ -202,6 +202,13 @@ for m in cg bicgstab; do
   done
 done
 
+# PCG's breakdown in CG's terms: diag(1, -1), b = A ones = (1, -1):
+# (r, M^-1 r) = 1 - 1 = 0 (BiCG's "rho = (r~, r)" is not CG's language)
+printf '%%%%MatrixMarket matrix coordinate real general\n2 2 2\n1 1 1\n2 2 -1\n' > "$T/pm.mtx"
+refuses "pcg rho breakdown" 1 "cg broke down in iteration 1: breakdown: (r, M^-1 r) = 0 with r != 0, the Jacobi preconditioner" \
+  "$T/pm.mtx" --device cpu --method cg --precond jacobi
+check "pcg rho breakdown: no BiCG terms" '! grep -q "r~" "$T/r.err"'
+
 # --format auto: cis_format_auto's rule names its choice on stderr; the solve converges
 "$BIN" solve $LAP --format auto --precond jacobi --tol 1e-8 >"$T/a.out" 2>"$T/a.err"
 check "--format auto solves ($(tail -n 1 "$T/a.err"))" '[ $? -eq 0 ] && grep -q "^--format auto: .*csr" "$T/a.err" && grep -q "true relative residual" "$T/a.out"'
