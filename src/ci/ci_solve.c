@@ -130,15 +130,7 @@ static cis_status solve_stored(ci_run *r, int build_gpu) {
   cis_status st;
   const cis_ci_solve_opts *o = r->o;
   cis_ci_result *R = r->R;
-  char key[600];
-  ci_space_key(r->F, o, 0, key, sizeof key);
-  R->space_reused = r->keep->S && !strcmp(key, r->keep->key_S);
-  if (!R->space_reused) {
-    cis_ci_space_free(r->keep->S);
-    r->keep->S = NULL;
-    CIS_TRY(cis_ci_space_create_bits(r->F, o->level, &R->ref_alpha, &R->ref_beta, &r->keep->S));
-    snprintf(r->keep->key_S, sizeof r->keep->key_S, "%s", key);
-  }
+  CIS_TRY(ci_stored_space(r->keep, r->F, o, &R->ref_alpha, &R->ref_beta, &R->space_reused));
   r->S = r->keep->S;
   cis_int n = cis_ci_space_size(r->S);
   R->size = R->determinants = n;
@@ -338,6 +330,13 @@ static void run_release(ci_run *r) {
   r->pick = NULL;
 }
 
+/* Roots Davidson computes first: those asked, or with a spin filter 2k + 4
+ * (at most r->cap), doubled by ci_run_roots until k of that spin are found. */
+static int first_roots(const ci_run *r) {
+  const int k = r->o->roots;
+  return r->o->spin < 0 ? k : 2 * k + 4 < r->cap ? 2 * k + 4 : r->cap;
+}
+
 /* The solve proper on r (F, o, R set; R's clock running from t0). */
 static cis_status run(ci_run *r, double t0) {
   cis_status st;
@@ -352,7 +351,7 @@ static cis_status run(ci_run *r, double t0) {
   }
   CIS_TRY(reference_and_sizes(r));
   r->cap = R->counts.determinants < 64 ? (int)R->counts.determinants : 64;
-  r->nr = o->spin < 0 ? o->roots : (2 * o->roots + 4 < r->cap ? 2 * o->roots + 4 : r->cap);
+  r->nr = first_roots(r);
   cis_ci_memory(&R->counts, r->nr, R->counts.nnz_bound, &R->need);
   if (o->count_only) return count_only(r);
   double dets = R->counts.determinants;
@@ -402,7 +401,7 @@ static cis_status run(ci_run *r, double t0) {
       cis_ci_direct_gpu_free(r->keep->G);
       cis_ci_direct_free(r->keep->D);
       r->keep->G = NULL, r->keep->D = NULL, r->keep->key_D[0] = 0;
-      r->nr = o->spin < 0 ? o->roots : (2 * o->roots + 4 < r->cap ? 2 * o->roots + 4 : r->cap);
+      r->nr = first_roots(r);
     }
     double t_rep = cis_wtime();
     CIS_TRY(ci_run_setup_direct(r));
@@ -560,14 +559,8 @@ cis_status cis_ci_solver_dets(cis_ci_solver *s, const cis_fcidump *F, const cis_
       for (cis_int i = 0; i < *n; ++i) cis_ci_direct_det(r.D, i, &alpha[i], &beta[i]);
     return CIS_OK;
   }
-  char key[600];
-  ci_space_key(F, o, 0, key, sizeof key);
-  if (!s->S || strcmp(key, s->key_S)) {
-    cis_ci_space_free(s->S);
-    s->S = NULL;
-    CIS_TRY(cis_ci_space_create_bits(F, o->level, &R.ref_alpha, &R.ref_beta, &s->S));
-    snprintf(s->key_S, sizeof s->key_S, "%s", key);
-  }
+  int reused;
+  CIS_TRY(ci_stored_space(s, F, o, &R.ref_alpha, &R.ref_beta, &reused));
   *n = cis_ci_space_size(s->S);
   if (alpha && beta) {
     if (F->norb > 64) return cis_error(CIS_ERR_UNSUPPORTED, "determinants of more than 64 orbitals in one word");

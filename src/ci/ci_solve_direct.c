@@ -10,9 +10,8 @@
 /* Davidson's vectors for nr roots: subspace, its products, Ritz vectors,
  * residuals, diagonal (the subspace as solve_roots sizes it). */
 static int davidson_vectors(const cis_ci_solve_opts *o, int nr) {
-  int nvec = 2 * (nr + 4 < 2 * nr + 2 ? nr + 4 : 2 * nr + 2) + (o->spin_penalty > 0 ? 2 * (nr + 4) : 0);
-  int max_sub = 8 * nr > 24 ? 8 * nr : 24;
-  if (o->max_sub > max_sub) max_sub = o->max_sub;
+  int nvec = 2 * ci_guess_count(nr) + (o->spin_penalty > 0 ? 2 * (nr + 4) : 0);
+  int max_sub = ci_subspace(o, nr);
   if (max_sub < nvec + nr) max_sub = nvec + nr;
   return 2 * max_sub + 3 * nr + 1;
 }
@@ -27,7 +26,7 @@ cis_status ci_run_direct_space(ci_run *r) {
    * only; blocked by irreps (ORBSYM/ISYM not all 1, no projection) only the
    * roots in C1 order (for <S^2>), the rest compact */
   const int blocked = ci_has_symmetry(r->F) && !o->symmetry_projection;
-  const int nvec = 2 * (nr + 4 < 2 * nr + 2 ? nr + 4 : 2 * nr + 2);
+  const int nvec = 2 * ci_guess_count(nr);
   cis_ci_direct_opts dopt = cis_ci_direct_opts_default();
   dopt.no_time_reversal = o->no_time_reversal;
   dopt.symmetry_projection = o->symmetry_projection;

@@ -86,7 +86,7 @@ cis_status ci_run_distributed(ci_run *r) {
   if (!(r->diag = malloc((size_t)n * sizeof(double))))
     CIS_TRY(cis_error(CIS_ERR_ALLOC, "cannot allocate the Hamiltonian diagonal (%lld doubles)", (long long)n));
   CIS_TRY(cis_ci_diagonal_all(r->F, r->S, r->diag));
-  int nguess = 0, nvec = r->nr + 4 < 2 * r->nr + 2 ? r->nr + 4 : 2 * r->nr + 2;
+  int nguess = 0, nvec = ci_guess_count(r->nr);
   CIS_TRY(ci_run_guesses(r, nvec, &guess, &nguess));
   cis_davidson_opts d = cis_davidson_opts_default();
   d.roots = r->nr;

@@ -53,6 +53,14 @@ cis_status ci_run_setup_direct(ci_run *r);
 cis_status ci_run_direct_space(ci_run *r);
 /* The stored H over o->gpus GPUs or o->cpu_parts host parts, Davidson on it (ci_solve_dist.c). */
 cis_status ci_run_distributed(ci_run *r);
+/* P-space guess vectors for nr roots on the host paths: min(nr + 4, 2 nr + 2), as PySCF. */
+int ci_guess_count(int nr);
+/* Davidson's subspace for nr roots: max(8 nr, 24), or o->max_sub when larger. */
+int ci_subspace(const cis_ci_solve_opts *o, int nr);
+/* The stored path's determinant list of F for o from the reference (ra, rb),
+ * kept in s and reused while the space is the same (*reused set). */
+cis_status ci_stored_space(cis_ci_solver *s, const cis_fcidump *F, const cis_ci_solve_opts *o, const cis_ci_bits *ra,
+                           const cis_ci_bits *rb, int *reused);
 /* P-space guesses (caller's vectors first) for nvec roots; *guess (malloc'd), *ng vectors. */
 cis_status ci_run_guesses(ci_run *r, int nvec, double **guess, int *ng);
 /* A key naming F's space and what of o shapes it, for the kept spaces. */

@@ -15,6 +15,27 @@ int ci_has_symmetry(const cis_fcidump *F) {
   return sym;
 }
 
+int ci_guess_count(int nr) { return nr + 4 < 2 * nr + 2 ? nr + 4 : 2 * nr + 2; }
+
+int ci_subspace(const cis_ci_solve_opts *o, int nr) {
+  int m = 8 * nr > 24 ? 8 * nr : 24;
+  return o->max_sub > m ? o->max_sub : m;
+}
+
+cis_status ci_stored_space(cis_ci_solver *s, const cis_fcidump *F, const cis_ci_solve_opts *o, const cis_ci_bits *ra,
+                           const cis_ci_bits *rb, int *reused) {
+  char key[600];
+  ci_space_key(F, o, 0, key, sizeof key);
+  *reused = s->S && !strcmp(key, s->key_S);
+  if (*reused) return CIS_OK;
+  cis_ci_space_free(s->S);
+  s->S = NULL;
+  s->key_S[0] = 0;
+  cis_status st = cis_ci_space_create_bits(F, o->level, ra, rb, &s->S);
+  if (st == CIS_OK) snprintf(s->key_S, sizeof s->key_S, "%s", key);
+  return st;
+}
+
 void ci_space_key(const cis_fcidump *F, const cis_ci_solve_opts *o, int direct, char *key, size_t len) {
   size_t k = (size_t)snprintf(key, len, "%d %d %d %d %d %d %d %d %d %s|", direct, F->norb, F->nelec, F->ms2, F->isym,
                               o->level, o->gpu, o->no_time_reversal, o->symmetry_projection, o->occ ? o->occ : "");
@@ -84,7 +105,7 @@ static cis_status solve_roots(ci_run *r) {
   const double *diag = compact ? cis_operator_diagonal(r->opc) : r->D ? r->gdiag : r->diag;
   const int need_c1 = !compact || !o->no_s2 || o->keep_vectors;
   double *guess = NULL, *vc = NULL;
-  int nvec = nr + 4 < 2 * nr + 2 ? nr + 4 : 2 * nr + 2;
+  int nvec = ci_guess_count(nr);
   if (r->G) nvec = nr; /* on the GPU every extra guess costs a sigma of the first iteration */
   if (o->spin_penalty > 0) nvec += nr + 4; /* the penalty lifts P-space vectors of other spins */
   free(r->evals); free(r->evecs); free(r->s2);
@@ -108,9 +129,7 @@ static cis_status solve_roots(ci_run *r) {
   d.block_products = o->block_products;
   d.guess = guess;
   d.nguess = nguess;
-  int max_sub = 8 * nr > 24 ? 8 * nr : 24;
-  if (o->max_sub > max_sub) max_sub = o->max_sub;
-  d.max_sub = max_sub;
+  d.max_sub = ci_subspace(o, nr);
   /* corrections kept exactly alpha <-> beta pure (every product a half
    * sigma); compact vectors on the GPU have no device projection yet */
   if (r->D && !(compact && r->G) && !r->pen) {
