@@ -237,14 +237,17 @@ CIS_API cis_status cis_ci_count_bits(const cis_fcidump *F, int level, const cis_
 /* Host bytes a CI run needs (estimates from the counts). */
 typedef struct cis_ci_memory_need {
   double space;   /* strings, hash tables, determinant lists */
-  double vectors; /* Davidson: subspace, H*subspace, Ritz vectors, residual, diagonal, guesses */
+  double vectors; /* Davidson: its own vectors below + the host's diagonal, guesses and roots */
+  double davidson;/* Davidson's own vectors (cis_davidson_vectors; on the device for a GPU run) */
+  int subspace;   /* the Davidson subspace they are for */
   double matrix;  /* stored CSR for nnz nonzeros: 12 B each + 8 B per row pointer */
   double stored;  /* space + vectors + matrix (a stored-Hamiltonian run) */
   double direct;  /* space + vectors (a matrix-free run) */
 } cis_ci_memory_need;
-/* Bytes for `roots` roots with the default Davidson subspace and nnz
- * nonzeros in a stored Hamiltonian (give the bound or the counted value). */
-CIS_API void cis_ci_memory(const cis_ci_counts *c, int roots, double nnz, cis_ci_memory_need *m);
+/* Bytes for `roots` roots with a Davidson subspace of max_sub vectors (0:
+ * the default; cis_davidson_subspace) and nnz nonzeros in a stored
+ * Hamiltonian (give the bound or the counted value). */
+CIS_API void cis_ci_memory(const cis_ci_counts *c, int roots, int max_sub, double nnz, cis_ci_memory_need *m);
 
 /* ---- the right states (src/ci/pspace.c, spin.c) --------------------------- */
 

@@ -20,7 +20,10 @@
  *   roots: bench/results/ci_direct_cpu.md);
  * - Davidson: P-space guesses (CIS_CI_PSPACE_DEFAULT determinants of lowest
  *   diagonal), nroots + min(4, nroots + 2) of them on the CPU, nroots on the
- *   GPU; subspace max(8 roots, 24) (o.max_sub overrides); residual norm o.tol.
+ *   GPU; subspace o.max_sub when given (PySCF's max_space), else max(8 roots,
+ *   24) lowered to what fits the free memory (the direct path: the device's
+ *   less an eighth for the sigma's workspace; the host: the process limit
+ *   less the space); residual norm o.tol.
  */
 #ifndef CISPARSE_CI_SOLVE_H
 #define CISPARSE_CI_SOLVE_H
@@ -123,6 +126,8 @@ typedef struct cis_ci_result {
   cis_int half_sigmas;
   /* Davidson and timings (seconds) */
   cis_davidson_info davidson;
+  int subspace;                  /* Davidson's subspace (vectors before a collapse) */
+  int subspace_reduced_from;     /* > 0: the default it was lowered from to fit the free memory */
   int pspace_used;
   double t_parse, t_build, t_guess, t_s2, t_total, t_timing;
   int repeats;

@@ -129,7 +129,7 @@ typedef struct cis_davidson_opts {
   double tol;       /* residual norm ||H x - e x|| (default 1e-8) */
   double etol;      /* energy change between iterations (default 1e-10) */
   int max_iter;     /* default 200 */
-  int max_sub;      /* subspace size before collapse (default max(8k, 24)) */
+  int max_sub;      /* subspace size before collapse (default max(8k, 24); cis_davidson_subspace) */
   int verbose;      /* print per-iteration lines on stderr */
   /* Initial subspace (default NULL/0: unit vectors on the `roots` lowest
    * diagonal elements). guess: host array of nguess vectors of H's rows
@@ -166,6 +166,15 @@ typedef struct cis_davidson_info {
 
 /* Defaults above. */
 CIS_API cis_davidson_opts cis_davidson_opts_default(void);
+/* The subspace cis_davidson_operator keeps for k roots when asked for
+ * max_sub (0: max(8 k, 24)) with nguess guess vectors (0: none): never
+ * below 2 k, nor below nguess + k (before the cap at the dimension). */
+CIS_API int cis_davidson_subspace(int k, int max_sub, int nguess);
+/* Dimension-length vectors cis_davidson_operator allocates in the
+ * operator's memory space for k roots and that subspace: V and H V
+ * (max_sub each), the Ritz vectors and their residuals (k each), the
+ * diagonal; what a caller checks against free memory before the run. */
+CIS_API int cis_davidson_vectors(int k, int max_sub);
 /* Lowest o->roots eigenpairs of the symmetric double operator H (host or
  * device vectors) with the diagonal (Davidson) preconditioner
  * t = r / (e - diag), diag a host array of H's rows doubles; subspace

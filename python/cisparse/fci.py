@@ -507,7 +507,8 @@ class FCISolver(direct_spin1.FCISolver):
     """PySCF's FCISolver interface on cisparse's CI Hamiltonian and Davidson.
 
     device: 'auto' (the GPU when one is usable), 'gpu' or 'cpu'.
-    Attributes as PySCF's: nroots, conv_tol (energy), max_cycle, max_space,
+    Attributes as PySCF's: nroots, conv_tol (energy), max_cycle, max_space
+    (Davidson's subspace: max_space + 4 per root after the first, as PySCF's),
     spin, orbsym, wfnsym, verbose; after kernel: converged, eci, ci, and
     cisparse's figures in ``stats`` (device, size, nonzeros, iterations,
     products, seconds)."""
@@ -561,6 +562,8 @@ class FCISolver(direct_spin1.FCISolver):
         n_full = shape[0] * shape[1]
         nroots = L.int_arg("cisparse.fci: nroots", nroots, ctypes.c_int, lo=1)
         max_cycle = L.int_arg("cisparse.fci: max_cycle", max_cycle, ctypes.c_int, lo=1)
+        max_space = kwargs.get("max_space") or self.max_space  # None or 0: the attribute
+        max_space = L.int_arg("cisparse.fci: max_space", max_space, ctypes.c_int, lo=1)
         if nroots > n_full:
             raise ValueError(f"cisparse.fci: {nroots} roots asked in a space of {n_full} determinants")
         if not (np.isfinite(tol) and tol > 0):
@@ -587,6 +590,7 @@ class FCISolver(direct_spin1.FCISolver):
         o.tol = max(min(np.sqrt(tol) * 1e-2, 1e-5), 1e-10)  # residual norm (PySCF: sqrt(conv_tol))
         o.etol = float(tol)
         o.max_iter = max_cycle
+        o.max_sub = max_space + (nroots - 1) * 4  # PySCF's davidson1: max_space + 4 per extra root
         o.verbose = 1 if self.verbose >= 5 else 0
         o.accept_unconverged = o.keep_vectors = 1
         o.gpu_leave_free = self.room  # the RDMs' device workspace and margins
@@ -617,6 +621,7 @@ class FCISolver(direct_spin1.FCISolver):
                               iterations=int(val("iterations")), products=int(val("products")),
                               op_seconds=val("op_seconds"), davidson_seconds=val("davidson_seconds"),
                               max_residual=val("max_residual"), space_reused=bool(val("space_reused")),
+                              subspace=int(val("subspace")),
                               seconds=time.perf_counter() - t0)
         finally:
             L.lib.cis_ci_result_free(R)

@@ -213,6 +213,22 @@ cleanup:
   return st;
 }
 
+/* The direct path's Davidson subspace fitted to the memory its vectors
+ * live in: the device's free memory less an eighth (at least 1 GiB) for the
+ * sigma's workspace, or the host's limit less the space. */
+static void direct_subspace(ci_run *r) {
+  cis_ci_result *R = r->R;
+  const double vec = 8.0 * R->counts.determinants;
+  cis_gpu_info gi;
+  if (!r->direct) return;
+  if (R->gpu && cis_gpu_get_info(&gi) == CIS_OK && gi.free_mem > 0) {
+    const double fr = (double)gi.free_mem, reserve = fr / 8 > 1073741824.0 ? fr / 8 : 1073741824.0;
+    ci_fit_subspace(r, vec, fr - reserve);
+  } else if (!R->gpu && R->mem_limit > 0) {
+    ci_fit_subspace(r, vec, (double)R->mem_limit - R->need.space);
+  }
+}
+
 /* --count: the space and an exact nonzero count where that is quick, else an
  * estimate from sampled rows where the space is quick to build. */
 static cis_status count_only(ci_run *r) {
@@ -220,6 +236,12 @@ static cis_status count_only(ci_run *r) {
   const cis_ci_solve_opts *o = r->o;
   cis_ci_result *R = r->R;
   double dets = R->counts.determinants;
+  if (o->method == CIS_CI_METHOD_DIRECT) { /* the memory of a direct run: its subspace where it runs */
+    r->direct = 1;
+    R->method = CIS_CI_METHOD_DIRECT;
+    R->gpu = o->gpu;
+    direct_subspace(r);
+  }
   R->nnz_counted = R->counts.nnz_bound <= 5e7 && dets <= 2e6;
   if (R->nnz_counted) {
     CIS_TRY(cis_ci_space_create_bits(r->F, o->level, &R->ref_alpha, &R->ref_beta, &r->S));
@@ -352,7 +374,7 @@ static cis_status run(ci_run *r, double t0) {
   CIS_TRY(reference_and_sizes(r));
   r->cap = R->counts.determinants < 64 ? (int)R->counts.determinants : 64;
   r->nr = first_roots(r);
-  cis_ci_memory(&R->counts, r->nr, R->counts.nnz_bound, &R->need);
+  ci_fit_subspace(r, 0, 0);
   if (o->count_only) return count_only(r);
   double dets = R->counts.determinants;
   if (dets > (double)INT32_MAX)
@@ -372,6 +394,7 @@ static cis_status run(ci_run *r, double t0) {
                      CIS_CI_DIRECT_MAX_ORB);
   /* the spin penalty is a host operator: the direct sigma on the CPU */
   R->gpu = o->gpu && !(r->direct && o->spin_penalty > 0);
+  direct_subspace(r);
   /* the direct GPU path keeps Davidson's vectors on the device (checked there) */
   if (R->mem_limit > 0 && !(r->direct && R->gpu) && R->need.direct > (double)R->mem_limit)
     return cis_error(CIS_ERR_TOO_LARGE,
@@ -380,11 +403,12 @@ static cis_status run(ci_run *r, double t0) {
                      dets, gib(R->need.direct), gib(R->need.space), gib(R->need.vectors), r->nr, gib((double)R->mem_limit),
                      R->mem_why);
   cis_gpu_info gi;
-  if (R->gpu && cis_gpu_get_info(&gi) == CIS_OK && gi.free_mem > 0 && R->need.vectors > (double)gi.free_mem)
+  if (R->gpu && cis_gpu_get_info(&gi) == CIS_OK && gi.free_mem > 0 && R->need.davidson > (double)gi.free_mem)
     return cis_error(CIS_ERR_TOO_LARGE,
-                     "%.4g determinants need %.1f GiB of Davidson vectors on the GPU for %d roots (before the "
-                     "Hamiltonian); %s has %.1f GiB free",
-                     dets, gib(R->need.vectors), r->nr, gi.name, gib((double)gi.free_mem));
+                     "%.4g determinants need %.1f GiB of Davidson vectors on the GPU for %d roots with the smallest "
+                     "subspace (%d; before the %s); %s has %.1f GiB free",
+                     dets, gib(R->need.davidson), r->nr, R->subspace, r->direct ? "sigma's workspace" : "Hamiltonian",
+                     gi.name, gib((double)gi.free_mem));
   if (!r->direct && o->repeat > 1)
     return cis_error(CIS_ERR_INVALID, "--repeat needs the direct method (auto chose stored: %s)", R->why);
   if (!r->direct) {
@@ -486,7 +510,8 @@ double cis_ci_result_value(const cis_ci_result *r, const char *name) {
       {"iterations", r->davidson.iterations}, {"products", (double)r->davidson.products},
       {"op_seconds", r->davidson.op_seconds}, {"davidson_seconds", r->davidson.total_seconds},
       {"max_residual", r->davidson.max_residual}, {"total_seconds", r->t_total}, {"build_seconds", r->t_build},
-      {"space_reused", r->space_reused}, {"grid_alpha_n", (double)r->grid_alpha_n},
+      {"space_reused", r->space_reused}, {"subspace", r->subspace},
+      {"subspace_reduced_from", r->subspace_reduced_from}, {"grid_alpha_n", (double)r->grid_alpha_n},
       {"grid_beta_n", (double)r->grid_beta_n}};
   for (size_t k = 0; k < sizeof v / sizeof v[0]; ++k)
     if (!strcmp(name, v[k].name)) return v[k].v;

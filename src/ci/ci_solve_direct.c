@@ -7,20 +7,11 @@
 #include <string.h>
 #include "ci/ci_solve_internal.h"
 
-/* Davidson's vectors for nr roots: subspace, its products, Ritz vectors,
- * residuals, diagonal (the subspace as solve_roots sizes it). */
-static int davidson_vectors(const cis_ci_solve_opts *o, int nr) {
-  int nvec = 2 * ci_guess_count(nr) + (o->spin_penalty > 0 ? 2 * (nr + 4) : 0);
-  int max_sub = ci_subspace(o, nr);
-  if (max_sub < nvec + nr) max_sub = nvec + nr;
-  return 2 * max_sub + 3 * nr + 1;
-}
-
 cis_status ci_run_direct_space(ci_run *r) {
   cis_status st;
   const cis_ci_solve_opts *o = r->o;
   cis_ci_solver *s = r->keep;
-  const int nr = r->nr, dav = davidson_vectors(o, nr);
+  const int nr = r->nr, dav = cis_davidson_vectors(nr, r->max_sub);
   const int gpu = r->R->gpu;
   /* on the GPU the host holds the guesses, the results and the diagonal
    * only; blocked by irreps (ORBSYM/ISYM not all 1, no projection) only the

@@ -86,7 +86,8 @@ cis_status ci_run_distributed(ci_run *r) {
   if (!(r->diag = malloc((size_t)n * sizeof(double))))
     CIS_TRY(cis_error(CIS_ERR_ALLOC, "cannot allocate the Hamiltonian diagonal (%lld doubles)", (long long)n));
   CIS_TRY(cis_ci_diagonal_all(r->F, r->S, r->diag));
-  int nguess = 0, nvec = ci_guess_count(r->nr);
+  int nguess = 0, nvec = ci_guess_vectors(r);
+  ci_fit_subspace(r, 0, 0);
   CIS_TRY(ci_run_guesses(r, nvec, &guess, &nguess));
   cis_davidson_opts d = cis_davidson_opts_default();
   d.roots = r->nr;
@@ -96,7 +97,7 @@ cis_status ci_run_distributed(ci_run *r) {
   d.verbose = o->verbose;
   d.guess = guess;
   d.nguess = nguess;
-  if (o->max_sub > 0) d.max_sub = o->max_sub;
+  d.max_sub = r->max_sub;
   if (!(r->evals = malloc((size_t)r->nr * sizeof(double))) || !(r->s2 = malloc((size_t)r->nr * sizeof(double))) ||
       !(r->pick = malloc((size_t)o->roots * sizeof(int))))
     CIS_TRY(cis_error(CIS_ERR_ALLOC, "cannot allocate %d roots", r->nr));

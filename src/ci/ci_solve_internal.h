@@ -27,6 +27,7 @@ typedef struct ci_run {
   int direct;              /* the method that runs: 1 direct, 0 stored */
   int nr;                  /* roots Davidson computes (more than asked with o->spin >= 0) */
   int cap;                 /* at most this many with o->spin */
+  int max_sub;             /* Davidson's subspace (ci_fit_subspace) */
   /* stored */
   cis_ci_space *S;
   cis_csr *H;
@@ -55,8 +56,18 @@ cis_status ci_run_direct_space(ci_run *r);
 cis_status ci_run_distributed(ci_run *r);
 /* P-space guess vectors for nr roots on the host paths: min(nr + 4, 2 nr + 2), as PySCF. */
 int ci_guess_count(int nr);
-/* Davidson's subspace for nr roots: max(8 nr, 24), or o->max_sub when larger. */
-int ci_subspace(const cis_ci_solve_opts *o, int nr);
+/* P-space guesses Davidson is handed for r->nr roots (nr on the direct GPU
+ * path, ci_guess_count on the host, more under the spin penalty), and the
+ * guess vectors it gets with the caller's (Davidson raises its subspace to
+ * the guesses + roots when a guess splits into pure parts). */
+int ci_guess_vectors(const ci_run *r);
+int ci_guess_bound(const ci_run *r);
+/* Davidson's subspace for r->nr roots into r->max_sub and R->subspace:
+ * o->max_sub when given (PySCF's max_space), else the default
+ * (cis_davidson_subspace) made smaller, down to its floor, until its
+ * vectors of vec_bytes fit budget bytes (budget <= 0: no bound); then
+ * R->need for that subspace. */
+void ci_fit_subspace(ci_run *r, double vec_bytes, double budget);
 /* The stored path's determinant list of F for o from the reference (ra, rb),
  * kept in s and reused while the space is the same (*reused set). */
 cis_status ci_stored_space(cis_ci_solver *s, const cis_fcidump *F, const cis_ci_solve_opts *o, const cis_ci_bits *ra,

@@ -17,9 +17,29 @@ int ci_has_symmetry(const cis_fcidump *F) {
 
 int ci_guess_count(int nr) { return nr + 4 < 2 * nr + 2 ? nr + 4 : 2 * nr + 2; }
 
-int ci_subspace(const cis_ci_solve_opts *o, int nr) {
-  int m = 8 * nr > 24 ? 8 * nr : 24;
-  return o->max_sub > m ? o->max_sub : m;
+int ci_guess_vectors(const ci_run *r) {
+  int nvec = r->direct && r->R->gpu ? r->nr : ci_guess_count(r->nr); /* on the GPU every extra guess costs a sigma */
+  if (r->o->spin_penalty > 0) nvec += r->nr + 4; /* the penalty lifts P-space vectors of other spins */
+  return nvec;
+}
+
+int ci_guess_bound(const ci_run *r) { return (r->o->guess ? r->o->nguess : 0) + ci_guess_vectors(r); }
+
+void ci_fit_subspace(ci_run *r, double vec_bytes, double budget) {
+  const int nr = r->nr, ng = ci_guess_bound(r);
+  cis_ci_result *R = r->R;
+  int m = cis_davidson_subspace(nr, r->o->max_sub, ng);
+  R->subspace_reduced_from = 0;
+  if (r->o->max_sub <= 0 && budget > 0 && vec_bytes > 0) {
+    const int lo = cis_davidson_subspace(nr, 1, ng);
+    const double fit = floor((budget / vec_bytes - 2.0 * nr - 1) / 2);
+    if (fit < m) {
+      R->subspace_reduced_from = m;
+      m = fit < lo ? lo : (int)fit;
+    }
+  }
+  r->max_sub = R->subspace = m;
+  cis_ci_memory(&R->counts, nr, m, R->counts.nnz_bound, &R->need);
 }
 
 cis_status ci_stored_space(cis_ci_solver *s, const cis_fcidump *F, const cis_ci_solve_opts *o, const cis_ci_bits *ra,
@@ -105,9 +125,7 @@ static cis_status solve_roots(ci_run *r) {
   const double *diag = compact ? cis_operator_diagonal(r->opc) : r->D ? r->gdiag : r->diag;
   const int need_c1 = !compact || !o->no_s2 || o->keep_vectors;
   double *guess = NULL, *vc = NULL;
-  int nvec = ci_guess_count(nr);
-  if (r->G) nvec = nr; /* on the GPU every extra guess costs a sigma of the first iteration */
-  if (o->spin_penalty > 0) nvec += nr + 4; /* the penalty lifts P-space vectors of other spins */
+  const int nvec = ci_guess_vectors(r);
   free(r->evals); free(r->evecs); free(r->s2);
   r->evecs = NULL;
   r->evals = malloc((size_t)nr * sizeof(double));
@@ -129,7 +147,7 @@ static cis_status solve_roots(ci_run *r) {
   d.block_products = o->block_products;
   d.guess = guess;
   d.nguess = nguess;
-  d.max_sub = ci_subspace(o, nr);
+  d.max_sub = r->max_sub;
   /* corrections kept exactly alpha <-> beta pure (every product a half
    * sigma); compact vectors on the GPU have no device projection yet */
   if (r->D && !(compact && r->G) && !r->pen) {

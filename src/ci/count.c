@@ -89,18 +89,19 @@ cis_status cis_ci_count_bits(const cis_fcidump *F, int level, const cis_ci_bits 
   return CIS_OK;
 }
 
-void cis_ci_memory(const cis_ci_counts *c, int roots, double nnz, cis_ci_memory_need *m) {
+void cis_ci_memory(const cis_ci_counts *c, int roots, int max_sub, double nnz, cis_ci_memory_need *m) {
   double n = c->determinants, strings = c->alpha_strings + c->beta_strings;
-  int max_sub = 8 * roots > 24 ? 8 * roots : 24;
-  int nguess = roots + 4 < 2 * roots + 2 ? roots + 4 : 2 * roots + 2;
-  if (max_sub < nguess + roots) max_sub = nguess + roots;
+  const int nguess = roots + 4 < 2 * roots + 2 ? roots + 4 : 2 * roots + 2;
+  max_sub = cis_davidson_subspace(roots, max_sub, nguess);
   memset(m, 0, sizeof *m);
   /* strings (8 B a word + level + irrep + a 2x-sized hash table of int32) and per
    * determinant two string positions, a level, the lookup lists (4+4 B) */
   m->space = strings * (8.0 * (c->words > 1 ? c->words : 1) + 1 + 1 + 8) + n * (4 + 4 + 1 + 4 + 4) + 8.0 * c->alpha_strings;
-  /* Davidson: V and W (max_sub each), Ritz vectors, H x and residuals
-   * (roots each), diagonal (backend and host copy), the P-space guesses */
-  m->vectors = 8.0 * n * (2.0 * max_sub + 4.0 * roots + 2 + nguess); /* + host copy of the roots */
+  /* Davidson's own vectors (cis_davidson_vectors: in the operator's memory
+   * space), and on the host the diagonal, the guesses and the roots' copy */
+  m->subspace = max_sub;
+  m->davidson = 8.0 * n * cis_davidson_vectors(roots, max_sub);
+  m->vectors = m->davidson + 8.0 * n * (1.0 + nguess + roots);
   m->matrix = nnz * 12 + 8 * (n + 1);
   m->stored = m->space + m->vectors + m->matrix;
   m->direct = m->space + m->vectors;

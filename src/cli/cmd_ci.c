@@ -43,6 +43,9 @@ static void usage(FILE *f) {
              "  --isym N      target irrep in the file's numbering (0..7 for PySCF's 0-based ORBSYM,\n"
              "                1..8 for Molpro's); PySCF's literal ISYM=1 is read as totally symmetric\n"
              "  --max-iter N  Davidson iterations (default 200); a root not converged is an error\n"
+             "  --subspace N  Davidson subspace: vectors kept before a collapse to the Ritz vectors\n"
+             "                (default max(8 x roots, 24), lowered to what fits the free memory of\n"
+             "                the device or the process; --count prints it)\n"
              "  --block-products  Davidson multiplies an iteration's new vectors in one SpMM pass\n"
              "                (GPU csr or --symmetric plans; more than one root)\n"
              "  --pspace N    determinants in the P-space of the initial guess (default 400)\n"
@@ -132,6 +135,10 @@ static int parse_args(int argc, char **argv, ci_args *a) {
         if (cli_int(o, val, &v)) return 2;
         if (v < 1 || v > 100000) return cli_usage("--max-iter must be 1..100000, got %lld", v);
         a->o.max_iter = (int)v;
+      } else if (!strcmp(o, "--subspace")) {
+        if (cli_int(o, val, &v)) return 2;
+        if (v < 2 || v > 4096) return cli_usage("--subspace must be 2..4096 vectors, got %lld", v);
+        a->o.max_sub = (int)v;
       } else if (!strcmp(o, "--repeat")) {
         if (cli_int(o, val, &v)) return 2;
         if (v < 1 || v > CIS_CI_MAX_REPEAT) return cli_usage("--repeat must be 1..%d, got %lld", CIS_CI_MAX_REPEAT, v);
@@ -152,16 +159,16 @@ static int parse_args(int argc, char **argv, ci_args *a) {
     a->file = o;
   }
   if (!a->file) return cli_usage("ci: no FCIDUMP file given (cisparse ci --help)");
-  stored_opt = a->o.symmetric || a->o.count_only || a->o.save || a->format_set || a->o.kernel || a->o.build >= 0 || a->o.float_values;
+  stored_opt = a->o.symmetric || a->o.save || a->format_set || a->o.kernel || a->o.build >= 0 || a->o.float_values;
   if (a->o.method == CIS_CI_METHOD_DIRECT) {
     if (a->o.level >= 0)
       return cli_usage("--method direct is full CI only (--level full); truncated CI needs --method stored");
     if (stored_opt)
-      return cli_usage("--method direct stores no matrix: --format, --symmetric, --count, --save, --kernel and "
+      return cli_usage("--method direct stores no matrix: --format, --symmetric, --save, --kernel and "
                        "--build need --method stored");
   }
   if (a->o.no_s2 && a->o.spin >= 0) return cli_usage("--no-s2 cannot be combined with --spin (roots are selected by <S^2>)");
-  if (a->o.method == CIS_CI_METHOD_AUTO && (a->o.level >= 0 || stored_opt)) a->o.method = CIS_CI_METHOD_STORED; /* only stored can do these */
+  if (a->o.method == CIS_CI_METHOD_AUTO && (a->o.level >= 0 || stored_opt || a->o.count_only)) a->o.method = CIS_CI_METHOD_STORED; /* only stored can do these */
   a->method_auto = a->o.method == CIS_CI_METHOD_AUTO;
   if (a->o.repeat > 1 && a->o.method == CIS_CI_METHOD_STORED) return cli_usage("--repeat needs --method direct (or auto)");
   if (a->o.method == CIS_CI_METHOD_DIRECT || a->o.method == CIS_CI_METHOD_AUTO) {
@@ -301,9 +308,11 @@ static void print_text_direct(const ci_args *a, const cis_ci_result *R) {
            d->link_bytes / 1048576.0, d->alpha_links, d->beta_links, d->work_bytes / 1048576.0,
            d->vector_bytes / 1048576.0);
   printf("setup         strings, links, pair matrix and diagonal in %.3f s\n", R->t_build);
-  printf("davidson      %d iterations, %lld products, %.6f s per sigma, max residual %.2e\n", R->davidson.iterations,
+  printf("davidson      %d iterations, %lld products, %.6f s per sigma, max residual %.2e, subspace %d", R->davidson.iterations,
          (long long)R->davidson.products, R->davidson.products ? R->davidson.op_seconds / R->davidson.products : 0.0,
-         R->davidson.max_residual);
+         R->davidson.max_residual, R->subspace);
+  if (R->subspace_reduced_from > 0) printf(" (lowered from %d to fit the free memory)", R->subspace_reduced_from);
+  printf("\n");
   print_guess_spin(a, R);
   if (!R->gpu) {
     const cis_ci_direct_info now = R->direct;
@@ -353,9 +362,9 @@ static void print_text(const ci_args *a, const cis_ci_result *R) {
   else if (matrix) printf("format        %s, SpMV on the %s\n", R->format, a->o.gpu ? "GPU" : "CPU");
   else printf("format        symmetric CSR (upper triangle) on the CPU\n");
   if (matrix && !strcmp(R->format, "hyb")) printf("              BOUNDARY %lld (chosen from the matrix)\n", (long long)R->boundary);
-  printf("davidson      %d iterations, %lld products, %.6f s per SpMV, max residual %.2e\n", R->davidson.iterations,
-         (long long)R->davidson.products, R->davidson.products ? R->davidson.op_seconds / R->davidson.products : 0.0,
-         R->davidson.max_residual);
+  printf("davidson      %d iterations, %lld products, %.6f s per SpMV, max residual %.2e, subspace %d\n",
+         R->davidson.iterations, (long long)R->davidson.products,
+         R->davidson.products ? R->davidson.op_seconds / R->davidson.products : 0.0, R->davidson.max_residual, R->subspace);
   print_guess_spin(a, R);
   if (a->o.gpu)
     printf("gpu           kernel %s, device bytes %.3f MiB, upload %.3f s\n", R->gpu_stats.kernel,
@@ -404,11 +413,14 @@ static void print_json_direct(const ci_args *a, const cis_ci_result *R) {
   printf(", \"device\": \"%s\", \"setup_seconds\": %.6f, \"iterations\": %d, \"products\": %lld, "
          "\"sigma_seconds\": %.9f, \"half_sigmas\": %lld, \"solve_seconds\": %.6f, \"total_seconds\": %.6f, "
          "\"parse_seconds\": %.6f, \"to_solution_seconds\": %.6f, \"s2_seconds\": %.6f, \"guess_seconds\": %.6f, "
-         "\"e_rhf\": %.12f, \"ecore\": %.12f, \"memory\": {\"links\": %lld, \"workspace\": %lld, \"vectors\": %lld}, ",
+         "\"e_rhf\": %.12f, \"ecore\": %.12f, \"memory\": {\"links\": %lld, \"workspace\": %lld, \"vectors\": %lld}, "
+         "\"subspace\": %d, ",
          R->gpu ? "gpu" : "cpu", R->t_build, R->davidson.iterations, (long long)R->davidson.products,
          R->davidson.products ? R->davidson.op_seconds / R->davidson.products : 0.0, (long long)R->half_sigmas,
          R->davidson.total_seconds, R->t_total, R->t_parse, R->to_solution[a->o.repeat - 1], R->t_s2, R->t_guess, R->e_reference,
-         F->ecore, (long long)d->link_bytes, (long long)d->work_bytes, (long long)d->vector_bytes);
+         F->ecore, (long long)d->link_bytes, (long long)d->work_bytes, (long long)d->vector_bytes, R->subspace);
+  if (R->subspace_reduced_from > 0) printf("\"subspace_lowered_from\": %d, ", R->subspace_reduced_from);
+  else printf("\"subspace_lowered_from\": null, ");
   printf("\"to_solution_runs\": [");
   for (int k = 0; k < a->o.repeat; ++k) printf("%s%.6f", k ? ", " : "", R->to_solution[k]);
   printf("], ");
@@ -437,14 +449,14 @@ static void print_json(const ci_args *a, const cis_ci_result *R) {
          "\"iterations\": %d, \"products\": %lld, \"spmv_seconds\": %.9f, \"solve_seconds\": %.6f, "
          "\"total_seconds\": %.6f, \"e_rhf\": %.12f, \"ecore\": %.12f, \"reference\": \"%s\", "
          "\"orbsym_numbering\": \"%s\", \"isym\": %d, \"isym_assumed\": %s, \"pspace\": %d, \"spin_filter\": %g, "
-         "\"roots_computed\": %d, ",
+         "\"roots_computed\": %d, \"subspace\": %d, ",
          F->norb, F->nelec, F->ms2, a->o.level, (long long)R->determinants, (long long)R->nnz,
          a->o.symmetric ? "true" : "false", R->format,
          a->o.float_values ? "float" : "double", a->o.gpu ? "gpu" : "cpu", R->build_gpu ? "gpu" : "cpu", R->t_build, R->davidson.iterations, (long long)R->davidson.products,
          R->davidson.products ? R->davidson.op_seconds / R->davidson.products : 0.0, R->davidson.total_seconds, R->t_total, R->e_reference,
          F->ecore, R->no_reference ? "lowest determinant" : a->o.occ ? "occ" : "aufbau",
          F->sym_numbering == CIS_FCIDUMP_SYM_PYSCF ? "pyscf" : F->sym_numbering == CIS_FCIDUMP_SYM_MOLPRO ? "molpro" : "none",
-         F->isym, F->isym_assumed ? "true" : "false", R->pspace_used, a->o.spin, R->computed);
+         F->isym, F->isym_assumed ? "true" : "false", R->pspace_used, a->o.spin, R->computed, R->subspace);
   if (a->o.gpu)
     printf("\"gpu\": {\"kernel\": \"%s\", \"device_bytes\": %lld, \"upload_seconds\": %.6f}, ", R->gpu_stats.kernel,
            (long long)R->gpu_stats.device_bytes, R->gpu_stats.upload_seconds);
@@ -468,7 +480,7 @@ static void print_count(const ci_args *a, const cis_ci_result *R) {
   double ell = R->nnz_counted ? n * (double)R->count_max_row * 12 : n * c->row_bound * 12;
   cis_ci_memory_need m;
   int nr = a->o.roots;
-  cis_ci_memory(c, nr, nnz, &m);
+  cis_ci_memory(c, nr, R->subspace, nnz, &m);
   if (a->json) {
     printf("{\"file\": ");
     json_string(a->file);
@@ -480,10 +492,10 @@ static void print_count(const ci_args *a, const cis_ci_result *R) {
     for (int l = 0; l <= c->level; ++l) printf("%s%.0f", l ? ", " : "", c->per_level[l]);
     printf("], \"nnz\": %.0f, \"nnz_exact\": %s, \"nnz_estimated\": %s, \"max_row\": %.0f, \"symmetric\": %s, \"count_seconds\": %.6f, "
            "\"memory\": {\"csr\": %.0f, \"ell\": %.0f, \"space\": %.0f, \"vectors\": %.0f, \"stored\": %.0f, \"direct\": %.0f, "
-           "\"limit\": %lld, \"limit_from\": \"%s\"}}\n",
+           "\"limit\": %lld, \"limit_from\": \"%s\", \"davidson\": %.0f, \"subspace\": %d}}\n",
            nnz, R->nnz_counted ? "true" : "false", !R->nnz_counted && R->nnz_estimate > 0 ? "true" : "false", R->nnz_counted ? (double)R->count_max_row : c->row_bound,
            a->o.symmetric ? "true" : "false", R->t_build, csr, ell, m.space, m.vectors, m.stored, m.direct,
-           (long long)R->mem_limit, R->mem_why);
+           (long long)R->mem_limit, R->mem_why, m.davidson, m.subspace);
     return;
   }
   if (n < 9007199254740992.0)
@@ -513,6 +525,13 @@ static void print_count(const ci_args *a, const cis_ci_result *R) {
   printf("              stored Hamiltonian: %.3f GiB (space %.3f + Davidson vectors for %d root%s %.3f + matrix %.3f)\n",
          gib(m.stored), gib(m.space), nr, nr > 1 ? "s" : "", gib(m.vectors), gib(m.matrix));
   printf("              matrix-free: %.3f GiB (space + vectors)\n", gib(m.direct));
+  printf("              Davidson: subspace %d for %d root%s, its vectors %.3f GiB%s", m.subspace, nr, nr > 1 ? "s" : "",
+         gib(m.davidson), R->subspace_reduced_from > 0 ? " (lowered to fit)" : "");
+  cis_gpu_info gi;
+  if (R->method == CIS_CI_METHOD_DIRECT && R->gpu && cis_gpu_get_info(&gi) == CIS_OK)
+    printf(" on one GPU (%s, %.3f GiB free: %s; the direct method runs on one GPU)", gi.name, gib((double)gi.free_mem),
+           m.davidson <= (double)gi.free_mem ? "fits" : "does not fit, refused");
+  printf("\n");
   printf("              this process may use %.3f GiB (%s); runs that do not fit are refused\n", gib((double)R->mem_limit),
          R->mem_why);
 }

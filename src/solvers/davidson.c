@@ -12,7 +12,12 @@
  *   residual r = H x - theta x = W c - theta V c;
  *   correction t = r / (theta - diag(H)) (eq. 9 of Davidson 1975),
  *   orthonormalised against V (two Gram-Schmidt passes) and appended;
- *   collapse to the Ritz vectors when the subspace is full. */
+ *   collapse to the Ritz vectors when the subspace has no room for k more.
+ *
+ * Memory: 2 max_sub + 2 k + 1 vectors of the dimension (V, W, the Ritz
+ * vectors x, H x turned into the residual in place, the diagonal): a large
+ * space pays for the subspace and little else (cis_davidson_vectors), and
+ * the caller bounds the subspace by what fits (cis_davidson_subspace). */
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -70,7 +75,7 @@ static void jacobi(double *a, int m, double *w, double *v) {
 }
 
 typedef struct work {
-  double *V, *W, *X, *HX, *R, *D;             /* backend vectors (D = diag(H)) */
+  double *V, *W, *X, *HX, *D;                 /* backend vectors (D = diag(H)); HX becomes the residuals */
   double *G, *Gc, *c, *theta, *prev, *h;      /* host, subspace sized */
 } work;
 
@@ -129,7 +134,7 @@ cleanup:
 
 static void work_free(kry_be *B, work *w) {
   if (B) {
-    double *dev[] = {w->V, w->W, w->X, w->HX, w->R, w->D};
+    double *dev[] = {w->V, w->W, w->X, w->HX, w->D};
     for (size_t i = 0; i < sizeof dev / sizeof *dev; ++i)
       if (dev[i]) B->ops->release(B, dev[i]);
   }
@@ -173,15 +178,28 @@ cleanup:
   return st;
 }
 
-/* R_r = H x_r - theta_r x_r for Ritz pair r. */
-static cis_status residual(kry_be *B, work *w, int r) {
+/* Collapse to the k Ritz vectors X (H X in HX): V_r <- X_r, W_r <- HX_r,
+ * G <- diag(theta). */
+static cis_status collapse(kry_be *B, work *w, int k, int max_sub) {
   cis_status st;
-  double *R = VEC(w->R, r);
-  OP(copy(B, VEC(w->HX, r), R));                         /* R = H x_r */
-  OP(axpy(B, kry_imm(-w->theta[r]), VEC(w->X, r), R));  /*   - theta_r x_r */
+  for (int r = 0; r < k; ++r) {
+    OP(copy(B, VEC(w->X, r), VEC(w->V, r)));
+    OP(copy(B, VEC(w->HX, r), VEC(w->W, r)));
+  }
+  memset(w->G, 0, (size_t)max_sub * max_sub * sizeof(double));
+  for (int r = 0; r < k; ++r) w->G[r * max_sub + r] = w->theta[r];
 cleanup:
   return st;
 }
+
+int cis_davidson_subspace(int k, int max_sub, int nguess) {
+  int m = max_sub > 0 ? max_sub : (8 * k > 24 ? 8 * k : 24);
+  if (m < 2 * k) m = 2 * k;
+  if (nguess > 0 && m < nguess + k) m = nguess + k;
+  return m;
+}
+
+int cis_davidson_vectors(int k, int max_sub) { return 2 * max_sub + 2 * k + 1; }
 
 cis_status cis_davidson_operator(const cis_operator *H, const double *diag, const cis_davidson_opts *o_in,
                                  double *evals, double *evecs, cis_davidson_info *info) {
@@ -208,9 +226,7 @@ cis_status cis_davidson_operator(const cis_operator *H, const double *diag, cons
     return cis_error(CIS_ERR_INVALID, "Davidson: tolerances must be > 0 and max_iter >= 1");
   if (o.guess && o.nguess < k)
     return cis_error(CIS_ERR_INVALID, "Davidson: %d guess vectors for %d roots", o.nguess, k);
-  int max_sub = o.max_sub > 0 ? o.max_sub : (8 * k > 24 ? 8 * k : 24);
-  if (max_sub < 2 * k) max_sub = 2 * k;
-  if (o.guess && max_sub < o.nguess + k) max_sub = o.nguess + k;
+  int max_sub = cis_davidson_subspace(k, o.max_sub, o.guess ? o.nguess : 0);
   if (max_sub > n) max_sub = (int)n;
   for (cis_int i = 0; i < n; ++i)
     if (!isfinite(diag[i])) return cis_error(CIS_ERR_NUMERIC, "Davidson: diagonal element %lld is not finite", (long long)i);
@@ -220,8 +236,7 @@ cis_status cis_davidson_operator(const cis_operator *H, const double *diag, cons
   OP(alloc(B, (void **)&w.V, max_sub, "Davidson subspace"));
   OP(alloc(B, (void **)&w.W, max_sub, "Davidson H*subspace"));
   OP(alloc(B, (void **)&w.X, k, "Davidson Ritz vectors"));
-  OP(alloc(B, (void **)&w.HX, k, "Davidson Ritz vectors"));
-  OP(alloc(B, (void **)&w.R, k, "Davidson residuals"));
+  OP(alloc(B, (void **)&w.HX, k, "Davidson residuals"));
   OP(alloc(B, (void **)&w.D, 1, "Davidson diagonal"));
   OP(upload(B, w.D, diag, n));
   CIS_TRY(cis_alloc_zeroed((void **)&w.G, (int64_t)max_sub * max_sub, sizeof(double), "Davidson subspace matrix"));
@@ -279,18 +294,23 @@ cis_status cis_davidson_operator(const cis_operator *H, const double *diag, cons
       for (int j = 0; j < m; ++j) w.Gc[i * m + j] = w.G[i * max_sub + j];
     jacobi(w.Gc, m, w.theta, w.c); /* G c_r = theta_r c_r */
     if (!isfinite(w.theta[0])) { st = cis_error(CIS_ERR_NUMERIC, "Davidson: Ritz value is not finite (operator gave NaN/Inf)"); goto cleanup; }
-    /* Ritz vectors x = V c, H x = W c */
+    /* Ritz vectors x = V c, H x = W c; no room for k corrections: collapse
+     * to them (V <- X, W <- HX) before H x becomes the residual */
     CIS_TRY(phase(B, o.verbose, &t_ph, &ph_rayleigh));
     OP(combine(B, w.V, w.c, m, k, w.X));
     OP(combine(B, w.W, w.c, m, k, w.HX));
+    if (max_sub - m < k && m < n) {
+      CIS_TRY(collapse(B, &w, k, max_sub));
+      m = k;
+    }
     inf.iterations = it;
     inf.max_residual = 0;
     int all = 1, done[64];
     nconv = 0;
-    for (int r = 0; r < k; ++r) { /* ||r|| = ||H x - theta x|| */
-      double rn;
-      CIS_TRY(residual(B, &w, r));
-      OP(dot_host(B, VEC(w.R, r), VEC(w.R, r), &rn));
+    for (int r = 0; r < k; ++r) { /* HX_r <- H x_r - theta_r x_r, ||HX_r|| */
+      double rn, *R = VEC(w.HX, r);
+      OP(axpy(B, kry_imm(-w.theta[r]), VEC(w.X, r), R));
+      OP(dot_host(B, R, R, &rn));
       rn = sqrt(rn);
       res[r] = rn;
       if (!(rn <= inf.max_residual)) inf.max_residual = rn;
@@ -303,15 +323,6 @@ cis_status cis_davidson_operator(const cis_operator *H, const double *diag, cons
               w.theta[0], inf.max_residual, nconv, k);
     for (int r = 0; r < k; ++r) w.prev[r] = w.theta[r];
     if (all) { converged = 1; break; }
-    if (max_sub - m < k) { /* collapse: V <- X, W <- HX, G <- diag(theta) */
-      for (int r = 0; r < k; ++r) {
-        OP(copy(B, VEC(w.X, r), VEC(w.V, r)));
-        OP(copy(B, VEC(w.HX, r), VEC(w.W, r)));
-      }
-      memset(w.G, 0, (size_t)max_sub * max_sub * sizeof(double));
-      for (int r = 0; r < k; ++r) w.G[r * max_sub + r] = w.theta[r];
-      m = k;
-    }
     CIS_TRY(phase(B, o.verbose, &t_ph, &ph_ritz));
     /* corrections t = (H x - theta x) / (theta - D) for unconverged roots */
     int added = 0;
@@ -319,7 +330,7 @@ cis_status cis_davidson_operator(const cis_operator *H, const double *diag, cons
       if (done[r]) continue;
       double *t = VEC(w.V, m + added);
       int keep;
-      OP(dav_precond(B, VEC(w.R, r), w.D, w.theta[r], t)); /* R_r of this iteration's check */
+      OP(dav_precond(B, VEC(w.HX, r), w.D, w.theta[r], t)); /* this iteration's residual */
       if (o.correct) CIS_TRY(o.correct(o.correct_ctx, t, B->stream));
       CIS_TRY(orthonormalise(B, w.V, m + added, w.h, &o, &keep));
       added += keep;
