@@ -326,7 +326,6 @@ static cis_status bench_matrix(const opts *o, const cis_csr *A, bench_run *r) {
   } else {
     snprintf(r->device, sizeof r->device, "no GPU (%s): CPU kernels, OpenMP %d threads, wall clock",
              why, omp_get_max_threads());
-    printf("%s\n", r->device);
     if (!(c.dx = malloc(vs * (size_t)(A->cols + 1)))) {
       st = cis_error(CIS_ERR_ALLOC, "bench: cannot allocate x");
       goto cleanup;
