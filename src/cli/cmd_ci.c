@@ -430,6 +430,15 @@ static void json_string(const char *s) {
   putchar('"');
 }
 
+/* The units of the JSON figures (energies in hartree, as in the text's Eh). */
+#define CI_JSON_UNITS "\"units\": {\"energies\": \"hartree\", \"times\": \"s\", \"memory\": \"bytes\"}"
+
+/* "key": value with the format, or null where the value does not apply. */
+static void json_or_null(const char *key, int applies, const char *fmt, double v) {
+  printf("\"%s\": ", key);
+  if (applies) printf(fmt, v); else printf("null");
+}
+
 /* Root k of the report (state q of the run) as a JSON object. */
 static void print_json_root(const cis_ci_result *R, int k) {
   const int q = R->state[k];
@@ -448,7 +457,7 @@ static void print_json_direct(const ci_args *a, const cis_ci_result *R) {
   const cis_ci_direct_info *d = &R->direct;
   printf("{\"file\": ");
   json_string(a->file);
-  printf(", \"norb\": %d, \"nelec\": %d, \"ms2\": %d, \"level\": -1, \"method\": \"direct\", \"determinants\": %lld, \"vector_length\": %lld, "
+  printf(", " CI_JSON_UNITS ", \"norb\": %d, \"nelec\": %d, \"ms2\": %d, \"level\": null, \"method\": \"direct\", \"determinants\": %lld, \"vector_length\": %lld, "
          "\"alpha_strings\": %lld, \"beta_strings\": %lld, \"npair\": %lld, \"block\": %lld, \"symmetry\": \"%s\", \"gemm\": ",
          F->norb, F->nelec, F->ms2, (long long)d->symmetry_determinants, (long long)d->determinants,
          (long long)d->alpha_strings,
@@ -470,10 +479,13 @@ static void print_json_direct(const ci_args *a, const cis_ci_result *R) {
     const cis_ci_direct_gpu_info *g = &R->direct_gpu;
     printf("\"gpu\": {\"name\": ");
     json_string(g->device);
-    printf(", \"sigma_ms\": %.6f, \"sigma_half_ms\": %.6f, \"link_bytes\": %lld, \"work_bytes\": %lld, \"free_bytes\": %lld, \"block\": %lld, "
-           "\"passes\": %lld}, ",
-           R->sigma_ms, R->sigma_half_ms, (long long)g->link_bytes, (long long)g->work_bytes, (long long)g->free_bytes,
-           (long long)g->block, (long long)g->passes);
+    printf(", ");
+    json_or_null("sigma_ms", R->sigma_ms > 0, "%.6f", R->sigma_ms); /* 0: not timed */
+    printf(", ");
+    json_or_null("sigma_half_ms", R->sigma_half_ms > 0, "%.6f", R->sigma_half_ms); /* 0: no half sigma here */
+    printf(", \"link_bytes\": %lld, \"work_bytes\": %lld, \"free_bytes\": %lld, \"block\": %lld, \"passes\": %lld}, ",
+           (long long)g->link_bytes, (long long)g->work_bytes, (long long)g->free_bytes, (long long)g->block,
+           (long long)g->passes);
   }
   printf("\"roots\": [");
   for (int k = 0; k < a->o.roots; ++k)
@@ -486,19 +498,23 @@ static void print_json(const ci_args *a, const cis_ci_result *R) {
   if (R->method == CIS_CI_METHOD_DIRECT) { print_json_direct(a, R); return; }
   printf("{\"file\": ");
   json_string(a->file);
-  printf(", \"norb\": %d, \"nelec\": %d, \"ms2\": %d, \"level\": %d, \"method\": \"stored\", \"determinants\": %lld, "
+  printf(", " CI_JSON_UNITS ", \"norb\": %d, \"nelec\": %d, \"ms2\": %d, ", F->norb, F->nelec, F->ms2);
+  json_or_null("level", a->o.level >= 0, "%.0f", a->o.level);
+  printf(", \"method\": \"stored\", \"determinants\": %lld, "
          "\"nnz\": %lld, \"symmetric\": %s, \"format\": \"%s\", \"values\": \"%s\", \"device\": \"%s\", \"build\": \"%s\", \"build_seconds\": %.6f, "
          "\"iterations\": %d, \"products\": %lld, \"spmv_seconds\": %.9f, \"solve_seconds\": %.6f, "
          "\"total_seconds\": %.6f, \"e_rhf\": %.12f, \"ecore\": %.12f, \"reference\": \"%s\", "
-         "\"orbsym_numbering\": \"%s\", \"isym\": %d, \"isym_assumed\": %s, \"pspace\": %d, \"spin_filter\": %g, "
+         "\"orbsym_numbering\": \"%s\", \"isym\": %d, \"isym_assumed\": %s, \"pspace\": %d, "
          "\"roots_computed\": %d, ",
-         F->norb, F->nelec, F->ms2, a->o.level, (long long)R->determinants, (long long)R->nnz,
+         (long long)R->determinants, (long long)R->nnz,
          a->o.symmetric ? "true" : "false", R->format,
          a->o.float_values ? "float" : "double", a->o.gpu ? "gpu" : "cpu", R->build_gpu ? "gpu" : "cpu", R->t_build, R->davidson.iterations, (long long)R->davidson.products,
          R->davidson.products ? R->davidson.op_seconds / R->davidson.products : 0.0, R->davidson.total_seconds, R->t_total, R->e_reference,
          F->ecore, R->no_reference ? "lowest determinant" : a->o.occ ? "occ" : "aufbau",
          F->sym_numbering == CIS_FCIDUMP_SYM_PYSCF ? "pyscf" : F->sym_numbering == CIS_FCIDUMP_SYM_MOLPRO ? "molpro" : "none",
-         F->isym, F->isym_assumed ? "true" : "false", R->pspace_used, a->o.spin, R->computed);
+         F->isym, F->isym_assumed ? "true" : "false", R->pspace_used, R->computed);
+  json_or_null("spin_filter", a->o.spin >= 0, "%g", a->o.spin); /* --spin S, null: every state */
+  printf(", ");
   if (a->o.gpu)
     printf("\"gpu\": {\"kernel\": \"%s\", \"device_bytes\": %lld, \"upload_seconds\": %.6f}, ", R->gpu_stats.kernel,
            (long long)R->gpu_stats.device_bytes, R->gpu_stats.upload_seconds);
@@ -526,18 +542,22 @@ static void print_count(const ci_args *a, const cis_ci_result *R) {
   if (a->json) {
     printf("{\"file\": ");
     json_string(a->file);
-    printf(", \"determinants\": %.0f, \"alpha_strings\": %.0f, \"beta_strings\": %.0f, \"level\": %d, \"isym\": %d, "
-           "\"orbsym_numbering\": \"%s\", \"by_irrep\": [", n, c->alpha_strings, c->beta_strings, a->o.level, R->fcidump->isym,
+    printf(", " CI_JSON_UNITS ", \"determinants\": %.0f, \"alpha_strings\": %.0f, \"beta_strings\": %.0f, ", n,
+           c->alpha_strings, c->beta_strings);
+    json_or_null("level", a->o.level >= 0, "%.0f", a->o.level);
+    printf(", \"isym\": %d, \"orbsym_numbering\": \"%s\", \"by_irrep\": [", R->fcidump->isym,
            cis_fcidump_numbering_name(R->fcidump->sym_numbering));
     for (int g = 0; g < 8; ++g) printf("%s%.0f", g ? ", " : "", c->per_irrep[g]);
     printf("], \"by_level\": [");
     for (int l = 0; l <= c->level; ++l) printf("%s%.0f", l ? ", " : "", c->per_level[l]);
-    printf("], \"nnz\": %.0f, \"nnz_exact\": %s, \"nnz_estimated\": %s, \"max_row\": %.0f, \"symmetric\": %s, \"count_seconds\": %.6f, "
-           "\"memory\": {\"csr\": %.0f, \"ell\": %.0f, \"space\": %.0f, \"vectors\": %.0f, \"stored\": %.0f, \"direct\": %.0f, "
-           "\"limit\": %lld, \"limit_from\": \"%s\"}}\n",
-           nnz, R->nnz_counted ? "true" : "false", !R->nnz_counted && R->nnz_estimate > 0 ? "true" : "false", R->nnz_counted ? (double)R->count_max_row : c->row_bound,
-           a->o.symmetric ? "true" : "false", R->t_build, csr, ell, m.space, m.vectors, m.stored, m.direct,
-           (long long)R->mem_limit, R->mem_why);
+    printf("], \"nnz\": %.0f, \"nnz_exact\": %s, \"nnz_estimated\": %s, \"max_row\": %.0f, \"symmetric\": %s, ",
+           nnz, R->nnz_counted ? "true" : "false", !R->nnz_counted && R->nnz_estimate > 0 ? "true" : "false",
+           R->nnz_counted ? (double)R->count_max_row : c->row_bound, a->o.symmetric ? "true" : "false");
+    json_or_null("count_seconds", R->nnz_counted, "%.6f", R->t_build); /* null: not counted */
+    printf(", \"memory\": {\"csr\": %.0f, \"ell\": %.0f, \"space\": %.0f, \"vectors\": %.0f, \"stored\": %.0f, "
+           "\"direct\": %.0f, ", csr, ell, m.space, m.vectors, m.stored, m.direct);
+    json_or_null("limit", R->mem_limit > 0, "%.0f", (double)R->mem_limit); /* null: unknown */
+    printf(", \"limit_from\": \"%s\"}}\n", R->mem_why);
     return;
   }
   if (n < 9007199254740992.0)
@@ -569,6 +589,19 @@ static void print_count(const ci_args *a, const cis_ci_result *R) {
   printf("              matrix-free: %.3f GiB (space + vectors)\n", gib(m.direct));
   printf("              this process may use %.3f GiB (%s); runs that do not fit are refused\n", gib((double)R->mem_limit),
          R->mem_why);
+}
+
+/* A line on stderr for each option the method that ran does not read (the
+ * method auto chose may not be the one an option was meant for). */
+static void say_unused(const ci_args *a, const cis_ci_result *R) {
+  const int stored = R->method == CIS_CI_METHOD_STORED;
+  if (a->o.block_products && !(stored && R->gpu && R->computed > 1))
+    fprintf(stderr, "cisparse: --block-products not used: it needs the stored H on the GPU and more than one root "
+                    "(this run: %s on the %s, %d root%s)\n", stored ? "stored" : "direct", R->gpu ? "GPU" : "CPU",
+            R->computed, R->computed > 1 ? "s" : "");
+  if (stored && a->o.no_time_reversal) fprintf(stderr, "cisparse: --no-time-reversal not used: the stored method ran\n");
+  if (stored && a->o.symmetry_projection)
+    fprintf(stderr, "cisparse: --symmetry-projection not used: the stored method ran\n");
 }
 
 /* One progress line on stderr (the form --help documents). */
@@ -606,7 +639,8 @@ int cis_cmd_ci(int argc, char **argv) {
     a.o.progress_user = &a;
   }
   cis_status st = cis_ci_solve_file(a.file, &a.o, &R);
-  if (st == CIS_OK && R->format_reason[0]) fprintf(stderr, "--format auto: %s\n", R->format_reason);
+  if (st == CIS_OK && R->format_reason[0] && !a.quiet) fprintf(stderr, "--format auto: %s\n", R->format_reason);
+  if (st == CIS_OK && !a.o.count_only) say_unused(&a, R);
   if (st == CIS_OK && a.o.count_only) {
     print_count(&a, R);
   } else if (st == CIS_OK) { /* an unconverged root is an error, not a result */
