@@ -109,7 +109,7 @@ def cis_case(exe, path, solves, tol):
         last = json.loads(p.stdout)
         runs.append(last)
     return {'command': ' '.join(cmd), 'sigma_ms': statistics.median(r['gpu']['sigma_ms'] for r in runs),
-            'sigma_half_ms': statistics.median(r['gpu']['sigma_half_ms'] for r in runs),
+            'sigma_half_ms': statistics.median(r['gpu']['sigma_half_ms'] or float('nan') for r in runs),  # null: no half sigma
             'half_sigmas': last['half_sigmas'], 's2_s': last['s2_seconds'],
             'solve_s': statistics.median(r['to_solution_seconds'] for r in runs),
             'solve_runs_s': [r['to_solution_seconds'] for r in runs], 'davidson_s': last['solve_seconds'],

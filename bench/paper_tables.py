@@ -29,7 +29,7 @@ def main(paths):
             times[k].append(row.get(k, float("nan")))
         print(f"| {r['matrix']} | {r['nnz']} | " + " | ".join(f"{row.get(k, float('nan')):.4f}" for k in kernels) + " |")
     print()
-    print(f"device: {runs[0].get('device', '?')}; measured read bandwidth {runs[0].get('bandwidth_gbs', 0):.0f} GB/s; "
+    print(f"device: {runs[0].get('device', '?')}; measured read bandwidth {runs[0].get('bandwidth_gbs') or 0:.0f} GB/s; "
           f"median of {runs[0].get('runs')} runs; times in ms")
     print()
     print("| kernel | min ms | max ms | avg ms | avg speedup vs fastest cuSPARSE |")

@@ -36,6 +36,33 @@ extern "C" {
 
 typedef enum { CIS_CI_METHOD_AUTO = 0, CIS_CI_METHOD_STORED = 1, CIS_CI_METHOD_DIRECT = 2 } cis_ci_method;
 
+struct cis_ci_result;
+
+/* What the driver reports while it works (cis_ci_solve_opts.progress). */
+typedef enum {
+  CIS_CI_PROGRESS_HEADER = 0,   /* once, before the long work (the H build or the first sigma): the method, why,
+                                   the space and the memory are known; the result's other fields are not yet */
+  CIS_CI_PROGRESS_ITERATION = 1 /* after each Davidson iteration */
+} cis_ci_progress_event;
+
+typedef struct cis_ci_progress {
+  cis_ci_progress_event event;
+  const struct cis_ci_result *result; /* HEADER: the result so far (method, why, determinants, strings, counts,
+                                         need, mem_limit; stored: nnz_estimate; direct: direct) */
+  int iteration, subspace;      /* ITERATION: the Davidson iteration (1-based), subspace vectors */
+  int roots, converged;         /* roots Davidson computes, those converged */
+  cis_int products;             /* products (H x or sigma) so far */
+  double energy;                /* lowest root's total energy in Eh (core energy included) */
+  double max_residual, tol;     /* largest residual norm of the roots, and the tolerance */
+  double seconds;               /* this iteration */
+  double elapsed;               /* since the solve began (the file's read included) */
+  double eta;                   /* estimated seconds left from the residual's decrease so far, at most the
+                                   iterations left to max_iter; < 0 none (residual not falling yet) */
+} cis_ci_progress;
+
+/* A progress callback: it reads p (valid during the call only) and returns. */
+typedef void (*cis_ci_progress_fn)(void *user, const cis_ci_progress *p);
+
 typedef struct cis_ci_solve_opts {
   cis_ci_method method;
   int gpu;               /* 1: Davidson's products (and the direct sigma) on the GPU */
@@ -73,6 +100,8 @@ typedef struct cis_ci_solve_opts {
   double spin_penalty_ss;/* ss of the penalty (< 0: Sz(Sz+1)); squared above the lowest spin, PySCF's rule */
   const double *guess;   /* nguess warm-start vectors in the result's determinant order (cis_ci_solver_dets) */
   int nguess;
+  cis_ci_progress_fn progress; /* NULL (default): none; else called with progress_user (see cis_ci_progress) */
+  void *progress_user;
 } cis_ci_solve_opts;
 
 #define CIS_CI_ALL_GPUS (-1)

@@ -124,13 +124,16 @@ CIS_API cis_status cis_true_residual(const cis_operator *A, const void *b, const
 
 /* ---- Davidson ------------------------------------------------------------ */
 
+typedef struct cis_davidson_progress cis_davidson_progress; /* below */
+
 typedef struct cis_davidson_opts {
   int roots;        /* k lowest eigenpairs (default 1) */
   double tol;       /* residual norm ||H x - e x|| (default 1e-8) */
   double etol;      /* energy change between iterations (default 1e-10) */
   int max_iter;     /* default 200 */
   int max_sub;      /* subspace size before collapse (default max(8k, 24); cis_davidson_subspace) */
-  int verbose;      /* print per-iteration lines on stderr */
+  int verbose;      /* print per-iteration lines on stderr (energies + energy_offset, seconds per
+                       iteration) and the time per phase at the end */
   /* Initial subspace (default NULL/0: unit vectors on the `roots` lowest
    * diagonal elements). guess: host array of nguess vectors of H's rows
    * doubles, vector j at guess + j*rows, e.g. the lowest eigenvectors of H
@@ -154,7 +157,30 @@ typedef struct cis_davidson_opts {
    * whatever it does: a correction only chooses the direction added. */
   cis_status (*correct)(void *ctx, void *t, cis_stream s);
   void *correct_ctx;
+  /* Optional: called after every iteration's convergence check (before the
+   * corrections) with what that iteration found; NULL (default): none. It
+   * only reads: what it does changes nothing in the solve. */
+  void (*progress)(void *ctx, const cis_davidson_progress *p);
+  void *progress_ctx;
+  /* Added to the energies the verbose lines print and progress reports
+   * (e.g. a CI core energy, so that they are totals); default 0. The
+   * returned evals are the operator's eigenvalues, without it. */
+  double energy_offset;
 } cis_davidson_opts;
+
+/* One Davidson iteration, as cis_davidson_opts.progress receives it. */
+struct cis_davidson_progress {
+  int iteration;        /* 1-based */
+  int subspace;         /* vectors in the subspace */
+  int roots, converged; /* roots asked, those converged */
+  cis_int products;     /* H x so far */
+  double energy;        /* lowest Ritz value + energy_offset */
+  double max_residual;  /* largest residual norm over the roots */
+  double tol;           /* the residual tolerance */
+  int max_iter;
+  double seconds;       /* this iteration (products, subspace, residuals) */
+  double elapsed;       /* since the call began */
+};
 
 typedef struct cis_davidson_info {
   int iterations;

@@ -62,7 +62,8 @@ def plot_spmv(run, prefix):
         ax.tick_params(axis="x", rotation=60, labelsize=8)
         if run["gpu"]:
             ax2 = ax.twinx()
-            ax2.plot(names, [r["pct_bw"] for r in main_rows], "o", color="tab:red")
+            ax2.plot(names, [float("nan") if r["pct_bw"] is None else r["pct_bw"] for r in main_rows], "o",
+                     color="tab:red")  # null: no measured bandwidth
             ax2.set_ylabel("% of measured read bandwidth", color="tab:red")
             ax2.set_ylim(0, 110)
         fig.tight_layout()
@@ -101,7 +102,7 @@ def _ordered(rows, key, known=None):
 def plot_solvers(run, prefix):
     """PREFIX_fig4.png and PREFIX_ms.png from a `cisparse solve --sweep --json`
     run (a dict); returns the paths written (none when it has no rows)."""
-    rows = run["results"]
+    rows = [dict(r, sync=r["sync"] or "n/a") for r in run["results"]]  # null sync: the host loop
     methods = _ordered(rows, "method", ("cg", "bicg", "bicgstab"))
     preconds = _ordered(rows, "precond", ("none", "jacobi"))
     versions = _ordered(rows, "version")

@@ -21,7 +21,7 @@ SPMV_RUN = {
 
 
 def _sweep_row(method, precond, ms):
-    return {"method": method, "precond": precond, "version": "host", "sync": "n/a", "ms_per_iteration": ms,
+    return {"method": method, "precond": precond, "version": "host", "sync": None, "ms_per_iteration": ms,
             "time_vs_cublasL_spin": 1.0, "energy_vs_cublasL_spin": None}
 
 

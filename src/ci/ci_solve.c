@@ -155,6 +155,7 @@ static cis_status solve_stored(ci_run *r, int build_gpu) {
                      "Davidson vectors need %.1f GiB on the GPU; %s has %.1f GiB free",
                      (long long)n, R->nnz_estimate, (long long)R->nnz_sampled, gib(mat + R->need.vectors), gi.name,
                      gib((double)gi.free_mem));
+  ci_report_header(r); /* the build and Davidson next */
   double tb = cis_wtime();
   if (build_gpu) {
     if (o->symmetric) CIS_TRY(cis_ci_hamiltonian_gpu_upper(r->F, r->S, sym_kernel(o), &r->plan, &R->nnz));
@@ -364,6 +365,7 @@ static cis_status run(ci_run *r, double t0) {
   cis_status st;
   const cis_ci_solve_opts *o = r->o;
   cis_ci_result *R = r->R;
+  r->t0 = t0;
   CIS_TRY(check_options(r->F, o));
   if (o->gpus != 0 || o->cpu_parts > 0) {
     R->why = "";
@@ -394,6 +396,9 @@ static cis_status run(ci_run *r, double t0) {
                      CIS_CI_DIRECT_MAX_ORB);
   /* the spin penalty is a host operator: the direct sigma on the CPU */
   R->gpu = o->gpu && !(r->direct && o->spin_penalty > 0);
+  char why[200];
+  if (R->gpu && cis_gpu_count(why, sizeof why) == 0) /* said before anything is printed or built */
+    return cis_error(CIS_ERR_NO_GPU, "--device gpu: %s", why);
   direct_subspace(r);
   /* the direct GPU path keeps Davidson's vectors on the device (checked there) */
   if (R->mem_limit > 0 && !(r->direct && R->gpu) && R->need.direct > (double)R->mem_limit)

@@ -57,6 +57,8 @@ cis_status ci_run_distributed(ci_run *r) {
   R->size = R->determinants = n;
   R->alpha_strings = cis_ci_space_nalpha_strings(r->S);
   R->beta_strings = cis_ci_space_nbeta_strings(r->S);
+  R->method = CIS_CI_METHOD_STORED;
+  ci_report_header(r); /* the count, the parts' builds and Davidson next */
   double t0 = cis_wtime();
   if (!(counts = malloc((size_t)(n > 0 ? n : 1) * sizeof *counts)))
     CIS_TRY(cis_error(CIS_ERR_ALLOC, "out of host memory for %lld row counts", (long long)n));
@@ -98,6 +100,7 @@ cis_status ci_run_distributed(ci_run *r) {
   d.guess = guess;
   d.nguess = nguess;
   d.max_sub = r->max_sub;
+  ci_davidson_progress(r, &d);
   if (!(r->evals = malloc((size_t)r->nr * sizeof(double))) || !(r->s2 = malloc((size_t)r->nr * sizeof(double))) ||
       !(r->pick = malloc((size_t)o->roots * sizeof(int))))
     CIS_TRY(cis_error(CIS_ERR_ALLOC, "cannot allocate %d roots", r->nr));

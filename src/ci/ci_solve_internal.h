@@ -43,6 +43,10 @@ typedef struct ci_run {
   double *evals, *evecs, *s2;
   int *pick;
   int nroots;
+  /* progress (o->progress) */
+  double t0;               /* the solve's clock */
+  int header_sent;
+  double last_residual, sec_avg; /* for the ETA */
 } ci_run;
 
 /* Davidson for r->nr roots and more (up to r->cap) until o->roots of spin
@@ -76,6 +80,10 @@ cis_status ci_stored_space(cis_ci_solver *s, const cis_fcidump *F, const cis_ci_
 cis_status ci_run_guesses(ci_run *r, int nvec, double **guess, int *ng);
 /* A key naming F's space and what of o shapes it, for the kept spaces. */
 void ci_space_key(const cis_fcidump *F, const cis_ci_solve_opts *o, int direct, char *key, size_t len);
+/* The header event (o->progress, once per solve): method, space and memory known, the long work next. */
+void ci_report_header(ci_run *r);
+/* d's progress hook and energy offset (F's core energy) set to report through o->progress. */
+void ci_davidson_progress(ci_run *r, cis_davidson_opts *d);
 /* 1 when F has point-group symmetry (ISYM or an ORBSYM not 1). */
 int ci_has_symmetry(const cis_fcidump *F);
 

@@ -62,6 +62,58 @@ void ci_space_key(const cis_fcidump *F, const cis_ci_solve_opts *o, int direct, 
   for (int p = 0; p < F->norb && k + 4 < len; ++p) k += (size_t)snprintf(key + k, len - k, "%d,", F->orbsym[p]);
 }
 
+void ci_report_header(ci_run *r) {
+  if (!r->o->progress || r->header_sent) return;
+  cis_ci_progress p;
+  memset(&p, 0, sizeof p);
+  p.event = CIS_CI_PROGRESS_HEADER;
+  p.result = r->R;
+  p.elapsed = cis_wtime() - r->t0;
+  p.eta = -1;
+  r->header_sent = 1;
+  r->o->progress(r->o->progress_user, &p);
+}
+
+/* Seconds left: the residual falls by the factor of its last decrease per
+ * iteration until below tol, at the averaged seconds per iteration, and no
+ * further than max_iter; -1 while it does not fall. */
+static double eta(const ci_run *r, const cis_davidson_progress *d) {
+  const double rate = r->last_residual > 0 && d->max_residual > 0 ? log(r->last_residual / d->max_residual) : 0;
+  if (d->max_residual <= d->tol) return 0;
+  if (!(rate > 1e-3)) return -1;
+  double left = ceil(log(d->max_residual / d->tol) / rate);
+  if (left > d->max_iter - d->iteration) left = d->max_iter - d->iteration;
+  return left * r->sec_avg;
+}
+
+/* Davidson's progress as the driver's: total energy, the solve's clock, the ETA. */
+static void davidson_progress(void *ctx, const cis_davidson_progress *d) {
+  ci_run *r = ctx;
+  cis_ci_progress p;
+  memset(&p, 0, sizeof p);
+  r->sec_avg = d->iteration == 1 ? d->seconds : 0.5 * (r->sec_avg + d->seconds);
+  p.event = CIS_CI_PROGRESS_ITERATION;
+  p.result = r->R;
+  p.iteration = d->iteration, p.subspace = d->subspace;
+  p.roots = d->roots, p.converged = d->converged;
+  p.products = d->products;
+  p.energy = d->energy;
+  p.max_residual = d->max_residual, p.tol = d->tol;
+  p.seconds = d->seconds;
+  p.elapsed = cis_wtime() - r->t0;
+  p.eta = d->iteration > 1 ? eta(r, d) : -1;
+  r->last_residual = d->max_residual;
+  r->o->progress(r->o->progress_user, &p);
+}
+
+void ci_davidson_progress(ci_run *r, cis_davidson_opts *d) {
+  d->energy_offset = r->F->ecore;
+  if (!r->o->progress) return;
+  d->progress = davidson_progress;
+  d->progress_ctx = r;
+  r->last_residual = 0;
+}
+
 typedef struct cpu_op { const cis_matrix *M; const cis_csr *U; } cpu_op;
 static cis_status cpu_apply(void *c, const double *x, double *y) {
   cpu_op *o = c;
@@ -148,6 +200,7 @@ static cis_status solve_roots(ci_run *r) {
   d.guess = guess;
   d.nguess = nguess;
   d.max_sub = r->max_sub;
+  ci_davidson_progress(r, &d);
   /* corrections kept exactly alpha <-> beta pure (every product a half
    * sigma); compact vectors on the GPU have no device projection yet */
   if (r->D && !(compact && r->G) && !r->pen) {

@@ -42,10 +42,13 @@ cis_status bench_write_csv(const char *path, const bench_run *r) {
              "speedup_vs_cusparse,rel_err,bytes,matrix_bytes,note\n");
   for (int i = 0; i < r->n; ++i) {
     const bench_row *w = &r->rows_out[i];
-    fprintf(f, "\"%s\",%lld,%lld,%lld,%s,%s,%s,%d,%d,%.6f,%.3f,%.3f,%.2f,%.4f,%.3e,%lld,%lld,\"%s\"\n",
+    char pct[32] = "", speedup[32] = ""; /* empty where they do not apply (as null in the JSON) */
+    if (r->gpu && w->pct_bw > 0) snprintf(pct, sizeof pct, "%.2f", w->pct_bw);
+    if (w->speedup > 0) snprintf(speedup, sizeof speedup, "%.4f", w->speedup);
+    fprintf(f, "\"%s\",%lld,%lld,%lld,%s,%s,%s,%d,%d,%.6f,%.3f,%.3f,%s,%s,%.3e,%lld,%lld,\"%s\"\n",
             r->matrix, (long long)r->rows, (long long)r->cols, (long long)r->nnz,
             cis_dtype_name(r->dtype), w->label, w->format, w->block, w->is_cusparse, w->ms,
-            w->gflops, w->gbs, w->pct_bw, w->speedup, w->rel_err, (long long)w->bytes,
+            w->gflops, w->gbs, pct, speedup, w->rel_err, (long long)w->bytes,
             (long long)w->matrix_bytes, w->note);
   }
   int bad = ferror(f);
@@ -81,8 +84,9 @@ cis_status bench_write_json(const char *path, const bench_run *r) {
           (long long)r->rows, (long long)r->cols, (long long)r->nnz, cis_dtype_name(r->dtype));
   fprintf(f, "  \"gpu\": %s, \"device\": ", r->gpu ? "true" : "false");
   json_str(f, r->device);
-  fprintf(f, ", \"bandwidth_gbs\": %.2f, \"runs\": %d, \"warmup\": %d,\n  \"results\": [\n",
-          r->bw_gbs, r->runs, r->warmup);
+  fprintf(f, ", \"units\": {\"ms\": \"milliseconds per SpMV\", \"gbs\": \"GB/s (1e9 bytes)\", \"bytes\": \"bytes\"}, ");
+  json_num(f, "bandwidth_gbs", r->gpu && r->bw_gbs > 0 ? r->bw_gbs : NAN, "%.2f"); /* null: not measured (CPU) */
+  fprintf(f, ", \"runs\": %d, \"warmup\": %d,\n  \"results\": [\n", r->runs, r->warmup);
   for (int i = 0; i < r->n; ++i) {
     const bench_row *w = &r->rows_out[i];
     fprintf(f, "    {\"kernel\": ");
@@ -94,9 +98,12 @@ cis_status bench_write_json(const char *path, const bench_run *r) {
       fprintf(f, "\"note\": ");
       json_str(f, w->note);
     } else {
-      fprintf(f, "\"ms\": %.6f, \"gflops\": %.3f, \"gbs\": %.3f, \"pct_bw\": %.2f, "
-                 "\"speedup_vs_cusparse\": %.4f, ",
-              w->ms, w->gflops, w->gbs, w->pct_bw, w->speedup);
+      fprintf(f, "\"ms\": %.6f, \"gflops\": %.3f, \"gbs\": %.3f, ", w->ms, w->gflops, w->gbs);
+      /* null where they do not apply: no measured bandwidth (CPU), no cuSPARSE row to compare with */
+      json_num(f, "pct_bw", r->gpu && w->pct_bw > 0 ? w->pct_bw : NAN, "%.2f");
+      fprintf(f, ", ");
+      json_num(f, "speedup_vs_cusparse", w->speedup > 0 ? w->speedup : NAN, "%.4f");
+      fprintf(f, ", ");
       json_num(f, "rel_err", w->rel_err, "%.3e");
       fprintf(f, ", \"bytes\": %lld, \"matrix_bytes\": %lld", (long long)w->bytes,
               (long long)w->matrix_bytes);

@@ -4,7 +4,38 @@
 #include <string.h>
 #include "cli/cli_matrix.h"
 
+/* 1 when name is one of the space-separated words of list. */
+static int among(const char *name, const char *list) {
+  const size_t n = strlen(name);
+  for (const char *w = strstr(list, name); w; w = strstr(w + 1, name))
+    if ((w == list || w[-1] == ' ') && (w[n] == ' ' || w[n] == '\0')) return 1;
+  return 0;
+}
+
+/* A line on stderr for each format option given (differing from its default)
+ * that format does not read, or that --format auto replaces: none is
+ * dropped without a word. */
+static void say_unused_options(const char *format, const cis_format_params *p) {
+  const cis_format_params d = cis_format_params_default();
+  const struct { const char *opt; int given; const char *formats; } use[] = {
+      {"--slice", p->slice != d.slice, "sell sellr sellcs sell16"},
+      {"--sigma", p->sigma != d.sigma, "sellcs sell16"},
+      {"--block", p->block != d.block, "csb"},
+      {"--boundary", p->boundary != d.boundary, "hyb"},
+      {"--boundary-mode", p->boundary_mode != d.boundary_mode, "hyb"}};
+  for (size_t k = 0; k < sizeof use / sizeof use[0]; ++k) {
+    if (!use[k].given || among(format, use[k].formats)) continue;
+    if (!strcmp(format, "auto"))
+      fprintf(stderr, "cisparse: %s not used: --format auto chooses the format and its parameters (name the "
+                      "format: %s)\n", use[k].opt, use[k].formats);
+    else
+      fprintf(stderr, "cisparse: %s not used: --format %s has no such parameter (it is for %s)\n", use[k].opt,
+              format, use[k].formats);
+  }
+}
+
 cis_status cli_format_auto(const cis_csr *A, const char **format, cis_format_params *p, const char **kernel) {
+  say_unused_options(*format, p);
   if (strcmp(*format, "auto")) return CIS_OK;
   if (p->float_values) { /* the one format that stores float values under double vectors */
     fprintf(stderr, "--format auto with --values float: sell16\n");

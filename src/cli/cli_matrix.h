@@ -15,7 +15,9 @@
 int cli_format_option(int argc, char **argv, int *i, cis_format_params *p);
 /* --format auto: when *format is "auto", cis_format_auto's format, its
  * parameters (the precision of p kept) and GPU kernel (when *kernel is
- * NULL) for A, and the rule's reason on stderr; any other name: nothing. */
+ * NULL) for A, and the rule's reason on stderr; any other name: nothing.
+ * Either way a "not used" line on stderr for each format option of p that
+ * *format does not read (or that auto replaces). */
 cis_status cli_format_auto(const cis_csr *A, const char **format, cis_format_params *p, const char **kernel);
 #define CLI_FORMAT_OPTIONS \
   "[--precision double|float] [--slice S] [--sigma N] [--block Z] [--boundary B] [--boundary-mode count|column]\n" \

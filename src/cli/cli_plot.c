@@ -1,15 +1,28 @@
 /* cli_plot.c: --plot PREFIX of `bench` and `solve --sweep`. The charts come
  * from the Python package (`python3 -m cisparse.plot KIND JSON PREFIX`, needs
- * matplotlib: pip install 'cisparse[plot]'); the tool runs it when both import,
- * and otherwise says in one line where the JSON is and the command that draws
- * it. Either way the measurement's exit status is kept. */
+ * matplotlib: pip install '.[plot]' from the source tree); the tool runs it
+ * when both import, and otherwise says in one "plot: not run" line why, where
+ * the JSON is and the command that draws it. Either way the measurement's exit
+ * status is kept. */
 #include <stdlib.h>
 #include <string.h>
 #include "cli/cli.h"
 
-/* 1 when `python3` imports cisparse.plot and matplotlib (output discarded). */
-static int plot_module_importable(void) {
-  return system("python3 -c 'import cisparse.plot, matplotlib' >/dev/null 2>&1") == 0;
+/* 1 when `python3 -c CODE` exits 0 (output discarded). */
+static int python_ok(const char *code) {
+  char cmd[256];
+  snprintf(cmd, sizeof cmd, "python3 -c '%s' >/dev/null 2>&1", code);
+  return system(cmd) == 0;
+}
+
+/* Why python3 cannot draw here (NULL: it can). */
+static const char *cannot_draw(void) {
+  if (!python_ok("import sys")) return "no python3 on the PATH";
+  if (!python_ok("import cisparse.plot"))
+    return "python3 cannot import cisparse.plot, the package that draws with matplotlib: pip install '.[plot]' in "
+           "the cisparse source tree, or PYTHONPATH=SOURCE/python CISPARSE_LIBRARY=BUILD/libcisparse.so";
+  if (!python_ok("import matplotlib")) return "python3 has no matplotlib: pip install matplotlib (or '.[plot]')";
+  return NULL;
 }
 
 void cli_plot(const char *kind, const char *json, const char *prefix, FILE *out) {
@@ -17,11 +30,9 @@ void cli_plot(const char *kind, const char *json, const char *prefix, FILE *out)
   const int quoted = strchr(json, '\'') || strchr(prefix, '\'');
   fflush(out);
   fflush(stdout);
-  if (quoted || !plot_module_importable()) {
-    fprintf(out, "plot: no PNG drawn here (%s); the JSON is in %s; draw it with "
-                 "`python3 -m cisparse.plot %s %s %s`\n",
-            quoted ? "a path holds a quote"
-                   : "python3 cannot import cisparse.plot and matplotlib: pip install 'cisparse[plot]'",
+  const char *why = quoted ? "a path holds a quote" : cannot_draw();
+  if (why) {
+    fprintf(out, "plot: not run (%s); the JSON is in %s; draw it with `python3 -m cisparse.plot %s %s %s`\n", why,
             json, kind, json, prefix);
     return;
   }

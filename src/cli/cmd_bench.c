@@ -34,14 +34,26 @@ typedef struct opts {
   long long spmm;
 } opts;
 
-static int usage(void) {
-  fprintf(stderr,
+static void usage(FILE *f) {
+  fprintf(f,
           "usage: cisparse bench FILE|SPEC [--precision double|float] [--runs 50] [--warmup 5]\n"
           "       [--kernels a,b,...] [--sweep-block] [--sweep-slice] [--csv FILE] [--json FILE]\n"
           "       [--plot PREFIX] [--symmetric] [--spmm K]\n"
           "matrix: a file, a generator spec, or an FCIDUMP file (its full-CI Hamiltonian, built on the host)\n"
-          "--symmetric: also csr-sym, csr-sym-det, csr-sym-win and sym-seg (upper triangle; refused if A is not symmetric)\n"
-          "--spmm K: SpMM for k = 1, 2, 4, ... K (K <= 16) beside cuSPARSE SpMM (GPU)\n"
+          "  --precision P    values and vectors in double (default) or float\n"
+          "  --runs N         timed runs per kernel, the median reported (default 50; 10 by `run` on the CPU)\n"
+          "  --warmup N       untimed runs first (default 5)\n"
+          "  --kernels LIST   only these (names below; on the CPU the format names)\n"
+          "  --sweep-block    GPU: also hyb-paper at every block size (Algorithm 7); not run on the CPU\n"
+          "  --sweep-slice    GPU: also sell at every slice size S; not run on the CPU\n"
+          "  --csv FILE       the table as CSV (empty where a value does not apply)\n"
+          "  --json FILE      the table as JSON (ms per SpMV, GB/s; null where a value does not apply:\n"
+          "                   pct_bw without a measured bandwidth, speedup_vs_cusparse without cuSPARSE)\n"
+          "  --plot PREFIX    PREFIX_*.png through `python3 -m cisparse.plot spmv JSON PREFIX` (needs the\n"
+          "                   Python package and matplotlib; else a \"plot: not run\" line with that command)\n"
+          "  --symmetric      GPU: also csr-sym, csr-sym-det, csr-sym-win and sym-seg (upper triangle; refused\n"
+          "                   if A is not symmetric); on the CPU only the check\n"
+          "  --spmm K         GPU: SpMM for k = 1, 2, 4, ... K (K <= 16) beside cuSPARSE SpMM; not run on the CPU\n"
           "kernels: csr-scalar csr-vector ell ellr sell sell-row sellr sellcs sellcs-row sell16 csb csr5\n"
           "         sell16-f32v (sell16, float values, double vectors and sums: only when named, double runs)\n"
           "         hyb-paper hyb auto (cis_format_auto's choice)\n"
@@ -50,7 +62,6 @@ static int usage(void) {
           "       cisparse bench FILE|SPEC --gpus N | --cpu-parts N [--format F] [--kernel K]\n"
           "       [--exchange auto|allgather|p2p] [--runs 50]: the distributed SpMV over N GPUs\n"
           "       (NCCL, N = 0: all) or N CPU parts, with its exchange volume and time share\n");
-  return 2;
 }
 
 static int parse(int argc, char **argv, opts *o) {
@@ -61,7 +72,7 @@ static int parse(int argc, char **argv, opts *o) {
   for (int i = 1; i < argc; ++i) {
     const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
     int rc = 0;
-    if (!strcmp(a, "--help") || !strcmp(a, "-h")) return usage();
+    if (!strcmp(a, "--help") || !strcmp(a, "-h")) { usage(stdout); return -1; }
     else if (!strcmp(a, "--precision")) rc = cli_dtype(v, &o->t), i++;
     else if (!strcmp(a, "--runs")) rc = cli_int(a, v, &o->runs), i++;
     else if (!strcmp(a, "--warmup")) rc = cli_int(a, v, &o->warmup), i++;
@@ -81,7 +92,7 @@ static int parse(int argc, char **argv, opts *o) {
          !strcmp(a, "--plot")) && !v)
       return cli_usage("%s needs a value", a);
   }
-  if (!o->matrix) return usage();
+  if (!o->matrix) { usage(stderr); return 2; }
   if (o->runs < 1 || o->runs > 100000) return cli_usage("--runs must be 1..100000, got %lld", o->runs);
   if (o->warmup < 0 || o->warmup > 100000) return cli_usage("--warmup must be 0..100000, got %lld", o->warmup);
   if (o->spmm < 0 || o->spmm > 16) return cli_usage("--spmm must be 1..16 vectors, got %lld", o->spmm);
@@ -326,7 +337,6 @@ static cis_status bench_matrix(const opts *o, const cis_csr *A, bench_run *r) {
   } else {
     snprintf(r->device, sizeof r->device, "no GPU (%s): CPU kernels, OpenMP %d threads, wall clock",
              why, omp_get_max_threads());
-    printf("%s\n", r->device);
     if (!(c.dx = malloc(vs * (size_t)(A->cols + 1)))) {
       st = cis_error(CIS_ERR_ALLOC, "bench: cannot allocate x");
       goto cleanup;
@@ -361,8 +371,13 @@ static cis_status bench_matrix(const opts *o, const cis_csr *A, bench_run *r) {
     r->printed = 1;
     cli_bench_determinism(U, o->t, c.dx, c.dy);
   }
-  if (!r->gpu && (o->spmm > 0 || U))
-    printf("no GPU: --symmetric only checked the matrix and --spmm was not run (both time GPU kernels)\n");
+  if (!r->gpu) { /* the GPU-only options: each said, none dropped without a word */
+    const char *gpu_only[] = {o->spmm > 0 ? "--spmm" : NULL, o->sweep_block ? "--sweep-block" : NULL,
+                              o->sweep_slice ? "--sweep-slice" : NULL};
+    for (int k = 0; k < 3; ++k)
+      if (gpu_only[k]) printf("%s not run: needs a GPU (%s)\n", gpu_only[k], why);
+    if (U) printf("--symmetric: the matrix checked symmetric; its kernels not run: they need a GPU (%s)\n", why);
+  }
   if (r->gpu && o->spmm > 0) {
     if (!r->printed) bench_print_table(stdout, r);
     r->printed = 1;
@@ -416,7 +431,7 @@ int cis_cmd_bench(int argc, char **argv) {
   if (cli_dist_wanted(argc, argv)) return cli_dist_bench(argc, argv); /* --gpus N: cmd_dist.c */
   int rc = parse(argc, argv, &o);
   cis_status st;
-  if (rc) return rc;
+  if (rc) return rc < 0 ? 0 : rc;
   memset(&r, 0, sizeof r);
   for (int i = 0, len = 0; i < argc && len < (int)sizeof r.command - 2; ++i)
     len += snprintf(r.command + len, sizeof r.command - (size_t)len, "%s%s", i ? " " : "cisparse ", argv[i]);

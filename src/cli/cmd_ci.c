@@ -5,18 +5,43 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include "cli/cli.h"
 
 typedef struct ci_args {
   const char *file;
   int json, format_set;
   int method_auto;       /* the method was left to the driver (printed with its reason) */
+  const char *method_why;/* not auto: what chose it */
+  int quiet, progress;   /* --quiet: no progress lines; --progress: a line per iteration however short the run */
+  int header_printed;    /* the header went out before the work (ci_progress) */
   cis_ci_solve_opts o;
 } ci_args;
+
+/* Seconds after which a run counts as long: its progress lines are shown
+ * even when stderr is not a terminal (the help text says 2 s). */
+#define CI_LONG_RUN_SECONDS 2.0
 
 static void usage(FILE *f) {
   fprintf(f, "usage: cisparse ci FILE.FCIDUMP [--level N|full] [--roots k] [--format NAME] [--device cpu|gpu]\n"
              "                  [--build cpu|gpu] [--symmetric] [--occ LIST] [--tol X] [--json] [--verbose]\n"
+             "                  [--quiet|--progress] [more options below]\n"
+             "Energies are in hartree (Eh), total (the FCIDUMP's core energy included); E_corr is relative to\n"
+             "the reference determinant. The header (space, method and why, memory) is printed before the\n"
+             "work starts, the rest when Davidson has converged.\n"
+             "  --json        the result as one JSON object on stdout (energies in Eh, \"units\" names them;\n"
+             "                null for values that do not apply); the header then goes to stderr with the\n"
+             "                progress lines\n"
+             "  --verbose     Davidson's own line per iteration on stderr instead of the progress line:\n"
+             "                iteration, subspace size, E0 (lowest total energy, Eh, core energy included),\n"
+             "                max residual, roots converged, seconds for the iteration; then the seconds\n"
+             "                per phase (setup, products, Rayleigh matrix, Ritz vectors, corrections)\n"
+             "  --quiet       no progress lines (and no header on stderr with --json)\n"
+             "  --progress    a progress line per Davidson iteration on stderr however short the run;\n"
+             "                by default they are shown when stderr is a terminal or after 2 s:\n"
+             "                  iteration N  E -75.0125782412 Eh  residual 3.24e-05  0.012 s/it  ETA ~0.1 s\n"
+             "                (the lowest root's energy; \"converged k/n\" with several roots; the ETA,\n"
+             "                from the residual's decrease so far, once it falls)\n"
              "  --level N     excitation level relative to the reference (2 = CISD); default full CI\n"
              "  --roots k     lowest k eigenvalues (default 1)\n"
              "  --format F    storage format for the SpMV: auto (default: cis_format_auto's rule from the\n"
@@ -86,6 +111,8 @@ static int parse_args(int argc, char **argv, ci_args *a) {
     if (!strcmp(o, "--symmetry-projection")) { a->o.symmetry_projection = 1; continue; }
     if (!strcmp(o, "--no-s2")) { a->o.no_s2 = 1; continue; }
     if (!strcmp(o, "--verbose")) { a->o.verbose = 1; continue; }
+    if (!strcmp(o, "--quiet")) { a->quiet = 1; continue; }
+    if (!strcmp(o, "--progress")) { a->progress = 1; continue; }
     if (!strcmp(o, "--block-products")) { a->o.block_products = 1; continue; }
     if (!strcmp(o, "--count")) { a->o.count_only = 1; continue; }
     if (o[0] == '-' && o[1] == '-') {
@@ -159,6 +186,7 @@ static int parse_args(int argc, char **argv, ci_args *a) {
     a->file = o;
   }
   if (!a->file) return cli_usage("ci: no FCIDUMP file given (cisparse ci --help)");
+  if (a->quiet && (a->progress || a->o.verbose)) return cli_usage("--quiet cannot be combined with --progress or --verbose");
   stored_opt = a->o.symmetric || a->o.save || a->format_set || a->o.kernel || a->o.build >= 0 || a->o.float_values;
   if (a->o.method == CIS_CI_METHOD_DIRECT) {
     if (a->o.level >= 0)
@@ -168,7 +196,11 @@ static int parse_args(int argc, char **argv, ci_args *a) {
                        "--build need --method stored");
   }
   if (a->o.no_s2 && a->o.spin >= 0) return cli_usage("--no-s2 cannot be combined with --spin (roots are selected by <S^2>)");
-  if (a->o.method == CIS_CI_METHOD_AUTO && (a->o.level >= 0 || stored_opt || a->o.count_only)) a->o.method = CIS_CI_METHOD_STORED; /* only stored can do these */
+  a->method_why = a->o.method == CIS_CI_METHOD_DIRECT ? "--method direct" : "--method stored";
+  if (a->o.method == CIS_CI_METHOD_AUTO && (a->o.level >= 0 || stored_opt || a->o.count_only)) { /* only stored can do these */
+    a->o.method = CIS_CI_METHOD_STORED;
+    a->method_why = a->o.level >= 0 ? "--level: truncated CI needs the stored H" : a->o.count_only ? "--count: the stored H's sizes (--method direct for a direct run's)" : "a stored-matrix option";
+  }
   a->method_auto = a->o.method == CIS_CI_METHOD_AUTO;
   if (a->o.repeat > 1 && a->o.method == CIS_CI_METHOD_STORED) return cli_usage("--repeat needs --method direct (or auto)");
   if (a->o.method == CIS_CI_METHOD_DIRECT || a->o.method == CIS_CI_METHOD_AUTO) {
@@ -213,31 +245,35 @@ static const char *multiplicity_name(int mult) {
 static int multiplicity(double s2) { return (int)floor(2 * cis_ci_spin_from_s2(s2) + 1.5); }
 
 /* How ORBSYM and ISYM were read. */
-static void print_symmetry(const cis_ci_result *R) {
+static void print_symmetry(FILE *f, const cis_ci_result *R) {
   const cis_fcidump *F = R->fcidump;
-  printf("symmetry      ORBSYM numbering %s", cis_fcidump_numbering_name(F->sym_numbering));
+  fprintf(f, "symmetry      ORBSYM numbering %s", cis_fcidump_numbering_name(F->sym_numbering));
   if (F->sym_numbering == CIS_FCIDUMP_SYM_PYSCF) {
     if (F->isym_assumed)
-      printf("; ISYM=1 read as the totally symmetric irrep (PySCF writes ISYM=1 always; --isym ID to choose)");
-    else printf("; target irrep id %d (1-based %d)", F->isym - 1, F->isym);
+      fprintf(f, "; ISYM=1 read as the totally symmetric irrep (PySCF writes ISYM=1 always; --isym ID to choose)");
+    else fprintf(f, "; target irrep id %d (1-based %d)", F->isym - 1, F->isym);
   } else if (F->sym_numbering == CIS_FCIDUMP_SYM_MOLPRO) {
-    printf("; target irrep ISYM=%d", F->isym);
+    fprintf(f, "; target irrep ISYM=%d", F->isym);
   }
-  printf("\n");
+  fprintf(f, "\n");
 }
 
-/* The reference line(s). */
-static void print_reference(const ci_args *a, const cis_ci_result *R) {
-  print_symmetry(R);
+/* The file, orbitals, symmetry and reference lines. */
+static void print_reference(FILE *f, const ci_args *a, const cis_ci_result *R) {
+  const cis_fcidump *F = R->fcidump;
+  fprintf(f, "FCIDUMP       %s\n", a->file);
+  fprintf(f, "orbitals      %d, electrons %d (%d alpha, %d beta), MS2 %d, ISYM %d, core energy %.10f Eh\n", F->norb,
+          F->nelec, cis_fcidump_nalpha(F), cis_fcidump_nbeta(F), F->ms2, F->isym, F->ecore);
+  print_symmetry(f, R);
   if (R->no_reference) {
-    printf("reference     none of symmetry ISYM near the aufbau determinant (full CI needs none);\n"
-           "              E_corr below is relative to the lowest determinant, %.10f\n", R->e_reference);
+    fprintf(f, "reference     none of symmetry ISYM near the aufbau determinant (full CI needs none);\n"
+               "              E_corr below is relative to the lowest determinant, %.10f Eh\n", R->e_reference);
   } else {
-    printf("reference     alpha ");
-    print_occ(stdout, R->ref_alpha);
-    printf(" / beta ");
-    print_occ(stdout, R->ref_beta);
-    printf(", E_RHF %.10f%s\n", R->e_reference, a->o.occ ? " (--occ)" : "");
+    fprintf(f, "reference     alpha ");
+    print_occ(f, R->ref_alpha);
+    fprintf(f, " / beta ");
+    print_occ(f, R->ref_beta);
+    fprintf(f, ", E_RHF %.10f Eh%s\n", R->e_reference, a->o.occ ? " (--occ)" : "");
   }
 }
 
@@ -250,15 +286,15 @@ static void print_guess_spin(const ci_args *a, const cis_ci_result *R) {
            a->o.spin * (a->o.spin + 1));
 }
 
-/* One line per reported root: energy, correlation, <S^2>, S, multiplicity. */
+/* One line per reported root: energy, correlation (Eh), <S^2>, S, multiplicity. */
 static void print_roots(const ci_args *a, const cis_ci_result *R) {
   for (int k = 0; k < a->o.roots; ++k) {
     int q = R->state[k];
     if (a->o.no_s2)
-      printf("root %-3d      E = %.10f   E_corr = %.10f   <S^2> not computed (--no-s2)", k, R->energies[k],
+      printf("root %-3d      E = %.10f Eh   E_corr = %.10f Eh   <S^2> not computed (--no-s2)", k, R->energies[k],
              R->energies[k] - R->e_reference);
     else
-      printf("root %-3d      E = %.10f   E_corr = %.10f   <S^2> = %.6f  S = %.2f  %s", k, R->energies[k],
+      printf("root %-3d      E = %.10f Eh   E_corr = %.10f Eh   <S^2> = %.6f  S = %.2f  %s", k, R->energies[k],
              R->energies[k] - R->e_reference, R->s2[k], cis_ci_spin_from_s2(R->s2[k]),
              multiplicity_name(multiplicity(R->s2[k])));
     if (q != k) printf("  (state %d of this Ms)", q);
@@ -266,27 +302,61 @@ static void print_roots(const ci_args *a, const cis_ci_result *R) {
   }
 }
 
-/* --method direct: what was built instead of H, and the sigma timings. */
-static void print_text_direct(const ci_args *a, const cis_ci_result *R) {
+/* The direct path's header: the space, the method and why, and on the CPU
+ * the GEMM and the memory (known once the strings and links are made). */
+static void print_header_direct(FILE *f, const ci_args *a, const cis_ci_result *R) {
   const cis_fcidump *F = R->fcidump;
   const cis_ci_direct_info *d = &R->direct;
-  printf("FCIDUMP       %s\n", a->file);
-  printf("orbitals      %d, electrons %d (%d alpha, %d beta), MS2 %d, ISYM %d, core energy %.10f\n", F->norb,
-         F->nelec, cis_fcidump_nalpha(F), cis_fcidump_nbeta(F), F->ms2, F->isym, F->ecore);
-  print_reference(a, R);
   if (d->projected)
-    printf("space         full CI: %lld determinants of symmetry ISYM %d, in vectors of all %lld (%lld alpha x %lld "
-           "beta strings; point group %s)\n",
-           (long long)d->symmetry_determinants, F->isym, (long long)d->determinants, (long long)d->alpha_strings,
-           (long long)d->beta_strings,
-           d->blocked ? "blocked by irreps: sigma and Davidson on the ISYM determinants only"
-                      : "by projection, at the C1 cost");
+    fprintf(f, "space         full CI: %lld determinants of symmetry ISYM %d, in vectors of all %lld (%lld alpha x %lld "
+               "beta strings; point group %s)\n",
+            (long long)d->symmetry_determinants, F->isym, (long long)d->determinants, (long long)d->alpha_strings,
+            (long long)d->beta_strings,
+            d->blocked ? "blocked by irreps: sigma and Davidson on the ISYM determinants only"
+                       : "by projection, at the C1 cost");
   else
-    printf("space         full CI: %lld determinants from %lld alpha x %lld beta strings (C1)\n",
-           (long long)d->determinants, (long long)d->alpha_strings, (long long)d->beta_strings);
-  printf("method        direct%s%s%s: matrix-free sigma (string-driven, %lld orbital pairs), no Hamiltonian stored\n",
-         a->method_auto ? " (auto: " : "", a->method_auto ? R->why : "", a->method_auto ? ")" : "",
-         (long long)d->npair);
+    fprintf(f, "space         full CI: %lld determinants from %lld alpha x %lld beta strings (C1)\n",
+            (long long)d->determinants, (long long)d->alpha_strings, (long long)d->beta_strings);
+  fprintf(f, "method        direct (%s%s): matrix-free sigma (string-driven, %lld orbital pairs), no Hamiltonian stored\n",
+          a->method_auto ? "auto: " : "", a->method_auto ? R->why : a->method_why, (long long)d->npair);
+  if (R->gpu) return; /* the gpu line after the setup says what the device holds */
+  if (d->blocked)
+    fprintf(f, "gemm          %s, one per (alpha string, beta irrep) on the pair-irrep block of g\n", d->gemm);
+  else
+    fprintf(f, "gemm          %s, blocks of %lld alpha strings\n", d->gemm, (long long)d->block);
+  fprintf(f, "memory        links %.3f MiB (%d + %d per string), workspace %.3f MiB, Davidson vectors <= %.3f MiB\n",
+          d->link_bytes / 1048576.0, d->alpha_links, d->beta_links, d->work_bytes / 1048576.0,
+          d->vector_bytes / 1048576.0);
+}
+
+/* The stored path's header: the method and why, the space, and the
+ * Hamiltonian's size estimated from sampled rows (before it is built). */
+static void print_header_stored(FILE *f, const ci_args *a, const cis_ci_result *R) {
+  cis_int n = R->determinants;
+  fprintf(f, "method        stored (%s%s): the Hamiltonian built and kept, Davidson by SpMV\n",
+          a->method_auto ? "auto: " : "", a->method_auto ? R->why : a->method_why);
+  fprintf(f, "space         %s", level_name(a->o.level));
+  if (a->o.level >= 0) fprintf(f, " (excitation level <= %d)", a->o.level);
+  fprintf(f, ": %lld determinants from %lld alpha x %lld beta strings\n", (long long)n,
+          (long long)R->alpha_strings, (long long)R->beta_strings);
+  if (R->nnz_estimate > 0)
+    fprintf(f, "estimate      about %.4g nonzeros%s (from %lld sampled rows), CSR about %.3f MiB; this process may use "
+               "%.1f GiB (%s)\n",
+            R->nnz_estimate, a->o.symmetric ? " in the upper triangle" : "", (long long)R->nnz_sampled,
+            (R->nnz_estimate * 12 + 4.0 * (double)(n + 1)) / 1048576.0, gib((double)R->mem_limit), R->mem_why);
+}
+
+/* What is known before the long work, on f. */
+static void print_header(FILE *f, const ci_args *a, const cis_ci_result *R) {
+  print_reference(f, a, R);
+  if (R->method == CIS_CI_METHOD_DIRECT) print_header_direct(f, a, R);
+  else print_header_stored(f, a, R);
+  fflush(f);
+}
+
+/* --method direct: what was built instead of H, and the sigma timings. */
+static void print_text_direct(const ci_args *a, const cis_ci_result *R) {
+  const cis_ci_direct_info *d = &R->direct;
   if (R->gpu && d->blocked)
     printf("gpu           %s: blocked by irreps, gather + one cuBLAS DGEMM per pair irrep + scatter on compact "
            "vectors, %lld alpha strings per pass, %lld passes per sigma; lists %.3f MiB, D + X %.3f GiB of %.3f GiB "
@@ -299,14 +369,6 @@ static void print_text_direct(const ci_args *a, const cis_ci_result *R) {
            "(medians of 5; 0 = not applicable)\n",
            R->direct_gpu.device, (long long)R->direct_gpu.block, (long long)R->direct_gpu.passes, R->direct_gpu.link_bytes / 1048576.0,
            R->direct_gpu.work_bytes / 1073741824.0, R->direct_gpu.free_bytes / 1073741824.0, R->sigma_ms, R->sigma_half_ms);
-  else if (d->blocked)
-    printf("gemm          %s, one per (alpha string, beta irrep) on the pair-irrep block of g\n", d->gemm);
-  else
-    printf("gemm          %s, blocks of %lld alpha strings\n", d->gemm, (long long)d->block);
-  if (!R->gpu) /* (on the GPU the gpu line above says what the device holds) */
-    printf("memory        links %.3f MiB (%d + %d per string), workspace %.3f MiB, Davidson vectors <= %.3f MiB\n",
-           d->link_bytes / 1048576.0, d->alpha_links, d->beta_links, d->work_bytes / 1048576.0,
-           d->vector_bytes / 1048576.0);
   printf("setup         strings, links, pair matrix and diagonal in %.3f s\n", R->t_build);
   printf("davidson      %d iterations, %lld products, %.6f s per sigma, max residual %.2e, subspace %d", R->davidson.iterations,
          (long long)R->davidson.products, R->davidson.products ? R->davidson.op_seconds / R->davidson.products : 0.0,
@@ -333,20 +395,12 @@ static void print_text_direct(const ci_args *a, const cis_ci_result *R) {
   print_roots(a, R);
 }
 
+/* The text report: the header (unless it went out before the work), then the rest. */
 static void print_text(const ci_args *a, const cis_ci_result *R) {
-  const cis_fcidump *F = R->fcidump;
+  if (!a->header_printed) print_header(stdout, a, R);
   if (R->method == CIS_CI_METHOD_DIRECT) { print_text_direct(a, R); return; }
   cis_int n = R->determinants;
   const int plan = R->build_gpu || R->symmetric_plan, host = !R->build_gpu, matrix = host && !a->o.symmetric;
-  printf("FCIDUMP       %s\n", a->file);
-  printf("orbitals      %d, electrons %d (%d alpha, %d beta), MS2 %d, ISYM %d, core energy %.10f\n", F->norb,
-         F->nelec, cis_fcidump_nalpha(F), cis_fcidump_nbeta(F), F->ms2, F->isym, F->ecore);
-  print_reference(a, R);
-  if (a->method_auto) printf("method        stored (auto: %s)\n", R->why);
-  printf("space         %s", level_name(a->o.level));
-  if (a->o.level >= 0) printf(" (excitation level <= %d)", a->o.level);
-  printf(": %lld determinants from %lld alpha x %lld beta strings\n", (long long)n,
-         (long long)R->alpha_strings, (long long)R->beta_strings);
   printf("hamiltonian   %lld nonzeros%s (%.1f per row), built on the %s in %.3f s\n", (long long)R->nnz,
          a->o.symmetric ? " in the upper triangle" : "", (double)R->nnz / (double)n, R->build_gpu ? "GPU" : "CPU",
          R->t_build);
@@ -385,6 +439,15 @@ static void json_string(const char *s) {
   putchar('"');
 }
 
+/* The units of the JSON figures (energies in hartree, as in the text's Eh). */
+#define CI_JSON_UNITS "\"units\": {\"energies\": \"hartree\", \"times\": \"s\", \"memory\": \"bytes\"}"
+
+/* "key": value with the format, or null where the value does not apply. */
+static void json_or_null(const char *key, int applies, const char *fmt, double v) {
+  printf("\"%s\": ", key);
+  if (applies) printf(fmt, v); else printf("null");
+}
+
 /* Root k of the report (state q of the run) as a JSON object. */
 static void print_json_root(const cis_ci_result *R, int k) {
   const int q = R->state[k];
@@ -403,7 +466,7 @@ static void print_json_direct(const ci_args *a, const cis_ci_result *R) {
   const cis_ci_direct_info *d = &R->direct;
   printf("{\"file\": ");
   json_string(a->file);
-  printf(", \"norb\": %d, \"nelec\": %d, \"ms2\": %d, \"level\": -1, \"method\": \"direct\", \"determinants\": %lld, \"vector_length\": %lld, "
+  printf(", " CI_JSON_UNITS ", \"norb\": %d, \"nelec\": %d, \"ms2\": %d, \"level\": null, \"method\": \"direct\", \"determinants\": %lld, \"vector_length\": %lld, "
          "\"alpha_strings\": %lld, \"beta_strings\": %lld, \"npair\": %lld, \"block\": %lld, \"symmetry\": \"%s\", \"gemm\": ",
          F->norb, F->nelec, F->ms2, (long long)d->symmetry_determinants, (long long)d->determinants,
          (long long)d->alpha_strings,
@@ -428,10 +491,13 @@ static void print_json_direct(const ci_args *a, const cis_ci_result *R) {
     const cis_ci_direct_gpu_info *g = &R->direct_gpu;
     printf("\"gpu\": {\"name\": ");
     json_string(g->device);
-    printf(", \"sigma_ms\": %.6f, \"sigma_half_ms\": %.6f, \"link_bytes\": %lld, \"work_bytes\": %lld, \"free_bytes\": %lld, \"block\": %lld, "
-           "\"passes\": %lld}, ",
-           R->sigma_ms, R->sigma_half_ms, (long long)g->link_bytes, (long long)g->work_bytes, (long long)g->free_bytes,
-           (long long)g->block, (long long)g->passes);
+    printf(", ");
+    json_or_null("sigma_ms", R->sigma_ms > 0, "%.6f", R->sigma_ms); /* 0: not timed */
+    printf(", ");
+    json_or_null("sigma_half_ms", R->sigma_half_ms > 0, "%.6f", R->sigma_half_ms); /* 0: no half sigma here */
+    printf(", \"link_bytes\": %lld, \"work_bytes\": %lld, \"free_bytes\": %lld, \"block\": %lld, \"passes\": %lld}, ",
+           (long long)g->link_bytes, (long long)g->work_bytes, (long long)g->free_bytes, (long long)g->block,
+           (long long)g->passes);
   }
   printf("\"roots\": [");
   for (int k = 0; k < a->o.roots; ++k)
@@ -444,19 +510,23 @@ static void print_json(const ci_args *a, const cis_ci_result *R) {
   if (R->method == CIS_CI_METHOD_DIRECT) { print_json_direct(a, R); return; }
   printf("{\"file\": ");
   json_string(a->file);
-  printf(", \"norb\": %d, \"nelec\": %d, \"ms2\": %d, \"level\": %d, \"method\": \"stored\", \"determinants\": %lld, "
+  printf(", " CI_JSON_UNITS ", \"norb\": %d, \"nelec\": %d, \"ms2\": %d, ", F->norb, F->nelec, F->ms2);
+  json_or_null("level", a->o.level >= 0, "%.0f", a->o.level);
+  printf(", \"method\": \"stored\", \"determinants\": %lld, "
          "\"nnz\": %lld, \"symmetric\": %s, \"format\": \"%s\", \"values\": \"%s\", \"device\": \"%s\", \"build\": \"%s\", \"build_seconds\": %.6f, "
          "\"iterations\": %d, \"products\": %lld, \"spmv_seconds\": %.9f, \"solve_seconds\": %.6f, "
          "\"total_seconds\": %.6f, \"e_rhf\": %.12f, \"ecore\": %.12f, \"reference\": \"%s\", "
-         "\"orbsym_numbering\": \"%s\", \"isym\": %d, \"isym_assumed\": %s, \"pspace\": %d, \"spin_filter\": %g, "
+         "\"orbsym_numbering\": \"%s\", \"isym\": %d, \"isym_assumed\": %s, \"pspace\": %d, "
          "\"roots_computed\": %d, \"subspace\": %d, ",
-         F->norb, F->nelec, F->ms2, a->o.level, (long long)R->determinants, (long long)R->nnz,
+         (long long)R->determinants, (long long)R->nnz,
          a->o.symmetric ? "true" : "false", R->format,
          a->o.float_values ? "float" : "double", a->o.gpu ? "gpu" : "cpu", R->build_gpu ? "gpu" : "cpu", R->t_build, R->davidson.iterations, (long long)R->davidson.products,
          R->davidson.products ? R->davidson.op_seconds / R->davidson.products : 0.0, R->davidson.total_seconds, R->t_total, R->e_reference,
          F->ecore, R->no_reference ? "lowest determinant" : a->o.occ ? "occ" : "aufbau",
          F->sym_numbering == CIS_FCIDUMP_SYM_PYSCF ? "pyscf" : F->sym_numbering == CIS_FCIDUMP_SYM_MOLPRO ? "molpro" : "none",
-         F->isym, F->isym_assumed ? "true" : "false", R->pspace_used, a->o.spin, R->computed, R->subspace);
+         F->isym, F->isym_assumed ? "true" : "false", R->pspace_used, R->computed, R->subspace);
+  json_or_null("spin_filter", a->o.spin >= 0, "%g", a->o.spin); /* --spin S, null: every state */
+  printf(", ");
   if (a->o.gpu)
     printf("\"gpu\": {\"kernel\": \"%s\", \"device_bytes\": %lld, \"upload_seconds\": %.6f}, ", R->gpu_stats.kernel,
            (long long)R->gpu_stats.device_bytes, R->gpu_stats.upload_seconds);
@@ -484,18 +554,22 @@ static void print_count(const ci_args *a, const cis_ci_result *R) {
   if (a->json) {
     printf("{\"file\": ");
     json_string(a->file);
-    printf(", \"determinants\": %.0f, \"alpha_strings\": %.0f, \"beta_strings\": %.0f, \"level\": %d, \"isym\": %d, "
-           "\"orbsym_numbering\": \"%s\", \"by_irrep\": [", n, c->alpha_strings, c->beta_strings, a->o.level, R->fcidump->isym,
+    printf(", " CI_JSON_UNITS ", \"determinants\": %.0f, \"alpha_strings\": %.0f, \"beta_strings\": %.0f, ", n,
+           c->alpha_strings, c->beta_strings);
+    json_or_null("level", a->o.level >= 0, "%.0f", a->o.level);
+    printf(", \"isym\": %d, \"orbsym_numbering\": \"%s\", \"by_irrep\": [", R->fcidump->isym,
            cis_fcidump_numbering_name(R->fcidump->sym_numbering));
     for (int g = 0; g < 8; ++g) printf("%s%.0f", g ? ", " : "", c->per_irrep[g]);
     printf("], \"by_level\": [");
     for (int l = 0; l <= c->level; ++l) printf("%s%.0f", l ? ", " : "", c->per_level[l]);
-    printf("], \"nnz\": %.0f, \"nnz_exact\": %s, \"nnz_estimated\": %s, \"max_row\": %.0f, \"symmetric\": %s, \"count_seconds\": %.6f, "
-           "\"memory\": {\"csr\": %.0f, \"ell\": %.0f, \"space\": %.0f, \"vectors\": %.0f, \"stored\": %.0f, \"direct\": %.0f, "
-           "\"limit\": %lld, \"limit_from\": \"%s\", \"davidson\": %.0f, \"subspace\": %d}}\n",
-           nnz, R->nnz_counted ? "true" : "false", !R->nnz_counted && R->nnz_estimate > 0 ? "true" : "false", R->nnz_counted ? (double)R->count_max_row : c->row_bound,
-           a->o.symmetric ? "true" : "false", R->t_build, csr, ell, m.space, m.vectors, m.stored, m.direct,
-           (long long)R->mem_limit, R->mem_why, m.davidson, m.subspace);
+    printf("], \"nnz\": %.0f, \"nnz_exact\": %s, \"nnz_estimated\": %s, \"max_row\": %.0f, \"symmetric\": %s, ",
+           nnz, R->nnz_counted ? "true" : "false", !R->nnz_counted && R->nnz_estimate > 0 ? "true" : "false",
+           R->nnz_counted ? (double)R->count_max_row : c->row_bound, a->o.symmetric ? "true" : "false");
+    json_or_null("count_seconds", R->nnz_counted, "%.6f", R->t_build); /* null: not counted */
+    printf(", \"memory\": {\"csr\": %.0f, \"ell\": %.0f, \"space\": %.0f, \"vectors\": %.0f, \"stored\": %.0f, "
+           "\"direct\": %.0f, ", csr, ell, m.space, m.vectors, m.stored, m.direct);
+    json_or_null("limit", R->mem_limit > 0, "%.0f", (double)R->mem_limit); /* null: unknown */
+    printf(", \"limit_from\": \"%s\", \"davidson\": %.0f, \"subspace\": %d}}\n", R->mem_why, m.davidson, m.subspace);
     return;
   }
   if (n < 9007199254740992.0)
@@ -536,14 +610,56 @@ static void print_count(const ci_args *a, const cis_ci_result *R) {
          R->mem_why);
 }
 
+/* A line on stderr for each option the method that ran does not read (the
+ * method auto chose may not be the one an option was meant for). */
+static void say_unused(const ci_args *a, const cis_ci_result *R) {
+  const int stored = R->method == CIS_CI_METHOD_STORED;
+  if (a->o.block_products && !(stored && R->gpu && R->computed > 1))
+    fprintf(stderr, "cisparse: --block-products not used: it needs the stored H on the GPU and more than one root "
+                    "(this run: %s on the %s, %d root%s)\n", stored ? "stored" : "direct", R->gpu ? "GPU" : "CPU",
+            R->computed, R->computed > 1 ? "s" : "");
+  if (stored && a->o.no_time_reversal) fprintf(stderr, "cisparse: --no-time-reversal not used: the stored method ran\n");
+  if (stored && a->o.symmetry_projection)
+    fprintf(stderr, "cisparse: --symmetry-projection not used: the stored method ran\n");
+}
+
+/* One progress line on stderr (the form --help documents). */
+static void print_progress_line(const cis_ci_progress *p) {
+  fprintf(stderr, "iteration %3d  E %.10f Eh  residual %.2e  %.3f s/it", p->iteration, p->energy, p->max_residual,
+          p->seconds);
+  if (p->roots > 1) fprintf(stderr, "  converged %d/%d", p->converged, p->roots);
+  if (p->eta >= 0) fprintf(stderr, "  ETA ~%.1f s", p->eta);
+  fputc('\n', stderr);
+}
+
+/* The driver's progress: the header before the work (stdout with the text
+ * report; stderr with --json unless --quiet), then a line per Davidson
+ * iteration when asked (--progress), on a terminal, or once the run is long;
+ * none with --quiet, and --verbose prints Davidson's own lines instead. */
+static void ci_progress(void *user, const cis_ci_progress *p) {
+  ci_args *a = user;
+  if (p->event == CIS_CI_PROGRESS_HEADER) {
+    if (!a->json) { print_header(stdout, a, p->result); a->header_printed = 1; }
+    else if (!a->quiet) print_header(stderr, a, p->result);
+    return;
+  }
+  if (a->quiet || a->o.verbose) return;
+  if (a->progress || isatty(2) || p->elapsed > CI_LONG_RUN_SECONDS) print_progress_line(p);
+}
+
 int cis_cmd_ci(int argc, char **argv) {
   ci_args a;
   cis_ci_result *R = NULL;
   if (cli_dist_wanted(argc, argv)) return cli_dist_ci(argc, argv); /* --gpus N: cmd_dist.c */
   int rc = parse_args(argc, argv, &a);
   if (rc) return rc < 0 ? 0 : rc;
+  if (!a.o.count_only) {
+    a.o.progress = ci_progress;
+    a.o.progress_user = &a;
+  }
   cis_status st = cis_ci_solve_file(a.file, &a.o, &R);
-  if (st == CIS_OK && R->format_reason[0]) fprintf(stderr, "--format auto: %s\n", R->format_reason);
+  if (st == CIS_OK && R->format_reason[0] && !a.quiet) fprintf(stderr, "--format auto: %s\n", R->format_reason);
+  if (st == CIS_OK && !a.o.count_only) say_unused(&a, R);
   if (st == CIS_OK && a.o.count_only) {
     print_count(&a, R);
   } else if (st == CIS_OK) { /* an unconverged root is an error, not a result */

@@ -292,7 +292,7 @@ int cli_dist_ci(int argc, char **argv) {
            file, (long long)R->determinants, (long long)R->nnz, R->count_seconds, R->build_rows_seconds, R->t_build);
     printf("parts %d over %s (%s), exchange %.3f MB per product\n", R->parts, R->parts_comm, R->parts_op,
            R->exchange_bytes / 1e6);
-    for (int r = 0; r < R->roots; ++r) printf("root %d  E = %.10f\n", r, R->energies[r]);
+    for (int r = 0; r < R->roots; ++r) printf("root %d  E = %.10f Eh\n", r, R->energies[r]);
     printf("davidson: %d iterations, %lld products, %.3f s total, %.3f s in H x (%.3f ms per product), exchange %.1f%% "
            "of the product time\n",
            d->iterations, (long long)d->products, d->total_seconds, d->op_seconds,

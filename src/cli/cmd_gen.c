@@ -3,7 +3,7 @@
 #include <string.h>
 #include "cli/cli.h"
 
-static const char *usage_line = "usage: cisparse gen SPEC -o FILE [--precision double|float]";
+static const char *usage_line = "usage: cisparse gen SPEC -o|--out FILE [--precision double|float]";
 
 int cis_cmd_gen(int argc, char **argv) {
   const char *spec = NULL, *path = NULL;

@@ -660,7 +660,8 @@ static void json_head(FILE *f, const solve_opts *o, const problem *pb, const ops
   json_str(f, "method", cis_krylov_method_name((cis_krylov_method)method), 1);
   json_str(f, "precond", precond_name(precond), 1);
   json_str(f, "version", version, 1);
-  json_str(f, "sync", gpu ? (o->sync >= 0 ? sync_name(o->sync) : "default") : "n/a", 1);
+  if (gpu) json_str(f, "sync", o->sync >= 0 ? sync_name(o->sync) : "default", 1);
+  else fprintf(f, "\"sync\": null, "); /* the host loop has no device sync mode */
   json_str(f, "precision", precision_name(o->precision), 1);
   json_str(f, "operator", s->desc, 1);
   json_num(f, "tol", o->tol, 1);
@@ -882,7 +883,8 @@ static cis_status write_sweep_json(const char *path, const solve_opts *o, const 
     json_str(f, "method", cis_krylov_method_name(w->method), 1);
     json_str(f, "precond", precond_name(w->precond), 1);
     json_str(f, "version", gpu ? cis_solver_version_name(w->version) : "host", 1);
-    json_str(f, "sync", gpu ? sync_name(w->sync) : "n/a", 1);
+    if (gpu) json_str(f, "sync", sync_name(w->sync), 1);
+    else fprintf(f, "\"sync\": null, "); /* the host loop has no device sync mode */
     json_num(f, "joules_per_iteration_total", row_joules(w, gpu), 1);
     json_num(f, "time_vs_cublasL_spin", w->time_rel, 1);
     json_num(f, "energy_vs_cublasL_spin", w->energy_rel, 1);

@@ -9,12 +9,15 @@
 static const char *usage_line =
     "usage: cisparse spmv FILE|SPEC --format NAME|auto --out FILE [--out-format mm|text]\n"
     "         [--x FILE|ones|random] [--seed N] [--alpha a] [--beta b] [--y FILE]\n"
-    "         [--device cpu|gpu] [--kernel NAME] [--symmetric] " CLI_FORMAT_OPTIONS "\n"
+    "         [--device cpu|gpu] [--kernel NAME] [--symmetric] [--json FILE|-] " CLI_FORMAT_OPTIONS "\n"
+    "  --json FILE  what ran as JSON ('-': stdout, the summary line then on stderr): matrix, rows, nnz,\n"
+    "               format, device, kernel (null: the format's default, or the CPU), precision, alpha,\n"
+    "               beta, x, y (null: none), out, matrix_bytes, norm_y (2-norm of the result)\n"
     "  --symmetric  store only the upper triangle (refused if A is not symmetric); --format csr;\n"
     "               GPU kernels csr-sym (atomics, default) or csr-sym-det (deterministic)";
 
 typedef struct spmv_opts {
-  const char *matrix, *format, *x, *y, *out, *kernel;
+  const char *matrix, *format, *x, *y, *out, *kernel, *json;
   int gpu, text, symmetric;
   double alpha, beta;
   long long seed;
@@ -27,7 +30,7 @@ static int parse(int argc, char **argv, spmv_opts *o) {
     const char *a = argv[i], *val = i + 1 < argc ? argv[i + 1] : NULL;
     const char **str = !strcmp(a, "--format") ? &o->format : !strcmp(a, "--x") ? &o->x
                      : !strcmp(a, "--y") ? &o->y : !strcmp(a, "--out") ? &o->out
-                     : !strcmp(a, "--kernel") ? &o->kernel : NULL;
+                     : !strcmp(a, "--kernel") ? &o->kernel : !strcmp(a, "--json") ? &o->json : NULL;
     if (!strcmp(a, "--help") || !strcmp(a, "-h")) { printf("%s\n", usage_line); return -1; }
     if (!strcmp(a, "--symmetric")) { o->symmetric = 1; continue; }
     if (str) {
@@ -66,6 +69,44 @@ static int parse(int argc, char **argv, spmv_opts *o) {
   if (o->symmetric && strcmp(o->format, "csr"))
     return cli_usage("spmv: --symmetric stores the upper triangle in csr; got --format %s", o->format);
   return 0;
+}
+
+/* A JSON string literal or null. */
+static void json_str(FILE *f, const char *s) {
+  if (!s) { fputs("null", f); return; }
+  fputc('"', f);
+  for (const unsigned char *p = (const unsigned char *)s; *p; ++p) {
+    if (*p == '"' || *p == '\\') fprintf(f, "\\%c", *p);
+    else if (*p < 0x20) fprintf(f, "\\u%04x", *p);
+    else fputc(*p, f);
+  }
+  fputc('"', f);
+}
+
+/* --json: what ran, to o->json ('-': stdout). */
+static cis_status write_json(const spmv_opts *o, const cis_csr *A, int64_t bytes, double norm_y) {
+  FILE *f = strcmp(o->json, "-") ? fopen(o->json, "w") : stdout;
+  if (!f) return cis_error(CIS_ERR_IO, "%s: cannot open for writing", o->json);
+  fprintf(f, "{\"command\": \"spmv\", \"matrix\": ");
+  json_str(f, o->matrix);
+  fprintf(f, ", \"rows\": %lld, \"cols\": %lld, \"nnz\": %lld, \"format\": ", (long long)A->rows, (long long)A->cols,
+          (long long)A->nnz);
+  json_str(f, o->format);
+  fprintf(f, ", \"symmetric\": %s, \"device\": \"%s\", \"kernel\": ", o->symmetric ? "true" : "false",
+          o->gpu ? "gpu" : "cpu");
+  json_str(f, o->gpu ? o->kernel : NULL);
+  fprintf(f, ", \"precision\": \"%s\", \"alpha\": %.17g, \"beta\": %.17g, \"x\": ", cis_dtype_name(o->p.dtype),
+          o->alpha, o->beta);
+  json_str(f, o->x ? o->x : "ones");
+  fprintf(f, ", \"y\": ");
+  json_str(f, o->y);
+  fprintf(f, ", \"out\": ");
+  json_str(f, o->out);
+  fprintf(f, ", \"out_format\": \"%s\", \"matrix_bytes\": %lld, \"norm_y\": %.17g}\n", o->text ? "text" : "mm",
+          (long long)bytes, norm_y);
+  const int bad = ferror(f);
+  if ((f != stdout && fclose(f)) || bad) return cis_error(CIS_ERR_IO, "%s: write error", o->json);
+  return CIS_OK;
 }
 
 /* x: ones, uniform (-1, 1) from the seed (value i from stream i, so any
@@ -136,8 +177,10 @@ int cis_cmd_spmv(int argc, char **argv) {
   else CIS_TRY(cis_matrix_spmv(M, o.alpha, x, o.beta, y));
   /* A non-finite result (an overflow such as --alpha 1e308, or NaN/Inf in A,
    * x or y) is an error: nothing is written. */
+  double norm_y = 0;
   for (cis_int i = 0; i < A->rows; ++i) {
     double v = cis_get(y, t, i);
+    norm_y += v * v;
     if (!isfinite(v)) {
       cis_int bad = 0;
       for (cis_int k = i; k < A->rows; ++k) bad += !isfinite(cis_get(y, t, k));
@@ -150,7 +193,8 @@ int cis_cmd_spmv(int argc, char **argv) {
     }
   }
   CIS_TRY(o.text ? cis_text_write_vector(o.out, y, t, A->rows) : cis_mm_write_vector(o.out, y, t, A->rows));
-  printf("y = %g*A*x + %g*y: %lld values (%s, %s, %s) -> %s\n", o.alpha, o.beta, (long long)A->rows,
+  if (o.json) CIS_TRY(write_json(&o, A, U ? cis_csr_bytes(U) : cis_matrix_bytes(M), sqrt(norm_y)));
+  fprintf(o.json && !strcmp(o.json, "-") ? stderr : stdout, "y = %g*A*x + %g*y: %lld values (%s, %s, %s) -> %s\n", o.alpha, o.beta, (long long)A->rows,
          U ? "csr symmetric (upper triangle)" : o.format, o.gpu ? "gpu" : "cpu", cis_dtype_name(t), o.out);
 cleanup:
   free(x);

@@ -8,13 +8,26 @@
 #include "gpu/gpu_internal.h"
 #include "gpu/gpu_mem.h"
 
+/* Why no device: "no NVIDIA GPU/driver found" when the machine has no
+ * NVIDIA driver loaded (the CUDA runtime then says "driver version is
+ * insufficient"), an old driver named as such, else the runtime's words. */
+static void no_device_why(cudaError_t e, char *why, size_t why_len) {
+  FILE *f = fopen("/proc/driver/nvidia/version", "r");
+  const int driver = f != NULL;
+  if (f) fclose(f);
+  if (e == cudaErrorNoDevice || e == cudaSuccess || (e == cudaErrorInsufficientDriver && !driver))
+    snprintf(why, why_len, "no NVIDIA GPU/driver found");
+  else if (e == cudaErrorInsufficientDriver)
+    snprintf(why, why_len, "the NVIDIA driver is older than this build's CUDA runtime (update the driver)");
+  else
+    snprintf(why, why_len, "no usable CUDA device: %s", cudaGetErrorString(e));
+}
+
 int cis_gpu_count(char *why, size_t why_len) {
   int n = 0;
   cudaError_t e = cudaGetDeviceCount(&n);
   if (e != cudaSuccess || n == 0) {
-    if (why && why_len)
-      snprintf(why, why_len, "no usable CUDA device: %s",
-               e != cudaSuccess ? cudaGetErrorString(e) : "cudaGetDeviceCount found 0 devices");
+    if (why && why_len) no_device_why(e, why, why_len);
     (void)cudaGetLastError();
     return 0;
   }

@@ -25,7 +25,7 @@
 #include "solvers/backend.h"
 
 cis_davidson_opts cis_davidson_opts_default(void) {
-  cis_davidson_opts o = {1, 1e-8, 1e-10, 200, 0, 0, NULL, 0, 0, NULL, NULL};
+  cis_davidson_opts o = {1, 1e-8, 1e-10, 200, 0, 0, NULL, 0, 0, NULL, NULL, NULL, NULL, 0.0};
   return o;
 }
 
@@ -259,6 +259,7 @@ cis_status cis_davidson_operator(const cis_operator *H, const double *diag, cons
     CIS_TRY(guesses(B, diag, k, w.V));
   }
   CIS_TRY(phase(B, o.verbose, &t_ph, &ph_setup)); /* backend, vectors, uploads, guesses */
+  double t_it = cis_wtime();
   for (int it = 1; it <= o.max_iter; ++it) {
     /* W_j = H V_j for the new vectors, timed alone: the queue drained before,
      * the product finished after (sync; nothing on the host backend) */
@@ -318,9 +319,16 @@ cis_status cis_davidson_operator(const cis_operator *H, const double *diag, cons
       nconv += done[r];
       all &= done[r];
     }
+    const double now = cis_wtime();
     if (o.verbose)
-      fprintf(stderr, "davidson %3d  subspace %3d  E0 %.12f  max residual %.3e  converged %d/%d\n", it, m,
-              w.theta[0], inf.max_residual, nconv, k);
+      fprintf(stderr, "davidson %3d  subspace %3d  E0 %.12f  max residual %.3e  converged %d/%d  %.4f s\n", it, m,
+              w.theta[0] + o.energy_offset, inf.max_residual, nconv, k, now - t_it);
+    if (o.progress) {
+      const cis_davidson_progress p = {it, m, k, nconv, inf.products, w.theta[0] + o.energy_offset, inf.max_residual,
+                                       o.tol, o.max_iter, now - t_it, now - t_start};
+      o.progress(o.progress_ctx, &p);
+    }
+    t_it = now;
     for (int r = 0; r < k; ++r) w.prev[r] = w.theta[r];
     if (all) { converged = 1; break; }
     CIS_TRY(phase(B, o.verbose, &t_ph, &ph_ritz));

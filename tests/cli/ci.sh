@@ -114,7 +114,7 @@ if [ $rc = 0 ]; then
   check_json n2_sto3g full --device gpu --build cpu
   check_json h2o_631g 2 --device gpu --build gpu
 else # no device here: one line saying so, exit 1
-  [ $rc = 1 ] && [ "$(wc -l < "$tmp/err")" = 1 ] && grep -q "^cisparse: .*CUDA" "$tmp/err" ||
+  [ $rc = 1 ] && [ "$(wc -l < "$tmp/err")" = 1 ] && grep -qE "^cisparse: .*(CUDA|NVIDIA GPU)" "$tmp/err" ||
     fail "--device gpu without a GPU: exit $rc, $(cat "$tmp/err")"
 fi
 "$CIS" ci "$CI/h4_sto3g.FCIDUMP" --device gpu --build gpu --save "$tmp/x.cisb" > /dev/null 2> "$tmp/err"; rc=$?

@@ -27,7 +27,14 @@ check "bench --plot without python3 exits 0 (rc=$rc: $(tail -n 1 "$T/b.err"))" '
 check "bench --plot wrote the JSON" 'python3 -c "import json,sys; json.load(open(sys.argv[1]))" "$T/b.json"'
 check "bench --plot names the JSON and the command" \
   'grep -qF "the JSON is in $T/b.json; draw it with \`python3 -m cisparse.plot spmv $T/b.json $T/b\`" "$T/b.out"'
-check "bench --plot says why (matplotlib)" 'grep -q "^plot: .*cisparse\[plot\]" "$T/b.out"'
+check "bench --plot says not run, and why (no python3)" 'grep -q "^plot: not run (no python3 on the PATH)" "$T/b.out"'
+# python3 without the package (outside the source tree, nothing installed): the install named
+env -u PYTHONPATH PYTHONNOUSERSITE=1 PATH=$(dirname "$(command -v python3)"):/usr/bin:/bin HOME=$T \
+  "$BIN" bench $MAT --runs 2 --warmup 1 --kernels $K --plot "$T/n" >"$T/n.out" 2>"$T/n.err"
+if ! grep -q "^plot: wrote\|wrote .*png" "$T/n.out"; then
+  check "bench --plot without the package says not run and what to install" \
+    'grep -q "^plot: not run (.*\(cisparse.plot\|matplotlib\).*pip install" "$T/n.out"'
+fi
 
 env PATH=/nonexistent "$BIN" solve $LAP --device cpu --sweep --method cg --repeat 1 --plot "$T/s" >"$T/s.out" 2>"$T/s.err"
 rc=$?

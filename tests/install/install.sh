@@ -57,6 +57,18 @@ if cmake -S "$SRC/examples" -B "$W/cm" -DCMAKE_PREFIX_PATH="$P" > "$W/cm.log" 2>
 else
   cat "$W/cm.log"; fail "find_package example build"
 fi
+# the README's and docs' `cc examples/solve.c $(pkg-config ...)` lines (blocks
+# marked `install`), run exactly as printed from a copy of the source's
+# examples, PKG_CONFIG_PATH at this prefix as the README's export sets it
+mkdir -p "$W/readme" && cp -r "$SRC/examples" "$W/readme/examples"
+n=0
+while IFS= read -r line; do
+  n=$((n + 1))
+  if (cd "$W/readme" && PKG_CONFIG_PATH=$LIBDIR/pkgconfig bash -c "$line") > "$W/readme.out" 2>&1 &&
+     grep -q "converged" "$W/readme.out"; then ok "documented: $line"
+  else cat "$W/readme.out"; fail "documented: $line"; fi
+done < <(python3 "$SRC/tests/docs/doc_examples.py" "$SRC" --print install | grep '^cc examples/' | sort -u)
+[ $n -gt 0 ] || fail "no \`cc examples/...\` line in the blocks marked install (README.md, docs/install.md)"
 # the static library through find_package as well (a C program: the
 # target brings OpenMP, and with CUDA cudart_static, cuSPARSE, cuBLAS, stdc++)
 cat > "$W/static.cmake" <<EOS
