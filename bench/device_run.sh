@@ -24,6 +24,10 @@
 #             then sell_study.py for the tables and the figure)
 #   gpu4pyscf cisparse's direct CI beside gpu4pyscf and PySCF on the FCIDUMPs
 #             in $FCIDUMPS (default SHARED/ci/h2o_631g.FCIDUMP; ci_vs_gpu4pyscf.py)
+#   bigci     the Davidson that fits: C2H4/cc-pVDZ 16e in 18 orbitals, D2h Ag
+#             (2.39e8 determinants; FCIDUMP made by make_c2h4_fcidump.py with
+#             PySCF from $SITE), --count and the direct run on one GPU; then
+#             H2O 6-31G FCI direct at subspaces 24, 12, 8 (the lean mode's cost)
 #   multigpu  every GPU of the host: weak scaling of the SpMV, strong scaling
 #             of CG and of Davidson (--gpus N, N = 1, 2, 4, 8 up to the count)
 # Environment: B (build folder, default build-dev), SHARED (the shared data:
@@ -137,6 +141,17 @@ LIST
     logged gpu4pyscf python3 -u bench/ci_vs_gpu4pyscf.py --cisparse $B/cisparse --solves 2 --repeats 7 \
       --json "$R/gpu4pyscf.json" ${FCIDUMPS:-$SHARED/ci/h2o_631g.FCIDUMP}
     tail -12 "$R/gpu4pyscf.log" ;;
+  bigci)
+    big=$R/c2h4_16e18o_ag.FCIDUMP
+    [ -s "$big" ] || PYTHONPATH=${SITE:-} logged make_16e18o python3 bench/make_c2h4_fcidump.py 18 "$big" --symmetry --nelec 16
+    logged bigci_count $B/cisparse ci "$big" --device gpu --method direct --count
+    logged bigci_run $B/cisparse ci "$big" --device gpu --method direct --progress --json
+    grep -hE "subspace|Davidson:|energy|to_solution|\"iterations|error" "$R/bigci_count.log" "$R/bigci_run.log" | cut -c1-300 | head -12
+    for s in 24 12 8; do
+      logged lean_$s $B/cisparse ci "$SHARED/ci/h2o_631g.FCIDUMP" --device gpu --method direct --subspace $s --repeat 2
+      grep -hE "^davidson|^time|E = " "$R/lean_$s.log" | sed "s/^/   subspace $s: /"
+    done
+    rm -f "$big" ;;
   multigpu)
     ngpu=$(nvidia-smi -L 2>/dev/null | grep -c '^GPU')
     for n in 1 2 4 8; do
