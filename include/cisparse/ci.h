@@ -446,6 +446,10 @@ CIS_API cis_status cis_ci_pspace_guess_compact(const cis_fcidump *F, const cis_c
 CIS_API cis_status cis_ci_pspace_guess_direct(const cis_fcidump *F, const cis_ci_direct *D, const double *diag, int np,
                                       int nvec, double *guess, int *np_used, double *pvals);
 CIS_API cis_status cis_ci_s2_direct(const cis_fcidump *F, const cis_ci_direct *D, const double *c, double *s2);
+/* <S^2> of a compact vector cc (cis_ci_direct_compact_size doubles, the
+ * layout of cis_ci_direct_compress): the same value as cis_ci_s2_direct of
+ * its expansion, read from the compact entries alone. */
+CIS_API cis_status cis_ci_s2_direct_compact(const cis_fcidump *F, const cis_ci_direct *D, const double *cc, double *s2);
 /* out = S^2 c on the direct space (host vectors of cis_ci_direct_size(D),
  * distinct): S- S+ + Sz^2 + Sz, S+ and S- applied as gathers through the
  * (na+1, nb-1) determinants (PySCF fci.spin_op.contract_ss); one temporary

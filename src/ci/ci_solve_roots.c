@@ -175,7 +175,7 @@ static cis_status solve_roots(ci_run *r) {
   const cis_int n = r->D ? cis_ci_direct_size(r->D) : cis_ci_space_size(r->S);
   const cis_int ng = compact ? cis_ci_direct_compact_size(r->D) : n;
   const double *diag = compact ? cis_operator_diagonal(r->opc) : r->D ? r->gdiag : r->diag;
-  const int need_c1 = !compact || !o->no_s2 || o->keep_vectors;
+  const int need_c1 = !compact || o->keep_vectors; /* <S^2> reads compact roots as they are */
   double *guess = NULL, *vc = NULL;
   const int nvec = ci_guess_vectors(r);
   free(r->evals); free(r->evecs); free(r->s2);
@@ -228,8 +228,9 @@ static cis_status solve_roots(ci_run *r) {
     r->s2[k] = NAN;
     if (compact && need_c1) cis_ci_direct_expand(r->D, vc + (size_t)k * (size_t)ng, r->evecs + (size_t)k * (size_t)n);
     if (o->no_s2) continue;
-    CIS_TRY(r->D ? cis_ci_s2_direct(r->F, r->D, r->evecs + (size_t)k * (size_t)n, &r->s2[k])
-                 : cis_ci_s2(r->F, r->S, r->evecs + (size_t)k * (size_t)n, &r->s2[k]));
+    CIS_TRY(compact ? cis_ci_s2_direct_compact(r->F, r->D, vc + (size_t)k * (size_t)ng, &r->s2[k])
+            : r->D  ? cis_ci_s2_direct(r->F, r->D, r->evecs + (size_t)k * (size_t)n, &r->s2[k])
+                    : cis_ci_s2(r->F, r->S, r->evecs + (size_t)k * (size_t)n, &r->s2[k]));
   }
   R->t_s2 = cis_wtime() - t_s2;
   r->nroots = nr;

@@ -10,16 +10,30 @@
  *     beta-only and q alpha-only, with the fermionic sign of the four
  *     operators (spin orbitals ordered all alpha, then all beta).
  * <S^2> = Sz^2 + Sz + sum_I c_I^2 nbo(I) + sum_J c_J sum_{p,q} sign c_I,
- * over ||c||^2. I outside the space (truncated CI) has c_I = 0. */
+ * over ||c||^2. I outside the space (truncated CI) has c_I = 0.
+ *
+ * S- S+ keeps the spatial symmetry of a determinant, so a vector blocked by
+ * irreps (the compact layout of cis_ci_direct_compress) has every partner I
+ * in its own block: cis_ci_s2_direct_compact reads the compact vector alone,
+ * never its C1 expansion (nsym doubles, not nsa * nsb). */
 #include <math.h>
 #include "ci/ci_internal.h"
+#include "ci/sigma_irrep.h"
 #include "core/internal.h"
 
+/* Compact index of the determinant (alpha, beta) of the blocked space iv
+ * (its irrep is the target's: S- S+ keeps it), -1 outside the strings. */
+static cis_int compact_find(const cis_ci_direct *D, const ci_irrep_view *iv, uint64_t alpha, uint64_t beta) {
+  const cis_int i = cis_ci_direct_find(D, alpha, beta);
+  return i < 0 ? -1 : iv->off[i / iv->nsb] + iv->bpos[i % iv->nsb];
+}
+
 /* The sum over J of s2_of's two terms for the determinants of one side
- * (space or direct), on nw-word strings (ci_bits.h). */
-CI_ALWAYS_INLINE void s2_terms(const cis_fcidump *F, const cis_ci_space *S, const cis_ci_direct *D, const double *c,
-                               double *norm_out, double *acc_out, const int nw) {
-  cis_int n = S ? cis_ci_space_size(S) : cis_ci_direct_size(D);
+ * (space, direct, or direct compact when iv), on nw-word strings (ci_bits.h). */
+CI_ALWAYS_INLINE void s2_terms(const cis_fcidump *F, const cis_ci_space *S, const cis_ci_direct *D,
+                               const ci_irrep_view *iv, const double *c, double *norm_out, double *acc_out,
+                               const int nw) {
+  cis_int n = S ? cis_ci_space_size(S) : iv ? iv->nsym : cis_ci_direct_size(D);
   double norm = 0, acc = 0;
   int na = cis_fcidump_nalpha(F);
 #pragma omp parallel for schedule(dynamic, 256) reduction(+ : norm, acc)
@@ -31,7 +45,8 @@ CI_ALWAYS_INLINE void s2_terms(const cis_fcidump *F, const cis_ci_space *S, cons
       cis_ci_space_det_bits(S, j, &a, &b);
     } else {
       uint64_t a1, b1;
-      cis_ci_direct_det(D, j, &a1, &b1);
+      if (iv) ci_direct_compact_det(D, j, &a1, &b1);
+      else cis_ci_direct_det(D, j, &a1, &b1);
       a = cis_ci_bits_from_u64(a1);
       b = cis_ci_bits_from_u64(b1);
     }
@@ -48,7 +63,9 @@ CI_ALWAYS_INLINE void s2_terms(const cis_fcidump *F, const cis_ci_space *S, cons
       a1 = bits_flip(a1, p, nw);
       par += na + bits_popcount(bits_below(b1, p, nw), nw);    /* a+_{p beta} */
       b1 = bits_flip(b1, p, nw);
-      cis_int i = S ? cis_ci_space_find_bits(S, &a1, &b1) : cis_ci_direct_find(D, a1.w[0], b1.w[0]);
+      cis_int i = S    ? cis_ci_space_find_bits(S, &a1, &b1)
+                  : iv ? compact_find(D, iv, a1.w[0], b1.w[0])
+                       : cis_ci_direct_find(D, a1.w[0], b1.w[0]);
       if (i >= 0) acc += (par & 1 ? -1.0 : 1.0) * cj * c[i];
     }
   }
@@ -56,11 +73,11 @@ CI_ALWAYS_INLINE void s2_terms(const cis_fcidump *F, const cis_ci_space *S, cons
   *acc_out = acc;
 }
 
-static cis_status s2_of(const cis_fcidump *F, const cis_ci_space *S, const cis_ci_direct *D, const double *c,
-                        double *s2) {
+static cis_status s2_of(const cis_fcidump *F, const cis_ci_space *S, const cis_ci_direct *D,
+                        const ci_irrep_view *iv, const double *c, double *s2) {
   double sz = 0.5 * F->ms2, norm = 0, acc = 0;
-  if (!S || cis_ci_space_words(S) == 1) s2_terms(F, S, D, c, &norm, &acc, 1);
-  else s2_terms(F, S, D, c, &norm, &acc, 2);
+  if (!S || cis_ci_space_words(S) == 1) s2_terms(F, S, D, iv, c, &norm, &acc, 1);
+  else s2_terms(F, S, D, iv, c, &norm, &acc, 2);
   if (!(norm > 0)) return cis_error(CIS_ERR_INVALID, "cis_ci_s2: zero vector");
   *s2 = sz * sz + sz + acc / norm;
   if (*s2 < 0 && *s2 > -1e-9) *s2 = 0; /* rounding below an exact 0 */
@@ -69,12 +86,22 @@ static cis_status s2_of(const cis_fcidump *F, const cis_ci_space *S, const cis_c
 
 cis_status cis_ci_s2(const cis_fcidump *F, const cis_ci_space *S, const double *c, double *s2) {
   if (!F || !S || !c || !s2) return cis_error(CIS_ERR_INVALID, "cis_ci_s2: NULL argument");
-  return s2_of(F, S, NULL, c, s2);
+  return s2_of(F, S, NULL, NULL, c, s2);
 }
 
 cis_status cis_ci_s2_direct(const cis_fcidump *F, const cis_ci_direct *D, const double *c, double *s2) {
   if (!F || !D || !c || !s2) return cis_error(CIS_ERR_INVALID, "cis_ci_s2_direct: NULL argument");
-  return s2_of(F, NULL, D, c, s2);
+  return s2_of(F, NULL, D, NULL, c, s2);
+}
+
+cis_status cis_ci_s2_direct_compact(const cis_fcidump *F, const cis_ci_direct *D, const double *cc, double *s2) {
+  if (!F || !D || !cc || !s2) return cis_error(CIS_ERR_INVALID, "cis_ci_s2_direct_compact: NULL argument");
+  ci_direct_view v;
+  ci_direct_get_view(D, &v);
+  if (!v.irrep) return s2_of(F, NULL, D, NULL, cc, s2); /* not blocked: compact is C1 */
+  ci_irrep_view iv;
+  ci_irrep_get_view(v.irrep, &iv);
+  return s2_of(F, NULL, D, &iv, cc, s2);
 }
 
 double cis_ci_spin_from_s2(double s2) { return 0.5 * (-1.0 + sqrt(1.0 + 4.0 * fmax(s2, 0.0))); }
