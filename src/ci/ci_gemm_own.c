@@ -17,11 +17,12 @@
 #include <omp.h>
 #include <string.h>
 #include "ci/ci_gemm.h"
+#include "core/internal.h"
 
 #define KC 192          /* k per block: a B micro-panel of KC x NR stays in L1 */
 #define MC 72           /* rows of A per packed block (a multiple of every MR): KC x MC in L2 */
 #define NR_MAX 24       /* the widest micro-kernel's columns */
-#define PAR_FLOPS 4e6   /* below this many flops one call does not fan out (fork/join costs more) */
+#define PAR_FLOPS 4000000 /* flops per thread: less work does not fan out (fork/join costs more) */
 
 /* C[0..mr) x [0..nr) (= or +=) the MR x NR tile of Ap (kc x MR) times Bp (kc x NR). */
 typedef void (*micro_kernel)(int kc, const double *Ap, const double *Bp, double *C, cis_int ldc, int mr, int nr,
@@ -168,7 +169,7 @@ void ci_gemm_own(int transb, cis_int m, cis_int n, cis_int k, const double *A, c
   const kernel_info *K = &kernels[ci_gemm_own_kernel()];
   const cis_int npanel = (n + K->nr - 1) / K->nr;
   /* fan out only outside a parallel region and for enough work */
-  const int fan = !omp_in_parallel() && omp_get_max_threads() > 1 && 2.0 * m * n * k >= PAR_FLOPS && npanel > 1;
+  const int threads = omp_in_parallel() || npanel < 2 ? 1 : cis_threads_for((int64_t)(2.0 * m * n * k), PAR_FLOPS);
   _Alignas(64) double Ap[MC * KC];
   for (cis_int p0 = 0; p0 < k; p0 += KC) {
     const int kc = k - p0 < KC ? (int)(k - p0) : KC;
@@ -177,11 +178,11 @@ void ci_gemm_own(int transb, cis_int m, cis_int n, cis_int k, const double *A, c
       const int mc = m - i0 < MC ? (int)(m - i0) : MC;
       pack_a(A, lda, i0, mc, p0, kc, K->mr, Ap);
       double *Cb = C + i0 * ldc;
-      if (!fan) {
+      if (threads < 2) {
         panel_range(K, 0, npanel, n, Ap, mc, B, ldb, transb, p0, kc, Cb, ldc, acc);
         continue;
       }
-#pragma omp parallel
+#pragma omp parallel num_threads(threads)
       {
         const cis_int t = omp_get_thread_num(), T = omp_get_num_threads();
         panel_range(K, npanel * t / T, npanel * (t + 1) / T, n, Ap, mc, B, ldb, transb, p0, kc, Cb, ldc, acc);
