@@ -7,9 +7,10 @@
 #include "cli/cli_matrix.h"
 
 static const char *usage_line =
-    "usage: cisparse spmv FILE|SPEC --format NAME|auto --out FILE [--out-format mm|text]\n"
+    "usage: cisparse spmv FILE|SPEC [--format NAME|auto] --out FILE [--out-format mm|text]\n"
     "         [--x FILE|ones|random] [--seed N] [--alpha a] [--beta b] [--y FILE]\n"
     "         [--device cpu|gpu] [--kernel NAME] [--symmetric] " CLI_FORMAT_OPTIONS "\n"
+    "  --format     storage format (default auto: the rule for the device, reason on stderr)\n"
     "  --symmetric  store only the upper triangle (refused if A is not symmetric); --format csr;\n"
     "               GPU kernels csr-sym (atomics, default) or csr-sym-det (deterministic)";
 
@@ -59,7 +60,7 @@ static int parse(int argc, char **argv, spmv_opts *o) {
     ++i; /* the option's value */
   }
   if (!o->matrix) return cli_usage("spmv: no matrix given (cisparse spmv --help)");
-  if (!o->format) return cli_usage("spmv: no --format given (one of the names cisparse info lists)");
+  if (!o->format) o->format = o->symmetric ? "csr" : "auto";
   if (!o->out) return cli_usage("spmv: no --out FILE given");
   if (o->kernel && !o->gpu) return cli_usage("spmv: --kernel applies to --device gpu only");
   if (o->beta != 0 && !o->y) return cli_usage("spmv: --beta %g scales y: give it with --y FILE", o->beta);
@@ -117,7 +118,7 @@ int cis_cmd_spmv(int argc, char **argv) {
   if (rc) return rc < 0 ? 0 : rc;
   const cis_dtype t = o.p.dtype;
   CIS_TRY(cis_load(o.matrix, t, &A));
-  if (!o.symmetric) CIS_TRY(cli_format_auto(A, &o.format, &o.p, &o.kernel));
+  if (!o.symmetric) CIS_TRY(cli_format_auto(A, o.gpu, &o.format, &o.p, &o.kernel));
   if (o.symmetric) CIS_TRY(cis_csr_upper_symmetric(A, CLI_SYM_TOL, &U));
   else CIS_TRY(cis_matrix_create(A, o.format, &o.p, &M));
   CIS_TRY(make_x(o.x, o.seed, t, A->cols, &x));
