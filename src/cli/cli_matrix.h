@@ -16,8 +16,10 @@ int cli_format_option(int argc, char **argv, int *i, cis_format_params *p);
 /* --format auto: when *format is "auto", the rule's format for where the
  * product runs (gpu: cis_format_auto, else cis_format_auto_cpu), its
  * parameters (the precision of p kept) and kernel (when *kernel is NULL)
- * for A, and the rule's reason on stderr; any other name: nothing. */
-cis_status cli_format_auto(const cis_csr *A, int gpu, const char **format, cis_format_params *p, const char **kernel);
+ * for A, and, when `say` (auto asked for by name, not the default), the
+ * rule's reason on stderr; any other name: nothing. */
+cis_status cli_format_auto(const cis_csr *A, int gpu, int say, const char **format, cis_format_params *p,
+                           const char **kernel);
 #define CLI_FORMAT_OPTIONS \
   "[--precision double|float] [--slice S] [--sigma N] [--block Z] [--boundary B] [--boundary-mode count|column]\n" \
   "         [--values float|double (sell16 in double: float values, double sums)]"

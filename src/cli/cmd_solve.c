@@ -384,7 +384,7 @@ static cis_status build_one(const solve_opts *o, const cis_csr *A, cis_dtype t, 
     return cis_operator_from_gpu_plan(*P, op);
   }
   const char *format = o->format, *kernel = o->kernel;
-  if ((st = cli_format_auto(A, gpu, &format, &fp, &kernel)) != CIS_OK) return st;
+  if ((st = cli_format_auto(A, gpu, o->format_given, &format, &fp, &kernel)) != CIS_OK) return st;
   if ((st = cis_matrix_create(A, format, &fp, M)) != CIS_OK) return st;
   if (!gpu) return cis_operator_from_matrix(*M, op);
   st = cis_gpu_plan_create(*M, kernel, 0, P);

@@ -16,7 +16,7 @@ static const char *usage_line =
 
 typedef struct spmv_opts {
   const char *matrix, *format, *x, *y, *out, *kernel;
-  int gpu, text, symmetric;
+  int gpu, text, symmetric, format_given;
   double alpha, beta;
   long long seed;
   cis_format_params p;
@@ -60,6 +60,7 @@ static int parse(int argc, char **argv, spmv_opts *o) {
     ++i; /* the option's value */
   }
   if (!o->matrix) return cli_usage("spmv: no matrix given (cisparse spmv --help)");
+  o->format_given = o->format != NULL;
   if (!o->format) o->format = o->symmetric ? "csr" : "auto";
   if (!o->out) return cli_usage("spmv: no --out FILE given");
   if (o->kernel && !o->gpu) return cli_usage("spmv: --kernel applies to --device gpu only");
@@ -118,7 +119,7 @@ int cis_cmd_spmv(int argc, char **argv) {
   if (rc) return rc < 0 ? 0 : rc;
   const cis_dtype t = o.p.dtype;
   CIS_TRY(cis_load(o.matrix, t, &A));
-  if (!o.symmetric) CIS_TRY(cli_format_auto(A, o.gpu, &o.format, &o.p, &o.kernel));
+  if (!o.symmetric) CIS_TRY(cli_format_auto(A, o.gpu, o.format_given, &o.format, &o.p, &o.kernel));
   if (o.symmetric) CIS_TRY(cis_csr_upper_symmetric(A, CLI_SYM_TOL, &U));
   else CIS_TRY(cis_matrix_create(A, o.format, &o.p, &M));
   CIS_TRY(make_x(o.x, o.seed, t, A->cols, &x));

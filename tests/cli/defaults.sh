@@ -36,18 +36,22 @@ OMP_NUM_THREADS=3 "$CIS" --version | grep -q '^openmp: 3 threads' || fail "OMP_N
 blas=$(sed -n 's/^blas: //p' "$tmp/v")
 grep -qF "\"blas\": \"blas: $blas\"" "$tmp/ci.json" || fail "ci --json: no \"blas\": \"blas: $blas\" in $(cat "$tmp/ci.json")"
 
-# solve: --format auto by default, the CPU rule
+# solve: --format auto by default (silent), the CPU rule; named, its reason on stderr
 "$CIS" solve laplace3d:size=12 > "$tmp/s" 2> "$tmp/serr" || fail "solve without --format: $(cat "$tmp/serr")"
-grep -q '^--format auto: CPU, .*: csr' "$tmp/serr" || fail "solve: no CPU auto reason on stderr: $(cat "$tmp/serr")"
+[ -s "$tmp/serr" ] && fail "solve without --format: stderr not empty: $(cat "$tmp/serr")"
 grep -q 'cpu csr' "$tmp/s" || fail "solve: not csr on the CPU: $(head -3 "$tmp/s")"
-"$CIS" solve "$SHARED/matrices/cage8.mtx" --format sell16 > /dev/null 2> "$tmp/serr" || true
-grep -q '^--format auto' "$tmp/serr" && fail "solve --format sell16: the auto rule ran"
+"$CIS" solve laplace3d:size=12 --format auto > /dev/null 2> "$tmp/serr" || fail "solve --format auto: $(cat "$tmp/serr")"
+grep -q '^--format auto: CPU, .*: csr' "$tmp/serr" || fail "solve --format auto: no CPU reason on stderr: $(cat "$tmp/serr")"
+"$CIS" solve "$SHARED/matrices/cage8.mtx" --format sell16 > "$tmp/s16" 2> "$tmp/serr" || fail "solve --format sell16: $(cat "$tmp/serr")"
+grep -q 'cpu sell16' "$tmp/s16" || fail "solve --format sell16: not sell16: $(head -3 "$tmp/s16")"
 
-# spmv: no --format needed; --symmetric alone is csr
-"$CIS" spmv laplace3d:size=6 --out "$tmp/y.mtx" 2> "$tmp/perr" || fail "spmv without --format: $(cat "$tmp/perr")"
-grep -q '^--format auto: CPU' "$tmp/perr" || fail "spmv: no CPU auto reason: $(cat "$tmp/perr")"
+# spmv: no --format needed; --symmetric alone is csr; --format auto names its reason
+"$CIS" spmv laplace3d:size=6 --out "$tmp/y.mtx" > "$tmp/pout" 2> "$tmp/perr" || fail "spmv without --format: $(cat "$tmp/perr")"
+grep -q '(csr, cpu, double)' "$tmp/pout" || fail "spmv: not csr: $(cat "$tmp/pout")"
 [ "$(tail -n +3 "$tmp/y.mtx" | wc -l)" = 216 ] || fail "spmv: not 216 values in $tmp/y.mtx"
-"$CIS" spmv laplace3d:size=6 --symmetric --out "$tmp/ys.mtx" 2> "$tmp/perr" || fail "spmv --symmetric without --format: $(cat "$tmp/perr")"
+"$CIS" spmv laplace3d:size=6 --format auto --out "$tmp/ya.mtx" > /dev/null 2> "$tmp/perr" || fail "spmv --format auto"
+grep -q '^--format auto: CPU' "$tmp/perr" || fail "spmv --format auto: no CPU reason: $(cat "$tmp/perr")"
+"$CIS" spmv laplace3d:size=6 --symmetric --out "$tmp/ys.mtx" > /dev/null 2> "$tmp/perr" || fail "spmv --symmetric without --format: $(cat "$tmp/perr")"
 cmp -s <(tail -n +3 "$tmp/y.mtx" | awk '{printf "%.10e\n", $NF}') <(tail -n +3 "$tmp/ys.mtx" | awk '{printf "%.10e\n", $NF}') \
   || fail "spmv: auto and --symmetric differ"
 
