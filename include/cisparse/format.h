@@ -127,6 +127,14 @@ typedef struct cis_format_choice {
   char reason[160];
 } cis_format_choice;
 CIS_API cis_status cis_format_auto(const cis_csr *A, cis_dtype dtype, cis_format_choice *out);
+/* The same choice for the CPU SpMV (a program that multiplies on the host
+ * calls this one; cis_format_auto's rule is the GPU's): csr, unless one
+ * chunk of 256 rows holds more than 2 nnz / T nonzeros for the T threads of
+ * the library's kernels (cisparse/util.h cis_cpu_limit), then csr5 (shared
+ * by nonzeros). kernel = format (the CPU has one kernel per format);
+ * max_row and mean_row filled, the sell statistics 0. Errors as
+ * cis_format_auto. */
+CIS_API cis_status cis_format_auto_cpu(const cis_csr *A, cis_dtype dtype, cis_format_choice *out);
 
 #ifdef __cplusplus
 }

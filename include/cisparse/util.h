@@ -18,6 +18,20 @@ CIS_API const char *cis_version(void);
 /* 1 if this library was built with the CUDA kernels (GPU calls may still
  * report CIS_ERR_NO_GPU where no device is present), else 0. */
 CIS_API int cis_built_with_cuda(void);
+/* The cores this process may use: its CPU affinity mask, lowered to its
+ * cgroup's CPU quota (cpu.max, rounded up) when there is one; >= 1. The
+ * library's kernels take no more OpenMP threads than this unless
+ * OMP_NUM_THREADS is set, and one thread for work too small to share.
+ * OpenMP's wait policy is read by the runtime when it starts: on a shared
+ * machine run programs with OMP_WAIT_POLICY=passive (the cisparse tool sets
+ * it for itself unless the user did). */
+CIS_API int cis_cpu_limit(void);
+/* The dense linear algebra of the CPU CI (the direct sigma's GEMM, the
+ * P-space eigensolver), one line chosen at configure and run time: e.g.
+ * "blas: libopenblas.so; lapack: libopenblas.so (dsyevr)" or "blas: own-gemm
+ * avx512 (reference libblas.so found, not used); lapack: liblapack.so
+ * (dsyevr)". Never NULL. */
+CIS_API const char *cis_blas_info(void);
 /* sizeof the public struct named `name` ("cis_csr", "cis_krylov_opts",
  * "cis_fcidump", ...: every struct a binding may mirror field by field),
  * 0 for a NULL or unknown name. A binding compares its mirror's size with

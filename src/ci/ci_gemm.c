@@ -1,41 +1,11 @@
-/* ci_gemm.c: C = A B (row-major) for the direct CI sigma: BLAS dgemm or a
- * cache-blocked fallback (contract in ci_gemm.h). */
-#include "ci/ci_gemm.h"
+/* ci_gemm.c: C = A B (row-major) for the direct CI sigma: an optimised
+ * BLAS's dgemm or the own packed GEMM (contract in ci_gemm.h), and the
+ * build's dense linear algebra named for `cisparse --version`. */
 #include <stdint.h>
+#include <stdio.h>
+#include "ci/ci_gemm.h"
+#include "cisparse/util.h"
 
-#define TILE 512 /* columns per tile: 4 rows of C and one row of B stay in L1 */
-
-void ci_gemm_rm_builtin(int m, cis_int n, int k, const double *A, const double *B, double *C) {
-  const cis_int ntile = (n + TILE - 1) / TILE;
-  for (cis_int t = 0; t < ntile; ++t) {
-    const cis_int j0 = t * TILE, w = n - j0 < TILE ? n - j0 : TILE;
-    int i = 0;
-    for (; i + 4 <= m; i += 4) { /* four rows of C at a time: each B row is read once per four */
-      double *c0 = C + (cis_int)i * n + j0, *c1 = c0 + n, *c2 = c1 + n, *c3 = c2 + n;
-      for (cis_int j = 0; j < w; ++j) c0[j] = c1[j] = c2[j] = c3[j] = 0.0;
-      for (int l = 0; l < k; ++l) {
-        const double *b = B + (cis_int)l * n + j0;
-        const double a0 = A[(cis_int)i * k + l], a1 = A[(cis_int)(i + 1) * k + l];
-        const double a2 = A[(cis_int)(i + 2) * k + l], a3 = A[(cis_int)(i + 3) * k + l];
-        for (cis_int j = 0; j < w; ++j) {
-          c0[j] += a0 * b[j];
-          c1[j] += a1 * b[j];
-          c2[j] += a2 * b[j];
-          c3[j] += a3 * b[j];
-        }
-      }
-    }
-    for (; i < m; ++i) {
-      double *c0 = C + (cis_int)i * n + j0;
-      for (cis_int j = 0; j < w; ++j) c0[j] = 0.0;
-      for (int l = 0; l < k; ++l) {
-        const double *b = B + (cis_int)l * n + j0;
-        const double a0 = A[(cis_int)i * k + l];
-        for (cis_int j = 0; j < w; ++j) c0[j] += a0 * b[j];
-      }
-    }
-  }
-}
 #ifdef CISPARSE_HAVE_BLAS
 /* Fortran BLAS (column-major, LP64 integers). */
 void dgemm_(const char *ta, const char *tb, const int *m, const int *n, const int *k, const double *alpha,
@@ -59,11 +29,38 @@ cis_int ci_gemm_max_n(void) { return INT32_MAX; }
 
 #else
 
-void ci_gemm_init(void) {}
+void ci_gemm_init(void) { (void)ci_gemm_own_kernel(); }
 void ci_gemm_rm(int m, cis_int n, int k, const double *A, const double *B, double *C) {
-  ci_gemm_rm_builtin(m, n, k, A, B, C);
+  ci_gemm_own(0, m, n, k, A, k, B, n, 0, C, n);
 }
-const char *ci_gemm_name(void) { return "built-in blocked GEMM (no BLAS found)"; }
+#ifdef CISPARSE_BLAS_UNUSED
+#define OWN_GEMM_NOTE " (" CISPARSE_BLAS_UNUSED " found, not used)"
+#else
+#define OWN_GEMM_NOTE " (no BLAS found)"
+#endif
+const char *ci_gemm_name(void) {
+  static const char *names[CI_GEMM_OWN_KERNELS] = {"own packed GEMM, generic kernel" OWN_GEMM_NOTE,
+                                                   "own packed GEMM, avx2 kernel" OWN_GEMM_NOTE,
+                                                   "own packed GEMM, avx512 kernel" OWN_GEMM_NOTE};
+  return names[ci_gemm_own_kernel()];
+}
 cis_int ci_gemm_max_n(void) { return INT64_MAX; }
 
 #endif
+
+#ifdef CISPARSE_HAVE_LAPACK
+#define LAPACK_NOTE "lapack: " CISPARSE_LAPACK_NAME " (dsyevr)"
+#else
+#define LAPACK_NOTE "lapack: none (built-in Householder + QL eigensolver)"
+#endif
+
+const char *cis_blas_info(void) {
+#ifdef CISPARSE_HAVE_BLAS
+  return "blas: " CISPARSE_BLAS_NAME "; " LAPACK_NOTE;
+#else
+  static const char *names[CI_GEMM_OWN_KERNELS] = {"blas: own-gemm generic" OWN_GEMM_NOTE "; " LAPACK_NOTE,
+                                                   "blas: own-gemm avx2" OWN_GEMM_NOTE "; " LAPACK_NOTE,
+                                                   "blas: own-gemm avx512" OWN_GEMM_NOTE "; " LAPACK_NOTE};
+  return names[ci_gemm_own_kernel()];
+#endif
+}

@@ -178,7 +178,7 @@ static cis_status solve_stored(ci_run *r, int build_gpu) {
       format = "sell16";
     } else if (!strcmp(format, "auto")) {
       cis_format_choice ch;
-      CIS_TRY(cis_format_auto(r->H, p.dtype, &ch));
+      CIS_TRY(o->gpu ? cis_format_auto(r->H, p.dtype, &ch) : cis_format_auto_cpu(r->H, p.dtype, &ch));
       snprintf(R->format_reason, sizeof R->format_reason, "%s", ch.reason);
       const cis_dtype t = p.dtype;
       format = ch.format;

@@ -16,6 +16,7 @@
 #include <omp.h>
 #include <stdlib.h>
 #include <string.h>
+#include "ci/ci_gemm.h"
 #include "ci/ci_rdm.h"
 #include "core/internal.h"
 
@@ -178,15 +179,8 @@ static void accumulate2(cis_int n2, cis_int m, const double *Db, const double *D
   if (Db == Dk) dsyrk_("U", "T", &nn, &mm, &one, Dk, &mm, &one, R, &nn);
   else dgemm_("T", "N", &nn, &nn, &mm, &one, Db, &mm, Dk, &mm, &one, R, &nn);
 #else
-  for (cis_int j = 0; j < n2; ++j) {
-    const double *dk = Dk + j * m;
-    for (cis_int i = 0; i < (Db == Dk ? j + 1 : n2); ++i) {
-      const double *db = Db + i * m;
-      double s = 0.0;
-      for (cis_int c = 0; c < m; ++c) s += db[c] * dk[c];
-      R[j * n2 + i] += s;
-    }
-  }
+  /* row-major R += Dk Db^T (both triangles; symmetric_fill overwrites the lower) */
+  ci_gemm_own(1, n2, n2, m, Dk, m, Db, m, 1, R, n2);
 #endif
 }
 

@@ -114,7 +114,7 @@ cis_status cis_ci_direct_create(const cis_fcidump *F, const cis_ci_direct_opts *
   const double lb = na == nb ? 0.0 : (double)nsb * (8.0 + 8.0 * nb * (norb - nb + 1));
   /* Workspace: X for blk (alpha string, vector) rows and each thread's D for
    * vec_cap vectors of one alpha string; rowx = one npair x nsb slab. */
-  const int threads = omp_get_max_threads();
+  const int threads = cis_threads();
   const double rowx = 8.0 * (double)np * (double)nsb;
   double cap = floor(block_cap / 4.0 / (threads * rowx));
   if (cap > 8) cap = 8;
@@ -368,7 +368,7 @@ static void sigma_block(cis_ci_direct *D, int gv, cis_int a0, cis_int nr, const 
     }
   }
   double t1 = omp_get_wtime();
-#pragma omp parallel if (D->ndet >= CI_DIRECT_PARALLEL_MIN)
+#pragma omp parallel num_threads(D->threads) if (D->ndet >= CI_DIRECT_PARALLEL_MIN)
   {
     cis_int b0, b1;
     thread_range(nsb, &b0, &b1);
@@ -440,7 +440,7 @@ static void sigma_block_half(cis_ci_direct *D, cis_int a0, cis_int nr, const dou
     }
   }
   double t1 = omp_get_wtime();
-#pragma omp parallel if (D->ndet >= CI_DIRECT_PARALLEL_MIN)
+#pragma omp parallel num_threads(D->threads) if (D->ndet >= CI_DIRECT_PARALLEL_MIN)
   {
     /* (i) for column c covers the block's rows R >= c: split the columns so
      * that every thread gets the same number of (row, column) pairs. */

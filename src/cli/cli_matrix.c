@@ -34,18 +34,19 @@ static void say_unused_options(const char *format, const cis_format_params *p) {
   }
 }
 
-cis_status cli_format_auto(const cis_csr *A, const char **format, cis_format_params *p, const char **kernel) {
+cis_status cli_format_auto(const cis_csr *A, int gpu, int say, const char **format, cis_format_params *p,
+                           const char **kernel) {
   say_unused_options(*format, p);
   if (strcmp(*format, "auto")) return CIS_OK;
   if (p->float_values) { /* the one format that stores float values under double vectors */
-    fprintf(stderr, "--format auto with --values float: sell16\n");
+    if (say) fprintf(stderr, "--format auto with --values float: sell16\n");
     *format = "sell16";
     return CIS_OK;
   }
   cis_format_choice ch;
-  cis_status st = cis_format_auto(A, p->dtype, &ch);
+  cis_status st = gpu ? cis_format_auto(A, p->dtype, &ch) : cis_format_auto_cpu(A, p->dtype, &ch);
   if (st != CIS_OK) return st;
-  fprintf(stderr, "--format auto: %s\n", ch.reason);
+  if (say) fprintf(stderr, "--format auto: %s\n", ch.reason);
   const cis_dtype t = p->dtype;
   *format = ch.format;
   *p = ch.params;

@@ -13,12 +13,15 @@
  * Returns -1 when argv[*i] is not one, 0 when consumed (*i advanced past the
  * value), 2 after printing a usage error. */
 int cli_format_option(int argc, char **argv, int *i, cis_format_params *p);
-/* --format auto: when *format is "auto", cis_format_auto's format, its
- * parameters (the precision of p kept) and GPU kernel (when *kernel is
- * NULL) for A, and the rule's reason on stderr; any other name: nothing.
- * Either way a "not used" line on stderr for each format option of p that
- * *format does not read (or that auto replaces). */
-cis_status cli_format_auto(const cis_csr *A, const char **format, cis_format_params *p, const char **kernel);
+/* --format auto: when *format is "auto", the rule's format for where the
+ * product runs (gpu: cis_format_auto, else cis_format_auto_cpu), its
+ * parameters (the precision of p kept) and kernel (when *kernel is NULL)
+ * for A, and, when `say` (auto asked for by name, not the default), the
+ * rule's reason on stderr; any other name: nothing. Either way a "not used"
+ * line on stderr for each format option of p that *format does not read (or
+ * that auto replaces). */
+cis_status cli_format_auto(const cis_csr *A, int gpu, int say, const char **format, cis_format_params *p,
+                           const char **kernel);
 #define CLI_FORMAT_OPTIONS \
   "[--precision double|float] [--slice S] [--sigma N] [--block Z] [--boundary B] [--boundary-mode count|column]\n" \
   "         [--values float|double (sell16 in double: float values, double sums)]"

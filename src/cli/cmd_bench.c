@@ -236,6 +236,13 @@ static void cpu_row(const ctx *c, const char *format, bench_row *w) {
   cis_status st;
   double *ms = NULL;
   fp.dtype = c->t;
+  cis_format_choice ch;
+  if (!strcmp(format, "auto") && cis_format_auto_cpu(c->A, c->t, &ch) == CIS_OK) { /* the CPU rule's pick */
+    format = ch.format;
+    fp = ch.params;
+    fp.dtype = c->t;
+    snprintf(w->label, sizeof w->label, "auto (%s)", ch.format);
+  }
   st = cis_matrix_create(c->A, format, &fp, &M);
   if (st == CIS_OK && !(ms = malloc(sizeof(double) * (size_t)c->o->runs)))
     st = cis_error(CIS_ERR_ALLOC, "cannot allocate timings");
@@ -345,6 +352,7 @@ static cis_status bench_matrix(const opts *o, const cis_csr *A, bench_run *r) {
     for (int i = 0; i < cis_format_count() && ne < 64; ++i)
       if (selected(o->kernels, cis_format_name(i)))
         ne = add(E, ne, cis_format_name(i), cis_format_name(i), NULL, NULL, 0, 0);
+    if (selected(o->kernels, "auto")) ne = add(E, ne, "auto", "auto", NULL, NULL, 0, 0); /* cis_format_auto_cpu's pick */
   }
   if (ne == 0) {
     st = cis_error(CIS_ERR_INVALID, "bench: --kernels '%s' selects nothing", o->kernels);

@@ -473,6 +473,8 @@ static void print_json_direct(const ci_args *a, const cis_ci_result *R) {
          (long long)d->beta_strings, (long long)d->npair, (long long)d->block,
          !d->projected ? "c1" : d->blocked && !R->gpu ? "blocked" : "projected");
   json_string(d->gemm);
+  printf(", \"blas\": ");
+  json_string(cis_blas_info());
   printf(", \"device\": \"%s\", \"setup_seconds\": %.6f, \"iterations\": %d, \"products\": %lld, "
          "\"sigma_seconds\": %.9f, \"half_sigmas\": %lld, \"solve_seconds\": %.6f, \"total_seconds\": %.6f, "
          "\"parse_seconds\": %.6f, \"to_solution_seconds\": %.6f, \"s2_seconds\": %.6f, \"guess_seconds\": %.6f, "

@@ -45,7 +45,7 @@ static const char *usage_text =
     "  --precision single|double|mixed   (default double; mixed = float inner solves with\n"
     "                               iterative refinement in double, --inner-tol T, default 1e-4)\n"
     "  --sync spin|blocking         how the host waits for the GPU (default: CUDA's)\n"
-    "  --format NAME [--kernel K]   storage format and GPU kernel (default csr, its default kernel)\n"
+    "  --format NAME [--kernel K]   storage format and GPU kernel (default auto: the rule for the device)\n"
     "  --cusparse ALG               a cuSPARSE SpMV instead (csr-alg1, csr-alg2, coo-alg1, ...)\n"
     "  --symmetric                  store only the upper triangle (csr; refused if A is not\n"
     "                               symmetric); GPU kernels csr-sym (default) or csr-sym-det\n"
@@ -384,7 +384,7 @@ static cis_status build_one(const solve_opts *o, const cis_csr *A, cis_dtype t, 
     return cis_operator_from_gpu_plan(*P, op);
   }
   const char *format = o->format, *kernel = o->kernel;
-  if ((st = cli_format_auto(A, &format, &fp, &kernel)) != CIS_OK) return st;
+  if ((st = cli_format_auto(A, gpu, o->format_given, &format, &fp, &kernel)) != CIS_OK) return st;
   if ((st = cis_matrix_create(A, format, &fp, M)) != CIS_OK) return st;
   if (!gpu) return cis_operator_from_matrix(*M, op);
   st = cis_gpu_plan_create(*M, kernel, 0, P);
@@ -1029,7 +1029,7 @@ int cis_cmd_solve(int argc, char **argv) {
   o.maxit = 1000;
   o.repeat = 1;
   o.energy_seconds = NAN; /* not given */
-  o.format = "csr";
+  o.format = "auto";
   o.fp = cis_format_params_default();
   if ((rc = parse(argc, argv, &o))) return rc < 0 ? 0 : rc;
   if ((rc = resolve_device(&o))) return rc;

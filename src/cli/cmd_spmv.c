@@ -7,9 +7,10 @@
 #include "cli/cli_matrix.h"
 
 static const char *usage_line =
-    "usage: cisparse spmv FILE|SPEC --format NAME|auto --out FILE [--out-format mm|text]\n"
+    "usage: cisparse spmv FILE|SPEC [--format NAME|auto] --out FILE [--out-format mm|text]\n"
     "         [--x FILE|ones|random] [--seed N] [--alpha a] [--beta b] [--y FILE]\n"
     "         [--device cpu|gpu] [--kernel NAME] [--symmetric] [--json FILE|-] " CLI_FORMAT_OPTIONS "\n"
+    "  --format     storage format (default auto: the rule for the device, reason on stderr)\n"
     "  --json FILE  what ran as JSON ('-': stdout, the summary line then on stderr): matrix, rows, nnz,\n"
     "               format, device, kernel (null: the format's default, or the CPU), precision, alpha,\n"
     "               beta, x, y (null: none), out, matrix_bytes, norm_y (2-norm of the result)\n"
@@ -18,7 +19,7 @@ static const char *usage_line =
 
 typedef struct spmv_opts {
   const char *matrix, *format, *x, *y, *out, *kernel, *json;
-  int gpu, text, symmetric;
+  int gpu, text, symmetric, format_given;
   double alpha, beta;
   long long seed;
   cis_format_params p;
@@ -62,7 +63,8 @@ static int parse(int argc, char **argv, spmv_opts *o) {
     ++i; /* the option's value */
   }
   if (!o->matrix) return cli_usage("spmv: no matrix given (cisparse spmv --help)");
-  if (!o->format) return cli_usage("spmv: no --format given (one of the names cisparse info lists)");
+  o->format_given = o->format != NULL;
+  if (!o->format) o->format = o->symmetric ? "csr" : "auto";
   if (!o->out) return cli_usage("spmv: no --out FILE given");
   if (o->kernel && !o->gpu) return cli_usage("spmv: --kernel applies to --device gpu only");
   if (o->beta != 0 && !o->y) return cli_usage("spmv: --beta %g scales y: give it with --y FILE", o->beta);
@@ -158,7 +160,7 @@ int cis_cmd_spmv(int argc, char **argv) {
   if (rc) return rc < 0 ? 0 : rc;
   const cis_dtype t = o.p.dtype;
   CIS_TRY(cis_load(o.matrix, t, &A));
-  if (!o.symmetric) CIS_TRY(cli_format_auto(A, &o.format, &o.p, &o.kernel));
+  if (!o.symmetric) CIS_TRY(cli_format_auto(A, o.gpu, o.format_given, &o.format, &o.p, &o.kernel));
   if (o.symmetric) CIS_TRY(cis_csr_upper_symmetric(A, CLI_SYM_TOL, &U));
   else CIS_TRY(cis_matrix_create(A, o.format, &o.p, &M));
   CIS_TRY(make_x(o.x, o.seed, t, A->cols, &x));

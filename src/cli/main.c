@@ -1,9 +1,11 @@
 /* main.c: `cisparse COMMAND ...` dispatch to the cis_cmd_* functions (cli.h). */
 #include <errno.h>
 #include <math.h>
+#include <omp.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include "cli/cli.h"
 
 typedef struct { const char *name; int (*fn)(int, char **); const char *help; } command;
@@ -17,7 +19,20 @@ static void usage(FILE *f, const command *cmds, size_t n) {
              " random:rows=1000,cols=800,density=0.01,seed=2). `cisparse COMMAND --help` for options.\n");
 }
 
+/* OpenMP reads OMP_WAIT_POLICY when its runtime starts (libgomp: as it is
+ * loaded, before main). Unless the user chose a policy, the tool runs itself
+ * again with passive waits: idle threads sleep instead of spinning, which on
+ * a shared or busy machine takes the cores the working threads need. If the
+ * exec fails (no /proc) the run goes on with the runtime's default. */
+static void passive_waits(char **argv) {
+  if (getenv("OMP_WAIT_POLICY") || setenv("OMP_WAIT_POLICY", "passive", 1) != 0) return;
+  execv("/proc/self/exe", argv);
+}
+
 int main(int argc, char **argv) {
+  passive_waits(argv);
+  /* no more threads than the cores this process may use (affinity, cgroup quota) */
+  if (!getenv("OMP_NUM_THREADS")) omp_set_num_threads(cis_cpu_limit());
   const command cmds[] = {
       {"run", cis_cmd_run, "the paper's experiment on the embedded default CI matrix"},
       {"info", cis_cmd_info, "statistics and memory of every format (Tables 3-5)"},
@@ -34,6 +49,9 @@ int main(int argc, char **argv) {
   }
   if (!strcmp(argv[1], "--version")) {
     printf("cisparse %s (CUDA kernels %s)\n", cis_version(), cis_built_with_cuda() ? "built" : "not built");
+    printf("%s\n", cis_blas_info());
+    printf("openmp: %d threads (cores this process may use: %d), OMP_WAIT_POLICY=%s\n", omp_get_max_threads(),
+           cis_cpu_limit(), getenv("OMP_WAIT_POLICY") ? getenv("OMP_WAIT_POLICY") : "unset");
     return 0;
   }
   for (size_t i = 0; i < n; ++i)

@@ -113,7 +113,7 @@ cis_status cis_csr_spmv(const cis_csr *A, double alpha, const void *x, double be
     const REAL *xv = x, *av = A->val;
     REAL *yv = y;
     const REAL a = (REAL)alpha, b = (REAL)beta;
-    CIS_PRAGMA(omp parallel for schedule(dynamic, 256))
+    CIS_PRAGMA(omp parallel for schedule(dynamic, 256) num_threads(cis_threads_for(A->nnz + A->rows, CIS_GRAIN_NNZ)))
     for (cis_int i = 0; i < A->rows; ++i) {
       REAL sum = 0;
       for (cis_int k = A->rowptr[i]; k < A->rowptr[i + 1]; ++k) sum += av[k] * xv[A->colind[k]];

@@ -30,7 +30,7 @@ cis_status cis_csr_symv(const cis_csr *U, double alpha, const void *x, double be
   if (U->rows != U->cols || !(U->flags & CIS_FLAG_UPPER))
     return cis_error(CIS_ERR_INVALID, "cis_csr_symv needs a square upper-triangle CSR (CIS_FLAG_UPPER)");
   cis_int n = U->rows;
-  int nt = omp_get_max_threads();
+  int nt = cis_threads_for(2 * U->nnz, CIS_GRAIN_NNZ); /* both triangles' products */
   CIS_TRY(cis_alloc_array(&buf, (int64_t)nt * n, cis_dtype_size(U->dtype), "symmetric SpMV thread buffers"));
   CIS_TRY(cis_alloc_array((void **)&first, nt + 1, sizeof(cis_int), "symmetric SpMV row split"));
   CIS_FOR_DTYPE(U->dtype, {

@@ -33,6 +33,22 @@ int cis_mul_overflows(int64_t a, int64_t b, int64_t *r);
 cis_status cis_alloc_array(void **p, int64_t count, size_t size, const char *what);
 cis_status cis_alloc_zeroed(void **p, int64_t count, size_t size, const char *what);
 
+/* OpenMP threads for a kernel over `work` units (values, nonzeros) of which
+ * one thread should have at least `grain`: 1 for small work, at most
+ * cis_threads(). cis_threads: omp_get_max_threads() capped by cis_cpu_limit()
+ * (util.h) unless OMP_NUM_THREADS is set. Grains: one thread per this many
+ * vector values or nonzeros (a few tens of microseconds of work each). */
+int cis_threads(void);
+int cis_threads_for(int64_t work, int64_t grain);
+/* The parallel regions that the calling thread starts next take
+ * cis_threads_for(work, grain) threads (omp_set_num_threads) until
+ * cis_threads_restore(the value returned): for kernels whose regions are
+ * written elsewhere (every format's SpMV). */
+int cis_threads_limit(int64_t work, int64_t grain);
+void cis_threads_restore(int prev);
+#define CIS_GRAIN_VECTOR 32768
+#define CIS_GRAIN_NNZ 32768
+
 /* cis_phys_memory, cis_wtime, cis_median: util/host.h. */
 /* Bytes of host memory available now (MemAvailable; the physical memory
  * where /proc/meminfo cannot be read). */

@@ -24,13 +24,24 @@ static cis_status block_store(cis_dist_matrix *D, int l, const cis_csr *blk, con
   if (blk->nnz == 0) return CIS_OK;
   if (blk->dtype != D->dtype) CIS_TRY(cis_csr_copy(blk, D->dtype, &c));
   cis_format_params fp = cis_format_params_default();
-  CIS_TRY(cis_matrix_create(c ? c : blk, o->format ? o->format : "csr", &fp, &m));
+  const char *format = o->format ? o->format : "auto", *kernel = o->kernel;
+  if (!strcmp(format, "auto")) { /* each block by the rule for where it is multiplied */
+    cis_format_choice ch;
+    const cis_dtype t = fp.dtype;
+    CIS_TRY(dist_on_device(D) ? cis_format_auto(c ? c : blk, D->dtype, &ch)
+                              : cis_format_auto_cpu(c ? c : blk, D->dtype, &ch));
+    format = ch.format;
+    fp = ch.params;
+    fp.dtype = t;
+    if (!kernel && dist_on_device(D)) kernel = ch.kernel;
+  }
+  CIS_TRY(cis_matrix_create(c ? c : blk, format, &fp, &m));
   if (!dist_on_device(D)) {
     *M = m;
     m = NULL;
   } else {
     CIS_TRY(dist_set_dev(D, l));
-    CIS_TRY(cis_gpu_plan_create(m, o->kernel, 0, P));
+    CIS_TRY(cis_gpu_plan_create(m, kernel, 0, P));
   }
   st = CIS_OK;
 cleanup:
@@ -90,7 +101,7 @@ cis_status dist_matrix_new(cis_dist_comm *c, cis_int n, cis_dtype dtype, const c
   D->dtype = (o->dtype == CIS_F64 || o->dtype == CIS_F32) ? o->dtype : dtype;
   D->where = c->where;
   D->nlocal = c->nlocal;
-  snprintf(D->format, sizeof D->format, "%s", o->format ? o->format : "csr");
+  snprintf(D->format, sizeof D->format, "%s", o->format ? o->format : "auto");
   CIS_TRY(cis_alloc_zeroed((void **)&D->diag, n > 0 ? n : 1, sizeof(double), "distributed diagonal"));
   CIS_TRY(cis_alloc_zeroed((void **)&D->part, D->nlocal, sizeof(dist_part), "distributed parts"));
   for (int l = 0; l < D->nlocal; ++l) D->part[l].rank = c->first + l;

@@ -33,13 +33,26 @@
  *   3. otherwise (power-law rows: padding even after sorting) -> hyb:
  *      ELLPACK for the common length, CSR for the long tails (Mahmoud et al.
  *      2018, Sec. 4.1).
- * The thresholds and their measurements: bench/NOTES.md, "--format auto". */
+ * The thresholds and their measurements: bench/NOTES.md, "--format auto".
+ *
+ * On the CPU (cis_format_auto_cpu) the sliced layouts serve no purpose (they
+ * exist for coalesced GPU warps) and cost the padding and the permutation:
+ * csr, rows shared among the OpenMP threads in chunks of 256, moves the
+ * fewest bytes and was the fastest CPU kernel or within 1.25x of it on every
+ * matrix measured (bench/results/format_auto_cpu.md; sell16, the GPU rule's
+ * pick for long CI rows, was 2-10x slower), unless the rows are too uneven to
+ * share: when the heaviest 256-row chunk holds more than 2 nnz / T nonzeros
+ * (T threads, as many as the SpMV takes for this many nonzeros), csr's time
+ * is that chunk's, more than twice the even share, and csr5, shared by
+ * nonzeros (Liu & Vinter, ICS 2015; 1.3-2x slower than csr where rows share
+ * well), takes over. With two threads that never happens. */
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include "core/internal.h"
 #include "formats/format_util.h"
 
-enum { CIS_AUTO_SMALL_NNZ = 1000000 };
+enum { CIS_AUTO_SMALL_NNZ = 1000000, CIS_AUTO_CPU_CHUNK = 256 };
 #define CIS_AUTO_SELL16_RATIO 0.85
 #define CIS_AUTO_SELL16_ROW 32
 
@@ -152,4 +165,46 @@ cis_status cis_format_auto(const cis_csr *A, cis_dtype dtype, cis_format_choice 
 cleanup:
   cis_free(len);
   return st;
+}
+
+cis_status cis_format_auto_cpu_threads(const cis_csr *A, cis_dtype dtype, int threads, cis_format_choice *out) {
+  if (!out) return cis_error(CIS_ERR_INVALID, "cis_format_auto_cpu: NULL output");
+  memset(out, 0, sizeof *out);
+  if (!A) return cis_error(CIS_ERR_INVALID, "cis_format_auto_cpu: NULL matrix");
+  if (dtype != CIS_F64 && dtype != CIS_F32)
+    return cis_error(CIS_ERR_INVALID, "cis_format_auto_cpu: unknown value type %d", (int)dtype);
+  cis_status st = cis_csr_check(A);
+  if (st != CIS_OK) return st;
+  out->params = cis_format_params_default();
+  out->params.dtype = dtype;
+  out->format = out->kernel = "csr";
+  cis_int heaviest = 0; /* nonzeros of the heaviest chunk of rows */
+  for (cis_int i = 0; i < A->rows; ++i) {
+    const cis_int len = A->rowptr[i + 1] - A->rowptr[i];
+    if (len > out->max_row) out->max_row = len;
+    if (i % CIS_AUTO_CPU_CHUNK == 0) {
+      const cis_int end = i + CIS_AUTO_CPU_CHUNK < A->rows ? i + CIS_AUTO_CPU_CHUNK : A->rows;
+      const cis_int chunk = A->rowptr[end] - A->rowptr[i];
+      if (chunk > heaviest) heaviest = chunk;
+    }
+  }
+  out->mean_row = A->rows > 0 ? (double)A->nnz / (double)A->rows : 0.0;
+  /* the threads the SpMV will take (cis_matrix_spmv: one per CIS_GRAIN_NNZ) */
+  const int64_t by_work = (A->nnz + A->rows) / CIS_GRAIN_NNZ;
+  if (by_work < threads) threads = by_work > 1 ? (int)by_work : 1;
+  const double share = threads > 1 ? 2.0 * (double)A->nnz / threads : INFINITY;
+  if (A->nnz > 0 && (double)heaviest > share) {
+    out->format = out->kernel = "csr5";
+    snprintf(out->reason, sizeof out->reason,
+             "CPU, %d threads: a 256-row chunk holds %lld of %lld nonzeros (> 2 nnz / threads): csr5 (shared by "
+             "nonzeros)", threads, (long long)heaviest, (long long)A->nnz);
+  } else {
+    snprintf(out->reason, sizeof out->reason,
+             "CPU, %d threads: csr (rows shared by the threads; no padding: the fewest bytes per nonzero)", threads);
+  }
+  return CIS_OK;
+}
+
+cis_status cis_format_auto_cpu(const cis_csr *A, cis_dtype dtype, cis_format_choice *out) {
+  return cis_format_auto_cpu_threads(A, dtype, cis_threads(), out);
 }

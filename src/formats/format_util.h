@@ -100,6 +100,9 @@ void cis_dump_vals(FILE *f, const char *label, const void *v, cis_dtype t, cis_i
 /* CIS_OK, or CIS_ERR_IO naming the format if the stream had a write error. */
 cis_status cis_dump_done(FILE *f, const char *fmt);
 
+/* cis_format_auto_cpu with the thread count given (tests); auto.c. */
+cis_status cis_format_auto_cpu_threads(const cis_csr *A, cis_dtype dtype, int threads, cis_format_choice *out);
+
 #ifdef __cplusplus
 }
 #endif

@@ -105,7 +105,10 @@ cis_status cis_matrix_spmv(const cis_matrix *M, double alpha, const void *x, dou
   if (!M || !x || !y) return cis_error(CIS_ERR_INVALID, "cis_matrix_spmv: NULL argument");
   if (!M->ops->spmv)
     return cis_error(CIS_ERR_UNSUPPORTED, "no CPU SpMV for format %s", M->ops->name);
-  return M->ops->spmv(M->impl, alpha, x, beta, y);
+  const int prev = cis_threads_limit(head(M)->nnz + head(M)->rows, CIS_GRAIN_NNZ);
+  const cis_status st = M->ops->spmv(M->impl, alpha, x, beta, y);
+  cis_threads_restore(prev);
+  return st;
 }
 
 cis_status cis_matrix_dump(const cis_matrix *M, FILE *f) {

@@ -153,7 +153,9 @@ expect_error "bad spec" "$BIN" info ci:rows=10,sed=1
 expect_error "unknown generator" "$BIN" gen nope:rows=3 -o "$T/n.mtx"
 expect_error "gen without -o" "$BIN" gen ci:rows=10,seed=1
 expect_error "spmv without --out" "$BIN" spmv ci:rows=10,seed=1 --format csr
-expect_error "spmv without --format" "$BIN" spmv ci:rows=10,seed=1 --out "$T/y"
+# without --format: auto (the default), silently
+"$BIN" spmv ci:rows=10,seed=1 --out "$T/y" > /dev/null 2> "$T/err" && [ ! -s "$T/err" ] \
+  && echo "ok   spmv without --format: auto" || fail "spmv without --format: exit $?, stderr $(cat "$T/err")"
 expect_error "unknown format" "$BIN" spmv ci:rows=10,seed=1 --format nosuch --out "$T/y"
 expect_error "x of the wrong length" "$BIN" spmv "$T/r.mtx" --format csr --x "$T/y0.txt" --out "$T/y"
 expect_error "bad --alpha" "$BIN" spmv ci:rows=10,seed=1 --format csr --alpha abc --out "$T/y"

@@ -22,7 +22,6 @@
 #include <string.h>
 #include <omp.h>
 #include "ci/ci_davidson_support.h"
-#include "ci/ci_gemm.h"
 #include "ci/strings.h"
 #include "core/internal.h"
 #include "test_util.h"
@@ -356,7 +355,7 @@ done:
 }
 
 /* One thread and all threads give the same bits (each sigma element owned by
- * one thread, sums in a fixed order); the built-in GEMM equals the BLAS one. */
+ * one thread, sums in a fixed order). The GEMM itself: test_ci_gemm.c. */
 static void test_determinism(cis_fcidump *F) {
   cis_ci_direct *D1 = NULL, *Dn = NULL;
   int threads = omp_get_max_threads();
@@ -390,24 +389,6 @@ static void test_determinism(cis_fcidump *F) {
   omp_set_num_threads(threads);
   cis_ci_direct_free(D1);
   cis_ci_direct_free(Dn);
-  const int m = 37, k = 29;
-  const cis_int n = 1031;
-  double *A = malloc(sizeof(double) * m * k), *B = malloc(sizeof(double) * k * n);
-  double *C1 = malloc(sizeof(double) * m * n), *C2 = malloc(sizeof(double) * m * n);
-  test_fill_random(A, CIS_F64, m * k, 3);
-  test_fill_random(B, CIS_F64, k * n, 4);
-  ci_gemm_rm(m, n, k, A, B, C1);
-  ci_gemm_rm_builtin(m, n, k, A, B, C2);
-  double worst = 0;
-  for (cis_int i = 0; i < m; ++i)
-    for (cis_int j = 0; j < n; ++j) {
-      double ref = 0;
-      for (int l = 0; l < k; ++l) ref += A[i * k + l] * B[l * n + j];
-      if (fabs(C1[i * n + j] - ref) > worst) worst = fabs(C1[i * n + j] - ref);
-      if (fabs(C2[i * n + j] - ref) > worst) worst = fabs(C2[i * n + j] - ref);
-    }
-  CHECK(worst <= 1e-12, "GEMM (%s) and built-in vs a triple loop: %.2e", ci_gemm_name(), worst);
-  free(A); free(B); free(C1); free(C2);
 }
 
 /* Every allocation of create, operator and the operator's first scaled apply

@@ -4,7 +4,10 @@
  * (sell) or random lengths (sellcs); power-law rows (hyb); an empty matrix
  * (csr) -- the statistics it reports, that its choice builds, and its
  * errors; and the split SELL kernel's threads per row
- * (cis_sell_threads_per_row) on the shapes its rule names. */
+ * (cis_sell_threads_per_row) on the shapes its rule names.
+ * The CPU rule (cis_format_auto_cpu): csr on the same matrices (where the GPU
+ * rule picks sell16, sell, sellcs or hyb), csr5 when one 256-row chunk holds
+ * more than 2 nnz / threads, csr again on one thread; its errors. */
 #include <string.h>
 #include "formats/format_util.h"
 #include "test_util.h"
@@ -81,6 +84,76 @@ static void expect_choice(const char *spec, const char *format, const char *kern
   expect_choice_of(A, spec, format, kernel);
 }
 
+/* The CPU rule on spec (threads given) picks format, and the pick builds. */
+static void expect_cpu_of(cis_csr *A, const char *spec, int threads, const char *format) {
+  cis_format_choice ch;
+  cis_matrix *M = NULL;
+  CHECK(A != NULL, "%s: no matrix", spec);
+  if (!A) return;
+  CHECK_OK(cis_format_auto_cpu_threads(A, CIS_F64, threads, &ch));
+  CHECK(!strcmp(ch.format, format) && !strcmp(ch.kernel, format) && strstr(ch.reason, "CPU"),
+        "CPU, %d threads, %s: chose %s (%s), expected %s", threads, spec, ch.format, ch.reason, format);
+  CHECK(ch.params.dtype == CIS_F64 && ch.max_row >= ch.mean_row && ch.sell_fill == 0, "CPU %s: stats", spec);
+  CHECK_OK(cis_matrix_create(A, ch.format, &ch.params, &M));
+  cis_matrix_free(M);
+}
+
+static void expect_cpu(const char *spec, const char *format) {
+  cis_csr *A = NULL;
+  CHECK_OK(cis_generate(spec, CIS_F64, &A));
+  expect_cpu_of(A, spec, 2, format);
+  cis_csr_free(A);
+}
+
+/* One row of `dense` nonzeros among `rows` rows of one (a diagonal). */
+static cis_csr *one_heavy_row(cis_int rows, cis_int dense) {
+  cis_csr *A = NULL;
+  if (cis_csr_alloc(rows, dense, rows - 1 + dense, CIS_F64, &A) != CIS_OK) return NULL;
+  double *v = A->val;
+  cis_int k = 0;
+  for (cis_int i = 0; i < rows; ++i) {
+    A->rowptr[i] = k;
+    const cis_int len = i == rows / 2 ? dense : 1;
+    for (cis_int j = 0; j < len; ++j, ++k) {
+      A->colind[k] = (cis_idx)(len == 1 ? i % dense : j);
+      v[k] = 1.0;
+    }
+  }
+  A->rowptr[rows] = k;
+  return A;
+}
+
+static void test_cpu_rule(void) {
+  cis_format_choice ch;
+  expect_cpu("laplace3d:size=20", "csr");
+  expect_cpu("laplace3d:size=60", "csr");
+  expect_cpu("ci:rows=2048,seed=1", "csr"); /* the GPU rule: sell16, the slowest CPU kernel */
+  expect_cpu("random:rows=100000,cols=5000000,density=0.000004,seed=2", "csr");
+  expect_cpu("powerlaw:rows=200000,seed=3", "csr");
+  cis_csr *A = NULL;
+  CHECK_OK(cis_generate("laplace3d:size=20", CIS_F64, &A)); /* 53,600 nonzeros: one thread whatever the machine */
+  expect_cpu_of(A, "laplace3d:size=20", 64, "csr");
+  cis_csr_free(A);
+  A = one_heavy_row(100000, 200000); /* 299,999 nonzeros, 200,255 in one chunk; 9 threads' worth */
+  expect_cpu_of(A, "one row of 200000 among 100000", 8, "csr5");
+  expect_cpu_of(A, "one row of 200000 among 100000", 2, "csr"); /* two threads: at most 2x the even share */
+  expect_cpu_of(A, "one row of 200000 among 100000", 1, "csr"); /* one thread: nothing to share */
+  CHECK(cis_format_auto_cpu(A, (cis_dtype)7, &ch) == CIS_ERR_INVALID, "CPU rule: bad dtype accepted");
+  CHECK(cis_format_auto_cpu(A, CIS_F64, NULL) == CIS_ERR_INVALID, "CPU rule: NULL output accepted");
+  CHECK(cis_format_auto_cpu(NULL, CIS_F64, &ch) == CIS_ERR_INVALID, "CPU rule: NULL matrix accepted");
+  CHECK_OK(cis_format_auto_cpu(A, CIS_F32, &ch));
+  CHECK(ch.params.dtype == CIS_F32, "CPU rule: dtype %d", (int)ch.params.dtype);
+  cis_csr_free(A);
+  static const double zero[12] = {0};
+  A = test_csr_from_dense(3, 4, zero, CIS_F64);
+  CHECK(A != NULL, "empty 3x4 matrix");
+  if (A) {
+    CHECK_OK(cis_format_auto_cpu(A, CIS_F64, &ch));
+    CHECK(!strcmp(ch.format, "csr"), "CPU rule, empty matrix: %s", ch.format);
+  }
+  cis_csr_free(A);
+}
+
 int main(void) {
   cis_format_choice ch;
   cis_csr *A = NULL;
@@ -112,5 +185,6 @@ int main(void) {
   }
   CHECK(cis_format_auto(NULL, CIS_F64, &ch) == CIS_ERR_INVALID, "NULL matrix accepted");
   cis_csr_free(A);
+  test_cpu_rule();
   return test_summary("test_format_auto");
 }
