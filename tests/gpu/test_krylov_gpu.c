@@ -133,7 +133,11 @@ static void test_histories(const cis_csr *A64, const char *name, int m) {
   for (int t = 0; t < 2; ++t)
     for (int pc = 0; pc < 2; ++pc) {
       cis_dtype dt = t ? CIS_F32 : CIS_F64;
-      double tol = dt == CIS_F64 ? 1e-9 : 2e-3;
+      /* two valid summation orders (the host backend's threads, the device's
+       * reductions) differ by rounding that 20 iterations amplify: 1.3e-9 on
+       * cage8 BiCGStab + Jacobi with the host on one thread; a wrong step is
+       * off by 1e-3 or more */
+      double tol = dt == CIS_F64 ? 1e-8 : 2e-3;
       dev_op d;
       if (!dev_op_make(&d, A64, dt, "csr", "csr-vector")) continue;
       run ref = solve_dev(d.op, (cis_krylov_method)m, (cis_precond)pc, CIS_VER_CUDA, 1e-30, HIST - 1);
