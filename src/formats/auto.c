@@ -30,9 +30,16 @@
  *      2.959 against 3.181 -- while the 7-nonzero rows of laplace3d 160 lose
  *      (0.1401 against sell 0.1128: a short row pays the lane's decode and
  *      start for few codes);
- *   3. otherwise (power-law rows: padding even after sorting) -> hyb:
- *      ELLPACK for the common length, CSR for the long tails (Mahmoud et al.
- *      2018, Sec. 4.1).
+ *   3. otherwise (power-law rows: padding even after sorting) -> csr5: work
+ *      shared by nonzeros, not rows (Liu & Vinter, ICS 2015), so one row of
+ *      200,000 nonzeros is spread like any other. Measured on an H100
+ *      (2026-11-27, `bench powerlaw:rows=200000,seed=3,alpha=A`, ms per
+ *      SpMV, csr5 / hyb / csr-vector): alpha 1.5 0.193 / 6.29 / 2.20,
+ *      alpha 2 0.054 / 6.18 / 2.20, 2.5 0.047 / 0.569 / 0.189, 3 0.046 /
+ *      0.126 / 0.058, 4 0.045 / 0.047 / 0.048; 10^6 and 2·10^6 rows (alpha
+ *      2) 0.185 / 32.1 and 0.330 / 62.2: hyb (ELLPACK for the common
+ *      length, CSR for the tails, Mahmoud et al. 2018, Sec. 4.1), the
+ *      earlier pick, runs a long tail row on one warp and lost up to 190x.
  * The thresholds and their measurements: bench/NOTES.md, "--format auto".
  *
  * On the CPU (cis_format_auto_cpu) the sliced layouts serve no purpose (they
@@ -156,10 +163,10 @@ cis_status cis_format_auto(const cis_csr *A, cis_dtype dtype, cis_format_choice 
              cs ? "sellcs" : "sell", 100.0 * far, out->mean_row, out->format,
              cs || use16 ? "C" : "S", cs ? ", sigma = 1024" : "");
   } else {
-    out->format = "hyb";
-    out->kernel = "hyb";
+    out->format = "csr5";
+    out->kernel = "csr5";
     snprintf(out->reason, sizeof out->reason,
-             "fill sellcs %.3f > 1.05 (mean row %.1f, longest %lld): hyb", out->sellcs_fill,
+             "fill sellcs %.3f > 1.05 (mean row %.1f, longest %lld): csr5", out->sellcs_fill,
              out->mean_row, (long long)out->max_row);
   }
 cleanup:

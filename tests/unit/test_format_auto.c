@@ -1,12 +1,12 @@
 /* test_format_auto.c: cis_format_auto's rule (src/formats/auto.c) on one
  * matrix of each kind -- small (csr); columns less than 64K apart, equal rows
  * or rows that sorting evens out (sell16); columns further apart, equal rows
- * (sell) or random lengths (sellcs); power-law rows (hyb); an empty matrix
+ * (sell) or random lengths (sellcs); power-law rows (csr5); an empty matrix
  * (csr) -- the statistics it reports, that its choice builds, and its
  * errors; and the split SELL kernel's threads per row
  * (cis_sell_threads_per_row) on the shapes its rule names.
  * The CPU rule (cis_format_auto_cpu): csr on the same matrices (where the GPU
- * rule picks sell16, sell, sellcs or hyb), csr5 when one 256-row chunk holds
+ * rule picks sell16, sell, sellcs or csr5), csr5 when one 256-row chunk holds
  * more than 2 nnz / threads, csr again on one thread; its errors. */
 #include <string.h>
 #include "formats/format_util.h"
@@ -172,7 +172,7 @@ int main(void) {
   /* gaps between a row's columns beyond 16 bits: sell16 escapes most of them */
   expect_choice_of(spread_rows(40000, 8000000), "32 columns per row, 250K apart", "sell", "sell");
   expect_choice("random:rows=100000,cols=5000000,density=0.000004,seed=2", "sellcs", "sellcs");
-  expect_choice("powerlaw:rows=200000,seed=3", "hyb", "hyb");
+  expect_choice("powerlaw:rows=200000,seed=3", "csr5", "csr5");
 
   static const double zero[12] = {0};
   A = test_csr_from_dense(3, 4, zero, CIS_F64);
