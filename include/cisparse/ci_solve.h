@@ -70,6 +70,8 @@ typedef struct cis_ci_solve_opts {
   double spin_penalty_ss;/* ss of the penalty (< 0: Sz(Sz+1)); squared above the lowest spin, PySCF's rule */
   const double *guess;   /* nguess warm-start vectors in the result's determinant order (cis_ci_solver_dets) */
   int nguess;
+  int singlet;           /* 1: only states symmetric under alpha <-> beta, c(A,B) = c(B,A) (PySCF's direct_spin0:
+                          * S = 0, 2, 4, ...): Davidson in that subspace; MS2 = 0, direct full CI, time reversal on */
 } cis_ci_solve_opts;
 
 #define CIS_CI_ALL_GPUS (-1)

@@ -15,6 +15,10 @@ typedef struct host_impl {
 } host_impl;
 
 #define HI(B) ((host_impl *)(B)->impl)
+/* Loops of fewer values run on one thread: an OpenMP region costs more than
+ * they do, and on a loaded machine a region waits for every thread of the
+ * team to be scheduled (small CI spaces: many Davidson steps per product). */
+#define HOST_PARALLEL_MIN 16384
 
 static double coef(const kry_be *B, kry_coef a) { return a.slot < 0 ? a.c : a.c * HI(B)->s[a.slot]; }
 
@@ -57,7 +61,7 @@ static cis_status h_fill(kry_be *B, void *x, double v) {
   cis_int n = B->n;
   CIS_FOR_DTYPE(B->dtype, {
     REAL *xv = x;
-    CIS_PRAGMA(omp parallel for schedule(static))
+    CIS_PRAGMA(omp parallel for schedule(static) if (n >= HOST_PARALLEL_MIN))
     for (cis_int i = 0; i < n; ++i) xv[i] = (REAL)v;
   });
   return CIS_OK;
@@ -67,7 +71,7 @@ static cis_status h_axpy(kry_be *B, kry_coef a, const void *x, void *y) {
   CIS_FOR_DTYPE(B->dtype, {
     const REAL al = (REAL)coef(B, a), *xv = x;
     REAL *yv = y;
-    CIS_PRAGMA(omp parallel for schedule(static))
+    CIS_PRAGMA(omp parallel for schedule(static) if (n >= HOST_PARALLEL_MIN))
     for (cis_int i = 0; i < n; ++i) yv[i] += al * xv[i];
   });
   return CIS_OK;
@@ -77,7 +81,7 @@ static cis_status h_xpay(kry_be *B, const void *x, kry_coef a, void *y) {
   CIS_FOR_DTYPE(B->dtype, {
     const REAL al = (REAL)coef(B, a), *xv = x;
     REAL *yv = y;
-    CIS_PRAGMA(omp parallel for schedule(static))
+    CIS_PRAGMA(omp parallel for schedule(static) if (n >= HOST_PARALLEL_MIN))
     for (cis_int i = 0; i < n; ++i) yv[i] = xv[i] + al * yv[i];
   });
   return CIS_OK;
@@ -87,7 +91,7 @@ static cis_status h_scal(kry_be *B, kry_coef a, void *x) {
   CIS_FOR_DTYPE(B->dtype, {
     const REAL al = (REAL)coef(B, a);
     REAL *xv = x;
-    CIS_PRAGMA(omp parallel for schedule(static))
+    CIS_PRAGMA(omp parallel for schedule(static) if (n >= HOST_PARALLEL_MIN))
     for (cis_int i = 0; i < n; ++i) xv[i] *= al;
   });
   return CIS_OK;
@@ -97,7 +101,7 @@ static cis_status h_mul(kry_be *B, const void *d, const void *x, void *y) {
   CIS_FOR_DTYPE(B->dtype, {
     const REAL *dv = d, *xv = x;
     REAL *yv = y;
-    CIS_PRAGMA(omp parallel for schedule(static))
+    CIS_PRAGMA(omp parallel for schedule(static) if (n >= HOST_PARALLEL_MIN))
     for (cis_int i = 0; i < n; ++i) yv[i] = dv[i] * xv[i];
   });
   return CIS_OK;
@@ -107,7 +111,7 @@ static cis_status h_dot_host(kry_be *B, const void *x, const void *y, double *r)
   double sum = 0;
   CIS_FOR_DTYPE(B->dtype, {
     const REAL *xv = x, *yv = y;
-    CIS_PRAGMA(omp parallel for reduction(+ : sum) schedule(static))
+    CIS_PRAGMA(omp parallel for reduction(+ : sum) schedule(static) if (n >= HOST_PARALLEL_MIN))
     for (cis_int i = 0; i < n; ++i) sum += (double)xv[i] * (double)yv[i];
   });
   *r = sum;
@@ -121,7 +125,7 @@ static cis_status h_combine(kry_be *B, const void *V, const double *c, int m, in
   CIS_FOR_DTYPE(B->dtype, {
     const REAL *Vv = V;
     REAL *ov = out;
-    CIS_PRAGMA(omp parallel for schedule(static))
+    CIS_PRAGMA(omp parallel for schedule(static) if (n >= HOST_PARALLEL_MIN))
     for (cis_int i = 0; i < n; ++i)
       for (int r = 0; r < k; ++r) {
         double s = 0;
@@ -136,7 +140,7 @@ static cis_status h_dav_precond(kry_be *B, const void *r, const void *d, double 
   CIS_FOR_DTYPE(B->dtype, {
     const REAL *rv = r, *dv = d;
     REAL *tv = t;
-    CIS_PRAGMA(omp parallel for schedule(static))
+    CIS_PRAGMA(omp parallel for schedule(static) if (n >= HOST_PARALLEL_MIN))
     for (cis_int i = 0; i < n; ++i) {
       double den = theta - (double)dv[i];
       if (fabs(den) < 1e-8) den = den < 0 ? -1e-8 : 1e-8;
@@ -169,7 +173,7 @@ static cis_status h_gemv(kry_be *B, double a, const void *V, const double *h, in
   CIS_FOR_DTYPE(B->dtype, {
     const REAL *Vv = V;
     REAL *xv = x;
-    CIS_PRAGMA(omp parallel for schedule(static))
+    CIS_PRAGMA(omp parallel for schedule(static) if (n >= HOST_PARALLEL_MIN))
     for (cis_int i = 0; i < n; ++i) {
       double s = 0;
       for (int j = 0; j < m; ++j) s += h[j] * (double)Vv[(size_t)j * n + i];
