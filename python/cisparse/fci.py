@@ -324,6 +324,26 @@ def _space_states(norb, nelec, orbsym, wfnsym, singlet):
     return (dets + (sum(a) if w == 0 else 0)) // 2 if singlet else dets
 
 
+def _penalty_start_symmetric(solver, h1e, eri, norb, nelec, start, nroots):
+    """Whether PySCF's fix_spin_ solve would start, and so stay, in the
+    states symmetric under alpha <-> beta (S = 0, 2, ...): its penalty
+    solver runs Davidson only, from ci0 or else from the nroots lowest
+    diagonal determinants (direct_spin1.get_init_guess), and H and the
+    penalty keep that symmetry. Symmetric: every ci0 vector is (to 1e-12),
+    or without ci0 one root whose lowest determinant is closed shell."""
+    na = cistring.num_strings(norb, nelec[0])
+    if start:
+        return len(start) >= nroots and all(
+            np.linalg.norm(v.reshape(na, na) - v.reshape(na, na).T) <= 1e-12 * np.linalg.norm(v) for v in start)
+    if nroots != 1:
+        return False
+    hdiag = direct_spin1.make_hdiag(np.asarray(h1e, dtype=np.float64).reshape(norb, norb),
+                                    np.asarray(eri, dtype=np.float64), norb, nelec).reshape(na, na)
+    low = np.tril(hdiag) + np.triu(np.full_like(hdiag, np.inf), 1)  # PySCF's guess: lower triangle (A >= B)
+    a, b = np.unravel_index(np.argmin(low), low.shape)
+    return a == b
+
+
 def _symmetric_part(c):
     """PySCF's direct_spin0 check of a singlet-only root: (c + c^T) / 2
     normalized; a ValueError ('State not singlet') where that changes its
@@ -643,6 +663,9 @@ class FCISolver(direct_spin1.FCISolver):
         nroots = L.int_arg("cisparse.fci: nroots", nroots, ctypes.c_int, lo=1)
         max_cycle = L.int_arg("cisparse.fci: max_cycle", max_cycle, ctypes.c_int, lo=1)
         # PySCF's rule: more roots than the space holds gives all it holds (a list still)
+        penalty = getattr(self, "ss_penalty", None)
+        if penalty and not singlet and nelec[0] == nelec[1]:
+            singlet = _penalty_start_symmetric(self, h1e, eri, norb, nelec, start, nroots)
         many, nroots = nroots > 1, min(nroots, _space_states(norb, nelec, orbsym, wfnsym, singlet))
         if nroots < 1:
             raise ValueError(f"cisparse.fci: the space of wfnsym {wfnsym} has no determinant")
@@ -654,7 +677,6 @@ class FCISolver(direct_spin1.FCISolver):
         if h1e.size != norb * norb:
             raise ValueError(f"cisparse.fci: h1e has {h1e.size} entries for norb = {norb} ({norb} x {norb} expected)")
         eri = _finite("eri", eri)
-        penalty = getattr(self, "ss_penalty", None)
         if penalty and self.method == "stored":
             raise NotImplementedError("cisparse.fci: fix_spin_ needs method='direct' or 'auto' (the penalty is an "
                                       "operator on the matrix-free sigma)")
