@@ -597,12 +597,17 @@ class FCISolver(direct_spin1.FCISolver):
         self._space = None
         self.stats = {}
 
+    def _pyscf(self):
+        """PySCF's solver class whose methods serve where cisparse's do not
+        (small spaces, link tables): direct_spin0's for a singlet-only solver
+        (its link tables are of alpha strings only), direct_spin1's otherwise."""
+        return direct_spin0.FCISolver if getattr(self, "singlet", False) else direct_spin1.FCISolver
+
     def gen_linkstr(self, norb, nelec, tril=True, spin=None):
-        """PySCF's link tables: direct_spin0's (alpha strings only) for a
-        singlet-only solver, direct_spin1's otherwise."""
-        if self.singlet:
-            return direct_spin0.FCISolver.gen_linkstr(self, norb, nelec, tril, spin)
-        return super().gen_linkstr(norb, nelec, tril, spin)
+        return self._pyscf().gen_linkstr(self, norb, nelec, tril, spin)
+
+    def contract_1e(self, f1e, fcivec, norb, nelec, link_index=None, **kwargs):
+        return self._pyscf().contract_1e(self, f1e, fcivec, norb, nelec, link_index, **kwargs)
 
     def _target_wfnsym(self, norb, nelec, ci0, orbsym, wfnsym):
         """PySCF's direct_spin1_symm rule (its guess_wfnsym): with orbsym,
@@ -788,7 +793,7 @@ class FCISolver(direct_spin1.FCISolver):
         n = cistring.num_strings(norb, na) * cistring.num_strings(norb, nb)
         gpu = self._use_gpu()
         if kwargs or norb > 64 or n < self.contract_min or np.size(fcivec) != n or not (gpu or self.contract_on_host):
-            return super().contract_2e(eri, fcivec, norb, nelec, link_index, **kwargs)
+            return self._pyscf().contract_2e(self, eri, fcivec, norb, nelec, link_index, **kwargs)
         t0 = time.perf_counter()
         out = self._direct_space(norb, (na, nb), None, None, gpu).contract(eri, fcivec)
         st = self.__dict__.setdefault("contract_stats", {"calls": 0, "seconds": 0.0})
@@ -799,54 +804,54 @@ class FCISolver(direct_spin1.FCISolver):
     def make_rdm1s(self, fcivec, norb, nelec, link_index=None):
         r = self._rdm_space(norb, nelec)
         if r is None:
-            return super().make_rdm1s(fcivec, norb, nelec, link_index)
+            return self._pyscf().make_rdm1s(self, fcivec, norb, nelec, link_index)
         d = self._rdms(r, None, fcivec, ("rdm1a", "rdm1b"))
         return d["rdm1a"], d["rdm1b"]
 
     def make_rdm1(self, fcivec, norb, nelec, link_index=None):
         r = self._rdm_space(norb, nelec)
         if r is None:
-            return super().make_rdm1(fcivec, norb, nelec, link_index)
+            return self._pyscf().make_rdm1(self, fcivec, norb, nelec, link_index)
         return self._rdms(r, None, fcivec, ("rdm1",))["rdm1"]
 
     def make_rdm12s(self, fcivec, norb, nelec, link_index=None, reorder=True):
         r = self._rdm_space(norb, nelec) if reorder else None
         if r is None:
-            return super().make_rdm12s(fcivec, norb, nelec, link_index, reorder)
+            return self._pyscf().make_rdm12s(self, fcivec, norb, nelec, link_index, reorder)
         d = self._rdms(r, None, fcivec, ("rdm1a", "rdm1b", "rdm2aa", "rdm2ab", "rdm2bb"))
         return (d["rdm1a"], d["rdm1b"]), (d["rdm2aa"], d["rdm2ab"], d["rdm2bb"])
 
     def make_rdm12(self, fcivec, norb, nelec, link_index=None, reorder=True):
         r = self._rdm_space(norb, nelec) if reorder else None
         if r is None:
-            return super().make_rdm12(fcivec, norb, nelec, link_index, reorder)
+            return self._pyscf().make_rdm12(self, fcivec, norb, nelec, link_index, reorder)
         d = self._rdms(r, None, fcivec, ("rdm1", "rdm2"))
         return d["rdm1"], d["rdm2"]
 
     def trans_rdm1s(self, cibra, ciket, norb, nelec, link_index=None):
         r = self._rdm_space(norb, nelec)
         if r is None:
-            return super().trans_rdm1s(cibra, ciket, norb, nelec, link_index)
+            return self._pyscf().trans_rdm1s(self, cibra, ciket, norb, nelec, link_index)
         d = self._rdms(r, cibra, ciket, ("rdm1a", "rdm1b"))
         return d["rdm1a"], d["rdm1b"]
 
     def trans_rdm1(self, cibra, ciket, norb, nelec, link_index=None):
         r = self._rdm_space(norb, nelec)
         if r is None:
-            return super().trans_rdm1(cibra, ciket, norb, nelec, link_index)
+            return self._pyscf().trans_rdm1(self, cibra, ciket, norb, nelec, link_index)
         return self._rdms(r, cibra, ciket, ("rdm1",))["rdm1"]
 
     def trans_rdm12s(self, cibra, ciket, norb, nelec, link_index=None, reorder=True):
         r = self._rdm_space(norb, nelec) if reorder else None
         if r is None:
-            return super().trans_rdm12s(cibra, ciket, norb, nelec, link_index, reorder)
+            return self._pyscf().trans_rdm12s(self, cibra, ciket, norb, nelec, link_index, reorder)
         d = self._rdms(r, cibra, ciket, ("rdm1a", "rdm1b", "rdm2aa", "rdm2ab", "rdm2ba", "rdm2bb"))
         return (d["rdm1a"], d["rdm1b"]), (d["rdm2aa"], d["rdm2ab"], d["rdm2ba"], d["rdm2bb"])
 
     def trans_rdm12(self, cibra, ciket, norb, nelec, link_index=None, reorder=True):
         r = self._rdm_space(norb, nelec) if reorder else None
         if r is None:
-            return super().trans_rdm12(cibra, ciket, norb, nelec, link_index, reorder)
+            return self._pyscf().trans_rdm12(self, cibra, ciket, norb, nelec, link_index, reorder)
         d = self._rdms(r, cibra, ciket, ("rdm1", "rdm2"))
         return d["rdm1"], d["rdm2"]
 

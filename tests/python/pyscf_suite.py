@@ -11,6 +11,7 @@ usage: pyscf_suite.py SOURCE_DIR VENV_PYTHON LIBCISPARSE OUT_DIR DEVICE [JOBS]
 Exit 0 pass, 1 fail, 77 skipped (no suite, no PySCF 2.14.0 / pytest /
 pytest-timeout in VENV_PYTHON, or DEVICE gpu without a usable GPU).
 """
+import concurrent.futures
 import os
 import subprocess
 import sys
@@ -71,12 +72,12 @@ def results(suite, xml):
 
 
 def run_mode_b(suite, py, env, out, modules, jobs):
-    """run.py's mode b over the modules, `jobs` run.py processes side by side
-    (modules dealt longest first: the order of modules.txt)."""
-    groups = [modules[k::jobs] for k in range(jobs)]
+    """run.py's mode b, one module per call, `jobs` calls side by side (each
+    worker takes the next module when its last one ends)."""
     envb = dict(env, SUITE_PYTHON=py, SUITE_OUT=out)
-    procs = [subprocess.Popen([py, os.path.join(suite, "run.py"), "run", "b", *g], env=envb) for g in groups if g]
-    return [p.wait() for p in procs]
+    run = lambda mod: subprocess.call([py, os.path.join(suite, "run.py"), "run", "b", mod], env=envb)  # noqa: E731
+    with concurrent.futures.ThreadPoolExecutor(max_workers=jobs) as pool:
+        return list(pool.map(run, modules))
 
 
 def passes_with_pyscf(suite, py, env, ids):
@@ -124,7 +125,7 @@ def main():
     env["SUITE_OUT"] = out
     modules = [m.strip() for m in open(os.path.join(suite, "modules.txt")) if m.strip()]
     t0 = time.time()
-    run_mode_b(suite, py, env, out, modules, jobs)
+    run_mode_b(suite, py, env, out, sorted(modules, key=lambda m: "/mcscf/" not in m), jobs)  # CASSCF's longest first
     failed, total, passed, missing = {}, 0, 0, []
     for mod in modules:
         tag = mod.replace(SRC_TAG + "/", "").replace("/test/", "_").replace(".py", "").replace("/", "_")
