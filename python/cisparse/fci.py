@@ -324,7 +324,7 @@ def _space_states(norb, nelec, orbsym, wfnsym, singlet):
     return (dets + (sum(a) if w == 0 else 0)) // 2 if singlet else dets
 
 
-def _penalty_start_symmetric(solver, h1e, eri, norb, nelec, start, nroots):
+def _penalty_start_symmetric(h1e, eri, norb, nelec, start, nroots):
     """Whether PySCF's fix_spin_ solve would start, and so stay, in the
     states symmetric under alpha <-> beta (S = 0, 2, ...): its penalty
     solver runs Davidson only, from ci0 or else from the nroots lowest
@@ -337,8 +337,7 @@ def _penalty_start_symmetric(solver, h1e, eri, norb, nelec, start, nroots):
             np.linalg.norm(v.reshape(na, na) - v.reshape(na, na).T) <= 1e-12 * np.linalg.norm(v) for v in start)
     if nroots != 1:
         return False
-    hdiag = direct_spin1.make_hdiag(np.asarray(h1e, dtype=np.float64).reshape(norb, norb),
-                                    np.asarray(eri, dtype=np.float64), norb, nelec).reshape(na, na)
+    hdiag = direct_spin1.make_hdiag(h1e.reshape(norb, norb), eri, norb, nelec).reshape(na, na)
     low = np.tril(hdiag) + np.triu(np.full_like(hdiag, np.inf), 1)  # PySCF's guess: lower triangle (A >= B)
     a, b = np.unravel_index(np.argmin(low), low.shape)
     return a == b
@@ -667,13 +666,6 @@ class FCISolver(direct_spin1.FCISolver):
         self.norb, self.nelec = norb, nelec
         nroots = L.int_arg("cisparse.fci: nroots", nroots, ctypes.c_int, lo=1)
         max_cycle = L.int_arg("cisparse.fci: max_cycle", max_cycle, ctypes.c_int, lo=1)
-        # PySCF's rule: more roots than the space holds gives all it holds (a list still)
-        penalty = getattr(self, "ss_penalty", None)
-        if penalty and not singlet and nelec[0] == nelec[1]:
-            singlet = _penalty_start_symmetric(self, h1e, eri, norb, nelec, start, nroots)
-        many, nroots = nroots > 1, min(nroots, _space_states(norb, nelec, orbsym, wfnsym, singlet))
-        if nroots < 1:
-            raise ValueError(f"cisparse.fci: the space of wfnsym {wfnsym} has no determinant")
         if not (np.isfinite(tol) and tol > 0):
             raise ValueError(f"cisparse.fci: tol (conv_tol) must be a finite number > 0, got {tol!r}")
         if not np.isfinite(ecore):
@@ -682,6 +674,14 @@ class FCISolver(direct_spin1.FCISolver):
         if h1e.size != norb * norb:
             raise ValueError(f"cisparse.fci: h1e has {h1e.size} entries for norb = {norb} ({norb} x {norb} expected)")
         eri = _finite("eri", eri)
+        penalty = getattr(self, "ss_penalty", None)
+        if penalty and not singlet and nelec[0] == nelec[1]:
+            singlet = _penalty_start_symmetric(h1e, eri, norb, nelec, start, nroots)
+        # PySCF's rule: more roots than the space holds gives all it holds (a list still)
+        many, nroots = nroots > 1, min(nroots, _space_states(norb, nelec, orbsym, wfnsym, singlet))
+        if nroots < 1:  # PySCF's exception
+            from pyscf.lib.exceptions import WfnSymmetryError
+            raise WfnSymmetryError(f"cisparse.fci: no determinant of wfnsym {wfnsym} in this space")
         if penalty and self.method == "stored":
             raise NotImplementedError("cisparse.fci: fix_spin_ needs method='direct' or 'auto' (the penalty is an "
                                       "operator on the matrix-free sigma)")

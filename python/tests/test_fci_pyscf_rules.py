@@ -200,3 +200,12 @@ def test_fix_spin_keeps_the_symmetric_start():
         mc.fix_spin_(ss=ss).run()
         assert abs(mc.e_tot - ref.e_tot) < 1e-8
         assert abs(mc.fcisolver.spin_square(mc.ci, 4, 4)[0]) < 1e-8
+
+
+def test_wfnsym_without_determinants_is_pyscfs_error():
+    # two electrons of one spin in two A orbitals: no determinant of irrep 1
+    h1, eri = random_integrals(2, 3)
+    with pytest.raises(lib.exceptions.WfnSymmetryError):
+        direct_spin1_symm.FCI().kernel(h1, eri, 2, (2, 0), orbsym=np.array([0, 0]), wfnsym=1)
+    with pytest.raises(lib.exceptions.WfnSymmetryError, match="no determinant of wfnsym 1"):
+        cpu().kernel(h1, eri, 2, (2, 0), orbsym=np.array([0, 0]), wfnsym=1)

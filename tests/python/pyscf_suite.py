@@ -7,7 +7,8 @@ reason, in python/tests/pyscf_suite_expected_failures.txt.
 
 usage: pyscf_suite.py SOURCE_DIR VENV_PYTHON LIBCISPARSE OUT_DIR DEVICE [JOBS]
   DEVICE cpu or gpu: the substituted solvers' device ($CISPARSE_FCI_DEVICE);
-  JOBS: modules run side by side (default 2).
+  JOBS: modules run side by side (default 2). $CISPARSE_PYSCF_SUITE: the
+  suite's folder (default SOURCE_DIR/../shared/pyscf-suite).
 Exit 0 pass, 1 fail, 77 skipped (no suite, no PySCF 2.14.0 / pytest /
 pytest-timeout in VENV_PYTHON, or DEVICE gpu without a usable GPU).
 """
@@ -21,6 +22,7 @@ import xml.etree.ElementTree as ET
 SKIP = 77
 PYSCF_VERSION = "2.14.0"
 SRC_TAG = "src_v2.14.0"
+SUITE_ENV = "CISPARSE_PYSCF_SUITE"  # another copy of the suite than ../shared/pyscf-suite
 
 
 def skip(why):
@@ -113,7 +115,7 @@ def main():
         sys.exit(__doc__)
     src, py, lib, out, device = sys.argv[1:6]
     jobs = int(sys.argv[6]) if len(sys.argv) == 7 else 2
-    suite = os.path.normpath(os.path.join(src, "..", "shared", "pyscf-suite"))
+    suite = os.environ.get(SUITE_ENV) or os.path.normpath(os.path.join(src, "..", "shared", "pyscf-suite"))
     if not os.path.exists(os.path.join(suite, "run.py")):
         skip(f"no PySCF test suite at {suite}")
     if not os.access(py, os.X_OK):
