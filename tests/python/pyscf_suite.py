@@ -51,12 +51,11 @@ def check_environment(py, env, device):
 def node_id(suite, classname, name):
     """pytest's node id (path::Class::test) of a junit testcase, the path
     relative to the suite's source folder."""
-    parts = classname.split(".")
+    parts = classname[len(SRC_TAG) + 1:].split(".") if classname.startswith(SRC_TAG + ".") else classname.split(".")
     for k in range(len(parts), 0, -1):
         path = os.path.join(*parts[:k]) + ".py"
-        if os.path.exists(os.path.join(suite, path)):
-            rel = os.path.relpath(path, SRC_TAG)
-            return "::".join([rel, *parts[k:], name])
+        if os.path.exists(os.path.join(suite, SRC_TAG, path)):
+            return "::".join([path, *parts[k:], name])
     return "::".join([classname, name])
 
 
