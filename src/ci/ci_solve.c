@@ -365,12 +365,12 @@ static cis_status run(ci_run *r, double t0) {
   if (o->count_only) return count_only(r);
   double dets = R->counts.determinants;
   if (dets > (double)INT32_MAX)
-    return cis_error(CIS_ERR_TOO_LARGE, "%.4g determinants exceed the 32-bit index range (2^31 - 1); `--count` gives the sizes",
+    return cis_error(CIS_ERR_TOO_LARGE, "%.4g determinants exceed the 32-bit index range (2^31 - 1); count_only gives the sizes",
                      dets);
   if (o->method == CIS_CI_METHOD_DIRECT && r->F->norb > CIS_CI_DIRECT_MAX_ORB)
     return cis_error(CIS_ERR_UNSUPPORTED,
-                     "--method direct (matrix-free full CI) supports NORB <= %d, the file has NORB = %d; "
-                     "--method stored runs up to NORB = %d", CIS_CI_DIRECT_MAX_ORB, r->F->norb, CIS_CI_MAX_ORB);
+                     "the direct method (matrix-free full CI) supports NORB <= %d, the file has NORB = %d; "
+                     "the stored method runs up to NORB = %d", CIS_CI_DIRECT_MAX_ORB, r->F->norb, CIS_CI_MAX_ORB);
   if (o->method == CIS_CI_METHOD_DIRECT && o->level >= 0)
     return cis_error(CIS_ERR_INVALID, "the direct method is full CI only; truncated CI needs the stored method");
   R->why = "";
@@ -395,7 +395,7 @@ static cis_status run(ci_run *r, double t0) {
                      "Hamiltonian); %s has %.1f GiB free",
                      dets, gib(R->need.vectors), r->nr, gi.name, gib((double)gi.free_mem));
   if (!r->direct && o->repeat > 1)
-    return cis_error(CIS_ERR_INVALID, "--repeat needs the direct method (auto chose stored: %s)", R->why);
+    return cis_error(CIS_ERR_INVALID, "repeat needs the direct method (auto chose stored: %s)", R->why);
   if (!r->direct) {
     R->build_gpu = o->build < 0 ? R->gpu : o->build;
     CIS_TRY(solve_stored(r, R->build_gpu));
