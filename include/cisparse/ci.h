@@ -122,7 +122,10 @@ CIS_API double cis_ci_element_bits(const cis_fcidump *F, const cis_ci_bits *alph
  * for closed shells, the spin-resolved form for open shells), iterated until
  * the occupied set is stable, then improved by single swaps (paired for
  * closed shells) while that lowers the diagonal energy. Symmetry ISYM is
- * respected when ORBSYM is non-trivial. */
+ * respected when ORBSYM is non-trivial: where no single swap reaches it, the
+ * determinant of ISYM with the lowest sum of those Fock diagonals (found
+ * wherever it lies), improved by swaps the same way; CIS_ERR_INVALID only
+ * when no determinant of the space has symmetry ISYM. */
 CIS_API cis_status cis_ci_find_reference(const cis_fcidump *F, uint64_t *alpha, uint64_t *beta);
 /* Parse an --occ list: "1,2,3" = those orbitals doubly occupied (closed
  * shell), or "1,2,3/1,2" = alpha list / beta list (1-based). Checks the

@@ -102,6 +102,8 @@ typedef struct cis_ci_solve_opts {
   int nguess;
   cis_ci_progress_fn progress; /* NULL (default): none; else called with progress_user (see cis_ci_progress) */
   void *progress_user;
+  int singlet;           /* 1: only states symmetric under alpha <-> beta, c(A,B) = c(B,A) (PySCF's direct_spin0:
+                          * S = 0, 2, 4, ...): Davidson in that subspace; MS2 = 0, direct full CI, time reversal on */
 } cis_ci_solve_opts;
 
 #define CIS_CI_ALL_GPUS (-1)

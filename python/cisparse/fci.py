@@ -31,11 +31,12 @@ CASSCF's approximate CI steps call on absorb_h1e's integrals) runs on the GPU
 above ``contract_min`` determinants (the direct sigma), PySCF's own otherwise.
 """
 import ctypes
+import os
 import time
 
 import numpy as np
 from pyscf import ao2mo
-from pyscf.fci import cistring, direct_spin1
+from pyscf.fci import cistring, direct_spin0, direct_spin1, direct_spin1_symm
 
 from . import _lib as L
 from ._errors import CisparseError, check
@@ -74,7 +75,8 @@ class _solve_opts(ctypes.Structure):  # cis_ci_solve_opts (ci_solve.h); size che
                 ("count_only", ctypes.c_int), ("repeat", ctypes.c_int), ("accept_unconverged", ctypes.c_int),
                 ("keep_vectors", ctypes.c_int), ("time_sigma", ctypes.c_int), ("gpu_leave_free", ctypes.c_int64),
                 ("spin_penalty", ctypes.c_double), ("spin_penalty_ss", ctypes.c_double), ("guess", _dp),
-                ("nguess", ctypes.c_int), ("progress", ctypes.c_void_p), ("progress_user", ctypes.c_void_p)]
+                ("nguess", ctypes.c_int), ("progress", ctypes.c_void_p), ("progress_user", ctypes.c_void_p),
+                ("singlet", ctypes.c_int)]
 
 
 class _rdm12(ctypes.Structure):  # cis_ci_rdm12: NULL = not wanted
@@ -208,7 +210,8 @@ class _Solver:
 
     @staticmethod
     def key(F, o):
-        return (F.norb, F.nelec, F.ms2, F.isym, tuple(F.orbsym[:F.norb]), o.method, o.gpu, bool(o.spin_penalty))
+        return (F.norb, F.nelec, F.ms2, F.isym, tuple(F.orbsym[:F.norb]), o.method, o.gpu, bool(o.spin_penalty),
+                bool(o.singlet))
 
     def order(self, F, o, norb, nelec):
         """The _Order of the space a solve of F with o uses: the last
@@ -276,11 +279,80 @@ def _ci0_list(ci0, shape):
 _PYSCF_KERNEL_KEYWORDS = frozenset(("lindep", "max_space", "davidson_only", "pspace_size", "link_index", "hop",
                                     "verbose", "max_memory"))
 _DEVICES = ("auto", "gpu", "cpu")
+DEVICE_ENV = "CISPARSE_FCI_DEVICE"  # the device of a solver made without one (auto, gpu or cpu)
 
 
 def _check_device(device):
     if device not in _DEVICES:
         raise ValueError(f"cisparse.fci: device must be auto, gpu or cpu, got {device!r}")
+
+
+def _default_device():
+    """$CISPARSE_FCI_DEVICE (checked), else 'auto': how a program that makes
+    its solvers itself (PySCF's tests with this solver substituted) puts
+    them on the GPU or the CPU."""
+    device = os.environ.get(DEVICE_ENV) or "auto"
+    if device not in _DEVICES:
+        raise ValueError(f"cisparse.fci: ${DEVICE_ENV} must be auto, gpu or cpu, got {device!r}")
+    return device
+
+
+def _strings_per_irrep(orbsym, n):
+    """How many strings of n electrons in the orbitals of irreps orbsym (D2h
+    ids modulo 10, as _make_fcidump folds them) have each irrep 0..7 (their
+    XOR): a recursion over the orbitals, no strings made."""
+    cnt = [[0] * 8 for _ in range(n + 1)]
+    cnt[0][0] = 1
+    for s in orbsym:
+        s = int(s) % 10
+        for k in range(n, 0, -1):  # cnt[k - 1] is still the count without this orbital
+            for g in range(8):
+                cnt[k][g ^ s] += cnt[k - 1][g]
+    return cnt[n]
+
+
+def _space_states(norb, nelec, orbsym, wfnsym, singlet):
+    """The number of states the solve's space holds: determinants of irrep
+    wfnsym (all without orbsym or wfnsym), or with singlet the vectors
+    symmetric under alpha <-> beta among them (unordered string pairs)."""
+    na, nb = nelec
+    if orbsym is None or wfnsym is None:
+        sa, sb = cistring.num_strings(norb, na), cistring.num_strings(norb, nb)
+        return (sa * sb + sa) // 2 if singlet else sa * sb
+    a, b = _strings_per_irrep(orbsym, na), _strings_per_irrep(orbsym, nb)
+    w = int(wfnsym) % 10
+    dets = sum(a[g] * b[g ^ w] for g in range(8))
+    return (dets + (sum(a) if w == 0 else 0)) // 2 if singlet else dets
+
+
+def _penalty_start_symmetric(h1e, eri, norb, nelec, start, nroots):
+    """Whether PySCF's fix_spin_ solve would start, and so stay, in the
+    states symmetric under alpha <-> beta (S = 0, 2, ...): its penalty
+    solver runs Davidson only, from ci0 or else from the nroots lowest
+    diagonal determinants (direct_spin1.get_init_guess), and H and the
+    penalty keep that symmetry. Symmetric: every ci0 vector is (to 1e-12),
+    or without ci0 one root whose lowest determinant is closed shell."""
+    na = cistring.num_strings(norb, nelec[0])
+    if start:
+        return len(start) >= nroots and all(
+            np.linalg.norm(v.reshape(na, na) - v.reshape(na, na).T) <= 1e-12 * np.linalg.norm(v) for v in start)
+    if nroots != 1:
+        return False
+    hdiag = direct_spin1.make_hdiag(h1e.reshape(norb, norb), eri, norb, nelec).reshape(na, na)
+    low = np.tril(hdiag) + np.triu(np.full_like(hdiag, np.inf), 1)  # PySCF's guess: lower triangle (A >= B)
+    a, b = np.unravel_index(np.argmin(low), low.shape)
+    return a == b
+
+
+def _symmetric_part(c):
+    """PySCF's direct_spin0 check of a singlet-only root: (c + c^T) / 2
+    normalized; a ValueError ('State not singlet') where that changes its
+    norm by more than 1e-6."""
+    c = (c + c.T) * 0.5
+    norm = np.linalg.norm(c)
+    if abs(norm - 1) > 1e-6:
+        raise ValueError(f"cisparse.fci: State not singlet {norm - 1:g}")
+    return c / norm
 
 
 def _check_space(norb, nelec):
@@ -516,13 +588,43 @@ class FCISolver(direct_spin1.FCISolver):
     rdm_min = 1500  # RDMs from this many determinants on are cisparse's (PySCF's below)
     room = _DEVICE_ROOM
 
-    def __init__(self, mol=None, device="auto", method="auto"):
+    def __init__(self, mol=None, device=None, method="auto", singlet=False):
         super().__init__(mol)
+        device = _default_device() if device is None else device
         _check_device(device)
         self.device = device
         self.method = method  # 'auto', 'dense', 'stored' (H as a sparse matrix) or 'direct' (matrix-free sigma)
+        self.singlet = bool(singlet)  # PySCF's direct_spin0: only states with c = c^T (S = 0, 2, ...)
         self._space = None
         self.stats = {}
+
+    def _pyscf(self):
+        """PySCF's solver class whose methods serve where cisparse's do not
+        (small spaces, link tables): direct_spin0's for a singlet-only solver
+        (its link tables are of alpha strings only), direct_spin1's otherwise."""
+        return direct_spin0.FCISolver if getattr(self, "singlet", False) else direct_spin1.FCISolver
+
+    def gen_linkstr(self, norb, nelec, tril=True, spin=None):
+        return self._pyscf().gen_linkstr(self, norb, nelec, tril, spin)
+
+    def contract_1e(self, f1e, fcivec, norb, nelec, link_index=None, **kwargs):
+        return self._pyscf().contract_1e(self, f1e, fcivec, norb, nelec, link_index, **kwargs)
+
+    def _target_wfnsym(self, norb, nelec, ci0, orbsym, wfnsym):
+        """PySCF's direct_spin1_symm rule (its guess_wfnsym): with orbsym,
+        wfnsym None is the symmetry of ci0 or, without one, of the aufbau
+        determinant; a wfnsym that ci0 has no weight in is a
+        WfnSymmetryError. A linear molecule's guessed id folds to its D2h irrep."""
+        if orbsym is None:
+            if isinstance(wfnsym, str):
+                from pyscf import symm
+                wfnsym = symm.irrep_name2id(self.mol.groupname, wfnsym)
+            return wfnsym
+        guessed = wfnsym is None
+        shape = (cistring.num_strings(norb, nelec[0]), cistring.num_strings(norb, nelec[1]))
+        ci0 = [v.reshape(shape) for v in ci0] or None
+        wfnsym = direct_spin1_symm.guess_wfnsym(self, norb, nelec, ci0, orbsym, wfnsym)
+        return int(wfnsym) % 10 if guessed else wfnsym
 
     def _use_gpu(self):
         _check_device(self.device)
@@ -549,23 +651,25 @@ class FCISolver(direct_spin1.FCISolver):
         max_cycle = self.max_cycle if max_cycle is None else max_cycle
         orbsym = self.orbsym if orbsym is None else orbsym
         wfnsym = self.wfnsym if wfnsym is None else wfnsym
-        if isinstance(wfnsym, str):
-            from pyscf import symm
-            wfnsym = symm.irrep_name2id(self.mol.groupname, wfnsym)
         if isinstance(nelec, (int, np.integer)) and nelec < 0:
             raise ValueError(f"cisparse.fci: nelec must be >= 0, got {nelec}")
         norb, nelec = _check_space(norb, direct_spin1._unpack_nelec(nelec, self.spin))
-        _check_irreps(orbsym, wfnsym, norb)
+        singlet = bool(getattr(self, "singlet", False))
+        if singlet and nelec[0] != nelec[1]:
+            raise ValueError(f"cisparse.fci: a singlet-only solver needs as many alpha as beta electrons, got "
+                             f"nelec = {nelec}")
         _check_device(self.device)
-        self.norb, self.nelec = norb, nelec
         shape = (cistring.num_strings(norb, nelec[0]), cistring.num_strings(norb, nelec[1]))
-        n_full = shape[0] * shape[1]
+        start = _ci0_list(ci0, shape)
+        if orbsym is not None:
+            _check_irreps(orbsym, None, norb)
+        wfnsym = self._target_wfnsym(norb, nelec, start, orbsym, wfnsym)
+        _check_irreps(orbsym, wfnsym, norb)
+        self.norb, self.nelec = norb, nelec
         nroots = L.int_arg("cisparse.fci: nroots", nroots, ctypes.c_int, lo=1)
         max_cycle = L.int_arg("cisparse.fci: max_cycle", max_cycle, ctypes.c_int, lo=1)
         max_space = kwargs.get("max_space") or self.max_space  # None or 0: the attribute
         max_space = L.int_arg("cisparse.fci: max_space", max_space, ctypes.c_int, lo=1)
-        if nroots > n_full:
-            raise ValueError(f"cisparse.fci: {nroots} roots asked in a space of {n_full} determinants")
         if not (np.isfinite(tol) and tol > 0):
             raise ValueError(f"cisparse.fci: tol (conv_tol) must be a finite number > 0, got {tol!r}")
         if not np.isfinite(ecore):
@@ -574,8 +678,14 @@ class FCISolver(direct_spin1.FCISolver):
         if h1e.size != norb * norb:
             raise ValueError(f"cisparse.fci: h1e has {h1e.size} entries for norb = {norb} ({norb} x {norb} expected)")
         eri = _finite("eri", eri)
-        start = _ci0_list(ci0, shape)
         penalty = getattr(self, "ss_penalty", None)
+        if penalty and not singlet and nelec[0] == nelec[1]:
+            singlet = _penalty_start_symmetric(h1e, eri, norb, nelec, start, nroots)
+        # PySCF's rule: more roots than the space holds gives all it holds (a list still)
+        many, nroots = nroots > 1, min(nroots, _space_states(norb, nelec, orbsym, wfnsym, singlet))
+        if nroots < 1:  # PySCF's exception
+            from pyscf.lib.exceptions import WfnSymmetryError
+            raise WfnSymmetryError(f"cisparse.fci: no determinant of wfnsym {wfnsym} in this space")
         if penalty and self.method == "stored":
             raise NotImplementedError("cisparse.fci: fix_spin_ needs method='direct' or 'auto' (the penalty is an "
                                       "operator on the matrix-free sigma)")
@@ -594,6 +704,7 @@ class FCISolver(direct_spin1.FCISolver):
         o.verbose = 1 if self.verbose >= 5 else 0
         o.accept_unconverged = o.keep_vectors = 1
         o.gpu_leave_free = self.room  # the RDMs' device workspace and margins
+        o.singlet = int(singlet)
         if penalty:
             o.spin_penalty = float(penalty)
             o.spin_penalty_ss = -1.0 if self.ss_value is None else float(self.ss_value)
@@ -615,6 +726,8 @@ class FCISolver(direct_spin1.FCISolver):
             order = solver.result_order(R, F, o, norb, nelec, size)
             vecs = np.ctypeslib.as_array(ctypes.cast(L.lib.cis_ci_result_array(R, b"vectors"), _dp), (nroots, size))
             cis = [order.to_pyscf(vecs[k]) for k in range(nroots)]
+            if singlet:
+                cis = [_symmetric_part(c) for c in cis]
             conv = bool(val("converged"))
             self.stats = dict(device="gpu" if val("gpu") else "cpu", method=("stored", "direct")[int(val("method")) - 1],
                               determinants=int(val("determinants")), nonzeros=int(val("nnz")),
@@ -625,9 +738,9 @@ class FCISolver(direct_spin1.FCISolver):
                               seconds=time.perf_counter() - t0)
         finally:
             L.lib.cis_ci_result_free(R)
-        self.converged = conv if nroots == 1 else [conv] * nroots
+        self.converged = conv if not many else [conv] * nroots
         e = e + ecore
-        if nroots == 1:
+        if not many:
             self.eci, self.ci = float(e[0]), cis[0]
         else:
             self.eci, self.ci = e, cis
@@ -686,7 +799,7 @@ class FCISolver(direct_spin1.FCISolver):
         n = cistring.num_strings(norb, na) * cistring.num_strings(norb, nb)
         gpu = self._use_gpu()
         if kwargs or norb > 64 or n < self.contract_min or np.size(fcivec) != n or not (gpu or self.contract_on_host):
-            return super().contract_2e(eri, fcivec, norb, nelec, link_index, **kwargs)
+            return self._pyscf().contract_2e(self, eri, fcivec, norb, nelec, link_index, **kwargs)
         t0 = time.perf_counter()
         out = self._direct_space(norb, (na, nb), None, None, gpu).contract(eri, fcivec)
         st = self.__dict__.setdefault("contract_stats", {"calls": 0, "seconds": 0.0})
@@ -697,54 +810,54 @@ class FCISolver(direct_spin1.FCISolver):
     def make_rdm1s(self, fcivec, norb, nelec, link_index=None):
         r = self._rdm_space(norb, nelec)
         if r is None:
-            return super().make_rdm1s(fcivec, norb, nelec, link_index)
+            return self._pyscf().make_rdm1s(self, fcivec, norb, nelec, link_index)
         d = self._rdms(r, None, fcivec, ("rdm1a", "rdm1b"))
         return d["rdm1a"], d["rdm1b"]
 
     def make_rdm1(self, fcivec, norb, nelec, link_index=None):
         r = self._rdm_space(norb, nelec)
         if r is None:
-            return super().make_rdm1(fcivec, norb, nelec, link_index)
+            return self._pyscf().make_rdm1(self, fcivec, norb, nelec, link_index)
         return self._rdms(r, None, fcivec, ("rdm1",))["rdm1"]
 
     def make_rdm12s(self, fcivec, norb, nelec, link_index=None, reorder=True):
         r = self._rdm_space(norb, nelec) if reorder else None
         if r is None:
-            return super().make_rdm12s(fcivec, norb, nelec, link_index, reorder)
+            return self._pyscf().make_rdm12s(self, fcivec, norb, nelec, link_index, reorder)
         d = self._rdms(r, None, fcivec, ("rdm1a", "rdm1b", "rdm2aa", "rdm2ab", "rdm2bb"))
         return (d["rdm1a"], d["rdm1b"]), (d["rdm2aa"], d["rdm2ab"], d["rdm2bb"])
 
     def make_rdm12(self, fcivec, norb, nelec, link_index=None, reorder=True):
         r = self._rdm_space(norb, nelec) if reorder else None
         if r is None:
-            return super().make_rdm12(fcivec, norb, nelec, link_index, reorder)
+            return self._pyscf().make_rdm12(self, fcivec, norb, nelec, link_index, reorder)
         d = self._rdms(r, None, fcivec, ("rdm1", "rdm2"))
         return d["rdm1"], d["rdm2"]
 
     def trans_rdm1s(self, cibra, ciket, norb, nelec, link_index=None):
         r = self._rdm_space(norb, nelec)
         if r is None:
-            return super().trans_rdm1s(cibra, ciket, norb, nelec, link_index)
+            return self._pyscf().trans_rdm1s(self, cibra, ciket, norb, nelec, link_index)
         d = self._rdms(r, cibra, ciket, ("rdm1a", "rdm1b"))
         return d["rdm1a"], d["rdm1b"]
 
     def trans_rdm1(self, cibra, ciket, norb, nelec, link_index=None):
         r = self._rdm_space(norb, nelec)
         if r is None:
-            return super().trans_rdm1(cibra, ciket, norb, nelec, link_index)
+            return self._pyscf().trans_rdm1(self, cibra, ciket, norb, nelec, link_index)
         return self._rdms(r, cibra, ciket, ("rdm1",))["rdm1"]
 
     def trans_rdm12s(self, cibra, ciket, norb, nelec, link_index=None, reorder=True):
         r = self._rdm_space(norb, nelec) if reorder else None
         if r is None:
-            return super().trans_rdm12s(cibra, ciket, norb, nelec, link_index, reorder)
+            return self._pyscf().trans_rdm12s(self, cibra, ciket, norb, nelec, link_index, reorder)
         d = self._rdms(r, cibra, ciket, ("rdm1a", "rdm1b", "rdm2aa", "rdm2ab", "rdm2ba", "rdm2bb"))
         return (d["rdm1a"], d["rdm1b"]), (d["rdm2aa"], d["rdm2ab"], d["rdm2ba"], d["rdm2bb"])
 
     def trans_rdm12(self, cibra, ciket, norb, nelec, link_index=None, reorder=True):
         r = self._rdm_space(norb, nelec) if reorder else None
         if r is None:
-            return super().trans_rdm12(cibra, ciket, norb, nelec, link_index, reorder)
+            return self._pyscf().trans_rdm12(self, cibra, ciket, norb, nelec, link_index, reorder)
         d = self._rdms(r, cibra, ciket, ("rdm1", "rdm2"))
         return d["rdm1"], d["rdm2"]
 

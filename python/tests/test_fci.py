@@ -142,11 +142,19 @@ def test_symmetry(h2o):
 
 
 def test_errors(h2o):
+    # PySCF's rule: more roots than the space holds gives every state of it (a list)
     mol, mf = h2o
-    s = solver(mol, nroots=10 ** 6)
     mc = mcscf.CASCI(mf, 2, 2)
-    mc.fcisolver = s
-    with pytest.raises(ValueError, match="roots"):
+    mc.fcisolver = solver(mol, nroots=10 ** 6)
+    mc.kernel()
+    ref = mcscf.CASCI(mf, 2, 2)
+    ref.fcisolver.nroots = 10 ** 6
+    ref.kernel()
+    assert len(mc.e_tot) == len(mc.ci) == 4
+    np.testing.assert_allclose(mc.e_tot, ref.e_tot, atol=1e-9)
+    mc = mcscf.CASCI(mf, 5, 6)  # 100 determinants; the driver reports at most 64 roots
+    mc.fcisolver = solver(mol, nroots=65)
+    with pytest.raises(cisparse.CisparseError, match="roots must be 1..64"):
         mc.kernel()
 
 

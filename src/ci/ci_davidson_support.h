@@ -17,6 +17,13 @@
  * (*nout = nin) where the half sigma does not apply (two string sets,
  * opts.no_time_reversal). CIS_ERR_INVALID for NULL or cap < nin. */
 cis_status cis_ci_direct_pure_guesses(const cis_ci_direct *D, double *guess, int nin, int cap, int *nout);
+/* Of the nin guesses (each exactly pure under alpha <-> beta, as
+ * cis_ci_direct_pure_guesses leaves them; compact = 1: compact vectors of
+ * cis_ci_direct_compact_operator), the symmetric ones, c(A,B) = c(B,A), moved
+ * to the front in order; *nout: how many (the singlet-only subspace of
+ * PySCF's direct_spin0). CIS_ERR_INVALID for NULL or where the alpha and beta
+ * strings differ or time reversal is off (no such subspace). */
+cis_status cis_ci_direct_keep_symmetric(const cis_ci_direct *D, int compact, double *guess, int nin, int *nout);
 /* cis_davidson_opts.correct for Davidson on host vectors of
  * cis_ci_direct_operator (compact = 0: C1 order) or of
  * cis_ci_direct_compact_operator (compact = 1), ctx = the cis_ci_direct:

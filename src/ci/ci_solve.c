@@ -42,15 +42,23 @@ static cis_status check_options(const cis_fcidump *F, const cis_ci_solve_opts *o
     int twos = (int)floor(2 * o->spin + 0.5), ms2 = abs(F->ms2);
     int unpaired = F->nelec < 2 * F->norb - F->nelec ? F->nelec : 2 * F->norb - F->nelec;
     if (twos > unpaired)
-      return cis_error(CIS_ERR_INVALID, "--spin %g is above the largest spin S = %g that %d electrons in %d orbitals allow",
+      return cis_error(CIS_ERR_INVALID, "spin %g is above the largest spin S = %g that %d electrons in %d orbitals allow",
                        o->spin, 0.5 * unpaired, F->nelec, F->norb);
     if (twos < ms2 || (twos - ms2) % 2)
-      return cis_error(CIS_ERR_INVALID, "--spin %g is impossible with MS2=%d: S >= |MS2|/2 and 2S - MS2 even", o->spin,
+      return cis_error(CIS_ERR_INVALID, "spin %g is impossible with MS2=%d: S >= |MS2|/2 and 2S - MS2 even", o->spin,
                        F->ms2);
   }
   if (o->spin_penalty > 0 && o->method == CIS_CI_METHOD_STORED)
     return cis_error(CIS_ERR_UNSUPPORTED, "the spin penalty (fix_spin_) needs the direct method, not stored");
   if (o->guess && o->nguess < 0) return cis_error(CIS_ERR_INVALID, "nguess must be >= 0, got %d", o->nguess);
+  if (o->singlet) { /* the alpha <-> beta symmetric subspace of the direct sigma's one string set */
+    if (F->ms2 != 0) return cis_error(CIS_ERR_INVALID, "singlet-only states need MS2 = 0, got MS2 = %d", F->ms2);
+    if (o->method == CIS_CI_METHOD_STORED || o->level >= 0 || o->gpus != 0 || o->cpu_parts > 0)
+      return cis_error(CIS_ERR_UNSUPPORTED, "singlet-only states need the direct method (full CI on one device)");
+    if (o->no_time_reversal || o->symmetry_projection)
+      return cis_error(CIS_ERR_INVALID, "singlet-only states need the alpha <-> beta time reversal (not turned off) and "
+                       "the irreps blocked (not by projection)");
+  }
   return CIS_OK;
 }
 
@@ -70,6 +78,7 @@ static int auto_direct(const cis_fcidump *F, const cis_ci_solve_opts *o, const c
   if (n > CIS_CI_DIRECT_MAX_ORB) { *why = "NORB > 64 (direct keeps one-word strings): stored"; return 0; }
   if (o->level >= 0) { *why = "truncated CI: stored"; return 0; }
   if (o->spin_penalty > 0) { *why = "spin penalty (an operator on the direct sigma): direct"; return 1; }
+  if (o->singlet) { *why = "singlet-only states (the alpha <-> beta symmetric subspace of the direct sigma): direct"; return 1; }
   /* On the GPU (bench/results/ci_direct_gpu.md): a whole direct solve takes
    * less time than the stored path's build alone at every size measured. */
   if (o->gpu) { *why = "full CI on the GPU: direct (no build)"; return 1; }
@@ -136,7 +145,7 @@ static cis_status solve_stored(ci_run *r, int build_gpu) {
   R->size = R->determinants = n;
   R->alpha_strings = cis_ci_space_nalpha_strings(r->S);
   R->beta_strings = cis_ci_space_nbeta_strings(r->S);
-  if (o->roots > n) return cis_error(CIS_ERR_INVALID, "--roots %d exceeds the %lld determinants", o->roots, (long long)n);
+  if (o->roots > n) return cis_error(CIS_ERR_INVALID, "%d roots asked; the space has %lld determinants", o->roots, (long long)n);
   /* the stored matrix from sampled rows: refuse now rather than after a
    * counting pass over every row (90% of the estimate, as it is one) */
   CIS_TRY(cis_ci_hamiltonian_nnz_estimate(r->F, r->S, o->symmetric, sample_rows(&R->counts), &R->nnz_estimate,
@@ -380,12 +389,12 @@ static cis_status run(ci_run *r, double t0) {
   if (o->count_only) return count_only(r);
   double dets = R->counts.determinants;
   if (dets > (double)INT32_MAX)
-    return cis_error(CIS_ERR_TOO_LARGE, "%.4g determinants exceed the 32-bit index range (2^31 - 1); `--count` gives the sizes",
+    return cis_error(CIS_ERR_TOO_LARGE, "%.4g determinants exceed the 32-bit index range (2^31 - 1); count_only gives the sizes",
                      dets);
   if (o->method == CIS_CI_METHOD_DIRECT && r->F->norb > CIS_CI_DIRECT_MAX_ORB)
     return cis_error(CIS_ERR_UNSUPPORTED,
-                     "--method direct (matrix-free full CI) supports NORB <= %d, the file has NORB = %d; "
-                     "--method stored runs up to NORB = %d", CIS_CI_DIRECT_MAX_ORB, r->F->norb, CIS_CI_MAX_ORB);
+                     "the direct method (matrix-free full CI) supports NORB <= %d, the file has NORB = %d; "
+                     "the stored method runs up to NORB = %d", CIS_CI_DIRECT_MAX_ORB, r->F->norb, CIS_CI_MAX_ORB);
   if (o->method == CIS_CI_METHOD_DIRECT && o->level >= 0)
     return cis_error(CIS_ERR_INVALID, "the direct method is full CI only; truncated CI needs the stored method");
   R->why = "";
@@ -415,7 +424,7 @@ static cis_status run(ci_run *r, double t0) {
                      dets, gib(R->need.davidson), r->nr, R->subspace, r->direct ? "sigma's workspace" : "Hamiltonian",
                      gi.name, gib((double)gi.free_mem));
   if (!r->direct && o->repeat > 1)
-    return cis_error(CIS_ERR_INVALID, "--repeat needs the direct method (auto chose stored: %s)", R->why);
+    return cis_error(CIS_ERR_INVALID, "repeat needs the direct method (auto chose stored: %s)", R->why);
   if (!r->direct) {
     R->build_gpu = o->build < 0 ? R->gpu : o->build;
     CIS_TRY(solve_stored(r, R->build_gpu));

@@ -125,7 +125,9 @@ cis_status ci_run_setup_direct(ci_run *r) {
   R->determinants = R->direct.symmetry_determinants;
   R->alpha_strings = R->direct.alpha_strings;
   R->beta_strings = R->direct.beta_strings;
-  if (o->roots > n) return cis_error(CIS_ERR_INVALID, "--roots %d exceeds the %lld determinants", o->roots, (long long)n);
+  if (o->roots > R->determinants)
+    return cis_error(CIS_ERR_INVALID, "%d roots asked; the space has %lld determinants", o->roots,
+                     (long long)R->determinants);
   ci_report_header(r); /* the operators, the sigma timing and Davidson next */
   if (R->direct.blocked) { /* blocked by irreps: Davidson on compact vectors (ISYM determinants) */
     CIS_TRY(r->G ? cis_ci_direct_gpu_compact_operator(r->G, NULL, &r->opc) : cis_ci_direct_compact_operator(r->D, &r->opc));

@@ -133,7 +133,8 @@ cis_status ci_run_guesses(ci_run *r, int nvec, double **guess, int *ng) {
   const cis_int len = compact ? cis_ci_direct_compact_size(r->D) : n;
   const double *diag = compact ? cis_operator_diagonal(r->opc) : r->D ? r->gdiag : r->diag;
   int given = o->guess ? o->nguess : 0, np = o->pspace > 0 ? o->pspace : CIS_CI_PSPACE_DEFAULT;
-  int pvec = given >= r->nr ? 0 : nvec;
+  /* singlet only: about half the P-space vectors are antisymmetric and dropped */
+  int pvec = o->singlet ? 2 * nvec : given >= r->nr ? 0 : nvec;
   if (pvec > len) pvec = (int)len;
   if (np < pvec) np = pvec;
   const int total = given + pvec, cap = r->D ? 2 * total : total; /* room for the antisymmetric parts */
@@ -156,6 +157,13 @@ cis_status ci_run_guesses(ci_run *r, int nvec, double **guess, int *ng) {
   int out = total;
   if (r->D) CIS_TRY(compact ? cis_ci_direct_compact_pure_guesses(r->D, g, total, cap, &out)
                             : cis_ci_direct_pure_guesses(r->D, g, total, cap, &out));
+  if (o->singlet) {
+    CIS_TRY(cis_ci_direct_keep_symmetric(r->D, compact, g, out, &out));
+    if (out == 0) {
+      st = cis_error(CIS_ERR_NOT_FOUND, "no guess symmetric under alpha <-> beta (a singlet-only state) in this space");
+      goto cleanup;
+    }
+  }
   *guess = g;
   *ng = out;
   return CIS_OK;
@@ -203,7 +211,7 @@ static cis_status solve_roots(ci_run *r) {
   ci_davidson_progress(r, &d);
   /* corrections kept exactly alpha <-> beta pure (every product a half
    * sigma); compact vectors on the GPU have no device projection yet */
-  if (r->D && !(compact && r->G) && !r->pen) {
+  if (r->D && !(compact && r->G) && (!r->pen || o->singlet)) {
     d.correct = r->G ? cis_ci_direct_gpu_correct : compact ? cis_ci_direct_correct_compact : cis_ci_direct_correct_c1;
     d.correct_ctx = r->G ? (void *)r->G : (void *)r->D;
   }

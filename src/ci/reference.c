@@ -2,7 +2,10 @@
  * --occ override. Aufbau on the Fock diagonal of the current occupation
  * (Szabo & Ostlund §3.4: f_pp = h_pp + sum_b [2(pp|bb) - (pb|bp)] for a closed
  * shell), iterated to a stable occupied set, then single swaps while they
- * lower <D|H|D>. */
+ * lower <D|H|D>; where no swap reaches symmetry ISYM, the lowest determinant
+ * of ISYM by those orbital energies anywhere (a recursion over the orbitals
+ * per irrep), then swaps again. */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -57,6 +60,55 @@ static int improve(const cis_fcidump *F, int paired, ci_bits *a, ci_bits *b, dou
   return 1;
 }
 
+/* Strings of n electrons with the lowest sum of f[] for each irrep (a
+ * recursion over the orbitals: best[k][g] is the lowest string of k
+ * electrons and irrep g among the orbitals seen), into low[g] and e[g]
+ * (HUGE_VAL where no string has irrep g). */
+static cis_status lowest_per_irrep(const cis_fcidump *F, const double *f, int n, ci_bits *low, double *e) {
+  const int m = n + 1;
+  double *be = malloc((size_t)m * 8 * sizeof(double));
+  ci_bits *bs = malloc((size_t)m * 8 * sizeof(ci_bits));
+  if (!be || !bs) { free(be); free(bs); return cis_error(CIS_ERR_ALLOC, "cannot allocate the reference search"); }
+  for (int i = 0; i < m * 8; ++i) be[i] = HUGE_VAL, bs[i] = bits_zero();
+  be[0] = 0;
+  for (int p = 0; p < F->norb; ++p) {
+    const int s = F->orbsym[p] - 1;
+    for (int k = n; k >= 1; --k) /* row k - 1 is still without orbital p */
+      for (int g = 0; g < 8; ++g) {
+        const double v = be[(k - 1) * 8 + g] + f[p];
+        if (be[(k - 1) * 8 + g] < HUGE_VAL && v < be[k * 8 + (g ^ s)]) {
+          be[k * 8 + (g ^ s)] = v;
+          bs[k * 8 + (g ^ s)] = bits_flip(bs[(k - 1) * 8 + g], p, NW);
+        }
+      }
+  }
+  for (int g = 0; g < 8; ++g) e[g] = be[n * 8 + g], low[g] = bs[n * 8 + g];
+  free(be);
+  free(bs);
+  return CIS_OK;
+}
+
+/* The determinant of symmetry ISYM with the lowest sum of the Fock
+ * diagonals fa, fb of its occupied spin orbitals, wherever in the space it
+ * lies; 0 when no determinant has symmetry ISYM. */
+static cis_status lowest_of_symmetry(const cis_fcidump *F, const double *fa, const double *fb, ci_bits *a, ci_bits *b,
+                                     int *found) {
+  cis_status st;
+  ci_bits la[8], lb[8];
+  double ea[8], eb[8], best = HUGE_VAL;
+  const int t = F->isym - 1;
+  CIS_TRY(lowest_per_irrep(F, fa, cis_fcidump_nalpha(F), la, ea));
+  CIS_TRY(lowest_per_irrep(F, fb, cis_fcidump_nbeta(F), lb, eb));
+  *found = 0;
+  for (int g = 0; g < 8; ++g)
+    if (ea[g] < HUGE_VAL && eb[g ^ t] < HUGE_VAL && ea[g] + eb[g ^ t] < best) {
+      best = ea[g] + eb[g ^ t];
+      *a = la[g], *b = lb[g ^ t], *found = 1;
+    }
+cleanup:
+  return st;
+}
+
 cis_status cis_ci_find_reference_bits(const cis_fcidump *F, cis_ci_bits *alpha, cis_ci_bits *beta) {
   if (!F || !alpha || !beta) return cis_error(CIS_ERR_INVALID, "cis_ci_find_reference: NULL argument");
   int na = cis_fcidump_nalpha(F), nb = cis_fcidump_nbeta(F);
@@ -74,9 +126,16 @@ cis_status cis_ci_find_reference_bits(const cis_fcidump *F, cis_ci_bits *alpha, 
   int closed = (na == nb && bits_eq(a, b, NW) && F->isym == 1);
   double e = sym_ok(F, a, b) ? cis_ci_diagonal_bits(F, &a, &b) : 1e300;
   while (improve(F, closed, &a, &b, &e)) {}
-  if (!sym_ok(F, a, b))
-    return cis_error(CIS_ERR_INVALID, "no determinant of symmetry ISYM=%d within single swaps of the aufbau one; give --occ",
-                     F->isym);
+  if (!sym_ok(F, a, b)) { /* none within single swaps: the lowest of symmetry ISYM anywhere, then swaps again */
+    int found;
+    cis_status st = lowest_of_symmetry(F, fa, fb, &a, &b, &found);
+    if (st != CIS_OK) return st;
+    if (!found)
+      return cis_error(CIS_ERR_INVALID, "no determinant of %d alpha and %d beta electrons in %d orbitals has symmetry ISYM=%d",
+                       na, nb, F->norb, F->isym);
+    e = cis_ci_diagonal_bits(F, &a, &b);
+    while (improve(F, 0, &a, &b, &e)) {}
+  }
   *alpha = a;
   *beta = b;
   return CIS_OK;

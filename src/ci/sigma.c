@@ -592,6 +592,26 @@ cis_status cis_ci_direct_pure_guesses(const cis_ci_direct *D, double *guess, int
   return CIS_OK;
 }
 
+cis_status cis_ci_direct_keep_symmetric(const cis_ci_direct *D, int compact, double *guess, int nin, int *nout) {
+  if (!D || !guess || !nout || nin < 0)
+    return cis_error(CIS_ERR_INVALID, "cis_ci_direct_keep_symmetric: NULL argument or %d guesses", nin);
+  if (D->A != D->B || D->no_time_reversal)
+    return cis_error(CIS_ERR_INVALID, "alpha <-> beta symmetric vectors need one string set and time reversal on");
+  compact = compact && D->R;
+  const cis_int len = compact ? ci_irrep_sigma_size(D->R) : D->ndet;
+  int m = 0;
+  for (int v = 0; v < nin; ++v) {
+    double *g = guess + (size_t)v * (size_t)len;
+    int exact;
+    const int t = compact ? ci_irrep_parity(D->R, g, CI_PURE_TOL, &exact) : parity_of(D, g, CI_PURE_TOL, &exact);
+    if (t <= 0) continue;
+    if (m != v) memcpy(guess + (size_t)m * (size_t)len, g, (size_t)len * sizeof(double));
+    ++m;
+  }
+  *nout = m;
+  return CIS_OK;
+}
+
 cis_status cis_ci_direct_sigma(cis_ci_direct *D, int k, const double *C, double *S) {
   if (!D || !C || !S || k < 1) return cis_error(CIS_ERR_INVALID, "direct sigma: NULL argument or k = %d < 1", k);
   const cis_int n = D->ndet, total = n * k;

@@ -16,7 +16,6 @@ typedef struct host_impl {
 } host_impl;
 
 #define HI(B) ((host_impl *)(B)->impl)
-
 static double coef(const kry_be *B, kry_coef a) { return a.slot < 0 ? a.c : a.c * HI(B)->s[a.slot]; }
 
 static cis_status h_alloc(kry_be *B, void **v, cis_int count, const char *what) {
