@@ -38,6 +38,7 @@ from pyscf import ao2mo
 from pyscf.fci import cistring, direct_spin1
 
 from . import _lib as L
+from . import fci_cylsym
 from ._errors import CisparseError, check
 from ._matrix import gpu_count
 
@@ -554,7 +555,8 @@ class FCISolver(direct_spin1.FCISolver):
         if isinstance(nelec, (int, np.integer)) and nelec < 0:
             raise ValueError(f"cisparse.fci: nelec must be >= 0, got {nelec}")
         norb, nelec = _check_space(norb, direct_spin1._unpack_nelec(nelec, self.spin))
-        _check_irreps(orbsym, wfnsym, norb)
+        cylsym = fci_cylsym.applies(self, orbsym)  # a linear molecule: its ids are checked there
+        _check_irreps(orbsym, None if cylsym else wfnsym, norb)
         _check_device(self.device)
         self.norb, self.nelec = norb, nelec
         shape = (cistring.num_strings(norb, nelec[0]), cistring.num_strings(norb, nelec[1]))
@@ -571,6 +573,9 @@ class FCISolver(direct_spin1.FCISolver):
         if h1e.size != norb * norb:
             raise ValueError(f"cisparse.fci: h1e has {h1e.size} entries for norb = {norb} ({norb} x {norb} expected)")
         eri = _finite("eri", eri)
+        if cylsym:  # D2h blocks, roots filtered by |Lz| (fci_cylsym)
+            return fci_cylsym.kernel(self, h1e, eri, norb, nelec, ci0, ecore, nroots, tol, max_cycle, orbsym, wfnsym,
+                                     kwargs)
         start = _ci0_list(ci0, shape)
         penalty = getattr(self, "ss_penalty", None)
         if penalty and self.method == "stored":
@@ -627,6 +632,11 @@ class FCISolver(direct_spin1.FCISolver):
         else:
             self.eci, self.ci = e, cis
         return self.eci, self.ci
+
+    def dump_flags(self, verbose=None):
+        super().dump_flags(verbose)
+        fci_cylsym.check_wfnsym_id(self)  # PySCF's RuntimeError for an id that is no irrep of mol's group
+        return self
 
     def _method(self):
         if self.method not in ("auto", "stored", "direct"):
