@@ -109,7 +109,7 @@ def check_commutes(A, h1e, eri, norb, tol=1e-6):
     h = np.asarray(h1e, dtype=np.float64).reshape(norb, norb)
     g = ao2mo.restore(1, np.asarray(eri, dtype=np.float64), norb)
     c1 = np.abs(A @ h - h @ A).max(initial=0.0)
-    t = np.einsum("pt,tqrs->pqrs", A, g) - np.einsum("ptrs,tq->pqrs", g, A)
+    t = np.einsum("pt,tqrs->pqrs", A, g, optimize=True) - np.einsum("ptrs,tq->pqrs", g, A, optimize=True)
     c2 = np.abs(t + t.transpose(2, 3, 0, 1)).max(initial=0.0)
     scale = max(1.0, np.abs(h).max(initial=0.0), np.abs(g).max(initial=0.0))
     if max(c1, c2) > tol * scale:
@@ -189,7 +189,7 @@ def kernel(solver, h1e, eri, norb, nelec, ci0, ecore, nroots, tol, max_cycle, or
         solves += 1
         e, c = (np.atleast_1d(e), [c] if k == 1 else list(c))
         e, c, lz2 = unmix(e, c, apply_a(A, c, norb, nelec))
-        keep = [i for i in range(k) if abs(lz2[i] - lam2) < LZ2_TOL]
+        keep = [i for i in range(len(c)) if abs(lz2[i] - lam2) < LZ2_TOL]
         if len(keep) >= want or k >= n_block:
             break
         guess, k = c, min(2 * k + want - len(keep), n_block)
@@ -198,7 +198,7 @@ def kernel(solver, h1e, eri, norb, nelec, ci0, ecore, nroots, tol, max_cycle, or
         raise lib.exceptions.WfnSymmetryError(
             f"cisparse.fci: no root of Lz^2 = {lam2} among all {k} states of the D2h block (<Lz^2> {lz2.round(3)})")
     keep = keep[:want]
-    conv = solver.converged if isinstance(solver.converged, list) else [solver.converged] * k
+    conv = solver.converged if isinstance(solver.converged, list) else [solver.converged] * len(c)
     solver.stats["cylsym"] = dict(wfnsym=int(wfnsym), roots_solved=k, solves=solves, lz2=lz2[keep].tolist())
     vecs = [c[i] for i in keep]
     if nroots == 1:

@@ -2,6 +2,10 @@
 the state of the requested cylindrical irrep against PySCF's complex-orbital
 solver (fci.direct_spin1_cyl_sym), E_x = E_y, the irrep-id and orbital-label
 checks PySCF makes. C2 in 6-31G, CAS(8, 4): 784 determinants."""
+import json
+import os
+import subprocess
+
 import numpy as np
 import pytest
 
@@ -161,3 +165,55 @@ def test_inconsistent_pair_phase_refused(c2):
 
     with pytest.raises(lib.exceptions.PointGroupSymmetryError, match="break cylindrical symmetry"):
         solver(c2["mol"]).kernel(h1, eri, 8, 4, orbsym=c2["orbsym"], wfnsym="A1g")
+
+
+def test_cli_reads_pyscf_linear_fcidump_as_d2h(c2, tmp_path):
+    """pyscf.tools.fcidump writes a linear molecule's ORBSYM as D2h ids
+    (orbsym % 10): `cisparse ci` solves that D2h irrep (Ag here: its lowest
+    state is a Δg component, not Σg+) and says which numbering it read. The
+    raw D∞h ids (from_integrals given them) are refused, D2h named."""
+    exe = os.environ.get("CISPARSE_CLI")
+    if not exe:
+        pytest.skip("CISPARSE_CLI is not set")
+    from pyscf.tools import fcidump
+    d2h, dooh = tmp_path / "d2h.FCIDUMP", tmp_path / "dooh.FCIDUMP"
+    orbsym = np.asarray(c2["orbsym"])
+    fcidump.from_integrals(str(d2h), c2["h1"], c2["eri"], 8, 4, nuc=c2["ecore"], orbsym=orbsym % 10)
+    fcidump.from_integrals(str(dooh), c2["h1"], c2["eri"], 8, 4, nuc=c2["ecore"], orbsym=orbsym + 10 * (orbsym == 0))
+
+    out = subprocess.run([exe, "ci", str(d2h), "--json"], capture_output=True, text=True, check=True)
+    bad = subprocess.run([exe, "ci", str(dooh)], capture_output=True, text=True)
+
+    j = json.loads(out.stdout)
+    d2h_lowest = solver(None).kernel(c2["h1"], c2["eri"], 8, 4, orbsym=orbsym % 10, wfnsym=0, ecore=c2["ecore"])[0]
+    assert j["orbsym_numbering"] == "pyscf" and abs(j["roots"][0]["energy"] - d2h_lowest) < 1e-9
+    assert abs(d2h_lowest - lowest(c2, "E2gx", 1)[1]) < 1e-9  # the D2h answer is the Δg state
+    assert bad.returncode != 0 and "ORBSYM entry 10 is PySCF's linear-molecule id (Dooh/Coov); FCIDUMP symmetry is " \
+        "D2h: write ORBSYM % 10" in bad.stderr
+
+
+def test_degenerate_roots_of_two_momenta_unmixed(c2):
+    """Two roots of one energy mixing Σg+ (Λ = 0) and Δg_x (Λ = 2) of the
+    Ag block are rotated back to Lz^2 eigenvectors before the filter."""
+    sigma, delta = lowest(c2, "A1g", 1)[2], lowest(c2, "E2gx", 1)[2]
+    mixed = [(sigma + delta) / 2 ** 0.5, (sigma - delta) / 2 ** 0.5]
+    A = fci_cylsym.lz_generator(fci_cylsym.tagged_orbsym(c2["h1"], c2["orbsym"]))
+
+    e, vecs, lz2 = fci_cylsym.unmix([-1.0, -1.0], mixed, fci_cylsym.apply_a(A, mixed, 8, (2, 2)))
+
+    assert np.allclose(lz2, [0, 4], atol=1e-10) and np.allclose(e, -1.0)
+    assert abs(abs(np.vdot(vecs[0], sigma)) - 1) < 1e-10 and abs(abs(np.vdot(vecs[1], delta)) - 1) < 1e-10
+
+
+def test_root_count_remembered_for_the_next_call(c2):
+    """A1g: the Ag block's lowest root is a Δg one, so a second root is solved;
+    the next call with the same space starts from two roots."""
+    s = solver(c2["mol"], conv_tol=1e-12)
+    run = lambda: s.kernel(c2["h1"], c2["eri"], 8, 4, orbsym=c2["orbsym"], wfnsym="A1g", ecore=c2["ecore"])  # noqa: E731
+
+    e1 = run()[0]
+    first = dict(s.stats["cylsym"])
+    e2 = run()[0]
+
+    assert first["solves"] > 1 and s.stats["cylsym"]["solves"] == 1
+    assert s.stats["cylsym"]["roots_solved"] == first["roots_solved"] and abs(e1 - e2) < 1e-10
