@@ -217,3 +217,15 @@ def test_root_count_remembered_for_the_next_call(c2):
 
     assert first["solves"] > 1 and s.stats["cylsym"]["solves"] == 1
     assert s.stats["cylsym"]["roots_solved"] == first["roots_solved"] and abs(e1 - e2) < 1e-10
+
+
+@pytest.mark.skipif(cisparse.fci.gpu_count()[0] == 0, reason="no GPU")
+@pytest.mark.parametrize("wfnsym", ["A1g", "E2ux", "E2uy"])
+def test_gpu_same_states_as_cpu(c2, wfnsym):
+    """The filter on the GPU's D2h solve (vectors come back to the host)."""
+    cpu = lowest(c2, wfnsym, 2)
+    gpu = solver(c2["mol"], conv_tol=1e-12, nroots=2, device="gpu", method="direct")
+
+    e, _ = gpu.kernel(c2["h1"], c2["eri"], 8, 4, orbsym=c2["orbsym"], wfnsym=wfnsym, ecore=c2["ecore"])
+
+    assert gpu.stats["device"] == "gpu" and np.allclose(e, cpu[1], atol=1e-9, rtol=0)
