@@ -19,7 +19,9 @@ non-symmetric matrix). A commutes with H when the pairs' phases are
 consistent (what PySCF's ``_cyl_sym_orbital_rotation`` assumes too); that is
 checked on h1e and eri, and a violation is PySCF's PointGroupSymmetryError.
 More roots are solved than asked (warm-started with the roots found) until
-nroots of the target Λ are found or the block has no more; E_x and E_y
+nroots of the target Λ are found or the block has no more (method 'auto'
+runs the direct sigma here: its space and integrals are kept between these
+solves, where a stored H would be built again for each); E_x and E_y
 targets solve the D2h block of their own component, so their energies agree.
 Vectors are PySCF's (alpha x beta strings, real orbitals), as
 ``direct_spin1_symm`` returns them for linear molecules.
@@ -183,8 +185,10 @@ def kernel(solver, h1e, eri, norb, nelec, ci0, ecore, nroots, tol, max_cycle, or
     known = solver.__dict__.setdefault("_cylsym_roots", {})
     k, solves, guess = min(max(want, known.get(key, want)), n_block), 0, ci0
     inner = dict(orbsym=np.asarray(orbsym) % 10, wfnsym=int(wfnsym) % 10, ecore=ecore, tol=tol, max_cycle=max_cycle)
+    # 'auto': the direct sigma, whose space and integrals the solves share (a stored H is built for each solve)
+    method = "direct" if solver.method == "auto" else solver.method
     while True:
-        with lib.temporary_env(solver, _cylsym_inner=True, wfnsym=inner["wfnsym"]):
+        with lib.temporary_env(solver, _cylsym_inner=True, wfnsym=inner["wfnsym"], method=method):
             e, c = type(solver).kernel(solver, h1e, eri, norb, nelec, ci0=guess, nroots=k, **inner, **kwargs)
         solves += 1
         e, c = (np.atleast_1d(e), [c] if k == 1 else list(c))
