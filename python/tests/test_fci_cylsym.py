@@ -229,3 +229,16 @@ def test_gpu_same_states_as_cpu(c2, wfnsym):
     e, _ = gpu.kernel(c2["h1"], c2["eri"], 8, 4, orbsym=c2["orbsym"], wfnsym=wfnsym, ecore=c2["ecore"])
 
     assert gpu.stats["device"] == "gpu" and np.allclose(e, cpu[1], atol=1e-9, rtol=0)
+
+
+def test_state_average_wrapper(c2):
+    """PySCF's state_average_ wrapper around the solver (its kernel fixes
+    nroots and wfnsym): the growing solves call cisparse's own kernel."""
+    mc = mcscf.CASCI(c2["mf"], 8, 4)
+    mc.fcisolver = solver(c2["mol"], conv_tol=1e-12)
+    mc.fcisolver.wfnsym = "A1g"
+    mc.state_average_([0.5, 0.5])
+
+    mc.kernel(c2["mo"])
+
+    assert np.allclose(mc.e_states, lowest(c2, "A1g", 2)[1], atol=1e-8, rtol=0)
