@@ -39,6 +39,7 @@ from pyscf import ao2mo
 from pyscf.fci import cistring, direct_spin0, direct_spin1, direct_spin1_symm
 
 from . import _lib as L
+from . import fci_cylsym
 from ._errors import CisparseError, check
 from ._matrix import gpu_count
 
@@ -658,13 +659,15 @@ class FCISolver(direct_spin1.FCISolver):
         if singlet and nelec[0] != nelec[1]:
             raise ValueError(f"cisparse.fci: a singlet-only solver needs as many alpha as beta electrons, got "
                              f"nelec = {nelec}")
+        cylsym = fci_cylsym.applies(self, orbsym)  # a linear molecule: its ids are checked there
         _check_device(self.device)
         shape = (cistring.num_strings(norb, nelec[0]), cistring.num_strings(norb, nelec[1]))
         start = _ci0_list(ci0, shape)
         if orbsym is not None:
             _check_irreps(orbsym, None, norb)
-        wfnsym = self._target_wfnsym(norb, nelec, start, orbsym, wfnsym)
-        _check_irreps(orbsym, wfnsym, norb)
+        if not cylsym:  # fci_cylsym reads and checks a linear molecule's target itself
+            wfnsym = self._target_wfnsym(norb, nelec, start, orbsym, wfnsym)
+            _check_irreps(orbsym, wfnsym, norb)
         self.norb, self.nelec = norb, nelec
         nroots = L.int_arg("cisparse.fci: nroots", nroots, ctypes.c_int, lo=1)
         max_cycle = L.int_arg("cisparse.fci: max_cycle", max_cycle, ctypes.c_int, lo=1)
@@ -678,6 +681,9 @@ class FCISolver(direct_spin1.FCISolver):
         if h1e.size != norb * norb:
             raise ValueError(f"cisparse.fci: h1e has {h1e.size} entries for norb = {norb} ({norb} x {norb} expected)")
         eri = _finite("eri", eri)
+        if cylsym:  # D2h blocks, roots filtered by |Lz| (fci_cylsym)
+            return fci_cylsym.kernel(self, h1e, eri, norb, nelec, ci0, ecore, nroots, tol, max_cycle, orbsym, wfnsym,
+                                     kwargs)
         penalty = getattr(self, "ss_penalty", None)
         if penalty and not singlet and nelec[0] == nelec[1]:
             singlet = _penalty_start_symmetric(h1e, eri, norb, nelec, start, nroots)
@@ -745,6 +751,11 @@ class FCISolver(direct_spin1.FCISolver):
         else:
             self.eci, self.ci = e, cis
         return self.eci, self.ci
+
+    def dump_flags(self, verbose=None):
+        super().dump_flags(verbose)
+        fci_cylsym.check_wfnsym_id(self)  # PySCF's RuntimeError for an id that is no irrep of mol's group
+        return self
 
     def _method(self):
         if self.method not in ("auto", "stored", "direct"):

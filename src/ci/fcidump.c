@@ -114,6 +114,13 @@ static cis_status header_value(reader *r, cis_fcidump *F, const char *tok) {
       snprintf(msg, sizeof msg, "ORBSYM lists more than %d orbitals", CIS_CI_MAX_ORB);
       return fail(r, CIS_ERR_UNSUPPORTED, msg);
     }
+    if (v >= 10 && v % 10 <= 7) { /* PySCF's Dooh/Coov id 10 k + (D2h id), as fcidump.from_integrals writes it */
+      snprintf(msg, sizeof msg,
+               "ORBSYM entry %ld is PySCF's linear-molecule id (Dooh/Coov); FCIDUMP symmetry is D2h: "
+               "write ORBSYM %% 10, as pyscf.tools.fcidump.from_mo does",
+               v);
+      return fail(r, CIS_ERR_RANGE, msg);
+    }
     if (v < 0 || v > 8) {
       snprintf(msg, sizeof msg, "ORBSYM entry %ld is not an irrep (1..8 Molpro, 0..7 PySCF)", v);
       return fail(r, CIS_ERR_RANGE, msg);

@@ -93,6 +93,11 @@ static void test_malformed(void) {
       {"NORB=2,NELEC=2 &END\n", CIS_ERR_PARSE, 1, "expected the &FCI"},
       {"&FCI NORB=2,NELEC=2,MS2=0,UHF=.TRUE. &END\n", CIS_ERR_UNSUPPORTED, 1, "UHF"},
       {"&FCI NORB=3,NELEC=2,MS2=0,ORBSYM=1,1 &END\n", CIS_ERR_PARSE, 1, "ORBSYM has 2 entries"},
+      /* PySCF's linear-molecule ids (from_integrals with a D∞h orbsym): refused, D2h named */
+      {"&FCI NORB=2,NELEC=2,MS2=0,ORBSYM=0,12 &END\n", CIS_ERR_RANGE, 1,
+       "ORBSYM entry 12 is PySCF's linear-molecule id (Dooh/Coov); FCIDUMP symmetry is D2h: write ORBSYM % 10, as "
+       "pyscf.tools.fcidump.from_mo does"},
+      {"&FCI NORB=2,NELEC=2,MS2=0,ORBSYM=0,9 &END\n", CIS_ERR_RANGE, 1, "ORBSYM entry 9 is not an irrep"},
       {"&FCI NORB=two,NELEC=2 &END\n", CIS_ERR_PARSE, 1, "not an integer"},
       {"&FCI NORB=129,NELEC=2 &END\n", CIS_ERR_UNSUPPORTED, 1, "exceeds 128"},
       {"&FCI NORB=2,NELEC=2,MS2=0 &END\n 1.0 1 0 1 1\n", CIS_ERR_PARSE, 2, "index pattern"},
