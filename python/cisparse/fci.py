@@ -621,6 +621,8 @@ class FCISolver(direct_spin1.FCISolver):
                 from pyscf import symm
                 wfnsym = symm.irrep_name2id(self.mol.groupname, wfnsym)
             return wfnsym
+        if self.__dict__.get("_cylsym_inner"):  # fci_cylsym's D2h solve: its target chosen and checked there
+            return wfnsym
         guessed = wfnsym is None
         shape = (cistring.num_strings(norb, nelec[0]), cistring.num_strings(norb, nelec[1]))
         ci0 = [v.reshape(shape) for v in ci0] or None
