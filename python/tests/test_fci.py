@@ -226,13 +226,19 @@ def test_gpu_casscf_and_fix_spin(n2):
     mc.run(conv_tol=1e-10)
     assert mc.converged and abs(mc.e_tot - ref.e_tot) <= 1e-8
     assert mc.fcisolver.stats["device"] == "gpu"
-    # fix_spin_ beyond dense_max_penalty: the host penalty operator
+    # fix_spin_ beyond dense_max_penalty: the host penalty operator, PySCF's
+    # answer (from its closed-shell start its penalty solver stays among the
+    # S = 0, 2, ... states: here the singlet, <S^2> = 0, not ss = 2)
+    ref = mcscf.CASCI(mf, 8, 8)
+    fci.addons.fix_spin_(ref.fcisolver, ss=2)
+    ref.kernel()
     mc = mcscf.CASCI(mf, 8, 8)
     mc.fcisolver = cisparse.fci.FCISolver(mol)
     fci.addons.fix_spin_(mc.fcisolver, ss=2)
     mc.fcisolver.dense_max_penalty = 100
     mc.kernel()
-    assert mc.fcisolver.stats["device"] == "cpu" and abs(mc.fcisolver.spin_square(mc.ci, 8, 8)[0] - 2) < 1e-6
+    assert mc.fcisolver.stats["device"] == "cpu" and abs(mc.e_tot - ref.e_tot) <= 1e-8
+    assert abs(mc.fcisolver.spin_square(mc.ci, 8, 8)[0] - ref.fcisolver.spin_square(ref.ci, 8, 8)[0]) < 1e-6
 
 
 # ---- RDMs by cisparse (cis_ci_direct_rdm12 / cis_ci_direct_gpu_rdm12) -----

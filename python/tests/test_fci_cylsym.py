@@ -175,7 +175,13 @@ def test_cli_reads_pyscf_linear_fcidump_as_d2h(c2, tmp_path):
     exe = os.environ.get("CISPARSE_CLI")
     if not exe:
         pytest.skip("CISPARSE_CLI is not set")
-    from pyscf.tools import fcidump
+    # pyscf/tools/fcidump.py alone: the pyscf.tools package imports pyscf.dft,
+    # whose libxc a PySCF site may lack
+    import importlib.util
+    import pyscf
+    spec = importlib.util.spec_from_file_location("fcidump", os.path.join(pyscf.__path__[0], "tools", "fcidump.py"))
+    fcidump = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(fcidump)
     d2h, dooh = tmp_path / "d2h.FCIDUMP", tmp_path / "dooh.FCIDUMP"
     orbsym = np.asarray(c2["orbsym"])
     fcidump.from_integrals(str(d2h), c2["h1"], c2["eri"], 8, 4, nuc=c2["ecore"], orbsym=orbsym % 10)

@@ -47,11 +47,16 @@ grep -q '"subspace": 24}' "$tmp/cj" || fail "direct --count json: $(cat "$tmp/cj
 if nm -D "$CIS" 2>/dev/null | grep -q __asan_init || ldd "$CIS" 2>/dev/null | grep -q libasan; then
   echo "ci_subspace.sh: the ulimit -v case skipped (sanitizer build)"
 else
-  (ulimit -v 450000; "$CIS" ci "$CI/h2o_631g.FCIDUMP" --method direct --count) > "$tmp/l" 2> "$tmp/err" \
-    || fail "direct --count under ulimit -v: $(cat "$tmp/err")"
-  sub=$(grep -o 'Davidson: subspace [0-9]*' "$tmp/l" | grep -o '[0-9]*$')
-  [ -n "$sub" ] && [ "$sub" -lt 24 ] && [ "$sub" -ge 2 ] || fail "under ulimit -v the subspace is '$sub': $(cat "$tmp/l")"
-  grep -q '(lowered to fit)' "$tmp/l" || fail "under ulimit -v: not said to be lowered: $(cat "$tmp/l")"
+  (ulimit -v 450000; "$CIS" ci "$CI/h2o_631g.FCIDUMP" --method direct --count) > "$tmp/l" 2> "$tmp/err"
+  rc=$?
+  if grep -q 'error while loading shared libraries' "$tmp/err"; then # a BLAS or CUDA library reserving more
+    echo "ci_subspace.sh: the ulimit -v case skipped (the libraries alone exceed it: $(head -1 "$tmp/err"))"
+  else
+    [ $rc = 0 ] || fail "direct --count under ulimit -v: $(cat "$tmp/err")"
+    sub=$(grep -o 'Davidson: subspace [0-9]*' "$tmp/l" | grep -o '[0-9]*$')
+    [ -n "$sub" ] && [ "$sub" -lt 24 ] && [ "$sub" -ge 2 ] || fail "under ulimit -v the subspace is '$sub': $(cat "$tmp/l")"
+    grep -q '(lowered to fit)' "$tmp/l" || fail "under ulimit -v: not said to be lowered: $(cat "$tmp/l")"
+  fi
 fi
 
 for bad in 1 0 5000 x; do

@@ -36,7 +36,9 @@ OMP_NUM_THREADS=3 "$CIS" --version | grep -q '^openmp: 3 threads' || fail "OMP_N
 blas=$(sed -n 's/^blas: //p' "$tmp/v")
 grep -qF "\"blas\": \"blas: $blas\"" "$tmp/ci.json" || fail "ci --json: no \"blas\": \"blas: $blas\" in $(cat "$tmp/ci.json")"
 
-# solve: --format auto by default (silent), the CPU rule; named, its reason on stderr
+# solve: --format auto by default (silent), the CPU rule; named, its reason on
+# stderr (the devices hidden on a machine with a GPU: the CPU rule is tested here)
+export CUDA_VISIBLE_DEVICES=
 "$CIS" solve laplace3d:size=12 > "$tmp/s" 2> "$tmp/serr" || fail "solve without --format: $(cat "$tmp/serr")"
 [ -s "$tmp/serr" ] && fail "solve without --format: stderr not empty: $(cat "$tmp/serr")"
 grep -q 'cpu csr' "$tmp/s" || fail "solve: not csr on the CPU: $(head -3 "$tmp/s")"

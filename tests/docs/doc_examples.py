@@ -137,7 +137,9 @@ def main():
             print(f"FAIL {page}:{line}: shell examples without a marker ({', '.join(MARKERS)}) after ```{lang}")
             fails += 1
     root = scratch(src, cli, shared)
-    env = dict(os.environ, OMP_WAIT_POLICY=os.environ.get("OMP_WAIT_POLICY", "passive"))
+    # cpu blocks show a machine without a GPU: on one with a GPU they run with
+    # the devices hidden, so that they print what the page shows
+    env = dict(os.environ, OMP_WAIT_POLICY=os.environ.get("OMP_WAIT_POLICY", "passive"), CUDA_VISIBLE_DEVICES="")
     ran = 0
     t_all = time.time()
     for page, line, lang, marker, body in found:
