@@ -124,6 +124,31 @@ static void format_memory(ci_run *r) {
  * 6-31G FCI Hamiltonian 2x faster than csr-sym, bench/results/sym-seg.md). */
 static const char *sym_kernel(const cis_ci_solve_opts *o) { return o->kernel ? o->kernel : "sym-seg"; }
 
+/* The build's time check (after the memory check, which passes a matrix of
+ * few nonzeros): the build visits every connection of every row, n x the
+ * closed-form row bound, whatever the integrals hold, and keeps those of
+ * nonzero value. A full-CI Hamiltonian of real integrals keeps a fair share
+ * (H2O 6-31G 29%, N2 STO-3G in D2h 15% counting both triangles); a file of
+ * (almost) all-zero integrals keeps almost none and would build for hours
+ * (1.7e8 determinants of 16 orbitals and 8 electrons: 5e11 visits for 0
+ * nonzeros). Refused at once when the visits pass CI_BUILD_VISITS_FLOOR (the
+ * CPU builds 1e8 to 1e9 a second: seconds; 100x that for the GPU build) and exceed
+ * CI_BUILD_VISITS_RATIO x the sampled nonzeros. Truncated CI is not checked:
+ * there most connections leave the space (CISD of H2O 6-31G keeps 4%). */
+#define CI_BUILD_VISITS_FLOOR 1e9
+#define CI_BUILD_VISITS_RATIO 64.0
+static cis_status check_build_work(const ci_run *r, cis_int n, int build_gpu) {
+  const cis_ci_result *R = r->R;
+  double visits = (double)n * R->counts.row_bound, kept = (r->o->symmetric ? 2 : 1) * R->nnz_estimate + (double)n;
+  double floor = CI_BUILD_VISITS_FLOOR * (build_gpu ? 100 : 1);
+  if (r->o->level >= 0 || visits <= floor || visits <= CI_BUILD_VISITS_RATIO * kept) return CIS_OK;
+  return cis_error(CIS_ERR_TOO_LARGE,
+                   "the stored Hamiltonian's build would visit %.3g connections (%lld determinants x %.0f) to keep "
+                   "about %.3g nonzeros (from %lld sampled rows): the integrals are (almost) all zero; use --method "
+                   "direct, which builds nothing",
+                   visits, (long long)n, R->counts.row_bound, R->nnz_estimate, (long long)R->nnz_sampled);
+}
+
 /* The stored path: the determinant list (kept by r->keep), H built on the
  * CPU or the GPU in the chosen format, its diagonal, Davidson. */
 static cis_status solve_stored(ci_run *r, int build_gpu) {
@@ -149,6 +174,7 @@ static cis_status solve_stored(ci_run *r, int build_gpu) {
                      "%.1f GiB with the space and vectors; this process may use %.1f GiB (%s)",
                      (long long)n, R->nnz_estimate, (long long)R->nnz_sampled, gib(R->need.direct + mat),
                      gib((double)R->mem_limit), R->mem_why);
+  CIS_TRY(check_build_work(r, n, build_gpu));
   if (build_gpu && cis_gpu_get_info(&gi) == CIS_OK && gi.free_mem > 0 && mat + R->need.vectors > (double)gi.free_mem)
     return cis_error(CIS_ERR_TOO_LARGE,
                      "the Hamiltonian of %lld determinants, about %.4g nonzeros (from %lld sampled rows), and the "

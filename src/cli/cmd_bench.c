@@ -416,7 +416,7 @@ int cis_cmd_bench(int argc, char **argv) {
   if (cli_dist_wanted(argc, argv)) return cli_dist_bench(argc, argv); /* --gpus N: cmd_dist.c */
   int rc = parse(argc, argv, &o);
   cis_status st;
-  if (rc) return rc;
+  if (rc || cli_parse_only) return rc;
   memset(&r, 0, sizeof r);
   for (int i = 0, len = 0; i < argc && len < (int)sizeof r.command - 2; ++i)
     len += snprintf(r.command + len, sizeof r.command - (size_t)len, "%s%s", i ? " " : "cisparse ", argv[i]);

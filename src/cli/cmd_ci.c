@@ -523,6 +523,7 @@ int cis_cmd_ci(int argc, char **argv) {
   if (cli_dist_wanted(argc, argv)) return cli_dist_ci(argc, argv); /* --gpus N: cmd_dist.c */
   int rc = parse_args(argc, argv, &a);
   if (rc) return rc < 0 ? 0 : rc;
+  if (cli_parse_only) return 0;
   cis_status st = cis_ci_solve_file(a.file, &a.o, &R);
   if (st == CIS_OK && R->format_reason[0]) fprintf(stderr, "--format auto: %s\n", R->format_reason);
   if (st == CIS_OK && a.o.count_only) {

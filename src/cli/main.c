@@ -1,4 +1,5 @@
-/* main.c: `cisparse COMMAND ...` dispatch to the cis_cmd_* functions (cli.h). */
+/* main.c: `cisparse COMMAND ...` dispatch to the cis_cmd_* functions (cli.h):
+ * cli_main, called by entry.c's main (and by the option parser's fuzz target). */
 #include <errno.h>
 #include <math.h>
 #include <stdarg.h>
@@ -17,7 +18,9 @@ static void usage(FILE *f, const command *cmds, size_t n) {
              " random:rows=1000,cols=800,density=0.01,seed=2). `cisparse COMMAND --help` for options.\n");
 }
 
-int main(int argc, char **argv) {
+int cli_parse_only = 0;
+
+int cli_main(int argc, char **argv) {
   const command cmds[] = {
       {"run", cis_cmd_run, "the paper's experiment on the embedded default CI matrix"},
       {"info", cis_cmd_info, "statistics and memory of every format (Tables 3-5)"},
