@@ -124,6 +124,39 @@ static void format_memory(ci_run *r) {
  * 6-31G FCI Hamiltonian 2x faster than csr-sym, bench/results/sym-seg.md). */
 static const char *sym_kernel(const cis_ci_solve_opts *o) { return o->kernel ? o->kernel : "sym-seg"; }
 
+/* Roots of spin S asked beyond the states of spin S that the full-CI space
+ * holds: refused before any work (else up to 64 roots are computed before
+ * "only k roots of spin S"). States of spin S (each once, at any MS) =
+ * determinants of MS = S minus those of MS = S + 1: S+ maps the second onto
+ * a part of the first and commutes with H and the point group, so this holds
+ * per irrep; both counted in closed form (cis_ci_count_bits) on F's header
+ * with MS2 changed. Truncated CI is not spin-complete: not checked. */
+static cis_status check_spin_states(const ci_run *r) {
+  const cis_ci_solve_opts *o = r->o;
+  if (o->spin < 0 || o->level >= 0) return CIS_OK;
+  int twos = (int)floor(2 * o->spin + 0.5);
+  double dets[2] = {0, 0};
+  for (int k = 0; k < 2; ++k) {
+    cis_fcidump G = *r->F; /* the header only: cis_ci_count_bits reads no integral */
+    G.ms2 = twos + 2 * k;
+    int na = cis_fcidump_nalpha(&G), nb = cis_fcidump_nbeta(&G);
+    if (na > G.norb || nb < 0) continue; /* no determinant of that MS */
+    cis_ci_bits a = cis_ci_bits_from_u64(0), b = cis_ci_bits_from_u64(0);
+    for (int p = 0; p < na; ++p) a.w[p / 64] |= 1ull << (p % 64);
+    for (int p = 0; p < nb; ++p) b.w[p / 64] |= 1ull << (p % 64);
+    cis_ci_counts c;
+    cis_status st = cis_ci_count_bits(&G, -1, &a, &b, &c);
+    if (st != CIS_OK) return st;
+    dets[k] = c.determinants;
+  }
+  double states = dets[0] - dets[1];
+  if (states >= o->roots) return CIS_OK;
+  return cis_error(CIS_ERR_INVALID,
+                   "--roots %d with --spin %g: the full-CI space (of the target irrep) holds only %.0f state(s) of "
+                   "spin S = %g (%.0f determinants of MS = S minus %.0f of MS = S + 1)",
+                   o->roots, o->spin, states, o->spin, dets[0], dets[1]);
+}
+
 /* The build's time check (after the memory check, which passes a matrix of
  * few nonzeros): the build visits every connection of every row, n x the
  * closed-form row bound, whatever the integrals hold, and keeps those of
@@ -384,6 +417,7 @@ static cis_status run(ci_run *r, double t0) {
   if (dets > (double)INT32_MAX)
     return cis_error(CIS_ERR_TOO_LARGE, "%.4g determinants exceed the 32-bit index range (2^31 - 1); `--count` gives the sizes",
                      dets);
+  CIS_TRY(check_spin_states(r));
   if (o->method == CIS_CI_METHOD_DIRECT && r->F->norb > CIS_CI_DIRECT_MAX_ORB)
     return cis_error(CIS_ERR_UNSUPPORTED,
                      "--method direct (matrix-free full CI) supports NORB <= %d, the file has NORB = %d; "

@@ -2,7 +2,8 @@
 # ci_impossible.sh: requests that cannot succeed, or would take hours for
 # nothing, are refused at once with one line (issue 26): a stored build over
 # a file of all-zero integrals (it passes the memory check: about 0 nonzeros,
-# yet visits every connection of every row), and roots beyond the space; a
+# yet visits every connection of every row), roots beyond the space and
+# roots of a spin beyond the states of that spin (closed-form counts); a
 # small all-zero file is still solved (E = ECORE).
 # usage: bash ci_impossible.sh /path/to/cisparse /path/to/shared
 set -u
@@ -56,6 +57,12 @@ if [ -r "$H4" ]; then
     refused_fast "roots beyond full CI ($m)" 30 "roots 40 exceeds the 36 determinants" "$H4" --roots 40 --method $m
   done
   refused_fast "roots beyond the reference" 30 "roots 2 exceeds the 1 determinants" "$H4" --level 0 --roots 2
+  # 4 electrons in 4 orbitals: one quintet (closed form: 1 determinant of MS = 2, 0 of MS = 3);
+  # before, 36 roots were computed (seconds), then "only 1 root(s) of spin S=2"
+  for m in direct stored; do
+    refused_fast "roots beyond the spin-S states ($m)" 5 "holds only 1 state(s) of spin S = 2 (1 determinants of MS = S minus 0" \
+      "$H4" --spin 2 --roots 3 --method $m
+  done
 else
   echo "note: $H4 not found, roots-beyond-space cases skipped"
 fi
