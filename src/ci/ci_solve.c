@@ -162,10 +162,10 @@ static cis_status check_spin_states(const ci_run *r) {
  * closed-form row bound, whatever the integrals hold, and keeps those of
  * nonzero value. A full-CI Hamiltonian of real integrals keeps a fair share
  * (H2O 6-31G 29%, N2 STO-3G in D2h 15% counting both triangles); a file of
- * (almost) all-zero integrals keeps almost none and would build for hours
- * (1.7e8 determinants of 16 orbitals and 8 electrons: 5e11 visits for 0
- * nonzeros). Refused at once when the visits pass CI_BUILD_VISITS_FLOOR (the
- * CPU builds 1e8 to 1e9 a second: seconds; 100x that for the GPU build) and exceed
+ * (almost) all-zero integrals keeps almost none and builds for minutes to
+ * hours for nothing (16 orbitals, 8 electrons: 1.1e10 visits; 18 and 10:
+ * 4.4e11). Refused at once when the visits pass CI_BUILD_VISITS_FLOOR (the
+ * CPU visits 1e8 to 1e9 a second; the GPU build 100x the floor) and exceed
  * CI_BUILD_VISITS_RATIO x the sampled nonzeros. Truncated CI is not checked:
  * there most connections leave the space (CISD of H2O 6-31G keeps 4%). */
 #define CI_BUILD_VISITS_FLOOR 1e9
@@ -173,8 +173,8 @@ static cis_status check_spin_states(const ci_run *r) {
 static cis_status check_build_work(const ci_run *r, cis_int n, int build_gpu) {
   const cis_ci_result *R = r->R;
   double visits = (double)n * R->counts.row_bound, kept = (r->o->symmetric ? 2 : 1) * R->nnz_estimate + (double)n;
-  double floor = CI_BUILD_VISITS_FLOOR * (build_gpu ? 100 : 1);
-  if (r->o->level >= 0 || visits <= floor || visits <= CI_BUILD_VISITS_RATIO * kept) return CIS_OK;
+  double least = CI_BUILD_VISITS_FLOOR * (build_gpu ? 100 : 1);
+  if (r->o->level >= 0 || visits <= least || visits <= CI_BUILD_VISITS_RATIO * kept) return CIS_OK;
   return cis_error(CIS_ERR_TOO_LARGE,
                    "the stored Hamiltonian's build would visit %.3g connections (%lld determinants x %.0f) to keep "
                    "about %.3g nonzeros (from %lld sampled rows): the integrals are (almost) all zero; use --method "
