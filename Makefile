@@ -7,7 +7,7 @@ CMAKE_FLAGS ?=
 PYTHON ?= python3
 VENV  := $(BUILD)/venv
 
-.PHONY: all build run test test-asan test-gpu venv clean
+.PHONY: all build run test test-asan test-gpu fuzz venv clean
 
 all: build
 
@@ -48,9 +48,16 @@ test-asan:
 	cmake --build build-asan -j $(JOBS)
 	cd build-asan && ASAN_OPTIONS=detect_leaks=1 ctest --output-on-failure -j $(JOBS) -LE 'gpu|install|python'
 
+# The libFuzzer targets of fuzz/ (clang only: -fsanitize=fuzzer), a short run
+# of each from its seeds (CTest label fuzz).
+fuzz:
+	cmake -S . -B build-fuzz -DCMAKE_BUILD_TYPE=Release -DCMAKE_C_COMPILER=clang -DCISPARSE_CUDA=OFF
+	cmake --build build-fuzz -j $(JOBS) --target fuzz_cli_options fuzz_mm_read fuzz_fcidump_read
+	cd build-fuzz && ctest --output-on-failure -L fuzz
+
 # Only the GPU tests (run these on the device machine).
 test-gpu: build
 	cd $(BUILD) && ctest --output-on-failure -L gpu
 
 clean:
-	rm -rf $(BUILD) build-asan
+	rm -rf $(BUILD) build-asan build-fuzz

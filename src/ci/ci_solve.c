@@ -133,6 +133,64 @@ static void format_memory(ci_run *r) {
  * 6-31G FCI Hamiltonian 2x faster than csr-sym, bench/results/sym-seg.md). */
 static const char *sym_kernel(const cis_ci_solve_opts *o) { return o->kernel ? o->kernel : "sym-seg"; }
 
+/* Roots of spin S asked beyond the states of spin S that the full-CI space
+ * holds: refused before any work (else up to 64 roots are computed before
+ * "only k roots of spin S"). States of spin S (each once, at any MS) =
+ * determinants of MS = S minus those of MS = S + 1: S+ maps the second onto
+ * a part of the first and commutes with H and the point group, so this holds
+ * per irrep; both counted in closed form (cis_ci_count_bits) on F's header
+ * with MS2 changed. Truncated CI is not spin-complete: not checked. */
+static cis_status check_spin_states(const ci_run *r) {
+  const cis_ci_solve_opts *o = r->o;
+  if (o->spin < 0 || o->level >= 0) return CIS_OK;
+  int twos = (int)floor(2 * o->spin + 0.5);
+  double dets[2] = {0, 0};
+  for (int k = 0; k < 2; ++k) {
+    cis_fcidump G = *r->F; /* the header only: cis_ci_count_bits reads no integral */
+    G.ms2 = twos + 2 * k;
+    int na = cis_fcidump_nalpha(&G), nb = cis_fcidump_nbeta(&G);
+    if (na > G.norb || nb < 0) continue; /* no determinant of that MS */
+    cis_ci_bits a = cis_ci_bits_from_u64(0), b = cis_ci_bits_from_u64(0);
+    for (int p = 0; p < na; ++p) a.w[p / 64] |= 1ull << (p % 64);
+    for (int p = 0; p < nb; ++p) b.w[p / 64] |= 1ull << (p % 64);
+    cis_ci_counts c;
+    cis_status st = cis_ci_count_bits(&G, -1, &a, &b, &c);
+    if (st != CIS_OK) return st;
+    dets[k] = c.determinants;
+  }
+  double states = dets[0] - dets[1];
+  if (states >= o->roots) return CIS_OK;
+  return cis_error(CIS_ERR_INVALID,
+                   "--roots %d with --spin %g: the full-CI space (of the target irrep) holds only %.0f state(s) of "
+                   "spin S = %g (%.0f determinants of MS = S minus %.0f of MS = S + 1)",
+                   o->roots, o->spin, states, o->spin, dets[0], dets[1]);
+}
+
+/* The build's time check (after the memory check, which passes a matrix of
+ * few nonzeros): the build visits every connection of every row, n x the
+ * closed-form row bound, whatever the integrals hold, and keeps those of
+ * nonzero value. A full-CI Hamiltonian of real integrals keeps a fair share
+ * (H2O 6-31G 29%, N2 STO-3G in D2h 15% counting both triangles); a file of
+ * (almost) all-zero integrals keeps almost none and builds for minutes to
+ * hours for nothing (16 orbitals, 8 electrons: 1.1e10 visits; 18 and 10:
+ * 4.4e11). Refused at once when the visits pass CI_BUILD_VISITS_FLOOR (the
+ * CPU visits 1e8 to 1e9 a second; the GPU build 100x the floor) and exceed
+ * CI_BUILD_VISITS_RATIO x the sampled nonzeros. Truncated CI is not checked:
+ * there most connections leave the space (CISD of H2O 6-31G keeps 4%). */
+#define CI_BUILD_VISITS_FLOOR 1e9
+#define CI_BUILD_VISITS_RATIO 64.0
+static cis_status check_build_work(const ci_run *r, cis_int n, int build_gpu) {
+  const cis_ci_result *R = r->R;
+  double visits = (double)n * R->counts.row_bound, kept = (r->o->symmetric ? 2 : 1) * R->nnz_estimate + (double)n;
+  double least = CI_BUILD_VISITS_FLOOR * (build_gpu ? 100 : 1);
+  if (r->o->level >= 0 || visits <= least || visits <= CI_BUILD_VISITS_RATIO * kept) return CIS_OK;
+  return cis_error(CIS_ERR_TOO_LARGE,
+                   "the stored Hamiltonian's build would visit %.3g connections (%lld determinants x %.0f) to keep "
+                   "about %.3g nonzeros (from %lld sampled rows): the integrals are (almost) all zero; use --method "
+                   "direct, which builds nothing",
+                   visits, (long long)n, R->counts.row_bound, R->nnz_estimate, (long long)R->nnz_sampled);
+}
+
 /* The stored path: the determinant list (kept by r->keep), H built on the
  * CPU or the GPU in the chosen format, its diagonal, Davidson. */
 static cis_status solve_stored(ci_run *r, int build_gpu) {
@@ -158,6 +216,7 @@ static cis_status solve_stored(ci_run *r, int build_gpu) {
                      "%.1f GiB with the space and vectors; this process may use %.1f GiB (%s)",
                      (long long)n, R->nnz_estimate, (long long)R->nnz_sampled, gib(R->need.direct + mat),
                      gib((double)R->mem_limit), R->mem_why);
+  CIS_TRY(check_build_work(r, n, build_gpu));
   if (build_gpu && cis_gpu_get_info(&gi) == CIS_OK && gi.free_mem > 0 && mat + R->need.vectors > (double)gi.free_mem)
     return cis_error(CIS_ERR_TOO_LARGE,
                      "the Hamiltonian of %lld determinants, about %.4g nonzeros (from %lld sampled rows), and the "
@@ -391,6 +450,7 @@ static cis_status run(ci_run *r, double t0) {
   if (dets > (double)INT32_MAX)
     return cis_error(CIS_ERR_TOO_LARGE, "%.4g determinants exceed the 32-bit index range (2^31 - 1); count_only gives the sizes",
                      dets);
+  CIS_TRY(check_spin_states(r));
   if (o->method == CIS_CI_METHOD_DIRECT && r->F->norb > CIS_CI_DIRECT_MAX_ORB)
     return cis_error(CIS_ERR_UNSUPPORTED,
                      "the direct method (matrix-free full CI) supports NORB <= %d, the file has NORB = %d; "

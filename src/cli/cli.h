@@ -16,6 +16,17 @@ int cis_cmd_bench(int argc, char **argv);
 int cis_cmd_ci(int argc, char **argv);
 int cis_cmd_run(int argc, char **argv);
 int cis_cmd_solve(int argc, char **argv);
+/* The tool: `cisparse COMMAND ...` dispatched to the commands above; returns
+ * the process exit status (src/cli/entry.c's main calls it). */
+int cli_main(int argc, char **argv);
+/* Unless the user set OMP_WAIT_POLICY, exec the tool again (argv, from
+ * /proc/self/exe) with it passive: OpenMP reads it as it loads, before main;
+ * returns where the exec is not possible. For the tool's main only. */
+void cli_passive_waits(char **argv);
+/* Nonzero: each command returns its option parser's status (0 ok or --help,
+ * 2 usage error) before any work (no file read, no matrix built): the option
+ * parser's fuzz target (fuzz/fuzz_cli_options.c) sets it. 0 in the tool. */
+extern int cli_parse_only;
 /* --gpus N / --cpu-parts N in argv: bench, solve and ci take the distributed
  * path of cmd_dist.c (cisparse/dist.h). */
 int cli_dist_wanted(int argc, char **argv);

@@ -440,6 +440,7 @@ int cis_cmd_bench(int argc, char **argv) {
   int rc = parse(argc, argv, &o);
   cis_status st;
   if (rc) return rc < 0 ? 0 : rc;
+  if (cli_parse_only) return 0;
   memset(&r, 0, sizeof r);
   for (int i = 0, len = 0; i < argc && len < (int)sizeof r.command - 2; ++i)
     len += snprintf(r.command + len, sizeof r.command - (size_t)len, "%s%s", i ? " " : "cisparse ", argv[i]);

@@ -657,6 +657,7 @@ int cis_cmd_ci(int argc, char **argv) {
   if (cli_dist_wanted(argc, argv)) return cli_dist_ci(argc, argv); /* --gpus N: cmd_dist.c */
   int rc = parse_args(argc, argv, &a);
   if (rc) return rc < 0 ? 0 : rc;
+  if (cli_parse_only) return 0;
   if (!a.o.count_only) {
     a.o.progress = ci_progress;
     a.o.progress_user = &a;

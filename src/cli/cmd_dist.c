@@ -105,7 +105,7 @@ static int run(int argc, char **argv, const char *cmd) {
   o.maxit = 1000;
   o.runs = strcmp(cmd, "bench") ? 1 : 50;
   o.xk = CIS_XCHG_AUTO;
-  if ((rc = parse(argc, argv, &o))) return rc;
+  if ((rc = parse(argc, argv, &o)) || cli_parse_only) return rc;
   if (o.cpu_given) {
     CIS_TRY(cis_dist_world_create((int)o.cpu_parts, &w));
     CIS_TRY(cis_dist_comm_fake(w, 0, (int)o.cpu_parts, &c));
@@ -284,6 +284,7 @@ int cli_dist_ci(int argc, char **argv) {
   o.roots = (int)roots;
   o.max_iter = (int)max_iter;
   o.no_s2 = 1;
+  if (cli_parse_only) return 0;
   cis_status st = cis_ci_solve_file(file, &o, &R);
   if (st == CIS_OK) {
     const cis_davidson_info *d = &R->davidson;

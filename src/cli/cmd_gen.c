@@ -30,6 +30,7 @@ int cis_cmd_gen(int argc, char **argv) {
   }
   if (!spec) return cli_usage("gen: no generator spec given (cisparse gen --help)");
   if (!path) return cli_usage("gen: no output file given (-o FILE)");
+  if (cli_parse_only) return 0;
   if ((st = cis_generate(spec, t, &A)) != CIS_OK) return cli_fail(st);
   st = cis_save(path, A);
   if (st == CIS_OK)

@@ -100,6 +100,7 @@ int cis_cmd_run(int argc, char **argv) {
     if (argv[i][0] == '-' || i > 1) return cli_usage("run: unexpected argument '%s' (cisparse run --help)", argv[i]);
     spec = argv[i];
   }
+  if (cli_parse_only) return 0;
   printf("cisparse run: Mahmoud, Hoffmann, Reza 2018, Sec. 6, on %s\n", spec);
   double t0 = cis_wtime();
   if ((st = cis_generate(spec, CIS_F64, &A)) != CIS_OK) return cli_fail(st);

@@ -1032,6 +1032,7 @@ int cis_cmd_solve(int argc, char **argv) {
   o.format = "auto";
   o.fp = cis_format_params_default();
   if ((rc = parse(argc, argv, &o))) return rc < 0 ? 0 : rc;
+  if (cli_parse_only) return 0;
   if ((rc = resolve_device(&o))) return rc;
   out = o.json && !strcmp(o.json, "-") ? stderr : stdout;
   need_t = o.sweep ? (o.method < 0 || o.method == CIS_BICG) : o.method == CIS_BICG;

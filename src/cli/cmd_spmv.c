@@ -158,6 +158,7 @@ int cis_cmd_spmv(int argc, char **argv) {
   void *x = NULL, *y = NULL;
   int rc = parse(argc, argv, &o);
   if (rc) return rc < 0 ? 0 : rc;
+  if (cli_parse_only) return 0;
   const cis_dtype t = o.p.dtype;
   CIS_TRY(cis_load(o.matrix, t, &A));
   if (!o.symmetric) CIS_TRY(cli_format_auto(A, o.gpu, o.format_given, &o.format, &o.p, &o.kernel));

@@ -1,4 +1,5 @@
-/* main.c: `cisparse COMMAND ...` dispatch to the cis_cmd_* functions (cli.h). */
+/* main.c: `cisparse COMMAND ...` dispatch to the cis_cmd_* functions (cli.h):
+ * cli_main, called by entry.c's main (and by the option parser's fuzz target). */
 #include <errno.h>
 #include <math.h>
 #include <omp.h>
@@ -24,13 +25,14 @@ static void usage(FILE *f, const command *cmds, size_t n) {
  * again with passive waits: idle threads sleep instead of spinning, which on
  * a shared or busy machine takes the cores the working threads need. If the
  * exec fails (no /proc) the run goes on with the runtime's default. */
-static void passive_waits(char **argv) {
+void cli_passive_waits(char **argv) {
   if (getenv("OMP_WAIT_POLICY") || setenv("OMP_WAIT_POLICY", "passive", 1) != 0) return;
   execv("/proc/self/exe", argv);
 }
 
-int main(int argc, char **argv) {
-  passive_waits(argv);
+int cli_parse_only = 0;
+
+int cli_main(int argc, char **argv) {
   /* no more threads than the cores this process may use (affinity, cgroup quota) */
   if (!getenv("OMP_NUM_THREADS")) omp_set_num_threads(cis_cpu_limit());
   const command cmds[] = {
