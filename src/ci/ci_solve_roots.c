@@ -163,6 +163,10 @@ cis_status ci_run_guesses(ci_run *r, int nvec, double **guess, int *ng) {
       st = cis_error(CIS_ERR_NOT_FOUND, "no guess symmetric under alpha <-> beta (a singlet-only state) in this space");
       goto cleanup;
     }
+    if (out < r->nr && pvec < len) { /* too few symmetric among them: twice the P-space vectors */
+      free(g);
+      return ci_run_guesses(r, 2 * nvec, guess, ng);
+    }
   }
   *guess = g;
   *ng = out;
