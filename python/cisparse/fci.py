@@ -684,8 +684,8 @@ class FCISolver(direct_spin1.FCISolver):
             raise ValueError(f"cisparse.fci: h1e has {h1e.size} entries for norb = {norb} ({norb} x {norb} expected)")
         eri = _finite("eri", eri)
         if cylsym:  # D2h blocks, roots filtered by |Lz| (fci_cylsym)
-            return fci_cylsym.kernel(self, h1e, eri, norb, nelec, ci0, ecore, nroots, tol, max_cycle, orbsym, wfnsym,
-                                     kwargs)
+            return fci_cylsym.kernel(FCISolver.kernel, self, h1e, eri, norb, nelec, ci0, ecore, nroots, tol,
+                                     max_cycle, orbsym, wfnsym, kwargs)
         penalty = getattr(self, "ss_penalty", None)
         if penalty and not singlet and nelec[0] == nelec[1]:
             singlet = _penalty_start_symmetric(h1e, eri, norb, nelec, start, nroots)

@@ -163,11 +163,13 @@ def unmix(e, vecs, Av):
     return e, vecs, lz2
 
 
-def kernel(solver, h1e, eri, norb, nelec, ci0, ecore, nroots, tol, max_cycle, orbsym, wfnsym, kwargs):
+def kernel(solve, solver, h1e, eri, norb, nelec, ci0, ecore, nroots, tol, max_cycle, orbsym, wfnsym, kwargs):
     """FCISolver.kernel for a linear molecule: the lowest nroots states of
     the cylindrical irrep wfnsym (PySCF's id or name; None: PySCF's guess
-    from ci0 or the orbitals), as (energies, vectors) of PySCF's types."""
-    from .fci import FCISolver  # cisparse's own kernel (not a state_average_ wrapper's: its roots are fixed)
+    from ci0 or the orbitals), as (energies, vectors) of PySCF's types.
+    solve: the caller's own kernel (cisparse's FCISolver.kernel, not a
+    state_average_ wrapper's, whose roots are fixed), called unbound on
+    solver for each D2h solve."""
     orbsym = tagged_orbsym(h1e, orbsym)
     wfnsym = direct_spin1_symm.guess_wfnsym(solver, norb, nelec, ci0, orbsym, wfnsym)
     if not is_linear_irrep(group_of(solver), wfnsym):
@@ -190,7 +192,7 @@ def kernel(solver, h1e, eri, norb, nelec, ci0, ecore, nroots, tol, max_cycle, or
     method = "direct" if solver.method == "auto" else solver.method
     while True:
         with lib.temporary_env(solver, _cylsym_inner=True, wfnsym=inner["wfnsym"], method=method):
-            e, c = FCISolver.kernel(solver, h1e, eri, norb, nelec, ci0=guess, nroots=k, **inner, **kwargs)
+            e, c = solve(solver, h1e, eri, norb, nelec, ci0=guess, nroots=k, **inner, **kwargs)
         solves += 1
         e, c = (np.atleast_1d(e), [c] if k == 1 else list(c))
         e, c, lz2 = unmix(e, c, apply_a(A, c, norb, nelec))
