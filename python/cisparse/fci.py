@@ -665,11 +665,10 @@ class FCISolver(direct_spin1.FCISolver):
         _check_device(self.device)
         shape = (cistring.num_strings(norb, nelec[0]), cistring.num_strings(norb, nelec[1]))
         start = _ci0_list(ci0, shape)
-        if orbsym is not None:
-            _check_irreps(orbsym, None, norb)
+        _check_irreps(orbsym, None, norb)  # before guess_wfnsym reads it
         if not cylsym:  # fci_cylsym reads and checks a linear molecule's target itself
             wfnsym = self._target_wfnsym(norb, nelec, start, orbsym, wfnsym)
-            _check_irreps(orbsym, wfnsym, norb)
+            _check_irreps(None, wfnsym, norb)
         self.norb, self.nelec = norb, nelec
         nroots = L.int_arg("cisparse.fci: nroots", nroots, ctypes.c_int, lo=1)
         max_cycle = L.int_arg("cisparse.fci: max_cycle", max_cycle, ctypes.c_int, lo=1)

@@ -284,14 +284,16 @@ cleanup:
 
 /* The direct path's Davidson subspace fitted to the memory its vectors
  * live in: the device's free memory less an eighth (at least 1 GiB) for the
- * sigma's workspace, or the host's limit less the space. */
-static void direct_subspace(ci_run *r) {
+ * sigma's workspace, or the host's limit less the space. *gi: the device's
+ * figures (read once here; free_mem 0 when not on a GPU or unknown). */
+static void direct_subspace(ci_run *r, cis_gpu_info *gi) {
   cis_ci_result *R = r->R;
   const double vec = 8.0 * R->counts.determinants;
-  cis_gpu_info gi;
+  gi->free_mem = 0;
+  if (R->gpu && cis_gpu_get_info(gi) != CIS_OK) gi->free_mem = 0;
   if (!r->direct) return;
-  if (R->gpu && cis_gpu_get_info(&gi) == CIS_OK && gi.free_mem > 0) {
-    const double fr = (double)gi.free_mem, reserve = fr / 8 > 1073741824.0 ? fr / 8 : 1073741824.0;
+  if (R->gpu && gi->free_mem > 0) {
+    const double fr = (double)gi->free_mem, reserve = fr / 8 > 1073741824.0 ? fr / 8 : 1073741824.0;
     ci_fit_subspace(r, vec, fr - reserve);
   } else if (!R->gpu && R->mem_limit > 0) {
     ci_fit_subspace(r, vec, (double)R->mem_limit - R->need.space);
@@ -309,7 +311,8 @@ static cis_status count_only(ci_run *r) {
     r->direct = 1;
     R->method = CIS_CI_METHOD_DIRECT;
     R->gpu = o->gpu;
-    direct_subspace(r);
+    cis_gpu_info gi;
+    direct_subspace(r, &gi);
   }
   R->nnz_counted = R->counts.nnz_bound <= 5e7 && dets <= 2e6;
   if (R->nnz_counted) {
@@ -468,7 +471,8 @@ static cis_status run(ci_run *r, double t0) {
   char why[200];
   if (R->gpu && cis_gpu_count(why, sizeof why) == 0) /* said before anything is printed or built */
     return cis_error(CIS_ERR_NO_GPU, "--device gpu: %s", why);
-  direct_subspace(r);
+  cis_gpu_info gi;
+  direct_subspace(r, &gi);
   /* the direct GPU path keeps Davidson's vectors on the device (checked there) */
   if (R->mem_limit > 0 && !(r->direct && R->gpu) && R->need.direct > (double)R->mem_limit)
     return cis_error(CIS_ERR_TOO_LARGE,
@@ -476,8 +480,7 @@ static cis_status run(ci_run *r, double t0) {
                      "for %d roots), this process may use %.1f GiB (%s)",
                      dets, gib(R->need.direct), gib(R->need.space), gib(R->need.vectors), r->nr, gib((double)R->mem_limit),
                      R->mem_why);
-  cis_gpu_info gi;
-  if (R->gpu && cis_gpu_get_info(&gi) == CIS_OK && gi.free_mem > 0 && R->need.davidson > (double)gi.free_mem)
+  if (gi.free_mem > 0 && R->need.davidson > (double)gi.free_mem)
     return cis_error(CIS_ERR_TOO_LARGE,
                      "%.4g determinants need %.1f GiB of Davidson vectors on the GPU for %d roots with the smallest "
                      "subspace (%d; before the %s); %s has %.1f GiB free",

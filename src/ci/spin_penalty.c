@@ -20,10 +20,6 @@
 #include "cisparse/operator.h"
 #include "core/internal.h"
 
-/* Loops over fewer entries run on one thread (an OpenMP region costs more
- * than they do; small CASSCF spaces call the penalty every product). */
-#define S2_PARALLEL_MIN 16384
-
 static inline uint64_t below(int p) { return p ? (~0ull >> (64 - p)) : 0; }
 
 /* out = S+ in (to_alpha) or S- in (!to_alpha), from the (na, nb) space to
@@ -42,7 +38,7 @@ static cis_status flip(int norb, int na, int nb, int to_alpha, const double *in,
   if (nsa_out <= 0 || nsb_out <= 0) return CIS_OK; /* the intermediate space is empty */
   CIS_TRY(cis_alloc_array((void **)&tab, (size_t)nsb_out * norb, sizeof(int32_t), "S^2 beta table"));
   CIS_TRY(cis_alloc_array((void **)&jbs, (size_t)nsb_out, sizeof(uint64_t), "S^2 beta strings"));
-#pragma omp parallel for schedule(static) if ((cis_int)nsa_out * nsb_out >= S2_PARALLEL_MIN)
+#pragma omp parallel for schedule(static) num_threads(cis_threads_for((int64_t)nsa_out * nsb_out, CIS_GRAIN_VECTOR))
   for (cis_int jb = 0; jb < nsb_out; ++jb) {
     const uint64_t Jb = jbs[jb] = ci_string_of_addr(jb, ob);
     for (int p = 0; p < norb; ++p) {
@@ -51,7 +47,7 @@ static cis_status flip(int norb, int na, int nb, int to_alpha, const double *in,
       tab[jb * norb + p] = ok ? (int32_t)ci_string_addr(Jb ^ bit) : -1;
     }
   }
-#pragma omp parallel for schedule(dynamic, 16) if ((cis_int)nsa_out * nsb_out >= S2_PARALLEL_MIN)
+#pragma omp parallel for schedule(dynamic, 16) num_threads(cis_threads_for((int64_t)nsa_out * nsb_out, CIS_GRAIN_VECTOR))
   for (cis_int ja = 0; ja < nsa_out; ++ja) {
     const uint64_t Ja = ci_string_of_addr(ja, oa);
     cis_int ia[64];
@@ -88,10 +84,10 @@ static cis_status s2_apply(int norb, int na, int nb, const double *c, double *u,
     CIS_TRY(flip(norb, na, nb, 1, c, u));
     CIS_TRY(flip(norb, na + 1, nb - 1, 0, u, out));
   } else {
-#pragma omp parallel for schedule(static) if (n >= S2_PARALLEL_MIN)
+#pragma omp parallel for schedule(static) num_threads(cis_threads_for(n, CIS_GRAIN_VECTOR))
     for (cis_int i = 0; i < n; ++i) out[i] = 0.0;
   }
-#pragma omp parallel for schedule(static) if (n >= S2_PARALLEL_MIN)
+#pragma omp parallel for schedule(static) num_threads(cis_threads_for(n, CIS_GRAIN_VECTOR))
   for (cis_int i = 0; i < n; ++i) out[i] += (sz * sz + sz) * c[i];
 cleanup:
   return st;
@@ -140,7 +136,7 @@ static void penalty_free(void *p) {
 static cis_status shifted_s2(penalty_ctx *c, const double *x, double *t) {
   cis_status st = s2_apply(c->norb, c->na, c->nb, x, c->u, t, c->n);
   if (st) return st;
-#pragma omp parallel for schedule(static) if (c->n >= S2_PARALLEL_MIN)
+#pragma omp parallel for schedule(static) num_threads(cis_threads_for(c->n, CIS_GRAIN_VECTOR))
   for (cis_int i = 0; i < c->n; ++i) t[i] -= c->ss * x[i];
   return CIS_OK;
 }
@@ -158,7 +154,7 @@ static cis_status penalty_apply(void *ctx, double alpha, const void *xv, double 
     return st;
   }
   const double f = alpha * c->shift;
-#pragma omp parallel for schedule(static) if (c->n >= S2_PARALLEL_MIN)
+#pragma omp parallel for schedule(static) num_threads(cis_threads_for(c->n, CIS_GRAIN_VECTOR))
   for (cis_int i = 0; i < c->n; ++i) y[i] += f * c->t[i];
   return CIS_OK;
 }
@@ -199,7 +195,7 @@ cis_status cis_ci_spin_penalty_operator(const cis_operator *H, const cis_fcidump
     const double *hd = cis_operator_diagonal(H);
     const int square = ss >= sz * (sz + 1) + 0.1;
     const double szz = 0.25 * (na - nb) * (na - nb) + 0.5 * (na - nb);
-#pragma omp parallel for schedule(static) if (n >= S2_PARALLEL_MIN)
+#pragma omp parallel for schedule(static) num_threads(cis_threads_for(n, CIS_GRAIN_VECTOR))
     for (cis_int i = 0; i < n; ++i) {
       uint64_t a, b;
       cis_ci_direct_det(D, i, &a, &b);
