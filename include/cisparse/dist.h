@@ -97,6 +97,10 @@ CIS_API int cis_dist_comm_local_ranks(const cis_dist_comm *c); /* driven here */
 CIS_API int cis_dist_comm_first_rank(const cis_dist_comm *c);
 /* Where the comm's buffers live: CIS_MEM_HOST (fake) or CIS_MEM_DEVICE. */
 CIS_API cis_memspace cis_dist_comm_memspace(const cis_dist_comm *c);
+/* Make local part `local`'s GPU the current device (device comms; nothing
+ * on host comms), e.g. before creating that part's device objects.
+ * CIS_ERR_INVALID when local is not a local part. */
+CIS_API cis_status cis_dist_comm_use_part(cis_dist_comm *c, int local);
 /* "fake", "nccl", "nccl+mpi" */
 CIS_API const char *cis_dist_comm_name(const cis_dist_comm *c);
 /* vals[l*count .. +count) of each local rank l: replaced by the sum over all
@@ -144,6 +148,37 @@ typedef cis_status (*cis_dist_rows_fn)(void *ctx, cis_int r0, cis_int r1, cis_cs
  * assembled matrix (with the same split). Values: o->dtype, else the rows'. */
 CIS_API cis_status cis_dist_matrix_create_rows(cis_int n, const cis_int *row_nnz, cis_dist_rows_fn build, void *ctx,
                                                cis_dist_comm *c, const cis_dist_opts *o, cis_dist_matrix **out);
+
+/* One part's share of a summed operator (cis_dist_matrix_create_summed):
+ * from the whole x (n values, every part's rows gathered) write the part's
+ * contribution to y as a whole vector of n values (overwritten: every entry,
+ * zeros where it contributes nothing). Called for each local part with that
+ * part's GPU current and its stream s (device comm: x and y are on that GPU,
+ * work queued on s is waited for), or on the host (fake comm, s NULL).
+ * local: the part's index in this process; rank: its global rank. */
+typedef cis_status (*cis_dist_part_fn)(void *ctx, int local, int rank, const void *x, void *y, cis_stream s);
+
+/* A distributed operator y = sum over all parts p of f_p(x), for operators
+ * whose parts each need the whole x and contribute to every row (the direct
+ * CI sigma split by alpha strings): the rows are split by row_start (parts+1
+ * ascending entries, row_start[0] = 0, row_start[parts] = n, every part at
+ * least one row), and each product
+ *   1. gathers every part's rows of x into a whole vector on every part
+ *      (ncclBroadcast from each owner in one group: the all-gather of
+ *      unequal parts; the fake comm copies),
+ *   2. calls f on every local part (partial whole y),
+ *   3. sums the partial ys onto their owners' rows (ncclReduce to each owner
+ *      in one group: the reduce-scatter of unequal parts; the fake comm sums
+ *      in rank order, so host results do not depend on timing).
+ * Each part holds two whole vectors besides the solver's; the exchange moves
+ * 2 (parts - 1) n values per product (cis_dist_matrix_exchange_bytes).
+ * diag: diag(A), n host values (copied; Jacobi, Davidson), or NULL (zeros).
+ * Vectors, the operator (cis_operator_from_dist), times and part rows work
+ * as for any distributed matrix; f and ctx must outlive the matrix. Every
+ * process calls this together. CIS_ERR_INVALID on a bad split. */
+CIS_API cis_status cis_dist_matrix_create_summed(cis_int n, const cis_int *row_start, const double *diag, cis_dtype dtype,
+                                                 cis_dist_part_fn f, void *ctx, cis_dist_comm *c,
+                                                 cis_dist_matrix **out);
 
 /* What the exchange plan of a distributed matrix does in each product. */
 typedef struct cis_dist_info {

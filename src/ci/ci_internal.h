@@ -99,4 +99,27 @@ void ci_direct_get_view(const cis_ci_direct *D, ci_direct_view *v);
  * blocking the direct order), for the compact P-space (pspace.c). */
 void ci_direct_compact_det(const cis_ci_direct *D, cis_int i, uint64_t *alpha, uint64_t *beta);
 
+/* ---- the direct sigma split by alpha strings (sigma.c; the distributed
+ * direct path, ci_solve_dist_direct.c) ---- */
+/* y = the contributions of the alpha strings lo .. hi-1 to H x, one vector
+ * (compact: the layout of cis_ci_direct_compress when D is blocked by
+ * irreps, else C1): their gathers, products and scatters, and the half
+ * sigma's mirror and the projection (both linear). The parts of any split of
+ * 0 .. nsa-1 sum to cis_ci_direct_sigma (up to the order of the sums); x is
+ * read whole, every entry of y written. The product is counted by the part
+ * with lo = 0. */
+cis_status ci_direct_sigma_part(cis_ci_direct *D, int compact, const double *x, double *y, cis_int lo, cis_int hi);
+/* off[A] .. off[A+1]-1: the entries of alpha string A in a vector (nsa + 1
+ * offsets; compact as above). */
+void ci_direct_alpha_rows(const cis_ci_direct *D, int compact, cis_int *off);
+/* The relative sigma work of alpha string A (its columns; the half sigma's
+ * lower triangle when time reversal applies), for balancing a split. */
+double ci_direct_alpha_work(const cis_ci_direct *D, int compact, cis_int A);
+/* The GPU direct sigma (cis_ci_direct_gpu_create) whose products are the
+ * contributions of the alpha strings lo .. hi-1 only, on the current device
+ * (hi < 0: nsa, the whole sigma); compact vectors when D is blocked by
+ * irreps. CIS_ERR_INVALID on a range outside 0 .. nsa. */
+cis_status ci_direct_gpu_create_part(const cis_ci_direct *D, const cis_ci_direct_gpu_opts *o, cis_int lo, cis_int hi,
+                                     cis_ci_direct_gpu **out);
+
 #endif

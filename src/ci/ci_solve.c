@@ -48,6 +48,8 @@ static cis_status check_options(const cis_fcidump *F, const cis_ci_solve_opts *o
       return cis_error(CIS_ERR_INVALID, "spin %g is impossible with MS2=%d: S >= |MS2|/2 and 2S - MS2 even", o->spin,
                        F->ms2);
   }
+  if (o->spin_penalty > 0 && (o->gpus != 0 || o->cpu_parts > 0))
+    return cis_error(CIS_ERR_UNSUPPORTED, "the spin penalty (fix_spin_) runs on one device, not over several parts");
   if (o->spin_penalty > 0 && o->method == CIS_CI_METHOD_STORED)
     return cis_error(CIS_ERR_UNSUPPORTED, "the spin penalty (fix_spin_) needs the direct method, not stored");
   if (o->guess && o->nguess < 0) return cis_error(CIS_ERR_INVALID, "nguess must be >= 0, got %d", o->nguess);
@@ -93,6 +95,17 @@ static int auto_direct(const cis_fcidump *F, const cis_ci_solve_opts *o, const c
   if (o->roots <= 2) { *why = "full CI, 1-2 roots: direct"; return 1; }
   *why = "full CI, more than 2 roots, stored H fits: stored";
   return 0;
+}
+
+/* The method that runs: the one asked for, or auto's rule; over GPUs
+ * (o->gpus) full CI goes direct as on one GPU. */
+static int choose_direct(const cis_fcidump *F, const cis_ci_solve_opts *o, const char **why) {
+  if (o->method != CIS_CI_METHOD_AUTO) return o->method == CIS_CI_METHOD_DIRECT;
+  if (o->gpus != 0 && o->level < 0 && F->norb <= CIS_CI_DIRECT_MAX_ORB) {
+    *why = "full CI over GPUs: direct (no build)";
+    return 1;
+  }
+  return auto_direct(F, o, why);
 }
 
 /* Rows to sample for the nonzero estimate: 4096, fewer when rows are long
@@ -289,14 +302,18 @@ cleanup:
 static void direct_subspace(ci_run *r, cis_gpu_info *gi) {
   cis_ci_result *R = r->R;
   const double vec = 8.0 * R->counts.determinants;
+  const int parts = r->parts > 0 ? r->parts : 1;
   gi->free_mem = 0;
   if (R->gpu && cis_gpu_get_info(gi) != CIS_OK) gi->free_mem = 0;
   if (!r->direct) return;
+  /* over parts each holds its share of Davidson's vectors and three whole
+   * ones (the gathered vector, its partial sigma, a pure part) */
+  const double whole = r->parts > 0 ? 3 * vec : 0;
   if (R->gpu && gi->free_mem > 0) {
     const double fr = (double)gi->free_mem, reserve = fr / 8 > 1073741824.0 ? fr / 8 : 1073741824.0;
-    ci_fit_subspace(r, vec, fr - reserve);
+    ci_fit_subspace(r, vec / parts, fr - reserve - whole);
   } else if (!R->gpu && R->mem_limit > 0) {
-    ci_fit_subspace(r, vec, (double)R->mem_limit - R->need.space);
+    ci_fit_subspace(r, vec, (double)R->mem_limit - R->need.space - parts * whole);
   }
 }
 
@@ -380,6 +397,7 @@ static cis_status fill_roots(ci_run *r) {
     cis_ci_direct_get_info(r->D, &R->direct);
     if (r->G) cis_ci_direct_gpu_get_info(r->G, &R->direct_gpu);
     R->half_sigmas = r->G ? R->direct_gpu.half_sigmas : R->direct.half_sigmas;
+    if (r->dd) ci_dist_direct_report(r->dd, R);
   }
   if (!o->keep_vectors) return CIS_OK;
   if (!(R->vectors = malloc((size_t)o->roots * (size_t)n * sizeof(double))))
@@ -409,6 +427,8 @@ static void run_release(ci_run *r) {
   cis_operator_free(r->op);
   cis_operator_free(r->opc);
   r->pen = r->op = r->opc = NULL;
+  ci_dist_direct_free(r->dd);
+  r->dd = NULL;
   cis_matrix_free(r->M);
   cis_gpu_plan_free(r->plan);
   cis_csr_free(r->H);
@@ -438,12 +458,13 @@ static cis_status run(ci_run *r, double t0) {
   cis_ci_result *R = r->R;
   r->t0 = t0;
   CIS_TRY(check_options(r->F, o));
-  if (o->gpus != 0 || o->cpu_parts > 0) {
-    R->why = "";
+  R->why = "";
+  if ((o->gpus != 0 || o->cpu_parts > 0) && !choose_direct(r->F, o, &R->why)) { /* the stored H over parts */
     CIS_TRY(ci_run_distributed(r));
     R->t_total = cis_wtime() - t0;
     return CIS_OK;
   }
+  r->parts = ci_dist_parts(o);
   CIS_TRY(reference_and_sizes(r));
   r->cap = R->counts.determinants < 64 ? (int)R->counts.determinants : 64;
   r->nr = first_roots(r);
@@ -460,14 +481,13 @@ static cis_status run(ci_run *r, double t0) {
                      "the stored method runs up to NORB = %d", CIS_CI_DIRECT_MAX_ORB, r->F->norb, CIS_CI_MAX_ORB);
   if (o->method == CIS_CI_METHOD_DIRECT && o->level >= 0)
     return cis_error(CIS_ERR_INVALID, "the direct method is full CI only; truncated CI needs the stored method");
-  R->why = "";
-  r->direct = o->method == CIS_CI_METHOD_DIRECT || (o->method == CIS_CI_METHOD_AUTO && auto_direct(r->F, o, &R->why));
+  r->direct = choose_direct(r->F, o, &R->why);
   R->method = r->direct ? CIS_CI_METHOD_DIRECT : CIS_CI_METHOD_STORED;
   if (o->spin_penalty > 0 && !r->direct)
     return cis_error(CIS_ERR_UNSUPPORTED, "the spin penalty (fix_spin_) needs the direct method (NORB <= %d, full CI)",
                      CIS_CI_DIRECT_MAX_ORB);
   /* the spin penalty is a host operator: the direct sigma on the CPU */
-  R->gpu = o->gpu && !(r->direct && o->spin_penalty > 0);
+  R->gpu = (o->gpu || o->gpus != 0) && !(r->direct && o->spin_penalty > 0);
   char why[200];
   if (R->gpu && cis_gpu_count(why, sizeof why) == 0) /* said before anything is printed or built */
     return cis_error(CIS_ERR_NO_GPU, "--device gpu: %s", why);
@@ -480,12 +500,13 @@ static cis_status run(ci_run *r, double t0) {
                      "for %d roots), this process may use %.1f GiB (%s)",
                      dets, gib(R->need.direct), gib(R->need.space), gib(R->need.vectors), r->nr, gib((double)R->mem_limit),
                      R->mem_why);
-  if (gi.free_mem > 0 && R->need.davidson > (double)gi.free_mem)
+  const double per_gpu = r->parts > 0 ? R->need.davidson / r->parts + 3 * 8.0 * dets : R->need.davidson;
+  if (gi.free_mem > 0 && per_gpu > (double)gi.free_mem)
     return cis_error(CIS_ERR_TOO_LARGE,
-                     "%.4g determinants need %.1f GiB of Davidson vectors on the GPU for %d roots with the smallest "
+                     "%.4g determinants need %.1f GiB of Davidson vectors on %s GPU for %d roots with the smallest "
                      "subspace (%d; before the %s); %s has %.1f GiB free",
-                     dets, gib(R->need.davidson), r->nr, R->subspace, r->direct ? "sigma's workspace" : "Hamiltonian",
-                     gi.name, gib((double)gi.free_mem));
+                     dets, gib(per_gpu), r->parts > 0 ? "each" : "the", r->nr, R->subspace,
+                     r->direct ? "sigma's workspace" : "Hamiltonian", gi.name, gib((double)gi.free_mem));
   if (!r->direct && o->repeat > 1)
     return cis_error(CIS_ERR_INVALID, "repeat needs the direct method (auto chose stored: %s)", R->why);
   if (!r->direct) {
@@ -640,8 +661,6 @@ cis_status cis_ci_solver_dets(cis_ci_solver *s, const cis_fcidump *F, const cis_
   cis_status st;
   if (!s || !F || !o || !n) return cis_error(CIS_ERR_INVALID, "cis_ci_solver_dets: NULL argument");
   CIS_TRY(check_options(F, o));
-  if (o->gpus != 0 || o->cpu_parts > 0)
-    return cis_error(CIS_ERR_UNSUPPORTED, "warm-start guesses are not taken by the distributed path");
   cis_ci_result R;
   ci_run r;
   memset(&r, 0, sizeof r);
@@ -651,8 +670,11 @@ cis_status cis_ci_solver_dets(cis_ci_solver *s, const cis_fcidump *F, const cis_
   if (R.counts.determinants > (double)INT32_MAX)
     return cis_error(CIS_ERR_TOO_LARGE, "%.4g determinants exceed the 32-bit index range", R.counts.determinants);
   const char *why;
-  r.direct = o->method == CIS_CI_METHOD_DIRECT || (o->method == CIS_CI_METHOD_AUTO && auto_direct(F, o, &why));
-  R.gpu = o->gpu && !(r.direct && o->spin_penalty > 0); /* as run() decides */
+  r.direct = choose_direct(F, o, &why);
+  if ((o->gpus != 0 || o->cpu_parts > 0) && !r.direct)
+    return cis_error(CIS_ERR_UNSUPPORTED, "warm-start guesses are not taken by the distributed stored path");
+  r.parts = ci_dist_parts(o);
+  R.gpu = (o->gpu || o->gpus != 0) && !(r.direct && o->spin_penalty > 0); /* as run() decides */
   if (r.direct) {
     r.nr = o->roots;
     CIS_TRY(ci_run_direct_space(&r));

@@ -37,7 +37,7 @@ cis_status ci_run_direct_space(ci_run *r) {
     CIS_TRY(cis_ci_direct_create(r->F, &dopt, &s->D));
     snprintf(s->key_D, sizeof s->key_D, "%s", key);
   }
-  if (gpu && (!s->G || s->G_vectors < dav)) {
+  if (gpu && !r->parts && (!s->G || s->G_vectors < dav)) {
     cis_ci_direct_gpu_free(s->G);
     s->G = NULL;
     cis_ci_direct_gpu_opts go = cis_ci_direct_gpu_opts_default();
@@ -52,7 +52,7 @@ cis_status ci_run_direct_space(ci_run *r) {
     s->G_vectors = dav;
   }
   r->D = s->D;
-  r->G = gpu ? s->G : NULL;
+  r->G = gpu && !r->parts ? s->G : NULL;
   st = CIS_OK;
 cleanup:
   return st;
@@ -129,6 +129,12 @@ cis_status ci_run_setup_direct(ci_run *r) {
     return cis_error(CIS_ERR_INVALID, "%d roots asked; the space has %lld determinants", o->roots,
                      (long long)R->determinants);
   ci_report_header(r); /* the operators, the sigma timing and Davidson next */
+  if (r->parts) { /* the sigma over several parts: its own operators and timing */
+    R->t_timing = 0;
+    CIS_TRY(ci_run_setup_dist_direct(r));
+    R->t_build = cis_wtime() - tb - R->t_timing;
+    return CIS_OK;
+  }
   if (R->direct.blocked) { /* blocked by irreps: Davidson on compact vectors (ISYM determinants) */
     CIS_TRY(r->G ? cis_ci_direct_gpu_compact_operator(r->G, NULL, &r->opc) : cis_ci_direct_compact_operator(r->D, &r->opc));
     if (!r->G) CIS_TRY(cis_ci_direct_operator(r->D, &r->op));

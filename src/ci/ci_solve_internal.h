@@ -2,7 +2,8 @@
  * the driver's files: ci_solve.c (options, method, stored path, roots,
  * result), ci_solve_roots.c (guesses, Davidson, roots: shared by the paths),
  * ci_solve_direct.c (the matrix-free path and the kept space),
- * ci_solve_dist.c (the stored H over several parts). */
+ * ci_solve_dist.c (the stored H over several parts), ci_solve_dist_direct.c
+ * (the direct sigma over several parts). */
 #ifndef CIS_CI_SOLVE_INTERNAL_H
 #define CIS_CI_SOLVE_INTERNAL_H
 #include "cisparse/cisparse.h"
@@ -18,6 +19,8 @@ struct cis_ci_solver {
   cis_ci_space *S;         /* the stored path's determinant list */
   char key_D[600], key_S[600]; /* what D and S were made for */
 };
+
+typedef struct ci_dist_direct ci_dist_direct;
 
 typedef struct ci_run {
   const cis_ci_solve_opts *o;
@@ -39,6 +42,8 @@ typedef struct ci_run {
   cis_ci_direct_gpu *G;
   cis_operator *op, *opc, *pen; /* the sigma, its compact form (blocked by irreps), H under the spin penalty */
   double *gdiag;           /* the direct diagonal handed to the GPU operator */
+  int parts;               /* the direct sigma over this many parts (o->gpus / o->cpu_parts), else 0 */
+  ci_dist_direct *dd;      /* its parts, communicator and distributed operator */
   /* Davidson's results */
   double *evals, *evecs, *s2;
   int *pick;
@@ -58,6 +63,16 @@ cis_status ci_run_setup_direct(ci_run *r);
 cis_status ci_run_direct_space(ci_run *r);
 /* The stored H over o->gpus GPUs or o->cpu_parts host parts, Davidson on it (ci_solve_dist.c). */
 cis_status ci_run_distributed(ci_run *r);
+/* The direct sigma over ci_dist_parts(o) parts (ci_solve_dist_direct.c):
+ * the communicator, each part's sigma over its alpha strings, the summed
+ * distributed operator as r->op (C1) or r->opc (compact), the diagonal; r->D
+ * made (ci_run_direct_space), r->nr and r->max_sub set. */
+cis_status ci_run_setup_dist_direct(ci_run *r);
+void ci_dist_direct_free(ci_dist_direct *dd);
+/* Parts asked for by o (every GPU for CIS_CI_ALL_GPUS), 0 for none. */
+int ci_dist_parts(const cis_ci_solve_opts *o);
+/* The distributed product's times and the first local GPU part's counters into R. */
+void ci_dist_direct_report(const ci_dist_direct *dd, cis_ci_result *R);
 /* P-space guess vectors for nr roots on the host paths: min(nr + 4, 2 nr + 2), as PySCF. */
 int ci_guess_count(int nr);
 /* P-space guesses Davidson is handed for r->nr roots (nr on the direct GPU

@@ -612,31 +612,20 @@ cis_status cis_ci_direct_keep_symmetric(const cis_ci_direct *D, int compact, dou
   return CIS_OK;
 }
 
-cis_status cis_ci_direct_sigma(cis_ci_direct *D, int k, const double *C, double *S) {
-  if (!D || !C || !S || k < 1) return cis_error(CIS_ERR_INVALID, "direct sigma: NULL argument or k = %d < 1", k);
+/* S (zeroed by the caller) += the contributions of the alpha strings
+ * lo .. hi-1 to H C for k C1 vectors: their gathers, products and scatters
+ * (sigma_block / sigma_block_half), then the half sigma's S <- S + t S^T and
+ * the projection, both linear, so that the parts of a split sum to the
+ * whole sigma. The half sigma for one exactly or nearly pure vector. */
+static void c1_sigma_rows(cis_ci_direct *D, int k, const double *C, double *S, cis_int lo, cis_int hi) {
   const cis_int n = D->ndet, total = n * k;
-#pragma omp parallel for schedule(static) if (total >= CI_DIRECT_PARALLEL_MIN)
-  for (cis_int i = 0; i < total; ++i) S[i] = 0.0;
-  D->info.sigma_vectors += k;
-  if (D->nelec == 0) return CIS_OK; /* the vacuum: H = 0 (electronic) */
-  /* The workspace holds blk alpha strings of one vector (X) and one per
-   * thread (D); k vectors share a pass when they fit: g vectors of r alpha
-   * strings per block. */
   const double *C1 = C; /* k == 1: C, or its exactly pure part */
-  if (D->R) { /* blocked by irreps: the target irrep's determinants only */
-    const int tr = k == 1 ? transpose_parity(D, C, &C1) : 0;
-    for (int v = 0; v < k; ++v)
-      ci_irrep_sigma_apply(D->R, k == 1 ? C1 : C + (cis_int)v * n, tr, S + (cis_int)v * n, &D->info.phase1_seconds,
-                           &D->info.phase2_seconds);
-    D->info.half_sigmas += tr != 0;
-    return CIS_OK;
-  }
   const cis_int g = k < D->vec_cap ? k : D->vec_cap, r = D->blk / g > 0 ? D->blk / g : 1;
   const int parity = k == 1 ? transpose_parity(D, C, &C1) : 0;
   if (parity) { /* half the work, then S <- S + t S^T */
     const double t = parity;
     const cis_int rr = D->blk, ns = D->nsa;
-    for (cis_int a0 = 0; a0 < ns; a0 += rr) sigma_block_half(D, a0, ns - a0 < rr ? ns - a0 : rr, C1, S);
+    for (cis_int a0 = lo; a0 < hi; a0 += rr) sigma_block_half(D, a0, hi - a0 < rr ? hi - a0 : rr, C1, S);
     const cis_int T = 32, nt = (ns + T - 1) / T; /* 32 x 32 tiles: both sides in cache */
 #pragma omp parallel for schedule(dynamic, 1) if (D->ndet >= CI_DIRECT_PARALLEL_MIN)
     for (cis_int ta = 0; ta < nt; ++ta)
@@ -648,12 +637,12 @@ cis_status cis_ci_direct_sigma(cis_ci_direct *D, int k, const double *C, double 
             S[A * ns + B] = u;
             S[B * ns + A] = t * u;
           }
-    D->info.half_sigmas++;
+    D->info.half_sigmas += lo == 0; /* once per product when split into parts */
   }
   for (int v0 = 0; v0 < k && !parity; v0 += (int)g) {
     const int gv = k - v0 < g ? k - v0 : (int)g;
-    for (cis_int a0 = 0; a0 < D->nsa; a0 += r)
-      sigma_block(D, gv, a0, D->nsa - a0 < r ? D->nsa - a0 : r, C + (cis_int)v0 * n, S + (cis_int)v0 * n);
+    for (cis_int a0 = lo; a0 < hi; a0 += r)
+      sigma_block(D, gv, a0, hi - a0 < r ? hi - a0 : r, C + (cis_int)v0 * n, S + (cis_int)v0 * n);
   }
   if (D->project) { /* S = P H C = P H P C: H commutes with the irrep projector P */
 #pragma omp parallel for schedule(static) if (total >= CI_DIRECT_PARALLEL_MIN)
@@ -662,7 +651,90 @@ cis_status cis_ci_direct_sigma(cis_ci_direct *D, int k, const double *C, double 
       if (((D->syma[j / D->nsb] ^ D->symb[j % D->nsb]) & 7) != D->target) S[i] = 0.0;
     }
   }
+}
+
+static void zero(double *x, cis_int n) {
+#pragma omp parallel for schedule(static) if (n >= CI_DIRECT_PARALLEL_MIN)
+  for (cis_int i = 0; i < n; ++i) x[i] = 0.0;
+}
+
+/* The compact vector x's time-reversal parity for the half sigma, with the
+ * pure part in D->pure when x is only nearly pure (*use: what to multiply). */
+static int compact_parity(cis_ci_direct *D, const double *x, const double **use) {
+  int exact = 0;
+  *use = x;
+  int tr = D->A == D->B && !D->no_time_reversal ? ci_irrep_parity(D->R, x, CI_PARITY_TOL, &exact) : 0;
+  if (tr && !exact) { /* nearly pure: its pure part (transpose_parity's comment) */
+    double *p = pure_scratch(D);
+    if (p) ci_irrep_purify(D->R, x, tr, p);
+    else tr = 0;
+    *use = p ? p : x;
+  }
+  return tr;
+}
+
+cis_status cis_ci_direct_sigma(cis_ci_direct *D, int k, const double *C, double *S) {
+  if (!D || !C || !S || k < 1) return cis_error(CIS_ERR_INVALID, "direct sigma: NULL argument or k = %d < 1", k);
+  const cis_int n = D->ndet;
+  zero(S, n * k);
+  D->info.sigma_vectors += k;
+  if (D->nelec == 0) return CIS_OK; /* the vacuum: H = 0 (electronic) */
+  /* The workspace holds blk alpha strings of one vector (X) and one per
+   * thread (D); k vectors share a pass when they fit: g vectors of r alpha
+   * strings per block. */
+  if (D->R) { /* blocked by irreps: the target irrep's determinants only */
+    const double *C1 = C;
+    const int tr = k == 1 ? transpose_parity(D, C, &C1) : 0;
+    for (int v = 0; v < k; ++v)
+      ci_irrep_sigma_apply(D->R, k == 1 ? C1 : C + (cis_int)v * n, tr, S + (cis_int)v * n, &D->info.phase1_seconds,
+                           &D->info.phase2_seconds);
+    D->info.half_sigmas += tr != 0;
+    return CIS_OK;
+  }
+  c1_sigma_rows(D, k, C, S, 0, D->nsa);
   return CIS_OK;
+}
+
+cis_status ci_direct_sigma_part(cis_ci_direct *D, int compact, const double *x, double *y, cis_int lo, cis_int hi) {
+  compact = compact && D->R;
+  const cis_int n = compact ? ci_irrep_sigma_size(D->R) : D->ndet;
+  if (lo < 0 || hi > D->nsa || lo > hi)
+    return cis_error(CIS_ERR_INVALID, "direct sigma part: alpha strings %lld .. %lld of %lld", (long long)lo,
+                     (long long)hi - 1, (long long)D->nsa);
+  zero(y, n);
+  if (lo == 0) D->info.sigma_vectors++; /* one product, counted by the part that starts it */
+  if (D->nelec == 0 || lo == hi) return CIS_OK;
+  if (!compact) {
+    if (D->R) return cis_error(CIS_ERR_INVALID, "direct sigma part: a space blocked by irreps takes compact vectors");
+    c1_sigma_rows(D, 1, x, y, lo, hi);
+    return CIS_OK;
+  }
+  const double *use;
+  const int tr = compact_parity(D, x, &use);
+  D->info.half_sigmas += tr != 0 && lo == 0;
+  ci_irrep_sigma_compact_range(D->R, use, tr, y, lo, hi, &D->info.phase1_seconds, &D->info.phase2_seconds);
+  return CIS_OK;
+}
+
+void ci_direct_alpha_rows(const cis_ci_direct *D, int compact, cis_int *off) {
+  if (compact && D->R) {
+    ci_irrep_view v;
+    ci_irrep_get_view(D->R, &v);
+    memcpy(off, v.off, (size_t)(D->nsa + 1) * sizeof(cis_int));
+    return;
+  }
+  for (cis_int A = 0; A <= D->nsa; ++A) off[A] = A * D->nsb;
+}
+
+double ci_direct_alpha_work(const cis_ci_direct *D, int compact, cis_int A) {
+  double width = (double)D->nsb;
+  if (compact && D->R) {
+    ci_irrep_view v;
+    ci_irrep_get_view(D->R, &v);
+    width = (double)(v.off[A + 1] - v.off[A]);
+  }
+  const int half = D->A == D->B && !D->no_time_reversal;
+  return half ? width * (double)(A + 1) / (double)D->nsa : width;
 }
 
 cis_int cis_ci_direct_compact_size(const cis_ci_direct *D) {
@@ -716,14 +788,9 @@ static cis_status compact_apply(void *ctx, double alpha, const void *x, double b
   double *yy = y;
   const cis_int n = ci_irrep_sigma_size(D->R);
   (void)s;
-  int exact = 0;
-  int tr = D->A == D->B && !D->no_time_reversal ? ci_irrep_parity(D->R, x, CI_PARITY_TOL, &exact) : 0;
-  if (tr && !exact) { /* nearly pure: its pure part (transpose_parity's comment) */
-    double *p = pure_scratch(D);
-    if (p) ci_irrep_purify(D->R, x, tr, p);
-    else tr = 0;
-    x = p ? p : x;
-  }
+  const double *use;
+  const int tr = compact_parity(D, x, &use);
+  x = use;
   D->info.sigma_vectors++;
   D->info.half_sigmas += tr != 0;
   if (D->nelec == 0) {

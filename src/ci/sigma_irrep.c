@@ -427,14 +427,19 @@ void ci_irrep_purify(const ci_irrep_sigma *R, const double *cc, int par, double 
 }
 
 void ci_irrep_sigma_compact(ci_irrep_sigma *R, const double *cc, int tr, double *sc, double *t1, double *t2) {
+  ci_irrep_sigma_compact_range(R, cc, tr, sc, 0, R->nsa, t1, t2);
+}
+
+void ci_irrep_sigma_compact_range(ci_irrep_sigma *R, const double *cc, int tr, double *sc, cis_int lo, cis_int hi,
+                                  double *t1, double *t2) {
   const cis_int t = R->target;
   R->cc = cc;
   R->sc = sc;
 #pragma omp parallel for schedule(static) num_threads(R->threads) if (R->nsym >= IRREP_PARALLEL_MIN)
   for (cis_int i = 0; i < R->nsym; ++i) sc[i] = 0.0;
-  for (cis_int a0 = 0; a0 < R->nsa;) { /* alpha blocks whose X fits xcap */
+  for (cis_int a0 = lo; a0 < hi;) { /* alpha blocks whose X fits xcap */
     cis_int a1 = a0, used = 0;
-    while (a1 < R->nsa && (a1 == a0 || used + R->xgo[R->syma[a1]][NIRREP] <= R->xcap)) {
+    while (a1 < hi && (a1 == a0 || used + R->xgo[R->syma[a1]][NIRREP] <= R->xcap)) {
       R->xo[a1] = used;
       used += R->xgo[R->syma[a1]][NIRREP];
       ++a1;

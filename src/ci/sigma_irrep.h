@@ -69,6 +69,11 @@ void ci_irrep_purify(const ci_irrep_sigma *R, const double *cc, int par, double 
 /* sc = H cc on compact vectors (sc overwritten; cc and sc distinct); tr as
  * in ci_irrep_sigma_apply. */
 void ci_irrep_sigma_compact(ci_irrep_sigma *R, const double *cc, int tr, double *sc, double *t1, double *t2);
+/* sc = the contributions of the alpha strings lo .. hi-1 (their gathers,
+ * products and scatters; the time-reversal mirror, linear, included) to
+ * H cc: the parts of a split of 0 .. nsa-1 sum to ci_irrep_sigma_compact. */
+void ci_irrep_sigma_compact_range(ci_irrep_sigma *R, const double *cc, int tr, double *sc, cis_int lo, cis_int hi,
+                                  double *t1, double *t2);
 
 /* The blocked sigma's arrays as they are (read-only, owned by R): what the
  * GPU blocked sigma (src/ci/gpu/ci_sigma_irrep_dev.c) uploads. */

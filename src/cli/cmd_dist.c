@@ -232,7 +232,7 @@ int cli_dist_ci(int argc, char **argv) {
   const char *file = NULL;
   long long gpus = 0, cpu_parts = 0, level = -1, roots = 1, max_iter = 200;
   int gpus_given = 0, cpu_given = 0, rc;
-  cis_ci_solve_opts o = cis_ci_solve_opts_default();
+  cis_ci_solve_opts o = cis_ci_solve_opts_default(); /* method auto: full CI over GPUs goes direct */
   cis_ci_result *R = NULL;
   for (int i = 1; i < argc; ++i) {
     const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
@@ -259,13 +259,23 @@ int cli_dist_ci(int argc, char **argv) {
       if ((rc = cli_double(a, v, &o.tol))) return rc;
     } else if (!strcmp(a, "--format")) {
       o.format = v;
+    } else if (!strcmp(a, "--method")) {
+      if (!strcmp(v, "stored")) o.method = CIS_CI_METHOD_STORED;
+      else if (!strcmp(v, "direct")) o.method = CIS_CI_METHOD_DIRECT;
+      else if (!strcmp(v, "auto")) o.method = CIS_CI_METHOD_AUTO;
+      else return cli_usage("ci: --method must be direct, stored or auto, got '%s'", v);
+    } else if (!strcmp(a, "--subspace")) {
+      long long m;
+      if ((rc = cli_int(a, v, &m))) return rc;
+      if (m < 2 || m > 4096) return cli_usage("ci: --subspace must be 2..4096 vectors, got %lld", m);
+      o.max_sub = (int)m;
     } else if (!strcmp(a, "--exchange")) {
       cis_dist_exchange xk;
       if (cis_dist_exchange_parse(v, &xk) != CIS_OK) return cli_usage("ci: --exchange: %s", cis_last_error());
       o.exchange = v;
     } else {
-      return cli_usage("ci: option '%s' is not available with --gpus / --cpu-parts (these take --level --roots "
-                       "--tol --max-iter --format --exchange)", a);
+      return cli_usage("ci: option '%s' is not available with --gpus / --cpu-parts (these take --method --level "
+                       "--roots --tol --max-iter --subspace --format --exchange)", a);
     }
     ++i;
   }
@@ -277,7 +287,6 @@ int cli_dist_ci(int argc, char **argv) {
   if (max_iter < 1 || max_iter > 100000) return cli_usage("ci: --max-iter must be 1..100000, got %lld", max_iter);
   if (!(o.tol > 0)) return cli_usage("ci: --tol must be > 0");
   if (level < -1 || level > 64) return cli_usage("ci: --level must be full or 0..64, got %lld", level);
-  o.method = CIS_CI_METHOD_STORED;
   o.gpus = cpu_given ? 0 : gpus == 0 ? CIS_CI_ALL_GPUS : (int)gpus;
   o.cpu_parts = (int)cpu_parts;
   o.level = (int)level;
@@ -288,9 +297,14 @@ int cli_dist_ci(int argc, char **argv) {
   cis_status st = cis_ci_solve_file(file, &o, &R);
   if (st == CIS_OK) {
     const cis_davidson_info *d = &R->davidson;
-    printf("ci %s: %lld determinants, %lld nonzeros, counted in %.3f s, built by parts in %.3f s (host rows), "
-           "distributed in %.3f s in all\n",
-           file, (long long)R->determinants, (long long)R->nnz, R->count_seconds, R->build_rows_seconds, R->t_build);
+    if (R->method == CIS_CI_METHOD_DIRECT)
+      printf("ci %s: %lld determinants, direct sigma (%lld x %lld strings%s) split by alpha strings, set up in %.3f s\n",
+             file, (long long)R->determinants, (long long)R->alpha_strings, (long long)R->beta_strings,
+             R->direct.blocked ? ", blocked by irreps" : "", R->t_build);
+    else
+      printf("ci %s: %lld determinants, %lld nonzeros, counted in %.3f s, built by parts in %.3f s (host rows), "
+             "distributed in %.3f s in all\n",
+             file, (long long)R->determinants, (long long)R->nnz, R->count_seconds, R->build_rows_seconds, R->t_build);
     printf("parts %d over %s (%s), exchange %.3f MB per product\n", R->parts, R->parts_comm, R->parts_op,
            R->exchange_bytes / 1e6);
     for (int r = 0; r < R->roots; ++r) printf("root %d  E = %.10f Eh\n", r, R->energies[r]);
@@ -299,6 +313,9 @@ int cli_dist_ci(int argc, char **argv) {
            d->iterations, (long long)d->products, d->total_seconds, d->op_seconds,
            d->products ? d->op_seconds / (double)d->products * 1e3 : 0,
            R->product_seconds > 0 ? 100 * R->exchange_seconds / R->product_seconds : 0);
+    if (R->method == CIS_CI_METHOD_DIRECT)
+      printf("direct: subspace %d, %lld half sigmas, to solution %.3f s\n", R->subspace, (long long)R->half_sigmas,
+             R->to_solution[0]);
   }
   rc = st == CIS_OK ? 0 : cli_fail(st);
   cis_ci_result_free(R);

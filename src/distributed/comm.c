@@ -131,9 +131,46 @@ static cis_status fake_exchange(cis_dist_comm *c, const dist_msg *sends, int nse
   return st;
 }
 
+/* Every rank's rows copied from its owner's published whole vector. */
+static cis_status fake_bcast_parts(cis_dist_comm *c, void *const *whole, const cis_int *row_start, cis_dtype t) {
+  cis_dist_world *w = WORLD(c);
+  size_t es = cis_dtype_size(t);
+  for (int l = 0; l < c->nlocal; ++l) w->pub[c->first + l] = whole[l];
+  barrier(w);
+  for (int l = 0; l < c->nlocal; ++l)
+    for (int r = 0; r < w->ranks; ++r)
+      if (r != c->first + l)
+        memcpy((char *)whole[l] + (size_t)row_start[r] * es, (const char *)w->pub[r] + (size_t)row_start[r] * es,
+               (size_t)(row_start[r + 1] - row_start[r]) * es);
+  barrier(w);
+  return CIS_OK;
+}
+
+/* Each local rank's rows summed over every rank's whole vector, in rank order. */
+static cis_status fake_reduce_parts(cis_dist_comm *c, void *const *whole, void *const *mine, const cis_int *row_start,
+                                    cis_dtype t) {
+  cis_dist_world *w = WORLD(c);
+  for (int l = 0; l < c->nlocal; ++l) w->pub[c->first + l] = whole[l];
+  barrier(w);
+  for (int l = 0; l < c->nlocal; ++l) {
+    const cis_int r0 = row_start[c->first + l], rows = row_start[c->first + l + 1] - r0;
+    CIS_FOR_DTYPE(t, {
+      REAL *out = mine[l];
+      for (cis_int i = 0; i < rows; ++i) {
+        double s = 0;
+        for (int r = 0; r < w->ranks; ++r) s += (double)((const REAL *)w->pub[r])[r0 + i];
+        out[i] = (REAL)s;
+      }
+    });
+  }
+  barrier(w);
+  return CIS_OK;
+}
+
 static void fake_destroy(cis_dist_comm *c) { (void)c; }
 
-static const dist_comm_ops fake_ops = {fake_allreduce, fake_allgather, fake_exchange, fake_destroy};
+static const dist_comm_ops fake_ops = {fake_allreduce,   fake_allgather,    fake_exchange,
+                                       fake_bcast_parts, fake_reduce_parts, fake_destroy};
 
 cis_status cis_dist_comm_fake(cis_dist_world *w, int first, int nlocal, cis_dist_comm **out) {
   cis_dist_comm *c;
@@ -172,6 +209,12 @@ int cis_dist_comm_first_rank(const cis_dist_comm *c) { return c ? c->first : 0; 
 cis_memspace cis_dist_comm_memspace(const cis_dist_comm *c) { return c ? c->where : CIS_MEM_HOST; }
 const char *cis_dist_comm_name(const cis_dist_comm *c) { return c ? c->name : ""; }
 
+cis_status cis_dist_comm_use_part(cis_dist_comm *c, int local) {
+  if (!c || local < 0 || local >= c->nlocal)
+    return cis_error(CIS_ERR_INVALID, "cis_dist_comm_use_part: part %d of %d local parts", local, c ? c->nlocal : 0);
+  return c->where == CIS_MEM_DEVICE ? dd_set_device(c->device[local]) : CIS_OK;
+}
+
 cis_status cis_dist_allreduce_host(cis_dist_comm *c, double *vals, int count) {
   if (!c || (!vals && count > 0)) return cis_error(CIS_ERR_INVALID, "cis_dist_allreduce_host: NULL argument");
   if (count < 0) return cis_error(CIS_ERR_INVALID, "all-reduce of %d values", count);
@@ -183,5 +226,14 @@ void dist_gather_host(cis_dtype t, const void *x, const cis_idx *idx, cis_int n,
     const REAL *xv = x;
     REAL *ov = out;
     for (cis_int k = 0; k < n; ++k) ov[k] = xv[idx[k]];
+  });
+}
+
+void dist_axpby_host(cis_dtype t, cis_int n, double alpha, const void *x, double beta, void *y) {
+  CIS_FOR_DTYPE(t, {
+    const REAL *xv = x;
+    REAL *yv = y;
+    for (cis_int k = 0; k < n; ++k)
+      yv[k] = beta == 0.0 ? (REAL)(alpha * (double)xv[k]) : (REAL)(alpha * (double)xv[k] + beta * (double)yv[k]);
   });
 }

@@ -216,11 +216,14 @@ void cis_dist_matrix_free(cis_dist_matrix *D) {
       dist_part_free(D, l, P->stage);
       dist_part_free(D, l, P->xfull);
       dist_part_free(D, l, P->sendbuf);
+      dist_part_free(D, l, P->ywhole);
+      dist_part_free(D, l, P->yrows);
       dist_part_free(D, l, P->idx);
       dd_stream_destroy(P->compute);
       dd_event_destroy(P->ev_x);
       dd_event_destroy(P->ev_start);
       dd_event_destroy(P->ev_done);
+      dd_event_destroy(P->ev_y);
     }
   cis_free(D->part);
   dist_plan_clear(&D->plan);

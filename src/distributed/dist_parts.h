@@ -20,9 +20,10 @@ typedef struct dist_part {
   void *xr;                 /* the needed x entries (nneeded) */
   void *stage, *xfull;      /* all-gather: send (max_rows) and receive (parts*max_rows) */
   void *sendbuf;            /* point-to-point: packed values (nsend) */
+  void *ywhole, *yrows;     /* summed operator: the partial whole y; y's rows before alpha, beta (lazily) */
   cis_idx *idx;             /* all-gather: unpack positions in xfull; p2p: pack indices */
   cis_stream compute;       /* device: the stream of the two products */
-  void *ev_x, *ev_start, *ev_done;
+  void *ev_x, *ev_start, *ev_done, *ev_y;
 } dist_part;
 
 typedef struct dist_vec {
@@ -46,7 +47,12 @@ struct cis_dist_matrix {
   int nvecs, cap;
   double t_exchange, t_product;
   int64_t products;
+  cis_dist_part_fn summed;  /* a summed operator (dist_summed.c): its parts' product, else NULL */
+  void *summed_ctx;
 };
+
+/* The product of a summed operator on the local parts (dist_summed.c). */
+cis_status dist_summed_apply(cis_dist_matrix *D, double alpha, void *const *x, double beta, void *const *y);
 
 /* Part memory: host arrays on a fake comm, the part's GPU on a device comm
  * (dist_parts.c). dist_set_dev makes the part's GPU current (no-op on host). */

@@ -60,6 +60,7 @@ static cis_status dist_apply_local(cis_dist_matrix *D, double alpha, void *const
   void *stage[DIST_MAX_LOCAL], *xfull[DIST_MAX_LOCAL], *xr[DIST_MAX_LOCAL];
   dist_msg *snd = NULL, *rcv = NULL;
   double t0 = cis_wtime(), tx = 0;
+  if (D->summed) return dist_summed_apply(D, alpha, x, beta, y);
   for (int l = 0; l < D->nlocal; ++l) {
     stage[l] = D->part[l].stage;
     xfull[l] = D->part[l].xfull;
@@ -150,8 +151,12 @@ cis_status cis_operator_from_dist(cis_dist_matrix *D, cis_operator **out) {
     return st;
   (*out)->where = CIS_MEM_DIST;
   (*out)->make_backend = kry_be_dist_create; /* the solvers' vectors are distributed handles */
-  snprintf((*out)->name, sizeof (*out)->name, "dist %s x%d (%s, %s)", D->format, D->plan.parts,
-           cis_dist_comm_name(D->comm), cis_dist_exchange_name(D->plan.kind));
+  if (D->summed)
+    snprintf((*out)->name, sizeof (*out)->name, "dist summed x%d (%s)", D->plan.parts,
+             cis_dist_comm_name(D->comm));
+  else
+    snprintf((*out)->name, sizeof (*out)->name, "dist %s x%d (%s, %s)", D->format, D->plan.parts,
+             cis_dist_comm_name(D->comm), cis_dist_exchange_name(D->plan.kind));
   if ((st = cis_operator_set_diagonal(*out, D->diag)) != CIS_OK) {
     cis_operator_free(*out);
     *out = NULL;

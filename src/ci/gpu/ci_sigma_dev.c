@@ -40,6 +40,7 @@ struct cis_ci_direct_gpu {
   double *pure; /* ndet: a nearly pure vector's pure part (lazily) */
   cublasHandle_t cb;
   cis_int rows; /* (vector, alpha string) rows of D and X */
+  cis_int lo, hi; /* the alpha strings whose contributions the sigma sums (ci_direct_gpu_create_part) */
   ci_irrep_gpu *ir; /* host D blocked by irreps: the blocked sigma (ci_sigma_irrep_dev.c) instead of the C1 one */
   cis_ci_direct_gpu_info info;
 };
@@ -94,6 +95,11 @@ cleanup:
 }
 
 cis_status cis_ci_direct_gpu_create(const cis_ci_direct *D, const cis_ci_direct_gpu_opts *o_in, cis_ci_direct_gpu **out) {
+  return ci_direct_gpu_create_part(D, o_in, 0, -1, out);
+}
+
+cis_status ci_direct_gpu_create_part(const cis_ci_direct *D, const cis_ci_direct_gpu_opts *o_in, cis_int lo, cis_int hi,
+                                     cis_ci_direct_gpu **out) {
   cis_status st;
   cis_ci_direct_gpu *G = NULL;
   char why[160];
@@ -108,8 +114,15 @@ cis_status cis_ci_direct_gpu_create(const cis_ci_direct *D, const cis_ci_direct_
   G->host = D;
   ci_direct_get_view(D, &G->v);
   const ci_direct_view *v = &G->v;
+  if (hi < 0) hi = v->nsa;
+  if (lo < 0 || lo > hi || hi > v->nsa) {
+    st = cis_error(CIS_ERR_INVALID, "direct sigma on the GPU: alpha strings %lld .. %lld of %lld", (long long)lo,
+                   (long long)hi - 1, (long long)v->nsa);
+    goto cleanup;
+  }
+  G->lo = lo, G->hi = hi;
   if (v->irrep) { /* blocked by irreps: compact vectors, none of the C1 workspace */
-    CIS_TRY(ci_irrep_gpu_create(v->irrep, v->no_time_reversal, &o, &G->ir, &G->info));
+    CIS_TRY(ci_irrep_gpu_create(v->irrep, v->no_time_reversal, &o, lo, hi, &G->ir, &G->info));
     cis_gpu_info gi;
     if (cis_gpu_get_info(&gi) == CIS_OK) snprintf(G->info.device, sizeof G->info.device, "%s", gi.name);
     *out = G;
@@ -145,7 +158,7 @@ cis_status cis_ci_direct_gpu_create(const cis_ci_direct *D, const cis_ci_direct_
   double avail = (double)fr - vec_bytes - (double)SIGMA_DEVICE_MARGIN;
   if (o.work_bytes > 0 && (double)o.work_bytes < avail) avail = (double)o.work_bytes;
   double rows = floor(avail / row_bytes);
-  if (rows > (double)v->nsa * max_k) rows = (double)v->nsa * max_k;
+  if (rows > (double)(hi - lo) * max_k) rows = (double)(hi - lo) * max_k;
   if (rows * (double)v->nsb > (double)INT32_MAX) rows = floor((double)INT32_MAX / (double)v->nsb); /* cuBLAS int m */
   if (v->nelec > 0 && rows < 1) {
     st = cis_error(CIS_ERR_TOO_LARGE,
@@ -173,7 +186,7 @@ cis_status cis_ci_direct_gpu_create(const cis_ci_direct *D, const cis_ci_direct_
   G->info.work_bytes = v->nelec > 0 ? (int64_t)(2 * wbytes) : 0;
   G->info.free_bytes = (int64_t)fr;
   G->info.block = G->rows;
-  G->info.passes = (v->nsa + G->rows - 1) / G->rows;
+  G->info.passes = (hi - lo + G->rows - 1) / G->rows;
   cis_gpu_info gi;
   if (cis_gpu_get_info(&gi) == CIS_OK) snprintf(G->info.device, sizeof G->info.device, "%s", gi.name);
   *out = G;
@@ -189,16 +202,16 @@ void cis_ci_direct_gpu_get_info(const cis_ci_direct_gpu *G, cis_ci_direct_gpu_in
  * packed lower-triangle columns fit the workspace (rows * nsb columns). */
 static cis_status sigma_half(cis_ci_direct_gpu *G, double t, const double *d_C, double *d_S, cudaStream_t cs) {
   cis_status st;
-  const cis_int ns = G->v.nsa, cap = G->rows * G->v.nsb;
+  const cis_int lo = G->lo, hi = G->hi, cap = G->rows * G->v.nsb;
   const int np = (int)G->v.npair;
   const double one = 1.0, zero = 0.0;
-  for (cis_int a0 = 0, r; a0 < ns; a0 += r) {
+  for (cis_int a0 = lo, r; a0 < hi; a0 += r) {
     const cis_int tri0 = a0 * (a0 + 1) / 2;
-    for (r = 1; a0 + r < ns && (a0 + r + 1) * (a0 + r + 2) / 2 - tri0 <= cap; ++r) {}
+    for (r = 1; a0 + r < hi && (a0 + r + 1) * (a0 + r + 2) / 2 - tri0 <= cap; ++r) {}
     const int m = (int)((a0 + r) * (a0 + r + 1) / 2 - tri0);
     if ((st = cis_launch_ci_sigma_gather_half(&G->d, d_C, a0, r, G->D, cs)) != CIS_OK) return st;
     CIS_CUBLAS_CHECK(cublasDgemm(G->cb, CUBLAS_OP_N, CUBLAS_OP_N, m, np, np, &one, G->D, m, G->g, np, &zero, G->X, m));
-    if ((st = cis_launch_ci_sigma_scatter_half(&G->d, G->X, a0, r, t, a0 == 0, a0 + r == ns, d_S, cs)) != CIS_OK)
+    if ((st = cis_launch_ci_sigma_scatter_half(&G->d, G->X, a0, r, t, a0 == lo, a0 + r == hi, d_S, cs)) != CIS_OK)
       return st;
   }
   G->info.half_sigmas++;
@@ -250,7 +263,7 @@ cis_status cis_ci_direct_gpu_sigma(cis_ci_direct_gpu *G, int k, const double *d_
   cis_status st;
   if (G->ir) return ci_irrep_gpu_sigma_c1(G->ir, k, d_C, d_S, cs, &G->info); /* counts its own vectors */
   G->info.sigma_vectors += k;
-  if (G->v.nelec == 0) { /* the vacuum: H = 0 (electronic) */
+  if (G->v.nelec == 0 || G->lo == G->hi) { /* the vacuum (H = 0, electronic), or a part without alpha strings */
     CIS_CUDA_CHECK(cudaMemsetAsync(d_S, 0, (size_t)(n * k) * sizeof(double), cs));
     return CIS_OK;
   }
@@ -265,20 +278,21 @@ cis_status cis_ci_direct_gpu_sigma(cis_ci_direct_gpu *G, int k, const double *d_
     if (par && exact) return sigma_half(G, par, d_C, d_S, cs);
   }
   /* g vectors of nr alpha strings per pass */
-  const cis_int gv = G->rows >= nsa ? (G->rows / nsa < k ? G->rows / nsa : k) : 1;
-  const cis_int nr = G->rows >= nsa ? nsa : G->rows;
+  const cis_int na = G->hi - G->lo; /* the alpha strings of this sigma (all of them unless a part's) */
+  const cis_int gv = G->rows >= na ? (G->rows / na < k ? G->rows / na : k) : 1;
+  const cis_int nr = G->rows >= na ? na : G->rows;
   const double one = 1.0, zero = 0.0;
   for (cis_int v0 = 0; v0 < k; v0 += gv) {
     const int g = (int)(k - v0 < gv ? k - v0 : gv);
     const double *c = d_C + v0 * n;
     double *sg = d_S + v0 * n;
-    for (cis_int a0 = 0; a0 < nsa; a0 += nr) {
-      const cis_int r = nsa - a0 < nr ? nsa - a0 : nr;
+    for (cis_int a0 = G->lo; a0 < G->hi; a0 += nr) {
+      const cis_int r = G->hi - a0 < nr ? G->hi - a0 : nr;
       const int m = (int)((cis_int)g * r * nsb);
       if ((st = cis_launch_ci_sigma_gather(&G->d, c, g, a0, r, G->D, cs)) != CIS_OK) return st;
       /* column-major: X^T (m x np) = D^T (m x np) * g (np x np) */
       CIS_CUBLAS_CHECK(cublasDgemm(G->cb, CUBLAS_OP_N, CUBLAS_OP_N, m, np, np, &one, G->D, m, G->g, np, &zero, G->X, m));
-      if ((st = cis_launch_ci_sigma_scatter(&G->d, G->X, g, a0, r, a0 == 0, a0 + r == nsa, sg, cs)) != CIS_OK)
+      if ((st = cis_launch_ci_sigma_scatter(&G->d, G->X, g, a0, r, a0 == G->lo, a0 + r == G->hi, sg, cs)) != CIS_OK)
         return st;
     }
   }

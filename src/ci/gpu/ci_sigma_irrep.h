@@ -85,9 +85,11 @@ cis_status cis_launch_ci_irrep_parity(const ci_irrep_dev *d, const double *cc, i
 typedef struct ci_irrep_gpu ci_irrep_gpu;
 /* Upload the blocked sigma R (a const ci_irrep_sigma *, from ci_direct_view)
  * and size the workspace from the free device memory after o->vectors
- * compact vectors (or o->work_bytes); fills info's sizes. */
-cis_status ci_irrep_gpu_create(const void *R, int no_time_reversal, const cis_ci_direct_gpu_opts *o,
-                               ci_irrep_gpu **out, cis_ci_direct_gpu_info *info);
+ * compact vectors (or o->work_bytes); fills info's sizes. Its sigma is the
+ * contribution of the alpha strings lo .. hi-1 (passes planned over them
+ * only; 0 .. nsa: the whole sigma; see ci_direct_sigma_part). */
+cis_status ci_irrep_gpu_create(const void *R, int no_time_reversal, const cis_ci_direct_gpu_opts *o, cis_int lo,
+                               cis_int hi, ci_irrep_gpu **out, cis_ci_direct_gpu_info *info);
 void ci_irrep_gpu_free(ci_irrep_gpu *I);
 /* Upload the host blocks of g again (after ci_irrep_sigma_set_pairs). */
 cis_status ci_irrep_gpu_set_pairs(ci_irrep_gpu *I);

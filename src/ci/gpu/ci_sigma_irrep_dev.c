@@ -98,16 +98,17 @@ static cis_int h_width(const ci_irrep_view *v, const int32_t *pc, int half, cis_
 /* Passes of consecutive alpha strings with D (and X) of at most cap doubles
  * and every block's columns within cuBLAS's int; *out malloc'd. */
 static cis_status plan_passes(const ci_irrep_view *v, const int32_t *arank, const int32_t *pc, const int64_t *cumh,
-                              int half, double cap, ci_irrep_pass **out, int *nout, double *most) {
+                              int half, double cap, cis_int lo, cis_int hi, ci_irrep_pass **out, int *nout,
+                              double *most) {
   const int t = v->target;
   int n = 0, room = 16;
   ci_irrep_pass *P = malloc((size_t)room * sizeof *P);
   if (!P) return cis_error(CIS_ERR_ALLOC, "blocked sigma on the GPU: pass plan");
   *most = 0;
-  for (cis_int a0 = 0; a0 < v->nsa;) {
+  for (cis_int a0 = lo; a0 < hi;) {
     double tot = 0, cols[CI_IRREPS] = {0};
     cis_int a1 = a0;
-    for (; a1 < v->nsa; ++a1) {
+    for (; a1 < hi; ++a1) {
       const int ga = v->syma[a1];
       double e = 0, c[CI_IRREPS];
       for (int h = 0; h < CI_IRREPS; ++h) c[h] = cols[h];
@@ -175,8 +176,8 @@ static cis_status plan_passes(const ci_irrep_view *v, const int32_t *arank, cons
   return CIS_OK;
 }
 
-cis_status ci_irrep_gpu_create(const void *Rv, int no_time_reversal, const cis_ci_direct_gpu_opts *o,
-                               ci_irrep_gpu **out, cis_ci_direct_gpu_info *info) {
+cis_status ci_irrep_gpu_create(const void *Rv, int no_time_reversal, const cis_ci_direct_gpu_opts *o, cis_int lo,
+                               cis_int hi, ci_irrep_gpu **out, cis_ci_direct_gpu_info *info) {
   cis_status st;
   ci_irrep_gpu *I = NULL;
   int32_t *arank = NULL, *pc = NULL;
@@ -269,8 +270,9 @@ cis_status ci_irrep_gpu_create(const void *Rv, int no_time_reversal, const cis_c
     goto cleanup;
   }
   double most_full = 0, most_half = 0;
-  CIS_TRY(plan_passes(v, arank, pc, cumh, 0, floor(avail / 16.0), &I->full, &I->nfull, &most_full));
-  if (!I->no_tr) CIS_TRY(plan_passes(v, arank, pc, cumh, 1, floor(avail / 16.0), &I->half, &I->nhalf, &most_half));
+  CIS_TRY(plan_passes(v, arank, pc, cumh, 0, floor(avail / 16.0), lo, hi, &I->full, &I->nfull, &most_full));
+  if (!I->no_tr)
+    CIS_TRY(plan_passes(v, arank, pc, cumh, 1, floor(avail / 16.0), lo, hi, &I->half, &I->nhalf, &most_half));
   const double wd = most_full > most_half ? most_full : most_half;
   CIS_TRY(ir_alloc(NULL, (void **)&I->D, (size_t)wd * sizeof(double), "gather intermediate D"));
   CIS_TRY(ir_alloc(NULL, (void **)&I->X, (size_t)wd * sizeof(double), "product X = g D"));
@@ -308,6 +310,10 @@ static cis_status sigma_one(ci_irrep_gpu *I, int tr, const double *cc, double *s
   const ci_irrep_pass *P = tr ? I->half : I->full;
   const int np = tr ? I->nhalf : I->nfull;
   const double one = 1.0, zero = 0.0;
+  if (np == 0) { /* a part without alpha strings contributes nothing */
+    CIS_CUDA_CHECK(cudaMemsetAsync(sc, 0, (size_t)I->hv.nsym * sizeof(double), cs));
+    return CIS_OK;
+  }
   for (int i = 0; i < np; ++i) {
     const ci_irrep_pass *p = &P[i];
     if ((st = cis_launch_ci_irrep_gather(&I->d, p, cc, I->D, I->maxnp, I->maxnbg, cs)) != CIS_OK) return st;

@@ -2,6 +2,7 @@
  * build without CUDA: every entry point reports CIS_ERR_NO_GPU. */
 #include <string.h>
 #include "ci/ci_davidson_support.h"
+#include "ci/ci_internal.h"
 #include "cisparse/ci.h"
 
 cis_ci_direct_gpu_opts cis_ci_direct_gpu_opts_default(void) {
@@ -13,6 +14,12 @@ cis_status cis_ci_direct_gpu_create(const cis_ci_direct *D, const cis_ci_direct_
   (void)D, (void)o;
   if (out) *out = NULL;
   return cis_error(CIS_ERR_NO_GPU, "cisparse was built without CUDA");
+}
+
+cis_status ci_direct_gpu_create_part(const cis_ci_direct *D, const cis_ci_direct_gpu_opts *o, cis_int lo, cis_int hi,
+                                     cis_ci_direct_gpu **out) {
+  (void)lo, (void)hi;
+  return cis_ci_direct_gpu_create(D, o, out);
 }
 
 void cis_ci_direct_gpu_free(cis_ci_direct_gpu *G) { (void)G; }

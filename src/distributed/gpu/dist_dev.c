@@ -1,11 +1,12 @@
 /* dist_dev.c: the device helpers of the distributed layer (dist_internal.h):
- * current device, streams, events, asynchronous copies and the gather
- * launcher, each CUDA call checked. */
+ * current device, streams, events, asynchronous copies and the gather and
+ * axpby launchers, each CUDA call checked. */
 #include <cuda_runtime.h>
 #include "core/internal.h"
 #include "distributed/dist_internal.h"
 
 cis_status dist_launch_gather(cis_dtype t, const void *x, const cis_idx *idx, cis_int n, void *out, cudaStream_t s);
+cis_status dist_launch_axpby(cis_dtype t, cis_int n, double alpha, const void *x, double beta, void *y, cudaStream_t s);
 
 #define CU_RET(call)                                                                                  \
   do {                                                                                                \
@@ -45,4 +46,7 @@ cis_status dd_copy_async(void *dst, const void *src, size_t bytes, cis_stream s)
 }
 cis_status dd_gather(cis_dtype t, const void *x, const cis_idx *idx, cis_int n, void *out, cis_stream s) {
   return dist_launch_gather(t, x, idx, n, out, (cudaStream_t)s);
+}
+cis_status dd_axpby(cis_dtype t, cis_int n, double alpha, const void *x, double beta, void *y, cis_stream s) {
+  return dist_launch_axpby(t, n, alpha, x, beta, y, (cudaStream_t)s);
 }

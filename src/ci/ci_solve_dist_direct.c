@@ -1,0 +1,195 @@
+/* ci_solve_dist_direct.c: the driver's direct (matrix-free) sigma over
+ * several parts: o->gpus GPUs through NCCL, or o->cpu_parts host parts (the
+ * same code, tested on every commit).
+ *
+ * The string-driven sigma (Olsen et al. 1988; Knowles & Handy 1984) is a sum
+ * over the alpha strings A of gather (D = E c at the columns (A, B)),
+ * product (X = g D) and scatter (sigma += E X): each part takes a contiguous
+ * range of alpha strings, balanced by their work (ci_direct_alpha_work: the
+ * half sigma's lower triangle, the irrep blocks' widths), and contributes to
+ * every row of sigma. A distributed summed operator
+ * (cis_dist_matrix_create_summed) gathers the whole vector on every part
+ * before the product and sums the parts' partial sigmas onto the owners'
+ * rows after it; Davidson's vectors are spread by rows (an even split),
+ * each part holding its share, the dots summed over the parts.
+ *
+ * Rule (memory): every part holds two whole vectors (the gathered c and its
+ * partial sigma; three with the half sigma's pure part on a GPU) beside its
+ * share of Davidson's. A space whose whole vector does not fit one part is
+ * not taken by this scheme (a sigma whose parts exchange blocks of c and
+ * sigma as they go is the next step: docs/multigpu.md). Not done here
+ * either: the exchange overlapped with the sigma, the corrections kept
+ * exactly pure (cis_ci_direct_correct_*) on distributed vectors, the spin
+ * penalty and singlet-only states. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include "ci/ci_internal.h"
+#include "ci/ci_solve_internal.h"
+
+/* Most parts one process drives (the distributed layer's own bound). */
+#define PARTS_MAX 64
+
+struct ci_dist_direct {
+  cis_dist_world *w;
+  cis_dist_comm *c;
+  cis_dist_matrix *M;
+  cis_ci_direct *D;
+  int compact, parts, nlocal, first;
+  cis_int alo[PARTS_MAX + 1];           /* part p sums the alpha strings alo[p] .. alo[p+1]-1 */
+  cis_ci_direct_gpu *G[PARTS_MAX];      /* GPU parts: each local part's sigma (its range) */
+};
+
+/* A part's partial sigma of the whole x into the whole y (the summed operator's f). */
+static cis_status part_sigma(void *ctx, int local, int rank, const void *x, void *y, cis_stream s) {
+  ci_dist_direct *dd = ctx;
+  cis_ci_direct_gpu *G = dd->G[local];
+  if (G) return dd->compact ? cis_ci_direct_gpu_compact_sigma(G, 1, x, y, s) : cis_ci_direct_gpu_sigma(G, 1, x, y, s);
+  return ci_direct_sigma_part(dd->D, dd->compact, x, y, dd->alo[rank], dd->alo[rank + 1]);
+}
+
+/* alo: the alpha strings split into `parts` ranges of about equal work, each
+ * with at least one string. */
+static void split_work(const cis_ci_direct *D, int compact, int parts, cis_int nsa, cis_int *alo) {
+  double total = 0, run = 0;
+  for (cis_int A = 0; A < nsa; ++A) total += ci_direct_alpha_work(D, compact, A);
+  alo[0] = 0;
+  cis_int A = 0;
+  for (int p = 1; p < parts; ++p) {
+    const double goal = total * p / parts;
+    while (A < nsa - (parts - p) && (A < alo[p - 1] + 1 || run + 0.5 * ci_direct_alpha_work(D, compact, A) < goal))
+      run += ci_direct_alpha_work(D, compact, A++);
+    alo[p] = A;
+  }
+  alo[parts] = nsa;
+}
+
+void ci_dist_direct_free(ci_dist_direct *dd) {
+  if (!dd) return;
+  for (int l = 0; l < dd->nlocal; ++l)
+    if (dd->G[l]) {
+      cis_dist_comm_use_part(dd->c, l);
+      cis_ci_direct_gpu_free(dd->G[l]);
+    }
+  cis_dist_matrix_free(dd->M);
+  cis_dist_comm_free(dd->c);
+  cis_dist_world_free(dd->w);
+  free(dd);
+}
+
+int ci_dist_parts(const cis_ci_solve_opts *o) {
+  if (o->cpu_parts > 0) return o->cpu_parts;
+  if (o->gpus == CIS_CI_ALL_GPUS) return cis_gpu_count(NULL, 0);
+  return o->gpus;
+}
+
+/* The median of `runs` distributed products on a fixed pseudo-random vector
+ * (after one warm-up): the per-sigma time, exchange included. */
+static cis_status time_product(ci_run *r, ci_dist_direct *dd, cis_operator *op, cis_int n) {
+  cis_status st;
+  void *v = NULL;
+  double *h = NULL, t[5];
+  CIS_TRY(cis_dist_vec_alloc(dd->M, 2, &v));
+  CIS_TRY(cis_alloc_array((void **)&h, n, sizeof(double), "timing vector"));
+  uint64_t x = 0x9e3779b97f4a7c15ull;
+  for (cis_int i = 0; i < n; ++i) {
+    x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+    h[i] = (double)(x >> 11) * (2.0 / 9007199254740992.0) - 1.0;
+  }
+  CIS_TRY(cis_dist_vec_upload(dd->M, v, h, 1));
+  void *y = (char *)v + (size_t)n * sizeof(double);
+  CIS_TRY(cis_operator_apply(op, 1.0, v, 0.0, y, NULL));
+  for (int k = 0; k < 5; ++k) {
+    double t0 = cis_wtime();
+    CIS_TRY(cis_operator_apply(op, 1.0, v, 0.0, y, NULL));
+    t[k] = cis_wtime() - t0;
+  }
+  r->R->sigma_ms = 1e3 * cis_median(t, 5);
+  st = CIS_OK;
+cleanup:
+  free(h);
+  cis_dist_vec_free(dd->M, v);
+  return st;
+}
+
+cis_status ci_run_setup_dist_direct(ci_run *r) {
+  cis_status st;
+  const cis_ci_solve_opts *o = r->o;
+  cis_ci_result *R = r->R;
+  ci_dist_direct *dd = NULL;
+  cis_int *row_start = NULL;
+  double *diag = NULL;
+  const int parts = ci_dist_parts(o);
+  if (parts < 1 || parts > PARTS_MAX)
+    return cis_error(CIS_ERR_INVALID, "the direct sigma over parts takes 1..%d parts, got %d", PARTS_MAX, parts);
+  CIS_TRY(cis_alloc_zeroed((void **)&dd, 1, sizeof *dd, "direct sigma over parts"));
+  dd->D = r->D;
+  dd->parts = parts;
+  dd->compact = R->direct.blocked;
+  const cis_int nsa = R->direct.alpha_strings;
+  const cis_int n = dd->compact ? cis_ci_direct_compact_size(r->D) : cis_ci_direct_size(r->D);
+  if (parts > nsa || parts > n)
+    CIS_TRY(cis_error(CIS_ERR_INVALID, "%d parts for a space of %lld alpha strings and %lld determinants: at most one "
+                      "part per alpha string", parts, (long long)nsa, (long long)n));
+  if (o->cpu_parts > 0) {
+    CIS_TRY(cis_dist_world_create(parts, &dd->w));
+    CIS_TRY(cis_dist_comm_fake(dd->w, 0, parts, &dd->c));
+  } else {
+    CIS_TRY(cis_dist_comm_nccl(parts, &dd->c));
+  }
+  dd->nlocal = cis_dist_comm_local_ranks(dd->c);
+  dd->first = cis_dist_comm_first_rank(dd->c);
+  split_work(r->D, dd->compact, parts, nsa, dd->alo);
+  /* Davidson's rows: an even split of the vector (its share of memory) */
+  CIS_TRY(cis_alloc_array((void **)&row_start, parts + 1, sizeof(cis_int), "row split"));
+  for (int p = 0; p <= parts; ++p) row_start[p] = (cis_int)((double)n * p / parts);
+  CIS_TRY(cis_alloc_array((void **)&diag, n, sizeof(double), "the diagonal"));
+  CIS_TRY(dd->compact ? cis_ci_direct_compact_diagonal(r->D, diag) : cis_ci_direct_diagonal(r->D, diag));
+  CIS_TRY(cis_dist_matrix_create_summed(n, row_start, diag, CIS_F64, part_sigma, dd, dd->c, &dd->M));
+  if (cis_dist_comm_memspace(dd->c) == CIS_MEM_DEVICE) {
+    cis_ci_direct_gpu_opts go = cis_ci_direct_gpu_opts_default();
+    const int dav = cis_davidson_vectors(r->nr, r->max_sub);
+    go.vectors = 1 + (dav + parts - 1) / parts; /* the pure part (half sigma), Davidson's share */
+    for (int l = 0; l < dd->nlocal; ++l) {
+      const int rank = dd->first + l;
+      CIS_TRY(cis_dist_comm_use_part(dd->c, l));
+      CIS_TRY(ci_direct_gpu_create_part(r->D, &go, dd->alo[rank], dd->alo[rank + 1], &dd->G[l]));
+    }
+    cis_ci_direct_gpu_get_info(dd->G[0], &R->direct_gpu);
+  }
+  cis_operator *op = NULL;
+  CIS_TRY(cis_operator_from_dist(dd->M, &op));
+  if (dd->compact) r->opc = op;
+  else r->op = op;
+  if (!dd->compact) {
+    r->gdiag = diag;
+    diag = NULL;
+  }
+  r->dd = dd;
+  R->parts = parts;
+  snprintf(R->parts_comm, sizeof R->parts_comm, "%s", cis_dist_comm_name(dd->c));
+  snprintf(R->parts_op, sizeof R->parts_op, "%s", cis_operator_name(op));
+  R->exchange_bytes = (double)cis_dist_matrix_exchange_bytes(dd->M);
+  dd = NULL;
+  if (o->time_sigma) {
+    const double t0 = cis_wtime();
+    CIS_TRY(time_product(r, r->dd, op, n));
+    R->t_timing = cis_wtime() - t0;
+  }
+  cis_dist_matrix_reset_times(r->dd->M);
+  st = CIS_OK;
+cleanup:
+  free(row_start);
+  free(diag);
+  ci_dist_direct_free(dd);
+  return st;
+}
+
+void ci_dist_direct_report(const ci_dist_direct *dd, cis_ci_result *R) {
+  int64_t np;
+  cis_dist_matrix_times(dd->M, &R->exchange_seconds, &R->product_seconds, &np);
+  if (dd->G[0]) {
+    cis_ci_direct_gpu_get_info(dd->G[0], &R->direct_gpu);
+    R->half_sigmas = R->direct_gpu.half_sigmas;
+  }
+}
