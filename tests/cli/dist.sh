@@ -8,6 +8,9 @@
 #  - `ci --cpu-parts N`, the Hamiltonian built part by part (each part its own
 #    rows): H2O 6-31G CISD and CISDT over 1, 3 and 4 parts equal the one-part
 #    run to 1e-10 and the reference CISD energy (ci/reference.tsv) to 1e-8;
+#  - `ci --cpu-parts N` in full CI goes direct (auto): the sigma split by
+#    alpha strings over 2 and 3 parts equals the one-process direct run to
+#    1e-10 and the reference FCI energy to 1e-8 (H2O STO-3G);
 #  - refusals, each a nonzero exit and one stderr line "cisparse: ...":
 #    --gpus -1, --gpus with --cpu-parts, an unknown option with --gpus, a
 #    solve option on bench, an unknown exchange, and --gpus where there is
@@ -69,6 +72,20 @@ for lvl in 2 3; do
   fi
 done
 
+ref_fci=$(awk '$1 == "h2o_sto3g" {print $11}' "$CI/reference.tsv")
+"$BIN" ci "$CI/h2o_sto3g.FCIDUMP" --method direct --tol 1e-9 >"$T/d1.out" 2>&1
+e1=$(awk '/^root 0/ {print $5}' "$T/d1.out")
+for p in 2 3; do
+  "$BIN" ci "$CI/h2o_sto3g.FCIDUMP" --cpu-parts $p --tol 1e-9 >"$T/dp.out" 2>"$T/dp.err"
+  rc=$?
+  check "ci full CI --cpu-parts $p exits 0 and goes direct" '[ $rc -eq 0 ] && grep -q "direct sigma" "$T/dp.out"'
+  ep=$(awk '/^root 0/ {print $5}' "$T/dp.out")
+  check "ci direct over $p parts $ep equals one process $e1 to 1e-10" \
+    'python3 -c "import sys; sys.exit(0 if abs(float(\"$ep\") - float(\"$e1\")) <= 1e-10 else 1)"'
+  check "ci direct over $p parts $ep equals the reference $ref_fci to 1e-8" \
+    'python3 -c "import sys; sys.exit(0 if abs(float(\"$ep\") - float(\"$ref_fci\")) <= 1e-8 else 1)"'
+done
+
 refuse() { # name, expected exit, command...
   local name=$1 want=$2
   shift 2
@@ -87,6 +104,9 @@ refuse "more parts than rows" 1 "$BIN" bench laplace3d:size=2,points=7 --cpu-par
 refuse "ci --cpu-parts 0" 2 "$BIN" ci "$CI/h2o_631g.FCIDUMP" --level 2 --cpu-parts 0
 refuse "ci --gpus with --cpu-parts" 2 "$BIN" ci "$CI/h2o_631g.FCIDUMP" --gpus 1 --cpu-parts 2
 refuse "ci: more parts than determinants" 1 "$BIN" ci "$CI/h2o_631g.FCIDUMP" --level 0 --cpu-parts 2
+refuse "ci direct: more parts than alpha strings" 1 "$BIN" ci "$CI/h4_sto3g.FCIDUMP" --method direct --cpu-parts 9
+refuse "ci direct over parts with --level" 1 "$BIN" ci "$CI/h2o_631g.FCIDUMP" --method direct --level 2 --cpu-parts 2
+refuse "ci --method bogus" 2 "$BIN" ci "$CI/h2o_sto3g.FCIDUMP" --method bogus --cpu-parts 2
 refuse "--gpus 4096 (more than the host has)" 1 "$BIN" bench $LAP --gpus 4096
 grep -q -e "GPU" -e "CUDA" -e "NCCL" "$T/r.err" || { echo "FAIL: --gpus 4096 message: $(cat "$T/r.err")"; fail=1; }
 exit $fail

@@ -1,0 +1,150 @@
+/* ci_dist_direct_cases.h: the direct CI sigma over GPUs (NCCL, one process),
+ * shared by the gpu test (G = 1: the whole path through NCCL on one GPU)
+ * and the multigpu test (every GPU, G >= 2).
+ *  - sigma: each GPU part's sigma over its alpha strings
+ *    (ci_direct_gpu_create_part; output NaN-poisoned) summed on the host
+ *    equals the CPU sigma to 1e-12 relative, C1 (half and full sigma) and
+ *    blocked by irreps (compact, MS2 = 0 and 2), G parts and G + 1 parts
+ *    (several parts on one GPU in turn);
+ *  - solves: cis_ci_solve over G GPUs (method direct and auto) gives the
+ *    one-process CPU direct energies to 1e-10 (2 roots) for C1, blocked
+ *    MS2 = 0 and 2, no time reversal, and H2O 6-31G FCI (1.66e6
+ *    determinants). Skipped (77) without a GPU or NCCL, or with fewer
+ *    GPUs than min_gpus. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "ci/ci_davidson_support.h"
+#include "ci/ci_internal.h"
+#include "test_util.h"
+
+static double cdd_rel(const double *a, const double *b, cis_int n) {
+  double d = 0, s = 0;
+  for (cis_int i = 0; i < n; ++i) {
+    if (a[i] != a[i]) return INFINITY;
+    d += (a[i] - b[i]) * (a[i] - b[i]);
+    s += b[i] * b[i];
+  }
+  return sqrt(d / (s > 0 ? s : 1));
+}
+
+/* The parts' GPU sigmas of a split into `parts` ranges, summed, against the CPU sigma. */
+static void cdd_sigma(const char *file, int sym, int no_tr, int parts) {
+  cis_fcidump *F = NULL;
+  cis_ci_direct *D = NULL;
+  CHECK_OK(cis_fcidump_read(file, &F));
+  if (!F) return;
+  cis_ci_direct_opts o = cis_ci_direct_opts_default();
+  o.no_time_reversal = no_tr;
+  CHECK_OK(cis_ci_direct_create(F, &o, &D));
+  if (!D) { cis_fcidump_free(F); return; }
+  cis_ci_direct_info in;
+  cis_ci_direct_get_info(D, &in);
+  const int compact = in.blocked;
+  const cis_int n = compact ? cis_ci_direct_compact_size(D) : cis_ci_direct_size(D), nsa = in.alpha_strings;
+  double *x = malloc(2 * (size_t)n * sizeof *x), *ref = malloc((size_t)n * sizeof *ref),
+         *sum = calloc((size_t)n, sizeof *sum), *y = malloc((size_t)n * sizeof *y);
+  void *dx = NULL, *dy = NULL;
+  test_fill_random(x, CIS_F64, n, 5);
+  if (sym) { /* an exactly symmetric vector: the half sigma */
+    int out = 0;
+    if (compact) CHECK_OK(cis_ci_direct_compact_pure_guesses(D, x, 1, 2, &out));
+    else
+      for (cis_int A = 0; A < nsa; ++A)
+        for (cis_int B = 0; B < A; ++B) x[B * nsa + A] = x[A * nsa + B];
+  }
+  if (compact) {
+    cis_operator *op = NULL;
+    CHECK_OK(cis_ci_direct_compact_operator(D, &op));
+    CHECK_OK(cis_operator_apply(op, 1.0, x, 0.0, ref, NULL));
+    cis_operator_free(op);
+  } else {
+    CHECK_OK(cis_ci_direct_sigma(D, 1, x, ref));
+  }
+  CHECK_OK(cis_gpu_malloc(&dx, (size_t)n * sizeof(double)));
+  CHECK_OK(cis_gpu_malloc(&dy, (size_t)n * sizeof(double)));
+  if (dx && dy) CHECK_OK(cis_gpu_upload(dx, x, (size_t)n * sizeof(double)));
+  for (int p = 0; p < parts && dx && dy; ++p) {
+    cis_ci_direct_gpu *G = NULL;
+    CHECK_OK(ci_direct_gpu_create_part(D, NULL, nsa * p / parts, nsa * (p + 1) / parts, &G));
+    if (!G) continue;
+    CHECK_OK(cis_gpu_fill_nan(dy, CIS_F64, n));
+    CHECK_OK(compact ? cis_ci_direct_gpu_compact_sigma(G, 1, dx, dy, NULL) : cis_ci_direct_gpu_sigma(G, 1, dx, dy, NULL));
+    CHECK_OK(cis_gpu_sync());
+    CHECK_OK(cis_gpu_download(y, dy, (size_t)n * sizeof(double)));
+    for (cis_int i = 0; i < n; ++i) sum[i] += y[i];
+    cis_ci_direct_gpu_free(G);
+  }
+  const double e = cdd_rel(sum, ref, n);
+  CHECK(e <= 1e-12, "%s (%s%s%s), %d GPU parts: their sum differs from the CPU sigma by %.3g", file,
+        compact ? "blocked" : "C1", sym ? ", symmetric" : "", no_tr ? ", no time reversal" : "", parts, e);
+  cis_gpu_free(dx);
+  cis_gpu_free(dy);
+  free(x);
+  free(ref);
+  free(sum);
+  free(y);
+  cis_ci_direct_free(D);
+  cis_fcidump_free(F);
+}
+
+/* Energies over `gpus` GPUs against the one-process CPU direct solve. */
+static void cdd_solve(const char *file, int gpus, int no_tr, cis_ci_method method) {
+  cis_ci_solve_opts o = cis_ci_solve_opts_default();
+  cis_ci_result *R1 = NULL, *R = NULL;
+  o.method = CIS_CI_METHOD_DIRECT;
+  o.roots = 2;
+  o.tol = 1e-9;
+  o.no_s2 = 1;
+  o.no_time_reversal = no_tr;
+  CHECK_OK(cis_ci_solve_file(file, &o, &R1));
+  o.gpus = gpus;
+  o.method = method;
+  CHECK_OK(cis_ci_solve_file(file, &o, &R));
+  if (R1 && R) {
+    CHECK(R->method == CIS_CI_METHOD_DIRECT && R->parts == gpus && R->gpu, "%s: direct over %d GPUs ran", file, gpus);
+    for (int k = 0; k < 2; ++k)
+      CHECK(fabs(R->energies[k] - R1->energies[k]) <= 1e-10, "%s over %d GPUs, root %d: %.12f against the CPU's %.12f",
+            file, gpus, k, R->energies[k], R1->energies[k]);
+    printf("  %s over %d GPU(s): E0 %.10f, %lld products, %.3f ms per product, exchange %.1f%%\n", file, gpus,
+           R->energies[0], (long long)R->davidson.products,
+           R->davidson.products ? 1e3 * R->davidson.op_seconds / (double)R->davidson.products : 0,
+           R->product_seconds > 0 ? 100 * R->exchange_seconds / R->product_seconds : 0);
+  }
+  cis_ci_result_free(R1);
+  cis_ci_result_free(R);
+}
+
+static int run_ci_dist_direct_cases(const char *name, int min_gpus) {
+  char why[256], a[512], b[512], c[512], d[512];
+  const int count = cis_gpu_count(why, sizeof why);
+  if (count == 0) return test_skip(why);
+  if (count < min_gpus) {
+    snprintf(why, sizeof why, "%d GPU%s present, %d needed", count, count == 1 ? "" : "s", min_gpus);
+    return test_skip(why);
+  }
+  cis_dist_comm *probe = NULL;
+  if (cis_dist_comm_nccl(1, &probe) == CIS_ERR_UNSUPPORTED) return test_skip(cis_last_error());
+  cis_dist_comm_free(probe);
+  const int G = min_gpus > 1 ? count : 1;
+  snprintf(a, sizeof a, "%s/ci/h2o_sto3g.FCIDUMP", CIS_SHARED_DIR);
+  snprintf(b, sizeof b, "%s/ci/n2_sto3g_d2h.FCIDUMP", CIS_TEST_DATA);
+  snprintf(c, sizeof c, "%s/ci/o2_sto3g_triplet_pyscf.FCIDUMP", CIS_TEST_DATA);
+  snprintf(d, sizeof d, "%s/ci/h2o_631g.FCIDUMP", CIS_SHARED_DIR);
+  for (int parts = G; parts <= G + 1; ++parts) {
+    cdd_sigma(a, 1, 0, parts);
+    cdd_sigma(a, 0, 0, parts);
+    cdd_sigma(a, 1, 1, parts);
+    cdd_sigma(b, 1, 0, parts);
+    cdd_sigma(b, 0, 0, parts);
+    cdd_sigma(c, 0, 0, parts);
+    cdd_sigma(d, 1, 0, parts);
+  }
+  cdd_solve(a, G, 0, CIS_CI_METHOD_DIRECT);
+  cdd_solve(a, G, 1, CIS_CI_METHOD_AUTO);
+  cdd_solve(b, G, 0, CIS_CI_METHOD_DIRECT);
+  cdd_solve(c, G, 0, CIS_CI_METHOD_DIRECT);
+  cdd_solve(d, G, 0, CIS_CI_METHOD_AUTO);
+  return test_summary(name);
+}

@@ -1,0 +1,231 @@
+/* test_ci_dist_direct.c: the direct CI sigma over several parts (CPU
+ * parts, the fake communicator: the code path of the GPUs' NCCL one).
+ *  - sigma: the parts' partial sigmas (ci_direct_sigma_part over a split
+ *    of the alpha strings, each output NaN-poisoned first) sum to the whole
+ *    sigma (cis_ci_direct_sigma) to 1e-13 relative, for 1..4 parts and
+ *    uneven splits, in C1 (MS2 = 0 with the half sigma for an exactly
+ *    symmetric vector, the full sigma for a general one, no time reversal)
+ *    and blocked by irreps (N2 D2h MS2 = 0, O2 triplet MS2 = 2), and with
+ *    the symmetry projection; a range outside the strings refused;
+ *  - the summed operator alone: y = sum of parts' contributions equals the
+ *    serial sum, with alpha/beta scaling;
+ *  - solves: the energies of cis_ci_solve over 1, 2, 3 CPU parts equal the
+ *    one-process direct solve to 1e-10 (2 roots; C1, blocked MS2 = 0 and 2);
+ *  - refusals: more parts than alpha strings, the spin penalty over parts. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include "ci/ci_davidson_support.h"
+#include "ci/ci_internal.h"
+#include "test_util.h"
+
+static const char *path(const char *dir, const char *name, char *buf, size_t len) {
+  snprintf(buf, len, "%s/%s", dir, name);
+  return buf;
+}
+
+static double rel_diff(const double *a, const double *b, cis_int n) {
+  double d = 0, s = 0;
+  for (cis_int i = 0; i < n; ++i) {
+    if (a[i] != a[i] || b[i] != b[i]) return INFINITY; /* NaN never passes */
+    d += (a[i] - b[i]) * (a[i] - b[i]);
+    s += b[i] * b[i];
+  }
+  return sqrt(d / (s > 0 ? s : 1));
+}
+
+/* Sum of the parts over the split lo[0..parts] against the whole sigma. */
+static void check_split(cis_ci_direct *D, int compact, const double *x, const cis_int *lo, int parts, const char *what) {
+  const cis_int n = compact ? cis_ci_direct_compact_size(D) : cis_ci_direct_size(D);
+  double *whole = malloc((size_t)n * sizeof *whole), *sum = calloc((size_t)n, sizeof *sum),
+         *y = malloc((size_t)n * sizeof *y), *xc = malloc((size_t)n * sizeof *xc);
+  memcpy(xc, x, (size_t)n * sizeof *xc);
+  if (compact) {
+    cis_operator *op = NULL;
+    CHECK_OK(cis_ci_direct_compact_operator(D, &op));
+    CHECK_OK(cis_operator_apply(op, 1.0, xc, 0.0, whole, NULL));
+    cis_operator_free(op);
+  } else {
+    CHECK_OK(cis_ci_direct_sigma(D, 1, xc, whole));
+  }
+  for (int p = 0; p < parts; ++p) {
+    test_fill_nan(y, CIS_F64, n);
+    CHECK_OK(ci_direct_sigma_part(D, compact, xc, y, lo[p], lo[p + 1]));
+    for (cis_int i = 0; i < n; ++i) sum[i] += y[i];
+  }
+  const double e = rel_diff(sum, whole, n);
+  CHECK(e <= 1e-13, "%s, %d parts: the parts' sum differs from the whole sigma by %.3g (relative)", what, parts, e);
+  free(whole);
+  free(sum);
+  free(y);
+  free(xc);
+}
+
+/* x random; with sym, exactly symmetric under alpha <-> beta (one string set). */
+static void random_vector(cis_ci_direct *D, int compact, int sym, double *x) {
+  const cis_int n = compact ? cis_ci_direct_compact_size(D) : cis_ci_direct_size(D);
+  test_fill_random(x, CIS_F64, n, 7);
+  if (!sym) return;
+  if (compact) { /* (x + x^T) / 2 in the compact layout: its first pure part */
+    double *two = malloc(2 * (size_t)n * sizeof *two);
+    int out = 0;
+    memcpy(two, x, (size_t)n * sizeof *x);
+    CHECK_OK(cis_ci_direct_compact_pure_guesses(D, two, 1, 2, &out));
+    memcpy(x, two, (size_t)n * sizeof *x);
+    free(two);
+    return;
+  }
+  cis_ci_direct_info in;
+  cis_ci_direct_get_info(D, &in);
+  const cis_int ns = in.alpha_strings;
+  for (cis_int A = 0; A < ns; ++A)
+    for (cis_int B = 0; B < A; ++B) x[B * ns + A] = x[A * ns + B];
+}
+
+static void sigma_case(const char *file, int compact_layout, int no_tr, int project, int sym) {
+  cis_fcidump *F = NULL;
+  cis_ci_direct *D = NULL;
+  CHECK_OK(cis_fcidump_read(file, &F));
+  if (!F) return;
+  cis_ci_direct_opts o = cis_ci_direct_opts_default();
+  o.no_time_reversal = no_tr;
+  o.symmetry_projection = project;
+  CHECK_OK(cis_ci_direct_create(F, &o, &D));
+  if (D) {
+    cis_ci_direct_info in;
+    cis_ci_direct_get_info(D, &in);
+    const int compact = compact_layout && in.blocked;
+    const cis_int nsa = in.alpha_strings, n = compact ? cis_ci_direct_compact_size(D) : cis_ci_direct_size(D);
+    double *x = malloc((size_t)n * sizeof *x);
+    random_vector(D, compact, sym, x);
+    char what[300];
+    snprintf(what, sizeof what, "%s (%s%s%s%s)", file, compact ? "blocked" : "C1 layout", no_tr ? ", no time reversal" : "",
+             project ? ", projection" : "", sym ? ", symmetric vector" : "");
+    for (int parts = 1; parts <= 4 && parts <= nsa; ++parts) {
+      cis_int lo[5];
+      for (int p = 0; p <= parts; ++p) lo[p] = nsa * p / parts;
+      check_split(D, compact, x, lo, parts, what);
+    }
+    if (nsa >= 3) { /* uneven: one string, then the rest in two */
+      cis_int lo[4] = {0, 1, 1 + (nsa - 1) / 3, nsa};
+      check_split(D, compact, x, lo, 3, what);
+    }
+    double *y = malloc((size_t)n * sizeof *y);
+    CHECK(ci_direct_sigma_part(D, compact, x, y, 0, nsa + 1) == CIS_ERR_INVALID, "range past the strings refused");
+    CHECK(ci_direct_sigma_part(D, compact, x, y, 2, 1) == CIS_ERR_INVALID, "reversed range refused");
+    cis_clear_error();
+    free(y);
+    free(x);
+  }
+  cis_ci_direct_free(D);
+  cis_fcidump_free(F);
+}
+
+/* The summed operator: part p contributes (p + 1) x_i to every row i. */
+static cis_status add_scaled(void *ctx, int local, int rank, const void *x, void *y, cis_stream s) {
+  const cis_int n = *(const cis_int *)ctx;
+  (void)local, (void)s;
+  for (cis_int i = 0; i < n; ++i) ((double *)y)[i] = (rank + 1) * ((const double *)x)[i];
+  return CIS_OK;
+}
+
+static void summed_operator(void) {
+  enum { N = 1000, G = 3 };
+  cis_int n = N, rs[G + 1] = {0, 10, 600, N};
+  cis_dist_world *w = NULL;
+  cis_dist_comm *c = NULL;
+  cis_dist_matrix *M = NULL;
+  cis_operator *op = NULL;
+  void *v = NULL;
+  double *x = malloc(N * sizeof *x), *y = malloc(N * sizeof *y), *got = malloc(2 * N * sizeof *got);
+  test_fill_random(x, CIS_F64, N, 11);
+  test_fill_random(y, CIS_F64, N, 12);
+  CHECK_OK(cis_dist_world_create(G, &w));
+  CHECK_OK(cis_dist_comm_fake(w, 0, G, &c));
+  cis_int bad[G + 1] = {0, 10, 10, N};
+  CHECK(cis_dist_matrix_create_summed(n, bad, NULL, CIS_F64, add_scaled, &n, c, &M) == CIS_ERR_INVALID,
+        "a part without rows refused");
+  cis_clear_error();
+  CHECK_OK(cis_dist_matrix_create_summed(n, rs, NULL, CIS_F64, add_scaled, &n, c, &M));
+  if (M) {
+    CHECK_OK(cis_operator_from_dist(M, &op));
+    CHECK_OK(cis_dist_vec_alloc(M, 2, &v));
+    void *vy = (char *)v + N * sizeof(double);
+    CHECK_OK(cis_dist_vec_upload(M, v, x, 1));
+    CHECK_OK(cis_dist_vec_upload(M, vy, y, 1));
+    CHECK_OK(cis_operator_apply(op, 0.5, v, -2.0, vy, NULL)); /* y = 0.5 (1+2+3) x - 2 y */
+    CHECK_OK(cis_dist_vec_download(M, got, vy, 1));
+    double e = 0;
+    for (int i = 0; i < N; ++i) e = fmax(e, fabs(got[i] - (3.0 * x[i] - 2.0 * y[i])));
+    CHECK(e <= 1e-14, "summed operator with alpha, beta: off by %.3g", e);
+    CHECK_OK(cis_operator_apply(op, 1.0, v, 0.0, vy, NULL));
+    CHECK_OK(cis_dist_vec_download(M, got, vy, 1));
+    e = 0;
+    for (int i = 0; i < N; ++i) e = fmax(e, fabs(got[i] - 6.0 * x[i]));
+    CHECK(e <= 1e-14, "summed operator: off by %.3g", e);
+    CHECK(cis_dist_matrix_exchange_bytes(M) == 2 * (G - 1) * N * 8, "exchange volume 2 (G-1) n values");
+  }
+  cis_operator_free(op);
+  cis_dist_matrix_free(M);
+  cis_dist_comm_free(c);
+  cis_dist_world_free(w);
+  free(x);
+  free(y);
+  free(got);
+}
+
+static void solve_case(const char *file) {
+  cis_ci_solve_opts o = cis_ci_solve_opts_default();
+  cis_ci_result *R1 = NULL;
+  o.method = CIS_CI_METHOD_DIRECT;
+  o.roots = 2;
+  o.tol = 1e-9;
+  o.no_s2 = 1;
+  CHECK_OK(cis_ci_solve_file(file, &o, &R1));
+  for (int parts = 1; parts <= 3 && R1; ++parts) {
+    cis_ci_result *R = NULL;
+    o.cpu_parts = parts;
+    CHECK_OK(cis_ci_solve_file(file, &o, &R));
+    if (!R) continue;
+    CHECK(R->method == CIS_CI_METHOD_DIRECT && R->parts == parts, "%s: direct over %d parts ran", file, parts);
+    for (int k = 0; k < 2; ++k)
+      CHECK(fabs(R->energies[k] - R1->energies[k]) <= 1e-10, "%s, %d parts, root %d: %.12f against %.12f", file, parts,
+            k, R->energies[k], R1->energies[k]);
+    cis_ci_result_free(R);
+  }
+  cis_ci_result_free(R1);
+}
+
+static void refusals(const char *file) {
+  cis_ci_solve_opts o = cis_ci_solve_opts_default();
+  cis_ci_result *R = NULL;
+  o.method = CIS_CI_METHOD_DIRECT;
+  o.cpu_parts = 64; /* H4 STO-3G has 6 alpha strings */
+  CHECK(cis_ci_solve_file(file, &o, &R) == CIS_ERR_INVALID && strstr(cis_last_error(), "alpha strings"),
+        "more parts than alpha strings refused: %s", cis_last_error());
+  o.cpu_parts = 2;
+  o.spin_penalty = 0.5;
+  CHECK(cis_ci_solve_file(file, &o, &R) == CIS_ERR_UNSUPPORTED, "the spin penalty over parts refused");
+  cis_clear_error();
+}
+
+int main(void) {
+  char a[512], b[512], c[512], d[512];
+  const char *h2o = path(CIS_SHARED_DIR, "ci/h2o_sto3g.FCIDUMP", a, sizeof a);
+  const char *n2 = path(CIS_TEST_DATA, "ci/n2_sto3g_d2h.FCIDUMP", b, sizeof b);
+  const char *o2 = path(CIS_TEST_DATA, "ci/o2_sto3g_triplet_pyscf.FCIDUMP", c, sizeof c);
+  const char *h4 = path(CIS_SHARED_DIR, "ci/h4_sto3g.FCIDUMP", d, sizeof d);
+  sigma_case(h2o, 0, 0, 0, 1); /* half sigma */
+  sigma_case(h2o, 0, 0, 0, 0); /* full sigma of a general vector */
+  sigma_case(h2o, 0, 1, 0, 1); /* no time reversal */
+  sigma_case(n2, 1, 0, 0, 0);  /* blocked by irreps, MS2 = 0, a general vector */
+  sigma_case(n2, 1, 0, 0, 1);  /* blocked, the half sigma of a symmetric one */
+  sigma_case(n2, 0, 0, 1, 1);  /* projection, C1 layout */
+  sigma_case(o2, 1, 0, 0, 0);  /* blocked, MS2 = 2 */
+  summed_operator();
+  solve_case(h2o);
+  solve_case(n2);
+  solve_case(o2);
+  refusals(h4);
+  return test_summary("test_ci_dist_direct");
+}
