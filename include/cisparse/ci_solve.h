@@ -67,8 +67,11 @@ typedef struct cis_ci_solve_opts {
   cis_ci_method method;
   int gpu;               /* 1: Davidson's products (and the direct sigma) on the GPU */
   int build;             /* stored H built on: -1 the device of the products, 0 CPU, 1 GPU */
-  int gpus;              /* > 0 or CIS_CI_ALL_GPUS: stored H over several GPUs (NCCL); 0: one device */
-  int cpu_parts;         /* > 0: stored H over that many host parts (the distributed code without GPUs) */
+  int gpus;              /* > 0 or CIS_CI_ALL_GPUS: over several GPUs of the host (NCCL); 0: one device.
+                          * Direct (auto for full CI): the sigma split by alpha strings, every part
+                          * holding the whole vector and its partial sigma, Davidson's vectors split;
+                          * stored (or a level): each GPU its rows of H, energies only */
+  int cpu_parts;         /* > 0: the same over that many host parts (the distributed code without GPUs) */
   const char *exchange;  /* several parts: the halo exchange ("auto", ...: cis_dist_exchange_parse) */
   int level;             /* excitation level from the reference; -1 full CI */
   int roots;             /* states reported (1..64) */

@@ -86,6 +86,7 @@ class _rdm12(ctypes.Structure):  # cis_ci_rdm12: NULL = not wanted
 
 _P = ctypes.c_void_p
 _DEVICE_ROOM = 6 << 30  # device bytes a sigma workspace leaves free: the RDMs' workspace (4 GiB) and margins
+_ALL_GPUS = -1  # CIS_CI_ALL_GPUS of ci_solve.h: every GPU of the host
 
 
 def _pyscf_addresses(D, norb, na, nb):
@@ -580,6 +581,10 @@ class FCISolver(direct_spin1.FCISolver):
     """PySCF's FCISolver interface on cisparse's CI Hamiltonian and Davidson.
 
     device: 'auto' (the GPU when one is usable), 'gpu' or 'cpu'.
+    gpus: spread the CI over this many GPUs of the host (NCCL; 0 = all of
+    them): the direct sigma split by alpha strings, Davidson's vectors split
+    over the GPUs (``cisparse ci --gpus N``); None: one device. cpu_parts:
+    the same distributed path over this many CPU parts (for tests).
     Attributes as PySCF's: nroots, conv_tol (energy), max_cycle, max_space
     (Davidson's subspace: max_space + 4 per root after the first, as PySCF's),
     spin, orbsym, wfnsym, verbose; after kernel: converged, eci, ci, and
@@ -589,11 +594,13 @@ class FCISolver(direct_spin1.FCISolver):
     rdm_min = 1500  # RDMs from this many determinants on are cisparse's (PySCF's below)
     room = _DEVICE_ROOM
 
-    def __init__(self, mol=None, device=None, method="auto", singlet=False):
+    def __init__(self, mol=None, device=None, method="auto", singlet=False, gpus=None, cpu_parts=None):
         super().__init__(mol)
         device = _default_device() if device is None else device
         _check_device(device)
         self.device = device
+        self.gpus = gpus  # None: one device; N >= 1 GPUs (0: every GPU of the host)
+        self.cpu_parts = cpu_parts  # None, or N >= 1 CPU parts (the distributed path, tested without a GPU)
         self.method = method  # 'auto', 'dense', 'stored' (H as a sparse matrix) or 'direct' (matrix-free sigma)
         self.singlet = bool(singlet)  # PySCF's direct_spin0: only states with c = c^T (S = 0, 2, ...)
         self._space = None
@@ -702,7 +709,10 @@ class FCISolver(direct_spin1.FCISolver):
         F.h1, F.eri = self._h1.ctypes.data_as(_dp), self._eri.ctypes.data_as(_dp)
         o = L.lib.cis_ci_solve_opts_default()
         o.method = {"auto": 0, "stored": 1, "direct": 2}[self._method()]
-        o.gpu = int(self._use_gpu())
+        o.gpus, o.cpu_parts = self._parts()
+        if (o.gpus or o.cpu_parts) and o.method == 0:
+            o.method = 2  # over parts only the direct path returns the vectors PySCF needs
+        o.gpu = int(o.gpus != 0 or (not o.cpu_parts and self._use_gpu()))
         o.roots = nroots
         o.tol = max(min(np.sqrt(tol) * 1e-2, 1e-5), 1e-10)  # residual norm (PySCF: sqrt(conv_tol))
         o.etol = float(tol)
@@ -757,6 +767,28 @@ class FCISolver(direct_spin1.FCISolver):
         super().dump_flags(verbose)
         fci_cylsym.check_wfnsym_id(self)  # PySCF's RuntimeError for an id that is no irrep of mol's group
         return self
+
+    def _parts(self):
+        """(gpus, cpu_parts) for the driver: the distributed path when either is set."""
+        gpus, parts = getattr(self, "gpus", None), getattr(self, "cpu_parts", None)
+        if gpus is not None and parts is not None:
+            raise ValueError("cisparse.fci: gpus and cpu_parts exclude each other")
+        if parts is not None:
+            parts = L.int_arg("cisparse.fci: cpu_parts", parts, ctypes.c_int, lo=1)
+            if parts > 64:
+                raise ValueError(f"cisparse.fci: cpu_parts must be 1..64, got {parts}")
+            return 0, parts
+        if gpus is None:
+            return 0, 0
+        gpus = L.int_arg("cisparse.fci: gpus", gpus, ctypes.c_int, lo=0)
+        if self.device == "cpu":
+            raise ValueError("cisparse.fci: gpus needs device 'gpu' or 'auto', not 'cpu'")
+        n, why = gpu_count()
+        if n == 0:
+            raise CisparseError(L.ERR_NO_GPU, why)
+        if gpus > n:
+            raise ValueError(f"cisparse.fci: gpus = {gpus}: this host has {n} GPU{'s' if n != 1 else ''}")
+        return (_ALL_GPUS if gpus == 0 else gpus), 0
 
     def _method(self):
         if self.method not in ("auto", "stored", "direct"):

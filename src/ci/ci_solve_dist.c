@@ -38,6 +38,9 @@ cis_status ci_run_distributed(ci_run *r) {
   cis_int *counts = NULL;
   double *guess = NULL;
   cis_dist_exchange xk = CIS_XCHG_AUTO;
+  if (o->keep_vectors || o->guess)
+    return cis_error(CIS_ERR_UNSUPPORTED, "the stored Hamiltonian over several parts returns energies only (no vectors, "
+                     "no warm-start guesses): use the direct method");
   if (o->exchange) CIS_TRY(cis_dist_exchange_parse(o->exchange, &xk));
   if (o->cpu_parts > 0) {
     if (o->cpu_parts > 64) return cis_error(CIS_ERR_INVALID, "cpu_parts must be 1..64, got %d", o->cpu_parts);
