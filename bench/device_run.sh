@@ -28,6 +28,9 @@
 #             (2.39e8 determinants; FCIDUMP made by make_c2h4_fcidump.py with
 #             PySCF from $SITE), --count and the direct run on one GPU; then
 #             H2O 6-31G FCI direct at subspaces 24, 12, 8 (the lean mode's cost)
+#   cidist    the direct CI sigma over GPUs: C2H4 CAS(16,16) C1 on the one-GPU
+#             path and with --gpus 1, 2, 4, 8 up to the count (CIDIST_BIG=1:
+#             the 16e/18o C1 space, 1.91e9 determinants, over every GPU)
 #   multigpu  every GPU of the host: weak scaling of the SpMV, strong scaling
 #             of CG and of Davidson (--gpus N, N = 1, 2, 4, 8 up to the count)
 # Environment: B (build folder, default build-dev), SHARED (the shared data:
@@ -152,6 +155,29 @@ LIST
       grep -hE "^davidson|^time|E = " "$R/lean_$s.log" | sed "s/^/   subspace $s: /"
     done
     rm -f "$big" ;;
+  cidist)
+    # the direct sigma over GPUs (ci --gpus N, split by alpha strings): C2H4
+    # CAS(16,16) C1 (1.66e8 determinants) on the one-GPU path and over
+    # N = 1, 2, 4, 8 GPUs up to the count; CIDIST_BIG=1 adds the 16e/18o C1
+    # space (1.91e9 determinants) over every GPU of the host
+    ngpu=$(nvidia-smi -L 2>/dev/null | grep -c '^GPU')
+    cas=$R/c2h4_cas16.FCIDUMP
+    [ -s "$cas" ] || PYTHONPATH=${SITE:-} logged make_cas16 python3 bench/make_c2h4_fcidump.py 16 "$cas"
+    logged cidist_single $B/cisparse ci "$cas" --device gpu --method direct --no-s2 --tol ${CIDIST_TOL:-1e-6}
+    grep -hE "E = |^davidson|^time|sigma" "$R/cidist_single.log" | cut -c1-200 | sed "s/^/   one-GPU path: /"
+    for n in 1 2 4 8; do
+      [ "$n" -le "$ngpu" ] || break
+      logged cidist_$n $B/cisparse ci "$cas" --gpus $n --method direct --tol ${CIDIST_TOL:-1e-6}
+      grep -hE "^(root|davidson|direct|parts)|rror" "$R/cidist_$n.log" | cut -c1-220 | sed "s/^/   N=$n: /"
+    done
+    if [ "${CIDIST_BIG:-0}" = 1 ]; then
+      big=$R/c2h4_16e18o_c1.FCIDUMP
+      [ -s "$big" ] || PYTHONPATH=${SITE:-} logged make_16e18o_c1 python3 bench/make_c2h4_fcidump.py 18 "$big" --nelec 16
+      logged cidist_big $B/cisparse ci "$big" --gpus $ngpu --method direct --tol ${CIDIST_TOL:-1e-6}
+      grep -hE "^(root|davidson|direct|parts|ci )|rror" "$R/cidist_big.log" | cut -c1-220 | sed "s/^/   C1 16e18o N=$ngpu: /"
+      rm -f "$big"
+    fi
+    rm -f "$cas" ;;
   multigpu)
     ngpu=$(nvidia-smi -L 2>/dev/null | grep -c '^GPU')
     for n in 1 2 4 8; do

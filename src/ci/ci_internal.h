@@ -121,5 +121,9 @@ double ci_direct_alpha_work(const cis_ci_direct *D, int compact, cis_int A);
  * irreps. CIS_ERR_INVALID on a range outside 0 .. nsa. */
 cis_status ci_direct_gpu_create_part(const cis_ci_direct *D, const cis_ci_direct_gpu_opts *o, cis_int lo, cis_int hi,
                                      cis_ci_direct_gpu **out);
+/* G's sigma may overwrite its input vector (a nearly pure one made pure in
+ * place instead of in a vector of its own): for callers whose input is a
+ * scratch copy (the distributed sigma's gathered vector). */
+void ci_direct_gpu_input_scratch(cis_ci_direct_gpu *G);
 
 #endif

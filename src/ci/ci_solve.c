@@ -306,9 +306,9 @@ static void direct_subspace(ci_run *r, cis_gpu_info *gi) {
   gi->free_mem = 0;
   if (R->gpu && cis_gpu_get_info(gi) != CIS_OK) gi->free_mem = 0;
   if (!r->direct) return;
-  /* over parts each holds its share of Davidson's vectors and three whole
-   * ones (the gathered vector, its partial sigma, a pure part) */
-  const double whole = r->parts > 0 ? 3 * vec : 0;
+  /* over parts each holds its share of Davidson's vectors and two whole
+   * ones (the gathered vector, its partial sigma) */
+  const double whole = r->parts > 0 ? 2 * vec : 0;
   if (R->gpu && gi->free_mem > 0) {
     const double fr = (double)gi->free_mem, reserve = fr / 8 > 1073741824.0 ? fr / 8 : 1073741824.0;
     ci_fit_subspace(r, vec / parts, fr - reserve - whole);
@@ -324,10 +324,11 @@ static cis_status count_only(ci_run *r) {
   const cis_ci_solve_opts *o = r->o;
   cis_ci_result *R = r->R;
   double dets = R->counts.determinants;
-  if (o->method == CIS_CI_METHOD_DIRECT) { /* the memory of a direct run: its subspace where it runs */
+  if (o->method == CIS_CI_METHOD_DIRECT || (r->parts && choose_direct(r->F, o, &R->why))) {
+    /* the memory of a direct run: its subspace where it runs */
     r->direct = 1;
     R->method = CIS_CI_METHOD_DIRECT;
-    R->gpu = o->gpu;
+    R->gpu = o->gpu || o->gpus != 0;
     cis_gpu_info gi;
     direct_subspace(r, &gi);
   }
@@ -459,12 +460,12 @@ static cis_status run(ci_run *r, double t0) {
   r->t0 = t0;
   CIS_TRY(check_options(r->F, o));
   R->why = "";
-  if ((o->gpus != 0 || o->cpu_parts > 0) && !choose_direct(r->F, o, &R->why)) { /* the stored H over parts */
+  if ((o->gpus != 0 || o->cpu_parts > 0) && !o->count_only && !choose_direct(r->F, o, &R->why)) { /* stored H over parts */
     CIS_TRY(ci_run_distributed(r));
     R->t_total = cis_wtime() - t0;
     return CIS_OK;
   }
-  r->parts = ci_dist_parts(o);
+  R->parts = r->parts = ci_dist_parts(o);
   CIS_TRY(reference_and_sizes(r));
   r->cap = R->counts.determinants < 64 ? (int)R->counts.determinants : 64;
   r->nr = first_roots(r);
@@ -500,7 +501,7 @@ static cis_status run(ci_run *r, double t0) {
                      "for %d roots), this process may use %.1f GiB (%s)",
                      dets, gib(R->need.direct), gib(R->need.space), gib(R->need.vectors), r->nr, gib((double)R->mem_limit),
                      R->mem_why);
-  const double per_gpu = r->parts > 0 ? R->need.davidson / r->parts + 3 * 8.0 * dets : R->need.davidson;
+  const double per_gpu = r->parts > 0 ? R->need.davidson / r->parts + 2 * 8.0 * dets : R->need.davidson;
   if (gi.free_mem > 0 && per_gpu > (double)gi.free_mem)
     return cis_error(CIS_ERR_TOO_LARGE,
                      "%.4g determinants need %.1f GiB of Davidson vectors on %s GPU for %d roots with the smallest "

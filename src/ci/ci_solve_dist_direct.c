@@ -13,9 +13,9 @@
  * rows after it; Davidson's vectors are spread by rows (an even split),
  * each part holding its share, the dots summed over the parts.
  *
- * Rule (memory): every part holds two whole vectors (the gathered c and its
- * partial sigma; three with the half sigma's pure part on a GPU) beside its
- * share of Davidson's. A space whose whole vector does not fit one part is
+ * Rule (memory): every part holds two whole vectors (the gathered c, made
+ * pure in place for the half sigma, and its partial sigma) beside its share
+ * of Davidson's. A space whose whole vector does not fit one part is
  * not taken by this scheme (a sigma whose parts exchange blocks of c and
  * sigma as they go is the next step: docs/multigpu.md). Not done here
  * either: the exchange overlapped with the sigma, the corrections kept
@@ -149,11 +149,12 @@ cis_status ci_run_setup_dist_direct(ci_run *r) {
   if (cis_dist_comm_memspace(dd->c) == CIS_MEM_DEVICE) {
     cis_ci_direct_gpu_opts go = cis_ci_direct_gpu_opts_default();
     const int dav = cis_davidson_vectors(r->nr, r->max_sub);
-    go.vectors = 1 + (dav + parts - 1) / parts; /* the pure part (half sigma), Davidson's share */
+    go.vectors = (dav + parts - 1) / parts; /* Davidson's share (the whole vectors are allocated) */
     for (int l = 0; l < dd->nlocal; ++l) {
       const int rank = dd->first + l;
       CIS_TRY(cis_dist_comm_use_part(dd->c, l));
       CIS_TRY(ci_direct_gpu_create_part(r->D, &go, dd->alo[rank], dd->alo[rank + 1], &dd->G[l]));
+      ci_direct_gpu_input_scratch(dd->G[l]); /* the gathered vector is the part's own copy */
     }
     cis_ci_direct_gpu_get_info(dd->G[0], &R->direct_gpu);
   }

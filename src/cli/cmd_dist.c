@@ -241,6 +241,10 @@ int cli_dist_ci(int argc, char **argv) {
       file = a;
       continue;
     }
+    if (!strcmp(a, "--count")) { /* the sizes and the memory per part, nothing built */
+      o.count_only = 1;
+      continue;
+    }
     if (!v) return cli_usage("ci: %s needs a value", a);
     if (!strcmp(a, "--gpus")) {
       if ((rc = cli_int(a, v, &gpus))) return rc;
@@ -275,7 +279,7 @@ int cli_dist_ci(int argc, char **argv) {
       o.exchange = v;
     } else {
       return cli_usage("ci: option '%s' is not available with --gpus / --cpu-parts (these take --method --level "
-                       "--roots --tol --max-iter --subspace --format --exchange)", a);
+                       "--roots --tol --max-iter --subspace --count --format --exchange)", a);
     }
     ++i;
   }
@@ -295,7 +299,19 @@ int cli_dist_ci(int argc, char **argv) {
   o.no_s2 = 1;
   if (cli_parse_only) return 0;
   cis_status st = cis_ci_solve_file(file, &o, &R);
-  if (st == CIS_OK) {
+  if (st == CIS_OK && o.count_only) {
+    const double gib = 1073741824.0, whole = 8.0 * R->counts.determinants, parts = R->parts > 0 ? R->parts : 1;
+    printf("ci %s: %.6g determinants (%.6g x %.6g strings), one vector %.3f GiB\n", file, R->counts.determinants,
+           R->counts.alpha_strings, R->counts.beta_strings, whole / gib);
+    if (R->method == CIS_CI_METHOD_DIRECT)
+      printf("direct over %d %s: per part %.3f GiB = 2 whole vectors (the gathered one, its partial sigma) %.3f GiB "
+             "+ Davidson's share %.3f GiB (subspace %d%s, %.3f GiB in all), before the sigma's workspace\n",
+             (int)parts, o.cpu_parts > 0 ? "CPU parts" : "GPUs", (2 * whole + R->need.davidson / parts) / gib,
+             2 * whole / gib, R->need.davidson / parts / gib, R->subspace,
+             R->subspace_reduced_from ? ", fitted to the memory" : "", R->need.davidson / gib);
+    else
+      printf("stored over parts: the Hamiltonian's bound %.3f GiB in all\n", R->need.matrix / gib);
+  } else if (st == CIS_OK) {
     const cis_davidson_info *d = &R->davidson;
     if (R->method == CIS_CI_METHOD_DIRECT)
       printf("ci %s: %lld determinants, direct sigma (%lld x %lld strings%s) split by alpha strings, set up in %.3f s\n",

@@ -86,6 +86,15 @@ for p in 2 3; do
     'python3 -c "import sys; sys.exit(0 if abs(float(\"$ep\") - float(\"$ref_fci\")) <= 1e-8 else 1)"'
 done
 
+for p in 2 4; do
+  "$BIN" ci "$CI/h2o_631g.FCIDUMP" --cpu-parts $p --method direct --count >"$T/cnt$p.out" 2>&1
+  check "ci --count over $p parts prints the memory per part" 'grep -q "^direct over $p CPU parts: per part" "$T/cnt$p.out"'
+done
+m2=$(sed -n 's/.*per part \([0-9.]*\) GiB.*/\1/p' "$T/cnt2.out")
+m4=$(sed -n 's/.*per part \([0-9.]*\) GiB.*/\1/p' "$T/cnt4.out")
+check "ci --count: 4 parts need less per part ($m4 GiB) than 2 ($m2 GiB)" \
+  'python3 -c "import sys; sys.exit(0 if 0 < float(\"$m4\") < float(\"$m2\") else 1)"'
+
 refuse() { # name, expected exit, command...
   local name=$1 want=$2
   shift 2

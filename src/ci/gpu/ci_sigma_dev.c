@@ -41,6 +41,7 @@ struct cis_ci_direct_gpu {
   cublasHandle_t cb;
   cis_int rows; /* (vector, alpha string) rows of D and X */
   cis_int lo, hi; /* the alpha strings whose contributions the sigma sums (ci_direct_gpu_create_part) */
+  int input_scratch; /* the sigma may overwrite its input (ci_direct_gpu_input_scratch) */
   ci_irrep_gpu *ir; /* host D blocked by irreps: the blocked sigma (ci_sigma_irrep_dev.c) instead of the C1 one */
   cis_ci_direct_gpu_info info;
 };
@@ -271,6 +272,10 @@ cis_status cis_ci_direct_gpu_sigma(cis_ci_direct_gpu *G, int k, const double *d_
   if (k == 1 && G->v.one_set && !G->v.no_time_reversal) { /* (anti)symmetric vector: the half sigma */
     int par, exact;
     if ((st = parity(G, d_C, CI_PARITY_TOL, cs, &par, &exact)) != CIS_OK) return st; /* Davidson's round-off */
+    if (par && !exact && G->input_scratch) { /* the caller's copy: made pure in place */
+      if ((st = cis_launch_ci_purify(d_C, nsa, par, (double *)d_C, cs)) != CIS_OK) return st;
+      return sigma_half(G, par, d_C, d_S, cs);
+    }
     if (par && !exact && pure_scratch(G)) { /* its pure part (sigma.c's transpose_parity) */
       if ((st = cis_launch_ci_purify(d_C, nsa, par, G->pure, cs)) != CIS_OK) return st;
       return sigma_half(G, par, G->pure, d_S, cs);
@@ -375,6 +380,7 @@ cleanup:
   return st;
 }
 
+void ci_direct_gpu_input_scratch(cis_ci_direct_gpu *G) { G->input_scratch = 1; }
 ci_irrep_gpu *ci_direct_gpu_irrep(cis_ci_direct_gpu *G) { return G->ir; }
 cis_ci_direct_gpu_info *ci_direct_gpu_info_ref(cis_ci_direct_gpu *G) { return &G->info; }
 const cis_ci_direct *ci_direct_gpu_host(const cis_ci_direct_gpu *G) { return G->host; }

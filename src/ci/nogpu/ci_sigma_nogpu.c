@@ -22,6 +22,8 @@ cis_status ci_direct_gpu_create_part(const cis_ci_direct *D, const cis_ci_direct
   return cis_ci_direct_gpu_create(D, o, out);
 }
 
+void ci_direct_gpu_input_scratch(cis_ci_direct_gpu *G) { (void)G; }
+
 void cis_ci_direct_gpu_free(cis_ci_direct_gpu *G) { (void)G; }
 
 cis_status cis_ci_direct_gpu_set_integrals(cis_ci_direct_gpu *G) {
