@@ -30,7 +30,7 @@
 #include "ci/gpu/ci_sigma_tile.cuh"
 #include "kernels/kernel_common.cuh"
 
-#define FUSED_THREADS 256
+#define FUSED_THREADS 512 // 16 warps: one block per SM (g and the tile take ~221 KB), the gather latency-bound
 #define FUSED_WARPS (FUSED_THREADS / 32)
 
 // c (8 x 8 fragment, 2 doubles) += a (8 x 4) b (4 x 8).
