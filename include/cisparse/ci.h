@@ -478,6 +478,10 @@ CIS_API cis_status cis_ci_spin_penalty_operator(const cis_operator *H, const cis
  *   cuBLAS DGEMM   X = 1/2 g D                          (FP64 tensor cores on sm_80+)
  *   scatter kernel sigma(I,B) from X through I's and B's own links (pull
  *                  form: one thread per element, no atomics, fixed order)
+ * or, with CISPARSE_SIGMA=fused (the environment when G is made), gather
+ * and product fused in one kernel (D tiles in shared memory only, the FP64
+ * tensor cores; X equal to the unfused one but for the order of the sums),
+ * then the same scatter, and no D buffer (X gets its room);
  * D and X are sized from the free device memory (after the caller's
  * opts.vectors vectors are set aside) or opts.work_bytes; the alpha strings
  * go in blocks when D and X of all of them do not fit. Time reversal as on
@@ -516,6 +520,12 @@ typedef struct cis_ci_direct_gpu_info {
   cis_int sigma_vectors;          /* vectors multiplied so far */
   cis_int half_sigmas;            /* of them by the time-reversal half sigma */
   char device[128];
+  char sigma_kernel[128];         /* the product's kernels: "fused: ..." (gather + FP64 MMA, D in shared memory),
+                                     "unfused: ..." (gather + DGEMM), or "unfused (fused not possible: why)";
+                                     chosen by CISPARSE_SIGMA=fused|unfused|auto when G is made */
+  double split_ms[2][3];          /* one timed sigma's phases (cis_ci_direct_gpu_time_sigma, C1 path; 0 = not
+                                     timed): [0] full, [1] half sigma; each gather (fused: gather + product),
+                                     DGEMM (fused: 0), scatter, ms summed over the passes */
 } cis_ci_direct_gpu_info;
 
 CIS_API cis_ci_direct_gpu_opts cis_ci_direct_gpu_opts_default(void);

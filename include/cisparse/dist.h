@@ -167,9 +167,11 @@ typedef cis_status (*cis_dist_part_fn)(void *ctx, int local, int rank, const voi
  *      (ncclBroadcast from each owner in one group: the all-gather of
  *      unequal parts; the fake comm copies),
  *   2. calls f on every local part (partial whole y),
- *   3. sums the partial ys onto their owners' rows (ncclReduce to each owner
- *      in one group: the reduce-scatter of unequal parts; the fake comm sums
- *      in rank order, so host results do not depend on timing).
+ *   3. sums the partial ys onto their owners' rows: each part sends its
+ *      contribution to every owner (point-to-point in one group), and the
+ *      owner sums them in rank order, so every row is summed in the same
+ *      order whoever owns it (exactly symmetric contributions stay exactly
+ *      symmetric) and the result does not depend on timing.
  * Each part holds two whole vectors besides the solver's; the exchange moves
  * 2 (parts - 1) n values per product (cis_dist_matrix_exchange_bytes).
  * diag: diag(A), n host values (copied; Jacobi, Davidson), or NULL (zeros).

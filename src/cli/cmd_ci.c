@@ -367,12 +367,17 @@ static void print_text_direct(const ci_args *a, const cis_ci_result *R) {
            "free; one sigma %.3f ms, half sigma %.3f ms (medians of 5; 0 = not applicable)\n",
            R->direct_gpu.device, (long long)R->direct_gpu.block, (long long)R->direct_gpu.passes, R->direct_gpu.link_bytes / 1048576.0,
            R->direct_gpu.work_bytes / 1073741824.0, R->direct_gpu.free_bytes / 1073741824.0, R->sigma_ms, R->sigma_half_ms);
-  else if (R->gpu)
+  else if (R->gpu) {
+    const double(*sp)[3] = R->direct_gpu.split_ms;
     printf("gpu           %s: gather + cuBLAS DGEMM + scatter, %lld (vector, alpha string) rows per pass, %lld "
            "passes per sigma; lists %.3f MiB, D + X %.3f GiB of %.3f GiB free; one sigma %.3f ms, half sigma %.3f ms "
            "(medians of 5; 0 = not applicable)\n",
            R->direct_gpu.device, (long long)R->direct_gpu.block, (long long)R->direct_gpu.passes, R->direct_gpu.link_bytes / 1048576.0,
            R->direct_gpu.work_bytes / 1073741824.0, R->direct_gpu.free_bytes / 1073741824.0, R->sigma_ms, R->sigma_half_ms);
+    printf("kernels       %s; one sigma gather %.3f + DGEMM %.3f + scatter %.3f ms, half sigma %.3f + %.3f + %.3f ms "
+           "(CUDA events, one timed run; fused: gather + product in the first)\n",
+           R->direct_gpu.sigma_kernel, sp[0][0], sp[0][1], sp[0][2], sp[1][0], sp[1][1], sp[1][2]);
+  }
   printf("setup         strings, links, pair matrix and diagonal in %.3f s\n", R->t_build);
   printf("davidson      %d iterations, %lld products, %.6f s per sigma, max residual %.2e, subspace %d", R->davidson.iterations,
          (long long)R->davidson.products, R->davidson.products ? R->davidson.op_seconds / R->davidson.products : 0.0,
@@ -501,9 +506,13 @@ static void print_json_direct(const ci_args *a, const cis_ci_result *R) {
     json_or_null("sigma_ms", R->sigma_ms > 0, "%.6f", R->sigma_ms); /* 0: not timed */
     printf(", ");
     json_or_null("sigma_half_ms", R->sigma_half_ms > 0, "%.6f", R->sigma_half_ms); /* 0: no half sigma here */
-    printf(", \"link_bytes\": %lld, \"work_bytes\": %lld, \"free_bytes\": %lld, \"block\": %lld, \"passes\": %lld}, ",
+    printf(", \"link_bytes\": %lld, \"work_bytes\": %lld, \"free_bytes\": %lld, \"block\": %lld, \"passes\": %lld, "
+           "\"sigma_kernel\": ",
            (long long)g->link_bytes, (long long)g->work_bytes, (long long)g->free_bytes, (long long)g->block,
            (long long)g->passes);
+    json_string(g->sigma_kernel);
+    printf(", \"split_ms\": {\"sigma\": [%.6f, %.6f, %.6f], \"half\": [%.6f, %.6f, %.6f]}}, ", g->split_ms[0][0],
+           g->split_ms[0][1], g->split_ms[0][2], g->split_ms[1][0], g->split_ms[1][1], g->split_ms[1][2]);
   }
   printf("\"roots\": [");
   for (int k = 0; k < a->o.roots; ++k)

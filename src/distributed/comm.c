@@ -146,31 +146,9 @@ static cis_status fake_bcast_parts(cis_dist_comm *c, void *const *whole, const c
   return CIS_OK;
 }
 
-/* Each local rank's rows summed over every rank's whole vector, in rank order. */
-static cis_status fake_reduce_parts(cis_dist_comm *c, void *const *whole, void *const *mine, const cis_int *row_start,
-                                    cis_dtype t) {
-  cis_dist_world *w = WORLD(c);
-  for (int l = 0; l < c->nlocal; ++l) w->pub[c->first + l] = whole[l];
-  barrier(w);
-  for (int l = 0; l < c->nlocal; ++l) {
-    const cis_int r0 = row_start[c->first + l], rows = row_start[c->first + l + 1] - r0;
-    CIS_FOR_DTYPE(t, {
-      REAL *out = mine[l];
-      for (cis_int i = 0; i < rows; ++i) {
-        double s = 0;
-        for (int r = 0; r < w->ranks; ++r) s += (double)((const REAL *)w->pub[r])[r0 + i];
-        out[i] = (REAL)s;
-      }
-    });
-  }
-  barrier(w);
-  return CIS_OK;
-}
-
 static void fake_destroy(cis_dist_comm *c) { (void)c; }
 
-static const dist_comm_ops fake_ops = {fake_allreduce,   fake_allgather,    fake_exchange,
-                                       fake_bcast_parts, fake_reduce_parts, fake_destroy};
+static const dist_comm_ops fake_ops = {fake_allreduce, fake_allgather, fake_exchange, fake_bcast_parts, fake_destroy};
 
 cis_status cis_dist_comm_fake(cis_dist_world *w, int first, int nlocal, cis_dist_comm **out) {
   cis_dist_comm *c;
@@ -229,11 +207,15 @@ void dist_gather_host(cis_dtype t, const void *x, const cis_idx *idx, cis_int n,
   });
 }
 
-void dist_axpby_host(cis_dtype t, cis_int n, double alpha, const void *x, double beta, void *y) {
+void dist_sum_parts_host(cis_dtype t, int parts, int own, cis_int n, const void *mine, const void *recv, double alpha,
+                         double beta, void *y) {
   CIS_FOR_DTYPE(t, {
-    const REAL *xv = x;
+    const REAL *m = mine, *r = recv;
     REAL *yv = y;
-    for (cis_int k = 0; k < n; ++k)
-      yv[k] = beta == 0.0 ? (REAL)(alpha * (double)xv[k]) : (REAL)(alpha * (double)xv[k] + beta * (double)yv[k]);
+    for (cis_int i = 0; i < n; ++i) {
+      double s = 0;
+      for (int q = 0; q < parts; ++q) s += (double)(q == own ? m[i] : r[(int64_t)(q < own ? q : q - 1) * n + i]);
+      yv[i] = beta == 0.0 ? (REAL)(alpha * s) : (REAL)(alpha * s + beta * (double)yv[i]);
+    }
   });
 }

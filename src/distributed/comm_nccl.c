@@ -124,24 +124,6 @@ cleanup:
   return st;
 }
 
-/* One ncclReduce (sum) onto each owner's rows, every local rank in one
- * group; off the root the receive buffer is not used. */
-static cis_status n_reduce_parts(cis_dist_comm *c, void *const *whole, void *const *mine, const cis_int *row_start,
-                                 cis_dtype t) {
-  cis_status st = CIS_OK;
-  size_t es = cis_dtype_size(t);
-  NCCL_TRY(ncclGroupStart());
-  for (int r = 0; r < c->ranks; ++r)
-    for (int l = 0; l < c->nlocal; ++l) {
-      char *p = (char *)whole[l] + (size_t)row_start[r] * es;
-      NCCL_TRY(ncclReduce(p, c->first + l == r ? mine[l] : p, (size_t)(row_start[r + 1] - row_start[r]), nccl_type(t),
-                          ncclSum, r, NI(c)->comm[l], (cudaStream_t)c->stream[l]));
-    }
-  NCCL_TRY(ncclGroupEnd());
-cleanup:
-  return st;
-}
-
 static void n_destroy(cis_dist_comm *c) {
   nccl_impl *I = NI(c);
   if (!I) return;
@@ -157,7 +139,7 @@ static void n_destroy(cis_dist_comm *c) {
   c->impl = NULL;
 }
 
-static const dist_comm_ops nccl_ops = {n_allreduce, n_allgather, n_exchange, n_bcast_parts, n_reduce_parts, n_destroy};
+static const dist_comm_ops nccl_ops = {n_allreduce, n_allgather, n_exchange, n_bcast_parts, n_destroy};
 
 /* The comm shell for nlocal local ranks on the given devices, streams made. */
 static cis_status shell(int ranks, int first, int nlocal, const int *devs, const char *name, cis_dist_comm **out) {

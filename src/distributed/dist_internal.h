@@ -25,11 +25,6 @@ typedef struct dist_comm_ops {
    * row_start[r] .. row_start[r+1]-1); every rank's own rows are copied into
    * every other rank's whole vector, in place (an all-gather of unequal parts) */
   cis_status (*bcast_parts)(cis_dist_comm *c, void *const *whole, const cis_int *row_start, cis_dtype t);
-  /* mine[l] (the rows of local rank l) = the sum over all ranks r of rank r's
-   * whole vector at those rows (a reduce-scatter of unequal parts; summed in
-   * rank order on the fake comm) */
-  cis_status (*reduce_parts)(cis_dist_comm *c, void *const *whole, void *const *mine, const cis_int *row_start,
-                             cis_dtype t);
   void (*destroy)(cis_dist_comm *c);
 } dist_comm_ops;
 
@@ -56,10 +51,16 @@ cis_status dd_event_ms(void *start, void *end, float *ms);
 cis_status dd_copy_async(void *dst, const void *src, size_t bytes, cis_stream s); /* any direction */
 /* out[k] = x[idx[k]], k < n (device arrays; dist_gather.cu) */
 cis_status dd_gather(cis_dtype t, const void *x, const cis_idx *idx, cis_int n, void *out, cis_stream s);
-/* y = alpha t + beta y, n values (beta == 0: y = alpha t, NaN in y ignored; dist_gather.cu) */
-cis_status dd_axpby(cis_dtype t, cis_int n, double alpha, const void *x, double beta, void *y, cis_stream s);
-/* The CPU reference of dd_axpby. */
-void dist_axpby_host(cis_dtype t, cis_int n, double alpha, const void *x, double beta, void *y);
+/* y = alpha * sum_{q = 0 .. parts-1} s_q + beta y over n values, summed in
+ * the order of q (beta == 0: NaN in y ignored), where s_own = mine and the
+ * others come from recv, rank q's n values at (q < own ? q : q - 1) * n:
+ * the owner's sum of the parts' contributions to its rows (dist_summed.c;
+ * dist_gather.cu). */
+cis_status dd_sum_parts(cis_dtype t, int parts, int own, cis_int n, const void *mine, const void *recv, double alpha,
+                        double beta, void *y, cis_stream s);
+/* The CPU reference of dd_sum_parts. */
+void dist_sum_parts_host(cis_dtype t, int parts, int own, cis_int n, const void *mine, const void *recv, double alpha,
+                         double beta, void *y);
 /* The CPU reference of dd_gather. */
 void dist_gather_host(cis_dtype t, const void *x, const cis_idx *idx, cis_int n, void *out);
 

@@ -217,7 +217,6 @@ void cis_dist_matrix_free(cis_dist_matrix *D) {
       dist_part_free(D, l, P->xfull);
       dist_part_free(D, l, P->sendbuf);
       dist_part_free(D, l, P->ywhole);
-      dist_part_free(D, l, P->yrows);
       dist_part_free(D, l, P->idx);
       dd_stream_destroy(P->compute);
       dd_event_destroy(P->ev_x);

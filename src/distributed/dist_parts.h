@@ -20,7 +20,7 @@ typedef struct dist_part {
   void *xr;                 /* the needed x entries (nneeded) */
   void *stage, *xfull;      /* all-gather: send (max_rows) and receive (parts*max_rows) */
   void *sendbuf;            /* point-to-point: packed values (nsend) */
-  void *ywhole, *yrows;     /* summed operator: the partial whole y; y's rows before alpha, beta (lazily) */
+  void *ywhole;             /* summed operator: the part's contribution, a whole y */
   cis_idx *idx;             /* all-gather: unpack positions in xfull; p2p: pack indices */
   cis_stream compute;       /* device: the stream of the two products */
   void *ev_x, *ev_start, *ev_done, *ev_y;

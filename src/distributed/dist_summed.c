@@ -5,8 +5,9 @@
  * part's D = E c over its alpha strings reaches c everywhere, and its
  * scatter reaches sigma everywhere). The product is an all-gather of x, the
  * parts' work, and a reduce-scatter of the partial ys (as MPI_Allgatherv and
- * MPI_Reduce_scatter; here NCCL broadcasts and reduces of unequal parts in
- * one group each, NCCL User Guide "Collective operations"). */
+ * MPI_Reduce_scatter; here NCCL broadcasts of unequal parts in one group,
+ * NCCL User Guide "Collective operations", and point-to-point messages
+ * summed by each owner in rank order, dist_summed_apply). */
 #include <string.h>
 #include "core/internal.h"
 #include "distributed/dist_matrix.h"
@@ -64,23 +65,49 @@ cleanup:
   return st;
 }
 
+/* Where local part l receives the other parts' contributions to its rows:
+ * (parts - 1) * rows values, in the whole-x buffer when they fit (x is not
+ * needed again in this product), else a buffer of their own (lazily). */
+static cis_status recv_buffer(cis_dist_matrix *D, int l, void **buf) {
+  dist_part *P = &D->part[l];
+  const int64_t need = (int64_t)(D->plan.parts - 1) * P->rows;
+  if (need <= D->n) {
+    *buf = P->xfull;
+    return CIS_OK;
+  }
+  cis_status st;
+  if (!P->stage &&
+      (st = dist_part_alloc(D, l, &P->stage, need * (int64_t)cis_dtype_size(D->dtype), "summed operator: receive buffer")) != CIS_OK)
+    return st;
+  *buf = P->stage;
+  return CIS_OK;
+}
+
 /* y_l = alpha sum_p f_p(x) + beta y_l on the local parts; everything runs on
- * each part's comm stream in order (gather, work, reduce), synchronized on
- * return. The exchange time is the slowest part's gather plus reduce
- * (events on device parts, the wall clock on host parts). */
+ * each part's comm stream in order (gather, work, exchange, sum),
+ * synchronized on return. The reduce-scatter is point-to-point messages of
+ * each part's contribution to every owner, summed by the owner in rank order
+ * (dd_sum_parts): the same order for every row, so an operator whose parts'
+ * contributions are each exactly symmetric (the half sigma: sigma(A,B) =
+ * t sigma(B,A)) gives an exactly symmetric sum, and any result is the same
+ * whichever rank owns a row (NCCL's reduce orders by ring position). The
+ * exchange time is the slowest part's gather plus exchange (events on
+ * device parts, the wall clock on host parts). */
 cis_status dist_summed_apply(cis_dist_matrix *D, double alpha, void *const *x, double beta, void *const *y) {
   cis_status st;
   cis_dist_comm *c = D->comm;
   const size_t es = cis_dtype_size(D->dtype);
-  const int dev = dist_on_device(D), plain = alpha == 1.0 && beta == 0.0;
-  void *whole[DIST_MAX_LOCAL], *yw[DIST_MAX_LOCAL], *mine[DIST_MAX_LOCAL];
+  const int dev = dist_on_device(D), G = D->plan.parts;
+  const cis_int *rs = D->plan.row_start;
+  void *whole[DIST_MAX_LOCAL], *recv[DIST_MAX_LOCAL];
+  dist_msg *snd = NULL, *rcv = NULL;
+  int ns = 0, nr = 0;
   double t0 = cis_wtime(), tx = 0, ta;
+  CIS_TRY(cis_alloc_array((void **)&snd, (int64_t)D->nlocal * G + 1, sizeof *snd, "exchange messages"));
+  CIS_TRY(cis_alloc_array((void **)&rcv, (int64_t)D->nlocal * G + 1, sizeof *rcv, "exchange messages"));
   for (int l = 0; l < D->nlocal; ++l) {
     dist_part *P = &D->part[l];
     whole[l] = P->xfull;
-    yw[l] = P->ywhole;
-    if (!plain && !P->yrows) CIS_TRY(dist_part_alloc(D, l, &P->yrows, P->rows * (int64_t)es, "summed operator: y's rows"));
-    mine[l] = plain ? y[l] : P->yrows;
     void *at = (char *)P->xfull + (size_t)P->row0 * es;
     if (dev) {
       CIS_TRY(dist_set_dev(D, l));
@@ -91,7 +118,7 @@ cis_status dist_summed_apply(cis_dist_matrix *D, double alpha, void *const *x, d
     }
   }
   ta = cis_wtime();
-  CIS_TRY(c->ops->bcast_parts(c, whole, D->plan.row_start, D->dtype));
+  CIS_TRY(c->ops->bcast_parts(c, whole, rs, D->dtype));
   if (!dev) tx += cis_wtime() - ta;
   for (int l = 0; l < D->nlocal; ++l) {
     dist_part *P = &D->part[l];
@@ -99,23 +126,30 @@ cis_status dist_summed_apply(cis_dist_matrix *D, double alpha, void *const *x, d
     if (dev) CIS_TRY(dd_event_record(P->ev_x, c->stream[l]));
     CIS_TRY(D->summed(D->summed_ctx, l, P->rank, P->xfull, P->ywhole, dev ? c->stream[l] : NULL));
     if (dev) CIS_TRY(dd_event_record(P->ev_y, c->stream[l]));
+    CIS_TRY(recv_buffer(D, l, &recv[l]));
+    for (int q = 0; q < G; ++q) { /* my contribution to q's rows; q's to mine */
+      if (q == P->rank) continue;
+      snd[ns++] = (dist_msg){l, q, (char *)P->ywhole + (size_t)rs[q] * es, rs[q + 1] - rs[q]};
+      rcv[nr++] = (dist_msg){l, q, (char *)recv[l] + (size_t)((q < P->rank ? q : q - 1) * P->rows) * es, P->rows};
+    }
   }
   ta = cis_wtime();
-  CIS_TRY(c->ops->reduce_parts(c, yw, mine, D->plan.row_start, D->dtype));
+  CIS_TRY(c->ops->exchange(c, snd, ns, rcv, nr, D->dtype));
   if (!dev) tx += cis_wtime() - ta;
   for (int l = 0; l < D->nlocal; ++l) {
     dist_part *P = &D->part[l];
+    const void *mine = (const char *)P->ywhole + (size_t)P->row0 * es;
     CIS_TRY(dist_set_dev(D, l));
     if (dev) {
       CIS_TRY(dd_event_record(P->ev_done, c->stream[l]));
-      if (!plain) CIS_TRY(dd_axpby(D->dtype, P->rows, alpha, P->yrows, beta, y[l], c->stream[l]));
+      CIS_TRY(dd_sum_parts(D->dtype, G, P->rank, P->rows, mine, recv[l], alpha, beta, y[l], c->stream[l]));
       CIS_TRY(dd_stream_sync(c->stream[l]));
-      float gather = 0, reduce = 0;
+      float gather = 0, exch = 0;
       CIS_TRY(dd_event_ms(P->ev_start, P->ev_x, &gather));
-      CIS_TRY(dd_event_ms(P->ev_y, P->ev_done, &reduce));
-      if ((gather + reduce) / 1e3 > tx) tx = (gather + reduce) / 1e3;
-    } else if (!plain) {
-      dist_axpby_host(D->dtype, P->rows, alpha, P->yrows, beta, y[l]);
+      CIS_TRY(dd_event_ms(P->ev_y, P->ev_done, &exch));
+      if ((gather + exch) / 1e3 > tx) tx = (gather + exch) / 1e3;
+    } else {
+      dist_sum_parts_host(D->dtype, G, P->rank, P->rows, mine, recv[l], alpha, beta, y[l]);
     }
   }
   D->t_exchange += tx;
@@ -123,5 +157,7 @@ cis_status dist_summed_apply(cis_dist_matrix *D, double alpha, void *const *x, d
   D->products++;
   st = CIS_OK;
 cleanup:
+  cis_free(snd);
+  cis_free(rcv);
   return st;
 }

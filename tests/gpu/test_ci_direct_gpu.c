@@ -14,12 +14,21 @@
  *    PySCF -107.6541224475, C2H4 CAS(8,8) = PySCF CASCI -78.0609848383);
  *  - a refusal with the numbers when the caller's vectors leave no room;
  *  - new integrals (cis_ci_direct_set_integrals + _gpu_set_integrals, C1 and
- *    blocked by irreps) on a kept G = the CPU sigma of a D made from them. */
+ *    blocked by irreps) on a kept G = the CPU sigma of a D made from them;
+ *  - the fused gather + product (CISPARSE_SIGMA=fused, ci_sigma_fused.cu):
+ *    the comparisons above again with the kernel checked to be the fused one
+ *    (npair 28, 55, 36 and 91: not multiples of 8; k = 1 and 3; MS2 = 0
+ *    half sigma, MS2 = 1 and 2; many blocks; projection on), the fused
+ *    sigma against the unfused one on the same vector (round-off apart:
+ *    printed) and against itself (bitwise: deterministic), and Davidson. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include "ci/ci_davidson_support.h"
 #include "test_util.h"
+
+/* The prefix info.sigma_kernel must have (NULL: any), set with CISPARSE_SIGMA. */
+static const char *want_kernel;
 
 static cis_status upload_new(double **d, const double *h, cis_int n) {
   cis_status st = cis_gpu_malloc((void **)d, (size_t)n * sizeof(double));
@@ -67,6 +76,8 @@ static double compare_parity(const char *name, cis_ci_direct *D, const cis_ci_di
   err = smax > 0 ? worst / smax : worst;
   cis_ci_direct_gpu_info info;
   cis_ci_direct_gpu_get_info(G, &info);
+  CHECK(!want_kernel || !strncmp(info.sigma_kernel, want_kernel, strlen(want_kernel)), "%s: kernels \"%s\", want %s", name,
+        info.sigma_kernel, want_kernel);
   CHECK(err <= 1e-12, "%s k=%d parity %d block %lld: GPU vs CPU sigma rel diff %.3e", name, k, parity,
         (long long)info.block, err);
   if (parity) {
@@ -76,9 +87,9 @@ static double compare_parity(const char *name, cis_ci_direct *D, const cis_ci_di
     CHECK(info.half_sigmas == 1 && asym == 0, "%s parity %d: %lld half sigmas, %d elements not (anti)symmetric", name,
           par2, (long long)info.half_sigmas, asym);
   }
-  printf("%-14s k=%d %s %9lld dets  block %6lld rows (%lld passes)  GPU vs CPU %.2e\n", name, k,
+  printf("%-14s k=%d %s %9lld dets  block %6lld rows (%lld passes)  %.7s  GPU vs CPU %.2e\n", name, k,
          parity > 0 ? (ulp ? "sym~" : "sym ") : parity < 0 ? (ulp ? "ant~" : "anti") : "    ", (long long)n, (long long)info.block, (long long)info.passes,
-         err);
+         info.sigma_kernel, err);
 done:
   cis_gpu_free(dc);
   cis_gpu_free(ds);
@@ -139,9 +150,9 @@ static double compare_once(const char *name, cis_ci_direct *D, const cis_ci_dire
 
 /* One-block and few-string-block workspaces, k = 1 and 3; with one string
  * set also the half sigma on symmetric and antisymmetric vectors. */
-static void compare_all(const char *name, const cis_fcidump *F) {
+static void compare_all_opts(const char *name, const cis_fcidump *F, const cis_ci_direct_opts *dopt) {
   cis_ci_direct *D = NULL;
-  CHECK_OK(cis_ci_direct_create(F, NULL, &D));
+  CHECK_OK(cis_ci_direct_create(F, dopt, &D));
   if (!D) return;
   cis_ci_direct_info di;
   cis_ci_direct_get_info(D, &di);
@@ -167,6 +178,8 @@ static void compare_all(const char *name, const cis_fcidump *F) {
   if (cis_fcidump_nalpha(F) == cis_fcidump_nbeta(F)) test_correct(name, D);
   cis_ci_direct_free(D);
 }
+
+static void compare_all(const char *name, const cis_fcidump *F) { compare_all_opts(name, F, NULL); }
 
 /* Ground-state energy with Davidson on the device (P-space guess). */
 static double gpu_energy(const char *name, cis_fcidump *F) {
@@ -314,6 +327,134 @@ done:
   free(c), free(s), free(g0), free(g1);
 }
 
+/* The sigma of the random vector c (n) with CISPARSE_SIGMA=mode into out. */
+static void sigma_with(const char *mode, cis_ci_direct *D, const double *c, double *out) {
+  cis_ci_direct_gpu *G = NULL;
+  double *dc = NULL, *ds = NULL;
+  const cis_int n = cis_ci_direct_size(D);
+  setenv("CISPARSE_SIGMA", mode, 1);
+  CHECK_OK(cis_ci_direct_gpu_create(D, NULL, &G));
+  CHECK_OK(upload_new(&dc, c, n));
+  CHECK_OK(upload_new(&ds, NULL, n));
+  test_fill_nan(out, CIS_F64, n);
+  if (G && dc && ds) {
+    CHECK_OK(cis_gpu_fill_nan(ds, CIS_F64, n));
+    CHECK_OK(cis_ci_direct_gpu_sigma(G, 1, dc, ds, NULL));
+    CHECK_OK(cis_gpu_download(out, ds, (size_t)n * sizeof(double)));
+  }
+  cis_gpu_free(dc);
+  cis_gpu_free(ds);
+  cis_ci_direct_gpu_free(G);
+}
+
+/* Fused vs unfused on one random vector: equal to round-off (the order of
+ * the product's sums; the difference printed), the fused one bitwise
+ * reproducible. Leaves CISPARSE_SIGMA=fused. */
+static void fused_vs_unfused(const char *name, const cis_fcidump *F) {
+  cis_ci_direct *D = NULL;
+  CHECK_OK(cis_ci_direct_create(F, NULL, &D));
+  if (!D) return;
+  const cis_int n = cis_ci_direct_size(D);
+  double *c = malloc((size_t)n * sizeof *c), *u = malloc((size_t)n * sizeof *c);
+  double *f = malloc((size_t)n * sizeof *c), *f2 = malloc((size_t)n * sizeof *c);
+  if (c && u && f && f2) {
+    test_fill_random(c, CIS_F64, n, 4242);
+    sigma_with("unfused", D, c, u);
+    sigma_with("fused", D, c, f);
+    sigma_with("fused", D, c, f2);
+    double worst = 0, smax = 0;
+    int differ = 0;
+    for (cis_int i = 0; i < n; ++i) {
+      smax = fabs(u[i]) > smax ? fabs(u[i]) : smax;
+      const double d = fabs(f[i] - u[i]);
+      if (!(d <= worst)) worst = d;
+      differ += memcmp(&f[i], &f2[i], sizeof *f) != 0;
+    }
+    CHECK(worst <= 1e-12 * smax, "%s: fused vs unfused sigma %.3e of %.3e", name, worst, smax);
+    CHECK(differ == 0, "%s: two fused sigmas of one vector differ in %d elements", name, differ);
+    printf("%-14s fused vs unfused sigma: max |diff| / max |sigma| = %.2e; fused bitwise reproducible\n", name,
+           smax > 0 ? worst / smax : worst);
+  }
+  free(c), free(u), free(f), free(f2);
+  cis_ci_direct_free(D);
+}
+
+/* The comparisons of compare_all with the fused kernels (checked by name). */
+static void test_fused(void) {
+  char path[512];
+  cis_fcidump *F = NULL;
+  static const char *mol[] = {"h2o_sto3g", "n2_sto3g", "h2o_631g"};
+  for (size_t m = 0; m < sizeof mol / sizeof *mol; ++m) {
+    char sub[64], name[32];
+    snprintf(sub, sizeof sub, "ci/%s.FCIDUMP", mol[m]);
+    snprintf(name, sizeof name, "fused_%s", mol[m]);
+    CHECK_OK(cis_fcidump_read(test_shared_path(path, sizeof path, sub), &F));
+    if (!F) continue;
+    fused_vs_unfused(name, F);
+    want_kernel = "fused:";
+    if (m < 2) {
+      compare_all(name, F);
+      F->ms2 = 2;
+      compare_all(name, F);
+      F->ms2 = 1;
+      F->nelec -= 1;
+      compare_all(name, F);
+    } else {
+      cis_ci_direct *D = NULL;
+      CHECK_OK(cis_ci_direct_create(F, NULL, &D));
+      if (D) {
+        cis_ci_direct_gpu_opts o = cis_ci_direct_gpu_opts_default();
+        compare_once(name, D, &o, 1);
+        compare_parity(name, D, &o, 1, 1);
+        o.work_bytes = (int64_t)100 << 20; /* a few blocks */
+        compare_once(name, D, &o, 1);
+        compare_parity(name, D, &o, 1, -2);
+        cis_ci_direct_free(D);
+      }
+      double e = gpu_energy(name, F);
+      CHECK(fabs(e - (-76.1208743460)) <= 1e-9, "%s: fused GPU direct FCI %.10f vs reference -76.1208743460", name, e);
+    }
+    want_kernel = NULL;
+    cis_fcidump_free(F);
+    F = NULL;
+  }
+  CHECK_OK(cis_fcidump_read(CIS_TEST_DATA "/ci/n2_sto3g_d2h.FCIDUMP", &F));
+  if (F) { /* projection: the C1 sigma masked to ISYM */
+    cis_ci_direct_opts dopt = cis_ci_direct_opts_default();
+    dopt.symmetry_projection = 1;
+    want_kernel = "fused:";
+    for (int isym = 1; isym <= 5; isym += 4) {
+      F->isym = isym;
+      compare_all_opts(isym == 1 ? "fused_n2_proj1" : "fused_n2_proj5", F, &dopt);
+    }
+    want_kernel = NULL;
+    cis_fcidump_free(F);
+    F = NULL;
+  }
+  CHECK_OK(cis_fcidump_read(CIS_TEST_DATA "/ci/c2h4_ccpvdz_cas8.FCIDUMP", &F));
+  if (F) {
+    want_kernel = "fused:";
+    compare_all("fused_c2h4", F);
+    want_kernel = NULL;
+    cis_fcidump_free(F);
+  }
+  setenv("CISPARSE_SIGMA", "nonsense", 1); /* a bad value: refused by name */
+  cis_ci_direct *D = NULL;
+  cis_ci_direct_gpu *G = NULL;
+  CHECK_OK(cis_fcidump_read(test_shared_path(path, sizeof path, "ci/h2o_sto3g.FCIDUMP"), &F));
+  if (F) CHECK_OK(cis_ci_direct_create(F, NULL, &D));
+  if (D) {
+    const cis_status st = cis_ci_direct_gpu_create(D, NULL, &G);
+    const char *msg = cis_last_error();
+    CHECK(st == CIS_ERR_INVALID && !G && msg && strstr(msg, "CISPARSE_SIGMA=nonsense"), "bad CISPARSE_SIGMA: status %d, %s",
+          (int)st, msg ? msg : "(none)");
+  }
+  unsetenv("CISPARSE_SIGMA");
+  cis_ci_direct_gpu_free(G);
+  cis_ci_direct_free(D);
+  cis_fcidump_free(F);
+}
+
 int main(void) {
   char why[256] = "", path[512];
   if (cis_gpu_count(why, sizeof why) == 0) return test_skip(why);
@@ -380,5 +521,6 @@ int main(void) {
     compare_all("o2_triplet", F);
     cis_fcidump_free(F);
   }
+  test_fused();
   return test_summary("test_ci_direct_gpu");
 }

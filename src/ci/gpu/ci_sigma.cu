@@ -7,47 +7,28 @@
 //   sigma(I,B) = sum <I,B|E_pq|J> X[pq,J]  scatter (this file)
 // CPU reference: src/ci/sigma.c (sigma_block). Layouts in ci_sigma.h.
 #include "ci/gpu/ci_sigma.h"
+#include "ci/gpu/ci_sigma_tile.cuh"
 #include "kernels/kernel_common.cuh"
 
 #define GATHER_COLS 32   // columns (beta strings) per gather block: one per lane
 #define GATHER_WARPS 4   // warps share a tile's links
 #define SCATTER_THREADS 128
 
-// Packed lower triangle: row R of the half sigma's X starts at tri(R) = R(R+1)/2.
-__device__ __forceinline__ int64_t ci_tri(int64_t r) { return r * (r + 1) / 2; }
-
 // One block: GATHER_COLS consecutive columns of one (vector, alpha string)
-// row. The tile D[:, cols] is summed in shared memory ([pair][lane]): first
-// the alpha links of A (their pairs are distinct, so the warps, which take
-// every GATHER_WARPS-th link, never add to the same element), then, after a
-// barrier, the beta links of each lane's B (distinct pairs again), the same
-// order as sigma.c (zero, alpha, beta): D equals the CPU's bit for bit.
-// Finally the tile goes out row by row, coalesced.
+// row. The tile D[:, cols] is summed in shared memory ([pair][lane]) by
+// ci_sigma_gather_tile (ci_sigma_tile.cuh: zero, alpha links, beta links, the
+// order of sigma.c: D equals the CPU's bit for bit), the warps taking every
+// GATHER_WARPS-th link. Finally the tile goes out row by row, coalesced.
 __global__ void ci_sigma_gather_kernel(cis_ci_sigma_dev d, const double *__restrict__ C, cis_int a0, cis_int nr,
                                        cis_int tiles, int half, double *__restrict__ D, int64_t m) {
   extern __shared__ double tile[];
   const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
   const int64_t row = blockIdx.x / tiles, b0 = (blockIdx.x % tiles) * GATHER_COLS;
-  const int64_t v = row / nr, A = a0 + row % nr, nsb = d.nsb, B = b0 + lane;
+  const int64_t v = row / nr, A = a0 + row % nr, nsb = d.nsb;
   const int np = d.npair;
   const int64_t ncol = half ? A + 1 : nsb; // half: columns B <= A of row A only
   if (b0 >= ncol) return;                  // the whole block: before any barrier
-  for (int i = threadIdx.x; i < np * GATHER_COLS; i += blockDim.x) tile[i] = 0.0;
-  __syncthreads();
-  const double *c = C + v * d.ndet;
-  const bool valid = B < ncol;
-  if (valid)
-    for (int l = warp; l < d.nla; l += GATHER_WARPS) { // alpha links of A: D[pq, B] += s c(J, B)
-      const ci_link k = d.alink[A * d.nla + l];
-      tile[(int)k.pair * GATHER_COLS + lane] += (double)k.sign * c[(int64_t)k.str * nsb + B];
-    }
-  __syncthreads();
-  if (valid)
-    for (int l = warp; l < d.nlb; l += GATHER_WARPS) { // beta links of B: D[pq, B] += s c(A, J)
-      const ci_link k = d.blink_t[(int64_t)l * nsb + B];
-      tile[(int)k.pair * GATHER_COLS + lane] += (double)k.sign * c[A * nsb + k.str];
-    }
-  __syncthreads();
+  ci_sigma_gather_tile(d, C + v * d.ndet, A, b0, ncol, lane, warp, GATHER_WARPS, np, GATHER_COLS, tile);
   double *out = D + (half ? ci_tri(A) - ci_tri(a0) : row * nsb) + b0;
   const int64_t width = ncol - b0 < GATHER_COLS ? ncol - b0 : GATHER_COLS;
   for (int i = threadIdx.x; i < np * GATHER_COLS; i += blockDim.x) {

@@ -7,7 +7,14 @@
  *           from the free device memory after the caller's vectors;
  *   sigma:  per pass (gv vectors, alpha strings a0 .. a0+nr-1):
  *           gather D, DGEMM X = 1/2 g D (cuBLAS, column-major view:
- *           X^T (m x npair) = D^T (m x npair) g, g symmetric), scatter. */
+ *           X^T (m x npair) = D^T (m x npair) g, g symmetric), scatter;
+ *           or, fused (ci_sigma_fused.cu), X = 1/2 g D with D only in shared
+ *           memory, then the same scatter: no D buffer, twice the rows.
+ *
+ * The kernels of the product: CISPARSE_SIGMA=fused|unfused|auto, read when G
+ * is made (unset = auto; auto = SIGMA_AUTO_FUSED below); fused falls back to
+ * unfused where its tile and g do not fit shared memory, and info.sigma_kernel
+ * says which runs and why. */
 #include <cublas_v2.h>
 #include <cuda_runtime.h>
 #include <math.h>
@@ -17,6 +24,7 @@
 #include "ci/ci_davidson_support.h"
 #include "ci/ci_internal.h"
 #include "ci/gpu/ci_sigma.h"
+#include "ci/gpu/ci_sigma_fused.h"
 #include "ci/gpu/ci_sigma_irrep.h"
 #include "cisparse/operator.h"
 #include "core/internal.h"
@@ -28,6 +36,9 @@
 /* Device bytes kept free beside the workspace (cuBLAS workspace, the
  * Davidson backend's scratch, allocator slack). */
 #define SIGMA_DEVICE_MARGIN ((int64_t)512 << 20)
+/* What CISPARSE_SIGMA=auto (or unset) takes: 0 unfused until the fused
+ * kernel is measured on the GPU (bench/NOTES.md), then 1. */
+#define SIGMA_AUTO_FUSED 0
 
 struct cis_ci_direct_gpu {
   const cis_ci_direct *host;
@@ -39,9 +50,12 @@ struct cis_ci_direct_gpu {
   double *sums; /* 3 device doubles: the parity sums */
   double *pure; /* ndet: a nearly pure vector's pure part (lazily) */
   cublasHandle_t cb;
-  cis_int rows; /* (vector, alpha string) rows of D and X */
+  cis_int rows; /* (vector, alpha string) rows of D and X (fused: of X) */
   cis_int lo, hi; /* the alpha strings whose contributions the sigma sums (ci_direct_gpu_create_part) */
   int input_scratch; /* the sigma may overwrite its input (ci_direct_gpu_input_scratch) */
+  int fused_nb; /* columns per block of the fused gather + product; 0 = gather + DGEMM */
+  cudaEvent_t split[4]; /* phase marks of one timed sigma (cis_ci_direct_gpu_time_sigma); NULL: not timing */
+  double split_acc[3];  /* its phases summed over the passes, ms */
   ci_irrep_gpu *ir; /* host D blocked by irreps: the blocked sigma (ci_sigma_irrep_dev.c) instead of the C1 one */
   cis_ci_direct_gpu_info info;
 };
@@ -63,6 +77,8 @@ static cis_status dev_alloc(void **d, size_t bytes, const char *what) { return d
 void cis_ci_direct_gpu_free(cis_ci_direct_gpu *G) {
   if (!G) return;
   void *dev[] = {G->alink, G->blink_t, G->syma, G->symb, G->g, G->D, G->X, G->tmp, G->sums, G->pure};
+  for (int i = 0; i < 4; ++i)
+    if (G->split[i]) cudaEventDestroy(G->split[i]);
   for (size_t i = 0; i < sizeof dev / sizeof *dev; ++i)
     cis_gpu_free(dev[i]);
   if (G->cb) cublasDestroy(G->cb);
@@ -95,6 +111,32 @@ cleanup:
   return st;
 }
 
+/* The product's kernels from CISPARSE_SIGMA (fused, unfused, auto; unset =
+ * auto): G->fused_nb and info.sigma_kernel. Fused where asked for and
+ * possible (cis_ci_sigma_fused_columns), else unfused with the reason. */
+static cis_status choose_kernels(cis_ci_direct_gpu *G, int np) {
+  const char *env = getenv("CISPARSE_SIGMA");
+  char why[160] = "";
+  int want;
+  if (!env || !*env || !strcmp(env, "auto")) want = SIGMA_AUTO_FUSED;
+  else if (!strcmp(env, "fused")) want = 1;
+  else if (!strcmp(env, "unfused")) want = 0;
+  else return cis_error(CIS_ERR_INVALID, "CISPARSE_SIGMA=%s: expected fused, unfused or auto", env);
+  G->fused_nb = 0;
+  if (want) {
+    const cis_status st = cis_ci_sigma_fused_columns(np, &G->fused_nb, why, sizeof why);
+    if (st != CIS_OK) return st;
+  }
+  if (G->fused_nb)
+    snprintf(G->info.sigma_kernel, sizeof G->info.sigma_kernel, "fused: gather + FP64 MMA in shared memory, %d columns",
+             G->fused_nb);
+  else if (want)
+    snprintf(G->info.sigma_kernel, sizeof G->info.sigma_kernel, "unfused (fused not possible: %s)", why);
+  else
+    snprintf(G->info.sigma_kernel, sizeof G->info.sigma_kernel, "unfused: gather + cuBLAS DGEMM");
+  return CIS_OK;
+}
+
 cis_status cis_ci_direct_gpu_create(const cis_ci_direct *D, const cis_ci_direct_gpu_opts *o_in, cis_ci_direct_gpu **out) {
   return ci_direct_gpu_create_part(D, o_in, 0, -1, out);
 }
@@ -124,6 +166,7 @@ cis_status ci_direct_gpu_create_part(const cis_ci_direct *D, const cis_ci_direct
   G->lo = lo, G->hi = hi;
   if (v->irrep) { /* blocked by irreps: compact vectors, none of the C1 workspace */
     CIS_TRY(ci_irrep_gpu_create(v->irrep, v->no_time_reversal, &o, lo, hi, &G->ir, &G->info));
+    snprintf(G->info.sigma_kernel, sizeof G->info.sigma_kernel, "unfused: blocked by irreps, gather + DGEMM per pair irrep");
     cis_gpu_info gi;
     if (cis_gpu_get_info(&gi) == CIS_OK) snprintf(G->info.device, sizeof G->info.device, "%s", gi.name);
     *out = G;
@@ -137,6 +180,7 @@ cis_status ci_direct_gpu_create_part(const cis_ci_direct *D, const cis_ci_direct
                    v->norb, np);
     goto cleanup;
   }
+  CIS_TRY(choose_kernels(G, np));
   CIS_TRY(dev_upload((void **)&G->alink, v->alink, la, "alpha link lists"));
   CIS_TRY(upload_beta_links(G));
   CIS_TRY(dev_upload((void **)&G->g, v->g, gb, "pair matrix"));
@@ -147,14 +191,16 @@ cis_status ci_direct_gpu_create_part(const cis_ci_direct *D, const cis_ci_direct
   G->d = (cis_ci_sigma_dev){np, v->nsa, v->nsb, v->ndet, v->nla, v->nlb, G->alink, G->blink_t, v->project,
                             v->target, G->syma, G->symb};
   /* Workspace: D and X of `rows` (vector, alpha string) rows, 2 npair nsb
-   * doubles each, in what is free after the caller's vectors and a margin. */
+   * doubles each (fused: X alone, npair nsb), in what is free after the
+   * caller's vectors and a margin. */
   size_t fr = 0, tot = 0;
   if (cudaMemGetInfo(&fr, &tot) != cudaSuccess) {
     st = cis_error(CIS_ERR_CUDA, "direct sigma on the GPU: cudaMemGetInfo: %s", cudaGetErrorString(cudaGetLastError()));
     goto cleanup;
   }
   const int nvec = o.vectors > 0 ? o.vectors : 2, max_k = o.max_k > 0 ? o.max_k : 1;
-  const double row_bytes = 2.0 * np * (double)v->nsb * sizeof(double);
+  const int buffers = G->fused_nb ? 1 : 2; /* X, or D and X */
+  const double row_bytes = buffers * np * (double)v->nsb * sizeof(double);
   const double vec_bytes = (double)nvec * (double)v->ndet * sizeof(double);
   double avail = (double)fr - vec_bytes - (double)SIGMA_DEVICE_MARGIN;
   if (o.work_bytes > 0 && (double)o.work_bytes < avail) avail = (double)o.work_bytes;
@@ -163,10 +209,10 @@ cis_status ci_direct_gpu_create_part(const cis_ci_direct *D, const cis_ci_direct
   if (rows * (double)v->nsb > (double)INT32_MAX) rows = floor((double)INT32_MAX / (double)v->nsb); /* cuBLAS int m */
   if (v->nelec > 0 && rows < 1) {
     st = cis_error(CIS_ERR_TOO_LARGE,
-                   "direct sigma on the GPU: %lld determinants (%lld x %lld strings, %d pairs): one alpha string's D and X "
+                   "direct sigma on the GPU: %lld determinants (%lld x %lld strings, %d pairs): one alpha string's %s "
                    "need %.3f GiB; the device has %.3f GiB free after the lists (%.3f GiB), of which %d vectors take "
                    "%.3f GiB and a margin %.3f GiB: %.3f GiB left%s",
-                   (long long)v->ndet, (long long)v->nsa, (long long)v->nsb, np, gib(row_bytes), gib((double)fr),
+                   (long long)v->ndet, (long long)v->nsa, (long long)v->nsb, np, buffers == 2 ? "D and X" : "X", gib(row_bytes), gib((double)fr),
                    gib((double)(la + lb + gb)), nvec, gib(vec_bytes), gib((double)SIGMA_DEVICE_MARGIN),
                    gib(avail > 0 ? avail : 0), o.work_bytes > 0 ? " (or opts.work_bytes)" : "");
     goto cleanup;
@@ -175,7 +221,7 @@ cis_status ci_direct_gpu_create_part(const cis_ci_direct *D, const cis_ci_direct
   G->rows = (cis_int)rows;
   const size_t wbytes = (size_t)G->rows * (size_t)v->nsb * (size_t)np * sizeof(double);
   if (v->nelec > 0) {
-    CIS_TRY(dev_alloc((void **)&G->D, wbytes, "gather intermediate D"));
+    if (!G->fused_nb) CIS_TRY(dev_alloc((void **)&G->D, wbytes, "gather intermediate D"));
     CIS_TRY(dev_alloc((void **)&G->X, wbytes, "product X = g D"));
   }
   if (cublasCreate(&G->cb) != CUBLAS_STATUS_SUCCESS) {
@@ -184,7 +230,7 @@ cis_status ci_direct_gpu_create_part(const cis_ci_direct *D, const cis_ci_direct
     goto cleanup;
   }
   G->info.link_bytes = (int64_t)(la + lb + gb + (v->project ? v->nsa + v->nsb : 0));
-  G->info.work_bytes = v->nelec > 0 ? (int64_t)(2 * wbytes) : 0;
+  G->info.work_bytes = v->nelec > 0 ? (int64_t)(buffers * wbytes) : 0;
   G->info.free_bytes = (int64_t)fr;
   G->info.block = G->rows;
   G->info.passes = (hi - lo + G->rows - 1) / G->rows;
@@ -199,21 +245,63 @@ cleanup:
 
 void cis_ci_direct_gpu_get_info(const cis_ci_direct_gpu *G, cis_ci_direct_gpu_info *info) { *info = G->info; }
 
+/* Mark i of a timed sigma's pass (0 before the product, 1 after the gather
+ * or the fused product, 2 after the DGEMM, 3 after the scatter). */
+static void split_mark(cis_ci_direct_gpu *G, int i, cudaStream_t cs) {
+  if (G->split[0]) cudaEventRecord(G->split[i], cs);
+}
+
+/* After a pass of a timed sigma: its phases added to G->split_acc. */
+static cis_status split_add(cis_ci_direct_gpu *G) {
+  if (!G->split[0]) return CIS_OK;
+  CIS_CUDA_CHECK(cudaEventSynchronize(G->split[3]));
+  for (int i = 0; i < 3; ++i) {
+    float ms = 0;
+    CIS_CUDA_CHECK(cudaEventElapsedTime(&ms, G->split[i], G->split[i + 1]));
+    G->split_acc[i] += ms;
+  }
+  return CIS_OK;
+}
+
+/* X = 1/2 g D of one pass (half: the packed columns B <= A of the rows
+ * a0 .. a0+r-1, one vector; else gv vectors), m columns: fused, or gather +
+ * DGEMM (column-major: X^T (m x np) = D^T (m x np) * g (np x np)). */
+static cis_status product(cis_ci_direct_gpu *G, int half, const double *c, int gv, cis_int a0, cis_int r, int m,
+                          cudaStream_t cs) {
+  const int np = (int)G->v.npair;
+  const double one = 1.0, zero = 0.0;
+  cis_status st;
+  split_mark(G, 0, cs);
+  if (G->fused_nb) {
+    st = half ? cis_launch_ci_sigma_fused_half(&G->d, G->g, G->fused_nb, c, a0, r, G->X, cs)
+              : cis_launch_ci_sigma_fused(&G->d, G->g, G->fused_nb, c, gv, a0, r, G->X, cs);
+    if (st != CIS_OK) return st;
+    split_mark(G, 1, cs);
+  } else {
+    st = half ? cis_launch_ci_sigma_gather_half(&G->d, c, a0, r, G->D, cs)
+              : cis_launch_ci_sigma_gather(&G->d, c, gv, a0, r, G->D, cs);
+    if (st != CIS_OK) return st;
+    split_mark(G, 1, cs);
+    CIS_CUBLAS_CHECK(cublasDgemm(G->cb, CUBLAS_OP_N, CUBLAS_OP_N, m, np, np, &one, G->D, m, G->g, np, &zero, G->X, m));
+  }
+  split_mark(G, 2, cs);
+  return CIS_OK;
+}
+
 /* The half sigma for c(A,B) = t c(B,A): blocks of whole alpha rows whose
  * packed lower-triangle columns fit the workspace (rows * nsb columns). */
 static cis_status sigma_half(cis_ci_direct_gpu *G, double t, const double *d_C, double *d_S, cudaStream_t cs) {
   cis_status st;
   const cis_int lo = G->lo, hi = G->hi, cap = G->rows * G->v.nsb;
-  const int np = (int)G->v.npair;
-  const double one = 1.0, zero = 0.0;
   for (cis_int a0 = lo, r; a0 < hi; a0 += r) {
     const cis_int tri0 = a0 * (a0 + 1) / 2;
     for (r = 1; a0 + r < hi && (a0 + r + 1) * (a0 + r + 2) / 2 - tri0 <= cap; ++r) {}
     const int m = (int)((a0 + r) * (a0 + r + 1) / 2 - tri0);
-    if ((st = cis_launch_ci_sigma_gather_half(&G->d, d_C, a0, r, G->D, cs)) != CIS_OK) return st;
-    CIS_CUBLAS_CHECK(cublasDgemm(G->cb, CUBLAS_OP_N, CUBLAS_OP_N, m, np, np, &one, G->D, m, G->g, np, &zero, G->X, m));
+    if ((st = product(G, 1, d_C, 1, a0, r, m, cs)) != CIS_OK) return st;
     if ((st = cis_launch_ci_sigma_scatter_half(&G->d, G->X, a0, r, t, a0 == lo, a0 + r == hi, d_S, cs)) != CIS_OK)
       return st;
+    split_mark(G, 3, cs);
+    if ((st = split_add(G)) != CIS_OK) return st;
   }
   G->info.half_sigmas++;
   return CIS_OK;
@@ -260,7 +348,6 @@ cis_status cis_ci_direct_gpu_sigma(cis_ci_direct_gpu *G, int k, const double *d_
     return cis_error(CIS_ERR_INVALID, "direct sigma on the GPU: NULL argument or k = %d < 1", k);
   cudaStream_t cs = (cudaStream_t)s;
   const cis_int n = G->v.ndet, nsa = G->v.nsa, nsb = G->v.nsb;
-  const int np = (int)G->v.npair;
   cis_status st;
   if (G->ir) return ci_irrep_gpu_sigma_c1(G->ir, k, d_C, d_S, cs, &G->info); /* counts its own vectors */
   G->info.sigma_vectors += k;
@@ -286,7 +373,6 @@ cis_status cis_ci_direct_gpu_sigma(cis_ci_direct_gpu *G, int k, const double *d_
   const cis_int na = G->hi - G->lo; /* the alpha strings of this sigma (all of them unless a part's) */
   const cis_int gv = G->rows >= na ? (G->rows / na < k ? G->rows / na : k) : 1;
   const cis_int nr = G->rows >= na ? na : G->rows;
-  const double one = 1.0, zero = 0.0;
   for (cis_int v0 = 0; v0 < k; v0 += gv) {
     const int g = (int)(k - v0 < gv ? k - v0 : gv);
     const double *c = d_C + v0 * n;
@@ -294,11 +380,11 @@ cis_status cis_ci_direct_gpu_sigma(cis_ci_direct_gpu *G, int k, const double *d_
     for (cis_int a0 = G->lo; a0 < G->hi; a0 += nr) {
       const cis_int r = G->hi - a0 < nr ? G->hi - a0 : nr;
       const int m = (int)((cis_int)g * r * nsb);
-      if ((st = cis_launch_ci_sigma_gather(&G->d, c, g, a0, r, G->D, cs)) != CIS_OK) return st;
-      /* column-major: X^T (m x np) = D^T (m x np) * g (np x np) */
-      CIS_CUBLAS_CHECK(cublasDgemm(G->cb, CUBLAS_OP_N, CUBLAS_OP_N, m, np, np, &one, G->D, m, G->g, np, &zero, G->X, m));
+      if ((st = product(G, 0, c, g, a0, r, m, cs)) != CIS_OK) return st;
       if ((st = cis_launch_ci_sigma_scatter(&G->d, G->X, g, a0, r, a0 == G->lo, a0 + r == G->hi, sg, cs)) != CIS_OK)
         return st;
+      split_mark(G, 3, cs);
+      if ((st = split_add(G)) != CIS_OK) return st;
     }
   }
   return CIS_OK;
@@ -328,6 +414,27 @@ cis_status cis_ci_direct_gpu_operator(cis_ci_direct_gpu *G, const double *diag, 
   return CIS_OK;
 cleanup:
   cis_operator_free(op);
+  return st;
+}
+
+/* One more sigma of the device vector dc into ds with every pass's phases
+ * marked by events: info.split_ms[half] = their sums (the passes then wait
+ * for each other; not part of the medians). */
+static cis_status time_split(cis_ci_direct_gpu *G, const double *dc, double *ds) {
+  cis_status st;
+  const cis_int half_before = G->info.half_sigmas;
+  for (int i = 0; i < 4; ++i)
+    if (!G->split[i] && cudaEventCreate(&G->split[i]) != cudaSuccess) {
+      G->split[i] = NULL;
+      return cis_error(CIS_ERR_CUDA, "direct GPU sigma timing: event creation failed");
+    }
+  memset(G->split_acc, 0, sizeof G->split_acc);
+  st = cis_ci_direct_gpu_sigma(G, 1, dc, ds, NULL);
+  if (st == CIS_OK) memcpy(G->info.split_ms[G->info.half_sigmas != half_before], G->split_acc, sizeof G->split_acc);
+  for (int i = 0; i < 4; ++i) {
+    cudaEventDestroy(G->split[i]);
+    G->split[i] = NULL;
+  }
   return st;
 }
 
@@ -368,6 +475,7 @@ cis_status cis_ci_direct_gpu_time_sigma(cis_ci_direct_gpu *G, const double *c, i
     }
     times[r] = ms;
   }
+  CIS_TRY(time_split(G, dc, ds));
   G->info.sigma_vectors = before; /* timing products are not the caller's */
   G->info.half_sigmas = half_before;
   *ms_median = cis_median(times, runs);

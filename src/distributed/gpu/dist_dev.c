@@ -1,12 +1,13 @@
 /* dist_dev.c: the device helpers of the distributed layer (dist_internal.h):
  * current device, streams, events, asynchronous copies and the gather and
- * axpby launchers, each CUDA call checked. */
+ * sum launchers, each CUDA call checked. */
 #include <cuda_runtime.h>
 #include "core/internal.h"
 #include "distributed/dist_internal.h"
 
 cis_status dist_launch_gather(cis_dtype t, const void *x, const cis_idx *idx, cis_int n, void *out, cudaStream_t s);
-cis_status dist_launch_axpby(cis_dtype t, cis_int n, double alpha, const void *x, double beta, void *y, cudaStream_t s);
+cis_status dist_launch_sum_parts(cis_dtype t, int parts, int own, cis_int n, const void *mine, const void *recv,
+                                 double alpha, double beta, void *y, cudaStream_t s);
 
 #define CU_RET(call)                                                                                  \
   do {                                                                                                \
@@ -47,6 +48,7 @@ cis_status dd_copy_async(void *dst, const void *src, size_t bytes, cis_stream s)
 cis_status dd_gather(cis_dtype t, const void *x, const cis_idx *idx, cis_int n, void *out, cis_stream s) {
   return dist_launch_gather(t, x, idx, n, out, (cudaStream_t)s);
 }
-cis_status dd_axpby(cis_dtype t, cis_int n, double alpha, const void *x, double beta, void *y, cis_stream s) {
-  return dist_launch_axpby(t, n, alpha, x, beta, y, (cudaStream_t)s);
+cis_status dd_sum_parts(cis_dtype t, int parts, int own, cis_int n, const void *mine, const void *recv, double alpha,
+                        double beta, void *y, cis_stream s) {
+  return dist_launch_sum_parts(t, parts, own, n, mine, recv, alpha, beta, y, (cudaStream_t)s);
 }

@@ -15,4 +15,5 @@ cis_status dd_stream_wait(cis_stream s, void *e) { return no(); }
 cis_status dd_event_ms(void *a, void *b, float *ms) { return no(); }
 cis_status dd_copy_async(void *d, const void *s, size_t n, cis_stream st) { return no(); }
 cis_status dd_gather(cis_dtype t, const void *x, const cis_idx *idx, cis_int n, void *out, cis_stream s) { return no(); }
-cis_status dd_axpby(cis_dtype t, cis_int n, double a, const void *x, double b, void *y, cis_stream s) { return no(); }
+cis_status dd_sum_parts(cis_dtype t, int p, int o, cis_int n, const void *m, const void *r, double a, double b, void *y,
+                        cis_stream s) { return no(); }
