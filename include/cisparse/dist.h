@@ -182,6 +182,16 @@ CIS_API cis_status cis_dist_matrix_create_summed(cis_int n, const cis_int *row_s
                                                  cis_dist_part_fn f, void *ctx, cis_dist_comm *c,
                                                  cis_dist_matrix **out);
 
+/* A whole-vector transformation of the distributed vector v (one vector of
+ * the summed operator D's rows): v gathered whole on every local part (into
+ * the part's x buffer, as before a product), then f(ctx, local, rank, w, w,
+ * s) on each local part changing that whole vector w in place, then each
+ * part's rows of v replaced by its rows of w. f must give every part the
+ * same w (the same deterministic map of the same input), e.g. a projection
+ * that pairs entries owned by different parts. CIS_ERR_INVALID when D is not
+ * a summed operator or v not one of its vectors. */
+CIS_API cis_status cis_dist_summed_transform(cis_dist_matrix *D, void *v, cis_dist_part_fn f, void *ctx);
+
 /* What the exchange plan of a distributed matrix does in each product. */
 typedef struct cis_dist_info {
   int parts;                   /* all parts, of every process */

@@ -22,6 +22,7 @@
  * exactly pure (cis_ci_direct_correct_*) on distributed vectors, the spin
  * penalty and singlet-only states. */
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "ci/ci_internal.h"
@@ -29,6 +30,10 @@
 
 /* Most parts one process drives (the distributed layer's own bound). */
 #define PARTS_MAX 64
+/* Device bytes a GPU part leaves free per part for NCCL's buffers and
+ * connections (made lazily at the first collective or message; without
+ * this room the workspace takes them and NCCL fails with a CUDA error). */
+#define NCCL_RESERVE ((int64_t)512 << 20)
 
 struct ci_dist_direct {
   cis_dist_world *w;
@@ -63,6 +68,24 @@ static void split_work(const cis_ci_direct *D, int compact, int parts, cis_int n
   }
   alo[parts] = nsa;
 }
+
+/* A part's whole vector made exactly (anti)symmetric under alpha <-> beta
+ * when it nearly is (the hooks of the one-device paths, on the gathered
+ * vector; the same result on every part). */
+static cis_status part_pure(void *ctx, int local, int rank, const void *x, void *y, cis_stream s) {
+  ci_dist_direct *dd = ctx;
+  (void)rank, (void)x;
+  if (dd->G[local]) return cis_ci_direct_gpu_correct(dd->G[local], y, s);
+  return dd->compact ? cis_ci_direct_correct_compact(dd->D, y, s) : cis_ci_direct_correct_c1(dd->D, y, s);
+}
+
+cis_status ci_dist_direct_correct(void *ctx, void *t, cis_stream s) {
+  ci_dist_direct *dd = ctx;
+  (void)s;
+  return cis_dist_summed_transform(dd->M, t, part_pure, dd);
+}
+
+int ci_dist_direct_corrects(const ci_dist_direct *dd) { return !(dd->compact && dd->G[0]); }
 
 void ci_dist_direct_free(ci_dist_direct *dd) {
   if (!dd) return;
@@ -143,21 +166,35 @@ cis_status ci_run_setup_dist_direct(ci_run *r) {
   /* Davidson's rows: an even split of the vector (its share of memory) */
   CIS_TRY(cis_alloc_array((void **)&row_start, parts + 1, sizeof(cis_int), "row split"));
   for (int p = 0; p <= parts; ++p) row_start[p] = (cis_int)((double)n * p / parts);
+  double t0 = cis_wtime(), t_diag, t_op;
   CIS_TRY(cis_alloc_array((void **)&diag, n, sizeof(double), "the diagonal"));
   CIS_TRY(dd->compact ? cis_ci_direct_compact_diagonal(r->D, diag) : cis_ci_direct_diagonal(r->D, diag));
+  t_diag = cis_wtime() - t0;
+  t0 = cis_wtime();
   CIS_TRY(cis_dist_matrix_create_summed(n, row_start, diag, CIS_F64, part_sigma, dd, dd->c, &dd->M));
+  t_op = cis_wtime() - t0;
+  t0 = cis_wtime();
   if (cis_dist_comm_memspace(dd->c) == CIS_MEM_DEVICE) {
     cis_ci_direct_gpu_opts go = cis_ci_direct_gpu_opts_default();
     const int dav = cis_davidson_vectors(r->nr, r->max_sub);
     go.vectors = (dav + parts - 1) / parts; /* Davidson's share (the whole vectors are allocated) */
     for (int l = 0; l < dd->nlocal; ++l) {
       const int rank = dd->first + l;
+      cis_gpu_info gi;
       CIS_TRY(cis_dist_comm_use_part(dd->c, l));
+      CIS_TRY(cis_gpu_get_info(&gi));
+      /* the workspace leaves Davidson's share, a margin, and NCCL's buffers
+       * (made at the first exchange: about NCCL_RESERVE per peer) */
+      const double work = (double)gi.free_mem - 8.0 * (double)n * go.vectors - (double)NCCL_RESERVE * parts;
+      go.work_bytes = work > (double)(256 << 20) ? (int64_t)work : (int64_t)256 << 20;
       CIS_TRY(ci_direct_gpu_create_part(r->D, &go, dd->alo[rank], dd->alo[rank + 1], &dd->G[l]));
       ci_direct_gpu_input_scratch(dd->G[l]); /* the gathered vector is the part's own copy */
     }
     cis_ci_direct_gpu_get_info(dd->G[0], &R->direct_gpu);
   }
+  if (o->verbose)
+    fprintf(stderr, "direct over %d parts: the diagonal %.3f s (host), the summed operator %.3f s, the parts' sigmas "
+            "%.3f s (lists and pair matrix uploaded, workspace sized)\n", parts, t_diag, t_op, cis_wtime() - t0);
   cis_operator *op = NULL;
   CIS_TRY(cis_operator_from_dist(dd->M, &op));
   if (dd->compact) r->opc = op;

@@ -71,6 +71,12 @@ cis_status ci_run_setup_dist_direct(ci_run *r);
 void ci_dist_direct_free(ci_dist_direct *dd);
 /* Parts asked for by o (every GPU for CIS_CI_ALL_GPUS), 0 for none. */
 int ci_dist_parts(const cis_ci_solve_opts *o);
+/* Davidson's correct hook over parts (cis_davidson_opts.correct, ctx = the
+ * ci_dist_direct): the distributed correction gathered whole and made
+ * exactly alpha <-> beta pure as on one device, its rows written back; and
+ * whether the parts have one (not yet: compact vectors on GPUs). */
+cis_status ci_dist_direct_correct(void *ctx, void *t, cis_stream s);
+int ci_dist_direct_corrects(const ci_dist_direct *dd);
 /* The distributed product's times and the first local GPU part's counters into R. */
 void ci_dist_direct_report(const ci_dist_direct *dd, cis_ci_result *R);
 /* P-space guess vectors for nr roots on the host paths: min(nr + 4, 2 nr + 2), as PySCF. */

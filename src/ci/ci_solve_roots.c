@@ -214,9 +214,12 @@ static cis_status solve_roots(ci_run *r) {
   d.max_sub = r->max_sub;
   ci_davidson_progress(r, &d);
   /* corrections kept exactly alpha <-> beta pure (every product a half
-   * sigma); compact vectors on the GPU and distributed vectors have no such
-   * projection yet (the sigma takes the pure part of a nearly pure vector) */
-  if (r->D && !r->dd && !(compact && r->G) && (!r->pen || o->singlet)) {
+   * sigma); compact vectors on the GPU have no device projection yet (the
+   * sigma takes the pure part of a nearly pure vector) */
+  if (r->dd && ci_dist_direct_corrects(r->dd)) { /* over parts: gathered, made pure, scattered back */
+    d.correct = ci_dist_direct_correct;
+    d.correct_ctx = r->dd;
+  } else if (r->D && !r->dd && !(compact && r->G) && (!r->pen || o->singlet)) {
     d.correct = r->G ? cis_ci_direct_gpu_correct : compact ? cis_ci_direct_correct_compact : cis_ci_direct_correct_c1;
     d.correct_ctx = r->G ? (void *)r->G : (void *)r->D;
   }

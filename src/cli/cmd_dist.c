@@ -245,6 +245,10 @@ int cli_dist_ci(int argc, char **argv) {
       o.count_only = 1;
       continue;
     }
+    if (!strcmp(a, "--verbose")) { /* Davidson's iterations and the set-up's times on stderr */
+      o.verbose = 1;
+      continue;
+    }
     if (!v) return cli_usage("ci: %s needs a value", a);
     if (!strcmp(a, "--gpus")) {
       if ((rc = cli_int(a, v, &gpus))) return rc;
@@ -279,7 +283,7 @@ int cli_dist_ci(int argc, char **argv) {
       o.exchange = v;
     } else {
       return cli_usage("ci: option '%s' is not available with --gpus / --cpu-parts (these take --method --level "
-                       "--roots --tol --max-iter --subspace --count --format --exchange)", a);
+                       "--roots --tol --max-iter --subspace --count --verbose --format --exchange)", a);
     }
     ++i;
   }

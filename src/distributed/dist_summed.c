@@ -11,6 +11,7 @@
 #include <string.h>
 #include "core/internal.h"
 #include "distributed/dist_matrix.h"
+#include "distributed/dist_vec.h"
 
 cis_status cis_dist_matrix_create_summed(cis_int n, const cis_int *row_start, const double *diag, cis_dtype dtype,
                                          cis_dist_part_fn f, void *ctx, cis_dist_comm *c, cis_dist_matrix **out) {
@@ -159,5 +160,40 @@ cis_status dist_summed_apply(cis_dist_matrix *D, double alpha, void *const *x, d
 cleanup:
   cis_free(snd);
   cis_free(rcv);
+  return st;
+}
+
+cis_status cis_dist_summed_transform(cis_dist_matrix *D, void *v, cis_dist_part_fn f, void *ctx) {
+  cis_status st;
+  void *loc[DIST_MAX_LOCAL], *whole[DIST_MAX_LOCAL];
+  if (!D || !v || !f) return cis_error(CIS_ERR_INVALID, "cis_dist_summed_transform: NULL argument");
+  if (!D->summed) return cis_error(CIS_ERR_INVALID, "cis_dist_summed_transform: not a summed operator");
+  CIS_TRY(dist_vec_resolve(D, v, loc, NULL));
+  cis_dist_comm *c = D->comm;
+  const size_t es = cis_dtype_size(D->dtype);
+  const int dev = dist_on_device(D);
+  for (int l = 0; l < D->nlocal; ++l) {
+    dist_part *P = &D->part[l];
+    whole[l] = P->xfull;
+    void *at = (char *)P->xfull + (size_t)P->row0 * es;
+    CIS_TRY(dist_set_dev(D, l));
+    if (dev) CIS_TRY(dd_copy_async(at, loc[l], (size_t)P->rows * es, c->stream[l]));
+    else memcpy(at, loc[l], (size_t)P->rows * es);
+  }
+  CIS_TRY(c->ops->bcast_parts(c, whole, D->plan.row_start, D->dtype));
+  for (int l = 0; l < D->nlocal; ++l) {
+    dist_part *P = &D->part[l];
+    const void *at = (const char *)P->xfull + (size_t)P->row0 * es;
+    CIS_TRY(dist_set_dev(D, l));
+    CIS_TRY(f(ctx, l, P->rank, P->xfull, P->xfull, dev ? c->stream[l] : NULL));
+    if (dev) {
+      CIS_TRY(dd_copy_async(loc[l], at, (size_t)P->rows * es, c->stream[l]));
+      CIS_TRY(dd_stream_sync(c->stream[l]));
+    } else {
+      memcpy(loc[l], at, (size_t)P->rows * es);
+    }
+  }
+  st = CIS_OK;
+cleanup:
   return st;
 }

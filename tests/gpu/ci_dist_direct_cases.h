@@ -9,7 +9,8 @@
  *  - solves: cis_ci_solve over G GPUs (method direct and auto) gives the
  *    one-process CPU direct energies to 1e-10 (2 roots) for C1, blocked
  *    MS2 = 0 and 2, no time reversal, and H2O 6-31G FCI (1.66e6
- *    determinants). Skipped (77) without a GPU or NCCL, or with fewer
+ *    determinants); one root of H2O 6-31G over G GPUs, every product a half
+ *    sigma (corrections made exactly pure across the GPUs). Skipped (77) without a GPU or NCCL, or with fewer
  *    GPUs than min_gpus. */
 #include <math.h>
 #include <stdio.h>
@@ -146,5 +147,16 @@ static int run_ci_dist_direct_cases(const char *name, int min_gpus) {
   cdd_solve(b, G, 0, CIS_CI_METHOD_DIRECT);
   cdd_solve(c, G, 0, CIS_CI_METHOD_DIRECT);
   cdd_solve(d, G, 0, CIS_CI_METHOD_AUTO);
+  {
+    cis_ci_solve_opts o = cis_ci_solve_opts_default();
+    cis_ci_result *R = NULL;
+    o.gpus = G;
+    o.no_s2 = 1;
+    CHECK_OK(cis_ci_solve_file(d, &o, &R));
+    if (R)
+      CHECK(R->half_sigmas == R->davidson.products, "H2O 6-31G over %d GPUs: %lld of %lld products by the half sigma", G,
+            (long long)R->half_sigmas, (long long)R->davidson.products);
+    cis_ci_result_free(R);
+  }
   return test_summary(name);
 }

@@ -11,6 +11,8 @@
  *    serial sum, with alpha/beta scaling;
  *  - solves: the energies of cis_ci_solve over 1, 2, 3 CPU parts equal the
  *    one-process direct solve to 1e-10 (2 roots; C1, blocked MS2 = 0 and 2);
+ *    one root of H2O: every product a half sigma over parts as in one
+ *    process (the corrections made exactly pure across the parts);
  *  - refusals: more parts than alpha strings, the spin penalty over parts. */
 #include <math.h>
 #include <stdlib.h>
@@ -191,9 +193,29 @@ static void solve_case(const char *file) {
     for (int k = 0; k < 2; ++k)
       CHECK(fabs(R->energies[k] - R1->energies[k]) <= 1e-10, "%s, %d parts, root %d: %.12f against %.12f", file, parts,
             k, R->energies[k], R1->energies[k]);
+    if (R1->half_sigmas == R1->davidson.products) /* corrections kept pure over parts as on one */
+      CHECK(R->half_sigmas == R->davidson.products, "%s, %d parts: %lld of %lld products by the half sigma", file, parts,
+            (long long)R->half_sigmas, (long long)R->davidson.products);
     cis_ci_result_free(R);
   }
   cis_ci_result_free(R1);
+}
+
+/* One root of an MS2 = 0 C1 space: every product a half sigma over parts
+ * too (the corrections made exactly pure across the parts), as in one process. */
+static void half_sigmas(const char *file) {
+  cis_ci_solve_opts o = cis_ci_solve_opts_default();
+  o.method = CIS_CI_METHOD_DIRECT;
+  o.no_s2 = 1;
+  for (int parts = 0; parts <= 3; ++parts) {
+    cis_ci_result *R = NULL;
+    o.cpu_parts = parts;
+    CHECK_OK(cis_ci_solve_file(file, &o, &R));
+    if (R)
+      CHECK(R->half_sigmas == R->davidson.products && R->davidson.products > 3, "%s, %d parts: %lld of %lld products by "
+            "the half sigma", file, parts, (long long)R->half_sigmas, (long long)R->davidson.products);
+    cis_ci_result_free(R);
+  }
 }
 
 static void refusals(const char *file) {
@@ -226,6 +248,7 @@ int main(void) {
   solve_case(h2o);
   solve_case(n2);
   solve_case(o2);
+  half_sigmas(h2o);
   refusals(h4);
   return test_summary("test_ci_dist_direct");
 }
