@@ -168,7 +168,7 @@ LIST
     for n in 1 2 4 8; do
       [ "$n" -le "$ngpu" ] || break
       logged cidist_$n $B/cisparse ci "$cas" --gpus $n --method direct --tol ${CIDIST_TOL:-1e-6} --verbose
-      grep -hE "^(root|davidson|direct|parts|ci )|rror|the diagonal" "$R/cidist_$n.log" | cut -c1-220 | sed "s/^/   N=$n: /"
+      grep -hE "^(root|davidson:|direct:|parts|ci )|rror|the diagonal" "$R/cidist_$n.log" | cut -c1-220 | sed "s/^/   N=$n: /"
     done
     if [ "${CIDIST_BIG:-0}" = 1 ]; then
       big=$R/c2h4_16e18o_c1.FCIDUMP
@@ -176,7 +176,7 @@ LIST
       logged cidist_big_count $B/cisparse ci "$big" --gpus $ngpu --method direct --count
       grep -h "per part" "$R/cidist_big_count.log" | cut -c1-250
       logged cidist_big $B/cisparse ci "$big" --gpus $ngpu --method direct --tol ${CIDIST_TOL:-1e-6} --verbose
-      grep -hE "^(root|davidson|direct|parts|ci )|rror|the diagonal" "$R/cidist_big.log" | cut -c1-220 | sed "s/^/   C1 16e18o N=$ngpu: /"
+      grep -hE "^(root|davidson:|direct:|parts|ci )|rror|the diagonal" "$R/cidist_big.log" | cut -c1-220 | sed "s/^/   C1 16e18o N=$ngpu: /"
       grep -E "^davidson +[0-9]" "$R/cidist_big.log" | tail -3
       rm -f "$big"
     fi
