@@ -43,6 +43,7 @@ cis_status dd_set_device(int dev);
 cis_status dd_stream_create(cis_stream *s);
 void dd_stream_destroy(cis_stream s);
 cis_status dd_stream_sync(cis_stream s);
+cis_status dd_device_sync(void); /* the current device: every stream's work done */
 cis_status dd_event_create(void **e);
 void dd_event_destroy(void *e);
 cis_status dd_event_record(void *e, cis_stream s);

@@ -177,8 +177,12 @@ cis_status cis_dist_summed_transform(cis_dist_matrix *D, void *v, cis_dist_part_
     whole[l] = P->xfull;
     void *at = (char *)P->xfull + (size_t)P->row0 * es;
     CIS_TRY(dist_set_dev(D, l));
-    if (dev) CIS_TRY(dd_copy_async(at, loc[l], (size_t)P->rows * es, c->stream[l]));
-    else memcpy(at, loc[l], (size_t)P->rows * es);
+    if (dev) { /* v was written on the solver's streams: complete first */
+      CIS_TRY(dd_device_sync());
+      CIS_TRY(dd_copy_async(at, loc[l], (size_t)P->rows * es, c->stream[l]));
+    } else {
+      memcpy(at, loc[l], (size_t)P->rows * es);
+    }
   }
   CIS_TRY(c->ops->bcast_parts(c, whole, D->plan.row_start, D->dtype));
   for (int l = 0; l < D->nlocal; ++l) {

@@ -25,6 +25,7 @@ cis_status dd_stream_create(cis_stream *s) {
 }
 void dd_stream_destroy(cis_stream s) { if (s) cudaStreamDestroy((cudaStream_t)s); }
 cis_status dd_stream_sync(cis_stream s) { CU_RET(cudaStreamSynchronize((cudaStream_t)s)); return CIS_OK; }
+cis_status dd_device_sync(void) { CU_RET(cudaDeviceSynchronize()); return CIS_OK; }
 cis_status dd_event_create(void **e) {
   cudaEvent_t t;
   CU_RET(cudaEventCreate(&t));

@@ -8,6 +8,7 @@ cis_status dd_set_device(int dev) { (void)dev; return no(); }
 cis_status dd_stream_create(cis_stream *s) { *s = NULL; return no(); }
 void dd_stream_destroy(cis_stream s) { (void)s; }
 cis_status dd_stream_sync(cis_stream s) { (void)s; return no(); }
+cis_status dd_device_sync(void) { return no(); }
 cis_status dd_event_create(void **e) { *e = NULL; return no(); }
 void dd_event_destroy(void *e) { (void)e; }
 cis_status dd_event_record(void *e, cis_stream s) { return no(); }
