@@ -134,7 +134,7 @@ def test_singlet_and_triplet_newton_sa_mix_as_pyscf(h2o_sym):
     # PySCF's test_h2o::test_spin_and_pointgroup_sa4_newton: newton CASSCF over
     # two singlet-only and two triplet solvers; with direct_spin1's diagonal
     # beside direct_spin0's contract_2e its CI steps lost c = c^T and it took
-    # 13 to 50 macro-iterations and stopped up to 7e-8 Eh off (PySCF: 4)
+    # 13 to 50 macro-iterations and stopped up to 5e-8 Eh off (PySCF: 4)
     mol, mf = h2o_sym
     runs = []
     for make in (lambda singlet: fci.solver(mol, singlet=singlet), lambda singlet: cpu(mol, singlet=singlet)):

@@ -38,6 +38,6 @@ export PYTHONPATH="$dir/site${PYTHONPATH:+:$PYTHONPATH}"
 missing=$("$py" -c "
 import importlib.util as u
 print(' '.join(m for m in ('numpy', 'scipy', 'h5py', 'pytest', 'pytest_timeout', 'pyscf') if u.find_spec(m) is None))")
-[ -z "$missing" ] || { echo "error: $py lacks $missing (not in the kit: the machine's own)" >&2; exit 1; }
+[ -z "$missing" ] || { echo "error: $py lacks $missing (NumPy, SciPy and h5py are not in the kit: the machine's own)" >&2; exit 1; }
 "$py" -c "import pyscf, pyscf.dft; print('PySCF', pyscf.__version__, 'and its libxc load from', pyscf.__path__[0])"
 exec "$py" "$src/tests/python/pyscf_suite.py" "$src" "$py" "$lib" "$out" "$device" "$jobs"
