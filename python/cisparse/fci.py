@@ -618,6 +618,22 @@ class FCISolver(direct_spin1.FCISolver):
     def contract_1e(self, f1e, fcivec, norb, nelec, link_index=None, **kwargs):
         return self._pyscf().contract_1e(self, f1e, fcivec, norb, nelec, link_index, **kwargs)
 
+    def make_hdiag(self, h1e, eri, norb, nelec, compress=False):
+        """H's diagonal, the preconditioner of the iterations PySCF runs with
+        this solver's contract_2e (newton CASSCF's CI steps): a singlet-only
+        solver's is direct_spin0's, symmetric under alpha <-> beta to the
+        last bit, so those steps keep c = c^T exactly, which direct_spin0's
+        contract_2e (half the products, then c + c^T) assumes; direct_spin1's
+        otherwise."""
+        if getattr(self, "singlet", False):
+            return direct_spin0.make_hdiag(h1e, eri, norb, direct_spin1._unpack_nelec(nelec, self.spin), compress)
+        return super().make_hdiag(h1e, eri, norb, nelec, compress)
+
+    def get_init_guess(self, norb, nelec, nroots, hdiag):
+        """PySCF's first vectors: a singlet-only solver's symmetric under
+        alpha <-> beta (direct_spin0's), direct_spin1's otherwise."""
+        return self._pyscf().get_init_guess(self, norb, nelec, nroots, hdiag)
+
     def _target_wfnsym(self, norb, nelec, ci0, orbsym, wfnsym):
         """PySCF's direct_spin1_symm rule (its guess_wfnsym): with orbsym,
         wfnsym None is the symmetry of ci0 or, without one, of the aufbau

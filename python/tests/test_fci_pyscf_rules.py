@@ -112,6 +112,49 @@ def test_singlet_gen_linkstr_and_refusals():
         cf._Solver().solve(F, o)
 
 
+def test_singlet_preconditioner_is_direct_spin0s():
+    # direct_spin0's contract_2e (half the products, then c + c^T) is right only
+    # for c = c^T to the last bit; PySCF's CI steps (newton CASSCF) keep that
+    # through the solver's make_hdiag and get_init_guess, which must then be
+    # direct_spin0's: symmetric under alpha <-> beta exactly (direct_spin1's
+    # diagonal differs from its transpose in the last bits)
+    for norb, n in ((4, 2), (6, 3), (8, 4)):
+        h1, eri = random_integrals(norb, 3)
+        na = fci.cistring.num_strings(norb, n)
+        hd = cpu(singlet=True).make_hdiag(h1, eri, norb, (n, n))
+        np.testing.assert_array_equal(hd.reshape(na, na), hd.reshape(na, na).T)
+        np.testing.assert_array_equal(hd, direct_spin0.make_hdiag(h1, eri, norb, (n, n)))
+        np.testing.assert_array_equal(cpu().make_hdiag(h1, eri, norb, (n, n)),
+                                      fci.direct_spin1.make_hdiag(h1, eri, norb, (n, n)))
+        for g in cpu(singlet=True).get_init_guess(norb, (n, n), 3, hd):
+            np.testing.assert_array_equal(g.reshape(na, na), g.reshape(na, na).T)
+
+
+def test_singlet_and_triplet_newton_sa_mix_as_pyscf(h2o_sym):
+    # PySCF's test_h2o::test_spin_and_pointgroup_sa4_newton: newton CASSCF over
+    # two singlet-only and two triplet solvers; with direct_spin1's diagonal
+    # beside direct_spin0's contract_2e its CI steps lost c = c^T and it took
+    # 13 to 50 macro-iterations and stopped up to 5e-8 Eh off (PySCF: 4)
+    mol, mf = h2o_sym
+    runs = []
+    for make in (lambda singlet: fci.solver(mol, singlet=singlet), lambda singlet: cpu(mol, singlet=singlet)):
+        solvers = [make(not bool(i % 2)) for i in range(4)]
+        solvers[0].wfnsym = solvers[1].wfnsym = "B1"
+        solvers[2].wfnsym = solvers[3].wfnsym = "A1"
+        solvers[1].spin = solvers[3].spin = 2
+        mc = mcscf.addons.state_average_mix(mcscf.CASSCF(mf, 4, 4), solvers, [0.25] * 4).newton()
+        mc.conv_tol = 1e-10  # the SA energy stationary to 1e-10 (default 1e-7: any point within it)
+        macro = []
+        mc.callback = lambda envs: macro.append(envs["imacro"])
+        mc.kernel(mc.sort_mo([4, 5, 6, 10], base=1))
+        assert mc.converged
+        runs.append((mc.e_tot, np.sort(mc.e_states), len(macro)))
+    (e_ref, states_ref, n_ref), (e, states, n) = runs
+    assert abs(e - e_ref) < 1e-9  # the stationary SA energy: conv_tol 1e-10 on its change
+    np.testing.assert_allclose(states, states_ref, atol=1e-6)  # each state: first order in the orbitals
+    assert n <= n_ref + 1, f"{n} macro-iterations against PySCF's {n_ref}"
+
+
 def test_wfnsym_none_is_the_aufbau_determinants():
     # PySCF's test_many_roots: wfnsym None with orbsym is the aufbau
     # determinant's irrep (direct_spin1_symm), not every irrep
