@@ -119,6 +119,7 @@ cis_status ci_run_setup_direct(ci_run *r) {
   cis_ci_result *R = r->R;
   double tb = cis_wtime();
   CIS_TRY(ci_run_direct_space(r));
+  r->t_space = cis_wtime() - tb;
   cis_ci_direct_get_info(r->D, &R->direct);
   const cis_int n = cis_ci_direct_size(r->D);
   R->size = n;

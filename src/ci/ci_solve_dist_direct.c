@@ -154,19 +154,21 @@ cis_status ci_run_setup_dist_direct(ci_run *r) {
   if (parts > nsa || parts > n)
     CIS_TRY(cis_error(CIS_ERR_INVALID, "%d parts for a space of %lld alpha strings and %lld determinants: at most one "
                       "part per alpha string", parts, (long long)nsa, (long long)n));
+  double t0 = cis_wtime(), t_comm, t_diag, t_op;
   if (o->cpu_parts > 0) {
     CIS_TRY(cis_dist_world_create(parts, &dd->w));
     CIS_TRY(cis_dist_comm_fake(dd->w, 0, parts, &dd->c));
   } else {
     CIS_TRY(cis_dist_comm_nccl(parts, &dd->c));
   }
+  t_comm = cis_wtime() - t0;
   dd->nlocal = cis_dist_comm_local_ranks(dd->c);
   dd->first = cis_dist_comm_first_rank(dd->c);
   split_work(r->D, dd->compact, parts, nsa, dd->alo);
   /* Davidson's rows: an even split of the vector (its share of memory) */
   CIS_TRY(cis_alloc_array((void **)&row_start, parts + 1, sizeof(cis_int), "row split"));
   for (int p = 0; p <= parts; ++p) row_start[p] = (cis_int)((double)n * p / parts);
-  double t0 = cis_wtime(), t_diag, t_op;
+  t0 = cis_wtime();
   CIS_TRY(cis_alloc_array((void **)&diag, n, sizeof(double), "the diagonal"));
   CIS_TRY(dd->compact ? cis_ci_direct_compact_diagonal(r->D, diag) : cis_ci_direct_diagonal(r->D, diag));
   t_diag = cis_wtime() - t0;
@@ -193,8 +195,9 @@ cis_status ci_run_setup_dist_direct(ci_run *r) {
     cis_ci_direct_gpu_get_info(dd->G[0], &R->direct_gpu);
   }
   if (o->verbose)
-    fprintf(stderr, "direct over %d parts: the diagonal %.3f s (host), the summed operator %.3f s, the parts' sigmas "
-            "%.3f s (lists and pair matrix uploaded, workspace sized)\n", parts, t_diag, t_op, cis_wtime() - t0);
+    fprintf(stderr, "direct over %d parts: the space %.3f s (strings, links; host), the communicator %.3f s, the "
+            "diagonal %.3f s (host), the summed operator %.3f s, the parts' sigmas %.3f s (lists and pair matrix "
+            "uploaded, workspace sized)\n", parts, r->t_space, t_comm, t_diag, t_op, cis_wtime() - t0);
   cis_operator *op = NULL;
   CIS_TRY(cis_operator_from_dist(dd->M, &op));
   if (dd->compact) r->opc = op;

@@ -44,6 +44,7 @@ typedef struct ci_run {
   double *gdiag;           /* the direct diagonal handed to the GPU operator */
   int parts;               /* the direct sigma over this many parts (o->gpus / o->cpu_parts), else 0 */
   ci_dist_direct *dd;      /* its parts, communicator and distributed operator */
+  double t_space;          /* seconds making (or reusing) the direct space */
   /* Davidson's results */
   double *evals, *evecs, *s2;
   int *pick;

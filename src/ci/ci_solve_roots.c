@@ -198,6 +198,8 @@ static cis_status solve_roots(ci_run *r) {
   if (compact) vc = malloc((size_t)nr * (size_t)ng * sizeof(double));
   if (!r->evals || (need_c1 && !r->evecs) || !r->s2 || (compact && !vc))
     { st = cis_error(CIS_ERR_ALLOC, "cannot allocate %d CI vectors of %lld determinants", nr, (long long)n); goto cleanup; }
+  if (r->evecs) cis_first_touch(r->evecs, (int64_t)nr * n); /* Davidson's download lands in touched pages */
+  if (vc) cis_first_touch(vc, (int64_t)nr * ng);
   int nguess = 0;
   double t_guess = cis_wtime();
   CIS_TRY(ci_run_guesses(r, nvec, &guess, &nguess));

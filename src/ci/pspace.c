@@ -385,9 +385,7 @@ static cis_status pspace_guess(const cis_fcidump *F, const det_src *src, cis_int
   if (nvec > m) nvec = m;
   CIS_TRY(cis_alloc_array((void **)&Z, (int64_t)m * nvec, sizeof(double), "P-space eigenvectors"));
   CIS_TRY(lowest_eigh(H, m, nvec, w, Z));
-  const int64_t total = (int64_t)nvec * n; /* zeroed by all threads: the first touch of fresh pages */
-#pragma omp parallel for schedule(static) if (total >= 65536)
-  for (int64_t i = 0; i < total; ++i) guess[i] = 0.0;
+  cis_first_touch(guess, (int64_t)nvec * n);
   for (int v = 0; v < nvec; ++v)
     for (int i = 0; i < m; ++i) guess[(size_t)v * (size_t)n + (size_t)pick[i]] = Z[(size_t)v * m + i];
   if (pvals) for (int v = 0; v < nvec; ++v) pvals[v] = w[v];

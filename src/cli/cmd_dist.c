@@ -305,7 +305,7 @@ int cli_dist_ci(int argc, char **argv) {
   cis_status st = cis_ci_solve_file(file, &o, &R);
   if (st == CIS_OK && o.count_only) {
     const double gib = 1073741824.0, whole = 8.0 * R->counts.determinants, parts = R->parts > 0 ? R->parts : 1;
-    printf("ci %s: %.6g determinants (%.6g x %.6g strings), one vector %.3f GiB\n", file, R->counts.determinants,
+    printf("ci %s: %.0f determinants (%.0f x %.0f strings), one vector %.3f GiB\n", file, R->counts.determinants,
            R->counts.alpha_strings, R->counts.beta_strings, whole / gib);
     if (R->method == CIS_CI_METHOD_DIRECT)
       printf("direct over %d %s: per part %.3f GiB = 2 whole vectors (the gathered one, its partial sigma) %.3f GiB "

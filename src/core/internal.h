@@ -48,6 +48,11 @@ int cis_threads_limit(int64_t work, int64_t grain);
 void cis_threads_restore(int prev);
 #define CIS_GRAIN_VECTOR 32768
 #define CIS_GRAIN_NNZ 32768
+/* x[0 .. n) = 0 written by cis_threads_for(n, CIS_GRAIN_VECTOR) threads:
+ * the first touch of freshly allocated pages spread over the cores (a large
+ * copy or device download into pages no thread has touched pays their page
+ * faults one by one on the copying thread). */
+void cis_first_touch(double *x, int64_t n);
 
 /* cis_phys_memory, cis_wtime, cis_median: util/host.h. */
 /* Bytes of host memory available now (MemAvailable; the physical memory

@@ -97,3 +97,8 @@ int cis_threads_limit(int64_t work, int64_t grain) {
 }
 
 void cis_threads_restore(int prev) { omp_set_num_threads(prev); }
+
+void cis_first_touch(double *x, int64_t n) {
+#pragma omp parallel for schedule(static) num_threads(cis_threads_for(n, CIS_GRAIN_VECTOR))
+  for (int64_t i = 0; i < n; ++i) x[i] = 0.0;
+}
