@@ -27,6 +27,15 @@ static cis_status build_rows(void *ctx, cis_int r0, cis_int r1, cis_csr **rows) 
   return st;
 }
 
+cis_status ci_parts_comm(const cis_ci_solve_opts *o, cis_dist_world **w, cis_dist_comm **c) {
+  *w = NULL, *c = NULL;
+  if (o->cpu_parts <= 0) return cis_dist_comm_nccl(o->gpus == CIS_CI_ALL_GPUS ? 0 : o->gpus, c);
+  if (o->cpu_parts > 64) return cis_error(CIS_ERR_INVALID, "cpu_parts must be 1..64, got %d", o->cpu_parts);
+  cis_status st = cis_dist_world_create(o->cpu_parts, w);
+  if (st == CIS_OK) st = cis_dist_comm_fake(*w, 0, o->cpu_parts, c);
+  return st;
+}
+
 cis_status ci_run_distributed(ci_run *r) {
   cis_status st;
   const cis_ci_solve_opts *o = r->o;
@@ -42,14 +51,8 @@ cis_status ci_run_distributed(ci_run *r) {
     return cis_error(CIS_ERR_UNSUPPORTED, "the stored Hamiltonian over several parts returns energies only (no vectors, "
                      "no warm-start guesses): use the direct method");
   if (o->exchange) CIS_TRY(cis_dist_exchange_parse(o->exchange, &xk));
-  if (o->cpu_parts > 0) {
-    if (o->cpu_parts > 64) return cis_error(CIS_ERR_INVALID, "cpu_parts must be 1..64, got %d", o->cpu_parts);
-    CIS_TRY(cis_dist_world_create(o->cpu_parts, &w));
-    CIS_TRY(cis_dist_comm_fake(w, 0, o->cpu_parts, &c));
-  } else {
-    CIS_TRY(cis_dist_comm_nccl(o->gpus == CIS_CI_ALL_GPUS ? 0 : o->gpus, &c));
-    R->gpu = 1;
-  }
+  CIS_TRY(ci_parts_comm(o, &w, &c));
+  R->gpu = o->cpu_parts <= 0;
   uint64_t ra, rb;
   CIS_TRY(cis_ci_find_reference(r->F, &ra, &rb));
   R->ref_alpha = cis_ci_bits_from_u64(ra), R->ref_beta = cis_ci_bits_from_u64(rb);

@@ -155,12 +155,7 @@ cis_status ci_run_setup_dist_direct(ci_run *r) {
     CIS_TRY(cis_error(CIS_ERR_INVALID, "%d parts for a space of %lld alpha strings and %lld determinants: at most one "
                       "part per alpha string", parts, (long long)nsa, (long long)n));
   double t0 = cis_wtime(), t_comm, t_diag, t_op;
-  if (o->cpu_parts > 0) {
-    CIS_TRY(cis_dist_world_create(parts, &dd->w));
-    CIS_TRY(cis_dist_comm_fake(dd->w, 0, parts, &dd->c));
-  } else {
-    CIS_TRY(cis_dist_comm_nccl(parts, &dd->c));
-  }
+  CIS_TRY(ci_parts_comm(o, &dd->w, &dd->c));
   t_comm = cis_wtime() - t0;
   dd->nlocal = cis_dist_comm_local_ranks(dd->c);
   dd->first = cis_dist_comm_first_rank(dd->c);

@@ -62,6 +62,9 @@ cis_status ci_run_roots(ci_run *r);
 cis_status ci_run_setup_direct(ci_run *r);
 /* The direct space of F for o, made or reused from r->keep. */
 cis_status ci_run_direct_space(ci_run *r);
+/* The communicator of o's parts: a fake world of o->cpu_parts host parts
+ * (*w, freed after *c), or NCCL over o->gpus GPUs (ci_solve_dist.c). */
+cis_status ci_parts_comm(const cis_ci_solve_opts *o, cis_dist_world **w, cis_dist_comm **c);
 /* The stored H over o->gpus GPUs or o->cpu_parts host parts, Davidson on it (ci_solve_dist.c). */
 cis_status ci_run_distributed(ci_run *r);
 /* The direct sigma over ci_dist_parts(o) parts (ci_solve_dist_direct.c):

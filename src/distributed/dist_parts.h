@@ -51,6 +51,13 @@ struct cis_dist_matrix {
   void *summed_ctx;
 };
 
+/* One product done: tx seconds of exchange, started at wall clock t0. */
+static inline void dist_count_product(cis_dist_matrix *D, double tx, double t0) {
+  D->t_exchange += tx;
+  D->t_product += cis_wtime() - t0;
+  D->products++;
+}
+
 /* The product of a summed operator on the local parts (dist_summed.c). */
 cis_status dist_summed_apply(cis_dist_matrix *D, double alpha, void *const *x, double beta, void *const *y);
 

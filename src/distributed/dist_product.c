@@ -124,9 +124,7 @@ static cis_status dist_apply_local(cis_dist_matrix *D, double alpha, void *const
       CIS_TRY(dd_event_ms(D->part[l].ev_start, D->part[l].ev_done, &ms));
       if (ms / 1e3 > tx) tx = ms / 1e3; /* the slowest part's exchange */
     }
-  D->t_exchange += tx;
-  D->t_product += cis_wtime() - t0;
-  D->products++;
+  dist_count_product(D, tx, t0);
   st = CIS_OK;
 cleanup:
   cis_free(snd);

@@ -156,9 +156,7 @@ cis_status dist_summed_apply(cis_dist_matrix *D, double alpha, void *const *x, d
       dist_sum_parts_host(D->dtype, G, P->rank, P->rows, mine, recv[l], alpha, beta, y[l]);
     }
   }
-  D->t_exchange += tx;
-  D->t_product += cis_wtime() - t0;
-  D->products++;
+  dist_count_product(D, tx, t0);
   st = CIS_OK;
 cleanup:
   cis_free(snd);

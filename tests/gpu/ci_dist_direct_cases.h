@@ -16,19 +16,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "ci/ci_davidson_support.h"
 #include "ci/ci_internal.h"
-#include "test_util.h"
-
-static double cdd_rel(const double *a, const double *b, cis_int n) {
-  double d = 0, s = 0;
-  for (cis_int i = 0; i < n; ++i) {
-    if (a[i] != a[i]) return INFINITY;
-    d += (a[i] - b[i]) * (a[i] - b[i]);
-    s += b[i] * b[i];
-  }
-  return sqrt(d / (s > 0 ? s : 1));
-}
+#include "ci_sigma_ref.h"
 
 /* The parts' GPU sigmas of a split into `parts` ranges, summed, against the CPU sigma. */
 static void cdd_sigma(const char *file, int sym, int no_tr, int parts) {
@@ -48,21 +37,8 @@ static void cdd_sigma(const char *file, int sym, int no_tr, int parts) {
          *sum = calloc((size_t)n, sizeof *sum), *y = malloc((size_t)n * sizeof *y);
   void *dx = NULL, *dy = NULL;
   test_fill_random(x, CIS_F64, n, 5);
-  if (sym) { /* an exactly symmetric vector: the half sigma */
-    int out = 0;
-    if (compact) CHECK_OK(cis_ci_direct_compact_pure_guesses(D, x, 1, 2, &out));
-    else
-      for (cis_int A = 0; A < nsa; ++A)
-        for (cis_int B = 0; B < A; ++B) x[B * nsa + A] = x[A * nsa + B];
-  }
-  if (compact) {
-    cis_operator *op = NULL;
-    CHECK_OK(cis_ci_direct_compact_operator(D, &op));
-    CHECK_OK(cis_operator_apply(op, 1.0, x, 0.0, ref, NULL));
-    cis_operator_free(op);
-  } else {
-    CHECK_OK(cis_ci_direct_sigma(D, 1, x, ref));
-  }
+  if (sym) ci_symmetric_vector(D, compact, nsa, x); /* the half sigma */
+  ci_whole_sigma(D, compact, x, ref);
   CHECK_OK(cis_gpu_malloc(&dx, (size_t)n * sizeof(double)));
   CHECK_OK(cis_gpu_malloc(&dy, (size_t)n * sizeof(double)));
   if (dx && dy) CHECK_OK(cis_gpu_upload(dx, x, (size_t)n * sizeof(double)));
@@ -77,7 +53,7 @@ static void cdd_sigma(const char *file, int sym, int no_tr, int parts) {
     for (cis_int i = 0; i < n; ++i) sum[i] += y[i];
     cis_ci_direct_gpu_free(G);
   }
-  const double e = cdd_rel(sum, ref, n);
+  const double e = test_rel_err(sum, ref, CIS_F64, n);
   CHECK(e <= 1e-12, "%s (%s%s%s), %d GPU parts: their sum differs from the CPU sigma by %.3g", file,
         compact ? "blocked" : "C1", sym ? ", symmetric" : "", no_tr ? ", no time reversal" : "", parts, e);
   cis_gpu_free(dx);

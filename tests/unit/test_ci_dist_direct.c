@@ -17,23 +17,12 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-#include "ci/ci_davidson_support.h"
 #include "ci/ci_internal.h"
-#include "test_util.h"
+#include "ci_sigma_ref.h"
 
 static const char *path(const char *dir, const char *name, char *buf, size_t len) {
   snprintf(buf, len, "%s/%s", dir, name);
   return buf;
-}
-
-static double rel_diff(const double *a, const double *b, cis_int n) {
-  double d = 0, s = 0;
-  for (cis_int i = 0; i < n; ++i) {
-    if (a[i] != a[i] || b[i] != b[i]) return INFINITY; /* NaN never passes */
-    d += (a[i] - b[i]) * (a[i] - b[i]);
-    s += b[i] * b[i];
-  }
-  return sqrt(d / (s > 0 ? s : 1));
 }
 
 /* Sum of the parts over the split lo[0..parts] against the whole sigma. */
@@ -42,20 +31,13 @@ static void check_split(cis_ci_direct *D, int compact, const double *x, const ci
   double *whole = malloc((size_t)n * sizeof *whole), *sum = calloc((size_t)n, sizeof *sum),
          *y = malloc((size_t)n * sizeof *y), *xc = malloc((size_t)n * sizeof *xc);
   memcpy(xc, x, (size_t)n * sizeof *xc);
-  if (compact) {
-    cis_operator *op = NULL;
-    CHECK_OK(cis_ci_direct_compact_operator(D, &op));
-    CHECK_OK(cis_operator_apply(op, 1.0, xc, 0.0, whole, NULL));
-    cis_operator_free(op);
-  } else {
-    CHECK_OK(cis_ci_direct_sigma(D, 1, xc, whole));
-  }
+  ci_whole_sigma(D, compact, xc, whole);
   for (int p = 0; p < parts; ++p) {
     test_fill_nan(y, CIS_F64, n);
     CHECK_OK(ci_direct_sigma_part(D, compact, xc, y, lo[p], lo[p + 1]));
     for (cis_int i = 0; i < n; ++i) sum[i] += y[i];
   }
-  const double e = rel_diff(sum, whole, n);
+  const double e = test_rel_err(sum, whole, CIS_F64, n);
   CHECK(e <= 1e-13, "%s, %d parts: the parts' sum differs from the whole sigma by %.3g (relative)", what, parts, e);
   free(whole);
   free(sum);
@@ -63,25 +45,13 @@ static void check_split(cis_ci_direct *D, int compact, const double *x, const ci
   free(xc);
 }
 
-/* x random; with sym, exactly symmetric under alpha <-> beta (one string set). */
+/* x random (room for two vectors); with sym, exactly symmetric under alpha <-> beta. */
 static void random_vector(cis_ci_direct *D, int compact, int sym, double *x) {
   const cis_int n = compact ? cis_ci_direct_compact_size(D) : cis_ci_direct_size(D);
-  test_fill_random(x, CIS_F64, n, 7);
-  if (!sym) return;
-  if (compact) { /* (x + x^T) / 2 in the compact layout: its first pure part */
-    double *two = malloc(2 * (size_t)n * sizeof *two);
-    int out = 0;
-    memcpy(two, x, (size_t)n * sizeof *x);
-    CHECK_OK(cis_ci_direct_compact_pure_guesses(D, two, 1, 2, &out));
-    memcpy(x, two, (size_t)n * sizeof *x);
-    free(two);
-    return;
-  }
   cis_ci_direct_info in;
+  test_fill_random(x, CIS_F64, n, 7);
   cis_ci_direct_get_info(D, &in);
-  const cis_int ns = in.alpha_strings;
-  for (cis_int A = 0; A < ns; ++A)
-    for (cis_int B = 0; B < A; ++B) x[B * ns + A] = x[A * ns + B];
+  if (sym) ci_symmetric_vector(D, compact, in.alpha_strings, x);
 }
 
 static void sigma_case(const char *file, int compact_layout, int no_tr, int project, int sym) {
@@ -98,7 +68,7 @@ static void sigma_case(const char *file, int compact_layout, int no_tr, int proj
     cis_ci_direct_get_info(D, &in);
     const int compact = compact_layout && in.blocked;
     const cis_int nsa = in.alpha_strings, n = compact ? cis_ci_direct_compact_size(D) : cis_ci_direct_size(D);
-    double *x = malloc((size_t)n * sizeof *x);
+    double *x = malloc(2 * (size_t)n * sizeof *x);
     random_vector(D, compact, sym, x);
     char what[300];
     snprintf(what, sizeof what, "%s (%s%s%s%s)", file, compact ? "blocked" : "C1 layout", no_tr ? ", no time reversal" : "",
