@@ -430,6 +430,7 @@ static void run_release(ci_run *r) {
   r->pen = r->op = r->opc = NULL;
   ci_dist_direct_free(r->dd);
   r->dd = NULL;
+  r->correct = NULL, r->correct_ctx = NULL;
   cis_matrix_free(r->M);
   cis_gpu_plan_free(r->plan);
   cis_csr_free(r->H);

@@ -27,15 +27,6 @@ static cis_status build_rows(void *ctx, cis_int r0, cis_int r1, cis_csr **rows) 
   return st;
 }
 
-cis_status ci_parts_comm(const cis_ci_solve_opts *o, cis_dist_world **w, cis_dist_comm **c) {
-  *w = NULL, *c = NULL;
-  if (o->cpu_parts <= 0) return cis_dist_comm_nccl(o->gpus == CIS_CI_ALL_GPUS ? 0 : o->gpus, c);
-  if (o->cpu_parts > 64) return cis_error(CIS_ERR_INVALID, "cpu_parts must be 1..64, got %d", o->cpu_parts);
-  cis_status st = cis_dist_world_create(o->cpu_parts, w);
-  if (st == CIS_OK) st = cis_dist_comm_fake(*w, 0, o->cpu_parts, c);
-  return st;
-}
-
 cis_status ci_run_distributed(ci_run *r) {
   cis_status st;
   const cis_ci_solve_opts *o = r->o;

@@ -79,13 +79,11 @@ static cis_status part_pure(void *ctx, int local, int rank, const void *x, void 
   return dd->compact ? cis_ci_direct_correct_compact(dd->D, y, s) : cis_ci_direct_correct_c1(dd->D, y, s);
 }
 
-cis_status ci_dist_direct_correct(void *ctx, void *t, cis_stream s) {
+static cis_status ci_dist_direct_correct(void *ctx, void *t, cis_stream s) {
   ci_dist_direct *dd = ctx;
   (void)s;
   return cis_dist_summed_transform(dd->M, t, part_pure, dd);
 }
-
-int ci_dist_direct_corrects(const ci_dist_direct *dd) { return !(dd->compact && dd->G[0]); }
 
 void ci_dist_direct_free(ci_dist_direct *dd) {
   if (!dd) return;
@@ -98,6 +96,15 @@ void ci_dist_direct_free(ci_dist_direct *dd) {
   cis_dist_comm_free(dd->c);
   cis_dist_world_free(dd->w);
   free(dd);
+}
+
+cis_status ci_parts_comm(const cis_ci_solve_opts *o, cis_dist_world **w, cis_dist_comm **c) {
+  *w = NULL, *c = NULL;
+  if (o->cpu_parts <= 0) return cis_dist_comm_nccl(o->gpus == CIS_CI_ALL_GPUS ? 0 : o->gpus, c);
+  if (o->cpu_parts > 64) return cis_error(CIS_ERR_INVALID, "cpu_parts must be 1..64, got %d", o->cpu_parts);
+  cis_status st = cis_dist_world_create(o->cpu_parts, w);
+  if (st == CIS_OK) st = cis_dist_comm_fake(*w, 0, o->cpu_parts, c);
+  return st;
 }
 
 int ci_dist_parts(const cis_ci_solve_opts *o) {
@@ -202,6 +209,10 @@ cis_status ci_run_setup_dist_direct(ci_run *r) {
     diag = NULL;
   }
   r->dd = dd;
+  if (!(dd->compact && dd->G[0])) { /* compact vectors on GPUs: no device projection yet, as on one GPU */
+    r->correct = ci_dist_direct_correct;
+    r->correct_ctx = dd;
+  }
   R->parts = parts;
   snprintf(R->parts_comm, sizeof R->parts_comm, "%s", cis_dist_comm_name(dd->c));
   snprintf(R->parts_op, sizeof R->parts_op, "%s", cis_operator_name(op));

@@ -45,6 +45,11 @@ typedef struct ci_run {
   int parts;               /* the direct sigma over this many parts (o->gpus / o->cpu_parts), else 0 */
   ci_dist_direct *dd;      /* its parts, communicator and distributed operator */
   double t_space;          /* seconds making (or reusing) the direct space */
+  /* Davidson's correct hook when a path brings its own (over parts: the
+   * correction gathered whole, made exactly alpha <-> beta pure as on one
+   * device, its rows written back), else NULL */
+  cis_status (*correct)(void *ctx, void *t, cis_stream s);
+  void *correct_ctx;
   /* Davidson's results */
   double *evals, *evecs, *s2;
   int *pick;
@@ -63,24 +68,19 @@ cis_status ci_run_setup_direct(ci_run *r);
 /* The direct space of F for o, made or reused from r->keep. */
 cis_status ci_run_direct_space(ci_run *r);
 /* The communicator of o's parts: a fake world of o->cpu_parts host parts
- * (*w, freed after *c), or NCCL over o->gpus GPUs (ci_solve_dist.c). */
+ * (*w, freed after *c), or NCCL over o->gpus GPUs (ci_solve_dist_direct.c). */
 cis_status ci_parts_comm(const cis_ci_solve_opts *o, cis_dist_world **w, cis_dist_comm **c);
 /* The stored H over o->gpus GPUs or o->cpu_parts host parts, Davidson on it (ci_solve_dist.c). */
 cis_status ci_run_distributed(ci_run *r);
 /* The direct sigma over ci_dist_parts(o) parts (ci_solve_dist_direct.c):
  * the communicator, each part's sigma over its alpha strings, the summed
- * distributed operator as r->op (C1) or r->opc (compact), the diagonal; r->D
- * made (ci_run_direct_space), r->nr and r->max_sub set. */
+ * distributed operator as r->op (C1) or r->opc (compact), the diagonal,
+ * Davidson's correct hook (r->correct); r->D made (ci_run_direct_space),
+ * r->nr and r->max_sub set. */
 cis_status ci_run_setup_dist_direct(ci_run *r);
 void ci_dist_direct_free(ci_dist_direct *dd);
 /* Parts asked for by o (every GPU for CIS_CI_ALL_GPUS), 0 for none. */
 int ci_dist_parts(const cis_ci_solve_opts *o);
-/* Davidson's correct hook over parts (cis_davidson_opts.correct, ctx = the
- * ci_dist_direct): the distributed correction gathered whole and made
- * exactly alpha <-> beta pure as on one device, its rows written back; and
- * whether the parts have one (not yet: compact vectors on GPUs). */
-cis_status ci_dist_direct_correct(void *ctx, void *t, cis_stream s);
-int ci_dist_direct_corrects(const ci_dist_direct *dd);
 /* The distributed product's times and the first local GPU part's counters into R. */
 void ci_dist_direct_report(const ci_dist_direct *dd, cis_ci_result *R);
 /* P-space guess vectors for nr roots on the host paths: min(nr + 4, 2 nr + 2), as PySCF. */

@@ -218,9 +218,9 @@ static cis_status solve_roots(ci_run *r) {
   /* corrections kept exactly alpha <-> beta pure (every product a half
    * sigma); compact vectors on the GPU have no device projection yet (the
    * sigma takes the pure part of a nearly pure vector) */
-  if (r->dd && ci_dist_direct_corrects(r->dd)) { /* over parts: gathered, made pure, scattered back */
-    d.correct = ci_dist_direct_correct;
-    d.correct_ctx = r->dd;
+  if (r->correct) { /* the path's own (over parts) */
+    d.correct = r->correct;
+    d.correct_ctx = r->correct_ctx;
   } else if (r->D && !r->dd && !(compact && r->G) && (!r->pen || o->singlet)) {
     d.correct = r->G ? cis_ci_direct_gpu_correct : compact ? cis_ci_direct_correct_compact : cis_ci_direct_correct_c1;
     d.correct_ctx = r->G ? (void *)r->G : (void *)r->D;
