@@ -369,11 +369,13 @@ static void print_text_direct(const ci_args *a, const cis_ci_result *R) {
            R->direct_gpu.work_bytes / 1073741824.0, R->direct_gpu.free_bytes / 1073741824.0, R->sigma_ms, R->sigma_half_ms);
   else if (R->gpu) {
     const double(*sp)[3] = R->direct_gpu.split_ms;
-    printf("gpu           %s: gather + cuBLAS DGEMM + scatter, %lld (vector, alpha string) rows per pass, %lld "
-           "passes per sigma; lists %.3f MiB, D + X %.3f GiB of %.3f GiB free; one sigma %.3f ms, half sigma %.3f ms "
+    const int fused = !strncmp(R->direct_gpu.sigma_kernel, "fused", 5);
+    printf("gpu           %s: %s + scatter, %lld (vector, alpha string) rows per pass, %lld "
+           "passes per sigma; lists %.3f MiB, %s %.3f GiB of %.3f GiB free; one sigma %.3f ms, half sigma %.3f ms "
            "(medians of 5; 0 = not applicable)\n",
-           R->direct_gpu.device, (long long)R->direct_gpu.block, (long long)R->direct_gpu.passes, R->direct_gpu.link_bytes / 1048576.0,
-           R->direct_gpu.work_bytes / 1073741824.0, R->direct_gpu.free_bytes / 1073741824.0, R->sigma_ms, R->sigma_half_ms);
+           R->direct_gpu.device, fused ? "fused gather + FP64 MMA" : "gather + cuBLAS DGEMM", (long long)R->direct_gpu.block, (long long)R->direct_gpu.passes, R->direct_gpu.link_bytes / 1048576.0,
+           fused ? "X" : "D + X", R->direct_gpu.work_bytes / 1073741824.0, R->direct_gpu.free_bytes / 1073741824.0,
+           R->sigma_ms, R->sigma_half_ms);
     printf("kernels       %s; one sigma gather %.3f + DGEMM %.3f + scatter %.3f ms, half sigma %.3f + %.3f + %.3f ms "
            "(CUDA events, one timed run; fused: gather + product in the first)\n",
            R->direct_gpu.sigma_kernel, sp[0][0], sp[0][1], sp[0][2], sp[1][0], sp[1][1], sp[1][2]);
