@@ -13,14 +13,17 @@
  * rows after it; Davidson's vectors are spread by rows (an even split),
  * each part holding its share, the dots summed over the parts.
  *
+ * Davidson's corrections are kept exactly alpha <-> beta pure as on one
+ * device: gathered whole, projected by the one-device hook, written back
+ * (cis_dist_summed_transform; not for compact vectors on GPUs, as on one).
+ *
  * Rule (memory): every part holds two whole vectors (the gathered c, made
  * pure in place for the half sigma, and its partial sigma) beside its share
- * of Davidson's. A space whose whole vector does not fit one part is
- * not taken by this scheme (a sigma whose parts exchange blocks of c and
- * sigma as they go is the next step: docs/multigpu.md). Not done here
- * either: the exchange overlapped with the sigma, the corrections kept
- * exactly pure (cis_ci_direct_correct_*) on distributed vectors, the spin
- * penalty and singlet-only states. */
+ * of Davidson's. A space whose two whole vectors and a share of the smallest
+ * subspace do not fit one part is refused by the driver with the numbers (a
+ * sigma whose parts exchange blocks of c and sigma as they go is the next
+ * step: docs/multi-gpu.md). Not done here either: the exchange overlapped
+ * with the sigma, the spin penalty and singlet-only states. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
