@@ -37,6 +37,20 @@ __global__ void ci_sigma_gather_kernel(cis_ci_sigma_dev d, const double *__restr
   }
 }
 
+// The first of n links (sorted by the string they reach, as ci_sigma_dev.c
+// uploads them; at L[l * stride]) reaching a string >= s: a binary search, so
+// that a pass visits only the links into its own rows (not all n, most of
+// them skipped: the pass count times the link count per element before).
+__device__ __forceinline__ int ci_first_link(const ci_link *__restrict__ L, int64_t stride, int n, int64_t s) {
+  int lo = 0, hi = n;
+  while (lo < hi) {
+    const int mid = (lo + hi) >> 1;
+    if ((int64_t)L[mid * stride].str < s) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+
 // One thread per sigma element (v, I, B): the pull form of the scatter. The
 // link set is symmetric (a^+_p a_q|J> = s|I> exactly when a^+_q a_p|I> = s|J>,
 // same sign, same packed pair), so sigma(I,B) reads X through I's own links:
@@ -50,10 +64,11 @@ __global__ void ci_sigma_scatter_kernel(cis_ci_sigma_dev d, const double *__rest
   double t = 0.0;
   bool touched = false;
   const double *x = X + v * nr * nsb + B; // column (v, J, B) = x + (J - a0) * nsb
-  for (int l = 0; l < d.nla; ++l) {
-    const ci_link k = d.alink[I * d.nla + l];
+  const ci_link *La = d.alink + I * d.nla;  // sorted by J: this pass's rows are one run of them
+  for (int l = ci_first_link(La, 1, d.nla, a0); l < d.nla; ++l) {
+    const ci_link k = La[l];
     const int64_t j = (int64_t)k.str - a0;
-    if (j < 0 || j >= nr) continue;
+    if (j >= nr) break;
     t += (double)k.sign * x[(int64_t)k.pair * m + j * nsb];
     touched = true;
   }
@@ -85,17 +100,19 @@ __device__ __forceinline__ double ci_half_q(const cis_ci_sigma_dev &d, const dou
                                             cis_int a0, cis_int nr, int64_t tri0, int64_t I, int64_t C) {
   const int64_t ns = d.nsb;
   double q = 0.0;
-  for (int l = 0; l < d.nla; ++l) {
-    const ci_link k = d.blink_t[(int64_t)l * ns + I];
+  const ci_link *Li = d.blink_t + I; // link l of I at Li[l * ns], sorted by the string reached
+  for (int l = ci_first_link(Li, ns, d.nla, a0 > C ? a0 : C); l < d.nla; ++l) { // R in the pass, R >= C
+    const ci_link k = Li[(int64_t)l * ns];
     const int64_t R = k.str;
-    if (R < a0 || R >= a0 + nr || C > R) continue;
+    if (R >= a0 + nr) break;
     q += (double)k.sign * X[(int64_t)k.pair * m + ci_tri(R) - tri0 + C];
   }
   if (I >= a0 && I < a0 + nr) {
     const double *xr = X + ci_tri(I) - tri0;
-    for (int l = 0; l < d.nlb; ++l) {
+    for (int l = 0; l < d.nlb; ++l) { // the links B' < I of C
       const ci_link k = d.blink_t[(int64_t)l * ns + C];
-      if (k.str < I) q += (double)k.sign * xr[(int64_t)k.pair * m + k.str];
+      if (k.str >= I) break;
+      q += (double)k.sign * xr[(int64_t)k.pair * m + k.str];
     }
   }
   return q;

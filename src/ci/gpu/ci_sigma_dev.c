@@ -94,20 +94,45 @@ cis_status cis_ci_direct_gpu_set_integrals(cis_ci_direct_gpu *G) {
   return CIS_OK;
 }
 
-/* The beta links transposed: link l of string B at l*nsb + B. */
-static cis_status upload_beta_links(cis_ci_direct_gpu *G) {
+/* The n links of each of ns strings (L, string S's at S * n) sorted by the
+ * string they reach (stable: a string's diagonal links E_pp keep their
+ * order; row: n links of scratch), into out at S * n + l, or transposed at
+ * l * ns + S: the scatters
+ * find a pass's links by binary search (ci_sigma.cu). The gathers add each
+ * link to its own pair's row, so their D does not depend on the order. */
+static void sort_links(const ci_link *L, cis_int ns, int n, int transposed, ci_link *row, ci_link *out) {
+  for (cis_int S = 0; S < ns; ++S) {
+    for (int l = 0; l < n; ++l) { /* insertion sort: n is the link count of one string (<= a few hundred) */
+      const ci_link k = L[S * n + l];
+      int i = l;
+      for (; i > 0 && row[i - 1].str > k.str; --i) row[i] = row[i - 1];
+      row[i] = k;
+    }
+    for (int l = 0; l < n; ++l) out[transposed ? (cis_int)l * ns + S : S * n + l] = row[l];
+  }
+}
+
+/* The alpha links (string A's at A*nla) and the beta links transposed (link
+ * l of string B at l*nsb + B, coalesced for a warp of consecutive B), both
+ * sorted by the string they reach (sort_links). */
+static cis_status upload_links(cis_ci_direct_gpu *G) {
   cis_status st;
-  const cis_int nsb = G->v.nsb;
-  const int nl = G->v.nlb;
-  const ci_link *L = G->v.blink;
-  ci_link *t = NULL;
-  if (nl == 0) return CIS_OK;
-  CIS_TRY(cis_alloc_array((void **)&t, nsb * nl, sizeof(ci_link), "transposed beta links"));
-  for (cis_int B = 0; B < nsb; ++B)
-    for (int l = 0; l < nl; ++l) t[(cis_int)l * nsb + B] = L[B * nl + l];
-  st = dev_upload((void **)&G->blink_t, t, (size_t)(nsb * nl) * sizeof(ci_link), "beta link lists");
+  const ci_direct_view *v = &G->v;
+  ci_link *t = NULL, *row = NULL;
+  const cis_int na = v->nsa * v->nla, nb = v->nsb * v->nlb, most = na > nb ? na : nb;
+  const int nl = v->nla > v->nlb ? v->nla : v->nlb;
+  CIS_TRY(cis_alloc_array((void **)&t, most > 0 ? most : 1, sizeof(ci_link), "sorted link lists"));
+  CIS_TRY(cis_alloc_array((void **)&row, nl > 0 ? nl : 1, sizeof(ci_link), "one string's links"));
+  sort_links(v->alink, v->nsa, v->nla, 0, row, t);
+  CIS_TRY(dev_upload((void **)&G->alink, t, (size_t)na * sizeof(ci_link), "alpha link lists"));
+  if (v->nlb > 0) {
+    sort_links(v->blink, v->nsb, v->nlb, 1, row, t);
+    CIS_TRY(dev_upload((void **)&G->blink_t, t, (size_t)nb * sizeof(ci_link), "beta link lists"));
+  }
+  st = CIS_OK;
 cleanup:
   cis_free(t);
+  cis_free(row);
   return st;
 }
 
@@ -181,8 +206,7 @@ cis_status ci_direct_gpu_create_part(const cis_ci_direct *D, const cis_ci_direct
     goto cleanup;
   }
   CIS_TRY(choose_kernels(G, np));
-  CIS_TRY(dev_upload((void **)&G->alink, v->alink, la, "alpha link lists"));
-  CIS_TRY(upload_beta_links(G));
+  CIS_TRY(upload_links(G));
   CIS_TRY(dev_upload((void **)&G->g, v->g, gb, "pair matrix"));
   if (v->project) {
     CIS_TRY(dev_upload((void **)&G->syma, v->syma, (size_t)v->nsa, "alpha string irreps"));
