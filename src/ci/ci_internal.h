@@ -99,6 +99,10 @@ void ci_direct_get_view(const cis_ci_direct *D, ci_direct_view *v);
  * blocking the direct order), for the compact P-space (pspace.c). */
 void ci_direct_compact_det(const cis_ci_direct *D, cis_int i, uint64_t *alpha, uint64_t *beta);
 
+/* x[0 .. n) = a fixed pseudo-random vector (xorshift), uniform in [-1, 1):
+ * the vectors the sigma timings multiply (sigma.c). */
+void ci_fill_random(double *x, cis_int n);
+
 /* ---- the direct sigma split by alpha strings (sigma.c; the distributed
  * direct path, ci_solve_dist_direct.c) ---- */
 /* y = the contributions of the alpha strings lo .. hi-1 to H x, one vector

@@ -5,6 +5,7 @@
  * the GPU, the spin penalty, and the separately timed sigma. */
 #include <stdlib.h>
 #include <string.h>
+#include "ci/ci_internal.h"
 #include "ci/ci_solve_internal.h"
 
 cis_status ci_run_direct_space(ci_run *r) {
@@ -58,21 +59,6 @@ cleanup:
   return st;
 }
 
-/* A pseudo-random vector of n entries (xorshift), symmetric under
- * alpha <-> beta when na == nb strings and sym is set. */
-static void random_vector(double *c, cis_int n, cis_int na, cis_int nb, int sym) {
-  uint64_t x = 0x2545f4914f6cdd1dull;
-  for (cis_int A = 0; sym && A < na; ++A)
-    for (cis_int B = 0; B <= A; ++B) {
-      x ^= x << 13, x ^= x >> 7, x ^= x << 17;
-      c[A * nb + B] = c[B * nb + A] = (double)(x >> 11) / 9007199254740992.0 - 0.5;
-    }
-  for (cis_int i = 0; !sym && i < n; ++i) {
-    x ^= x << 13, x ^= x >> 7, x ^= x << 17;
-    c[i] = (double)(x >> 11) / 9007199254740992.0 - 0.5;
-  }
-}
-
 /* One sigma and one half sigma on the GPU, medians of 5, timed apart (not
  * part of the time to solution). */
 static cis_status time_sigma(ci_run *r) {
@@ -88,14 +74,16 @@ static cis_status time_sigma(ci_run *r) {
     int one = 1;
     if (!(c = malloc((size_t)nc * sizeof(double))))
       { st = cis_error(CIS_ERR_ALLOC, "cannot allocate a vector of %lld determinants", (long long)nc); goto cleanup; }
-    random_vector(c, nc, 0, 0, 0);
+    ci_fill_random(c, nc);
     CIS_TRY(cis_ci_direct_compact_pure_guesses(r->D, c, 1, 1, &one)); /* (c + c^T) / 2: exactly symmetric */
     CIS_TRY(cis_ci_direct_gpu_time_compact_sigma(r->G, c, 5, &R->sigma_half_ms));
   } else if (na == nb && !o->no_time_reversal && cis_fcidump_nalpha(r->F) == cis_fcidump_nbeta(r->F)) {
     const cis_int n = cis_ci_direct_size(r->D);
     if (!(c = malloc((size_t)n * sizeof(double))))
       { st = cis_error(CIS_ERR_ALLOC, "cannot allocate a vector of %lld determinants", (long long)n); goto cleanup; }
-    random_vector(c, n, na, nb, 1);
+    ci_fill_random(c, n); /* then its lower triangle mirrored: exactly symmetric */
+    for (cis_int A = 0; A < na; ++A)
+      for (cis_int B = 0; B < A; ++B) c[B * nb + A] = c[A * nb + B];
     CIS_TRY(cis_ci_direct_gpu_time_sigma(r->G, c, 5, &R->sigma_half_ms));
   }
   R->t_timing = cis_wtime() - t_sig;

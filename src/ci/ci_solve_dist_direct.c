@@ -43,7 +43,7 @@ struct ci_dist_direct {
   cis_dist_comm *c;
   cis_dist_matrix *M;
   cis_ci_direct *D;
-  int compact, parts, nlocal, first;
+  int compact, nlocal, first;
   cis_int alo[PARTS_MAX + 1];           /* part p sums the alpha strings alo[p] .. alo[p+1]-1 */
   cis_ci_direct_gpu *G[PARTS_MAX];      /* GPU parts: each local part's sigma (its range) */
 };
@@ -56,20 +56,24 @@ static cis_status part_sigma(void *ctx, int local, int rank, const void *x, void
   return ci_direct_sigma_part(dd->D, dd->compact, x, y, dd->alo[rank], dd->alo[rank + 1]);
 }
 
-/* alo: the alpha strings split into `parts` ranges of about equal work, each
- * with at least one string. */
-static void split_work(const cis_ci_direct *D, int compact, int parts, cis_int nsa, cis_int *alo) {
-  double total = 0, run = 0;
-  for (cis_int A = 0; A < nsa; ++A) total += ci_direct_alpha_work(D, compact, A);
+/* alo: the alpha strings split into `parts` ranges of about equal work
+ * (ci_direct_alpha_work, read once per string), each with at least one
+ * string; a string goes to the range its work's midpoint falls in. */
+static cis_status split_work(const cis_ci_direct *D, int compact, int parts, cis_int nsa, cis_int *alo) {
+  double *w = NULL, total = 0, run = 0;
+  cis_status st = cis_alloc_array((void **)&w, nsa, sizeof(double), "the alpha strings' work");
+  if (st != CIS_OK) return st;
+  for (cis_int A = 0; A < nsa; ++A) total += w[A] = ci_direct_alpha_work(D, compact, A);
   alo[0] = 0;
   cis_int A = 0;
   for (int p = 1; p < parts; ++p) {
     const double goal = total * p / parts;
-    while (A < nsa - (parts - p) && (A < alo[p - 1] + 1 || run + 0.5 * ci_direct_alpha_work(D, compact, A) < goal))
-      run += ci_direct_alpha_work(D, compact, A++);
+    while (A < nsa - (parts - p) && (A < alo[p - 1] + 1 || run + 0.5 * w[A] < goal)) run += w[A++];
     alo[p] = A;
   }
   alo[parts] = nsa;
+  free(w);
+  return CIS_OK;
 }
 
 /* A part's whole vector made exactly (anti)symmetric under alpha <-> beta
@@ -124,11 +128,7 @@ static cis_status time_product(ci_run *r, ci_dist_direct *dd, cis_operator *op, 
   double *h = NULL, t[5];
   CIS_TRY(cis_dist_vec_alloc(dd->M, 2, &v));
   CIS_TRY(cis_alloc_array((void **)&h, n, sizeof(double), "timing vector"));
-  uint64_t x = 0x9e3779b97f4a7c15ull;
-  for (cis_int i = 0; i < n; ++i) {
-    x ^= x << 13, x ^= x >> 7, x ^= x << 17;
-    h[i] = (double)(x >> 11) * (2.0 / 9007199254740992.0) - 1.0;
-  }
+  ci_fill_random(h, n);
   CIS_TRY(cis_dist_vec_upload(dd->M, v, h, 1));
   void *y = (char *)v + (size_t)n * sizeof(double);
   CIS_TRY(cis_operator_apply(op, 1.0, v, 0.0, y, NULL));
@@ -157,7 +157,6 @@ cis_status ci_run_setup_dist_direct(ci_run *r) {
     return cis_error(CIS_ERR_INVALID, "the direct sigma over parts takes 1..%d parts, got %d", PARTS_MAX, parts);
   CIS_TRY(cis_alloc_zeroed((void **)&dd, 1, sizeof *dd, "direct sigma over parts"));
   dd->D = r->D;
-  dd->parts = parts;
   dd->compact = R->direct.blocked;
   const cis_int nsa = R->direct.alpha_strings;
   const cis_int n = dd->compact ? cis_ci_direct_compact_size(r->D) : cis_ci_direct_size(r->D);
@@ -169,7 +168,7 @@ cis_status ci_run_setup_dist_direct(ci_run *r) {
   t_comm = cis_wtime() - t0;
   dd->nlocal = cis_dist_comm_local_ranks(dd->c);
   dd->first = cis_dist_comm_first_rank(dd->c);
-  split_work(r->D, dd->compact, parts, nsa, dd->alo);
+  CIS_TRY(split_work(r->D, dd->compact, parts, nsa, dd->alo));
   /* Davidson's rows: an even split of the vector (its share of memory) */
   CIS_TRY(cis_alloc_array((void **)&row_start, parts + 1, sizeof(cis_int), "row split"));
   for (int p = 0; p <= parts; ++p) row_start[p] = (cis_int)((double)n * p / parts);

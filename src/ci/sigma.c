@@ -653,11 +653,6 @@ static void c1_sigma_rows(cis_ci_direct *D, int k, const double *C, double *S, c
   }
 }
 
-static void zero(double *x, cis_int n) {
-#pragma omp parallel for schedule(static) if (n >= CI_DIRECT_PARALLEL_MIN)
-  for (cis_int i = 0; i < n; ++i) x[i] = 0.0;
-}
-
 /* The compact vector x's time-reversal parity for the half sigma, with the
  * pure part in D->pure when x is only nearly pure (*use: what to multiply). */
 static int compact_parity(cis_ci_direct *D, const double *x, const double **use) {
@@ -676,7 +671,7 @@ static int compact_parity(cis_ci_direct *D, const double *x, const double **use)
 cis_status cis_ci_direct_sigma(cis_ci_direct *D, int k, const double *C, double *S) {
   if (!D || !C || !S || k < 1) return cis_error(CIS_ERR_INVALID, "direct sigma: NULL argument or k = %d < 1", k);
   const cis_int n = D->ndet;
-  zero(S, n * k);
+  cis_first_touch(S, n * k); /* zeroed by all threads */
   D->info.sigma_vectors += k;
   if (D->nelec == 0) return CIS_OK; /* the vacuum: H = 0 (electronic) */
   /* The workspace holds blk alpha strings of one vector (X) and one per
@@ -701,7 +696,7 @@ cis_status ci_direct_sigma_part(cis_ci_direct *D, int compact, const double *x, 
   if (lo < 0 || hi > D->nsa || lo > hi)
     return cis_error(CIS_ERR_INVALID, "direct sigma part: alpha strings %lld .. %lld of %lld", (long long)lo,
                      (long long)hi - 1, (long long)D->nsa);
-  zero(y, n);
+  cis_first_touch(y, n);
   if (lo == 0) D->info.sigma_vectors++; /* one product, counted by the part that starts it */
   if (D->nelec == 0 || lo == hi) return CIS_OK;
   if (!compact) {
@@ -714,6 +709,14 @@ cis_status ci_direct_sigma_part(cis_ci_direct *D, int compact, const double *x, 
   D->info.half_sigmas += tr != 0 && lo == 0;
   ci_irrep_sigma_compact_range(D->R, use, tr, y, lo, hi, &D->info.phase1_seconds, &D->info.phase2_seconds);
   return CIS_OK;
+}
+
+void ci_fill_random(double *x, cis_int n) {
+  uint64_t s = 0x9e3779b97f4a7c15ull;
+  for (cis_int i = 0; i < n; ++i) {
+    s ^= s << 13, s ^= s >> 7, s ^= s << 17;
+    x[i] = (double)(s >> 11) * (2.0 / 9007199254740992.0) - 1.0;
+  }
 }
 
 void ci_direct_alpha_rows(const cis_ci_direct *D, int compact, cis_int *off) {

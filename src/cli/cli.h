@@ -57,6 +57,11 @@ int cli_usage(const char *fmt, ...)
  * usage error naming opt and returns 2. */
 int cli_int(const char *opt, const char *s, long long *v);
 int cli_double(const char *opt, const char *s, double *v);
+/* `ci` options shared by cmd_ci.c and the distributed `ci` (cmd_dist.c):
+ * --method auto|stored|direct, --subspace 2..4096; 0 ok, 2 with the usage
+ * message printed. */
+int cli_ci_method(const char *s, cis_ci_method *m);
+int cli_ci_subspace(const char *s, int *m);
 /* "double"/"float" -> dtype; 0 ok, 2 on an unknown name (message printed). */
 int cli_dtype(const char *s, cis_dtype *t);
 

@@ -148,10 +148,7 @@ static int parse_args(int argc, char **argv, ci_args *a) {
       } else if (!strcmp(o, "--kernel")) {
         a->o.kernel = val;
       } else if (!strcmp(o, "--method")) {
-        if (!strcmp(val, "stored")) a->o.method = CIS_CI_METHOD_STORED;
-        else if (!strcmp(val, "direct")) a->o.method = CIS_CI_METHOD_DIRECT;
-        else if (!strcmp(val, "auto")) a->o.method = CIS_CI_METHOD_AUTO;
-        else return cli_usage("--method must be direct, stored or auto, got '%s'", val);
+        if (cli_ci_method(val, &a->o.method)) return 2;
       } else if (!strcmp(o, "--occ")) {
         a->o.occ = val;
       } else if (!strcmp(o, "--spin")) {
@@ -167,9 +164,7 @@ static int parse_args(int argc, char **argv, ci_args *a) {
         if (v < 1 || v > 100000) return cli_usage("--max-iter must be 1..100000, got %lld", v);
         a->o.max_iter = (int)v;
       } else if (!strcmp(o, "--subspace")) {
-        if (cli_int(o, val, &v)) return 2;
-        if (v < 2 || v > 4096) return cli_usage("--subspace must be 2..4096 vectors, got %lld", v);
-        a->o.max_sub = (int)v;
+        if (cli_ci_subspace(val, &a->o.max_sub)) return 2;
       } else if (!strcmp(o, "--repeat")) {
         if (cli_int(o, val, &v)) return 2;
         if (v < 1 || v > CIS_CI_MAX_REPEAT) return cli_usage("--repeat must be 1..%d, got %lld", CIS_CI_MAX_REPEAT, v);

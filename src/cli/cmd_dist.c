@@ -268,15 +268,9 @@ int cli_dist_ci(int argc, char **argv) {
     } else if (!strcmp(a, "--format")) {
       o.format = v;
     } else if (!strcmp(a, "--method")) {
-      if (!strcmp(v, "stored")) o.method = CIS_CI_METHOD_STORED;
-      else if (!strcmp(v, "direct")) o.method = CIS_CI_METHOD_DIRECT;
-      else if (!strcmp(v, "auto")) o.method = CIS_CI_METHOD_AUTO;
-      else return cli_usage("ci: --method must be direct, stored or auto, got '%s'", v);
+      if ((rc = cli_ci_method(v, &o.method))) return rc;
     } else if (!strcmp(a, "--subspace")) {
-      long long m;
-      if ((rc = cli_int(a, v, &m))) return rc;
-      if (m < 2 || m > 4096) return cli_usage("ci: --subspace must be 2..4096 vectors, got %lld", m);
-      o.max_sub = (int)m;
+      if ((rc = cli_ci_subspace(v, &o.max_sub))) return rc;
     } else if (!strcmp(a, "--exchange")) {
       cis_dist_exchange xk;
       if (cis_dist_exchange_parse(v, &xk) != CIS_OK) return cli_usage("ci: --exchange: %s", cis_last_error());

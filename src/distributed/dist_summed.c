@@ -87,6 +87,38 @@ static cis_status recv_buffer(cis_dist_matrix *D, int l, void **buf) {
   return CIS_OK;
 }
 
+/* The product's gather: every local part's rows (loc[l]) copied into its
+ * whole-x buffer on its comm stream (ev_start marked first), then every
+ * part's rows broadcast to all. settle: the device synchronized first (loc
+ * written on the solver's streams). *tx += the collective's host seconds on
+ * host parts (device parts time it by events). */
+static cis_status gather_whole(cis_dist_matrix *D, void *const *loc, int settle, double *tx) {
+  cis_status st;
+  cis_dist_comm *c = D->comm;
+  const size_t es = cis_dtype_size(D->dtype);
+  const int dev = dist_on_device(D);
+  void *whole[DIST_MAX_LOCAL];
+  for (int l = 0; l < D->nlocal; ++l) {
+    dist_part *P = &D->part[l];
+    void *at = (char *)P->xfull + (size_t)P->row0 * es;
+    whole[l] = P->xfull;
+    if (!dev) {
+      memcpy(at, loc[l], (size_t)P->rows * es);
+      continue;
+    }
+    CIS_TRY(dist_set_dev(D, l));
+    if (settle) CIS_TRY(dd_device_sync());
+    CIS_TRY(dd_event_record(P->ev_start, c->stream[l]));
+    CIS_TRY(dd_copy_async(at, loc[l], (size_t)P->rows * es, c->stream[l]));
+  }
+  const double ta = cis_wtime();
+  CIS_TRY(c->ops->bcast_parts(c, whole, D->plan.row_start, D->dtype));
+  if (!dev) *tx += cis_wtime() - ta;
+  st = CIS_OK;
+cleanup:
+  return st;
+}
+
 /* y_l = alpha sum_p f_p(x) + beta y_l on the local parts; everything runs on
  * each part's comm stream in order (gather, work, exchange, sum),
  * synchronized on return. The reduce-scatter is point-to-point messages of
@@ -103,27 +135,13 @@ cis_status dist_summed_apply(cis_dist_matrix *D, double alpha, void *const *x, d
   const size_t es = cis_dtype_size(D->dtype);
   const int dev = dist_on_device(D), G = D->plan.parts;
   const cis_int *rs = D->plan.row_start;
-  void *whole[DIST_MAX_LOCAL], *recv[DIST_MAX_LOCAL];
+  void *recv[DIST_MAX_LOCAL];
   dist_msg *snd = NULL, *rcv = NULL;
   int ns = 0, nr = 0;
   double t0 = cis_wtime(), tx = 0, ta;
   CIS_TRY(cis_alloc_array((void **)&snd, (int64_t)D->nlocal * G + 1, sizeof *snd, "exchange messages"));
   CIS_TRY(cis_alloc_array((void **)&rcv, (int64_t)D->nlocal * G + 1, sizeof *rcv, "exchange messages"));
-  for (int l = 0; l < D->nlocal; ++l) {
-    dist_part *P = &D->part[l];
-    whole[l] = P->xfull;
-    void *at = (char *)P->xfull + (size_t)P->row0 * es;
-    if (dev) {
-      CIS_TRY(dist_set_dev(D, l));
-      CIS_TRY(dd_event_record(P->ev_start, c->stream[l]));
-      CIS_TRY(dd_copy_async(at, x[l], (size_t)P->rows * es, c->stream[l]));
-    } else {
-      memcpy(at, x[l], (size_t)P->rows * es);
-    }
-  }
-  ta = cis_wtime();
-  CIS_TRY(c->ops->bcast_parts(c, whole, rs, D->dtype));
-  if (!dev) tx += cis_wtime() - ta;
+  CIS_TRY(gather_whole(D, x, 0, &tx));
   for (int l = 0; l < D->nlocal; ++l) {
     dist_part *P = &D->part[l];
     CIS_TRY(dist_set_dev(D, l));
@@ -166,26 +184,15 @@ cleanup:
 
 cis_status cis_dist_summed_transform(cis_dist_matrix *D, void *v, cis_dist_part_fn f, void *ctx) {
   cis_status st;
-  void *loc[DIST_MAX_LOCAL], *whole[DIST_MAX_LOCAL];
+  void *loc[DIST_MAX_LOCAL];
+  double tx = 0;
   if (!D || !v || !f) return cis_error(CIS_ERR_INVALID, "cis_dist_summed_transform: NULL argument");
   if (!D->summed) return cis_error(CIS_ERR_INVALID, "cis_dist_summed_transform: not a summed operator");
   CIS_TRY(dist_vec_resolve(D, v, loc, NULL));
   cis_dist_comm *c = D->comm;
   const size_t es = cis_dtype_size(D->dtype);
   const int dev = dist_on_device(D);
-  for (int l = 0; l < D->nlocal; ++l) {
-    dist_part *P = &D->part[l];
-    whole[l] = P->xfull;
-    void *at = (char *)P->xfull + (size_t)P->row0 * es;
-    CIS_TRY(dist_set_dev(D, l));
-    if (dev) { /* v was written on the solver's streams: complete first */
-      CIS_TRY(dd_device_sync());
-      CIS_TRY(dd_copy_async(at, loc[l], (size_t)P->rows * es, c->stream[l]));
-    } else {
-      memcpy(at, loc[l], (size_t)P->rows * es);
-    }
-  }
-  CIS_TRY(c->ops->bcast_parts(c, whole, D->plan.row_start, D->dtype));
+  CIS_TRY(gather_whole(D, loc, 1, &tx)); /* v was written on the solver's streams */
   for (int l = 0; l < D->nlocal; ++l) {
     dist_part *P = &D->part[l];
     const void *at = (const char *)P->xfull + (size_t)P->row0 * es;

@@ -9,10 +9,7 @@
 set -u
 CIS=$1
 SHARED=$2
-fails=0
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
+. "$(dirname "$0")/lib/prelude.sh" # fails, tmp, fail, close_to
 
 # zero_fcidump NORB NELEC ORBSYM_PATTERN FILE: every integral zero, ECORE 0.5
 zero_fcidump() {

@@ -14,10 +14,7 @@ CIS=$1
 H2O=$2/ci/h2o_sto3g.FCIDUMP
 C2=tests/data/ci/c2_sto3g.FCIDUMP
 [ -e "$H2O" ] || { echo "skipped: no $H2O"; exit 77; }
-fails=0
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
+. "$(dirname "$0")/lib/prelude.sh" # fails, tmp, fail, close_to
 # the documented line (ci --help)
 LINE='^iteration +[0-9]+  E -?[0-9]+\.[0-9]{10} Eh  residual [0-9]\.[0-9]{2}e[-+][0-9]+  [0-9]+\.[0-9]{3} s/it(  converged [0-9]+/[0-9]+)?(  ETA ~[0-9]+\.[0-9] s)?$'
 first() { grep -n -m1 -E "$1" "$2" | cut -d: -f1; }

@@ -9,11 +9,7 @@
 set -u
 CIS=$1
 CI=$2/ci
-fails=0
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
-close_to() { awk -v a="$1" -v b="$2" -v t="$3" 'BEGIN { d = a - b; if (d < 0) d = -d; exit !(a != "" && d < t) }'; }
+. "$(dirname "$0")/lib/prelude.sh" # fails, tmp, fail, close_to
 energies() { grep -o '"energy": *-\?[0-9.]*' "$1" | sed 's/.*: *//'; }
 field() { grep -o "\"$2\": *[0-9a-z]*" "$1" | head -1 | sed 's/.*: *//'; }
 

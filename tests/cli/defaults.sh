@@ -11,10 +11,7 @@
 set -u
 CIS=$1
 SHARED=$2
-fails=0
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
+. "$(dirname "$0")/lib/prelude.sh" # fails, tmp, fail, close_to
 
 # --version: three lines, the linear algebra and OpenMP named
 env -u OMP_WAIT_POLICY -u OMP_NUM_THREADS "$CIS" --version > "$tmp/v" 2>&1 || fail "--version: exit $?"

@@ -474,11 +474,7 @@ cis_status cis_ci_direct_gpu_time_sigma(cis_ci_direct_gpu *G, const double *c, i
   CIS_TRY(dev_alloc((void **)&ds, (size_t)n * sizeof(double), "timing vector"));
   if (!c) { /* a fixed pseudo-random vector (xorshift), uniform in [-1, 1) */
     CIS_TRY(cis_alloc_array((void **)&h, n, sizeof(double), "timing vector"));
-    uint64_t x = 0x9e3779b97f4a7c15ull;
-    for (cis_int i = 0; i < n; ++i) {
-      x ^= x << 13, x ^= x >> 7, x ^= x << 17;
-      h[i] = (double)(x >> 11) * (2.0 / 9007199254740992.0) - 1.0;
-    }
+    ci_fill_random(h, n);
     c = h;
   }
   if (cudaMemcpy(dc, c, (size_t)n * sizeof(double), cudaMemcpyHostToDevice) != cudaSuccess ||

@@ -21,6 +21,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "ci/ci_internal.h"
 #include "ci/gpu/ci_sigma.h"
 #include "ci/gpu/ci_sigma_irrep.h"
 #include "ci/sigma_irrep.h"
@@ -379,13 +380,7 @@ cis_status ci_irrep_gpu_time(ci_irrep_gpu *I, const double *c, int compact, int 
   CIS_TRY(cis_alloc_array((void **)&h, n, sizeof(double), "timing vector"));
   if (c && compact) memcpy(h, c, (size_t)n * sizeof(double));
   else if (c) ci_irrep_compress(I->R, c, h);
-  else { /* a fixed pseudo-random vector (xorshift), uniform in [-1, 1) */
-    uint64_t x = 0x9e3779b97f4a7c15ull;
-    for (cis_int i = 0; i < n; ++i) {
-      x ^= x << 13, x ^= x >> 7, x ^= x << 17;
-      h[i] = (double)(x >> 11) * (2.0 / 9007199254740992.0) - 1.0;
-    }
-  }
+  else ci_fill_random(h, n); /* a fixed pseudo-random vector */
   if (cudaMemcpy(dc, h, (size_t)n * sizeof(double), cudaMemcpyHostToDevice) != cudaSuccess ||
       cudaEventCreate(&e0) != cudaSuccess || cudaEventCreate(&e1) != cudaSuccess) {
     st = cis_error(CIS_ERR_CUDA, "blocked GPU sigma timing: copy or event creation failed");
