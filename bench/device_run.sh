@@ -159,28 +159,38 @@ LIST
     # the direct sigma over GPUs (ci --gpus N, split by alpha strings): C2H4
     # CAS(16,16) C1 (1.66e8 determinants) on the one-GPU path and over
     # N = 1, 2, 4, 8 GPUs up to the count; CIDIST_BIG=1 adds the 16e/18o C1
-    # space (1.91e9 determinants) over every GPU of the host
+    # space (1.91e9 determinants) over every GPU of the host and over 2, and
+    # its D2h Ag block on one GPU (the energies must agree). FCIDUMPs: CAS16,
+    # BIG_C1, BIG_AG when given (made here with PySCF from $SITE otherwise);
+    # CIDIST_SUB: the big runs' --subspace (default: fitted to memory)
     ngpu=$(nvidia-smi -L 2>/dev/null | grep -c '^GPU')
-    cas=$R/c2h4_cas16.FCIDUMP
+    cas=${CAS16:-$R/c2h4_cas16.FCIDUMP}
     [ -s "$cas" ] || PYTHONPATH=${SITE:-} logged make_cas16 python3 bench/make_c2h4_fcidump.py 16 "$cas"
-    logged cidist_single $B/cisparse ci "$cas" --device gpu --method direct --no-s2 --tol ${CIDIST_TOL:-1e-6}
-    grep -hE "E = |^davidson|^time|sigma" "$R/cidist_single.log" | cut -c1-200 | sed "s/^/   one-GPU path: /"
+    keys="^(root|davidson:|davidson phases|direct|parts|ci |time )|rror|the diagonal"
+    logged cidist_single $B/cisparse ci "$cas" --device gpu --method direct --no-s2 --tol ${CIDIST_TOL:-1e-6} --verbose
+    grep -hE "$keys|sigma" "$R/cidist_single.log" | cut -c1-260 | sed "s/^/   one-GPU path: /"
     for n in 1 2 4 8; do
       [ "$n" -le "$ngpu" ] || break
       logged cidist_$n $B/cisparse ci "$cas" --gpus $n --method direct --tol ${CIDIST_TOL:-1e-6} --verbose
-      grep -hE "^(root|davidson:|direct:|parts|ci )|rror|the diagonal" "$R/cidist_$n.log" | cut -c1-220 | sed "s/^/   N=$n: /"
+      grep -hE "$keys" "$R/cidist_$n.log" | cut -c1-260 | sed "s/^/   N=$n: /"
     done
     if [ "${CIDIST_BIG:-0}" = 1 ]; then
-      big=$R/c2h4_16e18o_c1.FCIDUMP
+      big=${BIG_C1:-$R/c2h4_16e18o_c1.FCIDUMP} ag=${BIG_AG:-$R/c2h4_16e18o_ag.FCIDUMP}
       [ -s "$big" ] || PYTHONPATH=${SITE:-} logged make_16e18o_c1 python3 bench/make_c2h4_fcidump.py 18 "$big" --nelec 16
-      logged cidist_big_count $B/cisparse ci "$big" --gpus $ngpu --method direct --count
-      grep -h "per part" "$R/cidist_big_count.log" | cut -c1-250
-      logged cidist_big $B/cisparse ci "$big" --gpus $ngpu --method direct --tol ${CIDIST_TOL:-1e-6} --verbose
-      grep -hE "^(root|davidson:|direct:|parts|ci )|rror|the diagonal" "$R/cidist_big.log" | cut -c1-220 | sed "s/^/   C1 16e18o N=$ngpu: /"
-      grep -E "^davidson +[0-9]" "$R/cidist_big.log" | tail -3
-      rm -f "$big"
-    fi
-    rm -f "$cas" ;;
+      [ -s "$ag" ] || PYTHONPATH=${SITE:-} logged make_16e18o_ag python3 bench/make_c2h4_fcidump.py 18 "$ag" --nelec 16 --symmetry
+      logged cidist_big_ag $B/cisparse ci "$ag" --device gpu --method direct --no-s2 --tol ${CIDIST_TOL:-1e-6} --verbose
+      grep -hE "$keys" "$R/cidist_big_ag.log" | cut -c1-260 | sed "s/^/   Ag one GPU: /"
+      for n in $ngpu 2; do
+        [ "$n" -le "$ngpu" ] || continue
+        logged cidist_big_count_$n $B/cisparse ci "$big" --gpus $n --method direct --count ${CIDIST_SUB:+--subspace $CIDIST_SUB}
+        grep -h "per part" "$R/cidist_big_count_$n.log" | cut -c1-250
+        logged cidist_big_$n timeout ${CIDIST_BIG_LIMIT:-240} $B/cisparse ci "$big" --gpus $n --method direct \
+          --tol ${CIDIST_TOL:-1e-6} --verbose ${CIDIST_SUB:+--subspace $CIDIST_SUB}
+        grep -hE "$keys" "$R/cidist_big_$n.log" | cut -c1-260 | sed "s/^/   C1 16e18o N=$n: /"
+        grep -E "^davidson +[0-9]" "$R/cidist_big_$n.log" | tail -2
+        [ "$n" = 2 ] && break
+      done
+    fi ;;
   multigpu)
     ngpu=$(nvidia-smi -L 2>/dev/null | grep -c '^GPU')
     for n in 1 2 4 8; do

@@ -306,12 +306,16 @@ static void direct_subspace(ci_run *r, cis_gpu_info *gi) {
   gi->free_mem = 0;
   if (R->gpu && cis_gpu_get_info(gi) != CIS_OK) gi->free_mem = 0;
   if (!r->direct) return;
-  /* over parts each holds its share of Davidson's vectors and two whole
-   * ones (the gathered vector, its partial sigma) */
+  /* over parts each holds two whole vectors (the gathered vector, its
+   * partial sigma) and its share of Davidson's, a whole number of vectors
+   * (ceil(all / parts)): the budget in whole vectors per part, times parts;
+   * NCCL's buffers on top of the workspace's eighth */
   const double whole = r->parts > 0 ? 2 * vec : 0;
   if (R->gpu && gi->free_mem > 0) {
-    const double fr = (double)gi->free_mem, reserve = fr / 8 > 1073741824.0 ? fr / 8 : 1073741824.0;
-    ci_fit_subspace(r, vec / parts, fr - reserve - whole);
+    const double fr = (double)gi->free_mem, nccl = r->parts > 0 ? (double)CI_NCCL_RESERVE * parts : 0;
+    const double reserve = (fr / 8 > 1073741824.0 ? fr / 8 : 1073741824.0) + nccl;
+    const double per_part = floor((fr - reserve - whole) / vec) * vec;
+    ci_fit_subspace(r, vec / parts, per_part);
   } else if (!R->gpu && R->mem_limit > 0) {
     ci_fit_subspace(r, vec, (double)R->mem_limit - R->need.space - parts * whole);
   }

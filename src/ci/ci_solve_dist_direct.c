@@ -33,10 +33,6 @@
 
 /* Most parts one process drives (the distributed layer's own bound). */
 #define PARTS_MAX 64
-/* Device bytes a GPU part leaves free per part for NCCL's buffers and
- * connections (made lazily at the first collective or message; without
- * this room the workspace takes them and NCCL fails with a CUDA error). */
-#define NCCL_RESERVE ((int64_t)512 << 20)
 
 struct ci_dist_direct {
   cis_dist_world *w;
@@ -163,7 +159,8 @@ cis_status ci_run_setup_dist_direct(ci_run *r) {
   if (parts > nsa || parts > n)
     CIS_TRY(cis_error(CIS_ERR_INVALID, "%d parts for a space of %lld alpha strings and %lld determinants: at most one "
                       "part per alpha string", parts, (long long)nsa, (long long)n));
-  double t0 = cis_wtime(), t_comm, t_diag, t_op;
+  const double t_in = cis_wtime();
+  double t0 = t_in, t_comm, t_diag, t_op;
   CIS_TRY(ci_parts_comm(o, &dd->w, &dd->c));
   t_comm = cis_wtime() - t0;
   dd->nlocal = cis_dist_comm_local_ranks(dd->c);
@@ -191,7 +188,7 @@ cis_status ci_run_setup_dist_direct(ci_run *r) {
       CIS_TRY(cis_gpu_get_info(&gi));
       /* the workspace leaves Davidson's share, a margin, and NCCL's buffers
        * (made at the first exchange: about NCCL_RESERVE per peer) */
-      const double work = (double)gi.free_mem - 8.0 * (double)n * go.vectors - (double)NCCL_RESERVE * parts;
+      const double work = (double)gi.free_mem - 8.0 * (double)n * go.vectors - (double)CI_NCCL_RESERVE * parts;
       go.work_bytes = work > (double)(256 << 20) ? (int64_t)work : (int64_t)256 << 20;
       CIS_TRY(ci_direct_gpu_create_part(r->D, &go, dd->alo[rank], dd->alo[rank + 1], &dd->G[l]));
       ci_direct_gpu_input_scratch(dd->G[l]); /* the gathered vector is the part's own copy */
@@ -201,7 +198,8 @@ cis_status ci_run_setup_dist_direct(ci_run *r) {
   if (o->verbose)
     fprintf(stderr, "direct over %d parts: the space %.3f s (strings, links; host), the communicator %.3f s, the "
             "diagonal %.3f s (host), the summed operator %.3f s, the parts' sigmas %.3f s (lists and pair matrix "
-            "uploaded, workspace sized)\n", parts, r->t_space, t_comm, t_diag, t_op, cis_wtime() - t0);
+            "uploaded, workspace sized); %.3f s in all\n", parts, r->t_space, t_comm, t_diag, t_op, cis_wtime() - t0,
+            cis_wtime() - t_in);
   cis_operator *op = NULL;
   CIS_TRY(cis_operator_from_dist(dd->M, &op));
   if (dd->compact) r->opc = op;

@@ -91,6 +91,10 @@ int ci_guess_count(int nr);
  * the guesses + roots when a guess splits into pure parts). */
 int ci_guess_vectors(const ci_run *r);
 int ci_guess_bound(const ci_run *r);
+/* Device bytes a GPU part leaves free per part for NCCL's buffers and
+ * connections (made lazily at the first collective or message; without
+ * this room the workspace takes them and NCCL fails with a CUDA error). */
+#define CI_NCCL_RESERVE ((int64_t)512 << 20)
 /* Davidson's subspace for r->nr roots into r->max_sub and R->subspace:
  * o->max_sub when given (PySCF's max_space), else the default
  * (cis_davidson_subspace) made smaller, down to its floor, until its

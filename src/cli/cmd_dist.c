@@ -299,14 +299,15 @@ int cli_dist_ci(int argc, char **argv) {
   cis_status st = cis_ci_solve_file(file, &o, &R);
   if (st == CIS_OK && o.count_only) {
     const double gib = 1073741824.0, whole = 8.0 * R->counts.determinants, parts = R->parts > 0 ? R->parts : 1;
+    const int dav = cis_davidson_vectors(o.roots, R->subspace); /* a part holds ceil(dav / parts) of them */
+    const double share = ceil(dav / parts) * whole;
     printf("ci %s: %.0f determinants (%.0f x %.0f strings), one vector %.3f GiB\n", file, R->counts.determinants,
            R->counts.alpha_strings, R->counts.beta_strings, whole / gib);
     if (R->method == CIS_CI_METHOD_DIRECT)
       printf("direct over %d %s: per part %.3f GiB = 2 whole vectors (the gathered one, its partial sigma) %.3f GiB "
-             "+ Davidson's share %.3f GiB (subspace %d%s, %.3f GiB in all), before the sigma's workspace\n",
-             (int)parts, o.cpu_parts > 0 ? "CPU parts" : "GPUs", (2 * whole + R->need.davidson / parts) / gib,
-             2 * whole / gib, R->need.davidson / parts / gib, R->subspace,
-             R->subspace_reduced_from ? ", fitted to the memory" : "", R->need.davidson / gib);
+             "+ Davidson's share %.3f GiB (subspace %d%s, %.3f GiB of vectors in all), before the sigma's workspace\n",
+             (int)parts, o.cpu_parts > 0 ? "CPU parts" : "GPUs", (2 * whole + share) / gib, 2 * whole / gib,
+             share / gib, R->subspace, R->subspace_reduced_from ? ", fitted to the memory" : "", dav * whole / gib);
     else
       printf("stored over parts: the Hamiltonian's bound %.3f GiB in all\n", R->need.matrix / gib);
   } else if (st == CIS_OK) {
@@ -330,6 +331,9 @@ int cli_dist_ci(int argc, char **argv) {
     if (R->method == CIS_CI_METHOD_DIRECT)
       printf("direct: subspace %d, %lld half sigmas, to solution %.3f s\n", R->subspace, (long long)R->half_sigmas,
              R->to_solution[0]);
+    printf("time: set-up %.3f s, guess %.3f s (P-space of %d), Davidson %.3f s, to solution %.3f s after the parse "
+           "(%.3f s); the sigma timing %.3f s apart\n",
+           R->t_build, R->t_guess, R->pspace_used, d->total_seconds, R->to_solution[0], R->t_parse, R->t_timing);
   }
   rc = st == CIS_OK ? 0 : cli_fail(st);
   cis_ci_result_free(R);

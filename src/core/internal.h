@@ -53,6 +53,12 @@ void cis_threads_restore(int prev);
  * copy or device download into pages no thread has touched pays their page
  * faults one by one on the copying thread). */
 void cis_first_touch(double *x, int64_t n);
+/* The nonzeros of x[0 .. n) in index order into idx/val (room for max), by
+ * threads; returns their count, or -1 (idx/val partly written) when there
+ * are more than max: a quick test of whether a vector is sparse. */
+int64_t cis_nonzeros(const double *x, int64_t n, int64_t max, int64_t *idx, double *val);
+/* The first i < n with x[i] NaN or infinite (by threads), or -1. */
+int64_t cis_first_nonfinite(const double *x, int64_t n);
 
 /* cis_phys_memory, cis_wtime, cis_median: util/host.h. */
 /* Bytes of host memory available now (MemAvailable; the physical memory

@@ -102,3 +102,37 @@ void cis_first_touch(double *x, int64_t n) {
 #pragma omp parallel for schedule(static) num_threads(cis_threads_for(n, CIS_GRAIN_VECTOR))
   for (int64_t i = 0; i < n; ++i) x[i] = 0.0;
 }
+
+/* Chunks of the nonzero scan: each counts its nonzeros, then writes them
+ * from its prefix offset, so the list comes out in index order. */
+#define NZ_CHUNKS 256
+
+int64_t cis_nonzeros(const double *x, int64_t n, int64_t max, int64_t *idx, double *val) {
+  int64_t cnt[NZ_CHUNKS + 1] = {0};
+  const int nt = cis_threads_for(n, CIS_GRAIN_VECTOR);
+#pragma omp parallel for schedule(static) num_threads(nt)
+  for (int c = 0; c < NZ_CHUNKS; ++c) {
+    const int64_t lo = n * c / NZ_CHUNKS, hi = n * (c + 1) / NZ_CHUNKS;
+    int64_t k = 0;
+    for (int64_t i = lo; i < hi; ++i) k += x[i] != 0.0;
+    cnt[c + 1] = k;
+  }
+  for (int c = 0; c < NZ_CHUNKS; ++c) cnt[c + 1] += cnt[c];
+  if (cnt[NZ_CHUNKS] > max) return -1;
+#pragma omp parallel for schedule(static) num_threads(nt)
+  for (int c = 0; c < NZ_CHUNKS; ++c) {
+    const int64_t lo = n * c / NZ_CHUNKS, hi = n * (c + 1) / NZ_CHUNKS;
+    int64_t k = cnt[c];
+    for (int64_t i = lo; i < hi; ++i)
+      if (x[i] != 0.0) idx[k] = i, val[k++] = x[i];
+  }
+  return cnt[NZ_CHUNKS];
+}
+
+int64_t cis_first_nonfinite(const double *x, int64_t n) {
+  int64_t first = n;
+#pragma omp parallel for schedule(static) reduction(min : first) num_threads(cis_threads_for(n, CIS_GRAIN_VECTOR))
+  for (int64_t i = 0; i < n; ++i)
+    if (!isfinite(x[i]) && i < first) first = i;
+  return first < n ? first : -1;
+}

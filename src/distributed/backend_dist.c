@@ -62,6 +62,24 @@ static cis_status res3(kry_be *B, const void *a, const void *b, const void *c, v
     CIS_TRY(P_->ops->call);                            \
   }
 
+/* EACH_PART for the calls that wait for their part (the dots brought to
+ * the host): GPU parts each on a thread of their own, so that the parts'
+ * work and waits overlap instead of running one GPU after another; host
+ * parts in turn (their own OpenMP does the rest). The first part's error
+ * wins. */
+#define EACH_PART_WAITING(B, l, call)                                                        \
+  do {                                                                                       \
+    cis_status pst_[DIST_MAX_LOCAL];                                                         \
+    const int nl_ = NL(B), par_ = nl_ > 1 && DB(B)->D->where == CIS_MEM_DEVICE;             \
+    CIS_PRAGMA(omp parallel for num_threads(nl_) schedule(static, 1) if (par_))              \
+    for (int l = 0; l < nl_; ++l) {                                                          \
+      kry_be *P_ = DB(B)->part[l];                                                           \
+      pst_[l] = sel(B, l);                                                                   \
+      if (pst_[l] == CIS_OK) pst_[l] = P_->ops->call;                                        \
+    }                                                                                        \
+    for (int l = 0; l < nl_; ++l) CIS_TRY(pst_[l]);                                          \
+  } while (0)
+
 static cis_status d_alloc(kry_be *B, void **v, cis_int count, const char *what) {
   (void)what;
   return cis_dist_vec_alloc(DB(B)->D, (int)count, v);
@@ -170,7 +188,7 @@ static cis_status d_dot_host(kry_be *B, const void *x, const void *y, double *r)
   void *lx[DIST_MAX_LOCAL], *ly[DIST_MAX_LOCAL];
   double part[DIST_MAX_LOCAL];
   CIS_TRY(res3(B, x, y, NULL, lx, ly, NULL));
-  EACH_PART(B, l, dot_host(P_, lx[l], ly[l], &part[l]));
+  EACH_PART_WAITING(B, l, dot_host(P_, lx[l], ly[l], &part[l]));
   CIS_TRY(cis_dist_allreduce_host(DB(B)->D->comm, part, 1));
   *r = part[0];
 cleanup:
@@ -183,7 +201,7 @@ static cis_status d_dot(kry_be *B, const void *x, const void *y, int slot) {
   if (!I->defer || I->ndefer == DIST_MAX_DEFER) return d_dot_host(B, x, y, &I->s[slot]);
   /* inside a fused step: the partial dots now, the sum with the step's others */
   CIS_TRY(res3(B, x, y, NULL, lx, ly, NULL));
-  EACH_PART(B, l, dot_host(P_, lx[l], ly[l], &I->defer_part[l * DIST_MAX_DEFER + I->ndefer]));
+  EACH_PART_WAITING(B, l, dot_host(P_, lx[l], ly[l], &I->defer_part[l * DIST_MAX_DEFER + I->ndefer]));
   I->defer_slot[I->ndefer++] = slot;
 cleanup:
   return st;
@@ -257,7 +275,7 @@ static cis_status d_dots_host(kry_be *B, const void *V, int m, const void *x, do
     I->dots_cap = 2 * need;
   }
   double *part = I->dots;
-  EACH_PART(B, l, dots_host(P_, lv[l], m, lx[l], part + (size_t)l * m));
+  EACH_PART_WAITING(B, l, dots_host(P_, lv[l], m, lx[l], part + (size_t)l * m));
   /* the all-reduce sums the local parts' values too ([l * m + j]) */
   CIS_TRY(cis_dist_allreduce_host(I->D->comm, part, m));
   memcpy(h, part, (size_t)m * sizeof(double));
@@ -280,19 +298,28 @@ static cis_status d_dav_precond(kry_be *B, const void *r, const void *d, double 
 cleanup:
   return st;
 }
-static cis_status d_unit(kry_be *B, void *x, cis_int i) {
+/* Each part its own entries (a run of the ascending idx), shifted to its rows. */
+static cis_status d_sparse(kry_be *B, void *x, cis_int nnz, const cis_int *idx, const double *val) {
   cis_status st;
   void *lx[DIST_MAX_LOCAL];
+  cis_int *own = NULL;
   cis_dist_matrix *D = DB(B)->D;
+  CIS_TRY(kry_check_sparse(B, nnz, idx));
   CIS_TRY(res3(B, x, NULL, NULL, lx, NULL, NULL));
+  CIS_TRY(cis_alloc_array((void **)&own, nnz > 0 ? nnz : 1, sizeof(cis_int), "a part's sparse entries"));
+  cis_int k = 0;
   for (int l = 0; l < NL(B); ++l) {
     kry_be *P = DB(B)->part[l];
     const dist_part *p = &D->part[l];
+    while (k < nnz && idx[k] < p->row0) ++k;
+    cis_int m = 0;
+    for (; k + m < nnz && idx[k + m] < p->row0 + p->rows; ++m) own[m] = idx[k + m] - p->row0;
     CIS_TRY(sel(B, l));
-    if (i >= p->row0 && i < p->row0 + p->rows) CIS_TRY(P->ops->unit(P, lx[l], i - p->row0));
-    else CIS_TRY(P->ops->fill(P, lx[l], 0.0));
+    CIS_TRY(P->ops->sparse(P, lx[l], m, own, val + k));
+    k += m;
   }
 cleanup:
+  cis_free(own);
   return st;
 }
 static void d_destroy(kry_be *B) {
@@ -312,7 +339,7 @@ static void d_destroy(kry_be *B) {
 static const kry_be_ops dist_ops = {
     d_alloc, d_release, d_upload, d_download, d_set_scalars, d_get_scalars, d_run_prog, d_get_history,
     d_apply, d_copy, d_fill, d_axpy, d_xpay, d_scal, d_mul, d_dot, d_dot_host, d_combine, d_dav_precond,
-    d_unit, d_dots_host, d_gemv, d_spmv_dots, d_step, NULL, d_sync, d_destroy};
+    d_sparse, d_dots_host, d_gemv, d_spmv_dots, d_step, NULL, d_sync, d_destroy};
 
 /* The distributed matrix behind an operator of memory space CIS_MEM_DIST, else NULL. */
 static cis_dist_matrix *dist_matrix_of(const cis_operator *A) {

@@ -173,6 +173,17 @@ cleanup:
   return st;
 }
 
+/* Every GPU's CUDA context made at once, a thread per GPU (made one after
+ * another by the streams' creation otherwise, a few tenths of a second
+ * each); a failure here shows again, checked, when the comm is made. */
+static void contexts_at_once(const int *devs, int n) {
+  CIS_PRAGMA(omp parallel for num_threads(n) schedule(static, 1))
+  for (int i = 0; i < n; ++i) {
+    if (cudaSetDevice(devs[i]) == cudaSuccess) cudaFree(0);
+    cudaGetLastError(); /* this thread's error state left clean */
+  }
+}
+
 cis_status cis_dist_comm_nccl(int ngpus, cis_dist_comm **out) {
   cis_status st;
   cis_dist_comm *c = NULL;
@@ -189,6 +200,7 @@ cis_status cis_dist_comm_nccl(int ngpus, cis_dist_comm **out) {
   nvls_off();
   CIS_TRY(cis_alloc_array((void **)&devs, ngpus, sizeof(int), "NCCL devices"));
   for (int i = 0; i < ngpus; ++i) devs[i] = i;
+  if (ngpus > 1) contexts_at_once(devs, ngpus);
   CIS_TRY(shell(ngpus, 0, ngpus, devs, "nccl", &c));
   NCCL_TRY(ncclCommInitAll(NI(c)->comm, ngpus, devs));
   *out = c;

@@ -145,9 +145,11 @@ static cis_status h_dav_precond(kry_be *B, const void *r, const void *d, double 
   });
   return CIS_OK;
 }
-static cis_status h_unit(kry_be *B, void *x, cis_int i) {
+static cis_status h_sparse(kry_be *B, void *x, cis_int nnz, const cis_int *idx, const double *val) {
+  cis_status st = kry_check_sparse(B, nnz, idx);
+  if (st != CIS_OK) return st;
   memset(x, 0, (size_t)B->n * cis_dtype_size(B->dtype));
-  cis_set(x, B->dtype, i, 1.0);
+  for (cis_int k = 0; k < nnz; ++k) cis_set(x, B->dtype, idx[k], val[k]);
   return CIS_OK;
 }
 static cis_status h_sync(kry_be *B) { return CIS_OK; }
@@ -182,7 +184,7 @@ static cis_status h_gemv(kry_be *B, double a, const void *V, const double *h, in
 static const kry_be_ops host_ops = {
     h_alloc, h_release, h_upload, h_download, h_set_scalars, h_get_scalars, h_run_prog, h_get_history,
     h_apply, h_copy, h_fill, h_axpy, h_xpay, h_scal, h_mul, h_dot, h_dot_host, h_combine, h_dav_precond,
-    h_unit, h_dots_host, h_gemv, NULL, NULL, NULL, h_sync, h_destroy};
+    h_sparse, h_dots_host, h_gemv, NULL, NULL, NULL, h_sync, h_destroy};
 
 cis_status kry_be_host_create(cis_int n, cis_dtype t, int hist_len, kry_be **out) {
   cis_status st;

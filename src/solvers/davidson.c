@@ -154,26 +154,45 @@ static cis_status guesses(kry_be *B, const double *diag, int k, double *V) {
       if (!used && (best < 0 || diag[i] < diag[best])) best = i;
     }
     pick[r] = best;
-    OP(unit(B, VEC(V, r), best));
+    const double one = 1.0;
+    OP(sparse(B, VEC(V, r), 1, &best, &one));
   }
 cleanup:
   cis_free(pick);
   return st;
 }
 
-/* Caller's guesses: upload each, orthonormalise against the ones kept;
- * *kept = how many stayed (dependent ones dropped). */
+/* A guess with at most one nonzero in SPARSE_GUESS goes to the backend as
+ * its nonzeros (a P-space guess of a large space: a few hundred entries
+ * instead of gigabytes through the bus). */
+#define SPARSE_GUESS 64
+
+/* Caller's guesses: upload each (sparse ones by their nonzeros),
+ * orthonormalise against the ones kept; *kept = how many stayed (dependent
+ * ones dropped). */
 static cis_status given_guesses(kry_be *B, const double *guess, int nguess, int max_sub, double *V, double *h,
                                 int *kept) {
   cis_status st = CIS_OK;
   int m = 0;
+  const int64_t cap = B->n / SPARSE_GUESS;
+  cis_int *idx = NULL;
+  double *val = NULL;
+  if (cap > 0) {
+    CIS_TRY(cis_alloc_array((void **)&idx, cap, sizeof(cis_int), "a sparse guess"));
+    CIS_TRY(cis_alloc_array((void **)&val, cap, sizeof(double), "a sparse guess"));
+  }
   for (int j = 0; j < nguess && m < max_sub; ++j) {
     int keep;
-    OP(upload(B, VEC(V, m), guess + (size_t)j * (size_t)B->n, B->n));
+    const double *g = guess + (size_t)j * (size_t)B->n;
+    const int64_t nnz = cap > 0 ? cis_nonzeros(g, B->n, cap, idx, val) : -1;
+    if (nnz >= 0) OP(sparse(B, VEC(V, m), nnz, idx, val));
+    else OP(upload(B, VEC(V, m), g, B->n));
     CIS_TRY(orthonormalise(B, V, m, h, NULL, &keep));
     m += keep;
   }
 cleanup:
+  cis_free(idx);
+  cis_free(val);
   *kept = m;
   return st;
 }
@@ -228,8 +247,8 @@ cis_status cis_davidson_operator(const cis_operator *H, const double *diag, cons
     return cis_error(CIS_ERR_INVALID, "Davidson: %d guess vectors for %d roots", o.nguess, k);
   int max_sub = cis_davidson_subspace(k, o.max_sub, o.guess ? o.nguess : 0);
   if (max_sub > n) max_sub = (int)n;
-  for (cis_int i = 0; i < n; ++i)
-    if (!isfinite(diag[i])) return cis_error(CIS_ERR_NUMERIC, "Davidson: diagonal element %lld is not finite", (long long)i);
+  const int64_t bad = cis_first_nonfinite(diag, n);
+  if (bad >= 0) return cis_error(CIS_ERR_NUMERIC, "Davidson: diagonal element %lld is not finite", (long long)bad);
   /* the backend of H's memory space; on the device cublasL keeps the
    * scalars on the host, which is what Davidson's dot_host wants */
   CIS_TRY(kry_be_for(H, CIS_VER_CUBLAS_L, 0, &B));

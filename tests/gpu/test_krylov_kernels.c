@@ -14,7 +14,7 @@
  *  - the loop of merge, merge_10 and graph (while node) stops at the
  *    iteration the program ends, queued iterations leaving the vectors as
  *    the host's;
- *  - fill, unit, dot_host, dav_precond, combine against the host;
+ *  - fill, sparse (unit) vectors, dot_host, dav_precond, combine against the host;
  *  - cis_gpu_set_sync_mode switches the device's schedule flag both ways.
  * float and double; n = 10,000 random rows, a 3D Laplacian (22^3 = 10,648
  * rows) and 10,001 random rows (vectors packed: misaligned, the steps'
@@ -439,7 +439,13 @@ static void run_misc(cis_int n, cis_dtype t, cis_solver_version ver, const void 
     side *S = j ? &D : &H;
     kry_be *B = S->B;
     CHECK_OK(B->ops->fill(B, S->vec[VX], -2.5));
-    CHECK_OK(B->ops->unit(B, S->vec[VZ], n / 3));
+    /* z = a sparse vector (a unit vector is its one-entry case): three
+     * entries, both ends included; unordered and out-of-range refused */
+    const cis_int zi[3] = {0, n / 3, n - 1}, bad[2] = {n / 3, 0}, far = n;
+    const double zv[3] = {0.5, -1.25, 2.0};
+    CHECK_OK(B->ops->sparse(B, S->vec[VZ], 3, zi, zv));
+    CHECK(B->ops->sparse(B, S->vec[VX], 2, bad, zv) == CIS_ERR_RANGE, "%s: unordered entries refused", what);
+    CHECK(B->ops->sparse(B, S->vec[VX], 1, &far, zv) == CIS_ERR_RANGE, "%s: entry past the end refused", what);
     CHECK_OK(B->ops->dav_precond(B, S->vec[VR], S->vec[VD], 2.0, S->vec[VZT]));
     CHECK_OK(B->ops->copy(B, S->vec[VP], S->vec[VQT]));
     CHECK_OK(B->ops->scal(B, kry_slot(KS_OMEGA, -2.0), S->vec[VQT]));

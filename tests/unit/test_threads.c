@@ -9,6 +9,7 @@
  *  - a format's SpMV through cis_matrix_spmv (which limits the threads):
  *    the reference's result, the caller's setting unchanged after it. */
 #define _GNU_SOURCE
+#include <math.h>
 #include <omp.h>
 #include <sched.h>
 #include <stdlib.h>
@@ -69,5 +70,28 @@ int main(void) {
   }
   cis_matrix_free(M);
   cis_csr_free(A);
+
+  /* the threaded nonzero scan and non-finite search, on a vector of many
+   * grains: the nonzeros in index order, the cap honoured, the first bad
+   * entry found whichever thread holds it */
+  const int64_t big = 40 * (int64_t)CIS_GRAIN_VECTOR + 17;
+  double *v = calloc((size_t)big, sizeof(double)), val[8];
+  int64_t idx[8];
+  if (v) {
+    const int64_t at[5] = {0, 5, CIS_GRAIN_VECTOR, 31 * (int64_t)CIS_GRAIN_VECTOR + 3, big - 1};
+    for (int k = 0; k < 5; ++k) v[at[k]] = k - 2.5;
+    for (int k = 0; k < 8; ++k) idx[k] = -7, val[k] = NAN;
+    CHECK(cis_nonzeros(v, big, 8, idx, val) == 5, "5 nonzeros found");
+    for (int k = 0; k < 5; ++k)
+      CHECK(idx[k] == at[k] && val[k] == k - 2.5, "nonzero %d: %lld %g, expected %lld %g", k, (long long)idx[k], val[k],
+            (long long)at[k], k - 2.5);
+    CHECK(cis_nonzeros(v, big, 4, idx, val) == -1, "more nonzeros than the cap: -1");
+    CHECK(cis_first_nonfinite(v, big) == -1, "a finite vector: -1");
+    v[big - 2] = INFINITY;
+    v[30 * (int64_t)CIS_GRAIN_VECTOR] = NAN;
+    CHECK(cis_first_nonfinite(v, big) == 30 * (int64_t)CIS_GRAIN_VECTOR, "the first non-finite entry: %lld",
+          (long long)cis_first_nonfinite(v, big));
+  }
+  free(v);
   return test_summary("test_threads");
 }

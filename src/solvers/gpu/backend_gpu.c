@@ -505,10 +505,28 @@ static cis_status g_dav_precond(kry_be *B, const void *r, const void *d, double 
   return kry_launch_dav_precond(B->dtype, B->n, r, d, theta, t, &G(B)->w, STREAM(B));
 }
 
-static cis_status g_unit(kry_be *B, void *x, cis_int i) {
-  if (i < 0 || i >= B->n) return cis_error(CIS_ERR_RANGE, "unit: index %lld of %lld", (long long)i, (long long)B->n);
-  B->launches++;
-  return kry_launch_unit(B->dtype, B->n, x, i, &G(B)->w, STREAM(B));
+/* The entries go up in one copy (indices, then values) to a buffer freed
+ * once the kernels have read it. */
+static cis_status g_sparse(kry_be *B, void *x, cis_int nnz, const cis_int *idx, const double *val) {
+  cis_status st = kry_check_sparse(B, nnz, idx);
+  void *buf = NULL, *dev = NULL;
+  if (st != CIS_OK) return st;
+  const size_t bytes = (size_t)nnz * (sizeof(int64_t) + sizeof(double));
+  if (nnz > 0) {
+    CIS_TRY(cis_alloc_array(&buf, nnz, sizeof(int64_t) + sizeof(double), "sparse vector staging"));
+    memcpy(buf, idx, (size_t)nnz * sizeof(int64_t));
+    memcpy((int64_t *)buf + nnz, val, (size_t)nnz * sizeof(double));
+    CIS_CUDA_TRY(cudaMalloc(&dev, bytes));
+    CIS_CUDA_TRY(cudaMemcpyAsync(dev, buf, bytes, cudaMemcpyHostToDevice, STREAM(B)));
+  }
+  B->launches += 2;
+  CIS_TRY(kry_launch_sparse(B->dtype, B->n, x, nnz, dev, (const double *)((int64_t *)dev + nnz), &G(B)->w, STREAM(B)));
+  if (dev) CIS_CUDA_TRY(cudaStreamSynchronize(STREAM(B)));
+  st = CIS_OK;
+cleanup:
+  if (dev) cudaFree(dev);
+  cis_free(buf);
+  return st;
 }
 
 /* ---- fused macro-kernels (merge, merge_10, graph) ----------------------------- */
@@ -721,11 +739,11 @@ static void g_destroy(kry_be *B) {
 static const kry_be_ops gpu_ops_unfused = {
     g_alloc, g_release, g_upload, g_download, g_set_scalars, g_get_scalars, g_run_prog,
     g_get_history, g_apply, g_copy, g_fill, g_axpy, g_xpay, g_scal, g_mul, g_dot, g_dot_host,
-    g_combine, g_dav_precond, g_unit, g_dots_host, g_gemv, NULL, NULL, g_loop, g_sync, g_destroy};
+    g_combine, g_dav_precond, g_sparse, g_dots_host, g_gemv, NULL, NULL, g_loop, g_sync, g_destroy};
 static const kry_be_ops gpu_ops_fused = {
     g_alloc, g_release, g_upload, g_download, g_set_scalars, g_get_scalars, g_run_prog,
     g_get_history, g_apply, g_copy, g_fill, g_axpy, g_xpay, g_scal, g_mul, g_dot, g_dot_host,
-    g_combine, g_dav_precond, g_unit, g_dots_host, g_gemv, g_spmv_dots, g_step, g_loop, g_sync, g_destroy};
+    g_combine, g_dav_precond, g_sparse, g_dots_host, g_gemv, g_spmv_dots, g_step, g_loop, g_sync, g_destroy};
 
 cis_status kry_be_gpu_create(cis_int n, cis_dtype t, cis_solver_version v, int hist_len, kry_be **out) {
   cis_status st;

@@ -749,8 +749,8 @@ __global__ void dav_precond_k(int64_t n, const T *r, const T *d, double theta, T
 }
 
 template <typename T>
-__global__ void unit_k(int64_t n, T *x, int64_t j) {
-  GRID_STRIDE(i, n) x[i] = i == j ? T(1) : T(0);
+__global__ void set_entries_k(int64_t nnz, const int64_t *idx, const double *val, T *x) {
+  GRID_STRIDE(k, nnz) x[idx[k]] = (T)val[k];
 }
 
 extern "C" cis_status kry_launch_dav_precond(cis_dtype t, cis_int n, const void *r, const void *d,
@@ -764,11 +764,14 @@ extern "C" cis_status kry_launch_dav_precond(cis_dtype t, cis_int n, const void 
   return CIS_OK;
 }
 
-extern "C" cis_status kry_launch_unit(cis_dtype t, cis_int n, void *x, cis_int i, const kry_ws *w,
-                                      cudaStream_t st) {
+extern "C" cis_status kry_launch_sparse(cis_dtype t, cis_int n, void *x, cis_int nnz, const int64_t *idx,
+                                        const double *val, const kry_ws *w, cudaStream_t st) {
   if (n <= 0) return CIS_OK;
-  CIS_DISPATCH_REAL(t, { unit_k<REAL><<<kry_reduce_grid(w, n), KRY_THREADS, 0, st>>>(n, (REAL *)x, i); });
-  CIS_CUDA_LAUNCH_CHECK("unit vector");
+  CIS_DISPATCH_REAL(t, {
+    fill_k<REAL><<<kry_reduce_grid(w, n), KRY_THREADS, 0, st>>>(n, (REAL *)x, REAL(0));
+    if (nnz > 0) set_entries_k<REAL><<<kry_reduce_grid(w, nnz), KRY_THREADS, 0, st>>>(nnz, idx, val, (REAL *)x);
+  });
+  CIS_CUDA_LAUNCH_CHECK("sparse vector");
   return CIS_OK;
 }
 

@@ -85,8 +85,10 @@ cis_status kry_launch_dots(cis_dtype t, cis_int n, const void *y, const void *u0
 /* out_i = r_i / (theta - d_i), |theta - d_i| kept >= 1e-8 (computed in double) */
 cis_status kry_launch_dav_precond(cis_dtype t, cis_int n, const void *r, const void *d, double theta,
                                   void *out, const kry_ws *w, cudaStream_t st);
-/* x = e_i */
-cis_status kry_launch_unit(cis_dtype t, cis_int n, void *x, cis_int i, const kry_ws *w, cudaStream_t st);
+/* x = sum_k val[k] e_{idx[k]} (k < nnz; idx, val device arrays, indices in
+ * range and distinct: Davidson's unit and sparse guesses) */
+cis_status kry_launch_sparse(cis_dtype t, cis_int n, void *x, cis_int nnz, const int64_t *idx, const double *val,
+                             const kry_ws *w, cudaStream_t st);
 
 /* ---- cublasN helpers ---- */
 /* out[0] = (t)(c * s[slot]) (slot < 0: c): a device coefficient for cuBLAS. */
