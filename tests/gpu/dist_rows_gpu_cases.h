@@ -51,16 +51,11 @@ static void dist_product(cis_dist_matrix *D, cis_int n, const double *x, const d
 }
 
 static void case_rows(cis_dist_comm *c, const char *name, const char *format, cis_dist_exchange xk) {
-  char sub[64], path[512];
   cis_fcidump *F = NULL;
   cis_ci_space *S = NULL;
   cis_csr *H = NULL;
   cis_dist_matrix *Dh = NULL, *Dg = NULL;
-  uint64_t a, b;
-  snprintf(sub, sizeof sub, "ci/%s.FCIDUMP", name);
-  CHECK_OK(cis_fcidump_read(test_shared_path(path, sizeof path, sub), &F));
-  if (F) CHECK_OK(cis_ci_find_reference(F, &a, &b));
-  if (F) CHECK_OK(cis_ci_space_create(F, -1, a, b, &S));
+  CHECK_OK(test_ci_load(name, -1, &F, &S));
   if (!S) {
     cis_fcidump_free(F);
     return;
@@ -124,16 +119,12 @@ static void case_rows(cis_dist_comm *c, const char *name, const char *format, ci
 
 /* Device rows are refused on a host communicator and as float values. */
 static void case_refusals(cis_dist_comm *c) {
-  char path[512];
   cis_fcidump *F = NULL;
   cis_ci_space *S = NULL;
   cis_dist_world *w = NULL;
   cis_dist_comm *fake = NULL;
   cis_dist_matrix *D = NULL;
-  uint64_t a, b;
-  CHECK_OK(cis_fcidump_read(test_shared_path(path, sizeof path, "ci/h2o_sto3g.FCIDUMP"), &F));
-  if (F) CHECK_OK(cis_ci_find_reference(F, &a, &b));
-  if (F) CHECK_OK(cis_ci_space_create(F, -1, a, b, &S));
+  CHECK_OK(test_ci_load("h2o_sto3g", -1, &F, &S));
   if (!S) {
     cis_fcidump_free(F);
     return;
@@ -157,17 +148,9 @@ static void case_refusals(cis_dist_comm *c) {
 }
 
 static int run_dist_rows_gpu_cases(const char *name, int ngpus, int min_gpus) {
-  char why[256];
-  int count = cis_gpu_count(why, sizeof why);
   cis_dist_comm *c = NULL;
-  if (count == 0) return test_skip(why);
-  if (count < min_gpus) {
-    snprintf(why, sizeof why, "%d GPU%s present, %d needed for the multi-GPU path", count, count == 1 ? "" : "s", min_gpus);
-    return test_skip(why);
-  }
-  cis_status st = cis_dist_comm_nccl(ngpus, &c);
-  if (st == CIS_ERR_UNSUPPORTED) return test_skip(cis_last_error());
-  CHECK_OK(st);
+  const int skip = test_nccl_or_skip(ngpus, min_gpus, &c);
+  if (skip) return skip;
   if (!c) return test_summary(name);
   printf("%s: %d rank(s) over NCCL\n", name, cis_dist_comm_ranks(c));
   const char *formats[] = {"csr", "sym-seg", "csr-sym", "sell16"};

@@ -15,16 +15,6 @@
 #include <string.h>
 #include "test_util.h"
 
-static cis_status load(const char *name, int level, cis_fcidump **F, cis_ci_space **S) {
-  char sub[64], path[512];
-  uint64_t a, b;
-  cis_status st;
-  snprintf(sub, sizeof sub, "ci/%s.FCIDUMP", name);
-  if ((st = cis_fcidump_read(test_shared_path(path, sizeof path, sub), F)) != CIS_OK) return st;
-  if ((st = cis_ci_find_reference(*F, &a, &b)) != CIS_OK) return st;
-  return cis_ci_space_create(*F, level, a, b, S);
-}
-
 static void free_dev(cis_gpu_csr *G) {
   cis_gpu_free(G->rowptr);
   cis_gpu_free(G->colind);
@@ -92,7 +82,7 @@ static void case_bad_counts(const cis_fcidump *F, const cis_ci_space *S, const c
 static void case_molecule(const char *name, int level) {
   cis_fcidump *F = NULL;
   cis_ci_space *S = NULL;
-  CHECK_OK(load(name, level, &F, &S));
+  CHECK_OK(test_ci_load(name, level, &F, &S));
   if (!S) {
     cis_fcidump_free(F);
     return;
@@ -131,7 +121,7 @@ static void case_errors(void) {
   cis_ci_space *S = NULL;
   cis_gpu_csr G;
   cis_int c[4];
-  CHECK_OK(load("h2o_sto3g", -1, &F, &S));
+  CHECK_OK(test_ci_load("h2o_sto3g", -1, &F, &S));
   if (!S) return;
   const cis_int n = cis_ci_space_size(S);
   CHECK(cis_ci_hamiltonian_gpu_rows(F, S, 0, n + 1, 0, NULL, &G) == CIS_ERR_INVALID &&

@@ -52,17 +52,23 @@ static cis_status dalloc(void **d, cis_int count, size_t elem, const char *what)
   return cis_gpu_alloc_copy(d, NULL, (size_t)(count > 0 ? count : 1) * elem, what);
 }
 
-/* An inclusive CUB scan, its temporary storage grown as needed. */
+/* CUB temporary storage of at least `need` bytes (grown, never shrunk). */
+static cis_status ensure_temp(split_bufs *b, size_t need) {
+  if (need <= b->temp_bytes && b->temp) return CIS_OK;
+  cis_gpu_free(b->temp);
+  b->temp = NULL;
+  b->temp_bytes = 0;
+  cis_status st = cis_gpu_alloc_copy(&b->temp, NULL, need ? need : 1, "CUB temporary storage");
+  if (st == CIS_OK) b->temp_bytes = need;
+  return st;
+}
+
+/* Inclusive CUB scans in place (64-bit) and into out (32-bit). */
 static cis_status scan_i64(split_bufs *b, int64_t *data, cis_int n) {
   cis_status st;
   size_t need = 0;
   CIS_TRY(dist_launch_scan_i64(NULL, &need, data, n, NULL));
-  if (need > b->temp_bytes) {
-    cis_gpu_free(b->temp);
-    b->temp = NULL;
-    CIS_TRY(cis_gpu_alloc_copy(&b->temp, NULL, need, "CUB temporary storage"));
-    b->temp_bytes = need;
-  }
+  CIS_TRY(ensure_temp(b, need));
   CIS_TRY(dist_launch_scan_i64(b->temp, &need, data, n, NULL));
 cleanup:
   return st;
@@ -71,12 +77,7 @@ static cis_status scan_i32(split_bufs *b, const int32_t *in, int32_t *out, cis_i
   cis_status st;
   size_t need = 0;
   CIS_TRY(dist_launch_scan_i32(NULL, &need, in, out, n, NULL));
-  if (need > b->temp_bytes) {
-    cis_gpu_free(b->temp);
-    b->temp = NULL;
-    CIS_TRY(cis_gpu_alloc_copy(&b->temp, NULL, need, "CUB temporary storage"));
-    b->temp_bytes = need;
-  }
+  CIS_TRY(ensure_temp(b, need));
   CIS_TRY(dist_launch_scan_i32(b->temp, &need, in, out, n, NULL));
 cleanup:
   return st;
