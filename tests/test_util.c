@@ -83,3 +83,30 @@ void test_scale_integrals(cis_fcidump *F, double a, double b) {
   for (cis_int i = 0; i < (cis_int)F->norb * F->norb; ++i) F->h1[i] *= a;
   for (cis_int i = 0; i < F->neri; ++i) F->eri[i] *= b;
 }
+
+cis_status test_ci_load(const char *name, int level, cis_fcidump **F, cis_ci_space **S) {
+  char sub[64], path[512];
+  uint64_t a, b;
+  cis_status st;
+  *F = NULL;
+  *S = NULL;
+  snprintf(sub, sizeof sub, "ci/%s.FCIDUMP", name);
+  if ((st = cis_fcidump_read(test_shared_path(path, sizeof path, sub), F)) != CIS_OK) return st;
+  if ((st = cis_ci_find_reference(*F, &a, &b)) != CIS_OK) return st;
+  return cis_ci_space_create(*F, level, a, b, S);
+}
+
+int test_nccl_or_skip(int ngpus, int min_gpus, cis_dist_comm **c) {
+  char why[256];
+  const int count = cis_gpu_count(why, sizeof why);
+  *c = NULL;
+  if (count == 0) return test_skip(why);
+  if (count < min_gpus) {
+    snprintf(why, sizeof why, "%d GPU%s present, %d needed for the multi-GPU path", count, count == 1 ? "" : "s", min_gpus);
+    return test_skip(why);
+  }
+  cis_status st = cis_dist_comm_nccl(ngpus, c);
+  if (st == CIS_ERR_UNSUPPORTED) return test_skip(cis_last_error());
+  CHECK_OK(st);
+  return 0;
+}

@@ -47,6 +47,14 @@ void test_fill_nan(void *x, cis_dtype t, cis_int n);
 cis_csr *test_csr_from_dense(cis_int rows, cis_int cols, const double *dense, cis_dtype t);
 /* Path of a shared matrix (../shared/matrices/NAME) into buf. */
 const char *test_shared_path(char *buf, size_t n, const char *sub);
+/* An NCCL communicator over ngpus GPUs (0: all) into *c, or the test
+ * skipped: returns 77 (test_skip, the reason printed) without a GPU, with
+ * fewer than min_gpus, or without NCCL; else 0 (*c NULL when the
+ * communicator failed: a failed check recorded). */
+int test_nccl_or_skip(int ngpus, int min_gpus, cis_dist_comm **c);
+/* The shared FCIDUMP ci/NAME.FCIDUMP and its space at `level` (-1 full CI)
+ * around the reference determinant; free both (NULL where not made). */
+cis_status test_ci_load(const char *name, int level, cis_fcidump **F, cis_ci_space **S);
 /* max_r ||H x_r - e_r x_r|| over k eigenpairs (x_r at X + r*rows) with the
  * reference SpMV, H double; +inf if a workspace cannot be allocated. */
 double test_eig_max_residual(const cis_csr *H, const double *e, const double *X, int k);

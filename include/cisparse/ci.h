@@ -213,6 +213,24 @@ CIS_API cis_status cis_ci_hamiltonian_gpu(const cis_fcidump *F, const cis_ci_spa
  * kernels: "csr-sym" (NULL) or "csr-sym-det"); *nnz the stored nonzeros. */
 CIS_API cis_status cis_ci_hamiltonian_gpu_upper(const cis_fcidump *F, const cis_ci_space *S, const char *kernel,
                                                 cis_gpu_plan **out, cis_int *nnz);
+/* Rows r0..r1-1 (0 <= r0 <= r1 <= size(S)) of cis_ci_hamiltonian(F, S,
+ * upper) built on the current GPU, the same kernels as cis_ci_hamiltonian_gpu
+ * (bit for bit the rows of cis_ci_hamiltonian_rows): *out a device CSR of
+ * r1-r0 rows and size(S) columns, global column indices ascending in each
+ * row, double values; its arrays are the caller's (cis_gpu_free each).
+ * row_nnz: NULL (counted on the device first), or the counts of
+ * cis_ci_hamiltonian_gpu_row_nnz / cis_ci_hamiltonian_row_nnz with the same
+ * upper (entries r0..r1-1 read; a row whose entries differ from its count is
+ * CIS_ERR_INVALID, and nothing is written past its room). For a distributed
+ * matrix whose parts build their own rows on their GPUs
+ * (cis_dist_matrix_create_rows_gpu). Errors as cis_ci_hamiltonian_gpu. */
+CIS_API cis_status cis_ci_hamiltonian_gpu_rows(const cis_fcidump *F, const cis_ci_space *S, cis_int r0, cis_int r1,
+                                               int upper, const cis_int *row_nnz, cis_gpu_csr *out);
+/* The nonzeros of rows r0..r1-1 counted on the current GPU (the build's
+ * counting pass alone) into row_nnz[r0..r1-1] (row_nnz: size(S) entries;
+ * the others untouched): equal to cis_ci_hamiltonian_row_nnz's. */
+CIS_API cis_status cis_ci_hamiltonian_gpu_row_nnz(const cis_fcidump *F, const cis_ci_space *S, cis_int r0, cis_int r1,
+                                                  int upper, cis_int *row_nnz);
 /* Diagonal of H (electronic), n = space size. */
 CIS_API cis_status cis_ci_diagonal_all(const cis_fcidump *F, const cis_ci_space *S, double *diag);
 

@@ -147,7 +147,9 @@ typedef struct cis_ci_result {
   double exchange_bytes;         /* distributed: bytes exchanged per product */
   double exchange_seconds, product_seconds; /* distributed: in the products */
   double count_seconds;          /* distributed: the rows' nonzero count */
-  double build_rows_seconds;     /* distributed: the parts' host row builds */
+  double build_rows_seconds;     /* distributed: the parts' row builds (host, or each part's GPU) */
+  double split_seconds;          /* distributed: the parts' rows split into local and remote blocks */
+  double store_seconds;          /* distributed: the blocks stored (plans, uploads; sym-seg: its layout) */
   char parts_comm[32], parts_op[48];
   /* --count */
   int nnz_counted;

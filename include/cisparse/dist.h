@@ -149,6 +149,32 @@ typedef cis_status (*cis_dist_rows_fn)(void *ctx, cis_int r0, cis_int r1, cis_cs
 CIS_API cis_status cis_dist_matrix_create_rows(cis_int n, const cis_int *row_nnz, cis_dist_rows_fn build, void *ctx,
                                                cis_dist_comm *c, const cis_dist_opts *o, cis_dist_matrix **out);
 
+/* Rows r0..r1-1 of an n x n matrix built on demand on the GPU of local part
+ * `local` (the current device when called): *rows a device CSR (cis_gpu_csr)
+ * of r1-r0 rows and n columns, global column indices ascending in each row,
+ * full rows, double values, its arrays from cis_gpu_malloc on that GPU and
+ * handed over (the distributed matrix frees them); any status but CIS_OK
+ * stops the construction with it (arrays already set in *rows are freed). */
+typedef cis_status (*cis_dist_rows_gpu_fn)(void *ctx, int local, cis_int r0, cis_int r1, cis_gpu_csr *rows);
+
+/* cis_dist_matrix_create_rows with the rows built on each part's own GPU
+ * (c a device communicator): each local part builds its rows there, splits
+ * them there into its local block and its remote block with the needed
+ * columns (sorted, unique), frees them and keeps both blocks as plans on its
+ * GPU; only row pointers' totals, the needed list and the rows' diagonal
+ * reach the host. The local block as o->format names it: "csr" or "auto"
+ * (NULL too) a csr plan (csr-vector) on the device; "sym-seg", or "csr-sym"
+ * with o->kernel, its upper triangle in a symmetric plan (the matrix must be
+ * symmetric: the diagonal block of a symmetric matrix is); any other format
+ * (or a csr kernel other than csr-vector) is built on the host from the
+ * downloaded local block. The remote block is a csr plan. Values double
+ * (o->dtype F32 is CIS_ERR_UNSUPPORTED). The same split, plan, diagonal and
+ * products (to rounding of the local kernel) as cis_dist_matrix_create_rows
+ * with the same rows built on the host. */
+CIS_API cis_status cis_dist_matrix_create_rows_gpu(cis_int n, const cis_int *row_nnz, cis_dist_rows_gpu_fn build,
+                                                   void *ctx, cis_dist_comm *c, const cis_dist_opts *o,
+                                                   cis_dist_matrix **out);
+
 /* One part's share of a summed operator (cis_dist_matrix_create_summed):
  * from the whole x (n values, every part's rows gathered) write the part's
  * contribution to y as a whole vector of n values (overwritten: every entry,
@@ -215,6 +241,10 @@ CIS_API int64_t cis_dist_matrix_exchange_bytes(const cis_dist_matrix *D);
 CIS_API void cis_dist_matrix_times(const cis_dist_matrix *D, double *exchange_s, double *product_s,
                                    int64_t *products);
 CIS_API void cis_dist_matrix_reset_times(cis_dist_matrix *D);
+/* Seconds of its set-up (kept by reset_times): splitting the parts' rows
+ * into their blocks (host rows: partition.c; GPU rows: on the device), and
+ * storing the blocks (host formats, plans and uploads; sym-seg: its layout). */
+CIS_API void cis_dist_matrix_setup_times(const cis_dist_matrix *D, double *split_s, double *store_s);
 
 /* Distributed vectors: `count` vectors of the matrix's rows, each spread like
  * the rows. The handle is an address that the solvers may offset by whole

@@ -113,6 +113,20 @@ CIS_API cis_status cis_gpu_upload(void *d, const void *h, size_t bytes);
 CIS_API cis_status cis_gpu_download(void *h, const void *d, size_t bytes);
 CIS_API cis_status cis_gpu_sync(void);
 
+/* A CSR matrix in device memory, handed between layers that build a matrix
+ * on the GPU and layers that store it (the CI rows built on the device, the
+ * distributed matrix that splits them): rows x cols, nnz entries, 64-bit row
+ * pointers (rows + 1), 32-bit columns, values of dtype; every array from
+ * cis_gpu_malloc on the GPU that was current when it was made, freed with
+ * cis_gpu_free by whoever holds the struct (NULL where a count is 0). */
+typedef struct cis_gpu_csr {
+  cis_int rows, cols, nnz;
+  cis_dtype dtype;
+  int64_t *rowptr;
+  cis_idx *colind;
+  void *val;
+} cis_gpu_csr;
+
 #ifdef __cplusplus
 }
 #endif

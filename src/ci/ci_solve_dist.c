@@ -2,12 +2,20 @@
  * (o->gpus GPUs through NCCL, or o->cpu_parts host parts), built directly in
  * its distributed layout: the rows' nonzeros are counted (one pass, no
  * storage), the rows split by nonzeros, then each part builds only its own
- * rows on the host (cis_ci_hamiltonian_rows, OpenMP), splits them into its
- * blocks and frees them (cis_dist_matrix_create_rows): the host never holds
- * the whole Hamiltonian; Davidson (with the driver's P-space guesses) on the
- * distributed operator. Not done (docs): the rows built on the GPUs
- * themselves, and the direct sigma by alpha-string blocks. */
+ * rows, splits them into its blocks and frees them: the whole Hamiltonian is
+ * never held anywhere. On GPU parts everything runs on the devices: the
+ * count on the first part's GPU (cis_ci_hamiltonian_gpu_row_nnz), each
+ * part's rows on its own GPU (cis_ci_hamiltonian_gpu_rows) split there
+ * (cis_dist_matrix_create_rows_gpu), the local block in sym-seg by default
+ * (the one-GPU path's fastest kernel for this symmetric matrix; --format csr
+ * keeps a csr plan, other formats are built on the host from the block).
+ * On host parts: counted and built on the host (cis_ci_hamiltonian_row_nnz,
+ * cis_ci_hamiltonian_rows, OpenMP) and split there
+ * (cis_dist_matrix_create_rows). Davidson (with the driver's P-space
+ * guesses) on the distributed operator. Not done (docs): the parts' builds
+ * run one GPU after the other, not concurrently. */
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "ci/ci_solve_internal.h"
@@ -25,6 +33,32 @@ static cis_status build_rows(void *ctx, cis_int r0, cis_int r1, cis_csr **rows) 
   cis_status st = cis_ci_hamiltonian_rows(x->F, x->S, r0, r1, 0, x->counts, rows);
   x->seconds += cis_wtime() - t0;
   return st;
+}
+
+/* The same rows on the part's GPU (current when called). */
+static cis_status build_rows_gpu(void *ctx, int local, cis_int r0, cis_int r1, cis_gpu_csr *rows) {
+  rows_ctx *x = ctx;
+  double t0 = cis_wtime();
+  (void)local;
+  cis_status st = cis_ci_hamiltonian_gpu_rows(x->F, x->S, r0, r1, 0, x->counts, rows);
+  x->seconds += cis_wtime() - t0;
+  return st;
+}
+
+/* Every row's nonzeros: on the first local part's GPU, or on the host. */
+static cis_status count_rows(const ci_run *r, cis_dist_comm *c, int on_gpu, cis_int n, cis_int *counts) {
+  cis_status st;
+  if (!on_gpu) return cis_ci_hamiltonian_row_nnz(r->F, r->S, 0, counts);
+  if ((st = cis_dist_comm_use_part(c, 0)) != CIS_OK) return st;
+  return cis_ci_hamiltonian_gpu_row_nnz(r->F, r->S, 0, n, 0, counts);
+}
+
+/* The parts' block format: o->format, else sym-seg on GPUs (the local
+ * block of this symmetric matrix in the one-GPU path's fastest kernel) and
+ * csr on host parts. */
+static const char *parts_format(const cis_ci_solve_opts *o, int on_gpu) {
+  if (o->format && strcmp(o->format, "auto")) return o->format;
+  return on_gpu ? "sym-seg" : "csr";
 }
 
 cis_status ci_run_distributed(ci_run *r) {
@@ -59,19 +93,26 @@ cis_status ci_run_distributed(ci_run *r) {
   double t0 = cis_wtime();
   if (!(counts = malloc((size_t)(n > 0 ? n : 1) * sizeof *counts)))
     CIS_TRY(cis_error(CIS_ERR_ALLOC, "out of host memory for %lld row counts", (long long)n));
-  CIS_TRY(cis_ci_hamiltonian_row_nnz(r->F, r->S, 0, counts));
+  CIS_TRY(count_rows(r, c, R->gpu, n, counts));
   for (cis_int i = 0; i < n; ++i) nnz += counts[i];
   R->nnz = nnz;
   R->count_seconds = cis_wtime() - t0;
   rows_ctx bx = {r->F, r->S, counts, 0};
   cis_dist_opts dopt = cis_dist_opts_default();
   dopt.exchange = xk;
-  dopt.format = o->format && strcmp(o->format, "auto") ? o->format : "csr";
-  t0 = cis_wtime();
-  CIS_TRY(cis_dist_matrix_create_rows(n, counts, build_rows, &bx, c, &dopt, &DM));
+  dopt.format = parts_format(o, R->gpu);
+  CIS_TRY(R->gpu ? cis_dist_matrix_create_rows_gpu(n, counts, build_rows_gpu, &bx, c, &dopt, &DM)
+                 : cis_dist_matrix_create_rows(n, counts, build_rows, &bx, c, &dopt, &DM));
   CIS_TRY(cis_operator_from_dist(DM, &op));
-  R->t_build = cis_wtime() - t0;
+  R->t_build = cis_wtime() - t0; /* the whole set-up: count, builds, splits, stores, exchange plan */
   R->build_rows_seconds = bx.seconds;
+  cis_dist_matrix_setup_times(DM, &R->split_seconds, &R->store_seconds);
+  if (o->verbose)
+    fprintf(stderr, "stored over %d %s: set up in %.3f s = count %.3f + row builds %.3f + splits %.3f + stores %.3f "
+            "(local blocks %s) + the rest %.3f (exchange plan, buffers, operator)\n",
+            cis_dist_comm_ranks(c), R->gpu ? "GPUs (rows built and split on each GPU)" : "CPU parts", R->t_build,
+            R->count_seconds, R->build_rows_seconds, R->split_seconds, R->store_seconds, dopt.format,
+            R->t_build - R->count_seconds - R->build_rows_seconds - R->split_seconds - R->store_seconds);
   free(counts);
   counts = NULL;
   R->parts = cis_dist_comm_ranks(c);

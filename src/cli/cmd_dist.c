@@ -317,9 +317,10 @@ int cli_dist_ci(int argc, char **argv) {
              file, (long long)R->determinants, (long long)R->alpha_strings, (long long)R->beta_strings,
              R->direct.blocked ? ", blocked by irreps" : "", R->t_build);
     else
-      printf("ci %s: %lld determinants, %lld nonzeros, counted in %.3f s, built by parts in %.3f s (host rows), "
-             "distributed in %.3f s in all\n",
-             file, (long long)R->determinants, (long long)R->nnz, R->count_seconds, R->build_rows_seconds, R->t_build);
+      printf("ci %s: %lld determinants, %lld nonzeros, counted in %.3f s, built by parts in %.3f s (%s rows), split "
+             "in %.3f s, stored in %.3f s (%s local blocks), set up in %.3f s in all\n",
+             file, (long long)R->determinants, (long long)R->nnz, R->count_seconds, R->build_rows_seconds,
+             R->gpu ? "GPU" : "host", R->split_seconds, R->store_seconds, R->format, R->t_build);
     printf("parts %d over %s (%s), exchange %.3f MB per product\n", R->parts, R->parts_comm, R->parts_op,
            R->exchange_bytes / 1e6);
     for (int r = 0; r < R->roots; ++r) printf("root %d  E = %.10f Eh\n", r, R->energies[r]);

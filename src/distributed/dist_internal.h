@@ -59,6 +59,39 @@ cis_status dd_gather(cis_dtype t, const void *x, const cis_idx *idx, cis_int n, 
  * dist_gather.cu). */
 cis_status dd_sum_parts(cis_dtype t, int parts, int own, cis_int n, const void *mine, const void *recv, double alpha,
                         double beta, void *y, cis_stream s);
+/* How a part's local block is stored from rows built on its GPU. */
+typedef enum dist_local_kind {
+  DIST_LOCAL_CSR,  /* a csr plan (csr-vector) around the device block */
+  DIST_LOCAL_SYM,  /* its upper triangle, a symmetric plan (csr-sym kernels, sym-seg) */
+  DIST_LOCAL_HOST  /* downloaded as a host CSR, for a format built on the host */
+} dist_local_kind;
+
+/* The blocks of one part split on its GPU (dist_split_rows_dev). */
+typedef struct dist_dev_split {
+  cis_gpu_plan *local, *remote; /* NULL where a block has no entries (local: also when local_host) */
+  cis_csr *local_host;          /* DIST_LOCAL_HOST: the local block on the host */
+  cis_int local_nnz;            /* entries of the local block as stored */
+  cis_int nneeded;
+  cis_idx *needed;              /* host: ascending, unique remote columns */
+  double split_seconds;         /* the split kernels and the needed list */
+  double store_seconds;         /* the plans made (sym-seg: its layout) or the local block downloaded */
+} dist_dev_split;
+
+/* The rows r0..r0+R->rows-1 of an n x n matrix, built on the current GPU (R:
+ * global columns ascending in each row, double values), split there as
+ * partition.c's split_core does on the host: the local block (columns - r0;
+ * its upper triangle for DIST_LOCAL_SYM, the caller asserting the matrix is
+ * symmetric), the remote block (rows x nneeded, column k = global column
+ * needed[k]), diag[0..rows) = the rows' diagonal (0 where absent). Stored
+ * as plans on the current GPU (kernel: the symmetric plan's, NULL csr-sym),
+ * the nonzeros never copied to the host except for DIST_LOCAL_HOST. R's
+ * arrays are freed here, also on failure (R zeroed). Free *out with
+ * dist_dev_split_clear. Without CUDA: CIS_ERR_NO_GPU. */
+cis_status dist_split_rows_dev(cis_gpu_csr *R, cis_int n, cis_int r0, dist_local_kind kind, const char *kernel,
+                               double *diag, dist_dev_split *out);
+/* Free what a split holds and zero it; NULL accepted. */
+void dist_dev_split_clear(dist_dev_split *s);
+
 /* The CPU reference of dd_sum_parts. */
 void dist_sum_parts_host(cis_dtype t, int parts, int own, cis_int n, const void *mine, const void *recv, double alpha,
                          double beta, void *y);

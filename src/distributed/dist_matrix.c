@@ -112,22 +112,103 @@ cleanup:
   return st;
 }
 
+/* A part must hold entries in its diagonal block (the local product). */
+static cis_status need_local_entries(const dist_part *P) {
+  if (P->Ml || P->Pl) return CIS_OK;
+  return cis_error(CIS_ERR_UNSUPPORTED, "part %d (rows %lld..%lld) has no entries in its diagonal block", P->rank,
+                   (long long)P->row0, (long long)(P->row0 + P->rows - 1));
+}
+
 cis_status dist_part_store(cis_dist_matrix *D, int l, dist_block *b, const cis_dist_opts *o) {
   cis_status st;
   dist_part *P = &D->part[l];
+  double t0 = cis_wtime();
   P->row0 = b->row0;
   P->rows = b->rows;
   CIS_TRY(block_store(D, l, b->local, o, &P->Ml, &P->Pl));
   CIS_TRY(block_store(D, l, b->remote, o, &P->Mr, &P->Pr));
-  if (!P->Ml && !P->Pl)
-    CIS_TRY(cis_error(CIS_ERR_UNSUPPORTED, "part %d (rows %lld..%lld) has no entries in its diagonal block", P->rank,
-                      (long long)P->row0, (long long)(P->row0 + P->rows - 1)));
+  CIS_TRY(need_local_entries(P));
   cis_csr_free(b->local); /* stored: the host copies go */
   cis_csr_free(b->remote);
   b->local = b->remote = NULL;
   st = CIS_OK;
 cleanup:
+  D->t_store += cis_wtime() - t0;
   return st;
+}
+
+/* How rows built on the device keep their local block, from o->format:
+ * csr (or auto, or NULL) a csr plan on the device; sym-seg, csr-sym (kernel
+ * o->kernel) its upper triangle in a symmetric plan; any other format (or a
+ * csr kernel other than csr-vector) built on the host from the downloaded
+ * block, as cis_dist_matrix_create stores it. */
+static dist_local_kind dev_local_kind(const cis_dist_opts *o, const char **kernel) {
+  const char *f = o->format ? o->format : "csr";
+  *kernel = NULL;
+  if (!strcmp(f, "sym-seg")) {
+    *kernel = "sym-seg";
+    return DIST_LOCAL_SYM;
+  }
+  if (!strcmp(f, "csr-sym")) {
+    *kernel = o->kernel;
+    return DIST_LOCAL_SYM;
+  }
+  if ((!strcmp(f, "csr") || !strcmp(f, "auto")) && (!o->kernel || !strcmp(o->kernel, "csr-vector")))
+    return DIST_LOCAL_CSR;
+  return DIST_LOCAL_HOST;
+}
+
+cis_status dist_part_store_dev(cis_dist_matrix *D, int l, dist_block *b, cis_gpu_csr *R, const cis_dist_opts *o) {
+  cis_status st;
+  dist_part *P = &D->part[l];
+  dist_dev_split sp;
+  const char *kernel = NULL;
+  const dist_local_kind kind = dev_local_kind(o, &kernel);
+  memset(&sp, 0, sizeof sp);
+  P->row0 = b->row0;
+  P->rows = b->rows;
+  if (!dist_on_device(D))
+    st = cis_error(CIS_ERR_INVALID, "rows built on a GPU need GPU parts (a device communicator)");
+  else if (D->dtype != CIS_F64)
+    st = cis_error(CIS_ERR_UNSUPPORTED, "rows built on a GPU are stored as double, not %s", cis_dtype_name(D->dtype));
+  else if ((st = dist_set_dev(D, l)) == CIS_OK)
+    st = dist_split_rows_dev(R, D->n, b->row0, kind, kernel, D->diag + b->row0, &sp); /* frees R's arrays */
+  if (st != CIS_OK) {
+    cis_gpu_free(R->rowptr); /* not split: the rows go here (NULL after a split) */
+    cis_gpu_free(R->colind);
+    cis_gpu_free(R->val);
+    memset(R, 0, sizeof *R);
+    goto cleanup;
+  }
+  D->t_split += sp.split_seconds;
+  D->t_store += sp.store_seconds;
+  b->nneeded = sp.nneeded;
+  b->needed = sp.needed;
+  sp.needed = NULL;
+  P->Pr = sp.remote;
+  sp.remote = NULL;
+  P->Pl = sp.local;
+  sp.local = NULL;
+  if (sp.local_host) {
+    double t0 = cis_wtime();
+    st = block_store(D, l, sp.local_host, o, &P->Ml, &P->Pl);
+    D->t_store += cis_wtime() - t0;
+    CIS_TRY(st);
+  }
+  CIS_TRY(need_local_entries(P));
+  st = CIS_OK;
+cleanup:
+  dist_dev_split_clear(&sp);
+  return st;
+}
+
+void dist_dev_split_clear(dist_dev_split *s) {
+  if (!s) return;
+  cis_gpu_plan_free(s->local);
+  cis_gpu_plan_free(s->remote);
+  cis_csr_free(s->local_host);
+  cis_free(s->needed);
+  memset(s, 0, sizeof *s);
 }
 
 cis_status dist_part_finish(cis_dist_matrix *D, int l, const dist_block *b) {
@@ -259,6 +340,10 @@ void cis_dist_matrix_times(const cis_dist_matrix *D, double *exchange_s, double 
   if (exchange_s) *exchange_s = D ? D->t_exchange : 0;
   if (product_s) *product_s = D ? D->t_product : 0;
   if (products) *products = D ? D->products : 0;
+}
+void cis_dist_matrix_setup_times(const cis_dist_matrix *D, double *split_s, double *store_s) {
+  if (split_s) *split_s = D ? D->t_split : 0;
+  if (store_s) *store_s = D ? D->t_store : 0;
 }
 void cis_dist_matrix_reset_times(cis_dist_matrix *D) {
   if (!D) return;

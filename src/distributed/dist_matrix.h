@@ -12,6 +12,12 @@
  * exchange buffers and streams. */
 cis_status dist_matrix_new(cis_dist_comm *c, cis_int n, cis_dtype dtype, const cis_dist_opts *o, cis_dist_matrix **out);
 cis_status dist_part_store(cis_dist_matrix *D, int l, dist_block *b, const cis_dist_opts *o);
+/* The same from part l's rows built on its GPU (R: rows b->row0.., global
+ * columns ascending, double; freed here, also on failure), split on the
+ * device (dist_split_rows_dev) with the local block stored as o->format
+ * says (dev_local_kind in dist_matrix.c); sets b->needed / nneeded and the
+ * rows' entries of D->diag. */
+cis_status dist_part_store_dev(cis_dist_matrix *D, int l, dist_block *b, cis_gpu_csr *R, const cis_dist_opts *o);
 cis_status dist_part_finish(cis_dist_matrix *D, int l, const dist_block *b);
 
 #endif

@@ -46,6 +46,7 @@ struct cis_dist_matrix {
   dist_vec *vecs;
   int nvecs, cap;
   double t_exchange, t_product;
+  double t_split, t_store;  /* set-up: the parts' rows split into blocks, the blocks stored (plans, uploads) */
   int64_t products;
   cis_dist_part_fn summed;  /* a summed operator (dist_summed.c): its parts' product, else NULL */
   void *summed_ctx;

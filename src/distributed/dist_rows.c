@@ -4,10 +4,13 @@
  * its local and remote blocks and frees them; the needed lists of parts
  * driven elsewhere, and diag(A), are then summed over the communicator
  * (PETSc MatCreateMPIAIJ's fill by local rows, with the needed-column map of
- * MatSetUpMultiply_MPIAIJ gathered afterwards). Every comm of the world
- * calls it together: a part whose build fails returns its error, and the
- * others may then wait in the gathers (as in any collective whose partner
- * stops). */
+ * MatSetUpMultiply_MPIAIJ gathered afterwards). The rows come from a host
+ * builder (split on the host: partition.c) or, on GPU parts, from a device
+ * builder on the part's own GPU (cis_dist_matrix_create_rows_gpu: split on
+ * that GPU, dist_split_rows_dev; the nonzeros never reach the host); the
+ * rest is one code path. Every comm of the world calls it together: a part
+ * whose build fails returns its error, and the others may then wait in the
+ * gathers (as in any collective whose partner stops). */
 #include <string.h>
 #include "core/internal.h"
 #include "distributed/dist_matrix.h"
@@ -78,19 +81,63 @@ cleanup:
   return st;
 }
 
-cis_status cis_dist_matrix_create_rows(cis_int n, const cis_int *row_nnz, cis_dist_rows_fn build, void *ctx,
-                                       cis_dist_comm *c, const cis_dist_opts *o_in, cis_dist_matrix **out) {
+/* Where the rows come from: a host builder or a device builder (one set). */
+typedef struct rows_source {
+  cis_dist_rows_fn host;
+  cis_dist_rows_gpu_fn dev;
+  void *ctx;
+} rows_source;
+
+/* Local part l's rows built, split and stored (the rows freed); *Dp made
+ * at the first part if NULL (values: o->dtype, else the rows'). */
+static cis_status part_from_rows(cis_dist_comm *c, cis_int n, int l, const rows_source *src, const cis_int *rs,
+                                 const cis_dist_opts *o, dist_block *b, cis_dist_matrix **Dp) {
+  cis_status st;
+  const int p = c->first + l;
+  cis_csr *R = NULL;
+  if (src->dev) { /* on the part's GPU; the rows are double */
+    cis_gpu_csr Rd;
+    memset(&Rd, 0, sizeof Rd);
+    if (!*Dp) CIS_TRY(dist_matrix_new(c, n, CIS_F64, o, Dp));
+    CIS_TRY(dist_set_dev(*Dp, l));
+    st = src->dev(src->ctx, l, rs[p], rs[p + 1], &Rd);
+    if (st == CIS_OK) return dist_part_store_dev(*Dp, l, b, &Rd, o); /* frees Rd's arrays */
+    cis_gpu_free(Rd.rowptr); /* whatever the failed build left */
+    cis_gpu_free(Rd.colind);
+    cis_gpu_free(Rd.val);
+    return st;
+  }
+  CIS_TRY(src->host(src->ctx, rs[p], rs[p + 1], &R));
+  if (!*Dp) CIS_TRY(dist_matrix_new(c, n, R ? R->dtype : CIS_F64, o, Dp));
+  cis_dist_matrix *D = *Dp;
+  double t0 = cis_wtime();
+  CIS_TRY(dist_block_from_rows(R, n, rs, c->ranks, p, b));
+  rows_diagonal(R, rs[p], D->diag);
+  D->t_split += cis_wtime() - t0;
+  cis_csr_free(R);
+  R = NULL;
+  CIS_TRY(dist_part_store(D, l, b, o));
+  st = CIS_OK;
+cleanup:
+  cis_csr_free(R);
+  return st;
+}
+
+static cis_status create_rows(cis_int n, const cis_int *row_nnz, const rows_source *src, cis_dist_comm *c,
+                              const cis_dist_opts *o_in, cis_dist_matrix **out) {
   cis_status st;
   cis_dist_matrix *D = NULL;
   dist_block *blocks = NULL;
   cis_int *rs = NULL;
-  cis_csr *R = NULL;
   cis_dist_opts o = o_in ? *o_in : cis_dist_opts_default();
-  if (!build || !c || !out) return cis_error(CIS_ERR_INVALID, "cis_dist_matrix_create_rows: NULL argument");
+  if (!(src->host || src->dev) || !c || !out) return cis_error(CIS_ERR_INVALID, "cis_dist_matrix_create_rows: NULL argument");
   *out = NULL;
   int G = c->ranks;
   if (n < G) return cis_error(CIS_ERR_INVALID, "%lld rows cannot be spread over %d parts", (long long)n, G);
   if (n > CIS_IDX_MAX) return cis_error(CIS_ERR_OVERFLOW, "%lld rows exceed 32-bit column indices", (long long)n);
+  if (src->dev && c->where != CIS_MEM_DEVICE)
+    return cis_error(CIS_ERR_INVALID, "rows built on a GPU need GPU parts (a device communicator, not %s)",
+                     cis_dist_comm_name(c));
   CIS_TRY(cis_alloc_array((void **)&rs, G + 1, sizeof(cis_int), "row split"));
   CIS_TRY(cis_dist_partition_counts(n, row_nnz, G, rs));
   CIS_TRY(cis_alloc_zeroed((void **)&blocks, G, sizeof *blocks, "distributed blocks"));
@@ -100,17 +147,8 @@ cis_status cis_dist_matrix_create_rows(cis_int n, const cis_int *row_nnz, cis_di
     blocks[p].row0 = rs[p];
     blocks[p].rows = rs[p + 1] - rs[p];
   }
-  for (int l = 0; l < c->nlocal; ++l) {
-    int p = c->first + l;
-    /* this part's rows only: built, split, freed, its blocks stored */
-    CIS_TRY(build(ctx, rs[p], rs[p + 1], &R));
-    if (!D) CIS_TRY(dist_matrix_new(c, n, R ? R->dtype : CIS_F64, &o, &D));
-    CIS_TRY(dist_block_from_rows(R, n, rs, G, p, &blocks[p]));
-    rows_diagonal(R, rs[p], D->diag);
-    cis_csr_free(R);
-    R = NULL;
-    CIS_TRY(dist_part_store(D, l, &blocks[p], &o));
-  }
+  for (int l = 0; l < c->nlocal; ++l) /* this part's rows only: built, split, freed, its blocks stored */
+    CIS_TRY(part_from_rows(c, n, l, src, rs, &o, &blocks[c->first + l], &D));
   if (!D) CIS_TRY(dist_matrix_new(c, n, CIS_F64, &o, &D)); /* no local parts */
   if (c->nlocal < G) { /* parts held by other processes (or threads) */
     CIS_TRY(gather_needed(c, blocks, G));
@@ -127,7 +165,18 @@ cleanup:
     for (int p = 0; p < G; ++p) dist_block_clear(&blocks[p]);
   cis_free(blocks);
   cis_free(rs);
-  cis_csr_free(R);
   cis_dist_matrix_free(D);
   return st;
+}
+
+cis_status cis_dist_matrix_create_rows(cis_int n, const cis_int *row_nnz, cis_dist_rows_fn build, void *ctx,
+                                       cis_dist_comm *c, const cis_dist_opts *o, cis_dist_matrix **out) {
+  const rows_source src = {build, NULL, ctx};
+  return create_rows(n, row_nnz, &src, c, o, out);
+}
+
+cis_status cis_dist_matrix_create_rows_gpu(cis_int n, const cis_int *row_nnz, cis_dist_rows_gpu_fn build, void *ctx,
+                                           cis_dist_comm *c, const cis_dist_opts *o, cis_dist_matrix **out) {
+  const rows_source src = {NULL, build, ctx};
+  return create_rows(n, row_nnz, &src, c, o, out);
 }

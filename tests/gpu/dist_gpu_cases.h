@@ -217,23 +217,16 @@ static void case_solvers(cis_dist_comm *c) {
 
 /* ngpus: 1 (gpu test) or 0 = every GPU, at least `min_gpus`. */
 static int run_dist_gpu_cases(const char *name, int ngpus, int min_gpus) {
-  char why[256];
-  int count = cis_gpu_count(why, sizeof why);
   cis_dist_comm *c = NULL;
   cis_csr *A = NULL;
-  if (count == 0) return test_skip(why);
-  if (count < min_gpus) {
-    snprintf(why, sizeof why, "%d GPU%s present, %d needed for the multi-GPU path", count, count == 1 ? "" : "s", min_gpus);
-    return test_skip(why);
-  }
-  cis_status st = cis_dist_comm_nccl(ngpus, &c);
-  if (st == CIS_ERR_UNSUPPORTED) return test_skip(cis_last_error());
+  const int skip = test_nccl_or_skip(ngpus, min_gpus, &c);
+  if (skip) return skip;
+  const int count = cis_gpu_count(NULL, 0);
   {
     cis_dist_comm *c2 = NULL; /* more GPUs than the host has: refused, nothing made */
     CHECK(cis_dist_comm_nccl(count + 1, &c2) == CIS_ERR_INVALID && !c2 && strstr(cis_last_error(), "GPUs requested"),
           "%d GPUs on a host of %d accepted", count + 1, count);
   }
-  CHECK_OK(st);
   if (!c) return test_summary(name);
   CHECK(getenv("NCCL_NVLS_ENABLE") != NULL, "NCCL_NVLS_ENABLE is not set by the NCCL communicator");
   printf("%s: %d rank(s) over NCCL, NCCL_NVLS_ENABLE=%s\n", name, cis_dist_comm_ranks(c), getenv("NCCL_NVLS_ENABLE"));

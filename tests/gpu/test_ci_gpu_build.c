@@ -29,16 +29,6 @@ static double reference_energy(const char *name, int col) {
   return e;
 }
 
-static cis_status load(const char *name, int level, cis_fcidump **F, cis_ci_space **S) {
-  char sub[64], path[512];
-  uint64_t a, b;
-  cis_status st;
-  snprintf(sub, sizeof sub, "ci/%s.FCIDUMP", name);
-  if ((st = cis_fcidump_read(test_shared_path(path, sizeof path, sub), F)) != CIS_OK) return st;
-  if ((st = cis_ci_find_reference(*F, &a, &b)) != CIS_OK) return st;
-  return cis_ci_space_create(*F, level, a, b, S);
-}
-
 /* Entry-by-entry comparison; returns the number of values not bit-equal. */
 static long compare(const char *name, const cis_csr *C, const cis_csr *G) {
   long differ = 0, bad = 0;
@@ -113,7 +103,7 @@ static void check_molecule(const char *name, int level) {
   cis_gpu_plan *P = NULL;
   cis_int nnz = -1;
   double *diag = NULL;
-  CHECK_OK(load(name, level, &F, &S));
+  CHECK_OK(test_ci_load(name, level, &F, &S));
   if (!S) goto done;
   CHECK_OK(cis_ci_hamiltonian(F, S, 0, &C));
   CHECK_OK(cis_ci_hamiltonian_gpu(F, S, &P, &nnz));
@@ -168,7 +158,7 @@ static void check_errors(void) {
   cis_csr_free(A);
 
   /* Device out of memory: fill the device, then build N2 FCI (tens of MB). */
-  CHECK_OK(load("n2_sto3g", -1, &F, &S));
+  CHECK_OK(test_ci_load("n2_sto3g", -1, &F, &S));
   cis_gpu_info gi;
   void *fill = NULL;
   CHECK_OK(cis_gpu_get_info(&gi));

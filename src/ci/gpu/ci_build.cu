@@ -39,14 +39,17 @@ struct row_counter {
   int64_t n = 0;
   __device__ void operator()(int64_t J, double) { n += J >= lo; }
 };
+// Writes at most cap entries (the row's room from the counts): a row that
+// has more or fewer than its count is reported, never written past.
 struct row_writer {
   cis_idx *col;
   double *val;
-  int64_t lo;
+  int64_t lo, cap;
   int64_t n = 0;
   __device__ void operator()(int64_t J, double v) {
     if (J < lo) return;
-    col[n] = (cis_idx)J; val[n] = v; ++n;
+    if (n < cap) { col[n] = (cis_idx)J; val[n] = v; }
+    ++n;
   }
 };
 
@@ -117,20 +120,23 @@ __device__ void gen_row(const dev_t_ &d, int64_t I, Emit &emit) {
   }
 }
 
-__global__ void ci_count_kernel(dev_t_ d, int64_t *rowptr) {
-  int64_t I = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
-  if (I >= d.ndet) return;
+__global__ void ci_count_kernel(dev_t_ d, int64_t row0, int64_t nrows, int64_t *count) {
+  int64_t k = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
+  if (k >= nrows) return;
+  const int64_t I = row0 + k;
   row_counter c{I, d.upper ? I : 0};
   gen_row(d, I, c);
-  rowptr[I + 1] = c.n;
+  count[k] = c.n;
 }
 
 __global__ void ci_fill_kernel(dev_t_ d, int64_t row0, int64_t nrows, const int32_t *__restrict__ rel,
-                               cis_idx *col, double *val) {
+                               cis_idx *col, double *val, int *bad) {
   int64_t k = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
   if (k >= nrows) return;
-  row_writer w{col + rel[k], val + rel[k], d.upper ? row0 + k : 0};
+  const int64_t cap = rel[k + 1] - rel[k];
+  row_writer w{col + rel[k], val + rel[k], d.upper ? row0 + k : 0, cap};
   gen_row(d, row0 + k, w);
+  if (w.n != cap) atomicOr(bad, 1);
 }
 
 __global__ void ci_chunk_offsets_kernel(const int64_t *__restrict__ rowptr, int64_t row0, int64_t nrows,
@@ -141,15 +147,20 @@ __global__ void ci_chunk_offsets_kernel(const int64_t *__restrict__ rowptr, int6
 
 #define CI_BUILD_THREADS 128
 
-extern "C" cis_status cis_launch_ci_count(const cis_ci_build_dev *d, int64_t *rowptr, cudaStream_t s) {
-  if (d->ndet == 0) return CIS_OK;
-  ci_count_kernel<<<cis_blocks_for(d->ndet, CI_BUILD_THREADS), CI_BUILD_THREADS, 0, s>>>(*d, rowptr);
+extern "C" cis_status cis_launch_ci_count(const cis_ci_build_dev *d, cis_int row0, cis_int nrows, int64_t *count,
+                                          cudaStream_t s) {
+  if (nrows <= 0) return CIS_OK;
+  ci_count_kernel<<<cis_blocks_for(nrows, CI_BUILD_THREADS), CI_BUILD_THREADS, 0, s>>>(*d, row0, nrows, count);
   CIS_CUDA_LAUNCH_CHECK("ci_count_kernel");
   return CIS_OK;
 }
 
 extern "C" cis_status cis_launch_ci_scan(void *temp, size_t *temp_bytes, int64_t *rowptr, cis_int n,
                                          cudaStream_t s) {
+  if (n <= 0) { /* nothing to sum: no temporary storage needed */
+    if (!temp) *temp_bytes = 0;
+    return CIS_OK;
+  }
   CIS_CUDA_CHECK(cub::DeviceScan::InclusiveSum(temp, *temp_bytes, rowptr + 1, rowptr + 1, (int64_t)n, s));
   return CIS_OK;
 }
@@ -162,10 +173,10 @@ extern "C" cis_status cis_launch_ci_chunk_offsets(const int64_t *rowptr, cis_int
 }
 
 extern "C" cis_status cis_launch_ci_fill(const cis_ci_build_dev *d, cis_int row0, cis_int nrows,
-                                         const int32_t *rel, cis_idx *col, double *val, cudaStream_t s) {
+                                         const int32_t *rel, cis_idx *col, double *val, int *bad, cudaStream_t s) {
   if (nrows == 0) return CIS_OK;
   ci_fill_kernel<<<cis_blocks_for(nrows, CI_BUILD_THREADS), CI_BUILD_THREADS, 0, s>>>(*d, row0, nrows, rel,
-                                                                                       col, val);
+                                                                                       col, val, bad);
   CIS_CUDA_LAUNCH_CHECK("ci_fill_kernel");
   return CIS_OK;
 }

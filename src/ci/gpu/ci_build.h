@@ -30,9 +30,10 @@ typedef struct cis_ci_build_dev {
   int upper;                    /* 1: only J >= I (the upper triangle, symmetric storage) */
 } cis_ci_build_dev;
 
-/* Counting pass: rowptr[I + 1] = nonzeros of row I for every row
- * (rowptr[0] untouched). */
-cis_status cis_launch_ci_count(const cis_ci_build_dev *d, int64_t *rowptr, cudaStream_t s);
+/* Counting pass for rows row0 .. row0+nrows-1: count[k] = nonzeros of row
+ * row0+k (with count = rowptr + 1, the input of cis_launch_ci_scan). */
+cis_status cis_launch_ci_count(const cis_ci_build_dev *d, cis_int row0, cis_int nrows, int64_t *count,
+                               cudaStream_t s);
 /* rowptr[1..n] = inclusive prefix sum of itself (CUB): with rowptr[0] = 0 and
  * the counts above, the CSR row pointers. temp == NULL: only *temp_bytes is set. */
 cis_status cis_launch_ci_scan(void *temp, size_t *temp_bytes, int64_t *rowptr, cis_int n, cudaStream_t s);
@@ -41,9 +42,10 @@ cis_status cis_launch_ci_scan(void *temp, size_t *temp_bytes, int64_t *rowptr, c
 cis_status cis_launch_ci_chunk_offsets(const int64_t *rowptr, cis_int row0, cis_int nrows, int32_t *rel,
                                        cudaStream_t s);
 /* Fill pass for rows row0 .. row0+nrows-1: the (unsorted) nonzeros of row
- * row0+k into col/val from rel[k]. */
+ * row0+k into col/val from rel[k], at most rel[k+1]-rel[k] of them; a row
+ * whose nonzeros are not exactly that many sets *bad (device int) to 1. */
 cis_status cis_launch_ci_fill(const cis_ci_build_dev *d, cis_int row0, cis_int nrows, const int32_t *rel,
-                              cis_idx *col, double *val, cudaStream_t s);
+                              cis_idx *col, double *val, int *bad, cudaStream_t s);
 /* Sort every row of a chunk by column (CUB segmented sort, segments
  * rel[k]..rel[k+1]) from (col_in, val_in) into (col_out, val_out).
  * temp == NULL: only *temp_bytes is set. */

@@ -1,5 +1,6 @@
 /* dist_dev_nogpu.c: the device helpers of dist_internal.h without CUDA:
  * each reports it (a host-only build distributes over host parts only). */
+#include <string.h>
 #include "core/internal.h"
 #include "distributed/dist_internal.h"
 
@@ -18,3 +19,8 @@ cis_status dd_copy_async(void *d, const void *s, size_t n, cis_stream st) { retu
 cis_status dd_gather(cis_dtype t, const void *x, const cis_idx *idx, cis_int n, void *out, cis_stream s) { return no(); }
 cis_status dd_sum_parts(cis_dtype t, int p, int o, cis_int n, const void *m, const void *r, double a, double b, void *y,
                         cis_stream s) { return no(); }
+cis_status dist_split_rows_dev(cis_gpu_csr *R, cis_int n, cis_int r0, dist_local_kind kind, const char *kernel,
+                               double *diag, dist_dev_split *out) {
+  if (out) memset(out, 0, sizeof *out);
+  return no();
+}

@@ -1,0 +1,166 @@
+/* dist_rows_gpu_cases.h: the distributed CI Hamiltonian whose parts build
+ * their rows on their own GPUs and split them there
+ * (cis_dist_matrix_create_rows_gpu with cis_ci_hamiltonian_gpu_rows),
+ * against the same matrix built from host rows and split on the host
+ * (cis_dist_matrix_create_rows with cis_ci_hamiltonian_rows, the
+ * reference): the same row split, exchange plan (needed lists: p2p values
+ * and messages), diagonal bit for bit, and products equal to 1e-12 relative
+ * (both against the host CSR product too), local blocks in csr, sym-seg,
+ * csr-sym and sell16 (built on the host from the downloaded block), both
+ * exchanges; outputs poisoned with NaN. Errors: a host communicator, float
+ * values. Shared by the gpu test (one GPU) and the multigpu test (every
+ * GPU). Skipped (77) without a GPU or without NCCL. */
+#include <stdlib.h>
+#include <string.h>
+#include "test_util.h"
+#include "core/internal.h"
+#include "distributed/dist_parts.h"
+
+typedef struct rows_ctx {
+  const cis_fcidump *F;
+  const cis_ci_space *S;
+  const cis_int *counts;
+} rows_ctx;
+
+static cis_status host_rows(void *ctx, cis_int r0, cis_int r1, cis_csr **rows) {
+  const rows_ctx *x = ctx;
+  return cis_ci_hamiltonian_rows(x->F, x->S, r0, r1, 0, x->counts, rows);
+}
+static cis_status gpu_rows(void *ctx, int local, cis_int r0, cis_int r1, cis_gpu_csr *rows) {
+  const rows_ctx *x = ctx;
+  (void)local;
+  return cis_ci_hamiltonian_gpu_rows(x->F, x->S, r0, r1, 0, x->counts, rows);
+}
+
+/* y = 2 D x - 0.5 y0 through the distributed operator (y poisoned first). */
+static void dist_product(cis_dist_matrix *D, cis_int n, const double *x, const double *y0, double *y) {
+  cis_operator *op = NULL;
+  void *v = NULL;
+  test_fill_nan(y, CIS_F64, n);
+  CHECK_OK(cis_operator_from_dist(D, &op));
+  CHECK_OK(cis_dist_vec_alloc(D, 2, &v));
+  if (op && v) {
+    void *vy = (char *)v + n * sizeof(double);
+    CHECK_OK(cis_dist_vec_upload(D, v, x, 1));
+    CHECK_OK(cis_dist_vec_upload(D, vy, y0, 1));
+    CHECK_OK(cis_operator_apply(op, 2.0, v, -0.5, vy, NULL));
+    CHECK_OK(cis_dist_vec_download(D, y, vy, 1));
+  }
+  cis_dist_vec_free(D, v);
+  cis_operator_free(op);
+}
+
+static void case_rows(cis_dist_comm *c, const char *name, const char *format, cis_dist_exchange xk) {
+  cis_fcidump *F = NULL;
+  cis_ci_space *S = NULL;
+  cis_csr *H = NULL;
+  cis_dist_matrix *Dh = NULL, *Dg = NULL;
+  CHECK_OK(test_ci_load(name, -1, &F, &S));
+  if (!S) {
+    cis_fcidump_free(F);
+    return;
+  }
+  const cis_int n = cis_ci_space_size(S);
+  const int G = cis_dist_comm_ranks(c);
+  cis_int *counts = malloc((size_t)n * sizeof *counts);
+  double *x = malloc(n * sizeof *x), *y0 = malloc(n * sizeof *y0), *ref = malloc(n * sizeof *ref);
+  double *yh = malloc(n * sizeof *yh), *yg = malloc(n * sizeof *yg);
+  cis_dist_opts oh = cis_dist_opts_default(), og = cis_dist_opts_default();
+  oh.exchange = og.exchange = xk;
+  oh.format = "csr";
+  og.format = format;
+  CHECK_OK(cis_ci_hamiltonian_row_nnz(F, S, 0, counts));
+  rows_ctx ctx = {F, S, counts};
+  CHECK_OK(cis_ci_hamiltonian(F, S, 0, &H));
+  CHECK_OK(cis_dist_matrix_create_rows(n, counts, host_rows, &ctx, c, &oh, &Dh));
+  CHECK_OK(cis_dist_matrix_create_rows_gpu(n, counts, gpu_rows, &ctx, c, &og, &Dg));
+  if (H && Dh && Dg) {
+    cis_dist_info ih, ig;
+    CHECK_OK(cis_dist_matrix_info(Dh, &ih));
+    CHECK_OK(cis_dist_matrix_info(Dg, &ig));
+    CHECK(ih.exchange == ig.exchange && ih.p2p_values == ig.p2p_values && ih.p2p_messages == ig.p2p_messages &&
+              ih.allgather_values == ig.allgather_values,
+          "%s %s G=%d: the exchange plans differ (p2p values %lld vs %lld, messages %lld vs %lld)", name, format, G,
+          (long long)ih.p2p_values, (long long)ig.p2p_values, (long long)ih.p2p_messages, (long long)ig.p2p_messages);
+    for (int p = 0; p < G; ++p) {
+      cis_int h0 = -1, hr = -1, g0 = -2, gr = -2;
+      CHECK_OK(cis_dist_matrix_part_rows(Dh, p, &h0, &hr));
+      CHECK_OK(cis_dist_matrix_part_rows(Dg, p, &g0, &gr));
+      CHECK(h0 == g0 && hr == gr, "%s G=%d part %d: rows %lld+%lld vs %lld+%lld", name, G, p, (long long)h0,
+            (long long)hr, (long long)g0, (long long)gr);
+      for (int q = 0; q < G; ++q)
+        CHECK(Dh->plan.count[(int64_t)p * G + q] == Dg->plan.count[(int64_t)p * G + q],
+              "%s G=%d: part %d needs %lld entries of part %d from host rows, %lld from GPU rows", name, G, p,
+              (long long)Dh->plan.count[(int64_t)p * G + q], q, (long long)Dg->plan.count[(int64_t)p * G + q]);
+    }
+    CHECK(!memcmp(Dh->diag, Dg->diag, (size_t)n * sizeof(double)), "%s G=%d: the diagonals differ", name, G);
+    test_fill_random(x, CIS_F64, n, 31);
+    test_fill_random(y0, CIS_F64, n, 32);
+    memcpy(ref, y0, n * sizeof *ref);
+    CHECK_OK(cis_csr_spmv(H, 2.0, x, -0.5, ref));
+    dist_product(Dh, n, x, y0, yh);
+    dist_product(Dg, n, x, y0, yg);
+    const double eg = test_rel_err(yg, yh, CIS_F64, n), eh = test_rel_err(yh, ref, CIS_F64, n);
+    CHECK(eg <= 1e-12 && eh <= 1e-12, "%s %s %s G=%d: GPU rows vs host rows %.3e, host rows vs CSR %.3e", name, format,
+          cis_dist_exchange_name(xk), G, eg, eh);
+  }
+  cis_dist_matrix_free(Dh);
+  cis_dist_matrix_free(Dg);
+  cis_csr_free(H);
+  free(counts);
+  free(x);
+  free(y0);
+  free(ref);
+  free(yh);
+  free(yg);
+  cis_ci_space_free(S);
+  cis_fcidump_free(F);
+}
+
+/* Device rows are refused on a host communicator and as float values. */
+static void case_refusals(cis_dist_comm *c) {
+  cis_fcidump *F = NULL;
+  cis_ci_space *S = NULL;
+  cis_dist_world *w = NULL;
+  cis_dist_comm *fake = NULL;
+  cis_dist_matrix *D = NULL;
+  CHECK_OK(test_ci_load("h2o_sto3g", -1, &F, &S));
+  if (!S) {
+    cis_fcidump_free(F);
+    return;
+  }
+  rows_ctx ctx = {F, S, NULL};
+  const cis_int n = cis_ci_space_size(S);
+  CHECK_OK(cis_dist_world_create(1, &w));
+  if (w) CHECK_OK(cis_dist_comm_fake(w, 0, 1, &fake));
+  if (fake)
+    CHECK(cis_dist_matrix_create_rows_gpu(n, NULL, gpu_rows, &ctx, fake, NULL, &D) == CIS_ERR_INVALID && !D &&
+              strstr(cis_last_error(), "GPU parts"),
+          "device rows on a host communicator: %s", cis_last_error());
+  cis_dist_opts o = cis_dist_opts_default();
+  o.dtype = CIS_F32;
+  CHECK(cis_dist_matrix_create_rows_gpu(n, NULL, gpu_rows, &ctx, c, &o, &D) == CIS_ERR_UNSUPPORTED && !D,
+        "device rows as float values: %s", cis_last_error());
+  cis_dist_comm_free(fake);
+  cis_dist_world_free(w);
+  cis_ci_space_free(S);
+  cis_fcidump_free(F);
+}
+
+static int run_dist_rows_gpu_cases(const char *name, int ngpus, int min_gpus) {
+  cis_dist_comm *c = NULL;
+  const int skip = test_nccl_or_skip(ngpus, min_gpus, &c);
+  if (skip) return skip;
+  if (!c) return test_summary(name);
+  printf("%s: %d rank(s) over NCCL\n", name, cis_dist_comm_ranks(c));
+  const char *formats[] = {"csr", "sym-seg", "csr-sym", "sell16"};
+  for (int f = 0; f < 4; ++f) {
+    case_rows(c, "h2o_sto3g", formats[f], CIS_XCHG_ALLGATHER);
+    case_rows(c, "h2o_sto3g", formats[f], CIS_XCHG_P2P);
+  }
+  case_rows(c, "n2_sto3g", "csr", CIS_XCHG_P2P);
+  case_rows(c, "n2_sto3g", "sym-seg", CIS_XCHG_ALLGATHER);
+  case_refusals(c);
+  cis_dist_comm_free(c);
+  return test_summary(name);
+}
