@@ -31,6 +31,8 @@
 #   cidist    the direct CI sigma over GPUs: C2H4 CAS(16,16) C1 on the one-GPU
 #             path and with --gpus 1, 2, 4, 8 up to the count (CIDIST_BIG=1:
 #             the 16e/18o C1 space, 1.91e9 determinants, over every GPU)
+#   cistored  the stored CI Hamiltonian over GPUs (each GPU builds its rows):
+#             H2O 6-31G FCI on one GPU and with --gpus 1, 2, 4, 8 up to the count
 #   multigpu  every GPU of the host: weak scaling of the SpMV, strong scaling
 #             of CG and of Davidson (--gpus N, N = 1, 2, 4, 8 up to the count)
 # Environment: B (build folder, default build-dev), SHARED (the shared data:
@@ -162,15 +164,17 @@ LIST
     # space (1.91e9 determinants) over every GPU of the host and over 2, and
     # its D2h Ag block on one GPU (the energies must agree). FCIDUMPs: CAS16,
     # BIG_C1, BIG_AG when given (made here with PySCF from $SITE otherwise);
-    # CIDIST_SUB: the big runs' --subspace (default: fitted to memory)
+    # CIDIST_SUB: the big runs' --subspace (default: fitted to memory);
+    # CIDIST_CAS=0 skips the CAS(16,16) runs, CIDIST_AG=0 the Ag run
     ngpu=$(nvidia-smi -L 2>/dev/null | grep -c '^GPU')
     cas=${CAS16:-$R/c2h4_cas16.FCIDUMP}
     [ -s "$cas" ] || PYTHONPATH=${SITE:-} logged make_cas16 python3 bench/make_c2h4_fcidump.py 16 "$cas"
     keys="^(root|davidson:|davidson phases|direct|parts|ci |time )|rror|the diagonal"
-    logged cidist_single $B/cisparse ci "$cas" --device gpu --method direct --no-s2 --tol ${CIDIST_TOL:-1e-6} --verbose
-    grep -hE "$keys|sigma" "$R/cidist_single.log" | cut -c1-260 | sed "s/^/   one-GPU path: /"
+    [ "${CIDIST_CAS:-1}" = 1 ] &&
+      logged cidist_single $B/cisparse ci "$cas" --device gpu --method direct --no-s2 --tol ${CIDIST_TOL:-1e-6} --verbose &&
+      grep -hE "$keys|sigma" "$R/cidist_single.log" | cut -c1-260 | sed "s/^/   one-GPU path: /"
     for n in 1 2 4 8; do
-      [ "$n" -le "$ngpu" ] || break
+      [ "$n" -le "$ngpu" ] && [ "${CIDIST_CAS:-1}" = 1 ] || break
       logged cidist_$n $B/cisparse ci "$cas" --gpus $n --method direct --tol ${CIDIST_TOL:-1e-6} --verbose
       grep -hE "$keys" "$R/cidist_$n.log" | cut -c1-260 | sed "s/^/   N=$n: /"
     done
@@ -178,8 +182,9 @@ LIST
       big=${BIG_C1:-$R/c2h4_16e18o_c1.FCIDUMP} ag=${BIG_AG:-$R/c2h4_16e18o_ag.FCIDUMP}
       [ -s "$big" ] || PYTHONPATH=${SITE:-} logged make_16e18o_c1 python3 bench/make_c2h4_fcidump.py 18 "$big" --nelec 16
       [ -s "$ag" ] || PYTHONPATH=${SITE:-} logged make_16e18o_ag python3 bench/make_c2h4_fcidump.py 18 "$ag" --nelec 16 --symmetry
-      logged cidist_big_ag $B/cisparse ci "$ag" --device gpu --method direct --no-s2 --tol ${CIDIST_TOL:-1e-6} --verbose
-      grep -hE "$keys" "$R/cidist_big_ag.log" | cut -c1-260 | sed "s/^/   Ag one GPU: /"
+      [ "${CIDIST_AG:-1}" = 1 ] &&
+        logged cidist_big_ag $B/cisparse ci "$ag" --device gpu --method direct --no-s2 --tol ${CIDIST_TOL:-1e-6} --verbose &&
+        grep -hE "$keys" "$R/cidist_big_ag.log" | cut -c1-260 | sed "s/^/   Ag one GPU: /"
       for n in $ngpu 2; do
         [ "$n" -le "$ngpu" ] || continue
         logged cidist_big_count_$n $B/cisparse ci "$big" --gpus $n --method direct --count ${CIDIST_SUB:+--subspace $CIDIST_SUB}
@@ -191,6 +196,24 @@ LIST
         [ "$n" = 2 ] && break
       done
     fi ;;
+  cistored)
+    # the stored CI Hamiltonian over GPUs (ci --gpus N --method stored: each
+    # GPU builds and splits its own rows): H2O 6-31G FCI, the one-GPU path
+    # (--device gpu, plain and --symmetric) and N = 1, 2, 4, 8 GPUs up to the
+    # count with the default local block (sym-seg) and with csr
+    ngpu=$(nvidia-smi -L 2>/dev/null | grep -c '^GPU')
+    h2o=$SHARED/ci/h2o_631g.FCIDUMP
+    for sym in "" --symmetric; do
+      logged cistored_single$sym $B/cisparse ci "$h2o" --device gpu --method stored $sym --verbose
+      grep -hE "^(build|format|davidson |time|root 0)" "$R/cistored_single$sym.log" | cut -c1-220 | sed "s/^/   one GPU$sym: /"
+    done
+    for n in 1 2 4 8; do
+      [ "$n" -le "$ngpu" ] || break
+      for f in "" csr; do
+        logged cistored_${n}$f $B/cisparse ci "$h2o" --gpus $n --method stored ${f:+--format $f} --verbose
+        grep -hE "^(stored|root 0|davidson:|ci )|rror" "$R/cistored_${n}$f.log" | cut -c1-240 | sed "s/^/   N=$n ${f:-sym-seg}: /"
+      done
+    done ;;
   multigpu)
     ngpu=$(nvidia-smi -L 2>/dev/null | grep -c '^GPU')
     for n in 1 2 4 8; do
