@@ -53,6 +53,9 @@ void cis_threads_restore(int prev);
  * copy or device download into pages no thread has touched pays their page
  * faults one by one on the copying thread). */
 void cis_first_touch(double *x, int64_t n);
+/* dst[0 .. n) = src[0 .. n) by the threads of cis_first_touch: a copy into
+ * fresh pages, their first touch spread over the cores. */
+void cis_copy_doubles(double *dst, const double *src, int64_t n);
 /* The nonzeros of x[0 .. n) in index order into idx/val (room for max), by
  * threads; returns their count, or -1 (idx/val partly written) when there
  * are more than max: a quick test of whether a vector is sparse. */

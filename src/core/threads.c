@@ -103,6 +103,11 @@ void cis_first_touch(double *x, int64_t n) {
   for (int64_t i = 0; i < n; ++i) x[i] = 0.0;
 }
 
+void cis_copy_doubles(double *dst, const double *src, int64_t n) {
+#pragma omp parallel for schedule(static) num_threads(cis_threads_for(n, CIS_GRAIN_VECTOR))
+  for (int64_t i = 0; i < n; ++i) dst[i] = src[i];
+}
+
 /* Chunks of the nonzero scan: each counts its nonzeros, then writes them
  * from its prefix offset, so the list comes out in index order. */
 #define NZ_CHUNKS 256

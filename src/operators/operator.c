@@ -140,7 +140,7 @@ cis_status cis_operator_set_diagonal(cis_operator *A, const double *diag) {
   if (A->rows != A->cols) return cis_error(CIS_ERR_INVALID, "a diagonal needs a square operator");
   if (A->rows == 0) return CIS_OK;
   if (cis_alloc_array((void **)&d, A->rows, sizeof(double), "operator diagonal") != CIS_OK) return CIS_ERR_ALLOC;
-  memcpy(d, diag, (size_t)A->rows * sizeof(double));
+  cis_copy_doubles(d, diag, A->rows); /* a large space's diagonal: fresh pages, touched by all threads */
   cis_free(A->diag);
   A->diag = d;
   return CIS_OK;
