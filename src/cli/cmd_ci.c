@@ -434,8 +434,8 @@ static void print_text(const ci_args *a, const cis_ci_result *R) {
   print_roots(a, R);
 }
 
-/* A JSON string literal (quotes, backslashes and control characters escaped). */
-static void json_string(const char *s) {
+#define json_string cli_json_string
+void cli_json_string(const char *s) {
   putchar('"');
   for (; *s; ++s) {
     if (*s == '"' || *s == '\\') printf("\\%c", *s);
