@@ -14,7 +14,7 @@
 #   . DIR/mpich/env.sh     # PATH, LD_LIBRARY_PATH, MPI_HOME for CMake
 #   cmake -S . -B build-mpi -DCISPARSE_MPI=ON "${MPICH_KIT_CMAKE[@]}"
 #   mpirun -np 2 build-mpi/cisparse ci FILE --mpi --device gpu
-# The runtime matches the glibc of Debian 12 (2.36) or newer.
+# Its binaries need glibc 2.34 or newer (Debian 12, Ubuntu 22.04, RHEL 9).
 set -eu
 OUT=${1:-$PWD/mpich-kit.tar.xz}
 case $OUT in /*) ;; *) OUT=$PWD/$OUT ;; esac

@@ -117,7 +117,11 @@ int main(int argc, char **argv) {
     cis_dist_allreduce_host(c, &x, 1); /* rank 1 never comes: ended by its abort */
     return 1;
   }
-  CHECK(size >= 2, "run under mpiexec with 2 or more processes (got %d)", size);
+  if (size < 2) { /* one process: no launcher was found at configure time */
+    cis_dist_comm_free(c);
+    cis_dist_mpi_finalize();
+    return test_skip("needs mpiexec with 2 or more processes (none found when cisparse was configured)");
+  }
   CHECK(c && cis_dist_comm_ranks(c) == size && cis_dist_comm_first_rank(c) == rank &&
             cis_dist_comm_local_ranks(c) == 1 && cis_dist_comm_memspace(c) == CIS_MEM_HOST &&
             !strcmp(cis_dist_comm_name(c), "mpi"),
