@@ -7,11 +7,12 @@ CMAKE_FLAGS ?=
 PYTHON ?= python3
 VENV  := $(BUILD)/venv
 
-.PHONY: all build run test test-asan test-gpu fuzz venv clean
+.PHONY: all build run test test-asan test-gpu fuzz venv mpi clean
 
 all: build
 
-$(BUILD)/CMakeCache.txt:
+# `make test` first makes sure of MPI (the target mpi below), so that CMake finds it.
+$(BUILD)/CMakeCache.txt: | $(if $(filter test,$(MAKECMDGOALS)),mpi)
 	cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=Release $(CMAKE_FLAGS)
 
 build: $(BUILD)/CMakeCache.txt
@@ -34,10 +35,29 @@ $(VENV)/.ready: python/requirements-test.txt
 
 venv: $(VENV)/.ready
 
-# Every test through CTest: unit, cli, install (the installed tree's
+# MPICH for the MPI tests (label mpi: mpirun -np 2 and 3 of the tool, the MPI
+# communicator's unit test): installed with apt-get only when mpicc or
+# mpirun is missing, on a Debian/Ubuntu machine where this runs as root;
+# where that is not possible (no apt-get, not root, no package index) it says
+# so and goes on: the MPI tests then report "skipped" with the reason. A
+# build folder configured before MPI came is configured again to find it.
+MPI_PACKAGES := mpich libmpich-dev
+mpi:
+	@if command -v mpicc >/dev/null 2>&1 && command -v mpirun >/dev/null 2>&1; then :; \
+	elif [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
+	  echo "make: installing MPICH for the MPI tests (apt-get install $(MPI_PACKAGES))"; \
+	  if DEBIAN_FRONTEND=noninteractive apt-get install -y -q $(MPI_PACKAGES) >/dev/null 2>&1 || \
+	     { apt-get update -q >/dev/null 2>&1 && \
+	       DEBIAN_FRONTEND=noninteractive apt-get install -y -q $(MPI_PACKAGES) >/dev/null 2>&1; }; then \
+	    if [ -f $(BUILD)/CMakeCache.txt ]; then cmake $(BUILD) >/dev/null; fi; \
+	  else echo "warning: cannot install $(MPI_PACKAGES); the MPI tests report skipped"; fi; \
+	else echo "warning: no MPI (mpicc, mpirun) and no root apt-get to install it; the MPI tests report skipped"; fi
+
+# Every test through CTest: unit, cli, mpi (MPICH installed first where it can
+# be: the target mpi), install (the installed tree's
 # consumers), python (pytest on the build tree's library, and `pip install .`);
 # GPU tests report "skipped" where no GPU is present.
-test: build venv
+test: mpi build venv
 	cd $(BUILD) && ctest --output-on-failure -j $(JOBS)
 
 # The CPU tests under AddressSanitizer and UndefinedBehaviorSanitizer (not the

@@ -35,6 +35,14 @@
 #             H2O 6-31G FCI on one GPU and with --gpus 1, 2, 4, 8 up to the count
 #   multigpu  every GPU of the host: weak scaling of the SpMV, strong scaling
 #             of CG and of Davidson (--gpus N, N = 1, 2, 4, 8 up to the count)
+#   mpi       the same CI run launched both ways: one process driving N GPUs
+#             (ci --gpus N) and mpirun -np N, one GPU per process (ci --mpi
+#             --device gpu), N = 2, 4, 8 up to the count, on $CIFILE (default
+#             C2H4 CAS(16,16) C1, made as in cidist): time per sigma, to
+#             solution and the energies of both; MPI from the offline kit
+#             MPIKIT (bench/mpi_kit.sh), built in $BM (default build-mpi).
+#             MPI_DEVICE=cpu: the same over CPU parts (--cpu-parts N against
+#             --mpi --device cpu, N in MPI_NP, default "2 3"; no GPU needed)
 # Environment: B (build folder, default build-dev), SHARED (the shared data:
 # matrices/ and ci/, default $CISPARSE_SHARED_DIR or ./shared), CUDA_ARCH
 # (default 90), JOBS (default 16), SITE (a folder of Python packages, e.g. PySCF
@@ -226,6 +234,43 @@ LIST
       logged dav_$n $B/cisparse ci "$SHARED/ci/h2o_631g.FCIDUMP" --level 4 --gpus $n --roots 1 --tol 1e-6
       grep -hE "^(cg|solve|ci |davidson)" "$R/cg_$n.log" "$R/dav_$n.log" | sed "s/^/   N=$n: /"
     done ;;
+  mpi)
+    [ -s "${MPIKIT:-}" ] || { echo "mpi: MPIKIT=path/to/mpich-kit.tar.xz is needed (bench/mpi_kit.sh makes it)" >&2; exit 1; }
+    kit=$R/mpikit
+    rm -rf "$kit" && mkdir -p "$kit" && tar -xJf "$MPIKIT" -C "$kit" || { echo "mpi: cannot unpack $MPIKIT" >&2; exit 1; }
+    . "$kit/mpich/env.sh"
+    echo "   MPI: $(mpichversion 2>&1 | head -1) from $MPIKIT ($(command -v mpirun))"
+    BM=${BM:-build-mpi}
+    dev=${MPI_DEVICE:-gpu}
+    cuda=()
+    [ "$dev" = gpu ] || cuda=(-DCISPARSE_CUDA=OFF)
+    cmake -S . -B $BM -DCMAKE_BUILD_TYPE=Release -DCISPARSE_CUDA_ARCH=${CUDA_ARCH:-90} -DCISPARSE_SHARED_DIR="$SHARED" \
+      -DCISPARSE_MPI=ON "${MPICH_KIT_CMAKE[@]}" "${cuda[@]}" > "$R/build_mpi.log" 2>&1 &&
+      cmake --build $BM -j$JOBS >> "$R/build_mpi.log" 2>&1 || { tail -40 "$R/build_mpi.log"; exit 1; }
+    grep "cisparse: MPI" "$R/build_mpi.log" | sed "s/^/   /"
+    f=${CIFILE:-$R/c2h4_cas16.FCIDUMP}
+    made=
+    if [ ! -s "$f" ]; then
+      PYTHONPATH=${SITE:-} logged make_cas16 python3 bench/make_c2h4_fcidump.py 16 "$f"
+      made=1
+    fi
+    if [ "$dev" = gpu ]; then
+      ngpu=$(nvidia-smi -L 2>/dev/null | grep -c '^GPU')
+      counts=""
+      for n in 2 4 8; do [ "$n" -le "$ngpu" ] && counts="$counts $n"; done
+    else
+      counts=${MPI_NP:-"2 3"}
+    fi
+    for n in $counts; do
+      if [ "$dev" = gpu ]; then one=(--gpus $n); else one=(--cpu-parts $n); fi
+      logged mpi_one_$n $BM/cisparse ci "$f" "${one[@]}" --method direct --tol ${CIDIST_TOL:-1e-6}
+      logged mpi_np_$n mpirun -np $n $BM/cisparse ci "$f" --mpi --device $dev --method direct --tol ${CIDIST_TOL:-1e-6}
+      for run in one np; do
+        grep -hE "^(root|davidson:|direct:|parts)|rror" "$R/mpi_${run}_$n.log" | cut -c1-200 |
+          sed "s/^/   N=$n $([ $run = one ] && echo "one process:" || echo "mpirun -np:")  /"
+      done
+    done
+    [ -z "$made" ] || rm -f "$f" ;;
   *) echo "device_run.sh: unknown step '$step'" >&2; exit 2 ;;
   esac
 done

@@ -107,6 +107,12 @@ typedef struct cis_ci_solve_opts {
   void *progress_user;
   int singlet;           /* 1: only states symmetric under alpha <-> beta, c(A,B) = c(B,A) (PySCF's direct_spin0:
                           * S = 0, 2, 4, ...): Davidson in that subspace; MS2 = 0, direct full CI, time reversal on */
+  struct cis_dist_comm *comm; /* NULL (default): the driver makes the parts' communicator (gpus, cpu_parts).
+                          * Else the caller's (cisparse/dist.h; e.g. one part per MPI process:
+                          * cis_dist_comm_mpi_host, cis_dist_comm_mpi), used and not freed: its ranks are
+                          * the parts, cpu_parts (host comm) or gpus (device comm) must equal their count,
+                          * every process calls the driver together with the same input, and each gets
+                          * the whole result (energies, <S^2>, vectors) */
 } cis_ci_solve_opts;
 
 #define CIS_CI_ALL_GPUS (-1)

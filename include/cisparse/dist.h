@@ -17,9 +17,10 @@
  *
  * Communicators (cis_dist_comm): NCCL with one process driving every GPU of
  * a host (ncclCommInitAll, one stream per GPU, collectives in
- * ncclGroupStart/End), NCCL with one process per GPU bootstrapped by MPI
- * (build with -DCISPARSE_MPI=ON), and a fake one over threads (host memory)
- * for the CPU tests. One process may drive several parts ("local ranks");
+ * ncclGroupStart/End), NCCL with one process per GPU bootstrapped by MPI,
+ * MPI over host memory with one part per process (both when built with
+ * MPI: found at configure time, -DCISPARSE_MPI=OFF turns it off), and a fake
+ * one over threads (host memory) for the CPU tests. One process may drive several parts ("local ranks");
  * every process runs the same solver code on its local parts.
  *
  * NVLink multicast (NVLS) stays off: the NCCL constructors set
@@ -87,10 +88,47 @@ CIS_API cis_status cis_dist_comm_fake(cis_dist_world *w, int first, int nlocal, 
  * every GPU. CIS_ERR_INVALID when ngpus exceeds the device count,
  * CIS_ERR_NO_GPU / CIS_ERR_UNSUPPORTED when built without CUDA or NCCL. */
 CIS_API cis_status cis_dist_comm_nccl(int ngpus, cis_dist_comm **out);
-/* NCCL with one process per GPU, bootstrapped through MPI (MPI_Init done by
- * the caller; rank r uses device r % local GPUs; the unique id is broadcast
- * with MPI_Bcast). CIS_ERR_UNSUPPORTED unless built with CISPARSE_MPI. */
+/* NCCL with one process per GPU, bootstrapped through MPI (MPI_Init or
+ * cis_dist_mpi_init done by the caller; every process calls it together; the
+ * process of local rank k on its host (MPI_COMM_TYPE_SHARED) uses device
+ * k % that host's GPUs; the unique id is broadcast with MPI_Bcast). A rank
+ * without a GPU fails on every rank (checked together before NCCL starts):
+ * CIS_ERR_NO_GPU. CIS_ERR_UNSUPPORTED unless built with CUDA, NCCL and MPI. */
 CIS_API cis_status cis_dist_comm_mpi(cis_dist_comm **out);
+/* One host part per process of MPI_COMM_WORLD (rank r drives part r; the
+ * buffers are host memory, the collectives MPI's on a duplicate of
+ * MPI_COMM_WORLD; dots summed in rank order, the same bits on every rank and
+ * as on a fake world of as many ranks). Every process calls it together,
+ * after MPI_Init or cis_dist_mpi_init. CIS_ERR_INVALID when MPI is not
+ * initialised, CIS_ERR_UNSUPPORTED (the message says how to build it) when
+ * cisparse was built without MPI. */
+CIS_API cis_status cis_dist_comm_mpi_host(cis_dist_comm **out);
+
+/* ---- launching under mpirun (one process per part) ------------------------
+ * Built without MPI, cis_dist_mpi_init returns CIS_ERR_UNSUPPORTED (rank 0,
+ * size 1), agree returns -3, abort exits, finalize does nothing. */
+
+/* 1 when cisparse was built with MPI (the constructors above work), else 0. */
+CIS_API int cis_dist_mpi_available(void);
+/* MPI_Init_thread (MPI_THREAD_FUNNELED) unless MPI is initialised already,
+ * and the agreement's own communicator; *rank and *size (NULL: not wanted) of
+ * MPI_COMM_WORLD. Every process calls it once, first. */
+CIS_API cis_status cis_dist_mpi_init(int *rank, int *size);
+/* Every process of MPI_COMM_WORLD calls this after a step with its status
+ * `mine`: the lowest rank whose status was not CIS_OK, or -1 when every
+ * rank's was. It runs on its own communicator, so a rank that failed inside
+ * a step may call it while the others still wait in a collective it left: a
+ * rank with mine != CIS_OK waits at most wait_s seconds for the others, then
+ * returns -2 (they did not arrive: end the job with cis_dist_mpi_abort); a
+ * rank with mine == CIS_OK waits until every rank arrives (or the job is
+ * aborted). -3 without cis_dist_mpi_init. */
+CIS_API int cis_dist_mpi_agree(cis_status mine, double wait_s);
+/* Ends every process of the job with exit status `code` (MPI_Abort), or
+ * this process where MPI is not running. Does not return. */
+CIS_API void cis_dist_mpi_abort(int code);
+/* MPI_Finalize if cis_dist_mpi_init initialised MPI (after every
+ * communicator is freed); nothing otherwise. */
+CIS_API void cis_dist_mpi_finalize(void);
 CIS_API void cis_dist_comm_free(cis_dist_comm *c);
 CIS_API int cis_dist_comm_ranks(const cis_dist_comm *c);       /* all ranks */
 CIS_API int cis_dist_comm_local_ranks(const cis_dist_comm *c); /* driven here */
@@ -101,7 +139,7 @@ CIS_API cis_memspace cis_dist_comm_memspace(const cis_dist_comm *c);
  * on host comms), e.g. before creating that part's device objects.
  * CIS_ERR_INVALID when local is not a local part. */
 CIS_API cis_status cis_dist_comm_use_part(cis_dist_comm *c, int local);
-/* "fake", "nccl", "nccl+mpi" */
+/* "fake", "nccl", "nccl+mpi", "mpi" */
 CIS_API const char *cis_dist_comm_name(const cis_dist_comm *c);
 /* vals[l*count .. +count) of each local rank l: replaced by the sum over all
  * ranks (host doubles; summed in rank order on the fake comm). */
@@ -255,6 +293,13 @@ CIS_API void cis_dist_vec_free(cis_dist_matrix *D, void *v);
  * order; each process reads / writes only its local parts' rows. */
 CIS_API cis_status cis_dist_vec_upload(cis_dist_matrix *D, void *v, const void *host, int count);
 CIS_API cis_status cis_dist_vec_download(cis_dist_matrix *D, void *host, const void *v, int count);
+/* count whole vectors in host memory (count*rows values in global order) of
+ * which this process holds its local parts' rows (as cis_dist_vec_download
+ * leaves them): every other part's rows are filled in from their owner, so
+ * each process ends with the whole vectors (the all-gather of unequal parts
+ * of the comm; through a device buffer on a device comm). Every process calls
+ * it together; nothing to do when one process holds every part. */
+CIS_API cis_status cis_dist_vec_gather_host(cis_dist_matrix *D, void *host, int count);
 
 /* The operator y = alpha*A*x + beta*y on distributed vectors (memory space
  * CIS_MEM_DIST); cis_krylov_solve and cis_davidson_operator run on it with a

@@ -77,7 +77,7 @@ class _solve_opts(ctypes.Structure):  # cis_ci_solve_opts (ci_solve.h); size che
                 ("keep_vectors", ctypes.c_int), ("time_sigma", ctypes.c_int), ("gpu_leave_free", ctypes.c_int64),
                 ("spin_penalty", ctypes.c_double), ("spin_penalty_ss", ctypes.c_double), ("guess", _dp),
                 ("nguess", ctypes.c_int), ("progress", ctypes.c_void_p), ("progress_user", ctypes.c_void_p),
-                ("singlet", ctypes.c_int)]
+                ("singlet", ctypes.c_int), ("comm", ctypes.c_void_p)]
 
 
 class _rdm12(ctypes.Structure):  # cis_ci_rdm12: NULL = not wanted

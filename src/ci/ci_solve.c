@@ -48,6 +48,8 @@ static cis_status check_options(const cis_fcidump *F, const cis_ci_solve_opts *o
       return cis_error(CIS_ERR_INVALID, "spin %g is impossible with MS2=%d: S >= |MS2|/2 and 2S - MS2 even", o->spin,
                        F->ms2);
   }
+  cis_status comm_st = ci_check_comm(o);
+  if (comm_st != CIS_OK) return comm_st;
   if (o->spin_penalty > 0 && (o->gpus != 0 || o->cpu_parts > 0))
     return cis_error(CIS_ERR_UNSUPPORTED, "the spin penalty (fix_spin_) runs on one device, not over several parts");
   if (o->spin_penalty > 0 && o->method == CIS_CI_METHOD_STORED)

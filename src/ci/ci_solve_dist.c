@@ -164,7 +164,7 @@ cleanup:
   free(counts);
   cis_operator_free(op);
   cis_dist_matrix_free(DM);
-  cis_dist_comm_free(c);
+  if (c != o->comm) cis_dist_comm_free(c);
   cis_dist_world_free(w);
   cis_ci_space_free(r->S);
   r->S = NULL;

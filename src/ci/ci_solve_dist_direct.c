@@ -40,6 +40,7 @@ struct ci_dist_direct {
   cis_dist_matrix *M;
   cis_ci_direct *D;
   int compact, nlocal, first;
+  int comm_given;                       /* c is the caller's (o->comm): not freed here */
   cis_int alo[PARTS_MAX + 1];           /* part p sums the alpha strings alo[p] .. alo[p+1]-1 */
   cis_ci_direct_gpu *G[PARTS_MAX];      /* GPU parts: each local part's sigma (its range) */
 };
@@ -96,13 +97,17 @@ void ci_dist_direct_free(ci_dist_direct *dd) {
       cis_ci_direct_gpu_free(dd->G[l]);
     }
   cis_dist_matrix_free(dd->M);
-  cis_dist_comm_free(dd->c);
+  if (!dd->comm_given) cis_dist_comm_free(dd->c);
   cis_dist_world_free(dd->w);
   free(dd);
 }
 
 cis_status ci_parts_comm(const cis_ci_solve_opts *o, cis_dist_world **w, cis_dist_comm **c) {
   *w = NULL, *c = NULL;
+  if (o->comm) { /* the caller's (checked by ci_check_comm) */
+    *c = o->comm;
+    return CIS_OK;
+  }
   if (o->cpu_parts <= 0) return cis_dist_comm_nccl(o->gpus == CIS_CI_ALL_GPUS ? 0 : o->gpus, c);
   if (o->cpu_parts > 64) return cis_error(CIS_ERR_INVALID, "cpu_parts must be 1..64, got %d", o->cpu_parts);
   cis_status st = cis_dist_world_create(o->cpu_parts, w);
@@ -162,6 +167,7 @@ cis_status ci_run_setup_dist_direct(ci_run *r) {
   const double t_in = cis_wtime();
   double t0 = t_in, t_comm, t_diag, t_op;
   CIS_TRY(ci_parts_comm(o, &dd->w, &dd->c));
+  dd->comm_given = dd->c == o->comm;
   t_comm = cis_wtime() - t0;
   dd->nlocal = cis_dist_comm_local_ranks(dd->c);
   dd->first = cis_dist_comm_first_rank(dd->c);
@@ -230,6 +236,21 @@ cleanup:
   free(diag);
   ci_dist_direct_free(dd);
   return st;
+}
+
+cis_status ci_check_comm(const cis_ci_solve_opts *o) {
+  if (!o->comm) return CIS_OK;
+  const int ranks = cis_dist_comm_ranks(o->comm), host = cis_dist_comm_memspace(o->comm) == CIS_MEM_HOST;
+  const int parts = host ? o->cpu_parts : o->gpus;
+  if (parts != ranks || (host ? o->gpus : o->cpu_parts) != 0)
+    return cis_error(CIS_ERR_INVALID, "the caller's %s communicator has %d ranks: set %s = %d (and %s = 0), got gpus %d, "
+                     "cpu_parts %d", cis_dist_comm_name(o->comm), ranks, host ? "cpu_parts" : "gpus", ranks,
+                     host ? "gpus" : "cpu_parts", o->gpus, o->cpu_parts);
+  return CIS_OK;
+}
+
+cis_status ci_dist_direct_gather(ci_dist_direct *dd, double *host, int count) {
+  return cis_dist_vec_gather_host(dd->M, host, count);
 }
 
 void ci_dist_direct_report(const ci_dist_direct *dd, cis_ci_result *R) {

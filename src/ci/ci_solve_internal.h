@@ -67,9 +67,18 @@ cis_status ci_run_roots(ci_run *r);
 cis_status ci_run_setup_direct(ci_run *r);
 /* The direct space of F for o, made or reused from r->keep. */
 cis_status ci_run_direct_space(ci_run *r);
-/* The communicator of o's parts: a fake world of o->cpu_parts host parts
- * (*w, freed after *c), or NCCL over o->gpus GPUs (ci_solve_dist_direct.c). */
+/* The communicator of o's parts: the caller's o->comm (not to be freed), a
+ * fake world of o->cpu_parts host parts (*w, freed after *c), or NCCL over
+ * o->gpus GPUs (ci_solve_dist_direct.c). */
 cis_status ci_parts_comm(const cis_ci_solve_opts *o, cis_dist_world **w, cis_dist_comm **c);
+/* o->comm (the caller's communicator) against o->gpus / o->cpu_parts:
+ * CIS_ERR_INVALID unless the one its memory names equals its ranks and the
+ * other is 0; CIS_OK without one. */
+cis_status ci_check_comm(const cis_ci_solve_opts *o);
+/* count host vectors of the distributed direct operator's length, each
+ * process holding its parts' rows (Davidson's download): completed from the
+ * other processes (cis_dist_vec_gather_host; every process calls it). */
+cis_status ci_dist_direct_gather(ci_dist_direct *dd, double *host, int count);
 /* The stored H over o->gpus GPUs or o->cpu_parts host parts, Davidson on it (ci_solve_dist.c). */
 cis_status ci_run_distributed(ci_run *r);
 /* The direct sigma over ci_dist_parts(o) parts (ci_solve_dist_direct.c):

@@ -241,6 +241,8 @@ static cis_status solve_roots(ci_run *r) {
   }
   if (st == CIS_ERR_NOT_CONVERGED && o->accept_unconverged) st = CIS_OK; /* the result says converged = 0 */
   if (st != CIS_OK) goto cleanup;
+  if (r->dd && (compact ? vc : r->evecs)) /* parts in other processes: their rows of the roots */
+    CIS_TRY(ci_dist_direct_gather(r->dd, compact ? vc : r->evecs, nr));
   double t_s2 = cis_wtime();
   for (int k = 0; k < nr; ++k) {
     r->s2[k] = NAN;

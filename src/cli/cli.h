@@ -27,12 +27,37 @@ void cli_passive_waits(char **argv);
  * 2 usage error) before any work (no file read, no matrix built): the option
  * parser's fuzz target (fuzz/fuzz_cli_options.c) sets it. 0 in the tool. */
 extern int cli_parse_only;
-/* --gpus N / --cpu-parts N in argv: bench, solve and ci take the distributed
- * path of cmd_dist.c (cisparse/dist.h). */
+/* --gpus N / --cpu-parts N / --mpi in argv: bench, solve and ci take the
+ * distributed path of cmd_dist.c (cisparse/dist.h). */
 int cli_dist_wanted(int argc, char **argv);
 int cli_dist_bench(int argc, char **argv);
 int cli_dist_solve(int argc, char **argv);
 int cli_dist_ci(int argc, char **argv);
+
+/* --mpi (cli_mpi.c): one part per process of `mpirun -np N cisparse ...`.
+ * A command with --mpi calls, in order: cli_mpi_parse_begin / _end around
+ * its option parser (only the launcher's rank 0 prints usage errors),
+ * cli_mpi_start (MPI started; stdout of ranks other than 0 silenced; 1 with
+ * one line printed when the binary has no MPI), cli_mpi_comm (its part's
+ * communicator, the ranks agreeing on failure), its work, then, after
+ * freeing every cisparse object, cli_mpi_finish: the exit status (0, or 1
+ * on every rank with one line from the lowest failing rank), MPI finalised.
+ * With on = 0 each step does nothing (finish: cli_fail on error). */
+typedef struct cli_mpi {
+  int on, started, rank, size;
+  int follow;                 /* this rank stopped because another failed */
+  int saved_stdout, saved_stderr;
+} cli_mpi;
+int cli_mpi_wanted(int argc, char **argv); /* --mpi in argv */
+void cli_mpi_parse_begin(cli_mpi *m);
+void cli_mpi_parse_end(cli_mpi *m);
+int cli_mpi_start(cli_mpi *m);
+/* gpu: NCCL on one GPU per process (cis_dist_comm_mpi), else host parts
+ * over MPI (cis_dist_comm_mpi_host). */
+cis_status cli_mpi_comm(cli_mpi *m, int gpu, cis_dist_comm **c);
+int cli_mpi_finish(cli_mpi *m, cis_status st);
+/* A JSON string literal on stdout (quotes, backslashes, control characters escaped; cmd_ci.c). */
+void cli_json_string(const char *s);
 
 /* Call, and on failure jump to the function's single `cleanup:` with the
  * status in `st`: the library's idiom (src/core/internal.h), restated here

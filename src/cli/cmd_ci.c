@@ -84,7 +84,10 @@ static void usage(FILE *f) {
              "                vector gathered whole on every part and the partial sigmas summed onto\n"
              "                their owners; --method stored (or --level): the stored Hamiltonian, each\n"
              "                part's rows built on their own. Takes --method --level --roots --tol\n"
-             "                --max-iter --subspace --format --exchange (docs/multi-gpu.md)\n"
+             "                --max-iter --subspace --format --exchange --json (docs/multi-gpu.md)\n"
+             "  --mpi         one part per process: `mpirun -np N cisparse ci FILE --mpi`, --device cpu\n"
+             "                (default: host parts over MPI) or gpu (one GPU per process, NCCL); the\n"
+             "                options of --gpus; only rank 0 prints; needs cisparse built with MPI\n"
              "  --method M    auto (default), stored (build H, then SpMV), direct (matrix-free string-driven\n"
              "                sigma: full CI of the file's orbitals, no H built; point group (ORBSYM)\n"
              "                blocked by irreps on the CPU and the GPU: Davidson on vectors of the ISYM\n"
@@ -434,8 +437,8 @@ static void print_text(const ci_args *a, const cis_ci_result *R) {
   print_roots(a, R);
 }
 
-/* A JSON string literal (quotes, backslashes and control characters escaped). */
-static void json_string(const char *s) {
+#define json_string cli_json_string
+void cli_json_string(const char *s) {
   putchar('"');
   for (; *s; ++s) {
     if (*s == '"' || *s == '\\') printf("\\%c", *s);

@@ -1,7 +1,9 @@
-/* cmd_dist.c: `cisparse bench|solve MATRIX --gpus N` (and --cpu-parts N):
- * the matrix spread over N GPUs of this host with NCCL (cisparse/dist.h;
- * N = 0: every GPU) or over N CPU parts in this process (the fake
- * communicator: the same code path on the CPU). bench times the
+/* cmd_dist.c: `cisparse bench|solve MATRIX --gpus N` (and --cpu-parts N,
+ * --mpi): the matrix spread over N GPUs of this host with NCCL
+ * (cisparse/dist.h; N = 0: every GPU), over N CPU parts in this process (the
+ * fake communicator: the same code path on the CPU), or one part per process
+ * of `mpirun -np N` (--mpi: --device cpu host parts over MPI, --device gpu
+ * one GPU per process through NCCL; cli_mpi.c). bench times the
  * distributed SpMV; solve runs CG / BiCG / BiCGStab on b = A*ones, or
  * Davidson (--eigs K) for the lowest K eigenvalues. Each reports the
  * exchange volume per product and its share of the product time. */
@@ -15,12 +17,31 @@ typedef struct dist_cli {
   long long gpus, cpu_parts, maxit, runs, eigs;
   double tol;
   int method, precond, gpus_given, cpu_given;
+  int mpi, mpi_gpu, device_given; /* --mpi, with --device gpu */
   cis_dist_exchange xk;
 } dist_cli;
 
 int cli_dist_wanted(int argc, char **argv) {
   for (int i = 0; i < argc; ++i)
-    if (!strcmp(argv[i], "--gpus") || !strcmp(argv[i], "--cpu-parts")) return 1;
+    if (!strcmp(argv[i], "--gpus") || !strcmp(argv[i], "--cpu-parts") || !strcmp(argv[i], "--mpi")) return 1;
+  return 0;
+}
+
+/* --device cpu|gpu (with --mpi) into *gpu; 0 ok, 2 with the usage error printed. */
+static int mpi_device(const char *cmd, const char *v, int *gpu) {
+  if (strcmp(v, "cpu") && strcmp(v, "gpu")) return cli_usage("%s: --device must be cpu or gpu, got '%s'", cmd, v);
+  *gpu = !strcmp(v, "gpu");
+  return 0;
+}
+
+/* The parts' options against each other: --mpi takes its parts from mpirun,
+ * --device goes with --mpi only; 0 ok, 2 usage error printed. */
+static int parts_consistent(const char *cmd, int mpi, int gpus_given, int cpu_given, int device_given) {
+  if (gpus_given && cpu_given) return cli_usage("%s: --gpus and --cpu-parts exclude each other", cmd);
+  if (mpi && (gpus_given || cpu_given))
+    return cli_usage("%s: --mpi runs one part per process of mpirun -np N: drop --%s", cmd, gpus_given ? "gpus" : "cpu-parts");
+  if (device_given && !mpi)
+    return cli_usage("%s: --device goes with --mpi (--gpus and --cpu-parts name the device already)", cmd);
   return 0;
 }
 
@@ -33,13 +54,17 @@ static int parse(int argc, char **argv, dist_cli *o) {
       o->matrix = a;
       continue;
     }
+    if (!strcmp(a, "--mpi")) {
+      o->mpi = 1;
+      continue;
+    }
     static const char *const known[] = {"--gpus", "--cpu-parts", "--format", "--kernel", "--exchange", "--method",
-                                        "--precond", "--tol", "--maxit", "--runs", "--repeat", "--eigs"};
+                                        "--precond", "--tol", "--maxit", "--runs", "--repeat", "--eigs", "--device"};
     int is_known = 0;
     for (size_t k = 0; k < sizeof known / sizeof *known; ++k) is_known |= !strcmp(a, known[k]);
     if (!is_known)
-      return cli_usage("%s: option '%s' is not available with --gpus / --cpu-parts (these take --format --kernel "
-                       "--exchange --runs%s)", o->cmd, a,
+      return cli_usage("%s: option '%s' is not available with --gpus / --cpu-parts / --mpi (these take --format "
+                       "--kernel --exchange --runs --device (with --mpi)%s)", o->cmd, a,
                        strcmp(o->cmd, "solve") ? "" : " --method --precond --tol --maxit --eigs");
     if (!strcmp(o->cmd, "bench") && (!strcmp(a, "--method") || !strcmp(a, "--precond") || !strcmp(a, "--tol") ||
                                      !strcmp(a, "--maxit") || !strcmp(a, "--eigs")))
@@ -51,6 +76,9 @@ static int parse(int argc, char **argv, dist_cli *o) {
     } else if (!strcmp(a, "--cpu-parts")) {
       if ((rc = cli_int(a, v, &o->cpu_parts))) return rc;
       o->cpu_given = 1;
+    } else if (!strcmp(a, "--device")) {
+      if ((rc = mpi_device(o->cmd, v, &o->mpi_gpu))) return rc;
+      o->device_given = 1;
     } else if (!strcmp(a, "--format")) o->format = v;
     else if (!strcmp(a, "--kernel")) o->kernel = v;
     else if (!strcmp(a, "--exchange")) {
@@ -75,7 +103,7 @@ static int parse(int argc, char **argv, dist_cli *o) {
     ++i;
   }
   if (!o->matrix) return cli_usage("%s: no matrix given", o->cmd);
-  if (o->gpus_given && o->cpu_given) return cli_usage("%s: --gpus and --cpu-parts exclude each other", o->cmd);
+  if ((rc = parts_consistent(o->cmd, o->mpi, o->gpus_given, o->cpu_given, o->device_given))) return rc;
   if (o->gpus < 0 || o->gpus > 4096) return cli_usage("%s: --gpus must be 0 (every GPU) .. the GPU count, got %lld", o->cmd, o->gpus);
   if (o->cpu_given && (o->cpu_parts < 1 || o->cpu_parts > 64))
     return cli_usage("%s: --cpu-parts must be 1..64, got %lld", o->cmd, o->cpu_parts);
@@ -90,6 +118,7 @@ static int parse(int argc, char **argv, dist_cli *o) {
 
 static int run(int argc, char **argv, const char *cmd) {
   dist_cli o;
+  cli_mpi m = {0};
   cis_status st = CIS_OK;
   cis_csr *A = NULL;
   cis_dist_world *w = NULL;
@@ -105,8 +134,15 @@ static int run(int argc, char **argv, const char *cmd) {
   o.maxit = 1000;
   o.runs = strcmp(cmd, "bench") ? 1 : 50;
   o.xk = CIS_XCHG_AUTO;
-  if ((rc = parse(argc, argv, &o)) || cli_parse_only) return rc;
-  if (o.cpu_given) {
+  m.on = cli_mpi_wanted(argc, argv);
+  cli_mpi_parse_begin(&m);
+  rc = parse(argc, argv, &o);
+  cli_mpi_parse_end(&m);
+  if (rc || cli_parse_only) return rc;
+  if (cli_mpi_start(&m)) return 1;
+  if (o.mpi) {
+    CIS_TRY(cli_mpi_comm(&m, o.mpi_gpu, &c));
+  } else if (o.cpu_given) {
     CIS_TRY(cis_dist_world_create((int)o.cpu_parts, &w));
     CIS_TRY(cis_dist_comm_fake(w, 0, (int)o.cpu_parts, &c));
   } else {
@@ -199,6 +235,7 @@ static int run(int argc, char **argv, const char *cmd) {
     int64_t np;
     cis_dist_matrix_times(D, &xs, &ps, &np);
     CIS_TRY(cis_dist_vec_download(D, h, v, 1));
+    CIS_TRY(cis_dist_vec_gather_host(D, h, 1)); /* the other processes' rows (--mpi) */
     for (cis_int i = 0; i < n; ++i) err = fmax(err, fabs(h[i] - 1.0));
     printf("%s%s: converged in %d iterations, relative residual %.3e, max |x - 1| %.3e\n",
            cis_krylov_method_name(ko.method), ko.precond ? " jacobi" : "", info.iterations, info.rel_residual, err);
@@ -206,7 +243,6 @@ static int run(int argc, char **argv, const char *cmd) {
            info.iterations ? info.seconds / info.iterations * 1e3 : 0, (long long)np, ps > 0 ? 100 * xs / ps : 0);
   }
 cleanup:
-  rc = st == CIS_OK ? 0 : cli_fail(st);
   free(h);
   free(hb);
   free(t);
@@ -216,37 +252,71 @@ cleanup:
   cis_dist_comm_free(c);
   cis_dist_world_free(w);
   cis_csr_free(A);
-  return rc;
+  return cli_mpi_finish(&m, st);
 }
 
 int cli_dist_bench(int argc, char **argv) { return run(argc, argv, "bench"); }
 int cli_dist_solve(int argc, char **argv) { return run(argc, argv, "solve"); }
 
 /* ---- cisparse ci FILE --gpus N ------------------------------------------------
- * The stored Hamiltonian over N GPUs (or --cpu-parts N): the CI driver
- * (cis_ci_solve_file with gpus / cpu_parts) builds each part's rows on their
- * own (the whole matrix is never held) and runs Davidson on the distributed
- * operator; this prints what it did. */
+ * The stored Hamiltonian over N GPUs (or --cpu-parts N, or --mpi: one part
+ * per process of mpirun): the CI driver (cis_ci_solve_file with gpus /
+ * cpu_parts, and with --mpi the part's communicator) builds each part's rows
+ * on their own (the whole matrix is never held) and runs Davidson on the
+ * distributed operator; this prints what it did (text, or --json). */
 
-int cli_dist_ci(int argc, char **argv) {
-  const char *file = NULL;
+/* The distributed run's result as one JSON object. */
+static void print_ci_json(const char *file, const cis_ci_result *R) {
+  const cis_davidson_info *d = &R->davidson;
+  printf("{\"file\": ");
+  cli_json_string(file);
+  printf(", \"units\": {\"energies\": \"hartree\", \"times\": \"s\", \"memory\": \"bytes\"}, \"method\": \"%s\", "
+         "\"determinants\": %lld, \"parts\": %d, \"comm\": \"%s\", \"operator\": \"%s\", "
+         "\"exchange_bytes_per_product\": %.0f, \"energies\": [",
+         R->method == CIS_CI_METHOD_DIRECT ? "direct" : "stored", (long long)R->determinants, R->parts,
+         R->parts_comm, R->parts_op, R->exchange_bytes);
+  for (int r = 0; r < R->roots; ++r) printf("%s%.12f", r ? ", " : "", R->energies[r]);
+  printf("], \"davidson\": {\"iterations\": %d, \"products\": %lld, \"seconds\": %.6f, \"product_seconds\": %.6f, "
+         "\"ms_per_product\": %.6f}, \"exchange_share\": %.6f, \"setup_seconds\": %.6f",
+         d->iterations, (long long)d->products, d->total_seconds, d->op_seconds,
+         d->products ? d->op_seconds / (double)d->products * 1e3 : 0,
+         R->product_seconds > 0 ? R->exchange_seconds / R->product_seconds : 0, R->t_build);
+  printf(", \"guess_seconds\": %.6f, \"parse_seconds\": %.6f, \"to_solution_seconds\": %.6f", R->t_guess, R->t_parse,
+         R->to_solution[0]);
+  if (R->method == CIS_CI_METHOD_DIRECT)
+    printf(", \"subspace\": %d, \"half_sigmas\": %lld}\n", R->subspace, (long long)R->half_sigmas);
+  else
+    printf(", \"nnz\": %lld, \"split_seconds\": %.6f, \"store_seconds\": %.6f}\n", (long long)R->nnz, R->split_seconds,
+           R->store_seconds);
+}
+
+/* The ci options of the distributed path into *o, *file, *json, *mpi (with
+ * --mpi o->gpus is 1 for --device gpu, else o->cpu_parts 1: the caller sets
+ * the rank count and the communicator). 0 ok, 2 usage error printed. */
+static int parse_ci(int argc, char **argv, cis_ci_solve_opts *o, const char **file, int *json, int *mpi) {
   long long gpus = 0, cpu_parts = 0, level = -1, roots = 1, max_iter = 200;
-  int gpus_given = 0, cpu_given = 0, rc;
-  cis_ci_solve_opts o = cis_ci_solve_opts_default(); /* method auto: full CI over GPUs goes direct */
-  cis_ci_result *R = NULL;
+  int gpus_given = 0, cpu_given = 0, mpi_gpu = 0, device_given = 0, rc;
   for (int i = 1; i < argc; ++i) {
     const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
     if (a[0] != '-') {
-      if (file) return cli_usage("ci: more than one file given ('%s', '%s')", file, a);
-      file = a;
+      if (*file) return cli_usage("ci: more than one file given ('%s', '%s')", *file, a);
+      *file = a;
       continue;
     }
     if (!strcmp(a, "--count")) { /* the sizes and the memory per part, nothing built */
-      o.count_only = 1;
+      o->count_only = 1;
       continue;
     }
     if (!strcmp(a, "--verbose")) { /* Davidson's iterations and the set-up's times on stderr */
-      o.verbose = 1;
+      o->verbose = 1;
+      continue;
+    }
+    if (!strcmp(a, "--mpi")) { /* one part per process of mpirun */
+      *mpi = 1;
+      continue;
+    }
+    if (!strcmp(a, "--json")) {
+      *json = 1;
       continue;
     }
     if (!v) return cli_usage("ci: %s needs a value", a);
@@ -256,6 +326,9 @@ int cli_dist_ci(int argc, char **argv) {
     } else if (!strcmp(a, "--cpu-parts")) {
       if ((rc = cli_int(a, v, &cpu_parts))) return rc;
       cpu_given = 1;
+    } else if (!strcmp(a, "--device")) {
+      if ((rc = mpi_device("ci", v, &mpi_gpu))) return rc;
+      device_given = 1;
     } else if (!strcmp(a, "--level")) {
       if (!strcmp(v, "full")) level = -1;
       else if ((rc = cli_int(a, v, &level))) return rc;
@@ -264,79 +337,111 @@ int cli_dist_ci(int argc, char **argv) {
     } else if (!strcmp(a, "--max-iter")) {
       if ((rc = cli_int(a, v, &max_iter))) return rc;
     } else if (!strcmp(a, "--tol")) {
-      if ((rc = cli_double(a, v, &o.tol))) return rc;
+      if ((rc = cli_double(a, v, &o->tol))) return rc;
     } else if (!strcmp(a, "--format")) {
-      o.format = v;
+      o->format = v;
     } else if (!strcmp(a, "--method")) {
-      if ((rc = cli_ci_method(v, &o.method))) return rc;
+      if ((rc = cli_ci_method(v, &o->method))) return rc;
     } else if (!strcmp(a, "--subspace")) {
-      if ((rc = cli_ci_subspace(v, &o.max_sub))) return rc;
+      if ((rc = cli_ci_subspace(v, &o->max_sub))) return rc;
     } else if (!strcmp(a, "--exchange")) {
       cis_dist_exchange xk;
       if (cis_dist_exchange_parse(v, &xk) != CIS_OK) return cli_usage("ci: --exchange: %s", cis_last_error());
-      o.exchange = v;
+      o->exchange = v;
     } else {
-      return cli_usage("ci: option '%s' is not available with --gpus / --cpu-parts (these take --method --level "
-                       "--roots --tol --max-iter --subspace --count --verbose --format --exchange)", a);
+      return cli_usage("ci: option '%s' is not available with --gpus / --cpu-parts / --mpi (these take --method "
+                       "--level --roots --tol --max-iter --subspace --count --verbose --format --exchange --json, "
+                       "and --device with --mpi)", a);
     }
     ++i;
   }
-  if (!file) return cli_usage("ci: no FCIDUMP file given");
-  if (gpus_given && cpu_given) return cli_usage("ci: --gpus and --cpu-parts exclude each other");
+  if (!*file) return cli_usage("ci: no FCIDUMP file given");
+  if ((rc = parts_consistent("ci", *mpi, gpus_given, cpu_given, device_given))) return rc;
   if (gpus < 0 || gpus > 4096) return cli_usage("ci: --gpus must be 0 (every GPU) .. the GPU count, got %lld", gpus);
   if (cpu_given && (cpu_parts < 1 || cpu_parts > 64)) return cli_usage("ci: --cpu-parts must be 1..64, got %lld", cpu_parts);
   if (roots < 1 || roots > 64) return cli_usage("ci: --roots must be 1..64, got %lld", roots);
   if (max_iter < 1 || max_iter > 100000) return cli_usage("ci: --max-iter must be 1..100000, got %lld", max_iter);
-  if (!(o.tol > 0)) return cli_usage("ci: --tol must be > 0");
+  if (!(o->tol > 0)) return cli_usage("ci: --tol must be > 0");
   if (level < -1 || level > 64) return cli_usage("ci: --level must be full or 0..64, got %lld", level);
-  o.gpus = cpu_given ? 0 : gpus == 0 ? CIS_CI_ALL_GPUS : (int)gpus;
-  o.cpu_parts = (int)cpu_parts;
-  o.level = (int)level;
-  o.roots = (int)roots;
-  o.max_iter = (int)max_iter;
-  o.no_s2 = 1;
-  if (cli_parse_only) return 0;
-  cis_status st = cis_ci_solve_file(file, &o, &R);
-  if (st == CIS_OK && o.count_only) {
+  if (*json && o->count_only) return cli_usage("ci: --json prints a run's result over parts, not --count's");
+  o->gpus = *mpi ? mpi_gpu : cpu_given ? 0 : gpus == 0 ? CIS_CI_ALL_GPUS : (int)gpus;
+  o->cpu_parts = *mpi ? !mpi_gpu : (int)cpu_parts;
+  o->level = (int)level;
+  o->roots = (int)roots;
+  o->max_iter = (int)max_iter;
+  o->no_s2 = 1;
+  return 0;
+}
+
+/* The text report of a distributed ci run (or of --count). */
+static void print_ci_text(const char *file, const cis_ci_solve_opts *o, const cis_ci_result *R) {
+  if (o->count_only) {
     const double gib = 1073741824.0, whole = 8.0 * R->counts.determinants, parts = R->parts > 0 ? R->parts : 1;
-    const int dav = cis_davidson_vectors(o.roots, R->subspace); /* a part holds ceil(dav / parts) of them */
+    const int dav = cis_davidson_vectors(o->roots, R->subspace); /* a part holds ceil(dav / parts) of them */
     const double share = ceil(dav / parts) * whole;
     printf("ci %s: %.0f determinants (%.0f x %.0f strings), one vector %.3f GiB\n", file, R->counts.determinants,
            R->counts.alpha_strings, R->counts.beta_strings, whole / gib);
     if (R->method == CIS_CI_METHOD_DIRECT)
       printf("direct over %d %s: per part %.3f GiB = 2 whole vectors (the gathered one, its partial sigma) %.3f GiB "
              "+ Davidson's share %.3f GiB (subspace %d%s, %.3f GiB of vectors in all), before the sigma's workspace\n",
-             (int)parts, o.cpu_parts > 0 ? "CPU parts" : "GPUs", (2 * whole + share) / gib, 2 * whole / gib,
+             (int)parts, o->cpu_parts > 0 ? "CPU parts" : "GPUs", (2 * whole + share) / gib, 2 * whole / gib,
              share / gib, R->subspace, R->subspace_reduced_from ? ", fitted to the memory" : "", dav * whole / gib);
     else
       printf("stored over parts: the Hamiltonian's bound %.3f GiB in all\n", R->need.matrix / gib);
-  } else if (st == CIS_OK) {
-    const cis_davidson_info *d = &R->davidson;
-    if (R->method == CIS_CI_METHOD_DIRECT)
-      printf("ci %s: %lld determinants, direct sigma (%lld x %lld strings%s) split by alpha strings, set up in %.3f s\n",
-             file, (long long)R->determinants, (long long)R->alpha_strings, (long long)R->beta_strings,
-             R->direct.blocked ? ", blocked by irreps" : "", R->t_build);
-    else
-      printf("ci %s: %lld determinants, %lld nonzeros, counted in %.3f s, built by parts in %.3f s (%s rows), split "
-             "in %.3f s, stored in %.3f s (%s local blocks), set up in %.3f s in all\n",
-             file, (long long)R->determinants, (long long)R->nnz, R->count_seconds, R->build_rows_seconds,
-             R->gpu ? "GPU" : "host", R->split_seconds, R->store_seconds, R->format, R->t_build);
-    printf("parts %d over %s (%s), exchange %.3f MB per product\n", R->parts, R->parts_comm, R->parts_op,
-           R->exchange_bytes / 1e6);
-    for (int r = 0; r < R->roots; ++r) printf("root %d  E = %.10f Eh\n", r, R->energies[r]);
-    printf("davidson: %d iterations, %lld products, %.3f s total, %.3f s in H x (%.3f ms per product), exchange %.1f%% "
-           "of the product time\n",
-           d->iterations, (long long)d->products, d->total_seconds, d->op_seconds,
-           d->products ? d->op_seconds / (double)d->products * 1e3 : 0,
-           R->product_seconds > 0 ? 100 * R->exchange_seconds / R->product_seconds : 0);
-    if (R->method == CIS_CI_METHOD_DIRECT)
-      printf("direct: subspace %d, %lld half sigmas, to solution %.3f s\n", R->subspace, (long long)R->half_sigmas,
-             R->to_solution[0]);
-    printf("time: set-up %.3f s, guess %.3f s (P-space of %d), Davidson %.3f s, to solution %.3f s after the parse "
-           "(%.3f s); the sigma timing %.3f s apart\n",
-           R->t_build, R->t_guess, R->pspace_used, d->total_seconds, R->to_solution[0], R->t_parse, R->t_timing);
+    return;
   }
-  rc = st == CIS_OK ? 0 : cli_fail(st);
+  const cis_davidson_info *d = &R->davidson;
+  if (R->method == CIS_CI_METHOD_DIRECT)
+    printf("ci %s: %lld determinants, direct sigma (%lld x %lld strings%s) split by alpha strings, set up in %.3f s\n",
+           file, (long long)R->determinants, (long long)R->alpha_strings, (long long)R->beta_strings,
+           R->direct.blocked ? ", blocked by irreps" : "", R->t_build);
+  else
+    printf("ci %s: %lld determinants, %lld nonzeros, counted in %.3f s, built by parts in %.3f s (%s rows), split "
+           "in %.3f s, stored in %.3f s (%s local blocks), set up in %.3f s in all\n",
+           file, (long long)R->determinants, (long long)R->nnz, R->count_seconds, R->build_rows_seconds,
+           R->gpu ? "GPU" : "host", R->split_seconds, R->store_seconds, R->format, R->t_build);
+  printf("parts %d over %s (%s), exchange %.3f MB per product\n", R->parts, R->parts_comm, R->parts_op,
+         R->exchange_bytes / 1e6);
+  for (int r = 0; r < R->roots; ++r) printf("root %d  E = %.10f Eh\n", r, R->energies[r]);
+  printf("davidson: %d iterations, %lld products, %.3f s total, %.3f s in H x (%.3f ms per product), exchange %.1f%% "
+         "of the product time\n",
+         d->iterations, (long long)d->products, d->total_seconds, d->op_seconds,
+         d->products ? d->op_seconds / (double)d->products * 1e3 : 0,
+         R->product_seconds > 0 ? 100 * R->exchange_seconds / R->product_seconds : 0);
+  if (R->method == CIS_CI_METHOD_DIRECT)
+    printf("direct: subspace %d, %lld half sigmas, to solution %.3f s\n", R->subspace, (long long)R->half_sigmas,
+           R->to_solution[0]);
+  printf("time: set-up %.3f s, guess %.3f s (P-space of %d), Davidson %.3f s, to solution %.3f s after the parse "
+         "(%.3f s); the sigma timing %.3f s apart\n",
+         R->t_build, R->t_guess, R->pspace_used, d->total_seconds, R->to_solution[0], R->t_parse, R->t_timing);
+}
+
+int cli_dist_ci(int argc, char **argv) {
+  const char *file = NULL;
+  int json = 0, mpi = 0, rc;
+  cis_ci_solve_opts o = cis_ci_solve_opts_default(); /* method auto: full CI over GPUs goes direct */
+  cis_ci_result *R = NULL;
+  cis_dist_comm *c = NULL;
+  cli_mpi m = {0};
+  cis_status st = CIS_OK;
+  m.on = cli_mpi_wanted(argc, argv);
+  cli_mpi_parse_begin(&m);
+  rc = parse_ci(argc, argv, &o, &file, &json, &mpi);
+  cli_mpi_parse_end(&m);
+  if (rc || cli_parse_only) return rc;
+  if (cli_mpi_start(&m)) return 1;
+  if (mpi) { /* this process's part */
+    CIS_TRY(cli_mpi_comm(&m, o.gpus != 0, &c));
+    o.comm = c;
+    if (o.gpus) o.gpus = m.size;
+    else o.cpu_parts = m.size;
+    if (m.rank != 0) o.verbose = 0; /* Davidson's lines once */
+  }
+  CIS_TRY(cis_ci_solve_file(file, &o, &R));
+  if (json) print_ci_json(file, R);
+  else print_ci_text(file, &o, R);
+cleanup:
   cis_ci_result_free(R);
-  return rc;
+  cis_dist_comm_free(c);
+  return cli_mpi_finish(&m, st);
 }

@@ -39,6 +39,8 @@ static const char *usage_text =
     "  --gpus N | --cpu-parts N     distributed over N GPUs (NCCL; 0 = all) or N CPU parts: takes\n"
     "                               --method --precond --tol --maxit --format --kernel --exchange\n"
     "                               auto|allgather|p2p, --eigs K (Davidson); docs/multi-gpu.md\n"
+    "  --mpi                        one part per process of `mpirun -np N cisparse solve ... --mpi`:\n"
+    "                               --device cpu (default) host parts over MPI, gpu one GPU each\n"
     "  --method cg|bicg|bicgstab    (default cg)\n"
     "  --precond none|jacobi        (default none)\n"
     "  --version cublasL|cublasN|cuda|merge|merge_10|graph   device version (default merge_10)\n"

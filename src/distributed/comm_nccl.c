@@ -8,7 +8,7 @@
  *   cis_dist_comm_mpi   one process per GPU: rank 0's ncclGetUniqueId sent
  *                       to every rank with MPI_Bcast, ncclCommInitRank
  *                       (NCCL User Guide, "Example 2: one device per
- *                       process or thread"); only with CISPARSE_MPI.
+ *                       process or thread"); only when built with MPI.
  * NVLink multicast stays off: NCCL_NVLS_ENABLE=0 is set in the environment
  * (unless the user set it) before the first NCCL call.
  * Built without CUDA or NCCL, both report why. */
@@ -216,27 +216,38 @@ cis_status cis_dist_comm_mpi(cis_dist_comm **out) {
 #ifdef CISPARSE_HAVE_MPI
   cis_status st;
   cis_dist_comm *c = NULL;
-  int rank = 0, size = 0, count = 0, init = 0;
-  ncclUniqueId id;
+  int rank = 0, size = 0, count = 0, init = 0, fin = 0, local = 0, ok, all_ok = 0;
+  MPI_Comm host = MPI_COMM_NULL;
+  struct { ncclUniqueId id; int ok; } boot;
   if (!out) return cis_error(CIS_ERR_INVALID, "cis_dist_comm_mpi: NULL output");
   *out = NULL;
   MPI_Initialized(&init);
-  if (!init) return cis_error(CIS_ERR_INVALID, "cis_dist_comm_mpi: call MPI_Init first");
+  MPI_Finalized(&fin);
+  if (!init || fin) return cis_error(CIS_ERR_INVALID, "cis_dist_comm_mpi: MPI is not initialised (call cis_dist_mpi_init or MPI_Init first)");
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &size);
-  if (cudaGetDeviceCount(&count) != cudaSuccess || count < 1) {
-    cudaGetLastError();
-    return cis_error(CIS_ERR_NO_GPU, "MPI rank %d: no CUDA device", rank);
+  if (MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, rank, MPI_INFO_NULL, &host) == MPI_SUCCESS) {
+    MPI_Comm_rank(host, &local);
+    MPI_Comm_free(&host);
   }
+  ok = cudaGetDeviceCount(&count) == cudaSuccess && count >= 1;
+  if (!ok) cudaGetLastError();
+  /* every rank learns whether every rank has a GPU before NCCL starts */
+  if (MPI_Allreduce(&ok, &all_ok, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD) != MPI_SUCCESS)
+    return cis_error(CIS_ERR_IO, "MPI rank %d: MPI_Allreduce failed", rank);
+  if (!ok) return cis_error(CIS_ERR_NO_GPU, "MPI rank %d: no CUDA device", rank);
+  if (!all_ok) return cis_error(CIS_ERR_NO_GPU, "MPI rank %d: another rank has no CUDA device", rank);
   nvls_off();
-  if (rank == 0) NCCL_TRY(ncclGetUniqueId(&id));
-  if (MPI_Bcast(&id, (int)sizeof id, MPI_BYTE, 0, MPI_COMM_WORLD) != MPI_SUCCESS)
-    CIS_TRY(cis_error(CIS_ERR_IO, "MPI_Bcast of the NCCL unique id failed"));
+  memset(&boot, 0, sizeof boot);
+  if (rank == 0) boot.ok = ncclGetUniqueId(&boot.id) == ncclSuccess;
+  if (MPI_Bcast(&boot, (int)sizeof boot, MPI_BYTE, 0, MPI_COMM_WORLD) != MPI_SUCCESS)
+    return cis_error(CIS_ERR_IO, "MPI rank %d: MPI_Bcast of the NCCL unique id failed", rank);
+  if (!boot.ok) return cis_error(CIS_ERR_CUDA, "MPI rank %d: rank 0 could not make an NCCL unique id", rank);
   {
-    int dev = rank % count;
+    int dev = local % count;
     CIS_TRY(shell(size, rank, 1, &dev, "nccl+mpi", &c));
   }
-  NCCL_TRY(ncclCommInitRank(&NI(c)->comm[0], size, id, rank));
+  NCCL_TRY(ncclCommInitRank(&NI(c)->comm[0], size, boot.id, rank));
   *out = c;
   c = NULL;
   st = CIS_OK;
@@ -245,7 +256,7 @@ cleanup:
   return st;
 #else
   if (out) *out = NULL;
-  return cis_error(CIS_ERR_UNSUPPORTED, "cisparse was built without MPI (configure with -DCISPARSE_MPI=ON)");
+  return cis_error(CIS_ERR_UNSUPPORTED, "cisparse was built without MPI (install an MPI, e.g. Debian's libmpich-dev, and configure again)");
 #endif
 }
 
@@ -262,7 +273,13 @@ cis_status cis_dist_comm_nccl(int ngpus, cis_dist_comm **out) {
 
 cis_status cis_dist_comm_mpi(cis_dist_comm **out) {
   if (out) *out = NULL;
-  return cis_error(CIS_ERR_UNSUPPORTED, "cisparse was built without CUDA, NCCL or MPI: no MPI communicator");
+#ifdef CISPARSE_HAVE_CUDA
+  return cis_error(CIS_ERR_UNSUPPORTED, "cisparse was built without NCCL: no GPU communicator under MPI (the MPI host "
+                   "communicator runs the same parts on the CPU)");
+#else
+  return cis_error(CIS_ERR_NO_GPU, "cisparse was built without CUDA: no GPU communicator under MPI (the MPI host "
+                   "communicator runs the same parts on the CPU)");
+#endif
 }
 
 #endif

@@ -112,3 +112,34 @@ cis_status cis_dist_vec_download(cis_dist_matrix *D, void *host, const void *v, 
   return vec_move(D, host, v, count, 0);
 }
 
+
+cis_status cis_dist_vec_gather_host(cis_dist_matrix *D, void *host, int count) {
+  cis_status st = CIS_OK;
+  void *whole[DIST_MAX_LOCAL] = {0};
+  if (!D || (!host && count > 0)) return cis_error(CIS_ERR_INVALID, "cis_dist_vec_gather_host: NULL argument");
+  if (count < 0) return cis_error(CIS_ERR_INVALID, "cis_dist_vec_gather_host: %d vectors", count);
+  cis_dist_comm *c = D->comm;
+  if (D->nlocal == c->ranks) return CIS_OK; /* every part's rows are here */
+  const size_t bytes = (size_t)D->n * cis_dtype_size(D->dtype);
+  if (dist_on_device(D))
+    for (int l = 0; l < D->nlocal; ++l) CIS_TRY(dist_part_alloc(D, l, &whole[l], (int64_t)bytes, "a gathered vector"));
+  for (int j = 0; j < count; ++j) {
+    char *h = (char *)host + (size_t)j * bytes;
+    if (dist_on_device(D)) {
+      for (int l = 0; l < D->nlocal; ++l) CIS_TRY(dist_part_put(D, l, whole[l], h, bytes));
+    } else {
+      for (int l = 0; l < D->nlocal; ++l) whole[l] = h;
+    }
+    CIS_TRY(c->ops->bcast_parts(c, whole, D->plan.row_start, D->dtype));
+    if (dist_on_device(D))
+      for (int l = 0; l < D->nlocal; ++l) {
+        CIS_TRY(dist_set_dev(D, l));
+        CIS_TRY(dd_stream_sync(c->stream[l]));
+        CIS_TRY(dist_part_get(D, l, h, whole[l], bytes));
+      }
+  }
+cleanup:
+  if (dist_on_device(D))
+    for (int l = 0; l < D->nlocal; ++l) dist_part_free(D, l, whole[l]);
+  return st;
+}
