@@ -18,6 +18,7 @@
 set -eu
 OUT=${1:-$PWD/mpich-kit.tar.xz}
 case $OUT in /*) ;; *) OUT=$PWD/$OUT ;; esac
+mkdir -p "$(dirname "$OUT")"
 PKGS="mpich libmpich12 libmpich-dev libhwloc15 libucx0 libnuma1 libibverbs1 librdmacm1 libslurm38 libudev1"
 WORK=$(mktemp -d)
 trap 'rm -rf "$WORK"' EXIT
