@@ -235,11 +235,18 @@ LIST
       grep -hE "^(cg|solve|ci |davidson)" "$R/cg_$n.log" "$R/dav_$n.log" | sed "s/^/   N=$n: /"
     done ;;
   mpi)
-    [ -s "${MPIKIT:-}" ] || { echo "mpi: MPIKIT=path/to/mpich-kit.tar.xz is needed (bench/mpi_kit.sh makes it)" >&2; exit 1; }
-    kit=$R/mpikit
-    rm -rf "$kit" && mkdir -p "$kit" && tar -xJf "$MPIKIT" -C "$kit" || { echo "mpi: cannot unpack $MPIKIT" >&2; exit 1; }
-    . "$kit/mpich/env.sh"
-    echo "   MPI: $(mpichversion 2>&1 | head -1) from $MPIKIT ($(command -v mpirun))"
+    # the machine's own MPI when it has one (mpicc and mpirun: Open MPI on
+    # the lent GPU hosts), else the offline kit $MPIKIT (bench/mpi_kit.sh)
+    MPICH_KIT_CMAKE=()
+    if [ -s "${MPIKIT:-}" ]; then
+      kit=$R/mpikit
+      rm -rf "$kit" && mkdir -p "$kit" && tar -xJf "$MPIKIT" -C "$kit" || { echo "mpi: cannot unpack $MPIKIT" >&2; exit 1; }
+      . "$kit/mpich/env.sh"
+    elif ! command -v mpicc > /dev/null || ! command -v mpirun > /dev/null; then
+      echo "mpi: no MPI on this machine: MPIKIT=path/to/mpich-kit.tar.xz (bench/mpi_kit.sh makes it)" >&2; exit 1
+    fi
+    export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 # Open MPI refuses root otherwise
+    echo "   MPI: $(mpirun --version 2>&1 | head -1) ($(command -v mpirun))"
     BM=${BM:-build-mpi}
     dev=${MPI_DEVICE:-gpu}
     cuda=()
@@ -266,7 +273,7 @@ LIST
       logged mpi_one_$n $BM/cisparse ci "$f" "${one[@]}" --method direct --tol ${CIDIST_TOL:-1e-6}
       logged mpi_np_$n mpirun -np $n $BM/cisparse ci "$f" --mpi --device $dev --method direct --tol ${CIDIST_TOL:-1e-6}
       for run in one np; do
-        grep -hE "^(root|davidson:|direct:|parts)|rror" "$R/mpi_${run}_$n.log" | cut -c1-200 |
+        grep -hE "^(root|davidson:|direct:|parts|time:)|rror" "$R/mpi_${run}_$n.log" | cut -c1-200 |
           sed "s/^/   N=$n $([ $run = one ] && echo "one process:" || echo "mpirun -np:")  /"
       done
     done
