@@ -22,7 +22,7 @@
  *   diagonal), nroots + min(4, nroots + 2) of them on the CPU, nroots on the
  *   GPU; subspace o.max_sub when given (PySCF's max_space), else max(8 roots,
  *   24) lowered to what fits the free memory (the direct path: the device's
- *   less an eighth for the sigma's workspace; the host: the process limit
+ *   less a third for the sigma's workspace; the host: the process limit
  *   less the space); residual norm o.tol.
  */
 #ifndef CISPARSE_CI_SOLVE_H

@@ -298,9 +298,13 @@ cleanup:
 }
 
 /* The direct path's Davidson subspace fitted to the memory its vectors
- * live in: the device's free memory less an eighth (at least 1 GiB) for the
- * sigma's workspace, or the host's limit less the space. *gi: the device's
- * figures (read once here; free_mem 0 when not on a GPU or unknown). */
+ * live in: the device's free memory less a third (at least 1 GiB) for the
+ * sigma's workspace, or the host's limit less the space. The third, not
+ * less: the sigma's passes grow as its workspace shrinks, and a subspace
+ * bought with workspace did not pay (16e/18o C1 over 4 H200s: subspace 10
+ * with ~23 GiB of workspace per GPU, 2.32 s a sigma; subspace 6 with ~51 GiB,
+ * 1.65 s; 12 iterations each). *gi: the device's figures (read once here;
+ * free_mem 0 when not on a GPU or unknown). */
 static void direct_subspace(ci_run *r, cis_gpu_info *gi) {
   cis_ci_result *R = r->R;
   const double vec = 8.0 * R->counts.determinants;
@@ -311,11 +315,11 @@ static void direct_subspace(ci_run *r, cis_gpu_info *gi) {
   /* over parts each holds two whole vectors (the gathered vector, its
    * partial sigma) and its share of Davidson's, a whole number of vectors
    * (ceil(all / parts)): the budget in whole vectors per part, times parts;
-   * NCCL's buffers on top of the workspace's eighth */
+   * NCCL's buffers on top of the workspace's third */
   const double whole = r->parts > 0 ? 2 * vec : 0;
   if (R->gpu && gi->free_mem > 0) {
     const double fr = (double)gi->free_mem, nccl = r->parts > 0 ? (double)CI_NCCL_RESERVE * parts : 0;
-    const double reserve = (fr / 8 > 1073741824.0 ? fr / 8 : 1073741824.0) + nccl;
+    const double reserve = (fr / 3 > 1073741824.0 ? fr / 3 : 1073741824.0) + nccl;
     const double per_part = floor((fr - reserve - whole) / vec) * vec;
     ci_fit_subspace(r, vec / parts, per_part);
   } else if (!R->gpu && R->mem_limit > 0) {
