@@ -28,8 +28,18 @@ usage: python3 bench/ci_vs_gpu4pyscf.py --cisparse build/cisparse [--repeats 7] 
 """
 import argparse, json, math, statistics, subprocess, sys, time
 
-FP64_TC = 67e12
-HBM = 4.3e12
+FP64_TC = 67e12  # FP64 tensor cores, H100 SXM and H200 alike
+HBM_OF = {'H100': 3.35e12, 'H200': 4.3e12}  # H100: its spec (the issue's floor); H200: measured streaming read
+
+
+def device_bandwidth():
+    """The card's name and the HBM bandwidth its floor uses (nvidia-smi's first GPU)."""
+    try:
+        name = subprocess.run(['nvidia-smi', '--query-gpu=name', '--format=csv,noheader'], capture_output=True,
+                              text=True).stdout.splitlines()[0].strip()
+    except (OSError, IndexError):
+        name = 'unknown'
+    return name, next((v for k, v in HBM_OF.items() if k in name), HBM_OF['H200'])
 
 
 def read_fcidump(path):
@@ -99,15 +109,23 @@ def g4p_case(path, repeats, solves):
             [1e3 * x for x in times], 'solve_s': statistics.median(solve), 'solve_runs_s': solve, 'energy': energy}
 
 
-def cis_case(exe, path, solves, tol):
-    runs, last = [], None
+def cis_case(exe, path, solves, tol, repeat):
+    runs, last, walls = [], None, []
     for _ in range(solves):
-        cmd = [exe, 'ci', path, '--method', 'direct', '--device', 'gpu', '--json'] + (['--tol', tol] if tol else [])
+        cmd = ([exe, 'ci', path, '--method', 'direct', '--device', 'gpu', '--json', '--repeat', str(repeat)] +
+               (['--tol', tol] if tol else []))
+        t0 = time.perf_counter()
         p = subprocess.run(cmd, capture_output=True, text=True)
+        walls.append(time.perf_counter() - t0)
         if p.returncode != 0:
             return {'error': (p.stderr or p.stdout).strip()[-400:], 'command': ' '.join(cmd)}
         last = json.loads(p.stdout)
         runs.append(last)
+    # every second of the last process: its parse, the solves (to solution, the
+    # sigma timing, <S^2>: total_seconds) and what lies outside them (start-up,
+    # CUDA's context, exit)
+    account = {'wall_s': walls[-1], 'parse_s': last['parse_seconds'], 'total_s': last['total_seconds'],
+               'outside_s': walls[-1] - last['parse_seconds'] - last['total_seconds']}
     return {'command': ' '.join(cmd), 'sigma_ms': statistics.median(r['gpu']['sigma_ms'] for r in runs),
             'sigma_half_ms': statistics.median(r['gpu']['sigma_half_ms'] or float('nan') for r in runs),  # null: no half sigma
             'half_sigmas': last['half_sigmas'], 's2_s': last['s2_seconds'],
@@ -115,7 +133,7 @@ def cis_case(exe, path, solves, tol):
             'solve_runs_s': [r['to_solution_seconds'] for r in runs], 'davidson_s': last['solve_seconds'],
             'setup_s': last['setup_seconds'], 'iterations': last['iterations'], 'products': last['products'],
             'energy': last['roots'][0]['energy'], 'gpu': last['gpu'], 'npair': last['npair'],
-            'ndet': last['vector_length']}
+            'ndet': last['vector_length'], 'account': account}
 
 
 def main():
@@ -126,14 +144,17 @@ def main():
     ap.add_argument('--solves', type=int, default=2)
     ap.add_argument('--json')
     ap.add_argument('--skip-g4p', action='store_true')
+    ap.add_argument('--repeat', type=int, default=2, help="cisparse's --repeat: the last (warm) run's time to solution")
     a = ap.parse_args()
+    card, hbm = device_bandwidth()
+    print(f'device: {card}, floor at {hbm / 1e12:.2f} TB/s and {FP64_TC / 1e12:.0f} TFLOP/s', flush=True)
     out = []
     for f in a.files:
         row = {'file': f}
         print(f'== {f}', flush=True)
-        row['cisparse'] = cis_case(a.cisparse, f, a.solves, None)
+        row['cisparse'] = cis_case(a.cisparse, f, a.solves, None, a.repeat)
         print('  cisparse   ', json.dumps(row['cisparse'])[:400], flush=True)
-        row['cisparse_tol1e-5'] = cis_case(a.cisparse, f, a.solves, '1e-5')
+        row['cisparse_tol1e-5'] = cis_case(a.cisparse, f, a.solves, '1e-5', a.repeat)
         print('  cisparse-5 ', json.dumps(row['cisparse_tol1e-5'])[:400], flush=True)
         if not a.skip_g4p:
             try:
@@ -145,15 +166,18 @@ def main():
         if 'npair' in c:
             flops = 2.0 * c['npair'] ** 2 * c['ndet']
             byts = 4 * 8.0 * c['npair'] * c['ndet']
-            row['floor_ms'] = {'gemm_flops_ms': 1e3 * flops / FP64_TC, 'dx_bytes_ms': 1e3 * byts / HBM,
-                               'vectors_only_ms': 1e3 * 16.0 * c['ndet'] / HBM}
+            row['floor_ms'] = {'gemm_flops_ms': 1e3 * flops / FP64_TC, 'dx_bytes_ms': 1e3 * byts / hbm,
+                               'vectors_only_ms': 1e3 * 16.0 * c['ndet'] / hbm}
         out.append(row)
         if a.json:  # after every file: a time limit keeps what was measured
             with open(a.json, 'w') as fh:
                 json.dump(out, fh, indent=1)
-    print('\n| case | determinants | gpu4pyscf sigma ms | cisparse sigma ms (full / half) | speed-up (full / half) | '
-          'gpu4pyscf solve s | cisparse solve s (tol 1e-8 / 1e-5) | floor ms (GEMM / D,X bytes, full) | energy diff |')
-    print('|---|---|---|---|---|---|---|---|---|')
+    print(f'\n{card}: cisparse --repeat {a.repeat} (the warm run\'s time to solution), gpu4pyscf the median of '
+          f'{a.solves} solves in one process; floor at {hbm / 1e12:.2f} TB/s')
+    print('| case | determinants | gpu4pyscf sigma ms | cisparse sigma ms (full / half) | speed-up (full / half) | '
+          'gpu4pyscf solve s | cisparse solve s (tol 1e-8 / 1e-5) | solve ratio (1e-5) | floor ms (GEMM / D,X bytes, '
+          'full) | floor reached (full) | process: wall = parse + runs + outside (s) | energy diff |')
+    print('|---|---|---|---|---|---|---|---|---|---|---|---|')
     for row in out:
         c, c5, g4 = row['cisparse'], row['cisparse_tol1e-5'], row.get('gpu4pyscf', {})
         if 'error' in c:
@@ -164,9 +188,13 @@ def main():
         de = abs(c['energy'] - g4['energy']) if 'energy' in g4 else float('nan')
         c5s = c5.get('solve_s', float('nan'))
         hs = c['sigma_half_ms'] or float('nan')
+        ac = c['account']
+        reach = max(fl['gemm_flops_ms'], fl['dx_bytes_ms']) / c['sigma_ms']
         print(f"| {row['file'].split('/')[-1]} | {c['ndet']:,} | {gs:.3f} | {c['sigma_ms']:.3f} / {hs:.3f} | "
               f"{gs / c['sigma_ms']:.2f}x / {gs / hs:.2f}x | "
-              f"{gt:.3f} | {c['solve_s']:.3f} / {c5s:.3f} | {fl['gemm_flops_ms']:.3f} / {fl['dx_bytes_ms']:.3f} | {de:.1e} |")
+              f"{gt:.3f} | {c['solve_s']:.3f} / {c5s:.3f} | {gt / c5s:.2f}x | {fl['gemm_flops_ms']:.3f} / "
+              f"{fl['dx_bytes_ms']:.3f} | {100 * reach:.0f} % | {ac['wall_s']:.2f} = {ac['parse_s']:.2f} + "
+              f"{ac['total_s']:.2f} + {ac['outside_s']:.2f} | {de:.1e} |")
     if a.json:
         with open(a.json, 'w') as fh:
             json.dump(out, fh, indent=1)
