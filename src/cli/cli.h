@@ -56,7 +56,7 @@ int cli_mpi_start(cli_mpi *m);
  * over MPI (cis_dist_comm_mpi_host). */
 cis_status cli_mpi_comm(cli_mpi *m, int gpu, cis_dist_comm **c);
 int cli_mpi_finish(cli_mpi *m, cis_status st);
-/* A JSON string literal on stdout (quotes, backslashes, control characters escaped; cmd_ci.c). */
+/* A JSON string literal on stdout (quotes, backslashes, control characters escaped; cli_json.c). */
 void cli_json_string(const char *s);
 
 /* Call, and on failure jump to the function's single `cleanup:` with the

@@ -438,15 +438,6 @@ static void print_text(const ci_args *a, const cis_ci_result *R) {
 }
 
 #define json_string cli_json_string
-void cli_json_string(const char *s) {
-  putchar('"');
-  for (; *s; ++s) {
-    if (*s == '"' || *s == '\\') printf("\\%c", *s);
-    else if ((unsigned char)*s < 0x20) printf("\\u%04x", (unsigned char)*s);
-    else putchar(*s);
-  }
-  putchar('"');
-}
 
 /* The units of the JSON figures (energies in hartree, as in the text's Eh). */
 #define CI_JSON_UNITS "\"units\": {\"energies\": \"hartree\", \"times\": \"s\", \"memory\": \"bytes\"}"

@@ -20,12 +20,3 @@ void kry_be_free(kry_be *B) {
   if (B->ops && B->ops->destroy) B->ops->destroy(B);
   cis_free(B);
 }
-
-cis_status kry_check_sparse(const kry_be *B, cis_int nnz, const cis_int *idx) {
-  if (nnz < 0 || (nnz > 0 && !idx)) return cis_error(CIS_ERR_INVALID, "sparse vector: %lld entries", (long long)nnz);
-  for (cis_int k = 0; k < nnz; ++k)
-    if (idx[k] < 0 || idx[k] >= B->n || (k > 0 && idx[k] <= idx[k - 1]))
-      return cis_error(CIS_ERR_RANGE, "sparse vector: entry %lld at index %lld (dimension %lld, indices ascending)",
-                       (long long)k, (long long)idx[k], (long long)B->n);
-  return CIS_OK;
-}

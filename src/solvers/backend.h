@@ -109,8 +109,8 @@ typedef struct kry_be_ops {
   /* t = r / (theta - d), |theta - d| kept >= 1e-8 (Davidson correction) */
   cis_status (*dav_precond)(kry_be *B, const void *r, const void *d, double theta, void *t);
   /* x = sum_k val[k] e_{idx[k]} (k < nnz; idx ascending, each in 0..n-1,
-   * checked; idx and val on the host): a unit vector, or a sparse guess
-   * uploaded as its nonzeros only */
+   * as kry_sparse checks; idx and val on the host): a unit vector, or a
+   * sparse guess uploaded as its nonzeros only */
   cis_status (*sparse)(kry_be *B, void *x, cis_int nnz, const cis_int *idx, const double *val);
   /* h[j] = (V_j, x) for j < m, V_j the m vectors at V (ld n), on the host:
    * m dots in one pass over V (a GEMV on the device; synchronizes). x may be
@@ -162,8 +162,9 @@ cis_status kry_be_gpu_create(cis_int n, cis_dtype t, cis_solver_version v, int h
 cis_status kry_be_for(const cis_operator *A, cis_solver_version v, int hist_len, kry_be **out);
 /* Free (ops->destroy, then the struct); NULL accepted. */
 void kry_be_free(kry_be *B);
-/* ops->sparse's indices checked: ascending, each in 0 .. B->n - 1. */
-cis_status kry_check_sparse(const kry_be *B, cis_int nnz, const cis_int *idx);
+/* x = sum_k val[k] e_{idx[k]} through ops->sparse, the indices checked
+ * first (ascending, each in 0 .. B->n - 1: CIS_ERR_RANGE otherwise). */
+cis_status kry_sparse(kry_be *B, void *x, cis_int nnz, const cis_int *idx, const double *val);
 
 /* Step and fused SpMV through the backend: the fused ops when the backend
  * has them, else their composition from primitives (steps.c, also the CPU

@@ -155,7 +155,7 @@ static cis_status guesses(kry_be *B, const double *diag, int k, double *V) {
     }
     pick[r] = best;
     const double one = 1.0;
-    OP(sparse(B, VEC(V, r), 1, &best, &one));
+    CIS_TRY(kry_sparse(B, VEC(V, r), 1, &best, &one));
   }
 cleanup:
   cis_free(pick);
@@ -185,7 +185,7 @@ static cis_status given_guesses(kry_be *B, const double *guess, int nguess, int 
     int keep;
     const double *g = guess + (size_t)j * (size_t)B->n;
     const int64_t nnz = cap > 0 ? cis_nonzeros(g, B->n, cap, idx, val) : -1;
-    if (nnz >= 0) OP(sparse(B, VEC(V, m), nnz, idx, val));
+    if (nnz >= 0) CIS_TRY(kry_sparse(B, VEC(V, m), nnz, idx, val));
     else OP(upload(B, VEC(V, m), g, B->n));
     CIS_TRY(orthonormalise(B, V, m, h, NULL, &keep));
     m += keep;

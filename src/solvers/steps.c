@@ -3,7 +3,8 @@
  * macro-kernels (the device backend in merge, merge_10 and graph: Aliaga,
  * Perez, Quintana-Orti, Euro-Par 2015 §3.3-3.5) runs a step in one launch;
  * every other backend/version runs the composition below, which is also the
- * CPU reference the GPU tests hold the fused kernels to. */
+ * CPU reference the GPU tests hold the fused kernels to. Also kry_sparse,
+ * the checked entry to the backends' sparse vectors. */
 #include "core/internal.h"
 #include "solvers/backend.h"
 
@@ -101,4 +102,14 @@ cis_status kry_loop(kry_be *B, cis_status (*iteration)(void *ctx), void *ctx, in
   }
 cleanup:
   return st;
+}
+
+cis_status kry_sparse(kry_be *B, void *x, cis_int nnz, const cis_int *idx, const double *val) {
+  if (nnz < 0 || (nnz > 0 && (!idx || !val)))
+    return cis_error(CIS_ERR_INVALID, "sparse vector: %lld entries", (long long)nnz);
+  for (cis_int k = 0; k < nnz; ++k)
+    if (idx[k] < 0 || idx[k] >= B->n || (k > 0 && idx[k] <= idx[k - 1]))
+      return cis_error(CIS_ERR_RANGE, "sparse vector: entry %lld at index %lld (dimension %lld, indices ascending)",
+                       (long long)k, (long long)idx[k], (long long)B->n);
+  return B->ops->sparse(B, x, nnz, idx, val);
 }

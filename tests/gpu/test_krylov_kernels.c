@@ -443,9 +443,9 @@ static void run_misc(cis_int n, cis_dtype t, cis_solver_version ver, const void 
      * entries, both ends included; unordered and out-of-range refused */
     const cis_int zi[3] = {0, n / 3, n - 1}, bad[2] = {n / 3, 0}, far = n;
     const double zv[3] = {0.5, -1.25, 2.0};
-    CHECK_OK(B->ops->sparse(B, S->vec[VZ], 3, zi, zv));
-    CHECK(B->ops->sparse(B, S->vec[VX], 2, bad, zv) == CIS_ERR_RANGE, "%s: unordered entries refused", what);
-    CHECK(B->ops->sparse(B, S->vec[VX], 1, &far, zv) == CIS_ERR_RANGE, "%s: entry past the end refused", what);
+    CHECK_OK(kry_sparse(B, S->vec[VZ], 3, zi, zv));
+    CHECK(kry_sparse(B, S->vec[VX], 2, bad, zv) == CIS_ERR_RANGE, "%s: unordered entries refused", what);
+    CHECK(kry_sparse(B, S->vec[VX], 1, &far, zv) == CIS_ERR_RANGE, "%s: entry past the end refused", what);
     CHECK_OK(B->ops->dav_precond(B, S->vec[VR], S->vec[VD], 2.0, S->vec[VZT]));
     CHECK_OK(B->ops->copy(B, S->vec[VP], S->vec[VQT]));
     CHECK_OK(B->ops->scal(B, kry_slot(KS_OMEGA, -2.0), S->vec[VQT]));

@@ -508,9 +508,8 @@ static cis_status g_dav_precond(kry_be *B, const void *r, const void *d, double 
 /* The entries go up in one copy (indices, then values) to a buffer freed
  * once the kernels have read it. */
 static cis_status g_sparse(kry_be *B, void *x, cis_int nnz, const cis_int *idx, const double *val) {
-  cis_status st = kry_check_sparse(B, nnz, idx);
+  cis_status st;
   void *buf = NULL, *dev = NULL;
-  if (st != CIS_OK) return st;
   const size_t bytes = (size_t)nnz * (sizeof(int64_t) + sizeof(double));
   if (nnz > 0) {
     CIS_TRY(cis_alloc_array(&buf, nnz, sizeof(int64_t) + sizeof(double), "sparse vector staging"));
