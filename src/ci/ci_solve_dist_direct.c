@@ -194,7 +194,8 @@ cis_status ci_run_setup_dist_direct(ci_run *r) {
       CIS_TRY(cis_gpu_get_info(&gi));
       /* the workspace leaves Davidson's share, a margin, and NCCL's buffers
        * (made at the first exchange: about NCCL_RESERVE per peer) */
-      const double work = (double)gi.free_mem - 8.0 * (double)n * go.vectors - (double)CI_NCCL_RESERVE * parts;
+      const double work = (double)gi.free_mem - 8.0 * (double)n * go.vectors - (double)CI_NCCL_RESERVE * parts -
+                          (double)CI_NCCL_INIT_RESERVE;
       go.work_bytes = work > (double)(256 << 20) ? (int64_t)work : (int64_t)256 << 20;
       CIS_TRY(ci_direct_gpu_create_part(r->D, &go, dd->alo[rank], dd->alo[rank + 1], &dd->G[l]));
       ci_direct_gpu_input_scratch(dd->G[l]); /* the gathered vector is the part's own copy */

@@ -102,8 +102,11 @@ int ci_guess_vectors(const ci_run *r);
 int ci_guess_bound(const ci_run *r);
 /* Device bytes a GPU part leaves free per part for NCCL's buffers and
  * connections (made lazily at the first collective or message; without
- * this room the workspace takes them and NCCL fails with a CUDA error). */
+ * this room the workspace takes them and NCCL fails with a CUDA error),
+ * and once per GPU for the communicator's own state (made on a thread
+ * while the parts' workspaces are sized). */
 #define CI_NCCL_RESERVE ((int64_t)512 << 20)
+#define CI_NCCL_INIT_RESERVE ((int64_t)256 << 20)
 /* Davidson's subspace for r->nr roots into r->max_sub and R->subspace:
  * o->max_sub when given (PySCF's max_space), else the default
  * (cis_davidson_subspace) made smaller, down to its floor, until its

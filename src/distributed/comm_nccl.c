@@ -4,7 +4,9 @@
  *                       collective issued for all local ranks inside
  *                       ncclGroupStart/ncclGroupEnd (NCCL User Guide,
  *                       "Group calls: management of multiple GPUs from one
- *                       thread");
+ *                       thread"); the init runs on a thread of its own
+ *                       while the caller sets up, and the first collective
+ *                       waits for it;
  *   cis_dist_comm_mpi   one process per GPU: rank 0's ncclGetUniqueId sent
  *                       to every rank with MPI_Bcast, ncclCommInitRank
  *                       (NCCL User Guide, "Example 2: one device per
@@ -12,6 +14,7 @@
  * NVLink multicast stays off: NCCL_NVLS_ENABLE=0 is set in the environment
  * (unless the user set it) before the first NCCL call.
  * Built without CUDA or NCCL, both report why. */
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include "core/internal.h"
@@ -39,18 +42,43 @@ typedef struct nccl_impl {
   ncclComm_t *comm;   /* [nlocal] */
   double **scratch;   /* [nlocal] device doubles for the host all-reduce */
   int scratch_cap;
+  /* cis_dist_comm_nccl's ncclCommInitAll on a thread of its own (NCCL's
+   * bootstrap takes about a second at 4 GPUs; the host's set-up, the
+   * strings, diagonal, operators and guesses, runs meanwhile) */
+  pthread_t init_thread;
+  int init_pending;          /* the thread started and not yet joined */
+  ncclResult_t init_result;
 } nccl_impl;
 
 #define NI(c) ((nccl_impl *)(c)->impl)
+
+static void *init_all(void *arg) {
+  cis_dist_comm *c = arg;
+  NI(c)->init_result = ncclCommInitAll(NI(c)->comm, c->nlocal, c->device);
+  return NULL;
+}
+
+/* The communicators made: the init thread joined (once); its result. */
+static cis_status ready(cis_dist_comm *c) {
+  nccl_impl *I = NI(c);
+  if (I->init_pending) {
+    pthread_join(I->init_thread, NULL);
+    I->init_pending = 0;
+  }
+  if (I->init_result != ncclSuccess)
+    return cis_error(CIS_ERR_CUDA, "NCCL's communicators over %d GPUs (ncclCommInitAll): %s", c->nlocal,
+                     ncclGetErrorString(I->init_result));
+  return CIS_OK;
+}
 
 static ncclDataType_t nccl_type(cis_dtype t) { return t == CIS_F64 ? ncclDouble : ncclFloat; }
 
 static void nvls_off(void) { setenv("NCCL_NVLS_ENABLE", "0", 0); /* 0: keep a user's value */ }
 
 static cis_status n_allreduce(cis_dist_comm *c, double *vals, int count) {
-  cis_status st = CIS_OK;
+  cis_status st = ready(c);
   nccl_impl *I = NI(c);
-  if (count <= 0) return CIS_OK;
+  if (st != CIS_OK || count <= 0) return st;
   if (count > I->scratch_cap) {
     for (int l = 0; l < c->nlocal; ++l) {
       CIS_CUDA_TRY(cudaSetDevice(c->device[l]));
@@ -84,7 +112,8 @@ cleanup:
 }
 
 static cis_status n_allgather(cis_dist_comm *c, void *const *send, void *const *recv, cis_int count, cis_dtype t) {
-  cis_status st = CIS_OK;
+  cis_status st;
+  CIS_TRY(ready(c));
   NCCL_TRY(ncclGroupStart());
   for (int l = 0; l < c->nlocal; ++l)
     NCCL_TRY(ncclAllGather(send[l], recv[l], (size_t)count, nccl_type(t), NI(c)->comm[l], (cudaStream_t)c->stream[l]));
@@ -95,7 +124,8 @@ cleanup:
 
 static cis_status n_exchange(cis_dist_comm *c, const dist_msg *sends, int nsend, const dist_msg *recvs, int nrecv,
                              cis_dtype t) {
-  cis_status st = CIS_OK;
+  cis_status st;
+  CIS_TRY(ready(c));
   NCCL_TRY(ncclGroupStart());
   for (int i = 0; i < nsend; ++i)
     NCCL_TRY(ncclSend(sends[i].buf, (size_t)sends[i].count, nccl_type(t), sends[i].peer, NI(c)->comm[sends[i].local],
@@ -110,8 +140,9 @@ cleanup:
 
 /* One ncclBroadcast per owner, in place, every local rank in one group. */
 static cis_status n_bcast_parts(cis_dist_comm *c, void *const *whole, const cis_int *row_start, cis_dtype t) {
-  cis_status st = CIS_OK;
+  cis_status st;
   size_t es = cis_dtype_size(t);
+  CIS_TRY(ready(c));
   NCCL_TRY(ncclGroupStart());
   for (int r = 0; r < c->ranks; ++r)
     for (int l = 0; l < c->nlocal; ++l) {
@@ -127,9 +158,13 @@ cleanup:
 static void n_destroy(cis_dist_comm *c) {
   nccl_impl *I = NI(c);
   if (!I) return;
+  if (I->init_pending) { /* a comm given up before its first collective */
+    pthread_join(I->init_thread, NULL);
+    I->init_pending = 0;
+  }
   for (int l = 0; l < c->nlocal; ++l) {
     if (c->device) cudaSetDevice(c->device[l]);
-    if (I->comm && I->comm[l]) ncclCommDestroy(I->comm[l]);
+    if (I->comm && I->comm[l] && I->init_result == ncclSuccess) ncclCommDestroy(I->comm[l]);
     if (I->scratch) cis_gpu_free(I->scratch[l]);
     if (c->stream && c->stream[l]) cudaStreamDestroy((cudaStream_t)c->stream[l]);
   }
@@ -173,17 +208,6 @@ cleanup:
   return st;
 }
 
-/* Every GPU's CUDA context made at once, a thread per GPU (made one after
- * another by the streams' creation otherwise, a few tenths of a second
- * each); a failure here shows again, checked, when the comm is made. */
-static void contexts_at_once(const int *devs, int n) {
-  CIS_PRAGMA(omp parallel for num_threads(n) schedule(static, 1))
-  for (int i = 0; i < n; ++i) {
-    if (cudaSetDevice(devs[i]) == cudaSuccess) cudaFree(0);
-    cudaGetLastError(); /* this thread's error state left clean */
-  }
-}
-
 cis_status cis_dist_comm_nccl(int ngpus, cis_dist_comm **out) {
   cis_status st;
   cis_dist_comm *c = NULL;
@@ -200,9 +224,11 @@ cis_status cis_dist_comm_nccl(int ngpus, cis_dist_comm **out) {
   nvls_off();
   CIS_TRY(cis_alloc_array((void **)&devs, ngpus, sizeof(int), "NCCL devices"));
   for (int i = 0; i < ngpus; ++i) devs[i] = i;
-  if (ngpus > 1) contexts_at_once(devs, ngpus);
   CIS_TRY(shell(ngpus, 0, ngpus, devs, "nccl", &c));
-  NCCL_TRY(ncclCommInitAll(NI(c)->comm, ngpus, devs));
+  if (pthread_create(&NI(c)->init_thread, NULL, init_all, c) != 0) /* no thread: made here */
+    NCCL_TRY(ncclCommInitAll(NI(c)->comm, ngpus, devs));
+  else
+    NI(c)->init_pending = 1;
   *out = c;
   c = NULL;
   st = CIS_OK;
