@@ -61,10 +61,11 @@ CI_ALWAYS_INLINE void s2_terms(const cis_fcidump *F, const cis_ci_space *S, cons
   *acc_out = acc;
 }
 
-/* <S^2> from the sums over ||c||^2 = norm: Sz^2 + Sz + acc / norm. */
-static cis_status s2_finish(const cis_fcidump *F, double norm, double acc, double *s2) {
+/* <S^2> from the sums over ||c||^2 = norm: Sz^2 + Sz + acc / norm (who:
+ * the entry point, for the error). */
+static cis_status s2_finish(const cis_fcidump *F, double norm, double acc, const char *who, double *s2) {
   double sz = 0.5 * F->ms2;
-  if (!(norm > 0)) return cis_error(CIS_ERR_INVALID, "cis_ci_s2: zero vector");
+  if (!(norm > 0)) return cis_error(CIS_ERR_INVALID, "%s: zero vector", who);
   *s2 = sz * sz + sz + acc / norm;
   if (*s2 < 0 && *s2 > -1e-9) *s2 = 0; /* rounding below an exact 0 */
   return CIS_OK;
@@ -157,12 +158,17 @@ static double s2_group_dot(const s2_beta *T, cis_int key, const double *x, const
 /* Below this many determinants one thread (the fork costs more than the work). */
 #define CI_S2_PARALLEL_MIN 4096
 
-/* <S^2> of c on the direct space: C1 (iv NULL) or blocked (iv, compact c). */
+/* <S^2> of c on the direct space: C1 (iv NULL) or blocked (iv, compact c);
+ * who: the entry point, for errors. */
 static cis_status s2_direct(const cis_fcidump *F, const cis_ci_direct *D, const ci_irrep_view *iv, const double *c,
-                            double *s2) {
+                            const char *who, double *s2) {
   cis_status st;
   ci_direct_view v;
   ci_direct_get_view(D, &v);
+  if (v.norb != F->norb || v.na != cis_fcidump_nalpha(F) || v.nb != cis_fcidump_nbeta(F))
+    return cis_error(CIS_ERR_INVALID, "%s: the direct space (%d alpha, %d beta electrons in %d orbitals) does not "
+                     "match the FCIDUMP (%d, %d in %d)", who, v.na, v.nb, v.norb, cis_fcidump_nalpha(F),
+                     cis_fcidump_nbeta(F), F->norb);
   uint64_t *astr = NULL, *bstr = NULL, unused;
   s2_beta T = {0};
   CIS_TRY(cis_alloc_array((void **)&astr, v.nsa > 0 ? v.nsa : 1, sizeof(uint64_t), "<S^2> alpha strings"));
@@ -198,7 +204,7 @@ static cis_status s2_direct(const cis_fcidump *F, const cis_ci_direct *D, const 
       }
     off -= 2 * sum;
   }
-  st = s2_finish(F, norm, diag + off, s2);
+  st = s2_finish(F, norm, diag + off, who, s2);
 cleanup:
   cis_free(astr);
   cis_free(bstr);
@@ -212,22 +218,22 @@ cis_status cis_ci_s2(const cis_fcidump *F, const cis_ci_space *S, const double *
   double norm = 0, acc = 0;
   if (cis_ci_space_words(S) == 1) s2_terms(F, S, c, &norm, &acc, 1);
   else s2_terms(F, S, c, &norm, &acc, 2);
-  return s2_finish(F, norm, acc, s2);
+  return s2_finish(F, norm, acc, "cis_ci_s2", s2);
 }
 
 cis_status cis_ci_s2_direct(const cis_fcidump *F, const cis_ci_direct *D, const double *c, double *s2) {
   if (!F || !D || !c || !s2) return cis_error(CIS_ERR_INVALID, "cis_ci_s2_direct: NULL argument");
-  return s2_direct(F, D, NULL, c, s2);
+  return s2_direct(F, D, NULL, c, "cis_ci_s2_direct", s2);
 }
 
 cis_status cis_ci_s2_direct_compact(const cis_fcidump *F, const cis_ci_direct *D, const double *cc, double *s2) {
   if (!F || !D || !cc || !s2) return cis_error(CIS_ERR_INVALID, "cis_ci_s2_direct_compact: NULL argument");
   ci_direct_view v;
   ci_direct_get_view(D, &v);
-  if (!v.irrep) return s2_direct(F, D, NULL, cc, s2); /* not blocked: compact is C1 */
+  if (!v.irrep) return s2_direct(F, D, NULL, cc, "cis_ci_s2_direct_compact", s2); /* not blocked: compact is C1 */
   ci_irrep_view iv;
   ci_irrep_get_view(v.irrep, &iv);
-  return s2_direct(F, D, &iv, cc, s2);
+  return s2_direct(F, D, &iv, cc, "cis_ci_s2_direct_compact", s2);
 }
 
 double cis_ci_spin_from_s2(double s2) { return 0.5 * (-1.0 + sqrt(1.0 + 4.0 * fmax(s2, 0.0))); }
