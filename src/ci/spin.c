@@ -12,28 +12,26 @@
  * <S^2> = Sz^2 + Sz + sum_I c_I^2 nbo(I) + sum_J c_J sum_{p,q} sign c_I,
  * over ||c||^2. I outside the space (truncated CI) has c_I = 0.
  *
- * S- S+ keeps the spatial symmetry of a determinant, so a vector blocked by
- * irreps (the compact layout of cis_ci_direct_compress) has every partner I
- * in its own block: cis_ci_s2_direct_compact reads the compact vector alone,
- * never its C1 expansion (nsym doubles, not nsa * nsb). */
+ * The stored space (cis_ci_s2) looks every partner I up. The direct space
+ * (cis_ci_s2_direct, cis_ci_s2_direct_compact) writes the swaps as one alpha
+ * and one beta single replacement and sums them string by string, with no
+ * look-up (below, before s2_direct). S- S+ keeps the spatial symmetry of a
+ * determinant, so a vector blocked by irreps (the compact layout of
+ * cis_ci_direct_compress) has every partner I in its own block:
+ * cis_ci_s2_direct_compact reads the compact vector alone, never its C1
+ * expansion (nsym doubles, not nsa * nsb). */
 #include <math.h>
 #include "ci/ci_internal.h"
 #include "ci/sigma_irrep.h"
+#include "ci/strings.h"
 #include "core/internal.h"
 
-/* Compact index of the determinant (alpha, beta) of the blocked space iv
- * (its irrep is the target's: S- S+ keeps it), -1 outside the strings. */
-static cis_int compact_find(const cis_ci_direct *D, const ci_irrep_view *iv, uint64_t alpha, uint64_t beta) {
-  const cis_int i = cis_ci_direct_find(D, alpha, beta);
-  return i < 0 ? -1 : iv->off[i / iv->nsb] + iv->bpos[i % iv->nsb];
-}
-
-/* The sum over J of s2_of's two terms for the determinants of one side
- * (space, direct, or direct compact when iv), on nw-word strings (ci_bits.h). */
-CI_ALWAYS_INLINE void s2_terms(const cis_fcidump *F, const cis_ci_space *S, const cis_ci_direct *D,
-                               const ci_irrep_view *iv, const double *c, double *norm_out, double *acc_out,
-                               const int nw) {
-  cis_int n = S ? cis_ci_space_size(S) : iv ? iv->nsym : cis_ci_direct_size(D);
+/* The sums of <S^2>'s two terms (above) for the stored space S, on nw-word strings
+ * (ci_bits.h): for every determinant J its diagonal count and the swaps of
+ * every (p alpha-only, q beta-only) pair, each partner I looked up. */
+CI_ALWAYS_INLINE void s2_terms(const cis_fcidump *F, const cis_ci_space *S, const double *c, double *norm_out,
+                               double *acc_out, const int nw) {
+  cis_int n = cis_ci_space_size(S);
   double norm = 0, acc = 0;
   int na = cis_fcidump_nalpha(F);
 #pragma omp parallel for schedule(dynamic, 256) reduction(+ : norm, acc)
@@ -41,15 +39,7 @@ CI_ALWAYS_INLINE void s2_terms(const cis_fcidump *F, const cis_ci_space *S, cons
     double cj = c[j];
     if (cj == 0) continue;
     ci_bits a, b;
-    if (S) {
-      cis_ci_space_det_bits(S, j, &a, &b);
-    } else {
-      uint64_t a1, b1;
-      if (iv) ci_direct_compact_det(D, j, &a1, &b1);
-      else cis_ci_direct_det(D, j, &a1, &b1);
-      a = cis_ci_bits_from_u64(a1);
-      b = cis_ci_bits_from_u64(b1);
-    }
+    cis_ci_space_det_bits(S, j, &a, &b);
     ci_bits ao = bits_andnot(a, b, nw), bo = bits_andnot(b, a, nw);
     norm += cj * cj;
     acc += cj * cj * bits_popcount(bo, nw);
@@ -63,9 +53,7 @@ CI_ALWAYS_INLINE void s2_terms(const cis_fcidump *F, const cis_ci_space *S, cons
       a1 = bits_flip(a1, p, nw);
       par += na + bits_popcount(bits_below(b1, p, nw), nw);    /* a+_{p beta} */
       b1 = bits_flip(b1, p, nw);
-      cis_int i = S    ? cis_ci_space_find_bits(S, &a1, &b1)
-                  : iv ? compact_find(D, iv, a1.w[0], b1.w[0])
-                       : cis_ci_direct_find(D, a1.w[0], b1.w[0]);
+      cis_int i = cis_ci_space_find_bits(S, &a1, &b1);
       if (i >= 0) acc += (par & 1 ? -1.0 : 1.0) * cj * c[i];
     }
   }
@@ -73,35 +61,179 @@ CI_ALWAYS_INLINE void s2_terms(const cis_fcidump *F, const cis_ci_space *S, cons
   *acc_out = acc;
 }
 
-static cis_status s2_of(const cis_fcidump *F, const cis_ci_space *S, const cis_ci_direct *D,
-                        const ci_irrep_view *iv, const double *c, double *s2) {
-  double sz = 0.5 * F->ms2, norm = 0, acc = 0;
-  if (!S || cis_ci_space_words(S) == 1) s2_terms(F, S, D, iv, c, &norm, &acc, 1);
-  else s2_terms(F, S, D, iv, c, &norm, &acc, 2);
-  if (!(norm > 0)) return cis_error(CIS_ERR_INVALID, "cis_ci_s2: zero vector");
+/* <S^2> from the sums over ||c||^2 = norm: Sz^2 + Sz + acc / norm (who:
+ * the entry point, for the error). */
+static cis_status s2_finish(const cis_fcidump *F, double norm, double acc, const char *who, double *s2) {
+  double sz = 0.5 * F->ms2;
+  if (!(norm > 0)) return cis_error(CIS_ERR_INVALID, "%s: zero vector", who);
   *s2 = sz * sz + sz + acc / norm;
   if (*s2 < 0 && *s2 > -1e-9) *s2 = 0; /* rounding below an exact 0 */
   return CIS_OK;
 }
 
+/* ---- the direct space: string-driven, no look-ups ----
+ * For p != q, a+_{p beta} a_{p alpha} a+_{q alpha} a_{q beta}
+ * = -E^alpha_{qp} E^beta_{pq} (E^s_{xy} = a+_{xs} a_{ys}; anticommuting the
+ * four operators, p != q), and on a determinant |A B> (alpha string, then
+ * beta string) each E acts on its own string with the sign of ci_sign_between
+ * (strings.h's links). So
+ *   <c| S- S+ |c>_offdiag = - sum_{p != q} sum_{A: p in A, q not} sum_{B: q in B, p not}
+ *                            sa sb c(A', B') c(A, B),
+ * A' = A - p + q (sign sa), B' = B - q + p (sign sb): for each alpha
+ * replacement A -> A' a dot product of the rows c(A, .) and c(A', .)
+ * gathered through the beta replacements q -> p. The term (A, B) -> (A', B')
+ * equals its mirror (A', B') -> (A, B) (q <-> p, the same signs), so only
+ * A' < A is summed, twice.
+ *
+ * Rows: C1, c(A, B) at A nsb + B; blocked by irreps (sigma_irrep.h), the row
+ * of A holds the beta strings of irrep(A) XOR target and c(A, B) is at
+ * off[A] + bpos[B]. A' and B' change irrep by the same irrep(p) XOR irrep(q),
+ * so B' lies in the row of A' whenever B lies in the row of A. */
+
+/* The beta replacements B -> B' = B - q + p (q occupied in B, p empty),
+ * grouped by key ((q n + p) G + irrep(B)) 2 + (sign < 0): entries
+ * ent[start[key] .. start[key+1]) of row positions (B's, B''s). */
+typedef struct s2_beta {
+  int n, G;
+  cis_int *start;
+  int32_t *ent; /* pairs: position of B, position of B' */
+} s2_beta;
+
+static cis_int s2_key(const s2_beta *T, int q, int p, int g, int neg) {
+  return (((cis_int)q * T->n + p) * T->G + g) * 2 + neg;
+}
+
+/* T for the beta strings bstr (nsb of nb electrons in n orbitals); iv: the
+ * blocked layout (irreps and positions), else C1 (one irrep, position =
+ * address). Memory: 8 bytes per replacement, nsb nb (n - nb) of them. */
+static cis_status s2_beta_create(const uint64_t *bstr, cis_int nsb, int n, const ci_irrep_view *iv, s2_beta *T) {
+  cis_status st;
+  T->n = n;
+  T->G = iv ? 8 : 1;
+  T->ent = NULL;
+  const cis_int nkey = (cis_int)n * n * T->G * 2;
+  CIS_TRY(cis_alloc_zeroed((void **)&T->start, nkey + 1, sizeof(cis_int), "<S^2> beta replacement groups"));
+  const uint64_t all = ci_first(n);
+  for (int pass = 0; pass < 2; ++pass) {
+    if (pass == 1) {
+      for (cis_int k = 0; k < nkey; ++k) T->start[k + 1] += T->start[k]; /* counts -> ends */
+      CIS_TRY(cis_alloc_array((void **)&T->ent, 2 * (T->start[nkey] > 0 ? T->start[nkey] : 1), sizeof(int32_t),
+                              "<S^2> beta replacements"));
+      for (cis_int k = nkey; k > 0; --k) T->start[k] = T->start[k - 1]; /* ends -> starts (filled below) */
+      T->start[0] = 0;
+    }
+    for (cis_int B = 0; B < nsb; ++B) {
+      const uint64_t s = bstr[B];
+      const int g = iv ? iv->symb[B] : 0;
+      for (uint64_t occ = s; occ; occ &= occ - 1)
+        for (uint64_t emp = all & ~s; emp; emp &= emp - 1) {
+          const int q = ci_lowest(occ), p = ci_lowest(emp);
+          const cis_int key = s2_key(T, q, p, g, ci_sign_between(s, p, q) < 0);
+          if (pass == 0) {
+            T->start[key + 1]++;
+            continue;
+          }
+          const cis_int B2 = ci_string_addr((s & ~(1ull << q)) | 1ull << p);
+          int32_t *e = T->ent + 2 * T->start[key + 1]++;
+          e[0] = (int32_t)(iv ? iv->bpos[B] : B);
+          e[1] = (int32_t)(iv ? iv->bpos[B2] : B2);
+        }
+    }
+  }
+  return CIS_OK;
+cleanup:
+  cis_free(T->start);
+  T->start = NULL;
+  return st;
+}
+
+/* sum over the entries of group key of x[B] y[B']. */
+static double s2_group_dot(const s2_beta *T, cis_int key, const double *x, const double *y) {
+  double s = 0;
+  const int32_t *e = T->ent + 2 * T->start[key], *end = T->ent + 2 * T->start[key + 1];
+  for (; e < end; e += 2) s += x[e[0]] * y[e[1]];
+  return s;
+}
+
+/* Below this many determinants one thread (the fork costs more than the work). */
+#define CI_S2_PARALLEL_MIN 4096
+
+/* <S^2> of c on the direct space: C1 (iv NULL) or blocked (iv, compact c);
+ * who: the entry point, for errors. */
+static cis_status s2_direct(const cis_fcidump *F, const cis_ci_direct *D, const ci_irrep_view *iv, const double *c,
+                            const char *who, double *s2) {
+  cis_status st;
+  ci_direct_view v;
+  ci_direct_get_view(D, &v);
+  if (v.norb != F->norb || v.na != cis_fcidump_nalpha(F) || v.nb != cis_fcidump_nbeta(F))
+    return cis_error(CIS_ERR_INVALID, "%s: the direct space (%d alpha, %d beta electrons in %d orbitals) does not "
+                     "match the FCIDUMP (%d, %d in %d)", who, v.na, v.nb, v.norb, cis_fcidump_nalpha(F),
+                     cis_fcidump_nbeta(F), F->norb);
+  uint64_t *astr = NULL, *bstr = NULL, unused;
+  s2_beta T = {0};
+  CIS_TRY(cis_alloc_array((void **)&astr, v.nsa > 0 ? v.nsa : 1, sizeof(uint64_t), "<S^2> alpha strings"));
+  CIS_TRY(cis_alloc_array((void **)&bstr, v.nsb > 0 ? v.nsb : 1, sizeof(uint64_t), "<S^2> beta strings"));
+  for (cis_int A = 0; A < v.nsa; ++A) cis_ci_direct_det(D, A * v.nsb, &astr[A], &unused);
+  for (cis_int B = 0; B < v.nsb; ++B) cis_ci_direct_det(D, B, &unused, &bstr[B]);
+  CIS_TRY(s2_beta_create(bstr, v.nsb, v.norb, iv, &T));
+  const int n = v.norb;
+  const uint64_t all = ci_first(n);
+  double norm = 0, diag = 0, off = 0;
+#pragma omp parallel for schedule(dynamic, 8) reduction(+ : norm, diag, off) if (v.ndet >= CI_S2_PARALLEL_MIN)
+  for (cis_int A = 0; A < v.nsa; ++A) {
+    const uint64_t sa = astr[A];
+    const int g = iv ? iv->syma[A] ^ iv->target : 0; /* irrep of the row's beta strings */
+    const cis_int row = iv ? iv->off[A] : A * v.nsb, len = iv ? iv->off[A + 1] - row : v.nsb;
+    const int32_t *bs = iv ? iv->blist + iv->bstart[g] : NULL; /* the row's beta strings (blocked) */
+    const double *x = c + row;
+    for (cis_int k = 0; k < len; ++k) { /* ||c||^2 and the p = q terms: beta-only orbitals */
+      const double ck = x[k];
+      norm += ck * ck;
+      diag += ck * ck * ci_popcount(bstr[bs ? bs[k] : k] & ~sa);
+    }
+    double sum = 0;
+    for (uint64_t occ = sa; occ; occ &= occ - 1)
+      for (uint64_t emp = all & ~sa; emp; emp &= emp - 1) {
+        const int p = ci_lowest(occ), q = ci_lowest(emp); /* A' = A - p + q */
+        const cis_int A2 = ci_string_addr((sa & ~(1ull << p)) | 1ull << q);
+        if (A2 >= A) continue; /* its mirror, from A' */
+        const double *y = c + (iv ? iv->off[A2] : A2 * v.nsb);
+        const cis_int key = s2_key(&T, q, p, g, 0); /* B -> B' = B - q + p */
+        const double t = s2_group_dot(&T, key, x, y) - s2_group_dot(&T, key + 1, x, y);
+        sum += ci_sign_between(sa, p, q) * t;
+      }
+    off -= 2 * sum;
+  }
+  st = s2_finish(F, norm, diag + off, who, s2);
+cleanup:
+  cis_free(astr);
+  cis_free(bstr);
+  cis_free(T.start);
+  cis_free(T.ent);
+  return st;
+}
+
 cis_status cis_ci_s2(const cis_fcidump *F, const cis_ci_space *S, const double *c, double *s2) {
   if (!F || !S || !c || !s2) return cis_error(CIS_ERR_INVALID, "cis_ci_s2: NULL argument");
-  return s2_of(F, S, NULL, NULL, c, s2);
+  double norm = 0, acc = 0;
+  if (cis_ci_space_words(S) == 1) s2_terms(F, S, c, &norm, &acc, 1);
+  else s2_terms(F, S, c, &norm, &acc, 2);
+  return s2_finish(F, norm, acc, "cis_ci_s2", s2);
 }
 
 cis_status cis_ci_s2_direct(const cis_fcidump *F, const cis_ci_direct *D, const double *c, double *s2) {
   if (!F || !D || !c || !s2) return cis_error(CIS_ERR_INVALID, "cis_ci_s2_direct: NULL argument");
-  return s2_of(F, NULL, D, NULL, c, s2);
+  return s2_direct(F, D, NULL, c, "cis_ci_s2_direct", s2);
 }
 
 cis_status cis_ci_s2_direct_compact(const cis_fcidump *F, const cis_ci_direct *D, const double *cc, double *s2) {
   if (!F || !D || !cc || !s2) return cis_error(CIS_ERR_INVALID, "cis_ci_s2_direct_compact: NULL argument");
   ci_direct_view v;
   ci_direct_get_view(D, &v);
-  if (!v.irrep) return s2_of(F, NULL, D, NULL, cc, s2); /* not blocked: compact is C1 */
+  if (!v.irrep) return s2_direct(F, D, NULL, cc, "cis_ci_s2_direct_compact", s2); /* not blocked: compact is C1 */
   ci_irrep_view iv;
   ci_irrep_get_view(v.irrep, &iv);
-  return s2_of(F, NULL, D, &iv, cc, s2);
+  return s2_direct(F, D, &iv, cc, "cis_ci_s2_direct_compact", s2);
 }
 
 double cis_ci_spin_from_s2(double s2) { return 0.5 * (-1.0 + sqrt(1.0 + 4.0 * fmax(s2, 0.0))); }

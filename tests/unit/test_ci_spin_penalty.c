@@ -9,10 +9,8 @@
  *    (linear P) and a triplet (squared P) gives the lowest root of that spin
  *    among them, to 1e-9 Eh, with that <S^2>;
  *  - refusals: NULL, aliased vectors, ss below Sz(Sz+1), a host operator of
- *    another size;
- *  - blocked by irreps (N2 and C2 in D2h, MS2 = 0 and 2, every ISYM): <S^2>
- *    of a random compact vector (cis_ci_s2_direct_compact) equals that of its
- *    C1 expansion (cis_ci_s2_direct) to 1e-12. */
+ *    another size.
+ * <S^2> of compact vectors: test_ci_s2_direct. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -124,44 +122,7 @@ static void test_penalty(const char *name, cis_fcidump *F, int triplet_ground) {
   cis_ci_direct_free(D);
 }
 
-/* <S^2> read from compact vectors against their C1 expansions. */
-static void check_compact(const char *file) {
-  cis_fcidump *F = NULL;
-  CHECK_OK(cis_fcidump_read(file, &F));
-  if (!F) return;
-  const int nelec = F->nelec;
-  int blocks = 0;
-  for (int ms2 = 0; ms2 <= 2; ms2 += 2) {
-    F->ms2 = ms2;
-    F->nelec = nelec;
-    for (int t = 1; t <= 8; ++t) {
-      F->isym = t;
-      cis_ci_direct *D = NULL;
-      if (cis_ci_direct_create(F, NULL, &D) != CIS_OK) { cis_clear_error(); continue; } /* an empty irrep */
-      const cis_int n = cis_ci_direct_size(D), nc = cis_ci_direct_compact_size(D);
-      double *cc = malloc((size_t)nc * sizeof(double)), *c = malloc((size_t)n * sizeof(double));
-      test_fill_random(cc, CIS_F64, nc, 20 + t);
-      test_fill_nan(c, CIS_F64, n);
-      cis_ci_direct_expand(D, cc, c);
-      double s2c = NAN, s2 = NAN;
-      CHECK_OK(cis_ci_s2_direct_compact(F, D, cc, &s2c));
-      CHECK_OK(cis_ci_s2_direct(F, D, c, &s2));
-      CHECK(nc < n && fabs(s2c - s2) <= 1e-12 * fmax(1.0, fabs(s2)), "%s MS2 %d ISYM %d: compact <S^2> %.15f, C1 %.15f "
-            "(%lld of %lld determinants)", file, ms2, t, s2c, s2, (long long)nc, (long long)n);
-      blocks++;
-      free(cc); free(c);
-      cis_ci_direct_free(D);
-    }
-  }
-  CHECK(blocks >= 8, "%s: %d non-empty blocks checked", file, blocks);
-  CHECK(cis_ci_s2_direct_compact(F, NULL, NULL, NULL) == CIS_ERR_INVALID, "NULL refused");
-  cis_clear_error();
-  cis_fcidump_free(F);
-}
-
 int main(void) {
-  check_compact(CIS_TEST_DATA "/ci/n2_sto3g_d2h.FCIDUMP");
-  check_compact(CIS_TEST_DATA "/ci/c2_sto3g_d2h_pyscf.FCIDUMP");
   static const char *mol[] = {"h4_sto3g", "lih_sto3g", "h2o_sto3g", "beh2_sto3g", "n2_sto3g"};
   for (size_t m = 0; m < sizeof mol / sizeof mol[0]; ++m) {
     char sub[64], path[512];
