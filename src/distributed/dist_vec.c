@@ -112,7 +112,6 @@ cis_status cis_dist_vec_download(cis_dist_matrix *D, void *host, const void *v, 
   return vec_move(D, host, v, count, 0);
 }
 
-
 cis_status cis_dist_vec_gather_host(cis_dist_matrix *D, void *host, int count) {
   cis_status st = CIS_OK;
   void *whole[DIST_MAX_LOCAL] = {0};
