@@ -246,6 +246,10 @@ LIST
       echo "mpi: no MPI on this machine: MPIKIT=path/to/mpich-kit.tar.xz (bench/mpi_kit.sh makes it)" >&2; exit 1
     fi
     export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 # Open MPI refuses root otherwise
+    # Open MPI binds each process to one core at -np 2 (to a socket above):
+    # the host's threaded work (diagonal, guess) then runs on one core
+    bind=()
+    mpirun --version 2>&1 | grep -q "Open MPI" && bind=(--bind-to none)
     echo "   MPI: $(mpirun --version 2>&1 | head -1) ($(command -v mpirun))"
     BM=${BM:-build-mpi}
     dev=${MPI_DEVICE:-gpu}
@@ -271,7 +275,8 @@ LIST
     for n in $counts; do
       if [ "$dev" = gpu ]; then one=(--gpus $n); else one=(--cpu-parts $n); fi
       logged mpi_one_$n $BM/cisparse ci "$f" "${one[@]}" --method direct --tol ${CIDIST_TOL:-1e-6}
-      logged mpi_np_$n mpirun -np $n $BM/cisparse ci "$f" --mpi --device $dev --method direct --tol ${CIDIST_TOL:-1e-6}
+      logged mpi_np_$n mpirun "${bind[@]}" -np $n $BM/cisparse ci "$f" --mpi --device $dev --method direct \
+        --tol ${CIDIST_TOL:-1e-6}
       for run in one np; do
         grep -hE "^(root|davidson:|direct:|parts|time:)|rror" "$R/mpi_${run}_$n.log" | cut -c1-200 |
           sed "s/^/   N=$n $([ $run = one ] && echo "one process:" || echo "mpirun -np:")  /"
