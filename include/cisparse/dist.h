@@ -112,7 +112,10 @@ CIS_API cis_status cis_dist_comm_mpi_host(cis_dist_comm **out);
 CIS_API int cis_dist_mpi_available(void);
 /* MPI_Init_thread (MPI_THREAD_FUNNELED) unless MPI is initialised already,
  * and the agreement's own communicator; *rank and *size (NULL: not wanted) of
- * MPI_COMM_WORLD. Every process calls it once, first. */
+ * MPI_COMM_WORLD. Unless OMP_NUM_THREADS is set, each process then takes at
+ * most its share of the host's cores as OpenMP threads (online cores over
+ * the processes on the host, MPI_COMM_TYPE_SHARED). Every process calls it
+ * once, first. */
 CIS_API cis_status cis_dist_mpi_init(int *rank, int *size);
 /* Every process of MPI_COMM_WORLD calls this after a step with its status
  * `mine`: the lowest rank whose status was not CIS_OK, or -1 when every

@@ -20,6 +20,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
+#include <omp.h>
 #include "core/internal.h"
 #include "distributed/dist_internal.h"
 
@@ -196,6 +198,26 @@ cleanup:
   return st;
 }
 
+/* The host's cores shared among its processes of MPI_COMM_WORLD: each
+ * takes at most (online cores) / (processes on the host) OpenMP threads,
+ * unless OMP_NUM_THREADS says otherwise (measured: 4 processes on a
+ * 64-core host, each with 64 threads, took 1.01 s for a P-space guess one
+ * process makes in 0.20 s). */
+static cis_status share_host_cores(void) {
+  cis_status st = CIS_OK;
+  MPI_Comm host = MPI_COMM_NULL;
+  int on_host = 1;
+  if (getenv("OMP_NUM_THREADS")) return CIS_OK;
+  MPI_CHECK(MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &host), "MPI_Comm_split_type");
+  MPI_CHECK(MPI_Comm_size(host, &on_host), "MPI_Comm_size");
+  const long online = sysconf(_SC_NPROCESSORS_ONLN);
+  const int share = online > on_host ? (int)(online / on_host) : 1;
+  if (share < omp_get_max_threads()) omp_set_num_threads(share);
+cleanup:
+  if (host != MPI_COMM_NULL) MPI_Comm_free(&host);
+  return st;
+}
+
 cis_status cis_dist_mpi_init(int *rank, int *size) {
   cis_status st = CIS_OK;
   int init = 0, fin = 0, provided = 0;
@@ -206,7 +228,10 @@ cis_status cis_dist_mpi_init(int *rank, int *size) {
     MPI_CHECK(MPI_Init_thread(NULL, NULL, MPI_THREAD_FUNNELED, &provided), "MPI_Init_thread");
     mpi_started_here = 1;
   }
-  if (agree_comm == MPI_COMM_NULL) MPI_CHECK(MPI_Comm_dup(MPI_COMM_WORLD, &agree_comm), "MPI_Comm_dup");
+  if (agree_comm == MPI_COMM_NULL) {
+    MPI_CHECK(MPI_Comm_dup(MPI_COMM_WORLD, &agree_comm), "MPI_Comm_dup");
+    CIS_TRY(share_host_cores());
+  }
   if (rank) MPI_CHECK(MPI_Comm_rank(MPI_COMM_WORLD, rank), "MPI_Comm_rank");
   if (size) MPI_CHECK(MPI_Comm_size(MPI_COMM_WORLD, size), "MPI_Comm_size");
 cleanup:

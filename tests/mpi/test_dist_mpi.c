@@ -12,7 +12,9 @@
  * it never joins; agree returns -2 there within its wait and the job is
  * ended by cis_dist_mpi_abort (the test passes on the line rank 1 prints). */
 #include <stdlib.h>
+#include <omp.h>
 #include <string.h>
+#include <unistd.h>
 #include "distributed/dist_internal.h"
 #include "test_util.h"
 
@@ -104,7 +106,13 @@ int main(int argc, char **argv) {
   cis_dist_comm *c = NULL;
   CHECK(cis_dist_comm_mpi_host(&c) == CIS_ERR_INVALID && !c, "before MPI starts: CIS_ERR_INVALID");
   CHECK(cis_dist_mpi_agree(CIS_OK, 1) == -3, "before MPI starts: agree -3");
+  const int threads_set = getenv("OMP_NUM_THREADS") != NULL;
   CHECK_OK(cis_dist_mpi_init(&rank, &size));
+  if (!threads_set) { /* the host's cores shared: no more threads than online cores / processes (>= 1) */
+    const long online = sysconf(_SC_NPROCESSORS_ONLN), share = online > size ? online / size : 1;
+    CHECK(omp_get_max_threads() <= share, "rank %d: %d threads above its share %ld of %ld cores", rank,
+          omp_get_max_threads(), share, online);
+  }
   CHECK_OK(cis_dist_comm_mpi_host(&c));
   if (argc > 1 && !strcmp(argv[1], "stuck")) {
     if (rank == 1) {
