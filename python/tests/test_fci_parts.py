@@ -1,7 +1,8 @@
 """cisparse.fci.FCISolver over several parts (gpus=N on GPUs, cpu_parts=N on
 the CPU: the same distributed direct path, so it is tested without a GPU):
 CASCI and CASSCF energies and vectors equal the one-device solver's, with
-point-group symmetry and MS2 != 0; bad part counts refused before any C call.
+point-group symmetry and MS2 != 0, singlet-only roots too; bad part counts
+refused before any C call.
 Skipped where PySCF is not installed."""
 import numpy as np
 import pytest
@@ -37,6 +38,17 @@ def test_casci_over_cpu_parts(n2, cas, parts):
     for a, b in zip(many.ci, one.ci):
         assert abs(abs(np.vdot(a, b)) - 1) < 1e-8
     assert many.fcisolver.stats["method"] == "direct"
+
+
+@pytest.mark.parametrize("parts", [2, 3])
+def test_singlet_roots_over_cpu_parts(n2, parts):
+    # direct_spin0's singlet-only roots (c = c^T) over parts as in one process
+    mol, mf = n2
+    one = casci(mf, (8, 8), nroots=3, singlet=True)
+    many = casci(mf, (8, 8), nroots=3, singlet=True, cpu_parts=parts)
+    assert np.allclose(many.e_tot, one.e_tot, atol=1e-10, rtol=0)
+    for c in many.ci:
+        assert abs(c - c.T).max() < 1e-10
 
 
 def test_casscf_over_cpu_parts(n2):

@@ -57,8 +57,8 @@ static cis_status check_options(const cis_fcidump *F, const cis_ci_solve_opts *o
   if (o->guess && o->nguess < 0) return cis_error(CIS_ERR_INVALID, "nguess must be >= 0, got %d", o->nguess);
   if (o->singlet) { /* the alpha <-> beta symmetric subspace of the direct sigma's one string set */
     if (F->ms2 != 0) return cis_error(CIS_ERR_INVALID, "singlet-only states need MS2 = 0, got MS2 = %d", F->ms2);
-    if (o->method == CIS_CI_METHOD_STORED || o->level >= 0 || o->gpus != 0 || o->cpu_parts > 0)
-      return cis_error(CIS_ERR_UNSUPPORTED, "singlet-only states need the direct method (full CI on one device)");
+    if (o->method == CIS_CI_METHOD_STORED || o->level >= 0)
+      return cis_error(CIS_ERR_UNSUPPORTED, "singlet-only states need the direct method (full CI)");
     if (o->no_time_reversal || o->symmetry_projection)
       return cis_error(CIS_ERR_INVALID, "singlet-only states need the alpha <-> beta time reversal (not turned off) and "
                        "the irreps blocked (not by projection)");

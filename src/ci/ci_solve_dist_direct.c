@@ -23,7 +23,9 @@
  * subspace do not fit one part is refused by the driver with the numbers (a
  * sigma whose parts exchange blocks of c and sigma as they go is the next
  * step: docs/multi-gpu.md). Not done here either: the exchange overlapped
- * with the sigma, the spin penalty and singlet-only states. */
+ * with the sigma, the spin penalty. Singlet-only states need nothing of
+ * their own here: their guesses are symmetric and the corrections' hook
+ * keeps them so, as on one device. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>

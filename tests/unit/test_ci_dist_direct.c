@@ -13,6 +13,7 @@
  *    one-process direct solve to 1e-10 (2 roots; C1, blocked MS2 = 0 and 2);
  *    one root of H2O: every product a half sigma over parts as in one
  *    process (the corrections made exactly pure across the parts);
+ *  - singlet-only roots over 1..3 parts, C1 and blocked by irreps;
  *  - refusals: more parts than alpha strings, the spin penalty over parts. */
 #include <math.h>
 #include <stdlib.h>
@@ -188,6 +189,40 @@ static void half_sigmas(const char *file) {
   }
 }
 
+/* Singlet-only roots (PySCF's direct_spin0: c = c^T) over 1..3 parts equal
+ * the one-process singlet roots to 1e-10; with has_triplet, the plain lowest
+ * roots hold a triplet, so the singlet ones must differ from them (the mode
+ * is what is tested). */
+static void singlet_case(const char *file, int nroots, int has_triplet) {
+  cis_ci_solve_opts o = cis_ci_solve_opts_default();
+  cis_ci_result *R1 = NULL, *Rall = NULL;
+  o.method = CIS_CI_METHOD_DIRECT;
+  o.roots = nroots;
+  o.tol = 1e-9;
+  CHECK_OK(cis_ci_solve_file(file, &o, &Rall));
+  o.singlet = 1;
+  CHECK_OK(cis_ci_solve_file(file, &o, &R1));
+  if (Rall && R1 && has_triplet) {
+    double diff = 0;
+    for (int k = 0; k < nroots; ++k) diff = fmax(diff, fabs(R1->energies[k] - Rall->energies[k]));
+    CHECK(diff > 1e-4, "%s: the singlet roots are not the plain lowest (a triplet among %d)", file, nroots);
+  }
+  o.no_s2 = 1;
+  for (int parts = 1; parts <= 3 && R1; ++parts) {
+    cis_ci_result *R = NULL;
+    o.cpu_parts = parts;
+    CHECK_OK(cis_ci_solve_file(file, &o, &R));
+    if (!R) continue;
+    CHECK(R->parts == parts, "%s: singlet roots over %d parts ran", file, parts);
+    for (int k = 0; k < nroots; ++k)
+      CHECK(fabs(R->energies[k] - R1->energies[k]) <= 1e-10, "%s, singlet, %d parts, root %d: %.12f against %.12f",
+            file, parts, k, R->energies[k], R1->energies[k]);
+    cis_ci_result_free(R);
+  }
+  cis_ci_result_free(R1);
+  cis_ci_result_free(Rall);
+}
+
 static void refusals(const char *file) {
   cis_ci_solve_opts o = cis_ci_solve_opts_default();
   cis_ci_result *R = NULL;
@@ -219,6 +254,8 @@ int main(void) {
   solve_case(n2);
   solve_case(o2);
   half_sigmas(h2o);
+  singlet_case(h2o, 4, 1);
+  singlet_case(n2, 4, 0); /* blocked by irreps (its lowest Ag roots have even S) */
   refusals(h4);
   return test_summary("test_ci_dist_direct");
 }
