@@ -40,7 +40,24 @@ fi
 
 # energy KEY FILE: root KEY's energy from a text report
 energy() { awk -v k="$1" '$1 == "root" && $2 == k {print $5}' "$2"; }
-mpi() { local np=$1; shift; "$MPIRUN" -np "$np" "$BIN" "$@"; }
+# mpi NP ARGS...: the launcher on the tool, stdin from /dev/null, its output
+# passed on when it ends. MPICH's mpiexec itself now and then dies of SIGPIPE
+# under load (exit 141 with nothing on stderr, seen here even when its proxy
+# could not start the program at all): that launcher failure, and only it, is
+# run again, twice at most; the tool's own exit codes and messages are what
+# the checks below judge.
+mpi() {
+  local np=$1 try rc
+  shift
+  for try in 1 2 3; do
+    "$MPIRUN" -np "$np" "$BIN" "$@" </dev/null >"$tmp/launch.out" 2>"$tmp/launch.err"
+    rc=$?
+    [ $rc -eq 141 ] && [ ! -s "$tmp/launch.err" ] || break
+  done
+  cat "$tmp/launch.out"
+  cat "$tmp/launch.err" >&2
+  return $rc
+}
 
 for spec in "$H2O direct 2" "$H2O stored 1" "$DATA/n2_sto3g_d2h.FCIDUMP direct 1" \
             "$DATA/n2_sto3g_d2h.FCIDUMP stored 1" "$DATA/o2_sto3g_triplet_pyscf.FCIDUMP direct 1" \
