@@ -177,7 +177,7 @@ LIST
     ngpu=$(nvidia-smi -L 2>/dev/null | grep -c '^GPU')
     cas=${CAS16:-$R/c2h4_cas16.FCIDUMP}
     [ -s "$cas" ] || PYTHONPATH=${SITE:-} logged make_cas16 python3 bench/make_c2h4_fcidump.py 16 "$cas"
-    keys="^(root|davidson:|davidson phases|direct|parts|ci |time )|rror|the diagonal"
+    keys="^(root|davidson:|davidson phases|direct|parts|ci |time[ :])|rror|the diagonal"
     [ "${CIDIST_CAS:-1}" = 1 ] &&
       logged cidist_single $B/cisparse ci "$cas" --device gpu --method direct --no-s2 --tol ${CIDIST_TOL:-1e-6} --verbose &&
       grep -hE "$keys|sigma" "$R/cidist_single.log" | cut -c1-260 | sed "s/^/   one-GPU path: /"

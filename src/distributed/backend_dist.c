@@ -62,23 +62,12 @@ static cis_status res3(kry_be *B, const void *a, const void *b, const void *c, v
     CIS_TRY(P_->ops->call);                            \
   }
 
-/* EACH_PART for the calls that wait for their part (the dots brought to
- * the host): GPU parts each on a thread of their own, so that the parts'
- * work and waits overlap instead of running one GPU after another; host
- * parts in turn (their own OpenMP does the rest). The first part's error
- * wins. */
-#define EACH_PART_WAITING(B, l, call)                                                        \
-  do {                                                                                       \
-    cis_status pst_[DIST_MAX_LOCAL];                                                         \
-    const int nl_ = NL(B), par_ = nl_ > 1 && DB(B)->D->where == CIS_MEM_DEVICE;             \
-    CIS_PRAGMA(omp parallel for num_threads(nl_) schedule(static, 1) if (par_))              \
-    for (int l = 0; l < nl_; ++l) {                                                          \
-      kry_be *P_ = DB(B)->part[l];                                                           \
-      pst_[l] = sel(B, l);                                                                   \
-      if (pst_[l] == CIS_OK) pst_[l] = P_->ops->call;                                        \
-    }                                                                                        \
-    for (int l = 0; l < nl_; ++l) CIS_TRY(pst_[l]);                                          \
-  } while (0)
+/* EACH_PART for the calls that wait for their part (dist_parts.h). */
+#define EACH_PART_WAITING(B, l, call)                                               \
+  DIST_EACH_PART_WAITING(DB(B)->D, l, pst_, {                                      \
+    pst_ = sel(B, l);                                                               \
+    if (pst_ == CIS_OK) pst_ = DB(B)->part[l]->ops->call;                           \
+  })
 
 static cis_status d_alloc(kry_be *B, void **v, cis_int count, const char *what) {
   (void)what;
@@ -188,7 +177,7 @@ static cis_status d_dot_host(kry_be *B, const void *x, const void *y, double *r)
   void *lx[DIST_MAX_LOCAL], *ly[DIST_MAX_LOCAL];
   double part[DIST_MAX_LOCAL];
   CIS_TRY(res3(B, x, y, NULL, lx, ly, NULL));
-  EACH_PART_WAITING(B, l, dot_host(P_, lx[l], ly[l], &part[l]));
+  EACH_PART_WAITING(B, l, dot_host(DB(B)->part[l], lx[l], ly[l], &part[l]));
   CIS_TRY(cis_dist_allreduce_host(DB(B)->D->comm, part, 1));
   *r = part[0];
 cleanup:
@@ -201,7 +190,7 @@ static cis_status d_dot(kry_be *B, const void *x, const void *y, int slot) {
   if (!I->defer || I->ndefer == DIST_MAX_DEFER) return d_dot_host(B, x, y, &I->s[slot]);
   /* inside a fused step: the partial dots now, the sum with the step's others */
   CIS_TRY(res3(B, x, y, NULL, lx, ly, NULL));
-  EACH_PART_WAITING(B, l, dot_host(P_, lx[l], ly[l], &I->defer_part[l * DIST_MAX_DEFER + I->ndefer]));
+  EACH_PART_WAITING(B, l, dot_host(DB(B)->part[l], lx[l], ly[l], &I->defer_part[l * DIST_MAX_DEFER + I->ndefer]));
   I->defer_slot[I->ndefer++] = slot;
 cleanup:
   return st;
@@ -275,7 +264,7 @@ static cis_status d_dots_host(kry_be *B, const void *V, int m, const void *x, do
     I->dots_cap = 2 * need;
   }
   double *part = I->dots;
-  EACH_PART_WAITING(B, l, dots_host(P_, lv[l], m, lx[l], part + (size_t)l * m));
+  EACH_PART_WAITING(B, l, dots_host(DB(B)->part[l], lv[l], m, lx[l], part + (size_t)l * m));
   /* the all-reduce sums the local parts' values too ([l * m + j]) */
   CIS_TRY(cis_dist_allreduce_host(I->D->comm, part, m));
   memcpy(h, part, (size_t)m * sizeof(double));

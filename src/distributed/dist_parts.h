@@ -71,4 +71,23 @@ void dist_part_free(const cis_dist_matrix *D, int l, void *p);
 cis_status dist_part_put(const cis_dist_matrix *D, int l, void *dst, const void *host, size_t bytes);
 cis_status dist_part_get(const cis_dist_matrix *D, int l, void *host, const void *src, size_t bytes);
 
+/* For the calls that wait for their part (copies to or from the host, dots
+ * brought to the host): `body` run for every local part l of D, setting
+ * the part's status `pst` (it must not jump out); GPU parts each on a thread
+ * of their own, so that the parts' work and waits overlap instead of running
+ * one GPU after another, host parts in turn (their own OpenMP does the
+ * rest). Then CIS_TRY of the first part's error. */
+#define DIST_EACH_PART_WAITING(D, l, pst, body)                                                \
+  do {                                                                                         \
+    cis_status ps_[DIST_MAX_LOCAL];                                                            \
+    const int nl_ = (D)->nlocal, par_ = nl_ > 1 && (D)->where == CIS_MEM_DEVICE;               \
+    CIS_PRAGMA(omp parallel for num_threads(nl_) schedule(static, 1) if (par_))                \
+    for (int l = 0; l < nl_; ++l) {                                                            \
+      cis_status pst = CIS_OK;                                                                 \
+      body;                                                                                    \
+      ps_[l] = pst;                                                                            \
+    }                                                                                          \
+    for (int l = 0; l < nl_; ++l) CIS_TRY(ps_[l]);                                             \
+  } while (0)
+
 #endif

@@ -85,24 +85,19 @@ static cis_status vec_move(cis_dist_matrix *D, void *host, const void *v, int co
   if ((st = dist_vec_resolve(D, v, loc, &left)) != CIS_OK) return st;
   if (count < 0 || count > left)
     return cis_error(CIS_ERR_INVALID, "distributed vector copy of %d vectors: only %d there", count, left);
-  /* GPU parts each on a thread of their own: the copies of the parts (from
-   * or into pageable host memory, staged by the driver) run side by side */
+  /* the parts' copies (from or into pageable host memory) side by side */
   const size_t es = cis_dtype_size(D->dtype);
-  const int nl = D->nlocal, par = nl > 1 && D->where == CIS_MEM_DEVICE;
-  cis_status pst[DIST_MAX_LOCAL];
-  CIS_PRAGMA(omp parallel for num_threads(nl) schedule(static, 1) if (par))
-  for (int l = 0; l < nl; ++l) {
+  DIST_EACH_PART_WAITING(D, l, pst, {
     const dist_part *P = &D->part[l];
-    pst[l] = CIS_OK;
-    for (int j = 0; j < count && pst[l] == CIS_OK; ++j) {
+    for (int j = 0; j < count && pst == CIS_OK; ++j) {
       char *h = (char *)host + ((size_t)j * (size_t)D->n + (size_t)P->row0) * es;
       char *d = (char *)loc[l] + (size_t)j * (size_t)P->rows * es;
-      pst[l] = up ? dist_part_put(D, l, d, h, (size_t)P->rows * es) : dist_part_get(D, l, h, d, (size_t)P->rows * es);
+      pst = up ? dist_part_put(D, l, d, h, (size_t)P->rows * es) : dist_part_get(D, l, h, d, (size_t)P->rows * es);
     }
-  }
-  for (int l = 0; l < nl; ++l)
-    if (pst[l] != CIS_OK) return pst[l];
-  return CIS_OK;
+  });
+  st = CIS_OK;
+cleanup:
+  return st;
 }
 
 cis_status cis_dist_vec_upload(cis_dist_matrix *D, void *v, const void *host, int count) {

@@ -147,6 +147,27 @@ static void summed_operator(void) {
   free(got);
 }
 
+/* o's roots over 1..3 CPU parts against the one-process R1 (mode names the
+ * case): direct, the energies to 1e-10; with half, every product a half
+ * sigma where R1's were (the corrections kept pure over parts as on one). */
+static void match_over_parts(const char *file, const char *mode, cis_ci_solve_opts o, const cis_ci_result *R1,
+                             int half) {
+  for (int parts = 1; parts <= 3 && R1; ++parts) {
+    cis_ci_result *R = NULL;
+    o.cpu_parts = parts;
+    CHECK_OK(cis_ci_solve_file(file, &o, &R));
+    if (!R) continue;
+    CHECK(R->method == CIS_CI_METHOD_DIRECT && R->parts == parts, "%s: %s over %d parts ran", file, mode, parts);
+    for (int k = 0; k < o.roots; ++k)
+      CHECK(fabs(R->energies[k] - R1->energies[k]) <= 1e-10, "%s, %s, %d parts, root %d: %.12f against %.12f", file,
+            mode, parts, k, R->energies[k], R1->energies[k]);
+    if (half && R1->half_sigmas == R1->davidson.products)
+      CHECK(R->half_sigmas == R->davidson.products, "%s, %d parts: %lld of %lld products by the half sigma", file, parts,
+            (long long)R->half_sigmas, (long long)R->davidson.products);
+    cis_ci_result_free(R);
+  }
+}
+
 static void solve_case(const char *file) {
   cis_ci_solve_opts o = cis_ci_solve_opts_default();
   cis_ci_result *R1 = NULL;
@@ -155,20 +176,7 @@ static void solve_case(const char *file) {
   o.tol = 1e-9;
   o.no_s2 = 1;
   CHECK_OK(cis_ci_solve_file(file, &o, &R1));
-  for (int parts = 1; parts <= 3 && R1; ++parts) {
-    cis_ci_result *R = NULL;
-    o.cpu_parts = parts;
-    CHECK_OK(cis_ci_solve_file(file, &o, &R));
-    if (!R) continue;
-    CHECK(R->method == CIS_CI_METHOD_DIRECT && R->parts == parts, "%s: direct over %d parts ran", file, parts);
-    for (int k = 0; k < 2; ++k)
-      CHECK(fabs(R->energies[k] - R1->energies[k]) <= 1e-10, "%s, %d parts, root %d: %.12f against %.12f", file, parts,
-            k, R->energies[k], R1->energies[k]);
-    if (R1->half_sigmas == R1->davidson.products) /* corrections kept pure over parts as on one */
-      CHECK(R->half_sigmas == R->davidson.products, "%s, %d parts: %lld of %lld products by the half sigma", file, parts,
-            (long long)R->half_sigmas, (long long)R->davidson.products);
-    cis_ci_result_free(R);
-  }
+  match_over_parts(file, "direct", o, R1, 1);
   cis_ci_result_free(R1);
 }
 
@@ -208,17 +216,7 @@ static void singlet_case(const char *file, int nroots, int has_triplet) {
     CHECK(diff > 1e-4, "%s: the singlet roots are not the plain lowest (a triplet among %d)", file, nroots);
   }
   o.no_s2 = 1;
-  for (int parts = 1; parts <= 3 && R1; ++parts) {
-    cis_ci_result *R = NULL;
-    o.cpu_parts = parts;
-    CHECK_OK(cis_ci_solve_file(file, &o, &R));
-    if (!R) continue;
-    CHECK(R->parts == parts, "%s: singlet roots over %d parts ran", file, parts);
-    for (int k = 0; k < nroots; ++k)
-      CHECK(fabs(R->energies[k] - R1->energies[k]) <= 1e-10, "%s, singlet, %d parts, root %d: %.12f against %.12f",
-            file, parts, k, R->energies[k], R1->energies[k]);
-    cis_ci_result_free(R);
-  }
+  match_over_parts(file, "singlet", o, R1, 0);
   cis_ci_result_free(R1);
   cis_ci_result_free(Rall);
 }
