@@ -31,6 +31,8 @@
 #   cidist    the direct CI sigma over GPUs: C2H4 CAS(16,16) C1 on the one-GPU
 #             path and with --gpus 1, 2, 4, 8 up to the count (CIDIST_BIG=1:
 #             the 16e/18o C1 space, 1.91e9 determinants, over every GPU)
+#   nccl      the summed operator's exchange patterns against NCCL's
+#             all-gather and reduce-scatter (bench/nccl_patterns.c)
 #   cistored  the stored CI Hamiltonian over GPUs (each GPU builds its rows):
 #             H2O 6-31G FCI on one GPU and with --gpus 1, 2, 4, 8 up to the count
 #   multigpu  every GPU of the host: weak scaling of the SpMV, strong scaling
@@ -204,6 +206,18 @@ LIST
         [ "$n" = 2 ] && break
       done
     fi ;;
+  nccl)
+    # the summed operator's exchange patterns (grouped broadcasts, point-to-
+    # point sends) against ncclAllGather / ncclReduceScatter on the same
+    # buffers: NCCL_N doubles (default CAS(16,16) C1's 165,636,900) over 2
+    # GPUs and over every GPU of the host (bench/nccl_patterns.c)
+    ngpu=$(nvidia-smi -L 2>/dev/null | grep -c '^GPU')
+    for n in 2 $ngpu; do
+      [ "$n" -le "$ngpu" ] || continue
+      logged nccl_$n $B/cisparse_nccl_patterns ${NCCL_N:-165636900} $n 7
+      grep -E "GB/s|needs" "$R/nccl_$n.log"
+      [ "$n" = "$ngpu" ] && break
+    done ;;
   cistored)
     # the stored CI Hamiltonian over GPUs (ci --gpus N --method stored: each
     # GPU builds and splits its own rows): H2O 6-31G FCI, the one-GPU path

@@ -230,15 +230,20 @@ typedef cis_status (*cis_dist_part_fn)(void *ctx, int local, int rank, const voi
  * CI sigma split by alpha strings): the rows are split by row_start (parts+1
  * ascending entries, row_start[0] = 0, row_start[parts] = n, every part at
  * least one row), and each product
- *   1. gathers every part's rows of x into a whole vector on every part
- *      (ncclBroadcast from each owner in one group: the all-gather of
- *      unequal parts; the fake comm copies),
+ *   1. gathers every part's rows of x into a whole vector on every part: one
+ *      in-place all-gather (ncclAllGather) when the split is uniform (every
+ *      part but the last has row_start[1] rows: row_start[p] = p row_start[1];
+ *      the whole vectors are then parts * row_start[1] values long), else
+ *      ncclBroadcast from each owner in one group (the all-gather of unequal
+ *      parts); the fake comm copies,
  *   2. calls f on every local part (partial whole y),
  *   3. sums the partial ys onto their owners' rows: each part sends its
  *      contribution to every owner (point-to-point in one group), and the
  *      owner sums them in rank order, so every row is summed in the same
  *      order whoever owns it (exactly symmetric contributions stay exactly
- *      symmetric) and the result does not depend on timing.
+ *      symmetric) and the result does not depend on timing; or, after
+ *      cis_dist_summed_set_sum(CIS_DIST_SUM_COLLECTIVE) on a uniform split,
+ *      one reduce-scatter (ncclReduceScatter).
  * Each part holds two whole vectors besides the solver's; the exchange moves
  * 2 (parts - 1) n values per product (cis_dist_matrix_exchange_bytes).
  * diag: diag(A), n host values (copied; Jacobi, Davidson), or NULL (zeros).
@@ -248,6 +253,23 @@ typedef cis_status (*cis_dist_part_fn)(void *ctx, int local, int rank, const voi
 CIS_API cis_status cis_dist_matrix_create_summed(cis_int n, const cis_int *row_start, const double *diag, cis_dtype dtype,
                                                  cis_dist_part_fn f, void *ctx, cis_dist_comm *c,
                                                  cis_dist_matrix **out);
+
+/* How a summed operator sums the parts' contributions onto the owners' rows. */
+typedef enum cis_dist_sum {
+  CIS_DIST_SUM_RANK_ORDER = 0, /* point-to-point, each row summed in rank order (the default) */
+  CIS_DIST_SUM_COLLECTIVE = 1  /* one reduce-scatter: NCCL sums a row in its ring's order from the row's
+                                * owner, so two rows of different owners with the same contributions
+                                * may differ in the last bits (exactly symmetric contributions stay
+                                * symmetric to rounding only); the fake comm sums in rank order */
+} cis_dist_sum;
+
+/* Choose how the summed operator D sums (cis_dist_sum). COLLECTIVE takes
+ * effect when D's split is uniform (cis_dist_matrix_create_summed) and the
+ * communicator offers a reduce-scatter (NCCL, fake), else the rank-order
+ * sum stays. The environment's CISPARSE_DIST_SUM=rank|collective, when set,
+ * overrides every choice (a diagnostic). CIS_ERR_INVALID when D is not a
+ * summed operator or how is unknown. */
+CIS_API cis_status cis_dist_summed_set_sum(cis_dist_matrix *D, cis_dist_sum how);
 
 /* A whole-vector transformation of the distributed vector v (one vector of
  * the summed operator D's rows): v gathered whole on every local part (into

@@ -148,6 +148,27 @@ cleanup:
   return st;
 }
 
+/* Local part l's direct sigma on its GPU (made current here): its alpha
+ * strings, a workspace of what its GPU has free after Davidson's share, a
+ * margin and NCCL's buffers (made at the first exchange: about
+ * CI_NCCL_RESERVE per peer). */
+static cis_status make_gpu_part(ci_run *r, ci_dist_direct *dd, int l, int parts, cis_int n) {
+  cis_status st;
+  cis_ci_direct_gpu_opts go = cis_ci_direct_gpu_opts_default();
+  const int rank = dd->first + l, dav = cis_davidson_vectors(r->nr, r->max_sub);
+  cis_gpu_info gi;
+  go.vectors = (dav + parts - 1) / parts; /* Davidson's share (the whole vectors are allocated) */
+  CIS_TRY(cis_dist_comm_use_part(dd->c, l));
+  CIS_TRY(cis_gpu_get_info(&gi));
+  const double work = (double)gi.free_mem - 8.0 * (double)n * go.vectors - (double)CI_NCCL_RESERVE * parts -
+                      (double)CI_NCCL_INIT_RESERVE;
+  go.work_bytes = work > (double)(256 << 20) ? (int64_t)work : (int64_t)256 << 20;
+  CIS_TRY(ci_direct_gpu_create_part(r->D, &go, dd->alo[rank], dd->alo[rank + 1], &dd->G[l]));
+  ci_direct_gpu_input_scratch(dd->G[l]); /* the gathered vector is the part's own copy */
+cleanup:
+  return st;
+}
+
 cis_status ci_run_setup_dist_direct(ci_run *r) {
   cis_status st;
   const cis_ci_solve_opts *o = r->o;
@@ -174,34 +195,39 @@ cis_status ci_run_setup_dist_direct(ci_run *r) {
   dd->nlocal = cis_dist_comm_local_ranks(dd->c);
   dd->first = cis_dist_comm_first_rank(dd->c);
   CIS_TRY(split_work(r->D, dd->compact, parts, nsa, dd->alo));
-  /* Davidson's rows: an even split of the vector (its share of memory) */
+  /* Davidson's rows: an even split of the vector (its share of memory),
+   * uniform (blocks of ceil(n / parts), the last shorter) when the last
+   * part keeps a row: the layout of NCCL's all-gather and reduce-scatter */
   CIS_TRY(cis_alloc_array((void **)&row_start, parts + 1, sizeof(cis_int), "row split"));
-  for (int p = 0; p <= parts; ++p) row_start[p] = (cis_int)((double)n * p / parts);
+  const cis_int block = (n + parts - 1) / parts;
+  const int uniform = n > (cis_int)(parts - 1) * block;
+  for (int p = 0; p <= parts; ++p)
+    row_start[p] = uniform ? (p < parts ? (cis_int)p * block : n) : (cis_int)((double)n * p / parts);
   t0 = cis_wtime();
   CIS_TRY(cis_alloc_array((void **)&diag, n, sizeof(double), "the diagonal"));
   CIS_TRY(dd->compact ? cis_ci_direct_compact_diagonal(r->D, diag) : cis_ci_direct_diagonal(r->D, diag));
   t_diag = cis_wtime() - t0;
   t0 = cis_wtime();
   CIS_TRY(cis_dist_matrix_create_summed(n, row_start, diag, CIS_F64, part_sigma, dd, dd->c, &dd->M));
+  /* C1 vectors: the sum in NCCL's reduce-scatter (a part's C1 sigma makes a
+   * nearly symmetric gathered vector pure before its half sigma, and the
+   * corrections' hook keeps Davidson's vectors pure); compact vectors on
+   * GPUs have no such projection, so their rows are summed in rank order */
+  CIS_TRY(cis_dist_summed_set_sum(dd->M, dd->compact ? CIS_DIST_SUM_RANK_ORDER : CIS_DIST_SUM_COLLECTIVE));
   t_op = cis_wtime() - t0;
   t0 = cis_wtime();
   if (cis_dist_comm_memspace(dd->c) == CIS_MEM_DEVICE) {
-    cis_ci_direct_gpu_opts go = cis_ci_direct_gpu_opts_default();
-    const int dav = cis_davidson_vectors(r->nr, r->max_sub);
-    go.vectors = (dav + parts - 1) / parts; /* Davidson's share (the whole vectors are allocated) */
+    /* each GPU's part on a thread of its own: the lists' uploads, cuBLAS
+     * and the workspace of one GPU overlap the others' */
+    cis_status pst[PARTS_MAX];
+    char whys[PARTS_MAX][200]; /* a worker's message (each thread has its own), raised again here */
+    CIS_PRAGMA(omp parallel for num_threads(dd->nlocal) schedule(static, 1) if (dd->nlocal > 1))
     for (int l = 0; l < dd->nlocal; ++l) {
-      const int rank = dd->first + l;
-      cis_gpu_info gi;
-      CIS_TRY(cis_dist_comm_use_part(dd->c, l));
-      CIS_TRY(cis_gpu_get_info(&gi));
-      /* the workspace leaves Davidson's share, a margin, and NCCL's buffers
-       * (made at the first exchange: about NCCL_RESERVE per peer) */
-      const double work = (double)gi.free_mem - 8.0 * (double)n * go.vectors - (double)CI_NCCL_RESERVE * parts -
-                          (double)CI_NCCL_INIT_RESERVE;
-      go.work_bytes = work > (double)(256 << 20) ? (int64_t)work : (int64_t)256 << 20;
-      CIS_TRY(ci_direct_gpu_create_part(r->D, &go, dd->alo[rank], dd->alo[rank + 1], &dd->G[l]));
-      ci_direct_gpu_input_scratch(dd->G[l]); /* the gathered vector is the part's own copy */
+      pst[l] = make_gpu_part(r, dd, l, parts, n);
+      snprintf(whys[l], sizeof whys[l], "%s", pst[l] == CIS_OK ? "" : cis_last_error());
     }
+    for (int l = 0; l < dd->nlocal; ++l)
+      if (pst[l] != CIS_OK) CIS_TRY(cis_error(pst[l], "GPU part %d: %s", dd->first + l, whys[l]));
     cis_ci_direct_gpu_get_info(dd->G[0], &R->direct_gpu);
   }
   if (o->verbose)

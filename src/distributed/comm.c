@@ -97,7 +97,30 @@ static cis_status fake_allgather(cis_dist_comm *c, void *const *send, void *cons
   for (int l = 0; l < c->nlocal; ++l) w->pub[c->first + l] = send[l];
   barrier(w);
   for (int l = 0; l < c->nlocal; ++l)
-    for (int r = 0; r < w->ranks; ++r) memcpy((char *)recv[l] + (size_t)r * bytes, w->pub[r], bytes);
+    for (int r = 0; r < w->ranks; ++r) {
+      char *to = (char *)recv[l] + (size_t)r * bytes;
+      if (to != w->pub[r]) memcpy(to, w->pub[r], bytes); /* in place: rank r's own block */
+    }
+  barrier(w);
+  return CIS_OK;
+}
+
+/* Each local rank's block summed over the published sends, in rank order. */
+static cis_status fake_reduce_scatter(cis_dist_comm *c, void *const *send, void *const *recv, cis_int count, cis_dtype t) {
+  cis_dist_world *w = WORLD(c);
+  for (int l = 0; l < c->nlocal; ++l) w->pub[c->first + l] = send[l];
+  barrier(w);
+  for (int l = 0; l < c->nlocal; ++l) {
+    const int64_t at = (int64_t)(c->first + l) * count;
+    CIS_FOR_DTYPE(t, {
+      REAL *out = recv[l];
+      for (cis_int i = 0; i < count; ++i) {
+        double s = 0;
+        for (int r = 0; r < w->ranks; ++r) s += (double)((const REAL *)w->pub[r])[at + i];
+        out[i] = (REAL)s;
+      }
+    });
+  }
   barrier(w);
   return CIS_OK;
 }
@@ -148,7 +171,8 @@ static cis_status fake_bcast_parts(cis_dist_comm *c, void *const *whole, const c
 
 static void fake_destroy(cis_dist_comm *c) { (void)c; }
 
-static const dist_comm_ops fake_ops = {fake_allreduce, fake_allgather, fake_exchange, fake_bcast_parts, fake_destroy};
+static const dist_comm_ops fake_ops = {fake_allreduce,   fake_allgather,      fake_exchange,
+                                       fake_bcast_parts, fake_reduce_scatter, fake_destroy};
 
 cis_status cis_dist_comm_fake(cis_dist_world *w, int first, int nlocal, cis_dist_comm **out) {
   cis_dist_comm *c;

@@ -85,7 +85,9 @@ static cis_status h_allgather(cis_dist_comm *c, void *const *send, void *const *
   cis_status st = CIS_OK;
   if (count > INT_MAX)
     return cis_error(CIS_ERR_OVERFLOW, "MPI all-gather of %lld values per rank (at most %d)", (long long)count, INT_MAX);
-  MPI_CHECK(MPI_Allgather(send[0], (int)count, mpi_type(t), recv[0], (int)count, mpi_type(t), MH(c)->comm),
+  const int in_place = send[0] == (const char *)recv[0] + (size_t)c->first * (size_t)count * cis_dtype_size(t);
+  MPI_CHECK(MPI_Allgather(in_place ? MPI_IN_PLACE : send[0], (int)count, mpi_type(t), recv[0], (int)count, mpi_type(t),
+                          MH(c)->comm),
             "MPI all-gather");
 cleanup:
   return st;
@@ -162,7 +164,7 @@ static void h_destroy(cis_dist_comm *c) {
   c->impl = NULL;
 }
 
-static const dist_comm_ops mpi_host_ops = {h_allreduce, h_allgather, h_exchange, h_bcast_parts, h_destroy};
+static const dist_comm_ops mpi_host_ops = {h_allreduce, h_allgather, h_exchange, h_bcast_parts, NULL, h_destroy};
 
 /* MPI_Init has run (by the caller or cis_dist_mpi_init) and not MPI_Finalize. */
 static cis_status mpi_ready(const char *who) {

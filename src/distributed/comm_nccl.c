@@ -155,6 +155,18 @@ cleanup:
   return st;
 }
 
+static cis_status n_reduce_scatter(cis_dist_comm *c, void *const *send, void *const *recv, cis_int count, cis_dtype t) {
+  cis_status st;
+  CIS_TRY(ready(c));
+  NCCL_TRY(ncclGroupStart());
+  for (int l = 0; l < c->nlocal; ++l)
+    NCCL_TRY(ncclReduceScatter(send[l], recv[l], (size_t)count, nccl_type(t), ncclSum, NI(c)->comm[l],
+                               (cudaStream_t)c->stream[l]));
+  NCCL_TRY(ncclGroupEnd());
+cleanup:
+  return st;
+}
+
 static void n_destroy(cis_dist_comm *c) {
   nccl_impl *I = NI(c);
   if (!I) return;
@@ -174,7 +186,7 @@ static void n_destroy(cis_dist_comm *c) {
   c->impl = NULL;
 }
 
-static const dist_comm_ops nccl_ops = {n_allreduce, n_allgather, n_exchange, n_bcast_parts, n_destroy};
+static const dist_comm_ops nccl_ops = {n_allreduce, n_allgather, n_exchange, n_bcast_parts, n_reduce_scatter, n_destroy};
 
 /* The comm shell for nlocal local ranks on the given devices, streams made. */
 static cis_status shell(int ranks, int first, int nlocal, const int *devs, const char *name, cis_dist_comm **out) {

@@ -25,6 +25,11 @@ typedef struct dist_comm_ops {
    * row_start[r] .. row_start[r+1]-1); every rank's own rows are copied into
    * every other rank's whole vector, in place (an all-gather of unequal parts) */
   cis_status (*bcast_parts)(cis_dist_comm *c, void *const *whole, const cis_int *row_start, cis_dtype t);
+  /* recv[l] = sum over every rank r of send_r[rank_l * count .. + count): a
+   * reduce-scatter of equal blocks (NCCL: ncclReduceScatter, summed in its
+   * ring's order, which depends on the block's owner; the fake comm sums in
+   * rank order). NULL: not offered (the caller sends point to point). */
+  cis_status (*reduce_scatter)(cis_dist_comm *c, void *const *send, void *const *recv, cis_int count, cis_dtype t);
   void (*destroy)(cis_dist_comm *c);
 } dist_comm_ops;
 

@@ -50,6 +50,8 @@ struct cis_dist_matrix {
   int64_t products;
   cis_dist_part_fn summed;  /* a summed operator (dist_summed.c): its parts' product, else NULL */
   void *summed_ctx;
+  int summed_uniform;       /* its split is uniform: all-gather and reduce-scatter layout */
+  int summed_collective;    /* its sum is the comm's reduce-scatter (cis_dist_summed_set_sum) */
 };
 
 /* One product done: tx seconds of exchange, started at wall clock t0. */

@@ -7,7 +7,14 @@
  * parts' work, and a reduce-scatter of the partial ys (as MPI_Allgatherv and
  * MPI_Reduce_scatter; here NCCL broadcasts of unequal parts in one group,
  * NCCL User Guide "Collective operations", and point-to-point messages
- * summed by each owner in rank order, dist_summed_apply). */
+ * summed by each owner in rank order, dist_summed_apply). A uniform split
+ * (every part but the last of max_rows rows) makes the whole vectors the
+ * layout of NCCL's own collectives: the gather is one in-place
+ * ncclAllGather, and the sum may be one ncclReduceScatter
+ * (cis_dist_summed_set_sum), which move the same bytes at the bandwidth of
+ * NCCL's rings (bench/nccl_patterns.c times both ways). */
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include "core/internal.h"
 #include "distributed/dist_matrix.h"
@@ -45,12 +52,21 @@ cis_status cis_dist_matrix_create_summed(cis_int n, const cis_int *row_start, co
     if (row_start[p + 1] - row_start[p] > pl->max_rows) pl->max_rows = row_start[p + 1] - row_start[p];
   pl->allgather_values = 2 * (int64_t)(G - 1) * n; /* gathered in, summed out */
   const size_t es = cis_dtype_size(dtype);
+  D->summed_uniform = 1;
+  for (int p = 0; p + 1 < G; ++p) D->summed_uniform &= row_start[p + 1] - row_start[p] == pl->max_rows;
+  /* uniform: the collectives' layout, G blocks of max_rows (the last part's tail unused, zeroed) */
+  const int64_t whole = D->summed_uniform ? (int64_t)G * pl->max_rows : n;
   for (int l = 0; l < D->nlocal; ++l) {
     dist_part *P = &D->part[l];
     P->row0 = row_start[P->rank];
     P->rows = row_start[P->rank + 1] - P->row0;
-    CIS_TRY(dist_part_alloc(D, l, &P->xfull, n * (int64_t)es, "summed operator: the whole x"));
-    CIS_TRY(dist_part_alloc(D, l, &P->ywhole, n * (int64_t)es, "summed operator: a part's whole y"));
+    CIS_TRY(dist_part_alloc(D, l, &P->xfull, whole * (int64_t)es, "summed operator: the whole x"));
+    CIS_TRY(dist_part_alloc(D, l, &P->ywhole, whole * (int64_t)es, "summed operator: a part's whole y"));
+    if (whole > n) { /* the tail: fewer than G values, never read by f */
+      static const double zeros[DIST_MAX_LOCAL] = {0};
+      CIS_TRY(dist_part_put(D, l, (char *)P->xfull + (size_t)n * es, zeros, (size_t)(whole - n) * es));
+      CIS_TRY(dist_part_put(D, l, (char *)P->ywhole + (size_t)n * es, zeros, (size_t)(whole - n) * es));
+    }
     if (dist_on_device(D)) {
       CIS_TRY(dist_set_dev(D, l));
       CIS_TRY(dd_event_create(&P->ev_start));
@@ -64,6 +80,29 @@ cis_status cis_dist_matrix_create_summed(cis_int n, const cis_int *row_start, co
 cleanup:
   cis_dist_matrix_free(D);
   return st;
+}
+
+/* CISPARSE_DIST_TRACE=1: every product's per-part times on stderr (device
+ * parts: the gather, the part's work, and the exchange with its wait for the
+ * slowest part, from the product's events). */
+static int trace_parts(void) {
+  static int on = -1;
+  if (on < 0) {
+    const char *e = getenv("CISPARSE_DIST_TRACE");
+    on = e && *e && strcmp(e, "0") != 0;
+  }
+  return on;
+}
+
+cis_status cis_dist_summed_set_sum(cis_dist_matrix *D, cis_dist_sum how) {
+  if (!D || !D->summed) return cis_error(CIS_ERR_INVALID, "cis_dist_summed_set_sum: not a summed operator");
+  if (how != CIS_DIST_SUM_RANK_ORDER && how != CIS_DIST_SUM_COLLECTIVE)
+    return cis_error(CIS_ERR_INVALID, "cis_dist_summed_set_sum: unknown sum %d", (int)how);
+  const char *e = getenv("CISPARSE_DIST_SUM");
+  if (e && !strcmp(e, "rank")) how = CIS_DIST_SUM_RANK_ORDER;
+  if (e && !strcmp(e, "collective")) how = CIS_DIST_SUM_COLLECTIVE;
+  D->summed_collective = how == CIS_DIST_SUM_COLLECTIVE && D->summed_uniform && D->comm->ops->reduce_scatter;
+  return CIS_OK;
 }
 
 /* Where local part l receives the other parts' contributions to its rows:
@@ -109,7 +148,13 @@ static cis_status gather_whole(cis_dist_matrix *D, void *const *loc, int settle,
     CIS_TRY(dd_copy_async(at, loc[l], (size_t)P->rows * es, c->stream[l]));
   }
   const double ta = cis_wtime();
-  CIS_TRY(c->ops->bcast_parts(c, whole, D->plan.row_start, D->dtype));
+  if (D->summed_uniform) { /* in place: each part's block is its rows */
+    void *own[DIST_MAX_LOCAL];
+    for (int l = 0; l < D->nlocal; ++l) own[l] = (char *)whole[l] + (size_t)D->part[l].row0 * es;
+    CIS_TRY(c->ops->allgather(c, own, whole, D->plan.max_rows, D->dtype));
+  } else {
+    CIS_TRY(c->ops->bcast_parts(c, whole, D->plan.row_start, D->dtype));
+  }
   if (!dev) *tx += cis_wtime() - ta;
   st = CIS_OK;
 cleanup:
@@ -145,6 +190,10 @@ cis_status dist_summed_apply(cis_dist_matrix *D, double alpha, void *const *x, d
     if (dev) CIS_TRY(dd_event_record(P->ev_x, c->stream[l]));
     CIS_TRY(D->summed(D->summed_ctx, l, P->rank, P->xfull, P->ywhole, dev ? c->stream[l] : NULL));
     if (dev) CIS_TRY(dd_event_record(P->ev_y, c->stream[l]));
+    if (D->summed_collective) { /* the sum of my rows lands in the x buffer (x is done with) */
+      recv[l] = P->xfull;
+      continue;
+    }
     CIS_TRY(recv_buffer(D, l, &recv[l]));
     for (int q = 0; q < G; ++q) { /* my contribution to q's rows; q's to mine */
       if (q == P->rank) continue;
@@ -153,22 +202,37 @@ cis_status dist_summed_apply(cis_dist_matrix *D, double alpha, void *const *x, d
     }
   }
   ta = cis_wtime();
-  CIS_TRY(c->ops->exchange(c, snd, ns, rcv, nr, D->dtype));
+  if (D->summed_collective) {
+    void *parts_y[DIST_MAX_LOCAL];
+    for (int l = 0; l < D->nlocal; ++l) parts_y[l] = D->part[l].ywhole;
+    CIS_TRY(c->ops->reduce_scatter(c, parts_y, recv, D->plan.max_rows, D->dtype));
+  } else {
+    CIS_TRY(c->ops->exchange(c, snd, ns, rcv, nr, D->dtype));
+  }
   if (!dev) tx += cis_wtime() - ta;
+  /* the owner's sum: of the parts' contributions in rank order, or (after
+   * the reduce-scatter) of the one sum already made */
+  const int terms = D->summed_collective ? 1 : G;
   for (int l = 0; l < D->nlocal; ++l) {
     dist_part *P = &D->part[l];
-    const void *mine = (const char *)P->ywhole + (size_t)P->row0 * es;
+    const int own = D->summed_collective ? 0 : P->rank;
+    const void *mine = D->summed_collective ? recv[l] : (const char *)P->ywhole + (size_t)P->row0 * es;
     CIS_TRY(dist_set_dev(D, l));
     if (dev) {
       CIS_TRY(dd_event_record(P->ev_done, c->stream[l]));
-      CIS_TRY(dd_sum_parts(D->dtype, G, P->rank, P->rows, mine, recv[l], alpha, beta, y[l], c->stream[l]));
+      CIS_TRY(dd_sum_parts(D->dtype, terms, own, P->rows, mine, recv[l], alpha, beta, y[l], c->stream[l]));
       CIS_TRY(dd_stream_sync(c->stream[l]));
-      float gather = 0, exch = 0;
+      float gather = 0, exch = 0, work = 0;
       CIS_TRY(dd_event_ms(P->ev_start, P->ev_x, &gather));
       CIS_TRY(dd_event_ms(P->ev_y, P->ev_done, &exch));
       if ((gather + exch) / 1e3 > tx) tx = (gather + exch) / 1e3;
+      if (trace_parts()) {
+        CIS_TRY(dd_event_ms(P->ev_x, P->ev_y, &work));
+        fprintf(stderr, "summed product %lld part %d: gather %.2f ms, work %.2f ms, exchange (with the wait for the "
+                "others) %.2f ms\n", (long long)D->products, P->rank, gather, work, exch);
+      }
     } else {
-      dist_sum_parts_host(D->dtype, G, P->rank, P->rows, mine, recv[l], alpha, beta, y[l]);
+      dist_sum_parts_host(D->dtype, terms, own, P->rows, mine, recv[l], alpha, beta, y[l]);
     }
   }
   dist_count_product(D, tx, t0);

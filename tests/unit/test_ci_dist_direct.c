@@ -102,9 +102,10 @@ static cis_status add_scaled(void *ctx, int local, int rank, const void *x, void
   return CIS_OK;
 }
 
-static void summed_operator(void) {
+/* rs: the split (uniform or not); how: the sum asked for */
+static void summed_operator_split(const cis_int *rs, cis_dist_sum how) {
   enum { N = 1000, G = 3 };
-  cis_int n = N, rs[G + 1] = {0, 10, 600, N};
+  cis_int n = N;
   cis_dist_world *w = NULL;
   cis_dist_comm *c = NULL;
   cis_dist_matrix *M = NULL;
@@ -121,6 +122,9 @@ static void summed_operator(void) {
   cis_clear_error();
   CHECK_OK(cis_dist_matrix_create_summed(n, rs, NULL, CIS_F64, add_scaled, &n, c, &M));
   if (M) {
+    CHECK(cis_dist_summed_set_sum(M, (cis_dist_sum)7) == CIS_ERR_INVALID, "an unknown sum refused");
+    cis_clear_error();
+    CHECK_OK(cis_dist_summed_set_sum(M, how));
     CHECK_OK(cis_operator_from_dist(M, &op));
     CHECK_OK(cis_dist_vec_alloc(M, 2, &v));
     void *vy = (char *)v + N * sizeof(double);
@@ -130,12 +134,14 @@ static void summed_operator(void) {
     CHECK_OK(cis_dist_vec_download(M, got, vy, 1));
     double e = 0;
     for (int i = 0; i < N; ++i) e = fmax(e, fabs(got[i] - (3.0 * x[i] - 2.0 * y[i])));
-    CHECK(e <= 1e-14, "summed operator with alpha, beta: off by %.3g", e);
+    CHECK(e <= 1e-14, "summed operator (split %lld/%lld, sum %d) with alpha, beta: off by %.3g", (long long)rs[1],
+          (long long)rs[2], (int)how, e);
     CHECK_OK(cis_operator_apply(op, 1.0, v, 0.0, vy, NULL));
     CHECK_OK(cis_dist_vec_download(M, got, vy, 1));
     e = 0;
     for (int i = 0; i < N; ++i) e = fmax(e, fabs(got[i] - 6.0 * x[i]));
-    CHECK(e <= 1e-14, "summed operator: off by %.3g", e);
+    CHECK(e <= 1e-14, "summed operator (split %lld/%lld, sum %d): off by %.3g", (long long)rs[1], (long long)rs[2],
+          (int)how, e);
     CHECK(cis_dist_matrix_exchange_bytes(M) == 2 * (G - 1) * N * 8, "exchange volume 2 (G-1) n values");
   }
   cis_operator_free(op);
@@ -145,6 +151,18 @@ static void summed_operator(void) {
   free(x);
   free(y);
   free(got);
+}
+
+/* Unequal parts (broadcasts, then the rank-order sum whatever is asked) and
+ * a uniform split (the all-gather, then either sum) give the same product. */
+static void summed_operator(void) {
+  const cis_int unequal[4] = {0, 10, 600, 1000}, uniform[4] = {0, 334, 668, 1000};
+  summed_operator_split(unequal, CIS_DIST_SUM_RANK_ORDER);
+  summed_operator_split(unequal, CIS_DIST_SUM_COLLECTIVE);
+  summed_operator_split(uniform, CIS_DIST_SUM_RANK_ORDER);
+  summed_operator_split(uniform, CIS_DIST_SUM_COLLECTIVE);
+  CHECK(cis_dist_summed_set_sum(NULL, CIS_DIST_SUM_RANK_ORDER) == CIS_ERR_INVALID, "no operator refused");
+  cis_clear_error();
 }
 
 /* o's roots over 1..3 CPU parts against the one-process R1 (mode names the
