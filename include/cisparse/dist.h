@@ -231,9 +231,10 @@ typedef cis_status (*cis_dist_part_fn)(void *ctx, int local, int rank, const voi
  * ascending entries, row_start[0] = 0, row_start[parts] = n, every part at
  * least one row), and each product
  *   1. gathers every part's rows of x into a whole vector on every part: one
- *      in-place all-gather (ncclAllGather) when the split is uniform (every
- *      part but the last has row_start[1] rows: row_start[p] = p row_start[1];
- *      the whole vectors are then parts * row_start[1] values long), else
+ *      in-place all-gather (ncclAllGather) over more than 2 parts when the
+ *      split is uniform (every part but the last has row_start[1] rows:
+ *      row_start[p] = p row_start[1]; the whole vectors are then
+ *      parts * row_start[1] values long), else
  *      ncclBroadcast from each owner in one group (the all-gather of unequal
  *      parts); the fake comm copies,
  *   2. calls f on every local part (partial whole y),
@@ -264,7 +265,8 @@ typedef enum cis_dist_sum {
 } cis_dist_sum;
 
 /* Choose how the summed operator D sums (cis_dist_sum). COLLECTIVE takes
- * effect when D's split is uniform (cis_dist_matrix_create_summed) and the
+ * effect over more than 2 parts when D's split is uniform (both as for the
+ * all-gather of cis_dist_matrix_create_summed) and the
  * communicator offers a reduce-scatter (NCCL, fake), else the rank-order
  * sum stays. The environment's CISPARSE_DIST_SUM=rank|collective, when set,
  * overrides every choice (a diagnostic). CIS_ERR_INVALID when D is not a

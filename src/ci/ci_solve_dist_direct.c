@@ -149,18 +149,18 @@ cleanup:
 }
 
 /* Local part l's direct sigma on its GPU (made current here): its alpha
- * strings, a workspace of what its GPU has free after Davidson's share, a
- * margin and NCCL's buffers (made at the first exchange: about
- * CI_NCCL_RESERVE per peer). */
-static cis_status make_gpu_part(ci_run *r, ci_dist_direct *dd, int l, int parts, cis_int n) {
+ * strings, a workspace of what its GPU has free after Davidson's share
+ * (dav vectors of its `rows`, to the byte), a margin and NCCL's buffers
+ * (made at the first exchange: about CI_NCCL_RESERVE per peer). */
+static cis_status make_gpu_part(ci_run *r, ci_dist_direct *dd, int l, int parts, cis_int rows) {
   cis_status st;
   cis_ci_direct_gpu_opts go = cis_ci_direct_gpu_opts_default();
   const int rank = dd->first + l, dav = cis_davidson_vectors(r->nr, r->max_sub);
   cis_gpu_info gi;
-  go.vectors = (dav + parts - 1) / parts; /* Davidson's share (the whole vectors are allocated) */
+  go.vectors = 1; /* the whole vectors are allocated; the workspace below leaves the share */
   CIS_TRY(cis_dist_comm_use_part(dd->c, l));
   CIS_TRY(cis_gpu_get_info(&gi));
-  const double work = (double)gi.free_mem - 8.0 * (double)n * go.vectors - (double)CI_NCCL_RESERVE * parts -
+  const double work = (double)gi.free_mem - 8.0 * (double)rows * dav - (double)CI_NCCL_RESERVE * parts -
                       (double)CI_NCCL_INIT_RESERVE;
   go.work_bytes = work > (double)(256 << 20) ? (int64_t)work : (int64_t)256 << 20;
   CIS_TRY(ci_direct_gpu_create_part(r->D, &go, dd->alo[rank], dd->alo[rank + 1], &dd->G[l]));
@@ -223,7 +223,7 @@ cis_status ci_run_setup_dist_direct(ci_run *r) {
     char whys[PARTS_MAX][200]; /* a worker's message (each thread has its own), raised again here */
     CIS_PRAGMA(omp parallel for num_threads(dd->nlocal) schedule(static, 1) if (dd->nlocal > 1))
     for (int l = 0; l < dd->nlocal; ++l) {
-      pst[l] = make_gpu_part(r, dd, l, parts, n);
+      pst[l] = make_gpu_part(r, dd, l, parts, row_start[dd->first + l + 1] - row_start[dd->first + l]);
       snprintf(whys[l], sizeof whys[l], "%s", pst[l] == CIS_OK ? "" : cis_last_error());
     }
     for (int l = 0; l < dd->nlocal; ++l)

@@ -50,7 +50,7 @@ struct cis_dist_matrix {
   int64_t products;
   cis_dist_part_fn summed;  /* a summed operator (dist_summed.c): its parts' product, else NULL */
   void *summed_ctx;
-  int summed_uniform;       /* its split is uniform: all-gather and reduce-scatter layout */
+  int summed_uniform;       /* over more than 2 parts, its split uniform: the collectives' layout */
   int summed_collective;    /* its sum is the comm's reduce-scatter (cis_dist_summed_set_sum) */
 };
 
@@ -78,18 +78,22 @@ cis_status dist_part_get(const cis_dist_matrix *D, int l, void *host, const void
  * the part's status `pst` (it must not jump out); GPU parts each on a thread
  * of their own, so that the parts' work and waits overlap instead of running
  * one GPU after another, host parts in turn (their own OpenMP does the
- * rest). Then CIS_TRY of the first part's error. */
+ * rest). Then CIS_TRY of the first part's error, its message raised again
+ * on the calling thread (each thread has its own, status.h). */
 #define DIST_EACH_PART_WAITING(D, l, pst, body)                                                \
   do {                                                                                         \
     cis_status ps_[DIST_MAX_LOCAL];                                                            \
+    char pm_[DIST_MAX_LOCAL][200];                                                             \
     const int nl_ = (D)->nlocal, par_ = nl_ > 1 && (D)->where == CIS_MEM_DEVICE;               \
     CIS_PRAGMA(omp parallel for num_threads(nl_) schedule(static, 1) if (par_))                \
     for (int l = 0; l < nl_; ++l) {                                                            \
       cis_status pst = CIS_OK;                                                                 \
       body;                                                                                    \
       ps_[l] = pst;                                                                            \
+      if (pst != CIS_OK && par_) snprintf(pm_[l], sizeof pm_[l], "%s", cis_last_error());      \
     }                                                                                          \
-    for (int l = 0; l < nl_; ++l) CIS_TRY(ps_[l]);                                             \
+    for (int l = 0; l < nl_; ++l)                                                              \
+      if (ps_[l] != CIS_OK) CIS_TRY(par_ ? cis_error(ps_[l], "part %d: %s", l, pm_[l]) : ps_[l]); \
   } while (0)
 
 #endif
