@@ -111,6 +111,24 @@ cleanup:
   return st;
 }
 
+/* One group of 1-value all-reduces of device slots (NCCL aggregates the
+ * group's collectives into one launch per GPU), each local rank's on its
+ * stream (default: the comm's); no host synchronization. */
+static cis_status n_allreduce_slots(cis_dist_comm *c, double *const *slots, const int *src, const int *dst, int k,
+                                    const cis_stream *streams) {
+  cis_status st;
+  CIS_TRY(ready(c));
+  if (k == 0) return CIS_OK;
+  NCCL_TRY(ncclGroupStart());
+  for (int l = 0; l < c->nlocal; ++l)
+    for (int j = 0; j < k; ++j)
+      NCCL_TRY(ncclAllReduce(slots[l] + src[j], slots[l] + dst[j], 1, ncclDouble, ncclSum, NI(c)->comm[l],
+                             (cudaStream_t)(streams ? streams[l] : c->stream[l])));
+  NCCL_TRY(ncclGroupEnd());
+cleanup:
+  return st;
+}
+
 static cis_status n_allgather(cis_dist_comm *c, void *const *send, void *const *recv, cis_int count, cis_dtype t) {
   cis_status st;
   CIS_TRY(ready(c));
@@ -174,7 +192,8 @@ static void n_destroy(cis_dist_comm *c) {
   c->impl = NULL;
 }
 
-static const dist_comm_ops nccl_ops = {n_allreduce, n_allgather, n_exchange, n_bcast_parts, n_destroy};
+static const dist_comm_ops nccl_ops = {n_allreduce, n_allgather, n_exchange, n_bcast_parts, n_destroy,
+                                       n_allreduce_slots};
 
 /* The comm shell for nlocal local ranks on the given devices, streams made. */
 static cis_status shell(int ranks, int first, int nlocal, const int *devs, const char *name, cis_dist_comm **out) {
