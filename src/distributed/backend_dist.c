@@ -489,6 +489,20 @@ static cis_dist_matrix *dist_matrix_of(const cis_operator *A) {
 
 int kry_dist_resident(cis_solver_version v) { return v != CIS_VER_CUBLAS_L && v != CIS_VER_CUBLAS_N; }
 
+const char *cis_dist_solver_path(cis_solver_version v) {
+  if (!kry_dist_resident(v))
+    return "host scalars (every dot to the host, summed by cis_dist_allreduce_host; programs on the host)";
+  if (v == CIS_VER_CUDA)
+    return "device-resident scalars (each part's own; steps composed, each dot summed in stream order)";
+  if (v == CIS_VER_GRAPH)
+    return "device-resident scalars (each part's own; partial dots summed in stream order; graph runs merge_10's "
+           "loop over parts, KS_FLAG read every 10 iterations)";
+  return v == CIS_VER_MERGE_10 ? "device-resident scalars (each part's own; partial dots summed in stream order; "
+                                 "KS_FLAG read every 10 iterations)"
+                               : "device-resident scalars (each part's own; partial dots summed in stream order; "
+                                 "KS_FLAG read every iteration)";
+}
+
 /* y = A x is already in y: nothing to do (spmv_dots' dots after the product). */
 static cis_status already_applied(void *ctx, double alpha, const void *x, double beta, void *y, cis_stream s) {
   (void)ctx, (void)alpha, (void)x, (void)beta, (void)y, (void)s;

@@ -202,6 +202,11 @@ cis_status cis_dist_allreduce_host(cis_dist_comm *c, double *vals, int count) {
   return c->ops->allreduce_host(c, vals, count);
 }
 
+void cis_dist_comm_allreduces(const cis_dist_comm *c, int64_t *host, int64_t *slots) {
+  if (host) *host = c ? c->allreduces_host : 0;
+  if (slots) *slots = c ? c->allreduces_slots : 0;
+}
+
 #define SLOTS_MAX 8
 #define SLOTS_BUF (64 * SLOTS_MAX) /* host staging: DIST_MAX_LOCAL local ranks (dist_parts.h) x SLOTS_MAX */
 
