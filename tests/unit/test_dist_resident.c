@@ -11,14 +11,18 @@
  * and one thread per part. */
 #include <math.h>
 #include <pthread.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include "core/internal.h"
 #include "distributed/dist_matrix.h"
 #include "dist_counts.h"
+#include "dist_groups.h"
 #include "test_util.h"
 
 typedef struct job {
+  cis_status st;    /* and its message in err */
+  char err[256];
   const cis_csr *A;
   cis_dist_comm *c;
   cis_krylov_opts ko;
@@ -26,16 +30,15 @@ typedef struct job {
   void *x;          /* shared: each group downloads its own rows */
   int iterations;
   dist_counts before, after;
-  cis_status st;
-  char err[256];
 } job;
 
+/* The solve of one group: x0 = 0, the counters around cis_krylov_solve. */
 static void *run_job(void *arg) {
   job *J = arg;
-  cis_dist_matrix *D = NULL;
-  cis_operator *op = NULL;
-  void *v = NULL, *zero = NULL;
   cis_krylov_info info;
+  void *v = NULL, *zero = NULL;
+  cis_operator *op = NULL;
+  cis_dist_matrix *D = NULL;
   const cis_dtype t = J->A->dtype;
   const size_t vs = (size_t)J->A->rows * cis_dtype_size(t);
   cis_status st;
@@ -69,19 +72,10 @@ done:
 static void run_distributed(const job *tmpl, int G, int T, job *out) {
   cis_dist_world *w = NULL;
   job jobs[4];
-  pthread_t th[4];
   CHECK_OK(cis_dist_world_create(G, &w));
   if (!w) return;
-  for (int k = 0; k < T; ++k) {
-    int first = G * k / T, last = G * (k + 1) / T;
-    jobs[k] = *tmpl;
-    CHECK_OK(cis_dist_comm_fake(w, first, last - first, &jobs[k].c));
-  }
-  if (T == 1) run_job(&jobs[0]);
-  else {
-    for (int k = 0; k < T; ++k) pthread_create(&th[k], NULL, run_job, &jobs[k]);
-    for (int k = 0; k < T; ++k) pthread_join(th[k], NULL);
-  }
+  for (int k = 0; k < T; ++k) jobs[k] = *tmpl;
+  run_fake_groups(w, G, T, jobs, sizeof *jobs, offsetof(job, c), run_job);
   for (int k = 0; k < T; ++k) {
     CHECK(jobs[k].st == CIS_OK, "G=%d T=%d group %d: %s", G, T, k, jobs[k].err);
     CHECK(jobs[k].iterations == jobs[0].iterations, "G=%d T=%d: groups disagree on iterations (%d, %d)", G, T,
