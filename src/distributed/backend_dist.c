@@ -292,10 +292,6 @@ static cis_status flush_dots(kry_be *B) {
   return CIS_OK;
 }
 
-/* The fused versions of spmv_dots and step: the composition of steps.c (run
- * with the backend marked unfused for the call) with its dots deferred and
- * summed in one all-reduce, then the program. The dots of every step come
- * last (steps.c), so no operation of a step reads a slot its own dots write. */
 /* Resident: the sums of k partial dots, already in every part's slots
  * from[j], into dst[j] (through KS_SUMS.. unless in place), then prog. */
 static cis_status sum_and_take(kry_be *B, const int *from, const int *dst, int k, int prog) {
@@ -325,6 +321,11 @@ cleanup:
   return st;
 }
 
+/* Host scalars: the fused versions of spmv_dots and step are the
+ * composition of steps.c (run with the backend marked unfused for the call)
+ * with its dots deferred and summed in one all-reduce, then the program.
+ * The dots of every step come last (steps.c), so no operation of a step
+ * reads a slot its own dots write. */
 static cis_status d_spmv_dots(kry_be *B, const cis_operator *A, const void *x, void *y, const void *u0, int slot0,
                               const void *u1, int slot1, int prog) {
   cis_status st;

@@ -536,8 +536,12 @@ static cis_status g_spmv_dots(kry_be *B, const cis_operator *A, const void *x, v
   cis_status st;
   cis_spmv_view v;
   if (!A || !u0) return cis_error(CIS_ERR_INVALID, "spmv_dots: NULL operator or u0");
-  if ((st = check_slots(slot0, 1, "spmv_dots")) != CIS_OK) return st;
-  if (u1 && (st = check_slots(slot1, 1, "spmv_dots")) != CIS_OK) return st;
+  /* a scratch slot too: the distributed backend's partial dots (KS_SUMS..) */
+  for (int k = 0; k < (u1 ? 2 : 1); ++k) {
+    const int slot = k ? slot1 : slot0;
+    if (slot < 0 || slot >= KS_COUNT + N_SCRATCH)
+      return cis_error(CIS_ERR_INVALID, "spmv_dots: slot %d outside 0..%d", slot, KS_COUNT + N_SCRATCH - 1);
+  }
   cis_gpu_plan_view(A->plan, &v);
   if (v.kind != CIS_SPMV_NONE && v.t == B->dtype && v.rows == B->n && A->where == CIS_MEM_DEVICE) {
     B->launches++;
