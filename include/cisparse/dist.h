@@ -29,6 +29,7 @@
 #define CISPARSE_DIST_H
 
 #include "cisparse/operator.h"
+#include "cisparse/solver.h"
 #include "cisparse/types.h"
 
 #ifdef __cplusplus
@@ -147,6 +148,10 @@ CIS_API const char *cis_dist_comm_name(const cis_dist_comm *c);
 /* vals[l*count .. +count) of each local rank l: replaced by the sum over all
  * ranks (host doubles; summed in rank order on the fake comm). */
 CIS_API cis_status cis_dist_allreduce_host(cis_dist_comm *c, double *vals, int count);
+/* The all-reduces c has made so far: *host through cis_dist_allreduce_host
+ * (values to and from the host), *slots of solver scalars in stream order
+ * (the distributed backend's device-resident versions). NULL outputs skipped. */
+CIS_API void cis_dist_comm_allreduces(const cis_dist_comm *c, int64_t *host, int64_t *slots);
 
 /* ---- distributed matrix, vectors and operator ----------------------------- */
 
@@ -330,8 +335,14 @@ CIS_API cis_status cis_dist_vec_gather_host(cis_dist_matrix *D, void *host, int 
 
 /* The operator y = alpha*A*x + beta*y on distributed vectors (memory space
  * CIS_MEM_DIST); cis_krylov_solve and cis_davidson_operator run on it with a
- * distributed backend (dots through cis_dist_allreduce_host). D outlives it. */
+ * distributed backend (cis_dist_solver_path). D outlives it. */
 CIS_API cis_status cis_operator_from_dist(cis_dist_matrix *D, cis_operator **out);
+/* How cis_krylov_solve in version v runs on a distributed operator, in
+ * words: "device-resident scalars ..." (cuda, merge, merge_10, graph: each
+ * part keeps the solver's scalars, partial dots summed over the ranks in
+ * stream order, no host round trip per dot or product) or "host scalars
+ * ..." (cublasL, cublasN: every dot brought to the host). Never NULL. */
+CIS_API const char *cis_dist_solver_path(cis_solver_version v);
 
 #ifdef __cplusplus
 }

@@ -66,11 +66,14 @@ CIS_API cis_status cis_solver_version_parse(const char *s, cis_solver_version *v
 typedef struct cis_krylov_opts {
   cis_krylov_method method;
   cis_precond precond;         /* Jacobi needs the operator's diagonal (cis_operator_set_diagonal) */
-  cis_solver_version version;  /* device operators only (default merge_10) */
+  cis_solver_version version;  /* device and distributed operators (default merge_10); over
+                                  parts cublasL/cublasN keep the scalars on the host, the
+                                  others in each part (docs/multi-gpu.md) */
   double tol;                  /* relative residual ||r_k|| / ||b|| (default 1e-8) */
   int maxit;                   /* default 1000 */
   int check_every;             /* iterations between host reads of the residual (0 = the
-                                  version's: 1, or 10 for merge_10; graph never reads) */
+                                  version's: 1, or 10 for merge_10; graph never reads on one
+                                  GPU, every 10 over parts) */
   int stagnation;              /* end after this many iterations without a new smallest
                                   residual (0 = default 200, < 0 = never) */
   double *history;             /* if non-NULL: ||r_k|| / ||b|| for k = 0..history_len-1 */

@@ -318,7 +318,7 @@ static void direct_subspace(ci_run *r, cis_gpu_info *gi) {
    * NCCL's buffers on top of the workspace's third */
   const double whole = r->parts > 0 ? 2 * vec : 0;
   if (R->gpu && gi->free_mem > 0) {
-    const double fr = (double)gi->free_mem, nccl = r->parts > 0 ? (double)CI_NCCL_RESERVE * parts : 0;
+    const double fr = (double)gi->free_mem, nccl = r->parts > 0 ? ci_nccl_reserve(parts) : 0;
     const double reserve = (fr / 3 > 1073741824.0 ? fr / 3 : 1073741824.0) + nccl;
     const double per_part = floor((fr - reserve - whole) / vec) * vec;
     ci_fit_subspace(r, vec / parts, per_part);

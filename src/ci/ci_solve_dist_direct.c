@@ -151,7 +151,7 @@ cleanup:
 /* Local part l's direct sigma on its GPU (made current here): its alpha
  * strings, a workspace of what its GPU has free after Davidson's share
  * (dav vectors of its `rows`, to the byte), a margin and NCCL's buffers
- * (made at the first exchange: about CI_NCCL_RESERVE per peer). */
+ * (made at the first exchange: ci_nccl_reserve). */
 static cis_status make_gpu_part(ci_run *r, ci_dist_direct *dd, int l, int parts, cis_int rows) {
   cis_status st;
   cis_ci_direct_gpu_opts go = cis_ci_direct_gpu_opts_default();
@@ -160,8 +160,7 @@ static cis_status make_gpu_part(ci_run *r, ci_dist_direct *dd, int l, int parts,
   go.vectors = 1; /* the whole vectors are allocated; the workspace below leaves the share */
   CIS_TRY(cis_dist_comm_use_part(dd->c, l));
   CIS_TRY(cis_gpu_get_info(&gi));
-  const double work = (double)gi.free_mem - 8.0 * (double)rows * dav - (double)CI_NCCL_RESERVE * parts -
-                      (double)CI_NCCL_INIT_RESERVE;
+  const double work = (double)gi.free_mem - 8.0 * (double)rows * dav - ci_nccl_reserve(parts);
   go.work_bytes = work > (double)(256 << 20) ? (int64_t)work : (int64_t)256 << 20;
   CIS_TRY(ci_direct_gpu_create_part(r->D, &go, dd->alo[rank], dd->alo[rank + 1], &dd->G[l]));
   ci_direct_gpu_input_scratch(dd->G[l]); /* the gathered vector is the part's own copy */

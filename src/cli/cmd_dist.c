@@ -17,6 +17,7 @@ typedef struct dist_cli {
   long long gpus, cpu_parts, maxit, runs, eigs;
   double tol;
   int method, precond, gpus_given, cpu_given;
+  int version, verbose; /* solve: the solver version (default merge_10); --verbose: the path it runs */
   int mpi, mpi_gpu, device_given; /* --mpi, with --device gpu */
   cis_dist_exchange xk;
 } dist_cli;
@@ -58,16 +59,21 @@ static int parse(int argc, char **argv, dist_cli *o) {
       o->mpi = 1;
       continue;
     }
+    if (!strcmp(a, "--verbose")) {
+      o->verbose = 1;
+      continue;
+    }
     static const char *const known[] = {"--gpus", "--cpu-parts", "--format", "--kernel", "--exchange", "--method",
-                                        "--precond", "--tol", "--maxit", "--runs", "--repeat", "--eigs", "--device"};
+                                        "--precond", "--tol", "--maxit", "--runs", "--repeat", "--eigs", "--device",
+                                        "--version"};
     int is_known = 0;
     for (size_t k = 0; k < sizeof known / sizeof *known; ++k) is_known |= !strcmp(a, known[k]);
     if (!is_known)
       return cli_usage("%s: option '%s' is not available with --gpus / --cpu-parts / --mpi (these take --format "
                        "--kernel --exchange --runs --device (with --mpi)%s)", o->cmd, a,
-                       strcmp(o->cmd, "solve") ? "" : " --method --precond --tol --maxit --eigs");
+                       strcmp(o->cmd, "solve") ? "" : " --method --precond --tol --maxit --eigs --version --verbose");
     if (!strcmp(o->cmd, "bench") && (!strcmp(a, "--method") || !strcmp(a, "--precond") || !strcmp(a, "--tol") ||
-                                     !strcmp(a, "--maxit") || !strcmp(a, "--eigs")))
+                                     !strcmp(a, "--maxit") || !strcmp(a, "--eigs") || !strcmp(a, "--version")))
       return cli_usage("bench: %s belongs to cisparse solve", a);
     if (!v) return cli_usage("%s: %s needs a value", o->cmd, a);
     if (!strcmp(a, "--gpus")) {
@@ -87,6 +93,10 @@ static int parse(int argc, char **argv, dist_cli *o) {
       cis_krylov_method m;
       if (cis_krylov_method_parse(v, &m) != CIS_OK) return cli_usage("%s: --method '%s': %s", o->cmd, v, cis_last_error());
       o->method = (int)m;
+    } else if (!strcmp(a, "--version")) {
+      cis_solver_version sv;
+      if (cis_solver_version_parse(v, &sv) != CIS_OK) return cli_usage("%s: --version '%s': %s", o->cmd, v, cis_last_error());
+      o->version = (int)sv;
     } else if (!strcmp(a, "--precond")) {
       if (!strcmp(v, "none")) o->precond = CIS_PRECOND_NONE;
       else if (!strcmp(v, "jacobi")) o->precond = CIS_PRECOND_JACOBI;
@@ -112,6 +122,7 @@ static int parse(int argc, char **argv, dist_cli *o) {
   if (o->maxit < 1 || o->maxit > 2000000000LL) return cli_usage("%s: --maxit must be 1..2e9", o->cmd);
   if (o->eigs < 0 || o->eigs > 64) return cli_usage("%s: --eigs must be 1..64, got %lld", o->cmd, o->eigs);
   if (o->eigs && o->method == CIS_BICG) return cli_usage("%s: --eigs runs Davidson: drop --method", o->cmd);
+  if (o->eigs && o->version >= 0) return cli_usage("%s: --eigs runs Davidson: drop --version (Krylov solves only)", o->cmd);
   return 0;
 }
 
@@ -134,6 +145,7 @@ static int run(int argc, char **argv, const char *cmd) {
   o.maxit = 1000;
   o.runs = strcmp(cmd, "bench") ? 1 : 50;
   o.xk = CIS_XCHG_AUTO;
+  o.version = -1;
   m.on = cli_mpi_wanted(argc, argv);
   cli_mpi_parse_begin(&m);
   rc = parse(argc, argv, &o);
@@ -215,6 +227,8 @@ static int run(int argc, char **argv, const char *cmd) {
     ko.precond = (cis_precond)o.precond;
     ko.tol = o.tol;
     ko.maxit = (int)o.maxit;
+    if (o.version >= 0) ko.version = (cis_solver_version)o.version;
+    printf("version %s: %s\n", cis_solver_version_name(ko.version), cis_dist_solver_path(ko.version));
     if (ko.method == CIS_BICG) {
       int sym = 1; /* BiCG needs A^T: the same operator when A is symmetric */
       cis_csr *T = NULL;
@@ -230,7 +244,13 @@ static int run(int argc, char **argv, const char *cmd) {
     memset(h, 0, (size_t)n * sizeof *h);
     CIS_TRY(cis_dist_vec_upload(D, v, h, 1));
     cis_dist_matrix_reset_times(D);
+    int64_t ah0, as0, ah1, as1;
+    cis_dist_comm_allreduces(c, &ah0, &as0);
     CIS_TRY(cis_krylov_solve(op, v2, v, &ko, &info));
+    cis_dist_comm_allreduces(c, &ah1, &as1);
+    if (o.verbose)
+      printf("all-reduces of this process: %lld of scalar slots in stream order, %lld through the host\n",
+             (long long)(as1 - as0), (long long)(ah1 - ah0));
     double xs, ps, err = 0;
     int64_t np;
     cis_dist_matrix_times(D, &xs, &ps, &np);

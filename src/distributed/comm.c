@@ -10,6 +10,7 @@
 #include "core/internal.h"
 #include "distributed/dist_internal.h"
 
+
 struct cis_dist_world {
   int ranks, comms;          /* ranks; communicators made (the barrier's party) */
   int *owned;                /* [ranks] 1 once a comm drives it */
@@ -171,8 +172,9 @@ static cis_status fake_bcast_parts(cis_dist_comm *c, void *const *whole, const c
 
 static void fake_destroy(cis_dist_comm *c) { (void)c; }
 
-static const dist_comm_ops fake_ops = {fake_allreduce,   fake_allgather,      fake_exchange,
-                                       fake_bcast_parts, fake_reduce_scatter, fake_destroy};
+static const dist_comm_ops fake_ops = {fake_allreduce,   fake_allgather,      fake_exchange, fake_bcast_parts,
+                                       fake_reduce_scatter, fake_destroy,
+                                       NULL}; /* slots: through fake_allreduce */
 
 cis_status cis_dist_comm_fake(cis_dist_world *w, int first, int nlocal, cis_dist_comm **out) {
   cis_dist_comm *c;
@@ -220,7 +222,34 @@ cis_status cis_dist_comm_use_part(cis_dist_comm *c, int local) {
 cis_status cis_dist_allreduce_host(cis_dist_comm *c, double *vals, int count) {
   if (!c || (!vals && count > 0)) return cis_error(CIS_ERR_INVALID, "cis_dist_allreduce_host: NULL argument");
   if (count < 0) return cis_error(CIS_ERR_INVALID, "all-reduce of %d values", count);
+  c->allreduces_host++;
   return c->ops->allreduce_host(c, vals, count);
+}
+
+void cis_dist_comm_allreduces(const cis_dist_comm *c, int64_t *host, int64_t *slots) {
+  if (host) *host = c ? c->allreduces_host : 0;
+  if (slots) *slots = c ? c->allreduces_slots : 0;
+}
+
+#define SLOTS_MAX 8
+#define SLOTS_BUF (64 * SLOTS_MAX) /* host staging: DIST_MAX_LOCAL local ranks (dist_parts.h) x SLOTS_MAX */
+
+cis_status dist_allreduce_slots(cis_dist_comm *c, double *const *slots, const int *src, const int *dst, int k,
+                                const cis_stream *streams) {
+  double v[SLOTS_BUF];
+  if (!c || !slots || (k > 0 && (!src || !dst))) return cis_error(CIS_ERR_INVALID, "dist_allreduce_slots: NULL argument");
+  if (k < 0 || k > SLOTS_MAX) return cis_error(CIS_ERR_INVALID, "all-reduce of %d slots (at most %d)", k, SLOTS_MAX);
+  if (c->nlocal * k > SLOTS_BUF) return cis_error(CIS_ERR_UNSUPPORTED, "all-reduce of %d slots over %d local ranks", k, c->nlocal);
+  c->allreduces_slots++;
+  if (c->ops->allreduce_slots) return c->ops->allreduce_slots(c, slots, src, dst, k, streams);
+  if (c->where != CIS_MEM_HOST) return cis_error(CIS_ERR_UNSUPPORTED, "%s comm: no all-reduce of device slots", c->name);
+  for (int l = 0; l < c->nlocal; ++l) /* [l*k + j], as allreduce_host sums them */
+    for (int j = 0; j < k; ++j) v[l * k + j] = slots[l][src[j]];
+  cis_status st = c->ops->allreduce_host(c, v, k);
+  if (st != CIS_OK) return st;
+  for (int l = 0; l < c->nlocal; ++l)
+    for (int j = 0; j < k; ++j) slots[l][dst[j]] = v[l * k + j];
+  return CIS_OK;
 }
 
 void dist_gather_host(cis_dtype t, const void *x, const cis_idx *idx, cis_int n, void *out) {

@@ -164,7 +164,8 @@ static void h_destroy(cis_dist_comm *c) {
   c->impl = NULL;
 }
 
-static const dist_comm_ops mpi_host_ops = {h_allreduce, h_allgather, h_exchange, h_bcast_parts, NULL, h_destroy};
+static const dist_comm_ops mpi_host_ops = {h_allreduce, h_allgather, h_exchange, h_bcast_parts, NULL, h_destroy,
+                                           NULL}; /* slots: through h_allreduce (MPI_Allreduce) */
 
 /* MPI_Init has run (by the caller or cis_dist_mpi_init) and not MPI_Finalize. */
 static cis_status mpi_ready(const char *who) {

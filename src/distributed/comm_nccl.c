@@ -29,13 +29,31 @@
 #include <mpi.h>
 #endif
 
-#define NCCL_TRY(call)                                                                                     \
-  do {                                                                                                     \
-    ncclResult_t r_ = (call);                                                                              \
-    if (r_ != ncclSuccess) {                                                                               \
-      st = cis_error(CIS_ERR_CUDA, "%s:%d: %s: %s", __FILE__, __LINE__, #call, ncclGetErrorString(r_)); \
-      goto cleanup;                                                                                        \
-    }                                                                                                      \
+/* An NCCL failure as one line; a CUDA error under NCCL (most often its
+ * buffers, made at the first collective, finding the device full) names
+ * the CUDA error and the current device's free memory. */
+static cis_status nccl_failed(ncclResult_t r, const char *call, int line) {
+  if (r == ncclUnhandledCudaError) {
+    size_t fr = 0, tot = 0;
+    int dev = -1;
+    const cudaError_t e = cudaGetLastError();
+    cudaGetDevice(&dev);
+    cudaMemGetInfo(&fr, &tot);
+    cudaGetLastError();
+    return cis_error(CIS_ERR_CUDA, "%s (comm_nccl.c:%d): %s (CUDA: %s; GPU %d has %.2f GiB free: NCCL makes its "
+                     "buffers at the first exchange)", call, line, ncclGetErrorString(r), cudaGetErrorString(e), dev,
+                     fr / 1073741824.0);
+  }
+  return cis_error(CIS_ERR_CUDA, "%s (comm_nccl.c:%d): %s", call, line, ncclGetErrorString(r));
+}
+
+#define NCCL_TRY(call)                             \
+  do {                                             \
+    ncclResult_t r_ = (call);                      \
+    if (r_ != ncclSuccess) {                       \
+      st = nccl_failed(r_, #call, __LINE__);       \
+      goto cleanup;                                \
+    }                                              \
   } while (0)
 
 typedef struct nccl_impl {
@@ -107,6 +125,24 @@ static cis_status n_allreduce(cis_dist_comm *c, double *vals, int count) {
     CIS_CUDA_TRY(cudaSetDevice(c->device[l]));
     CIS_CUDA_TRY(cudaStreamSynchronize((cudaStream_t)c->stream[l]));
   }
+cleanup:
+  return st;
+}
+
+/* One group of 1-value all-reduces of device slots (NCCL aggregates the
+ * group's collectives into one launch per GPU), each local rank's on its
+ * stream (default: the comm's); no host synchronization. */
+static cis_status n_allreduce_slots(cis_dist_comm *c, double *const *slots, const int *src, const int *dst, int k,
+                                    const cis_stream *streams) {
+  cis_status st;
+  CIS_TRY(ready(c));
+  if (k == 0) return CIS_OK;
+  NCCL_TRY(ncclGroupStart());
+  for (int l = 0; l < c->nlocal; ++l)
+    for (int j = 0; j < k; ++j)
+      NCCL_TRY(ncclAllReduce(slots[l] + src[j], slots[l] + dst[j], 1, ncclDouble, ncclSum, NI(c)->comm[l],
+                             (cudaStream_t)(streams ? streams[l] : c->stream[l])));
+  NCCL_TRY(ncclGroupEnd());
 cleanup:
   return st;
 }
@@ -186,7 +222,8 @@ static void n_destroy(cis_dist_comm *c) {
   c->impl = NULL;
 }
 
-static const dist_comm_ops nccl_ops = {n_allreduce, n_allgather, n_exchange, n_bcast_parts, n_reduce_scatter, n_destroy};
+static const dist_comm_ops nccl_ops = {n_allreduce,      n_allgather, n_exchange,       n_bcast_parts,
+                                       n_reduce_scatter, n_destroy,   n_allreduce_slots};
 
 /* The comm shell for nlocal local ranks on the given devices, streams made. */
 static cis_status shell(int ranks, int first, int nlocal, const int *devs, const char *name, cis_dist_comm **out) {

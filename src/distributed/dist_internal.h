@@ -31,6 +31,10 @@ typedef struct dist_comm_ops {
    * rank order). NULL: not offered (the caller sends point to point). */
   cis_status (*reduce_scatter)(cis_dist_comm *c, void *const *send, void *const *recv, cis_int count, cis_dtype t);
   void (*destroy)(cis_dist_comm *c);
+  /* dist_allreduce_slots on device buffers, in stream order (NULL: host
+   * comms, served by allreduce_host) */
+  cis_status (*allreduce_slots)(cis_dist_comm *c, double *const *slots, const int *src, const int *dst, int k,
+                                const cis_stream *streams);
 } dist_comm_ops;
 
 struct cis_dist_comm {
@@ -41,7 +45,19 @@ struct cis_dist_comm {
   int *device;         /* [nlocal] CUDA device of each local rank (device comms) */
   cis_stream *stream;  /* [nlocal] the stream NCCL calls go on (device comms) */
   void *impl;
+  int64_t allreduces_host;  /* calls of cis_dist_allreduce_host so far */
+  int64_t allreduces_slots; /* calls of dist_allreduce_slots so far */
 };
+
+/* The scalar slots of the local ranks' solver backends summed over all
+ * ranks: slots[l][dst[j]] = sum over ranks r of rank r's slots[src[j]], for
+ * j < k (<= 8; dst == src: in place). The slot arrays are in the comm's
+ * memory: host doubles on host comms (summed in rank order through
+ * allreduce_host), device doubles on NCCL comms, where the sums are enqueued
+ * on streams[l] (one group of 1-value ncclAllReduce calls, which NCCL
+ * aggregates) without any host synchronization. */
+cis_status dist_allreduce_slots(cis_dist_comm *c, double *const *slots, const int *src, const int *dst, int k,
+                                const cis_stream *streams);
 
 /* ---- device helpers (src/distributed/gpu/dist_dev.c; nogpu stubs) ---- */
 cis_status dd_set_device(int dev);
@@ -53,6 +69,7 @@ cis_status dd_event_create(void **e);
 void dd_event_destroy(void *e);
 cis_status dd_event_record(void *e, cis_stream s);
 cis_status dd_stream_wait(cis_stream s, void *e);
+cis_status dd_event_sync(void *e); /* the host waits until e's record is done */
 cis_status dd_event_ms(void *start, void *end, float *ms);
 cis_status dd_copy_async(void *dst, const void *src, size_t bytes, cis_stream s); /* any direction */
 /* out[k] = x[idx[k]], k < n (device arrays; dist_gather.cu) */

@@ -27,14 +27,13 @@ static cis_status block_store(cis_dist_matrix *D, int l, const cis_csr *blk, con
   const char *format = o->format ? o->format : "auto", *kernel = o->kernel;
   if (!strcmp(format, "auto")) { /* each block by the rule for where it is multiplied */
     cis_format_choice ch;
-    const cis_dtype t = fp.dtype;
     CIS_TRY(dist_on_device(D) ? cis_format_auto(c ? c : blk, D->dtype, &ch)
                               : cis_format_auto_cpu(c ? c : blk, D->dtype, &ch));
     format = ch.format;
     fp = ch.params;
-    fp.dtype = t;
     if (!kernel && dist_on_device(D)) kernel = ch.kernel;
   }
+  fp.dtype = D->dtype; /* the blocks in the vectors' dtype (float too) */
   CIS_TRY(cis_matrix_create(c ? c : blk, format, &fp, &m));
   if (!dist_on_device(D)) {
     *M = m;
@@ -305,6 +304,7 @@ void cis_dist_matrix_free(cis_dist_matrix *D) {
       dd_event_destroy(P->ev_done);
       dd_event_destroy(P->ev_y);
     }
+  if (D->part) dist_product_free(D);
   cis_free(D->part);
   dist_plan_clear(&D->plan);
   cis_free(D->diag);
@@ -337,6 +337,9 @@ int64_t cis_dist_matrix_exchange_bytes(const cis_dist_matrix *D) {
 }
 
 void cis_dist_matrix_times(const cis_dist_matrix *D, double *exchange_s, double *product_s, int64_t *products) {
+  /* the products in stream order not yet read back: their times are part of
+   * D's logical state (the public contract takes D const) */
+  if (D && dist_times_flush((cis_dist_matrix *)D) != CIS_OK) cis_clear_error();
   if (exchange_s) *exchange_s = D ? D->t_exchange : 0;
   if (product_s) *product_s = D ? D->t_product : 0;
   if (products) *products = D ? D->products : 0;
@@ -347,6 +350,7 @@ void cis_dist_matrix_setup_times(const cis_dist_matrix *D, double *split_s, doub
 }
 void cis_dist_matrix_reset_times(cis_dist_matrix *D) {
   if (!D) return;
+  if (dist_times_flush(D) != CIS_OK) cis_clear_error(); /* read, then dropped with the rest */
   D->t_exchange = D->t_product = 0;
   D->products = 0;
 }

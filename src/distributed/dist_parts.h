@@ -24,7 +24,14 @@ typedef struct dist_part {
   cis_idx *idx;             /* all-gather: unpack positions in xfull; p2p: pack indices */
   cis_stream compute;       /* device: the stream of the two products */
   void *ev_x, *ev_start, *ev_done, *ev_y;
+  void **ring;              /* device, products in stream order: DIST_RING x {x, start, done, y} events */
 } dist_part;
+
+/* Products in stream order (dist_apply_after) whose times are read back
+ * later: each records its events in the next of DIST_RING entries, and an
+ * entry's times are read when it is reused (long finished by then) or when
+ * the times are asked for (dist_times_flush). */
+#define DIST_RING 32
 
 typedef struct dist_vec {
   char *base;               /* reserved, inaccessible: the handle */
@@ -52,6 +59,9 @@ struct cis_dist_matrix {
   void *summed_ctx;
   int summed_uniform;       /* over more than 2 parts, its split uniform: the collectives' layout */
   int summed_collective;    /* its sum is the comm's reduce-scatter (cis_dist_summed_set_sum) */
+  dist_msg *snd, *rcv;      /* point-to-point messages of a product, allocated by the first */
+  int ring_next;            /* the ring entry the next product in stream order takes */
+  unsigned char ring_busy[DIST_RING]; /* recorded, times not yet read */
 };
 
 /* One product done: tx seconds of exchange, started at wall clock t0. */
@@ -60,6 +70,19 @@ static inline void dist_count_product(cis_dist_matrix *D, double tx, double t0) 
   D->t_product += cis_wtime() - t0;
   D->products++;
 }
+
+/* y_l = A x_l on the local parts (exchange included), for the
+ * device-resident backend: on device parts ordered after the work already
+ * on after[l] (the part backend's stream), which then waits for the
+ * product's end; no host synchronization (a summed operator: after[l]
+ * synchronized first, then its product). Host parts: done on return. Its
+ * times are read later (dist_times_flush). */
+cis_status dist_apply_after(cis_dist_matrix *D, void *const *x, void *const *y, const cis_stream *after);
+/* The exchange and product times of the products in stream order added to
+ * D's (each waited for; nothing to do without any). */
+cis_status dist_times_flush(cis_dist_matrix *D);
+/* The ring's events and the message arrays freed (cis_dist_matrix_free). */
+void dist_product_free(cis_dist_matrix *D);
 
 /* The product of a summed operator on the local parts (dist_summed.c). */
 cis_status dist_summed_apply(cis_dist_matrix *D, double alpha, void *const *x, double beta, void *const *y);

@@ -49,33 +49,121 @@ static cis_status p2p_messages(cis_dist_matrix *D, void *const *xr, dist_msg *sn
   return CIS_OK;
 }
 
-/* y_l = alpha A x_l + beta y_l on the local parts, exchange included; the
- * device streams are synchronized on return. */
-static cis_status dist_apply_local(cis_dist_matrix *D, double alpha, void *const *x, double beta, void *const *y) {
+/* The events of ring entry e of part P: x (the product's start on the
+ * backend's stream), start (the exchange's on the comm stream), done (the
+ * exchange's end), y (the product's end on the compute stream). */
+#define RING_EV(P, e, k) ((P)->ring[4 * (e) + (k)])
+enum { EV_X, EV_START, EV_DONE, EV_Y };
+
+/* Ring entry e's times added to D's (its products waited for). */
+static cis_status ring_read(cis_dist_matrix *D, int e) {
+  cis_status st;
+  float tx = 0, tp = 0;
+  for (int l = 0; l < D->nlocal; ++l) {
+    dist_part *P = &D->part[l];
+    float ms;
+    CIS_TRY(dist_set_dev(D, l));
+    CIS_TRY(dd_event_sync(RING_EV(P, e, EV_Y)));
+    CIS_TRY(dd_event_ms(RING_EV(P, e, EV_START), RING_EV(P, e, EV_DONE), &ms));
+    if (ms > tx) tx = ms; /* the slowest part's */
+    CIS_TRY(dd_event_ms(RING_EV(P, e, EV_X), RING_EV(P, e, EV_Y), &ms));
+    if (ms > tp) tp = ms;
+  }
+  D->t_exchange += tx / 1e3;
+  D->t_product += tp / 1e3;
+  D->ring_busy[e] = 0;
+  st = CIS_OK;
+cleanup:
+  return st;
+}
+
+cis_status dist_times_flush(cis_dist_matrix *D) {
+  for (int k = 0; k < DIST_RING; ++k) { /* oldest first */
+    int e = (D->ring_next + k) % DIST_RING;
+    if (D->ring_busy[e]) {
+      cis_status st = ring_read(D, e);
+      if (st != CIS_OK) return st;
+    }
+  }
+  return CIS_OK;
+}
+
+/* The next ring entry (the events made by the first product in stream
+ * order), its earlier times read first. */
+static cis_status ring_take(cis_dist_matrix *D, int *e) {
+  cis_status st;
+  for (int l = 0; l < D->nlocal; ++l) {
+    dist_part *P = &D->part[l];
+    if (P->ring) continue;
+    CIS_TRY(dist_set_dev(D, l));
+    CIS_TRY(cis_alloc_zeroed((void **)&P->ring, 4 * DIST_RING, sizeof(void *), "product events"));
+    for (int k = 0; k < 4 * DIST_RING; ++k) CIS_TRY(dd_event_create(&P->ring[k]));
+  }
+  *e = D->ring_next;
+  if (D->ring_busy[*e]) CIS_TRY(ring_read(D, *e));
+  D->ring_next = (*e + 1) % DIST_RING;
+  st = CIS_OK;
+cleanup:
+  return st;
+}
+
+void dist_product_free(cis_dist_matrix *D) {
+  for (int l = 0; l < D->nlocal; ++l) {
+    dist_part *P = &D->part[l];
+    if (!P->ring) continue;
+    dist_set_dev(D, l);
+    for (int k = 0; k < 4 * DIST_RING; ++k) dd_event_destroy(P->ring[k]);
+    cis_free(P->ring);
+    P->ring = NULL;
+  }
+  cis_free(D->snd);
+  cis_free(D->rcv);
+  D->snd = D->rcv = NULL;
+}
+
+/* y_l = alpha A x_l + beta y_l on the local parts, exchange included.
+ * after == NULL: the device streams are synchronized on return, the times
+ * counted now. Else (device parts) the product runs after the work on
+ * after[l] and after[l] waits for its end: nothing waits on the host, the
+ * times go through the ring. */
+static cis_status dist_apply_local(cis_dist_matrix *D, double alpha, void *const *x, double beta, void *const *y,
+                                   const cis_stream *after) {
   cis_status st;
   cis_dist_comm *c = D->comm;
   const dist_plan *pl = &D->plan;
   size_t es = cis_dtype_size(D->dtype);
-  int dev = dist_on_device(D), G = pl->parts, ag = pl->kind == CIS_XCHG_ALLGATHER;
+  int dev = dist_on_device(D), G = pl->parts, ag = pl->kind == CIS_XCHG_ALLGATHER, e = 0;
   void *stage[DIST_MAX_LOCAL], *xfull[DIST_MAX_LOCAL], *xr[DIST_MAX_LOCAL];
-  dist_msg *snd = NULL, *rcv = NULL;
   double t0 = cis_wtime(), tx = 0;
-  if (D->summed) return dist_summed_apply(D, alpha, x, beta, y);
+  if (!dev) after = NULL; /* host parts: in order anyway */
+  if (D->summed) {
+    for (int l = 0; after && l < D->nlocal; ++l) {
+      CIS_TRY(dist_set_dev(D, l));
+      CIS_TRY(dd_stream_sync(after[l]));
+    }
+    return dist_summed_apply(D, alpha, x, beta, y);
+  }
   for (int l = 0; l < D->nlocal; ++l) {
     stage[l] = D->part[l].stage;
     xfull[l] = D->part[l].xfull;
     xr[l] = D->part[l].xr;
   }
-  if (!ag) {
-    CIS_TRY(cis_alloc_array((void **)&snd, (int64_t)D->nlocal * G + 1, sizeof *snd, "exchange messages"));
-    CIS_TRY(cis_alloc_array((void **)&rcv, (int64_t)D->nlocal * G + 1, sizeof *rcv, "exchange messages"));
+  if (!ag && !D->snd) { /* once: the same messages every product */
+    CIS_TRY(cis_alloc_array((void **)&D->snd, (int64_t)D->nlocal * G + 1, sizeof *D->snd, "exchange messages"));
+    CIS_TRY(cis_alloc_array((void **)&D->rcv, (int64_t)D->nlocal * G + 1, sizeof *D->rcv, "exchange messages"));
   }
+  if (after) CIS_TRY(ring_take(D, &e));
   /* 1. start the exchange: pack x (comm stream, after x is ready) */
   for (int l = 0; l < D->nlocal; ++l) {
     dist_part *P = &D->part[l];
     if (dev) {
       CIS_TRY(dist_set_dev(D, l));
-      CIS_TRY(dd_event_record(P->ev_start, c->stream[l]));
+      if (after) { /* x and y are the backend's: both streams start after its work */
+        CIS_TRY(dd_event_record(RING_EV(P, e, EV_X), after[l]));
+        CIS_TRY(dd_stream_wait(c->stream[l], RING_EV(P, e, EV_X)));
+        CIS_TRY(dd_stream_wait(P->compute, RING_EV(P, e, EV_X)));
+      }
+      CIS_TRY(dd_event_record(after ? RING_EV(P, e, EV_START) : P->ev_start, c->stream[l]));
       if (ag) CIS_TRY(dd_copy_async(P->stage, x[l], (size_t)P->rows * es, c->stream[l]));
       else CIS_TRY(dd_gather(D->dtype, x[l], P->idx, P->nsend, P->sendbuf, c->stream[l]));
     } else {
@@ -91,8 +179,8 @@ static cis_status dist_apply_local(cis_dist_matrix *D, double alpha, void *const
     if (ag) CIS_TRY(c->ops->allgather(c, stage, xfull, pl->max_rows, D->dtype));
     else {
       int ns, nr;
-      CIS_TRY(p2p_messages(D, xr, snd, &ns, rcv, &nr));
-      CIS_TRY(c->ops->exchange(c, snd, ns, rcv, nr, D->dtype));
+      CIS_TRY(p2p_messages(D, xr, D->snd, &ns, D->rcv, &nr));
+      CIS_TRY(c->ops->exchange(c, D->snd, ns, D->rcv, nr, D->dtype));
     }
     if (!dev) tx += cis_wtime() - ta;
   }
@@ -100,6 +188,7 @@ static cis_status dist_apply_local(cis_dist_matrix *D, double alpha, void *const
    *    exchange is in flight), then unpack and the remote products */
   for (int l = 0; l < D->nlocal; ++l) {
     dist_part *P = &D->part[l];
+    void *done = after ? RING_EV(P, e, EV_DONE) : P->ev_done;
     CIS_TRY(dist_set_dev(D, l));
     CIS_TRY(spmv_block(D, P->Ml, P->Pl, alpha, x[l], beta, y[l], P->compute));
     if (ag) {
@@ -111,10 +200,19 @@ static cis_status dist_apply_local(cis_dist_matrix *D, double alpha, void *const
       }
     }
     if (dev) {
-      CIS_TRY(dd_event_record(P->ev_done, c->stream[l]));
-      CIS_TRY(dd_stream_wait(P->compute, P->ev_done));
+      CIS_TRY(dd_event_record(done, c->stream[l]));
+      CIS_TRY(dd_stream_wait(P->compute, done));
     }
     CIS_TRY(spmv_block(D, P->Mr, P->Pr, alpha, P->xr, 1.0, y[l], P->compute));
+    if (after) { /* the backend's stream goes on once y is complete */
+      CIS_TRY(dd_event_record(RING_EV(P, e, EV_Y), P->compute));
+      CIS_TRY(dd_stream_wait(after[l], RING_EV(P, e, EV_Y)));
+    }
+  }
+  if (after) { /* the times when the entry is reused or asked for */
+    D->ring_busy[e] = 1;
+    D->products++;
+    return CIS_OK;
   }
   if (dev) /* the product is complete on return (the backends' streams follow) */
     for (int l = 0; l < D->nlocal; ++l) {
@@ -127,9 +225,11 @@ static cis_status dist_apply_local(cis_dist_matrix *D, double alpha, void *const
   dist_count_product(D, tx, t0);
   st = CIS_OK;
 cleanup:
-  cis_free(snd);
-  cis_free(rcv);
   return st;
+}
+
+cis_status dist_apply_after(cis_dist_matrix *D, void *const *x, void *const *y, const cis_stream *after) {
+  return dist_apply_local(D, 1.0, x, 0.0, y, after);
 }
 
 static cis_status dist_apply(void *ctx, double alpha, const void *x, double beta, void *y, cis_stream s) {
@@ -139,7 +239,7 @@ static cis_status dist_apply(void *ctx, double alpha, const void *x, double beta
   (void)s;
   if ((st = dist_vec_resolve(D, x, xl, NULL)) != CIS_OK) return st;
   if ((st = dist_vec_resolve(D, y, yl, NULL)) != CIS_OK) return st;
-  return dist_apply_local(D, alpha, xl, beta, yl);
+  return dist_apply_local(D, alpha, xl, beta, yl, NULL);
 }
 
 cis_status cis_operator_from_dist(cis_dist_matrix *D, cis_operator **out) {

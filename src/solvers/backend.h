@@ -22,7 +22,14 @@
  * Coefficients are kry_coef: c * s[slot] (slot < 0: the immediate c), so the
  * same call serves cuBLAS host mode, device-resident scalars and Davidson's
  * host scalars. Unless stated, operations are enqueued on the backend's
- * stream without synchronizing; `get_scalars` and `download` synchronize. */
+ * stream without synchronizing; `get_scalars` and `download` synchronize.
+ *
+ * The distributed backend (src/distributed/backend_dist.c) runs one of these
+ * backends per local part. In the device-resident versions (cuda, merge,
+ * merge_10, graph) it reaches each part's slots through `slots`, sums the
+ * parts' partial dots over the ranks in stream order and lets `take_sums`
+ * move the sums into their slots and run the program on every part; in
+ * cublasL and cublasN its slots live on the host. */
 #ifndef CISPARSE_BACKEND_H
 #define CISPARSE_BACKEND_H
 
@@ -133,6 +140,15 @@ typedef struct kry_be_ops {
                      int check_every);
   cis_status (*sync)(kry_be *B);
   void (*destroy)(kry_be *B);
+  /* ---- for a backend that runs this one as a part (backend_dist.c) ---- */
+  /* *s = the slot array (KS_COUNT + KS_SCRATCH doubles) and *where its
+   * memory: the host for the host backend and cublasL, the device for the
+   * other device versions. NULL: not available. */
+  cis_status (*slots)(kry_be *B, double **s, cis_memspace *where);
+  /* Unless KS_FLAG is set: s[dst[j]] = s[src + j] for j < k (k <= KS_NSUMS);
+   * then prog. In stream order, no synchronization (a one-thread kernel on
+   * the device). NULL: not available. */
+  cis_status (*take_sums)(kry_be *B, const int *dst, int k, int src, int prog);
 } kry_be_ops;
 
 struct kry_be {
@@ -172,6 +188,9 @@ cis_status kry_sparse(kry_be *B, void *x, cis_int nnz, const cis_int *idx, const
 cis_status kry_spmv_dots(kry_be *B, const cis_operator *A, const void *x, void *y, const void *u0,
                          int slot0, const void *u1, int slot1, int prog);
 cis_status kry_step_run(kry_be *B, kry_step step, const kry_vecs *v, int prog);
+/* The slots step `step` writes its dots to (in order; precond: a dinv is
+ * given) into slot[0..), at most 2; returns their number. */
+int kry_step_dots(kry_step step, int precond, int *slot);
 /* The iteration loop (B->ops->loop or the plain one). */
 cis_status kry_loop(kry_be *B, cis_status (*iteration)(void *ctx), void *ctx, int max_iters,
                     int check_every);

@@ -10,7 +10,7 @@
 #include "solvers/backend.h"
 
 typedef struct host_impl {
-  double s[KS_COUNT];
+  double s[KS_COUNT + KS_SCRATCH];
   double *hist;
   int nt; /* OpenMP threads for one n-vector operation (1 for small n) */
 } host_impl;
@@ -179,10 +179,22 @@ static cis_status h_gemv(kry_be *B, double a, const void *V, const double *h, in
   return CIS_OK;
 }
 
+static cis_status h_slots(kry_be *B, double **s, cis_memspace *where) {
+  *s = HI(B)->s;
+  *where = CIS_MEM_HOST;
+  return CIS_OK;
+}
+static cis_status h_take_sums(kry_be *B, const int *dst, int k, int src, int prog) {
+  double *s = HI(B)->s;
+  if (s[KS_FLAG] == KF_RUNNING)
+    for (int j = 0; j < k; ++j) s[dst[j]] = s[src + j];
+  return h_run_prog(B, prog);
+}
+
 static const kry_be_ops host_ops = {
     h_alloc, h_release, h_upload, h_download, h_set_scalars, h_get_scalars, h_run_prog, h_get_history,
     h_apply, h_copy, h_fill, h_axpy, h_xpay, h_scal, h_mul, h_dot, h_dot_host, h_combine, h_dav_precond,
-    h_sparse, h_dots_host, h_gemv, NULL, NULL, NULL, h_sync, h_destroy};
+    h_sparse, h_dots_host, h_gemv, NULL, NULL, NULL, h_sync, h_destroy, h_slots, h_take_sums};
 
 cis_status kry_be_host_create(cis_int n, cis_dtype t, int hist_len, kry_be **out) {
   cis_status st;

@@ -48,6 +48,14 @@ enum kry_slot {
   KS_COUNT
 };
 
+/* Scratch slots after the KS_COUNT named ones (every backend holds
+ * KS_COUNT + KS_SCRATCH): KS_COUNT is the device backend's dot_host slot,
+ * KS_SUMS .. KS_SUMS + KS_NSUMS - 1 receive the distributed backend's sums
+ * of the parts' partial dots before `take_sums` moves them into their slots. */
+#define KS_SCRATCH 8
+#define KS_SUMS (KS_COUNT + 1)
+#define KS_NSUMS 4
+
 /* KS_FLAG values: 1 + cis_krylov_end. */
 enum kry_flag {
   KF_RUNNING = 0,

@@ -146,9 +146,12 @@ cis_status cis_krylov_solve(const cis_operator *A, const void *b, void *x, const
   memset(&S, 0, sizeof S);
   if (info) memset(info, 0, sizeof *info);
   if ((st = check_args(A, b, x, o)) != CIS_OK) return st;
-  int device = cis_operator_memspace(A) == CIS_MEM_DEVICE;
+  int device = cis_operator_memspace(A) == CIS_MEM_DEVICE, dist = cis_operator_memspace(A) == CIS_MEM_DIST;
   int hist_len = o->history ? o->history_len : 0;
-  int check = o->check_every > 0 ? o->check_every : (device && o->version == CIS_VER_MERGE_10 ? 10 : 1);
+  /* KS_FLAG read every 10 iterations: merge_10 on the device; over parts
+   * also graph, which runs merge_10's loop there (backend_dist.c) */
+  int every10 = o->version == CIS_VER_MERGE_10 || (dist && o->version == CIS_VER_GRAPH);
+  int check = o->check_every > 0 ? o->check_every : ((device || dist) && every10 ? 10 : 1);
   CIS_TRY(kry_be_for(A, o->version, hist_len, &B));
   CIS_TRY(kry_nrm2(B, b, &bnorm)); /* scaled: only NaN or Inf in b make it non-finite */
   if (!isfinite(bnorm)) {

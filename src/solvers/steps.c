@@ -88,6 +88,24 @@ cleanup:
   return st;
 }
 
+int kry_step_dots(kry_step step, int precond, int *slot) {
+  switch (step) {
+    case KRY_STEP_CG_UPDATE:
+      if (!precond) {
+        slot[0] = KS_RR;
+        return 1;
+      }
+      /* fall through */
+    case KRY_STEP_BICG_UPDATE:
+    case KRY_STEP_BICGSTAB_XR:
+      slot[0] = KS_RHO_NEW;
+      slot[1] = KS_RR;
+      return 2;
+    default:
+      return 0;
+  }
+}
+
 cis_status kry_loop(kry_be *B, cis_status (*iteration)(void *ctx), void *ctx, int max_iters, int check_every) {
   cis_status st;
   double flag = 0;

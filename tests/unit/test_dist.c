@@ -11,9 +11,11 @@
  * each part asking only for its own rows; its refusals and allocation
  * failures. */
 #include <pthread.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include "core/internal.h"
+#include "dist_groups.h"
 #include "distributed/dist_matrix.h"
 #include "test_util.h"
 
@@ -269,19 +271,10 @@ done:
 static cis_status run_distributed(job tmpl, int G, int T) {
   cis_dist_world *w = NULL;
   job jobs[8];
-  pthread_t th[8];
   cis_status st = CIS_OK;
   if (cis_dist_world_create(G, &w) != CIS_OK) return CIS_ERR_ALLOC;
-  for (int t = 0; t < T; ++t) {
-    int first = G * t / T, last = G * (t + 1) / T;
-    jobs[t] = tmpl;
-    CHECK_OK(cis_dist_comm_fake(w, first, last - first, &jobs[t].c));
-  }
-  if (T == 1) run_job(&jobs[0]);
-  else {
-    for (int t = 0; t < T; ++t) pthread_create(&th[t], NULL, run_job, &jobs[t]);
-    for (int t = 0; t < T; ++t) pthread_join(th[t], NULL);
-  }
+  for (int t = 0; t < T; ++t) jobs[t] = tmpl;
+  run_fake_groups(w, G, T, jobs, sizeof *jobs, offsetof(job, c), run_job);
   for (int t = 0; t < T; ++t) {
     if (jobs[t].st != CIS_OK) {
       fprintf(stderr, "  G=%d T=%d group %d: %s\n", G, T, t, jobs[t].err);

@@ -38,6 +38,7 @@ cis_status dd_stream_wait(cis_stream s, void *e) {
   CU_RET(cudaStreamWaitEvent((cudaStream_t)s, (cudaEvent_t)e, 0));
   return CIS_OK;
 }
+cis_status dd_event_sync(void *e) { CU_RET(cudaEventSynchronize((cudaEvent_t)e)); return CIS_OK; }
 cis_status dd_event_ms(void *start, void *end, float *ms) {
   CU_RET(cudaEventElapsedTime(ms, (cudaEvent_t)start, (cudaEvent_t)end));
   return CIS_OK;

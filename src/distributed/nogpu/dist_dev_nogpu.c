@@ -14,6 +14,7 @@ cis_status dd_event_create(void **e) { *e = NULL; return no(); }
 void dd_event_destroy(void *e) { (void)e; }
 cis_status dd_event_record(void *e, cis_stream s) { return no(); }
 cis_status dd_stream_wait(cis_stream s, void *e) { return no(); }
+cis_status dd_event_sync(void *e) { (void)e; return no(); }
 cis_status dd_event_ms(void *a, void *b, float *ms) { return no(); }
 cis_status dd_copy_async(void *d, const void *s, size_t n, cis_stream st) { return no(); }
 cis_status dd_gather(cis_dtype t, const void *x, const cis_idx *idx, cis_int n, void *out, cis_stream s) { return no(); }

@@ -53,7 +53,7 @@
 #include "gpu/cuda_check.h"
 
 
-#define N_SCRATCH 8   /* device slots after KS_COUNT: [KS_COUNT] = dot_host */
+#define N_SCRATCH KS_SCRATCH /* device slots after KS_COUNT: [KS_COUNT] = dot_host (kry_scalars.h) */
 #define N_COEF 8      /* cublasN coefficient ring; entry 0 holds the constant 1 */
 #define MAX_PARTS 4096 /* partial sums per dot (largest reduction grid) */
 
@@ -536,8 +536,12 @@ static cis_status g_spmv_dots(kry_be *B, const cis_operator *A, const void *x, v
   cis_status st;
   cis_spmv_view v;
   if (!A || !u0) return cis_error(CIS_ERR_INVALID, "spmv_dots: NULL operator or u0");
-  if ((st = check_slots(slot0, 1, "spmv_dots")) != CIS_OK) return st;
-  if (u1 && (st = check_slots(slot1, 1, "spmv_dots")) != CIS_OK) return st;
+  /* a scratch slot too: the distributed backend's partial dots (KS_SUMS..) */
+  for (int k = 0; k < (u1 ? 2 : 1); ++k) {
+    const int slot = k ? slot1 : slot0;
+    if (slot < 0 || slot >= KS_COUNT + N_SCRATCH)
+      return cis_error(CIS_ERR_INVALID, "spmv_dots: slot %d outside 0..%d", slot, KS_COUNT + N_SCRATCH - 1);
+  }
   cis_gpu_plan_view(A->plan, &v);
   if (v.kind != CIS_SPMV_NONE && v.t == B->dtype && v.rows == B->n && A->where == CIS_MEM_DEVICE) {
     B->launches++;
@@ -707,6 +711,38 @@ static cis_status g_sync(kry_be *B) {
   return CIS_OK;
 }
 
+/* The slots: host memory for cublasL, device memory otherwise. */
+static cis_status g_slots(kry_be *B, double **s, cis_memspace *where) {
+  *s = host_slots(B) ? G(B)->hs : G(B)->w.s;
+  *where = host_slots(B) ? CIS_MEM_HOST : CIS_MEM_DEVICE;
+  return CIS_OK;
+}
+
+/* cuda/merge: one thread in stream order; cublasL: on the host after the
+ * stream (its dots already returned there); cublasN keeps mirrors of the
+ * slots that this would bypass. */
+static cis_status g_take_sums(kry_be *B, const int *dst, int k, int src, int prog) {
+  gpu_be *g = G(B);
+  if (k < 0 || k > KS_NSUMS || src < KS_COUNT || src + k > KS_COUNT + N_SCRATCH)
+    return cis_error(CIS_ERR_INVALID, "take_sums: %d sums from slot %d", k, src);
+  for (int j = 0; j < k; ++j)
+    if (dst[j] < 0 || dst[j] >= KS_COUNT) return cis_error(CIS_ERR_INVALID, "take_sums: slot %d", dst[j]);
+  if (cublas_n(B)) return cis_error(CIS_ERR_UNSUPPORTED, "take_sums: not in version cublasN");
+  if (host_slots(B)) {
+    CIS_CUDA_CHECK(cudaStreamSynchronize(g->stream));
+    if (g->hs[KS_FLAG] == KF_RUNNING)
+      for (int j = 0; j < k; ++j) g->hs[dst[j]] = g->hs[src + j];
+    kry_prog_run(prog, g->hs, g->hhist, B->hist_len);
+    return CIS_OK;
+  }
+  kry_dst d;
+  memset(&d, 0, sizeof d);
+  d.k = k;
+  for (int j = 0; j < k; ++j) d.slot[j] = dst[j];
+  B->launches++;
+  return kry_launch_take_sums(&d, src, prog, &g->w, g->stream);
+}
+
 /* Free the backend's device and host state (not B: kry_be_free does). */
 static void g_destroy(kry_be *B) {
   gpu_be *g;
@@ -738,11 +774,13 @@ static void g_destroy(kry_be *B) {
 static const kry_be_ops gpu_ops_unfused = {
     g_alloc, g_release, g_upload, g_download, g_set_scalars, g_get_scalars, g_run_prog,
     g_get_history, g_apply, g_copy, g_fill, g_axpy, g_xpay, g_scal, g_mul, g_dot, g_dot_host,
-    g_combine, g_dav_precond, g_sparse, g_dots_host, g_gemv, NULL, NULL, g_loop, g_sync, g_destroy};
+    g_combine, g_dav_precond, g_sparse, g_dots_host, g_gemv, NULL, NULL, g_loop, g_sync, g_destroy,
+    g_slots, g_take_sums};
 static const kry_be_ops gpu_ops_fused = {
     g_alloc, g_release, g_upload, g_download, g_set_scalars, g_get_scalars, g_run_prog,
     g_get_history, g_apply, g_copy, g_fill, g_axpy, g_xpay, g_scal, g_mul, g_dot, g_dot_host,
-    g_combine, g_dav_precond, g_sparse, g_dots_host, g_gemv, g_spmv_dots, g_step, g_loop, g_sync, g_destroy};
+    g_combine, g_dav_precond, g_sparse, g_dots_host, g_gemv, g_spmv_dots, g_step, g_loop, g_sync, g_destroy,
+    g_slots, g_take_sums};
 
 cis_status kry_be_gpu_create(cis_int n, cis_dtype t, cis_solver_version v, int hist_len, kry_be **out) {
   cis_status st;

@@ -237,6 +237,21 @@ __global__ void prog_k(int prog, kry_ws w) {
   kry_slots_store(w.s, ss);
 }
 
+// take_sums (the distributed backend's parts): unless KS_FLAG is set, the
+// sums s[src + j] into their slots d.slot[j]; then the program.
+__global__ void take_sums_k(kry_dst d, int src, int prog, kry_ws w) {
+  __shared__ double ss[KS_COUNT];
+  kry_slots_load(ss, w.s);
+  __syncthreads();
+  if (threadIdx.x == 0) {
+    if (ss[KS_FLAG] == KF_RUNNING)
+      for (int j = 0; j < d.k; ++j) ss[d.slot[j]] = w.s[src + j];
+    kry_prog_run(prog, ss, w.hist, w.hist_len);
+  }
+  __syncthreads();
+  kry_slots_store(w.s, ss);
+}
+
 #define CHECKED_LAUNCH(name, ...) \
   do {                            \
     __VA_ARGS__;                  \
@@ -302,6 +317,12 @@ extern "C" cis_status kry_launch_dot_fin(int nparts, int slot, int prog, const k
                                          cudaStream_t st) {
   dot_fin_k<<<1, KRY_THREADS, 0, st>>>(nparts, slot, prog, *w);
   CIS_CUDA_LAUNCH_CHECK("dot_fin");
+  return CIS_OK;
+}
+
+extern "C" cis_status kry_launch_take_sums(const kry_dst *d, int src, int prog, const kry_ws *w, cudaStream_t st) {
+  take_sums_k<<<1, 32, 0, st>>>(*d, src, prog, *w);
+  CIS_CUDA_LAUNCH_CHECK("take sums");
   return CIS_OK;
 }
 

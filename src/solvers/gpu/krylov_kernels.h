@@ -62,6 +62,14 @@ cis_status kry_launch_dot_ini(cis_dtype t, cis_int n, const void *x, const void 
 /* dot_fin: one block sums w->part[0..nparts) in a fixed order into
  * s[slot], then runs program prog (KP_NONE: none). */
 cis_status kry_launch_dot_fin(int nparts, int slot, int prog, const kry_ws *w, cudaStream_t st);
+/* Destination slots of take_sums, passed by value. */
+typedef struct kry_dst {
+  int k;              /* <= KS_NSUMS */
+  int slot[KS_NSUMS]; /* each < KS_COUNT */
+} kry_dst;
+/* One thread: unless s[KS_FLAG] is set, s[d->slot[j]] = s[src + j] for
+ * j < d->k; then kry_prog_run(prog) (the distributed backend's parts). */
+cis_status kry_launch_take_sums(const kry_dst *d, int src, int prog, const kry_ws *w, cudaStream_t st);
 /* kry_prog_run(prog, s, hist, hist_len) in a one-thread kernel. */
 cis_status kry_launch_prog(int prog, const kry_ws *w, cudaStream_t st);
 
