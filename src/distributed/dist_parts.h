@@ -84,6 +84,10 @@ cis_status dist_times_flush(cis_dist_matrix *D);
 /* The ring's events and the message arrays freed (cis_dist_matrix_free). */
 void dist_product_free(cis_dist_matrix *D);
 
+/* CISPARSE_DIST_TRACE=1 (read once): every synchronized product prints its
+ * parts' times from its events on stderr (device parts; a diagnostic). */
+int dist_trace(void);
+
 /* The product of a summed operator on the local parts (dist_summed.c). */
 cis_status dist_summed_apply(cis_dist_matrix *D, double alpha, void *const *x, double beta, void *const *y);
 

@@ -190,6 +190,7 @@ static cis_status dist_apply_local(cis_dist_matrix *D, double alpha, void *const
     dist_part *P = &D->part[l];
     void *done = after ? RING_EV(P, e, EV_DONE) : P->ev_done;
     CIS_TRY(dist_set_dev(D, l));
+    if (dev && !after) CIS_TRY(dd_event_record(P->ev_x, P->compute)); /* the part's products: ev_x .. ev_y */
     CIS_TRY(spmv_block(D, P->Ml, P->Pl, alpha, x[l], beta, y[l], P->compute));
     if (ag) {
       if (dev) CIS_TRY(dd_gather(D->dtype, P->xfull, P->idx, P->nneeded, P->xr, c->stream[l]));
@@ -204,6 +205,7 @@ static cis_status dist_apply_local(cis_dist_matrix *D, double alpha, void *const
       CIS_TRY(dd_stream_wait(P->compute, done));
     }
     CIS_TRY(spmv_block(D, P->Mr, P->Pr, alpha, P->xr, 1.0, y[l], P->compute));
+    if (dev && !after) CIS_TRY(dd_event_record(P->ev_y, P->compute));
     if (after) { /* the backend's stream goes on once y is complete */
       CIS_TRY(dd_event_record(RING_EV(P, e, EV_Y), P->compute));
       CIS_TRY(dd_stream_wait(after[l], RING_EV(P, e, EV_Y)));
@@ -221,6 +223,12 @@ static cis_status dist_apply_local(cis_dist_matrix *D, double alpha, void *const
       CIS_TRY(dd_stream_sync(D->part[l].compute));
       CIS_TRY(dd_event_ms(D->part[l].ev_start, D->part[l].ev_done, &ms));
       if (ms / 1e3 > tx) tx = ms / 1e3; /* the slowest part's exchange */
+      if (dist_trace()) {
+        float all = 0;
+        CIS_TRY(dd_event_ms(D->part[l].ev_x, D->part[l].ev_y, &all));
+        fprintf(stderr, "product %lld part %d: exchange %.3f ms (pack, collective, unpack), products %.3f ms (local "
+                "start to remote end)\n", (long long)D->products, D->part[l].rank, ms, all);
+      }
     }
   dist_count_product(D, tx, t0);
   st = CIS_OK;

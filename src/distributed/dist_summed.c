@@ -86,18 +86,6 @@ cleanup:
   return st;
 }
 
-/* CISPARSE_DIST_TRACE=1: every product's per-part times on stderr (device
- * parts: the gather, the part's work, and the exchange with its wait for the
- * slowest part, from the product's events). */
-static int trace_parts(void) {
-  static int on = -1;
-  if (on < 0) {
-    const char *e = getenv("CISPARSE_DIST_TRACE");
-    on = e && *e && strcmp(e, "0") != 0;
-  }
-  return on;
-}
-
 cis_status cis_dist_summed_set_sum(cis_dist_matrix *D, cis_dist_sum how) {
   if (!D || !D->summed) return cis_error(CIS_ERR_INVALID, "cis_dist_summed_set_sum: not a summed operator");
   if (how != CIS_DIST_SUM_RANK_ORDER && how != CIS_DIST_SUM_COLLECTIVE)
@@ -235,7 +223,7 @@ cis_status dist_summed_apply(cis_dist_matrix *D, double alpha, void *const *x, d
       CIS_TRY(dd_event_ms(P->ev_start, P->ev_x, &gather));
       CIS_TRY(dd_event_ms(P->ev_y, P->ev_done, &exch));
       if ((gather + exch) / 1e3 > tx) tx = (gather + exch) / 1e3;
-      if (trace_parts()) {
+      if (dist_trace()) {
         CIS_TRY(dd_event_ms(P->ev_x, P->ev_y, &work));
         fprintf(stderr, "summed product %lld part %d: gather %.2f ms, work %.2f ms, exchange (with the wait for the "
                 "others) %.2f ms\n", (long long)D->products, P->rank, gather, work, exch);
