@@ -220,6 +220,7 @@ cis_status dist_part_finish(cis_dist_matrix *D, int l, const dist_block *b) {
     CIS_TRY(dd_event_create(&P->ev_x));
     CIS_TRY(dd_event_create(&P->ev_start));
     CIS_TRY(dd_event_create(&P->ev_done));
+    CIS_TRY(dd_event_create(&P->ev_y));
   }
   st = CIS_OK;
 cleanup:
