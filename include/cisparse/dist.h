@@ -278,6 +278,23 @@ typedef enum cis_dist_sum {
  * summed operator or how is unknown. */
 CIS_API cis_status cis_dist_summed_set_sum(cis_dist_matrix *D, cis_dist_sum how);
 
+/* A callback a summed operator runs on the calling thread at the start of
+ * each of its products (before the gather; every process at the same
+ * product), e.g. to re-split the parts' work from their measured times
+ * (cis_dist_summed_work). A failure ends the product with its status. */
+typedef cis_status (*cis_dist_prepare_fn)(void *ctx, cis_dist_matrix *D);
+/* Install (f NULL: remove) D's prepare callback. CIS_ERR_INVALID when D is
+ * not a summed operator. */
+CIS_API cis_status cis_dist_summed_set_prepare(cis_dist_matrix *D, cis_dist_prepare_fn f, void *ctx);
+/* seconds[r], for every rank r of D's communicator (cis_dist_comm_ranks
+ * values): the time rank r's part spent in f over D's products since its
+ * times were last reset (device parts: CUDA events around f's work on the
+ * part's stream; host parts: the wall clock); *products: their number.
+ * Collective: every process calls it together (the ranks' times are summed
+ * through the communicator). CIS_ERR_INVALID when D is not a summed
+ * operator. */
+CIS_API cis_status cis_dist_summed_work(cis_dist_matrix *D, double *seconds, int64_t *products);
+
 /* A whole-vector transformation of the distributed vector v (one vector of
  * the summed operator D's rows): v gathered whole on every local part (into
  * the part's x buffer, as before a product), then f(ctx, local, rank, w, w,

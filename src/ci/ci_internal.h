@@ -119,10 +119,25 @@ void ci_direct_alpha_rows(const cis_ci_direct *D, int compact, cis_int *off);
 /* The relative sigma work of alpha string A (its columns; the half sigma's
  * lower triangle when time reversal applies), for balancing a split. */
 double ci_direct_alpha_work(const cis_ci_direct *D, int compact, cis_int A);
+/* alo[0..parts]: the nsa strings split into `parts` contiguous ranges of
+ * about equal sum of w, each with at least one string (parts <= nsa); a
+ * string goes to the range its weight's midpoint falls in (parts_split.c). */
+void ci_split_weights(const double *w, cis_int nsa, int parts, cis_int *alo);
+/* The split alo re-made from the parts' measured seconds[p]: w[A] (the
+ * model's work, overwritten) scaled by its part's seconds per unit of w
+ * (a part with no time or no work: the mean rate), then split evenly into
+ * out[0..parts]. Returns the new split's slowest part predicted by the
+ * scaled weights, over the measured slowest part's seconds (< 1: faster;
+ * 1 when nothing was measured). */
+double ci_split_rescaled(double *w, cis_int nsa, int parts, const cis_int *alo, const double *seconds,
+                         cis_int *out);
 /* The GPU direct sigma (cis_ci_direct_gpu_create) whose products are the
  * contributions of the alpha strings lo .. hi-1 only, on the current device
  * (hi < 0: nsa, the whole sigma); compact vectors when D is blocked by
- * irreps. CIS_ERR_INVALID on a range outside 0 .. nsa. */
+ * irreps. o->vectors may be CI_GPU_VECTORS_HELD: the caller's vectors are
+ * already allocated (none set aside; a part made again, its workspace
+ * o->work_bytes). CIS_ERR_INVALID on a range outside 0 .. nsa. */
+#define CI_GPU_VECTORS_HELD (-1)
 cis_status ci_direct_gpu_create_part(const cis_ci_direct *D, const cis_ci_direct_gpu_opts *o, cis_int lo, cis_int hi,
                                      cis_ci_direct_gpu **out);
 /* G's sigma may overwrite its input vector (a nearly pure one made pure in

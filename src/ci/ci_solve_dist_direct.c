@@ -45,6 +45,10 @@ struct ci_dist_direct {
   int comm_given;                       /* c is the caller's (o->comm): not freed here */
   cis_int alo[PARTS_MAX + 1];           /* part p sums the alpha strings alo[p] .. alo[p+1]-1 */
   cis_ci_direct_gpu *G[PARTS_MAX];      /* GPU parts: each local part's sigma (its range) */
+  cis_ci_direct_gpu_opts go[PARTS_MAX]; /* the options each was made with (its workspace) */
+  int parts, balanced, verbose;         /* balanced: the split re-made from measured times (or kept) */
+  double balance_gain;                  /* the re-split's predicted slowest part over the measured one */
+  cis_int carried_vectors, carried_half; /* local part 0's counts before it was made again */
 };
 
 /* A part's partial sigma of the whole x into the whole y (the summed operator's f). */
@@ -58,21 +62,18 @@ static cis_status part_sigma(void *ctx, int local, int rank, const void *x, void
 /* alo: the alpha strings split into `parts` ranges of about equal work
  * (ci_direct_alpha_work, read once per string), each with at least one
  * string; a string goes to the range its work's midpoint falls in. */
+static cis_status model_work(const cis_ci_direct *D, int compact, cis_int nsa, double **w) {
+  cis_status st = cis_alloc_array((void **)w, nsa, sizeof(double), "the alpha strings' work");
+  if (st == CIS_OK)
+    for (cis_int A = 0; A < nsa; ++A) (*w)[A] = ci_direct_alpha_work(D, compact, A);
+  return st;
+}
 static cis_status split_work(const cis_ci_direct *D, int compact, int parts, cis_int nsa, cis_int *alo) {
-  double *w = NULL, total = 0, run = 0;
-  cis_status st = cis_alloc_array((void **)&w, nsa, sizeof(double), "the alpha strings' work");
-  if (st != CIS_OK) return st;
-  for (cis_int A = 0; A < nsa; ++A) total += w[A] = ci_direct_alpha_work(D, compact, A);
-  alo[0] = 0;
-  cis_int A = 0;
-  for (int p = 1; p < parts; ++p) {
-    const double goal = total * p / parts;
-    while (A < nsa - (parts - p) && (A < alo[p - 1] + 1 || run + 0.5 * w[A] < goal)) run += w[A++];
-    alo[p] = A;
-  }
-  alo[parts] = nsa;
+  double *w = NULL;
+  cis_status st = model_work(D, compact, nsa, &w);
+  if (st == CIS_OK) ci_split_weights(w, nsa, parts, alo);
   free(w);
-  return CIS_OK;
+  return st;
 }
 
 /* A part's whole vector made exactly (anti)symmetric under alpha <-> beta
@@ -162,9 +163,65 @@ static cis_status make_gpu_part(ci_run *r, ci_dist_direct *dd, int l, int parts,
   CIS_TRY(cis_gpu_get_info(&gi));
   const double work = (double)gi.free_mem - 8.0 * (double)rows * dav - ci_nccl_reserve(parts);
   go.work_bytes = work > (double)(256 << 20) ? (int64_t)work : (int64_t)256 << 20;
+  dd->go[l] = go;
   CIS_TRY(ci_direct_gpu_create_part(r->D, &go, dd->alo[rank], dd->alo[rank + 1], &dd->G[l]));
   ci_direct_gpu_input_scratch(dd->G[l]); /* the gathered vector is the part's own copy */
 cleanup:
+  return st;
+}
+
+/* Before the second product: the alpha strings re-split from the parts'
+ * times in the first (cis_dist_summed_work; the model of split_work misses
+ * by up to 16 % a part: CAS(16,16) over 4 H100s, 2026-11-27, the third
+ * quarter 72 ms against 61-64 for the others, on whichever GPU), when the
+ * re-split's slowest part is predicted 3 % or more faster; the local GPU
+ * parts whose range moved are made again on their GPUs, each with the
+ * workspace it had (freed first). Once per run; every process together. */
+static cis_status rebalance(void *ctx, cis_dist_matrix *M) {
+  ci_dist_direct *dd = ctx;
+  cis_status st = CIS_OK;
+  double secs[PARTS_MAX], *w = NULL;
+  int64_t products = 0;
+  cis_int next[PARTS_MAX + 1];
+  if (dd->balanced || dd->parts < 2) return CIS_OK;
+  CIS_TRY(cis_dist_summed_work(M, secs, &products));
+  if (products < 1) return CIS_OK;
+  dd->balanced = 1;
+  const cis_int nsa = dd->alo[dd->parts];
+  CIS_TRY(model_work(dd->D, dd->compact, nsa, &w));
+  dd->balance_gain = ci_split_rescaled(w, nsa, dd->parts, dd->alo, secs, next);
+  if (dd->verbose && dd->first == 0) {
+    fprintf(stderr, "direct over %d parts: the first product's work per part", dd->parts);
+    for (int p = 0; p < dd->parts; ++p) fprintf(stderr, " %.1f", 1e3 * secs[p] / (double)products);
+    fprintf(stderr, " ms; the alpha strings re-split from them: slowest part predicted at %.1f %% of before%s\n",
+            100 * dd->balance_gain, dd->balance_gain > 0.97 ? " (too little: kept)" : "");
+  }
+  if (dd->balance_gain > 0.97) goto cleanup;
+  cis_status pst[PARTS_MAX];
+  char whys[PARTS_MAX][200];
+  CIS_PRAGMA(omp parallel for num_threads(dd->nlocal) schedule(static, 1) if (dd->nlocal > 1 && dd->G[0]))
+  for (int l = 0; l < dd->nlocal; ++l) {
+    const int rank = dd->first + l;
+    pst[l] = CIS_OK;
+    if (!dd->G[l] || (next[rank] == dd->alo[rank] && next[rank + 1] == dd->alo[rank + 1])) continue;
+    cis_ci_direct_gpu_info old;
+    cis_ci_direct_gpu_opts go = dd->go[l];
+    pst[l] = cis_dist_comm_use_part(dd->c, l);
+    cis_ci_direct_gpu_get_info(dd->G[l], &old);
+    if (l == 0) dd->carried_vectors += old.sigma_vectors, dd->carried_half += old.half_sigmas;
+    cis_ci_direct_gpu_free(dd->G[l]);
+    dd->G[l] = NULL;
+    go.vectors = CI_GPU_VECTORS_HELD; /* Davidson's share is allocated: the workspace it had, no more */
+    go.work_bytes = old.work_bytes > 0 ? old.work_bytes : go.work_bytes;
+    if (pst[l] == CIS_OK) pst[l] = ci_direct_gpu_create_part(dd->D, &go, next[rank], next[rank + 1], &dd->G[l]);
+    if (pst[l] == CIS_OK) ci_direct_gpu_input_scratch(dd->G[l]);
+    snprintf(whys[l], sizeof whys[l], "%s", pst[l] == CIS_OK ? "" : cis_last_error());
+  }
+  for (int l = 0; l < dd->nlocal; ++l)
+    if (pst[l] != CIS_OK) CIS_TRY(cis_error(pst[l], "GPU part %d made again for its new alpha strings: %s", dd->first + l, whys[l]));
+  memcpy(dd->alo, next, (size_t)(dd->parts + 1) * sizeof(cis_int));
+cleanup:
+  free(w);
   return st;
 }
 
@@ -194,6 +251,8 @@ cis_status ci_run_setup_dist_direct(ci_run *r) {
   dd->nlocal = cis_dist_comm_local_ranks(dd->c);
   dd->first = cis_dist_comm_first_rank(dd->c);
   CIS_TRY(split_work(r->D, dd->compact, parts, nsa, dd->alo));
+  dd->parts = parts;
+  dd->verbose = o->verbose;
   /* Davidson's rows: an even split of the vector (its share of memory),
    * uniform (blocks of ceil(n / parts), the last shorter) when the last
    * part keeps a row: the layout of NCCL's all-gather and reduce-scatter */
@@ -213,6 +272,7 @@ cis_status ci_run_setup_dist_direct(ci_run *r) {
    * corrections' hook keeps Davidson's vectors pure); compact vectors on
    * GPUs have no such projection, so their rows are summed in rank order */
   CIS_TRY(cis_dist_summed_set_sum(dd->M, dd->compact ? CIS_DIST_SUM_RANK_ORDER : CIS_DIST_SUM_COLLECTIVE));
+  CIS_TRY(cis_dist_summed_set_prepare(dd->M, rebalance, dd));
   t_op = cis_wtime() - t0;
   t0 = cis_wtime();
   if (cis_dist_comm_memspace(dd->c) == CIS_MEM_DEVICE) {
@@ -286,6 +346,8 @@ void ci_dist_direct_report(const ci_dist_direct *dd, cis_ci_result *R) {
   cis_dist_matrix_times(dd->M, &R->exchange_seconds, &R->product_seconds, &np);
   if (dd->G[0]) {
     cis_ci_direct_gpu_get_info(dd->G[0], &R->direct_gpu);
+    R->direct_gpu.sigma_vectors += dd->carried_vectors;
+    R->direct_gpu.half_sigmas += dd->carried_half;
     R->half_sigmas = R->direct_gpu.half_sigmas;
   }
 }

@@ -354,5 +354,6 @@ void cis_dist_matrix_reset_times(cis_dist_matrix *D) {
   if (dist_times_flush(D) != CIS_OK) cis_clear_error(); /* read, then dropped with the rest */
   D->t_exchange = D->t_product = 0;
   D->products = 0;
+  for (int l = 0; l < D->nlocal; ++l) D->part[l].t_work = 0;
 }
 

@@ -25,6 +25,7 @@ typedef struct dist_part {
   cis_stream compute;       /* device: the stream of the two products */
   void *ev_x, *ev_start, *ev_done, *ev_y;
   void **ring;              /* device, products in stream order: DIST_RING x {x, start, done, y} events */
+  double t_work;            /* summed operator: seconds of f since the times were reset */
 } dist_part;
 
 /* Products in stream order (dist_apply_after) whose times are read back
@@ -59,6 +60,8 @@ struct cis_dist_matrix {
   void *summed_ctx;
   int summed_uniform;       /* over more than 2 parts, its split uniform: the collectives' layout */
   int summed_collective;    /* its sum is the comm's reduce-scatter (cis_dist_summed_set_sum) */
+  cis_dist_prepare_fn summed_prepare; /* run before each of its products (cis_dist_summed_set_prepare) */
+  void *summed_prepare_ctx;
   dist_msg *snd, *rcv;      /* point-to-point messages of a product, allocated by the first */
   int ring_next;            /* the ring entry the next product in stream order takes */
   unsigned char ring_busy[DIST_RING]; /* recorded, times not yet read */

@@ -97,6 +97,28 @@ cis_status cis_dist_summed_set_sum(cis_dist_matrix *D, cis_dist_sum how) {
   return CIS_OK;
 }
 
+cis_status cis_dist_summed_set_prepare(cis_dist_matrix *D, cis_dist_prepare_fn f, void *ctx) {
+  if (!D || !D->summed) return cis_error(CIS_ERR_INVALID, "cis_dist_summed_set_prepare: not a summed operator");
+  D->summed_prepare = f;
+  D->summed_prepare_ctx = ctx;
+  return CIS_OK;
+}
+
+cis_status cis_dist_summed_work(cis_dist_matrix *D, double *seconds, int64_t *products) {
+  if (!D || !D->summed || !seconds) return cis_error(CIS_ERR_INVALID, "cis_dist_summed_work: not a summed operator or NULL");
+  cis_status st;
+  const int G = D->plan.parts;
+  double *all = NULL; /* [l * G + r]: each local part's row holds its own rank's time (the sum's layout) */
+  CIS_TRY(cis_alloc_zeroed((void **)&all, (int64_t)D->nlocal * G, sizeof(double), "the parts' work"));
+  for (int l = 0; l < D->nlocal; ++l) all[(int64_t)l * G + D->part[l].rank] = D->part[l].t_work;
+  CIS_TRY(cis_dist_allreduce_host(D->comm, all, G));
+  memcpy(seconds, all, (size_t)G * sizeof(double));
+  if (products) *products = D->products;
+cleanup:
+  cis_free(all);
+  return st;
+}
+
 /* Where local part l receives the other parts' contributions to its rows:
  * (parts - 1) * rows values, in the whole-x buffer when they fit (x is not
  * needed again in this product), else a buffer of their own (lazily). */
@@ -175,15 +197,18 @@ cis_status dist_summed_apply(cis_dist_matrix *D, double alpha, void *const *x, d
   double t0 = cis_wtime(), tx = 0, ta;
   CIS_TRY(cis_alloc_array((void **)&snd, (int64_t)D->nlocal * G + 1, sizeof *snd, "exchange messages"));
   CIS_TRY(cis_alloc_array((void **)&rcv, (int64_t)D->nlocal * G + 1, sizeof *rcv, "exchange messages"));
+  if (D->summed_prepare) CIS_TRY(D->summed_prepare(D->summed_prepare_ctx, D));
   CIS_TRY(gather_whole(D, x, 0, &tx));
   /* the parts' work, each GPU's on a thread of its own: f may wait for its
    * stream (the direct sigma reads the vector's parity on the host) */
   DIST_EACH_PART_WAITING(D, l, pst, {
     dist_part *P = &D->part[l];
+    const double tw = cis_wtime();
     pst = dist_set_dev(D, l);
     if (pst == CIS_OK && dev) pst = dd_event_record(P->ev_x, c->stream[l]);
     if (pst == CIS_OK) pst = D->summed(D->summed_ctx, l, P->rank, P->xfull, P->ywhole, dev ? c->stream[l] : NULL);
     if (pst == CIS_OK && dev) pst = dd_event_record(P->ev_y, c->stream[l]);
+    if (!dev) P->t_work += cis_wtime() - tw;
   });
   for (int l = 0; l < D->nlocal; ++l) {
     dist_part *P = &D->part[l];
@@ -223,8 +248,9 @@ cis_status dist_summed_apply(cis_dist_matrix *D, double alpha, void *const *x, d
       CIS_TRY(dd_event_ms(P->ev_start, P->ev_x, &gather));
       CIS_TRY(dd_event_ms(P->ev_y, P->ev_done, &exch));
       if ((gather + exch) / 1e3 > tx) tx = (gather + exch) / 1e3;
+      CIS_TRY(dd_event_ms(P->ev_x, P->ev_y, &work));
+      P->t_work += work / 1e3;
       if (dist_trace()) {
-        CIS_TRY(dd_event_ms(P->ev_x, P->ev_y, &work));
         fprintf(stderr, "summed product %lld part %d: gather %.2f ms, work %.2f ms, exchange (with the wait for the "
                 "others) %.2f ms\n", (long long)D->products, P->rank, gather, work, exch);
       }

@@ -14,6 +14,9 @@
  *    one root of H2O: every product a half sigma over parts as in one
  *    process (the corrections made exactly pure across the parts);
  *  - singlet-only roots over 1..3 parts, C1 and blocked by irreps;
+ *  - the split re-made from measured times (ci_split_rescaled): a part
+ *    twice as slow per string gets fewer strings, the predicted slowest
+ *    part is faster; no times keep the model's split;
  *  - refusals: more parts than alpha strings, the spin penalty over parts. */
 #include <math.h>
 #include <stdlib.h>
@@ -153,6 +156,28 @@ static void summed_operator_split(const cis_int *rs, cis_dist_sum how) {
   free(got);
 }
 
+/* 100 strings of equal model work over 4 parts of 25; part 2 measured
+ * twice as slow: its strings weigh 2, the re-split gives it about 15 (total
+ * 125, 31.25 a part) and predicts the slowest part at 31.25/50 of before. */
+static void rescaled_split(void) {
+  enum { NSA = 100, P = 4 };
+  double w[NSA];
+  const cis_int alo[P + 1] = {0, 25, 50, 75, 100};
+  const double secs[P] = {1.0, 1.0, 2.0, 1.0}, none[P] = {0, 0, 0, 0};
+  cis_int out[P + 1];
+  for (int A = 0; A < NSA; ++A) w[A] = 1.0;
+  double gain = ci_split_rescaled(w, NSA, P, alo, secs, out);
+  CHECK(out[0] == 0 && out[P] == NSA, "re-split covers the strings (%lld .. %lld)", (long long)out[0], (long long)out[P]);
+  for (int p = 0; p < P; ++p) CHECK(out[p + 1] > out[p], "re-split part %d has strings", p);
+  CHECK(out[3] - out[2] >= 14 && out[3] - out[2] <= 17, "the slow part keeps %lld strings, expected about 15",
+        (long long)(out[3] - out[2]));
+  CHECK(fabs(gain - 32.0 / 50.0) < 0.05, "predicted slowest part %.3f of before, expected about 0.64", gain);
+  for (int A = 0; A < NSA; ++A) w[A] = 1.0;
+  gain = ci_split_rescaled(w, NSA, P, alo, none, out);
+  CHECK(gain == 1.0, "nothing measured: gain %.3f, expected 1", gain);
+  for (int p = 0; p <= P; ++p) CHECK(out[p] == alo[p], "nothing measured: the model's split kept (%d: %lld)", p, (long long)out[p]);
+}
+
 /* Unequal parts (broadcasts, then the rank-order sum whatever is asked) and
  * a uniform split (the all-gather, then either sum) give the same product. */
 static void summed_operator(void) {
@@ -266,6 +291,7 @@ int main(void) {
   sigma_case(n2, 0, 0, 1, 1);  /* projection, C1 layout */
   sigma_case(o2, 1, 0, 0, 0);  /* blocked, MS2 = 2 */
   summed_operator();
+  rescaled_split();
   solve_case(h2o);
   solve_case(n2);
   solve_case(o2);

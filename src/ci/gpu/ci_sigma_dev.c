@@ -163,6 +163,9 @@ static cis_status choose_kernels(cis_ci_direct_gpu *G, int np) {
 }
 
 cis_status cis_ci_direct_gpu_create(const cis_ci_direct *D, const cis_ci_direct_gpu_opts *o_in, cis_ci_direct_gpu **out) {
+  if (o_in && (o_in->work_bytes < 0 || o_in->vectors < 0 || o_in->max_k < 0))
+    return cis_error(CIS_ERR_INVALID, "direct sigma on the GPU: negative option (work_bytes %lld, vectors %d, max_k %d)",
+                     (long long)o_in->work_bytes, o_in->vectors, o_in->max_k);
   return ci_direct_gpu_create_part(D, o_in, 0, -1, out);
 }
 
@@ -174,7 +177,7 @@ cis_status ci_direct_gpu_create_part(const cis_ci_direct *D, const cis_ci_direct
   if (!D || !out) return cis_error(CIS_ERR_INVALID, "direct sigma on the GPU: NULL argument");
   *out = NULL;
   const cis_ci_direct_gpu_opts o = o_in ? *o_in : cis_ci_direct_gpu_opts_default();
-  if (o.work_bytes < 0 || o.vectors < 0 || o.max_k < 0)
+  if (o.work_bytes < 0 || o.vectors < CI_GPU_VECTORS_HELD || o.max_k < 0)
     return cis_error(CIS_ERR_INVALID, "direct sigma on the GPU: negative option (work_bytes %lld, vectors %d, max_k %d)",
                      (long long)o.work_bytes, o.vectors, o.max_k);
   if (cis_gpu_count(why, sizeof why) == 0) return cis_error(CIS_ERR_NO_GPU, "%s", why);
@@ -222,7 +225,7 @@ cis_status ci_direct_gpu_create_part(const cis_ci_direct *D, const cis_ci_direct
     st = cis_error(CIS_ERR_CUDA, "direct sigma on the GPU: cudaMemGetInfo: %s", cudaGetErrorString(cudaGetLastError()));
     goto cleanup;
   }
-  const int nvec = o.vectors > 0 ? o.vectors : 2, max_k = o.max_k > 0 ? o.max_k : 1;
+  const int nvec = o.vectors > 0 ? o.vectors : o.vectors == CI_GPU_VECTORS_HELD ? 0 : 2, max_k = o.max_k > 0 ? o.max_k : 1;
   const int buffers = G->fused_nb ? 1 : 2; /* X, or D and X */
   const double row_bytes = buffers * np * (double)v->nsb * sizeof(double);
   const double vec_bytes = (double)nvec * (double)v->ndet * sizeof(double);

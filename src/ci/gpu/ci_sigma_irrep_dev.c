@@ -259,7 +259,7 @@ cis_status ci_irrep_gpu_create(const void *Rv, int no_time_reversal, const cis_c
     st = cis_error(CIS_ERR_CUDA, "blocked sigma on the GPU: cudaMemGetInfo: %s", cudaGetErrorString(cudaGetLastError()));
     goto cleanup;
   }
-  const int nvec = o->vectors > 0 ? o->vectors : 2;
+  const int nvec = o->vectors > 0 ? o->vectors : o->vectors == CI_GPU_VECTORS_HELD ? 0 : 2;
   const double vec_bytes = (double)nvec * (double)v->nsym * sizeof(double);
   double avail = (double)fr - vec_bytes - (double)IR_DEVICE_MARGIN;
   if (o->work_bytes > 0 && (double)o->work_bytes < avail) avail = (double)o->work_bytes;
