@@ -48,6 +48,7 @@ struct ci_dist_direct {
   cis_ci_direct_gpu_opts go[PARTS_MAX]; /* the options each was made with (its workspace) */
   int parts, balanced, verbose;         /* balanced: the split re-made from measured times (or kept) */
   double balance_gain;                  /* the re-split's predicted slowest part over the measured one */
+  double t_make;                        /* seconds this process took to make its GPU parts' sigmas */
   cis_int carried_vectors, carried_half; /* local part 0's counts before it was made again */
 };
 
@@ -174,9 +175,18 @@ cleanup:
  * times in the first (cis_dist_summed_work; the model of split_work misses
  * by up to 16 % a part: CAS(16,16) over 4 H100s, 2026-11-27, the third
  * quarter 72 ms against 61-64 for the others, on whichever GPU), when the
- * re-split's slowest part is predicted 3 % or more faster; the local GPU
- * parts whose range moved are made again on their GPUs, each with the
- * workspace it had (freed first). Once per run; every process together. */
+ * re-split's slowest part is predicted 3 % or more faster and that saves,
+ * over RESPLIT_HORIZON more products, more than RESPLIT_COST times what
+ * making the GPU parts' sigmas took in the set-up (the ranks' mean): the
+ * local GPU parts whose range moved are made again on their GPUs, each with
+ * the workspace it had (freed first). Measured there: the re-split took
+ * about 0.23 s of host time (freeing and making 4 parts' 10+ GB
+ * workspaces), 3.6 times the set-up's 0.064 s, and then saved 6 ms a
+ * product (the slowest part 66 ms against 72): a loss for CAS(16,16)'s 11
+ * products, a gain for a space whose products take seconds. Once per run;
+ * every process together, on the same (summed) figures. */
+#define RESPLIT_HORIZON 10.0
+#define RESPLIT_COST 4.0
 static cis_status rebalance(void *ctx, cis_dist_matrix *M) {
   ci_dist_direct *dd = ctx;
   cis_status st = CIS_OK;
@@ -190,13 +200,20 @@ static cis_status rebalance(void *ctx, cis_dist_matrix *M) {
   const cis_int nsa = dd->alo[dd->parts];
   CIS_TRY(model_work(dd->D, dd->compact, nsa, &w));
   dd->balance_gain = ci_split_rescaled(w, nsa, dd->parts, dd->alo, secs, next);
+  double make[PARTS_MAX], slowest = 0;
+  for (int l = 0; l < dd->nlocal; ++l) make[l] = dd->t_make;
+  CIS_TRY(cis_dist_allreduce_host(dd->c, make, 1)); /* every local part adds its process's time once */
+  for (int p = 0; p < dd->parts; ++p) slowest = fmax(slowest, secs[p] / (double)products);
+  const double saving = (1 - dd->balance_gain) * slowest * RESPLIT_HORIZON, cost = RESPLIT_COST * make[0] / dd->parts;
+  const int resplit = dd->balance_gain <= 0.97 && saving > cost;
   if (dd->verbose && dd->first == 0) {
     fprintf(stderr, "direct over %d parts: the first product's work per part", dd->parts);
     for (int p = 0; p < dd->parts; ++p) fprintf(stderr, " %.1f", 1e3 * secs[p] / (double)products);
-    fprintf(stderr, " ms; the alpha strings re-split from them: slowest part predicted at %.1f %% of before%s\n",
-            100 * dd->balance_gain, dd->balance_gain > 0.97 ? " (too little: kept)" : "");
+    fprintf(stderr, " ms; re-split from them, the slowest part predicted at %.1f %% of before, saving %.3f s over %.0f "
+            "products against %.3f s to make the parts again: %s\n", 100 * dd->balance_gain, saving, RESPLIT_HORIZON,
+            cost, resplit ? "re-split" : "kept");
   }
-  if (dd->balance_gain > 0.97) goto cleanup;
+  if (!resplit) goto cleanup;
   cis_status pst[PARTS_MAX];
   char whys[PARTS_MAX][200];
   CIS_PRAGMA(omp parallel for num_threads(dd->nlocal) schedule(static, 1) if (dd->nlocal > 1 && dd->G[0]))
@@ -288,6 +305,7 @@ cis_status ci_run_setup_dist_direct(ci_run *r) {
     for (int l = 0; l < dd->nlocal; ++l)
       if (pst[l] != CIS_OK) CIS_TRY(cis_error(pst[l], "GPU part %d: %s", dd->first + l, whys[l]));
     cis_ci_direct_gpu_get_info(dd->G[0], &R->direct_gpu);
+    dd->t_make = cis_wtime() - t0;
   }
   if (o->verbose)
     fprintf(stderr, "direct over %d parts: the space %.3f s (strings, links; host), the communicator %.3f s, the "
