@@ -150,6 +150,11 @@ cleanup:
   return st;
 }
 
+double ci_nccl_reserve(int parts) {
+  const double per = (double)CI_NCCL_RESERVE * parts;
+  return (per > (double)CI_NCCL_RESERVE_MIN ? per : (double)CI_NCCL_RESERVE_MIN) + (double)CI_NCCL_INIT_RESERVE;
+}
+
 /* Local part l's direct sigma on its GPU (made current here): its alpha
  * strings, a workspace of what its GPU has free after Davidson's share
  * (dav vectors of its `rows`, to the byte), a margin and NCCL's buffers

@@ -107,14 +107,11 @@ int ci_guess_bound(const ci_run *r);
  * 1.25 GiB in all was too little for the broadcasts and point-to-point
  * sends of 2 parts; 4 parts ran in 2.25 GiB), and once per GPU for the
  * communicator's own state (made on a thread while the parts' workspaces
- * are sized). ci_nccl_reserve(parts) is the sum. */
+ * are sized). ci_nccl_reserve(parts) is the sum (ci_solve_dist_direct.c). */
 #define CI_NCCL_RESERVE ((int64_t)512 << 20)
 #define CI_NCCL_RESERVE_MIN ((int64_t)2 << 30)
 #define CI_NCCL_INIT_RESERVE ((int64_t)256 << 20)
-static inline double ci_nccl_reserve(int parts) {
-  const double per = (double)CI_NCCL_RESERVE * parts;
-  return (per > (double)CI_NCCL_RESERVE_MIN ? per : (double)CI_NCCL_RESERVE_MIN) + (double)CI_NCCL_INIT_RESERVE;
-}
+double ci_nccl_reserve(int parts);
 /* Davidson's subspace for r->nr roots into r->max_sub and R->subspace:
  * o->max_sub when given (PySCF's max_space), else the default
  * (cis_davidson_subspace) made smaller, down to its floor, until its

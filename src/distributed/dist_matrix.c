@@ -337,23 +337,8 @@ int64_t cis_dist_matrix_exchange_bytes(const cis_dist_matrix *D) {
   return v * (int64_t)cis_dtype_size(D->dtype);
 }
 
-void cis_dist_matrix_times(const cis_dist_matrix *D, double *exchange_s, double *product_s, int64_t *products) {
-  /* the products in stream order not yet read back: their times are part of
-   * D's logical state (the public contract takes D const) */
-  if (D && dist_times_flush((cis_dist_matrix *)D) != CIS_OK) cis_clear_error();
-  if (exchange_s) *exchange_s = D ? D->t_exchange : 0;
-  if (product_s) *product_s = D ? D->t_product : 0;
-  if (products) *products = D ? D->products : 0;
-}
 void cis_dist_matrix_setup_times(const cis_dist_matrix *D, double *split_s, double *store_s) {
   if (split_s) *split_s = D ? D->t_split : 0;
   if (store_s) *store_s = D ? D->t_store : 0;
-}
-void cis_dist_matrix_reset_times(cis_dist_matrix *D) {
-  if (!D) return;
-  if (dist_times_flush(D) != CIS_OK) cis_clear_error(); /* read, then dropped with the rest */
-  D->t_exchange = D->t_product = 0;
-  D->products = 0;
-  for (int l = 0; l < D->nlocal; ++l) D->part[l].t_work = 0;
 }
 

@@ -55,3 +55,18 @@ int dist_trace(void) {
   }
   return on;
 }
+
+/* The ring's events and the message arrays of the products (dist_product.c). */
+void dist_product_free(cis_dist_matrix *D) {
+  for (int l = 0; l < D->nlocal; ++l) {
+    dist_part *P = &D->part[l];
+    if (!P->ring) continue;
+    dist_set_dev(D, l);
+    for (int k = 0; k < 4 * DIST_RING; ++k) dd_event_destroy(P->ring[k]);
+    cis_free(P->ring);
+    P->ring = NULL;
+  }
+  cis_free(D->snd);
+  cis_free(D->rcv);
+  D->snd = D->rcv = NULL;
+}

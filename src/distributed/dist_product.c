@@ -107,19 +107,6 @@ cleanup:
   return st;
 }
 
-void dist_product_free(cis_dist_matrix *D) {
-  for (int l = 0; l < D->nlocal; ++l) {
-    dist_part *P = &D->part[l];
-    if (!P->ring) continue;
-    dist_set_dev(D, l);
-    for (int k = 0; k < 4 * DIST_RING; ++k) dd_event_destroy(P->ring[k]);
-    cis_free(P->ring);
-    P->ring = NULL;
-  }
-  cis_free(D->snd);
-  cis_free(D->rcv);
-  D->snd = D->rcv = NULL;
-}
 
 /* y_l = alpha A x_l + beta y_l on the local parts, exchange included.
  * after == NULL: the device streams are synchronized on return, the times
@@ -268,4 +255,21 @@ cis_status cis_operator_from_dist(cis_dist_matrix *D, cis_operator **out) {
     *out = NULL;
   }
   return st;
+}
+
+void cis_dist_matrix_times(const cis_dist_matrix *D, double *exchange_s, double *product_s, int64_t *products) {
+  /* the products in stream order not yet read back: their times are part of
+   * D's logical state (the public contract takes D const) */
+  if (D && dist_times_flush((cis_dist_matrix *)D) != CIS_OK) cis_clear_error();
+  if (exchange_s) *exchange_s = D ? D->t_exchange : 0;
+  if (product_s) *product_s = D ? D->t_product : 0;
+  if (products) *products = D ? D->products : 0;
+}
+
+void cis_dist_matrix_reset_times(cis_dist_matrix *D) {
+  if (!D) return;
+  if (dist_times_flush(D) != CIS_OK) cis_clear_error(); /* read, then dropped with the rest */
+  D->t_exchange = D->t_product = 0;
+  D->products = 0;
+  for (int l = 0; l < D->nlocal; ++l) D->part[l].t_work = 0;
 }
