@@ -66,43 +66,57 @@ void dist_block_clear(dist_block *b) {
   memset(b, 0, sizeof *b);
 }
 
-/* Position of global column j in the ascending list a[0..n) (present). */
-static cis_int find_col(const cis_idx *a, cis_int n, cis_idx j) {
-  cis_int lo = 0, hi = n - 1;
-  while (lo < hi) {
-    cis_int mid = (lo + hi) / 2;
-    if (a[mid] < j) lo = mid + 1;
-    else hi = mid;
-  }
-  return lo;
-}
-
 /* The block of rows r0..r1-1 of an n x n matrix whose row i is row i - roff
  * of A (A: the whole matrix, roff 0, or a slab of rows, roff its first row;
- * A->cols == n); needed_only: only its needed list, local and remote NULL. */
+ * A->cols == n); needed_only: only its needed list, local and remote NULL.
+ * Two passes over the rows, each shared among the OpenMP threads: the first
+ * counts each row's local and remote entries and marks the needed columns,
+ * the second fills both blocks at the rows' offsets, a remote column's
+ * position read from a table of n entries (was a binary search per entry:
+ * the split of a 4-part ci: matrix spent half its set-up there). */
 static cis_status split_core(const cis_csr *A, cis_int roff, cis_int n, cis_int r0, cis_int r1, int parts, int part,
                              dist_block *out, int needed_only) {
   cis_status st;
   unsigned char *mark = NULL;
-  cis_int nl = 0, nr = 0;
+  cis_idx *pos = NULL;
+  cis_int *cnt = NULL; /* [2 * row]: the row's local and remote entries, then their offsets */
+  cis_int nl = 0, nr = 0, bad_row = -1, bad_col = 0;
+  const cis_int rows = r1 - r0;
   out->part = part;
   out->parts = parts;
   out->row0 = r0;
-  out->rows = r1 - r0;
-  /* needed columns: marked, then listed ascending */
+  out->rows = rows;
   CIS_TRY(cis_alloc_zeroed((void **)&mark, n > 0 ? n : 1, 1, "distributed column marks"));
-  for (cis_int i = r0; i < r1; ++i)
+  CIS_TRY(cis_alloc_array((void **)&cnt, 2 * rows + 2, sizeof(cis_int), "distributed row counts"));
+  CIS_PRAGMA(omp parallel for schedule(dynamic, 256) reduction(+ : nl, nr))
+  for (cis_int i = r0; i < r1; ++i) {
+    cis_int l = 0, r = 0;
     for (cis_int k = A->rowptr[i - roff]; k < A->rowptr[i - roff + 1]; ++k) {
-      cis_idx j = A->colind[k];
-      if (j < 0 || j >= n)
-        CIS_TRY(cis_error(CIS_ERR_INVALID, "row %lld has column %lld outside 0..%lld", (long long)i, (long long)j,
-                          (long long)n - 1));
-      if (j >= r0 && j < r1) ++nl;
+      const cis_idx j = A->colind[k];
+      if (j < 0 || j >= n) {
+        CIS_PRAGMA(omp critical(split_bad))
+        if (bad_row < 0 || i < bad_row) bad_row = i, bad_col = j; /* the first bad row, whichever thread */
+        break;
+      }
+      if (j >= r0 && j < r1) ++l;
       else {
-        ++nr;
-        mark[j] = 1;
+        ++r;
+        unsigned char seen;
+        CIS_PRAGMA(omp atomic read)
+        seen = mark[j];
+        if (!seen) { /* hot columns (every CI row's reference block) read, not written again */
+          CIS_PRAGMA(omp atomic write)
+          mark[j] = 1;
+        }
       }
     }
+    cnt[2 * (i - r0)] = l;
+    cnt[2 * (i - r0) + 1] = r;
+    nl += l, nr += r;
+  }
+  if (bad_row >= 0)
+    CIS_TRY(cis_error(CIS_ERR_INVALID, "row %lld has column %lld outside 0..%lld", (long long)bad_row,
+                      (long long)bad_col, (long long)n - 1));
   for (cis_int j = 0; j < n; ++j) out->nneeded += mark[j];
   CIS_TRY(cis_alloc_array((void **)&out->needed, out->nneeded > 0 ? out->nneeded : 1, sizeof(cis_idx), "needed columns"));
   for (cis_int j = 0, m = 0; j < n; ++j)
@@ -111,29 +125,36 @@ static cis_status split_core(const cis_csr *A, cis_int roff, cis_int n, cis_int 
     st = CIS_OK;
     goto cleanup;
   }
-  CIS_TRY(cis_csr_alloc(out->rows, out->rows, nl, A->dtype, &out->local));
-  CIS_TRY(cis_csr_alloc(out->rows, out->nneeded, nr, A->dtype, &out->remote));
-  size_t es = cis_dtype_size(A->dtype);
-  cis_int kl = 0, kr = 0;
+  CIS_TRY(cis_alloc_array((void **)&pos, n > 0 ? n : 1, sizeof(cis_idx), "needed column positions"));
+  for (cis_int m = 0; m < out->nneeded; ++m) pos[out->needed[m]] = (cis_idx)m;
+  CIS_TRY(cis_csr_alloc(rows, rows, nl, A->dtype, &out->local));
+  CIS_TRY(cis_csr_alloc(rows, out->nneeded, nr, A->dtype, &out->remote));
   out->local->rowptr[0] = out->remote->rowptr[0] = 0;
+  for (cis_int i = 0; i < rows; ++i) { /* the offsets: prefix sums of the counts */
+    out->local->rowptr[i + 1] = out->local->rowptr[i] + cnt[2 * i];
+    out->remote->rowptr[i + 1] = out->remote->rowptr[i] + cnt[2 * i + 1];
+  }
+  const size_t es = cis_dtype_size(A->dtype);
+  CIS_PRAGMA(omp parallel for schedule(dynamic, 256))
   for (cis_int i = r0; i < r1; ++i) { /* columns stay ascending in both blocks */
+    cis_int kl = out->local->rowptr[i - r0], kr = out->remote->rowptr[i - r0];
     for (cis_int k = A->rowptr[i - roff]; k < A->rowptr[i - roff + 1]; ++k) {
-      cis_idx j = A->colind[k];
+      const cis_idx j = A->colind[k];
       const char *v = (const char *)A->val + (size_t)k * es;
       if (j >= r0 && j < r1) {
         out->local->colind[kl] = (cis_idx)(j - r0);
         memcpy((char *)out->local->val + (size_t)kl++ * es, v, es);
       } else {
-        out->remote->colind[kr] = (cis_idx)find_col(out->needed, out->nneeded, j);
+        out->remote->colind[kr] = pos[j];
         memcpy((char *)out->remote->val + (size_t)kr++ * es, v, es);
       }
     }
-    out->local->rowptr[i - r0 + 1] = kl;
-    out->remote->rowptr[i - r0 + 1] = kr;
   }
   st = CIS_OK;
 cleanup:
   cis_free(mark);
+  cis_free(pos);
+  cis_free(cnt);
   if (st != CIS_OK) dist_block_clear(out);
   return st;
 }

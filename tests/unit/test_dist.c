@@ -82,6 +82,18 @@ static void test_bad_input(void) {
   CHECK(cis_dist_partition_rows(A, 7, rs) == CIS_ERR_INVALID, "7 parts of 6 rows accepted");
   CHECK(cis_dist_partition_rows(A, 0, rs) == CIS_ERR_INVALID, "0 parts accepted");
   CHECK(dist_block_split(R, rs, 1, 0, &b) == CIS_ERR_INVALID, "non-square matrix accepted");
+  { /* a column outside the matrix: the first such row named, whichever thread met it */
+    cis_csr *B = test_csr_from_dense(6, 6, D6, CIS_F64);
+    CHECK_OK(cis_dist_partition_rows(B, 2, rs));
+    B->colind[B->rowptr[4]] = 6;     /* row 4 */
+    B->colind[B->rowptr[2] + 1] = -1; /* row 2 */
+    CHECK(dist_block_split(B, rs, 2, 1, &b) == CIS_ERR_INVALID && strstr(cis_last_error(), "row 4 has column 6"),
+          "column 6 of 6 accepted in part 1: %s", cis_last_error());
+    CHECK(dist_block_split(B, rs, 2, 0, &b) == CIS_ERR_INVALID && strstr(cis_last_error(), "row 2 has column -1"),
+          "column -1 accepted in part 0: %s", cis_last_error());
+    cis_clear_error();
+    cis_csr_free(B);
+  }
   CHECK_OK(cis_csr_upper(A, &U));
   if (U) {
     CHECK_OK(cis_dist_partition_rows(U, 2, rs));
