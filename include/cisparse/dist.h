@@ -274,8 +274,9 @@ typedef enum cis_dist_sum {
  * all-gather of cis_dist_matrix_create_summed) and the
  * communicator offers a reduce-scatter (NCCL, fake), else the rank-order
  * sum stays. The environment's CISPARSE_DIST_SUM=rank|collective, when set,
- * overrides every choice (a diagnostic). CIS_ERR_INVALID when D is not a
- * summed operator or how is unknown. */
+ * overrides the choice made here (a diagnostic; it must be the same on
+ * every process). CIS_ERR_INVALID when D is not a summed operator or how is
+ * unknown. */
 CIS_API cis_status cis_dist_summed_set_sum(cis_dist_matrix *D, cis_dist_sum how);
 
 /* A callback a summed operator runs on the calling thread at the start of

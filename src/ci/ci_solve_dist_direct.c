@@ -47,6 +47,9 @@ struct ci_dist_direct {
   cis_ci_direct_gpu *G[PARTS_MAX];      /* GPU parts: each local part's sigma (its range) */
   cis_ci_direct_gpu_opts go[PARTS_MAX]; /* the options each was made with (its workspace) */
   int parts, balanced, verbose;         /* balanced: the split re-made from measured times (or kept) */
+  int on_gpus;                          /* the parts are GPUs (G[l] must be there) */
+  int resplit;                          /* CISPARSE_DIST_RESPLIT: 1 always, 0 never, -1 by the rule */
+  double first_secs[PARTS_MAX];         /* the parts' work after the first product */
   double balance_gain;                  /* the re-split's predicted slowest part over the measured one */
   double t_make;                        /* seconds this process took to make its GPU parts' sigmas */
   cis_int carried_vectors, carried_half; /* local part 0's counts before it was made again */
@@ -57,6 +60,7 @@ static cis_status part_sigma(void *ctx, int local, int rank, const void *x, void
   ci_dist_direct *dd = ctx;
   cis_ci_direct_gpu *G = dd->G[local];
   if (G) return dd->compact ? cis_ci_direct_gpu_compact_sigma(G, 1, x, y, s) : cis_ci_direct_gpu_sigma(G, 1, x, y, s);
+  if (dd->on_gpus) return cis_error(CIS_ERR_INVALID, "direct sigma over GPUs: part %d lost its GPU sigma", rank);
   return ci_direct_sigma_part(dd->D, dd->compact, x, y, dd->alo[rank], dd->alo[rank + 1]);
 }
 
@@ -82,8 +86,9 @@ static cis_status split_work(const cis_ci_direct *D, int compact, int parts, cis
  * vector; the same result on every part). */
 static cis_status part_pure(void *ctx, int local, int rank, const void *x, void *y, cis_stream s) {
   ci_dist_direct *dd = ctx;
-  (void)rank, (void)x;
+  (void)x;
   if (dd->G[local]) return cis_ci_direct_gpu_correct(dd->G[local], y, s);
+  if (dd->on_gpus) return cis_error(CIS_ERR_INVALID, "direct sigma over GPUs: part %d lost its GPU sigma", rank);
   return dd->compact ? cis_ci_direct_correct_compact(dd->D, y, s) : cis_ci_direct_correct_c1(dd->D, y, s);
 }
 
@@ -176,44 +181,55 @@ cleanup:
   return st;
 }
 
-/* Before the second product: the alpha strings re-split from the parts'
- * times in the first (cis_dist_summed_work; the model of split_work misses
- * by up to 16 % a part: CAS(16,16) over 4 H100s, 2026-11-27, the third
- * quarter 72 ms against 61-64 for the others, on whichever GPU), when the
- * re-split's slowest part is predicted 3 % or more faster and that saves,
- * over RESPLIT_HORIZON more products, more than RESPLIT_COST times what
- * making the GPU parts' sigmas took in the set-up (the ranks' mean): the
- * local GPU parts whose range moved are made again on their GPUs, each with
- * the workspace it had (freed first). Measured there: the re-split took
- * about 0.23 s of host time (freeing and making 4 parts' 10+ GB
- * workspaces), 3.6 times the set-up's 0.064 s, and then saved 6 ms a
- * product (the slowest part 66 ms against 72): a loss for CAS(16,16)'s 11
- * products, a gain for a space whose products take seconds. Once per run;
- * every process together, on the same (summed) figures. */
+/* Before the third product: the alpha strings re-split from the parts'
+ * times in the second (cis_dist_summed_work less its figures after the
+ * first, which carries first-call costs: cuBLAS, lazily loaded kernels).
+ * The model of split_work misses by up to 16 % a part (CAS(16,16) over 4
+ * H100s, 2026-11-27: the third quarter of the strings 72 ms against 61-64
+ * for the others, on whichever GPU). The strings are re-split when the new
+ * split's slowest part is predicted 3 % or more faster and that saves, over
+ * RESPLIT_HORIZON more products, more than RESPLIT_COST times what making
+ * the GPU parts' sigmas took in the set-up (the ranks' mean); every process
+ * must agree (the flag summed over the ranks), or none re-splits. The local
+ * GPU parts whose range moved are made again on their GPUs, each with the
+ * workspace it had (freed first). Measured there: the re-split took about
+ * 0.23 s of host time (freeing and making 4 parts' 10+ GB workspaces), 3.6
+ * times the set-up's 0.064 s, and then saved 6 ms a product (the slowest
+ * part 66 ms against 72): a loss for CAS(16,16)'s 11 products, a gain for a
+ * space whose products take seconds. CISPARSE_DIST_RESPLIT=always|never
+ * overrides the rule (a diagnostic; the same on every process). Once per
+ * run; every process together. */
 #define RESPLIT_HORIZON 10.0
 #define RESPLIT_COST 4.0
 static cis_status rebalance(void *ctx, cis_dist_matrix *M) {
   ci_dist_direct *dd = ctx;
   cis_status st = CIS_OK;
-  double secs[PARTS_MAX], *w = NULL;
+  double secs[PARTS_MAX], *w = NULL, make[PARTS_MAX], agree[PARTS_MAX], slowest = 0;
   int64_t products = 0;
   cis_int next[PARTS_MAX + 1];
-  if (dd->balanced || dd->parts < 2) return CIS_OK;
+  if (dd->balanced || dd->parts < 2 || dd->resplit == 0) return CIS_OK;
   CIS_TRY(cis_dist_summed_work(M, secs, &products));
   if (products < 1) return CIS_OK;
+  if (products == 1) { /* the first product's figures, taken off the next */
+    memcpy(dd->first_secs, secs, (size_t)dd->parts * sizeof(double));
+    return CIS_OK;
+  }
   dd->balanced = 1;
+  for (int p = 0; p < dd->parts; ++p) secs[p] = (secs[p] - dd->first_secs[p]) / (double)(products - 1);
   const cis_int nsa = dd->alo[dd->parts];
   CIS_TRY(model_work(dd->D, dd->compact, nsa, &w));
   dd->balance_gain = ci_split_rescaled(w, nsa, dd->parts, dd->alo, secs, next);
-  double make[PARTS_MAX], slowest = 0;
   for (int l = 0; l < dd->nlocal; ++l) make[l] = dd->t_make;
   CIS_TRY(cis_dist_allreduce_host(dd->c, make, 1)); /* every local part adds its process's time once */
-  for (int p = 0; p < dd->parts; ++p) slowest = fmax(slowest, secs[p] / (double)products);
+  for (int p = 0; p < dd->parts; ++p) slowest = fmax(slowest, secs[p]);
   const double saving = (1 - dd->balance_gain) * slowest * RESPLIT_HORIZON, cost = RESPLIT_COST * make[0] / dd->parts;
-  const int resplit = dd->balance_gain <= 0.97 && saving > cost;
+  const int mine = dd->resplit > 0 ? dd->balance_gain < 1 : dd->balance_gain <= 0.97 && saving > cost;
+  for (int l = 0; l < dd->nlocal; ++l) agree[l] = mine;
+  CIS_TRY(cis_dist_allreduce_host(dd->c, agree, 1));
+  const int resplit = agree[0] == (double)dd->parts;
   if (dd->verbose && dd->first == 0) {
-    fprintf(stderr, "direct over %d parts: the first product's work per part", dd->parts);
-    for (int p = 0; p < dd->parts; ++p) fprintf(stderr, " %.1f", 1e3 * secs[p] / (double)products);
+    fprintf(stderr, "direct over %d parts: the second product's work per part", dd->parts);
+    for (int p = 0; p < dd->parts; ++p) fprintf(stderr, " %.1f", 1e3 * secs[p]);
     fprintf(stderr, " ms; re-split from them, the slowest part predicted at %.1f %% of before, saving %.3f s over %.0f "
             "products against %.3f s to make the parts again: %s\n", 100 * dd->balance_gain, saving, RESPLIT_HORIZON,
             cost, resplit ? "re-split" : "kept");
@@ -221,27 +237,30 @@ static cis_status rebalance(void *ctx, cis_dist_matrix *M) {
   if (!resplit) goto cleanup;
   cis_status pst[PARTS_MAX];
   char whys[PARTS_MAX][200];
-  CIS_PRAGMA(omp parallel for num_threads(dd->nlocal) schedule(static, 1) if (dd->nlocal > 1 && dd->G[0]))
+  CIS_PRAGMA(omp parallel for num_threads(dd->nlocal) schedule(static, 1) if (dd->nlocal > 1 && dd->on_gpus))
   for (int l = 0; l < dd->nlocal; ++l) {
     const int rank = dd->first + l;
     pst[l] = CIS_OK;
+    whys[l][0] = 0;
     if (!dd->G[l] || (next[rank] == dd->alo[rank] && next[rank + 1] == dd->alo[rank + 1])) continue;
     cis_ci_direct_gpu_info old;
     cis_ci_direct_gpu_opts go = dd->go[l];
     pst[l] = cis_dist_comm_use_part(dd->c, l);
-    cis_ci_direct_gpu_get_info(dd->G[l], &old);
-    if (l == 0) dd->carried_vectors += old.sigma_vectors, dd->carried_half += old.half_sigmas;
-    cis_ci_direct_gpu_free(dd->G[l]);
-    dd->G[l] = NULL;
-    go.vectors = CI_GPU_VECTORS_HELD; /* Davidson's share is allocated: the workspace it had, no more */
-    go.work_bytes = old.work_bytes > 0 ? old.work_bytes : go.work_bytes;
-    if (pst[l] == CIS_OK) pst[l] = ci_direct_gpu_create_part(dd->D, &go, next[rank], next[rank + 1], &dd->G[l]);
-    if (pst[l] == CIS_OK) ci_direct_gpu_input_scratch(dd->G[l]);
-    snprintf(whys[l], sizeof whys[l], "%s", pst[l] == CIS_OK ? "" : cis_last_error());
+    if (pst[l] == CIS_OK) { /* its GPU current: freed there, then made again */
+      cis_ci_direct_gpu_get_info(dd->G[l], &old);
+      if (l == 0) dd->carried_vectors += old.sigma_vectors, dd->carried_half += old.half_sigmas;
+      cis_ci_direct_gpu_free(dd->G[l]);
+      dd->G[l] = NULL; /* a failure below leaves it so: the products then fail with "lost its GPU sigma" */
+      go.vectors = CI_GPU_VECTORS_HELD; /* Davidson's share is allocated: the workspace it had, no more */
+      go.work_bytes = old.work_bytes > 0 ? old.work_bytes : go.work_bytes;
+      pst[l] = ci_direct_gpu_create_part(dd->D, &go, next[rank], next[rank + 1], &dd->G[l]);
+      if (pst[l] == CIS_OK) ci_direct_gpu_input_scratch(dd->G[l]);
+    }
+    if (pst[l] != CIS_OK) snprintf(whys[l], sizeof whys[l], "%s", cis_last_error());
   }
+  memcpy(dd->alo, next, (size_t)(dd->parts + 1) * sizeof(cis_int)); /* the parts made have the new ranges */
   for (int l = 0; l < dd->nlocal; ++l)
     if (pst[l] != CIS_OK) CIS_TRY(cis_error(pst[l], "GPU part %d made again for its new alpha strings: %s", dd->first + l, whys[l]));
-  memcpy(dd->alo, next, (size_t)(dd->parts + 1) * sizeof(cis_int));
 cleanup:
   free(w);
   return st;
@@ -275,6 +294,11 @@ cis_status ci_run_setup_dist_direct(ci_run *r) {
   CIS_TRY(split_work(r->D, dd->compact, parts, nsa, dd->alo));
   dd->parts = parts;
   dd->verbose = o->verbose;
+  dd->on_gpus = cis_dist_comm_memspace(dd->c) == CIS_MEM_DEVICE;
+  {
+    const char *e = getenv("CISPARSE_DIST_RESPLIT");
+    dd->resplit = e && !strcmp(e, "always") ? 1 : e && !strcmp(e, "never") ? 0 : -1;
+  }
   /* Davidson's rows: an even split of the vector (its share of memory),
    * uniform (blocks of ceil(n / parts), the last shorter) when the last
    * part keeps a row: the layout of NCCL's all-gather and reduce-scatter */

@@ -97,7 +97,13 @@ static cis_status ring_take(cis_dist_matrix *D, int *e) {
     if (P->ring) continue;
     CIS_TRY(dist_set_dev(D, l));
     CIS_TRY(cis_alloc_zeroed((void **)&P->ring, 4 * DIST_RING, sizeof(void *), "product events"));
-    for (int k = 0; k < 4 * DIST_RING; ++k) CIS_TRY(dd_event_create(&P->ring[k]));
+    for (int k = 0; k < 4 * DIST_RING && st == CIS_OK; ++k) st = dd_event_create(&P->ring[k]);
+    if (st != CIS_OK) { /* none half made: the next product tries again */
+      for (int k = 0; k < 4 * DIST_RING; ++k) dd_event_destroy(P->ring[k]);
+      cis_free(P->ring);
+      P->ring = NULL;
+      goto cleanup;
+    }
   }
   *e = D->ring_next;
   if (D->ring_busy[*e]) CIS_TRY(ring_read(D, *e));

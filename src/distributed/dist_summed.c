@@ -66,10 +66,13 @@ cis_status cis_dist_matrix_create_summed(cis_int n, const cis_int *row_start, co
     P->rows = row_start[P->rank + 1] - P->row0;
     CIS_TRY(dist_part_alloc(D, l, &P->xfull, whole * (int64_t)es, "summed operator: the whole x"));
     CIS_TRY(dist_part_alloc(D, l, &P->ywhole, whole * (int64_t)es, "summed operator: a part's whole y"));
-    if (whole > n) { /* the tail: fewer than G values, never read by f */
-      static const double zeros[DIST_MAX_LOCAL] = {0};
-      CIS_TRY(dist_part_put(D, l, (char *)P->xfull + (size_t)n * es, zeros, (size_t)(whole - n) * es));
-      CIS_TRY(dist_part_put(D, l, (char *)P->ywhole + (size_t)n * es, zeros, (size_t)(whole - n) * es));
+    if (whole > n) { /* the tail (up to max_rows - 1 values), never read by f: zeros */
+      void *zeros = NULL;
+      st = cis_alloc_zeroed(&zeros, whole - n, es, "summed operator: the tail of a whole vector");
+      if (st == CIS_OK) st = dist_part_put(D, l, (char *)P->xfull + (size_t)n * es, zeros, (size_t)(whole - n) * es);
+      if (st == CIS_OK) st = dist_part_put(D, l, (char *)P->ywhole + (size_t)n * es, zeros, (size_t)(whole - n) * es);
+      cis_free(zeros);
+      CIS_TRY(st);
     }
     if (dist_on_device(D)) {
       CIS_TRY(dist_set_dev(D, l));

@@ -21,6 +21,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include "ci/ci_internal.h"
 #include "ci_sigma_ref.h"
 
@@ -105,6 +106,32 @@ static cis_status add_scaled(void *ctx, int local, int rank, const void *x, void
   return CIS_OK;
 }
 
+/* The prepare callback's view: calls, and the parts' work it read. */
+typedef struct prep_seen {
+  int calls;
+  int64_t products;
+  double secs[3];
+} prep_seen;
+static cis_status prep_count(void *ctx, cis_dist_matrix *D) {
+  prep_seen *p = ctx;
+  p->calls++;
+  return cis_dist_summed_work(D, p->secs, &p->products);
+}
+static double test_wtime(void) {
+  struct timespec t;
+  clock_gettime(CLOCK_MONOTONIC, &t);
+  return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
+/* add_scaled, with rank 2 taking 3 ms more (its measured work must show it) */
+static cis_status add_scaled_slow2(void *ctx, int local, int rank, const void *x, void *y, cis_stream s) {
+  if (rank == 2) {
+    const double t0 = test_wtime();
+    while (test_wtime() - t0 < 3e-3) {
+    }
+  }
+  return add_scaled(ctx, local, rank, x, y, s);
+}
+
 /* rs: the split (uniform or not); how: the sum asked for */
 static void summed_operator_split(const cis_int *rs, cis_dist_sum how) {
   enum { N = 1000, G = 3 };
@@ -123,11 +150,13 @@ static void summed_operator_split(const cis_int *rs, cis_dist_sum how) {
   CHECK(cis_dist_matrix_create_summed(n, bad, NULL, CIS_F64, add_scaled, &n, c, &M) == CIS_ERR_INVALID,
         "a part without rows refused");
   cis_clear_error();
-  CHECK_OK(cis_dist_matrix_create_summed(n, rs, NULL, CIS_F64, add_scaled, &n, c, &M));
+  CHECK_OK(cis_dist_matrix_create_summed(n, rs, NULL, CIS_F64, add_scaled_slow2, &n, c, &M));
+  prep_seen seen = {0, -1, {-1, -1, -1}};
   if (M) {
     CHECK(cis_dist_summed_set_sum(M, (cis_dist_sum)7) == CIS_ERR_INVALID, "an unknown sum refused");
     cis_clear_error();
     CHECK_OK(cis_dist_summed_set_sum(M, how));
+    CHECK_OK(cis_dist_summed_set_prepare(M, prep_count, &seen));
     CHECK_OK(cis_operator_from_dist(M, &op));
     CHECK_OK(cis_dist_vec_alloc(M, 2, &v));
     void *vy = (char *)v + N * sizeof(double);
@@ -145,6 +174,11 @@ static void summed_operator_split(const cis_int *rs, cis_dist_sum how) {
     for (int i = 0; i < N; ++i) e = fmax(e, fabs(got[i] - 6.0 * x[i]));
     CHECK(e <= 1e-14, "summed operator (split %lld/%lld, sum %d): off by %.3g", (long long)rs[1], (long long)rs[2],
           (int)how, e);
+    /* before the second product: one product's work, rank 2's 3 ms in it */
+    CHECK(seen.calls == 2 && seen.products == 1, "prepare: %d calls, %lld products seen, expected 2 and 1", seen.calls,
+          (long long)seen.products);
+    CHECK(seen.secs[2] >= 3e-3 && seen.secs[0] >= 0 && seen.secs[0] < seen.secs[2] && seen.secs[1] < seen.secs[2],
+          "the parts' work %.4f %.4f %.4f s: rank 2 spent 3 ms more", seen.secs[0], seen.secs[1], seen.secs[2]);
     CHECK(cis_dist_matrix_exchange_bytes(M) == 2 * (G - 1) * N * 8, "exchange volume 2 (G-1) n values");
   }
   cis_operator_free(op);
@@ -181,12 +215,17 @@ static void rescaled_split(void) {
 /* Unequal parts (broadcasts, then the rank-order sum whatever is asked) and
  * a uniform split (the all-gather, then either sum) give the same product. */
 static void summed_operator(void) {
-  const cis_int unequal[4] = {0, 10, 600, 1000}, uniform[4] = {0, 334, 668, 1000};
+  /* wide_tail: uniform, the last part 100 rows of 450: a tail of 350 values */
+  const cis_int unequal[4] = {0, 10, 600, 1000}, uniform[4] = {0, 334, 668, 1000}, wide_tail[4] = {0, 450, 900, 1000};
   summed_operator_split(unequal, CIS_DIST_SUM_RANK_ORDER);
   summed_operator_split(unequal, CIS_DIST_SUM_COLLECTIVE);
   summed_operator_split(uniform, CIS_DIST_SUM_RANK_ORDER);
   summed_operator_split(uniform, CIS_DIST_SUM_COLLECTIVE);
+  summed_operator_split(wide_tail, CIS_DIST_SUM_COLLECTIVE);
+  double secs[1];
   CHECK(cis_dist_summed_set_sum(NULL, CIS_DIST_SUM_RANK_ORDER) == CIS_ERR_INVALID, "no operator refused");
+  CHECK(cis_dist_summed_set_prepare(NULL, prep_count, NULL) == CIS_ERR_INVALID, "prepare: no operator refused");
+  CHECK(cis_dist_summed_work(NULL, secs, NULL) == CIS_ERR_INVALID, "work: no operator refused");
   cis_clear_error();
 }
 
@@ -220,6 +259,9 @@ static void solve_case(const char *file) {
   o.no_s2 = 1;
   CHECK_OK(cis_ci_solve_file(file, &o, &R1));
   match_over_parts(file, "direct", o, R1, 1);
+  setenv("CISPARSE_DIST_RESPLIT", "always", 1); /* the strings re-split from the measured times before product 3 */
+  match_over_parts(file, "re-split", o, R1, 1);
+  unsetenv("CISPARSE_DIST_RESPLIT");
   cis_ci_result_free(R1);
 }
 
