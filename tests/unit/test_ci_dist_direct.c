@@ -122,11 +122,11 @@ static double test_wtime(void) {
   clock_gettime(CLOCK_MONOTONIC, &t);
   return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
 }
-/* add_scaled, with rank 2 taking 3 ms more (its measured work must show it) */
+/* add_scaled, with rank 2 taking 20 ms more (its measured work must show it) */
 static cis_status add_scaled_slow2(void *ctx, int local, int rank, const void *x, void *y, cis_stream s) {
   if (rank == 2) {
     const double t0 = test_wtime();
-    while (test_wtime() - t0 < 3e-3) {
+    while (test_wtime() - t0 < 20e-3) {
     }
   }
   return add_scaled(ctx, local, rank, x, y, s);
@@ -174,11 +174,11 @@ static void summed_operator_split(const cis_int *rs, cis_dist_sum how) {
     for (int i = 0; i < N; ++i) e = fmax(e, fabs(got[i] - 6.0 * x[i]));
     CHECK(e <= 1e-14, "summed operator (split %lld/%lld, sum %d): off by %.3g", (long long)rs[1], (long long)rs[2],
           (int)how, e);
-    /* before the second product: one product's work, rank 2's 3 ms in it */
+    /* before the second product: one product's work, rank 2's 20 ms in it */
     CHECK(seen.calls == 2 && seen.products == 1, "prepare: %d calls, %lld products seen, expected 2 and 1", seen.calls,
           (long long)seen.products);
-    CHECK(seen.secs[2] >= 3e-3 && seen.secs[0] >= 0 && seen.secs[0] < seen.secs[2] && seen.secs[1] < seen.secs[2],
-          "the parts' work %.4f %.4f %.4f s: rank 2 spent 3 ms more", seen.secs[0], seen.secs[1], seen.secs[2]);
+    CHECK(seen.secs[2] >= 20e-3 && seen.secs[0] >= 0 && seen.secs[0] < seen.secs[2] && seen.secs[1] < seen.secs[2],
+          "the parts' work %.4f %.4f %.4f s: rank 2 spent 20 ms more", seen.secs[0], seen.secs[1], seen.secs[2]);
     CHECK(cis_dist_matrix_exchange_bytes(M) == 2 * (G - 1) * N * 8, "exchange volume 2 (G-1) n values");
   }
   cis_operator_free(op);
