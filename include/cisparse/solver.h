@@ -146,6 +146,19 @@ typedef struct cis_davidson_opts {
    * max_sub is raised to nguess + roots when smaller. */
   const double *guess;
   int nguess;
+  /* Or the nguess guesses in sparse form, used when guess is NULL and
+   * guess_ptr is not: guess j's nonzeros are guess_idx[guess_ptr[j] ..
+   * guess_ptr[j+1]) (ascending, each in 0 .. rows-1) with the values at the
+   * same positions of guess_val (host arrays; guess_ptr: nguess + 1 offsets
+   * from 0, never decreasing). Each goes to H's memory space as its
+   * nonzeros only (a P-space guess of a large space: a few hundred numbers,
+   * no host vector of H's rows), then as guess above; the same vectors as
+   * guess give the same solve. CIS_ERR_INVALID for offsets that do not
+   * start at 0 or that decrease, or NULL arrays; CIS_ERR_RANGE for an index
+   * out of range or not ascending. */
+  const cis_int *guess_ptr;
+  const cis_int *guess_idx;
+  const double *guess_val;
   /* 1: the new vectors of an iteration (the roots' corrections, and the
    * guesses) are multiplied in one pass over the matrix
    * (cis_operator_apply_block: SpMM on a GPU csr or symmetric-csr plan),

@@ -70,7 +70,7 @@ cis_status ci_run_distributed(ci_run *r) {
   cis_dist_matrix *DM = NULL;
   cis_operator *op = NULL;
   cis_int *counts = NULL;
-  double *guess = NULL;
+  ci_guesses guess = {0};
   cis_dist_exchange xk = CIS_XCHG_AUTO;
   const double t_start = cis_wtime();
   if (o->keep_vectors || o->guess)
@@ -127,10 +127,10 @@ cis_status ci_run_distributed(ci_run *r) {
   if (!(r->diag = malloc((size_t)n * sizeof(double))))
     CIS_TRY(cis_error(CIS_ERR_ALLOC, "cannot allocate the Hamiltonian diagonal (%lld doubles)", (long long)n));
   CIS_TRY(cis_ci_diagonal_all(r->F, r->S, r->diag));
-  int nguess = 0, nvec = ci_guess_vectors(r);
+  int nvec = ci_guess_vectors(r);
   ci_fit_subspace(r, 0, 0);
   const double t_guess = cis_wtime();
-  CIS_TRY(ci_run_guesses(r, nvec, &guess, &nguess));
+  CIS_TRY(ci_run_guesses(r, nvec, &guess));
   R->t_guess = cis_wtime() - t_guess;
   cis_davidson_opts d = cis_davidson_opts_default();
   d.roots = r->nr;
@@ -138,8 +138,7 @@ cis_status ci_run_distributed(ci_run *r) {
   if (o->etol > 0) d.etol = o->etol;
   d.max_iter = o->max_iter;
   d.verbose = o->verbose;
-  d.guess = guess;
-  d.nguess = nguess;
+  ci_guesses_to_davidson(&guess, &d);
   d.max_sub = r->max_sub;
   ci_davidson_progress(r, &d);
   if (!(r->evals = malloc((size_t)r->nr * sizeof(double))) || !(r->s2 = malloc((size_t)r->nr * sizeof(double))) ||
@@ -160,7 +159,7 @@ cis_status ci_run_distributed(ci_run *r) {
   R->to_solution[0] = cis_wtime() - t_start; /* the communicator, count, build, guess and Davidson */
   st = CIS_OK;
 cleanup:
-  free(guess);
+  ci_guesses_free(&guess);
   free(counts);
   cis_operator_free(op);
   cis_dist_matrix_free(DM);

@@ -10,6 +10,7 @@
 #include "cisparse/ci_solve.h"
 #include "core/internal.h"
 #include "ci/ci_davidson_support.h"
+#include "ci/guess_sparse.h"
 
 /* What a cis_ci_solver keeps between solves of one space. */
 struct cis_ci_solver {
@@ -122,8 +123,21 @@ void ci_fit_subspace(ci_run *r, double vec_bytes, double budget);
  * kept in s and reused while the space is the same (*reused set). */
 cis_status ci_stored_space(cis_ci_solver *s, const cis_fcidump *F, const cis_ci_solve_opts *o, const cis_ci_bits *ra,
                            const cis_ci_bits *rb, int *reused);
-/* P-space guesses (caller's vectors first) for nvec roots; *guess (malloc'd), *ng vectors. */
-cis_status ci_run_guesses(ci_run *r, int nvec, double **guess, int *ng);
+/* Davidson's guesses as ci_run_guesses makes them: n dense host vectors
+ * (dense, malloc'd: the caller's vectors first, or a stored space) or, for
+ * P-space guesses alone on the direct path, their nonzeros (sparse: a few
+ * hundred numbers each, not vectors of the space). */
+typedef struct ci_guesses {
+  int n;
+  double *dense;
+  ci_sparse_guesses sparse;
+} ci_guesses;
+/* P-space guesses (caller's vectors first) for nvec roots into *g (zeroed
+ * first; ci_guesses_free after). */
+cis_status ci_run_guesses(ci_run *r, int nvec, ci_guesses *g);
+/* d's guesses (dense, else sparse form) set to g's. */
+void ci_guesses_to_davidson(const ci_guesses *g, cis_davidson_opts *d);
+void ci_guesses_free(ci_guesses *g);
 /* A key naming F's space and what of o shapes it, for the kept spaces. */
 void ci_space_key(const cis_fcidump *F, const cis_ci_solve_opts *o, int direct, char *key, size_t len);
 /* The header event (o->progress, once per solve): method, space and memory known, the long work next. */

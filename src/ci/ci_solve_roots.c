@@ -120,26 +120,95 @@ static cis_status cpu_apply(void *c, const double *x, double *y) {
   return o->U ? cis_csr_symv_upper(o->U, x, y) : cis_matrix_spmv(o->M, 1.0, x, 0.0, y);
 }
 
+/* The guesses' vector length (compact: the ISYM determinants when blocked
+ * by irreps) and the diagonal the P-space reads. */
+static cis_int guess_length(const ci_run *r, const double **diag) {
+  const int compact = r->opc != NULL;
+  *diag = compact ? cis_operator_diagonal(r->opc) : r->D ? r->gdiag : r->diag;
+  return compact ? cis_ci_direct_compact_size(r->D) : r->D ? cis_ci_direct_size(r->D) : cis_ci_space_size(r->S);
+}
+
+/* P-space vectors *pvec (of len) for nvec roots after `given` vectors of
+ * the caller, from a P-space of *np determinants. */
+static void pspace_counts(const ci_run *r, int nvec, int given, cis_int len, int *pvec, int *np) {
+  const cis_ci_solve_opts *o = r->o;
+  *np = o->pspace > 0 ? o->pspace : CIS_CI_PSPACE_DEFAULT;
+  /* singlet only: about half the P-space vectors are antisymmetric and dropped */
+  *pvec = o->singlet ? 2 * nvec : given >= r->nr ? 0 : nvec;
+  if (*pvec > len) *pvec = (int)len;
+  if (*np < *pvec) *np = *pvec;
+}
+
+/* Singlet only, out guesses symmetric: CIS_ERR_NOT_FOUND for none; *again
+ * when fewer than the roots and the P-space vectors can be doubled. */
+static cis_status singlet_enough(const ci_run *r, int out, int pvec, cis_int len, int *again) {
+  *again = out < r->nr && pvec < len;
+  if (out == 0)
+    return cis_error(CIS_ERR_NOT_FOUND, "no guess symmetric under alpha <-> beta (a singlet-only state) in this space");
+  return CIS_OK;
+}
+
+/* P-space guesses alone on the direct path, as their nonzeros: the same
+ * numbers as the dense path below (guess_sparse.h). */
+static cis_status sparse_guesses(ci_run *r, int nvec, ci_guesses *g) {
+  cis_status st;
+  const int compact = r->opc != NULL;
+  const double *diag;
+  const cis_int len = guess_length(r, &diag);
+  cis_int *idx = NULL;
+  double *val = NULL;
+  int pvec, np, used = 0, got = 0, again = 0;
+  pspace_counts(r, nvec, 0, len, &pvec, &np);
+  CIS_TRY(ci_pspace_guess_sparse(r->F, r->D, compact, diag, np, pvec, &idx, &val, &used, &got));
+  for (int v = 0; v < got; ++v) CIS_TRY(ci_sparse_guesses_push(&g->sparse, used, idx, val + (size_t)v * used));
+  r->R->pspace_used = used;
+  CIS_TRY(ci_sparse_pure_guesses(r->D, compact, &g->sparse));
+  if (r->o->singlet) {
+    CIS_TRY(ci_sparse_keep_symmetric(r->D, compact, &g->sparse));
+    CIS_TRY(singlet_enough(r, g->sparse.n, pvec, len, &again));
+  }
+  g->n = g->sparse.n;
+  st = CIS_OK;
+cleanup:
+  cis_free(idx);
+  cis_free(val);
+  if (st != CIS_OK || again) ci_guesses_free(g);
+  return st == CIS_OK && again ? sparse_guesses(r, 2 * nvec, g) : st; /* too few symmetric: twice the P-space vectors */
+}
+
+void ci_guesses_to_davidson(const ci_guesses *g, cis_davidson_opts *d) {
+  d->nguess = g->n;
+  d->guess = g->dense;
+  d->guess_ptr = g->dense ? NULL : g->sparse.ptr;
+  d->guess_idx = g->sparse.idx;
+  d->guess_val = g->sparse.val;
+}
+
+void ci_guesses_free(ci_guesses *g) {
+  free(g->dense);
+  ci_sparse_guesses_free(&g->sparse);
+  memset(g, 0, sizeof *g);
+}
+
 /* Davidson's guesses for nvec roots: the caller's vectors (o->guess, C1 or
  * space order; compressed when Davidson runs on compact vectors) then, when
  * they are fewer than the roots, P-space vectors; made exactly
  * (anti)symmetric under alpha <-> beta on the direct path (every product
- * can be a half sigma). */
-cis_status ci_run_guesses(ci_run *r, int nvec, double **guess, int *ng) {
+ * can be a half sigma). P-space guesses alone on the direct path stay
+ * sparse (sparse_guesses); otherwise dense host vectors. */
+cis_status ci_run_guesses(ci_run *r, int nvec, ci_guesses *out) {
   cis_status st;
   const cis_ci_solve_opts *o = r->o;
+  memset(out, 0, sizeof *out);
+  if (r->D && !o->guess) return sparse_guesses(r, nvec, out);
   const int compact = r->opc != NULL;
   const cis_int n = r->D ? cis_ci_direct_size(r->D) : cis_ci_space_size(r->S);
-  const cis_int len = compact ? cis_ci_direct_compact_size(r->D) : n;
-  const double *diag = compact ? cis_operator_diagonal(r->opc) : r->D ? r->gdiag : r->diag;
-  int given = o->guess ? o->nguess : 0, np = o->pspace > 0 ? o->pspace : CIS_CI_PSPACE_DEFAULT;
-  /* singlet only: about half the P-space vectors are antisymmetric and dropped */
-  int pvec = o->singlet ? 2 * nvec : given >= r->nr ? 0 : nvec;
-  if (pvec > len) pvec = (int)len;
-  if (np < pvec) np = pvec;
+  const double *diag;
+  const cis_int len = guess_length(r, &diag);
+  int given = o->guess ? o->nguess : 0, pvec, np, again = 0;
+  pspace_counts(r, nvec, given, len, &pvec, &np);
   const int total = given + pvec, cap = r->D ? 2 * total : total; /* room for the antisymmetric parts */
   double *g = malloc((size_t)cap * (size_t)len * sizeof(double));
-  *guess = NULL;
   if (!g) return cis_error(CIS_ERR_ALLOC, "cannot allocate %d guess vectors of %lld determinants", cap, (long long)len);
   for (int k = 0; k < given; ++k) {
     const double *v = o->guess + (size_t)k * (size_t)n;
@@ -154,22 +223,19 @@ cis_status ci_run_guesses(ci_run *r, int nvec, double **guess, int *ng) {
     else CIS_TRY(cis_ci_pspace_guess(r->F, r->S, diag, np, pvec, p, &used, NULL));
   }
   r->R->pspace_used = used;
-  int out = total;
-  if (r->D) CIS_TRY(compact ? cis_ci_direct_compact_pure_guesses(r->D, g, total, cap, &out)
-                            : cis_ci_direct_pure_guesses(r->D, g, total, cap, &out));
+  int nout = total;
+  if (r->D) CIS_TRY(compact ? cis_ci_direct_compact_pure_guesses(r->D, g, total, cap, &nout)
+                            : cis_ci_direct_pure_guesses(r->D, g, total, cap, &nout));
   if (o->singlet) {
-    CIS_TRY(cis_ci_direct_keep_symmetric(r->D, compact, g, out, &out));
-    if (out == 0) {
-      st = cis_error(CIS_ERR_NOT_FOUND, "no guess symmetric under alpha <-> beta (a singlet-only state) in this space");
-      goto cleanup;
-    }
-    if (out < r->nr && pvec < len) { /* too few symmetric among them: twice the P-space vectors */
+    CIS_TRY(cis_ci_direct_keep_symmetric(r->D, compact, g, nout, &nout));
+    CIS_TRY(singlet_enough(r, nout, pvec, len, &again));
+    if (again) { /* too few symmetric among them: twice the P-space vectors */
       free(g);
-      return ci_run_guesses(r, 2 * nvec, guess, ng);
+      return ci_run_guesses(r, 2 * nvec, out);
     }
   }
-  *guess = g;
-  *ng = out;
+  out->dense = g;
+  out->n = nout;
   return CIS_OK;
 cleanup:
   free(g);
@@ -188,7 +254,8 @@ static cis_status solve_roots(ci_run *r) {
   const cis_int ng = compact ? cis_ci_direct_compact_size(r->D) : n;
   const double *diag = compact ? cis_operator_diagonal(r->opc) : r->D ? r->gdiag : r->diag;
   const int need_c1 = !compact || o->keep_vectors; /* <S^2> reads compact roots as they are */
-  double *guess = NULL, *vc = NULL;
+  double *vc = NULL;
+  ci_guesses guess = {0};
   const int nvec = ci_guess_vectors(r);
   free(r->evals); free(r->evecs); free(r->s2);
   r->evecs = NULL;
@@ -200,9 +267,8 @@ static cis_status solve_roots(ci_run *r) {
     { st = cis_error(CIS_ERR_ALLOC, "cannot allocate %d CI vectors of %lld determinants", nr, (long long)n); goto cleanup; }
   if (r->evecs) cis_first_touch(r->evecs, (int64_t)nr * n); /* Davidson's download lands in touched pages */
   if (vc) cis_first_touch(vc, (int64_t)nr * ng);
-  int nguess = 0;
   double t_guess = cis_wtime();
-  CIS_TRY(ci_run_guesses(r, nvec, &guess, &nguess));
+  CIS_TRY(ci_run_guesses(r, nvec, &guess));
   r->R->t_guess = cis_wtime() - t_guess;
   cis_davidson_opts d = cis_davidson_opts_default();
   d.roots = nr;
@@ -211,8 +277,7 @@ static cis_status solve_roots(ci_run *r) {
   d.verbose = o->verbose;
   d.max_iter = o->max_iter;
   d.block_products = o->block_products;
-  d.guess = guess;
-  d.nguess = nguess;
+  ci_guesses_to_davidson(&guess, &d);
   d.max_sub = r->max_sub;
   ci_davidson_progress(r, &d);
   /* corrections kept exactly alpha <-> beta pure (every product a half
@@ -256,7 +321,7 @@ static cis_status solve_roots(ci_run *r) {
   r->nroots = nr;
   st = CIS_OK;
 cleanup:
-  free(guess);
+  ci_guesses_free(&guess);
   free(vc);
   return st;
 }

@@ -356,14 +356,26 @@ cleanup:
   return st;
 }
 
-static cis_status pspace_guess(const cis_fcidump *F, const det_src *src, cis_int n, const double *diag, int np, int nvec,
-                               double *guess, int *np_used, double *pvals) {
+/* The P-space of the space src (n determinants) and its nvec lowest
+ * eigenvectors: pick[0..m) the determinants in (diag, index) order, Z the
+ * vectors (vector v at Z + v*m), *nvec lowered to m; pvals (may be NULL):
+ * their eigenvalues. */
+typedef struct pspace_vecs { cis_int *pick; double *Z; int m, nvec; } pspace_vecs;
+static void pspace_vecs_free(pspace_vecs *P) {
+  cis_free(P->pick);
+  cis_free(P->Z);
+  P->pick = NULL, P->Z = NULL;
+}
+static cis_status pspace_solve(const cis_fcidump *F, const det_src *src, cis_int n, const double *diag, int np, int nvec,
+                               pspace_vecs *P, double *pvals) {
   cis_status st;
+  double *H = NULL, *w = NULL;
   cis_int *pick = NULL;
-  double *H = NULL, *w = NULL, *Z = NULL;
+  memset(P, 0, sizeof *P);
   if (np <= 0) np = CIS_CI_PSPACE_DEFAULT;
   if (nvec < 1) return cis_error(CIS_ERR_INVALID, "P-space guess: %d vectors", nvec);
-  CIS_TRY(cis_alloc_array((void **)&pick, 2 * (int64_t)np, sizeof(cis_int), "P-space determinants"));
+  CIS_TRY(cis_alloc_array((void **)&P->pick, 2 * (int64_t)np, sizeof(cis_int), "P-space determinants"));
+  pick = P->pick;
   int m = 0;
   CIS_TRY(pspace_select(F, src, n, diag, &np, pick, &m));
   if (nvec > np)
@@ -383,20 +395,31 @@ static cis_status pspace_guess(const cis_fcidump *F, const det_src *src, cis_int
     }
   }
   if (nvec > m) nvec = m;
-  CIS_TRY(cis_alloc_array((void **)&Z, (int64_t)m * nvec, sizeof(double), "P-space eigenvectors"));
-  CIS_TRY(lowest_eigh(H, m, nvec, w, Z));
-  cis_first_touch(guess, (int64_t)nvec * n);
-  for (int v = 0; v < nvec; ++v)
-    for (int i = 0; i < m; ++i) guess[(size_t)v * (size_t)n + (size_t)pick[i]] = Z[(size_t)v * m + i];
+  CIS_TRY(cis_alloc_array((void **)&P->Z, (int64_t)m * nvec, sizeof(double), "P-space eigenvectors"));
+  CIS_TRY(lowest_eigh(H, m, nvec, w, P->Z));
   if (pvals) for (int v = 0; v < nvec; ++v) pvals[v] = w[v];
-  if (np_used) *np_used = m;
+  P->m = m;
+  P->nvec = nvec;
   st = CIS_OK;
 cleanup:
-  cis_free(pick);
+  if (st != CIS_OK) pspace_vecs_free(P);
   cis_free(H);
   cis_free(w);
-  cis_free(Z);
   return st;
+}
+
+/* The P-space vectors written as dense vectors of n (zero outside it). */
+static cis_status pspace_guess(const cis_fcidump *F, const det_src *src, cis_int n, const double *diag, int np, int nvec,
+                               double *guess, int *np_used, double *pvals) {
+  pspace_vecs P;
+  const cis_status st = pspace_solve(F, src, n, diag, np, nvec, &P, pvals);
+  if (st != CIS_OK) return st;
+  cis_first_touch(guess, (int64_t)P.nvec * n);
+  for (int v = 0; v < P.nvec; ++v)
+    for (int i = 0; i < P.m; ++i) guess[(size_t)v * (size_t)n + (size_t)P.pick[i]] = P.Z[(size_t)v * P.m + i];
+  if (np_used) *np_used = P.m;
+  pspace_vecs_free(&P);
+  return CIS_OK;
 }
 
 cis_status cis_ci_pspace_guess(const cis_fcidump *F, const cis_ci_space *S, const double *diag, int np, int nvec,
@@ -406,21 +429,73 @@ cis_status cis_ci_pspace_guess(const cis_fcidump *F, const cis_ci_space *S, cons
   return pspace_guess(F, &d, cis_ci_space_size(S), diag, np, nvec, guess, np_used, pvals);
 }
 
+/* The direct space's determinants as the P-space reads them: compact (and
+ * blocked by irreps) the ISYM entries of cis_ci_direct_compress, else the
+ * C1 order (with projection only ISYM determinants allowed); *n: how many. */
+static det_src direct_src(const cis_ci_direct *D, int compact, cis_int *n) {
+  cis_ci_direct_info inf;
+  cis_ci_direct_get_info(D, &inf);
+  if (compact && inf.blocked) { /* every compact entry is of irrep ISYM */
+    *n = cis_ci_direct_compact_size(D);
+    return (det_src){NULL, D, 0, 1};
+  }
+  *n = cis_ci_direct_size(D);
+  return (det_src){NULL, D, inf.projected != 0, 0};
+}
+
 cis_status cis_ci_pspace_guess_direct(const cis_fcidump *F, const cis_ci_direct *D, const double *diag, int np,
                                       int nvec, double *guess, int *np_used, double *pvals) {
   if (!F || !D || !diag || !guess) return cis_error(CIS_ERR_INVALID, "cis_ci_pspace_guess_direct: NULL argument");
-  cis_ci_direct_info inf;
-  cis_ci_direct_get_info(D, &inf);
-  det_src d = {NULL, D, inf.projected != 0, 0};
-  return pspace_guess(F, &d, cis_ci_direct_size(D), diag, np, nvec, guess, np_used, pvals);
+  cis_int n;
+  const det_src d = direct_src(D, 0, &n);
+  return pspace_guess(F, &d, n, diag, np, nvec, guess, np_used, pvals);
 }
 
 cis_status cis_ci_pspace_guess_compact(const cis_fcidump *F, const cis_ci_direct *D, const double *diag, int np,
                                        int nvec, double *guess, int *np_used, double *pvals) {
   if (!F || !D || !diag || !guess) return cis_error(CIS_ERR_INVALID, "cis_ci_pspace_guess_compact: NULL argument");
-  cis_ci_direct_info inf;
-  cis_ci_direct_get_info(D, &inf);
-  if (!inf.blocked) return cis_ci_pspace_guess_direct(F, D, diag, np, nvec, guess, np_used, pvals);
-  det_src d = {NULL, D, 0, 1}; /* every compact entry is of irrep ISYM */
-  return pspace_guess(F, &d, cis_ci_direct_compact_size(D), diag, np, nvec, guess, np_used, pvals);
+  cis_int n;
+  const det_src d = direct_src(D, 1, &n);
+  return pspace_guess(F, &d, n, diag, np, nvec, guess, np_used, pvals);
+}
+
+/* A P-space determinant's position in the list before sorting. */
+typedef struct pick_pos { cis_int i; int pos; } pick_pos;
+static int cmp_pick_pos(const void *x, const void *y) {
+  const pick_pos *a = x, *b = y;
+  return (a->i > b->i) - (a->i < b->i);
+}
+
+cis_status ci_pspace_guess_sparse(const cis_fcidump *F, const cis_ci_direct *D, int compact, const double *diag, int np,
+                                  int nvec, cis_int **idx, double **val, int *m, int *nvec_out) {
+  cis_status st;
+  pspace_vecs P;
+  pick_pos *order = NULL;
+  if (!F || !D || !diag || !idx || !val || !m || !nvec_out)
+    return cis_error(CIS_ERR_INVALID, "ci_pspace_guess_sparse: NULL argument");
+  *idx = NULL, *val = NULL;
+  cis_int n;
+  const det_src d = direct_src(D, compact, &n);
+  CIS_TRY(pspace_solve(F, &d, n, diag, np, nvec, &P, NULL)); /* P zeroed first: freed below either way */
+  CIS_TRY(cis_alloc_array((void **)&order, P.m, sizeof(pick_pos), "P-space order"));
+  CIS_TRY(cis_alloc_array((void **)idx, P.m, sizeof(cis_int), "P-space guess indices"));
+  CIS_TRY(cis_alloc_array((void **)val, (int64_t)P.m * P.nvec, sizeof(double), "P-space guess values"));
+  for (int k = 0; k < P.m; ++k) order[k] = (pick_pos){P.pick[k], k};
+  qsort(order, (size_t)P.m, sizeof *order, cmp_pick_pos); /* the determinants ascending */
+  for (int k = 0; k < P.m; ++k) {
+    (*idx)[k] = order[k].i;
+    for (int v = 0; v < P.nvec; ++v) (*val)[(size_t)v * P.m + k] = P.Z[(size_t)v * P.m + order[k].pos];
+  }
+  *m = P.m;
+  *nvec_out = P.nvec;
+  st = CIS_OK;
+cleanup:
+  if (st != CIS_OK) {
+    cis_free(*idx);
+    cis_free(*val);
+    *idx = NULL, *val = NULL;
+  }
+  cis_free(order);
+  pspace_vecs_free(&P);
+  return st;
 }

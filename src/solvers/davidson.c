@@ -25,7 +25,7 @@
 #include "solvers/backend.h"
 
 cis_davidson_opts cis_davidson_opts_default(void) {
-  cis_davidson_opts o = {1, 1e-8, 1e-10, 200, 0, 0, NULL, 0, 0, NULL, NULL, NULL, NULL, 0.0};
+  cis_davidson_opts o = {1, 1e-8, 1e-10, 200, 0, 0, NULL, 0, NULL, NULL, NULL, 0, NULL, NULL, NULL, NULL, 0.0};
   return o;
 }
 
@@ -167,26 +167,46 @@ cleanup:
  * instead of gigabytes through the bus). */
 #define SPARSE_GUESS 64
 
-/* Caller's guesses: upload each (sparse ones by their nonzeros),
- * orthonormalise against the ones kept; *kept = how many stayed (dependent
- * ones dropped). */
-static cis_status given_guesses(kry_be *B, const double *guess, int nguess, int max_sub, double *V, double *h,
-                                int *kept) {
+/* The sparse form's offsets (cis_davidson_opts.guess_ptr): from 0, never
+ * decreasing, the arrays there when they hold entries; its indices are
+ * checked by kry_sparse as each guess is uploaded. */
+static cis_status check_sparse_guesses(const cis_davidson_opts *o) {
+  const cis_int *p = o->guess_ptr;
+  if (p[0] != 0) return cis_error(CIS_ERR_INVALID, "Davidson: sparse guess offsets start at %lld, not 0", (long long)p[0]);
+  for (int j = 0; j < o->nguess; ++j)
+    if (p[j + 1] < p[j])
+      return cis_error(CIS_ERR_INVALID, "Davidson: sparse guess %d ends at offset %lld before it starts (%lld)", j,
+                       (long long)p[j + 1], (long long)p[j]);
+  if (p[o->nguess] > 0 && (!o->guess_idx || !o->guess_val))
+    return cis_error(CIS_ERR_INVALID, "Davidson: sparse guesses of %lld entries without indices or values",
+                     (long long)p[o->nguess]);
+  return CIS_OK;
+}
+
+/* Caller's guesses (o->guess, or the sparse form o->guess_ptr): upload each
+ * (sparse ones by their nonzeros), orthonormalise against the ones kept;
+ * *kept = how many stayed (dependent ones dropped). */
+static cis_status given_guesses(kry_be *B, const cis_davidson_opts *o, int max_sub, double *V, double *h, int *kept) {
   cis_status st = CIS_OK;
   int m = 0;
-  const int64_t cap = B->n / SPARSE_GUESS;
+  const int64_t cap = o->guess ? B->n / SPARSE_GUESS : 0;
   cis_int *idx = NULL;
   double *val = NULL;
   if (cap > 0) {
     CIS_TRY(cis_alloc_array((void **)&idx, cap, sizeof(cis_int), "a sparse guess"));
     CIS_TRY(cis_alloc_array((void **)&val, cap, sizeof(double), "a sparse guess"));
   }
-  for (int j = 0; j < nguess && m < max_sub; ++j) {
+  for (int j = 0; j < o->nguess && m < max_sub; ++j) {
     int keep;
-    const double *g = guess + (size_t)j * (size_t)B->n;
-    const int64_t nnz = cap > 0 ? cis_nonzeros(g, B->n, cap, idx, val) : -1;
-    if (nnz >= 0) CIS_TRY(kry_sparse(B, VEC(V, m), nnz, idx, val));
-    else OP(upload(B, VEC(V, m), g, B->n));
+    if (o->guess) {
+      const double *g = o->guess + (size_t)j * (size_t)B->n;
+      const int64_t nnz = cap > 0 ? cis_nonzeros(g, B->n, cap, idx, val) : -1;
+      if (nnz >= 0) CIS_TRY(kry_sparse(B, VEC(V, m), nnz, idx, val));
+      else OP(upload(B, VEC(V, m), g, B->n));
+    } else {
+      const cis_int a = o->guess_ptr[j];
+      CIS_TRY(kry_sparse(B, VEC(V, m), o->guess_ptr[j + 1] - a, o->guess_idx + a, o->guess_val + a));
+    }
     CIS_TRY(orthonormalise(B, V, m, h, NULL, &keep));
     m += keep;
   }
@@ -243,9 +263,11 @@ cis_status cis_davidson_operator(const cis_operator *H, const double *diag, cons
   if (k < 1 || k > n) return cis_error(CIS_ERR_INVALID, "Davidson: %d roots requested, dimension %lld", k, (long long)n);
   if (!(o.tol > 0) || !(o.etol > 0) || o.max_iter < 1)
     return cis_error(CIS_ERR_INVALID, "Davidson: tolerances must be > 0 and max_iter >= 1");
-  if (o.guess && o.nguess < k)
+  const int given = o.guess || o.guess_ptr; /* the caller's guesses, dense or sparse */
+  if (given && o.nguess < k)
     return cis_error(CIS_ERR_INVALID, "Davidson: %d guess vectors for %d roots", o.nguess, k);
-  int max_sub = cis_davidson_subspace(k, o.max_sub, o.guess ? o.nguess : 0);
+  if (!o.guess && o.guess_ptr) CIS_TRY(check_sparse_guesses(&o));
+  int max_sub = cis_davidson_subspace(k, o.max_sub, given ? o.nguess : 0);
   if (max_sub > n) max_sub = (int)n;
   const int64_t bad = cis_first_nonfinite(diag, n);
   if (bad >= 0) return cis_error(CIS_ERR_NUMERIC, "Davidson: diagonal element %lld is not finite", (long long)bad);
@@ -267,8 +289,8 @@ cis_status cis_davidson_operator(const cis_operator *H, const double *diag, cons
   for (int r = 0; r < k; ++r) w.prev[r] = INFINITY;
   int m = 0, m_new = k, converged = 0, nconv = 0;
   double res[64] = {0};
-  if (o.guess) {
-    CIS_TRY(given_guesses(B, o.guess, o.nguess, max_sub, w.V, w.h, &m_new));
+  if (given) {
+    CIS_TRY(given_guesses(B, &o, max_sub, w.V, w.h, &m_new));
     if (m_new < k) {
       st = cis_error(CIS_ERR_INVALID, "Davidson: only %d of the %d guess vectors are independent, %d roots requested",
                      m_new, o.nguess, k);

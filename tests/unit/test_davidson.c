@@ -2,7 +2,8 @@
  * operators. A 4 x 4 diagonal matrix a reviewer can check by hand; H2O
  * STO-3G FCI, where the operator from the CSR (and from its upper triangle)
  * must give the eigenvalues of cis_davidson with a callback, and each Ritz
- * pair must satisfy ||H x - e x|| <= tol; argument errors; allocation
+ * pair must satisfy ||H x - e x|| <= tol; guesses in sparse form as the
+ * same vectors dense; argument errors; allocation
  * failures at every step. */
 #include <stdlib.h>
 #include <string.h>
@@ -153,10 +154,77 @@ static void test_alloc_failures(void) {
   cis_csr_free(A);
 }
 
+/* The sparse form of the guesses (guess_ptr/idx/val) against the same
+ * vectors dense: the same eigenvalues, iterations and products (both go to
+ * the backend as their nonzeros); bad offsets and indices refused. */
+static void test_sparse_guesses(void) {
+  enum { K = 2, G = 4 };
+  cis_fcidump *F = NULL;
+  cis_ci_space *S = NULL;
+  cis_csr *H = NULL;
+  cis_operator *Hop = NULL;
+  double *diag = NULL, *dense = NULL;
+  double ed[K], es[K];
+  cis_davidson_info id, is;
+  CHECK_OK(test_ci_load("h2o_sto3g", -1, &F, &S));
+  if (S) CHECK_OK(cis_ci_hamiltonian(F, S, 0, &H));
+  if (!H) goto done;
+  CHECK_OK(cis_operator_from_csr(H, &Hop));
+  const cis_int n = H->rows;
+  diag = malloc((size_t)n * sizeof(double));
+  dense = calloc((size_t)G * n, sizeof(double));
+  CHECK_OK(cis_ci_diagonal_all(F, S, diag));
+  /* guess j: 3 entries, ascending, on the determinants 5j, 5j + 1, n - 1 - j */
+  cis_int ptr[G + 1], idx[3 * G];
+  double val[3 * G];
+  for (int j = 0; j <= G; ++j) ptr[j] = 3 * j;
+  for (int j = 0; j < G; ++j) {
+    const cis_int at[3] = {5 * j, 5 * j + 1, n - 1 - j};
+    for (int e = 0; e < 3; ++e) {
+      idx[3 * j + e] = at[e];
+      val[3 * j + e] = dense[(size_t)j * n + at[e]] = 1.0 / (1 + e + j);
+    }
+  }
+  cis_davidson_opts o = cis_davidson_opts_default();
+  o.roots = K;
+  o.nguess = G;
+  o.guess = dense;
+  CHECK_OK(cis_davidson_operator(Hop, diag, &o, ed, NULL, &id));
+  o.guess = NULL;
+  o.guess_ptr = ptr, o.guess_idx = idx, o.guess_val = val;
+  CHECK_OK(cis_davidson_operator(Hop, diag, &o, es, NULL, &is));
+
+  CHECK(ed[0] == es[0] && ed[1] == es[1] && id.iterations == is.iterations && id.products == is.products,
+        "sparse guesses: E %.15f %.15f, %d iterations, %lld products; dense: E %.15f %.15f, %d, %lld", es[0], es[1],
+        is.iterations, (long long)is.products, ed[0], ed[1], id.iterations, (long long)id.products);
+  ptr[0] = 1;
+  CHECK(cis_davidson_operator(Hop, diag, &o, es, NULL, NULL) == CIS_ERR_INVALID && strstr(cis_last_error(), "offsets"),
+        "offsets from 1 accepted (%s)", cis_last_error());
+  ptr[0] = 0, ptr[2] = 2;
+  CHECK(cis_davidson_operator(Hop, diag, &o, es, NULL, NULL) == CIS_ERR_INVALID && strstr(cis_last_error(), "guess 1"),
+        "decreasing offsets accepted (%s)", cis_last_error());
+  ptr[2] = 6, idx[1] = idx[0];
+  CHECK(cis_davidson_operator(Hop, diag, &o, es, NULL, NULL) == CIS_ERR_RANGE, "indices not ascending accepted");
+  idx[1] = 1, idx[2] = n;
+  CHECK(cis_davidson_operator(Hop, diag, &o, es, NULL, NULL) == CIS_ERR_RANGE, "index n accepted");
+  idx[2] = n - 1, o.guess_idx = NULL;
+  CHECK(cis_davidson_operator(Hop, diag, &o, es, NULL, NULL) == CIS_ERR_INVALID, "NULL indices accepted");
+  o.guess_idx = idx, o.nguess = 1;
+  CHECK(cis_davidson_operator(Hop, diag, &o, es, NULL, NULL) == CIS_ERR_INVALID, "1 sparse guess for 2 roots accepted");
+done:
+  free(diag);
+  free(dense);
+  cis_operator_free(Hop);
+  cis_csr_free(H);
+  cis_ci_space_free(S);
+  cis_fcidump_free(F);
+}
+
 int main(void) {
   test_diagonal_by_hand();
   test_h2o_operator_vs_callback();
   test_errors();
+  test_sparse_guesses();
   test_alloc_failures();
   return test_summary("test_davidson");
 }
