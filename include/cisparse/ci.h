@@ -263,7 +263,7 @@ typedef struct cis_ci_memory_need {
   int subspace;   /* the Davidson subspace they are for */
   double matrix;  /* stored CSR for nnz nonzeros: 12 B each + 8 B per row pointer */
   double stored;  /* space + vectors + matrix (a stored-Hamiltonian run) */
-  double direct;  /* space + vectors (a matrix-free run) */
+  double direct;  /* a matrix-free run: space + vectors less the guesses (sparse there: P-space nonzeros) */
 } cis_ci_memory_need;
 /* Bytes for `roots` roots with a Davidson subspace of max_sub vectors (0:
  * the default; cis_davidson_subspace) and nnz nonzeros in a stored

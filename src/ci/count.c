@@ -104,5 +104,7 @@ void cis_ci_memory(const cis_ci_counts *c, int roots, int max_sub, double nnz, c
   m->vectors = m->davidson + 8.0 * n * (1.0 + nguess + roots);
   m->matrix = nnz * 12 + 8 * (n + 1);
   m->stored = m->space + m->vectors + m->matrix;
-  m->direct = m->space + m->vectors;
+  /* matrix-free: the P-space guesses go to Davidson as their nonzeros
+   * (ci_run_guesses), no host vectors of their own */
+  m->direct = m->space + m->davidson + 8.0 * n * (1.0 + roots);
 }

@@ -604,7 +604,7 @@ static void print_count(const ci_args *a, const cis_ci_result *R) {
   printf("memory        csr %.3f GiB, ell %.3f GiB (formulas)\n", gib(csr), gib(ell));
   printf("              stored Hamiltonian: %.3f GiB (space %.3f + Davidson vectors for %d root%s %.3f + matrix %.3f)\n",
          gib(m.stored), gib(m.space), nr, nr > 1 ? "s" : "", gib(m.vectors), gib(m.matrix));
-  printf("              matrix-free: %.3f GiB (space + vectors)\n", gib(m.direct));
+  printf("              matrix-free: %.3f GiB (space + vectors, the guesses sparse)\n", gib(m.direct));
   printf("              Davidson: subspace %d for %d root%s, its vectors %.3f GiB%s", m.subspace, nr, nr > 1 ? "s" : "",
          gib(m.davidson), R->subspace_reduced_from > 0 ? " (lowered to fit)" : "");
   cis_gpu_info gi;
