@@ -50,6 +50,7 @@ struct ci_dist_direct {
   int on_gpus;                          /* the parts are GPUs (G[l] must be there) */
   int resplit;                          /* CISPARSE_DIST_RESPLIT: 1 always, 0 never, -1 by the rule */
   double first_secs[PARTS_MAX];         /* the parts' work after the first product */
+  cis_int rows[PARTS_MAX];              /* Davidson's rows of each part (its share of the vectors) */
   double balance_gain;                  /* the re-split's predicted slowest part over the measured one */
   double t_make;                        /* seconds this process took to make its GPU parts' sigmas */
   cis_int carried_vectors, carried_half; /* local part 0's counts before it was made again */
@@ -160,12 +161,33 @@ double ci_nccl_reserve(int parts) {
   return (per > (double)CI_NCCL_RESERVE_MIN ? per : (double)CI_NCCL_RESERVE_MIN) + (double)CI_NCCL_INIT_RESERVE;
 }
 
+/* fn(dd, l, arg) for every local part, each GPU's on a thread of its own
+ * (one GPU's uploads and allocations overlap the others'); a worker's
+ * message (each thread has its own, status.h) raised again here, naming the
+ * part and `what`. */
+typedef cis_status (*part_fn)(ci_dist_direct *dd, int l, void *arg);
+static cis_status each_gpu_part(ci_dist_direct *dd, part_fn fn, void *arg, const char *what) {
+  cis_status pst[PARTS_MAX];
+  char whys[PARTS_MAX][200];
+  CIS_PRAGMA(omp parallel for num_threads(dd->nlocal) schedule(static, 1) if (dd->nlocal > 1 && dd->on_gpus))
+  for (int l = 0; l < dd->nlocal; ++l) {
+    pst[l] = fn(dd, l, arg);
+    snprintf(whys[l], sizeof whys[l], "%s", pst[l] == CIS_OK ? "" : cis_last_error());
+  }
+  for (int l = 0; l < dd->nlocal; ++l)
+    if (pst[l] != CIS_OK) return cis_error(pst[l], "GPU part %d %s: %s", dd->first + l, what, whys[l]);
+  return CIS_OK;
+}
+
 /* Local part l's direct sigma on its GPU (made current here): its alpha
  * strings, a workspace of what its GPU has free after Davidson's share
  * (dav vectors of its `rows`, to the byte), a margin and NCCL's buffers
  * (made at the first exchange: ci_nccl_reserve). */
-static cis_status make_gpu_part(ci_run *r, ci_dist_direct *dd, int l, int parts, cis_int rows) {
+static cis_status make_gpu_part(ci_dist_direct *dd, int l, void *arg) {
   cis_status st;
+  const ci_run *r = arg;
+  const int parts = dd->parts;
+  const cis_int rows = dd->rows[dd->first + l];
   cis_ci_direct_gpu_opts go = cis_ci_direct_gpu_opts_default();
   const int rank = dd->first + l, dav = cis_davidson_vectors(r->nr, r->max_sub);
   cis_gpu_info gi;
@@ -178,6 +200,29 @@ static cis_status make_gpu_part(ci_run *r, ci_dist_direct *dd, int l, int parts,
   CIS_TRY(ci_direct_gpu_create_part(r->D, &go, dd->alo[rank], dd->alo[rank + 1], &dd->G[l]));
   ci_direct_gpu_input_scratch(dd->G[l]); /* the gathered vector is the part's own copy */
 cleanup:
+  return st;
+}
+
+/* Local GPU part l made again for the alpha strings next[rank] ..
+ * next[rank+1]-1 when they moved: freed on its GPU first, then made with
+ * the workspace it had (Davidson's share is allocated by now). A failure
+ * leaves G[l] NULL: the products then fail with "lost its GPU sigma". */
+static cis_status remake_gpu_part(ci_dist_direct *dd, int l, void *arg) {
+  const cis_int *next = arg;
+  const int rank = dd->first + l;
+  if (!dd->G[l] || (next[rank] == dd->alo[rank] && next[rank + 1] == dd->alo[rank + 1])) return CIS_OK;
+  cis_status st = cis_dist_comm_use_part(dd->c, l);
+  if (st != CIS_OK) return st;
+  cis_ci_direct_gpu_info old;
+  cis_ci_direct_gpu_opts go = dd->go[l];
+  cis_ci_direct_gpu_get_info(dd->G[l], &old);
+  if (l == 0) dd->carried_vectors += old.sigma_vectors, dd->carried_half += old.half_sigmas;
+  cis_ci_direct_gpu_free(dd->G[l]);
+  dd->G[l] = NULL;
+  go.vectors = CI_GPU_VECTORS_HELD;
+  go.work_bytes = old.work_bytes > 0 ? old.work_bytes : go.work_bytes;
+  st = ci_direct_gpu_create_part(dd->D, &go, next[rank], next[rank + 1], &dd->G[l]);
+  if (st == CIS_OK) ci_direct_gpu_input_scratch(dd->G[l]);
   return st;
 }
 
@@ -208,8 +253,9 @@ static cis_status rebalance(void *ctx, cis_dist_matrix *M) {
   int64_t products = 0;
   cis_int next[PARTS_MAX + 1];
   if (dd->balanced || dd->parts < 2 || dd->resplit == 0) return CIS_OK;
-  CIS_TRY(cis_dist_summed_work(M, secs, &products));
+  cis_dist_matrix_times(M, NULL, NULL, &products); /* this process's count, the same on every one */
   if (products < 1) return CIS_OK;
+  CIS_TRY(cis_dist_summed_work(M, secs, &products));
   if (products == 1) { /* the first product's figures, taken off the next */
     memcpy(dd->first_secs, secs, (size_t)dd->parts * sizeof(double));
     return CIS_OK;
@@ -235,32 +281,8 @@ static cis_status rebalance(void *ctx, cis_dist_matrix *M) {
             cost, resplit ? "re-split" : "kept");
   }
   if (!resplit) goto cleanup;
-  cis_status pst[PARTS_MAX];
-  char whys[PARTS_MAX][200];
-  CIS_PRAGMA(omp parallel for num_threads(dd->nlocal) schedule(static, 1) if (dd->nlocal > 1 && dd->on_gpus))
-  for (int l = 0; l < dd->nlocal; ++l) {
-    const int rank = dd->first + l;
-    pst[l] = CIS_OK;
-    whys[l][0] = 0;
-    if (!dd->G[l] || (next[rank] == dd->alo[rank] && next[rank + 1] == dd->alo[rank + 1])) continue;
-    cis_ci_direct_gpu_info old;
-    cis_ci_direct_gpu_opts go = dd->go[l];
-    pst[l] = cis_dist_comm_use_part(dd->c, l);
-    if (pst[l] == CIS_OK) { /* its GPU current: freed there, then made again */
-      cis_ci_direct_gpu_get_info(dd->G[l], &old);
-      if (l == 0) dd->carried_vectors += old.sigma_vectors, dd->carried_half += old.half_sigmas;
-      cis_ci_direct_gpu_free(dd->G[l]);
-      dd->G[l] = NULL; /* a failure below leaves it so: the products then fail with "lost its GPU sigma" */
-      go.vectors = CI_GPU_VECTORS_HELD; /* Davidson's share is allocated: the workspace it had, no more */
-      go.work_bytes = old.work_bytes > 0 ? old.work_bytes : go.work_bytes;
-      pst[l] = ci_direct_gpu_create_part(dd->D, &go, next[rank], next[rank + 1], &dd->G[l]);
-      if (pst[l] == CIS_OK) ci_direct_gpu_input_scratch(dd->G[l]);
-    }
-    if (pst[l] != CIS_OK) snprintf(whys[l], sizeof whys[l], "%s", cis_last_error());
-  }
+  st = each_gpu_part(dd, remake_gpu_part, next, "made again for its new alpha strings");
   memcpy(dd->alo, next, (size_t)(dd->parts + 1) * sizeof(cis_int)); /* the parts made have the new ranges */
-  for (int l = 0; l < dd->nlocal; ++l)
-    if (pst[l] != CIS_OK) CIS_TRY(cis_error(pst[l], "GPU part %d made again for its new alpha strings: %s", dd->first + l, whys[l]));
 cleanup:
   free(w);
   return st;
@@ -322,17 +344,8 @@ cis_status ci_run_setup_dist_direct(ci_run *r) {
   t_op = cis_wtime() - t0;
   t0 = cis_wtime();
   if (cis_dist_comm_memspace(dd->c) == CIS_MEM_DEVICE) {
-    /* each GPU's part on a thread of its own: the lists' uploads, cuBLAS
-     * and the workspace of one GPU overlap the others' */
-    cis_status pst[PARTS_MAX];
-    char whys[PARTS_MAX][200]; /* a worker's message (each thread has its own), raised again here */
-    CIS_PRAGMA(omp parallel for num_threads(dd->nlocal) schedule(static, 1) if (dd->nlocal > 1))
-    for (int l = 0; l < dd->nlocal; ++l) {
-      pst[l] = make_gpu_part(r, dd, l, parts, row_start[dd->first + l + 1] - row_start[dd->first + l]);
-      snprintf(whys[l], sizeof whys[l], "%s", pst[l] == CIS_OK ? "" : cis_last_error());
-    }
-    for (int l = 0; l < dd->nlocal; ++l)
-      if (pst[l] != CIS_OK) CIS_TRY(cis_error(pst[l], "GPU part %d: %s", dd->first + l, whys[l]));
+    for (int p = 0; p < parts; ++p) dd->rows[p] = row_start[p + 1] - row_start[p];
+    CIS_TRY(each_gpu_part(dd, make_gpu_part, r, "made"));
     cis_ci_direct_gpu_get_info(dd->G[0], &R->direct_gpu);
     dd->t_make = cis_wtime() - t0;
   }

@@ -195,11 +195,13 @@ cis_status dist_summed_apply(cis_dist_matrix *D, double alpha, void *const *x, d
   const int dev = dist_on_device(D), G = D->plan.parts;
   const cis_int *rs = D->plan.row_start;
   void *recv[DIST_MAX_LOCAL];
-  dist_msg *snd = NULL, *rcv = NULL;
   int ns = 0, nr = 0;
   double t0 = cis_wtime(), tx = 0, ta;
-  CIS_TRY(cis_alloc_array((void **)&snd, (int64_t)D->nlocal * G + 1, sizeof *snd, "exchange messages"));
-  CIS_TRY(cis_alloc_array((void **)&rcv, (int64_t)D->nlocal * G + 1, sizeof *rcv, "exchange messages"));
+  if (!D->snd) { /* once: the messages' room, freed with the matrix (dist_product_free) */
+    CIS_TRY(cis_alloc_array((void **)&D->snd, (int64_t)D->nlocal * G + 1, sizeof *D->snd, "exchange messages"));
+    CIS_TRY(cis_alloc_array((void **)&D->rcv, (int64_t)D->nlocal * G + 1, sizeof *D->rcv, "exchange messages"));
+  }
+  dist_msg *snd = D->snd, *rcv = D->rcv;
   if (D->summed_prepare) CIS_TRY(D->summed_prepare(D->summed_prepare_ctx, D));
   CIS_TRY(gather_whole(D, x, 0, &tx));
   /* the parts' work, each GPU's on a thread of its own: f may wait for its
@@ -264,8 +266,6 @@ cis_status dist_summed_apply(cis_dist_matrix *D, double alpha, void *const *x, d
   dist_count_product(D, tx, t0);
   st = CIS_OK;
 cleanup:
-  cis_free(snd);
-  cis_free(rcv);
   return st;
 }
 
