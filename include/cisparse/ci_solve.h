@@ -72,6 +72,10 @@ typedef struct cis_ci_solve_opts {
                           * holding the whole vector and its partial sigma, Davidson's vectors split;
                           * stored (or a level): each GPU its rows of H, energies only */
   int cpu_parts;         /* > 0: the same over that many host parts (the distributed code without GPUs) */
+  int host_vectors;      /* direct over GPUs: Davidson's vectors in host memory (cis_dist_summed_set_vectors_host),
+                          * the GPUs holding only each product's whole vectors and the sigma's workspace:
+                          * 0 (default) when the smallest subspace does not fit the GPUs beside them, the
+                          * subspace then fitted to the host's memory; 1 always; -1 never (such a space refused) */
   const char *exchange;  /* several parts: the halo exchange ("auto", ...: cis_dist_exchange_parse) */
   int level;             /* excitation level from the reference; -1 full CI */
   int roots;             /* states reported (1..64) */
@@ -170,6 +174,7 @@ typedef struct cis_ci_result {
   cis_davidson_info davidson;
   int subspace;                  /* Davidson's subspace (vectors before a collapse) */
   int subspace_reduced_from;     /* > 0: the default it was lowered from to fit the free memory */
+  int host_vectors;              /* direct over GPUs: Davidson's vectors were in host memory (opts.host_vectors) */
   int pspace_used;
   double t_parse, t_build, t_guess, t_s2, t_total, t_timing;
   int repeats;

@@ -279,6 +279,24 @@ typedef enum cis_dist_sum {
  * unknown. */
 CIS_API cis_status cis_dist_summed_set_sum(cis_dist_matrix *D, cis_dist_sum how);
 
+/* Keep the distributed vectors of the summed operator D (cis_dist_vec_alloc,
+ * the solvers' backend) in host memory although its comm is a device one:
+ * for a space whose solver vectors do not fit the GPUs beside the whole
+ * vectors each product needs there (Davidson's subspace of a large CI
+ * space). Each product then copies a part's rows of x from the host into
+ * its whole x on the GPU and its rows of y back (through a buffer of the
+ * part's rows, allocated here on each GPU); the vectors' arithmetic runs on
+ * the host (OpenMP), one part after another. pinned: the vectors'
+ * memory page-locked as it is allocated (cudaHostRegister; copies at the
+ * link's speed, at the cost of touching and locking every page once).
+ * Call before any vector of D is allocated (CIS_ERR_INVALID after);
+ * nothing to do on a host comm. CIS_ERR_INVALID when D is not a summed
+ * operator; a failed allocation leaves the vectors where they were. */
+CIS_API cis_status cis_dist_summed_set_vectors_host(cis_dist_matrix *D, int pinned);
+/* 1 when D's distributed vectors are in host memory (a host comm's, or
+ * after cis_dist_summed_set_vectors_host), else 0 (NULL: 0). */
+CIS_API int cis_dist_vectors_on_host(const cis_dist_matrix *D);
+
 /* A callback a summed operator runs on the calling thread at the start of
  * each of its products (before the gather; every process at the same
  * product), e.g. to re-split the parts' work from their measured times

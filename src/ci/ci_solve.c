@@ -48,6 +48,12 @@ static cis_status check_options(const cis_fcidump *F, const cis_ci_solve_opts *o
       return cis_error(CIS_ERR_INVALID, "spin %g is impossible with MS2=%d: S >= |MS2|/2 and 2S - MS2 even", o->spin,
                        F->ms2);
   }
+  if (o->host_vectors < -1 || o->host_vectors > 1)
+    return cis_error(CIS_ERR_INVALID, "host_vectors must be -1 (never), 0 (when they do not fit the GPUs) or 1 (always), "
+                     "got %d", o->host_vectors);
+  if (o->host_vectors == 1 && (o->gpus == 0 || o->method == CIS_CI_METHOD_STORED || o->level >= 0))
+    return cis_error(CIS_ERR_INVALID, "host_vectors = 1 keeps Davidson's vectors on the host for the direct sigma over "
+                     "GPUs: it needs gpus and the direct method (full CI)");
   cis_status comm_st = ci_check_comm(o);
   if (comm_st != CIS_OK) return comm_st;
   if (o->spin_penalty > 0 && (o->gpus != 0 || o->cpu_parts > 0))
@@ -303,13 +309,19 @@ cleanup:
  * less: the sigma's passes grow as its workspace shrinks, and a subspace
  * bought with workspace did not pay (16e/18o C1 over 4 H200s: subspace 10
  * with ~23 GiB of workspace per GPU, 2.32 s a sigma; subspace 6 with ~51 GiB,
- * 1.65 s; 12 iterations each). *gi: the device's figures (read once here;
+ * 1.65 s; 12 iterations each). Over GPUs whose free memory, less that third,
+ * NCCL's buffers and the two whole vectors, cannot hold a part's share of the
+ * smallest subspace (or of the caller's), Davidson's vectors go to the host
+ * (o->host_vectors 0; 1 always, -1 never): the subspace is then fitted to
+ * three quarters of the host's limit less the space and the diagonal's two
+ * copies (the driver's and the summed operator's). *gi: the device's figures (read once here;
  * free_mem 0 when not on a GPU or unknown). */
 static void direct_subspace(ci_run *r, cis_gpu_info *gi) {
   cis_ci_result *R = r->R;
   const double vec = 8.0 * R->counts.determinants;
   const int parts = r->parts > 0 ? r->parts : 1;
   gi->free_mem = 0;
+  R->host_vectors = 0;
   if (R->gpu && cis_gpu_get_info(gi) != CIS_OK) gi->free_mem = 0;
   if (!r->direct) return;
   /* over parts each holds two whole vectors (the gathered vector, its
@@ -317,13 +329,20 @@ static void direct_subspace(ci_run *r, cis_gpu_info *gi) {
    * (ceil(all / parts)): the budget in whole vectors per part, times parts;
    * NCCL's buffers on top of the workspace's third */
   const double whole = r->parts > 0 ? 2 * vec : 0;
-  if (R->gpu && gi->free_mem > 0) {
-    const double fr = (double)gi->free_mem, nccl = r->parts > 0 ? ci_nccl_reserve(parts) : 0;
-    const double reserve = (fr / 3 > 1073741824.0 ? fr / 3 : 1073741824.0) + nccl;
-    const double per_part = floor((fr - reserve - whole) / vec) * vec;
-    ci_fit_subspace(r, vec / parts, per_part);
+  const double fr = (double)gi->free_mem, nccl = r->parts > 0 ? ci_nccl_reserve(parts) : 0;
+  const double reserve = (fr / 3 > 1073741824.0 ? fr / 3 : 1073741824.0) + nccl;
+  const double per_part = floor((fr - reserve - whole) / vec) * vec;
+  const int want = r->o->host_vectors, gpu_known = R->gpu && gi->free_mem > 0;
+  R->host_vectors = R->gpu && r->parts > 0 && want >= 0 &&
+                    (want > 0 || (gpu_known && per_part * parts < ci_davidson_vectors_least(r) * vec));
+  if (R->host_vectors) {
+    /* three quarters of the host: page-locked gigabytes leave the rest to the system, the page cache, CUDA, NCCL */
+    const double host = 0.75 * (R->mem_limit > 0 ? (double)R->mem_limit : (double)cis_phys_memory());
+    ci_fit_subspace(r, vec, fmax(host - R->need.space - 2 * vec, 1)); /* none left: the smallest, refused later */
+  } else if (gpu_known) {
+    ci_fit_subspace(r, vec / parts, fmax(per_part, 1));
   } else if (!R->gpu && R->mem_limit > 0) {
-    ci_fit_subspace(r, vec, (double)R->mem_limit - R->need.space - parts * whole);
+    ci_fit_subspace(r, vec, fmax((double)R->mem_limit - R->need.space - parts * whole, 1));
   }
 }
 
@@ -512,13 +531,23 @@ static cis_status run(ci_run *r, double t0) {
                      "for %d roots), this process may use %.1f GiB (%s)",
                      dets, gib(R->need.direct), gib(R->need.space), gib(R->need.vectors), r->nr, gib((double)R->mem_limit),
                      R->mem_why);
-  const double per_gpu = r->parts > 0 ? R->need.davidson / r->parts + 2 * 8.0 * dets : R->need.davidson;
+  /* over GPUs with host vectors: each GPU the two whole vectors and its rows of sigma (their copy to the host) */
+  const double per_gpu = r->parts <= 0      ? R->need.davidson
+                         : R->host_vectors ? 2 * 8.0 * dets + 8.0 * dets / r->parts
+                                           : R->need.davidson / r->parts + 2 * 8.0 * dets;
   if (gi.free_mem > 0 && per_gpu > (double)gi.free_mem)
     return cis_error(CIS_ERR_TOO_LARGE,
-                     "%.4g determinants need %.1f GiB of Davidson vectors on %s GPU for %d roots with the smallest "
-                     "subspace (%d; before the %s); %s has %.1f GiB free",
-                     dets, gib(per_gpu), r->parts > 0 ? "each" : "the", r->nr, R->subspace,
-                     r->direct ? "sigma's workspace" : "Hamiltonian", gi.name, gib((double)gi.free_mem));
+                     "%.4g determinants need %.1f GiB %s on %s GPU for %d roots with the smallest subspace (%d; before "
+                     "the %s); %s has %.1f GiB free",
+                     dets, gib(per_gpu), R->host_vectors ? "of whole vectors (Davidson's on the host)" : "of Davidson vectors",
+                     r->parts > 0 ? "each" : "the", r->nr, R->subspace, r->direct ? "sigma's workspace" : "Hamiltonian",
+                     gi.name, gib((double)gi.free_mem));
+  const double host_need = R->need.davidson + R->need.space + 2 * 8.0 * dets;
+  if (R->host_vectors && R->mem_limit > 0 && host_need > (double)R->mem_limit)
+    return cis_error(CIS_ERR_TOO_LARGE,
+                     "%.4g determinants need %.1f GiB of host memory for Davidson's vectors (the GPUs hold only the "
+                     "products' whole vectors) at the smallest subspace (%d), the space and the diagonal; this process "
+                     "may use %.1f GiB (%s)", dets, gib(host_need), R->subspace, gib((double)R->mem_limit), R->mem_why);
   if (!r->direct && o->repeat > 1)
     return cis_error(CIS_ERR_INVALID, "repeat needs the direct method (auto chose stored: %s)", R->why);
   if (!r->direct) {

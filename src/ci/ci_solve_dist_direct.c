@@ -19,10 +19,13 @@
  *
  * Rule (memory): every part holds two whole vectors (the gathered c, made
  * pure in place for the half sigma, and its partial sigma) beside its share
- * of Davidson's. A space whose two whole vectors and a share of the smallest
- * subspace do not fit one part is refused by the driver with the numbers (a
- * sigma whose parts exchange blocks of c and sigma as they go is the next
- * step: docs/multi-gpu.md). Not done here either: the exchange overlapped
+ * of Davidson's. Where the GPUs cannot also hold a share of the smallest
+ * subspace, Davidson's vectors stay in host memory (R->host_vectors, chosen
+ * by the driver: cis_dist_summed_set_vectors_host; each product then copies
+ * a part's rows in and out over its link). A space whose two whole vectors
+ * do not fit one GPU is refused by the driver with the numbers (a sigma
+ * whose parts exchange blocks of c and sigma as they go is the next step:
+ * docs/multi-gpu.md). Not done here either: the exchange overlapped
  * with the sigma, the spin penalty. Singlet-only states need nothing of
  * their own here: their guesses are symmetric and the corrections' hook
  * keeps them so, as on one device. */
@@ -181,15 +184,16 @@ static cis_status each_gpu_part(ci_dist_direct *dd, part_fn fn, void *arg, const
 
 /* Local part l's direct sigma on its GPU (made current here): its alpha
  * strings, a workspace of what its GPU has free after Davidson's share
- * (dav vectors of its `rows`, to the byte), a margin and NCCL's buffers
- * (made at the first exchange: ci_nccl_reserve). */
+ * (dav vectors of its `rows`, to the byte; none when they are on the
+ * host), a margin and NCCL's buffers (made at the first exchange:
+ * ci_nccl_reserve). */
 static cis_status make_gpu_part(ci_dist_direct *dd, int l, void *arg) {
   cis_status st;
   const ci_run *r = arg;
   const int parts = dd->parts;
   const cis_int rows = dd->rows[dd->first + l];
   cis_ci_direct_gpu_opts go = cis_ci_direct_gpu_opts_default();
-  const int rank = dd->first + l, dav = cis_davidson_vectors(r->nr, r->max_sub);
+  const int rank = dd->first + l, dav = r->R->host_vectors ? 0 : cis_davidson_vectors(r->nr, r->max_sub);
   cis_gpu_info gi;
   go.vectors = 1; /* the whole vectors are allocated; the workspace below leaves the share */
   CIS_TRY(cis_dist_comm_use_part(dd->c, l));
@@ -341,6 +345,10 @@ cis_status ci_run_setup_dist_direct(ci_run *r) {
    * GPUs have no such projection, so their rows are summed in rank order */
   CIS_TRY(cis_dist_summed_set_sum(dd->M, dd->compact ? CIS_DIST_SUM_RANK_ORDER : CIS_DIST_SUM_COLLECTIVE));
   CIS_TRY(cis_dist_summed_set_prepare(dd->M, rebalance, dd));
+  if (R->host_vectors) { /* Davidson's vectors on the host (direct_subspace), page-locked unless told not to */
+    const char *e = getenv("CISPARSE_HOST_VECTORS_PIN");
+    CIS_TRY(cis_dist_summed_set_vectors_host(dd->M, !(e && !strcmp(e, "0"))));
+  }
   t_op = cis_wtime() - t0;
   t0 = cis_wtime();
   if (cis_dist_comm_memspace(dd->c) == CIS_MEM_DEVICE) {

@@ -119,6 +119,9 @@ double ci_nccl_reserve(int parts);
  * vectors of vec_bytes fit budget bytes (budget <= 0: no bound); then
  * R->need for that subspace. */
 void ci_fit_subspace(ci_run *r, double vec_bytes, double budget);
+/* The fewest whole vectors Davidson can run r->nr roots with: those of the
+ * caller's subspace (o->max_sub) when given, else of the smallest one. */
+int ci_davidson_vectors_least(const ci_run *r);
 /* The stored path's determinant list of F for o from the reference (ra, rb),
  * kept in s and reused while the space is the same (*reused set). */
 cis_status ci_stored_space(cis_ci_solver *s, const cis_fcidump *F, const cis_ci_solve_opts *o, const cis_ci_bits *ra,

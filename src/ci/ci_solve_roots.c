@@ -42,6 +42,11 @@ void ci_fit_subspace(ci_run *r, double vec_bytes, double budget) {
   cis_ci_memory(&R->counts, nr, m, R->counts.nnz_bound, &R->need);
 }
 
+int ci_davidson_vectors_least(const ci_run *r) {
+  const int nr = r->nr;
+  return cis_davidson_vectors(nr, cis_davidson_subspace(nr, r->o->max_sub > 0 ? r->o->max_sub : 1, ci_guess_bound(r)));
+}
+
 cis_status ci_stored_space(cis_ci_solver *s, const cis_fcidump *F, const cis_ci_solve_opts *o, const cis_ci_bits *ra,
                            const cis_ci_bits *rb, int *reused) {
   char key[600];

@@ -304,7 +304,8 @@ static void print_ci_json(const char *file, const cis_ci_result *R) {
   printf(", \"guess_seconds\": %.6f, \"parse_seconds\": %.6f, \"to_solution_seconds\": %.6f", R->t_guess, R->t_parse,
          R->to_solution[0]);
   if (R->method == CIS_CI_METHOD_DIRECT)
-    printf(", \"subspace\": %d, \"half_sigmas\": %lld}\n", R->subspace, (long long)R->half_sigmas);
+    printf(", \"subspace\": %d, \"host_vectors\": %s, \"half_sigmas\": %lld}\n", R->subspace,
+           R->host_vectors ? "true" : "false", (long long)R->half_sigmas);
   else
     printf(", \"nnz\": %lld, \"split_seconds\": %.6f, \"store_seconds\": %.6f}\n", (long long)R->nnz, R->split_seconds,
            R->store_seconds);
@@ -364,13 +365,18 @@ static int parse_ci(int argc, char **argv, cis_ci_solve_opts *o, const char **fi
       if ((rc = cli_ci_method(v, &o->method))) return rc;
     } else if (!strcmp(a, "--subspace")) {
       if ((rc = cli_ci_subspace(v, &o->max_sub))) return rc;
+    } else if (!strcmp(a, "--host-vectors")) { /* Davidson's vectors in host memory: auto, always, never */
+      if (!strcmp(v, "auto")) o->host_vectors = 0;
+      else if (!strcmp(v, "always")) o->host_vectors = 1;
+      else if (!strcmp(v, "never")) o->host_vectors = -1;
+      else return cli_usage("ci: --host-vectors must be auto, always or never, got '%s'", v);
     } else if (!strcmp(a, "--exchange")) {
       cis_dist_exchange xk;
       if (cis_dist_exchange_parse(v, &xk) != CIS_OK) return cli_usage("ci: --exchange: %s", cis_last_error());
       o->exchange = v;
     } else {
       return cli_usage("ci: option '%s' is not available with --gpus / --cpu-parts / --mpi (these take --method "
-                       "--level --roots --tol --max-iter --subspace --count --verbose --format --exchange --json, "
+                       "--level --roots --tol --max-iter --subspace --host-vectors --count --verbose --format --exchange --json, "
                        "and --device with --mpi)", a);
     }
     ++i;
@@ -401,7 +407,13 @@ static void print_ci_text(const char *file, const cis_ci_solve_opts *o, const ci
     const double share = ceil(dav / parts) * whole;
     printf("ci %s: %.0f determinants (%.0f x %.0f strings), one vector %.3f GiB\n", file, R->counts.determinants,
            R->counts.alpha_strings, R->counts.beta_strings, whole / gib);
-    if (R->method == CIS_CI_METHOD_DIRECT)
+    if (R->method == CIS_CI_METHOD_DIRECT && R->host_vectors)
+      printf("direct over %d GPUs, Davidson's vectors on the host: per GPU %.3f GiB = 2 whole vectors (the gathered "
+             "one, its partial sigma) %.3f GiB + its rows of sigma %.3f GiB, before the sigma's workspace; host %.3f "
+             "GiB of Davidson's vectors (subspace %d%s)\n", (int)parts, (2 * whole + whole / parts) / gib,
+             2 * whole / gib, whole / parts / gib, dav * whole / gib, R->subspace,
+             R->subspace_reduced_from ? ", fitted to the host's memory" : "");
+    else if (R->method == CIS_CI_METHOD_DIRECT)
       printf("direct over %d %s: per part %.3f GiB = 2 whole vectors (the gathered one, its partial sigma) %.3f GiB "
              "+ Davidson's share %.3f GiB (subspace %d%s, %.3f GiB of vectors in all), before the sigma's workspace\n",
              (int)parts, o->cpu_parts > 0 ? "CPU parts" : "GPUs", (2 * whole + share) / gib, 2 * whole / gib,
@@ -429,8 +441,8 @@ static void print_ci_text(const char *file, const cis_ci_solve_opts *o, const ci
          d->products ? d->op_seconds / (double)d->products * 1e3 : 0,
          R->product_seconds > 0 ? 100 * R->exchange_seconds / R->product_seconds : 0);
   if (R->method == CIS_CI_METHOD_DIRECT)
-    printf("direct: subspace %d, %lld half sigmas, to solution %.3f s\n", R->subspace, (long long)R->half_sigmas,
-           R->to_solution[0]);
+    printf("direct: subspace %d%s, %lld half sigmas, to solution %.3f s\n", R->subspace,
+           R->host_vectors ? " (Davidson's vectors in host memory)" : "", (long long)R->half_sigmas, R->to_solution[0]);
   printf("time: set-up %.3f s, guess %.3f s (P-space of %d), Davidson %.3f s, to solution %.3f s after the parse "
          "(%.3f s); the sigma timing %.3f s apart\n",
          R->t_build, R->t_guess, R->pspace_used, d->total_seconds, R->to_solution[0], R->t_parse, R->t_timing);

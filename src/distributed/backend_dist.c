@@ -72,10 +72,8 @@ static kry_coef coef(const kry_be *B, kry_coef a) {
   return kry_imm(a.c * DB(B)->s[a.slot]);
 }
 
-static cis_status sel(kry_be *B, int l) {
-  cis_dist_matrix *D = DB(B)->D;
-  return D->where == CIS_MEM_DEVICE ? dd_set_device(D->comm->device[l]) : CIS_OK;
-}
+/* Part l's GPU current when its vectors are there. */
+static cis_status sel(kry_be *B, int l) { return dist_vec_set_dev(DB(B)->D, l); }
 
 /* Resolve up to three handles (NULL stays NULL) for every local part. */
 static cis_status res3(kry_be *B, const void *a, const void *b, const void *c, void **la, void **lb, void **lc) {
@@ -98,7 +96,7 @@ static cis_status res3(kry_be *B, const void *a, const void *b, const void *c, v
 
 /* EACH_PART for the calls that wait for their part (dist_parts.h). */
 #define EACH_PART_WAITING(B, l, call)                                               \
-  DIST_EACH_PART_WAITING(DB(B)->D, l, pst_, {                                      \
+  DIST_EACH_PART_WAITING_IF(DB(B)->D, dist_vec_on_device(DB(B)->D), l, pst_, {     \
     pst_ = sel(B, l);                                                               \
     if (pst_ == CIS_OK) pst_ = DB(B)->part[l]->ops->call;                           \
   })
@@ -542,7 +540,8 @@ cis_status kry_be_dist_create(const cis_operator *A, cis_solver_version v, int h
   B->n = D->n;
   B->dtype = D->dtype;
   B->where = CIS_MEM_DIST;
-  I->resident = kry_dist_resident(v);
+  /* host vectors on a device comm: host scalars (the comm sums device slots only) */
+  I->resident = kry_dist_resident(v) && D->vwhere == D->where;
   /* "fused" (spmv_dots and step batch their dots) but for resident cuda,
    * which composes the steps from primitives as the one-device cuda does */
   B->version = I->resident ? v : CIS_VER_MERGE;
@@ -552,7 +551,7 @@ cis_status kry_be_dist_create(const cis_operator *A, cis_solver_version v, int h
     CIS_TRY(cis_alloc_zeroed((void **)&I->hist, B->hist_len, sizeof(double), "residual history"));
   for (int l = 0; l < D->nlocal; ++l) {
     int hl = I->resident ? B->hist_len : 0; /* resident: every part records it (part 0's is read) */
-    if (D->where == CIS_MEM_DEVICE) {
+    if (dist_vec_on_device(D)) {
       CIS_TRY(dd_set_device(D->comm->device[l]));
       CIS_TRY(kry_be_gpu_create(D->part[l].rows, D->dtype, I->resident ? CIS_VER_MERGE : CIS_VER_CUBLAS_L, hl,
                                 &I->part[l]));

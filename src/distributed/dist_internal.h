@@ -72,6 +72,10 @@ cis_status dd_stream_wait(cis_stream s, void *e);
 cis_status dd_event_sync(void *e); /* the host waits until e's record is done */
 cis_status dd_event_ms(void *start, void *end, float *ms);
 cis_status dd_copy_async(void *dst, const void *src, size_t bytes, cis_stream s); /* any direction */
+/* host memory page-locked for copies (cudaHostRegister, portable: every
+ * GPU's copies run at the link's speed) and released again */
+cis_status dd_host_register(void *p, size_t bytes);
+void dd_host_unregister(void *p);
 /* out[k] = x[idx[k]], k < n (device arrays; dist_gather.cu) */
 cis_status dd_gather(cis_dtype t, const void *x, const cis_idx *idx, cis_int n, void *out, cis_stream s);
 /* y = alpha * sum_{q = 0 .. parts-1} s_q + beta y over n values, summed in

@@ -98,7 +98,7 @@ cis_status dist_matrix_new(cis_dist_comm *c, cis_int n, cis_dtype dtype, const c
   D->comm = c;
   D->n = n;
   D->dtype = (o->dtype == CIS_F64 || o->dtype == CIS_F32) ? o->dtype : dtype;
-  D->where = c->where;
+  D->where = D->vwhere = c->where;
   D->nlocal = c->nlocal;
   snprintf(D->format, sizeof D->format, "%s", o->format ? o->format : "auto");
   CIS_TRY(cis_alloc_zeroed((void **)&D->diag, n > 0 ? n : 1, sizeof(double), "distributed diagonal"));
@@ -298,6 +298,7 @@ void cis_dist_matrix_free(cis_dist_matrix *D) {
       dist_part_free(D, l, P->xfull);
       dist_part_free(D, l, P->sendbuf);
       dist_part_free(D, l, P->ywhole);
+      dist_part_free(D, l, P->yown);
       dist_part_free(D, l, P->idx);
       dd_stream_destroy(P->compute);
       dd_event_destroy(P->ev_x);

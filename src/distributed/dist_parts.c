@@ -47,6 +47,63 @@ cis_status dist_part_get(const cis_dist_matrix *D, int l, void *host, const void
   return cis_gpu_download(host, src, bytes);
 }
 
+int dist_vec_on_device(const cis_dist_matrix *D) { return D->vwhere == CIS_MEM_DEVICE; }
+
+cis_status dist_vec_set_dev(const cis_dist_matrix *D, int l) {
+  return dist_vec_on_device(D) ? dd_set_device(D->comm->device[l]) : CIS_OK;
+}
+
+/* bytes between two host arrays, on OpenMP threads (a vector's part is
+ * gigabytes where host vectors are chosen) */
+static void copy_bytes(void *dst, const void *src, size_t bytes) {
+  const size_t chunk = (size_t)1 << 24, nch = (bytes + chunk - 1) / chunk;
+  CIS_PRAGMA(omp parallel for schedule(static) if (nch > 1))
+  for (size_t c = 0; c < nch; ++c) {
+    const size_t lo = c * chunk, len = bytes - lo < chunk ? bytes - lo : chunk;
+    memcpy((char *)dst + lo, (const char *)src + lo, len);
+  }
+}
+/* bytes of a fresh host array zeroed on OpenMP threads (its pages touched) */
+static void fill_bytes(void *dst, size_t bytes) {
+  const size_t chunk = (size_t)1 << 24, nch = (bytes + chunk - 1) / chunk;
+  CIS_PRAGMA(omp parallel for schedule(static) if (nch > 1))
+  for (size_t c = 0; c < nch; ++c) memset((char *)dst + c * chunk, 0, bytes - c * chunk < chunk ? bytes - c * chunk : chunk);
+}
+
+/* Host vectors on a device comm: malloc'ed, then page-locked when asked
+ * (copies to and from the GPUs at the link's speed, not through the
+ * driver's staging buffers). */
+cis_status dist_vec_part_alloc(const cis_dist_matrix *D, int l, void **p, int64_t bytes, const char *what) {
+  if (D->vwhere == D->where) return dist_part_alloc(D, l, p, bytes, what);
+  cis_status st = cis_alloc_array(p, bytes > 0 ? bytes : 8, 1, what);
+  if (st != CIS_OK || !D->vpinned) return st;
+  fill_bytes(*p, (size_t)(bytes > 0 ? bytes : 8)); /* its pages made on every core, not by the registering thread */
+  if ((st = dd_host_register(*p, (size_t)(bytes > 0 ? bytes : 8))) != CIS_OK) {
+    cis_free(*p);
+    *p = NULL;
+  }
+  return st;
+}
+void dist_vec_part_free(const cis_dist_matrix *D, int l, void *p) {
+  if (!p) return;
+  if (D->vwhere == D->where) {
+    dist_part_free(D, l, p);
+    return;
+  }
+  if (D->vpinned) dd_host_unregister(p);
+  cis_free(p);
+}
+cis_status dist_vec_part_put(const cis_dist_matrix *D, int l, void *dst, const void *host, size_t bytes) {
+  if (dist_vec_on_device(D)) return dist_part_put(D, l, dst, host, bytes);
+  copy_bytes(dst, host, bytes);
+  return CIS_OK;
+}
+cis_status dist_vec_part_get(const cis_dist_matrix *D, int l, void *host, const void *src, size_t bytes) {
+  if (dist_vec_on_device(D)) return dist_part_get(D, l, host, src, bytes);
+  copy_bytes(host, src, bytes);
+  return CIS_OK;
+}
+
 int dist_trace(void) {
   static int on = -1; /* a benign race: every thread reads the same value */
   if (on < 0) {

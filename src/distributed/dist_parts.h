@@ -21,6 +21,7 @@ typedef struct dist_part {
   void *stage, *xfull;      /* all-gather: send (max_rows) and receive (parts*max_rows) */
   void *sendbuf;            /* point-to-point: packed values (nsend) */
   void *ywhole;             /* summed operator: the part's contribution, a whole y */
+  void *yown;               /* summed operator with host vectors: the part's rows of y on its GPU */
   cis_idx *idx;             /* all-gather: unpack positions in xfull; p2p: pack indices */
   cis_stream compute;       /* device: the stream of the two products */
   void *ev_x, *ev_start, *ev_done, *ev_y;
@@ -47,6 +48,9 @@ struct cis_dist_matrix {
   cis_int n;
   cis_dtype dtype;
   cis_memspace where;       /* of the parts: host or device */
+  cis_memspace vwhere;      /* of the distributed vectors: where, or host on a device comm
+                             * (cis_dist_summed_set_vectors_host) */
+  int vpinned;              /* host vectors on a device comm: page-locked (cudaHostRegister) */
   char format[32];
   int nlocal;
   dist_part *part;
@@ -103,6 +107,18 @@ void dist_part_free(const cis_dist_matrix *D, int l, void *p);
 cis_status dist_part_put(const cis_dist_matrix *D, int l, void *dst, const void *host, size_t bytes);
 cis_status dist_part_get(const cis_dist_matrix *D, int l, void *host, const void *src, size_t bytes);
 
+/* The distributed vectors' part memory: dist_part_* for vectors in the
+ * parts' memory, host arrays (page-locked when D->vpinned) for host vectors
+ * on a device comm (cis_dist_summed_set_vectors_host); put and get copy
+ * host arrays on OpenMP threads. dist_vec_set_dev: the part's GPU current
+ * when its vectors are there (no-op otherwise). */
+int dist_vec_on_device(const cis_dist_matrix *D);
+cis_status dist_vec_set_dev(const cis_dist_matrix *D, int l);
+cis_status dist_vec_part_alloc(const cis_dist_matrix *D, int l, void **p, int64_t bytes, const char *what);
+void dist_vec_part_free(const cis_dist_matrix *D, int l, void *p);
+cis_status dist_vec_part_put(const cis_dist_matrix *D, int l, void *dst, const void *host, size_t bytes);
+cis_status dist_vec_part_get(const cis_dist_matrix *D, int l, void *host, const void *src, size_t bytes);
+
 /* For the calls that wait for their part (copies to or from the host, dots
  * brought to the host): `body` run for every local part l of D, setting
  * the part's status `pst` (it must not jump out); GPU parts each on a thread
@@ -110,11 +126,15 @@ cis_status dist_part_get(const cis_dist_matrix *D, int l, void *host, const void
  * one GPU after another, host parts in turn (their own OpenMP does the
  * rest). Then CIS_TRY of the first part's error, its message raised again
  * on the calling thread (each thread has its own, status.h). */
-#define DIST_EACH_PART_WAITING(D, l, pst, body)                                                \
+#define DIST_EACH_PART_WAITING(D, l, pst, body) DIST_EACH_PART_WAITING_IF(D, (D)->where == CIS_MEM_DEVICE, l, pst, body)
+/* The same with the threads chosen by `threaded` (the distributed vector
+ * backend: threads when its vectors are on the GPUs; host vectors' parts in
+ * turn, each part's loops on every core). */
+#define DIST_EACH_PART_WAITING_IF(D, threaded, l, pst, body)                                   \
   do {                                                                                         \
     cis_status ps_[DIST_MAX_LOCAL];                                                            \
     char pm_[DIST_MAX_LOCAL][200];                                                             \
-    const int nl_ = (D)->nlocal, par_ = nl_ > 1 && (D)->where == CIS_MEM_DEVICE;               \
+    const int nl_ = (D)->nlocal, par_ = nl_ > 1 && (threaded);                                 \
     CIS_PRAGMA(omp parallel for num_threads(nl_) schedule(static, 1) if (par_))                \
     for (int l = 0; l < nl_; ++l) {                                                            \
       cis_status pst = CIS_OK;                                                                 \

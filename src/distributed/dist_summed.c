@@ -107,6 +107,25 @@ cis_status cis_dist_summed_set_prepare(cis_dist_matrix *D, cis_dist_prepare_fn f
   return CIS_OK;
 }
 
+cis_status cis_dist_summed_set_vectors_host(cis_dist_matrix *D, int pinned) {
+  cis_status st;
+  if (!D || !D->summed) return cis_error(CIS_ERR_INVALID, "cis_dist_summed_set_vectors_host: not a summed operator");
+  if (D->nvecs > 0)
+    return cis_error(CIS_ERR_INVALID, "cis_dist_summed_set_vectors_host: %d distributed vectors already allocated", D->nvecs);
+  if (!dist_on_device(D)) return CIS_OK; /* a host comm's vectors are host memory already */
+  for (int l = 0; l < D->nlocal; ++l)
+    if (!D->part[l].yown)
+      CIS_TRY(dist_part_alloc(D, l, &D->part[l].yown, (int64_t)D->part[l].rows * (int64_t)cis_dtype_size(D->dtype),
+                              "summed operator: the part's rows of y (host vectors)"));
+  D->vwhere = CIS_MEM_HOST;
+  D->vpinned = pinned != 0;
+  st = CIS_OK;
+cleanup:
+  return st;
+}
+
+int cis_dist_vectors_on_host(const cis_dist_matrix *D) { return D && D->vwhere == CIS_MEM_HOST; }
+
 cis_status cis_dist_summed_work(cis_dist_matrix *D, double *seconds, int64_t *products) {
   if (!D || !D->summed || !seconds) return cis_error(CIS_ERR_INVALID, "cis_dist_summed_work: not a summed operator or NULL");
   cis_status st;
@@ -140,11 +159,13 @@ static cis_status recv_buffer(cis_dist_matrix *D, int l, void **buf) {
   return CIS_OK;
 }
 
-/* The product's gather: every local part's rows (loc[l]) copied into its
- * whole-x buffer on its comm stream (ev_start marked first), then every
- * part's rows broadcast to all. settle: the device synchronized first (loc
- * written on the solver's streams). *tx += the collective's host seconds on
- * host parts (device parts time it by events). */
+/* The product's gather: every local part's rows (loc[l], in the vectors'
+ * memory) copied into its whole-x buffer on its comm stream (ev_start
+ * marked first; each GPU's copy on a thread of its own: from host vectors
+ * a copy is gigabytes), then every part's rows broadcast to all. settle:
+ * the device synchronized first (loc written on the solver's streams). *tx
+ * += the collective's host seconds on host parts (device parts time it by
+ * events). */
 static cis_status gather_whole(cis_dist_matrix *D, void *const *loc, int settle, double *tx) {
   cis_status st;
   cis_dist_comm *c = D->comm;
@@ -153,17 +174,17 @@ static cis_status gather_whole(cis_dist_matrix *D, void *const *loc, int settle,
   void *whole[DIST_MAX_LOCAL];
   for (int l = 0; l < D->nlocal; ++l) {
     dist_part *P = &D->part[l];
-    void *at = (char *)P->xfull + (size_t)P->row0 * es;
     whole[l] = P->xfull;
-    if (!dev) {
-      memcpy(at, loc[l], (size_t)P->rows * es);
-      continue;
-    }
-    CIS_TRY(dist_set_dev(D, l));
-    if (settle) CIS_TRY(dd_device_sync());
-    CIS_TRY(dd_event_record(P->ev_start, c->stream[l]));
-    CIS_TRY(dd_copy_async(at, loc[l], (size_t)P->rows * es, c->stream[l]));
+    if (!dev) memcpy((char *)P->xfull + (size_t)P->row0 * es, loc[l], (size_t)P->rows * es);
   }
+  if (dev)
+    DIST_EACH_PART_WAITING(D, l, pst, {
+      dist_part *P = &D->part[l];
+      pst = dist_set_dev(D, l);
+      if (pst == CIS_OK && settle) pst = dd_device_sync();
+      if (pst == CIS_OK) pst = dd_event_record(P->ev_start, c->stream[l]);
+      if (pst == CIS_OK) pst = dd_copy_async((char *)P->xfull + (size_t)P->row0 * es, loc[l], (size_t)P->rows * es, c->stream[l]);
+    });
   const double ta = cis_wtime();
   if (D->summed_uniform) { /* in place: each part's block is its rows */
     void *own[DIST_MAX_LOCAL];
@@ -173,6 +194,39 @@ static cis_status gather_whole(cis_dist_matrix *D, void *const *loc, int settle,
     CIS_TRY(c->ops->bcast_parts(c, whole, D->plan.row_start, D->dtype));
   }
   if (!dev) *tx += cis_wtime() - ta;
+  st = CIS_OK;
+cleanup:
+  return st;
+}
+
+/* Device part l's sum of its rows (terms contributions: mine, then recv)
+ * into y, its own rows of the result in the vectors' memory: on the GPU
+ * directly, or through yown and a copy when the vectors are on the host
+ * (beta != 0: y brought up first); then its stream synchronized and its
+ * gather plus exchange seconds into *tx (events). */
+static cis_status finish_part(cis_dist_matrix *D, int l, int terms, const void *mine, const void *recv, double alpha,
+                              double beta, void *y, double *tx) {
+  cis_status st;
+  dist_part *P = &D->part[l];
+  const cis_stream s = D->comm->stream[l];
+  const size_t bytes = (size_t)P->rows * cis_dtype_size(D->dtype);
+  const int host_y = !dist_vec_on_device(D);
+  void *out = host_y ? P->yown : y;
+  float gather = 0, exch = 0, work = 0;
+  CIS_TRY(dist_set_dev(D, l));
+  CIS_TRY(dd_event_record(P->ev_done, s));
+  if (host_y && beta != 0) CIS_TRY(dd_copy_async(out, y, bytes, s));
+  CIS_TRY(dd_sum_parts(D->dtype, terms, D->summed_collective ? 0 : P->rank, P->rows, mine, recv, alpha, beta, out, s));
+  if (host_y) CIS_TRY(dd_copy_async(y, out, bytes, s));
+  CIS_TRY(dd_stream_sync(s));
+  CIS_TRY(dd_event_ms(P->ev_start, P->ev_x, &gather));
+  CIS_TRY(dd_event_ms(P->ev_y, P->ev_done, &exch));
+  CIS_TRY(dd_event_ms(P->ev_x, P->ev_y, &work));
+  *tx = (gather + exch) / 1e3;
+  P->t_work += work / 1e3;
+  if (dist_trace())
+    fprintf(stderr, "summed product %lld part %d: gather %.2f ms, work %.2f ms, exchange (with the wait for the "
+            "others) %.2f ms\n", (long long)D->products, P->rank, gather, work, exch);
   st = CIS_OK;
 cleanup:
   return st;
@@ -238,30 +292,23 @@ cis_status dist_summed_apply(cis_dist_matrix *D, double alpha, void *const *x, d
   }
   if (!dev) tx += cis_wtime() - ta;
   /* the owner's sum: of the parts' contributions in rank order, or (after
-   * the reduce-scatter) of the one sum already made */
+   * the reduce-scatter) of the one sum already made; each GPU's on a thread
+   * of its own (a copy to host vectors is gigabytes) */
   const int terms = D->summed_collective ? 1 : G;
+  const void *mine[DIST_MAX_LOCAL];
+  double txp[DIST_MAX_LOCAL];
   for (int l = 0; l < D->nlocal; ++l) {
     dist_part *P = &D->part[l];
-    const int own = D->summed_collective ? 0 : P->rank;
-    const void *mine = D->summed_collective ? recv[l] : (const char *)P->ywhole + (size_t)P->row0 * es;
-    CIS_TRY(dist_set_dev(D, l));
-    if (dev) {
-      CIS_TRY(dd_event_record(P->ev_done, c->stream[l]));
-      CIS_TRY(dd_sum_parts(D->dtype, terms, own, P->rows, mine, recv[l], alpha, beta, y[l], c->stream[l]));
-      CIS_TRY(dd_stream_sync(c->stream[l]));
-      float gather = 0, exch = 0, work = 0;
-      CIS_TRY(dd_event_ms(P->ev_start, P->ev_x, &gather));
-      CIS_TRY(dd_event_ms(P->ev_y, P->ev_done, &exch));
-      if ((gather + exch) / 1e3 > tx) tx = (gather + exch) / 1e3;
-      CIS_TRY(dd_event_ms(P->ev_x, P->ev_y, &work));
-      P->t_work += work / 1e3;
-      if (dist_trace()) {
-        fprintf(stderr, "summed product %lld part %d: gather %.2f ms, work %.2f ms, exchange (with the wait for the "
-                "others) %.2f ms\n", (long long)D->products, P->rank, gather, work, exch);
-      }
-    } else {
-      dist_sum_parts_host(D->dtype, terms, own, P->rows, mine, recv[l], alpha, beta, y[l]);
-    }
+    mine[l] = D->summed_collective ? recv[l] : (const char *)P->ywhole + (size_t)P->row0 * es;
+    txp[l] = 0;
+    if (!dev)
+      dist_sum_parts_host(D->dtype, terms, D->summed_collective ? 0 : P->rank, P->rows, mine[l], recv[l], alpha, beta,
+                          y[l]);
+  }
+  if (dev) {
+    DIST_EACH_PART_WAITING(D, l, pst, { pst = finish_part(D, l, terms, mine[l], recv[l], alpha, beta, y[l], &txp[l]); });
+    for (int l = 0; l < D->nlocal; ++l)
+      if (txp[l] > tx) tx = txp[l];
   }
   dist_count_product(D, tx, t0);
   st = CIS_OK;

@@ -36,13 +36,13 @@ cis_status cis_dist_vec_alloc(cis_dist_matrix *D, int count, void **v) {
   V.count = count;
   CIS_TRY(cis_alloc_zeroed((void **)&V.loc, D->nlocal, sizeof(void *), "distributed vector"));
   for (int l = 0; l < D->nlocal; ++l)
-    CIS_TRY(dist_part_alloc(D, l, &V.loc[l], (int64_t)count * D->part[l].rows * (int64_t)es, "distributed vector part"));
+    CIS_TRY(dist_vec_part_alloc(D, l, &V.loc[l], (int64_t)count * D->part[l].rows * (int64_t)es, "distributed vector part"));
   D->vecs[D->nvecs++] = V;
   *v = base;
   return CIS_OK;
 cleanup:
   if (V.loc)
-    for (int l = 0; l < D->nlocal; ++l) dist_part_free(D, l, V.loc[l]);
+    for (int l = 0; l < D->nlocal; ++l) dist_vec_part_free(D, l, V.loc[l]);
   cis_free(V.loc);
   munmap(base, (size_t)span);
   return st;
@@ -52,7 +52,7 @@ void cis_dist_vec_free(cis_dist_matrix *D, void *v) {
   if (!D || !v) return;
   for (int i = 0; i < D->nvecs; ++i)
     if (D->vecs[i].base == v) {
-      for (int l = 0; l < D->nlocal; ++l) dist_part_free(D, l, D->vecs[i].loc[l]);
+      for (int l = 0; l < D->nlocal; ++l) dist_vec_part_free(D, l, D->vecs[i].loc[l]);
       cis_free(D->vecs[i].loc);
       munmap(D->vecs[i].base, (size_t)D->vecs[i].span);
       D->vecs[i] = D->vecs[--D->nvecs];
@@ -87,12 +87,12 @@ static cis_status vec_move(cis_dist_matrix *D, void *host, const void *v, int co
     return cis_error(CIS_ERR_INVALID, "distributed vector copy of %d vectors: only %d there", count, left);
   /* the parts' copies (from or into pageable host memory) side by side */
   const size_t es = cis_dtype_size(D->dtype);
-  DIST_EACH_PART_WAITING(D, l, pst, {
+  DIST_EACH_PART_WAITING_IF(D, dist_vec_on_device(D), l, pst, {
     const dist_part *P = &D->part[l];
     for (int j = 0; j < count && pst == CIS_OK; ++j) {
       char *h = (char *)host + ((size_t)j * (size_t)D->n + (size_t)P->row0) * es;
       char *d = (char *)loc[l] + (size_t)j * (size_t)P->rows * es;
-      pst = up ? dist_part_put(D, l, d, h, (size_t)P->rows * es) : dist_part_get(D, l, h, d, (size_t)P->rows * es);
+      pst = up ? dist_vec_part_put(D, l, d, h, (size_t)P->rows * es) : dist_vec_part_get(D, l, h, d, (size_t)P->rows * es);
     }
   });
   st = CIS_OK;

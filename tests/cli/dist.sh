@@ -108,6 +108,11 @@ refuse "--gpus with --cpu-parts" 2 "$BIN" solve $LAP --gpus 1 --cpu-parts 2
 refuse "unknown option with --gpus" 2 "$BIN" solve $LAP --cpu-parts 2 --sweep
 refuse "solve option on bench" 2 "$BIN" bench $LAP --cpu-parts 2 --method cg
 refuse "unknown exchange" 2 "$BIN" bench $LAP --cpu-parts 2 --exchange ring
+refuse "unknown --host-vectors" 2 "$BIN" ci "$CI/h2o_631g.FCIDUMP" --gpus 2 --host-vectors sometimes
+# --count needs no GPU: Davidson's vectors on the host when asked, the GPUs then holding the whole vectors
+"$BIN" ci "$CI/h2o_631g.FCIDUMP" --gpus 2 --method direct --host-vectors always --count >"$T/hv.out" 2>&1
+check "ci --count --host-vectors always prints the GPUs' share and the host's vectors" \
+  'grep -q "^direct over 2 GPUs, Davidson.s vectors on the host: per GPU [0-9.]* GiB = 2 whole vectors" "$T/hv.out"'
 refuse "--cpu-parts 0" 2 "$BIN" bench $LAP --cpu-parts 0
 refuse "more parts than rows" 1 "$BIN" bench laplace3d:size=2,points=7 --cpu-parts 9
 refuse "ci --cpu-parts 0" 2 "$BIN" ci "$CI/h2o_631g.FCIDUMP" --level 2 --cpu-parts 0

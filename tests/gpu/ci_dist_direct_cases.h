@@ -10,7 +10,9 @@
  *    one-process CPU direct energies to 1e-10 (2 roots) for C1, blocked
  *    MS2 = 0 and 2, no time reversal, and H2O 6-31G FCI (1.66e6
  *    determinants); one root of H2O 6-31G over G GPUs, every product a half
- *    sigma (corrections made exactly pure across the GPUs). Skipped (77) without a GPU or NCCL, or with fewer
+ *    sigma (corrections made exactly pure across the GPUs); the same
+ *    solves with Davidson's vectors in host memory (host_vectors 1,
+ *    page-locked and pageable). Skipped (77) without a GPU or NCCL, or with fewer
  *    GPUs than min_gpus. */
 #include <math.h>
 #include <stdio.h>
@@ -66,8 +68,10 @@ static void cdd_sigma(const char *file, int sym, int no_tr, int parts) {
   cis_fcidump_free(F);
 }
 
-/* Energies over `gpus` GPUs against the one-process CPU direct solve. */
-static void cdd_solve(const char *file, int gpus, int no_tr, cis_ci_method method) {
+/* Energies over `gpus` GPUs against the one-process CPU direct solve;
+ * host: Davidson's vectors in host memory (host_vectors 1, the products'
+ * copies in and out), else where the driver puts them (on the GPUs). */
+static void cdd_solve(const char *file, int gpus, int no_tr, cis_ci_method method, int host) {
   cis_ci_solve_opts o = cis_ci_solve_opts_default();
   cis_ci_result *R1 = NULL, *R = NULL;
   o.method = CIS_CI_METHOD_DIRECT;
@@ -78,14 +82,17 @@ static void cdd_solve(const char *file, int gpus, int no_tr, cis_ci_method metho
   CHECK_OK(cis_ci_solve_file(file, &o, &R1));
   o.gpus = gpus;
   o.method = method;
+  o.host_vectors = host;
   CHECK_OK(cis_ci_solve_file(file, &o, &R));
   if (R1 && R) {
     CHECK(R->method == CIS_CI_METHOD_DIRECT && R->parts == gpus && R->gpu, "%s: direct over %d GPUs ran", file, gpus);
+    CHECK(R->host_vectors == host, "%s over %d GPUs: Davidson's vectors %s, asked %s", file, gpus,
+          R->host_vectors ? "on the host" : "on the GPUs", host ? "on the host" : "where they fit");
     for (int k = 0; k < 2; ++k)
       CHECK(fabs(R->energies[k] - R1->energies[k]) <= 1e-10, "%s over %d GPUs, root %d: %.12f against the CPU's %.12f",
             file, gpus, k, R->energies[k], R1->energies[k]);
-    printf("  %s over %d GPU(s): E0 %.10f, %lld products, %.3f ms per product, exchange %.1f%%\n", file, gpus,
-           R->energies[0], (long long)R->davidson.products,
+    printf("  %s over %d GPU(s)%s: E0 %.10f, %lld products, %.3f ms per product, exchange %.1f%%\n", file, gpus,
+           host ? ", host vectors" : "", R->energies[0], (long long)R->davidson.products,
            R->davidson.products ? 1e3 * R->davidson.op_seconds / (double)R->davidson.products : 0,
            R->product_seconds > 0 ? 100 * R->exchange_seconds / R->product_seconds : 0);
   }
@@ -118,20 +125,30 @@ static int run_ci_dist_direct_cases(const char *name, int min_gpus) {
     cdd_sigma(c, 0, 0, parts);
     cdd_sigma(d, 1, 0, parts);
   }
-  cdd_solve(a, G, 0, CIS_CI_METHOD_DIRECT);
-  cdd_solve(a, G, 1, CIS_CI_METHOD_AUTO);
-  cdd_solve(b, G, 0, CIS_CI_METHOD_DIRECT);
-  cdd_solve(c, G, 0, CIS_CI_METHOD_DIRECT);
-  cdd_solve(d, G, 0, CIS_CI_METHOD_AUTO);
-  {
+  cdd_solve(a, G, 0, CIS_CI_METHOD_DIRECT, 0);
+  cdd_solve(a, G, 1, CIS_CI_METHOD_AUTO, 0);
+  cdd_solve(b, G, 0, CIS_CI_METHOD_DIRECT, 0);
+  cdd_solve(c, G, 0, CIS_CI_METHOD_DIRECT, 0);
+  cdd_solve(d, G, 0, CIS_CI_METHOD_AUTO, 0);
+  /* Davidson's vectors on the host: C1, blocked MS2 = 0 and 2, H2O 6-31G
+   * (page-locked, and pageable) */
+  cdd_solve(a, G, 0, CIS_CI_METHOD_DIRECT, 1);
+  cdd_solve(b, G, 0, CIS_CI_METHOD_DIRECT, 1);
+  cdd_solve(c, G, 0, CIS_CI_METHOD_DIRECT, 1);
+  cdd_solve(d, G, 0, CIS_CI_METHOD_AUTO, 1);
+  setenv("CISPARSE_HOST_VECTORS_PIN", "0", 1);
+  cdd_solve(d, G, 0, CIS_CI_METHOD_AUTO, 1);
+  unsetenv("CISPARSE_HOST_VECTORS_PIN");
+  for (int host = 0; host <= 1; ++host) {
     cis_ci_solve_opts o = cis_ci_solve_opts_default();
     cis_ci_result *R = NULL;
     o.gpus = G;
     o.no_s2 = 1;
+    o.host_vectors = host;
     CHECK_OK(cis_ci_solve_file(d, &o, &R));
     if (R)
-      CHECK(R->half_sigmas == R->davidson.products, "H2O 6-31G over %d GPUs: %lld of %lld products by the half sigma", G,
-            (long long)R->half_sigmas, (long long)R->davidson.products);
+      CHECK(R->half_sigmas == R->davidson.products, "H2O 6-31G over %d GPUs%s: %lld of %lld products by the half sigma",
+            G, host ? " (host vectors)" : "", (long long)R->half_sigmas, (long long)R->davidson.products);
     cis_ci_result_free(R);
   }
   return test_summary(name);

@@ -157,8 +157,13 @@ static void summed_operator_split(const cis_int *rs, cis_dist_sum how) {
     cis_clear_error();
     CHECK_OK(cis_dist_summed_set_sum(M, how));
     CHECK_OK(cis_dist_summed_set_prepare(M, prep_count, &seen));
+    CHECK_OK(cis_dist_summed_set_vectors_host(M, 1)); /* a host comm's: nothing to do */
+    CHECK(cis_dist_vectors_on_host(M) == 1, "a host comm's vectors are on the host");
     CHECK_OK(cis_operator_from_dist(M, &op));
     CHECK_OK(cis_dist_vec_alloc(M, 2, &v));
+    CHECK(cis_dist_summed_set_vectors_host(M, 0) == CIS_ERR_INVALID && strstr(cis_last_error(), "already allocated"),
+          "host vectors after a vector was allocated refused: %s", cis_last_error());
+    cis_clear_error();
     void *vy = (char *)v + N * sizeof(double);
     CHECK_OK(cis_dist_vec_upload(M, v, x, 1));
     CHECK_OK(cis_dist_vec_upload(M, vy, y, 1));
@@ -226,6 +231,8 @@ static void summed_operator(void) {
   CHECK(cis_dist_summed_set_sum(NULL, CIS_DIST_SUM_RANK_ORDER) == CIS_ERR_INVALID, "no operator refused");
   CHECK(cis_dist_summed_set_prepare(NULL, prep_count, NULL) == CIS_ERR_INVALID, "prepare: no operator refused");
   CHECK(cis_dist_summed_work(NULL, secs, NULL) == CIS_ERR_INVALID, "work: no operator refused");
+  CHECK(cis_dist_summed_set_vectors_host(NULL, 1) == CIS_ERR_INVALID, "host vectors: no operator refused");
+  CHECK(cis_dist_vectors_on_host(NULL) == 0, "no operator: no host vectors");
   cis_clear_error();
 }
 
@@ -316,6 +323,19 @@ static void refusals(const char *file) {
   o.cpu_parts = 2;
   o.spin_penalty = 0.5;
   CHECK(cis_ci_solve_file(file, &o, &R) == CIS_ERR_UNSUPPORTED, "the spin penalty over parts refused");
+  cis_clear_error();
+  o.spin_penalty = 0;
+  o.host_vectors = 2;
+  CHECK(cis_ci_solve_file(file, &o, &R) == CIS_ERR_INVALID && strstr(cis_last_error(), "host_vectors"),
+        "host_vectors 2 refused: %s", cis_last_error());
+  o.host_vectors = 1; /* host parts: their vectors are host memory already; it asks for GPUs */
+  CHECK(cis_ci_solve_file(file, &o, &R) == CIS_ERR_INVALID && strstr(cis_last_error(), "needs gpus"),
+        "host_vectors 1 without gpus refused: %s", cis_last_error());
+  o.cpu_parts = 0;
+  o.gpus = 2;
+  o.method = CIS_CI_METHOD_STORED;
+  CHECK(cis_ci_solve_file(file, &o, &R) == CIS_ERR_INVALID && strstr(cis_last_error(), "direct method"),
+        "host_vectors 1 with the stored method refused: %s", cis_last_error());
   cis_clear_error();
 }
 

@@ -47,6 +47,11 @@ cis_status dd_copy_async(void *dst, const void *src, size_t bytes, cis_stream s)
   if (bytes) CU_RET(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDefault, (cudaStream_t)s));
   return CIS_OK;
 }
+cis_status dd_host_register(void *p, size_t bytes) {
+  CU_RET(cudaHostRegister(p, bytes, cudaHostRegisterPortable));
+  return CIS_OK;
+}
+void dd_host_unregister(void *p) { cudaHostUnregister(p); }
 cis_status dd_gather(cis_dtype t, const void *x, const cis_idx *idx, cis_int n, void *out, cis_stream s) {
   return dist_launch_gather(t, x, idx, n, out, (cudaStream_t)s);
 }

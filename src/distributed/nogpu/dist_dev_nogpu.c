@@ -17,6 +17,8 @@ cis_status dd_stream_wait(cis_stream s, void *e) { return no(); }
 cis_status dd_event_sync(void *e) { (void)e; return no(); }
 cis_status dd_event_ms(void *a, void *b, float *ms) { return no(); }
 cis_status dd_copy_async(void *d, const void *s, size_t n, cis_stream st) { return no(); }
+cis_status dd_host_register(void *p, size_t bytes) { return no(); }
+void dd_host_unregister(void *p) { (void)p; }
 cis_status dd_gather(cis_dtype t, const void *x, const cis_idx *idx, cis_int n, void *out, cis_stream s) { return no(); }
 cis_status dd_sum_parts(cis_dtype t, int p, int o, cis_int n, const void *m, const void *r, double a, double b, void *y,
                         cis_stream s) { return no(); }
