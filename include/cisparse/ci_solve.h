@@ -174,7 +174,8 @@ typedef struct cis_ci_result {
   cis_davidson_info davidson;
   int subspace;                  /* Davidson's subspace (vectors before a collapse) */
   int subspace_reduced_from;     /* > 0: the default it was lowered from to fit the free memory */
-  int host_vectors;              /* direct over GPUs: Davidson's vectors were in host memory (opts.host_vectors) */
+  int host_vectors;              /* direct over GPUs: Davidson's vectors were in host memory (opts.host_vectors):
+                                  * 1 pageable, 2 page-locked (cis_dist_vectors_on_host); 0 on the GPUs */
   int pspace_used;
   double t_parse, t_build, t_guess, t_s2, t_total, t_timing;
   int repeats;

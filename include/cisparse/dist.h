@@ -288,13 +288,16 @@ CIS_API cis_status cis_dist_summed_set_sum(cis_dist_matrix *D, cis_dist_sum how)
  * part's rows, allocated here on each GPU); the vectors' arithmetic runs on
  * the host (OpenMP), one part after another. pinned: the vectors'
  * memory page-locked as it is allocated (cudaHostRegister; copies at the
- * link's speed, at the cost of touching and locking every page once).
+ * link's speed, at the cost of touching and locking every page once;
+ * pageable where the system refuses: cis_dist_vectors_on_host).
  * Call before any vector of D is allocated (CIS_ERR_INVALID after);
  * nothing to do on a host comm. CIS_ERR_INVALID when D is not a summed
  * operator; a failed allocation leaves the vectors where they were. */
 CIS_API cis_status cis_dist_summed_set_vectors_host(cis_dist_matrix *D, int pinned);
-/* 1 when D's distributed vectors are in host memory (a host comm's, or
- * after cis_dist_summed_set_vectors_host), else 0 (NULL: 0). */
+/* Where D's distributed vectors are: 0 the GPUs (or NULL), 1 host memory
+ * (a host comm's, or after cis_dist_summed_set_vectors_host: pageable, as
+ * asked or because the system refused to lock them), 2 page-locked host
+ * memory (asked and granted; known once a vector is allocated). */
 CIS_API int cis_dist_vectors_on_host(const cis_dist_matrix *D);
 
 /* A callback a summed operator runs on the calling thread at the start of

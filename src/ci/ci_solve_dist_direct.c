@@ -412,6 +412,7 @@ cis_status ci_dist_direct_gather(ci_dist_direct *dd, double *host, int count) {
 void ci_dist_direct_report(const ci_dist_direct *dd, cis_ci_result *R) {
   int64_t np;
   cis_dist_matrix_times(dd->M, &R->exchange_seconds, &R->product_seconds, &np);
+  if (R->host_vectors) R->host_vectors = cis_dist_vectors_on_host(dd->M); /* 2: page-locked */
   if (dd->G[0]) {
     cis_ci_direct_gpu_get_info(dd->G[0], &R->direct_gpu);
     R->direct_gpu.sigma_vectors += dd->carried_vectors;

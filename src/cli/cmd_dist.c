@@ -442,7 +442,9 @@ static void print_ci_text(const char *file, const cis_ci_solve_opts *o, const ci
          R->product_seconds > 0 ? 100 * R->exchange_seconds / R->product_seconds : 0);
   if (R->method == CIS_CI_METHOD_DIRECT)
     printf("direct: subspace %d%s, %lld half sigmas, to solution %.3f s\n", R->subspace,
-           R->host_vectors ? " (Davidson's vectors in host memory)" : "", (long long)R->half_sigmas, R->to_solution[0]);
+           R->host_vectors == 2   ? " (Davidson's vectors in page-locked host memory)"
+           : R->host_vectors ? " (Davidson's vectors in pageable host memory)"
+                             : "", (long long)R->half_sigmas, R->to_solution[0]);
   printf("time: set-up %.3f s, guess %.3f s (P-space of %d), Davidson %.3f s, to solution %.3f s after the parse "
          "(%.3f s); the sigma timing %.3f s apart\n",
          R->t_build, R->t_guess, R->pspace_used, d->total_seconds, R->to_solution[0], R->t_parse, R->t_timing);

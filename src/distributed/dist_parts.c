@@ -72,17 +72,19 @@ static void fill_bytes(void *dst, size_t bytes) {
 
 /* Host vectors on a device comm: malloc'ed, then page-locked when asked
  * (copies to and from the GPUs at the link's speed, not through the
- * driver's staging buffers). */
-cis_status dist_vec_part_alloc(const cis_dist_matrix *D, int l, void **p, int64_t bytes, const char *what) {
+ * driver's staging buffers). Where the system refuses to lock them
+ * (RLIMIT_MEMLOCK, memory), they stay pageable (slower copies, the same
+ * results) and no later vector tries: D->vpinned -1. */
+cis_status dist_vec_part_alloc(cis_dist_matrix *D, int l, void **p, int64_t bytes, const char *what) {
   if (D->vwhere == D->where) return dist_part_alloc(D, l, p, bytes, what);
   cis_status st = cis_alloc_array(p, bytes > 0 ? bytes : 8, 1, what);
-  if (st != CIS_OK || !D->vpinned) return st;
+  if (st != CIS_OK || D->vpinned != 1) return st;
   fill_bytes(*p, (size_t)(bytes > 0 ? bytes : 8)); /* its pages made on every core, not by the registering thread */
-  if ((st = dd_host_register(*p, (size_t)(bytes > 0 ? bytes : 8))) != CIS_OK) {
-    cis_free(*p);
-    *p = NULL;
+  if (dd_host_register(*p, (size_t)(bytes > 0 ? bytes : 8)) != CIS_OK) {
+    D->vpinned = -1;
+    cis_clear_error();
   }
-  return st;
+  return CIS_OK;
 }
 void dist_vec_part_free(const cis_dist_matrix *D, int l, void *p) {
   if (!p) return;
@@ -90,7 +92,7 @@ void dist_vec_part_free(const cis_dist_matrix *D, int l, void *p) {
     dist_part_free(D, l, p);
     return;
   }
-  if (D->vpinned) dd_host_unregister(p);
+  if (D->vpinned) dd_host_unregister(p); /* a no-op for memory never locked */
   cis_free(p);
 }
 cis_status dist_vec_part_put(const cis_dist_matrix *D, int l, void *dst, const void *host, size_t bytes) {

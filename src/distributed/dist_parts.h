@@ -50,7 +50,8 @@ struct cis_dist_matrix {
   cis_memspace where;       /* of the parts: host or device */
   cis_memspace vwhere;      /* of the distributed vectors: where, or host on a device comm
                              * (cis_dist_summed_set_vectors_host) */
-  int vpinned;              /* host vectors on a device comm: page-locked (cudaHostRegister) */
+  int vpinned;              /* host vectors on a device comm: 1 page-locked (cudaHostRegister), 0 not
+                             * asked, -1 asked but refused by the system (pageable) */
   char format[32];
   int nlocal;
   dist_part *part;
@@ -114,7 +115,7 @@ cis_status dist_part_get(const cis_dist_matrix *D, int l, void *host, const void
  * when its vectors are there (no-op otherwise). */
 int dist_vec_on_device(const cis_dist_matrix *D);
 cis_status dist_vec_set_dev(const cis_dist_matrix *D, int l);
-cis_status dist_vec_part_alloc(const cis_dist_matrix *D, int l, void **p, int64_t bytes, const char *what);
+cis_status dist_vec_part_alloc(cis_dist_matrix *D, int l, void **p, int64_t bytes, const char *what);
 void dist_vec_part_free(const cis_dist_matrix *D, int l, void *p);
 cis_status dist_vec_part_put(const cis_dist_matrix *D, int l, void *dst, const void *host, size_t bytes);
 cis_status dist_vec_part_get(const cis_dist_matrix *D, int l, void *host, const void *src, size_t bytes);

@@ -124,7 +124,10 @@ cleanup:
   return st;
 }
 
-int cis_dist_vectors_on_host(const cis_dist_matrix *D) { return D && D->vwhere == CIS_MEM_HOST; }
+int cis_dist_vectors_on_host(const cis_dist_matrix *D) {
+  if (!D || D->vwhere != CIS_MEM_HOST) return 0;
+  return D->where == CIS_MEM_DEVICE && D->vpinned == 1 ? 2 : 1;
+}
 
 cis_status cis_dist_summed_work(cis_dist_matrix *D, double *seconds, int64_t *products) {
   if (!D || !D->summed || !seconds) return cis_error(CIS_ERR_INVALID, "cis_dist_summed_work: not a summed operator or NULL");

@@ -86,7 +86,7 @@ static void cdd_solve(const char *file, int gpus, int no_tr, cis_ci_method metho
   CHECK_OK(cis_ci_solve_file(file, &o, &R));
   if (R1 && R) {
     CHECK(R->method == CIS_CI_METHOD_DIRECT && R->parts == gpus && R->gpu, "%s: direct over %d GPUs ran", file, gpus);
-    CHECK(R->host_vectors == host, "%s over %d GPUs: Davidson's vectors %s, asked %s", file, gpus,
+    CHECK((R->host_vectors != 0) == host, "%s over %d GPUs: Davidson's vectors %s, asked %s", file, gpus,
           R->host_vectors ? "on the host" : "on the GPUs", host ? "on the host" : "where they fit");
     for (int k = 0; k < 2; ++k)
       CHECK(fabs(R->energies[k] - R1->energies[k]) <= 1e-10, "%s over %d GPUs, root %d: %.12f against the CPU's %.12f",

@@ -48,10 +48,14 @@ cis_status dd_copy_async(void *dst, const void *src, size_t bytes, cis_stream s)
   return CIS_OK;
 }
 cis_status dd_host_register(void *p, size_t bytes) {
-  CU_RET(cudaHostRegister(p, bytes, cudaHostRegisterPortable));
-  return CIS_OK;
+  const cudaError_t e = cudaHostRegister(p, bytes, cudaHostRegisterPortable);
+  if (e == cudaSuccess) return CIS_OK;
+  (void)cudaGetLastError(); /* not left for the next launch check */
+  return cis_error(CIS_ERR_CUDA, "cudaHostRegister of %.3f GiB: %s", (double)bytes / 1073741824.0, cudaGetErrorString(e));
 }
-void dd_host_unregister(void *p) { cudaHostUnregister(p); }
+void dd_host_unregister(void *p) {
+  if (cudaHostUnregister(p) != cudaSuccess) (void)cudaGetLastError(); /* memory that was never page-locked */
+}
 cis_status dd_gather(cis_dtype t, const void *x, const cis_idx *idx, cis_int n, void *out, cis_stream s) {
   return dist_launch_gather(t, x, idx, n, out, (cudaStream_t)s);
 }
