@@ -113,10 +113,17 @@ cis_status dist_part_get(const cis_dist_matrix *D, int l, void *host, const void
  * on a device comm (cis_dist_summed_set_vectors_host); put and get copy
  * host arrays on OpenMP threads. dist_vec_set_dev: the part's GPU current
  * when its vectors are there (no-op otherwise). */
+/* Page-locked host vectors are locked in chunks of this many bytes, each
+ * aligned to it (dist_parts.c). */
+#define DIST_PIN_CHUNK ((size_t)1 << 30)
+/* bytes between a host array (dst when host_is_dst, else src) and a GPU
+ * array on stream s, one copy per DIST_PIN_CHUNK-aligned piece of the host
+ * side (a copy spanning two page-locked chunks would be taken as pageable) */
+cis_status dist_copy_host(void *dst, const void *src, size_t bytes, int host_is_dst, cis_stream s);
 int dist_vec_on_device(const cis_dist_matrix *D);
 cis_status dist_vec_set_dev(const cis_dist_matrix *D, int l);
 cis_status dist_vec_part_alloc(cis_dist_matrix *D, int l, void **p, int64_t bytes, const char *what);
-void dist_vec_part_free(const cis_dist_matrix *D, int l, void *p);
+void dist_vec_part_free(const cis_dist_matrix *D, int l, void *p, int64_t bytes);
 cis_status dist_vec_part_put(const cis_dist_matrix *D, int l, void *dst, const void *host, size_t bytes);
 cis_status dist_vec_part_get(const cis_dist_matrix *D, int l, void *host, const void *src, size_t bytes);
 

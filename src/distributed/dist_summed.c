@@ -186,7 +186,8 @@ static cis_status gather_whole(cis_dist_matrix *D, void *const *loc, int settle,
       pst = dist_set_dev(D, l);
       if (pst == CIS_OK && settle) pst = dd_device_sync();
       if (pst == CIS_OK) pst = dd_event_record(P->ev_start, c->stream[l]);
-      if (pst == CIS_OK) pst = dd_copy_async((char *)P->xfull + (size_t)P->row0 * es, loc[l], (size_t)P->rows * es, c->stream[l]);
+      if (pst == CIS_OK)
+        pst = dist_copy_host((char *)P->xfull + (size_t)P->row0 * es, loc[l], (size_t)P->rows * es, 0, c->stream[l]);
     });
   const double ta = cis_wtime();
   if (D->summed_uniform) { /* in place: each part's block is its rows */
@@ -218,9 +219,9 @@ static cis_status finish_part(cis_dist_matrix *D, int l, int terms, const void *
   float gather = 0, exch = 0, work = 0;
   CIS_TRY(dist_set_dev(D, l));
   CIS_TRY(dd_event_record(P->ev_done, s));
-  if (host_y && beta != 0) CIS_TRY(dd_copy_async(out, y, bytes, s));
+  if (host_y && beta != 0) CIS_TRY(dist_copy_host(out, y, bytes, 0, s));
   CIS_TRY(dd_sum_parts(D->dtype, terms, D->summed_collective ? 0 : P->rank, P->rows, mine, recv, alpha, beta, out, s));
-  if (host_y) CIS_TRY(dd_copy_async(y, out, bytes, s));
+  if (host_y) CIS_TRY(dist_copy_host(y, out, bytes, 1, s));
   CIS_TRY(dd_stream_sync(s));
   CIS_TRY(dd_event_ms(P->ev_start, P->ev_x, &gather));
   CIS_TRY(dd_event_ms(P->ev_y, P->ev_done, &exch));
@@ -335,7 +336,7 @@ cis_status cis_dist_summed_transform(cis_dist_matrix *D, void *v, cis_dist_part_
     const void *at = (const char *)P->xfull + (size_t)P->row0 * es;
     pst = dist_set_dev(D, l);
     if (pst == CIS_OK) pst = f(ctx, l, P->rank, P->xfull, P->xfull, dev ? c->stream[l] : NULL);
-    if (pst == CIS_OK && dev) pst = dd_copy_async(loc[l], at, (size_t)P->rows * es, c->stream[l]);
+    if (pst == CIS_OK && dev) pst = dist_copy_host(loc[l], at, (size_t)P->rows * es, 1, c->stream[l]);
     if (pst == CIS_OK && dev) pst = dd_stream_sync(c->stream[l]);
     if (pst == CIS_OK && !dev) memcpy(loc[l], at, (size_t)P->rows * es);
   });

@@ -42,7 +42,7 @@ cis_status cis_dist_vec_alloc(cis_dist_matrix *D, int count, void **v) {
   return CIS_OK;
 cleanup:
   if (V.loc)
-    for (int l = 0; l < D->nlocal; ++l) dist_vec_part_free(D, l, V.loc[l]);
+    for (int l = 0; l < D->nlocal; ++l) dist_vec_part_free(D, l, V.loc[l], (int64_t)count * D->part[l].rows * (int64_t)es);
   cis_free(V.loc);
   munmap(base, (size_t)span);
   return st;
@@ -52,7 +52,9 @@ void cis_dist_vec_free(cis_dist_matrix *D, void *v) {
   if (!D || !v) return;
   for (int i = 0; i < D->nvecs; ++i)
     if (D->vecs[i].base == v) {
-      for (int l = 0; l < D->nlocal; ++l) dist_vec_part_free(D, l, D->vecs[i].loc[l]);
+      for (int l = 0; l < D->nlocal; ++l)
+        dist_vec_part_free(D, l, D->vecs[i].loc[l],
+                           (int64_t)D->vecs[i].count * D->part[l].rows * (int64_t)cis_dtype_size(D->dtype));
       cis_free(D->vecs[i].loc);
       munmap(D->vecs[i].base, (size_t)D->vecs[i].span);
       D->vecs[i] = D->vecs[--D->nvecs];
