@@ -309,7 +309,7 @@ cleanup:
  * less: the sigma's passes grow as its workspace shrinks, and a subspace
  * bought with workspace did not pay (16e/18o C1 over 4 H200s: subspace 10
  * with ~23 GiB of workspace per GPU, 2.32 s a sigma; subspace 6 with ~51 GiB,
- * 1.65 s; 12 iterations each). Over GPUs whose free memory, less that third,
+ * 1.65 s; 12 iterations each). Over GPUs whose free memory, less an eighth,
  * NCCL's buffers and the two whole vectors, cannot hold a part's share of the
  * smallest subspace (or of the caller's), Davidson's vectors go to the host
  * (o->host_vectors 0; 1 always, -1 never): the subspace is then fitted to
@@ -334,7 +334,7 @@ static void direct_subspace(ci_run *r, cis_gpu_info *gi) {
   const double per_part = floor((fr - reserve - whole) / vec) * vec;
   const int want = r->o->host_vectors, gpu_known = R->gpu && gi->free_mem > 0;
   R->host_vectors = R->gpu && r->parts > 0 && want >= 0 &&
-                    (want > 0 || (gpu_known && per_part * parts < ci_davidson_vectors_least(r) * vec));
+                    (want > 0 || (gpu_known && ci_host_vectors_needed(fr, vec, parts, ci_davidson_vectors_least(r))));
   if (R->host_vectors) {
     /* three quarters of the host: page-locked gigabytes leave the rest to the system, the page cache, CUDA, NCCL */
     const double host = 0.75 * (R->mem_limit > 0 ? (double)R->mem_limit : (double)cis_phys_memory());

@@ -164,6 +164,11 @@ double ci_nccl_reserve(int parts) {
   return (per > (double)CI_NCCL_RESERVE_MIN ? per : (double)CI_NCCL_RESERVE_MIN) + (double)CI_NCCL_INIT_RESERVE;
 }
 
+int ci_host_vectors_needed(double free_mem, double vec_bytes, int parts, int least_vectors) {
+  const double whole = 2 * vec_bytes, share = least_vectors * vec_bytes / parts;
+  return whole + share + ci_nccl_reserve(parts) + fmax(free_mem / 8, 1073741824.0) > free_mem;
+}
+
 /* fn(dd, l, arg) for every local part, each GPU's on a thread of its own
  * (one GPU's uploads and allocations overlap the others'); a worker's
  * message (each thread has its own, status.h) raised again here, naming the

@@ -113,6 +113,16 @@ int ci_guess_bound(const ci_run *r);
 #define CI_NCCL_RESERVE_MIN ((int64_t)2 << 30)
 #define CI_NCCL_INIT_RESERVE ((int64_t)256 << 20)
 double ci_nccl_reserve(int parts);
+/* Direct over `parts` GPUs of free_mem free bytes each: 1 when Davidson's
+ * vectors must go to the host (cis_dist_summed_set_vectors_host), i.e. a
+ * part's two whole vectors of vec_bytes, its share of least_vectors, NCCL's
+ * reserve (ci_nccl_reserve) and an eighth of the free memory (at least 1
+ * GiB) for the sigma's workspace do not fit. An eighth, not the third the
+ * subspace is otherwise fitted with: the host's Davidson costs more than a
+ * smaller workspace (CAS(16,16) over 2 H200s: 22.4 s of Davidson against
+ * 2.1 s; the 16e/18o C1 space: about 9 s of host arithmetic an iteration
+ * against a 2.8-s sigma; 2026-11-27). */
+int ci_host_vectors_needed(double free_mem, double vec_bytes, int parts, int least_vectors);
 /* Davidson's subspace for r->nr roots into r->max_sub and R->subspace:
  * o->max_sub when given (PySCF's max_space), else the default
  * (cis_davidson_subspace) made smaller, down to its floor, until its
@@ -122,6 +132,7 @@ void ci_fit_subspace(ci_run *r, double vec_bytes, double budget);
 /* The fewest whole vectors Davidson can run r->nr roots with: those of the
  * caller's subspace (o->max_sub) when given, else of the smallest one. */
 int ci_davidson_vectors_least(const ci_run *r);
+
 /* The stored path's determinant list of F for o from the reference (ra, rb),
  * kept in s and reused while the space is the same (*reused set). */
 cis_status ci_stored_space(cis_ci_solver *s, const cis_fcidump *F, const cis_ci_solve_opts *o, const cis_ci_bits *ra,

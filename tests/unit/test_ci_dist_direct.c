@@ -17,12 +17,19 @@
  *  - the split re-made from measured times (ci_split_rescaled): a part
  *    twice as slow per string gets fewer strings, the predicted slowest
  *    part is faster; no times keep the model's split;
- *  - refusals: more parts than alpha strings, the spin penalty over parts. */
+ *  - where Davidson's vectors go over GPUs (ci_host_vectors_needed) for
+ *    the 16e/18o C1 space on 80-GB and 141-GB cards; host vectors asked
+ *    of a summed operator: a host comm's already are, refused once a
+ *    vector exists;
+ *  - refusals: more parts than alpha strings, the spin penalty over parts,
+ *    host_vectors out of range, asked without GPUs or with the stored
+ *    method. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include "ci/ci_internal.h"
+#include "ci/ci_solve_internal.h"
 #include "ci_sigma_ref.h"
 
 static const char *path(const char *dir, const char *name, char *buf, size_t len) {
@@ -217,6 +224,19 @@ static void rescaled_split(void) {
   for (int p = 0; p <= P; ++p) CHECK(out[p] == alo[p], "nothing measured: the model's split kept (%d: %lld)", p, (long long)out[p]);
 }
 
+/* Where Davidson's vectors go over GPUs (ci_host_vectors_needed), with the
+ * 16e/18o C1 space (one vector 14.266 GiB) and the smallest subspace (7
+ * vectors): 4 x 80-GB H100s hold it (the run of 2026-11-27, 63 s), 2 of
+ * them do not (host), 2 H200s do; a small space never goes to the host. */
+static void host_vectors_rule(void) {
+  const double gib = 1073741824.0, vec = 14.266 * gib, h100 = 78.5 * gib, h200 = 139.3 * gib;
+  CHECK(!ci_host_vectors_needed(h100, vec, 4, 7), "16e/18o C1 over 4 H100s: Davidson's vectors fit the GPUs");
+  CHECK(ci_host_vectors_needed(h100, vec, 2, 7), "16e/18o C1 over 2 H100s: Davidson's vectors go to the host");
+  CHECK(!ci_host_vectors_needed(h200, vec, 2, 7), "16e/18o C1 over 2 H200s: Davidson's vectors fit the GPUs");
+  CHECK(!ci_host_vectors_needed(h100, 1.234 * gib, 2, 51), "CAS(16,16) over 2 H100s at subspace 24: on the GPUs");
+  CHECK(ci_host_vectors_needed(2 * gib, 0.5 * gib, 2, 7), "a 2-GiB GPU cannot hold two 0.5-GiB vectors and NCCL's reserve");
+}
+
 /* Unequal parts (broadcasts, then the rank-order sum whatever is asked) and
  * a uniform split (the all-gather, then either sum) give the same product. */
 static void summed_operator(void) {
@@ -354,6 +374,7 @@ int main(void) {
   sigma_case(o2, 1, 0, 0, 0);  /* blocked, MS2 = 2 */
   summed_operator();
   rescaled_split();
+  host_vectors_rule();
   solve_case(h2o);
   solve_case(n2);
   solve_case(o2);
