@@ -214,8 +214,10 @@ CIS_API cis_davidson_opts cis_davidson_opts_default(void);
 CIS_API int cis_davidson_subspace(int k, int max_sub, int nguess);
 /* Dimension-length vectors cis_davidson_operator allocates in the
  * operator's memory space for k roots and that subspace: V and H V
- * (max_sub each), the Ritz vectors and their residuals (k each), the
- * diagonal; what a caller checks against free memory before the run. */
+ * (max_sub each; the Ritz vectors and their residuals use their free
+ * slots, the collapse being in place) and the diagonal, 2 max_sub + 1
+ * whatever k (a space of at most max_sub rows: 2 k more, of its tiny
+ * size); what a caller checks against free memory before the run. */
 CIS_API int cis_davidson_vectors(int k, int max_sub);
 /* Lowest o->roots eigenpairs of the symmetric double operator H (host or
  * device vectors) with the diagonal (Davidson) preconditioner

@@ -324,6 +324,7 @@ static void direct_subspace(ci_run *r, cis_gpu_info *gi) {
   R->host_vectors = 0;
   if (R->gpu && cis_gpu_get_info(gi) != CIS_OK) gi->free_mem = 0;
   if (!r->direct) return;
+  ci_fit_subspace(r, 0, 0); /* the direct path's guess count (one a root on the GPU), unbounded until fitted below */
   /* over parts each holds two whole vectors (the gathered vector, its
    * partial sigma) and its share of Davidson's, a whole number of vectors
    * (ceil(all / parts)): the budget in whole vectors per part, times parts;

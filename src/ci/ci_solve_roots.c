@@ -32,7 +32,7 @@ void ci_fit_subspace(ci_run *r, double vec_bytes, double budget) {
   R->subspace_reduced_from = 0;
   if (r->o->max_sub <= 0 && budget > 0 && vec_bytes > 0) {
     const int lo = cis_davidson_subspace(nr, 1, ng);
-    const double fit = floor((budget / vec_bytes - 2.0 * nr - 1) / 2);
+    const double fit = floor((budget / vec_bytes - (cis_davidson_vectors(nr, 0))) / 2); /* vectors = 2 m + that */
     if (fit < m) {
       R->subspace_reduced_from = m;
       m = fit < lo ? lo : (int)fit;

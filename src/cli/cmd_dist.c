@@ -403,8 +403,8 @@ static int parse_ci(int argc, char **argv, cis_ci_solve_opts *o, const char **fi
 static void print_ci_text(const char *file, const cis_ci_solve_opts *o, const cis_ci_result *R) {
   if (o->count_only) {
     const double gib = 1073741824.0, whole = 8.0 * R->counts.determinants, parts = R->parts > 0 ? R->parts : 1;
-    const int dav = cis_davidson_vectors(o->roots, R->subspace); /* a part holds ceil(dav / parts) of them */
-    const double share = ceil(dav / parts) * whole;
+    const int dav = cis_davidson_vectors(o->roots, R->subspace); /* a part holds its rows of each */
+    const double share = dav * 8.0 * ceil(R->counts.determinants / parts);
     printf("ci %s: %.0f determinants (%.0f x %.0f strings), one vector %.3f GiB\n", file, R->counts.determinants,
            R->counts.alpha_strings, R->counts.beta_strings, whole / gib);
     if (R->method == CIS_CI_METHOD_DIRECT && R->host_vectors)

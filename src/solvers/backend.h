@@ -85,6 +85,9 @@ typedef struct kry_vecs {
 
 typedef struct kry_be kry_be;
 
+/* Most vectors an in-place combine writes (Davidson's roots). */
+#define KRY_COMBINE_MAX_K 64
+
 typedef struct kry_be_ops {
   /* ---- memory (count = number of vectors of n values, contiguous) ---- */
   cis_status (*alloc)(kry_be *B, void **v, cis_int count, const char *what);
@@ -110,8 +113,11 @@ typedef struct kry_be_ops {
   cis_status (*dot)(kry_be *B, const void *x, const void *y, int slot); /* s[slot] = (x, y) */
   /* *r = (x, y) on the host (synchronizes; Davidson) */
   cis_status (*dot_host)(kry_be *B, const void *x, const void *y, double *r);
-  /* out_r = sum_{j<m} c[j*m + r] V_j for r < k; c host, m x m row-major
-   * (Davidson's Ritz vectors; a GEMM on the device) */
+  /* out_r = sum_{j<m} c[j*m + r] V_j for r < k <= m (k <= KRY_COMBINE_MAX_K
+   * when out == V); c host, m x m row-major (Davidson's Ritz vectors; a GEMM
+   * on the device). out may be V itself: the k results replace V_0..V_{k-1}
+   * in place (Davidson's collapse without room for k more vectors), each
+   * row's first k values read before its results are written */
   cis_status (*combine)(kry_be *B, const void *V, const double *c, int m, int k, void *out);
   /* t = r / (theta - d), |theta - d| kept >= 1e-8 (Davidson correction) */
   cis_status (*dav_precond)(kry_be *B, const void *r, const void *d, double theta, void *t);

@@ -117,8 +117,29 @@ static cis_status h_dot_host(kry_be *B, const void *x, const void *y, double *r)
 static cis_status h_dot(kry_be *B, const void *x, const void *y, int slot) {
   return h_dot_host(B, x, y, &HI(B)->s[slot]);
 }
+/* In place (out == V): row by row, the row's first k values kept before
+ * its k results overwrite them (the CPU reference of the device's
+ * kry_launch_combine_inplace, summed in the same order). */
 static cis_status h_combine(kry_be *B, const void *V, const double *c, int m, int k, void *out) {
   cis_int n = B->n;
+  if (k < 1 || k > m) return cis_error(CIS_ERR_INVALID, "combine: m = %d, k = %d", m, k);
+  if (out == V) {
+    if (k > KRY_COMBINE_MAX_K) return cis_error(CIS_ERR_INVALID, "combine in place: k = %d > %d", k, KRY_COMBINE_MAX_K);
+    CIS_FOR_DTYPE(B->dtype, {
+      REAL *Vv = out;
+      CIS_PRAGMA(omp parallel for schedule(static) num_threads(cis_threads_for((int64_t)n * m * k, CIS_GRAIN_VECTOR)))
+      for (cis_int i = 0; i < n; ++i) {
+        double head[KRY_COMBINE_MAX_K];
+        for (int j = 0; j < k; ++j) head[j] = (double)Vv[(size_t)j * n + i];
+        for (int r = 0; r < k; ++r) {
+          double s = 0;
+          for (int j = 0; j < m; ++j) s += c[j * m + r] * (j < k ? head[j] : (double)Vv[(size_t)j * n + i]);
+          Vv[(size_t)r * n + i] = (REAL)s;
+        }
+      }
+    });
+    return CIS_OK;
+  }
   CIS_FOR_DTYPE(B->dtype, {
     const REAL *Vv = V;
     REAL *ov = out;

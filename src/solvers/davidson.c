@@ -14,10 +14,14 @@
  *   orthonormalised against V (two Gram-Schmidt passes) and appended;
  *   collapse to the Ritz vectors when the subspace has no room for k more.
  *
- * Memory: 2 max_sub + 2 k + 1 vectors of the dimension (V, W, the Ritz
- * vectors x, H x turned into the residual in place, the diagonal): a large
- * space pays for the subspace and little else (cis_davidson_vectors), and
- * the caller bounds the subspace by what fits (cis_davidson_subspace). */
+ * Memory: 2 max_sub + 1 vectors of the dimension (V, W, the diagonal): a
+ * large space pays for the subspace and nothing else (cis_davidson_vectors),
+ * and the caller bounds the subspace by what fits (cis_davidson_subspace).
+ * The Ritz vectors x and H x live in the k slots of V and W past the
+ * subspace, which the collapse (done in place, when fewer than k are free)
+ * guarantees; H x becomes the residual there, and the corrections then
+ * overwrite the x's they no longer need. A space no larger than the
+ * subspace (no collapse) has k slots more. */
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -75,7 +79,7 @@ static void jacobi(double *a, int m, double *w, double *v) {
 }
 
 typedef struct work {
-  double *V, *W, *X, *HX, *D;                 /* backend vectors (D = diag(H)); HX becomes the residuals */
+  double *V, *W, *D;                          /* backend vectors (D = diag(H)); x and H x in the slots past m */
   double *G, *Gc, *c, *theta, *prev, *h;      /* host, subspace sized */
 } work;
 
@@ -134,7 +138,7 @@ cleanup:
 
 static void work_free(kry_be *B, work *w) {
   if (B) {
-    double *dev[] = {w->V, w->W, w->X, w->HX, w->D};
+    double *dev[] = {w->V, w->W, w->D};
     for (size_t i = 0; i < sizeof dev / sizeof *dev; ++i)
       if (dev[i]) B->ops->release(B, dev[i]);
   }
@@ -217,16 +221,17 @@ cleanup:
   return st;
 }
 
-/* Collapse to the k Ritz vectors X (H X in HX): V_r <- X_r, W_r <- HX_r,
- * G <- diag(theta). */
-static cis_status collapse(kry_be *B, work *w, int k, int max_sub) {
+/* Collapse the m-vector subspace to its k Ritz vectors in place (V <- V c,
+ * W <- W c on their first k columns: Liu's restart), G <- diag(theta), and
+ * c <- the k x k identity (the Ritz vectors are now V_0..V_{k-1}). */
+static cis_status collapse(kry_be *B, work *w, int m, int k, int max_sub) {
   cis_status st;
-  for (int r = 0; r < k; ++r) {
-    OP(copy(B, VEC(w->X, r), VEC(w->V, r)));
-    OP(copy(B, VEC(w->HX, r), VEC(w->W, r)));
-  }
+  OP(combine(B, w->V, w->c, m, k, w->V));
+  OP(combine(B, w->W, w->c, m, k, w->W));
   memset(w->G, 0, (size_t)max_sub * max_sub * sizeof(double));
   for (int r = 0; r < k; ++r) w->G[r * max_sub + r] = w->theta[r];
+  for (int i = 0; i < k; ++i)
+    for (int j = 0; j < k; ++j) w->c[i * k + j] = i == j;
 cleanup:
   return st;
 }
@@ -238,7 +243,10 @@ int cis_davidson_subspace(int k, int max_sub, int nguess) {
   return m;
 }
 
-int cis_davidson_vectors(int k, int max_sub) { return 2 * max_sub + 2 * k + 1; }
+int cis_davidson_vectors(int k, int max_sub) {
+  (void)k;
+  return 2 * max_sub + 1;
+}
 
 cis_status cis_davidson_operator(const cis_operator *H, const double *diag, const cis_davidson_opts *o_in,
                                  double *evals, double *evecs, cis_davidson_info *info) {
@@ -274,10 +282,10 @@ cis_status cis_davidson_operator(const cis_operator *H, const double *diag, cons
   /* the backend of H's memory space; on the device cublasL keeps the
    * scalars on the host, which is what Davidson's dot_host wants */
   CIS_TRY(kry_be_for(H, CIS_VER_CUBLAS_L, 0, &B));
-  OP(alloc(B, (void **)&w.V, max_sub, "Davidson subspace"));
-  OP(alloc(B, (void **)&w.W, max_sub, "Davidson H*subspace"));
-  OP(alloc(B, (void **)&w.X, k, "Davidson Ritz vectors"));
-  OP(alloc(B, (void **)&w.HX, k, "Davidson residuals"));
+  /* a space no larger than the subspace is never collapsed: k slots more for x, H x */
+  const int slots = max_sub + (max_sub >= n ? k : 0);
+  OP(alloc(B, (void **)&w.V, slots, "Davidson subspace"));
+  OP(alloc(B, (void **)&w.W, slots, "Davidson H*subspace"));
   OP(alloc(B, (void **)&w.D, 1, "Davidson diagonal"));
   OP(upload(B, w.D, diag, n));
   CIS_TRY(cis_alloc_zeroed((void **)&w.G, (int64_t)max_sub * max_sub, sizeof(double), "Davidson subspace matrix"));
@@ -336,22 +344,24 @@ cis_status cis_davidson_operator(const cis_operator *H, const double *diag, cons
       for (int j = 0; j < m; ++j) w.Gc[i * m + j] = w.G[i * max_sub + j];
     jacobi(w.Gc, m, w.theta, w.c); /* G c_r = theta_r c_r */
     if (!isfinite(w.theta[0])) { st = cis_error(CIS_ERR_NUMERIC, "Davidson: Ritz value is not finite (operator gave NaN/Inf)"); goto cleanup; }
-    /* Ritz vectors x = V c, H x = W c; no room for k corrections: collapse
-     * to them (V <- X, W <- HX) before H x becomes the residual */
+    /* no room for k corrections: collapse to the Ritz vectors in place;
+     * then x = V c, H x = W c into the k slots past m (H x becomes the
+     * residual there) */
     CIS_TRY(phase(B, o.verbose, &t_ph, &ph_rayleigh));
-    OP(combine(B, w.V, w.c, m, k, w.X));
-    OP(combine(B, w.W, w.c, m, k, w.HX));
     if (max_sub - m < k && m < n) {
-      CIS_TRY(collapse(B, &w, k, max_sub));
+      CIS_TRY(collapse(B, &w, m, k, max_sub));
       m = k;
     }
+    double *X = VEC(w.V, m), *HX = VEC(w.W, m);
+    OP(combine(B, w.V, w.c, m, k, X));
+    OP(combine(B, w.W, w.c, m, k, HX));
     inf.iterations = it;
     inf.max_residual = 0;
     int all = 1, done[64];
     nconv = 0;
     for (int r = 0; r < k; ++r) { /* HX_r <- H x_r - theta_r x_r, ||HX_r|| */
-      double rn, *R = VEC(w.HX, r);
-      OP(axpy(B, kry_imm(-w.theta[r]), VEC(w.X, r), R));
+      double rn, *R = VEC(HX, r);
+      OP(axpy(B, kry_imm(-w.theta[r]), VEC(X, r), R));
       OP(dot_host(B, R, R, &rn));
       rn = sqrt(rn);
       res[r] = rn;
@@ -379,7 +389,7 @@ cis_status cis_davidson_operator(const cis_operator *H, const double *diag, cons
       if (done[r]) continue;
       double *t = VEC(w.V, m + added);
       int keep;
-      OP(dav_precond(B, VEC(w.HX, r), w.D, w.theta[r], t)); /* this iteration's residual */
+      OP(dav_precond(B, VEC(HX, r), w.D, w.theta[r], t)); /* this iteration's residual (t may be x_r's slot) */
       if (o.correct) CIS_TRY(o.correct(o.correct_ctx, t, B->stream));
       CIS_TRY(orthonormalise(B, w.V, m + added, w.h, &o, &keep));
       added += keep;
@@ -388,7 +398,13 @@ cis_status cis_davidson_operator(const cis_operator *H, const double *diag, cons
     CIS_TRY(phase(B, o.verbose, &t_ph, &ph_correct));
   }
   for (int r = 0; r < k; ++r) evals[r] = w.theta[r];
-  if (evecs) OP(download(B, evecs, w.X, (cis_int)k * n));
+  if (evecs) {
+    /* m is the last Ritz step's: converged, x is still past m in V; else
+     * the corrections overwrote it, and V c goes to W's free slots past m */
+    double *X = VEC(w.V, m);
+    if (!converged) OP(combine(B, w.V, w.c, m, k, X = VEC(w.W, m)));
+    OP(download(B, evecs, X, (cis_int)k * n));
+  }
   CIS_TRY(phase(B, o.verbose, &t_ph, &ph_final));
   inf.total_seconds = cis_wtime() - t_start;
   if (o.verbose)

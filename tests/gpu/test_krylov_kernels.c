@@ -14,7 +14,8 @@
  *  - the loop of merge, merge_10 and graph (while node) stops at the
  *    iteration the program ends, queued iterations leaving the vectors as
  *    the host's;
- *  - fill, sparse (unit) vectors, dot_host, dav_precond, combine against the host;
+ *  - fill, sparse (unit) vectors, dot_host, dav_precond, combine (and in
+ *    place: Davidson's collapse) against the host;
  *  - cis_gpu_set_sync_mode switches the device's schedule flag both ways.
  * float and double; n = 10,000 random rows, a 3D Laplacian (22^3 = 10,648
  * rows) and 10,001 random rows (vectors packed: misaligned, the steps'
@@ -459,6 +460,11 @@ static void run_misc(cis_int n, cis_dtype t, cis_solver_version ver, const void 
     CHECK_OK(B->ops->dots_host(B, S->vec[VR], m + 1, S->vec[VR + m], h));
     CHECK_OK(B->ops->copy(B, S->vec[VP], S->vec[VPH]));
     CHECK_OK(B->ops->gemv(B, -0.5, S->vec[VR], c, m, S->vec[VPH]));
+    /* Davidson's collapse in place: r, p, q <- (r..rt) c's first 3 columns
+     * (the device's kernel against the host's row-by-row reference) */
+    CHECK_OK(B->ops->combine(B, S->vec[VR], c, m, 3, S->vec[VR]));
+    CHECK(B->ops->combine(B, S->vec[VR], c, m, m + 1, S->vec[VR]) == CIS_ERR_INVALID, "%s: combine k > m refused", what);
+    cis_clear_error();
   }
   CHECK(fabs(rd - rh) <= tol_of(t) * fabs(rh), "%s: dot_host %.17g vs %.17g", what, rd, rh);
   for (int i = 0; i <= m; ++i) /* finite and equal (NaN fails both) */

@@ -225,13 +225,17 @@ static void rescaled_split(void) {
 }
 
 /* Where Davidson's vectors go over GPUs (ci_host_vectors_needed), with the
- * 16e/18o C1 space (one vector 14.266 GiB) and the smallest subspace (7
- * vectors): 4 x 80-GB H100s hold it (the run of 2026-11-27, 63 s), 2 of
- * them do not (host), 2 H200s do; a small space never goes to the host. */
+ * 16e/18o C1 space (one vector 14.266 GiB) and one root at the smallest
+ * subspace (2: 5 vectors, the collapse in place; 7 before it): 4 x 80-GB
+ * H100s hold it (the run of 2026-11-27, 63 s), 2 of them now do (7 vectors
+ * did not), 2 H200s do; a small space never goes to the host. */
 static void host_vectors_rule(void) {
   const double gib = 1073741824.0, vec = 14.266 * gib, h100 = 78.5 * gib, h200 = 139.3 * gib;
-  CHECK(!ci_host_vectors_needed(h100, vec, 4, 7), "16e/18o C1 over 4 H100s: Davidson's vectors fit the GPUs");
-  CHECK(ci_host_vectors_needed(h100, vec, 2, 7), "16e/18o C1 over 2 H100s: Davidson's vectors go to the host");
+  const int least = cis_davidson_vectors(1, cis_davidson_subspace(1, 1, 0));
+  CHECK(least == 5, "one root, the smallest subspace: %d Davidson vectors, expected 5", least);
+  CHECK(!ci_host_vectors_needed(h100, vec, 4, least), "16e/18o C1 over 4 H100s: Davidson's vectors fit the GPUs");
+  CHECK(!ci_host_vectors_needed(h100, vec, 2, least), "16e/18o C1 over 2 H100s: Davidson's 5 vectors fit the GPUs");
+  CHECK(ci_host_vectors_needed(h100, vec, 2, 7), "16e/18o C1 over 2 H100s with 7 vectors: to the host");
   CHECK(!ci_host_vectors_needed(h200, vec, 2, 7), "16e/18o C1 over 2 H200s: Davidson's vectors fit the GPUs");
   CHECK(!ci_host_vectors_needed(h100, 1.234 * gib, 2, 51), "CAS(16,16) over 2 H100s at subspace 24: on the GPUs");
   CHECK(ci_host_vectors_needed(2 * gib, 0.5 * gib, 2, 7), "a 2-GiB GPU cannot hold two 0.5-GiB vectors and NCCL's reserve");

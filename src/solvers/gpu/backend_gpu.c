@@ -449,6 +449,10 @@ static cis_status g_combine(kry_be *B, const void *V, const double *c, int m, in
     for (int j = 0; j < m; ++j) stage_set(B, (size_t)j + (size_t)r * m, c[j * m + r]);
   CIS_CUDA_CHECK(cudaMemcpyAsync(g->d_c, g->h_c, need * vsize(B), cudaMemcpyHostToDevice, g->stream));
   B->launches += 2;
+  if (out == V) { /* in place: a GEMM may not overwrite its input */
+    st = kry_launch_combine_inplace(B->dtype, B->n, out, m, k, g->d_c, &g->w, g->stream);
+    return st != CIS_OK ? st : staged_done(B);
+  }
   if (B->dtype == CIS_F64) {
     const double one = 1.0, zero = 0.0;
     CIS_CUBLAS_CHECK(cublasDgemm_64(g->cb, CUBLAS_OP_N, CUBLAS_OP_N, B->n, k, m, &one, V, B->n, g->d_c, m,

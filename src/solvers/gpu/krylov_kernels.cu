@@ -785,6 +785,34 @@ extern "C" cis_status kry_launch_dav_precond(cis_dtype t, cis_int n, const void 
   return CIS_OK;
 }
 
+// Davidson's collapse in place (Liu 1978's restart to the Ritz vectors): row
+// i's first k values kept in registers (local memory past what fits), the k
+// results written over them; the coefficients C are of the vectors' type.
+template <typename T>
+__global__ void combine_inplace_k(int64_t n, T *V, int m, int k, const T *C) {
+  GRID_STRIDE(i, n) {
+    double head[KRY_COMBINE_MAX_K];
+    for (int j = 0; j < k; ++j) head[j] = (double)V[(size_t)j * n + i];
+    for (int r = 0; r < k; ++r) {
+      double s = 0;
+      for (int j = 0; j < m; ++j) s += (double)C[j + (size_t)r * m] * (j < k ? head[j] : (double)V[(size_t)j * n + i]);
+      V[(size_t)r * n + i] = (T)s;
+    }
+  }
+}
+
+extern "C" cis_status kry_launch_combine_inplace(cis_dtype t, cis_int n, void *V, int m, int k, const void *C,
+                                                 const kry_ws *w, cudaStream_t st) {
+  if (n <= 0) return CIS_OK;
+  if (k < 1 || k > m || k > KRY_COMBINE_MAX_K)
+    return cis_error(CIS_ERR_INVALID, "combine in place: m = %d, k = %d (k <= m, k <= %d)", m, k, KRY_COMBINE_MAX_K);
+  CIS_DISPATCH_REAL(t, {
+    combine_inplace_k<REAL><<<kry_reduce_grid(w, n), KRY_THREADS, 0, st>>>(n, (REAL *)V, m, k, (const REAL *)C);
+  });
+  CIS_CUDA_LAUNCH_CHECK("Davidson in-place combine");
+  return CIS_OK;
+}
+
 extern "C" cis_status kry_launch_sparse(cis_dtype t, cis_int n, void *x, cis_int nnz, const int64_t *idx,
                                         const double *val, const kry_ws *w, cudaStream_t st) {
   if (n <= 0) return CIS_OK;

@@ -93,6 +93,14 @@ cis_status kry_launch_dots(cis_dtype t, cis_int n, const void *y, const void *u0
 /* out_i = r_i / (theta - d_i), |theta - d_i| kept >= 1e-8 (computed in double) */
 cis_status kry_launch_dav_precond(cis_dtype t, cis_int n, const void *r, const void *d, double theta,
                                   void *out, const kry_ws *w, cudaStream_t st);
+/* V_r = sum_{j<m} C[j + r*m] V_j for r < k <= min(m, KRY_COMBINE_MAX_K), in
+ * place (V: m vectors of n, column-major; C: device, column-major m x k):
+ * each row's first k values read before its results are written, summed in
+ * the order of j in double (CPU reference: the host backend's combine with
+ * out == V). Davidson's collapse to its Ritz vectors without room for
+ * them. */
+cis_status kry_launch_combine_inplace(cis_dtype t, cis_int n, void *V, int m, int k, const void *C, const kry_ws *w,
+                                      cudaStream_t st);
 /* x = sum_k val[k] e_{idx[k]} (k < nnz; idx, val device arrays, indices in
  * range and distinct: Davidson's unit and sparse guesses) */
 cis_status kry_launch_sparse(cis_dtype t, cis_int n, void *x, cis_int nnz, const int64_t *idx, const double *val,
