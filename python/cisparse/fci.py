@@ -66,7 +66,8 @@ class _direct_opts(ctypes.Structure):  # cis_ci_direct_opts
 
 class _solve_opts(ctypes.Structure):  # cis_ci_solve_opts (ci_solve.h); size checked at import
     _fields_ = [("method", ctypes.c_int), ("gpu", ctypes.c_int), ("build", ctypes.c_int), ("gpus", ctypes.c_int),
-                ("cpu_parts", ctypes.c_int), ("exchange", ctypes.c_char_p), ("level", ctypes.c_int),
+                ("cpu_parts", ctypes.c_int), ("host_vectors", ctypes.c_int), ("exchange", ctypes.c_char_p),
+                ("level", ctypes.c_int),
                 ("roots", ctypes.c_int), ("spin", ctypes.c_double), ("isym", ctypes.c_int), ("occ", ctypes.c_char_p),
                 ("tol", ctypes.c_double), ("etol", ctypes.c_double), ("max_iter", ctypes.c_int),
                 ("max_sub", ctypes.c_int), ("pspace", ctypes.c_int), ("format", ctypes.c_char_p),
@@ -585,6 +586,9 @@ class FCISolver(direct_spin1.FCISolver):
     them): the direct sigma split by alpha strings, Davidson's vectors split
     over the GPUs (``cisparse ci --gpus N``); None: one device. cpu_parts:
     the same distributed path over this many CPU parts (for tests).
+    host_vectors (with gpus): 'auto' (default: Davidson's vectors in host
+    memory only where they cannot fit the GPUs beside the sigma), 'always'
+    or 'never' (``--host-vectors``).
     Attributes as PySCF's: nroots, conv_tol (energy), max_cycle, max_space
     (Davidson's subspace: max_space + 4 per root after the first, as PySCF's),
     spin, orbsym, wfnsym, verbose; after kernel: converged, eci, ci, and
@@ -601,6 +605,7 @@ class FCISolver(direct_spin1.FCISolver):
         self.device = device
         self.gpus = gpus  # None: one device; N >= 1 GPUs (0: every GPU of the host)
         self.cpu_parts = cpu_parts  # None, or N >= 1 CPU parts (the distributed path, tested without a GPU)
+        self.host_vectors = "auto"  # with gpus: Davidson's vectors in host memory ('auto', 'always', 'never')
         self.method = method  # 'auto', 'dense', 'stored' (H as a sparse matrix) or 'direct' (matrix-free sigma)
         self.singlet = bool(singlet)  # PySCF's direct_spin0: only states with c = c^T (S = 0, 2, ...)
         self._space = None
@@ -726,6 +731,7 @@ class FCISolver(direct_spin1.FCISolver):
         o = L.lib.cis_ci_solve_opts_default()
         o.method = {"auto": 0, "stored": 1, "direct": 2}[self._method()]
         o.gpus, o.cpu_parts = self._parts()
+        o.host_vectors = self._host_vectors()
         if (o.gpus or o.cpu_parts) and o.method == 0:
             o.method = 2  # over parts only the direct path returns the vectors PySCF needs
         o.gpu = int(o.gpus != 0 or (not o.cpu_parts and self._use_gpu()))
@@ -805,6 +811,14 @@ class FCISolver(direct_spin1.FCISolver):
         if gpus > n:
             raise ValueError(f"cisparse.fci: gpus = {gpus}: this host has {n} GPU{'s' if n != 1 else ''}")
         return (_ALL_GPUS if gpus == 0 else gpus), 0
+
+    def _host_vectors(self):
+        """The driver's host_vectors (0 auto, 1 always, -1 never) from the attribute."""
+        hv = getattr(self, "host_vectors", "auto")
+        codes = {"auto": 0, "always": 1, "never": -1}
+        if not isinstance(hv, str) or hv not in codes:
+            raise ValueError(f"cisparse.fci: host_vectors must be 'auto', 'always' or 'never', got {hv!r}")
+        return codes[hv]
 
     def _method(self):
         if self.method not in ("auto", "stored", "direct"):

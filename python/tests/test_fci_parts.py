@@ -2,7 +2,8 @@
 the CPU: the same distributed direct path, so it is tested without a GPU):
 CASCI and CASSCF energies and vectors equal the one-device solver's, with
 point-group symmetry and MS2 != 0, singlet-only roots too; bad part counts
-refused before any C call.
+and host_vectors values refused before any C call (and 'always' without GPUs
+by the driver).
 Skipped where PySCF is not installed."""
 import numpy as np
 import pytest
@@ -72,6 +73,19 @@ def test_bad_parts(n2, kw, err):
     mc = mcscf.CASCI(mf, 4, 4)
     mc.fcisolver = s
     with pytest.raises(err):
+        mc.kernel()
+
+
+@pytest.mark.parametrize("hv, err, match", [
+    ("sometimes", ValueError, "host_vectors"), (1, ValueError, "host_vectors"),
+    ("always", cisparse.CisparseError, "needs gpus"),  # host parts' vectors are host memory already
+])
+def test_bad_host_vectors(n2, hv, err, match):
+    mol, mf = n2
+    mc = mcscf.CASCI(mf, 4, 4)
+    mc.fcisolver = cisparse.fci.FCISolver(mol, device="cpu", cpu_parts=2)
+    mc.fcisolver.host_vectors = hv
+    with pytest.raises(err, match=match):
         mc.kernel()
 
 
