@@ -313,8 +313,8 @@ cleanup:
  * NCCL's buffers and the two whole vectors, cannot hold a part's share of the
  * smallest subspace (or of the caller's), Davidson's vectors go to the host
  * (o->host_vectors 0; 1 always, -1 never): the subspace is then fitted to
- * three quarters of the host's limit less the space and the diagonal's two
- * copies (the driver's and the summed operator's). *gi: the device's figures (read once here;
+ * three quarters of the host's limit less the space, the diagonal's two
+ * copies (the driver's and the summed operator's) and the roots' host copy. *gi: the device's figures (read once here;
  * free_mem 0 when not on a GPU or unknown). */
 static void direct_subspace(ci_run *r, cis_gpu_info *gi) {
   cis_ci_result *R = r->R;
@@ -339,7 +339,8 @@ static void direct_subspace(ci_run *r, cis_gpu_info *gi) {
   if (R->host_vectors) {
     /* three quarters of the host: page-locked gigabytes leave the rest to the system, the page cache, CUDA, NCCL */
     const double host = 0.75 * (R->mem_limit > 0 ? (double)R->mem_limit : (double)cis_phys_memory());
-    ci_fit_subspace(r, vec, fmax(host - R->need.space - 2 * vec, 1)); /* none left: the smallest, refused later */
+    /* less the space, the diagonal's two copies and the roots' host copy (r->evecs) */
+    ci_fit_subspace(r, vec, fmax(host - R->need.space - (2 + r->nr) * vec, 1)); /* none left: the smallest, refused later */
   } else if (gpu_known) {
     ci_fit_subspace(r, vec / parts, fmax(per_part, 1));
   } else if (!R->gpu && R->mem_limit > 0) {
@@ -543,12 +544,13 @@ static cis_status run(ci_run *r, double t0) {
                      dets, gib(per_gpu), R->host_vectors ? "of whole vectors (Davidson's on the host)" : "of Davidson vectors",
                      r->parts > 0 ? "each" : "the", r->nr, R->subspace, r->direct ? "sigma's workspace" : "Hamiltonian",
                      gi.name, gib((double)gi.free_mem));
-  const double host_need = R->need.davidson + R->need.space + 2 * 8.0 * dets;
+  const double host_need = R->need.davidson + R->need.space + (2 + r->nr) * 8.0 * dets; /* + diagonals, roots */
   if (R->host_vectors && R->mem_limit > 0 && host_need > (double)R->mem_limit)
     return cis_error(CIS_ERR_TOO_LARGE,
                      "%.4g determinants need %.1f GiB of host memory for Davidson's vectors (the GPUs hold only the "
-                     "products' whole vectors) at the smallest subspace (%d), the space and the diagonal; this process "
-                     "may use %.1f GiB (%s)", dets, gib(host_need), R->subspace, gib((double)R->mem_limit), R->mem_why);
+                     "products' whole vectors) at the smallest subspace (%d), the space, the diagonal and the roots; "
+                     "this process may use %.1f GiB (%s)",
+                     dets, gib(host_need), R->subspace, gib((double)R->mem_limit), R->mem_why);
   if (!r->direct && o->repeat > 1)
     return cis_error(CIS_ERR_INVALID, "repeat needs the direct method (auto chose stored: %s)", R->why);
   if (!r->direct) {

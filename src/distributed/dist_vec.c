@@ -117,8 +117,14 @@ cis_status cis_dist_vec_gather_host(cis_dist_matrix *D, void *host, int count) {
   cis_dist_comm *c = D->comm;
   if (D->nlocal == c->ranks) return CIS_OK; /* every part's rows are here */
   const size_t bytes = (size_t)D->n * cis_dtype_size(D->dtype);
+  /* a summed operator's whole-x buffers serve (no product runs meanwhile):
+   * no whole vector allocated on GPUs whose memory its sigma has taken */
+  const int borrowed = D->summed != NULL;
   if (dist_on_device(D))
-    for (int l = 0; l < D->nlocal; ++l) CIS_TRY(dist_part_alloc(D, l, &whole[l], (int64_t)bytes, "a gathered vector"));
+    for (int l = 0; l < D->nlocal; ++l) {
+      if (borrowed) whole[l] = D->part[l].xfull;
+      else CIS_TRY(dist_part_alloc(D, l, &whole[l], (int64_t)bytes, "a gathered vector"));
+    }
   for (int j = 0; j < count; ++j) {
     char *h = (char *)host + (size_t)j * bytes;
     if (dist_on_device(D)) {
@@ -135,7 +141,7 @@ cis_status cis_dist_vec_gather_host(cis_dist_matrix *D, void *host, int count) {
       }
   }
 cleanup:
-  if (dist_on_device(D))
+  if (dist_on_device(D) && !borrowed)
     for (int l = 0; l < D->nlocal; ++l) dist_part_free(D, l, whole[l]);
   return st;
 }
