@@ -252,7 +252,10 @@ typedef cis_status (*cis_dist_part_fn)(void *ctx, int local, int rank, const voi
  *      one reduce-scatter (ncclReduceScatter).
  * Each part holds two whole vectors besides the solver's; the exchange moves
  * 2 (parts - 1) n values per product (cis_dist_matrix_exchange_bytes).
- * diag: diag(A), n host values (copied; Jacobi, Davidson), or NULL (zeros).
+ * diag: diag(A), n host values (copied, and copied again into the operator
+ * of cis_operator_from_dist: Jacobi, Davidson), or NULL: none (that
+ * operator's cis_operator_diagonal is then NULL; a caller that keeps the
+ * diagonal itself, as the CI driver's C1 Davidson does, saves two copies).
  * Vectors, the operator (cis_operator_from_dist), times and part rows work
  * as for any distributed matrix; f and ctx must outlive the matrix. Every
  * process calls this together. CIS_ERR_INVALID on a bad split. */

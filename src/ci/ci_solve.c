@@ -313,8 +313,9 @@ cleanup:
  * NCCL's buffers and the two whole vectors, cannot hold a part's share of the
  * smallest subspace (or of the caller's), Davidson's vectors go to the host
  * (o->host_vectors 0; 1 always, -1 never): the subspace is then fitted to
- * three quarters of the host's limit less the space, the diagonal's two
- * copies (the driver's and the summed operator's) and the roots' host copy. *gi: the device's figures (read once here;
+ * three quarters of the host's limit less the space, two vectors for the
+ * diagonal (one copy in C1; three of the far shorter vector blocked by
+ * irreps) and the roots' host copy. *gi: the device's figures (read once here;
  * free_mem 0 when not on a GPU or unknown). */
 static void direct_subspace(ci_run *r, cis_gpu_info *gi) {
   cis_ci_result *R = r->R;

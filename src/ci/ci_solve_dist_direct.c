@@ -343,7 +343,10 @@ cis_status ci_run_setup_dist_direct(ci_run *r) {
   CIS_TRY(dd->compact ? cis_ci_direct_compact_diagonal(r->D, diag) : cis_ci_direct_diagonal(r->D, diag));
   t_diag = cis_wtime() - t0;
   t0 = cis_wtime();
-  CIS_TRY(cis_dist_matrix_create_summed(n, row_start, diag, CIS_F64, part_sigma, dd, dd->c, &dd->M));
+  /* the diagonal copied into the operator only where Davidson reads it there
+   * (compact vectors); C1 Davidson takes the driver's (r->gdiag, below): a
+   * large space's two copies saved (14.3 GiB each for the 16e/18o C1 space) */
+  CIS_TRY(cis_dist_matrix_create_summed(n, row_start, dd->compact ? diag : NULL, CIS_F64, part_sigma, dd, dd->c, &dd->M));
   /* C1 vectors: the sum in NCCL's reduce-scatter (a part's C1 sigma makes a
    * nearly symmetric gathered vector pure before its half sigma, and the
    * corrections' hook keeps Davidson's vectors pure); compact vectors on

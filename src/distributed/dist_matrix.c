@@ -102,6 +102,7 @@ cis_status dist_matrix_new(cis_dist_comm *c, cis_int n, cis_dtype dtype, const c
   D->nlocal = c->nlocal;
   snprintf(D->format, sizeof D->format, "%s", o->format ? o->format : "auto");
   CIS_TRY(cis_alloc_zeroed((void **)&D->diag, n > 0 ? n : 1, sizeof(double), "distributed diagonal"));
+  D->has_diag = 1;
   CIS_TRY(cis_alloc_zeroed((void **)&D->part, D->nlocal, sizeof(dist_part), "distributed parts"));
   for (int l = 0; l < D->nlocal; ++l) D->part[l].rank = c->first + l;
   *out = D;

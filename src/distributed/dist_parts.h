@@ -56,6 +56,7 @@ struct cis_dist_matrix {
   int nlocal;
   dist_part *part;
   double *diag;             /* global diag(A), host */
+  int has_diag;             /* diag is A's (0: a summed operator made without one; diag unused, untouched) */
   dist_vec *vecs;
   int nvecs, cap;
   double t_exchange, t_product;

@@ -256,7 +256,7 @@ cis_status cis_operator_from_dist(cis_dist_matrix *D, cis_operator **out) {
   else
     snprintf((*out)->name, sizeof (*out)->name, "dist %s x%d (%s, %s)", D->format, D->plan.parts,
              cis_dist_comm_name(D->comm), cis_dist_exchange_name(D->plan.kind));
-  if ((st = cis_operator_set_diagonal(*out, D->diag)) != CIS_OK) {
+  if (D->has_diag && (st = cis_operator_set_diagonal(*out, D->diag)) != CIS_OK) {
     cis_operator_free(*out);
     *out = NULL;
   }

@@ -46,6 +46,7 @@ cis_status cis_dist_matrix_create_summed(cis_int n, const cis_int *row_start, co
   CIS_TRY(dist_matrix_new(c, n, dtype, &o, &D));
   D->summed = f;
   D->summed_ctx = ctx;
+  D->has_diag = diag != NULL;
   if (diag) cis_copy_doubles(D->diag, diag, n); /* the copy's page faults spread over the cores */
   dist_plan *pl = &D->plan;
   pl->parts = G;
