@@ -327,9 +327,8 @@ static void direct_subspace(ci_run *r, cis_gpu_info *gi) {
   if (!r->direct) return;
   ci_fit_subspace(r, 0, 0); /* the direct path's guess count (one a root on the GPU), unbounded until fitted below */
   /* over parts each holds two whole vectors (the gathered vector, its
-   * partial sigma) and its share of Davidson's, a whole number of vectors
-   * (ceil(all / parts)): the budget in whole vectors per part, times parts;
-   * NCCL's buffers on top of the workspace's third */
+   * partial sigma) and its rows of Davidson's: the budget in whole vectors
+   * per part, times parts; NCCL's buffers on top of the workspace's third */
   const double whole = r->parts > 0 ? 2 * vec : 0;
   const double fr = (double)gi->free_mem, nccl = r->parts > 0 ? ci_nccl_reserve(parts) : 0;
   const double reserve = (fr / 3 > 1073741824.0 ? fr / 3 : 1073741824.0) + nccl;

@@ -256,15 +256,15 @@ cis_int cis_ci_direct_find(const cis_ci_direct *D, uint64_t alpha, uint64_t beta
   return ci_string_addr(alpha) * D->nsb + ci_string_addr(beta);
 }
 
+/* Rows and columns of a tile of the diagonal's mirror copy: 64 x 64 doubles
+ * (32 KiB written, each source cache line read for 8 rows in turn). */
+#define DIAG_TILE 64
+
 /* diag(A,B) = E(A) + E(B) + sum_{q in B} v_A[q], v_A[q] = sum_{p in A} (pp|qq):
  * the Slater-Condon diagonal (ci_rule_diagonal) split into its string
  * parts, the same-spin energies E once per string and the opposite-spin
  * Coulomb sum through v_A once per alpha string, so a determinant costs nb
  * additions instead of O(norb^2) integral look-ups. */
-/* Rows and columns of a tile of the diagonal's mirror copy: 64 x 64 doubles
- * (32 KiB written, each source cache line read for 8 rows in turn). */
-#define DIAG_TILE 64
-
 cis_status cis_ci_direct_diagonal(const cis_ci_direct *D, double *diag) {
   cis_status st;
   double *ea = NULL, *eb = NULL;

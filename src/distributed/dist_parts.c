@@ -97,12 +97,13 @@ static int lock_chunks(void *p, size_t bytes) {
  * results) and no later vector tries: D->vpinned -1. */
 cis_status dist_vec_part_alloc(cis_dist_matrix *D, int l, void **p, int64_t bytes, const char *what) {
   if (D->vwhere == D->where) return dist_part_alloc(D, l, p, bytes, what);
-  if (D->vpinned != 1) return cis_alloc_array(p, bytes > 0 ? bytes : 8, 1, what);
-  if (posix_memalign(p, PIN_CHUNK, (size_t)(bytes > 0 ? bytes : 8)) != 0) {
+  if (bytes <= 0) bytes = 8;
+  if (D->vpinned != 1) return cis_alloc_array(p, bytes, 1, what);
+  if (posix_memalign(p, PIN_CHUNK, (size_t)bytes) != 0) {
     *p = NULL;
     return cis_error(CIS_ERR_ALLOC, "cannot allocate %.3f GiB of host memory for %s", (double)bytes / 1073741824.0, what);
   }
-  if (!lock_chunks(*p, (size_t)(bytes > 0 ? bytes : 8))) {
+  if (!lock_chunks(*p, (size_t)bytes)) {
     D->vpinned = -1;
     cis_clear_error();
   }
@@ -117,7 +118,9 @@ void dist_vec_part_free(const cis_dist_matrix *D, int l, void *p, int64_t bytes)
   if (D->vpinned) unlock_chunks(p, (size_t)(bytes > 0 ? bytes : 8));
   cis_free(p);
 }
-cis_status dist_copy_host(void *dst, const void *src, size_t bytes, int host_is_dst, cis_stream s) {
+cis_status dist_copy_host(const cis_dist_matrix *D, void *dst, const void *src, size_t bytes, int host_is_dst,
+                          cis_stream s) {
+  if (D->vpinned != 1 || dist_vec_on_device(D)) return dd_copy_async(dst, src, bytes, s); /* nothing locked in chunks */
   const char *h = host_is_dst ? (const char *)dst : (const char *)src;
   size_t done = 0;
   while (done < bytes) {

@@ -117,10 +117,12 @@ cis_status dist_part_get(const cis_dist_matrix *D, int l, void *host, const void
 /* Page-locked host vectors are locked in chunks of this many bytes, each
  * aligned to it (dist_parts.c). */
 #define DIST_PIN_CHUNK ((size_t)1 << 30)
-/* bytes between a host array (dst when host_is_dst, else src) and a GPU
- * array on stream s, one copy per DIST_PIN_CHUNK-aligned piece of the host
- * side (a copy spanning two page-locked chunks would be taken as pageable) */
-cis_status dist_copy_host(void *dst, const void *src, size_t bytes, int host_is_dst, cis_stream s);
+/* bytes between one of D's vectors' parts (dst when host_is_dst, else src)
+ * and a GPU array on stream s: one copy, or, where D's vectors are
+ * page-locked host memory, one per DIST_PIN_CHUNK-aligned piece of the host
+ * side (a copy spanning two locked chunks would be taken as pageable) */
+cis_status dist_copy_host(const cis_dist_matrix *D, void *dst, const void *src, size_t bytes, int host_is_dst,
+                          cis_stream s);
 int dist_vec_on_device(const cis_dist_matrix *D);
 cis_status dist_vec_set_dev(const cis_dist_matrix *D, int l);
 cis_status dist_vec_part_alloc(cis_dist_matrix *D, int l, void **p, int64_t bytes, const char *what);

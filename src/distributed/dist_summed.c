@@ -165,8 +165,8 @@ static cis_status recv_buffer(cis_dist_matrix *D, int l, void **buf) {
 
 /* The product's gather: every local part's rows (loc[l], in the vectors'
  * memory) copied into its whole-x buffer on its comm stream (ev_start
- * marked first; each GPU's copy on a thread of its own: from host vectors
- * a copy is gigabytes), then every part's rows broadcast to all. settle:
+ * marked first; from host vectors each GPU's copy, gigabytes, on a thread
+ * of its own), then every part's rows broadcast to all. settle:
  * the device synchronized first (loc written on the solver's streams). *tx
  * += the collective's host seconds on host parts (device parts time it by
  * events). */
@@ -182,13 +182,13 @@ static cis_status gather_whole(cis_dist_matrix *D, void *const *loc, int settle,
     if (!dev) memcpy((char *)P->xfull + (size_t)P->row0 * es, loc[l], (size_t)P->rows * es);
   }
   if (dev)
-    DIST_EACH_PART_WAITING(D, l, pst, {
+    DIST_EACH_PART_WAITING_IF(D, !dist_vec_on_device(D), l, pst, {
       dist_part *P = &D->part[l];
       pst = dist_set_dev(D, l);
       if (pst == CIS_OK && settle) pst = dd_device_sync();
       if (pst == CIS_OK) pst = dd_event_record(P->ev_start, c->stream[l]);
       if (pst == CIS_OK)
-        pst = dist_copy_host((char *)P->xfull + (size_t)P->row0 * es, loc[l], (size_t)P->rows * es, 0, c->stream[l]);
+        pst = dist_copy_host(D, (char *)P->xfull + (size_t)P->row0 * es, loc[l], (size_t)P->rows * es, 0, c->stream[l]);
     });
   const double ta = cis_wtime();
   if (D->summed_uniform) { /* in place: each part's block is its rows */
@@ -220,9 +220,9 @@ static cis_status finish_part(cis_dist_matrix *D, int l, int terms, const void *
   float gather = 0, exch = 0, work = 0;
   CIS_TRY(dist_set_dev(D, l));
   CIS_TRY(dd_event_record(P->ev_done, s));
-  if (host_y && beta != 0) CIS_TRY(dist_copy_host(out, y, bytes, 0, s));
+  if (host_y && beta != 0) CIS_TRY(dist_copy_host(D, out, y, bytes, 0, s));
   CIS_TRY(dd_sum_parts(D->dtype, terms, D->summed_collective ? 0 : P->rank, P->rows, mine, recv, alpha, beta, out, s));
-  if (host_y) CIS_TRY(dist_copy_host(y, out, bytes, 1, s));
+  if (host_y) CIS_TRY(dist_copy_host(D, y, out, bytes, 1, s));
   CIS_TRY(dd_stream_sync(s));
   CIS_TRY(dd_event_ms(P->ev_start, P->ev_x, &gather));
   CIS_TRY(dd_event_ms(P->ev_y, P->ev_done, &exch));
@@ -297,8 +297,8 @@ cis_status dist_summed_apply(cis_dist_matrix *D, double alpha, void *const *x, d
   }
   if (!dev) tx += cis_wtime() - ta;
   /* the owner's sum: of the parts' contributions in rank order, or (after
-   * the reduce-scatter) of the one sum already made; each GPU's on a thread
-   * of its own (a copy to host vectors is gigabytes) */
+   * the reduce-scatter) of the one sum already made; to host vectors each
+   * GPU's (a copy of gigabytes) on a thread of its own */
   const int terms = D->summed_collective ? 1 : G;
   const void *mine[DIST_MAX_LOCAL];
   double txp[DIST_MAX_LOCAL];
@@ -311,7 +311,8 @@ cis_status dist_summed_apply(cis_dist_matrix *D, double alpha, void *const *x, d
                           y[l]);
   }
   if (dev) {
-    DIST_EACH_PART_WAITING(D, l, pst, { pst = finish_part(D, l, terms, mine[l], recv[l], alpha, beta, y[l], &txp[l]); });
+    DIST_EACH_PART_WAITING_IF(D, !dist_vec_on_device(D), l, pst,
+                              { pst = finish_part(D, l, terms, mine[l], recv[l], alpha, beta, y[l], &txp[l]); });
     for (int l = 0; l < D->nlocal; ++l)
       if (txp[l] > tx) tx = txp[l];
   }
@@ -337,7 +338,7 @@ cis_status cis_dist_summed_transform(cis_dist_matrix *D, void *v, cis_dist_part_
     const void *at = (const char *)P->xfull + (size_t)P->row0 * es;
     pst = dist_set_dev(D, l);
     if (pst == CIS_OK) pst = f(ctx, l, P->rank, P->xfull, P->xfull, dev ? c->stream[l] : NULL);
-    if (pst == CIS_OK && dev) pst = dist_copy_host(loc[l], at, (size_t)P->rows * es, 1, c->stream[l]);
+    if (pst == CIS_OK && dev) pst = dist_copy_host(D, loc[l], at, (size_t)P->rows * es, 1, c->stream[l]);
     if (pst == CIS_OK && dev) pst = dd_stream_sync(c->stream[l]);
     if (pst == CIS_OK && !dev) memcpy(loc[l], at, (size_t)P->rows * es);
   });

@@ -10,6 +10,11 @@
 #include "distributed/dist_parts.h"
 #include "distributed/dist_vec.h"
 
+/* Bytes of `count` vectors' rows on local part l. */
+static int64_t part_bytes(const cis_dist_matrix *D, int count, int l) {
+  return (int64_t)count * D->part[l].rows * (int64_t)cis_dtype_size(D->dtype);
+}
+
 cis_status cis_dist_vec_alloc(cis_dist_matrix *D, int count, void **v) {
   cis_status st;
   dist_vec V;
@@ -36,13 +41,13 @@ cis_status cis_dist_vec_alloc(cis_dist_matrix *D, int count, void **v) {
   V.count = count;
   CIS_TRY(cis_alloc_zeroed((void **)&V.loc, D->nlocal, sizeof(void *), "distributed vector"));
   for (int l = 0; l < D->nlocal; ++l)
-    CIS_TRY(dist_vec_part_alloc(D, l, &V.loc[l], (int64_t)count * D->part[l].rows * (int64_t)es, "distributed vector part"));
+    CIS_TRY(dist_vec_part_alloc(D, l, &V.loc[l], part_bytes(D, count, l), "distributed vector part"));
   D->vecs[D->nvecs++] = V;
   *v = base;
   return CIS_OK;
 cleanup:
   if (V.loc)
-    for (int l = 0; l < D->nlocal; ++l) dist_vec_part_free(D, l, V.loc[l], (int64_t)count * D->part[l].rows * (int64_t)es);
+    for (int l = 0; l < D->nlocal; ++l) dist_vec_part_free(D, l, V.loc[l], part_bytes(D, count, l));
   cis_free(V.loc);
   munmap(base, (size_t)span);
   return st;
@@ -52,9 +57,7 @@ void cis_dist_vec_free(cis_dist_matrix *D, void *v) {
   if (!D || !v) return;
   for (int i = 0; i < D->nvecs; ++i)
     if (D->vecs[i].base == v) {
-      for (int l = 0; l < D->nlocal; ++l)
-        dist_vec_part_free(D, l, D->vecs[i].loc[l],
-                           (int64_t)D->vecs[i].count * D->part[l].rows * (int64_t)cis_dtype_size(D->dtype));
+      for (int l = 0; l < D->nlocal; ++l) dist_vec_part_free(D, l, D->vecs[i].loc[l], part_bytes(D, D->vecs[i].count, l));
       cis_free(D->vecs[i].loc);
       munmap(D->vecs[i].base, (size_t)D->vecs[i].span);
       D->vecs[i] = D->vecs[--D->nvecs];
