@@ -39,7 +39,8 @@ static const char *usage_text =
     "  --gpus N | --cpu-parts N     distributed over N GPUs (NCCL; 0 = all) or N CPU parts: takes\n"
     "                               --method --precond --tol --maxit --format --kernel --exchange\n"
     "                               auto|allgather|p2p, --version (cublasL/cublasN: scalars on the\n"
-    "                               host; the others in each part), --verbose, --eigs K (Davidson);\n"
+    "                               host; the others in each part), --verbose (the path; one device\n"
+    "                               always prints it), --eigs K (Davidson);\n"
     "                               docs/multi-gpu.md\n"
     "  --mpi                        one part per process of `mpirun -np N cisparse solve ... --mpi`:\n"
     "                               --device cpu (default) host parts over MPI, gpu one GPU each\n"
@@ -187,6 +188,8 @@ static int parse(int argc, char **argv, solve_opts *o) {
       continue;
     } else if (!strcmp(a, "--symmetric")) {
       o->symmetric = 1;
+      continue;
+    } else if (!strcmp(a, "--verbose")) { /* one device: the path and its times are always printed */
       continue;
     } else if ((rc = cli_format_option(argc, argv, &i, &o->fp)) >= 0) {
       if (rc) return rc;

@@ -243,11 +243,20 @@ static cis_status shell(int ranks, int first, int nlocal, const int *devs, const
   c->impl = I;
   CIS_TRY(cis_alloc_zeroed((void **)&I->comm, nlocal, sizeof(ncclComm_t), "NCCL communicator"));
   CIS_TRY(cis_alloc_zeroed((void **)&I->scratch, nlocal, sizeof(double *), "NCCL communicator"));
+  /* the exchange's stream at the device's greatest priority: its pack,
+   * NCCL and unpack kernels are given SMs ahead of the product they overlap
+   * (a product grid fills the GPU; at equal priority NCCL's kernel waited
+   * for its blocks, and the peer GPUs for it: CUDA Programming Guide,
+   * "Stream Priorities"); CISPARSE_EXCHANGE_PRIORITY=0: the default priority,
+   * for a comparison) */
   for (int l = 0; l < nlocal; ++l) {
     cudaStream_t s;
+    int least = 0, greatest = 0;
     c->device[l] = devs[l];
     CIS_CUDA_TRY(cudaSetDevice(devs[l]));
-    CIS_CUDA_TRY(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
+    CIS_CUDA_TRY(cudaDeviceGetStreamPriorityRange(&least, &greatest));
+    if (getenv("CISPARSE_EXCHANGE_PRIORITY") && !strcmp(getenv("CISPARSE_EXCHANGE_PRIORITY"), "0")) greatest = least;
+    CIS_CUDA_TRY(cudaStreamCreateWithPriority(&s, cudaStreamNonBlocking, greatest));
     c->stream[l] = (cis_stream)s;
   }
   *out = c;

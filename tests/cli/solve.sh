@@ -78,6 +78,7 @@ done
 converges "cg on hyb format" 1e-8 $LAP --device cpu --format hyb
 converges "cg on sellcs format" 1e-8 $LAP --device cpu --format sellcs
 converges "single precision cg" 1e-5 $LAP --device cpu --precision single
+converges "--verbose on one device (accepted, as with --gpus)" 1e-8 $LAP --device cpu --verbose
 
 if [ -r "$SHARED/matrices/cage8.mtx" ] && [ -r "$SHARED/matrices/add32.mtx" ]; then
   for mat in cage8 add32; do
