@@ -3,13 +3,15 @@
  * counting sort of the block's strict-upper entries by column (the distinct
  * columns sorted, then each column's entries in row order), in two passes:
  * sizes first, then the arrays at their offsets; then each piece's entries
- * reordered inside segments for the kernel's shared-memory banks. */
+ * reordered inside segments for the kernel's shared-memory banks
+ * (sym_seg_balance.h, shared with the device layout). */
 #include <math.h>
 #include <omp.h>
 #include <stdlib.h>
 #include <string.h>
 #include "core/internal.h"
 #include "formats/sym_seg.h"
+#include "formats/sym_seg_balance.h"
 
 void cis_sym_seg_free(cis_sym_seg *S) {
   if (!S) return;
@@ -87,44 +89,6 @@ static void block_clear(seg_scratch *s, cis_int distinct) {
   for (cis_int q = 0; q < distinct; ++q) s->count[s->touched[q]] = 0;
 }
 
-/* Piece q0's entries reordered inside each lane's runs of one segment
- * (the GPU kernel's lane l takes entries l*E ... l*E+E-1 of a piece, E =
- * CIS_SYM_SEG_PIECE / 32, and the 32 lanes read x_r and add to the window
- * at row r of their entry k together, step k): step by step, each lane
- * takes from the rest of its run the entry whose row is least used in the
- * step so far by shared-memory bank (r mod 16 for x_r's 8 bytes, r mod 32
- * for the window's 4-byte words). Random rows put ~6 of the 32 lanes'
- * 8-byte reads in one bank pair (Nsight Compute, H2O FCI: 6.05 wavefronts
- * per read against 2, the kernel bound by the L1/shared pipe); a
- * segment's order is free (its terms go to distinct rows, its mirror sum
- * commutes), its head stays on its first position. Padding never moves. */
-static void piece_balance(uint16_t *lr, char *val, size_t vs) {
-  enum { E = CIS_SYM_SEG_PIECE / 32 };
-  char tmp[16];
-  for (int k = 0; k < E; ++k) {
-    unsigned char use16[16] = {0}, use32[32] = {0};
-    for (int l = 0; l < 32; ++l) {
-      const int q = l * E + k, last = l * E + E - 1;
-      if (lr[q] == CIS_SYM_SEG_PAD) continue;
-      int best = q, cost = 1 << 30;
-      for (int m = q; m <= last && (m == q || (!(lr[m] & CIS_SYM_SEG_HEAD) && lr[m] != CIS_SYM_SEG_PAD)); ++m) {
-        const unsigned r = lr[m] & CIS_SYM_SEG_PAD;
-        const int c = 2 * use16[r & 15u] + use32[r & 31u];
-        if (c < cost) cost = c, best = m;
-      }
-      const unsigned rb = lr[best] & CIS_SYM_SEG_PAD;
-      if (best != q) {
-        lr[best] = (uint16_t)(lr[q] & CIS_SYM_SEG_PAD);
-        lr[q] = (uint16_t)((lr[q] & CIS_SYM_SEG_HEAD) | rb);
-        memcpy(tmp, val + (size_t)q * vs, vs);
-        memcpy(val + (size_t)q * vs, val + (size_t)best * vs, vs);
-        memcpy(val + (size_t)best * vs, tmp, vs);
-      }
-      use16[rb & 15u]++, use32[rb & 31u]++;
-    }
-  }
-}
-
 /* Fill block b (its entries fetched from k0 on) at its offsets: entries from
  * e0 (pieces from p0, first segment seg0); its diagonal too. */
 static void block_fill(const cis_sym_seg_source *src, cis_sym_seg *S, cis_int b, seg_scratch *s, cis_int k0,
@@ -173,7 +137,7 @@ static void block_fill(const cis_sym_seg_source *src, cis_sym_seg *S, cis_int b,
   }
   for (int64_t p = 0; p < padded / CIS_SYM_SEG_PIECE; ++p) {
     const int64_t q0 = e0 + p * CIS_SYM_SEG_PIECE;
-    piece_balance(S->lr + q0, (char *)S->val + (size_t)q0 * vs, vs);
+    cis_sym_seg_piece_balance(S->lr + q0, (char *)S->val + (size_t)q0 * vs, vs);
   }
   int64_t heads = seg0;
   for (int64_t p = 0; p < padded / CIS_SYM_SEG_PIECE; ++p) {

@@ -12,20 +12,6 @@
 #include "formats/sym_seg.h"
 #include "gpu/gpu_internal.h"
 
-static void seg_release(cis_sym_seg_dev *g) {
-  if (!g) return;
-  cis_gpu_free((void *)g->lr);
-  cis_gpu_free((void *)g->val);
-  cis_gpu_free((void *)g->diag);
-  cis_gpu_free((void *)g->segcol);
-  cis_gpu_free((void *)g->piece_heads);
-  cis_gpu_free((void *)g->chunk_piece);
-  cis_gpu_free((void *)g->chunk_block);
-  cis_gpu_free((void *)g->block_bound);
-  cis_gpu_free(g->xmax);
-  cis_free(g);
-}
-
 static void sym_release(void *dev) {
   cis_csr_sym_dev *D = dev;
   if (!D) return;
@@ -34,7 +20,7 @@ static void sym_release(void *dev) {
   cis_gpu_free((void *)D->val);
   cis_gpu_free(D->acc);
   cis_gpu_free(D->xmax);
-  seg_release(D->seg);
+  cis_sym_seg_dev_free(D->seg);
   cis_free(D);
 }
 
@@ -76,18 +62,33 @@ cleanup:
   return st;
 }
 
+/* The chunk table of a layout of shape S (its counts and block_piece) for
+ * blocks of `block` threads, and max|x|'s word, added to g. */
+static cis_status seg_finish(const cis_sym_seg *S, int block, cis_sym_seg_dev *g) {
+  cis_status st;
+  int64_t *chunk_piece = NULL;
+  int32_t *chunk_block = NULL;
+  int slots = 0;
+  CIS_TRY(cis_sym_seg_slots(S->dtype, S->R, block, &slots));
+  CIS_TRY(seg_chunks(S, slots, &chunk_piece, &chunk_block, &g->chunks));
+  CIS_TRY(cis_gpu_upload_array((void **)&g->chunk_piece, chunk_piece, g->chunks + 1, 8, "sym-seg chunks",
+                               &g->bytes));
+  CIS_TRY(cis_gpu_upload_array((void **)&g->chunk_block, chunk_block, g->chunks + 1, 4, "sym-seg chunk rows",
+                               &g->bytes));
+  CIS_TRY(cis_gpu_upload_array((void **)&g->xmax, NULL, 1, 8, "sym-seg max|x|", &g->bytes));
+cleanup:
+  cis_free(chunk_piece);
+  cis_free(chunk_block);
+  return st;
+}
+
 /* Upload the layout S and its chunk table for blocks of `block` threads. */
 static cis_status seg_upload(const cis_sym_seg *S, int block, cis_sym_seg_dev **out) {
   cis_status st;
   cis_sym_seg_dev *g = NULL;
-  int64_t *chunk_piece = NULL;
-  int32_t *chunk_block = NULL;
-  int slots = 0;
   const size_t vs = cis_dtype_size(S->dtype);
   CIS_TRY(cis_alloc_zeroed((void **)&g, 1, sizeof *g, "sym-seg device header"));
   *g = (cis_sym_seg_dev){.t = S->dtype, .n = S->n, .R = S->R, .segments = S->segments};
-  CIS_TRY(cis_sym_seg_slots(S->dtype, S->R, block, &slots));
-  CIS_TRY(seg_chunks(S, slots, &chunk_piece, &chunk_block, &g->chunks));
   CIS_TRY(cis_gpu_upload_array((void **)&g->lr, S->lr, S->entries, 2, "sym-seg rows", &g->bytes));
   CIS_TRY(cis_gpu_upload_array((void **)&g->val, S->val, S->entries, vs, "sym-seg values", &g->bytes));
   CIS_TRY(cis_gpu_upload_array((void **)&g->diag, S->diag, S->n, vs, "sym-seg diagonal", &g->bytes));
@@ -95,19 +96,13 @@ static cis_status seg_upload(const cis_sym_seg *S, int block, cis_sym_seg_dev **
                                &g->bytes));
   CIS_TRY(cis_gpu_upload_array((void **)&g->piece_heads, S->piece_heads, S->pieces, 8, "sym-seg piece table",
                                &g->bytes));
-  CIS_TRY(cis_gpu_upload_array((void **)&g->chunk_piece, chunk_piece, g->chunks + 1, 8, "sym-seg chunks",
-                               &g->bytes));
-  CIS_TRY(cis_gpu_upload_array((void **)&g->chunk_block, chunk_block, g->chunks + 1, 4, "sym-seg chunk rows",
-                               &g->bytes));
   CIS_TRY(cis_gpu_upload_array((void **)&g->block_bound, S->block_bound, S->blocks, 8, "sym-seg block bounds",
                                &g->bytes));
-  CIS_TRY(cis_gpu_upload_array((void **)&g->xmax, NULL, 1, 8, "sym-seg max|x|", &g->bytes));
+  CIS_TRY(seg_finish(S, block, g));
   *out = g;
   g = NULL;
 cleanup:
-  seg_release(g);
-  cis_free(chunk_piece);
-  cis_free(chunk_block);
+  cis_sym_seg_dev_free(g);
   return st;
 }
 
@@ -289,16 +284,45 @@ static cis_status dev_fetch(void *ctx, cis_int k0, cis_int k1, cis_idx *col, voi
   return st;
 }
 
-/* sym-seg from a device-built upper triangle: laid out on the host block by
- * block, read from the device (the host never holds the whole CSR), whose
- * arrays are freed before the layout is uploaded (the device never holds
- * both). */
+/* sym-seg laid out on the GPU (sym_seg_dev.c) into a plan; the triangle's
+ * arrays stay the caller's. CIS_ERR_DEVICE_OOM when the GPU cannot hold the
+ * triangle, the layout and a batch's sort at once. */
+static cis_status seg_plan_on_device(cis_int rows, cis_int nnz, cis_dtype t, const int64_t *d_rowptr,
+                                     const cis_idx *d_col, const void *d_val, cis_gpu_plan **out) {
+  cis_status st;
+  cis_sym_seg shape;
+  cis_sym_seg_dev *g = NULL;
+  cis_csr_sym_dev *D = NULL;
+  CIS_TRY(cis_sym_seg_build_device(rows, t, d_rowptr, d_col, d_val, cis_sym_seg_rows(rows, t), 0, &shape, &g));
+  st = seg_finish(&shape, 0, g);
+  cis_free(shape.block_piece);
+  CIS_TRY(st);
+  if (!(D = cis_calloc(1, sizeof *D))) CIS_TRY(cis_error(CIS_ERR_ALLOC, "cannot allocate a GPU plan"));
+  D->t = t, D->rows = rows, D->nnz = nnz, D->seg = g;
+  g = NULL;
+  return sym_plan(D, "sym-seg", 0, out);
+cleanup:
+  cis_sym_seg_dev_free(g);
+  return st;
+}
+
+/* sym-seg from a device-built upper triangle: laid out on the GPU when it
+ * holds the triangle, the layout and a sort batch at once
+ * (CISPARSE_SYM_SEG_LAYOUT=host: never); else on the host block by block
+ * from the device (the host never holds the whole CSR), the triangle freed
+ * before the layout is uploaded (the device never holds both). */
 static cis_status seg_from_device(cis_int rows, cis_int nnz, cis_dtype t, int64_t *d_rowptr, cis_idx *d_col,
                                   void *d_val, cis_gpu_plan **out) {
   cis_status st;
   cis_int *rowptr = NULL;
   cis_sym_seg *L = NULL;
   dev_csr src_ctx = {d_col, d_val, cis_dtype_size(t)};
+  const char *e = getenv("CISPARSE_SYM_SEG_LAYOUT");
+  if (!(e && !strcmp(e, "host"))) {
+    st = seg_plan_on_device(rows, nnz, t, d_rowptr, d_col, d_val, out);
+    if (st != CIS_ERR_DEVICE_OOM) goto cleanup; /* done, or a real failure */
+    cis_clear_error();
+  }
   CIS_TRY(cis_alloc_array((void **)&rowptr, rows + 1, sizeof(cis_int), "sym-seg row pointers"));
   CIS_TRY(cis_gpu_download(rowptr, d_rowptr, (size_t)(rows + 1) * sizeof(cis_int)));
   const cis_sym_seg_source src = {rows, t, rowptr, dev_fetch, &src_ctx};

@@ -15,6 +15,8 @@
 #include "kernels/kernel_common.cuh"
 #include "kernels/launchers.h"
 
+struct cis_sym_seg;
+
 struct cis_gpu_plan {
   const cis_gpu_format_ops *ops; /* the format table, or the cuSPARSE table */
   void *dev;                     /* the table's device-side struct */
@@ -53,6 +55,21 @@ cis_status cis_gpu_plan_from_device_csr(cis_int rows, cis_int cols, cis_int nnz,
 cis_status cis_gpu_plan_from_device_csr_sym(cis_int rows, cis_int nnz, cis_dtype t, int64_t *d_rowptr,
                                             cis_idx *d_col, void *d_val, const char *kernel,
                                             cis_gpu_plan **out);
+/* The sym-seg layout (formats/sym_seg.h) laid out on the current GPU from a
+ * device upper triangle (n rows, d_rowptr n+1 64-bit row pointers, columns
+ * ascending, none below the diagonal; values of dtype t), blocks of R rows,
+ * byte for byte the layout cis_sym_seg_build makes of the same triangle.
+ * *out: the device arrays lr, val, diag, segcol, piece_heads, block_bound
+ * (no chunk table, no max|x|), free with cis_sym_seg_dev_free; *shape: the
+ * layout's counts and its host block_piece (cis_free it), no other arrays.
+ * The triangle is only read. batch: most entries sorted at once (0: as the
+ * memory free allows). CIS_ERR_INVALID naming the first bad row;
+ * CIS_ERR_DEVICE_OOM when the layout and a batch of the widest block do not
+ * fit beside the triangle; nothing stays allocated on failure. */
+cis_status cis_sym_seg_build_device(cis_int n, cis_dtype t, const int64_t *d_rowptr, const cis_idx *d_col,
+                                    const void *d_val, cis_int R, cis_int batch, struct cis_sym_seg *shape,
+                                    cis_sym_seg_dev **out);
+void cis_sym_seg_dev_free(cis_sym_seg_dev *g);
 /* 1 if `kernel` is one of the table's names. */
 int cis_gpu_kernel_known(const cis_gpu_format_ops *ops, const char *kernel);
 /* CIS_ERR_NOT_FOUND: "unknown kernel 'K' for FORMAT (known: ...)", the table's list. */

@@ -131,6 +131,35 @@ cis_status cis_launch_sym_seg(const cis_sym_seg_dev *d, double alpha, const void
  * call it (at plan creation) before cis_launch_sym_seg on that device. */
 cis_status cis_sym_seg_slots(cis_dtype t, cis_int R, int block, int *slots);
 
+/* sym_seg_build.cu: the sym-seg layout laid out on the GPU (the steps and
+ * their order: the file's head; the host orchestration and its contract:
+ * src/gpu/sym_seg_dev.c). rows: every row checked (*bad = the first bad
+ * row, 1-based, by atomicMin), the diagonal into diag, count[b] += block b's
+ * strict entries. keys: rows i0 .. i1-1 of a batch from block b0, entries
+ * from K0. sort: the stable radix sort of m pairs on bits [0, end_bit) in
+ * double buffers, *sel the one with the result (temp NULL: sizes only).
+ * heads: head[p] = a new segment, segno its inclusive sum (temp NULL: sizes
+ * only). fill: the batch's m strict entries into lr, oval, segcol; then its
+ * nb blocks' padding, piece_heads, bank order and bounds; bb: nb entries of
+ * cis_sym_seg_batch_block_bytes() (e0, sorted start, count, first piece:
+ * four int64). */
+cis_status cis_launch_sym_seg_rows(const int64_t *rowptr, const cis_idx *col, const void *val, cis_dtype t, cis_int n,
+                                   cis_int R, void *diag, unsigned long long *count, unsigned long long *bad,
+                                   cudaStream_t s);
+cis_status cis_launch_sym_seg_keys(const int64_t *rowptr, const cis_idx *col, cis_int i0, cis_int i1, cis_int K0,
+                                   cis_int R, cis_int b0, int colbits, uint64_t last, uint64_t *key, uint32_t *pos,
+                                   cudaStream_t s);
+cis_status cis_launch_sym_seg_sort(void *temp, size_t *temp_bytes, uint64_t *key0, uint64_t *key1, uint32_t *pos0,
+                                   uint32_t *pos1, cis_int m, int end_bit, int *sel, cudaStream_t s);
+cis_status cis_launch_sym_seg_heads(void *temp, size_t *temp_bytes, const uint64_t *key, cis_int m, int32_t *head,
+                                    int32_t *segno, cudaStream_t s);
+cis_status cis_launch_sym_seg_fill(const uint64_t *key, const uint32_t *pos, const int32_t *head, const int32_t *segno,
+                                   const void *bb, const int64_t *rowptr, const cis_idx *col, const void *val,
+                                   cis_dtype t, cis_int m, cis_int nb, cis_int n, cis_int R, cis_int b0, cis_int K0,
+                                   int colbits, cis_int segbase, uint16_t *lr, void *oval, cis_idx *segcol,
+                                   int64_t *piece_heads, double *bound, cudaStream_t s);
+size_t cis_sym_seg_batch_block_bytes(void);
+
 /* spmm.cu: Y = alpha*A*X + beta*Y, k = 1..CIS_SPMM_MAX_K vectors, CSR (sym:
  * upper triangle, 64-bit row pointers, mirror images by atomics); X, Y
  * row-major (col_major 0: (i, c) at i*ld + c) or column-major (c*ld + i). */
