@@ -7,6 +7,7 @@
 #include <string.h>
 #include "core/internal.h"
 #include "distributed/dist_matrix.h"
+#include "distributed/dist_parts.h"
 
 cis_dist_opts cis_dist_opts_default(void) {
   cis_dist_opts o = {CIS_XCHG_AUTO, 0, NULL, NULL, (cis_dtype)-1};
@@ -269,6 +270,7 @@ cis_status cis_dist_matrix_create(const cis_csr *A, cis_dist_comm *c, const cis_
     CIS_TRY(dist_part_finish(D, l, b));
     dist_block_clear(b);
   }
+  CIS_TRY(dist_exchange_warm(D));
   *out = D;
   D = NULL;
   st = CIS_OK;

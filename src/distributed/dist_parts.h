@@ -90,6 +90,12 @@ cis_status dist_apply_after(cis_dist_matrix *D, void *const *x, void *const *y, 
 /* The exchange and product times of the products in stream order added to
  * D's (each waited for; nothing to do without any). */
 cis_status dist_times_flush(cis_dist_matrix *D);
+/* Collective, once the parts are finished (dist_part_finish): the product's
+ * exchange run once on the parts' own buffers (contents unused), waited
+ * for, so that NCCL's connections between the GPUs (made on first use: 32 ms
+ * at 2 H100s, 220 ms at 4, bench/results/multigpu.md) are made in the
+ * set-up, not in the first product. Nothing on host parts or one part. */
+cis_status dist_exchange_warm(cis_dist_matrix *D);
 /* The ring's events and the message arrays freed (cis_dist_matrix_free). */
 void dist_product_free(cis_dist_matrix *D);
 

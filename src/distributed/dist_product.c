@@ -229,6 +229,36 @@ cleanup:
   return st;
 }
 
+cis_status dist_exchange_warm(cis_dist_matrix *D) {
+  cis_status st = CIS_OK;
+  cis_dist_comm *c = D->comm;
+  const dist_plan *pl = &D->plan;
+  void *stage[DIST_MAX_LOCAL], *xfull[DIST_MAX_LOCAL], *xr[DIST_MAX_LOCAL];
+  if (!dist_on_device(D) || D->summed || pl->parts < 2) return CIS_OK;
+  for (int l = 0; l < D->nlocal; ++l) {
+    stage[l] = D->part[l].stage;
+    xfull[l] = D->part[l].xfull;
+    xr[l] = D->part[l].xr;
+  }
+  if (pl->kind == CIS_XCHG_ALLGATHER) {
+    CIS_TRY(c->ops->allgather(c, stage, xfull, pl->max_rows, D->dtype));
+  } else {
+    int ns, nr;
+    if (!D->snd) {
+      CIS_TRY(cis_alloc_array((void **)&D->snd, (int64_t)D->nlocal * pl->parts + 1, sizeof *D->snd, "exchange messages"));
+      CIS_TRY(cis_alloc_array((void **)&D->rcv, (int64_t)D->nlocal * pl->parts + 1, sizeof *D->rcv, "exchange messages"));
+    }
+    CIS_TRY(p2p_messages(D, xr, D->snd, &ns, D->rcv, &nr));
+    CIS_TRY(c->ops->exchange(c, D->snd, ns, D->rcv, nr, D->dtype));
+  }
+  for (int l = 0; l < D->nlocal; ++l) {
+    CIS_TRY(dist_set_dev(D, l));
+    CIS_TRY(dd_stream_sync(c->stream[l]));
+  }
+cleanup:
+  return st;
+}
+
 cis_status dist_apply_after(cis_dist_matrix *D, void *const *x, void *const *y, const cis_stream *after) {
   return dist_apply_local(D, 1.0, x, 0.0, y, after);
 }

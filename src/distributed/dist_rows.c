@@ -14,6 +14,7 @@
 #include <string.h>
 #include "core/internal.h"
 #include "distributed/dist_matrix.h"
+#include "distributed/dist_parts.h"
 
 /* diag[i] for the rows of R (rows r0.. of the matrix; 0 where absent). */
 static void rows_diagonal(const cis_csr *R, cis_int r0, double *diag) {
@@ -157,6 +158,7 @@ static cis_status create_rows(cis_int n, const cis_int *row_nnz, const rows_sour
   }
   CIS_TRY(dist_plan_build(blocks, G, o.exchange, o.msg_bytes, &D->plan));
   for (int l = 0; l < c->nlocal; ++l) CIS_TRY(dist_part_finish(D, l, &blocks[c->first + l]));
+  CIS_TRY(dist_exchange_warm(D));
   *out = D;
   D = NULL;
   st = CIS_OK;
