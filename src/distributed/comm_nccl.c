@@ -137,6 +137,13 @@ static cis_status n_allreduce_slots(cis_dist_comm *c, double *const *slots, cons
   cis_status st;
   CIS_TRY(ready(c));
   if (k == 0) return CIS_OK;
+  if (c->ranks == 1) { /* the sum over one rank: the values themselves, no NCCL kernel */
+    for (int j = 0; j < k; ++j)
+      if (src[j] != dst[j])
+        CIS_CUDA_TRY(cudaMemcpyAsync(slots[0] + dst[j], slots[0] + src[j], sizeof(double), cudaMemcpyDeviceToDevice,
+                                     (cudaStream_t)(streams ? streams[0] : c->stream[0])));
+    return CIS_OK;
+  }
   NCCL_TRY(ncclGroupStart());
   for (int l = 0; l < c->nlocal; ++l)
     for (int j = 0; j < k; ++j)

@@ -126,6 +126,7 @@ static cis_status dist_apply_local(cis_dist_matrix *D, double alpha, void *const
   const dist_plan *pl = &D->plan;
   size_t es = cis_dtype_size(D->dtype);
   int dev = dist_on_device(D), G = pl->parts, ag = pl->kind == CIS_XCHG_ALLGATHER, e = 0;
+  const int xchg = G > 1; /* one part: nothing to exchange (no copy of x either) */
   void *stage[DIST_MAX_LOCAL], *xfull[DIST_MAX_LOCAL], *xr[DIST_MAX_LOCAL];
   double t0 = cis_wtime(), tx = 0;
   if (!dev) after = NULL; /* host parts: in order anyway */
@@ -164,10 +165,10 @@ static cis_status dist_apply_local(cis_dist_matrix *D, double alpha, void *const
         CIS_TRY(dd_stream_wait(P->compute, RING_EV(P, e, EV_X)));
       }
       CIS_TRY(dd_event_record(after ? RING_EV(P, e, EV_START) : P->ev_start, c->stream[l]));
-      if (ag) CIS_TRY(dd_copy_async(P->stage, x[l], (size_t)P->rows * es, c->stream[l]));
-      else CIS_TRY(dd_gather(D->dtype, x[l], P->idx, P->nsend, P->sendbuf, c->stream[l]));
+      if (xchg && ag) CIS_TRY(dd_copy_async(P->stage, x[l], (size_t)P->rows * es, c->stream[l]));
+      else if (xchg) CIS_TRY(dd_gather(D->dtype, x[l], P->idx, P->nsend, P->sendbuf, c->stream[l]));
       if (!after) CIS_TRY(dd_event_record(P->ev_x, P->compute)); /* the part's products: ev_x .. ev_y */
-    } else {
+    } else if (xchg) {
       double ta = cis_wtime();
       if (ag) memcpy(P->stage, x[l], (size_t)P->rows * es);
       else dist_gather_host(D->dtype, x[l], P->idx, P->nsend, P->sendbuf);
@@ -176,7 +177,7 @@ static cis_status dist_apply_local(cis_dist_matrix *D, double alpha, void *const
     CIS_TRY(spmv_block(D, P->Ml, P->Pl, alpha, x[l], beta, y[l], P->compute));
   }
   /* 2. the collective (all local ranks in one group) */
-  {
+  if (xchg) {
     double ta = cis_wtime();
     if (ag) CIS_TRY(c->ops->allgather(c, stage, xfull, pl->max_rows, D->dtype));
     else {
@@ -191,7 +192,7 @@ static cis_status dist_apply_local(cis_dist_matrix *D, double alpha, void *const
     dist_part *P = &D->part[l];
     void *done = after ? RING_EV(P, e, EV_DONE) : P->ev_done;
     CIS_TRY(dist_set_dev(D, l));
-    if (ag) {
+    if (xchg && ag) {
       if (dev) CIS_TRY(dd_gather(D->dtype, P->xfull, P->idx, P->nneeded, P->xr, c->stream[l]));
       else {
         double ta = cis_wtime();
