@@ -355,7 +355,9 @@ CIS_API void cis_dist_matrix_times(const cis_dist_matrix *D, double *exchange_s,
 CIS_API void cis_dist_matrix_reset_times(cis_dist_matrix *D);
 /* Seconds of its set-up (kept by reset_times): splitting the parts' rows
  * into their blocks (host rows: partition.c; GPU rows: on the device), and
- * storing the blocks (host formats, plans and uploads; sym-seg: its layout). */
+ * storing the blocks (host formats, plans and uploads; sym-seg: its layout);
+ * over GPU parts built at once (a host thread each, local blocks kept on
+ * the GPUs) the slowest part's, else the parts' sum. */
 CIS_API void cis_dist_matrix_setup_times(const cis_dist_matrix *D, double *split_s, double *store_s);
 
 /* Distributed vectors: `count` vectors of the matrix's rows, each spread like

@@ -16,8 +16,12 @@ cis_status dist_part_store(cis_dist_matrix *D, int l, dist_block *b, const cis_d
  * columns ascending, double; freed here, also on failure), split on the
  * device (dist_split_rows_dev) with the local block stored as o->format
  * says (dev_local_kind in dist_matrix.c); sets b->needed / nneeded and the
- * rows' entries of D->diag. */
+ * rows' entries of D->diag; D's split and store times become the slowest
+ * part's (the parts may run at once). */
 cis_status dist_part_store_dev(cis_dist_matrix *D, int l, dist_block *b, cis_gpu_csr *R, const cis_dist_opts *o);
+/* 1 when dist_part_store_dev keeps the local block on the device (no host
+ * conversion): the parts may then be built on a thread each. */
+int dist_part_store_dev_on_device(const cis_dist_opts *o);
 cis_status dist_part_finish(cis_dist_matrix *D, int l, const dist_block *b);
 
 #endif

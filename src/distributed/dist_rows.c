@@ -148,8 +148,23 @@ static cis_status create_rows(cis_int n, const cis_int *row_nnz, const rows_sour
     blocks[p].row0 = rs[p];
     blocks[p].rows = rs[p + 1] - rs[p];
   }
-  for (int l = 0; l < c->nlocal; ++l) /* this part's rows only: built, split, freed, its blocks stored */
-    CIS_TRY(part_from_rows(c, n, l, src, rs, &o, &blocks[c->first + l], &D));
+  if (src->dev && c->nlocal > 1 && dist_part_store_dev_on_device(&o)) {
+    /* the local parts' GPUs at once, a host thread each (the rows, split and
+     * stores stay on each GPU; its errors are thread-local, carried out) */
+    cis_status pst[DIST_MAX_LOCAL];
+    char msg[DIST_MAX_LOCAL][256];
+    CIS_TRY(dist_matrix_new(c, n, CIS_F64, &o, &D));
+    CIS_PRAGMA(omp parallel for num_threads(c->nlocal) schedule(static, 1))
+    for (int l = 0; l < c->nlocal; ++l) {
+      pst[l] = part_from_rows(c, n, l, src, rs, &o, &blocks[c->first + l], &D);
+      if (pst[l] != CIS_OK) snprintf(msg[l], sizeof msg[l], "%s", cis_last_error());
+    }
+    for (int l = 0; l < c->nlocal; ++l)
+      if (pst[l] != CIS_OK) CIS_TRY(cis_error(pst[l], "%s", msg[l]));
+  } else {
+    for (int l = 0; l < c->nlocal; ++l) /* this part's rows only: built, split, freed, its blocks stored */
+      CIS_TRY(part_from_rows(c, n, l, src, rs, &o, &blocks[c->first + l], &D));
+  }
   if (!D) CIS_TRY(dist_matrix_new(c, n, CIS_F64, &o, &D)); /* no local parts */
   if (c->nlocal < G) { /* parts held by other processes (or threads) */
     CIS_TRY(gather_needed(c, blocks, G));
