@@ -4,7 +4,8 @@
  * src/kernels/sym_seg.cu), both CIS_STORE_UPPER in
  * src/formats/format_list.h; cis_gpu_plan_create_symmetric from a host
  * upper triangle, and a plan around one built on the device (the CI
- * Hamiltonian, src/ci/gpu/). Row pointers are 64-bit; bytes = (rows+1)*8 + nnz*(4+vs),
+ * Hamiltonian, src/ci/gpu/; sym-seg then laid out on the device,
+ * sym_seg_dev.c). Row pointers are 64-bit; bytes = (rows+1)*8 + nnz*(4+vs),
  * about half the full matrix's; csr-sym-det adds rows*8 + 8 bytes of
  * workspace (the fixed-point accumulators). */
 #include <stdlib.h>

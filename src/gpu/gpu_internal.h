@@ -50,8 +50,10 @@ cis_status cis_gpu_plan_from_device_csr(cis_int rows, cis_int cols, cis_int nnz,
                                         int64_t *d_rowptr, cis_idx *d_col, void *d_val,
                                         cis_gpu_plan **out);
 /* The same for the upper triangle of a symmetric matrix (rows x rows, nnz
- * stored entries, every column >= its row), kernel "csr-sym" (NULL) or
- * "csr-sym-det": a symmetric plan (src/gpu/csr_sym_gpu.c). */
+ * stored entries, every column >= its row), kernel "csr-sym" (NULL),
+ * "csr-sym-det" or "sym-seg" (laid out on the device when it holds the
+ * triangle, the layout and a sort batch at once, else on the host): a
+ * symmetric plan (src/gpu/csr_sym_gpu.c). */
 cis_status cis_gpu_plan_from_device_csr_sym(cis_int rows, cis_int nnz, cis_dtype t, int64_t *d_rowptr,
                                             cis_idx *d_col, void *d_val, const char *kernel,
                                             cis_gpu_plan **out);

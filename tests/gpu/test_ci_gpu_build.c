@@ -6,8 +6,8 @@
  * that are not a prefix, the binary-search lookup); Davidson on the device
  * plan gives the energies of reference.tsv to 1e-8; so does the upper
  * triangle built on the GPU (cis_ci_hamiltonian_gpu_upper) in symmetric
- * plans, csr-sym and sym-seg (laid out on the host block by block from the
- * device CSR), with the full matrix's product to 1e-13. Errors: NULL arguments,
+ * plans, csr-sym and sym-seg (laid out on the GPU from the device CSR), with
+ * the full matrix's product to 1e-13. Errors: NULL arguments,
  * a non-csr plan, device out of memory (clean message, nothing leaked). */
 #include <stdlib.h>
 #include <string.h>
