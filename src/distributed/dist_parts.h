@@ -96,6 +96,10 @@ cis_status dist_times_flush(cis_dist_matrix *D);
  * at 2 H100s, 220 ms at 4, bench/results/multigpu.md) are made in the
  * set-up, not in the first product. Nothing on host parts or one part. */
 cis_status dist_exchange_warm(cis_dist_matrix *D);
+/* The point-to-point messages of the exchange of x for every local rank in
+ * D->snd and D->rcv (made by the first call): *ns sends from the parts' send
+ * buffers, *nr receives into xr (dist_exchange.c). */
+cis_status dist_p2p_messages(cis_dist_matrix *D, void *const *xr, int *ns, int *nr);
 /* The ring's events and the message arrays freed (cis_dist_matrix_free). */
 void dist_product_free(cis_dist_matrix *D);
 

@@ -23,32 +23,6 @@ static cis_status spmv_block(cis_dist_matrix *D, cis_matrix *M, cis_gpu_plan *P,
   return CIS_OK;
 }
 
-/* Messages of the point-to-point exchange for every local rank. */
-static cis_status p2p_messages(cis_dist_matrix *D, void *const *xr, dist_msg *snd, int *ns, dist_msg *rcv, int *nr) {
-  const dist_plan *pl = &D->plan;
-  size_t es = cis_dtype_size(D->dtype);
-  int G = pl->parts;
-  *ns = *nr = 0;
-  for (int l = 0; l < D->nlocal; ++l) {
-    int r = D->part[l].rank;
-    cis_int soff = 0, roff = 0;
-    for (int q = 0; q < G; ++q) {
-      cis_int cs = pl->count[(int64_t)q * G + r], cr = pl->count[(int64_t)r * G + q];
-      if (cs > 0) {
-        dist_msg m = {l, q, (char *)D->part[l].sendbuf + (size_t)soff * es, cs};
-        snd[(*ns)++] = m;
-        soff += cs;
-      }
-      if (cr > 0) {
-        dist_msg m = {l, q, (char *)xr[l] + (size_t)roff * es, cr};
-        rcv[(*nr)++] = m;
-        roff += cr;
-      }
-    }
-  }
-  return CIS_OK;
-}
-
 /* The events of ring entry e of part P: x (the product's start on the
  * backend's stream), start (the exchange's on the comm stream), done (the
  * exchange's end), y (the product's end on the compute stream). */
@@ -142,10 +116,6 @@ static cis_status dist_apply_local(cis_dist_matrix *D, double alpha, void *const
     xfull[l] = D->part[l].xfull;
     xr[l] = D->part[l].xr;
   }
-  if (!ag && !D->snd) { /* once: the same messages every product */
-    CIS_TRY(cis_alloc_array((void **)&D->snd, (int64_t)D->nlocal * G + 1, sizeof *D->snd, "exchange messages"));
-    CIS_TRY(cis_alloc_array((void **)&D->rcv, (int64_t)D->nlocal * G + 1, sizeof *D->rcv, "exchange messages"));
-  }
   if (after) CIS_TRY(ring_take(D, &e));
   /* 1. every part's local product (compute stream) and the start of its
    *    exchange: x packed (comm stream), both after x is ready. The local
@@ -182,7 +152,7 @@ static cis_status dist_apply_local(cis_dist_matrix *D, double alpha, void *const
     if (ag) CIS_TRY(c->ops->allgather(c, stage, xfull, pl->max_rows, D->dtype));
     else {
       int ns, nr;
-      CIS_TRY(p2p_messages(D, xr, D->snd, &ns, D->rcv, &nr));
+      CIS_TRY(dist_p2p_messages(D, xr, &ns, &nr));
       CIS_TRY(c->ops->exchange(c, D->snd, ns, D->rcv, nr, D->dtype));
     }
     if (!dev) tx += cis_wtime() - ta;
@@ -232,36 +202,6 @@ static cis_status dist_apply_local(cis_dist_matrix *D, double alpha, void *const
     }
   dist_count_product(D, tx, t0);
   st = CIS_OK;
-cleanup:
-  return st;
-}
-
-cis_status dist_exchange_warm(cis_dist_matrix *D) {
-  cis_status st = CIS_OK;
-  cis_dist_comm *c = D->comm;
-  const dist_plan *pl = &D->plan;
-  void *stage[DIST_MAX_LOCAL], *xfull[DIST_MAX_LOCAL], *xr[DIST_MAX_LOCAL];
-  if (!dist_on_device(D) || D->summed || pl->parts < 2) return CIS_OK;
-  for (int l = 0; l < D->nlocal; ++l) {
-    stage[l] = D->part[l].stage;
-    xfull[l] = D->part[l].xfull;
-    xr[l] = D->part[l].xr;
-  }
-  if (pl->kind == CIS_XCHG_ALLGATHER) {
-    CIS_TRY(c->ops->allgather(c, stage, xfull, pl->max_rows, D->dtype));
-  } else {
-    int ns, nr;
-    if (!D->snd) {
-      CIS_TRY(cis_alloc_array((void **)&D->snd, (int64_t)D->nlocal * pl->parts + 1, sizeof *D->snd, "exchange messages"));
-      CIS_TRY(cis_alloc_array((void **)&D->rcv, (int64_t)D->nlocal * pl->parts + 1, sizeof *D->rcv, "exchange messages"));
-    }
-    CIS_TRY(p2p_messages(D, xr, D->snd, &ns, D->rcv, &nr));
-    CIS_TRY(c->ops->exchange(c, D->snd, ns, D->rcv, nr, D->dtype));
-  }
-  for (int l = 0; l < D->nlocal; ++l) {
-    CIS_TRY(dist_set_dev(D, l));
-    CIS_TRY(dd_stream_sync(c->stream[l]));
-  }
 cleanup:
   return st;
 }

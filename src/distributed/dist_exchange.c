@@ -1,0 +1,66 @@
+/* dist_exchange.c: the point-to-point messages of a stored distributed
+ * matrix's exchange of x (dist_p2p_messages, used by every product in
+ * dist_product.c), and the exchange run once at the end of the set-up
+ * (dist_exchange_warm, called by the constructors in dist_matrix.c and
+ * dist_rows.c), both declared in dist_parts.h. Below both files, so that
+ * neither needs the other. */
+#include "core/internal.h"
+#include "distributed/dist_parts.h"
+
+cis_status dist_p2p_messages(cis_dist_matrix *D, void *const *xr, int *ns, int *nr) {
+  if (!D->snd) { /* once: the same messages every product */
+    const int64_t cap = (int64_t)D->nlocal * D->plan.parts + 1;
+    cis_status st = cis_alloc_array((void **)&D->snd, cap, sizeof *D->snd, "exchange messages");
+    if (st == CIS_OK) st = cis_alloc_array((void **)&D->rcv, cap, sizeof *D->rcv, "exchange messages");
+    if (st != CIS_OK) return st;
+  }
+  dist_msg *snd = D->snd, *rcv = D->rcv;
+  const dist_plan *pl = &D->plan;
+  size_t es = cis_dtype_size(D->dtype);
+  int G = pl->parts;
+  *ns = *nr = 0;
+  for (int l = 0; l < D->nlocal; ++l) {
+    int r = D->part[l].rank;
+    cis_int soff = 0, roff = 0;
+    for (int q = 0; q < G; ++q) {
+      cis_int cs = pl->count[(int64_t)q * G + r], cr = pl->count[(int64_t)r * G + q];
+      if (cs > 0) {
+        dist_msg m = {l, q, (char *)D->part[l].sendbuf + (size_t)soff * es, cs};
+        snd[(*ns)++] = m;
+        soff += cs;
+      }
+      if (cr > 0) {
+        dist_msg m = {l, q, (char *)xr[l] + (size_t)roff * es, cr};
+        rcv[(*nr)++] = m;
+        roff += cr;
+      }
+    }
+  }
+  return CIS_OK;
+}
+
+cis_status dist_exchange_warm(cis_dist_matrix *D) {
+  cis_status st = CIS_OK;
+  cis_dist_comm *c = D->comm;
+  const dist_plan *pl = &D->plan;
+  void *stage[DIST_MAX_LOCAL], *xfull[DIST_MAX_LOCAL], *xr[DIST_MAX_LOCAL];
+  if (!dist_on_device(D) || D->summed || pl->parts < 2) return CIS_OK;
+  for (int l = 0; l < D->nlocal; ++l) {
+    stage[l] = D->part[l].stage;
+    xfull[l] = D->part[l].xfull;
+    xr[l] = D->part[l].xr;
+  }
+  if (pl->kind == CIS_XCHG_ALLGATHER) {
+    CIS_TRY(c->ops->allgather(c, stage, xfull, pl->max_rows, D->dtype));
+  } else {
+    int ns, nr;
+    CIS_TRY(dist_p2p_messages(D, xr, &ns, &nr));
+    CIS_TRY(c->ops->exchange(c, D->snd, ns, D->rcv, nr, D->dtype));
+  }
+  for (int l = 0; l < D->nlocal; ++l) {
+    CIS_TRY(dist_set_dev(D, l));
+    CIS_TRY(dd_stream_sync(c->stream[l]));
+  }
+cleanup:
+  return st;
+}
