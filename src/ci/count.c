@@ -92,7 +92,12 @@ cis_status cis_ci_count_bits(const cis_fcidump *F, int level, const cis_ci_bits 
 void cis_ci_memory(const cis_ci_counts *c, int roots, int max_sub, double nnz, cis_ci_memory_need *m) {
   double n = c->determinants, strings = c->alpha_strings + c->beta_strings;
   const int nguess = roots + 4 < 2 * roots + 2 ? roots + 4 : 2 * roots + 2;
-  max_sub = cis_davidson_subspace(roots, max_sub, nguess);
+  /* a given subspace as given (at least 2 roots' worth); the default one
+   * with room for the stored path's guesses. Raising a given one by the
+   * guesses made the direct driver count 11 vectors at subspace 2 (one
+   * guess a root there) and refuse the 16e/18o C1 space on 2 80-GB GPUs
+   * with 107 GiB a GPU, where Davidson takes 5 (64 GiB) */
+  max_sub = max_sub > 0 ? cis_davidson_subspace(roots, max_sub, 0) : cis_davidson_subspace(roots, 0, nguess);
   memset(m, 0, sizeof *m);
   /* strings (8 B a word + level + irrep + a 2x-sized hash table of int32) and per
    * determinant two string positions, a level, the lookup lists (4+4 B) */

@@ -18,7 +18,8 @@
  *    twice as slow per string gets fewer strings, the predicted slowest
  *    part is faster; no times keep the model's split;
  *  - where Davidson's vectors go over GPUs (ci_host_vectors_needed) for
- *    the 16e/18o C1 space on 80-GB and 141-GB cards; host vectors asked
+ *    the 16e/18o C1 space on 80-GB and 141-GB cards, and the memory the
+ *    driver checks it against (cis_ci_memory at the given subspace); host vectors asked
  *    of a summed operator: a host comm's already are, refused once a
  *    vector exists;
  *  - refusals: more parts than alpha strings, the spin penalty over parts,
@@ -239,6 +240,21 @@ static void host_vectors_rule(void) {
   CHECK(!ci_host_vectors_needed(h200, vec, 2, 7), "16e/18o C1 over 2 H200s: Davidson's vectors fit the GPUs");
   CHECK(!ci_host_vectors_needed(h100, 1.234 * gib, 2, 51), "CAS(16,16) over 2 H100s at subspace 24: on the GPUs");
   CHECK(ci_host_vectors_needed(2 * gib, 0.5 * gib, 2, 7), "a 2-GiB GPU cannot hold two 0.5-GiB vectors and NCCL's reserve");
+  /* the memory the driver checks a GPU run against (cis_ci_memory) at that
+   * subspace: 5 vectors, a part's share of them and two whole vectors fit
+   * an 80-GB card (the driver counted 11 and refused, 2026-11-27) */
+  cis_ci_counts c;
+  memset(&c, 0, sizeof c);
+  c.determinants = vec / 8.0;
+  cis_ci_memory_need need;
+  cis_ci_memory(&c, 1, 2, 0, &need);
+  CHECK(need.subspace == 2 && fabs(need.davidson - 5 * vec) < 1, "cis_ci_memory at subspace 2, one root: subspace %d, "
+        "%.3f vectors (expected 2 and 5)", need.subspace, need.davidson / vec);
+  CHECK(need.davidson / 2 + 2 * vec < h100, "16e/18o C1 over 2 H100s: %.1f GiB a GPU", (need.davidson / 2 + 2 * vec) / gib);
+  cis_ci_memory(&c, 1, 0, 0, &need); /* the default subspace: room for the stored path's 4 guesses */
+  CHECK(need.subspace == 24, "cis_ci_memory's default subspace for one root: %d, expected 24", need.subspace);
+  cis_ci_memory(&c, 3, 2, 0, &need); /* a given subspace below 2 roots' worth is raised to it */
+  CHECK(need.subspace == 6, "cis_ci_memory at subspace 2 for 3 roots: %d, expected 6", need.subspace);
 }
 
 /* Unequal parts (broadcasts, then the rank-order sum whatever is asked) and
