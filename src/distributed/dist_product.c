@@ -120,11 +120,11 @@ static cis_status dist_apply_local(cis_dist_matrix *D, double alpha, void *const
   /* 1. every part's local product (compute stream) and the start of its
    *    exchange: x packed (comm stream), both after x is ready. The local
    *    products are enqueued before the collective, so that the last part's
-   *    starts as early as the first's (enqueued after it, each part's local
-   *    product waited for the host to issue every earlier part's exchange:
-   *    0.10-0.15 ms of 0.50 at 2 H200s, weak scaling, bench/NOTES.md); the
-   *    exchange's stream has the device's greatest priority (comm_nccl.c), so
-   *    its kernels still get SMs while the product runs */
+   *    starts as early as the first's, not after the host has issued every
+   *    earlier part's exchange (weak scaling at 2 H200s: 0.505 -> 0.493 ms a
+   *    product, bench/NOTES.md); the exchange's stream has the device's
+   *    greatest priority (comm_nccl.c), so its kernels still get SMs while
+   *    the product runs */
   for (int l = 0; l < D->nlocal; ++l) {
     dist_part *P = &D->part[l];
     if (dev) {
