@@ -304,7 +304,7 @@ cleanup:
 }
 
 /* The direct path's Davidson subspace fitted to the memory its vectors
- * live in: the device's free memory less a third (at least 1 GiB) for the
+ * live in (ci_solve_internal.h): the device's free memory less a third (at least 1 GiB) for the
  * sigma's workspace, or the host's limit less the space. The third, not
  * less: the sigma's passes grow as its workspace shrinks, and a subspace
  * bought with workspace did not pay (16e/18o C1 over 4 H200s: subspace 10
@@ -317,23 +317,21 @@ cleanup:
  * diagonal (one copy in C1; three of the far shorter vector blocked by
  * irreps) and the roots' host copy. *gi: the device's figures (read once here;
  * free_mem 0 when not on a GPU or unknown). */
-static void direct_subspace(ci_run *r, cis_gpu_info *gi) {
+void ci_direct_fit(ci_run *r, double free_mem) {
   cis_ci_result *R = r->R;
   const double vec = 8.0 * R->counts.determinants;
   const int parts = r->parts > 0 ? r->parts : 1;
-  gi->free_mem = 0;
   R->host_vectors = 0;
-  if (R->gpu && cis_gpu_get_info(gi) != CIS_OK) gi->free_mem = 0;
   if (!r->direct) return;
   ci_fit_subspace(r, 0, 0); /* the direct path's guess count (one a root on the GPU), unbounded until fitted below */
   /* over parts each holds two whole vectors (the gathered vector, its
    * partial sigma) and its rows of Davidson's: the budget in whole vectors
    * per part, times parts; NCCL's buffers on top of the workspace's third */
   const double whole = r->parts > 0 ? 2 * vec : 0;
-  const double fr = (double)gi->free_mem, nccl = r->parts > 0 ? ci_nccl_reserve(parts) : 0;
+  const double fr = free_mem > 0 ? free_mem : 0, nccl = r->parts > 0 ? ci_nccl_reserve(parts) : 0;
   const double reserve = (fr / 3 > 1073741824.0 ? fr / 3 : 1073741824.0) + nccl;
   const double per_part = floor((fr - reserve - whole) / vec) * vec;
-  const int want = r->o->host_vectors, gpu_known = R->gpu && gi->free_mem > 0;
+  const int want = r->o->host_vectors, gpu_known = R->gpu && fr > 0;
   R->host_vectors = R->gpu && r->parts > 0 && want >= 0 &&
                     (want > 0 || (gpu_known && ci_host_vectors_needed(fr, vec, parts, ci_davidson_vectors_least(r))));
   if (R->host_vectors) {
@@ -346,6 +344,23 @@ static void direct_subspace(ci_run *r, cis_gpu_info *gi) {
   } else if (!R->gpu && R->mem_limit > 0) {
     ci_fit_subspace(r, vec, fmax((double)R->mem_limit - R->need.space - parts * whole, 1));
   }
+}
+
+double ci_gpu_need(const ci_run *r) {
+  const cis_ci_result *R = r->R;
+  const double vec = 8.0 * R->counts.determinants;
+  if (r->parts <= 0) return R->need.davidson;
+  /* over GPUs: two whole vectors each, and its share of Davidson's, or with
+   * host vectors its rows of sigma (their copy to the host) */
+  return 2 * vec + (R->host_vectors ? vec / r->parts : R->need.davidson / r->parts);
+}
+
+/* ci_direct_fit with this device's free memory (gi: read once here;
+ * free_mem 0 when not on a GPU or unknown). */
+static void direct_subspace(ci_run *r, cis_gpu_info *gi) {
+  gi->free_mem = 0;
+  if (r->R->gpu && cis_gpu_get_info(gi) != CIS_OK) gi->free_mem = 0;
+  ci_direct_fit(r, (double)gi->free_mem);
 }
 
 /* --count: the space and an exact nonzero count where that is quick, else an
@@ -533,10 +548,7 @@ static cis_status run(ci_run *r, double t0) {
                      "for %d roots), this process may use %.1f GiB (%s)",
                      dets, gib(R->need.direct), gib(R->need.space), gib(R->need.vectors), r->nr, gib((double)R->mem_limit),
                      R->mem_why);
-  /* over GPUs with host vectors: each GPU the two whole vectors and its rows of sigma (their copy to the host) */
-  const double per_gpu = r->parts <= 0      ? R->need.davidson
-                         : R->host_vectors ? 2 * 8.0 * dets + 8.0 * dets / r->parts
-                                           : R->need.davidson / r->parts + 2 * 8.0 * dets;
+  const double per_gpu = ci_gpu_need(r);
   if (gi.free_mem > 0 && per_gpu > (double)gi.free_mem)
     return cis_error(CIS_ERR_TOO_LARGE,
                      "%.4g determinants need %.1f GiB %s on %s GPU for %d roots with the smallest subspace (%d; before "

@@ -123,6 +123,18 @@ double ci_nccl_reserve(int parts);
  * 2.1 s; the 16e/18o C1 space: about 9 s of host arithmetic an iteration
  * against a 2.8-s sigma; 2026-11-27). */
 int ci_host_vectors_needed(double free_mem, double vec_bytes, int parts, int least_vectors);
+/* The direct path's subspace (r->max_sub, R->subspace, R->need) and
+ * R->host_vectors for r->parts GPUs (or one, parts 0) of free_mem free
+ * bytes each (0: unknown or no GPU), from R->counts, r->nr, R->gpu, r->o
+ * (max_sub, host_vectors) and R->mem_limit (ci_solve.c, whose comment
+ * gives the rule). Nothing when !r->direct. */
+void ci_direct_fit(ci_run *r, double free_mem);
+/* The bytes a GPU needs before the sigma's workspace (direct) or the
+ * Hamiltonian (stored) at R->subspace: Davidson's vectors on one GPU; over
+ * parts two whole vectors and a part's share of Davidson's, or its rows of
+ * sigma where Davidson's vectors are on the host. The driver refuses a run
+ * whose need passes the GPU's free memory. */
+double ci_gpu_need(const ci_run *r);
 /* Davidson's subspace for r->nr roots into r->max_sub and R->subspace:
  * o->max_sub when given (PySCF's max_space), else the default
  * (cis_davidson_subspace) made smaller, down to its floor, until its

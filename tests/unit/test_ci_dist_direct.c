@@ -19,7 +19,9 @@
  *    part is faster; no times keep the model's split;
  *  - where Davidson's vectors go over GPUs (ci_host_vectors_needed) for
  *    the 16e/18o C1 space on 80-GB and 141-GB cards, and the memory the
- *    driver checks it against (cis_ci_memory at the given subspace); host vectors asked
+ *    driver checks it against (cis_ci_memory at the given subspace), and
+ *    the driver's fit and check themselves (ci_direct_fit, ci_gpu_need) on
+ *    2 and 4 H100s, 2 H200s and 2 40-GB GPUs; host vectors asked
  *    of a summed operator: a host comm's already are, refused once a
  *    vector exists;
  *  - refusals: more parts than alpha strings, the spin penalty over parts,
@@ -257,6 +259,44 @@ static void host_vectors_rule(void) {
   CHECK(need.subspace == 6, "cis_ci_memory at subspace 2 for 3 roots: %d, expected 6", need.subspace);
 }
 
+/* The driver's fit and check as a run meets them (ci_direct_fit, then
+ * ci_gpu_need against the free memory), for the 16e/18o C1 space and one
+ * root: on 2 and 4 80-GB H100s and on 2 H200s Davidson's vectors stay on
+ * the GPUs and the run is not refused (2 x H100 was, 2026-11-27: 107.0 GiB
+ * counted against 78.7 free); on 2 GPUs of 40 GiB they go to the host and
+ * the GPUs' need is their two whole vectors and a share of sigma. */
+static void driver_fit(void) {
+  const double gib = 1073741824.0;
+  const struct {
+    int parts;
+    double free_gib;
+    int host;
+    const char *what;
+  } c[] = {{2, 78.7, 0, "2 x H100"}, {4, 78.7, 0, "4 x H100"}, {2, 139.3, 0, "2 x H200"}, {2, 40.0, 1, "2 x 40 GB"}};
+  for (size_t k = 0; k < sizeof c / sizeof *c; ++k) {
+    cis_ci_solve_opts o = cis_ci_solve_opts_default();
+    cis_ci_result R;
+    ci_run r;
+    memset(&R, 0, sizeof R);
+    memset(&r, 0, sizeof r);
+    o.gpus = c[k].parts;
+    R.gpu = 1;
+    R.counts.determinants = 1914762564.0;
+    R.mem_limit = (int64_t)(1000 * gib); /* host room for the host-vector case */
+    r.o = &o, r.R = &R, r.direct = 1, r.nr = 1, r.parts = c[k].parts;
+    ci_direct_fit(&r, c[k].free_gib * gib);
+    const double need = ci_gpu_need(&r);
+    CHECK(R.host_vectors == c[k].host, "16e/18o C1 over %s: Davidson's vectors on the %s, expected the %s", c[k].what,
+          R.host_vectors ? "host" : "GPUs", c[k].host ? "host" : "GPUs");
+    CHECK(R.subspace >= 2 && need <= c[k].free_gib * gib, "16e/18o C1 over %s: subspace %d needs %.1f GiB a GPU of %.1f "
+          "free: refused", c[k].what, R.subspace, need / gib, c[k].free_gib);
+    if (!c[k].host)
+      CHECK(fabs(R.need.davidson - 8.0 * R.counts.determinants * (2 * R.subspace + 1)) < 1,
+            "16e/18o C1 over %s: the check counts %.2f vectors at subspace %d, Davidson allocates %d", c[k].what,
+            R.need.davidson / (8.0 * R.counts.determinants), R.subspace, 2 * R.subspace + 1);
+  }
+}
+
 /* Unequal parts (broadcasts, then the rank-order sum whatever is asked) and
  * a uniform split (the all-gather, then either sum) give the same product. */
 static void summed_operator(void) {
@@ -395,6 +435,7 @@ int main(void) {
   summed_operator();
   rescaled_split();
   host_vectors_rule();
+  driver_fit();
   solve_case(h2o);
   solve_case(n2);
   solve_case(o2);
