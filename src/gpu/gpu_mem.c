@@ -152,3 +152,13 @@ void cis_gpu_free_offsets(cis_offsets *d) {
   d->u32 = NULL;
   d->i64 = NULL;
 }
+
+cis_status cis_gpu_scratch_grow(void **d, size_t *have, size_t need, const char *what) {
+  if (*d && need <= *have) return CIS_OK;
+  cis_gpu_free(*d);
+  *d = NULL;
+  *have = 0;
+  cis_status st = cis_gpu_alloc_copy(d, NULL, need ? need : 1, what);
+  if (st == CIS_OK) *have = need;
+  return st;
+}

@@ -17,4 +17,9 @@ cis_status cis_gpu_alloc_copy(void **d, const void *h, size_t bytes, const char 
  * names `what` and, in parentheses, `who` ("direct sigma", "RDMs", ...). */
 cis_status cis_gpu_alloc_copy_for(void **d, const void *h, size_t bytes, const char *who, const char *what);
 
+/* CUB's (or any kernel's) scratch *d of at least `need` bytes, its size in
+ * *have: kept when large enough, else freed and made again (grown, never
+ * shrunk; at least one byte). On failure *d = NULL and *have = 0. */
+cis_status cis_gpu_scratch_grow(void **d, size_t *have, size_t need, const char *what);
+
 #endif

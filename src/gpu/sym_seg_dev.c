@@ -28,16 +28,6 @@ static void scratch_free(seg_scratch_dev *w) {
   memset(w, 0, sizeof *w);
 }
 
-/* CUB's scratch of at least `need` bytes (grown, never shrunk). */
-static cis_status temp_at_least(seg_scratch_dev *w, size_t need) {
-  if (need <= w->temp_bytes && w->temp) return CIS_OK;
-  cis_gpu_free(w->temp);
-  w->temp = NULL, w->temp_bytes = 0;
-  cis_status st = cis_gpu_alloc_copy_for(&w->temp, NULL, need > 0 ? need : 1, "sym-seg on the GPU", "sort scratch");
-  if (st == CIS_OK) w->temp_bytes = need;
-  return st;
-}
-
 void cis_sym_seg_dev_free(cis_sym_seg_dev *g) {
   if (!g) return;
   void *d[] = {(void *)g->lr,          (void *)g->val,         (void *)g->diag,        (void *)g->segcol,
@@ -173,12 +163,12 @@ cis_status cis_sym_seg_build_device(cis_int n, cis_dtype t, const int64_t *d_row
       CIS_TRY(cis_launch_sym_seg_keys(d_rowptr, d_col, b0 * R, i1, K0, R, b0, colbits, last, w.key[0], w.pos[0], 0));
       CIS_TRY(cis_launch_sym_seg_sort(NULL, &tb, w.key[0], w.key[1], w.pos[0], w.pos[1], rowptr[i1] - K0, end_bit,
                                       NULL, 0));
-      CIS_TRY(temp_at_least(&w, tb));
+      CIS_TRY(cis_gpu_scratch_grow(&w.temp, &w.temp_bytes, tb, "sym-seg sort scratch"));
       CIS_TRY(cis_launch_sym_seg_sort(w.temp, &tb, w.key[0], w.key[1], w.pos[0], w.pos[1], rowptr[i1] - K0, end_bit,
                                       &sel, 0));
     }
     CIS_TRY(cis_launch_sym_seg_heads(NULL, &tb, w.key[sel], m, w.head, w.segno, 0));
-    CIS_TRY(temp_at_least(&w, tb));
+    CIS_TRY(cis_gpu_scratch_grow(&w.temp, &w.temp_bytes, tb, "sym-seg sort scratch"));
     CIS_TRY(cis_launch_sym_seg_heads(w.temp, &tb, w.key[sel], m, w.head, w.segno, 0));
     if (m > 0) CIS_TRY(cis_gpu_download(&segs, w.segno + m - 1, sizeof segs));
     CIS_TRY(grow_segcol(&segcol, &segcap, segbase, segbase + segs));

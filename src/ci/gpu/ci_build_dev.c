@@ -80,11 +80,7 @@ cleanup:
 
 /* CUB temporary storage of at least `bytes` (grown, never shrunk). */
 static cis_status ensure_temp(build_bufs *b, size_t bytes) {
-  if (bytes <= b->temp_bytes && b->temp) return CIS_OK;
-  cis_gpu_free(b->temp);
-  b->temp = NULL;
-  b->temp_bytes = bytes;
-  return cis_gpu_alloc_copy(&b->temp, NULL, bytes ? bytes : 1, "CUB temporary storage");
+  return cis_gpu_scratch_grow(&b->temp, &b->temp_bytes, bytes, "CUB temporary storage");
 }
 
 /* Step 2: row pointers of rows r0 .. r0+rows-1 on the device and on the

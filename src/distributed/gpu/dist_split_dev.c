@@ -54,13 +54,7 @@ static cis_status dalloc(void **d, cis_int count, size_t elem, const char *what)
 
 /* CUB temporary storage of at least `need` bytes (grown, never shrunk). */
 static cis_status ensure_temp(split_bufs *b, size_t need) {
-  if (need <= b->temp_bytes && b->temp) return CIS_OK;
-  cis_gpu_free(b->temp);
-  b->temp = NULL;
-  b->temp_bytes = 0;
-  cis_status st = cis_gpu_alloc_copy(&b->temp, NULL, need ? need : 1, "CUB temporary storage");
-  if (st == CIS_OK) b->temp_bytes = need;
-  return st;
+  return cis_gpu_scratch_grow(&b->temp, &b->temp_bytes, need, "CUB temporary storage");
 }
 
 /* Inclusive CUB scans in place (64-bit) and into out (32-bit). */
