@@ -1,13 +1,16 @@
-/* dist_exchange.c: the point-to-point messages of a stored distributed
- * matrix's exchange of x (dist_p2p_messages, used by every product in
- * dist_product.c), and the exchange run once at the end of the set-up
+/* dist_exchange.c: the collective of a stored distributed matrix's
+ * exchange of x (dist_exchange_collective, used by every product in
+ * dist_product.c), and that exchange run once at the end of the set-up
  * (dist_exchange_warm, called by the constructors in dist_matrix.c and
  * dist_rows.c), both declared in dist_parts.h. Below both files, so that
  * neither needs the other. */
 #include "core/internal.h"
 #include "distributed/dist_parts.h"
 
-cis_status dist_p2p_messages(cis_dist_matrix *D, void *const *xr, int *ns, int *nr) {
+/* The point-to-point messages for every local rank into D->snd and D->rcv
+ * (their arrays made by the first call): *ns sends from the parts' send
+ * buffers, *nr receives into xr. */
+static cis_status p2p_messages(cis_dist_matrix *D, void *const *xr, int *ns, int *nr) {
   if (!D->snd) { /* once: the same messages every product */
     const int64_t cap = (int64_t)D->nlocal * D->plan.parts + 1;
     cis_status st = cis_alloc_array((void **)&D->snd, cap, sizeof *D->snd, "exchange messages");
@@ -39,27 +42,28 @@ cis_status dist_p2p_messages(cis_dist_matrix *D, void *const *xr, int *ns, int *
   return CIS_OK;
 }
 
-cis_status dist_exchange_warm(cis_dist_matrix *D) {
-  cis_status st = CIS_OK;
+cis_status dist_exchange_collective(cis_dist_matrix *D) {
   cis_dist_comm *c = D->comm;
   const dist_plan *pl = &D->plan;
   void *stage[DIST_MAX_LOCAL], *xfull[DIST_MAX_LOCAL], *xr[DIST_MAX_LOCAL];
-  if (!dist_on_device(D) || D->summed || pl->parts < 2) return CIS_OK;
+  int ns, nr;
   for (int l = 0; l < D->nlocal; ++l) {
     stage[l] = D->part[l].stage;
     xfull[l] = D->part[l].xfull;
     xr[l] = D->part[l].xr;
   }
-  if (pl->kind == CIS_XCHG_ALLGATHER) {
-    CIS_TRY(c->ops->allgather(c, stage, xfull, pl->max_rows, D->dtype));
-  } else {
-    int ns, nr;
-    CIS_TRY(dist_p2p_messages(D, xr, &ns, &nr));
-    CIS_TRY(c->ops->exchange(c, D->snd, ns, D->rcv, nr, D->dtype));
-  }
+  if (pl->kind == CIS_XCHG_ALLGATHER) return c->ops->allgather(c, stage, xfull, pl->max_rows, D->dtype);
+  cis_status st = p2p_messages(D, xr, &ns, &nr);
+  return st != CIS_OK ? st : c->ops->exchange(c, D->snd, ns, D->rcv, nr, D->dtype);
+}
+
+cis_status dist_exchange_warm(cis_dist_matrix *D) {
+  cis_status st = CIS_OK;
+  if (!dist_on_device(D) || D->summed || D->plan.parts < 2) return CIS_OK;
+  CIS_TRY(dist_exchange_collective(D));
   for (int l = 0; l < D->nlocal; ++l) {
     CIS_TRY(dist_set_dev(D, l));
-    CIS_TRY(dd_stream_sync(c->stream[l]));
+    CIS_TRY(dd_stream_sync(D->comm->stream[l]));
   }
 cleanup:
   return st;

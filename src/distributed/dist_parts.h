@@ -96,10 +96,11 @@ cis_status dist_times_flush(cis_dist_matrix *D);
  * at 2 H100s, 220 ms at 4, bench/results/multigpu.md) are made in the
  * set-up, not in the first product. Nothing on host parts or one part. */
 cis_status dist_exchange_warm(cis_dist_matrix *D);
-/* The point-to-point messages of the exchange of x for every local rank in
- * D->snd and D->rcv (made by the first call): *ns sends from the parts' send
- * buffers, *nr receives into xr (dist_exchange.c). */
-cis_status dist_p2p_messages(cis_dist_matrix *D, void *const *xr, int *ns, int *nr);
+/* The exchange's collective for every local rank, on the comm's streams
+ * after the parts' x are packed: the all-gather of the stages into xfull,
+ * or the point-to-point messages from the send buffers into xr (listed in
+ * D->snd and D->rcv by the first call) (dist_exchange.c). */
+cis_status dist_exchange_collective(cis_dist_matrix *D);
 /* The ring's events and the message arrays freed (cis_dist_matrix_free). */
 void dist_product_free(cis_dist_matrix *D);
 

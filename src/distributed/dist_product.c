@@ -101,7 +101,6 @@ static cis_status dist_apply_local(cis_dist_matrix *D, double alpha, void *const
   size_t es = cis_dtype_size(D->dtype);
   int dev = dist_on_device(D), G = pl->parts, ag = pl->kind == CIS_XCHG_ALLGATHER, e = 0;
   const int xchg = G > 1; /* one part: nothing to exchange (no copy of x either) */
-  void *stage[DIST_MAX_LOCAL], *xfull[DIST_MAX_LOCAL], *xr[DIST_MAX_LOCAL];
   double t0 = cis_wtime(), tx = 0;
   if (!dev) after = NULL; /* host parts: in order anyway */
   if (D->summed) {
@@ -110,11 +109,6 @@ static cis_status dist_apply_local(cis_dist_matrix *D, double alpha, void *const
       CIS_TRY(dd_stream_sync(after[l]));
     }
     return dist_summed_apply(D, alpha, x, beta, y);
-  }
-  for (int l = 0; l < D->nlocal; ++l) {
-    stage[l] = D->part[l].stage;
-    xfull[l] = D->part[l].xfull;
-    xr[l] = D->part[l].xr;
   }
   if (after) CIS_TRY(ring_take(D, &e));
   /* 1. every part's local product (compute stream) and the start of its
@@ -149,12 +143,7 @@ static cis_status dist_apply_local(cis_dist_matrix *D, double alpha, void *const
   /* 2. the collective (all local ranks in one group) */
   if (xchg) {
     double ta = cis_wtime();
-    if (ag) CIS_TRY(c->ops->allgather(c, stage, xfull, pl->max_rows, D->dtype));
-    else {
-      int ns, nr;
-      CIS_TRY(dist_p2p_messages(D, xr, &ns, &nr));
-      CIS_TRY(c->ops->exchange(c, D->snd, ns, D->rcv, nr, D->dtype));
-    }
+    CIS_TRY(dist_exchange_collective(D));
     if (!dev) tx += cis_wtime() - ta;
   }
   /* 3. unpack, then the remote products (compute stream, after the exchange) */
