@@ -304,8 +304,8 @@ cleanup:
 }
 
 /* The direct path's Davidson subspace fitted to the memory its vectors
- * live in (ci_solve_internal.h): the device's free memory less a third (at least 1 GiB) for the
- * sigma's workspace, or the host's limit less the space. The third, not
+ * live in (ci_solve_internal.h): the device's free memory less a third (at
+ * least 1 GiB) for the sigma's workspace, or the host's limit less the space. The third, not
  * less: the sigma's passes grow as its workspace shrinks, and a subspace
  * bought with workspace did not pay (16e/18o C1 over 4 H200s: subspace 10
  * with ~23 GiB of workspace per GPU, 2.32 s a sigma; subspace 6 with ~51 GiB,
@@ -315,8 +315,7 @@ cleanup:
  * (o->host_vectors 0; 1 always, -1 never): the subspace is then fitted to
  * three quarters of the host's limit less the space, two vectors for the
  * diagonal (one copy in C1; three of the far shorter vector blocked by
- * irreps) and the roots' host copy. *gi: the device's figures (read once here;
- * free_mem 0 when not on a GPU or unknown). */
+ * irreps) and the roots' host copy. */
 void ci_direct_fit(ci_run *r, double free_mem) {
   cis_ci_result *R = r->R;
   const double vec = 8.0 * R->counts.determinants;

@@ -256,14 +256,15 @@ static cis_status shell(int ranks, int first, int nlocal, const int *devs, const
    * for its blocks, and the peer GPUs for it: CUDA Programming Guide,
    * "Stream Priorities"); CISPARSE_EXCHANGE_PRIORITY=0: the default priority,
    * for a comparison) */
+  const char *prio = getenv("CISPARSE_EXCHANGE_PRIORITY");
+  const int top = !(prio && !strcmp(prio, "0"));
   for (int l = 0; l < nlocal; ++l) {
     cudaStream_t s;
     int least = 0, greatest = 0;
     c->device[l] = devs[l];
     CIS_CUDA_TRY(cudaSetDevice(devs[l]));
     CIS_CUDA_TRY(cudaDeviceGetStreamPriorityRange(&least, &greatest));
-    if (getenv("CISPARSE_EXCHANGE_PRIORITY") && !strcmp(getenv("CISPARSE_EXCHANGE_PRIORITY"), "0")) greatest = least;
-    CIS_CUDA_TRY(cudaStreamCreateWithPriority(&s, cudaStreamNonBlocking, greatest));
+    CIS_CUDA_TRY(cudaStreamCreateWithPriority(&s, cudaStreamNonBlocking, top ? greatest : least));
     c->stream[l] = (cis_stream)s;
   }
   *out = c;

@@ -86,11 +86,11 @@ typedef struct work {
 #define OP(call) CIS_TRY(B->ops->call)
 
 /* --verbose phase clock: seconds since *t0 added to *acc, the backend's
- * queue drained first so that device work lands in its own phase (only
- * when verbose: a normal run adds no synchronization). */
+ * queue drained first (B NULL: none yet) so that device work lands in its
+ * own phase (only when verbose: a normal run adds no synchronization). */
 static cis_status phase(kry_be *B, int verbose, double *t0, double *acc) {
   if (!verbose) return CIS_OK;
-  cis_status st = B->ops->sync(B);
+  cis_status st = B ? B->ops->sync(B) : CIS_OK;
   double now = cis_wtime();
   *acc += now - *t0;
   *t0 = now;
@@ -280,11 +280,7 @@ cis_status cis_davidson_operator(const cis_operator *H, const double *diag, cons
   if (max_sub > n) max_sub = (int)n;
   const int64_t bad = cis_first_nonfinite(diag, n);
   if (bad >= 0) return cis_error(CIS_ERR_NUMERIC, "Davidson: diagonal element %lld is not finite", (long long)bad);
-  if (o.verbose) { /* the check is the diagonal's */
-    const double now = cis_wtime();
-    ph_diag += now - t_ph;
-    t_ph = now;
-  }
+  CIS_TRY(phase(NULL, o.verbose, &t_ph, &ph_diag)); /* the check is the diagonal's */
   /* the backend of H's memory space; on the device cublasL keeps the
    * scalars on the host, which is what Davidson's dot_host wants */
   CIS_TRY(kry_be_for(H, CIS_VER_CUBLAS_L, 0, &B));
