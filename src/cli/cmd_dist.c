@@ -403,21 +403,21 @@ static int parse_ci(int argc, char **argv, cis_ci_solve_opts *o, const char **fi
 static void print_ci_text(const char *file, const cis_ci_solve_opts *o, const cis_ci_result *R) {
   if (o->count_only) {
     const double gib = 1073741824.0, whole = 8.0 * R->counts.determinants, parts = R->parts > 0 ? R->parts : 1;
-    const int dav = cis_davidson_vectors(o->roots, R->subspace); /* a part holds its rows of each */
-    const double share = dav * 8.0 * ceil(R->counts.determinants / parts);
+    /* Davidson's vectors as the driver counted them to check the run (R->need) */
+    const double dav = R->need.davidson, share = dav / parts; /* a part holds its rows of each */
     printf("ci %s: %.0f determinants (%.0f x %.0f strings), one vector %.3f GiB\n", file, R->counts.determinants,
            R->counts.alpha_strings, R->counts.beta_strings, whole / gib);
     if (R->method == CIS_CI_METHOD_DIRECT && R->host_vectors)
       printf("direct over %d GPUs, Davidson's vectors on the host: per GPU %.3f GiB = 2 whole vectors (the gathered "
              "one, its partial sigma) %.3f GiB + its rows of sigma %.3f GiB, before the sigma's workspace; host %.3f "
              "GiB of Davidson's vectors (subspace %d%s)\n", (int)parts, (2 * whole + whole / parts) / gib,
-             2 * whole / gib, whole / parts / gib, dav * whole / gib, R->subspace,
+             2 * whole / gib, whole / parts / gib, dav / gib, R->subspace,
              R->subspace_reduced_from ? ", fitted to the host's memory" : "");
     else if (R->method == CIS_CI_METHOD_DIRECT)
       printf("direct over %d %s: per part %.3f GiB = 2 whole vectors (the gathered one, its partial sigma) %.3f GiB "
              "+ Davidson's share %.3f GiB (subspace %d%s, %.3f GiB of vectors in all), before the sigma's workspace\n",
              (int)parts, o->cpu_parts > 0 ? "CPU parts" : "GPUs", (2 * whole + share) / gib, 2 * whole / gib,
-             share / gib, R->subspace, R->subspace_reduced_from ? ", fitted to the memory" : "", dav * whole / gib);
+             share / gib, R->subspace, R->subspace_reduced_from ? ", fitted to the memory" : "", dav / gib);
     else
       printf("stored over parts: the Hamiltonian's bound %.3f GiB in all\n", R->need.matrix / gib);
     return;
