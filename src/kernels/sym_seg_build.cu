@@ -193,17 +193,11 @@ __global__ void seg_bound_kernel(const uint64_t *__restrict__ key, const uint32_
   if (threadIdx.x == 0) bound[b0 + bl] = red[0];
 }
 
-static unsigned seg_grid(int64_t threads, int per) {
-  int64_t g = (threads + per - 1) / per;
-  if (g < 1) g = 1;
-  return (unsigned)(g > 1048576 ? 1048576 : g);
-}
-
 extern "C" cis_status cis_launch_sym_seg_rows(const int64_t *rowptr, const cis_idx *col, const void *val,
                                               cis_dtype t, cis_int n, cis_int R, void *diag,
                                               unsigned long long *count, unsigned long long *bad, cudaStream_t s) {
   if (n <= 0) return CIS_OK;
-  seg_rows_kernel<<<(unsigned)((n * 32 + 255) / 256), 256, 0, s>>>(rowptr, col, val, t == CIS_F64, n, R, diag, count,
+  seg_rows_kernel<<<cis_blocks_for(n * 32, 256), 256, 0, s>>>(rowptr, col, val, t == CIS_F64, n, R, diag, count,
                                                                    bad);
   CIS_CUDA_LAUNCH_CHECK("seg_rows_kernel");
   return CIS_OK;
@@ -213,7 +207,7 @@ extern "C" cis_status cis_launch_sym_seg_keys(const int64_t *rowptr, const cis_i
                                               cis_int K0, cis_int R, cis_int b0, int colbits, uint64_t last,
                                               uint64_t *key, uint32_t *pos, cudaStream_t s) {
   if (i1 <= i0) return CIS_OK;
-  seg_keys_kernel<<<(unsigned)(((i1 - i0) * 32 + 255) / 256), 256, 0, s>>>(rowptr, col, i0, i1, K0, R, b0, colbits,
+  seg_keys_kernel<<<cis_blocks_for((i1 - i0) * 32, 256), 256, 0, s>>>(rowptr, col, i0, i1, K0, R, b0, colbits,
                                                                            last, key, pos);
   CIS_CUDA_LAUNCH_CHECK("seg_keys_kernel");
   return CIS_OK;
@@ -235,7 +229,7 @@ extern "C" cis_status cis_launch_sym_seg_sort(void *temp, size_t *temp_bytes, ui
 extern "C" cis_status cis_launch_sym_seg_heads(void *temp, size_t *temp_bytes, const uint64_t *key, cis_int m,
                                                int32_t *head, int32_t *segno, cudaStream_t s) {
   if (temp && m > 0) {
-    seg_heads_kernel<<<seg_grid(m, 256), 256, 0, s>>>(key, m, head);
+    seg_heads_kernel<<<cis_blocks_for(m, 256), 256, 0, s>>>(key, m, head);
     CIS_CUDA_LAUNCH_CHECK("seg_heads_kernel");
   }
   if (m <= 0) {
@@ -255,7 +249,7 @@ extern "C" cis_status cis_launch_sym_seg_fill(const uint64_t *key, const uint32_
   const seg_batch_block *B = (const seg_batch_block *)bb;
   const int f64 = t == CIS_F64;
   if (m > 0) {
-    seg_fill_kernel<<<seg_grid(m, 256), 256, 0, s>>>(key, pos, head, segno, B, rowptr, val, f64, m, n, R, b0, K0,
+    seg_fill_kernel<<<cis_blocks_for(m, 256), 256, 0, s>>>(key, pos, head, segno, B, rowptr, val, f64, m, n, R, b0, K0,
                                                      colbits, segbase, lr, oval, segcol);
     CIS_CUDA_LAUNCH_CHECK("seg_fill_kernel");
   }
