@@ -311,6 +311,17 @@ typedef cis_status (*cis_dist_prepare_fn)(void *ctx, cis_dist_matrix *D);
 /* Install (f NULL: remove) D's prepare callback. CIS_ERR_INVALID when D is
  * not a summed operator. */
 CIS_API cis_status cis_dist_summed_set_prepare(cis_dist_matrix *D, cis_dist_prepare_fn f, void *ctx);
+/* on != 0: each part's f may change the whole x it is given in place
+ * (the same deterministic change on every part, e.g. a projection onto a
+ * symmetry), and after f each part's rows of that x replace its rows of the
+ * product's input vector, so that the input and y = A x stay a consistent
+ * pair with no exchange of its own (the one-device CI paths' in-place
+ * projection, made distributed: cis_dist_summed_transform costs an
+ * all-gather). A copy of the part's rows per product, on its stream (over
+ * the GPU's link when the vectors are in host memory:
+ * cis_dist_summed_set_vectors_host). CIS_ERR_INVALID when D is not a summed
+ * operator. */
+CIS_API cis_status cis_dist_summed_set_write_back(cis_dist_matrix *D, int on);
 /* seconds[r], for every rank r of D's communicator (cis_dist_comm_ranks
  * values): the time rank r's part spent in f over D's products since its
  * times were last reset (device parts: CUDA events around f's work on the

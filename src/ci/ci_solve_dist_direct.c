@@ -13,9 +13,20 @@
  * rows after it; Davidson's vectors are spread by rows (an even split),
  * each part holding its share, the dots summed over the parts.
  *
- * Davidson's corrections are kept exactly alpha <-> beta pure as on one
- * device: gathered whole, projected by the one-device hook, written back
- * (cis_dist_summed_transform; not for compact vectors on GPUs, as on one).
+ * Davidson's vectors are kept exactly alpha <-> beta pure as on one device.
+ * C1 vectors: each product makes the whole vector it gathered pure (the
+ * one-device hook) before the half sigma, and the summed operator writes
+ * the part's rows of it back into Davidson's vector
+ * (cis_dist_summed_set_write_back): no exchange of its own. A correction
+ * is pure then only to its round-off, but its impure part is orthogonal to
+ * the (pure) subspace, so projecting it after the Gram-Schmidt changes no
+ * dot with the other vectors and its norm by the square of that round-off.
+ * The hook on the corrections instead (gathered whole, projected on every
+ * part, written back: cis_dist_summed_transform) cost an all-gather and a
+ * whole-vector pass per correction on every part, which did not shrink
+ * with the parts (212 ms a correction on 2 H200s, 256 ms on 4, the 16e/18o
+ * C1 space); it stays for compact vectors on host parts (none on GPUs, as
+ * on one).
  *
  * Rule (memory): every part holds two whole vectors (the gathered c, made
  * pure in place for the half sigma, and its partial sigma) beside its share
@@ -50,6 +61,7 @@ struct ci_dist_direct {
   cis_ci_direct_gpu *G[PARTS_MAX];      /* GPU parts: each local part's sigma (its range) */
   cis_ci_direct_gpu_opts go[PARTS_MAX]; /* the options each was made with (its workspace) */
   int parts, balanced, verbose;         /* balanced: the split re-made from measured times (or kept) */
+  int pure_in_product;                  /* C1: each product makes its gathered x pure, written back (no hook) */
   int on_gpus;                          /* the parts are GPUs (G[l] must be there) */
   int resplit;                          /* CISPARSE_DIST_RESPLIT: 1 always, 0 never, -1 by the rule */
   double first_secs[PARTS_MAX];         /* the parts' work after the first product */
@@ -59,10 +71,18 @@ struct ci_dist_direct {
   cis_int carried_vectors, carried_half; /* local part 0's counts before it was made again */
 };
 
-/* A part's partial sigma of the whole x into the whole y (the summed operator's f). */
+static cis_status part_pure(void *ctx, int local, int rank, const void *x, void *y, cis_stream s);
+
+/* A part's partial sigma of the whole x into the whole y (the summed
+ * operator's f); with pure_in_product, x made pure first (in place: the
+ * summed operator writes the part's rows of it back to Davidson's vector). */
 static cis_status part_sigma(void *ctx, int local, int rank, const void *x, void *y, cis_stream s) {
   ci_dist_direct *dd = ctx;
   cis_ci_direct_gpu *G = dd->G[local];
+  if (dd->pure_in_product) {
+    cis_status st = part_pure(ctx, local, rank, x, (void *)x, s); /* the summed operator's write-back contract */
+    if (st != CIS_OK) return st;
+  }
   if (G) return dd->compact ? cis_ci_direct_gpu_compact_sigma(G, 1, x, y, s) : cis_ci_direct_gpu_sigma(G, 1, x, y, s);
   if (dd->on_gpus) return cis_error(CIS_ERR_INVALID, "direct sigma over GPUs: part %d lost its GPU sigma", rank);
   return ci_direct_sigma_part(dd->D, dd->compact, x, y, dd->alo[rank], dd->alo[rank + 1]);
@@ -349,10 +369,12 @@ cis_status ci_run_setup_dist_direct(ci_run *r) {
   CIS_TRY(cis_dist_matrix_create_summed(n, row_start, dd->compact ? diag : NULL, CIS_F64, part_sigma, dd, dd->c, &dd->M));
   /* C1 vectors: the sum in NCCL's reduce-scatter (a part's C1 sigma makes a
    * nearly symmetric gathered vector pure before its half sigma, and the
-   * corrections' hook keeps Davidson's vectors pure); compact vectors on
+   * product writes that back into Davidson's vector); compact vectors on
    * GPUs have no such projection, so their rows are summed in rank order */
   CIS_TRY(cis_dist_summed_set_sum(dd->M, dd->compact ? CIS_DIST_SUM_RANK_ORDER : CIS_DIST_SUM_COLLECTIVE));
   CIS_TRY(cis_dist_summed_set_prepare(dd->M, rebalance, dd));
+  dd->pure_in_product = !dd->compact;
+  CIS_TRY(cis_dist_summed_set_write_back(dd->M, dd->pure_in_product));
   if (R->host_vectors) { /* Davidson's vectors on the host (direct_subspace), page-locked unless told not to */
     const char *e = getenv("CISPARSE_HOST_VECTORS_PIN");
     CIS_TRY(cis_dist_summed_set_vectors_host(dd->M, !(e && !strcmp(e, "0"))));
@@ -379,7 +401,7 @@ cis_status ci_run_setup_dist_direct(ci_run *r) {
     diag = NULL;
   }
   r->dd = dd;
-  if (!(dd->compact && dd->G[0])) { /* compact vectors on GPUs: no device projection yet, as on one GPU */
+  if (dd->compact && !dd->G[0]) { /* compact vectors on GPUs: no device projection yet, as on one GPU */
     r->correct = ci_dist_direct_correct;
     r->correct_ctx = dd;
   }

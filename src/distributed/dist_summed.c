@@ -101,6 +101,12 @@ cis_status cis_dist_summed_set_sum(cis_dist_matrix *D, cis_dist_sum how) {
   return CIS_OK;
 }
 
+cis_status cis_dist_summed_set_write_back(cis_dist_matrix *D, int on) {
+  if (!D || !D->summed) return cis_error(CIS_ERR_INVALID, "cis_dist_summed_set_write_back: not a summed operator");
+  D->summed_write_back = on != 0;
+  return CIS_OK;
+}
+
 cis_status cis_dist_summed_set_prepare(cis_dist_matrix *D, cis_dist_prepare_fn f, void *ctx) {
   if (!D || !D->summed) return cis_error(CIS_ERR_INVALID, "cis_dist_summed_set_prepare: not a summed operator");
   D->summed_prepare = f;
@@ -204,6 +210,20 @@ cleanup:
   return st;
 }
 
+/* Part l's rows of its whole x (as f left them) into its rows of the
+ * product's input, loc (cis_dist_summed_set_write_back): on its comm
+ * stream on a GPU, so before the exchange reuses the buffer. */
+static cis_status write_back(cis_dist_matrix *D, int l, void *loc) {
+  const dist_part *P = &D->part[l];
+  const size_t es = cis_dtype_size(D->dtype);
+  const void *mine = (const char *)P->xfull + (size_t)P->row0 * es;
+  if (!dist_on_device(D)) {
+    memcpy(loc, mine, (size_t)P->rows * es);
+    return CIS_OK;
+  }
+  return dist_copy_host(D, loc, mine, (size_t)P->rows * es, 1, D->comm->stream[l]);
+}
+
 /* Device part l's sum of its rows (terms contributions: mine, then recv)
  * into y, its own rows of the result in the vectors' memory: on the GPU
  * directly, or through yown and a copy when the vectors are on the host
@@ -271,6 +291,8 @@ cis_status dist_summed_apply(cis_dist_matrix *D, double alpha, void *const *x, d
     pst = dist_set_dev(D, l);
     if (pst == CIS_OK && dev) pst = dd_event_record(P->ev_x, c->stream[l]);
     if (pst == CIS_OK) pst = D->summed(D->summed_ctx, l, P->rank, P->xfull, P->ywhole, dev ? c->stream[l] : NULL);
+    if (pst == CIS_OK && D->summed_write_back) /* before the x buffer takes the others' sums */
+      pst = write_back(D, l, x[l]);
     if (pst == CIS_OK && dev) pst = dd_event_record(P->ev_y, c->stream[l]);
     if (!dev) P->t_work += cis_wtime() - tw;
   });

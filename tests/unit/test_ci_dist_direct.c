@@ -297,6 +297,62 @@ static void driver_fit(void) {
   }
 }
 
+/* The summed operator's f changing its whole x (write-back): x made
+ * mirror-symmetric in place, x_i = x_{n-1-i} = their mean (pairs that cross
+ * the parts), then part p contributes (p + 1) x_i to every row i. */
+static cis_status mirror_then_add(void *ctx, int local, int rank, const void *x, void *y, cis_stream s) {
+  const cis_int n = *(const cis_int *)ctx;
+  double *w = (double *)x; /* the write-back contract: f may change its x */
+  for (cis_int i = 0; i < n / 2; ++i) w[i] = w[n - 1 - i] = 0.5 * (w[i] + w[n - 1 - i]);
+  return add_scaled(ctx, local, rank, x, y, s);
+}
+
+/* With write-back the input vector becomes the mirrored x (each part's
+ * rows, no exchange of their own) and y = 6 mirrored x; without it the
+ * input is what it was (f changed only the operator's gathered copy). */
+static void summed_write_back(const cis_int *rs) {
+  enum { N = 1000, G = 3 };
+  cis_int n = N;
+  cis_dist_world *w = NULL;
+  cis_dist_comm *c = NULL;
+  cis_dist_matrix *M = NULL;
+  cis_operator *op = NULL;
+  void *v = NULL;
+  double *x = malloc(N * sizeof *x), *m = malloc(N * sizeof *m), *got = malloc(N * sizeof *got);
+  test_fill_random(x, CIS_F64, N, 13);
+  for (int i = 0; i < N; ++i) m[i] = 0.5 * (x[i] + x[N - 1 - i]);
+  CHECK(cis_dist_summed_set_write_back(NULL, 1) == CIS_ERR_INVALID, "write-back: no operator refused");
+  cis_clear_error();
+  CHECK_OK(cis_dist_world_create(G, &w));
+  CHECK_OK(cis_dist_comm_fake(w, 0, G, &c));
+  CHECK_OK(cis_dist_matrix_create_summed(n, rs, NULL, CIS_F64, mirror_then_add, &n, c, &M));
+  for (int on = 0; on <= 1 && M; ++on) {
+    CHECK_OK(cis_dist_summed_set_write_back(M, on));
+    if (!op) CHECK_OK(cis_operator_from_dist(M, &op));
+    if (!v) CHECK_OK(cis_dist_vec_alloc(M, 2, &v));
+    if (!op || !v) break;
+    void *vy = (char *)v + N * sizeof(double);
+    CHECK_OK(cis_dist_vec_upload(M, v, x, 1));
+    CHECK_OK(cis_operator_apply(op, 1.0, v, 0.0, vy, NULL));
+    CHECK_OK(cis_dist_vec_download(M, got, vy, 1));
+    double e = 0;
+    for (int i = 0; i < N; ++i) e = fmax(e, fabs(got[i] - 6.0 * m[i]));
+    CHECK(e <= 1e-14, "write-back %d (split %lld/%lld): y off by %.3g", on, (long long)rs[1], (long long)rs[2], e);
+    CHECK_OK(cis_dist_vec_download(M, got, v, 1));
+    e = 0;
+    for (int i = 0; i < N; ++i) e = fmax(e, fabs(got[i] - (on ? m[i] : x[i])));
+    CHECK(e == 0, "write-back %d (split %lld/%lld): the input is %s, off by %.3g", on, (long long)rs[1],
+          (long long)rs[2], on ? "not the mirrored x" : "changed", e);
+  }
+  cis_operator_free(op);
+  cis_dist_matrix_free(M);
+  cis_dist_comm_free(c);
+  cis_dist_world_free(w);
+  free(x);
+  free(m);
+  free(got);
+}
+
 /* Unequal parts (broadcasts, then the rank-order sum whatever is asked) and
  * a uniform split (the all-gather, then either sum) give the same product. */
 static void summed_operator(void) {
@@ -307,6 +363,8 @@ static void summed_operator(void) {
   summed_operator_split(uniform, CIS_DIST_SUM_RANK_ORDER);
   summed_operator_split(uniform, CIS_DIST_SUM_COLLECTIVE);
   summed_operator_split(wide_tail, CIS_DIST_SUM_COLLECTIVE);
+  summed_write_back(unequal);
+  summed_write_back(uniform);
   double secs[1];
   CHECK(cis_dist_summed_set_sum(NULL, CIS_DIST_SUM_RANK_ORDER) == CIS_ERR_INVALID, "no operator refused");
   CHECK(cis_dist_summed_set_prepare(NULL, prep_count, NULL) == CIS_ERR_INVALID, "prepare: no operator refused");
