@@ -230,6 +230,7 @@ cis_status dist_part_finish(cis_dist_matrix *D, int l, const dist_block *b) {
     CIS_TRY(dd_event_create(&P->ev_start));
     CIS_TRY(dd_event_create(&P->ev_done));
     CIS_TRY(dd_event_create(&P->ev_y));
+    CIS_TRY(dd_event_create(&P->ev_local));
   }
   st = CIS_OK;
 cleanup:
@@ -315,6 +316,7 @@ void cis_dist_matrix_free(cis_dist_matrix *D) {
       dd_event_destroy(P->ev_start);
       dd_event_destroy(P->ev_done);
       dd_event_destroy(P->ev_y);
+      dd_event_destroy(P->ev_local);
     }
   if (D->part) dist_product_free(D);
   cis_free(D->part);

@@ -139,6 +139,7 @@ static cis_status dist_apply_local(cis_dist_matrix *D, double alpha, void *const
       tx += cis_wtime() - ta;
     }
     CIS_TRY(spmv_block(D, P->Ml, P->Pl, alpha, x[l], beta, y[l], P->compute));
+    if (dev && !after) CIS_TRY(dd_event_record(P->ev_local, P->compute));
   }
   /* 2. the collective (all local ranks in one group) */
   if (xchg) {
@@ -182,11 +183,16 @@ static cis_status dist_apply_local(cis_dist_matrix *D, double alpha, void *const
       CIS_TRY(dd_stream_sync(D->part[l].compute));
       CIS_TRY(dd_event_ms(D->part[l].ev_start, D->part[l].ev_done, &ms));
       if (ms / 1e3 > tx) tx = ms / 1e3; /* the slowest part's exchange */
-      if (dist_trace()) {
-        float all = 0;
-        CIS_TRY(dd_event_ms(D->part[l].ev_x, D->part[l].ev_y, &all));
-        fprintf(stderr, "product %lld part %d: exchange %.3f ms (pack, collective, unpack), products %.3f ms (local "
-                "start to remote end)\n", (long long)D->products, D->part[l].rank, ms, all);
+      if (dist_trace()) { /* where a part's span goes: its local block, the exchange beside it, the remote block */
+        const dist_part *P = &D->part[l];
+        float all = 0, loc = 0, start = 0, rem = 0;
+        CIS_TRY(dd_event_ms(P->ev_x, P->ev_y, &all));
+        CIS_TRY(dd_event_ms(P->ev_x, P->ev_local, &loc));
+        CIS_TRY(dd_event_ms(P->ev_x, P->ev_start, &start));
+        CIS_TRY(dd_event_ms(P->ev_done, P->ev_y, &rem));
+        fprintf(stderr, "product %lld part %d: exchange %.3f ms (pack, collective, unpack; from %.3f ms after the "
+                "local start), local block %.3f ms, exchange end to remote end %.3f ms, span %.3f ms\n",
+                (long long)D->products, P->rank, ms, start, loc, rem, all);
       }
     }
   dist_count_product(D, tx, t0);
