@@ -61,13 +61,21 @@ CIS_API cis_status cis_dist_partition_counts(cis_int rows, const cis_int *row_nn
 typedef enum cis_dist_exchange {
   CIS_XCHG_AUTO = 0,      /* the rule above */
   CIS_XCHG_ALLGATHER = 1, /* every part receives every other part's x (padded to the largest part) */
-  CIS_XCHG_P2P = 2        /* every part receives exactly its needed entries from their owners */
+  CIS_XCHG_P2P = 2,       /* every part receives exactly its needed entries from their owners */
+  /* the all-gather first, then each part's whole rows in one product on the
+   * gathered x: no split into diagonal and off-diagonal blocks, so no
+   * overlap of the exchange with a local product either. For a part whose
+   * rows reach most of x (the CI Hamiltonian's), where the two blocks'
+   * products took about 25 % longer than its rows' one (bench/NOTES.md).
+   * Never chosen by AUTO; cis_dist_matrix_create only (the row builders of
+   * cis_dist_matrix_create_rows keep the blocks: CIS_ERR_UNSUPPORTED). */
+  CIS_XCHG_GATHER = 3
 } cis_dist_exchange;
 
 /* Latency allowance of the exchange rule, in bytes per point-to-point message. */
 #define CIS_DIST_MSG_BYTES ((int64_t)256 * 1024)
 
-/* "allgather", "p2p", "auto"; parse gives CIS_ERR_NOT_FOUND naming the choices. */
+/* "allgather", "p2p", "gather", "auto"; parse gives CIS_ERR_NOT_FOUND naming the choices. */
 CIS_API const char *cis_dist_exchange_name(cis_dist_exchange k);
 CIS_API cis_status cis_dist_exchange_parse(const char *s, cis_dist_exchange *k);
 

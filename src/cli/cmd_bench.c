@@ -60,7 +60,7 @@ static void usage(FILE *f) {
           "         cusparse-csr-alg1 cusparse-csr-alg2 cusparse-coo-alg1 cusparse-coo-alg2\n"
           "         cusparse-sell-alg1 cusparse-bsr\n"
           "       cisparse bench FILE|SPEC --gpus N | --cpu-parts N [--format F] [--kernel K]\n"
-          "       [--exchange auto|allgather|p2p] [--runs 50]: the distributed SpMV over N GPUs\n"
+          "       [--exchange auto|allgather|p2p|gather] [--runs 50]: the distributed SpMV over N GPUs\n"
           "       (NCCL, N = 0: all) or N CPU parts, with its exchange volume and time share;\n"
           "       `mpirun -np N cisparse bench ... --mpi [--device cpu|gpu]`: one part per process\n");
 }

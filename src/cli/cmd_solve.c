@@ -38,7 +38,7 @@ static const char *usage_text =
     "  --device gpu|cpu             where the solve runs (default: gpu when one is usable)\n"
     "  --gpus N | --cpu-parts N     distributed over N GPUs (NCCL; 0 = all) or N CPU parts: takes\n"
     "                               --method --precond --tol --maxit --format --kernel --exchange\n"
-    "                               auto|allgather|p2p, --version (cublasL/cublasN: scalars on the\n"
+    "                               auto|allgather|p2p|gather, --version (cublasL/cublasN: scalars on the\n"
     "                               host; the others in each part), --verbose (the path; one device\n"
     "                               always prints it), --eigs K (Davidson);\n"
     "                               docs/multi-gpu.md\n"

@@ -52,7 +52,8 @@ cis_status dist_exchange_collective(cis_dist_matrix *D) {
     xfull[l] = D->part[l].xfull;
     xr[l] = D->part[l].xr;
   }
-  if (pl->kind == CIS_XCHG_ALLGATHER) return c->ops->allgather(c, stage, xfull, pl->max_rows, D->dtype);
+  if (pl->kind == CIS_XCHG_ALLGATHER || pl->kind == CIS_XCHG_GATHER)
+    return c->ops->allgather(c, stage, xfull, pl->max_rows, D->dtype);
   cis_status st = p2p_messages(D, xr, &ns, &nr);
   return st != CIS_OK ? st : c->ops->exchange(c, D->snd, ns, D->rcv, nr, D->dtype);
 }

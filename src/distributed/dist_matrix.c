@@ -59,6 +59,11 @@ static cis_status part_exchange_setup(cis_dist_matrix *D, int l, const dist_bloc
   cis_idx *h = NULL;
   int r = P->rank, G = pl->parts;
   P->nneeded = b->nneeded;
+  if (pl->kind == CIS_XCHG_GATHER) { /* the whole rows read the gathered x itself: no needed list to unpack */
+    CIS_TRY(dist_part_alloc(D, l, &P->stage, pl->max_rows * (int64_t)es, "all-gather send buffer"));
+    CIS_TRY(dist_part_alloc(D, l, &P->xfull, (int64_t)G * pl->max_rows * (int64_t)es, "all-gather receive buffer"));
+    return CIS_OK;
+  }
   CIS_TRY(dist_part_alloc(D, l, &P->xr, (int64_t)P->nneeded * es, "needed x entries"));
   if (pl->kind == CIS_XCHG_ALLGATHER) {
     /* xfull holds rank q's rows at q*max_rows; needed entry k sits at
@@ -124,16 +129,23 @@ cis_status dist_part_store(cis_dist_matrix *D, int l, dist_block *b, const cis_d
   cis_status st;
   dist_part *P = &D->part[l];
   double t0 = cis_wtime();
+  cis_csr *whole = NULL;
   P->row0 = b->row0;
   P->rows = b->rows;
-  CIS_TRY(block_store(D, l, b->local, o, &P->Ml, &P->Pl));
-  CIS_TRY(block_store(D, l, b->remote, o, &P->Mr, &P->Pr));
+  if (D->plan.kind == CIS_XCHG_GATHER) { /* the rows as one block over the gathered x (the plan is built) */
+    CIS_TRY(dist_block_gathered(b, &D->plan, &whole));
+    CIS_TRY(block_store(D, l, whole, o, &P->Ml, &P->Pl));
+  } else {
+    CIS_TRY(block_store(D, l, b->local, o, &P->Ml, &P->Pl));
+    CIS_TRY(block_store(D, l, b->remote, o, &P->Mr, &P->Pr));
+  }
   CIS_TRY(need_local_entries(P));
   cis_csr_free(b->local); /* stored: the host copies go */
   cis_csr_free(b->remote);
   b->local = b->remote = NULL;
   st = CIS_OK;
 cleanup:
+  cis_csr_free(whole);
   D->t_store += cis_wtime() - t0;
   return st;
 }

@@ -6,6 +6,10 @@
  *   finish the exchange       (comm stream: all-gather -> unpack into xr)
  *   y_p += alpha remote_p xr_p                    (compute stream, after an event)
  *
+ * or, with the gather exchange (CIS_XCHG_GATHER), the all-gather first and
+ * then y_p = alpha rows_p xfull + beta y_p, the part's whole rows in one
+ * product on the gathered x (no overlap, no second pass over y).
+ *
  * Host parts (fake comm) do the same steps in order. */
 #include <math.h>
 #include <stdio.h>
@@ -99,7 +103,8 @@ static cis_status dist_apply_local(cis_dist_matrix *D, double alpha, void *const
   cis_dist_comm *c = D->comm;
   const dist_plan *pl = &D->plan;
   size_t es = cis_dtype_size(D->dtype);
-  int dev = dist_on_device(D), G = pl->parts, ag = pl->kind == CIS_XCHG_ALLGATHER, e = 0;
+  const int whole = pl->kind == CIS_XCHG_GATHER; /* one product of the whole rows, after the all-gather */
+  int dev = dist_on_device(D), G = pl->parts, ag = pl->kind == CIS_XCHG_ALLGATHER || whole, e = 0;
   const int xchg = G > 1; /* one part: nothing to exchange (no copy of x either) */
   double t0 = cis_wtime(), tx = 0;
   if (!dev) after = NULL; /* host parts: in order anyway */
@@ -138,7 +143,7 @@ static cis_status dist_apply_local(cis_dist_matrix *D, double alpha, void *const
       else dist_gather_host(D->dtype, x[l], P->idx, P->nsend, P->sendbuf);
       tx += cis_wtime() - ta;
     }
-    CIS_TRY(spmv_block(D, P->Ml, P->Pl, alpha, x[l], beta, y[l], P->compute));
+    if (!whole) CIS_TRY(spmv_block(D, P->Ml, P->Pl, alpha, x[l], beta, y[l], P->compute));
     if (dev && !after) CIS_TRY(dd_event_record(P->ev_local, P->compute));
   }
   /* 2. the collective (all local ranks in one group) */
@@ -152,7 +157,7 @@ static cis_status dist_apply_local(cis_dist_matrix *D, double alpha, void *const
     dist_part *P = &D->part[l];
     void *done = after ? RING_EV(P, e, EV_DONE) : P->ev_done;
     CIS_TRY(dist_set_dev(D, l));
-    if (xchg && ag) {
+    if (xchg && ag && !whole) {
       if (dev) CIS_TRY(dd_gather(D->dtype, P->xfull, P->idx, P->nneeded, P->xr, c->stream[l]));
       else {
         double ta = cis_wtime();
@@ -164,7 +169,10 @@ static cis_status dist_apply_local(cis_dist_matrix *D, double alpha, void *const
       CIS_TRY(dd_event_record(done, c->stream[l]));
       CIS_TRY(dd_stream_wait(P->compute, done));
     }
-    CIS_TRY(spmv_block(D, P->Mr, P->Pr, alpha, P->xr, 1.0, y[l], P->compute));
+    if (whole) /* one part: its rows' columns are x's own */
+      CIS_TRY(spmv_block(D, P->Ml, P->Pl, alpha, xchg ? P->xfull : x[l], beta, y[l], P->compute));
+    else
+      CIS_TRY(spmv_block(D, P->Mr, P->Pr, alpha, P->xr, 1.0, y[l], P->compute));
     if (dev && !after) CIS_TRY(dd_event_record(P->ev_y, P->compute));
     if (after) { /* the backend's stream goes on once y is complete */
       CIS_TRY(dd_event_record(RING_EV(P, e, EV_Y), P->compute));

@@ -132,6 +132,9 @@ static cis_status create_rows(cis_int n, const cis_int *row_nnz, const rows_sour
   cis_int *rs = NULL;
   cis_dist_opts o = o_in ? *o_in : cis_dist_opts_default();
   if (!(src->host || src->dev) || !c || !out) return cis_error(CIS_ERR_INVALID, "cis_dist_matrix_create_rows: NULL argument");
+  if (o.exchange == CIS_XCHG_GATHER)
+    return cis_error(CIS_ERR_UNSUPPORTED, "the gather exchange (whole rows on the gathered x) needs the whole matrix "
+                     "(cis_dist_matrix_create); rows built part by part keep their two blocks: allgather, p2p or auto");
   *out = NULL;
   int G = c->ranks;
   if (n < G) return cis_error(CIS_ERR_INVALID, "%lld rows cannot be spread over %d parts", (long long)n, G);

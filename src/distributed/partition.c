@@ -194,6 +194,46 @@ cis_status dist_block_split(const cis_csr *A, const cis_int *row_start, int part
   return block_split(A, row_start, parts, part, out, 0);
 }
 
+cis_status dist_block_gathered(const dist_block *b, const dist_plan *pl, cis_csr **out) {
+  cis_status st;
+  const cis_csr *L = b->local, *R = b->remote;
+  cis_csr *W = NULL;
+  cis_idx *pos = NULL;
+  *out = NULL;
+  const int64_t cols = (int64_t)pl->parts * pl->max_rows, own = (int64_t)b->part * pl->max_rows;
+  if (cols - 1 > CIS_IDX_MAX)
+    return cis_error(CIS_ERR_OVERFLOW, "gathered x of %lld values exceeds 32-bit indices", (long long)cols);
+  const cis_int nl = L ? L->nnz : 0, nr = R ? R->nnz : 0;
+  CIS_TRY(cis_alloc_array((void **)&pos, b->nneeded > 0 ? b->nneeded : 1, sizeof(cis_idx), "gathered positions"));
+  for (cis_int k = 0, q = 0; k < b->nneeded; ++k) { /* needed entry k: owner q's block of the gathered x */
+    while (b->needed[k] >= pl->row_start[q + 1]) ++q;
+    pos[k] = (cis_idx)((int64_t)q * pl->max_rows + (b->needed[k] - pl->row_start[q]));
+  }
+  CIS_TRY(cis_csr_alloc(b->rows, (cis_int)cols, nl + nr, L ? L->dtype : R->dtype, &W));
+  const size_t es = cis_dtype_size(W->dtype);
+  cis_int at = 0;
+  W->rowptr[0] = 0;
+  for (cis_int i = 0; i < b->rows; ++i) { /* the two rows merged by position (both ascend in the global column) */
+    cis_int a = L ? L->rowptr[i] : 0, ae = L ? L->rowptr[i + 1] : 0, c = R ? R->rowptr[i] : 0, ce = R ? R->rowptr[i + 1] : 0;
+    while (a < ae || c < ce) {
+      const int64_t pa = a < ae ? own + L->colind[a] : INT64_MAX, pc = c < ce ? (int64_t)pos[R->colind[c]] : INT64_MAX;
+      const int from_local = pa < pc;
+      W->colind[at] = (cis_idx)(from_local ? pa : pc);
+      memcpy((char *)W->val + (size_t)at * es,
+             from_local ? (const char *)L->val + (size_t)a++ * es : (const char *)R->val + (size_t)c++ * es, es);
+      ++at;
+    }
+    W->rowptr[i + 1] = at;
+  }
+  *out = W;
+  W = NULL;
+  st = CIS_OK;
+cleanup:
+  cis_free(pos);
+  cis_csr_free(W);
+  return st;
+}
+
 cis_status dist_block_needed(const cis_csr *A, const cis_int *row_start, int parts, int part, dist_block *out) {
   return block_split(A, row_start, parts, part, out, 1);
 }
@@ -215,7 +255,7 @@ cis_status dist_plan_build(const dist_block *blocks, int parts, cis_dist_exchang
   if (!blocks || !out) return cis_error(CIS_ERR_INVALID, "dist_plan_build: NULL argument");
   memset(out, 0, sizeof *out);
   if (parts < 1) return cis_error(CIS_ERR_INVALID, "exchange plan over %d parts", parts);
-  if (want != CIS_XCHG_AUTO && want != CIS_XCHG_ALLGATHER && want != CIS_XCHG_P2P)
+  if (want != CIS_XCHG_AUTO && want != CIS_XCHG_ALLGATHER && want != CIS_XCHG_P2P && want != CIS_XCHG_GATHER)
     return cis_error(CIS_ERR_INVALID, "unknown exchange kind %d", (int)want);
   out->parts = parts;
   CIS_TRY(cis_alloc_array((void **)&out->row_start, parts + 1, sizeof(cis_int), "exchange plan"));
@@ -275,16 +315,17 @@ const char *cis_dist_exchange_name(cis_dist_exchange k) {
     case CIS_XCHG_AUTO: return "auto";
     case CIS_XCHG_ALLGATHER: return "allgather";
     case CIS_XCHG_P2P: return "p2p";
+    case CIS_XCHG_GATHER: return "gather";
   }
   return "?";
 }
 
 cis_status cis_dist_exchange_parse(const char *s, cis_dist_exchange *k) {
   if (!s || !k) return cis_error(CIS_ERR_INVALID, "cis_dist_exchange_parse: NULL argument");
-  for (int i = 0; i < 3; ++i)
+  for (int i = 0; i <= CIS_XCHG_GATHER; ++i)
     if (!strcmp(s, cis_dist_exchange_name((cis_dist_exchange)i))) {
       *k = (cis_dist_exchange)i;
       return CIS_OK;
     }
-  return cis_error(CIS_ERR_NOT_FOUND, "unknown exchange '%s' (auto, allgather, p2p)", s);
+  return cis_error(CIS_ERR_NOT_FOUND, "unknown exchange '%s' (auto, allgather, p2p, gather)", s);
 }

@@ -40,6 +40,13 @@ typedef struct dist_plan {
   int64_t p2p_messages;      /* (p, q) pairs with count > 0 */
 } dist_plan;
 
+/* Block b's rows as one matrix over the gathered x of plan pl
+ * (CIS_XCHG_GATHER): rows x parts*max_rows, global column j of owner q at
+ * q*max_rows + (j - row_start[q]), each row's entries ascending. The
+ * block's dtype; b keeps its local and remote blocks. CIS_ERR_OVERFLOW when
+ * a position exceeds 32-bit indices. */
+cis_status dist_block_gathered(const dist_block *b, const dist_plan *pl, cis_csr **out);
+
 /* The plan for the blocks of all parts (blocks[p].part == p), the exchange
  * `want` or, for CIS_XCHG_AUTO, the rule of cisparse/dist.h with msg_bytes
  * per message (<= 0: CIS_DIST_MSG_BYTES). Free with dist_plan_clear. */

@@ -3,7 +3,7 @@
 # (src/cli/cmd_dist.c) on the CPU:
 #  - bench over 3 CPU parts prints the parts, the exchange and the SpMV time;
 #  - solve CG + Jacobi over 4 CPU parts converges, x = ones to 1e-8, the same
-#    iteration count as the serial CPU solve; --exchange p2p and allgather;
+#    iteration count as the serial CPU solve; --exchange p2p, allgather and gather;
 #  - Davidson (--eigs 2) over 2 parts gives the serial eigenvalues;
 #  - `ci --cpu-parts N`, the Hamiltonian built part by part (each part its own
 #    rows): H2O 6-31G CISD and CISDT over 1, 3 and 4 parts equal the one-part
@@ -31,7 +31,7 @@ check "bench lists 3 parts" '[ "$(grep -c "^  part " "$T/b.out")" -eq 3 ]'
 check "bench reports the exchange" 'grep -q "MB per product" "$T/b.out" && grep -q "% of the product time" "$T/b.out"'
 
 serial_it=$("$BIN" solve $LAP --device cpu --method cg --precond jacobi --tol 1e-10 | awk '/^iterations/ {print $2}')
-for x in p2p allgather; do
+for x in p2p allgather gather; do
   "$BIN" solve $LAP --cpu-parts 4 --method cg --precond jacobi --tol 1e-10 --exchange $x >"$T/s.out" 2>&1
   rc=$?
   check "solve --cpu-parts 4 --exchange $x exits 0" '[ $rc -eq 0 ]'

@@ -259,6 +259,7 @@ static int run_dist_gpu_cases(const char *name, int ngpus, int min_gpus) {
     for (int f = 0; f < 3; ++f) {
       case_product(c, A, CIS_XCHG_ALLGATHER, fmts[f]);
       case_product(c, A, CIS_XCHG_P2P, fmts[f]);
+      case_product(c, A, CIS_XCHG_GATHER, fmts[f]);
     }
   }
   case_solvers(c);

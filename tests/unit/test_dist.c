@@ -333,7 +333,7 @@ static void test_product(void) {
   CHECK_OK(cis_csr_spmv(A, 2.0, x, -0.5, ref));
   const char *formats[] = {"csr", "sell", "hyb"};
   for (int G = 1; G <= 4; ++G)
-    for (int xk = CIS_XCHG_ALLGATHER; xk <= CIS_XCHG_P2P; ++xk)
+    for (int xk = CIS_XCHG_ALLGATHER; xk <= CIS_XCHG_GATHER; ++xk)
       for (int T = 1; T <= G; T += (G > 1 ? G - 1 : 1))
         for (int f = 0; f < 3; ++f) {
           job J;
@@ -647,6 +647,11 @@ static void test_rows_builder_errors(void) {
   CHECK(cis_dist_matrix_create_rows(1, NULL, slice_rows, &src, c, NULL, &D) == CIS_ERR_INVALID && !D,
         "1 row over 2 parts accepted");
   CHECK(cis_dist_matrix_create_rows(6, NULL, NULL, &src, c, NULL, &D) == CIS_ERR_INVALID && !D, "NULL builder accepted");
+  cis_dist_opts og = cis_dist_opts_default();
+  og.exchange = CIS_XCHG_GATHER;
+  CHECK(cis_dist_matrix_create_rows(6, NULL, slice_rows, &src, c, &og, &D) == CIS_ERR_UNSUPPORTED && !D &&
+            strstr(cis_last_error(), "gather"),
+        "the gather exchange accepted for rows built part by part: %s", cis_last_error());
   CHECK(cis_dist_matrix_create_rows(6, NULL, slice_rows, &src, NULL, NULL, &D) == CIS_ERR_INVALID && !D,
         "NULL comm accepted");
   CHECK_OK(cis_dist_matrix_create_rows(6, NULL, slice_rows, &src, c, NULL, &D)); /* by rows: 3 + 3 */
