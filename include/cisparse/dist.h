@@ -53,7 +53,10 @@ CIS_API cis_status cis_dist_partition_counts(cis_int rows, const cis_int *row_nn
 /* How the x entries a part lacks reach it in each product. The rule for
  * CIS_XCHG_AUTO: point-to-point when
  *   p2p_values * value_bytes + p2p_messages * msg_bytes < allgather_values * value_bytes
- * (the volumes of cis_dist_info), else all-gather: a message costs a latency
+ * (the volumes of cis_dist_info), else the gather (the all-gather, then the
+ * whole rows: as fast as the overlapped all-gather or faster wherever both
+ * were measured, bench/results/multigpu.md; the all-gather itself for rows
+ * built part by part, cis_dist_matrix_create_rows): a message costs a latency
  * (several microseconds in NCCL, i.e. a few hundred KB of NVLink time;
  * msg_bytes <= 0 means CIS_DIST_MSG_BYTES; value_bytes is 8 whatever the
  * dtype, so the choice depends on the matrix only), the all-gather is one

@@ -175,6 +175,7 @@ static cis_status create_rows(cis_int n, const cis_int *row_nnz, const rows_sour
     CIS_TRY(share_values(c, 0, D->diag, NULL, n, D->diag, NULL));
   }
   CIS_TRY(dist_plan_build(blocks, G, o.exchange, o.msg_bytes, &D->plan));
+  if (D->plan.kind == CIS_XCHG_GATHER) D->plan.kind = CIS_XCHG_ALLGATHER; /* the rule's all-gather: the blocks are stored */
   for (int l = 0; l < c->nlocal; ++l) CIS_TRY(dist_part_finish(D, l, &blocks[c->first + l]));
   CIS_TRY(dist_exchange_warm(D));
   *out = D;

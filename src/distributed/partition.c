@@ -300,7 +300,7 @@ cis_status dist_plan_build(const dist_block *blocks, int parts, cis_dist_exchang
   if (want == CIS_XCHG_AUTO) {
     int64_t mb = msg_bytes > 0 ? msg_bytes : CIS_DIST_MSG_BYTES, vb = 8; /* per value: the rule in dist.h */
     want = out->p2p_values * vb + out->p2p_messages * mb < out->allgather_values * vb ? CIS_XCHG_P2P
-                                                                                        : CIS_XCHG_ALLGATHER;
+                                                                                        : CIS_XCHG_GATHER;
   }
   out->kind = want;
   st = CIS_OK;

@@ -62,7 +62,7 @@ static void test_blocks_by_hand(void) {
   CHECK(pl.kind == CIS_XCHG_P2P, "rule with 1-byte messages chose %s", cis_dist_exchange_name(pl.kind));
   dist_plan_clear(&pl);
   CHECK_OK(dist_plan_build(b, 2, CIS_XCHG_AUTO, 0, &pl));
-  CHECK(pl.kind == CIS_XCHG_ALLGATHER, "rule with default message cost chose %s", cis_dist_exchange_name(pl.kind));
+  CHECK(pl.kind == CIS_XCHG_GATHER, "rule with default message cost chose %s", cis_dist_exchange_name(pl.kind));
   dist_plan_clear(&pl);
   dist_block_clear(&b[0]);
   dist_block_clear(&b[1]);
