@@ -142,20 +142,40 @@ static cis_status add_scaled_slow2(void *ctx, int local, int rank, const void *x
   return add_scaled(ctx, local, rank, x, y, s);
 }
 
+/* A summed operator's case over G fake CPU ranks: its world, communicator,
+ * operator and vectors, freed together. */
+typedef struct summed_case {
+  cis_dist_world *w;
+  cis_dist_comm *c;
+  cis_dist_matrix *M;
+  cis_operator *op;
+  void *v;
+} summed_case;
+static void summed_case_open(summed_case *k, int G) {
+  memset(k, 0, sizeof *k);
+  CHECK_OK(cis_dist_world_create(G, &k->w));
+  CHECK_OK(cis_dist_comm_fake(k->w, 0, G, &k->c));
+}
+static void summed_case_close(summed_case *k) {
+  cis_operator_free(k->op);
+  cis_dist_matrix_free(k->M);
+  cis_dist_comm_free(k->c);
+  cis_dist_world_free(k->w);
+}
+
 /* rs: the split (uniform or not); how: the sum asked for */
 static void summed_operator_split(const cis_int *rs, cis_dist_sum how) {
   enum { N = 1000, G = 3 };
   cis_int n = N;
-  cis_dist_world *w = NULL;
-  cis_dist_comm *c = NULL;
-  cis_dist_matrix *M = NULL;
-  cis_operator *op = NULL;
-  void *v = NULL;
+  summed_case k;
   double *x = malloc(N * sizeof *x), *y = malloc(N * sizeof *y), *got = malloc(2 * N * sizeof *got);
   test_fill_random(x, CIS_F64, N, 11);
   test_fill_random(y, CIS_F64, N, 12);
-  CHECK_OK(cis_dist_world_create(G, &w));
-  CHECK_OK(cis_dist_comm_fake(w, 0, G, &c));
+  summed_case_open(&k, G);
+  cis_dist_comm *c = k.c;
+  cis_dist_matrix *M = NULL;
+  cis_operator *op = NULL;
+  void *v = NULL;
   cis_int bad[G + 1] = {0, 10, 10, N};
   CHECK(cis_dist_matrix_create_summed(n, bad, NULL, CIS_F64, add_scaled, &n, c, &M) == CIS_ERR_INVALID,
         "a part without rows refused");
@@ -196,10 +216,8 @@ static void summed_operator_split(const cis_int *rs, cis_dist_sum how) {
           "the parts' work %.4f %.4f %.4f s: rank 2 spent 20 ms more", seen.secs[0], seen.secs[1], seen.secs[2]);
     CHECK(cis_dist_matrix_exchange_bytes(M) == 2 * (G - 1) * N * 8, "exchange volume 2 (G-1) n values");
   }
-  cis_operator_free(op);
-  cis_dist_matrix_free(M);
-  cis_dist_comm_free(c);
-  cis_dist_world_free(w);
+  k.M = M, k.op = op;
+  summed_case_close(&k);
   free(x);
   free(y);
   free(got);
@@ -313,41 +331,33 @@ static cis_status mirror_then_add(void *ctx, int local, int rank, const void *x,
 static void summed_write_back(const cis_int *rs) {
   enum { N = 1000, G = 3 };
   cis_int n = N;
-  cis_dist_world *w = NULL;
-  cis_dist_comm *c = NULL;
-  cis_dist_matrix *M = NULL;
-  cis_operator *op = NULL;
-  void *v = NULL;
+  summed_case k;
   double *x = malloc(N * sizeof *x), *m = malloc(N * sizeof *m), *got = malloc(N * sizeof *got);
   test_fill_random(x, CIS_F64, N, 13);
   for (int i = 0; i < N; ++i) m[i] = 0.5 * (x[i] + x[N - 1 - i]);
   CHECK(cis_dist_summed_set_write_back(NULL, 1) == CIS_ERR_INVALID, "write-back: no operator refused");
   cis_clear_error();
-  CHECK_OK(cis_dist_world_create(G, &w));
-  CHECK_OK(cis_dist_comm_fake(w, 0, G, &c));
-  CHECK_OK(cis_dist_matrix_create_summed(n, rs, NULL, CIS_F64, mirror_then_add, &n, c, &M));
-  for (int on = 0; on <= 1 && M; ++on) {
-    CHECK_OK(cis_dist_summed_set_write_back(M, on));
-    if (!op) CHECK_OK(cis_operator_from_dist(M, &op));
-    if (!v) CHECK_OK(cis_dist_vec_alloc(M, 2, &v));
-    if (!op || !v) break;
-    void *vy = (char *)v + N * sizeof(double);
-    CHECK_OK(cis_dist_vec_upload(M, v, x, 1));
-    CHECK_OK(cis_operator_apply(op, 1.0, v, 0.0, vy, NULL));
-    CHECK_OK(cis_dist_vec_download(M, got, vy, 1));
+  summed_case_open(&k, G);
+  CHECK_OK(cis_dist_matrix_create_summed(n, rs, NULL, CIS_F64, mirror_then_add, &n, k.c, &k.M));
+  for (int on = 0; on <= 1 && k.M; ++on) {
+    CHECK_OK(cis_dist_summed_set_write_back(k.M, on));
+    if (!k.op) CHECK_OK(cis_operator_from_dist(k.M, &k.op));
+    if (!k.v) CHECK_OK(cis_dist_vec_alloc(k.M, 2, &k.v));
+    if (!k.op || !k.v) break;
+    void *vy = (char *)k.v + N * sizeof(double);
+    CHECK_OK(cis_dist_vec_upload(k.M, k.v, x, 1));
+    CHECK_OK(cis_operator_apply(k.op, 1.0, k.v, 0.0, vy, NULL));
+    CHECK_OK(cis_dist_vec_download(k.M, got, vy, 1));
     double e = 0;
     for (int i = 0; i < N; ++i) e = fmax(e, fabs(got[i] - 6.0 * m[i]));
     CHECK(e <= 1e-14, "write-back %d (split %lld/%lld): y off by %.3g", on, (long long)rs[1], (long long)rs[2], e);
-    CHECK_OK(cis_dist_vec_download(M, got, v, 1));
+    CHECK_OK(cis_dist_vec_download(k.M, got, k.v, 1));
     e = 0;
     for (int i = 0; i < N; ++i) e = fmax(e, fabs(got[i] - (on ? m[i] : x[i])));
     CHECK(e == 0, "write-back %d (split %lld/%lld): the input is %s, off by %.3g", on, (long long)rs[1],
           (long long)rs[2], on ? "not the mirrored x" : "changed", e);
   }
-  cis_operator_free(op);
-  cis_dist_matrix_free(M);
-  cis_dist_comm_free(c);
-  cis_dist_world_free(w);
+  summed_case_close(&k);
   free(x);
   free(m);
   free(got);
