@@ -80,6 +80,7 @@ cis_status ci_run_distributed(ci_run *r) {
                      "no warm-start guesses): use the direct method");
   if (o->exchange) CIS_TRY(cis_dist_exchange_parse(o->exchange, &xk));
   CIS_TRY(ci_parts_comm(o, &w, &c));
+  const double t_comm = cis_wtime() - t_start; /* NCCL's communicator: each GPU's context made here */
   R->gpu = o->cpu_parts <= 0;
   uint64_t ra, rb;
   CIS_TRY(cis_ci_find_reference(r->F, &ra, &rb));
@@ -94,6 +95,7 @@ cis_status ci_run_distributed(ci_run *r) {
   R->method = CIS_CI_METHOD_STORED;
   ci_report_header(r); /* the count, the parts' builds and Davidson next */
   double t0 = cis_wtime();
+  const double t_space = t0 - t_start - t_comm; /* the reference and the space (strings) */
   if (!(counts = malloc((size_t)(n > 0 ? n : 1) * sizeof *counts)))
     CIS_TRY(cis_error(CIS_ERR_ALLOC, "out of host memory for %lld row counts", (long long)n));
   CIS_TRY(count_rows(r, c, R->gpu, n, counts));
@@ -110,14 +112,6 @@ cis_status ci_run_distributed(ci_run *r) {
   R->t_build = cis_wtime() - t0; /* the whole set-up: count, builds, splits, stores, exchange plan */
   R->build_rows_seconds = bx.seconds;
   cis_dist_matrix_setup_times(DM, &R->split_seconds, &R->store_seconds);
-  if (o->verbose) { /* GPU parts build at once: each step the slowest part's, and they may overlap */
-    const double rest = R->t_build - R->count_seconds - R->build_rows_seconds - R->split_seconds - R->store_seconds;
-    fprintf(stderr, "stored over %d %s: set up in %.3f s = count %.3f + row builds %.3f + splits %.3f + stores %.3f "
-            "(local blocks %s%s) + the rest %.3f (exchange plan, buffers, operator)\n",
-            cis_dist_comm_ranks(c), R->gpu ? "GPUs (rows built and split on each GPU, at once)" : "CPU parts",
-            R->t_build, R->count_seconds, R->build_rows_seconds, R->split_seconds, R->store_seconds, dopt.format,
-            R->gpu ? "; each step the slowest part's" : "", rest > 0 ? rest : 0.0);
-  }
   free(counts);
   counts = NULL;
   R->parts = cis_dist_comm_ranks(c);
@@ -130,7 +124,18 @@ cis_status ci_run_distributed(ci_run *r) {
   r->cap = r->nr;
   if (!(r->diag = malloc((size_t)n * sizeof(double))))
     CIS_TRY(cis_error(CIS_ERR_ALLOC, "cannot allocate the Hamiltonian diagonal (%lld doubles)", (long long)n));
+  const double t_d0 = cis_wtime();
   CIS_TRY(cis_ci_diagonal_all(r->F, r->S, r->diag));
+  const double t_diag = cis_wtime() - t_d0;
+  if (o->verbose) { /* GPU parts build at once: each step the slowest part's, and they may overlap */
+    const double rest = R->t_build - R->count_seconds - R->build_rows_seconds - R->split_seconds - R->store_seconds;
+    fprintf(stderr, "stored over %d %s: before the set-up the communicator %.3f s and the space %.3f s; set up in "
+            "%.3f s = count %.3f + row builds %.3f + splits %.3f + stores %.3f (local blocks %s%s) + the rest %.3f "
+            "(exchange plan, buffers, operator); after it the diagonal %.3f s (host)\n",
+            cis_dist_comm_ranks(c), R->gpu ? "GPUs (rows built and split on each GPU, at once)" : "CPU parts", t_comm,
+            t_space, R->t_build, R->count_seconds, R->build_rows_seconds, R->split_seconds, R->store_seconds,
+            dopt.format, R->gpu ? "; each step the slowest part's" : "", rest > 0 ? rest : 0.0, t_diag);
+  }
   int nvec = ci_guess_vectors(r);
   ci_fit_subspace(r, 0, 0);
   const double t_guess = cis_wtime();
