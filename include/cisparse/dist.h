@@ -70,8 +70,9 @@ typedef enum cis_dist_exchange {
    * overlap of the exchange with a local product either. For a part whose
    * rows reach most of x (the CI Hamiltonian's), where the two blocks'
    * products took about 25 % longer than its rows' one (bench/NOTES.md).
-   * Never chosen by AUTO; cis_dist_matrix_create only (the row builders of
-   * cis_dist_matrix_create_rows keep the blocks: CIS_ERR_UNSUPPORTED). */
+   * AUTO's all-gather choice (the rule above). cis_dist_matrix_create only:
+   * the row builders of cis_dist_matrix_create_rows keep the blocks (asked
+   * for there, CIS_ERR_UNSUPPORTED; the rule gives them the all-gather). */
   CIS_XCHG_GATHER = 3
 } cis_dist_exchange;
 

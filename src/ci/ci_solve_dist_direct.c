@@ -61,7 +61,6 @@ struct ci_dist_direct {
   cis_ci_direct_gpu *G[PARTS_MAX];      /* GPU parts: each local part's sigma (its range) */
   cis_ci_direct_gpu_opts go[PARTS_MAX]; /* the options each was made with (its workspace) */
   int parts, balanced, verbose;         /* balanced: the split re-made from measured times (or kept) */
-  int pure_in_product;                  /* C1: each product makes its gathered x pure, written back (no hook) */
   int on_gpus;                          /* the parts are GPUs (G[l] must be there) */
   int resplit;                          /* CISPARSE_DIST_RESPLIT: 1 always, 0 never, -1 by the rule */
   double first_secs[PARTS_MAX];         /* the parts' work after the first product */
@@ -71,15 +70,26 @@ struct ci_dist_direct {
   cis_int carried_vectors, carried_half; /* local part 0's counts before it was made again */
 };
 
-static cis_status part_pure(void *ctx, int local, int rank, const void *x, void *y, cis_stream s);
+/* A part's whole vector made exactly (anti)symmetric under alpha <-> beta
+ * when it nearly is (the hooks of the one-device paths, on the gathered
+ * vector; the same result on every part). */
+static cis_status part_pure(void *ctx, int local, int rank, const void *x, void *y, cis_stream s) {
+  ci_dist_direct *dd = ctx;
+  (void)x;
+  if (dd->G[local]) return cis_ci_direct_gpu_correct(dd->G[local], y, s);
+  if (dd->on_gpus) return cis_error(CIS_ERR_INVALID, "direct sigma over GPUs: part %d lost its GPU sigma", rank);
+  return dd->compact ? cis_ci_direct_correct_compact(dd->D, y, s) : cis_ci_direct_correct_c1(dd->D, y, s);
+}
 
 /* A part's partial sigma of the whole x into the whole y (the summed
- * operator's f); with pure_in_product, x made pure first (in place: the
- * summed operator writes the part's rows of it back to Davidson's vector). */
+ * operator's f); C1 vectors made pure first (in place: the summed operator
+ * writes the part's rows of x back to Davidson's vector). Every part
+ * projects, a part without alpha strings too, so that the rows written back
+ * agree whichever part owns them. */
 static cis_status part_sigma(void *ctx, int local, int rank, const void *x, void *y, cis_stream s) {
   ci_dist_direct *dd = ctx;
   cis_ci_direct_gpu *G = dd->G[local];
-  if (dd->pure_in_product) {
+  if (!dd->compact) {
     cis_status st = part_pure(ctx, local, rank, x, (void *)x, s); /* the summed operator's write-back contract */
     if (st != CIS_OK) return st;
   }
@@ -103,17 +113,6 @@ static cis_status split_work(const cis_ci_direct *D, int compact, int parts, cis
   if (st == CIS_OK) ci_split_weights(w, nsa, parts, alo);
   free(w);
   return st;
-}
-
-/* A part's whole vector made exactly (anti)symmetric under alpha <-> beta
- * when it nearly is (the hooks of the one-device paths, on the gathered
- * vector; the same result on every part). */
-static cis_status part_pure(void *ctx, int local, int rank, const void *x, void *y, cis_stream s) {
-  ci_dist_direct *dd = ctx;
-  (void)x;
-  if (dd->G[local]) return cis_ci_direct_gpu_correct(dd->G[local], y, s);
-  if (dd->on_gpus) return cis_error(CIS_ERR_INVALID, "direct sigma over GPUs: part %d lost its GPU sigma", rank);
-  return dd->compact ? cis_ci_direct_correct_compact(dd->D, y, s) : cis_ci_direct_correct_c1(dd->D, y, s);
 }
 
 static cis_status ci_dist_direct_correct(void *ctx, void *t, cis_stream s) {
@@ -373,8 +372,7 @@ cis_status ci_run_setup_dist_direct(ci_run *r) {
    * GPUs have no such projection, so their rows are summed in rank order */
   CIS_TRY(cis_dist_summed_set_sum(dd->M, dd->compact ? CIS_DIST_SUM_RANK_ORDER : CIS_DIST_SUM_COLLECTIVE));
   CIS_TRY(cis_dist_summed_set_prepare(dd->M, rebalance, dd));
-  dd->pure_in_product = !dd->compact;
-  CIS_TRY(cis_dist_summed_set_write_back(dd->M, dd->pure_in_product));
+  CIS_TRY(cis_dist_summed_set_write_back(dd->M, !dd->compact)); /* part_sigma's projection goes back to Davidson */
   if (R->host_vectors) { /* Davidson's vectors on the host (direct_subspace), page-locked unless told not to */
     const char *e = getenv("CISPARSE_HOST_VECTORS_PIN");
     CIS_TRY(cis_dist_summed_set_vectors_host(dd->M, !(e && !strcmp(e, "0"))));

@@ -8,15 +8,19 @@
 #include "distributed/dist_parts.h"
 
 /* The point-to-point messages for every local rank into D->snd and D->rcv
- * (their arrays made by the first call): *ns sends from the parts' send
+ * (dist_msgs_room): *ns sends from the parts' send
  * buffers, *nr receives into xr. */
+cis_status dist_msgs_room(cis_dist_matrix *D) {
+  if (D->snd) return CIS_OK;
+  const int64_t cap = (int64_t)D->nlocal * D->plan.parts + 1;
+  cis_status st = cis_alloc_array((void **)&D->snd, cap, sizeof *D->snd, "exchange messages");
+  if (st == CIS_OK) st = cis_alloc_array((void **)&D->rcv, cap, sizeof *D->rcv, "exchange messages");
+  return st;
+}
+
 static cis_status p2p_messages(cis_dist_matrix *D, void *const *xr, int *ns, int *nr) {
-  if (!D->snd) { /* once: the same messages every product */
-    const int64_t cap = (int64_t)D->nlocal * D->plan.parts + 1;
-    cis_status st = cis_alloc_array((void **)&D->snd, cap, sizeof *D->snd, "exchange messages");
-    if (st == CIS_OK) st = cis_alloc_array((void **)&D->rcv, cap, sizeof *D->rcv, "exchange messages");
-    if (st != CIS_OK) return st;
-  }
+  cis_status st = dist_msgs_room(D);
+  if (st != CIS_OK) return st;
   dist_msg *snd = D->snd, *rcv = D->rcv;
   const dist_plan *pl = &D->plan;
   size_t es = cis_dtype_size(D->dtype);

@@ -59,36 +59,25 @@ static cis_status part_exchange_setup(cis_dist_matrix *D, int l, const dist_bloc
   cis_idx *h = NULL;
   int r = P->rank, G = pl->parts;
   P->nneeded = b->nneeded;
-  if (pl->kind == CIS_XCHG_GATHER) { /* the whole rows read the gathered x itself: no needed list to unpack */
-    CIS_TRY(dist_part_alloc(D, l, &P->stage, pl->max_rows * (int64_t)es, "all-gather send buffer"));
-    CIS_TRY(dist_part_alloc(D, l, &P->xfull, (int64_t)G * pl->max_rows * (int64_t)es, "all-gather receive buffer"));
-    return CIS_OK;
-  }
-  CIS_TRY(dist_part_alloc(D, l, &P->xr, (int64_t)P->nneeded * es, "needed x entries"));
-  if (pl->kind == CIS_XCHG_ALLGATHER) {
-    /* xfull holds rank q's rows at q*max_rows; needed entry k sits at
-     * owner*max_rows + (column - row_start[owner]) */
-    CIS_TRY(dist_part_alloc(D, l, &P->stage, pl->max_rows * (int64_t)es, "all-gather send buffer"));
-    CIS_TRY(dist_part_alloc(D, l, &P->xfull, (int64_t)G * pl->max_rows * (int64_t)es, "all-gather receive buffer"));
-    CIS_TRY(cis_alloc_array((void **)&h, P->nneeded > 0 ? P->nneeded : 1, sizeof(cis_idx), "unpack indices"));
-    int q = 0;
-    for (cis_int k = 0; k < P->nneeded; ++k) {
-      cis_idx j = b->needed[k];
-      while (j >= pl->row_start[q + 1]) ++q;
-      int64_t pos = (int64_t)q * pl->max_rows + (j - pl->row_start[q]);
-      if (pos > CIS_IDX_MAX) CIS_TRY(cis_error(CIS_ERR_OVERFLOW, "all-gather buffer position %lld exceeds 32-bit indices", (long long)pos));
-      h[k] = (cis_idx)pos;
-    }
-    CIS_TRY(dist_part_alloc(D, l, (void **)&P->idx, (int64_t)(P->nneeded > 0 ? P->nneeded : 1) * sizeof(cis_idx), "unpack indices"));
-    CIS_TRY(dist_part_put(D, l, P->idx, h, (size_t)P->nneeded * sizeof(cis_idx)));
-  } else {
+  if (pl->kind == CIS_XCHG_P2P) {
     cis_int tot = 0;
     for (int p = 0; p < G; ++p) tot += pl->count[(int64_t)p * G + r];
     P->nsend = tot;
+    CIS_TRY(dist_part_alloc(D, l, &P->xr, (int64_t)P->nneeded * es, "needed x entries"));
     CIS_TRY(dist_part_alloc(D, l, &P->sendbuf, tot * (int64_t)es, "point-to-point send buffer"));
     CIS_TRY(dist_part_alloc(D, l, (void **)&P->idx, (int64_t)(tot > 0 ? tot : 1) * sizeof(cis_idx), "pack indices"));
     CIS_TRY(dist_part_put(D, l, P->idx, pl->send_idx[r], (size_t)tot * sizeof(cis_idx)));
+    return CIS_OK;
   }
+  /* the all-gathers: xfull holds rank q's rows at q*max_rows */
+  CIS_TRY(dist_part_alloc(D, l, &P->stage, pl->max_rows * (int64_t)es, "all-gather send buffer"));
+  CIS_TRY(dist_part_alloc(D, l, &P->xfull, (int64_t)G * pl->max_rows * (int64_t)es, "all-gather receive buffer"));
+  if (pl->kind == CIS_XCHG_GATHER) return CIS_OK; /* the whole rows read xfull itself: nothing to unpack */
+  CIS_TRY(dist_part_alloc(D, l, &P->xr, (int64_t)P->nneeded * es, "needed x entries"));
+  CIS_TRY(cis_alloc_array((void **)&h, P->nneeded > 0 ? P->nneeded : 1, sizeof(cis_idx), "unpack indices"));
+  CIS_TRY(dist_gathered_positions(b, pl, h));
+  CIS_TRY(dist_part_alloc(D, l, (void **)&P->idx, (int64_t)(P->nneeded > 0 ? P->nneeded : 1) * sizeof(cis_idx), "unpack indices"));
+  CIS_TRY(dist_part_put(D, l, P->idx, h, (size_t)P->nneeded * sizeof(cis_idx)));
   st = CIS_OK;
 cleanup:
   cis_free(h);

@@ -103,6 +103,9 @@ cis_status dist_exchange_warm(cis_dist_matrix *D);
  * or the point-to-point messages from the send buffers into xr (listed in
  * D->snd and D->rcv by the first call) (dist_exchange.c). */
 cis_status dist_exchange_collective(cis_dist_matrix *D);
+/* D->snd and D->rcv, room for every local part's messages to and from every
+ * rank (made once, freed with the matrix: dist_product_free). */
+cis_status dist_msgs_room(cis_dist_matrix *D);
 /* The ring's events and the message arrays freed (cis_dist_matrix_free). */
 void dist_product_free(cis_dist_matrix *D);
 

@@ -210,8 +210,9 @@ cleanup:
   return st;
 }
 
-/* Part l's rows of its whole x (as f left them) into its rows of the
- * product's input, loc (cis_dist_summed_set_write_back): on its comm
+/* Part l's rows of its whole x (as f left them) into loc, its rows of the
+ * distributed vector (the product's input under
+ * cis_dist_summed_set_write_back; the transformed vector): on its comm
  * stream on a GPU, so before the exchange reuses the buffer. */
 static cis_status write_back(cis_dist_matrix *D, int l, void *loc) {
   const dist_part *P = &D->part[l];
@@ -276,10 +277,7 @@ cis_status dist_summed_apply(cis_dist_matrix *D, double alpha, void *const *x, d
   void *recv[DIST_MAX_LOCAL];
   int ns = 0, nr = 0;
   double t0 = cis_wtime(), tx = 0, ta;
-  if (!D->snd) { /* once: the messages' room, freed with the matrix (dist_product_free) */
-    CIS_TRY(cis_alloc_array((void **)&D->snd, (int64_t)D->nlocal * G + 1, sizeof *D->snd, "exchange messages"));
-    CIS_TRY(cis_alloc_array((void **)&D->rcv, (int64_t)D->nlocal * G + 1, sizeof *D->rcv, "exchange messages"));
-  }
+  CIS_TRY(dist_msgs_room(D));
   dist_msg *snd = D->snd, *rcv = D->rcv;
   if (D->summed_prepare) CIS_TRY(D->summed_prepare(D->summed_prepare_ctx, D));
   CIS_TRY(gather_whole(D, x, 0, &tx));
@@ -352,17 +350,14 @@ cis_status cis_dist_summed_transform(cis_dist_matrix *D, void *v, cis_dist_part_
   if (!D->summed) return cis_error(CIS_ERR_INVALID, "cis_dist_summed_transform: not a summed operator");
   CIS_TRY(dist_vec_resolve(D, v, loc, NULL));
   cis_dist_comm *c = D->comm;
-  const size_t es = cis_dtype_size(D->dtype);
   const int dev = dist_on_device(D);
   CIS_TRY(gather_whole(D, loc, 1, &tx)); /* v was written on the solver's streams */
   DIST_EACH_PART_WAITING(D, l, pst, { /* each GPU on a thread of its own (f may wait for its stream) */
     dist_part *P = &D->part[l];
-    const void *at = (const char *)P->xfull + (size_t)P->row0 * es;
     pst = dist_set_dev(D, l);
     if (pst == CIS_OK) pst = f(ctx, l, P->rank, P->xfull, P->xfull, dev ? c->stream[l] : NULL);
-    if (pst == CIS_OK && dev) pst = dist_copy_host(D, loc[l], at, (size_t)P->rows * es, 1, c->stream[l]);
+    if (pst == CIS_OK) pst = write_back(D, l, loc[l]);
     if (pst == CIS_OK && dev) pst = dd_stream_sync(c->stream[l]);
-    if (pst == CIS_OK && !dev) memcpy(loc[l], at, (size_t)P->rows * es);
   });
   st = CIS_OK;
 cleanup:

@@ -194,6 +194,18 @@ cis_status dist_block_split(const cis_csr *A, const cis_int *row_start, int part
   return block_split(A, row_start, parts, part, out, 0);
 }
 
+cis_status dist_gathered_positions(const dist_block *b, const dist_plan *pl, cis_idx *pos) {
+  for (cis_int k = 0, q = 0; k < b->nneeded; ++k) { /* needed entry k: owner q's block of the gathered x */
+    const cis_idx j = b->needed[k];
+    while (j >= pl->row_start[q + 1]) ++q;
+    const int64_t at = (int64_t)q * pl->max_rows + (j - pl->row_start[q]);
+    if (at > CIS_IDX_MAX)
+      return cis_error(CIS_ERR_OVERFLOW, "all-gather buffer position %lld exceeds 32-bit indices", (long long)at);
+    pos[k] = (cis_idx)at;
+  }
+  return CIS_OK;
+}
+
 cis_status dist_block_gathered(const dist_block *b, const dist_plan *pl, cis_csr **out) {
   cis_status st;
   const cis_csr *L = b->local, *R = b->remote;
@@ -205,10 +217,7 @@ cis_status dist_block_gathered(const dist_block *b, const dist_plan *pl, cis_csr
     return cis_error(CIS_ERR_OVERFLOW, "gathered x of %lld values exceeds 32-bit indices", (long long)cols);
   const cis_int nl = L ? L->nnz : 0, nr = R ? R->nnz : 0;
   CIS_TRY(cis_alloc_array((void **)&pos, b->nneeded > 0 ? b->nneeded : 1, sizeof(cis_idx), "gathered positions"));
-  for (cis_int k = 0, q = 0; k < b->nneeded; ++k) { /* needed entry k: owner q's block of the gathered x */
-    while (b->needed[k] >= pl->row_start[q + 1]) ++q;
-    pos[k] = (cis_idx)((int64_t)q * pl->max_rows + (b->needed[k] - pl->row_start[q]));
-  }
+  CIS_TRY(dist_gathered_positions(b, pl, pos));
   CIS_TRY(cis_csr_alloc(b->rows, (cis_int)cols, nl + nr, L ? L->dtype : R->dtype, &W));
   const size_t es = cis_dtype_size(W->dtype);
   cis_int at = 0;

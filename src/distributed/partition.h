@@ -40,6 +40,10 @@ typedef struct dist_plan {
   int64_t p2p_messages;      /* (p, q) pairs with count > 0 */
 } dist_plan;
 
+/* pos[k] = where block b's needed entry k sits in plan pl's gathered x
+ * (owner q's rows at q*max_rows): the all-gather's unpack positions.
+ * CIS_ERR_OVERFLOW past 32-bit indices. */
+cis_status dist_gathered_positions(const dist_block *b, const dist_plan *pl, cis_idx *pos);
 /* Block b's rows as one matrix over the gathered x of plan pl
  * (CIS_XCHG_GATHER): rows x parts*max_rows, global column j of owner q at
  * q*max_rows + (j - row_start[q]), each row's entries ascending. The
