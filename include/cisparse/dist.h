@@ -275,6 +275,34 @@ CIS_API cis_status cis_dist_matrix_create_summed(cis_int n, const cis_int *row_s
                                                  cis_dist_part_fn f, void *ctx, cis_dist_comm *c,
                                                  cis_dist_matrix **out);
 
+/* A symmetric n x n matrix over the parts of c with each stored entry held
+ * once, on one part: its upper triangle built part by part. build (host
+ * parts) or build_gpu (GPU parts; exactly one of them given) returns rows
+ * r0..r1-1 of the upper triangle (every column >= its row, ascending, global
+ * indices: cis_ci_hamiltonian_rows with upper = 1); upper_nnz[i] (n counts)
+ * their entries. The rows are split so that each part stores about the same
+ * number of entries (cis_dist_partition_counts of upper_nnz: fewer rows to
+ * the first parts, whose rows reach further). Part p keeps its rows' entries,
+ * those in later parts' columns included, as the symmetric matrix of the
+ * trailing rows and columns r_p..n-1 (rows past its own empty) in o->format:
+ * "sym-seg" or "csr-sym" (NULL or "auto": sym-seg on GPUs, csr-sym on host
+ * parts; other formats CIS_ERR_UNSUPPORTED). A product is that of a summed
+ * operator (cis_dist_matrix_create_summed, whose steps and sums it shares):
+ * x gathered whole, each part's forward terms A(i,j) x_j to its own rows
+ * and mirror terms A(i,j) x_i to later parts' rows j, the partial ys summed
+ * onto their owners in rank order. Against cis_dist_matrix_create_rows
+ * (every part holds full rows, so the entries between two parts are stored
+ * twice) each part reads about 1/parts of the triangle, for a second
+ * exchange of the same volume: 2 (parts - 1) n values a product. diag(A)
+ * from the rows' first entries (every process's, through
+ * cis_dist_allreduce_host). Every process calls this together. Errors:
+ * CIS_ERR_INVALID naming a row with an entry below the diagonal or a count
+ * that does not match, the builders' own, CIS_ERR_NO_GPU for build_gpu on a
+ * host comm. */
+CIS_API cis_status cis_dist_matrix_create_upper_rows(cis_int n, const cis_int *upper_nnz, cis_dist_rows_fn build,
+                                                     cis_dist_rows_gpu_fn build_gpu, void *ctx, cis_dist_comm *c,
+                                                     const cis_dist_opts *o, cis_dist_matrix **out);
+
 /* How a summed operator sums the parts' contributions onto the owners' rows. */
 typedef enum cis_dist_sum {
   CIS_DIST_SUM_RANK_ORDER = 0, /* point-to-point, each row summed in rank order (the default) */

@@ -11,7 +11,11 @@
  * keeps a csr plan, other formats are built on the host from the block).
  * On host parts: counted and built on the host (cis_ci_hamiltonian_row_nnz,
  * cis_ci_hamiltonian_rows, OpenMP) and split there
- * (cis_dist_matrix_create_rows). Davidson (with the driver's P-space
+ * (cis_dist_matrix_create_rows). With a symmetric format (sym-seg, the GPU
+ * default, or csr-sym) and no exchange named, each part builds only its
+ * rows of the upper triangle and every entry is stored once over the parts
+ * (cis_dist_matrix_create_upper_rows: the rows split by the triangle's
+ * counts, the mirror terms summed onto their owners). Davidson (with the driver's P-space
  * guesses) on the distributed operator. Not done (docs): the parts' builds
  * run one GPU after the other, not concurrently. */
 #include <math.h>
@@ -24,13 +28,14 @@ typedef struct rows_ctx {
   const cis_fcidump *F;
   const cis_ci_space *S;
   const cis_int *counts;
+  int upper; /* the upper triangle's rows (each entry stored once over the parts) */
   double seconds; /* in the row builds */
 } rows_ctx;
 
 static cis_status build_rows(void *ctx, cis_int r0, cis_int r1, cis_csr **rows) {
   rows_ctx *x = ctx;
   double t0 = cis_wtime();
-  cis_status st = cis_ci_hamiltonian_rows(x->F, x->S, r0, r1, 0, x->counts, rows);
+  cis_status st = cis_ci_hamiltonian_rows(x->F, x->S, r0, r1, x->upper, x->counts, rows);
   x->seconds += cis_wtime() - t0;
   return st;
 }
@@ -40,19 +45,20 @@ static cis_status build_rows_gpu(void *ctx, int local, cis_int r0, cis_int r1, c
   rows_ctx *x = ctx;
   double t0 = cis_wtime();
   (void)local;
-  cis_status st = cis_ci_hamiltonian_gpu_rows(x->F, x->S, r0, r1, 0, x->counts, rows);
+  cis_status st = cis_ci_hamiltonian_gpu_rows(x->F, x->S, r0, r1, x->upper, x->counts, rows);
   const double t = cis_wtime() - t0;
   CIS_PRAGMA(omp critical(ci_rows_seconds)) /* the slowest part's: the parts build at once */
   x->seconds = t > x->seconds ? t : x->seconds;
   return st;
 }
 
-/* Every row's nonzeros: on the first local part's GPU, or on the host. */
-static cis_status count_rows(const ci_run *r, cis_dist_comm *c, int on_gpu, cis_int n, cis_int *counts) {
+/* Every row's nonzeros (upper: of the upper triangle): on the first local
+ * part's GPU, or on the host. */
+static cis_status count_rows(const ci_run *r, cis_dist_comm *c, int on_gpu, int upper, cis_int n, cis_int *counts) {
   cis_status st;
-  if (!on_gpu) return cis_ci_hamiltonian_row_nnz(r->F, r->S, 0, counts);
+  if (!on_gpu) return cis_ci_hamiltonian_row_nnz(r->F, r->S, upper, counts);
   if ((st = cis_dist_comm_use_part(c, 0)) != CIS_OK) return st;
-  return cis_ci_hamiltonian_gpu_row_nnz(r->F, r->S, 0, n, 0, counts);
+  return cis_ci_hamiltonian_gpu_row_nnz(r->F, r->S, 0, n, upper, counts);
 }
 
 /* The parts' block format: o->format, else sym-seg on GPUs (the local
@@ -61,6 +67,14 @@ static cis_status count_rows(const ci_run *r, cis_dist_comm *c, int on_gpu, cis_
 static const char *parts_format(const cis_ci_solve_opts *o, int on_gpu) {
   if (o->format && strcmp(o->format, "auto")) return o->format;
   return on_gpu ? "sym-seg" : "csr";
+}
+
+/* Each entry stored once over the parts (cis_dist_matrix_create_upper_rows:
+ * the upper triangle's rows, the mirror terms summed onto their owners)
+ * when the format is symmetric and no exchange is named; a named exchange
+ * (p2p, allgather) keeps full rows with the symmetric local block. */
+static int stored_once(const char *format, cis_dist_exchange xk) {
+  return xk == CIS_XCHG_AUTO && (!strcmp(format, "sym-seg") || !strcmp(format, "csr-sym"));
 }
 
 cis_status ci_run_distributed(ci_run *r) {
@@ -98,16 +112,21 @@ cis_status ci_run_distributed(ci_run *r) {
   const double t_space = t0 - t_start - t_comm; /* the reference and the space (strings) */
   if (!(counts = malloc((size_t)(n > 0 ? n : 1) * sizeof *counts)))
     CIS_TRY(cis_error(CIS_ERR_ALLOC, "out of host memory for %lld row counts", (long long)n));
-  CIS_TRY(count_rows(r, c, R->gpu, n, counts));
-  for (cis_int i = 0; i < n; ++i) nnz += counts[i];
-  R->nnz = nnz;
-  R->count_seconds = cis_wtime() - t0;
-  rows_ctx bx = {r->F, r->S, counts, 0};
   cis_dist_opts dopt = cis_dist_opts_default();
   dopt.exchange = xk;
   dopt.format = parts_format(o, R->gpu);
-  CIS_TRY(R->gpu ? cis_dist_matrix_create_rows_gpu(n, counts, build_rows_gpu, &bx, c, &dopt, &DM)
-                 : cis_dist_matrix_create_rows(n, counts, build_rows, &bx, c, &dopt, &DM));
+  const int once = stored_once(dopt.format, xk);
+  CIS_TRY(count_rows(r, c, R->gpu, once, n, counts));
+  for (cis_int i = 0; i < n; ++i) nnz += counts[i];
+  R->nnz = nnz; /* once: the triangle's, made the whole matrix's below */
+  R->count_seconds = cis_wtime() - t0;
+  rows_ctx bx = {r->F, r->S, counts, once, 0};
+  if (once)
+    CIS_TRY(cis_dist_matrix_create_upper_rows(n, counts, R->gpu ? NULL : build_rows, R->gpu ? build_rows_gpu : NULL,
+                                              &bx, c, &dopt, &DM));
+  else
+    CIS_TRY(R->gpu ? cis_dist_matrix_create_rows_gpu(n, counts, build_rows_gpu, &bx, c, &dopt, &DM)
+                   : cis_dist_matrix_create_rows(n, counts, build_rows, &bx, c, &dopt, &DM));
   CIS_TRY(cis_operator_from_dist(DM, &op));
   R->t_build = cis_wtime() - t0; /* the whole set-up: count, builds, splits, stores, exchange plan */
   R->build_rows_seconds = bx.seconds;
@@ -127,14 +146,18 @@ cis_status ci_run_distributed(ci_run *r) {
   const double t_d0 = cis_wtime();
   CIS_TRY(cis_ci_diagonal_all(r->F, r->S, r->diag));
   const double t_diag = cis_wtime() - t_d0;
+  if (once) { /* the whole matrix's nonzeros: each strict-upper entry twice (exact zeros are not stored) */
+    R->nnz = 2 * nnz;
+    for (cis_int i = 0; i < n; ++i) R->nnz -= r->diag[i] != 0;
+  }
   if (o->verbose) { /* GPU parts build at once: each step the slowest part's, and they may overlap */
     const double rest = R->t_build - R->count_seconds - R->build_rows_seconds - R->split_seconds - R->store_seconds;
     fprintf(stderr, "stored over %d %s: before the set-up the communicator %.3f s and the space %.3f s; set up in "
-            "%.3f s = count %.3f + row builds %.3f + splits %.3f + stores %.3f (local blocks %s%s) + the rest %.3f "
+            "%.3f s = count %.3f + row builds %.3f + splits %.3f + stores %.3f (blocks %s%s) + the rest %.3f "
             "(exchange plan, buffers, operator); after it the diagonal %.3f s (host)\n",
             cis_dist_comm_ranks(c), R->gpu ? "GPUs (rows built and split on each GPU, at once)" : "CPU parts", t_comm,
             t_space, R->t_build, R->count_seconds, R->build_rows_seconds, R->split_seconds, R->store_seconds,
-            dopt.format, R->gpu ? "; each step the slowest part's" : "", rest > 0 ? rest : 0.0, t_diag);
+            once ? R->parts_op : dopt.format, R->gpu ? "; each step the slowest part's" : "", rest > 0 ? rest : 0.0, t_diag);
   }
   int nvec = ci_guess_vectors(r);
   ci_fit_subspace(r, 0, 0);

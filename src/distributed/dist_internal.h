@@ -72,6 +72,7 @@ cis_status dd_stream_wait(cis_stream s, void *e);
 cis_status dd_event_sync(void *e); /* the host waits until e's record is done */
 cis_status dd_event_ms(void *start, void *end, float *ms);
 cis_status dd_copy_async(void *dst, const void *src, size_t bytes, cis_stream s); /* any direction */
+cis_status dd_zero_async(void *dst, size_t bytes, cis_stream s); /* device memory */
 /* host memory page-locked for copies (cudaHostRegister, portable: every
  * GPU's copies run at the link's speed) and released again */
 cis_status dd_host_register(void *p, size_t bytes);
@@ -117,6 +118,16 @@ cis_status dist_split_rows_dev(cis_gpu_csr *R, cis_int n, cis_int r0, dist_local
                                double *diag, dist_dev_split *out);
 /* Free what a split holds and zero it; NULL accepted. */
 void dist_dev_split_clear(dist_dev_split *s);
+/* Upper-triangle rows r0..r0+R->rows-1 of an n x n symmetric matrix, built
+ * on the current GPU (R: n columns, global, ascending; double), made the
+ * symmetric plan (kernel: "sym-seg", "csr-sym", "csr-sym-det") of the
+ * trailing square r0..n-1, rows past R's empty (cis_dist_matrix_create_
+ * upper_rows); diag[0..R->rows) = the rows' diagonal (0 where absent).
+ * *out NULL when R holds no entries. R's arrays are freed here, also on
+ * failure (R zeroed). CIS_ERR_INVALID naming a row with an entry below its
+ * diagonal. Without CUDA: CIS_ERR_NO_GPU. */
+cis_status dist_upper_slice_dev(cis_gpu_csr *R, cis_int n, cis_int r0, const char *kernel, double *diag,
+                                cis_gpu_plan **out);
 
 /* The CPU reference of dd_sum_parts. */
 void dist_sum_parts_host(cis_dtype t, int parts, int own, cis_int n, const void *mine, const void *recv, double alpha,

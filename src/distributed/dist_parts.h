@@ -113,6 +113,15 @@ void dist_product_free(cis_dist_matrix *D);
  * parts' times from its events on stderr (device parts; a diagnostic). */
 int dist_trace(void);
 
+/* dst[0..m) (NULL: not wanted) = the sum over all ranks of what they
+ * contribute: local rank `owner` of this process its src[0..m), every other
+ * rank zeros (owner < 0: this process contributes only zeros), so that one
+ * holder's values reach every process exactly; in chunks through
+ * cis_dist_allreduce_host (dist_rows.c). Values as doubles (src, dst) or as
+ * indices (isrc, idst; exact below 2^53). Collective. */
+cis_status dist_share_values(cis_dist_comm *c, int owner, const double *src, const cis_idx *isrc, cis_int m,
+                             double *dst, cis_idx *idst);
+
 /* The product of a summed operator on the local parts (dist_summed.c). */
 cis_status dist_summed_apply(cis_dist_matrix *D, double alpha, void *const *x, double beta, void *const *y);
 

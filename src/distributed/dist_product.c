@@ -231,8 +231,8 @@ cis_status cis_operator_from_dist(cis_dist_matrix *D, cis_operator **out) {
   (*out)->where = CIS_MEM_DIST;
   (*out)->make_backend = kry_be_dist_create; /* the solvers' vectors are distributed handles */
   if (D->summed)
-    snprintf((*out)->name, sizeof (*out)->name, "dist summed x%d (%s)", D->plan.parts,
-             cis_dist_comm_name(D->comm));
+    snprintf((*out)->name, sizeof (*out)->name, "dist %s x%d (%s)", D->format, D->plan.parts,
+             cis_dist_comm_name(D->comm)); /* "summed", or "upper sym-seg" (dist_upper.c) */
   else
     snprintf((*out)->name, sizeof (*out)->name, "dist %s x%d (%s, %s)", D->format, D->plan.parts,
              cis_dist_comm_name(D->comm), cis_dist_exchange_name(D->plan.kind));

@@ -30,13 +30,8 @@ static void rows_diagonal(const cis_csr *R, cis_int r0, double *diag) {
  * device scratch of the largest count it has reduced). */
 #define GATHER_CHUNK ((cis_int)1 << 16)
 
-/* dst[0..m) (NULL: not wanted) = the sum over all ranks of what they
- * contribute: local rank `owner` of this process its src[0..m), every other
- * rank zeros (owner < 0: this process contributes only zeros), so that one
- * holder's values reach every process exactly; in chunks. Values as doubles
- * (src, dst) or as indices (isrc, idst; exact below 2^53). */
-static cis_status share_values(cis_dist_comm *c, int owner, const double *src, const cis_idx *isrc, cis_int m,
-                               double *dst, cis_idx *idst) {
+cis_status dist_share_values(cis_dist_comm *c, int owner, const double *src, const cis_idx *isrc, cis_int m,
+                             double *dst, cis_idx *idst) {
   cis_status st;
   double *buf = NULL;
   int nl = c->nlocal;
@@ -73,7 +68,7 @@ static cis_status gather_needed(cis_dist_comm *c, dist_block *blocks, int G) {
     if (!mine) blocks[p].nneeded = m;
     if (m == 0) continue; /* every process knows it: the same rounds everywhere */
     if (!mine) CIS_TRY(cis_alloc_array((void **)&blocks[p].needed, m, sizeof(cis_idx), "needed columns"));
-    CIS_TRY(share_values(c, mine ? p - first : -1, NULL, mine ? blocks[p].needed : NULL, m, NULL,
+    CIS_TRY(dist_share_values(c, mine ? p - first : -1, NULL, mine ? blocks[p].needed : NULL, m, NULL,
                          mine ? NULL : blocks[p].needed));
   }
   st = CIS_OK;
@@ -172,7 +167,7 @@ static cis_status create_rows(cis_int n, const cis_int *row_nnz, const rows_sour
   if (c->nlocal < G) { /* parts held by other processes (or threads) */
     CIS_TRY(gather_needed(c, blocks, G));
     /* diag(A): this process's rows (zeros elsewhere) on its first local rank */
-    CIS_TRY(share_values(c, 0, D->diag, NULL, n, D->diag, NULL));
+    CIS_TRY(dist_share_values(c, 0, D->diag, NULL, n, D->diag, NULL));
   }
   CIS_TRY(dist_plan_build(blocks, G, o.exchange, o.msg_bytes, &D->plan));
   if (D->plan.kind == CIS_XCHG_GATHER) D->plan.kind = CIS_XCHG_ALLGATHER; /* the rule's all-gather: the blocks are stored */

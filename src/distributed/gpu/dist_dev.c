@@ -47,6 +47,10 @@ cis_status dd_copy_async(void *dst, const void *src, size_t bytes, cis_stream s)
   if (bytes) CU_RET(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDefault, (cudaStream_t)s));
   return CIS_OK;
 }
+cis_status dd_zero_async(void *dst, size_t bytes, cis_stream s) {
+  if (bytes) CU_RET(cudaMemsetAsync(dst, 0, bytes, (cudaStream_t)s));
+  return CIS_OK;
+}
 cis_status dd_host_register(void *p, size_t bytes) {
   const cudaError_t e = cudaHostRegister(p, bytes, cudaHostRegisterPortable);
   if (e == cudaSuccess) return CIS_OK;

@@ -175,3 +175,50 @@ cleanup:
   if (st != CIS_OK) dist_dev_split_clear(out);
   return st;
 }
+
+cis_status dist_launch_upper_slice(const int64_t *rowptr, cis_int rows, cis_int m, cis_int r0, cis_idx *col,
+                                   int64_t nnz, const double *val, int64_t *ptr_out, double *diag,
+                                   unsigned long long *bad, cudaStream_t s);
+
+cis_status dist_upper_slice_dev(cis_gpu_csr *R, cis_int n, cis_int r0, const char *kernel, double *diag,
+                                cis_gpu_plan **out) {
+  cis_status st;
+  int64_t *ptr = NULL;
+  double *ddiag = NULL;
+  unsigned long long *bad = NULL, hbad = 0;
+  const cis_int rows = R ? R->rows : 0, m = n - r0;
+  *out = NULL;
+  if (!R || !diag || !R->rowptr || (R->nnz > 0 && (!R->colind || !R->val)))
+    CIS_TRY(cis_error(CIS_ERR_INVALID, "dist_upper_slice_dev: NULL argument"));
+  if (R->dtype != CIS_F64) CIS_TRY(cis_error(CIS_ERR_UNSUPPORTED, "rows built on the device must hold double values"));
+  if (R->cols != n || r0 < 0 || r0 + rows > n || n > CIS_IDX_MAX)
+    CIS_TRY(cis_error(CIS_ERR_INVALID, "upper rows %lld..%lld of %lld columns given for a matrix of %lld", (long long)r0,
+                      (long long)r0 + rows - 1, (long long)R->cols, (long long)n));
+  CIS_TRY(dalloc((void **)&ptr, m + 1, sizeof(int64_t), "trailing block row pointers"));
+  CIS_TRY(dalloc((void **)&ddiag, rows, sizeof(double), "part diagonal"));
+  CIS_TRY(dalloc((void **)&bad, 1, sizeof *bad, "upper-triangle check"));
+  CIS_TRY(dist_launch_upper_slice(R->rowptr, rows, m, r0, R->colind, R->nnz, (const double *)R->val, ptr, ddiag, bad,
+                                  NULL));
+  CIS_TRY(cis_gpu_sync());
+  CIS_TRY(cis_gpu_download(&hbad, bad, sizeof hbad));
+  if (hbad != ~0ULL)
+    CIS_TRY(cis_error(CIS_ERR_INVALID, "row %lld has an entry below its diagonal: not an upper triangle",
+                      (long long)r0 + (long long)hbad));
+  if (rows > 0) CIS_TRY(cis_gpu_download(diag, ddiag, (size_t)rows * sizeof(double)));
+  cis_gpu_free(R->rowptr);
+  R->rowptr = NULL;
+  if (R->nnz > 0) {
+    st = cis_gpu_plan_from_device_csr_sym(m, R->nnz, CIS_F64, ptr, R->colind, R->val, kernel, out);
+    ptr = NULL; /* the plan's now (or freed by the call) */
+    R->colind = NULL;
+    R->val = NULL;
+    CIS_TRY(st);
+  }
+  st = CIS_OK;
+cleanup:
+  cis_gpu_free(ptr);
+  cis_gpu_free(ddiag);
+  cis_gpu_free(bad);
+  if (R) gpu_csr_free(R);
+  return st;
+}

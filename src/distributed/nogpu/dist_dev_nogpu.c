@@ -17,6 +17,7 @@ cis_status dd_stream_wait(cis_stream s, void *e) { return no(); }
 cis_status dd_event_sync(void *e) { (void)e; return no(); }
 cis_status dd_event_ms(void *a, void *b, float *ms) { return no(); }
 cis_status dd_copy_async(void *d, const void *s, size_t n, cis_stream st) { return no(); }
+cis_status dd_zero_async(void *d, size_t n, cis_stream st) { return no(); }
 cis_status dd_host_register(void *p, size_t bytes) { return no(); }
 void dd_host_unregister(void *p) { (void)p; }
 cis_status dd_gather(cis_dtype t, const void *x, const cis_idx *idx, cis_int n, void *out, cis_stream s) { return no(); }
@@ -25,5 +26,10 @@ cis_status dd_sum_parts(cis_dtype t, int p, int o, cis_int n, const void *m, con
 cis_status dist_split_rows_dev(cis_gpu_csr *R, cis_int n, cis_int r0, dist_local_kind kind, const char *kernel,
                                double *diag, dist_dev_split *out) {
   if (out) memset(out, 0, sizeof *out);
+  return no();
+}
+cis_status dist_upper_slice_dev(cis_gpu_csr *R, cis_int n, cis_int r0, const char *kernel, double *diag,
+                                cis_gpu_plan **out) {
+  if (out) *out = NULL;
   return no();
 }
