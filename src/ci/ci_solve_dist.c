@@ -136,7 +136,7 @@ cis_status ci_run_distributed(ci_run *r) {
   R->parts = cis_dist_comm_ranks(c);
   snprintf(R->parts_comm, sizeof R->parts_comm, "%s", cis_dist_comm_name(c));
   snprintf(R->parts_op, sizeof R->parts_op, "%s", cis_operator_name(op));
-  snprintf(R->format, sizeof R->format, "%s", dopt.format);
+  snprintf(R->format, sizeof R->format, "%s%s", once ? "upper " : "", dopt.format); /* once: the upper triangle's blocks */
   R->exchange_bytes = (double)cis_dist_matrix_exchange_bytes(DM);
   R->method = CIS_CI_METHOD_STORED;
   r->nr = o->roots < n ? o->roots : (int)n;
@@ -157,7 +157,7 @@ cis_status ci_run_distributed(ci_run *r) {
             "(exchange plan, buffers, operator); after it the diagonal %.3f s (host)\n",
             cis_dist_comm_ranks(c), R->gpu ? "GPUs (rows built and split on each GPU, at once)" : "CPU parts", t_comm,
             t_space, R->t_build, R->count_seconds, R->build_rows_seconds, R->split_seconds, R->store_seconds,
-            once ? R->parts_op : dopt.format, R->gpu ? "; each step the slowest part's" : "", rest > 0 ? rest : 0.0, t_diag);
+            R->format, R->gpu ? "; each step the slowest part's" : "", rest > 0 ? rest : 0.0, t_diag);
   }
   int nvec = ci_guess_vectors(r);
   ci_fit_subspace(r, 0, 0);

@@ -429,7 +429,7 @@ static void print_ci_text(const char *file, const cis_ci_solve_opts *o, const ci
            R->direct.blocked ? ", blocked by irreps" : "", R->t_build);
   else
     printf("ci %s: %lld determinants, %lld nonzeros, counted in %.3f s, built by parts in %.3f s (%s rows), split "
-           "in %.3f s, stored in %.3f s (%s local blocks), set up in %.3f s in all\n",
+           "in %.3f s, stored in %.3f s (%s blocks), set up in %.3f s in all\n",
            file, (long long)R->determinants, (long long)R->nnz, R->count_seconds, R->build_rows_seconds,
            R->gpu ? "GPU" : "host", R->split_seconds, R->store_seconds, R->format, R->t_build);
   printf("parts %d over %s (%s), exchange %.3f MB per product\n", R->parts, R->parts_comm, R->parts_op,

@@ -173,6 +173,10 @@ cis_status dist_vec_part_get(const cis_dist_matrix *D, int l, void *host, const 
     const int nl_ = (D)->nlocal, par_ = nl_ > 1 && (threaded);                                 \
     CIS_PRAGMA(omp parallel for num_threads(nl_) schedule(static, 1) if (par_))                \
     for (int l = 0; l < nl_; ++l) {                                                            \
+      if (!par_ && l > 0 && ps_[l - 1] != CIS_OK) { /* in turn: stop at the first failure, */ \
+        ps_[l] = ps_[l - 1];                         /* its message kept */                    \
+        continue;                                                                              \
+      }                                                                                        \
       cis_status pst = CIS_OK;                                                                 \
       body;                                                                                    \
       ps_[l] = pst;                                                                            \

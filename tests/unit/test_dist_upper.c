@@ -1,0 +1,285 @@
+/* test_dist_upper.c: a symmetric matrix over CPU parts with each stored
+ * entry held once (cis_dist_matrix_create_upper_rows, src/distributed/
+ * dist_upper.c). On a random symmetric matrix of 301 rows whose rows reach
+ * across the whole matrix (every part's block has mirror terms for every
+ * later part): the product y = 2 A x - 0.5 y0 against cis_csr_spmv of the
+ * full matrix, at 1..4 parts, csr-sym and sym-seg blocks, every part in one
+ * thread and the ranks in groups (threads, as processes: the diagonal then
+ * arrives through the host all-reduce); the diagonal; the split balanced by
+ * stored entries (fewer rows to the first parts); each part asking only for
+ * its own rows. Refusals (a lower entry, a full-storage format, the
+ * builders, a GPU builder on host parts, a builder's error) and allocation
+ * failures at every step. */
+#include <math.h>
+#include <pthread.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "core/internal.h"
+#include "dist_groups.h"
+#include "distributed/dist_matrix.h"
+#include "test_util.h"
+
+#define N 301
+
+/* Symmetric, N x N: a diagonal and in each row up to 5 entries at random
+ * columns anywhere (mirrored), values in [-1, 1). */
+static cis_csr *random_symmetric(unsigned seed) {
+  cis_coo *C = NULL;
+  cis_csr *A = NULL;
+  CHECK_OK(cis_coo_alloc(N, N, 11 * N, CIS_F64, &C));
+  for (cis_int i = 0; i < N; ++i) {
+    CHECK_OK(cis_coo_push(C, (cis_idx)i, (cis_idx)i, 4.0 + (double)(i % 7)));
+    for (int k = 0; k < 5; ++k) {
+      seed = seed * 1103515245u + 12345u;
+      const cis_idx j = (cis_idx)((seed >> 8) % N);
+      seed = seed * 1103515245u + 12345u;
+      const double v = (double)((seed >> 8) % 2000) / 1000.0 - 1.0;
+      if (j == i) continue;
+      CHECK_OK(cis_coo_push(C, (cis_idx)i, j, v));
+      CHECK_OK(cis_coo_push(C, j, (cis_idx)i, v));
+    }
+  }
+  CHECK_OK(cis_coo_to_csr(C, &A)); /* duplicates summed: still symmetric */
+  cis_coo_free(C);
+  return A;
+}
+
+/* The rows of U (an upper triangle, or any CSR for the refusals) that a part
+ * asks for, recorded. */
+typedef struct upper_src {
+  const cis_csr *U;
+  pthread_mutex_t mu;
+  int calls, fail, short_rows;
+  cis_int asked; /* rows asked for, over all calls */
+} upper_src;
+
+static cis_status slice(void *ctx, cis_int r0, cis_int r1, cis_csr **out) {
+  upper_src *s = ctx;
+  const cis_csr *U = s->U;
+  cis_csr *R = NULL;
+  cis_status st;
+  pthread_mutex_lock(&s->mu);
+  s->calls++;
+  s->asked += r1 - r0;
+  pthread_mutex_unlock(&s->mu);
+  if (s->fail) return cis_error(CIS_ERR_NUMERIC, "row builder failed on purpose");
+  if (s->short_rows && r1 > r0) --r1;
+  const cis_int o = U->rowptr[r0], m = U->rowptr[r1] - o;
+  if ((st = cis_csr_alloc(r1 - r0, U->cols, m, U->dtype, &R)) != CIS_OK) return st;
+  for (cis_int i = 0; i <= r1 - r0; ++i) R->rowptr[i] = U->rowptr[r0 + i] - o;
+  memcpy(R->colind, U->colind + o, (size_t)m * sizeof(cis_idx));
+  memcpy(R->val, (const double *)U->val + o, (size_t)m * sizeof(double));
+  *out = R;
+  return CIS_OK;
+}
+
+static cis_int *row_counts(const cis_csr *A) {
+  cis_int *c = malloc((size_t)A->rows * sizeof *c);
+  for (cis_int i = 0; c && i < A->rows; ++i) c[i] = A->rowptr[i + 1] - A->rowptr[i];
+  return c;
+}
+
+/* One group of ranks: make the matrix, y = 2 A x - 0.5 y0 (every process
+ * uploads and downloads the whole vectors), its diagonal and split kept. */
+typedef struct job {
+  cis_dist_comm *c;
+  upper_src *src;
+  const cis_int *counts;
+  const char *format;
+  const double *x, *y0;
+  double y[N], diag[N];
+  cis_int row_start[5];
+  cis_int lo, hi; /* the group's rows: what its download writes */
+  char op_name[64];
+  cis_status st;
+  char err[256];
+} job;
+
+static void *run_job(void *arg) {
+  job *J = arg;
+  cis_dist_matrix *D = NULL;
+  cis_operator *op = NULL;
+  void *v = NULL;
+  cis_dist_opts o = cis_dist_opts_default();
+  cis_status st;
+  o.format = J->format;
+  if ((st = cis_dist_matrix_create_upper_rows(N, J->counts, slice, NULL, J->src, J->c, &o, &D)) != CIS_OK) goto done;
+  if ((st = cis_operator_from_dist(D, &op)) != CIS_OK) goto done;
+  if ((st = cis_dist_vec_alloc(D, 2, &v)) != CIS_OK) goto done;
+  void *vy = (char *)v + (size_t)N * sizeof(double);
+  if ((st = cis_dist_vec_upload(D, v, J->x, 1)) != CIS_OK || (st = cis_dist_vec_upload(D, vy, J->y0, 1)) != CIS_OK ||
+      (st = cis_operator_apply(op, 2.0, v, -0.5, vy, NULL)) != CIS_OK || (st = cis_dist_vec_download(D, J->y, vy, 1)) != CIS_OK)
+    goto done;
+  memcpy(J->diag, cis_operator_diagonal(op), sizeof J->diag);
+  memcpy(J->row_start, D->plan.row_start, (size_t)(D->plan.parts + 1) * sizeof(cis_int));
+  snprintf(J->op_name, sizeof J->op_name, "%s", cis_operator_name(op));
+  J->lo = D->part[0].row0;
+  J->hi = D->part[D->nlocal - 1].row0 + D->part[D->nlocal - 1].rows;
+done:
+  J->st = st;
+  if (st != CIS_OK) snprintf(J->err, sizeof J->err, "%s", cis_last_error());
+  if (D && v) cis_dist_vec_free(D, v);
+  cis_operator_free(op);
+  cis_dist_matrix_free(D);
+  cis_dist_comm_free(J->c);
+  return NULL;
+}
+
+static void test_product(void) {
+  cis_csr *A = random_symmetric(7), *U = NULL;
+  double x[N], y0[N], ref[N];
+  test_fill_random(x, CIS_F64, N, 11);
+  test_fill_random(y0, CIS_F64, N, 12);
+  memcpy(ref, y0, sizeof ref);
+  CHECK_OK(cis_csr_spmv(A, 2.0, x, -0.5, ref));
+  CHECK_OK(cis_csr_upper(A, &U));
+  cis_int *counts = row_counts(U);
+  double ymax = 0;
+  for (int i = 0; i < N; ++i) ymax = fabs(ref[i]) > ymax ? fabs(ref[i]) : ymax;
+  const char *formats[] = {"csr-sym", "sym-seg", NULL};
+  for (int f = 0; f < 3; ++f)
+    for (int G = 1; G <= 4; ++G)
+      for (int T = 1; T <= G; T += G > 1 ? G - 1 : 1) { /* every part in one thread, or a thread each */
+        upper_src src;
+        job J[4];
+        cis_dist_world *w = NULL;
+        memset(&src, 0, sizeof src);
+        memset(J, 0, sizeof J);
+        pthread_mutex_init(&src.mu, NULL);
+        src.U = U;
+        for (int k = 0; k < T; ++k) J[k] = (job){.src = &src, .counts = counts, .format = formats[f], .x = x, .y0 = y0};
+        for (int k = 0; k < T; ++k)
+          for (int i = 0; i < N; ++i) J[k].y[i] = J[k].diag[i] = NAN; /* poisoned */
+        CHECK_OK(cis_dist_world_create(G, &w));
+        run_fake_groups(w, G, T, J, sizeof *J, offsetof(job, c), run_job);
+        cis_dist_world_free(w);
+        for (int k = 0; k < T; ++k) {
+          CHECK(J[k].st == CIS_OK, "%s, %d parts in %d groups, group %d: %s", formats[f] ? formats[f] : "auto", G, T, k,
+                J[k].err);
+          if (J[k].st != CIS_OK) continue;
+          double err = 0, derr = 0;
+          CHECK(J[k].hi - J[k].lo == (T == 1 ? N : J[k].row_start[k + 1] - J[k].row_start[k]),
+                "group %d of %d: rows %lld..%lld", k, T, (long long)J[k].lo, (long long)J[k].hi - 1);
+          for (cis_int i = J[k].lo; i < J[k].hi; ++i) {
+            const double e = fabs(J[k].y[i] - ref[i]);
+            err = e > err || e != e ? e : err;
+          }
+          for (int i = 0; i < N; ++i) { /* every row's: the other groups' through the all-reduce */
+            const double d = fabs(J[k].diag[i] - cis_get(U->val, CIS_F64, U->rowptr[i])); /* U's row i starts at (i, i) */
+            derr = d > derr || d != d ? d : derr;
+          }
+          CHECK(err <= 1e-13 * ymax, "%s, %d parts in %d groups, group %d: |y - A x| %.3e (NaN never passes)",
+                formats[f] ? formats[f] : "auto", G, T, k, err);
+          CHECK(derr == 0, "%s, %d parts in %d groups, group %d: the diagonal differs by %.3e",
+                formats[f] ? formats[f] : "auto", G, T, k, derr);
+          CHECK(strstr(J[k].op_name, "upper") && strstr(J[k].op_name, formats[f] ? formats[f] : "csr-sym"),
+                "operator '%s' for format %s", J[k].op_name, formats[f] ? formats[f] : "auto");
+        }
+        if (J[0].st == CIS_OK) { /* balanced by stored entries: each part within one row of the mean */
+          cis_int maxrow = 0;
+          for (int i = 0; i < N; ++i) maxrow = counts[i] > maxrow ? counts[i] : maxrow;
+          for (int p = 0; p < G; ++p) {
+            const cis_int s = U->rowptr[J[0].row_start[p + 1]] - U->rowptr[J[0].row_start[p]];
+            CHECK(s <= U->nnz / G + 2 * maxrow && s >= U->nnz / G - 2 * maxrow,
+                  "%d parts: part %d stores %lld of %lld entries", G, p, (long long)s, (long long)U->nnz);
+          }
+          if (G > 1)
+            CHECK(J[0].row_start[1] < N / G, "%d parts: the first part has %lld rows, not fewer than %d (its rows reach "
+                  "further)", G, (long long)J[0].row_start[1], N / G);
+        }
+        CHECK(src.asked == (cis_int)N, "%d parts: %lld rows asked for, expected %d (each part its own)", G,
+              (long long)src.asked, N);
+        pthread_mutex_destroy(&src.mu);
+      }
+  free(counts);
+  cis_csr_free(U);
+  cis_csr_free(A);
+}
+
+/* Refusals: a row with an entry below its diagonal (full rows given), a
+ * format without symmetric storage, no or two builders, a GPU builder on
+ * host parts, the builder's error, a short answer, too few rows. */
+static cis_status no_gpu_rows(void *ctx, int local, cis_int r0, cis_int r1, cis_gpu_csr *rows) {
+  (void)ctx, (void)local, (void)r0, (void)r1, (void)rows;
+  return cis_error(CIS_ERR_NO_GPU, "not called");
+}
+
+static void test_errors(void) {
+  cis_csr *A = random_symmetric(3), *U = NULL;
+  cis_dist_world *w = NULL;
+  cis_dist_comm *c = NULL;
+  cis_dist_matrix *D = NULL;
+  upper_src src;
+  CHECK_OK(cis_csr_upper(A, &U));
+  memset(&src, 0, sizeof src);
+  pthread_mutex_init(&src.mu, NULL);
+  CHECK_OK(cis_dist_world_create(2, &w));
+  CHECK_OK(cis_dist_comm_fake(w, 0, 2, &c));
+  src.U = A; /* full rows: row 1 has (1, 0)... or the first such row */
+  cis_int first_low = -1;
+  for (cis_int i = 0; i < N && first_low < 0; ++i)
+    if (A->rowptr[i + 1] > A->rowptr[i] && A->colind[A->rowptr[i]] < i) first_low = i;
+  CHECK(cis_dist_matrix_create_upper_rows(N, NULL, slice, NULL, &src, c, NULL, &D) == CIS_ERR_INVALID && !D &&
+            strstr(cis_last_error(), "below its diagonal"),
+        "full rows accepted as an upper triangle: %s", cis_last_error());
+  char want[64];
+  snprintf(want, sizeof want, "row %lld ", (long long)first_low);
+  CHECK(strstr(cis_last_error(), want) != NULL, "the error names '%s', expected row %lld", cis_last_error(),
+        (long long)first_low);
+  src.U = U;
+  cis_dist_opts o = cis_dist_opts_default();
+  o.format = "csr";
+  CHECK(cis_dist_matrix_create_upper_rows(N, NULL, slice, NULL, &src, c, &o, &D) == CIS_ERR_UNSUPPORTED && !D &&
+            strstr(cis_last_error(), "csr"),
+        "csr blocks accepted for a matrix stored once: %s", cis_last_error());
+  CHECK(cis_dist_matrix_create_upper_rows(N, NULL, NULL, NULL, &src, c, NULL, &D) == CIS_ERR_INVALID && !D,
+        "no builder accepted");
+  CHECK(cis_dist_matrix_create_upper_rows(N, NULL, slice, no_gpu_rows, &src, c, NULL, &D) == CIS_ERR_INVALID && !D,
+        "two builders accepted");
+  CHECK(cis_dist_matrix_create_upper_rows(N, NULL, NULL, no_gpu_rows, &src, c, NULL, &D) == CIS_ERR_INVALID && !D &&
+            strstr(cis_last_error(), "GPU"),
+        "a GPU builder on host parts accepted: %s", cis_last_error());
+  src.fail = 1;
+  CHECK(cis_dist_matrix_create_upper_rows(N, NULL, slice, NULL, &src, c, NULL, &D) == CIS_ERR_NUMERIC && !D,
+        "the builder's error not passed on");
+  src.fail = 0;
+  src.short_rows = 1;
+  CHECK(cis_dist_matrix_create_upper_rows(N, NULL, slice, NULL, &src, c, NULL, &D) == CIS_ERR_INVALID && !D,
+        "a builder giving one row too few accepted");
+  src.short_rows = 0;
+  CHECK(cis_dist_matrix_create_upper_rows(1, NULL, slice, NULL, &src, c, NULL, &D) == CIS_ERR_INVALID && !D,
+        "1 row over 2 parts accepted");
+  CHECK(cis_dist_matrix_create_upper_rows(N, NULL, slice, NULL, &src, NULL, NULL, &D) == CIS_ERR_INVALID && !D,
+        "NULL comm accepted");
+  cis_dist_comm_free(c);
+  cis_dist_world_free(w);
+  /* allocation failure at every step: a clean CIS_ERR_ALLOC, or success */
+  cis_int *counts = row_counts(U);
+  int ok = 0, n;
+  for (n = 1; n < 2000 && !ok; ++n) {
+    cis_status st;
+    w = NULL, c = NULL, D = NULL;
+    cis_alloc_fail_after(n);
+    if ((st = cis_dist_world_create(3, &w)) == CIS_OK && (st = cis_dist_comm_fake(w, 0, 3, &c)) == CIS_OK &&
+        (st = cis_dist_matrix_create_upper_rows(N, counts, slice, NULL, &src, c, NULL, &D)) == CIS_OK)
+      ok = 1;
+    cis_alloc_fail_after(0);
+    CHECK(ok || st == CIS_ERR_ALLOC, "allocation failure %d gave %s: %s", n, cis_status_name(st), cis_last_error());
+    cis_dist_matrix_free(D);
+    cis_dist_comm_free(c);
+    cis_dist_world_free(w);
+  }
+  CHECK(ok, "no success after %d allocation failures", n);
+  free(counts);
+  pthread_mutex_destroy(&src.mu);
+  cis_csr_free(U);
+  cis_csr_free(A);
+}
+
+int main(void) {
+  test_product();
+  test_errors();
+  return test_summary("test_dist_upper");
+}
