@@ -7,8 +7,9 @@
  * and messages), diagonal bit for bit, and products equal to 1e-12 relative
  * (both against the host CSR product too), local blocks in csr, sym-seg,
  * csr-sym and sell16 (built on the host from the downloaded block), both
- * exchanges; outputs poisoned with NaN. Errors: a host communicator, float
- * values. Shared by the gpu test (one GPU) and the multigpu test (every
+ * exchanges; outputs poisoned with NaN. Each entry stored once
+ * (cis_dist_matrix_create_upper_rows, case_upper). Errors: a host
+ * communicator, float values, full rows given as the upper triangle. Shared by the gpu test (one GPU) and the multigpu test (every
  * GPU). Skipped (77) without a GPU or without NCCL. */
 #include <stdlib.h>
 #include <string.h>
@@ -117,6 +118,91 @@ static void case_rows(cis_dist_comm *c, const char *name, const char *format, ci
   cis_fcidump_free(F);
 }
 
+static cis_status host_upper_rows(void *ctx, cis_int r0, cis_int r1, cis_csr **rows) {
+  const rows_ctx *x = ctx;
+  return cis_ci_hamiltonian_rows(x->F, x->S, r0, r1, 1, x->counts, rows);
+}
+static cis_status gpu_upper_rows(void *ctx, int local, cis_int r0, cis_int r1, cis_gpu_csr *rows) {
+  const rows_ctx *x = ctx;
+  (void)local;
+  return cis_ci_hamiltonian_gpu_rows(x->F, x->S, r0, r1, 1, x->counts, rows);
+}
+
+/* Each entry stored once (cis_dist_matrix_create_upper_rows): the upper
+ * rows built on each GPU and made their trailing blocks there
+ * (dist_upper_slice_dev) against the same rows built on the host over as
+ * many host parts (upper_slice_host, the reference) and the host CSR
+ * product: the same split and diagonal bit for bit, products to 1e-12
+ * relative; the host-built rows on the GPUs too. A row with an entry below
+ * its diagonal (full rows from the GPU builder) is refused naming it. */
+static void case_upper(cis_dist_comm *c, const char *name, const char *format) {
+  cis_fcidump *F = NULL;
+  cis_ci_space *S = NULL;
+  cis_csr *H = NULL;
+  cis_dist_world *w = NULL;
+  cis_dist_comm *fake = NULL;
+  cis_dist_matrix *Dh = NULL, *Dg = NULL, *Dhg = NULL, *Dbad = NULL;
+  CHECK_OK(test_ci_load(name, -1, &F, &S));
+  if (!S) {
+    cis_fcidump_free(F);
+    return;
+  }
+  const cis_int n = cis_ci_space_size(S);
+  const int G = cis_dist_comm_ranks(c);
+  cis_int *counts = malloc((size_t)n * sizeof *counts);
+  double *x = malloc(n * sizeof *x), *y0 = malloc(n * sizeof *y0), *ref = malloc(n * sizeof *ref);
+  double *yh = malloc(n * sizeof *yh), *yg = malloc(n * sizeof *yg), *yhg = malloc(n * sizeof *yhg);
+  cis_dist_opts o = cis_dist_opts_default(), oh = cis_dist_opts_default();
+  o.format = format;
+  oh.format = "csr-sym";
+  CHECK_OK(cis_ci_hamiltonian_row_nnz(F, S, 1, counts));
+  rows_ctx ctx = {F, S, counts};
+  CHECK_OK(cis_ci_hamiltonian(F, S, 0, &H));
+  CHECK_OK(cis_dist_world_create(G, &w));
+  if (w) CHECK_OK(cis_dist_comm_fake(w, 0, G, &fake));
+  if (fake) CHECK_OK(cis_dist_matrix_create_upper_rows(n, counts, host_upper_rows, NULL, &ctx, fake, &oh, &Dh));
+  CHECK_OK(cis_dist_matrix_create_upper_rows(n, counts, NULL, gpu_upper_rows, &ctx, c, &o, &Dg));
+  CHECK_OK(cis_dist_matrix_create_upper_rows(n, counts, host_upper_rows, NULL, &ctx, c, &o, &Dhg));
+  if (H && Dh && Dg && Dhg) {
+    for (int p = 0; p <= G; ++p)
+      CHECK(Dh->plan.row_start[p] == Dg->plan.row_start[p], "%s %s G=%d: split %d at %lld (host) vs %lld (GPU)", name,
+            format, G, p, (long long)Dh->plan.row_start[p], (long long)Dg->plan.row_start[p]);
+    CHECK(!memcmp(Dh->diag, Dg->diag, (size_t)n * sizeof(double)) && !memcmp(Dh->diag, Dhg->diag, (size_t)n * sizeof(double)),
+          "%s %s G=%d: the diagonals differ", name, format, G);
+    test_fill_random(x, CIS_F64, n, 41);
+    test_fill_random(y0, CIS_F64, n, 42);
+    memcpy(ref, y0, n * sizeof *ref);
+    CHECK_OK(cis_csr_spmv(H, 2.0, x, -0.5, ref));
+    dist_product(Dh, n, x, y0, yh);
+    dist_product(Dg, n, x, y0, yg);
+    dist_product(Dhg, n, x, y0, yhg);
+    const double eg = test_rel_err(yg, yh, CIS_F64, n), ehg = test_rel_err(yhg, yh, CIS_F64, n),
+                 eh = test_rel_err(yh, ref, CIS_F64, n);
+    CHECK(eg <= 1e-12 && ehg <= 1e-12 && eh <= 1e-12,
+          "%s upper %s G=%d: GPU rows vs host parts %.3e, host rows on the GPUs %.3e, host parts vs CSR %.3e", name,
+          format, G, eg, ehg, eh);
+  }
+  /* full rows from the GPU builder: the first part's row 1 reaches column 0 */
+  CHECK(cis_dist_matrix_create_upper_rows(n, NULL, NULL, gpu_rows, &ctx, c, &o, &Dbad) == CIS_ERR_INVALID && !Dbad &&
+            strstr(cis_last_error(), "below its diagonal"),
+        "%s: full rows accepted as the upper triangle on the GPUs: %s", name, cis_last_error());
+  cis_dist_matrix_free(Dh);
+  cis_dist_matrix_free(Dg);
+  cis_dist_matrix_free(Dhg);
+  cis_dist_comm_free(fake);
+  cis_dist_world_free(w);
+  cis_csr_free(H);
+  free(counts);
+  free(x);
+  free(y0);
+  free(ref);
+  free(yh);
+  free(yg);
+  free(yhg);
+  cis_ci_space_free(S);
+  cis_fcidump_free(F);
+}
+
 /* Device rows are refused on a host communicator and as float values. */
 static void case_refusals(cis_dist_comm *c) {
   cis_fcidump *F = NULL;
@@ -160,6 +246,9 @@ static int run_dist_rows_gpu_cases(const char *name, int ngpus, int min_gpus) {
   }
   case_rows(c, "n2_sto3g", "csr", CIS_XCHG_P2P);
   case_rows(c, "n2_sto3g", "sym-seg", CIS_XCHG_ALLGATHER);
+  case_upper(c, "h2o_sto3g", "sym-seg");
+  case_upper(c, "n2_sto3g", "sym-seg");
+  case_upper(c, "n2_sto3g", "csr-sym");
   case_refusals(c);
   cis_dist_comm_free(c);
   return test_summary(name);
