@@ -83,6 +83,9 @@ CIS_API cis_int cis_matrix_nnz(const cis_matrix *M);
  * the symmetric storage) and the i-th one's --format name. */
 CIS_API int cis_format_count(void);
 CIS_API const char *cis_format_name(int i);
+/* 1 if `name` is a symmetric storage format (the upper triangle of a
+ * symmetric matrix: csr-sym, sym-seg), 0 for any other name or NULL. */
+CIS_API int cis_format_is_symmetric(const char *name);
 
 /* How a hybrid-format matrix (§4.1) was split: BOUNDARY as given or chosen
  * (a count or a column, see mode), the ELLPACK slots per row, and the

@@ -74,7 +74,7 @@ static const char *parts_format(const cis_ci_solve_opts *o, int on_gpu) {
  * when the format is symmetric and no exchange is named; a named exchange
  * (p2p, allgather) keeps full rows with the symmetric local block. */
 static int stored_once(const char *format, cis_dist_exchange xk) {
-  return xk == CIS_XCHG_AUTO && (!strcmp(format, "sym-seg") || !strcmp(format, "csr-sym"));
+  return xk == CIS_XCHG_AUTO && cis_format_is_symmetric(format);
 }
 
 cis_status ci_run_distributed(ci_run *r) {

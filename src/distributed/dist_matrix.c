@@ -125,8 +125,10 @@ cis_status dist_part_store(cis_dist_matrix *D, int l, dist_block *b, const cis_d
     CIS_TRY(dist_block_gathered(b, &D->plan, &whole));
     CIS_TRY(block_store(D, l, whole, o, &P->Ml, &P->Pl));
   } else {
+    cis_dist_opts orem = *o; /* the remote block is rectangular: csr where the local one is symmetric */
+    if (cis_format_is_symmetric(o->format)) orem.format = "csr", orem.kernel = NULL;
     CIS_TRY(block_store(D, l, b->local, o, &P->Ml, &P->Pl));
-    CIS_TRY(block_store(D, l, b->remote, o, &P->Mr, &P->Pr));
+    CIS_TRY(block_store(D, l, b->remote, &orem, &P->Mr, &P->Pr));
   }
   CIS_TRY(need_local_entries(P));
   cis_csr_free(b->local); /* stored: the host copies go */

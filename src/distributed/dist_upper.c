@@ -132,11 +132,12 @@ cleanup:
   return st;
 }
 
-/* o->format checked: sym-seg or csr-sym (auto: sym-seg on GPUs, csr-sym on
- * host parts); the GPU kernel sym-seg's own, or o->kernel for csr-sym. */
+/* o->format checked: a symmetric storage format (sym-seg, csr-sym; auto:
+ * sym-seg on GPUs, csr-sym on host parts); the GPU kernel sym-seg's own, or
+ * o->kernel for csr-sym. */
 static cis_status upper_format(const cis_dist_opts *o, int on_device, upper_src *src) {
   const char *f = o->format && strcmp(o->format, "auto") ? o->format : on_device ? "sym-seg" : "csr-sym";
-  if (strcmp(f, "sym-seg") && strcmp(f, "csr-sym"))
+  if (!cis_format_is_symmetric(f))
     return cis_error(CIS_ERR_UNSUPPORTED, "a symmetric matrix stored once over parts keeps each block in sym-seg or "
                      "csr-sym, not '%s'", f);
   src->format = f;

@@ -43,6 +43,12 @@ static const cis_format_ops *find(const char *name) {
   return NULL;
 }
 
+int cis_format_is_symmetric(const char *name) {
+  for (int k = 0; name && k < FORMAT_COUNT; ++k)
+    if (strcmp(all_formats[k].ops->name, name) == 0) return all_formats[k].storage == CIS_STORE_UPPER;
+  return 0;
+}
+
 cis_format_params cis_format_params_default(void) {
   cis_format_params p;
   memset(&p, 0, sizeof p);

@@ -72,6 +72,25 @@ for lvl in 2 3; do
   fi
 done
 
+# each entry stored once over the parts (a symmetric format, no exchange
+# named): the same CISD energy as one part's full rows (e1 of level 3 above
+# is CISDT: rerun CISD with full rows on one part)
+"$BIN" ci "$CI/h2o_631g.FCIDUMP" --level 2 --cpu-parts 1 --tol 1e-9 >"$T/cu1.out" 2>&1
+e1=$(awk '/^root 0/ {print $5}' "$T/cu1.out")
+for f in csr-sym sym-seg; do
+  for p in 2 3; do
+    "$BIN" ci "$CI/h2o_631g.FCIDUMP" --level 2 --cpu-parts $p --format $f --tol 1e-9 >"$T/cu.out" 2>"$T/cu.err"
+    rc=$?
+    check "ci CISD --cpu-parts $p --format $f exits 0 and stores each entry once" \
+      '[ $rc -eq 0 ] && grep -q "dist upper $f x$p" "$T/cu.out"'
+    ep=$(awk '/^root 0/ {print $5}' "$T/cu.out")
+    check "ci CISD stored once ($f, $p parts) $ep equals full rows on 1 part $e1 to 1e-10" \
+      'python3 -c "import sys; sys.exit(0 if abs(float(\"$ep\") - float(\"$e1\")) <= 1e-10 else 1)"'
+  done
+done
+"$BIN" ci "$CI/h2o_631g.FCIDUMP" --level 2 --cpu-parts 2 --format sym-seg --exchange p2p --tol 1e-9 >"$T/cx.out" 2>&1
+check "ci --format sym-seg --exchange p2p keeps full rows" 'grep -q "dist sym-seg x2 (fake, p2p)" "$T/cx.out"'
+
 ref_fci=$(awk '$1 == "h2o_sto3g" {print $11}' "$CI/reference.tsv")
 "$BIN" ci "$CI/h2o_sto3g.FCIDUMP" --method direct --tol 1e-9 >"$T/d1.out" 2>&1
 e1=$(awk '/^root 0/ {print $5}' "$T/d1.out")
