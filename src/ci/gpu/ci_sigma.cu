@@ -97,7 +97,7 @@ __global__ void ci_sigma_scatter_kernel(cis_ci_sigma_dev d, const double *__rest
 // (anti)symmetric, no element has two writers. Links of a warp's B (each
 // lane its own) come from the transposed list (same set: one string set).
 __device__ __forceinline__ double ci_half_q(const cis_ci_sigma_dev &d, const double *__restrict__ X, int64_t m,
-                                            cis_int a0, cis_int nr, int64_t tri0, int64_t I, int64_t C) {
+                                            cis_int a0, cis_int nr, int64_t tri0, int64_t I, int64_t C, bool &hit) {
   const int64_t ns = d.nsb;
   double q = 0.0;
   const ci_link *Li = d.blink_t + I; // link l of I at Li[l * ns], sorted by the string reached
@@ -106,8 +106,10 @@ __device__ __forceinline__ double ci_half_q(const cis_ci_sigma_dev &d, const dou
     const int64_t R = k.str;
     if (R >= a0 + nr) break;
     q += (double)k.sign * X[(int64_t)k.pair * m + ci_tri(R) - tri0 + C];
+    hit = true;
   }
   if (I >= a0 && I < a0 + nr) {
+    hit = true;
     const double *xr = X + ci_tri(I) - tri0;
     for (int l = 0; l < d.nlb; ++l) { // the links B' < I of C
       const ci_link k = d.blink_t[(int64_t)l * ns + C];
@@ -124,8 +126,10 @@ __global__ void ci_sigma_scatter_half_kernel(cis_ci_sigma_dev d, const double *_
   const int64_t ns = d.nsb, I = blockIdx.x / tiles, B = (blockIdx.x % tiles) * SCATTER_THREADS + threadIdx.x;
   if (B > I) return;
   const int64_t tri0 = ci_tri(a0);
-  const double u = ci_half_q(d, X, m, a0, nr, tri0, I, B) + t * ci_half_q(d, X, m, a0, nr, tri0, B, I);
+  bool hit = false; /* a link into this pass's rows: else nothing to add, and sigma is neither read nor written */
+  const double u = ci_half_q(d, X, m, a0, nr, tri0, I, B, hit) + t * ci_half_q(d, X, m, a0, nr, tri0, B, I, hit);
   const bool off = last && d.project && ((d.syma[I] ^ d.symb[B]) & 7) != d.target;
+  if (!first && !hit && !off) return;
   double *s1 = S + I * ns + B, *s2 = S + B * ns + I;
   if (off) {
     *s1 = 0.0;
