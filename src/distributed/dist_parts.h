@@ -122,6 +122,11 @@ int dist_trace(void);
 cis_status dist_share_values(cis_dist_comm *c, int owner, const double *src, const cis_idx *isrc, cis_int m,
                              double *dst, cis_idx *idst);
 
+/* A summed operator's gather and sum exchanged once on device parts (the
+ * buffers' contents unused), its streams synchronized: NCCL connects the
+ * peers of a collective or message at its first use, so that the first
+ * product does not carry it (dist_summed.c; as dist_exchange_warm). */
+cis_status dist_summed_warm(cis_dist_matrix *D);
 /* The product of a summed operator on the local parts (dist_summed.c). */
 cis_status dist_summed_apply(cis_dist_matrix *D, double alpha, void *const *x, double beta, void *const *y);
 

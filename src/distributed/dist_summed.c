@@ -258,6 +258,59 @@ cleanup:
   return st;
 }
 
+/* The exchange of the sum: every local part's whole y to the owners (the
+ * point-to-point messages, recv[l] where part l receives, or the
+ * reduce-scatter into its x buffer), queued on the comm streams. */
+static cis_status sum_exchange(cis_dist_matrix *D, void **recv) {
+  cis_status st;
+  cis_dist_comm *c = D->comm;
+  const size_t es = cis_dtype_size(D->dtype);
+  const int G = D->plan.parts;
+  const cis_int *rs = D->plan.row_start;
+  int ns = 0, nr = 0;
+  CIS_TRY(dist_msgs_room(D));
+  dist_msg *snd = D->snd, *rcv = D->rcv;
+  for (int l = 0; l < D->nlocal; ++l) {
+    dist_part *P = &D->part[l];
+    if (D->summed_collective) { /* the sum of my rows lands in the x buffer (x is done with) */
+      recv[l] = P->xfull;
+      continue;
+    }
+    CIS_TRY(recv_buffer(D, l, &recv[l]));
+    for (int q = 0; q < G; ++q) { /* my contribution to q's rows; q's to mine */
+      if (q == P->rank) continue;
+      snd[ns++] = (dist_msg){l, q, (char *)P->ywhole + (size_t)rs[q] * es, rs[q + 1] - rs[q]};
+      rcv[nr++] = (dist_msg){l, q, (char *)recv[l] + (size_t)((q < P->rank ? q : q - 1) * P->rows) * es, P->rows};
+    }
+  }
+  if (D->summed_collective) {
+    void *parts_y[DIST_MAX_LOCAL];
+    for (int l = 0; l < D->nlocal; ++l) parts_y[l] = D->part[l].ywhole;
+    return c->ops->reduce_scatter(c, parts_y, recv, D->plan.max_rows, D->dtype);
+  }
+  return c->ops->exchange(c, snd, ns, rcv, nr, D->dtype);
+cleanup:
+  return st;
+}
+
+cis_status dist_summed_warm(cis_dist_matrix *D) {
+  cis_status st;
+  void *recv[DIST_MAX_LOCAL], *whole[DIST_MAX_LOCAL];
+  if (!D->summed || !dist_on_device(D) || D->plan.parts < 2) return CIS_OK;
+  for (int l = 0; l < D->nlocal; ++l) whole[l] = D->part[l].xfull;
+  if (D->summed_uniform)
+    CIS_TRY(D->comm->ops->allgather(D->comm, whole, whole, D->plan.max_rows, D->dtype)); /* contents unused */
+  else
+    CIS_TRY(D->comm->ops->bcast_parts(D->comm, whole, D->plan.row_start, D->dtype));
+  CIS_TRY(sum_exchange(D, recv));
+  for (int l = 0; l < D->nlocal; ++l) {
+    CIS_TRY(dist_set_dev(D, l));
+    CIS_TRY(dd_stream_sync(D->comm->stream[l]));
+  }
+cleanup:
+  return st;
+}
+
 /* y_l = alpha sum_p f_p(x) + beta y_l on the local parts; everything runs on
  * each part's comm stream in order (gather, work, exchange, sum),
  * synchronized on return. The reduce-scatter is point-to-point messages of
@@ -273,12 +326,8 @@ cis_status dist_summed_apply(cis_dist_matrix *D, double alpha, void *const *x, d
   cis_dist_comm *c = D->comm;
   const size_t es = cis_dtype_size(D->dtype);
   const int dev = dist_on_device(D), G = D->plan.parts;
-  const cis_int *rs = D->plan.row_start;
   void *recv[DIST_MAX_LOCAL];
-  int ns = 0, nr = 0;
   double t0 = cis_wtime(), tx = 0, ta;
-  CIS_TRY(dist_msgs_room(D));
-  dist_msg *snd = D->snd, *rcv = D->rcv;
   if (D->summed_prepare) CIS_TRY(D->summed_prepare(D->summed_prepare_ctx, D));
   CIS_TRY(gather_whole(D, x, 0, &tx));
   /* the parts' work, each GPU's on a thread of its own: f may wait for its
@@ -294,27 +343,8 @@ cis_status dist_summed_apply(cis_dist_matrix *D, double alpha, void *const *x, d
     if (pst == CIS_OK && dev) pst = dd_event_record(P->ev_y, c->stream[l]);
     if (!dev) P->t_work += cis_wtime() - tw;
   });
-  for (int l = 0; l < D->nlocal; ++l) {
-    dist_part *P = &D->part[l];
-    if (D->summed_collective) { /* the sum of my rows lands in the x buffer (x is done with) */
-      recv[l] = P->xfull;
-      continue;
-    }
-    CIS_TRY(recv_buffer(D, l, &recv[l]));
-    for (int q = 0; q < G; ++q) { /* my contribution to q's rows; q's to mine */
-      if (q == P->rank) continue;
-      snd[ns++] = (dist_msg){l, q, (char *)P->ywhole + (size_t)rs[q] * es, rs[q + 1] - rs[q]};
-      rcv[nr++] = (dist_msg){l, q, (char *)recv[l] + (size_t)((q < P->rank ? q : q - 1) * P->rows) * es, P->rows};
-    }
-  }
   ta = cis_wtime();
-  if (D->summed_collective) {
-    void *parts_y[DIST_MAX_LOCAL];
-    for (int l = 0; l < D->nlocal; ++l) parts_y[l] = D->part[l].ywhole;
-    CIS_TRY(c->ops->reduce_scatter(c, parts_y, recv, D->plan.max_rows, D->dtype));
-  } else {
-    CIS_TRY(c->ops->exchange(c, snd, ns, rcv, nr, D->dtype));
-  }
+  CIS_TRY(sum_exchange(D, recv));
   if (!dev) tx += cis_wtime() - ta;
   /* the owner's sum: of the parts' contributions in rank order, or (after
    * the reduce-scatter) of the one sum already made; to host vectors each

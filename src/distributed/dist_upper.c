@@ -111,17 +111,21 @@ static cis_status part_store(cis_dist_matrix *D, int l, const upper_src *src) {
   CIS_TRY(upper_slice_host(R, D->n, r0, diag, &U));
   cis_csr_free(R);
   R = NULL;
-  if (U->nnz > 0) {
+  if (U->dtype != D->dtype) { /* the vectors' value type (a GPU plan keeps its block's) */
+    CIS_TRY(cis_csr_copy(U, D->dtype, &R));
+    cis_csr_free(U);
+    U = R;
+    R = NULL;
+  }
+  if (U->nnz > 0 && dist_on_device(D)) { /* host rows, GPU parts: the symmetric plan from the block */
+    CIS_TRY(dist_set_dev(D, l));
+    CIS_TRY(cis_gpu_plan_create_symmetric(U, src->kernel, 0, &P->Pl));
+  } else if (U->nnz > 0) {
     cis_format_params fp = cis_format_params_default();
     fp.dtype = D->dtype;
     CIS_TRY(cis_matrix_create(U, src->format, &fp, &M));
-    if (dist_on_device(D)) {
-      CIS_TRY(dist_set_dev(D, l));
-      CIS_TRY(cis_gpu_plan_create(M, src->kernel, 0, &P->Pl));
-    } else {
-      P->Ml = M;
-      M = NULL;
-    }
+    P->Ml = M;
+    M = NULL;
   }
   D->t_store += cis_wtime() - t0;
   st = CIS_OK;
@@ -174,6 +178,7 @@ cis_status cis_dist_matrix_create_upper_rows(cis_int n, const cis_int *upper_nnz
   D->has_diag = 1; /* filled by the parts (zeros elsewhere until shared) */
   DIST_EACH_PART_WAITING_IF(D, on_device && build_gpu, l, pst, { pst = part_store(D, l, &src); });
   if (c->nlocal < G) CIS_TRY(dist_share_values(c, 0, D->diag, NULL, n, D->diag, NULL));
+  CIS_TRY(dist_summed_warm(D)); /* NCCL's connections made in the set-up, not in the first product */
   *out = D;
   D = NULL;
   st = CIS_OK;

@@ -182,8 +182,9 @@ static void case_upper(cis_dist_comm *c, const char *name, const char *format) {
           "%s upper %s G=%d: GPU rows vs host parts %.3e, host rows on the GPUs %.3e, host parts vs CSR %.3e", name,
           format, G, eg, ehg, eh);
   }
-  /* full rows from the GPU builder: the first part's row 1 reaches column 0 */
-  CHECK(cis_dist_matrix_create_upper_rows(n, NULL, NULL, gpu_rows, &ctx, c, &o, &Dbad) == CIS_ERR_INVALID && !Dbad &&
+  /* full rows from the GPU builder (counted there): every part's rows reach lower columns */
+  rows_ctx full = {F, S, NULL};
+  CHECK(cis_dist_matrix_create_upper_rows(n, NULL, NULL, gpu_rows, &full, c, &o, &Dbad) == CIS_ERR_INVALID && !Dbad &&
             strstr(cis_last_error(), "below its diagonal"),
         "%s: full rows accepted as the upper triangle on the GPUs: %s", name, cis_last_error());
   cis_dist_matrix_free(Dh);
