@@ -68,6 +68,8 @@ struct cis_dist_matrix {
   int summed_uniform;       /* over more than 2 parts, its split uniform: the collectives' layout */
   int summed_collective;    /* its sum is the comm's reduce-scatter (cis_dist_summed_set_sum) */
   int summed_write_back;    /* f's changes to its rows of x go back to the input (cis_dist_summed_set_write_back) */
+  int summed_async;         /* f only queues work on its stream (never waits on the host): the parts called in turn
+                             * from the calling thread, no thread per GPU (dist_upper.c) */
   cis_dist_prepare_fn summed_prepare; /* run before each of its products (cis_dist_summed_set_prepare) */
   void *summed_prepare_ctx;
   dist_msg *snd, *rcv;      /* point-to-point messages of a product, allocated by the first */

@@ -331,8 +331,9 @@ cis_status dist_summed_apply(cis_dist_matrix *D, double alpha, void *const *x, d
   if (D->summed_prepare) CIS_TRY(D->summed_prepare(D->summed_prepare_ctx, D));
   CIS_TRY(gather_whole(D, x, 0, &tx));
   /* the parts' work, each GPU's on a thread of its own: f may wait for its
-   * stream (the direct sigma reads the vector's parity on the host) */
-  DIST_EACH_PART_WAITING(D, l, pst, {
+   * stream (the direct sigma reads the vector's parity on the host); an
+   * asynchronous f's in turn from this thread (no threads to wake) */
+  DIST_EACH_PART_WAITING_IF(D, dev && !D->summed_async, l, pst, {
     dist_part *P = &D->part[l];
     const double tw = cis_wtime();
     pst = dist_set_dev(D, l);

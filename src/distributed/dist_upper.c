@@ -98,13 +98,21 @@ static cis_status part_store(cis_dist_matrix *D, int l, const upper_src *src) {
     if (st == CIS_OK && (Rd.rows != r1 - r0 || Rd.cols != D->n))
       st = cis_error(CIS_ERR_INVALID, "the row builder gave %lld x %lld for rows %lld..%lld of %lld columns",
                      (long long)Rd.rows, (long long)Rd.cols, (long long)r0, (long long)r1 - 1, (long long)D->n);
-    if (st == CIS_OK) return dist_upper_slice_dev(&Rd, D->n, r0, src->kernel, diag, &P->Pl); /* frees Rd's arrays */
+    if (st == CIS_OK) { /* the rows' build is the builder's time; the block's, the store's */
+      t0 = cis_wtime();
+      st = dist_upper_slice_dev(&Rd, D->n, r0, src->kernel, diag, &P->Pl); /* frees Rd's arrays */
+      const double t = cis_wtime() - t0;
+      CIS_PRAGMA(omp critical(dist_part_times)) /* the slowest part's (the parts run at once) */
+      D->t_store = t > D->t_store ? t : D->t_store;
+      return st;
+    }
     cis_gpu_free(Rd.rowptr);
     cis_gpu_free(Rd.colind);
     cis_gpu_free(Rd.val);
     return st;
   }
   CIS_TRY(src->host(src->ctx, r0, r1, &R));
+  t0 = cis_wtime(); /* the rows' build is the builder's time */
   if (!R || R->rows != r1 - r0)
     CIS_TRY(cis_error(CIS_ERR_INVALID, "the row builder gave %lld rows for rows %lld..%lld", R ? (long long)R->rows : -1LL,
                       (long long)r0, (long long)r1 - 1));
@@ -174,6 +182,7 @@ cis_status cis_dist_matrix_create_upper_rows(cis_int n, const cis_int *upper_nnz
   CIS_TRY(cis_dist_partition_counts(n, upper_nnz, G, rs));
   CIS_TRY(cis_dist_matrix_create_summed(n, rs, NULL, t, upper_part, NULL, c, &D));
   D->summed_ctx = D;
+  D->summed_async = 1; /* upper_part only queues a memset and a product */
   snprintf(D->format, sizeof D->format, "upper %s", src.format);
   D->has_diag = 1; /* filled by the parts (zeros elsewhere until shared) */
   DIST_EACH_PART_WAITING_IF(D, on_device && build_gpu, l, pst, { pst = part_store(D, l, &src); });
