@@ -33,6 +33,47 @@ static cis_status gpu_rows(void *ctx, int local, cis_int r0, cis_int r1, cis_gpu
   return cis_ci_hamiltonian_gpu_rows(x->F, x->S, r0, r1, 0, x->counts, rows);
 }
 
+/* One FCIDUMP's space, its row counts (upper: of the upper triangle), the
+ * host CSR H, and the reference ref = 2 H x - 0.5 y0 (x, y0 random). */
+typedef struct ci_case {
+  cis_fcidump *F;
+  cis_ci_space *S;
+  cis_csr *H;
+  cis_int n, *counts;
+  double *x, *y0, *ref;
+} ci_case;
+
+/* 0 when the file is not there (the case skipped), else 1 (checked). */
+static int ci_case_open(ci_case *k, const char *name, int upper) {
+  memset(k, 0, sizeof *k);
+  CHECK_OK(test_ci_load(name, -1, &k->F, &k->S));
+  if (!k->S) {
+    cis_fcidump_free(k->F);
+    k->F = NULL;
+    return 0;
+  }
+  const cis_int n = k->n = cis_ci_space_size(k->S);
+  k->counts = malloc((size_t)n * sizeof *k->counts);
+  k->x = malloc(n * sizeof *k->x), k->y0 = malloc(n * sizeof *k->y0), k->ref = malloc(n * sizeof *k->ref);
+  CHECK_OK(cis_ci_hamiltonian_row_nnz(k->F, k->S, upper, k->counts));
+  CHECK_OK(cis_ci_hamiltonian(k->F, k->S, 0, &k->H));
+  test_fill_random(k->x, CIS_F64, n, 31);
+  test_fill_random(k->y0, CIS_F64, n, 32);
+  memcpy(k->ref, k->y0, n * sizeof *k->ref);
+  if (k->H) CHECK_OK(cis_csr_spmv(k->H, 2.0, k->x, -0.5, k->ref));
+  return 1;
+}
+
+static void ci_case_close(ci_case *k) {
+  cis_csr_free(k->H);
+  free(k->counts);
+  free(k->x);
+  free(k->y0);
+  free(k->ref);
+  cis_ci_space_free(k->S);
+  cis_fcidump_free(k->F);
+}
+
 /* y = 2 D x - 0.5 y0 through the distributed operator (y poisoned first). */
 static void dist_product(cis_dist_matrix *D, cis_int n, const double *x, const double *y0, double *y) {
   cis_operator *op = NULL;
@@ -52,30 +93,20 @@ static void dist_product(cis_dist_matrix *D, cis_int n, const double *x, const d
 }
 
 static void case_rows(cis_dist_comm *c, const char *name, const char *format, cis_dist_exchange xk) {
-  cis_fcidump *F = NULL;
-  cis_ci_space *S = NULL;
-  cis_csr *H = NULL;
+  ci_case k;
   cis_dist_matrix *Dh = NULL, *Dg = NULL;
-  CHECK_OK(test_ci_load(name, -1, &F, &S));
-  if (!S) {
-    cis_fcidump_free(F);
-    return;
-  }
-  const cis_int n = cis_ci_space_size(S);
+  if (!ci_case_open(&k, name, 0)) return;
+  const cis_int n = k.n;
   const int G = cis_dist_comm_ranks(c);
-  cis_int *counts = malloc((size_t)n * sizeof *counts);
-  double *x = malloc(n * sizeof *x), *y0 = malloc(n * sizeof *y0), *ref = malloc(n * sizeof *ref);
   double *yh = malloc(n * sizeof *yh), *yg = malloc(n * sizeof *yg);
   cis_dist_opts oh = cis_dist_opts_default(), og = cis_dist_opts_default();
   oh.exchange = og.exchange = xk;
   oh.format = "csr";
   og.format = format;
-  CHECK_OK(cis_ci_hamiltonian_row_nnz(F, S, 0, counts));
-  rows_ctx ctx = {F, S, counts};
-  CHECK_OK(cis_ci_hamiltonian(F, S, 0, &H));
-  CHECK_OK(cis_dist_matrix_create_rows(n, counts, host_rows, &ctx, c, &oh, &Dh));
-  CHECK_OK(cis_dist_matrix_create_rows_gpu(n, counts, gpu_rows, &ctx, c, &og, &Dg));
-  if (H && Dh && Dg) {
+  rows_ctx ctx = {k.F, k.S, k.counts};
+  CHECK_OK(cis_dist_matrix_create_rows(n, k.counts, host_rows, &ctx, c, &oh, &Dh));
+  CHECK_OK(cis_dist_matrix_create_rows_gpu(n, k.counts, gpu_rows, &ctx, c, &og, &Dg));
+  if (k.H && Dh && Dg) {
     cis_dist_info ih, ig;
     CHECK_OK(cis_dist_matrix_info(Dh, &ih));
     CHECK_OK(cis_dist_matrix_info(Dg, &ig));
@@ -95,27 +126,17 @@ static void case_rows(cis_dist_comm *c, const char *name, const char *format, ci
               (long long)Dh->plan.count[(int64_t)p * G + q], q, (long long)Dg->plan.count[(int64_t)p * G + q]);
     }
     CHECK(!memcmp(Dh->diag, Dg->diag, (size_t)n * sizeof(double)), "%s G=%d: the diagonals differ", name, G);
-    test_fill_random(x, CIS_F64, n, 31);
-    test_fill_random(y0, CIS_F64, n, 32);
-    memcpy(ref, y0, n * sizeof *ref);
-    CHECK_OK(cis_csr_spmv(H, 2.0, x, -0.5, ref));
-    dist_product(Dh, n, x, y0, yh);
-    dist_product(Dg, n, x, y0, yg);
-    const double eg = test_rel_err(yg, yh, CIS_F64, n), eh = test_rel_err(yh, ref, CIS_F64, n);
+    dist_product(Dh, n, k.x, k.y0, yh);
+    dist_product(Dg, n, k.x, k.y0, yg);
+    const double eg = test_rel_err(yg, yh, CIS_F64, n), eh = test_rel_err(yh, k.ref, CIS_F64, n);
     CHECK(eg <= 1e-12 && eh <= 1e-12, "%s %s %s G=%d: GPU rows vs host rows %.3e, host rows vs CSR %.3e", name, format,
           cis_dist_exchange_name(xk), G, eg, eh);
   }
   cis_dist_matrix_free(Dh);
   cis_dist_matrix_free(Dg);
-  cis_csr_free(H);
-  free(counts);
-  free(x);
-  free(y0);
-  free(ref);
   free(yh);
   free(yg);
-  cis_ci_space_free(S);
-  cis_fcidump_free(F);
+  ci_case_close(&k);
 }
 
 static cis_status host_upper_rows(void *ctx, cis_int r0, cis_int r1, cis_csr **rows) {
@@ -136,54 +157,40 @@ static cis_status gpu_upper_rows(void *ctx, int local, cis_int r0, cis_int r1, c
  * relative; the host-built rows on the GPUs too. A row with an entry below
  * its diagonal (full rows from the GPU builder) is refused naming it. */
 static void case_upper(cis_dist_comm *c, const char *name, const char *format) {
-  cis_fcidump *F = NULL;
-  cis_ci_space *S = NULL;
-  cis_csr *H = NULL;
+  ci_case k;
   cis_dist_world *w = NULL;
   cis_dist_comm *fake = NULL;
   cis_dist_matrix *Dh = NULL, *Dg = NULL, *Dhg = NULL, *Dbad = NULL;
-  CHECK_OK(test_ci_load(name, -1, &F, &S));
-  if (!S) {
-    cis_fcidump_free(F);
-    return;
-  }
-  const cis_int n = cis_ci_space_size(S);
+  if (!ci_case_open(&k, name, 1)) return;
+  const cis_int n = k.n;
   const int G = cis_dist_comm_ranks(c);
-  cis_int *counts = malloc((size_t)n * sizeof *counts);
-  double *x = malloc(n * sizeof *x), *y0 = malloc(n * sizeof *y0), *ref = malloc(n * sizeof *ref);
   double *yh = malloc(n * sizeof *yh), *yg = malloc(n * sizeof *yg), *yhg = malloc(n * sizeof *yhg);
   cis_dist_opts o = cis_dist_opts_default(), oh = cis_dist_opts_default();
   o.format = format;
   oh.format = "csr-sym";
-  CHECK_OK(cis_ci_hamiltonian_row_nnz(F, S, 1, counts));
-  rows_ctx ctx = {F, S, counts};
-  CHECK_OK(cis_ci_hamiltonian(F, S, 0, &H));
+  rows_ctx ctx = {k.F, k.S, k.counts};
   CHECK_OK(cis_dist_world_create(G, &w));
   if (w) CHECK_OK(cis_dist_comm_fake(w, 0, G, &fake));
-  if (fake) CHECK_OK(cis_dist_matrix_create_upper_rows(n, counts, host_upper_rows, NULL, &ctx, fake, &oh, &Dh));
-  CHECK_OK(cis_dist_matrix_create_upper_rows(n, counts, NULL, gpu_upper_rows, &ctx, c, &o, &Dg));
-  CHECK_OK(cis_dist_matrix_create_upper_rows(n, counts, host_upper_rows, NULL, &ctx, c, &o, &Dhg));
-  if (H && Dh && Dg && Dhg) {
+  if (fake) CHECK_OK(cis_dist_matrix_create_upper_rows(n, k.counts, host_upper_rows, NULL, &ctx, fake, &oh, &Dh));
+  CHECK_OK(cis_dist_matrix_create_upper_rows(n, k.counts, NULL, gpu_upper_rows, &ctx, c, &o, &Dg));
+  CHECK_OK(cis_dist_matrix_create_upper_rows(n, k.counts, host_upper_rows, NULL, &ctx, c, &o, &Dhg));
+  if (k.H && Dh && Dg && Dhg) {
     for (int p = 0; p <= G; ++p)
       CHECK(Dh->plan.row_start[p] == Dg->plan.row_start[p], "%s %s G=%d: split %d at %lld (host) vs %lld (GPU)", name,
             format, G, p, (long long)Dh->plan.row_start[p], (long long)Dg->plan.row_start[p]);
     CHECK(!memcmp(Dh->diag, Dg->diag, (size_t)n * sizeof(double)) && !memcmp(Dh->diag, Dhg->diag, (size_t)n * sizeof(double)),
           "%s %s G=%d: the diagonals differ", name, format, G);
-    test_fill_random(x, CIS_F64, n, 41);
-    test_fill_random(y0, CIS_F64, n, 42);
-    memcpy(ref, y0, n * sizeof *ref);
-    CHECK_OK(cis_csr_spmv(H, 2.0, x, -0.5, ref));
-    dist_product(Dh, n, x, y0, yh);
-    dist_product(Dg, n, x, y0, yg);
-    dist_product(Dhg, n, x, y0, yhg);
+    dist_product(Dh, n, k.x, k.y0, yh);
+    dist_product(Dg, n, k.x, k.y0, yg);
+    dist_product(Dhg, n, k.x, k.y0, yhg);
     const double eg = test_rel_err(yg, yh, CIS_F64, n), ehg = test_rel_err(yhg, yh, CIS_F64, n),
-                 eh = test_rel_err(yh, ref, CIS_F64, n);
+                 eh = test_rel_err(yh, k.ref, CIS_F64, n);
     CHECK(eg <= 1e-12 && ehg <= 1e-12 && eh <= 1e-12,
           "%s upper %s G=%d: GPU rows vs host parts %.3e, host rows on the GPUs %.3e, host parts vs CSR %.3e", name,
           format, G, eg, ehg, eh);
   }
   /* full rows from the GPU builder (counted there): every part's rows reach lower columns */
-  rows_ctx full = {F, S, NULL};
+  rows_ctx full = {k.F, k.S, NULL};
   CHECK(cis_dist_matrix_create_upper_rows(n, NULL, NULL, gpu_rows, &full, c, &o, &Dbad) == CIS_ERR_INVALID && !Dbad &&
             strstr(cis_last_error(), "below its diagonal"),
         "%s: full rows accepted as the upper triangle on the GPUs: %s", name, cis_last_error());
@@ -192,16 +199,10 @@ static void case_upper(cis_dist_comm *c, const char *name, const char *format) {
   cis_dist_matrix_free(Dhg);
   cis_dist_comm_free(fake);
   cis_dist_world_free(w);
-  cis_csr_free(H);
-  free(counts);
-  free(x);
-  free(y0);
-  free(ref);
   free(yh);
   free(yg);
   free(yhg);
-  cis_ci_space_free(S);
-  cis_fcidump_free(F);
+  ci_case_close(&k);
 }
 
 /* Device rows are refused on a host communicator and as float values. */

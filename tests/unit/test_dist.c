@@ -146,12 +146,7 @@ static cis_status slice_rows(void *ctx, cis_int r0, cis_int r1, cis_csr **out) {
   s->calls++;
   pthread_mutex_unlock(&s->mu);
   if (s->fail) return cis_error(CIS_ERR_NUMERIC, "row builder failed on purpose");
-  cis_int o = A->rowptr[r0], m = A->rowptr[r1] - o;
-  size_t es = cis_dtype_size(A->dtype);
-  if ((st = cis_csr_alloc(r1 - r0, s->wrong_cols ? A->cols - 1 : A->cols, m, A->dtype, &R)) != CIS_OK) return st;
-  for (cis_int i = 0; i <= r1 - r0; ++i) R->rowptr[i] = A->rowptr[r0 + i] - o;
-  memcpy(R->colind, A->colind + o, (size_t)m * sizeof(cis_idx));
-  memcpy(R->val, (const char *)A->val + (size_t)o * es, (size_t)m * es);
+  if ((st = test_csr_rows(A, r0, r1, s->wrong_cols ? A->cols - 1 : A->cols, &R)) != CIS_OK) return st;
   if (s->upper) R->flags |= CIS_FLAG_UPPER;
   *out = R;
   return CIS_OK;
