@@ -118,16 +118,39 @@ cis_status dist_split_rows_dev(cis_gpu_csr *R, cis_int n, cis_int r0, dist_local
                                double *diag, dist_dev_split *out);
 /* Free what a split holds and zero it; NULL accepted. */
 void dist_dev_split_clear(dist_dev_split *s);
+/* Where a part's trailing block sits in a summed operator's whole vectors
+ * (dist_upper.c): the split (parts + 1 starts), max_rows, the part's start
+ * `at` and the vectors' length `whole`; padded: part q's rows at
+ * q * max_rows (else in place). */
+typedef struct dist_upper_pad {
+  const cis_int *row_start;
+  int parts;
+  cis_int max_rows;
+  int64_t at, whole;
+  int padded;
+} dist_upper_pad;
+/* Global column j's position in the whole vectors. */
+static inline int64_t dist_upper_padded(const dist_upper_pad *p, int64_t j) {
+  if (!p->padded) return j;
+  int lo = 0, hi = p->parts - 1; /* the owner: the last start <= j */
+  while (lo < hi) {
+    const int mid = (lo + hi + 1) / 2;
+    if (p->row_start[mid] <= j) lo = mid;
+    else hi = mid - 1;
+  }
+  return (int64_t)lo * p->max_rows + (j - p->row_start[lo]);
+}
 /* Upper-triangle rows r0..r0+R->rows-1 of an n x n symmetric matrix, built
  * on the current GPU (R: n columns, global, ascending; double), made the
  * symmetric plan (kernel: "sym-seg", "csr-sym", "csr-sym-det") of the
- * trailing square r0..n-1, rows past R's empty (cis_dist_matrix_create_
- * upper_rows); diag[0..R->rows) = the rows' diagonal (0 where absent).
- * *out NULL when R holds no entries. R's arrays are freed here, also on
- * failure (R zeroed). CIS_ERR_INVALID naming a row with an entry below its
- * diagonal. Without CUDA: CIS_ERR_NO_GPU. */
-cis_status dist_upper_slice_dev(cis_gpu_csr *R, cis_int n, cis_int r0, const char *kernel, double *diag,
-                                cis_gpu_plan **out);
+ * trailing square of the whole vectors from pad->at on (columns at their
+ * positions there, dist_upper_padded; rows past R's empty)
+ * (cis_dist_matrix_create_upper_rows); diag[0..R->rows) = the rows'
+ * diagonal (0 where absent). *out NULL when R holds no entries. R's arrays
+ * are freed here, also on failure (R zeroed). CIS_ERR_INVALID naming a row
+ * with an entry below its diagonal. Without CUDA: CIS_ERR_NO_GPU. */
+cis_status dist_upper_slice_dev(cis_gpu_csr *R, cis_int n, cis_int r0, const dist_upper_pad *pad, const char *kernel,
+                                double *diag, cis_gpu_plan **out);
 
 /* The CPU reference of dd_sum_parts. */
 void dist_sum_parts_host(cis_dtype t, int parts, int own, cis_int n, const void *mine, const void *recv, double alpha,

@@ -65,7 +65,8 @@ struct cis_dist_matrix {
   int64_t products;
   cis_dist_part_fn summed;  /* a summed operator (dist_summed.c): its parts' product, else NULL */
   void *summed_ctx;
-  int summed_uniform;       /* over more than 2 parts, its split uniform: the collectives' layout */
+  int summed_uniform;       /* the collectives' layout: over more than 2 parts, its split uniform, or padded */
+  int summed_padded;        /* whole vectors padded: part p's rows at p * max_rows, whatever the split (dist_upper.c) */
   int summed_collective;    /* its sum is the comm's reduce-scatter (cis_dist_summed_set_sum) */
   int summed_write_back;    /* f's changes to its rows of x go back to the input (cis_dist_summed_set_write_back) */
   int summed_async;         /* f only queues work on its stream (never waits on the host): the parts called in turn
@@ -124,6 +125,22 @@ int dist_trace(void);
 cis_status dist_share_values(cis_dist_comm *c, int owner, const double *src, const cis_idx *isrc, cis_int m,
                              double *dst, cis_idx *idst);
 
+/* cis_dist_matrix_create_summed, and with padded != 0 (over more than one
+ * part) its whole vectors in the collectives' layout whatever the split:
+ * part p's rows at p * max_rows of G * max_rows values, the gaps zero (f
+ * reads and writes that layout), so that the gather is one all-gather and
+ * the sum may be one reduce-scatter (dist_summed.c). */
+cis_status dist_summed_new(cis_int n, const cis_int *row_start, const double *diag, cis_dtype dtype, cis_dist_part_fn f,
+                           void *ctx, cis_dist_comm *c, int padded, cis_dist_matrix **out);
+/* Where part `rank`'s rows start in a summed operator's whole vectors. */
+static inline int64_t dist_whole_at(const cis_dist_matrix *D, int rank) {
+  return D->summed_padded ? (int64_t)rank * D->plan.max_rows : D->plan.row_start[rank];
+}
+/* The length of a summed operator's whole vectors (n, or the collectives'
+ * G * max_rows). */
+static inline int64_t dist_whole_len(const cis_dist_matrix *D) {
+  return D->summed_uniform ? (int64_t)D->plan.parts * D->plan.max_rows : D->n;
+}
 /* A summed operator's gather and sum exchanged once on device parts (the
  * buffers' contents unused), its streams synchronized: NCCL connects the
  * peers of a collective or message at its first use, so that the first

@@ -24,8 +24,8 @@
 #include "distributed/dist_matrix.h"
 #include "distributed/dist_vec.h"
 
-cis_status cis_dist_matrix_create_summed(cis_int n, const cis_int *row_start, const double *diag, cis_dtype dtype,
-                                         cis_dist_part_fn f, void *ctx, cis_dist_comm *c, cis_dist_matrix **out) {
+cis_status dist_summed_new(cis_int n, const cis_int *row_start, const double *diag, cis_dtype dtype, cis_dist_part_fn f,
+                           void *ctx, cis_dist_comm *c, int padded, cis_dist_matrix **out) {
   cis_status st;
   cis_dist_matrix *D = NULL;
   cis_dist_opts o = cis_dist_opts_default();
@@ -59,7 +59,9 @@ cis_status cis_dist_matrix_create_summed(cis_int n, const cis_int *row_start, co
   const size_t es = cis_dtype_size(dtype);
   D->summed_uniform = G > 2; /* the collectives' rule (above) */
   for (int p = 0; p + 1 < G; ++p) D->summed_uniform &= row_start[p + 1] - row_start[p] == pl->max_rows;
-  /* uniform: the collectives' layout, G blocks of max_rows (the last part's tail unused, zeroed) */
+  D->summed_padded = padded && G > 1;
+  D->summed_uniform |= D->summed_padded;
+  /* uniform or padded: the collectives' layout, G blocks of max_rows (the parts' tails unused, zeroed) */
   const int64_t whole = D->summed_uniform ? (int64_t)G * pl->max_rows : n;
   for (int l = 0; l < D->nlocal; ++l) {
     dist_part *P = &D->part[l];
@@ -67,11 +69,12 @@ cis_status cis_dist_matrix_create_summed(cis_int n, const cis_int *row_start, co
     P->rows = row_start[P->rank + 1] - P->row0;
     CIS_TRY(dist_part_alloc(D, l, &P->xfull, whole * (int64_t)es, "summed operator: the whole x"));
     CIS_TRY(dist_part_alloc(D, l, &P->ywhole, whole * (int64_t)es, "summed operator: a part's whole y"));
-    if (whole > n) { /* the tail (up to max_rows - 1 values), never read by f: zeros */
+    if (whole > n) { /* the tails (padded: every part's; else the last's, up to max_rows - 1 values): zeros */
+      const int64_t z0 = D->summed_padded ? 0 : n; /* padded: all of it, once */
       void *zeros = NULL;
-      st = cis_alloc_zeroed(&zeros, whole - n, es, "summed operator: the tail of a whole vector");
-      if (st == CIS_OK) st = dist_part_put(D, l, (char *)P->xfull + (size_t)n * es, zeros, (size_t)(whole - n) * es);
-      if (st == CIS_OK) st = dist_part_put(D, l, (char *)P->ywhole + (size_t)n * es, zeros, (size_t)(whole - n) * es);
+      st = cis_alloc_zeroed(&zeros, whole - z0, es, "summed operator: the tail of a whole vector");
+      if (st == CIS_OK) st = dist_part_put(D, l, (char *)P->xfull + (size_t)z0 * es, zeros, (size_t)(whole - z0) * es);
+      if (st == CIS_OK) st = dist_part_put(D, l, (char *)P->ywhole + (size_t)z0 * es, zeros, (size_t)(whole - z0) * es);
       cis_free(zeros);
       CIS_TRY(st);
     }
@@ -88,6 +91,11 @@ cis_status cis_dist_matrix_create_summed(cis_int n, const cis_int *row_start, co
 cleanup:
   cis_dist_matrix_free(D);
   return st;
+}
+
+cis_status cis_dist_matrix_create_summed(cis_int n, const cis_int *row_start, const double *diag, cis_dtype dtype,
+                                         cis_dist_part_fn f, void *ctx, cis_dist_comm *c, cis_dist_matrix **out) {
+  return dist_summed_new(n, row_start, diag, dtype, f, ctx, c, 0, out);
 }
 
 cis_status cis_dist_summed_set_sum(cis_dist_matrix *D, cis_dist_sum how) {
@@ -185,7 +193,7 @@ static cis_status gather_whole(cis_dist_matrix *D, void *const *loc, int settle,
   for (int l = 0; l < D->nlocal; ++l) {
     dist_part *P = &D->part[l];
     whole[l] = P->xfull;
-    if (!dev) memcpy((char *)P->xfull + (size_t)P->row0 * es, loc[l], (size_t)P->rows * es);
+    if (!dev) memcpy((char *)P->xfull + (size_t)dist_whole_at(D, P->rank) * es, loc[l], (size_t)P->rows * es);
   }
   if (dev)
     DIST_EACH_PART_WAITING_IF(D, !dist_vec_on_device(D), l, pst, {
@@ -194,12 +202,13 @@ static cis_status gather_whole(cis_dist_matrix *D, void *const *loc, int settle,
       if (pst == CIS_OK && settle) pst = dd_device_sync();
       if (pst == CIS_OK) pst = dd_event_record(P->ev_start, c->stream[l]);
       if (pst == CIS_OK)
-        pst = dist_copy_host(D, (char *)P->xfull + (size_t)P->row0 * es, loc[l], (size_t)P->rows * es, 0, c->stream[l]);
+        pst = dist_copy_host(D, (char *)P->xfull + (size_t)dist_whole_at(D, P->rank) * es, loc[l], (size_t)P->rows * es,
+                             0, c->stream[l]);
     });
   const double ta = cis_wtime();
   if (D->summed_uniform) { /* in place: each part's block is its rows */
     void *own[DIST_MAX_LOCAL];
-    for (int l = 0; l < D->nlocal; ++l) own[l] = (char *)whole[l] + (size_t)D->part[l].row0 * es;
+    for (int l = 0; l < D->nlocal; ++l) own[l] = (char *)whole[l] + (size_t)dist_whole_at(D, D->part[l].rank) * es;
     CIS_TRY(c->ops->allgather(c, own, whole, D->plan.max_rows, D->dtype));
   } else {
     CIS_TRY(c->ops->bcast_parts(c, whole, D->plan.row_start, D->dtype));
@@ -217,7 +226,7 @@ cleanup:
 static cis_status write_back(cis_dist_matrix *D, int l, void *loc) {
   const dist_part *P = &D->part[l];
   const size_t es = cis_dtype_size(D->dtype);
-  const void *mine = (const char *)P->xfull + (size_t)P->row0 * es;
+  const void *mine = (const char *)P->xfull + (size_t)dist_whole_at(D, P->rank) * es;
   if (!dist_on_device(D)) {
     memcpy(loc, mine, (size_t)P->rows * es);
     return CIS_OK;
@@ -279,7 +288,7 @@ static cis_status sum_exchange(cis_dist_matrix *D, void **recv) {
     CIS_TRY(recv_buffer(D, l, &recv[l]));
     for (int q = 0; q < G; ++q) { /* my contribution to q's rows; q's to mine */
       if (q == P->rank) continue;
-      snd[ns++] = (dist_msg){l, q, (char *)P->ywhole + (size_t)rs[q] * es, rs[q + 1] - rs[q]};
+      snd[ns++] = (dist_msg){l, q, (char *)P->ywhole + (size_t)dist_whole_at(D, q) * es, rs[q + 1] - rs[q]};
       rcv[nr++] = (dist_msg){l, q, (char *)recv[l] + (size_t)((q < P->rank ? q : q - 1) * P->rows) * es, P->rows};
     }
   }
@@ -355,7 +364,7 @@ cis_status dist_summed_apply(cis_dist_matrix *D, double alpha, void *const *x, d
   double txp[DIST_MAX_LOCAL];
   for (int l = 0; l < D->nlocal; ++l) {
     dist_part *P = &D->part[l];
-    mine[l] = D->summed_collective ? recv[l] : (const char *)P->ywhole + (size_t)P->row0 * es;
+    mine[l] = D->summed_collective ? recv[l] : (const char *)P->ywhole + (size_t)dist_whole_at(D, P->rank) * es;
     txp[l] = 0;
     if (!dev)
       dist_sum_parts_host(D->dtype, terms, D->summed_collective ? 0 : P->rank, P->rows, mine[l], recv[l], alpha, beta,

@@ -24,13 +24,13 @@
 static cis_status upper_part(void *ctx, int l, int rank, const void *x, void *y, cis_stream s) {
   cis_dist_matrix *D = ctx;
   const dist_part *P = &D->part[l];
-  const size_t es = cis_dtype_size(D->dtype), head = (size_t)P->row0 * es;
+  const size_t es = cis_dtype_size(D->dtype), head = (size_t)dist_whole_at(D, rank) * es;
   const void *xt = (const char *)x + head;
   void *yt = (char *)y + head;
-  (void)rank;
   if (!P->Pl && !P->Ml) { /* no stored entries: nothing to add anywhere */
-    if (dist_on_device(D)) return dd_zero_async(y, (size_t)D->n * es, s);
-    memset(y, 0, (size_t)D->n * es);
+    const size_t all = (size_t)dist_whole_len(D) * es;
+    if (dist_on_device(D)) return dd_zero_async(y, all, s);
+    memset(y, 0, all);
     return CIS_OK;
   }
   if (P->Pl) {
@@ -41,14 +41,16 @@ static cis_status upper_part(void *ctx, int l, int rank, const void *x, void *y,
   return cis_matrix_spmv(P->Ml, 1.0, xt, 0.0, yt);
 }
 
-/* The host form of dist_upper_slice_dev (its CPU reference): R's upper rows
- * r0..r0+R->rows-1 (n global columns) as the square trailing block of
- * n - r0 rows (CIS_FLAG_UPPER, columns less r0, empty rows after R's), and
+/* The host form of dist_upper_slice_dev (its CPU reference): part p's
+ * upper rows r0..r0+R->rows-1 (n global columns) as the square trailing
+ * block of the whole vectors' layout from p's position on (pad:
+ * dist_upper_pad; rows after R's empty), CIS_FLAG_UPPER, and
  * diag[0..R->rows) their diagonal (0 where absent). */
-static cis_status upper_slice_host(const cis_csr *R, cis_int n, cis_int r0, double *diag, cis_csr **out) {
+static cis_status upper_slice_host(const cis_csr *R, cis_int n, cis_int r0, const dist_upper_pad *pad, double *diag,
+                                   cis_csr **out) {
   cis_status st;
   cis_csr *U = NULL;
-  const cis_int rows = R->rows, m = n - r0;
+  const cis_int rows = R->rows, m = pad->whole - pad->at;
   *out = NULL;
   if (R->cols != n || r0 < 0 || r0 + rows > n || R->rowptr[0] != 0)
     return cis_error(CIS_ERR_INVALID, "upper rows %lld..%lld of %lld columns given for a matrix of %lld", (long long)r0,
@@ -63,7 +65,7 @@ static cis_status upper_slice_host(const cis_csr *R, cis_int n, cis_int r0, doub
   CIS_TRY(cis_csr_alloc(m, m, R->nnz, R->dtype, &U));
   memcpy(U->rowptr, R->rowptr, (size_t)(rows + 1) * sizeof *U->rowptr);
   for (cis_int i = rows + 1; i <= m; ++i) U->rowptr[i] = R->nnz;
-  for (cis_int k = 0; k < R->nnz; ++k) U->colind[k] = (cis_idx)(R->colind[k] - r0);
+  for (cis_int k = 0; k < R->nnz; ++k) U->colind[k] = (cis_idx)(dist_upper_padded(pad, R->colind[k]) - pad->at);
   memcpy(U->val, R->val, (size_t)R->nnz * cis_dtype_size(R->dtype));
   U->flags = CIS_FLAG_UPPER;
   *out = U;
@@ -89,6 +91,8 @@ static cis_status part_store(cis_dist_matrix *D, int l, const upper_src *src) {
   cis_csr *R = NULL, *U = NULL;
   cis_matrix *M = NULL;
   const cis_int r0 = P->row0, r1 = P->row0 + P->rows;
+  const dist_upper_pad pad = {D->plan.row_start, D->plan.parts, D->plan.max_rows, dist_whole_at(D, P->rank),
+                              dist_whole_len(D), D->summed_padded};
   double *diag = D->diag + r0, t0 = cis_wtime();
   if (src->dev) {
     cis_gpu_csr Rd;
@@ -100,7 +104,7 @@ static cis_status part_store(cis_dist_matrix *D, int l, const upper_src *src) {
                      (long long)Rd.rows, (long long)Rd.cols, (long long)r0, (long long)r1 - 1, (long long)D->n);
     if (st == CIS_OK) { /* the rows' build is the builder's time; the block's, the store's */
       t0 = cis_wtime();
-      st = dist_upper_slice_dev(&Rd, D->n, r0, src->kernel, diag, &P->Pl); /* frees Rd's arrays */
+      st = dist_upper_slice_dev(&Rd, D->n, r0, &pad, src->kernel, diag, &P->Pl); /* frees Rd's arrays */
       const double t = cis_wtime() - t0;
       CIS_PRAGMA(omp critical(dist_part_times)) /* the slowest part's (the parts run at once) */
       D->t_store = t > D->t_store ? t : D->t_store;
@@ -116,7 +120,7 @@ static cis_status part_store(cis_dist_matrix *D, int l, const upper_src *src) {
   if (!R || R->rows != r1 - r0)
     CIS_TRY(cis_error(CIS_ERR_INVALID, "the row builder gave %lld rows for rows %lld..%lld", R ? (long long)R->rows : -1LL,
                       (long long)r0, (long long)r1 - 1));
-  CIS_TRY(upper_slice_host(R, D->n, r0, diag, &U));
+  CIS_TRY(upper_slice_host(R, D->n, r0, &pad, diag, &U));
   cis_csr_free(R);
   R = NULL;
   if (U->dtype != D->dtype) { /* the vectors' value type (a GPU plan keeps its block's) */
@@ -180,7 +184,10 @@ cis_status cis_dist_matrix_create_upper_rows(cis_int n, const cis_int *upper_nnz
   CIS_TRY(upper_format(&o, on_device, &src));
   CIS_TRY(cis_alloc_array((void **)&rs, G + 1, sizeof(cis_int), "row split"));
   CIS_TRY(cis_dist_partition_counts(n, upper_nnz, G, rs));
-  CIS_TRY(cis_dist_matrix_create_summed(n, rs, NULL, t, upper_part, NULL, c, &D));
+  /* padded whole vectors: the gather one all-gather, the sum one reduce-scatter (NCCL's collectives; the
+   * rank-order sum with CISPARSE_DIST_SUM=rank) */
+  CIS_TRY(dist_summed_new(n, rs, NULL, t, upper_part, NULL, c, 1, &D));
+  CIS_TRY(cis_dist_summed_set_sum(D, CIS_DIST_SUM_COLLECTIVE));
   D->summed_ctx = D;
   D->summed_async = 1; /* upper_part only queues a memset and a product */
   snprintf(D->format, sizeof D->format, "upper %s", src.format);

@@ -3,9 +3,10 @@
  * dist_upper.c). On a random symmetric matrix of 301 rows whose rows reach
  * across the whole matrix (every part's block has mirror terms for every
  * later part): the product y = 2 A x - 0.5 y0 against cis_csr_spmv of the
- * full matrix, at 1..4 parts, csr-sym and sym-seg blocks, every part in one
- * thread and the ranks in groups (threads, as processes: the diagonal then
- * arrives through the host all-reduce); the diagonal; the split balanced by
+ * full matrix, at 1..4 parts, csr-sym and sym-seg blocks, the padded whole
+ * vectors' reduce-scatter and the rank-order sum, every part in one thread
+ * and the ranks in groups (threads, as processes: the diagonal then arrives
+ * through the host all-reduce); the diagonal; the split balanced by
  * stored entries (fewer rows to the first parts); each part asking only for
  * its own rows. Refusals (a lower entry, a full-storage format, the
  * builders, a GPU builder on host parts, a builder's error) and allocation
@@ -83,6 +84,7 @@ typedef struct job {
   double y[N], diag[N];
   cis_int row_start[5];
   cis_int lo, hi; /* the group's rows: what its download writes */
+  int padded, collective; /* the whole vectors' layout and the sum */
   char op_name[64];
   cis_status st;
   char err[256];
@@ -106,6 +108,8 @@ static void *run_job(void *arg) {
   memcpy(J->diag, cis_operator_diagonal(op), sizeof J->diag);
   memcpy(J->row_start, D->plan.row_start, (size_t)(D->plan.parts + 1) * sizeof(cis_int));
   snprintf(J->op_name, sizeof J->op_name, "%s", cis_operator_name(op));
+  J->padded = D->summed_padded;
+  J->collective = D->summed_collective;
   J->lo = D->part[0].row0;
   J->hi = D->part[D->nlocal - 1].row0 + D->part[D->nlocal - 1].rows;
 done:
@@ -130,7 +134,7 @@ static void test_product(void) {
   double ymax = 0;
   for (int i = 0; i < N; ++i) ymax = fabs(ref[i]) > ymax ? fabs(ref[i]) : ymax;
   const char *formats[] = {"csr-sym", "sym-seg", NULL};
-  for (int f = 0; f < 3; ++f)
+  for (int f = 0; f < 4; ++f) /* the 4th: auto with the rank-order sum instead of the reduce-scatter */
     for (int G = 1; G <= 4; ++G)
       for (int T = 1; T <= G; T += G > 1 ? G - 1 : 1) { /* every part in one thread, or a thread each */
         upper_src src;
@@ -140,14 +144,16 @@ static void test_product(void) {
         memset(J, 0, sizeof J);
         pthread_mutex_init(&src.mu, NULL);
         src.U = U;
-        for (int k = 0; k < T; ++k) J[k] = (job){.src = &src, .counts = counts, .format = formats[f], .x = x, .y0 = y0};
+        if (f == 3) setenv("CISPARSE_DIST_SUM", "rank", 1);
+        for (int k = 0; k < T; ++k) J[k] = (job){.src = &src, .counts = counts, .format = formats[f % 3], .x = x, .y0 = y0};
         for (int k = 0; k < T; ++k)
           for (int i = 0; i < N; ++i) J[k].y[i] = J[k].diag[i] = NAN; /* poisoned */
         CHECK_OK(cis_dist_world_create(G, &w));
         run_fake_groups(w, G, T, J, sizeof *J, offsetof(job, c), run_job);
+        unsetenv("CISPARSE_DIST_SUM");
         cis_dist_world_free(w);
         for (int k = 0; k < T; ++k) {
-          CHECK(J[k].st == CIS_OK, "%s, %d parts in %d groups, group %d: %s", formats[f] ? formats[f] : "auto", G, T, k,
+          CHECK(J[k].st == CIS_OK, "%s, %d parts in %d groups, group %d: %s", f < 2 ? formats[f] : f == 2 ? "auto" : "auto, rank-order sum", G, T, k,
                 J[k].err);
           if (J[k].st != CIS_OK) continue;
           double err = 0, derr = 0;
@@ -162,11 +168,14 @@ static void test_product(void) {
             derr = d > derr || d != d ? d : derr;
           }
           CHECK(err <= 1e-13 * ymax, "%s, %d parts in %d groups, group %d: |y - A x| %.3e (NaN never passes)",
-                formats[f] ? formats[f] : "auto", G, T, k, err);
+                f < 2 ? formats[f] : f == 2 ? "auto" : "auto, rank-order sum", G, T, k, err);
           CHECK(derr == 0, "%s, %d parts in %d groups, group %d: the diagonal differs by %.3e",
-                formats[f] ? formats[f] : "auto", G, T, k, derr);
-          CHECK(strstr(J[k].op_name, "upper") && strstr(J[k].op_name, formats[f] ? formats[f] : "csr-sym"),
-                "operator '%s' for format %s", J[k].op_name, formats[f] ? formats[f] : "auto");
+                f < 2 ? formats[f] : f == 2 ? "auto" : "auto, rank-order sum", G, T, k, derr);
+          CHECK(J[k].padded == (G > 1) && J[k].collective == (G > 1 && f < 3),
+                "%d parts, sum %s: padded %d, collective %d", G, f < 3 ? "default" : "rank", J[k].padded,
+                J[k].collective);
+          CHECK(strstr(J[k].op_name, "upper") && strstr(J[k].op_name, f < 2 ? formats[f] : "csr-sym"),
+                "operator '%s' for format %s", J[k].op_name, f < 2 ? formats[f] : f == 2 ? "auto" : "auto, rank-order sum");
         }
         if (J[0].st == CIS_OK) { /* balanced by stored entries: each part within one row of the mean */
           cis_int maxrow = 0;

@@ -177,28 +177,30 @@ cleanup:
 }
 
 cis_status dist_launch_upper_slice(const int64_t *rowptr, cis_int rows, cis_int m, cis_int r0, cis_idx *col,
-                                   int64_t nnz, const double *val, int64_t *ptr_out, double *diag,
+                                   int64_t nnz, const double *val, const int64_t *row_start, int parts,
+                                   int64_t max_rows, int64_t at, int padded, int64_t *ptr_out, double *diag,
                                    unsigned long long *bad, cudaStream_t s);
 
-cis_status dist_upper_slice_dev(cis_gpu_csr *R, cis_int n, cis_int r0, const char *kernel, double *diag,
-                                cis_gpu_plan **out) {
+cis_status dist_upper_slice_dev(cis_gpu_csr *R, cis_int n, cis_int r0, const dist_upper_pad *pad, const char *kernel,
+                                double *diag, cis_gpu_plan **out) {
   cis_status st;
-  int64_t *ptr = NULL;
+  int64_t *ptr = NULL, *rs = NULL;
   double *ddiag = NULL;
   unsigned long long *bad = NULL, hbad = 0;
-  const cis_int rows = R ? R->rows : 0, m = n - r0;
+  const cis_int rows = R ? R->rows : 0, m = pad ? (cis_int)(pad->whole - pad->at) : 0;
   *out = NULL;
-  if (!R || !diag || !R->rowptr || (R->nnz > 0 && (!R->colind || !R->val)))
+  if (!R || !diag || !pad || !R->rowptr || (R->nnz > 0 && (!R->colind || !R->val)))
     CIS_TRY(cis_error(CIS_ERR_INVALID, "dist_upper_slice_dev: NULL argument"));
   if (R->dtype != CIS_F64) CIS_TRY(cis_error(CIS_ERR_UNSUPPORTED, "rows built on the device must hold double values"));
-  if (R->cols != n || r0 < 0 || r0 + rows > n || n > CIS_IDX_MAX)
+  if (R->cols != n || r0 < 0 || r0 + rows > n || n > CIS_IDX_MAX || m < rows)
     CIS_TRY(cis_error(CIS_ERR_INVALID, "upper rows %lld..%lld of %lld columns given for a matrix of %lld", (long long)r0,
                       (long long)r0 + rows - 1, (long long)R->cols, (long long)n));
   CIS_TRY(dalloc((void **)&ptr, m + 1, sizeof(int64_t), "trailing block row pointers"));
   CIS_TRY(dalloc((void **)&ddiag, rows, sizeof(double), "part diagonal"));
   CIS_TRY(dalloc((void **)&bad, 1, sizeof *bad, "upper-triangle check"));
-  CIS_TRY(dist_launch_upper_slice(R->rowptr, rows, m, r0, R->colind, R->nnz, (const double *)R->val, ptr, ddiag, bad,
-                                  NULL));
+  CIS_TRY(cis_gpu_alloc_copy((void **)&rs, pad->row_start, (size_t)(pad->parts + 1) * sizeof(int64_t), "row split"));
+  CIS_TRY(dist_launch_upper_slice(R->rowptr, rows, m, r0, R->colind, R->nnz, (const double *)R->val, rs, pad->parts,
+                                  pad->max_rows, pad->at, pad->padded, ptr, ddiag, bad, NULL));
   CIS_TRY(cis_gpu_sync());
   CIS_TRY(cis_gpu_download(&hbad, bad, sizeof hbad));
   if (hbad != ~0ULL)
@@ -217,6 +219,7 @@ cis_status dist_upper_slice_dev(cis_gpu_csr *R, cis_int n, cis_int r0, const cha
   st = CIS_OK;
 cleanup:
   cis_gpu_free(ptr);
+  cis_gpu_free(rs);
   cis_gpu_free(ddiag);
   cis_gpu_free(bad);
   if (R) gpu_csr_free(R);

@@ -28,8 +28,8 @@ cis_status dist_split_rows_dev(cis_gpu_csr *R, cis_int n, cis_int r0, dist_local
   if (out) memset(out, 0, sizeof *out);
   return no();
 }
-cis_status dist_upper_slice_dev(cis_gpu_csr *R, cis_int n, cis_int r0, const char *kernel, double *diag,
-                                cis_gpu_plan **out) {
+cis_status dist_upper_slice_dev(cis_gpu_csr *R, cis_int n, cis_int r0, const dist_upper_pad *pad, const char *kernel,
+                                double *diag, cis_gpu_plan **out) {
   if (out) *out = NULL;
   return no();
 }
