@@ -290,7 +290,11 @@ CIS_API cis_status cis_dist_matrix_create_summed(cis_int n, const cis_int *row_s
  * operator (cis_dist_matrix_create_summed, whose steps and sums it shares):
  * x gathered whole, each part's forward terms A(i,j) x_j to its own rows
  * and mirror terms A(i,j) x_i to later parts' rows j, the partial ys summed
- * onto their owners in rank order. Against cis_dist_matrix_create_rows
+ * onto their owners. Its whole vectors are padded (part p's rows at
+ * p * max_rows, the blocks' columns mapped there), so the gather is one
+ * all-gather and the sum one reduce-scatter (NCCL's order;
+ * CISPARSE_DIST_SUM=rank: point-to-point, summed in rank order); both are
+ * run once in the set-up (NCCL's connections). Against cis_dist_matrix_create_rows
  * (every part holds full rows, so the entries between two parts are stored
  * twice) each part reads about 1/parts of the triangle, for a second
  * exchange of the same volume: 2 (parts - 1) n values a product. diag(A)

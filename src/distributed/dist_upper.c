@@ -10,8 +10,10 @@
  * PETSc's MPISBAIJ product (MatMult_MPISBAIJ: the upper triangle over
  * processes, the off-diagonal block applied as B x and B^T x, the second
  * scattered back and added) with the summed operator's whole-vector
- * all-gather and rank-order sum (dist_summed.c) as its two exchanges, and
- * the one-GPU symmetric kernels (sym-seg, csr-sym) on each block. */
+ * exchanges (dist_summed.c) as its two: the vectors padded (part p's rows at
+ * p * max_rows, the blocks' columns mapped there), so that the gather is one
+ * all-gather and the sum one reduce-scatter; and the one-GPU symmetric
+ * kernels (sym-seg, csr-sym) on each block. */
 #include <stdio.h>
 #include <string.h>
 #include "core/internal.h"
@@ -19,8 +21,9 @@
 #include "distributed/dist_matrix.h"
 #include "distributed/dist_parts.h"
 
-/* The summed operator's f: y = 0 above the part's first row, then the
- * trailing block's product from x's rows r_p..n-1 into y's. */
+/* The summed operator's f: y = 0 before the part's rows (in the whole
+ * vectors' layout), then the trailing block's product from x's positions
+ * there on into y's. */
 static cis_status upper_part(void *ctx, int l, int rank, const void *x, void *y, cis_stream s) {
   cis_dist_matrix *D = ctx;
   const dist_part *P = &D->part[l];
