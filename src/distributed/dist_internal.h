@@ -60,6 +60,12 @@ cis_status dist_allreduce_slots(cis_dist_comm *c, double *const *slots, const in
                                 const cis_stream *streams);
 
 /* ---- device helpers (src/distributed/gpu/dist_dev.c; nogpu stubs) ---- */
+/* CISPARSE_DIST_TRACE=1 (read once): every synchronized product prints its
+ * parts' times from its events on stderr (device parts), and NCCL's
+ * communicator its bootstrap's time at the first collective (a
+ * diagnostic; dist_parts.c). */
+int dist_trace(void);
+
 cis_status dd_set_device(int dev);
 cis_status dd_stream_create(cis_stream *s);
 void dd_stream_destroy(cis_stream s);

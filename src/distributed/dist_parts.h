@@ -112,9 +112,6 @@ cis_status dist_msgs_room(cis_dist_matrix *D);
 /* The ring's events and the message arrays freed (cis_dist_matrix_free). */
 void dist_product_free(cis_dist_matrix *D);
 
-/* CISPARSE_DIST_TRACE=1 (read once): every synchronized product prints its
- * parts' times from its events on stderr (device parts; a diagnostic). */
-int dist_trace(void);
 
 /* dst[0..m) (NULL: not wanted) = the sum over all ranks of what they
  * contribute: local rank `owner` of this process its src[0..m), every other
