@@ -304,11 +304,15 @@ cleanup:
 
 cis_status dist_summed_warm(cis_dist_matrix *D) {
   cis_status st;
-  void *recv[DIST_MAX_LOCAL], *whole[DIST_MAX_LOCAL];
+  void *recv[DIST_MAX_LOCAL], *whole[DIST_MAX_LOCAL], *own[DIST_MAX_LOCAL];
+  const size_t es = cis_dtype_size(D->dtype);
   if (!D->summed || !dist_on_device(D) || D->plan.parts < 2) return CIS_OK;
-  for (int l = 0; l < D->nlocal; ++l) whole[l] = D->part[l].xfull;
+  for (int l = 0; l < D->nlocal; ++l) {
+    whole[l] = D->part[l].xfull;
+    own[l] = (char *)whole[l] + (size_t)dist_whole_at(D, D->part[l].rank) * es; /* in place, as gather_whole */
+  }
   if (D->summed_uniform)
-    CIS_TRY(D->comm->ops->allgather(D->comm, whole, whole, D->plan.max_rows, D->dtype)); /* contents unused */
+    CIS_TRY(D->comm->ops->allgather(D->comm, own, whole, D->plan.max_rows, D->dtype)); /* contents unused */
   else
     CIS_TRY(D->comm->ops->bcast_parts(D->comm, whole, D->plan.row_start, D->dtype));
   CIS_TRY(sum_exchange(D, recv));
