@@ -300,9 +300,10 @@ CIS_API cis_status cis_dist_matrix_create_summed(cis_int n, const cis_int *row_s
  * exchange of the same volume: 2 (parts - 1) n values a product. diag(A)
  * from the rows' first entries (every process's, through
  * cis_dist_allreduce_host). Every process calls this together. Errors:
- * CIS_ERR_INVALID naming a row with an entry below the diagonal or a count
- * that does not match, the builders' own, CIS_ERR_NO_GPU for build_gpu on a
- * host comm. */
+ * CIS_ERR_INVALID naming a row with an entry below the diagonal, rows of the
+ * wrong shape, build_gpu on a host comm, or not exactly one builder; the
+ * builders' own; CIS_ERR_OVERFLOW when the padded vectors exceed 32-bit
+ * column indices. */
 CIS_API cis_status cis_dist_matrix_create_upper_rows(cis_int n, const cis_int *upper_nnz, cis_dist_rows_fn build,
                                                      cis_dist_rows_gpu_fn build_gpu, void *ctx, cis_dist_comm *c,
                                                      const cis_dist_opts *o, cis_dist_matrix **out);

@@ -187,6 +187,11 @@ cis_status cis_dist_matrix_create_upper_rows(cis_int n, const cis_int *upper_nnz
   CIS_TRY(upper_format(&o, on_device, &src));
   CIS_TRY(cis_alloc_array((void **)&rs, G + 1, sizeof(cis_int), "row split"));
   CIS_TRY(cis_dist_partition_counts(n, upper_nnz, G, rs));
+  cis_int max_rows = 0;
+  for (int p = 0; p < G; ++p) max_rows = rs[p + 1] - rs[p] > max_rows ? rs[p + 1] - rs[p] : max_rows;
+  if ((int64_t)G * max_rows > CIS_IDX_MAX) /* the blocks' columns are positions in the padded whole vectors */
+    CIS_TRY(cis_error(CIS_ERR_OVERFLOW, "%d parts of up to %lld rows: the padded whole vectors (%lld values) exceed "
+                      "32-bit column indices", G, (long long)max_rows, (long long)G * max_rows));
   /* padded whole vectors: the gather one all-gather, the sum one reduce-scatter (NCCL's collectives; the
    * rank-order sum with CISPARSE_DIST_SUM=rank) */
   CIS_TRY(dist_summed_new(n, rs, NULL, t, upper_part, NULL, c, 1, &D));
