@@ -87,6 +87,18 @@ for spec in "$H2O direct 2" "$H2O stored 1" "$DATA/n2_sto3g_d2h.FCIDUMP direct 1
   done
 done
 
+# the stored Hamiltonian with each entry once (csr-sym blocks: the upper rows
+# over the processes, the diagonal shared, the mirror terms summed in rank
+# order over MPI) equals one process's
+"$BIN" ci "$DATA/n2_sto3g_d2h.FCIDUMP" --method stored --tol 1e-9 >"$tmp/one.out" 2>&1 || fail "n2 stored one process"
+for np in 2 3; do
+  mpi $np ci "$DATA/n2_sto3g_d2h.FCIDUMP" --mpi --method stored --format csr-sym --tol 1e-9 >"$tmp/up.out" 2>"$tmp/up.err" ||
+    fail "n2 stored once -np $np: exit $? ($(tail -1 "$tmp/up.err"))"
+  grep -q "dist upper csr-sym x$np (mpi" "$tmp/up.out" || fail "n2 stored once -np $np: not the upper rows ($(grep '^parts' "$tmp/up.out"))"
+  e1=$(energy 0 "$tmp/one.out") en=$(energy 0 "$tmp/up.out")
+  close_to "$en" "$e1" 1e-10 || fail "n2 stored once -np $np: $en, one process $e1"
+done
+
 mpi 2 ci "$H2O" --mpi --json --tol 1e-9 >"$tmp/j.out" 2>"$tmp/j.err" || fail "--json -np 2: exit $?"
 python3 - "$tmp/j.out" "$(energy 0 "$tmp/one.out" 2>/dev/null)" <<'EOF' || fail "--json -np 2: $(head -c 300 "$tmp/j.out")"
 import json, sys
