@@ -61,19 +61,6 @@ cis_csr *test_csr_from_dense(cis_int rows, cis_int cols, const double *dense, ci
   return A;
 }
 
-cis_status test_csr_rows(const cis_csr *A, cis_int r0, cis_int r1, cis_int cols, cis_csr **out) {
-  const cis_int o = A->rowptr[r0], m = A->rowptr[r1] - o;
-  const size_t es = cis_dtype_size(A->dtype);
-  cis_csr *R = NULL;
-  cis_status st = cis_csr_alloc(r1 - r0, cols, m, A->dtype, &R);
-  if (st != CIS_OK) return st;
-  for (cis_int i = 0; i <= r1 - r0; ++i) R->rowptr[i] = A->rowptr[r0 + i] - o;
-  memcpy(R->colind, A->colind + o, (size_t)m * sizeof(cis_idx));
-  memcpy(R->val, (const char *)A->val + (size_t)o * es, (size_t)m * es);
-  *out = R;
-  return CIS_OK;
-}
-
 const char *test_shared_path(char *buf, size_t n, const char *sub) {
   snprintf(buf, n, "%s/%s", CIS_SHARED_DIR, sub);
   return buf;

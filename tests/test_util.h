@@ -45,9 +45,6 @@ void test_fill_random(void *x, cis_dtype t, cis_int n, unsigned long long seed);
 void test_fill_nan(void *x, cis_dtype t, cis_int n);
 /* A CSR from a dense row-major array (zeros dropped), dtype t. */
 cis_csr *test_csr_from_dense(cis_int rows, cis_int cols, const double *dense, cis_dtype t);
-/* Rows r0..r1-1 of A (all its columns, global indices, its dtype) as a new
- * CSR in *out, as a distributed matrix's row builder gives them. */
-cis_status test_csr_rows(const cis_csr *A, cis_int r0, cis_int r1, cis_int cols, cis_csr **out);
 /* Path of a shared matrix (../shared/matrices/NAME) into buf. */
 const char *test_shared_path(char *buf, size_t n, const char *sub);
 /* An NCCL communicator over ngpus GPUs (0: all) into *c, or the test

@@ -181,8 +181,12 @@ CIS_API cis_dist_opts cis_dist_opts_default(void);
 /* Distribute the square matrix A (every process passes the same A; each
  * keeps only its local parts' blocks) over the parts of c: host blocks
  * (cis_matrix of o->format) on a fake comm, GPU plans on the comm's GPUs on
- * an NCCL comm. Records diag(A) for Jacobi and Davidson. Symmetric storage
- * (CIS_FLAG_UPPER) is accepted and expanded: the parts hold full rows. */
+ * an NCCL comm. Records diag(A) for Jacobi and Davidson. With a symmetric
+ * format (o->format sym-seg or csr-sym) and o->exchange AUTO, a symmetric A
+ * (full, or its upper triangle flagged CIS_FLAG_UPPER) keeps each entry once
+ * (cis_dist_matrix_create_upper_rows on its upper triangle; CIS_ERR_INVALID
+ * naming the first unequal pair when A is not symmetric); otherwise
+ * symmetric storage is expanded and the parts hold full rows. */
 CIS_API cis_status cis_dist_matrix_create(const cis_csr *A, cis_dist_comm *c, const cis_dist_opts *o,
                                           cis_dist_matrix **out);
 CIS_API void cis_dist_matrix_free(cis_dist_matrix *D);

@@ -140,6 +140,10 @@ CIS_API cis_status cis_csr_symmetric_expand(const cis_csr *T, int skew, cis_csr 
 CIS_API cis_status cis_csr_permute_rows(const cis_csr *A, const cis_idx *perm, cis_csr **out);
 /* The upper triangle (j >= i) of a square A, flagged CIS_FLAG_UPPER. */
 CIS_API cis_status cis_csr_upper(const cis_csr *A, cis_csr **out);
+/* Rows r0..r1-1 of A (0 <= r0 <= r1 <= rows) as a new CSR of r1-r0 rows and
+ * A's columns, values and dtype (no flags): what a distributed matrix's row
+ * builder returns. CIS_ERR_INVALID on a bad range. */
+CIS_API cis_status cis_csr_rows(const cis_csr *A, cis_int r0, cis_int r1, cis_csr **out);
 /* The upper triangle of A for symmetric storage, after checking that A is
  * symmetric: the same pattern mirrored and |a_ij - a_ji| <= tol *
  * max(|a_ij|, |a_ji|) (tol = 0: bitwise equal values; the stored value is

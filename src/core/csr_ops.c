@@ -82,6 +82,25 @@ cleanup:
   return st;
 }
 
+cis_status cis_csr_rows(const cis_csr *A, cis_int r0, cis_int r1, cis_csr **out) {
+  if (!out) return cis_error(CIS_ERR_INVALID, "cis_csr_rows: NULL output");
+  *out = NULL;
+  if (!A) return cis_error(CIS_ERR_INVALID, "cis_csr_rows: NULL matrix");
+  if (r0 < 0 || r0 > r1 || r1 > A->rows)
+    return cis_error(CIS_ERR_INVALID, "cis_csr_rows: rows %lld..%lld of a matrix of %lld", (long long)r0,
+                     (long long)r1 - 1, (long long)A->rows);
+  const int64_t o = A->rowptr[r0], m = A->rowptr[r1] - o;
+  const size_t es = cis_dtype_size(A->dtype);
+  cis_csr *R = NULL;
+  cis_status st = cis_csr_alloc(r1 - r0, A->cols, m, A->dtype, &R);
+  if (st != CIS_OK) return st;
+  for (cis_int i = 0; i <= r1 - r0; ++i) R->rowptr[i] = A->rowptr[r0 + i] - o;
+  memcpy(R->colind, A->colind + o, (size_t)m * sizeof(cis_idx));
+  memcpy(R->val, (const char *)A->val + (size_t)o * es, (size_t)m * es);
+  *out = R;
+  return CIS_OK;
+}
+
 cis_status cis_csr_upper(const cis_csr *A, cis_csr **out) {
   cis_status st;
   cis_csr *B = NULL;

@@ -11,6 +11,12 @@
  * b->remote freed after, b->needed kept); then, once D->plan is built, its
  * exchange buffers and streams. */
 cis_status dist_matrix_new(cis_dist_comm *c, cis_int n, cis_dtype dtype, const cis_dist_opts *o, cis_dist_matrix **out);
+/* cis_dist_matrix_create of a symmetric A (full, or its upper triangle
+ * flagged CIS_FLAG_UPPER) with a symmetric format: its upper triangle
+ * (cis_csr_upper_symmetric: a non-symmetric A is refused naming the pair)
+ * stored once over the parts through cis_dist_matrix_create_upper_rows,
+ * each part asking for its rows (dist_upper.c). */
+cis_status dist_matrix_create_once(const cis_csr *A, cis_dist_comm *c, const cis_dist_opts *o, cis_dist_matrix **out);
 cis_status dist_part_store(cis_dist_matrix *D, int l, dist_block *b, const cis_dist_opts *o);
 /* The same from part l's rows built on its GPU (R: rows b->row0.., global
  * columns ascending, double; freed here, also on failure), split on the

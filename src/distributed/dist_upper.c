@@ -211,3 +211,28 @@ cleanup:
   cis_dist_matrix_free(D);
   return st;
 }
+
+/* Rows r0..r1-1 of the upper triangle U (ctx), global columns: the row
+ * builder of dist_matrix_create_once. */
+static cis_status upper_rows_of(void *ctx, cis_int r0, cis_int r1, cis_csr **rows) {
+  return cis_csr_rows((const cis_csr *)ctx, r0, r1, rows);
+}
+
+/* The symmetric formats' tolerance (formats/csr_sym.c's SYMMETRY_TOL). */
+#define ONCE_SYMMETRY_TOL 1e-12
+
+cis_status dist_matrix_create_once(const cis_csr *A, cis_dist_comm *c, const cis_dist_opts *o, cis_dist_matrix **out) {
+  cis_status st;
+  cis_csr *U = NULL;
+  cis_int *counts = NULL;
+  cis_dist_opts oo = *o;
+  if ((int)oo.dtype < 0) oo.dtype = A->dtype; /* the matrix's values, as cis_dist_matrix_create keeps them */
+  CIS_TRY(cis_csr_upper_symmetric(A, ONCE_SYMMETRY_TOL, &U));
+  CIS_TRY(cis_alloc_array((void **)&counts, U->rows > 0 ? U->rows : 1, sizeof(cis_int), "row counts"));
+  for (cis_int i = 0; i < U->rows; ++i) counts[i] = U->rowptr[i + 1] - U->rowptr[i];
+  st = cis_dist_matrix_create_upper_rows(U->rows, counts, upper_rows_of, NULL, U, c, &oo, out);
+cleanup:
+  cis_free(counts);
+  cis_csr_free(U);
+  return st;
+}

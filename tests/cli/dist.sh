@@ -42,6 +42,22 @@ for x in p2p allgather gather; do
   check "solve $x: max |x - 1| = $err <= 1e-8" 'python3 -c "import sys; sys.exit(0 if float(\"$err\") <= 1e-8 else 1)"'
 done
 
+# a symmetric format with no exchange named: each entry stored once
+for f in csr-sym sym-seg; do
+  "$BIN" solve $LAP --cpu-parts 3 --method cg --precond jacobi --tol 1e-10 --format $f >"$T/s.out" 2>&1
+  rc=$?
+  check "solve --cpu-parts 3 --format $f exits 0 and stores each entry once" \
+    '[ $rc -eq 0 ] && grep -q "dist upper $f x3" "$T/s.out"'
+  it=$(sed -n 's/.*converged in \([0-9]*\) iterations.*/\1/p' "$T/s.out")
+  check "solve stored once ($f): $it iterations, serial $serial_it" '[ "$it" = "$serial_it" ]'
+  err=$(awk '/converged in/ {print $NF}' "$T/s.out")
+  check "solve stored once ($f): max |x - 1| = $err <= 1e-8" 'python3 -c "import sys; sys.exit(0 if float(\"$err\") <= 1e-8 else 1)"'
+done
+"$BIN" bench ci:rows=600,seed=2 --cpu-parts 2 --format csr-sym --runs 2 >"$T/ns.out" 2>&1
+rc=$?
+check "bench of a non-symmetric matrix in a symmetric format: refused in one line" \
+  '[ $rc -ne 0 ] && grep -q "not symmetric" "$T/ns.out" && [ "$(wc -l < "$T/ns.out")" -eq 1 ]'
+
 "$BIN" solve $LAP --cpu-parts 2 --eigs 2 --tol 1e-7 --maxit 400 >"$T/e.out" 2>&1
 rc=$?
 check "Davidson over 2 parts exits 0" '[ $rc -eq 0 ]'

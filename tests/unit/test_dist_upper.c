@@ -10,7 +10,8 @@
  * stored entries (fewer rows to the first parts); each part asking only for
  * its own rows. Refusals (a lower entry, a full-storage format, the
  * builders, a GPU builder on host parts, a builder's error) and allocation
- * failures at every step. */
+ * failures at every step. cis_dist_matrix_create of a whole symmetric
+ * matrix with a symmetric format takes the same path (test_whole_matrix). */
 #include <math.h>
 #include <pthread.h>
 #include <stddef.h>
@@ -64,7 +65,7 @@ static cis_status slice(void *ctx, cis_int r0, cis_int r1, cis_csr **out) {
   pthread_mutex_unlock(&s->mu);
   if (s->fail) return cis_error(CIS_ERR_NUMERIC, "row builder failed on purpose");
   if (s->short_rows && r1 > r0) --r1;
-  return test_csr_rows(s->U, r0, r1, s->U->cols, out);
+  return cis_csr_rows(s->U, r0, r1, out);
 }
 
 static cis_int *row_counts(const cis_csr *A) {
@@ -278,8 +279,78 @@ static void test_errors(void) {
   cis_csr_free(A);
 }
 
+/* cis_dist_matrix_create of a whole symmetric matrix with a symmetric format
+ * and no exchange named: each entry once (its upper triangle over the parts),
+ * from the full matrix or its triangle flagged CIS_FLAG_UPPER, the product
+ * equal to the full one's; a named exchange keeps full rows; a matrix that is
+ * not symmetric is refused. */
+static void test_whole_matrix(void) {
+  cis_csr *A = random_symmetric(5), *U = NULL, *B = NULL;
+  cis_dist_world *w = NULL;
+  cis_dist_comm *c = NULL;
+  double x[N], y[N], ref[N];
+  CHECK_OK(cis_csr_upper(A, &U));
+  test_fill_random(x, CIS_F64, N, 21);
+  CHECK_OK(cis_csr_spmv(A, 1.0, x, 0.0, ref));
+  CHECK_OK(cis_dist_world_create(3, &w));
+  CHECK_OK(cis_dist_comm_fake(w, 0, 3, &c));
+  const cis_csr *inputs[2] = {A, U};
+  for (int k = 0; k < 2; ++k)
+    for (int e = 0; e < 2; ++e) {
+      cis_dist_matrix *D = NULL;
+      cis_operator *op = NULL;
+      void *v = NULL;
+      cis_dist_opts o = cis_dist_opts_default();
+      o.format = "sym-seg";
+      o.exchange = e ? CIS_XCHG_P2P : CIS_XCHG_AUTO;
+      for (int i = 0; i < N; ++i) y[i] = NAN;
+      CHECK_OK(cis_dist_matrix_create(inputs[k], c, &o, &D));
+      if (D) CHECK_OK(cis_operator_from_dist(D, &op));
+      if (op) CHECK_OK(cis_dist_vec_alloc(D, 2, &v));
+      if (v) {
+        void *vy = (char *)v + (size_t)N * sizeof(double);
+        CHECK_OK(cis_dist_vec_upload(D, v, x, 1));
+        CHECK_OK(cis_operator_apply(op, 1.0, v, 0.0, vy, NULL));
+        CHECK_OK(cis_dist_vec_download(D, y, vy, 1));
+        double err = 0, ymax = 0;
+        for (int i = 0; i < N; ++i) {
+          const double d = fabs(y[i] - ref[i]);
+          err = d > err || d != d ? d : err;
+          ymax = fabs(ref[i]) > ymax ? fabs(ref[i]) : ymax;
+        }
+        CHECK(err <= 1e-13 * ymax, "%s input, %s: |y - A x| %.3e", k ? "upper" : "full", e ? "p2p" : "auto", err);
+        CHECK(e ? strstr(cis_operator_name(op), "dist sym-seg x3") != NULL
+                : strstr(cis_operator_name(op), "dist upper sym-seg x3") != NULL,
+              "%s input, %s exchange: operator '%s'", k ? "upper" : "full", e ? "p2p" : "auto", cis_operator_name(op));
+        cis_dist_vec_free(D, v);
+      }
+      cis_operator_free(op);
+      cis_dist_matrix_free(D);
+    }
+  /* not symmetric: one mirrored value changed */
+  CHECK_OK(cis_csr_copy(A, CIS_F64, &B));
+  if (B) {
+    for (cis_int k = B->rowptr[1]; k < B->rowptr[2]; ++k)
+      if (B->colind[k] != 1) {
+        ((double *)B->val)[k] += 0.5;
+        break;
+      }
+    cis_dist_matrix *D = NULL;
+    cis_dist_opts o = cis_dist_opts_default();
+    o.format = "csr-sym";
+    CHECK(cis_dist_matrix_create(B, c, &o, &D) == CIS_ERR_INVALID && !D && strstr(cis_last_error(), "symmetric"),
+          "a non-symmetric matrix accepted as symmetric storage: %s", cis_last_error());
+  }
+  cis_dist_comm_free(c);
+  cis_dist_world_free(w);
+  cis_csr_free(B);
+  cis_csr_free(U);
+  cis_csr_free(A);
+}
+
 int main(void) {
   test_product();
   test_errors();
+  test_whole_matrix();
   return test_summary("test_dist_upper");
 }
