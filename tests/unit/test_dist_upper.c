@@ -348,9 +348,56 @@ static void test_whole_matrix(void) {
   cis_csr_free(A);
 }
 
+/* Parts without stored entries (a matrix whose only entries sit in row 0,
+ * over 4 parts: parts 1-3 hold empty rows) contribute zeros; a NaN in x
+ * reaches y (never a finite answer from a NaN input). */
+static void test_empty_parts_and_nan(void) {
+  const double d[16] = {3, 1, 0, 2, /**/ 1, 0, 0, 0, /**/ 0, 0, 0, 0, /**/ 2, 0, 0, 0};
+  cis_csr *A = test_csr_from_dense(4, 4, d, CIS_F64);
+  cis_dist_world *w = NULL;
+  cis_dist_comm *c = NULL;
+  cis_dist_matrix *D = NULL;
+  cis_operator *op = NULL;
+  void *v = NULL;
+  const double x[4] = {1, 2, 3, 4};
+  double y[4] = {NAN, NAN, NAN, NAN};
+  cis_dist_opts o = cis_dist_opts_default();
+  o.format = "csr-sym";
+  CHECK_OK(cis_dist_world_create(4, &w));
+  CHECK_OK(cis_dist_comm_fake(w, 0, 4, &c));
+  CHECK_OK(cis_dist_matrix_create(A, c, &o, &D));
+  if (D) {
+    int empty = 0;
+    for (int l = 0; l < D->nlocal; ++l) empty += !D->part[l].Ml && !D->part[l].Pl;
+    CHECK(empty == 3, "%d of 4 parts without stored entries, expected 3", empty);
+    CHECK_OK(cis_operator_from_dist(D, &op));
+    CHECK_OK(cis_dist_vec_alloc(D, 2, &v));
+  }
+  if (v) {
+    void *vy = (char *)v + 4 * sizeof(double);
+    CHECK_OK(cis_dist_vec_upload(D, v, x, 1));
+    CHECK_OK(cis_operator_apply(op, 1.0, v, 0.0, vy, NULL));
+    CHECK_OK(cis_dist_vec_download(D, y, vy, 1));
+    CHECK(y[0] == 3 + 2 + 8 && y[1] == 1 && y[2] == 0 && y[3] == 2, "y = %g %g %g %g, expected 13 1 0 2", y[0], y[1],
+          y[2], y[3]);
+    const double xn[4] = {1, NAN, 3, 4};
+    CHECK_OK(cis_dist_vec_upload(D, v, xn, 1));
+    CHECK_OK(cis_operator_apply(op, 1.0, v, 0.0, vy, NULL));
+    CHECK_OK(cis_dist_vec_download(D, y, vy, 1));
+    CHECK(y[0] != y[0], "x with a NaN in column 1 gave a finite y[0] = %g", y[0]);
+    cis_dist_vec_free(D, v);
+  }
+  cis_operator_free(op);
+  cis_dist_matrix_free(D);
+  cis_dist_comm_free(c);
+  cis_dist_world_free(w);
+  cis_csr_free(A);
+}
+
 int main(void) {
   test_product();
   test_errors();
   test_whole_matrix();
+  test_empty_parts_and_nan();
   return test_summary("test_dist_upper");
 }
