@@ -240,7 +240,7 @@ cleanup:
   return st;
 }
 
-cis_status cis_dist_matrix_create(const cis_csr *A, cis_dist_comm *c, const cis_dist_opts *o_in, cis_dist_matrix **out) {
+cis_status dist_matrix_create_full(const cis_csr *A, cis_dist_comm *c, const cis_dist_opts *o_in, cis_dist_matrix **out) {
   cis_status st;
   cis_dist_matrix *D = NULL;
   dist_block *blocks = NULL;
@@ -255,8 +255,6 @@ cis_status cis_dist_matrix_create(const cis_csr *A, cis_dist_comm *c, const cis_
                      (long long)A->cols);
   if (A->rows < G) return cis_error(CIS_ERR_INVALID, "%lld rows cannot be spread over %d parts", (long long)A->rows, G);
   if (c->nlocal > DIST_MAX_LOCAL) return cis_error(CIS_ERR_UNSUPPORTED, "at most %d parts per process", DIST_MAX_LOCAL);
-  if (cis_format_is_symmetric(o.format) && o.exchange == CIS_XCHG_AUTO) /* each entry once (dist_upper.c) */
-    return dist_matrix_create_once(A, c, &o, out);
   if (A->flags & CIS_FLAG_UPPER) {
     /* symmetric storage with full-row blocks: the parts hold full rows
      * (U + U^T - diag U) */

@@ -11,6 +11,10 @@
  * b->remote freed after, b->needed kept); then, once D->plan is built, its
  * exchange buffers and streams. */
 cis_status dist_matrix_new(cis_dist_comm *c, cis_int n, cis_dtype dtype, const cis_dist_opts *o, cis_dist_matrix **out);
+/* cis_dist_matrix_create with full-row blocks (symmetric storage expanded):
+ * every process lists every part's needed entries, then splits and stores
+ * its own parts (dist_matrix.c). */
+cis_status dist_matrix_create_full(const cis_csr *A, cis_dist_comm *c, const cis_dist_opts *o, cis_dist_matrix **out);
 /* cis_dist_matrix_create of a symmetric A (full, or its upper triangle
  * flagged CIS_FLAG_UPPER) with a symmetric format: its upper triangle
  * (cis_csr_upper_symmetric: a non-symmetric A is refused naming the pair)
