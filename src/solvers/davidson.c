@@ -189,10 +189,14 @@ static cis_status check_sparse_guesses(const cis_davidson_opts *o) {
 
 /* Caller's guesses (o->guess, or the sparse form o->guess_ptr): upload each
  * (sparse ones by their nonzeros), orthonormalise against the ones kept;
- * *kept = how many stayed (dependent ones dropped). */
-static cis_status given_guesses(kry_be *B, const cis_davidson_opts *o, int max_sub, double *V, double *h, int *kept) {
+ * *kept = how many stayed (dependent ones dropped). With o->verbose the
+ * uploads' and the orthonormalisations' seconds are added to t[0], t[1]
+ * (the backend synchronized between them). */
+static cis_status given_guesses(kry_be *B, const cis_davidson_opts *o, int max_sub, double *V, double *h, int *kept,
+                                double t[2]) {
   cis_status st = CIS_OK;
   int m = 0;
+  double t_ph = cis_wtime();
   const int64_t cap = o->guess ? B->n / SPARSE_GUESS : 0;
   cis_int *idx = NULL;
   double *val = NULL;
@@ -211,7 +215,9 @@ static cis_status given_guesses(kry_be *B, const cis_davidson_opts *o, int max_s
       const cis_int a = o->guess_ptr[j];
       CIS_TRY(kry_sparse(B, VEC(V, m), o->guess_ptr[j + 1] - a, o->guess_idx + a, o->guess_val + a));
     }
+    CIS_TRY(phase(B, o->verbose, &t_ph, &t[0]));
     CIS_TRY(orthonormalise(B, V, m, h, NULL, &keep));
+    CIS_TRY(phase(B, o->verbose, &t_ph, &t[1]));
     m += keep;
   }
 cleanup:
@@ -260,6 +266,7 @@ cis_status cis_davidson_operator(const cis_operator *H, const double *diag, cons
   double t_start = cis_wtime(), t_ph = t_start;
   double ph_setup = 0, ph_rayleigh = 0, ph_ritz = 0, ph_correct = 0, ph_final = 0, ph_prod = 0;
   double ph_vectors = 0, ph_diag = 0; /* of the setup: backend and vectors; the diagonal's check and upload */
+  double ph_given[2] = {0, 0};         /* of the caller's guesses: uploads, orthonormalisations */
   int k = o.roots;
   if (!H || !diag || !evals) return cis_error(CIS_ERR_INVALID, "Davidson: NULL argument");
   cis_int n = cis_operator_rows(H);
@@ -302,7 +309,7 @@ cis_status cis_davidson_operator(const cis_operator *H, const double *diag, cons
   int m = 0, m_new = k, converged = 0, nconv = 0;
   double res[64] = {0};
   if (given) {
-    CIS_TRY(given_guesses(B, &o, max_sub, w.V, w.h, &m_new));
+    CIS_TRY(given_guesses(B, &o, max_sub, w.V, w.h, &m_new, ph_given));
     if (m_new < k) {
       st = cis_error(CIS_ERR_INVALID, "Davidson: only %d of the %d guess vectors are independent, %d roots requested",
                      m_new, o.nguess, k);
@@ -413,9 +420,10 @@ cis_status cis_davidson_operator(const cis_operator *H, const double *diag, cons
   inf.total_seconds = cis_wtime() - t_start;
   if (o.verbose)
     fprintf(stderr, "davidson phases: setup %.4f s (backend and vectors %.4f, diagonal checked and uploaded %.4f, "
-            "guesses %.4f), products %.4f s, Rayleigh matrix %.4f s, Ritz vectors and residuals %.4f s, corrections "
-            "%.4f s, download %.4f s\n", ph_vectors + ph_diag + ph_setup, ph_vectors, ph_diag, ph_setup, ph_prod,
-            ph_rayleigh, ph_ritz, ph_correct, ph_final);
+            "guesses %.4f: uploads %.4f, orthonormalisation %.4f), products %.4f s, Rayleigh matrix %.4f s, Ritz "
+            "vectors and residuals %.4f s, corrections %.4f s, download %.4f s\n", ph_vectors + ph_diag + ph_setup,
+            ph_vectors, ph_diag, ph_setup, ph_given[0], ph_given[1], ph_prod, ph_rayleigh, ph_ritz, ph_correct,
+            ph_final);
   inf.converged = converged ? k : nconv;
   if (info) *info = inf;
   if (converged) {
