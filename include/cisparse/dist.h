@@ -189,6 +189,11 @@ CIS_API cis_dist_opts cis_dist_opts_default(void);
  * symmetric storage is expanded and the parts hold full rows. */
 CIS_API cis_status cis_dist_matrix_create(const cis_csr *A, cis_dist_comm *c, const cis_dist_opts *o,
                                           cis_dist_matrix **out);
+/* 1 when options o (NULL: the defaults) keep a symmetric matrix's entries
+ * once (a symmetric format and CIS_XCHG_AUTO: cis_dist_matrix_create's
+ * rule above, the one for callers that build by rows to choose
+ * cis_dist_matrix_create_upper_rows), else 0. */
+CIS_API int cis_dist_stores_once(const cis_dist_opts *o);
 CIS_API void cis_dist_matrix_free(cis_dist_matrix *D);
 /* Rows r0..r1-1 of an n x n matrix, built on demand: *rows a new CSR of
  * r1-r0 rows and n columns (global column indices, ascending in each row,

@@ -69,14 +69,6 @@ static const char *parts_format(const cis_ci_solve_opts *o, int on_gpu) {
   return on_gpu ? "sym-seg" : "csr";
 }
 
-/* Each entry stored once over the parts (cis_dist_matrix_create_upper_rows:
- * the upper triangle's rows, the mirror terms summed onto their owners)
- * when the format is symmetric and no exchange is named; a named exchange
- * (p2p, allgather) keeps full rows with the symmetric local block. */
-static int stored_once(const char *format, cis_dist_exchange xk) {
-  return xk == CIS_XCHG_AUTO && cis_format_is_symmetric(format);
-}
-
 cis_status ci_run_distributed(ci_run *r) {
   cis_status st;
   const cis_ci_solve_opts *o = r->o;
@@ -115,7 +107,9 @@ cis_status ci_run_distributed(ci_run *r) {
   cis_dist_opts dopt = cis_dist_opts_default();
   dopt.exchange = xk;
   dopt.format = parts_format(o, R->gpu);
-  const int once = stored_once(dopt.format, xk);
+  /* each entry once (the upper triangle's rows, the mirror terms summed onto
+   * their owners) with a symmetric format and no exchange named */
+  const int once = cis_dist_stores_once(&dopt);
   CIS_TRY(count_rows(r, c, R->gpu, once, n, counts));
   for (cis_int i = 0; i < n; ++i) nnz += counts[i];
   R->nnz = nnz; /* once: the triangle's, made the whole matrix's below */

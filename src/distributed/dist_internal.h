@@ -125,32 +125,21 @@ cis_status dist_split_rows_dev(cis_gpu_csr *R, cis_int n, cis_int r0, dist_local
 /* Free what a split holds and zero it; NULL accepted. */
 void dist_dev_split_clear(dist_dev_split *s);
 /* Where a part's trailing block sits in a summed operator's whole vectors
- * (dist_upper.c): the split (parts + 1 starts), max_rows, the part's start
- * `at` and the vectors' length `whole`; padded: part q's rows at
- * q * max_rows (else in place). */
+ * (dist_upper.c), which are in the all-gather's layout (part q's rows at
+ * q * max_rows: dist_gathered_at, partition.h): the split (parts + 1
+ * starts), max_rows, the part's start `at` and the vectors' length
+ * `whole`. */
 typedef struct dist_upper_pad {
   const cis_int *row_start;
   int parts;
   cis_int max_rows;
   int64_t at, whole;
-  int padded;
 } dist_upper_pad;
-/* Global column j's position in the whole vectors. */
-static inline int64_t dist_upper_padded(const dist_upper_pad *p, int64_t j) {
-  if (!p->padded) return j;
-  int lo = 0, hi = p->parts - 1; /* the owner: the last start <= j */
-  while (lo < hi) {
-    const int mid = (lo + hi + 1) / 2;
-    if (p->row_start[mid] <= j) lo = mid;
-    else hi = mid - 1;
-  }
-  return (int64_t)lo * p->max_rows + (j - p->row_start[lo]);
-}
 /* Upper-triangle rows r0..r0+R->rows-1 of an n x n symmetric matrix, built
  * on the current GPU (R: n columns, global, ascending; double), made the
  * symmetric plan (kernel: "sym-seg", "csr-sym", "csr-sym-det") of the
  * trailing square of the whole vectors from pad->at on (columns at their
- * positions there, dist_upper_padded; rows past R's empty)
+ * positions there, dist_gathered_at; rows past R's empty)
  * (cis_dist_matrix_create_upper_rows); diag[0..R->rows) = the rows'
  * diagonal (0 where absent). *out NULL when R holds no entries. R's arrays
  * are freed here, also on failure (R zeroed). CIS_ERR_INVALID naming a row

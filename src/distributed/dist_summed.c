@@ -177,10 +177,25 @@ static cis_status recv_buffer(cis_dist_matrix *D, int l, void **buf) {
   return CIS_OK;
 }
 
+/* The collective of the gather: every part's rows of its whole-x buffer to
+ * all (in place: one all-gather in the collectives' layout, else a
+ * broadcast from each owner), queued on the comm streams. */
+static cis_status gather_collective(cis_dist_matrix *D) {
+  cis_dist_comm *c = D->comm;
+  const size_t es = cis_dtype_size(D->dtype);
+  void *whole[DIST_MAX_LOCAL], *own[DIST_MAX_LOCAL];
+  for (int l = 0; l < D->nlocal; ++l) {
+    whole[l] = D->part[l].xfull;
+    own[l] = (char *)whole[l] + (size_t)dist_whole_at(D, D->part[l].rank) * es;
+  }
+  return D->summed_uniform ? c->ops->allgather(c, own, whole, D->plan.max_rows, D->dtype)
+                           : c->ops->bcast_parts(c, whole, D->plan.row_start, D->dtype);
+}
+
 /* The product's gather: every local part's rows (loc[l], in the vectors'
  * memory) copied into its whole-x buffer on its comm stream (ev_start
  * marked first; from host vectors each GPU's copy, gigabytes, on a thread
- * of its own), then every part's rows broadcast to all. settle:
+ * of its own), then gather_collective. settle:
  * the device synchronized first (loc written on the solver's streams). *tx
  * += the collective's host seconds on host parts (device parts time it by
  * events). */
@@ -189,10 +204,8 @@ static cis_status gather_whole(cis_dist_matrix *D, void *const *loc, int settle,
   cis_dist_comm *c = D->comm;
   const size_t es = cis_dtype_size(D->dtype);
   const int dev = dist_on_device(D);
-  void *whole[DIST_MAX_LOCAL];
   for (int l = 0; l < D->nlocal; ++l) {
     dist_part *P = &D->part[l];
-    whole[l] = P->xfull;
     if (!dev) memcpy((char *)P->xfull + (size_t)dist_whole_at(D, P->rank) * es, loc[l], (size_t)P->rows * es);
   }
   if (dev)
@@ -206,13 +219,7 @@ static cis_status gather_whole(cis_dist_matrix *D, void *const *loc, int settle,
                              0, c->stream[l]);
     });
   const double ta = cis_wtime();
-  if (D->summed_uniform) { /* in place: each part's block is its rows */
-    void *own[DIST_MAX_LOCAL];
-    for (int l = 0; l < D->nlocal; ++l) own[l] = (char *)whole[l] + (size_t)dist_whole_at(D, D->part[l].rank) * es;
-    CIS_TRY(c->ops->allgather(c, own, whole, D->plan.max_rows, D->dtype));
-  } else {
-    CIS_TRY(c->ops->bcast_parts(c, whole, D->plan.row_start, D->dtype));
-  }
+  CIS_TRY(gather_collective(D));
   if (!dev) *tx += cis_wtime() - ta;
   st = CIS_OK;
 cleanup:
@@ -304,17 +311,9 @@ cleanup:
 
 cis_status dist_summed_warm(cis_dist_matrix *D) {
   cis_status st;
-  void *recv[DIST_MAX_LOCAL], *whole[DIST_MAX_LOCAL], *own[DIST_MAX_LOCAL];
-  const size_t es = cis_dtype_size(D->dtype);
+  void *recv[DIST_MAX_LOCAL];
   if (!D->summed || !dist_on_device(D) || D->plan.parts < 2) return CIS_OK;
-  for (int l = 0; l < D->nlocal; ++l) {
-    whole[l] = D->part[l].xfull;
-    own[l] = (char *)whole[l] + (size_t)dist_whole_at(D, D->part[l].rank) * es; /* in place, as gather_whole */
-  }
-  if (D->summed_uniform)
-    CIS_TRY(D->comm->ops->allgather(D->comm, own, whole, D->plan.max_rows, D->dtype)); /* contents unused */
-  else
-    CIS_TRY(D->comm->ops->bcast_parts(D->comm, whole, D->plan.row_start, D->dtype));
+  CIS_TRY(gather_collective(D)); /* the buffers' contents unused */
   CIS_TRY(sum_exchange(D, recv));
   for (int l = 0; l < D->nlocal; ++l) {
     CIS_TRY(dist_set_dev(D, l));

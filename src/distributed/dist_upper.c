@@ -21,9 +21,12 @@
 #include "distributed/dist_matrix.h"
 #include "distributed/dist_parts.h"
 
-/* The summed operator's f: y = 0 before the part's rows (in the whole
- * vectors' layout), then the trailing block's product from x's positions
- * there on into y's. */
+/* The summed operator's f: the trailing block's product from x's positions
+ * at the part's rows on (the whole vectors' layout) into y's. y before them
+ * stays zero: over more than one part the padded whole vectors are zeroed
+ * when the operator is made (dist_summed_new) and nothing writes there
+ * after (the sums land in the x buffer or in the receive buffers), so no
+ * product clears it again; with one part there is nothing before. */
 static cis_status upper_part(void *ctx, int l, int rank, const void *x, void *y, cis_stream s) {
   cis_dist_matrix *D = ctx;
   const dist_part *P = &D->part[l];
@@ -36,12 +39,7 @@ static cis_status upper_part(void *ctx, int l, int rank, const void *x, void *y,
     memset(y, 0, all);
     return CIS_OK;
   }
-  if (P->Pl) {
-    cis_status st = dd_zero_async(y, head, s);
-    return st != CIS_OK ? st : cis_gpu_spmv(P->Pl, 1.0, xt, 0.0, yt, s);
-  }
-  memset(y, 0, head);
-  return cis_matrix_spmv(P->Ml, 1.0, xt, 0.0, yt);
+  return P->Pl ? cis_gpu_spmv(P->Pl, 1.0, xt, 0.0, yt, s) : cis_matrix_spmv(P->Ml, 1.0, xt, 0.0, yt);
 }
 
 /* The host form of dist_upper_slice_dev (its CPU reference): part p's
@@ -68,7 +66,7 @@ static cis_status upper_slice_host(const cis_csr *R, cis_int n, cis_int r0, cons
   CIS_TRY(cis_csr_alloc(m, m, R->nnz, R->dtype, &U));
   memcpy(U->rowptr, R->rowptr, (size_t)(rows + 1) * sizeof *U->rowptr);
   for (cis_int i = rows + 1; i <= m; ++i) U->rowptr[i] = R->nnz;
-  for (cis_int k = 0; k < R->nnz; ++k) U->colind[k] = (cis_idx)(dist_upper_padded(pad, R->colind[k]) - pad->at);
+  for (cis_int k = 0; k < R->nnz; ++k) U->colind[k] = (cis_idx)(dist_gathered_at(pad->row_start, pad->parts, pad->max_rows, R->colind[k]) - pad->at);
   memcpy(U->val, R->val, (size_t)R->nnz * cis_dtype_size(R->dtype));
   U->flags = CIS_FLAG_UPPER;
   *out = U;
@@ -95,7 +93,7 @@ static cis_status part_store(cis_dist_matrix *D, int l, const upper_src *src) {
   cis_matrix *M = NULL;
   const cis_int r0 = P->row0, r1 = P->row0 + P->rows;
   const dist_upper_pad pad = {D->plan.row_start, D->plan.parts, D->plan.max_rows, dist_whole_at(D, P->rank),
-                              dist_whole_len(D), D->summed_padded};
+                              dist_whole_len(D)};
   double *diag = D->diag + r0, t0 = cis_wtime();
   if (src->dev) {
     cis_gpu_csr Rd;

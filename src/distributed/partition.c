@@ -195,10 +195,8 @@ cis_status dist_block_split(const cis_csr *A, const cis_int *row_start, int part
 }
 
 cis_status dist_gathered_positions(const dist_block *b, const dist_plan *pl, cis_idx *pos) {
-  for (cis_int k = 0, q = 0; k < b->nneeded; ++k) { /* needed entry k: owner q's block of the gathered x */
-    const cis_idx j = b->needed[k];
-    while (j >= pl->row_start[q + 1]) ++q;
-    const int64_t at = (int64_t)q * pl->max_rows + (j - pl->row_start[q]);
+  for (cis_int k = 0; k < b->nneeded; ++k) { /* needed entry k: its owner's block of the gathered x */
+    const int64_t at = dist_gathered_at(pl->row_start, pl->parts, pl->max_rows, b->needed[k]);
     if (at > CIS_IDX_MAX)
       return cis_error(CIS_ERR_OVERFLOW, "all-gather buffer position %lld exceeds 32-bit indices", (long long)at);
     pos[k] = (cis_idx)at;

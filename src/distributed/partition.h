@@ -40,6 +40,20 @@ typedef struct dist_plan {
   int64_t p2p_messages;      /* (p, q) pairs with count > 0 */
 } dist_plan;
 
+/* Where global row (or column) j sits in the gathered x of the split
+ * row_start (parts + 1 starts; part q's rows at q * max_rows): the
+ * all-gather's layout. With one part, j itself. (The GPU slice kernel of
+ * dist_split.cu computes the same on the device.) */
+static inline int64_t dist_gathered_at(const cis_int *row_start, int parts, cis_int max_rows, int64_t j) {
+  int lo = 0, hi = parts - 1; /* the owner: the last start <= j */
+  while (lo < hi) {
+    const int mid = (lo + hi + 1) / 2;
+    if (row_start[mid] <= j) lo = mid;
+    else hi = mid - 1;
+  }
+  return (int64_t)lo * max_rows + (j - row_start[lo]);
+}
+
 /* pos[k] = where block b's needed entry k sits in plan pl's gathered x
  * (owner q's rows at q*max_rows): the all-gather's unpack positions.
  * CIS_ERR_OVERFLOW past 32-bit indices. */

@@ -21,16 +21,17 @@ typedef struct rows_ctx {
   const cis_fcidump *F;
   const cis_ci_space *S;
   const cis_int *counts;
+  int upper; /* the upper triangle's rows (case_upper) */
 } rows_ctx;
 
 static cis_status host_rows(void *ctx, cis_int r0, cis_int r1, cis_csr **rows) {
   const rows_ctx *x = ctx;
-  return cis_ci_hamiltonian_rows(x->F, x->S, r0, r1, 0, x->counts, rows);
+  return cis_ci_hamiltonian_rows(x->F, x->S, r0, r1, x->upper, x->counts, rows);
 }
 static cis_status gpu_rows(void *ctx, int local, cis_int r0, cis_int r1, cis_gpu_csr *rows) {
   const rows_ctx *x = ctx;
   (void)local;
-  return cis_ci_hamiltonian_gpu_rows(x->F, x->S, r0, r1, 0, x->counts, rows);
+  return cis_ci_hamiltonian_gpu_rows(x->F, x->S, r0, r1, x->upper, x->counts, rows);
 }
 
 /* One FCIDUMP's space, its row counts (upper: of the upper triangle), the
@@ -103,7 +104,7 @@ static void case_rows(cis_dist_comm *c, const char *name, const char *format, ci
   oh.exchange = og.exchange = xk;
   oh.format = "csr";
   og.format = format;
-  rows_ctx ctx = {k.F, k.S, k.counts};
+  rows_ctx ctx = {k.F, k.S, k.counts, 0};
   CHECK_OK(cis_dist_matrix_create_rows(n, k.counts, host_rows, &ctx, c, &oh, &Dh));
   CHECK_OK(cis_dist_matrix_create_rows_gpu(n, k.counts, gpu_rows, &ctx, c, &og, &Dg));
   if (k.H && Dh && Dg) {
@@ -139,16 +140,6 @@ static void case_rows(cis_dist_comm *c, const char *name, const char *format, ci
   ci_case_close(&k);
 }
 
-static cis_status host_upper_rows(void *ctx, cis_int r0, cis_int r1, cis_csr **rows) {
-  const rows_ctx *x = ctx;
-  return cis_ci_hamiltonian_rows(x->F, x->S, r0, r1, 1, x->counts, rows);
-}
-static cis_status gpu_upper_rows(void *ctx, int local, cis_int r0, cis_int r1, cis_gpu_csr *rows) {
-  const rows_ctx *x = ctx;
-  (void)local;
-  return cis_ci_hamiltonian_gpu_rows(x->F, x->S, r0, r1, 1, x->counts, rows);
-}
-
 /* Each entry stored once (cis_dist_matrix_create_upper_rows): the upper
  * rows built on each GPU and made their trailing blocks there
  * (dist_upper_slice_dev) against the same rows built on the host over as
@@ -168,12 +159,12 @@ static void case_upper(cis_dist_comm *c, const char *name, const char *format) {
   cis_dist_opts o = cis_dist_opts_default(), oh = cis_dist_opts_default();
   o.format = format;
   oh.format = "csr-sym";
-  rows_ctx ctx = {k.F, k.S, k.counts};
+  rows_ctx ctx = {k.F, k.S, k.counts, 1};
   CHECK_OK(cis_dist_world_create(G, &w));
   if (w) CHECK_OK(cis_dist_comm_fake(w, 0, G, &fake));
-  if (fake) CHECK_OK(cis_dist_matrix_create_upper_rows(n, k.counts, host_upper_rows, NULL, &ctx, fake, &oh, &Dh));
-  CHECK_OK(cis_dist_matrix_create_upper_rows(n, k.counts, NULL, gpu_upper_rows, &ctx, c, &o, &Dg));
-  CHECK_OK(cis_dist_matrix_create_upper_rows(n, k.counts, host_upper_rows, NULL, &ctx, c, &o, &Dhg));
+  if (fake) CHECK_OK(cis_dist_matrix_create_upper_rows(n, k.counts, host_rows, NULL, &ctx, fake, &oh, &Dh));
+  CHECK_OK(cis_dist_matrix_create_upper_rows(n, k.counts, NULL, gpu_rows, &ctx, c, &o, &Dg));
+  CHECK_OK(cis_dist_matrix_create_upper_rows(n, k.counts, host_rows, NULL, &ctx, c, &o, &Dhg));
   if (k.H && Dh && Dg && Dhg) {
     for (int p = 0; p <= G; ++p)
       CHECK(Dh->plan.row_start[p] == Dg->plan.row_start[p], "%s %s G=%d: split %d at %lld (host) vs %lld (GPU)", name,
@@ -190,7 +181,7 @@ static void case_upper(cis_dist_comm *c, const char *name, const char *format) {
           format, G, eg, ehg, eh);
   }
   /* full rows from the GPU builder (counted there): every part's rows reach lower columns */
-  rows_ctx full = {k.F, k.S, NULL};
+  rows_ctx full = {k.F, k.S, NULL, 0};
   CHECK(cis_dist_matrix_create_upper_rows(n, NULL, NULL, gpu_rows, &full, c, &o, &Dbad) == CIS_ERR_INVALID && !Dbad &&
             strstr(cis_last_error(), "below its diagonal"),
         "%s: full rows accepted as the upper triangle on the GPUs: %s", name, cis_last_error());
@@ -217,7 +208,7 @@ static void case_refusals(cis_dist_comm *c) {
     cis_fcidump_free(F);
     return;
   }
-  rows_ctx ctx = {F, S, NULL};
+  rows_ctx ctx = {F, S, NULL, 0};
   const cis_int n = cis_ci_space_size(S);
   CHECK_OK(cis_dist_world_create(1, &w));
   if (w) CHECK_OK(cis_dist_comm_fake(w, 0, 1, &fake));

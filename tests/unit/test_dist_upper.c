@@ -74,6 +74,17 @@ static cis_int *row_counts(const cis_csr *A) {
   return c;
 }
 
+/* y = alpha A x + beta y0 through D's operator op on its two vectors v
+ * (beta == 0: y0 unused); this process's rows of y written. */
+static cis_status apply_dist(cis_dist_matrix *D, cis_operator *op, void *v, double alpha, const double *x, double beta,
+                             const double *y0, double *y) {
+  void *vy = (char *)v + (size_t)D->n * sizeof(double);
+  cis_status st = cis_dist_vec_upload(D, v, x, 1);
+  if (st == CIS_OK && beta != 0) st = cis_dist_vec_upload(D, vy, y0, 1);
+  if (st == CIS_OK) st = cis_operator_apply(op, alpha, v, beta, vy, NULL);
+  return st == CIS_OK ? cis_dist_vec_download(D, y, vy, 1) : st;
+}
+
 /* One group of ranks: make the matrix, y = 2 A x - 0.5 y0 (every process
  * uploads and downloads the whole vectors), its diagonal and split kept. */
 typedef struct job {
@@ -102,10 +113,7 @@ static void *run_job(void *arg) {
   if ((st = cis_dist_matrix_create_upper_rows(N, J->counts, slice, NULL, J->src, J->c, &o, &D)) != CIS_OK) goto done;
   if ((st = cis_operator_from_dist(D, &op)) != CIS_OK) goto done;
   if ((st = cis_dist_vec_alloc(D, 2, &v)) != CIS_OK) goto done;
-  void *vy = (char *)v + (size_t)N * sizeof(double);
-  if ((st = cis_dist_vec_upload(D, v, J->x, 1)) != CIS_OK || (st = cis_dist_vec_upload(D, vy, J->y0, 1)) != CIS_OK ||
-      (st = cis_operator_apply(op, 2.0, v, -0.5, vy, NULL)) != CIS_OK || (st = cis_dist_vec_download(D, J->y, vy, 1)) != CIS_OK)
-    goto done;
+  if ((st = apply_dist(D, op, v, 2.0, J->x, -0.5, J->y0, J->y)) != CIS_OK) goto done;
   memcpy(J->diag, cis_operator_diagonal(op), sizeof J->diag);
   memcpy(J->row_start, D->plan.row_start, (size_t)(D->plan.parts + 1) * sizeof(cis_int));
   snprintf(J->op_name, sizeof J->op_name, "%s", cis_operator_name(op));
@@ -308,10 +316,7 @@ static void test_whole_matrix(void) {
       if (D) CHECK_OK(cis_operator_from_dist(D, &op));
       if (op) CHECK_OK(cis_dist_vec_alloc(D, 2, &v));
       if (v) {
-        void *vy = (char *)v + (size_t)N * sizeof(double);
-        CHECK_OK(cis_dist_vec_upload(D, v, x, 1));
-        CHECK_OK(cis_operator_apply(op, 1.0, v, 0.0, vy, NULL));
-        CHECK_OK(cis_dist_vec_download(D, y, vy, 1));
+        CHECK_OK(apply_dist(D, op, v, 1.0, x, 0.0, NULL, y));
         double err = 0, ymax = 0;
         for (int i = 0; i < N; ++i) {
           const double d = fabs(y[i] - ref[i]);
@@ -374,16 +379,11 @@ static void test_empty_parts_and_nan(void) {
     CHECK_OK(cis_dist_vec_alloc(D, 2, &v));
   }
   if (v) {
-    void *vy = (char *)v + 4 * sizeof(double);
-    CHECK_OK(cis_dist_vec_upload(D, v, x, 1));
-    CHECK_OK(cis_operator_apply(op, 1.0, v, 0.0, vy, NULL));
-    CHECK_OK(cis_dist_vec_download(D, y, vy, 1));
+    CHECK_OK(apply_dist(D, op, v, 1.0, x, 0.0, NULL, y));
     CHECK(y[0] == 3 + 2 + 8 && y[1] == 1 && y[2] == 0 && y[3] == 2, "y = %g %g %g %g, expected 13 1 0 2", y[0], y[1],
           y[2], y[3]);
     const double xn[4] = {1, NAN, 3, 4};
-    CHECK_OK(cis_dist_vec_upload(D, v, xn, 1));
-    CHECK_OK(cis_operator_apply(op, 1.0, v, 0.0, vy, NULL));
-    CHECK_OK(cis_dist_vec_download(D, y, vy, 1));
+    CHECK_OK(apply_dist(D, op, v, 1.0, xn, 0.0, NULL, y));
     CHECK(y[0] != y[0], "x with a NaN in column 1 gave a finite y[0] = %g", y[0]);
     cis_dist_vec_free(D, v);
   }

@@ -162,8 +162,8 @@ extern "C" cis_status dist_launch_split_fill(const int64_t *rowptr, const cis_id
 // the last one, diag[i] the row's first entry when it is the diagonal (else
 // 0), *bad the first row holding a column below its diagonal (ULLONG_MAX:
 // none; its columns ascend, so its first entry tells), then every column j
-// moved to its position in the whole vectors less `at` (padded: owner q's
-// rows at q * max_rows; a second pass over the entries, coalesced). CPU
+// moved to its position in the whole vectors less `at` (owner q's rows at
+// q * max_rows; a second pass over the entries, coalesced). CPU
 // reference: upper_slice_host (dist_upper.c).
 __global__ void upper_slice_rows_kernel(const int64_t *__restrict__ rowptr, int64_t rows, int64_t m, int64_t r0,
                                         const cis_idx *__restrict__ col, const double *__restrict__ val,
@@ -179,27 +179,23 @@ __global__ void upper_slice_rows_kernel(const int64_t *__restrict__ rowptr, int6
 }
 
 __global__ void upper_slice_cols_kernel(cis_idx *col, int64_t nnz, const int64_t *__restrict__ row_start, int parts,
-                                        int64_t max_rows, int64_t at, int padded) {
+                                        int64_t max_rows, int64_t at) {
   int64_t stride = (int64_t)gridDim.x * blockDim.x;
   for (int64_t k = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; k < nnz; k += stride) {
     const int64_t j = col[k];
-    int64_t pos = j;
-    if (padded) { /* dist_upper_padded: the owner, the last start <= j */
-      int lo = 0, hi = parts - 1;
-      while (lo < hi) {
-        const int mid = (lo + hi + 1) / 2;
-        if (row_start[mid] <= j) lo = mid;
-        else hi = mid - 1;
-      }
-      pos = (int64_t)lo * max_rows + (j - row_start[lo]);
+    int lo = 0, hi = parts - 1; /* dist_gathered_at (partition.h): the owner, the last start <= j */
+    while (lo < hi) {
+      const int mid = (lo + hi + 1) / 2;
+      if (row_start[mid] <= j) lo = mid;
+      else hi = mid - 1;
     }
-    col[k] = (cis_idx)(pos - at);
+    col[k] = (cis_idx)((int64_t)lo * max_rows + (j - row_start[lo]) - at);
   }
 }
 
 extern "C" cis_status dist_launch_upper_slice(const int64_t *rowptr, cis_int rows, cis_int m, cis_int r0, cis_idx *col,
                                               int64_t nnz, const double *val, const int64_t *row_start, int parts,
-                                              int64_t max_rows, int64_t at, int padded, int64_t *ptr_out,
+                                              int64_t max_rows, int64_t at, int64_t *ptr_out,
                                               double *diag, unsigned long long *bad, cudaStream_t s) {
   CIS_CUDA_CHECK(cudaMemsetAsync(bad, 0xff, sizeof *bad, s));
   unsigned grid = cis_blocks_for(m + 1, 256);
@@ -209,7 +205,7 @@ extern "C" cis_status dist_launch_upper_slice(const int64_t *rowptr, cis_int row
   if (nnz <= 0) return CIS_OK;
   grid = cis_blocks_for(nnz, 256);
   if (grid > 65536) grid = 65536;
-  upper_slice_cols_kernel<<<grid, 256, 0, s>>>(col, nnz, row_start, parts, max_rows, at, padded);
+  upper_slice_cols_kernel<<<grid, 256, 0, s>>>(col, nnz, row_start, parts, max_rows, at);
   CIS_CUDA_LAUNCH_CHECK("upper_slice_cols_kernel");
   return CIS_OK;
 }

@@ -178,7 +178,7 @@ cleanup:
 
 cis_status dist_launch_upper_slice(const int64_t *rowptr, cis_int rows, cis_int m, cis_int r0, cis_idx *col,
                                    int64_t nnz, const double *val, const int64_t *row_start, int parts,
-                                   int64_t max_rows, int64_t at, int padded, int64_t *ptr_out, double *diag,
+                                   int64_t max_rows, int64_t at, int64_t *ptr_out, double *diag,
                                    unsigned long long *bad, cudaStream_t s);
 
 cis_status dist_upper_slice_dev(cis_gpu_csr *R, cis_int n, cis_int r0, const dist_upper_pad *pad, const char *kernel,
@@ -200,7 +200,7 @@ cis_status dist_upper_slice_dev(cis_gpu_csr *R, cis_int n, cis_int r0, const dis
   CIS_TRY(dalloc((void **)&bad, 1, sizeof *bad, "upper-triangle check"));
   CIS_TRY(cis_gpu_alloc_copy((void **)&rs, pad->row_start, (size_t)(pad->parts + 1) * sizeof(int64_t), "row split"));
   CIS_TRY(dist_launch_upper_slice(R->rowptr, rows, m, r0, R->colind, R->nnz, (const double *)R->val, rs, pad->parts,
-                                  pad->max_rows, pad->at, pad->padded, ptr, ddiag, bad, NULL));
+                                  pad->max_rows, pad->at, ptr, ddiag, bad, NULL));
   CIS_TRY(cis_gpu_sync());
   CIS_TRY(cis_gpu_download(&hbad, bad, sizeof hbad));
   if (hbad != ~0ULL)
