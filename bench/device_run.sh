@@ -31,6 +31,11 @@
 #   cidist    the direct CI sigma over GPUs: C2H4 CAS(16,16) C1 on the one-GPU
 #             path and with --gpus 1, 2, 4, 8 up to the count (CIDIST_BIG=1:
 #             the 16e/18o C1 space, 1.91e9 determinants, over every GPU)
+#   halfscatter  the half sigma's scatter over every pair against the one
+#             over the pairs a pass reaches, one GPU, many passes
+#             (bench/ci_half_scatter.c): C2H4 CAS(16,16) C1 at workspaces
+#             HS_WORK (GiB, default "0.25 1 4 16"), and with CIDIST_BIG=1 the
+#             16e/18o C1 space at 4 GiB (as each GPU of 2 x 80 GB has)
 #   nccl      the summed operator's exchange patterns against NCCL's
 #             all-gather and reduce-scatter (bench/nccl_patterns.c)
 #   cistored  the stored CI Hamiltonian over GPUs (each GPU builds its rows):
@@ -218,6 +223,18 @@ LIST
       grep -E "GB/s|needs" "$R/nccl_$n.log"
       [ "$n" = "$ngpu" ] && break
     done ;;
+  halfscatter)
+    cas=${CAS16:-$R/c2h4_cas16.FCIDUMP}
+    [ -s "$cas" ] || PYTHONPATH=${SITE:-} logged make_cas16 python3 bench/make_c2h4_fcidump.py 16 "$cas"
+    # shellcheck disable=SC2086 # HS_WORK is a list
+    logged halfscatter_cas16 $B/cisparse_half_scatter "$cas" 5 ${HS_WORK:-0.25 1 4 16}
+    grep -v '^#' "$R/halfscatter_cas16.log"
+    if [ "${CIDIST_BIG:-0}" = 1 ]; then
+      big=${BIG_C1:-$R/c2h4_16e18o_c1.FCIDUMP}
+      [ -s "$big" ] || PYTHONPATH=${SITE:-} logged make_16e18o_c1 python3 bench/make_c2h4_fcidump.py 18 "$big" --nelec 16
+      logged halfscatter_big $B/cisparse_half_scatter "$big" 2 4
+      grep -v '^#' "$R/halfscatter_big.log"
+    fi ;;
   cistored)
     # the stored CI Hamiltonian over GPUs (ci --gpus N --method stored: each
     # GPU builds and splits its own rows): H2O 6-31G FCI, the one-GPU path

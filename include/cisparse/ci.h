@@ -537,6 +537,8 @@ typedef struct cis_ci_direct_gpu_info {
   cis_int passes;                 /* passes per single-vector sigma */
   cis_int sigma_vectors;          /* vectors multiplied so far */
   cis_int half_sigmas;            /* of them by the time-reversal half sigma */
+  cis_int reached_passes;         /* passes of those whose scatter ran over the pairs with a string the pass
+                                     reaches (CISPARSE_HALF_SCATTER, ci_sigma_dev.c); the others over every pair */
   char device[128];
   char sigma_kernel[128];         /* the product's kernels: "fused: ..." (gather + FP64 MMA, D in shared memory),
                                      "unfused: ..." (gather + DGEMM), or "unfused (fused not possible: why)";

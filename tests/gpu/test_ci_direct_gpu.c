@@ -20,7 +20,14 @@
  *    (npair 28, 55, 36 and 91: not multiples of 8; k = 1 and 3; MS2 = 0
  *    half sigma, MS2 = 1 and 2; many blocks; projection on), the fused
  *    sigma against the unfused one on the same vector (round-off apart:
- *    printed) and against itself (bitwise: deterministic), and Davidson. */
+ *    printed) and against itself (bitwise: deterministic), and Davidson;
+ *  - the half sigma's scatter over the reached pairs only
+ *    (CISPARSE_HALF_SCATTER, ci_sigma_dev.c): with passes of 3 and 2 alpha
+ *    strings, on (anti)symmetric vectors, sigma equal bit for bit to the
+ *    every-pair scatter's and to the CPU's to 1e-12, the reached passes
+ *    counted (auto takes them where a pass reaches under half the strings);
+ *    compare_all again with it forced on every pass that may (projection
+ *    included: the last pass keeps its mask); a bad value refused. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -379,6 +386,125 @@ static void fused_vs_unfused(const char *name, const cis_fcidump *F) {
   cis_ci_direct_free(D);
 }
 
+/* The half sigma of the exactly (anti)symmetric c (parity t) with
+ * CISPARSE_HALF_SCATTER=mode and o into out (NaN-poisoned before); its
+ * reached passes into *reached. */
+static void half_sigma_with(const char *mode, cis_ci_direct *D, const cis_ci_direct_gpu_opts *o, const double *c,
+                            double *out, cis_int *reached) {
+  cis_ci_direct_gpu *G = NULL;
+  double *dc = NULL, *ds = NULL;
+  const cis_int n = cis_ci_direct_size(D);
+  setenv("CISPARSE_HALF_SCATTER", mode, 1);
+  CHECK_OK(cis_ci_direct_gpu_create(D, o, &G));
+  unsetenv("CISPARSE_HALF_SCATTER");
+  CHECK_OK(upload_new(&dc, c, n));
+  CHECK_OK(upload_new(&ds, NULL, n));
+  test_fill_nan(out, CIS_F64, n);
+  *reached = -1;
+  if (G && dc && ds) {
+    CHECK_OK(cis_gpu_fill_nan(ds, CIS_F64, n));
+    CHECK_OK(cis_ci_direct_gpu_sigma(G, 1, dc, ds, NULL));
+    CHECK_OK(cis_gpu_download(out, ds, (size_t)n * sizeof(double)));
+    cis_ci_direct_gpu_info info;
+    cis_ci_direct_gpu_get_info(G, &info);
+    CHECK(info.half_sigmas == 1, "%s: half sigma not taken (%lld)", mode, (long long)info.half_sigmas);
+    *reached = info.reached_passes;
+  }
+  cis_gpu_free(dc);
+  cis_gpu_free(ds);
+  cis_ci_direct_gpu_free(G);
+}
+
+/* The reached-pairs scatter against the every-pair one and the CPU, passes
+ * of `rows` alpha strings; auto_reaches: whether auto must take it. */
+static void test_half_scatter(const char *name, const cis_fcidump *F, int rows, int auto_reaches) {
+  cis_ci_direct *D = NULL;
+  CHECK_OK(cis_ci_direct_create(F, NULL, &D));
+  if (!D) return;
+  cis_ci_direct_info di;
+  cis_ci_direct_get_info(D, &di);
+  const cis_int n = cis_ci_direct_size(D), ns = di.alpha_strings;
+  cis_ci_direct_gpu_opts o = cis_ci_direct_gpu_opts_default();
+  o.work_bytes = (int64_t)rows * 2 * 8 * di.npair * di.beta_strings; /* packed half columns: passes of ~rows strings */
+  double *c = malloc((size_t)n * sizeof *c), *s = malloc((size_t)n * sizeof *c), *g[3];
+  static const char *modes[] = {"all", "reached", "auto"};
+  for (int i = 0; i < 3; ++i) g[i] = malloc((size_t)n * sizeof *c);
+  for (int t = -1; t <= 1 && c && s && g[0] && g[1] && g[2]; t += 2) {
+    cis_int reached[3];
+    test_fill_random(c, CIS_F64, n, 99 + (unsigned)(t + 1));
+    for (cis_int A = 0; A < ns; ++A)
+      for (cis_int B = 0; B <= A; ++B) c[B * ns + A] = B == A && t < 0 ? (c[A * ns + A] = 0.0) : t * c[A * ns + B];
+    CHECK_OK(cis_ci_direct_sigma(D, 1, c, s));
+    for (int i = 0; i < 3; ++i) half_sigma_with(modes[i], D, &o, c, g[i], &reached[i]);
+    double worst = 0, smax = 0;
+    int differ = 0;
+    for (cis_int i = 0; i < n; ++i) {
+      smax = fabs(s[i]) > smax ? fabs(s[i]) : smax;
+      const double d = fabs(g[1][i] - s[i]);
+      if (!(d <= worst)) worst = d; /* NaN sticks */
+      differ += memcmp(&g[0][i], &g[1][i], sizeof(double)) != 0 || memcmp(&g[0][i], &g[2][i], sizeof(double)) != 0;
+    }
+    CHECK(worst <= 1e-12 * smax, "%s parity %d: reached half scatter vs CPU %.3e of %.3e", name, t, worst, smax);
+    CHECK(differ == 0, "%s parity %d: %d elements differ between the every-pair and the reached scatters", name, t,
+          differ);
+    /* reached passes when forced, none with all; auto: some, not the wide middle passes, or none */
+    CHECK(reached[1] > 1 && reached[0] == 0 && (auto_reaches ? reached[2] > 0 && reached[2] < reached[1] : reached[2] == 0),
+          "%s parity %d: reached passes with all %lld, reached %lld, auto %lld", name, t, (long long)reached[0],
+          (long long)reached[1], (long long)reached[2]);
+    printf("%-14s half scatter, parity %+d: reached pairs only (%lld passes; auto %lld) = every pair bit for bit, "
+           "vs CPU %.2e\n", name, t, (long long)reached[1], (long long)reached[2], smax > 0 ? worst / smax : worst);
+  }
+  for (int i = 0; i < 3; ++i) free(g[i]);
+  free(c), free(s);
+  cis_ci_direct_free(D);
+}
+
+/* test_half_scatter on a few molecules; compare_all with the reached
+ * scatter forced (projection included); a bad CISPARSE_HALF_SCATTER. */
+static void test_half_scatters(void) {
+  char path[512];
+  cis_fcidump *F = NULL;
+  CHECK_OK(cis_fcidump_read(test_shared_path(path, sizeof path, "ci/h2o_631g.FCIDUMP"), &F));
+  if (F) test_half_scatter("h2o_631g", F, 3, 1); /* 1287 strings, 46 links: a pass of 3 reaches at most 138 */
+  cis_fcidump_free(F);
+  CHECK_OK(cis_fcidump_read(CIS_TEST_DATA "/ci/c2h4_ccpvdz_cas8.FCIDUMP", &F));
+  if (F) {
+    test_half_scatter("c2h4_cas8", F, 2, 0); /* 70 strings: auto keeps every pair */
+    setenv("CISPARSE_HALF_SCATTER", "reached", 1);
+    compare_all("reach_c2h4", F);
+    unsetenv("CISPARSE_HALF_SCATTER");
+  }
+  cis_fcidump_free(F);
+  CHECK_OK(cis_fcidump_read(CIS_TEST_DATA "/ci/n2_sto3g_d2h.FCIDUMP", &F));
+  if (F) {
+    cis_ci_direct_opts dopt = cis_ci_direct_opts_default();
+    dopt.symmetry_projection = 1;
+    setenv("CISPARSE_HALF_SCATTER", "reached", 1);
+    for (int isym = 1; isym <= 5; isym += 4) {
+      F->isym = isym;
+      compare_all_opts(isym == 1 ? "reach_n2_proj1" : "reach_n2_proj5", F, &dopt);
+    }
+    unsetenv("CISPARSE_HALF_SCATTER");
+  }
+  cis_fcidump_free(F);
+  F = NULL;
+  setenv("CISPARSE_HALF_SCATTER", "some", 1);
+  cis_ci_direct *D = NULL;
+  cis_ci_direct_gpu *G = NULL;
+  CHECK_OK(cis_fcidump_read(test_shared_path(path, sizeof path, "ci/h2o_sto3g.FCIDUMP"), &F));
+  if (F) CHECK_OK(cis_ci_direct_create(F, NULL, &D));
+  if (D) {
+    const cis_status st = cis_ci_direct_gpu_create(D, NULL, &G);
+    const char *msg = cis_last_error();
+    CHECK(st == CIS_ERR_INVALID && !G && msg && strstr(msg, "CISPARSE_HALF_SCATTER=some"),
+          "bad CISPARSE_HALF_SCATTER: status %d, %s", (int)st, msg ? msg : "(none)");
+  }
+  unsetenv("CISPARSE_HALF_SCATTER");
+  cis_ci_direct_gpu_free(G);
+  cis_ci_direct_free(D);
+  cis_fcidump_free(F);
+}
+
 /* The comparisons of compare_all with the fused kernels (checked by name). */
 static void test_fused(void) {
   char path[512];
@@ -522,5 +648,6 @@ int main(void) {
     cis_fcidump_free(F);
   }
   test_fused();
+  test_half_scatters();
   return test_summary("test_ci_direct_gpu");
 }

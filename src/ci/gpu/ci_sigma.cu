@@ -120,12 +120,14 @@ __device__ __forceinline__ double ci_half_q(const cis_ci_sigma_dev &d, const dou
   return q;
 }
 
-__global__ void ci_sigma_scatter_half_kernel(cis_ci_sigma_dev d, const double *__restrict__ X, cis_int a0, cis_int nr,
-                                             cis_int tiles, double t, int first, int last, double *__restrict__ S,
-                                             int64_t m) {
-  const int64_t ns = d.nsb, I = blockIdx.x / tiles, B = (blockIdx.x % tiles) * SCATTER_THREADS + threadIdx.x;
-  if (B > I) return;
-  const int64_t tri0 = ci_tri(a0);
+// The pair (I, B), B <= I, of a half sigma's pass: u = Q(I,B) + t Q(B,I)
+// added to sigma(I,B) and t u to sigma(B,I) (written when first; zeroed
+// outside irrep target on the last pass with projection). Neither read nor
+// written when no link of I or B reaches the pass and it is not the first.
+__device__ __forceinline__ void ci_half_pair(const cis_ci_sigma_dev &d, const double *__restrict__ X, cis_int a0,
+                                             cis_int nr, int64_t I, int64_t B, double t, int first, int last,
+                                             double *__restrict__ S, int64_t m) {
+  const int64_t ns = d.nsb, tri0 = ci_tri(a0);
   bool hit = false; /* a link into this pass's rows: else nothing to add, and sigma is neither read nor written */
   const double u = ci_half_q(d, X, m, a0, nr, tri0, I, B, hit) + t * ci_half_q(d, X, m, a0, nr, tri0, B, I, hit);
   const bool off = last && d.project && ((d.syma[I] ^ d.symb[B]) & 7) != d.target;
@@ -140,6 +142,47 @@ __global__ void ci_sigma_scatter_half_kernel(cis_ci_sigma_dev d, const double *_
     *s1 = first ? u : *s1 + u;
     *s2 = first ? t * u : *s2 + t * u;
   }
+}
+
+// Every pair: one thread per (I, B <= I).
+__global__ void ci_sigma_scatter_half_kernel(cis_ci_sigma_dev d, const double *__restrict__ X, cis_int a0, cis_int nr,
+                                             cis_int tiles, double t, int first, int last, double *__restrict__ S,
+                                             int64_t m) {
+  const int64_t I = blockIdx.x / tiles, B = (blockIdx.x % tiles) * SCATTER_THREADS + threadIdx.x;
+  if (B > I) return;
+  ci_half_pair(d, X, a0, nr, I, B, t, first, last, S, m);
+}
+
+// The strings a pass reaches: its rows a0 .. a0+nr-1 and every string one of
+// their links reaches (the link set is symmetric: R reaches I exactly when I
+// reaches R, so these are all the strings with a link into the pass). Each
+// gets flag 1 and one place in list (in no particular order); one thread per
+// (row, link), link nla standing for the row itself. flag zero and *count 0
+// before.
+__global__ void ci_half_reach_kernel(cis_ci_sigma_dev d, cis_int a0, cis_int nr, unsigned *__restrict__ flag,
+                                     cis_int *__restrict__ list, unsigned *__restrict__ count) {
+  const int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x, per = d.nla + 1;
+  if (i >= (int64_t)nr * per) return;
+  const int64_t R = a0 + i / per, l = i % per;
+  const int64_t s = l < d.nla ? (int64_t)d.alink[R * d.nla + l].str : R;
+  if (atomicExch(&flag[s], 1u) == 0u) list[atomicAdd(count, 1u)] = (cis_int)s;
+}
+
+// Only the pairs with a reached string (every other pair of a pass that is
+// neither the first nor a projecting last adds nothing): one thread per
+// (reached P, any Q). The pair {P, Q} is done here unless Q is reached too
+// and Q > P (then thread (Q, P) does it), as (I, B) = (max, min) with the
+// arithmetic of the every-pair kernel: sigma is the same bit for bit.
+__global__ void ci_sigma_scatter_half_reached_kernel(cis_ci_sigma_dev d, const double *__restrict__ X, cis_int a0,
+                                                     cis_int nr, cis_int tiles, double t, int last,
+                                                     const cis_int *__restrict__ list, const unsigned *__restrict__ flag,
+                                                     const unsigned *__restrict__ count, double *__restrict__ S,
+                                                     int64_t m) {
+  const int64_t r = blockIdx.x / tiles, Q = (blockIdx.x % tiles) * SCATTER_THREADS + threadIdx.x;
+  if (r >= (int64_t)*count || Q >= d.nsb) return;
+  const int64_t P = list[r];
+  if (Q > P && flag[Q]) return;
+  ci_half_pair(d, X, a0, nr, P > Q ? P : Q, P > Q ? Q : P, t, 0, last, S, m);
 }
 
 // The alpha <-> beta parity sums of the ns x ns vector c (sigma.c's
@@ -249,6 +292,29 @@ extern "C" cis_status cis_launch_ci_sigma_scatter_half(const cis_ci_sigma_dev *d
   if (blocks > 0x7fffffff) return cis_error(CIS_ERR_TOO_LARGE, "direct sigma scatter: %lld blocks", (long long)blocks);
   ci_sigma_scatter_half_kernel<<<(unsigned)blocks, SCATTER_THREADS, 0, s>>>(*d, X, a0, nr, tiles, t, first, last, S, m);
   CIS_CUDA_LAUNCH_CHECK("ci_sigma_scatter_half_kernel");
+  return CIS_OK;
+}
+
+extern "C" cis_int cis_ci_half_reach_bound(const cis_ci_sigma_dev *d, cis_int nr) {
+  const int64_t b = (int64_t)nr * (d->nla + 1);
+  return b < d->nsa ? (cis_int)b : d->nsa;
+}
+
+extern "C" cis_status cis_launch_ci_sigma_scatter_half_reached(const cis_ci_sigma_dev *d, const double *X, cis_int a0,
+                                                               cis_int nr, double t, int last, cis_half_reach *w,
+                                                               double *S, cudaStream_t s) {
+  const cis_int tiles = (d->nsb + SCATTER_THREADS - 1) / SCATTER_THREADS;
+  const int64_t m = (int64_t)(a0 + nr) * (a0 + nr + 1) / 2 - (int64_t)a0 * (a0 + 1) / 2;
+  const int64_t marks = (int64_t)nr * (d->nla + 1), blocks = (int64_t)cis_ci_half_reach_bound(d, nr) * tiles;
+  if (blocks == 0) return CIS_OK;
+  if (blocks > 0x7fffffff) return cis_error(CIS_ERR_TOO_LARGE, "direct sigma scatter: %lld blocks", (long long)blocks);
+  CIS_CUDA_CHECK(cudaMemsetAsync(w->flag, 0, (size_t)d->nsa * sizeof(unsigned), s));
+  CIS_CUDA_CHECK(cudaMemsetAsync(w->count, 0, sizeof(unsigned), s));
+  ci_half_reach_kernel<<<cis_blocks_for(marks, 256), 256, 0, s>>>(*d, a0, nr, w->flag, w->list, w->count);
+  CIS_CUDA_LAUNCH_CHECK("ci_half_reach_kernel");
+  ci_sigma_scatter_half_reached_kernel<<<(unsigned)blocks, SCATTER_THREADS, 0, s>>>(*d, X, a0, nr, tiles, t, last,
+                                                                                   w->list, w->flag, w->count, S, m);
+  CIS_CUDA_LAUNCH_CHECK("ci_sigma_scatter_half_reached_kernel");
   return CIS_OK;
 }
 

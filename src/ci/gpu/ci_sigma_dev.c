@@ -14,7 +14,15 @@
  * The kernels of the product: CISPARSE_SIGMA=fused|unfused|auto, read when G
  * is made (unset = auto; auto = SIGMA_AUTO_FUSED below); fused falls back to
  * unfused where its tile and g do not fit shared memory, and info.sigma_kernel
- * says which runs and why. */
+ * says which runs and why.
+ *
+ * The half sigma's scatter after a pass's product: over every pair (I, B <= I)
+ * on the first pass (it writes sigma) and on a last pass that projects (its
+ * mask), else over the pairs with a string the pass reaches (its rows and the
+ * strings linked to them) when those are under half the strings
+ * (cis_ci_half_reach_bound): with many passes (a small workspace) most pairs
+ * have no link into a pass. CISPARSE_HALF_SCATTER=all|reached|auto, read when
+ * G is made (unset = auto; reached: on every pass that may). */
 #include <cublas_v2.h>
 #include <cuda_runtime.h>
 #include <math.h>
@@ -39,6 +47,7 @@
 /* What CISPARSE_SIGMA=auto (or unset) takes: 0 unfused until the fused
  * kernel is measured on the GPU (bench/NOTES.md), then 1. */
 #define SIGMA_AUTO_FUSED 0
+enum { HALF_SCATTER_ALL, HALF_SCATTER_AUTO, HALF_SCATTER_REACHED };
 
 struct cis_ci_direct_gpu {
   const cis_ci_direct *host;
@@ -54,6 +63,8 @@ struct cis_ci_direct_gpu {
   cis_int lo, hi; /* the alpha strings whose contributions the sigma sums (ci_direct_gpu_create_part) */
   int input_scratch; /* the sigma may overwrite its input (ci_direct_gpu_input_scratch) */
   int fused_nb; /* columns per block of the fused gather + product; 0 = gather + DGEMM */
+  int half_scatter;     /* HALF_SCATTER_*: CISPARSE_HALF_SCATTER when G was made */
+  cis_half_reach reach; /* its scratch (lazily) */
   cudaEvent_t split[4]; /* phase marks of one timed sigma (cis_ci_direct_gpu_time_sigma); NULL: not timing */
   double split_acc[3];  /* its phases summed over the passes, ms */
   ci_irrep_gpu *ir; /* host D blocked by irreps: the blocked sigma (ci_sigma_irrep_dev.c) instead of the C1 one */
@@ -76,7 +87,8 @@ static cis_status dev_alloc(void **d, size_t bytes, const char *what) { return d
 
 void cis_ci_direct_gpu_free(cis_ci_direct_gpu *G) {
   if (!G) return;
-  void *dev[] = {G->alink, G->blink_t, G->syma, G->symb, G->g, G->D, G->X, G->tmp, G->sums, G->pure};
+  void *dev[] = {G->alink, G->blink_t, G->syma, G->symb, G->g, G->D, G->X, G->tmp, G->sums, G->pure,
+                 G->reach.flag, G->reach.list, G->reach.count};
   for (int i = 0; i < 4; ++i)
     if (G->split[i]) cudaEventDestroy(G->split[i]);
   for (size_t i = 0; i < sizeof dev / sizeof *dev; ++i)
@@ -162,6 +174,17 @@ static cis_status choose_kernels(cis_ci_direct_gpu *G, int np) {
   return CIS_OK;
 }
 
+/* The half sigma's scatter from CISPARSE_HALF_SCATTER (all, reached, auto;
+ * unset = auto): G->half_scatter. */
+static cis_status choose_half_scatter(cis_ci_direct_gpu *G) {
+  const char *h = getenv("CISPARSE_HALF_SCATTER");
+  if (!h || !*h || !strcmp(h, "auto")) G->half_scatter = HALF_SCATTER_AUTO;
+  else if (!strcmp(h, "all")) G->half_scatter = HALF_SCATTER_ALL;
+  else if (!strcmp(h, "reached")) G->half_scatter = HALF_SCATTER_REACHED;
+  else return cis_error(CIS_ERR_INVALID, "CISPARSE_HALF_SCATTER=%s: expected all, reached or auto", h);
+  return CIS_OK;
+}
+
 cis_status cis_ci_direct_gpu_create(const cis_ci_direct *D, const cis_ci_direct_gpu_opts *o_in, cis_ci_direct_gpu **out) {
   if (o_in && (o_in->work_bytes < 0 || o_in->vectors < 0 || o_in->max_k < 0))
     return cis_error(CIS_ERR_INVALID, "direct sigma on the GPU: negative option (work_bytes %lld, vectors %d, max_k %d)",
@@ -209,6 +232,7 @@ cis_status ci_direct_gpu_create_part(const cis_ci_direct *D, const cis_ci_direct
     goto cleanup;
   }
   CIS_TRY(choose_kernels(G, np));
+  CIS_TRY(choose_half_scatter(G));
   CIS_TRY(upload_links(G));
   CIS_TRY(dev_upload((void **)&G->g, v->g, gb, "pair matrix"));
   if (v->project) {
@@ -315,6 +339,28 @@ static cis_status product(cis_ci_direct_gpu *G, int half, const double *c, int g
   return CIS_OK;
 }
 
+/* Whether the half scatter of the pass a0 .. a0+r-1 runs over the reached
+ * pairs only (the file's comment), its scratch made at the first such pass. */
+static cis_status half_reached(cis_ci_direct_gpu *G, cis_int a0, cis_int r, int *use) {
+  cis_status st;
+  const int last = a0 + r == G->hi;
+  *use = G->half_scatter != HALF_SCATTER_ALL && a0 != G->lo && !(last && G->v.project) &&
+         (G->half_scatter == HALF_SCATTER_REACHED || 2 * (int64_t)cis_ci_half_reach_bound(&G->d, r) < G->v.nsa);
+  if (!*use || G->reach.count) return CIS_OK;
+  const size_t ns = (size_t)G->v.nsa;
+  CIS_TRY(dev_alloc((void **)&G->reach.flag, ns * sizeof(unsigned), "strings a pass reaches (flags)"));
+  CIS_TRY(dev_alloc((void **)&G->reach.list, ns * sizeof(cis_int), "strings a pass reaches (list)"));
+  CIS_TRY(dev_alloc((void **)&G->reach.count, sizeof(unsigned), "strings a pass reaches (count)"));
+  st = CIS_OK;
+cleanup:
+  if (st != CIS_OK) { /* none half made: the next pass tries again */
+    cis_gpu_free(G->reach.flag);
+    cis_gpu_free(G->reach.list);
+    G->reach = (cis_half_reach){NULL, NULL, NULL};
+  }
+  return st;
+}
+
 /* The half sigma for c(A,B) = t c(B,A): blocks of whole alpha rows whose
  * packed lower-triangle columns fit the workspace (rows * nsb columns). */
 static cis_status sigma_half(cis_ci_direct_gpu *G, double t, const double *d_C, double *d_S, cudaStream_t cs) {
@@ -322,11 +368,15 @@ static cis_status sigma_half(cis_ci_direct_gpu *G, double t, const double *d_C, 
   const cis_int lo = G->lo, hi = G->hi, cap = G->rows * G->v.nsb;
   for (cis_int a0 = lo, r; a0 < hi; a0 += r) {
     const cis_int tri0 = a0 * (a0 + 1) / 2;
+    int reached;
     for (r = 1; a0 + r < hi && (a0 + r + 1) * (a0 + r + 2) / 2 - tri0 <= cap; ++r) {}
     const int m = (int)((a0 + r) * (a0 + r + 1) / 2 - tri0);
     if ((st = product(G, 1, d_C, 1, a0, r, m, cs)) != CIS_OK) return st;
-    if ((st = cis_launch_ci_sigma_scatter_half(&G->d, G->X, a0, r, t, a0 == lo, a0 + r == hi, d_S, cs)) != CIS_OK)
-      return st;
+    if ((st = half_reached(G, a0, r, &reached)) != CIS_OK) return st;
+    st = reached ? cis_launch_ci_sigma_scatter_half_reached(&G->d, G->X, a0, r, t, a0 + r == hi, &G->reach, d_S, cs)
+                 : cis_launch_ci_sigma_scatter_half(&G->d, G->X, a0, r, t, a0 == lo, a0 + r == hi, d_S, cs);
+    if (st != CIS_OK) return st;
+    G->info.reached_passes += reached;
     split_mark(G, 3, cs);
     if ((st = split_add(G)) != CIS_OK) return st;
   }
