@@ -291,11 +291,16 @@ static cis_status flush_dots(kry_be *B) {
 }
 
 /* Resident: the sums of k partial dots, already in every part's slots
- * from[j], into dst[j] (through KS_SUMS.. unless in place), then prog. */
+ * from[j], into dst[j] (through KS_SUMS.. unless in place), then prog. One
+ * rank in all with from == dst: the partial dots are the sums, in their
+ * slots already; prog alone (no copies through KS_SUMS and back). */
 static cis_status sum_and_take(kry_be *B, const int *from, const int *dst, int k, int prog) {
   cis_status st;
   static const int sums[KS_NSUMS] = {KS_SUMS, KS_SUMS + 1, KS_SUMS + 2, KS_SUMS + 3};
-  CIS_TRY(sum_slots(B, from, sums, k));
+  int in_place = DB(B)->D->comm->ranks == 1;
+  for (int j = 0; j < k; ++j) in_place &= from[j] == dst[j];
+  if (in_place) k = 0;
+  else CIS_TRY(sum_slots(B, from, sums, k));
   EACH_PART(B, l, take_sums(P_, dst, k, KS_SUMS, prog));
 cleanup:
   return st;

@@ -92,6 +92,25 @@ cleanup:
 }
 
 
+/* One part in all (nothing to exchange), in stream order: the product on
+ * the backend's own stream after[0], without the hop to the compute stream
+ * and back (two event waits fewer a product: CG with --gpus 1); ring entry
+ * e's events all on that stream, the exchange's span empty. */
+static cis_status apply_alone(cis_dist_matrix *D, double alpha, void *const *x, double beta, void *const *y,
+                              const cis_stream *after, int e) {
+  cis_status st;
+  dist_part *P = &D->part[0];
+  CIS_TRY(dist_set_dev(D, 0));
+  for (int k = EV_X; k <= EV_DONE; ++k) CIS_TRY(dd_event_record(RING_EV(P, e, k), after[0]));
+  CIS_TRY(spmv_block(D, P->Ml, P->Pl, alpha, x[0], beta, y[0], after[0]));
+  CIS_TRY(dd_event_record(RING_EV(P, e, EV_Y), after[0]));
+  D->ring_busy[e] = 1;
+  D->products++;
+  st = CIS_OK;
+cleanup:
+  return st;
+}
+
 /* y_l = alpha A x_l + beta y_l on the local parts, exchange included.
  * after == NULL: the device streams are synchronized on return, the times
  * counted now. Else (device parts) the product runs after the work on
@@ -116,6 +135,7 @@ static cis_status dist_apply_local(cis_dist_matrix *D, double alpha, void *const
     return dist_summed_apply(D, alpha, x, beta, y);
   }
   if (after) CIS_TRY(ring_take(D, &e));
+  if (after && !xchg && D->nlocal == 1) return apply_alone(D, alpha, x, beta, y, after, e);
   /* 1. every part's local product (compute stream) and the start of its
    *    exchange: x packed (comm stream), both after x is ready. The local
    *    products are enqueued before the collective, so that the last part's

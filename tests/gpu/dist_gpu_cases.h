@@ -120,7 +120,7 @@ static void case_solvers(cis_dist_comm *c) {
       test_fill_nan(xd, CIS_F64, n);
       dist_counts k0 = dist_counts_now(c);
       CHECK_OK(cis_krylov_solve(op, vb, v, &ko, &id));
-      check_dist_counts(what, ko.method, ko.version, id.iterations, k0, dist_counts_now(c));
+      check_dist_counts(what, ko.method, ko.version, cis_dist_comm_ranks(c), id.iterations, k0, dist_counts_now(c));
       CHECK_OK(cis_dist_vec_download(D, xd, v, 1));
       double e = test_rel_err(xd, xs, CIS_F64, n);
       /* Against the host solve: dots summed in another order (cuBLAS per

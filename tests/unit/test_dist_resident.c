@@ -136,7 +136,7 @@ static void solves(cis_dtype t) {
                   "%s: x differs from the serial solve by %.3e, %d iterations vs %d", what, e, R.iterations,
                   is.iterations);
             if (versions[vi] != CIS_VER_CUDA) /* cuda: each dot its own sum (steps composed) */
-              check_dist_counts(what, ko.method, versions[vi], R.iterations, R.before, R.after);
+              check_dist_counts(what, ko.method, versions[vi], G, R.iterations, R.before, R.after);
           }
     }
   free(b);
