@@ -5,7 +5,9 @@
  *    (ci_direct_gpu_create_part; output NaN-poisoned) summed on the host
  *    equals the CPU sigma to 1e-12 relative, C1 (half and full sigma) and
  *    blocked by irreps (compact, MS2 = 0 and 2), G parts and G + 1 parts
- *    (several parts on one GPU in turn);
+ *    (several parts on one GPU in turn); H2O 6-31G's parts also in passes of
+ *    a few alpha strings with the half scatter over the reached pairs forced
+ *    (CISPARSE_HALF_SCATTER=reached: parts whose first pass is not string 0);
  *  - solves: cis_ci_solve over G GPUs (method direct and auto) gives the
  *    one-process CPU direct energies to 1e-10 (2 roots) for C1, blocked
  *    MS2 = 0 and 2, no time reversal, and H2O 6-31G FCI (1.66e6
@@ -20,6 +22,9 @@
 #include <string.h>
 #include "ci/ci_internal.h"
 #include "ci_sigma_ref.h"
+
+/* Alpha strings a pass of cdd_sigma's parts holds; 0: as the memory allows. */
+static int cdd_pass_rows;
 
 /* The parts' GPU sigmas of a split into `parts` ranges, summed, against the CPU sigma. */
 static void cdd_sigma(const char *file, int sym, int no_tr, int parts) {
@@ -46,7 +51,9 @@ static void cdd_sigma(const char *file, int sym, int no_tr, int parts) {
   if (dx && dy) CHECK_OK(cis_gpu_upload(dx, x, (size_t)n * sizeof(double)));
   for (int p = 0; p < parts && dx && dy; ++p) {
     cis_ci_direct_gpu *G = NULL;
-    CHECK_OK(ci_direct_gpu_create_part(D, NULL, nsa * p / parts, nsa * (p + 1) / parts, &G));
+    cis_ci_direct_gpu_opts go = cis_ci_direct_gpu_opts_default();
+    go.work_bytes = (int64_t)cdd_pass_rows * 2 * 8 * in.npair * in.beta_strings;
+    CHECK_OK(ci_direct_gpu_create_part(D, &go, nsa * p / parts, nsa * (p + 1) / parts, &G));
     if (!G) continue;
     CHECK_OK(cis_gpu_fill_nan(dy, CIS_F64, n));
     CHECK_OK(compact ? cis_ci_direct_gpu_compact_sigma(G, 1, dx, dy, NULL) : cis_ci_direct_gpu_sigma(G, 1, dx, dy, NULL));
@@ -125,6 +132,11 @@ static int run_ci_dist_direct_cases(const char *name, int min_gpus) {
     cdd_sigma(c, 0, 0, parts);
     cdd_sigma(d, 1, 0, parts);
   }
+  setenv("CISPARSE_HALF_SCATTER", "reached", 1);
+  cdd_pass_rows = 3;
+  cdd_sigma(d, 1, 0, G + 1);
+  cdd_pass_rows = 0;
+  unsetenv("CISPARSE_HALF_SCATTER");
   cdd_solve(a, G, 0, CIS_CI_METHOD_DIRECT, 0);
   cdd_solve(a, G, 1, CIS_CI_METHOD_AUTO, 0);
   cdd_solve(b, G, 0, CIS_CI_METHOD_DIRECT, 0);
