@@ -334,24 +334,34 @@ done:
   free(c), free(s), free(g0), free(g1);
 }
 
-/* The sigma of the random vector c (n) with CISPARSE_SIGMA=mode into out. */
-static void sigma_with(const char *mode, cis_ci_direct *D, const double *c, double *out) {
+/* The sigma of c (n) with the environment's var = mode (left set) and opts
+ * o (NULL: the defaults) into out (NaN-poisoned before); G's info into
+ * *info when not NULL (half_sigmas -1 when G was not made). */
+static void sigma_with_env(const char *var, const char *mode, cis_ci_direct *D, const cis_ci_direct_gpu_opts *o,
+                           const double *c, double *out, cis_ci_direct_gpu_info *info) {
   cis_ci_direct_gpu *G = NULL;
   double *dc = NULL, *ds = NULL;
   const cis_int n = cis_ci_direct_size(D);
-  setenv("CISPARSE_SIGMA", mode, 1);
-  CHECK_OK(cis_ci_direct_gpu_create(D, NULL, &G));
+  setenv(var, mode, 1);
+  CHECK_OK(cis_ci_direct_gpu_create(D, o, &G));
   CHECK_OK(upload_new(&dc, c, n));
   CHECK_OK(upload_new(&ds, NULL, n));
   test_fill_nan(out, CIS_F64, n);
+  if (info) info->half_sigmas = -1;
   if (G && dc && ds) {
     CHECK_OK(cis_gpu_fill_nan(ds, CIS_F64, n));
     CHECK_OK(cis_ci_direct_gpu_sigma(G, 1, dc, ds, NULL));
     CHECK_OK(cis_gpu_download(out, ds, (size_t)n * sizeof(double)));
+    if (info) cis_ci_direct_gpu_get_info(G, info);
   }
   cis_gpu_free(dc);
   cis_gpu_free(ds);
   cis_ci_direct_gpu_free(G);
+}
+
+/* The sigma of the random vector c (n) with CISPARSE_SIGMA=mode into out. */
+static void sigma_with(const char *mode, cis_ci_direct *D, const double *c, double *out) {
+  sigma_with_env("CISPARSE_SIGMA", mode, D, NULL, c, out, NULL);
 }
 
 /* Fused vs unfused on one random vector: equal to round-off (the order of
@@ -386,33 +396,39 @@ static void fused_vs_unfused(const char *name, const cis_fcidump *F) {
   cis_ci_direct_free(D);
 }
 
-/* The half sigma of the exactly (anti)symmetric c (parity t) with
+/* var=value, a bad value, refused by name when the GPU sigma of H2O STO-3G
+ * is made; var unset after. */
+static void check_bad_env(const char *var, const char *value) {
+  char path[512], want[160];
+  cis_fcidump *F = NULL;
+  cis_ci_direct *D = NULL;
+  cis_ci_direct_gpu *G = NULL;
+  snprintf(want, sizeof want, "%s=%s", var, value);
+  setenv(var, value, 1);
+  CHECK_OK(cis_fcidump_read(test_shared_path(path, sizeof path, "ci/h2o_sto3g.FCIDUMP"), &F));
+  if (F) CHECK_OK(cis_ci_direct_create(F, NULL, &D));
+  if (D) {
+    const cis_status st = cis_ci_direct_gpu_create(D, NULL, &G);
+    const char *msg = cis_last_error();
+    CHECK(st == CIS_ERR_INVALID && !G && msg && strstr(msg, want), "bad %s: status %d, %s", var, (int)st,
+          msg ? msg : "(none)");
+  }
+  unsetenv(var);
+  cis_ci_direct_gpu_free(G);
+  cis_ci_direct_free(D);
+  cis_fcidump_free(F);
+}
+
+/* The half sigma of the exactly (anti)symmetric c with
  * CISPARSE_HALF_SCATTER=mode and o into out (NaN-poisoned before); its
  * reached passes into *reached. */
 static void half_sigma_with(const char *mode, cis_ci_direct *D, const cis_ci_direct_gpu_opts *o, const double *c,
                             double *out, cis_int *reached) {
-  cis_ci_direct_gpu *G = NULL;
-  double *dc = NULL, *ds = NULL;
-  const cis_int n = cis_ci_direct_size(D);
-  setenv("CISPARSE_HALF_SCATTER", mode, 1);
-  CHECK_OK(cis_ci_direct_gpu_create(D, o, &G));
+  cis_ci_direct_gpu_info info;
+  sigma_with_env("CISPARSE_HALF_SCATTER", mode, D, o, c, out, &info);
   unsetenv("CISPARSE_HALF_SCATTER");
-  CHECK_OK(upload_new(&dc, c, n));
-  CHECK_OK(upload_new(&ds, NULL, n));
-  test_fill_nan(out, CIS_F64, n);
-  *reached = -1;
-  if (G && dc && ds) {
-    CHECK_OK(cis_gpu_fill_nan(ds, CIS_F64, n));
-    CHECK_OK(cis_ci_direct_gpu_sigma(G, 1, dc, ds, NULL));
-    CHECK_OK(cis_gpu_download(out, ds, (size_t)n * sizeof(double)));
-    cis_ci_direct_gpu_info info;
-    cis_ci_direct_gpu_get_info(G, &info);
-    CHECK(info.half_sigmas == 1, "%s: half sigma not taken (%lld)", mode, (long long)info.half_sigmas);
-    *reached = info.reached_passes;
-  }
-  cis_gpu_free(dc);
-  cis_gpu_free(ds);
-  cis_ci_direct_gpu_free(G);
+  CHECK(info.half_sigmas == 1, "%s: half sigma not taken (%lld)", mode, (long long)info.half_sigmas);
+  *reached = info.half_sigmas == 1 ? info.reached_passes : -1;
 }
 
 /* The reached-pairs scatter against the every-pair one and the CPU, passes
@@ -487,22 +503,7 @@ static void test_half_scatters(void) {
     unsetenv("CISPARSE_HALF_SCATTER");
   }
   cis_fcidump_free(F);
-  F = NULL;
-  setenv("CISPARSE_HALF_SCATTER", "some", 1);
-  cis_ci_direct *D = NULL;
-  cis_ci_direct_gpu *G = NULL;
-  CHECK_OK(cis_fcidump_read(test_shared_path(path, sizeof path, "ci/h2o_sto3g.FCIDUMP"), &F));
-  if (F) CHECK_OK(cis_ci_direct_create(F, NULL, &D));
-  if (D) {
-    const cis_status st = cis_ci_direct_gpu_create(D, NULL, &G);
-    const char *msg = cis_last_error();
-    CHECK(st == CIS_ERR_INVALID && !G && msg && strstr(msg, "CISPARSE_HALF_SCATTER=some"),
-          "bad CISPARSE_HALF_SCATTER: status %d, %s", (int)st, msg ? msg : "(none)");
-  }
-  unsetenv("CISPARSE_HALF_SCATTER");
-  cis_ci_direct_gpu_free(G);
-  cis_ci_direct_free(D);
-  cis_fcidump_free(F);
+  check_bad_env("CISPARSE_HALF_SCATTER", "some");
 }
 
 /* The comparisons of compare_all with the fused kernels (checked by name). */
@@ -564,21 +565,7 @@ static void test_fused(void) {
     want_kernel = NULL;
     cis_fcidump_free(F);
   }
-  setenv("CISPARSE_SIGMA", "nonsense", 1); /* a bad value: refused by name */
-  cis_ci_direct *D = NULL;
-  cis_ci_direct_gpu *G = NULL;
-  CHECK_OK(cis_fcidump_read(test_shared_path(path, sizeof path, "ci/h2o_sto3g.FCIDUMP"), &F));
-  if (F) CHECK_OK(cis_ci_direct_create(F, NULL, &D));
-  if (D) {
-    const cis_status st = cis_ci_direct_gpu_create(D, NULL, &G);
-    const char *msg = cis_last_error();
-    CHECK(st == CIS_ERR_INVALID && !G && msg && strstr(msg, "CISPARSE_SIGMA=nonsense"), "bad CISPARSE_SIGMA: status %d, %s",
-          (int)st, msg ? msg : "(none)");
-  }
-  unsetenv("CISPARSE_SIGMA");
-  cis_ci_direct_gpu_free(G);
-  cis_ci_direct_free(D);
-  cis_fcidump_free(F);
+  check_bad_env("CISPARSE_SIGMA", "nonsense");
 }
 
 int main(void) {
