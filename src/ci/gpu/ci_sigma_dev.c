@@ -340,25 +340,25 @@ static cis_status product(cis_ci_direct_gpu *G, int half, const double *c, int g
 }
 
 /* Whether the half scatter of the pass a0 .. a0+r-1 runs over the reached
- * pairs only (the file's comment), its scratch made at the first such pass. */
-static cis_status half_reached(cis_ci_direct_gpu *G, cis_int a0, cis_int r, int *use) {
-  cis_status st;
+ * pairs only (the file's comment), its scratch (8 bytes a string) made at
+ * the first such pass; where the device has no room for it, the every-pair
+ * scatter (the same sigma). */
+static int half_reached(cis_ci_direct_gpu *G, cis_int a0, cis_int r) {
   const int last = a0 + r == G->hi;
-  *use = G->half_scatter != HALF_SCATTER_ALL && a0 != G->lo && !(last && G->v.project) &&
-         (G->half_scatter == HALF_SCATTER_REACHED || 2 * (int64_t)cis_ci_half_reach_bound(&G->d, r) < G->v.nsa);
-  if (!*use || G->reach.count) return CIS_OK;
+  if (G->half_scatter == HALF_SCATTER_ALL || a0 == G->lo || (last && G->v.project) ||
+      (G->half_scatter == HALF_SCATTER_AUTO && 2 * (int64_t)cis_ci_half_reach_bound(&G->d, r) >= G->v.nsa))
+    return 0;
+  if (G->reach.count) return 1;
   const size_t ns = (size_t)G->v.nsa;
-  CIS_TRY(dev_alloc((void **)&G->reach.flag, ns * sizeof(unsigned), "strings a pass reaches (flags)"));
-  CIS_TRY(dev_alloc((void **)&G->reach.list, ns * sizeof(cis_int), "strings a pass reaches (list)"));
-  CIS_TRY(dev_alloc((void **)&G->reach.count, sizeof(unsigned), "strings a pass reaches (count)"));
-  st = CIS_OK;
-cleanup:
-  if (st != CIS_OK) { /* none half made: the next pass tries again */
-    cis_gpu_free(G->reach.flag);
-    cis_gpu_free(G->reach.list);
-    G->reach = (cis_half_reach){NULL, NULL, NULL};
-  }
-  return st;
+  if (dev_alloc((void **)&G->reach.flag, ns * sizeof(unsigned), "strings a pass reaches (flags)") == CIS_OK &&
+      dev_alloc((void **)&G->reach.list, ns * sizeof(cis_int), "strings a pass reaches (list)") == CIS_OK &&
+      dev_alloc((void **)&G->reach.count, sizeof(unsigned), "strings a pass reaches (count)") == CIS_OK)
+    return 1;
+  cis_clear_error(); /* none half made: the next pass tries again */
+  cis_gpu_free(G->reach.flag);
+  cis_gpu_free(G->reach.list);
+  G->reach = (cis_half_reach){NULL, NULL, NULL};
+  return 0;
 }
 
 /* The half sigma for c(A,B) = t c(B,A): blocks of whole alpha rows whose
@@ -368,11 +368,10 @@ static cis_status sigma_half(cis_ci_direct_gpu *G, double t, const double *d_C, 
   const cis_int lo = G->lo, hi = G->hi, cap = G->rows * G->v.nsb;
   for (cis_int a0 = lo, r; a0 < hi; a0 += r) {
     const cis_int tri0 = a0 * (a0 + 1) / 2;
-    int reached;
     for (r = 1; a0 + r < hi && (a0 + r + 1) * (a0 + r + 2) / 2 - tri0 <= cap; ++r) {}
     const int m = (int)((a0 + r) * (a0 + r + 1) / 2 - tri0);
     if ((st = product(G, 1, d_C, 1, a0, r, m, cs)) != CIS_OK) return st;
-    if ((st = half_reached(G, a0, r, &reached)) != CIS_OK) return st;
+    const int reached = half_reached(G, a0, r);
     st = reached ? cis_launch_ci_sigma_scatter_half_reached(&G->d, G->X, a0, r, t, a0 + r == hi, &G->reach, d_S, cs)
                  : cis_launch_ci_sigma_scatter_half(&G->d, G->X, a0, r, t, a0 == lo, a0 + r == hi, d_S, cs);
     if (st != CIS_OK) return st;
