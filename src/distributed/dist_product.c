@@ -135,7 +135,7 @@ static cis_status dist_apply_local(cis_dist_matrix *D, double alpha, void *const
     return dist_summed_apply(D, alpha, x, beta, y);
   }
   if (after) CIS_TRY(ring_take(D, &e));
-  if (after && !xchg && D->nlocal == 1) return apply_alone(D, alpha, x, beta, y, after, e);
+  if (after && !xchg) return apply_alone(D, alpha, x, beta, y, after, e); /* one part in all: nlocal 1 */
   /* 1. every part's local product (compute stream) and the start of its
    *    exchange: x packed (comm stream), both after x is ready. The local
    *    products are enqueued before the collective, so that the last part's

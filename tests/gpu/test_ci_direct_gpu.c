@@ -43,6 +43,13 @@ static cis_status upload_new(double **d, const double *h, cis_int n) {
   return h ? cis_gpu_upload(*d, h, (size_t)n * sizeof(double)) : CIS_OK;
 }
 
+/* The ns x ns vector c made exactly symmetric (parity 1) or antisymmetric
+ * (-1, zero diagonal) from its lower triangle. */
+static void make_parity(double *c, cis_int ns, int parity) {
+  for (cis_int A = 0; A < ns; ++A)
+    for (cis_int B = 0; B <= A; ++B) c[B * ns + A] = B == A && parity < 0 ? (c[A * ns + A] = 0.0) : parity * c[A * ns + B];
+}
+
 /* GPU sigma vs CPU sigma for k vectors with opts o; returns the relative
  * error. parity +-1 (k = 1, MS2 = 0): an exactly (anti)symmetric vector, so
  * that the GPU takes the half sigma (checked: counted, output exactly
@@ -61,9 +68,7 @@ static double compare_parity(const char *name, cis_ci_direct *D, const cis_ci_di
   cis_ci_direct_info di;
   cis_ci_direct_get_info(D, &di);
   const cis_int ns = di.alpha_strings;
-  if (parity)
-    for (cis_int A = 0; A < ns; ++A)
-      for (cis_int B = 0; B <= A; ++B) c[B * ns + A] = B == A && parity < 0 ? (c[A * ns + A] = 0.0) : parity * c[A * ns + B];
+  if (parity) make_parity(c, ns, parity);
   if (ulp && ns > 1) c[1] = nextafter(c[1], 2.0);
   CHECK_OK(cis_ci_direct_sigma(D, k, c, s));
   CHECK_OK(upload_new(&dc, c, n * k));
@@ -448,8 +453,7 @@ static void test_half_scatter(const char *name, const cis_fcidump *F, int rows, 
   for (int t = -1; t <= 1 && c && s && g[0] && g[1] && g[2]; t += 2) {
     cis_int reached[3];
     test_fill_random(c, CIS_F64, n, 99 + (unsigned)(t + 1));
-    for (cis_int A = 0; A < ns; ++A)
-      for (cis_int B = 0; B <= A; ++B) c[B * ns + A] = B == A && t < 0 ? (c[A * ns + A] = 0.0) : t * c[A * ns + B];
+    make_parity(c, ns, t);
     CHECK_OK(cis_ci_direct_sigma(D, 1, c, s));
     for (int i = 0; i < 3; ++i) half_sigma_with(modes[i], D, &o, c, g[i], &reached[i]);
     double worst = 0, smax = 0;

@@ -172,9 +172,10 @@ __global__ void ci_half_reach_kernel(cis_ci_sigma_dev d, cis_int a0, cis_int nr,
 // neither the first nor a projecting last adds nothing): one thread per
 // (reached P, any Q). The pair {P, Q} is done here unless Q is reached too
 // and Q > P (then thread (Q, P) does it), as (I, B) = (max, min) with the
-// arithmetic of the every-pair kernel: sigma is the same bit for bit.
+// arithmetic of the every-pair kernel: sigma is the same bit for bit. Never
+// the first pass nor a projecting last one, so neither flag is passed on.
 __global__ void ci_sigma_scatter_half_reached_kernel(cis_ci_sigma_dev d, const double *__restrict__ X, cis_int a0,
-                                                     cis_int nr, cis_int tiles, double t, int last,
+                                                     cis_int nr, cis_int tiles, double t,
                                                      const cis_int *__restrict__ list, const unsigned *__restrict__ flag,
                                                      const unsigned *__restrict__ count, double *__restrict__ S,
                                                      int64_t m) {
@@ -182,7 +183,7 @@ __global__ void ci_sigma_scatter_half_reached_kernel(cis_ci_sigma_dev d, const d
   if (r >= (int64_t)*count || Q >= d.nsb) return;
   const int64_t P = list[r];
   if (Q > P && flag[Q]) return;
-  ci_half_pair(d, X, a0, nr, P > Q ? P : Q, P > Q ? Q : P, t, 0, last, S, m);
+  ci_half_pair(d, X, a0, nr, P > Q ? P : Q, P > Q ? Q : P, t, 0, 0, S, m);
 }
 
 // The alpha <-> beta parity sums of the ns x ns vector c (sigma.c's
@@ -301,8 +302,8 @@ extern "C" cis_int cis_ci_half_reach_bound(const cis_ci_sigma_dev *d, cis_int nr
 }
 
 extern "C" cis_status cis_launch_ci_sigma_scatter_half_reached(const cis_ci_sigma_dev *d, const double *X, cis_int a0,
-                                                               cis_int nr, double t, int last, cis_half_reach *w,
-                                                               double *S, cudaStream_t s) {
+                                                               cis_int nr, double t, cis_half_reach *w, double *S,
+                                                               cudaStream_t s) {
   const cis_int tiles = (d->nsb + SCATTER_THREADS - 1) / SCATTER_THREADS;
   const int64_t m = (int64_t)(a0 + nr) * (a0 + nr + 1) / 2 - (int64_t)a0 * (a0 + 1) / 2;
   const int64_t marks = (int64_t)nr * (d->nla + 1), blocks = (int64_t)cis_ci_half_reach_bound(d, nr) * tiles;
@@ -312,8 +313,7 @@ extern "C" cis_status cis_launch_ci_sigma_scatter_half_reached(const cis_ci_sigm
   CIS_CUDA_CHECK(cudaMemsetAsync(w->count, 0, sizeof(unsigned), s));
   ci_half_reach_kernel<<<cis_blocks_for(marks, 256), 256, 0, s>>>(*d, a0, nr, w->flag, w->list, w->count);
   CIS_CUDA_LAUNCH_CHECK("ci_half_reach_kernel");
-  ci_sigma_scatter_half_reached_kernel<<<(unsigned)blocks, SCATTER_THREADS, 0, s>>>(*d, X, a0, nr, tiles, t, last,
-                                                                                   w->list, w->flag, w->count, S, m);
+  ci_sigma_scatter_half_reached_kernel<<<(unsigned)blocks, SCATTER_THREADS, 0, s>>>(*d, X, a0, nr, tiles, t, w->list, w->flag, w->count, S, m);
   CIS_CUDA_LAUNCH_CHECK("ci_sigma_scatter_half_reached_kernel");
   return CIS_OK;
 }

@@ -64,12 +64,12 @@ cis_int cis_ci_half_reach_bound(const cis_ci_sigma_dev *d, cis_int nr);
 /* The half scatter of a pass that is not the first (sigma already written)
  * over the pairs with a string the pass reaches (its rows and the strings
  * linked to them, found first into w); every other pair adds nothing. The
- * same sigma as cis_launch_ci_sigma_scatter_half, bit for bit; with last
- * and projection, call that one instead (its mask covers every pair).
+ * same sigma as cis_launch_ci_sigma_scatter_half, bit for bit; for the
+ * first pass, and the last with projection, call that one instead (it writes
+ * or masks every pair).
  * (cis_ci_half_reach_bound(d, nr) * ceil(nsb / 128) blocks.) */
 cis_status cis_launch_ci_sigma_scatter_half_reached(const cis_ci_sigma_dev *d, const double *X, cis_int a0,
-                                                    cis_int nr, double t, int last, cis_half_reach *w, double *S,
-                                                    cudaStream_t s);
+                                                    cis_int nr, double t, cis_half_reach *w, double *S, cudaStream_t s);
 /* The alpha <-> beta parity of the ns x ns vector c: out (3 device doubles)
  * = ||c||^2, ||c - c^T||^2 / 2, ||c + c^T||^2 / 2 (sigma.c's transpose_parity). */
 cis_status cis_launch_ci_parity_sums(const double *c, cis_int ns, double *out, cudaStream_t s);

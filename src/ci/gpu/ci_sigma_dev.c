@@ -372,7 +372,7 @@ static cis_status sigma_half(cis_ci_direct_gpu *G, double t, const double *d_C, 
     const int m = (int)((a0 + r) * (a0 + r + 1) / 2 - tri0);
     if ((st = product(G, 1, d_C, 1, a0, r, m, cs)) != CIS_OK) return st;
     const int reached = half_reached(G, a0, r);
-    st = reached ? cis_launch_ci_sigma_scatter_half_reached(&G->d, G->X, a0, r, t, a0 + r == hi, &G->reach, d_S, cs)
+    st = reached ? cis_launch_ci_sigma_scatter_half_reached(&G->d, G->X, a0, r, t, &G->reach, d_S, cs)
                  : cis_launch_ci_sigma_scatter_half(&G->d, G->X, a0, r, t, a0 == lo, a0 + r == hi, d_S, cs);
     if (st != CIS_OK) return st;
     G->info.reached_passes += reached;
