@@ -182,6 +182,21 @@ typedef struct cis_davidson_opts {
    * (e.g. a CI core energy, so that they are totals); default 0. The
    * returned evals are the operator's eigenvalues, without it. */
   double energy_offset;
+  /* Symmetry sectors that H, the preconditioner and `correct` keep
+   * invariant (e.g. the two alpha <-> beta parities of a CI space with
+   * MS = 0): sectors > 1 needs the caller's guesses, guess_sector[j] in
+   * 0 .. sectors-1 (at most 64) the sector guess j lies in. Each Ritz pair
+   * then belongs to the sector holding its weight, each correction to its
+   * pair's sector, and besides the `roots` lowest Ritz
+   * pairs Davidson follows, in every sector holding fewer than `roots` of
+   * them, that sector's lowest pair beyond them (a watch: at most 64 roots
+   * and watches together), correcting it until its Ritz value lies above
+   * the highest root's by more than 4 times its residual norm, or its
+   * residual is below tol: a sector whose next state the guesses
+   * approximate badly cannot hide a state below the roots returned. 0 or 1
+   * (default): one sector. */
+  int sectors;
+  const int *guess_sector;
 } cis_davidson_opts;
 
 /* One Davidson iteration, as cis_davidson_opts.progress receives it. */
@@ -204,6 +219,8 @@ typedef struct cis_davidson_info {
   double op_seconds, total_seconds;
   double max_residual;
   int converged;    /* roots whose residual and energy change met the tolerances */
+  int watches;      /* sectors followed beside the roots at the end (cis_davidson_opts.sectors) */
+  int sector[64];   /* the sector of each root (0 with one sector) */
 } cis_davidson_info;
 
 /* Defaults above. */

@@ -98,6 +98,24 @@ void ci_direct_get_view(const cis_ci_direct *D, ci_direct_view *v);
 /* Strings of compact entry i (cis_ci_direct_compress's layout; without
  * blocking the direct order), for the compact P-space (pspace.c). */
 void ci_direct_compact_det(const cis_ci_direct *D, cis_int i, uint64_t *alpha, uint64_t *beta);
+/* D's guesses (C1, or compact when compact and D is blocked by irreps)
+ * made alpha <-> beta pure whatever D's time-reversal option: each within
+ * CI_PURE_TOL of one parity made exactly so, each other replaced by its
+ * symmetric part with its antisymmetric part appended (while room is left
+ * in cap, unless numerically zero); *nout the vectors after; sector (NULL:
+ * not wanted) of each: 0 symmetric, 1 antisymmetric. CIS_ERR_INVALID for
+ * NULL, cap < nin, or two string sets (MS != 0). */
+cis_status ci_direct_split_guesses(const cis_ci_direct *D, int compact, double *guess, int nin, int cap, int *nout,
+                                   int *sector);
+/* *map (cis_alloc'd, one index a determinant) the position of each
+ * determinant's mirror (b, a) in S, or NULL when S is not closed under the
+ * mirror (MS != 0, or a truncation around an open-shell reference);
+ * space_mirror.c. */
+cis_status ci_space_mirror(const cis_ci_space *S, cis_int **map);
+/* ci_direct_split_guesses on vectors of a stored space of n determinants
+ * with the mirror map of ci_space_mirror (sector required). */
+cis_status ci_space_split_guesses(const cis_int *map, cis_int n, double *guess, int nin, int cap, int *nout,
+                                  int *sector);
 
 /* x[0 .. n) = a fixed pseudo-random vector (xorshift), uniform in [-1, 1):
  * the vectors the sigma timings multiply (sigma.c). */

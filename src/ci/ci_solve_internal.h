@@ -157,6 +157,8 @@ typedef struct ci_guesses {
   int n;
   double *dense;
   ci_sparse_guesses sparse;
+  int sectors;  /* 2: Davidson in the two alpha <-> beta parities (MS = 0), sector[j] guess j's; else 1 */
+  int *sector;
 } ci_guesses;
 /* P-space guesses (caller's vectors first) for nvec roots into *g (zeroed
  * first; ci_guesses_free after). */

@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "ci/ci_internal.h"
 #include "ci/ci_solve_internal.h"
 
 int ci_has_symmetry(const cis_fcidump *F) {
@@ -153,9 +154,80 @@ static cis_status singlet_enough(const ci_run *r, int out, int pvec, cis_int len
   return CIS_OK;
 }
 
+/* 1 when Davidson must search both alpha <-> beta parities of the space:
+ * MS = 0, one string set closed under the mirror (b, a) (the stored space
+ * tested determinant by determinant: *map its mirror map, else NULL), and
+ * no singlet-only restriction (which keeps one parity on purpose). */
+static cis_status mirror_sectors(const ci_run *r, int *two, cis_int **map) {
+  *two = 0;
+  *map = NULL;
+  if (r->F->ms2 != 0 || r->o->singlet) return CIS_OK;
+  if (r->D) {
+    ci_direct_view v;
+    ci_direct_get_view(r->D, &v);
+    *two = v.one_set;
+    return CIS_OK;
+  }
+  const cis_status st = ci_space_mirror(r->S, map);
+  *two = *map != NULL;
+  return st;
+}
+
+/* Guesses in both parities (mirror_sectors): the caller's, each made pure
+ * (its antisymmetric part appended when it has both), then P-space vectors
+ * split by parity (ci_pspace_guess_split): pvec of them when the caller's
+ * are fewer than the roots, else only the lowest of a parity the caller's
+ * lack; dense host vectors of the guess length, each labelled. */
+static cis_status sector_guesses(ci_run *r, int nvec, const cis_int *map, ci_guesses *out) {
+  cis_status st;
+  const cis_ci_solve_opts *o = r->o;
+  const int compact = r->opc != NULL, given = o->guess ? o->nguess : 0;
+  const cis_int n = r->D ? cis_ci_direct_size(r->D) : cis_ci_space_size(r->S);
+  const double *diag;
+  const cis_int len = guess_length(r, &diag);
+  int pvec, np, used = 0, got = 0, *psec = NULL, *sec = NULL;
+  cis_int *idx = NULL;
+  double *val = NULL, *g = NULL;
+  pspace_counts(r, nvec, given, len, &pvec, &np);
+  CIS_TRY(ci_pspace_guess_split(r->F, r->D ? NULL : r->S, r->D, compact, diag, np, pvec > 0 ? pvec : 1, &idx, &val,
+                                &used, &got, &psec));
+  const int cap = 2 * given + got;
+  if (!(g = malloc((size_t)cap * (size_t)len * sizeof(double))) || !(sec = malloc((size_t)cap * sizeof(int))))
+    CIS_TRY(cis_error(CIS_ERR_ALLOC, "cannot allocate %d guess vectors of %lld determinants", cap, (long long)len));
+  for (int k = 0; k < given; ++k) {
+    const double *v = o->guess + (size_t)k * (size_t)n;
+    if (compact) cis_ci_direct_compress(r->D, v, g + (size_t)k * (size_t)len);
+    else memcpy(g + (size_t)k * (size_t)len, v, (size_t)n * sizeof(double));
+  }
+  int nout = 0, have[2] = {0, 0};
+  if (given) CIS_TRY(r->D ? ci_direct_split_guesses(r->D, compact, g, given, 2 * given, &nout, sec)
+                          : ci_space_split_guesses(map, len, g, given, 2 * given, &nout, sec));
+  for (int k = 0; k < nout; ++k) have[sec[k]] = 1;
+  for (int v = 0; v < got; ++v) {
+    if (pvec == 0 && have[psec[v]]) continue;
+    double *x = g + (size_t)nout * (size_t)len;
+    memset(x, 0, (size_t)len * sizeof(double));
+    for (int k = 0; k < used; ++k) x[idx[k]] = val[(size_t)v * used + k];
+    sec[nout++] = psec[v];
+    have[psec[v]] = 1;
+  }
+  r->R->pspace_used = used;
+  out->dense = g, out->n = nout, out->sector = sec, out->sectors = 2;
+  g = NULL, sec = NULL;
+  st = CIS_OK;
+cleanup:
+  cis_free(idx);
+  cis_free(val);
+  cis_free(psec);
+  free(g);
+  free(sec);
+  return st;
+}
+
 /* P-space guesses alone on the direct path, as their nonzeros: the same
- * numbers as the dense path below (guess_sparse.h). */
-static cis_status sparse_guesses(ci_run *r, int nvec, ci_guesses *g) {
+ * numbers as the dense path below (guess_sparse.h); split by parity (two:
+ * mirror_sectors) when Davidson searches both. */
+static cis_status sparse_guesses(ci_run *r, int nvec, int two, ci_guesses *g) {
   cis_status st;
   const int compact = r->opc != NULL;
   const double *diag;
@@ -164,10 +236,15 @@ static cis_status sparse_guesses(ci_run *r, int nvec, ci_guesses *g) {
   double *val = NULL;
   int pvec, np, used = 0, got = 0, again = 0;
   pspace_counts(r, nvec, 0, len, &pvec, &np);
-  CIS_TRY(ci_pspace_guess_sparse(r->F, r->D, compact, diag, np, pvec, &idx, &val, &used, &got));
+  if (two) {
+    CIS_TRY(ci_pspace_guess_split(r->F, NULL, r->D, compact, diag, np, pvec, &idx, &val, &used, &got, &g->sector));
+    g->sectors = 2;
+  } else {
+    CIS_TRY(ci_pspace_guess_sparse(r->F, r->D, compact, diag, np, pvec, &idx, &val, &used, &got));
+  }
   for (int v = 0; v < got; ++v) CIS_TRY(ci_sparse_guesses_push(&g->sparse, used, idx, val + (size_t)v * used));
   r->R->pspace_used = used;
-  CIS_TRY(ci_sparse_pure_guesses(r->D, compact, &g->sparse));
+  if (!two) CIS_TRY(ci_sparse_pure_guesses(r->D, compact, &g->sparse)); /* the split ones are exactly pure */
   if (r->o->singlet) {
     CIS_TRY(ci_sparse_keep_symmetric(r->D, compact, &g->sparse));
     CIS_TRY(singlet_enough(r, g->sparse.n, pvec, len, &again));
@@ -178,7 +255,7 @@ cleanup:
   cis_free(idx);
   cis_free(val);
   if (st != CIS_OK || again) ci_guesses_free(g);
-  return st == CIS_OK && again ? sparse_guesses(r, 2 * nvec, g) : st; /* too few symmetric: twice the P-space vectors */
+  return st == CIS_OK && again ? sparse_guesses(r, 2 * nvec, two, g) : st; /* too few symmetric: twice the P-space vectors */
 }
 
 void ci_guesses_to_davidson(const ci_guesses *g, cis_davidson_opts *d) {
@@ -187,10 +264,13 @@ void ci_guesses_to_davidson(const ci_guesses *g, cis_davidson_opts *d) {
   d->guess_ptr = g->dense ? NULL : g->sparse.ptr;
   d->guess_idx = g->sparse.idx;
   d->guess_val = g->sparse.val;
+  d->sectors = g->sectors;
+  d->guess_sector = g->sector;
 }
 
 void ci_guesses_free(ci_guesses *g) {
   free(g->dense);
+  cis_free(g->sector);
   ci_sparse_guesses_free(&g->sparse);
   memset(g, 0, sizeof *g);
 }
@@ -205,7 +285,16 @@ cis_status ci_run_guesses(ci_run *r, int nvec, ci_guesses *out) {
   cis_status st;
   const cis_ci_solve_opts *o = r->o;
   memset(out, 0, sizeof *out);
-  if (r->D && !o->guess) return sparse_guesses(r, nvec, out);
+  out->sectors = 1;
+  int two;
+  cis_int *map;
+  if ((st = mirror_sectors(r, &two, &map)) != CIS_OK) return st;
+  if (r->D && !o->guess) return sparse_guesses(r, nvec, two, out);
+  if (two) {
+    st = sector_guesses(r, nvec, map, out);
+    cis_free(map);
+    return st;
+  }
   const int compact = r->opc != NULL;
   const cis_int n = r->D ? cis_ci_direct_size(r->D) : cis_ci_space_size(r->S);
   const double *diag;

@@ -359,18 +359,136 @@ cleanup:
 /* The P-space of the space src (n determinants) and its nvec lowest
  * eigenvectors: pick[0..m) the determinants in (diag, index) order, Z the
  * vectors (vector v at Z + v*m), *nvec lowered to m; pvals (may be NULL):
- * their eigenvalues. */
-typedef struct pspace_vecs { cis_int *pick; double *Z; int m, nvec; } pspace_vecs;
+ * their eigenvalues. Split by parity: sector[v] 0 for a vector symmetric
+ * under alpha <-> beta, 1 antisymmetric (else NULL). */
+typedef struct pspace_vecs { cis_int *pick; double *Z; int m, nvec; int *sector; } pspace_vecs;
 static void pspace_vecs_free(pspace_vecs *P) {
   cis_free(P->pick);
   cis_free(P->Z);
-  P->pick = NULL, P->Z = NULL;
+  cis_free(P->sector);
+  P->pick = NULL, P->Z = NULL, P->sector = NULL;
 }
+
+static int bits_equal(const ci_bits *x, const ci_bits *y) { return !memcmp(x->w, y->w, sizeof x->w); }
+
+/* The P-space closed under alpha <-> beta: mate[i] the position of pick
+ * i's mirror (b, a) among the picks (i itself when a = b); picks whose
+ * mirror was left out (cut at the P-space's size) are dropped, the order
+ * kept. *m lowered. O(m^2) string comparisons: m is a few hundred. */
+static cis_status pspace_close(const det_src *src, cis_int *pick, int *m, int *mate) {
+  cis_status st;
+  ci_bits *a = NULL, *b = NULL;
+  const int n0 = *m;
+  CIS_TRY(cis_alloc_array((void **)&a, n0, sizeof(ci_bits), "P-space strings"));
+  CIS_TRY(cis_alloc_array((void **)&b, n0, sizeof(ci_bits), "P-space strings"));
+  for (int i = 0; i < n0; ++i) src_det(src, pick[i], &a[i], &b[i]);
+  int k = 0;
+  for (int i = 0; i < n0; ++i) { /* keep those with their mirror */
+    int found = bits_equal(&a[i], &b[i]);
+    for (int j = 0; j < n0 && !found; ++j) found = bits_equal(&a[i], &b[j]) && bits_equal(&b[i], &a[j]);
+    if (!found) continue;
+    pick[k] = pick[i], a[k] = a[i], b[k] = b[i];
+    ++k;
+  }
+  for (int i = 0; i < k; ++i) {
+    mate[i] = i;
+    for (int j = 0; j < k; ++j)
+      if (bits_equal(&a[i], &b[j]) && bits_equal(&b[i], &a[j])) { mate[i] = j; break; }
+  }
+  *m = k;
+  st = CIS_OK;
+cleanup:
+  cis_free(a);
+  cis_free(b);
+  return st;
+}
+
+/* H_P (m x m) in the parity-adapted basis: the symmetric vectors (e_i +
+ * e_mate(i)) / sqrt 2 (e_i alone when i is its own mate) in Hs, the
+ * antisymmetric (e_i - e_mate(i)) / sqrt 2 in Ha, one per pair (i < mate):
+ * first[p] the pair's i. ns, na: their counts. */
+static void parity_blocks(const double *H, int m, const int *mate, const int *first_s, int ns, const int *first_a,
+                          int na, double *Hs, double *Ha) {
+  for (int t = 0; t < 2; ++t) {
+    const int cnt = t ? na : ns, *first = t ? first_a : first_s;
+    const double sg = t ? -1.0 : 1.0;
+    double *out = t ? Ha : Hs;
+    for (int p = 0; p < cnt; ++p)
+      for (int q = 0; q < cnt; ++q) {
+        const int i = first[p], ii = mate[i], j = first[q], jj = mate[j];
+        const double wi = i == ii ? 1.0 : M_SQRT1_2, wj = j == jj ? 1.0 : M_SQRT1_2;
+        double v = H[(size_t)i * m + j];
+        if (jj != j) v += sg * H[(size_t)i * m + jj];
+        if (ii != i) v += sg * H[(size_t)ii * m + j];
+        if (ii != i && jj != j) v += H[(size_t)ii * m + jj];
+        out[(size_t)p * cnt + q] = wi * wj * v;
+      }
+  }
+}
+/* The split P-space's vectors: the nvec lowest of the two parity blocks
+ * together, then the lowest of a block with none among them (a sector
+ * Davidson must watch), expanded onto the picks; P->sector their parities. */
+static cis_status pspace_split_vectors(double *H, int m, const int *mate, int nvec, pspace_vecs *P) {
+  cis_status st;
+  int *first = NULL, *order = NULL, ns = 0, na = 0, cnt[2], got[2] = {0, 0};
+  double *B[2] = {NULL, NULL}, *Z[2] = {NULL, NULL}, *w[2] = {NULL, NULL};
+  CIS_TRY(cis_alloc_array((void **)&first, 2 * (int64_t)m, sizeof(int), "P-space parity blocks"));
+  for (int i = 0; i < m; ++i) {
+    if (mate[i] == i) first[ns++] = i;
+    else if (i < mate[i]) { first[ns++] = i; first[m + na++] = i; }
+  }
+  cnt[0] = ns, cnt[1] = na;
+  for (int t = 0; t < 2; ++t) {
+    if (cnt[t] == 0) continue;
+    CIS_TRY(cis_alloc_array((void **)&B[t], (int64_t)cnt[t] * cnt[t], sizeof(double), "P-space parity block"));
+    CIS_TRY(cis_alloc_array((void **)&w[t], cnt[t], sizeof(double), "P-space eigenvalues"));
+  }
+  parity_blocks(H, m, mate, first, ns, first + m, na, B[0], B[1]);
+  for (int t = 0; t < 2; ++t) {
+    if (cnt[t] == 0) continue;
+    got[t] = nvec < cnt[t] ? nvec : cnt[t];
+    CIS_TRY(cis_alloc_array((void **)&Z[t], (int64_t)got[t] * cnt[t], sizeof(double), "P-space eigenvectors"));
+    CIS_TRY(lowest_eigh(B[t], cnt[t], got[t], w[t], Z[t]));
+  }
+  /* merge: the nvec lowest, then a block's lowest when it has none there */
+  int take[2] = {0, 0}, out = 0;
+  CIS_TRY(cis_alloc_array((void **)&P->sector, nvec + 2, sizeof(int), "P-space parities"));
+  CIS_TRY(cis_alloc_array((void **)&order, nvec + 2, sizeof(int), "P-space order"));
+  for (int q = 0; q < nvec && (take[0] < got[0] || take[1] < got[1]); ++q) {
+    const int t = take[1] >= got[1] || (take[0] < got[0] && w[0][take[0]] <= w[1][take[1]]) ? 0 : 1;
+    P->sector[out] = t;
+    order[out++] = take[t]++;
+  }
+  for (int t = 0; t < 2; ++t)
+    if (take[t] == 0 && got[t] > 0) { P->sector[out] = t; order[out++] = take[t]++; }
+  CIS_TRY(cis_alloc_zeroed((void **)&P->Z, (int64_t)m * out, sizeof(double), "P-space eigenvectors"));
+  for (int v = 0; v < out; ++v) {
+    const int t = P->sector[v], j = order[v];
+    const double sg = t ? -1.0 : 1.0, *y = Z[t] + (size_t)j * cnt[t];
+    const int *fst = first + (t ? m : 0);
+    double *z = P->Z + (size_t)v * m;
+    for (int p = 0; p < cnt[t]; ++p) {
+      const int i = fst[p], ii = mate[i];
+      if (ii == i) { z[i] = y[p]; continue; }
+      z[i] = M_SQRT1_2 * y[p];
+      z[ii] = sg * z[i];
+    }
+  }
+  P->nvec = out;
+  st = CIS_OK;
+cleanup:
+  cis_free(first);
+  cis_free(order);
+  for (int t = 0; t < 2; ++t) { cis_free(B[t]); cis_free(Z[t]); cis_free(w[t]); }
+  return st;
+}
+
 static cis_status pspace_solve(const cis_fcidump *F, const det_src *src, cis_int n, const double *diag, int np, int nvec,
-                               pspace_vecs *P, double *pvals) {
+                               int split, pspace_vecs *P, double *pvals) {
   cis_status st;
   double *H = NULL, *w = NULL;
   cis_int *pick = NULL;
+  int *mate = NULL;
   memset(P, 0, sizeof *P);
   if (np <= 0) np = CIS_CI_PSPACE_DEFAULT;
   if (nvec < 1) return cis_error(CIS_ERR_INVALID, "P-space guess: %d vectors", nvec);
@@ -380,6 +498,10 @@ static cis_status pspace_solve(const cis_fcidump *F, const det_src *src, cis_int
   CIS_TRY(pspace_select(F, src, n, diag, &np, pick, &m));
   if (nvec > np)
     { st = cis_error(CIS_ERR_INVALID, "P-space guess: %d vectors from %d determinants", nvec, np); goto cleanup; }
+  if (split) {
+    CIS_TRY(cis_alloc_array((void **)&mate, m, sizeof(int), "P-space mirrors"));
+    CIS_TRY(pspace_close(src, pick, &m, mate));
+  }
   /* H_P by Slater-Condon, then its eigenvectors */
   CIS_TRY(cis_alloc_array((void **)&H, (int64_t)m * m, sizeof(double), "P-space Hamiltonian"));
   CIS_TRY(cis_alloc_array((void **)&w, m, sizeof(double), "P-space eigenvalues"));
@@ -395,16 +517,21 @@ static cis_status pspace_solve(const cis_fcidump *F, const det_src *src, cis_int
     }
   }
   if (nvec > m) nvec = m;
-  CIS_TRY(cis_alloc_array((void **)&P->Z, (int64_t)m * nvec, sizeof(double), "P-space eigenvectors"));
-  CIS_TRY(lowest_eigh(H, m, nvec, w, P->Z));
-  if (pvals) for (int v = 0; v < nvec; ++v) pvals[v] = w[v];
   P->m = m;
-  P->nvec = nvec;
+  if (split) {
+    CIS_TRY(pspace_split_vectors(H, m, mate, nvec, P));
+  } else {
+    CIS_TRY(cis_alloc_array((void **)&P->Z, (int64_t)m * nvec, sizeof(double), "P-space eigenvectors"));
+    CIS_TRY(lowest_eigh(H, m, nvec, w, P->Z));
+    if (pvals) for (int v = 0; v < nvec; ++v) pvals[v] = w[v];
+    P->nvec = nvec;
+  }
   st = CIS_OK;
 cleanup:
   if (st != CIS_OK) pspace_vecs_free(P);
   cis_free(H);
   cis_free(w);
+  cis_free(mate);
   return st;
 }
 
@@ -412,7 +539,7 @@ cleanup:
 static cis_status pspace_guess(const cis_fcidump *F, const det_src *src, cis_int n, const double *diag, int np, int nvec,
                                double *guess, int *np_used, double *pvals) {
   pspace_vecs P;
-  const cis_status st = pspace_solve(F, src, n, diag, np, nvec, &P, pvals);
+  const cis_status st = pspace_solve(F, src, n, diag, np, nvec, 0, &P, pvals);
   if (st != CIS_OK) return st;
   cis_first_touch(guess, (int64_t)P.nvec * n);
   for (int v = 0; v < P.nvec; ++v)
@@ -466,17 +593,17 @@ static int cmp_pick_pos(const void *x, const void *y) {
   return (a->i > b->i) - (a->i < b->i);
 }
 
-cis_status ci_pspace_guess_sparse(const cis_fcidump *F, const cis_ci_direct *D, int compact, const double *diag, int np,
-                                  int nvec, cis_int **idx, double **val, int *m, int *nvec_out) {
+/* The P-space vectors of src (n determinants) as nonzeros in ascending
+ * determinant order (ci_pspace_guess_sparse's form), split by parity when
+ * sector is not NULL (*sector: malloc'd with cis_alloc, a label a vector). */
+static cis_status pspace_sparse(const cis_fcidump *F, const det_src *d, cis_int n, const double *diag, int np, int nvec,
+                                cis_int **idx, double **val, int *m, int *nvec_out, int **sector) {
   cis_status st;
   pspace_vecs P;
   pick_pos *order = NULL;
-  if (!F || !D || !diag || !idx || !val || !m || !nvec_out)
-    return cis_error(CIS_ERR_INVALID, "ci_pspace_guess_sparse: NULL argument");
   *idx = NULL, *val = NULL;
-  cis_int n;
-  const det_src d = direct_src(D, compact, &n);
-  CIS_TRY(pspace_solve(F, &d, n, diag, np, nvec, &P, NULL)); /* P zeroed first: freed below either way */
+  if (sector) *sector = NULL;
+  CIS_TRY(pspace_solve(F, d, n, diag, np, nvec, sector != NULL, &P, NULL)); /* P zeroed first: freed below either way */
   CIS_TRY(cis_alloc_array((void **)&order, P.m, sizeof(pick_pos), "P-space order"));
   CIS_TRY(cis_alloc_array((void **)idx, P.m, sizeof(cis_int), "P-space guess indices"));
   CIS_TRY(cis_alloc_array((void **)val, (int64_t)P.m * P.nvec, sizeof(double), "P-space guess values"));
@@ -488,6 +615,7 @@ cis_status ci_pspace_guess_sparse(const cis_fcidump *F, const cis_ci_direct *D, 
   }
   *m = P.m;
   *nvec_out = P.nvec;
+  if (sector) *sector = P.sector, P.sector = NULL;
   st = CIS_OK;
 cleanup:
   if (st != CIS_OK) {
@@ -498,4 +626,24 @@ cleanup:
   cis_free(order);
   pspace_vecs_free(&P);
   return st;
+}
+
+cis_status ci_pspace_guess_sparse(const cis_fcidump *F, const cis_ci_direct *D, int compact, const double *diag, int np,
+                                  int nvec, cis_int **idx, double **val, int *m, int *nvec_out) {
+  if (!F || !D || !diag || !idx || !val || !m || !nvec_out)
+    return cis_error(CIS_ERR_INVALID, "ci_pspace_guess_sparse: NULL argument");
+  cis_int n;
+  const det_src d = direct_src(D, compact, &n);
+  return pspace_sparse(F, &d, n, diag, np, nvec, idx, val, m, nvec_out, NULL);
+}
+
+cis_status ci_pspace_guess_split(const cis_fcidump *F, const cis_ci_space *S, const cis_ci_direct *D, int compact,
+                                 const double *diag, int np, int nvec, cis_int **idx, double **val, int *m,
+                                 int *nvec_out, int **sector) {
+  if (!F || (!S && !D) || !diag || !idx || !val || !m || !nvec_out || !sector)
+    return cis_error(CIS_ERR_INVALID, "ci_pspace_guess_split: NULL argument");
+  cis_int n;
+  const det_src d = S ? (det_src){S, NULL, 0, 0} : direct_src(D, compact, &n);
+  if (S) n = cis_ci_space_size(S);
+  return pspace_sparse(F, &d, n, diag, np, nvec, idx, val, m, nvec_out, sector);
 }

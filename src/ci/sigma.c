@@ -571,35 +571,61 @@ cis_status cis_ci_direct_correct_compact(void *ctx, void *t, cis_stream s) {
   return CIS_OK;
 }
 
+/* g = s + a, s = (g + g^T)/2 in place; a = (g - g^T)/2 into anti when not
+ * NULL (each exactly pure by construction); *ns, *na their squared norms. */
+static void split_c1(const cis_ci_direct *D, double *g, double *anti, double *ns_out, double *na_out) {
+  const cis_int n = D->nsa;
+  double ns = 0, na = 0;
+  for (cis_int A = 0; A < n; ++A)
+    for (cis_int B = 0; B <= A; ++B) {
+      const double u = g[A * n + B], w = g[B * n + A], sy = 0.5 * (u + w), an = 0.5 * (u - w);
+      g[A * n + B] = g[B * n + A] = sy;
+      ns += B == A ? sy * sy : 2 * sy * sy;
+      if (anti) {
+        anti[A * n + B] = an;
+        anti[B * n + A] = -an;
+      }
+      na += 2 * an * an;
+    }
+  *ns_out = ns, *na_out = na;
+}
+
+cis_status ci_direct_split_guesses(const cis_ci_direct *D, int compact, double *guess, int nin, int cap, int *nout,
+                                   int *sector) {
+  if (!D || !guess || !nout || nin < 0 || cap < nin)
+    return cis_error(CIS_ERR_INVALID, "ci_direct_split_guesses: NULL argument or %d guesses in room for %d", nin, cap);
+  if (D->A != D->B) return cis_error(CIS_ERR_INVALID, "alpha <-> beta parities need one string set");
+  compact = compact && D->R;
+  const cis_int len = compact ? ci_irrep_sigma_size(D->R) : D->ndet;
+  int m = nin;
+  for (int v = 0; v < nin; ++v) {
+    double *g = guess + (size_t)v * (size_t)len, *a = m < cap ? guess + (size_t)m * (size_t)len : NULL, ns, na;
+    int exact;
+    const int t = compact ? ci_irrep_parity(D->R, g, CI_PURE_TOL, &exact) : parity_of(D, g, CI_PURE_TOL, &exact);
+    if (sector) sector[v] = t < 0;
+    if (t) { /* near one parity: made exactly so */
+      if (!exact) {
+        if (compact) ci_irrep_purify(D->R, g, t, g);
+        else purify(D, g, t, g);
+      }
+      continue;
+    }
+    if (compact) ci_irrep_split(D->R, g, a, &ns, &na);
+    else split_c1(D, g, a, &ns, &na);
+    if (!a || !(na > 1e-20 * (ns + na))) continue; /* no room, or a part that is (numerically) zero */
+    if (sector) sector[m] = 1;
+    ++m;
+  }
+  *nout = m;
+  return CIS_OK;
+}
+
 cis_status cis_ci_direct_pure_guesses(const cis_ci_direct *D, double *guess, int nin, int cap, int *nout) {
   if (!D || !guess || !nout || nin < 0 || cap < nin)
     return cis_error(CIS_ERR_INVALID, "cis_ci_direct_pure_guesses: NULL argument or %d guesses in room for %d", nin, cap);
   *nout = nin;
   if (D->A != D->B || D->no_time_reversal) return CIS_OK; /* no half sigma to keep */
-  const cis_int n = D->nsa, nd = D->ndet;
-  int m = nin;
-  for (int v = 0; v < nin; ++v) {
-    double *g = guess + (size_t)v * (size_t)nd;
-    if (cis_ci_direct_time_reversal(D, g)) continue;
-    /* near neither: g = s + a, s = (g + g^T)/2 in place, a = (g - g^T)/2
-     * appended while there is room (each exactly pure by construction) */
-    double *a = m < cap ? guess + (size_t)m * (size_t)nd : NULL;
-    double ns = 0, na = 0;
-    for (cis_int A = 0; A < n; ++A)
-      for (cis_int B = 0; B <= A; ++B) {
-        const double u = g[A * n + B], w = g[B * n + A], sy = 0.5 * (u + w), an = 0.5 * (u - w);
-        g[A * n + B] = g[B * n + A] = sy;
-        ns += B == A ? sy * sy : 2 * sy * sy;
-        if (a) {
-          a[A * n + B] = an;
-          a[B * n + A] = -an;
-          na += 2 * an * an;
-        }
-      }
-    if (a && na > 1e-20 * (ns + na)) ++m; /* a part that is not (numerically) zero */
-  }
-  *nout = m;
-  return CIS_OK;
+  return ci_direct_split_guesses(D, 0, guess, nin, cap, nout, NULL);
 }
 
 cis_status cis_ci_direct_keep_symmetric(const cis_ci_direct *D, int compact, double *guess, int nin, int *nout) {
@@ -781,16 +807,7 @@ cis_status cis_ci_direct_compact_pure_guesses(const cis_ci_direct *D, double *gu
                      nin, cap);
   *nout = nin;
   if (D->A != D->B || D->no_time_reversal) return CIS_OK;
-  const cis_int nc = ci_irrep_sigma_size(D->R);
-  int m = nin;
-  for (int v = 0; v < nin; ++v) { /* as cis_ci_direct_pure_guesses, on compact vectors */
-    double *g = guess + (size_t)v * (size_t)nc, *a = m < cap ? guess + (size_t)m * (size_t)nc : NULL, ns, na;
-    if (ci_irrep_time_reversal(D->R, g)) continue;
-    ci_irrep_split(D->R, g, a, &ns, &na);
-    if (a && na > 1e-20 * (ns + na)) ++m;
-  }
-  *nout = m;
-  return CIS_OK;
+  return ci_direct_split_guesses(D, 1, guess, nin, cap, nout, NULL);
 }
 
 /* Compact operator callback (blocked by irreps): y = alpha H x + beta y on

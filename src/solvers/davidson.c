@@ -29,7 +29,7 @@
 #include "solvers/backend.h"
 
 cis_davidson_opts cis_davidson_opts_default(void) {
-  cis_davidson_opts o = {1, 1e-8, 1e-10, 200, 0, 0, NULL, 0, NULL, NULL, NULL, 0, NULL, NULL, NULL, NULL, 0.0};
+  cis_davidson_opts o = {1, 1e-8, 1e-10, 200, 0, 0, NULL, 0, NULL, NULL, NULL, 0, NULL, NULL, NULL, NULL, 0.0, 0, NULL};
   return o;
 }
 
@@ -81,6 +81,7 @@ static void jacobi(double *a, int m, double *w, double *v) {
 typedef struct work {
   double *V, *W, *D;                          /* backend vectors (D = diag(H)); x and H x in the slots past m */
   double *G, *Gc, *c, *theta, *prev, *h;      /* host, subspace sized */
+  int *lab, *rlab;                            /* sectors: of each subspace vector, of each Ritz pair */
 } work;
 
 #define OP(call) CIS_TRY(B->ops->call)
@@ -143,6 +144,54 @@ static void work_free(kry_be *B, work *w) {
       if (dev[i]) B->ops->release(B, dev[i]);
   }
   cis_free(w->G); cis_free(w->Gc); cis_free(w->c); cis_free(w->theta); cis_free(w->prev); cis_free(w->h);
+  cis_free(w->lab); cis_free(w->rlab);
+}
+
+/* Sectors: the Ritz pairs to follow first, the k lowest then, in every
+ * sector holding fewer than k of them, its lowest pair beyond them (the
+ * watches: could its next state lie below the roots?), moved to the front of
+ * theta and of c's columns (the rest after, ascending); w->rlab[r] the
+ * sector of pair r. Returns k + the watches (at most kmax). Scratch: Gc
+ * (m x m), h (m doubles), rlab's second half (2m ints). */
+static int follow_sectors(work *w, int m, int k, int kmax, int nsec) {
+  int *rl = w->rlab, *perm = w->rlab + m, kk = k;
+  for (int r = 0; r < m; ++r) { /* the sector holding most of the pair's weight (all but round-off) */
+    double wt[64] = {0};
+    int best = 0;
+    for (int i = 0; i < m; ++i) wt[w->lab[i]] += w->c[i * m + r] * w->c[i * m + r];
+    for (int sec = 1; sec < nsec; ++sec)
+      if (wt[sec] > wt[best]) best = sec;
+    rl[r] = best;
+  }
+  for (int r = 0; r < m; ++r) perm[r] = -1;
+  for (int r = 0; r < k; ++r) perm[r] = r;
+  int watch[64], nw = 0;
+  for (int sec = 0; sec < nsec && kk + nw < kmax; ++sec) { /* a sector holding all k roots is plain Davidson's */
+    int held = 0;
+    for (int r = 0; r < k; ++r) held += rl[r] == sec;
+    for (int r = k; r < m && held < k; ++r)
+      if (rl[r] == sec) { watch[nw++] = r; break; }
+  }
+  if (nw == 0) return k;
+  /* new position q takes old pair perm[q]: the roots, the watches, then the rest ascending */
+  int q = k;
+  for (int j = 0; j < nw; ++j) perm[q++] = watch[j];
+  for (int r = k; r < m; ++r) {
+    int is_watch = 0;
+    for (int j = 0; j < nw; ++j) is_watch |= watch[j] == r;
+    if (!is_watch) perm[q++] = r;
+  }
+  double *cc = w->Gc, *tt = w->h;
+  int *lt = perm + m;
+  memcpy(cc, w->c, (size_t)m * m * sizeof(double));
+  memcpy(tt, w->theta, (size_t)m * sizeof(double));
+  memcpy(lt, rl, (size_t)m * sizeof(int));
+  for (q = 0; q < m; ++q) {
+    for (int i = 0; i < m; ++i) w->c[i * m + q] = cc[i * m + perm[q]];
+    w->theta[q] = tt[perm[q]];
+    rl[q] = lt[perm[q]];
+  }
+  return k + nw;
 }
 
 /* Guesses: unit vectors on the k lowest diagonal elements. */
@@ -192,8 +241,8 @@ static cis_status check_sparse_guesses(const cis_davidson_opts *o) {
  * *kept = how many stayed (dependent ones dropped). With o->verbose the
  * uploads' and the orthonormalisations' seconds are added to t[0], t[1]
  * (the backend synchronized between them). */
-static cis_status given_guesses(kry_be *B, const cis_davidson_opts *o, int max_sub, double *V, double *h, int *kept,
-                                double t[2]) {
+static cis_status given_guesses(kry_be *B, const cis_davidson_opts *o, int max_sub, double *V, double *h, int *lab,
+                                int *kept, double t[2]) {
   cis_status st = CIS_OK;
   int m = 0;
   double t_ph = cis_wtime();
@@ -218,6 +267,7 @@ static cis_status given_guesses(kry_be *B, const cis_davidson_opts *o, int max_s
     CIS_TRY(phase(B, o->verbose, &t_ph, &t[0]));
     CIS_TRY(orthonormalise(B, V, m, h, NULL, &keep));
     CIS_TRY(phase(B, o->verbose, &t_ph, &t[1]));
+    if (lab) lab[m] = o->guess_sector[j];
     m += keep;
   }
 cleanup:
@@ -283,7 +333,16 @@ cis_status cis_davidson_operator(const cis_operator *H, const double *diag, cons
   if (given && o.nguess < k)
     return cis_error(CIS_ERR_INVALID, "Davidson: %d guess vectors for %d roots", o.nguess, k);
   if (!o.guess && o.guess_ptr) CIS_TRY(check_sparse_guesses(&o));
-  int max_sub = cis_davidson_subspace(k, o.max_sub, given ? o.nguess : 0);
+  const int nsec = o.sectors > 1 ? o.sectors : 1;
+  if (nsec > 64) return cis_error(CIS_ERR_INVALID, "Davidson: %d sectors, at most 64", nsec);
+  if (nsec > 1 && (!given || !o.guess_sector))
+    return cis_error(CIS_ERR_INVALID, "Davidson: %d sectors need the caller's guesses and the sector of each", nsec);
+  for (int j = 0; nsec > 1 && j < o.nguess; ++j)
+    if (o.guess_sector[j] < 0 || o.guess_sector[j] >= nsec)
+      return cis_error(CIS_ERR_RANGE, "Davidson: guess %d in sector %d of %d", j, o.guess_sector[j], nsec);
+  /* the roots and the watches (one a sector at most) */
+  const int kmax = k + (nsec > 1 ? nsec : 0) < KRY_COMBINE_MAX_K ? k + (nsec > 1 ? nsec : 0) : KRY_COMBINE_MAX_K;
+  int max_sub = cis_davidson_subspace(kmax, o.max_sub, given ? o.nguess : 0);
   if (max_sub > n) max_sub = (int)n;
   const int64_t bad = cis_first_nonfinite(diag, n);
   if (bad >= 0) return cis_error(CIS_ERR_NUMERIC, "Davidson: diagonal element %lld is not finite", (long long)bad);
@@ -292,7 +351,7 @@ cis_status cis_davidson_operator(const cis_operator *H, const double *diag, cons
    * scalars on the host, which is what Davidson's dot_host wants */
   CIS_TRY(kry_be_for(H, CIS_VER_CUBLAS_L, 0, &B));
   /* a space no larger than the subspace is never collapsed: k slots more for x, H x */
-  const int slots = max_sub + (max_sub >= n ? k : 0);
+  const int slots = max_sub + (max_sub >= n ? kmax : 0);
   OP(alloc(B, (void **)&w.V, slots, "Davidson subspace"));
   OP(alloc(B, (void **)&w.W, slots, "Davidson H*subspace"));
   OP(alloc(B, (void **)&w.D, 1, "Davidson diagonal"));
@@ -305,11 +364,15 @@ cis_status cis_davidson_operator(const cis_operator *H, const double *diag, cons
   CIS_TRY(cis_alloc_array((void **)&w.theta, max_sub, sizeof(double), "Davidson Ritz values"));
   CIS_TRY(cis_alloc_array((void **)&w.prev, k, sizeof(double), "Davidson Ritz values"));
   CIS_TRY(cis_alloc_array((void **)&w.h, max_sub + 1, sizeof(double), "Davidson projections"));
+  if (nsec > 1) {
+    CIS_TRY(cis_alloc_array((void **)&w.lab, slots, sizeof(int), "Davidson sectors"));
+    CIS_TRY(cis_alloc_array((void **)&w.rlab, 3 * (int64_t)slots, sizeof(int), "Davidson sectors"));
+  }
   for (int r = 0; r < k; ++r) w.prev[r] = INFINITY;
   int m = 0, m_new = k, converged = 0, nconv = 0;
   double res[64] = {0};
   if (given) {
-    CIS_TRY(given_guesses(B, &o, max_sub, w.V, w.h, &m_new, ph_given));
+    CIS_TRY(given_guesses(B, &o, max_sub, w.V, w.h, w.lab, &m_new, ph_given));
     if (m_new < k) {
       st = cis_error(CIS_ERR_INVALID, "Davidson: only %d of the %d guess vectors are independent, %d roots requested",
                      m_new, o.nguess, k);
@@ -354,33 +417,42 @@ cis_status cis_davidson_operator(const cis_operator *H, const double *diag, cons
     for (int i = 0; i < m; ++i)
       for (int j = 0; j < m; ++j) w.Gc[i * m + j] = w.G[i * max_sub + j];
     jacobi(w.Gc, m, w.theta, w.c); /* G c_r = theta_r c_r */
-    if (!isfinite(w.theta[0])) { st = cis_error(CIS_ERR_NUMERIC, "Davidson: Ritz value is not finite (operator gave NaN/Inf)"); goto cleanup; }
-    /* no room for k corrections: collapse to the Ritz vectors in place;
-     * then x = V c, H x = W c into the k slots past m (H x becomes the
+    for (int r = 0; r < m; ++r)
+      if (!isfinite(w.theta[r])) { st = cis_error(CIS_ERR_NUMERIC, "Davidson: Ritz value is not finite (operator gave NaN/Inf)"); goto cleanup; }
+    const int kk = nsec > 1 ? follow_sectors(&w, m, k, kmax, nsec) : k; /* the roots, then the watches */
+    /* no room for kk corrections: collapse to the Ritz vectors in place;
+     * then x = V c, H x = W c into the kk slots past m (H x becomes the
      * residual there) */
     CIS_TRY(phase(B, o.verbose, &t_ph, &ph_rayleigh));
-    if (max_sub - m < k && m < n) {
-      CIS_TRY(collapse(B, &w, m, k, max_sub));
-      m = k;
+    if (max_sub - m < kk && m < n) {
+      CIS_TRY(collapse(B, &w, m, kk, max_sub));
+      m = kk;
+      if (w.lab) memcpy(w.lab, w.rlab, (size_t)kk * sizeof(int));
     }
     double *X = VEC(w.V, m), *HX = VEC(w.W, m);
-    OP(combine(B, w.V, w.c, m, k, X));
-    OP(combine(B, w.W, w.c, m, k, HX));
+    OP(combine(B, w.V, w.c, m, kk, X));
+    OP(combine(B, w.W, w.c, m, kk, HX));
     inf.iterations = it;
     inf.max_residual = 0;
     int all = 1, done[64];
     nconv = 0;
-    for (int r = 0; r < k; ++r) { /* HX_r <- H x_r - theta_r x_r, ||HX_r|| */
+    for (int r = 0; r < kk; ++r) { /* HX_r <- H x_r - theta_r x_r, ||HX_r|| */
       double rn, *R = VEC(HX, r);
       OP(axpy(B, kry_imm(-w.theta[r]), VEC(X, r), R));
       OP(dot_host(B, R, R, &rn));
       rn = sqrt(rn);
       res[r] = rn;
+      if (r >= k) { /* a watch: settled above the roots, or converged */
+        done[r] = rn < o.tol || 4 * rn < w.theta[r] - w.theta[k - 1] || m == n;
+        all &= done[r];
+        continue;
+      }
       if (!(rn <= inf.max_residual)) inf.max_residual = rn;
       done[r] = (rn < o.tol && fabs(w.theta[r] - w.prev[r]) < o.etol) || m == n;
       nconv += done[r];
       all &= done[r];
     }
+    inf.watches = kk - k;
     const double now = cis_wtime();
     if (o.verbose)
       fprintf(stderr, "davidson %3d  subspace %3d  E0 %.12f  max residual %.3e  converged %d/%d  %.4f s\n", it, m,
@@ -396,9 +468,10 @@ cis_status cis_davidson_operator(const cis_operator *H, const double *diag, cons
     CIS_TRY(phase(B, o.verbose, &t_ph, &ph_ritz));
     /* corrections t = (H x - theta x) / (theta - D) for unconverged roots */
     int added = 0;
-    for (int r = 0; r < k && m + added < max_sub; ++r) {
+    for (int r = 0; r < kk && m + added < max_sub; ++r) {
       if (done[r]) continue;
       double *t = VEC(w.V, m + added);
+      if (w.lab) w.lab[m + added] = w.rlab[r]; /* a correction stays in its pair's sector */
       int keep;
       OP(dav_precond(B, VEC(HX, r), w.D, w.theta[r], t)); /* this iteration's residual (t may be x_r's slot) */
       if (o.correct) CIS_TRY(o.correct(o.correct_ctx, t, B->stream));
@@ -408,7 +481,10 @@ cis_status cis_davidson_operator(const cis_operator *H, const double *diag, cons
     m_new = added; /* 0: only energy changes pending; the next pass re-checks them */
     CIS_TRY(phase(B, o.verbose, &t_ph, &ph_correct));
   }
-  for (int r = 0; r < k; ++r) evals[r] = w.theta[r];
+  for (int r = 0; r < k; ++r) {
+    evals[r] = w.theta[r];
+    inf.sector[r] = w.rlab ? w.rlab[r] : 0;
+  }
   if (evecs) {
     /* m is the last Ritz step's: converged, x is still past m in V; else
      * the corrections overwrote it, and V c goes to W's free slots past m */
@@ -436,7 +512,9 @@ cis_status cis_davidson_operator(const cis_operator *H, const double *diag, cons
       if (!(res[r] < o.tol))
         len += (size_t)snprintf(list + len, sizeof list - len, "%sroot %d residual %.2e", len ? ", " : "", r, res[r]);
     st = cis_error(CIS_ERR_NOT_CONVERGED, "Davidson did not converge in %d iterations: %d of %d roots converged (%s; tol %.1e)",
-                   inf.iterations, nconv, k, len ? list : "energy changes above etol", o.tol);
+                   inf.iterations, nconv, k,
+                   len ? list : nconv == k ? "a symmetry sector's lowest state not yet above the roots"
+                                           : "energy changes above etol", o.tol);
   }
 cleanup:
   work_free(B, &w);
