@@ -107,6 +107,23 @@ void ci_direct_compact_det(const cis_ci_direct *D, cis_int i, uint64_t *alpha, u
  * NULL, cap < nin, or two string sets (MS != 0). */
 cis_status ci_direct_split_guesses(const cis_ci_direct *D, int compact, double *guess, int nin, int cap, int *nout,
                                    int *sector);
+/* <S^2> of a vector of some CI space (any norm): fn(ctx, x, &s2). */
+typedef struct ci_s2_eval {
+  cis_status (*fn)(void *ctx, const double *x, double *s2);
+  void *ctx;
+} ci_s2_eval;
+/* 1 when s2 is S(S+1) for some S = 0, 1/2, 1, ... (to 1e-3). */
+int ci_s2_is_spin(double s2);
+/* s2[k] = <S^2> of the nr orthonormal vectors X (len each, vector k at
+ * X + k len) with eigenvalues E (ascending); then within each level of
+ * roots closer than degen (Eh) to the next, S^2 is diagonalised in the
+ * level's basis and its vectors rotated onto S^2's eigenvectors (E the
+ * rotated vectors' energies, s2 S^2's eigenvalues, ascending within the
+ * level). *top_mixed: the level holding the last root has a root whose
+ * <S^2> is no spin's (that level reaches past the roots). At most 64
+ * roots; spin_levels.c. */
+cis_status ci_spin_adapt_levels(const ci_s2_eval *ev, int nr, cis_int len, double *X, double *E, double *s2,
+                                double degen, int *top_mixed);
 /* *map (cis_alloc'd, one index a determinant) the position of each
  * determinant's mirror (b, a) in S, or NULL when S is not closed under the
  * mirror (MS != 0, or a truncation around an open-shell reference);

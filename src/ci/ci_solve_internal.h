@@ -55,6 +55,7 @@ typedef struct ci_run {
   double *evals, *evecs, *s2;
   int *pick;
   int nroots;
+  int top_mixed;           /* the last root's degenerate level reaches past the roots (its <S^2> mixed) */
   /* progress (o->progress) */
   double t0;               /* the solve's clock */
   int header_sent;

@@ -281,6 +281,40 @@ void ci_guesses_free(ci_guesses *g) {
  * (anti)symmetric under alpha <-> beta on the direct path (every product
  * can be a half sigma). P-space guesses alone on the direct path stay
  * sparse (sparse_guesses); otherwise dense host vectors. */
+static cis_status dense_guesses(ci_run *r, int nvec, ci_guesses *out);
+
+/* A spin target S (MS = 0): the states of spin S all have parity (-1)^S
+ * (symmetric for S = 0, 2, ...), so only g's guesses of that parity stay
+ * and Davidson keeps to it (one sector): states of the other parity can
+ * neither be returned nor mix into a degenerate level. Where fewer than
+ * the roots are of that parity, all stay (two sectors). */
+static cis_status keep_spin_parity(ci_run *r, cis_int len, ci_guesses *g) {
+  const int want = (int)floor(r->o->spin + 0.5) % 2;
+  int m = 0, have = 0;
+  cis_int k = 0;
+  for (int j = 0; j < g->n; ++j) have += g->sector[j] == want;
+  if (have < r->nr) return CIS_OK; /* too few of that parity for the roots: both kept, each watched */
+  for (int j = 0; j < g->n; ++j) {
+    if (g->sector[j] != want) continue;
+    if (g->dense) {
+      if (m != j) memcpy(g->dense + (size_t)m * len, g->dense + (size_t)j * len, (size_t)len * sizeof(double));
+    } else {
+      ci_sparse_guesses *sp = &g->sparse;
+      const cis_int a0 = sp->ptr[j], nnz = sp->ptr[j + 1] - a0;
+      memmove(sp->idx + k, sp->idx + a0, (size_t)nnz * sizeof(cis_int));
+      memmove(sp->val + k, sp->val + a0, (size_t)nnz * sizeof(double));
+      sp->ptr[m] = k;
+      k += nnz;
+      sp->ptr[m + 1] = k;
+    }
+    ++m;
+  }
+  if (!g->dense) g->sparse.n = m;
+  g->n = m;
+  g->sectors = 1;
+  return CIS_OK;
+}
+
 cis_status ci_run_guesses(ci_run *r, int nvec, ci_guesses *out) {
   cis_status st;
   const cis_ci_solve_opts *o = r->o;
@@ -289,12 +323,26 @@ cis_status ci_run_guesses(ci_run *r, int nvec, ci_guesses *out) {
   int two;
   cis_int *map;
   if ((st = mirror_sectors(r, &two, &map)) != CIS_OK) return st;
-  if (r->D && !o->guess) return sparse_guesses(r, nvec, two, out);
-  if (two) {
+  if (r->D && !o->guess) {
+    st = sparse_guesses(r, nvec, two, out);
+  } else if (two) {
     st = sector_guesses(r, nvec, map, out);
     cis_free(map);
-    return st;
+  } else {
+    return dense_guesses(r, nvec, out);
   }
+  if (st == CIS_OK && two && o->spin >= 0) {
+    const double *diag;
+    st = keep_spin_parity(r, guess_length(r, &diag), out);
+  }
+  if (st != CIS_OK) ci_guesses_free(out);
+  return st;
+}
+
+/* The guesses of one sector (ci_run_guesses). */
+static cis_status dense_guesses(ci_run *r, int nvec, ci_guesses *out) {
+  cis_status st;
+  const cis_ci_solve_opts *o = r->o;
   const int compact = r->opc != NULL;
   const cis_int n = r->D ? cis_ci_direct_size(r->D) : cis_ci_space_size(r->S);
   const double *diag;
@@ -325,7 +373,7 @@ cis_status ci_run_guesses(ci_run *r, int nvec, ci_guesses *out) {
     CIS_TRY(singlet_enough(r, nout, pvec, len, &again));
     if (again) { /* too few symmetric among them: twice the P-space vectors */
       free(g);
-      return ci_run_guesses(r, 2 * nvec, out);
+      return dense_guesses(r, 2 * nvec, out);
     }
   }
   out->dense = g;
@@ -335,6 +383,18 @@ cleanup:
   free(g);
   return st;
 }
+
+/* <S^2> of a root in the form Davidson ran on (compact, direct C1 or stored). */
+static cis_status run_s2(void *ctx, const double *x, double *s2) {
+  const ci_run *r = ctx;
+  return r->opc ? cis_ci_s2_direct_compact(r->F, r->D, x, s2)
+         : r->D ? cis_ci_s2_direct(r->F, r->D, x, s2)
+                : cis_ci_s2(r->F, r->S, x, s2);
+}
+
+/* Roots closer than this (Eh) are one level for <S^2>: 10 x the residual
+ * tolerance (a converged root's energy is far more accurate), at least 1e-9. */
+static double spin_degen(const cis_ci_solve_opts *o) { return fmax(1e-9, 10 * o->tol); }
 
 /* Davidson for r->nr roots from the guesses, then <S^2> of each root.
  * Blocked by irreps (r->opc): the diagonal, the guesses and the roots are
@@ -403,14 +463,14 @@ static cis_status solve_roots(ci_run *r) {
   if (r->dd && (compact ? vc : r->evecs)) /* parts in other processes: their rows of the roots */
     CIS_TRY(ci_dist_direct_gather(r->dd, compact ? vc : r->evecs, nr));
   double t_s2 = cis_wtime();
-  for (int k = 0; k < nr; ++k) {
-    r->s2[k] = NAN;
-    if (compact && need_c1) cis_ci_direct_expand(r->D, vc + (size_t)k * (size_t)ng, r->evecs + (size_t)k * (size_t)n);
-    if (o->no_s2) continue;
-    CIS_TRY(compact ? cis_ci_s2_direct_compact(r->F, r->D, vc + (size_t)k * (size_t)ng, &r->s2[k])
-            : r->D  ? cis_ci_s2_direct(r->F, r->D, r->evecs + (size_t)k * (size_t)n, &r->s2[k])
-                    : cis_ci_s2(r->F, r->S, r->evecs + (size_t)k * (size_t)n, &r->s2[k]));
+  r->top_mixed = 0;
+  for (int k = 0; k < nr; ++k) r->s2[k] = NAN;
+  if (!o->no_s2) { /* <S^2>, spin-adapted within degenerate levels */
+    const ci_s2_eval ev = {run_s2, r};
+    CIS_TRY(ci_spin_adapt_levels(&ev, nr, ng, compact ? vc : r->evecs, r->evals, r->s2, spin_degen(o), &r->top_mixed));
   }
+  for (int k = 0; k < nr && compact && need_c1; ++k)
+    cis_ci_direct_expand(r->D, vc + (size_t)k * (size_t)ng, r->evecs + (size_t)k * (size_t)n);
   R->t_s2 = cis_wtime() - t_s2;
   r->nroots = nr;
   st = CIS_OK;
@@ -437,12 +497,16 @@ cis_status ci_run_roots(ci_run *r) {
   free(r->pick);
   r->pick = malloc((size_t)o->roots * sizeof(int));
   if (!r->pick) return cis_error(CIS_ERR_ALLOC, "cannot allocate %d root indices", o->roots);
+  const int cap = o->spin >= 0 ? r->cap : n < 64 ? (int)n : 64;
   for (;;) { /* spin filter: more roots until o->roots of spin S are among them */
     cis_status st = solve_roots(r);
     if (st != CIS_OK) return st;
     int got = select_roots(r);
-    if (got == o->roots) break;
-    if (r->nr >= r->cap || r->nr >= n) {
+    /* a degenerate level past the last root leaves its <S^2> mixed: more roots, to see all of it */
+    const int grow_level = r->top_mixed && r->nr < cap && r->nr < n;
+    if (got == o->roots && !grow_level) break;
+    if (r->nr >= cap || r->nr >= n) {
+      if (o->spin < 0) break; /* the most roots: the top level's <S^2> stays mixed */
       char list[512];
       size_t len = 0;
       for (int k = 0; k < r->nroots && len + 24 < sizeof list; ++k)
@@ -450,7 +514,11 @@ cis_status ci_run_roots(ci_run *r) {
       return cis_error(CIS_ERR_NOT_FOUND, "only %d root(s) of spin S=%g among the lowest %d (<S^2>: %s)", got, o->spin,
                        r->nroots, list);
     }
-    r->nr = 2 * r->nr < r->cap ? 2 * r->nr : r->cap;
+    r->nr = 2 * r->nr < cap ? 2 * r->nr : cap;
+    if (r->nr > n) r->nr = (int)n;
+    /* the subspace grows with the roots (not below what the first round kept) */
+    const int m = cis_davidson_subspace(r->nr, r->o->max_sub, ci_guess_bound(r));
+    if (m > r->max_sub) r->R->subspace = r->max_sub = m;
   }
   return CIS_OK;
 }

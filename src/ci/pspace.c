@@ -483,6 +483,9 @@ cleanup:
   return st;
 }
 
+/* The most determinants a split P-space grows to (its dense H: 2 x this). */
+#define PSPACE_SPLIT_MAX 1024
+
 static cis_status pspace_solve(const cis_fcidump *F, const det_src *src, cis_int n, const double *diag, int np, int nvec,
                                int split, pspace_vecs *P, double *pvals) {
   cis_status st;
@@ -492,16 +495,24 @@ static cis_status pspace_solve(const cis_fcidump *F, const det_src *src, cis_int
   memset(P, 0, sizeof *P);
   if (np <= 0) np = CIS_CI_PSPACE_DEFAULT;
   if (nvec < 1) return cis_error(CIS_ERR_INVALID, "P-space guess: %d vectors", nvec);
-  CIS_TRY(cis_alloc_array((void **)&P->pick, 2 * (int64_t)np, sizeof(cis_int), "P-space determinants"));
-  pick = P->pick;
   int m = 0;
-  CIS_TRY(pspace_select(F, src, n, diag, &np, pick, &m));
-  if (nvec > np)
-    { st = cis_error(CIS_ERR_INVALID, "P-space guess: %d vectors from %d determinants", nvec, np); goto cleanup; }
-  if (split) {
+  for (;;) { /* split: twice the determinants while closing under the mirror leaves too few */
+    const int asked = np;
+    cis_free(P->pick);
+    cis_free(mate);
+    P->pick = NULL, mate = NULL;
+    CIS_TRY(cis_alloc_array((void **)&P->pick, 2 * (int64_t)np, sizeof(cis_int), "P-space determinants"));
+    pick = P->pick;
+    CIS_TRY(pspace_select(F, src, n, diag, &np, pick, &m));
+    if (nvec > np)
+      { st = cis_error(CIS_ERR_INVALID, "P-space guess: %d vectors from %d determinants", nvec, np); goto cleanup; }
+    if (!split) break;
     CIS_TRY(cis_alloc_array((void **)&mate, m, sizeof(int), "P-space mirrors"));
     CIS_TRY(pspace_close(src, pick, &m, mate));
+    if (m > nvec || np < asked || np >= PSPACE_SPLIT_MAX) break; /* enough, or all there is */
+    np = 2 * np < PSPACE_SPLIT_MAX ? 2 * np : PSPACE_SPLIT_MAX;
   }
+  if (m < 1) { st = cis_error(CIS_ERR_NUMERIC, "P-space guess: no determinant left with its alpha <-> beta mirror"); goto cleanup; }
   /* H_P by Slater-Condon, then its eigenvectors */
   CIS_TRY(cis_alloc_array((void **)&H, (int64_t)m * m, sizeof(double), "P-space Hamiltonian"));
   CIS_TRY(cis_alloc_array((void **)&w, m, sizeof(double), "P-space eigenvalues"));
