@@ -30,8 +30,6 @@ cis_ci_solve_opts cis_ci_solve_opts_default(void) {
 
 static double gib(double bytes) { return bytes / 1073741824.0; }
 
-/* Which determinants the method reads: the stored H of the caller's level
- * from the reference, or the direct space. */
 /* F (its integrals too unless values_checked: read from a file, whose
  * reader checked them) and every field of o (cis_fcidump_check,
  * cis_ci_solve_opts_check), then the options against F and each other. */
@@ -50,9 +48,6 @@ static cis_status check_options(const cis_fcidump *F, const cis_ci_solve_opts *o
       return cis_error(CIS_ERR_INVALID, "spin %g is impossible with MS2=%d: S >= |MS2|/2 and 2S - MS2 even", o->spin,
                        F->ms2);
   }
-  if (o->host_vectors < -1 || o->host_vectors > 1)
-    return cis_error(CIS_ERR_INVALID, "host_vectors must be -1 (never), 0 (when they do not fit the GPUs) or 1 (always), "
-                     "got %d", o->host_vectors);
   if (o->host_vectors == 1 && (o->gpus == 0 || o->method == CIS_CI_METHOD_STORED || o->level >= 0))
     return cis_error(CIS_ERR_INVALID, "host_vectors = 1 keeps Davidson's vectors on the host for the direct sigma over "
                      "GPUs: it needs gpus and the direct method (full CI)");
@@ -62,7 +57,6 @@ static cis_status check_options(const cis_fcidump *F, const cis_ci_solve_opts *o
     return cis_error(CIS_ERR_UNSUPPORTED, "the spin penalty (fix_spin_) runs on one device, not over several parts");
   if (o->spin_penalty > 0 && o->method == CIS_CI_METHOD_STORED)
     return cis_error(CIS_ERR_UNSUPPORTED, "the spin penalty (fix_spin_) needs the direct method, not stored");
-  if (o->guess && o->nguess < 0) return cis_error(CIS_ERR_INVALID, "nguess must be >= 0, got %d", o->nguess);
   if (o->singlet) { /* the alpha <-> beta symmetric subspace of the direct sigma's one string set */
     if (F->ms2 != 0) return cis_error(CIS_ERR_INVALID, "singlet-only states need MS2 = 0, got MS2 = %d", F->ms2);
     if (o->method == CIS_CI_METHOD_STORED || o->level >= 0)
