@@ -99,6 +99,23 @@ CIS_API cis_status cis_fcidump_set_isym(cis_fcidump *F, int isym_in_file_numberi
 CIS_API cis_status cis_fcidump_read(const char *path, cis_fcidump **out);
 /* Free; NULL accepted. */
 CIS_API void cis_fcidump_free(cis_fcidump *F);
+/* Check a caller's integrals as cis_fcidump_read checks a file, before any
+ * use: norb 1..CIS_CI_MAX_ORB, nelec and ms2 (counts, parity, each spin at
+ * most norb), no uhf, isym and orbsym[0..norb-1] irreps 1..8 (1-based as
+ * the reader stores them), sym_numbering a CIS_FCIDUMP_SYM_* value, npair
+ * and neri the sizes norb implies, h1 and eri non-NULL, ecore, h1 and eri
+ * finite, h1 symmetric, no integral that orbsym forbids. CIS_OK, or one
+ * line naming the field ("cis_fcidump.ms2 = 0 is inconsistent with
+ * cis_fcidump.nelec = 13 ...") with CIS_ERR_RANGE (a header value out of
+ * range), CIS_ERR_UNSUPPORTED (norb above CIS_CI_MAX_ORB, uhf) or
+ * CIS_ERR_INVALID (arrays, sizes, values). cis_ci_solve and the solver
+ * entry points call it; the other entry points taking a cis_fcidump check
+ * its header, sizes and arrays (not the values). */
+CIS_API cis_status cis_fcidump_check(const cis_fcidump *F);
+/* The target irrep in the file's own numbering (isym - 1 for a 0-based
+ * PySCF file, isym otherwise), as messages and reports print it; 0 for NULL. */
+CIS_API int cis_fcidump_isym_in_file(const cis_fcidump *F);
+
 /* (ij|kl) in chemists' notation, 0-based orbitals. */
 CIS_API double cis_fcidump_eri(const cis_fcidump *F, int i, int j, int k, int l);
 /* Number of alpha and beta electrons: (NELEC +- MS2) / 2. */

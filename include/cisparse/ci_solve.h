@@ -122,6 +122,11 @@ typedef struct cis_ci_solve_opts {
 #define CIS_CI_ALL_GPUS (-1)
 #define CIS_CI_MAX_REPEAT 20
 #define CIS_CI_MAX_FORMATS 16
+#define CIS_CI_MAX_PARTS 4096     /* gpus, and cpu_parts with a caller's communicator */
+#define CIS_CI_MAX_CPU_PARTS 64   /* cpu_parts without one (threads of this process) */
+#define CIS_CI_MAX_SUBSPACE 4096  /* max_sub */
+#define CIS_CI_MAX_PSPACE 2000    /* pspace */
+#define CIS_CI_MAX_ITER 1000000   /* max_iter */
 
 /* What a solve did and found. Energies are total (core energy included). */
 typedef struct cis_ci_result {
@@ -194,9 +199,29 @@ typedef struct cis_ci_result {
  * iterations, format auto). */
 CIS_API cis_ci_solve_opts cis_ci_solve_opts_default(void);
 
+/* Every field of o on its own: method one of CIS_CI_METHOD_*; the 0/1
+ * flags (gpu, symmetric, float_values, no_time_reversal,
+ * symmetry_projection, no_s2, block_products, verbose, count_only,
+ * accept_unconverged, keep_vectors, time_sigma, singlet) 0 or 1; build -1..1;
+ * gpus 0, 1..CIS_CI_MAX_PARTS or CIS_CI_ALL_GPUS; cpu_parts
+ * 0..CIS_CI_MAX_CPU_PARTS (..CIS_CI_MAX_PARTS with comm), not both;
+ * host_vectors -1..1; exchange NULL or a cis_dist_exchange_parse name; level
+ * -1..2 CIS_CI_MAX_ORB; roots 1..64; spin finite, < 0 or a multiple of 1/2
+ * up to 64; isym <= 8; tol finite > 0; etol finite >= 0; max_iter
+ * 1..CIS_CI_MAX_ITER; max_sub 0..CIS_CI_MAX_SUBSPACE; pspace
+ * 0..CIS_CI_MAX_PSPACE; repeat 1..CIS_CI_MAX_REPEAT; gpu_leave_free >= 0;
+ * spin_penalty finite >= 0; spin_penalty_ss finite; nguess >= 0 with guess
+ * when > 0; format NULL, "auto" or a storage format name; kernel, occ, save
+ * NULL or non-empty; save not with count_only. CIS_OK, or CIS_ERR_INVALID
+ * with one line naming the field ("cis_ci_solve_opts.max_sub must be ...").
+ * cis_ci_solve and the solver entry points call it first. */
+CIS_API cis_status cis_ci_solve_opts_check(const cis_ci_solve_opts *o);
+
 /* Solve the CI problem of F (integrals and header, not modified; F must stay
  * valid until the result is freed) with o; *out: the result (free with
- * cis_ci_result_free), NULL on error. CIS_ERR_INVALID for contradicting or
+ * cis_ci_result_free), NULL on error. F and o are checked first
+ * (cis_fcidump_check, cis_ci_solve_opts_check: their statuses, one line
+ * naming the field). CIS_ERR_INVALID for contradicting or
  * impossible options (spin above what the electrons allow, more roots than
  * determinants), CIS_ERR_TOO_LARGE when the space cannot fit this process
  * or the GPU (refused before anything big is allocated),

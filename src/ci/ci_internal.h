@@ -3,6 +3,7 @@
 #ifndef CISPARSE_CI_INTERNAL_H
 #define CISPARSE_CI_INTERNAL_H
 
+#include <stddef.h>
 #include <stdint.h>
 #include "ci/ci_bits.h"
 #include "ci/ci_rules.h"
@@ -56,6 +57,44 @@ double ci_single_value(const cis_fcidump *F, int i, int a, uint64_t common, uint
 /* <I|H|J> by the nw-word instantiation (nw = 1 or 2; slater.c), so tests can
  * compare the two on strings both hold. */
 double ci_element_nw(const cis_fcidump *F, ci_bits ai, ci_bits bi, ci_bits aj, ci_bits bj, int nw);
+
+/* ---- the checks of a header and its integrals (fcidump_check.c) ----------
+ * One set of checks for a file (fcidump.c: the keys NORB, NELEC, MS2 and
+ * "FILE:LINE:") and for a caller's struct (cis_fcidump_check: the fields
+ * cis_fcidump.norb, ...). */
+typedef struct ci_fcidump_names {
+  const char *norb, *nelec, *ms2;
+} ci_fcidump_names;
+extern const ci_fcidump_names ci_fcidump_file_names, ci_fcidump_struct_names;
+/* NORB 1..CIS_CI_MAX_ORB (CIS_ERR_UNSUPPORTED above), NELEC in 0..2 NORB,
+ * |MS2| <= NELEC of NELEC's parity, at most NORB electrons of each spin
+ * (CIS_ERR_RANGE), no UHF (CIS_ERR_UNSUPPORTED): CIS_OK, else that status
+ * with the problem in msg (one line naming the fields by nm; no
+ * cis_error recorded: the caller prefixes it). */
+cis_status ci_fcidump_counts_problem(int norb, int nelec, int ms2, int uhf, const ci_fcidump_names *nm, char *msg,
+                                     size_t cap);
+/* An integral beyond CI_SYM_TOL of the largest one (h1 and eri) that couples
+ * orbitals whose ORBSYM irreps multiply to another irrep than the totally
+ * symmetric one: ORBSYM does not describe the orbitals, and the CI blocked
+ * by irreps would drop its couplings. */
+#define CI_SYM_TOL 1e-10
+typedef struct ci_forbidden {
+  int kind;    /* 0 none, 1 h_(o0,o1), 2 (o0 o1|o2 o3) (0-based, o0 >= o1, pair o0o1 >= pair o2o3) */
+  int o[4];
+  int64_t at;  /* packed index: ci_pair(o0, o1) for h, the eri index for (o0 o1|o2 o3) */
+  double v;
+  int prod;    /* 0-based product irrep */
+} ci_forbidden;
+/* The first such integral of F (h1 full, eri packed) into *out (kind 0:
+ * none; F without ORBSYM: none). CIS_ERR_ALLOC only. */
+cis_status ci_fcidump_forbidden(const cis_fcidump *F, ci_forbidden *out);
+/* F's header, irreps, sizes and arrays, no integral value read (O(NORB)):
+ * what every public entry taking a cis_fcidump checks first. CIS_OK, or
+ * CIS_ERR_INVALID / _RANGE / _UNSUPPORTED naming the field. */
+cis_status ci_fcidump_check_header(const cis_fcidump *F);
+/* F's target irrep as messages name it, in the file's numbering: "ISYM=3",
+ * or for a 0-based (PySCF) file "ISYM=2 (0-based)". Returns buf. */
+const char *ci_isym_text(const cis_fcidump *F, char *buf, size_t cap);
 
 /* Space internals (space.c): string positions and determinant lookup by position. */
 cis_int ci_space_find_pos(const cis_ci_space *S, cis_int ia, cis_int ib);

@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "ci/ci_internal.h"
 #include "ci/ci_solve_internal.h"
 
 cis_ci_solve_opts cis_ci_solve_opts_default(void) {
@@ -29,15 +30,14 @@ cis_ci_solve_opts cis_ci_solve_opts_default(void) {
 
 static double gib(double bytes) { return bytes / 1073741824.0; }
 
-/* Which determinants the method reads: the stored H of the caller's level
- * from the reference, or the direct space. */
-static cis_status check_options(const cis_fcidump *F, const cis_ci_solve_opts *o) {
+/* F (its integrals too unless values_checked: read from a file, whose
+ * reader checked them) and every field of o (cis_fcidump_check,
+ * cis_ci_solve_opts_check), then the options against F and each other. */
+static cis_status check_options(const cis_fcidump *F, const cis_ci_solve_opts *o, int values_checked) {
+  cis_status st;
   if (!F || !o) return cis_error(CIS_ERR_INVALID, "cis_ci_solve: NULL argument");
-  if (o->roots < 1 || o->roots > 64) return cis_error(CIS_ERR_INVALID, "roots must be 1..64, got %d", o->roots);
-  if (!(o->tol > 0)) return cis_error(CIS_ERR_INVALID, "the residual tolerance must be > 0");
-  if (o->max_iter < 1) return cis_error(CIS_ERR_INVALID, "max_iter must be >= 1, got %d", o->max_iter);
-  if (o->repeat < 1 || o->repeat > CIS_CI_MAX_REPEAT)
-    return cis_error(CIS_ERR_INVALID, "repeat must be 1..%d, got %d", CIS_CI_MAX_REPEAT, o->repeat);
+  if ((st = values_checked ? ci_fcidump_check_header(F) : cis_fcidump_check(F)) != CIS_OK) return st;
+  if ((st = cis_ci_solve_opts_check(o)) != CIS_OK) return st;
   if (o->spin >= 0) { /* S >= |MS2|/2, 2S - MS2 even, and at most one unpaired electron per open orbital */
     int twos = (int)floor(2 * o->spin + 0.5), ms2 = abs(F->ms2);
     int unpaired = F->nelec < 2 * F->norb - F->nelec ? F->nelec : 2 * F->norb - F->nelec;
@@ -48,9 +48,6 @@ static cis_status check_options(const cis_fcidump *F, const cis_ci_solve_opts *o
       return cis_error(CIS_ERR_INVALID, "spin %g is impossible with MS2=%d: S >= |MS2|/2 and 2S - MS2 even", o->spin,
                        F->ms2);
   }
-  if (o->host_vectors < -1 || o->host_vectors > 1)
-    return cis_error(CIS_ERR_INVALID, "host_vectors must be -1 (never), 0 (when they do not fit the GPUs) or 1 (always), "
-                     "got %d", o->host_vectors);
   if (o->host_vectors == 1 && (o->gpus == 0 || o->method == CIS_CI_METHOD_STORED || o->level >= 0))
     return cis_error(CIS_ERR_INVALID, "host_vectors = 1 keeps Davidson's vectors on the host for the direct sigma over "
                      "GPUs: it needs gpus and the direct method (full CI)");
@@ -60,7 +57,6 @@ static cis_status check_options(const cis_fcidump *F, const cis_ci_solve_opts *o
     return cis_error(CIS_ERR_UNSUPPORTED, "the spin penalty (fix_spin_) runs on one device, not over several parts");
   if (o->spin_penalty > 0 && o->method == CIS_CI_METHOD_STORED)
     return cis_error(CIS_ERR_UNSUPPORTED, "the spin penalty (fix_spin_) needs the direct method, not stored");
-  if (o->guess && o->nguess < 0) return cis_error(CIS_ERR_INVALID, "nguess must be >= 0, got %d", o->nguess);
   if (o->singlet) { /* the alpha <-> beta symmetric subspace of the direct sigma's one string set */
     if (F->ms2 != 0) return cis_error(CIS_ERR_INVALID, "singlet-only states need MS2 = 0, got MS2 = %d", F->ms2);
     if (o->method == CIS_CI_METHOD_STORED || o->level >= 0)
@@ -182,7 +178,7 @@ static cis_status check_spin_states(const ci_run *r) {
   double states = dets[0] - dets[1];
   if (states >= o->roots) return CIS_OK;
   return cis_error(CIS_ERR_INVALID,
-                   "--roots %d with --spin %g: the full-CI space (of the target irrep) holds only %.0f state(s) of "
+                   "roots %d with spin %g: the full-CI space (of the target irrep) holds only %.0f state(s) of "
                    "spin S = %g (%.0f determinants of MS = S minus %.0f of MS = S + 1)",
                    o->roots, o->spin, states, o->spin, dets[0], dets[1]);
 }
@@ -207,8 +203,8 @@ static cis_status check_build_work(const ci_run *r, cis_int n, int build_gpu) {
   if (r->o->level >= 0 || visits <= least || visits <= CI_BUILD_VISITS_RATIO * kept) return CIS_OK;
   return cis_error(CIS_ERR_TOO_LARGE,
                    "the stored Hamiltonian's build would visit %.3g connections (%lld determinants x %.0f) to keep "
-                   "about %.3g nonzeros (from %lld sampled rows): the integrals are (almost) all zero; use --method "
-                   "direct, which builds nothing",
+                   "about %.3g nonzeros (from %lld sampled rows): the integrals are (almost) all zero; use the direct "
+                   "method, which builds nothing",
                    visits, (long long)n, R->counts.row_bound, R->nnz_estimate, (long long)R->nnz_sampled);
 }
 
@@ -498,13 +494,14 @@ static int first_roots(const ci_run *r) {
   return r->o->spin < 0 ? k : 2 * k + 4 < r->cap ? 2 * k + 4 : r->cap;
 }
 
-/* The solve proper on r (F, o, R set; R's clock running from t0). */
-static cis_status run(ci_run *r, double t0) {
+/* The solve proper on r (F, o, R set; R's clock running from t0; F's
+ * integral values already checked when values_checked). */
+static cis_status run(ci_run *r, double t0, int values_checked) {
   cis_status st;
   const cis_ci_solve_opts *o = r->o;
   cis_ci_result *R = r->R;
   r->t0 = t0;
-  CIS_TRY(check_options(r->F, o));
+  CIS_TRY(check_options(r->F, o, values_checked));
   R->why = "";
   if ((o->gpus != 0 || o->cpu_parts > 0) && !o->count_only && !choose_direct(r->F, o, &R->why)) { /* stored H over parts */
     CIS_TRY(ci_run_distributed(r));
@@ -537,7 +534,7 @@ static cis_status run(ci_run *r, double t0) {
   R->gpu = (o->gpu || o->gpus != 0) && !(r->direct && o->spin_penalty > 0);
   char why[200];
   if (R->gpu && cis_gpu_count(why, sizeof why) == 0) /* said before anything is printed or built */
-    return cis_error(CIS_ERR_NO_GPU, "--device gpu: %s", why);
+    return cis_error(CIS_ERR_NO_GPU, "the GPU asked for (gpu, gpus): %s", why);
   cis_gpu_info gi;
   direct_subspace(r, &gi);
   /* the direct GPU path keeps Davidson's vectors on the device (checked there) */
@@ -622,7 +619,7 @@ static cis_status solve(cis_ci_solver *s, const cis_fcidump *F, const cis_ci_sol
   r.keep = s ? s : mine;
   r.F = F;
   r.R = R;
-  st = run(&r, t0);
+  st = run(&r, t0, own_F != NULL);
 cleanup:
   run_release(&r);
   cis_ci_solver_free(mine);
@@ -645,6 +642,7 @@ cis_status cis_ci_solve_file(const char *path, const cis_ci_solve_opts *o, cis_c
   cis_fcidump *F = NULL;
   if (out) *out = NULL;
   if (!path || !o) return cis_error(CIS_ERR_INVALID, "cis_ci_solve_file: NULL argument");
+  if ((st = cis_ci_solve_opts_check(o)) != CIS_OK) return st; /* before the file is read */
   /* the CUDA context is made before the clock starts (a library user pays it
    * once per process, not per solve) */
   if (o->gpu && cis_gpu_count(NULL, 0) > 0) cis_gpu_sync();
@@ -715,7 +713,7 @@ cis_status cis_ci_solver_dets(cis_ci_solver *s, const cis_fcidump *F, const cis_
                               uint64_t *beta, cis_int *n) {
   cis_status st;
   if (!s || !F || !o || !n) return cis_error(CIS_ERR_INVALID, "cis_ci_solver_dets: NULL argument");
-  CIS_TRY(check_options(F, o));
+  CIS_TRY(check_options(F, o, 0));
   cis_ci_result R;
   ci_run r;
   memset(&r, 0, sizeof r);

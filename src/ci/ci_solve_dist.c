@@ -88,11 +88,9 @@ cis_status ci_run_distributed(ci_run *r) {
   CIS_TRY(ci_parts_comm(o, &w, &c));
   const double t_comm = cis_wtime() - t_start; /* NCCL's communicator: each GPU's context made here */
   R->gpu = o->cpu_parts <= 0;
-  uint64_t ra, rb;
-  CIS_TRY(cis_ci_find_reference(r->F, &ra, &rb));
-  R->ref_alpha = cis_ci_bits_from_u64(ra), R->ref_beta = cis_ci_bits_from_u64(rb);
-  R->e_reference = cis_ci_diagonal(r->F, ra, rb) + r->F->ecore;
-  CIS_TRY(cis_ci_space_create(r->F, o->level, ra, rb, &r->S));
+  CIS_TRY(cis_ci_find_reference_bits(r->F, &R->ref_alpha, &R->ref_beta)); /* any NORB <= CIS_CI_MAX_ORB */
+  R->e_reference = cis_ci_diagonal_bits(r->F, &R->ref_alpha, &R->ref_beta) + r->F->ecore;
+  CIS_TRY(cis_ci_space_create_bits(r->F, o->level, &R->ref_alpha, &R->ref_beta, &r->S));
   const cis_int n = cis_ci_space_size(r->S);
   cis_int nnz = 0;
   R->size = R->determinants = n;

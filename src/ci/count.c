@@ -51,6 +51,8 @@ cis_status cis_ci_count(const cis_fcidump *F, int level, uint64_t ref_alpha, uin
 cis_status cis_ci_count_bits(const cis_fcidump *F, int level, const cis_ci_bits *ref_alpha,
                              const cis_ci_bits *ref_beta, cis_ci_counts *out) {
   if (!F || !out || !ref_alpha || !ref_beta) return cis_error(CIS_ERR_INVALID, "cis_ci_count: NULL argument");
+  cis_status st = ci_fcidump_check_header(F);
+  if (st != CIS_OK) return st;
   int na = cis_fcidump_nalpha(F), nb = cis_fcidump_nbeta(F), target = (F->isym - 1) & 7;
   const int nw = CIS_CI_WORDS;
   ci_bits outside = bits_andnot(bits_or(*ref_alpha, *ref_beta, nw), bits_first(F->norb, nw), nw);

@@ -35,9 +35,15 @@ static cis_status fail(const reader *r, cis_status st, const char *what) {
   return cis_error(st, "%s:%ld: %s", r->path, r->lineno, what);
 }
 
-/* The next line into r->line (at most CIS_FCIDUMP_MAX_LINE characters):
- * 1 read, 0 end of file, -1 too long (*st set). */
+/* The next line into r->line (at most CIS_FCIDUMP_MAX_LINE characters,
+ * newline included): 1 read, 0 end of file, -1 refused (*st set): a line
+ * too long, or a NUL byte (binary input: fgets and strlen would read NUL
+ * bytes as empty lines and never reach the length check, so /dev/zero on
+ * standard input would be read for ever). Byte by byte, under one lock. */
 static int next_line(reader *r, cis_status *st) {
+  char msg[160];
+  size_t n = 0;
+  int c = EOF, refused = 0;
   if (!r->line) {
     r->cap = CIS_FCIDUMP_MAX_LINE + 1;
     if (!(r->line = malloc(r->cap))) {
@@ -45,16 +51,23 @@ static int next_line(reader *r, cis_status *st) {
       return -1;
     }
   }
-  if (!fgets(r->line, (int)r->cap, r->f)) return 0;
-  r->lineno++;
-  size_t n = strlen(r->line);
-  if (n == r->cap - 1 && r->line[n - 1] != '\n' && !feof(r->f)) {
-    char msg[160];
-    snprintf(msg, sizeof msg, "line longer than %d characters (not an FCIDUMP file?)", CIS_FCIDUMP_MAX_LINE);
-    *st = fail(r, CIS_ERR_PARSE, msg);
-    return -1;
+  flockfile(r->f);
+  while ((c = getc_unlocked(r->f)) != EOF) {
+    if (c == '\0' || n == r->cap - 1) { refused = c == '\0' ? 1 : 2; break; }
+    r->line[n++] = (char)c;
+    if (c == '\n') break;
   }
-  return 1;
+  funlockfile(r->f);
+  if (!n && !refused) return 0;
+  r->line[n] = '\0';
+  r->lineno++;
+  if (!refused) return 1;
+  if (refused == 1)
+    snprintf(msg, sizeof msg, "NUL byte at column %zu (binary data, not an FCIDUMP file?)", n + 1);
+  else
+    snprintf(msg, sizeof msg, "line longer than %d characters (not an FCIDUMP file?)", CIS_FCIDUMP_MAX_LINE);
+  *st = fail(r, CIS_ERR_PARSE, msg);
+  return -1;
 }
 
 static int parse_long(const char *s, long *v) {
@@ -94,17 +107,28 @@ static cis_status header_value(reader *r, cis_fcidump *F, const char *tok) {
     snprintf(msg, sizeof msg, "header value '%.40s' has no KEY= before it", tok);
     return fail(r, CIS_ERR_PARSE, msg);
   }
+  if (!strcmp(r->key, "IUHF")) { /* Molpro's UHF flag (alpha and beta integrals in separate blocks) */
+    if (!parse_long(tok, &v)) {
+      snprintf(msg, sizeof msg, "IUHF: '%.40s' is not an integer", tok);
+      return fail(r, CIS_ERR_PARSE, msg);
+    }
+    F->uhf = F->uhf || v != 0;
+    r->key[0] = '\0';
+    return CIS_OK;
+  }
   if (!strcmp(r->key, "UHF")) {
-    if (!parse_logical(tok, &F->uhf)) {
+    int u;
+    if (!parse_logical(tok, &u)) {
       snprintf(msg, sizeof msg, "UHF must be .TRUE. or .FALSE., got '%.40s'", tok);
       return fail(r, CIS_ERR_PARSE, msg);
     }
+    F->uhf = F->uhf || u;
     return CIS_OK;
   }
   int *dst = !strcmp(r->key, "NORB") ? &F->norb : !strcmp(r->key, "NELEC") ? &F->nelec
            : !strcmp(r->key, "MS2") ? &F->ms2 : !strcmp(r->key, "ISYM") ? &F->isym : NULL;
   int is_orbsym = !strcmp(r->key, "ORBSYM");
-  if (!dst && !is_orbsym) return CIS_OK; /* other keys (IUHF, PNTGRP, ...) are ignored */
+  if (!dst && !is_orbsym) return CIS_OK; /* other keys (PNTGRP, ...) are ignored */
   if (!parse_long(tok, &v)) {
     snprintf(msg, sizeof msg, "%s: '%.40s' is not an integer", r->key, tok);
     return fail(r, CIS_ERR_PARSE, msg);
@@ -215,27 +239,11 @@ cleanup:
 
 static cis_status check_header(reader *r, cis_fcidump *F) {
   char msg[200];
+  cis_status st;
   if (!r->have_norb) return fail(r, CIS_ERR_PARSE, "header has no NORB");
   if (!r->have_nelec) return fail(r, CIS_ERR_PARSE, "header has no NELEC");
-  if (F->norb < 1) return fail(r, CIS_ERR_RANGE, "NORB must be at least 1");
-  if (F->norb > CIS_CI_MAX_ORB) {
-    snprintf(msg, sizeof msg, "NORB = %d exceeds %d (occupation strings of %d 64-bit words)", F->norb, CIS_CI_MAX_ORB, CIS_CI_WORDS);
-    return fail(r, CIS_ERR_UNSUPPORTED, msg);
-  }
-  if (F->nelec < 0 || F->nelec > 2 * F->norb) {
-    snprintf(msg, sizeof msg, "NELEC = %d does not fit in 2*NORB = %d spin orbitals", F->nelec, 2 * F->norb);
-    return fail(r, CIS_ERR_RANGE, msg);
-  }
-  if (abs(F->ms2) > F->nelec || ((F->nelec + F->ms2) % 2) != 0) {
-    snprintf(msg, sizeof msg, "MS2 = %d is inconsistent with NELEC = %d (needs |MS2| <= NELEC, same parity)",
-             F->ms2, F->nelec);
-    return fail(r, CIS_ERR_RANGE, msg);
-  }
-  if ((F->nelec + F->ms2) / 2 > F->norb || (F->nelec - F->ms2) / 2 > F->norb) {
-    snprintf(msg, sizeof msg, "NELEC = %d with MS2 = %d puts more than NORB = %d electrons in one spin",
-             F->nelec, F->ms2, F->norb);
-    return fail(r, CIS_ERR_RANGE, msg);
-  }
+  if ((st = ci_fcidump_counts_problem(F->norb, F->nelec, F->ms2, F->uhf, &ci_fcidump_file_names, msg, sizeof msg)))
+    return fail(r, st, msg);
   if (r->norbsym && r->norbsym != F->norb) {
     snprintf(msg, sizeof msg, "ORBSYM has %d entries, NORB = %d", r->norbsym, F->norb);
     return fail(r, CIS_ERR_PARSE, msg);
@@ -263,7 +271,6 @@ static cis_status check_header(reader *r, cis_fcidump *F) {
     snprintf(msg, sizeof msg, "ISYM = %d is not an irrep 1..8", F->isym);
     return fail(r, CIS_ERR_RANGE, msg);
   }
-  if (F->uhf) return fail(r, CIS_ERR_UNSUPPORTED, "UHF integrals are not supported (restricted orbitals only)");
   return CIS_OK;
 }
 
@@ -329,69 +336,32 @@ static cis_status integral_line(reader *r, cis_fcidump *F) {
 
 /* Irreps of D2h and its subgroups multiply as the XOR of their 0-based ids:
  * h_pq and (pq|rs) vanish unless the product of their orbitals' irreps is
- * the totally symmetric one. An integral beyond 1e-10 of the largest one
- * that couples other irreps means ORBSYM does not describe these orbitals,
- * and the symmetry-blocked CI would silently drop its couplings (a wrong
- * full-CI energy). The file is refused, not run in C1 with a warning: the
- * target irrep ISYM (and every per-irrep count) is meaningless without a
+ * the totally symmetric one. An integral beyond CI_SYM_TOL of the largest
+ * one that couples other irreps means ORBSYM does not describe these
+ * orbitals, and the symmetry-blocked CI would silently drop its couplings (a
+ * wrong full-CI energy). The file is refused, not run in C1 with a warning:
+ * the target irrep ISYM (and every per-irrep count) is meaningless without a
  * valid ORBSYM, so a C1 run would answer another question than the one
- * asked; removing ORBSYM is the user's explicit choice of C1. */
-#define SYM_TOL 1e-10
-
-/* The integral at pair indices (ij, kl) (kl < 0: h_ij), in the file's words. */
-static cis_status symmetry_error(reader *r, const cis_fcidump *F, const int *pi, const int *pj, int64_t ij, int64_t kl,
-                                 double v, int32_t line) {
+ * asked; removing ORBSYM is the user's explicit choice of C1. The scan is
+ * ci_fcidump_forbidden's (cis_fcidump_check runs it on a caller's struct);
+ * here it is reported in the file's words, at the integral's line. */
+static cis_status check_symmetry(reader *r, const cis_fcidump *F) {
   char msg[320], what[64], irr[48];
-  int o[4] = {pi[ij], pj[ij], kl >= 0 ? pi[kl] : -1, kl >= 0 ? pj[kl] : -1}, prod = 0;
+  cis_status st;
+  ci_forbidden bad;
+  if ((st = ci_fcidump_forbidden(F, &bad)) != CIS_OK || !bad.kind) return st;
   int shift = F->sym_numbering == CIS_FCIDUMP_SYM_PYSCF ? 1 : 0, len = 0;
-  for (int q = 0; q < 4 && o[q] >= 0; ++q) {
-    prod ^= F->orbsym[o[q]] - 1;
-    len += snprintf(irr + len, sizeof irr - (size_t)len, "%s%d", q ? " " : "", F->orbsym[o[q]] - shift);
-  }
-  if (kl >= 0) snprintf(what, sizeof what, "integral (%d %d|%d %d)", o[0] + 1, o[1] + 1, o[2] + 1, o[3] + 1);
-  else snprintf(what, sizeof what, "h(%d,%d)", o[0] + 1, o[1] + 1);
+  for (int q = 0; q < 4 && bad.o[q] >= 0; ++q)
+    len += snprintf(irr + len, sizeof irr - (size_t)len, "%s%d", q ? " " : "", F->orbsym[bad.o[q]] - shift);
+  if (bad.kind == 2)
+    snprintf(what, sizeof what, "integral (%d %d|%d %d)", bad.o[0] + 1, bad.o[1] + 1, bad.o[2] + 1, bad.o[3] + 1);
+  else snprintf(what, sizeof what, "h(%d,%d)", bad.o[0] + 1, bad.o[1] + 1);
   snprintf(msg, sizeof msg,
            "%s = %.6g couples orbitals of ORBSYM irreps %s (product irrep %d, not totally symmetric): "
            "ORBSYM does not fit these integrals; remove ORBSYM to solve without symmetry",
-           what, v, irr, prod + 1 - shift);
-  r->lineno = line;
+           what, bad.v, irr, bad.prod + 1 - shift);
+  r->lineno = bad.kind == 2 ? r->eri_line[bad.at] : r->h1_line[bad.at];
   return fail(r, CIS_ERR_PARSE, msg);
-}
-
-/* Refuse an integral that ORBSYM forbids (see SYM_TOL). */
-static cis_status check_symmetry(reader *r, const cis_fcidump *F) {
-  cis_status st = CIS_OK;
-  int *pi = NULL, *pj = NULL, *pir = NULL;
-  double big = 0;
-  if (F->sym_numbering == CIS_FCIDUMP_SYM_NONE) return CIS_OK;
-  CIS_TRY(cis_alloc_array((void **)&pi, F->npair, sizeof(int), "symmetry check"));
-  CIS_TRY(cis_alloc_array((void **)&pj, F->npair, sizeof(int), "symmetry check"));
-  CIS_TRY(cis_alloc_array((void **)&pir, F->npair, sizeof(int), "symmetry check"));
-  for (int i = 0, ij = 0; i < F->norb; ++i)
-    for (int j = 0; j <= i; ++j, ++ij) {
-      pi[ij] = i;
-      pj[ij] = j;
-      pir[ij] = (F->orbsym[i] - 1) ^ (F->orbsym[j] - 1);
-    }
-  for (int64_t at = 0; at < F->neri; ++at) big = fmax(big, fabs(F->eri[at]));
-  for (int64_t ij = 0; ij < F->npair; ++ij) big = fmax(big, fabs(r->h1p[ij]));
-  double tol = SYM_TOL * big;
-  for (int64_t ij = 0; ij < F->npair; ++ij)
-    if (pir[ij] && fabs(r->h1p[ij]) > tol) {
-      st = symmetry_error(r, F, pi, pj, ij, -1, r->h1p[ij], r->h1_line[ij]);
-      goto cleanup;
-    }
-  for (int64_t ij = 0, at = 0; ij < F->npair; ++ij)
-    for (int64_t kl = 0; kl <= ij; ++kl, ++at)
-      if (pir[ij] != pir[kl] && fabs(F->eri[at]) > tol) {
-        st = symmetry_error(r, F, pi, pj, ij, kl, F->eri[at], r->eri_line[at]);
-        goto cleanup;
-      }
-cleanup:
-  cis_free(pi);
-  cis_free(pj);
-  cis_free(pir);
-  return st;
 }
 
 cis_status cis_fcidump_read(const char *path, cis_fcidump **out) {
@@ -438,9 +408,9 @@ cis_status cis_fcidump_read(const char *path, cis_fcidump **out) {
   while ((got = next_line(&r, &st)) > 0) CIS_TRY(integral_line(&r, F));
   if (got < 0) goto cleanup;
   if (ferror(r.f)) { st = cis_error(CIS_ERR_IO, "%s: read error", r.path); goto cleanup; }
-  CIS_TRY(check_symmetry(&r, F));
   for (int i = 0; i < F->norb; ++i)
     for (int j = 0; j < F->norb; ++j) F->h1[i * F->norb + j] = r.h1p[ci_pair(i, j)];
+  CIS_TRY(check_symmetry(&r, F));
   *out = F;
   F = NULL;
   st = CIS_OK;
@@ -470,7 +440,7 @@ cis_status cis_fcidump_set_isym(cis_fcidump *F, int isym) {
   if (!F) return cis_error(CIS_ERR_INVALID, "cis_fcidump_set_isym: NULL integrals");
   int zero = F->sym_numbering == CIS_FCIDUMP_SYM_PYSCF;
   if (isym < (zero ? 0 : 1) || isym > (zero ? 7 : 8))
-    return cis_error(CIS_ERR_RANGE, "--isym %d is not an irrep %s of this file's numbering (%s)", isym,
+    return cis_error(CIS_ERR_RANGE, "isym %d is not an irrep %s of this file's numbering (%s)", isym,
                      zero ? "0..7" : "1..8", cis_fcidump_numbering_name(F->sym_numbering));
   F->isym = zero ? isym + 1 : isym;
   F->isym_assumed = 0;

@@ -111,6 +111,8 @@ cleanup:
 
 cis_status cis_ci_find_reference_bits(const cis_fcidump *F, cis_ci_bits *alpha, cis_ci_bits *beta) {
   if (!F || !alpha || !beta) return cis_error(CIS_ERR_INVALID, "cis_ci_find_reference: NULL argument");
+  cis_status st = ci_fcidump_check_header(F);
+  if (st != CIS_OK) return st;
   int na = cis_fcidump_nalpha(F), nb = cis_fcidump_nbeta(F);
   double fa[CIS_CI_MAX_ORB], fb[CIS_CI_MAX_ORB];
   for (int p = 0; p < F->norb; ++p) fa[p] = ci_h1(F, p, p);
@@ -128,11 +130,11 @@ cis_status cis_ci_find_reference_bits(const cis_fcidump *F, cis_ci_bits *alpha, 
   while (improve(F, closed, &a, &b, &e)) {}
   if (!sym_ok(F, a, b)) { /* none within single swaps: the lowest of symmetry ISYM anywhere, then swaps again */
     int found;
-    cis_status st = lowest_of_symmetry(F, fa, fb, &a, &b, &found);
-    if (st != CIS_OK) return st;
+    char isym[48];
+    if ((st = lowest_of_symmetry(F, fa, fb, &a, &b, &found)) != CIS_OK) return st;
     if (!found)
-      return cis_error(CIS_ERR_INVALID, "no determinant of %d alpha and %d beta electrons in %d orbitals has symmetry ISYM=%d",
-                       na, nb, F->norb, F->isym);
+      return cis_error(CIS_ERR_INVALID, "no determinant of %d alpha and %d beta electrons in %d orbitals has symmetry %s",
+                       na, nb, F->norb, ci_isym_text(F, isym, sizeof isym));
     e = cis_ci_diagonal_bits(F, &a, &b);
     while (improve(F, 0, &a, &b, &e)) {}
   }
@@ -167,15 +169,15 @@ static cis_status parse_list(const cis_fcidump *F, const char *s, const char *en
   while (s < end) {
     char *e;
     long v = strtol(s, &e, 10);
-    if (e == s || (e < end && *e != ',')) return cis_error(CIS_ERR_INVALID, "--occ: '%.*s' is not a list of orbital numbers", (int)(end - s), s);
-    if (v < 1 || v > F->norb) return cis_error(CIS_ERR_RANGE, "--occ: orbital %ld out of range 1..NORB=%d", v, F->norb);
-    if (bits_test(bits, (int)v - 1, NW)) return cis_error(CIS_ERR_INVALID, "--occ: orbital %ld listed twice for %s", v, spin);
+    if (e == s || (e < end && *e != ',')) return cis_error(CIS_ERR_INVALID, "occ: '%.*s' is not a list of orbital numbers", (int)(end - s), s);
+    if (v < 1 || v > F->norb) return cis_error(CIS_ERR_RANGE, "occ: orbital %ld out of range 1..NORB=%d", v, F->norb);
+    if (bits_test(bits, (int)v - 1, NW)) return cis_error(CIS_ERR_INVALID, "occ: orbital %ld listed twice for %s", v, spin);
     bits = bits_flip(bits, (int)v - 1, NW);
     n++;
     s = e < end ? e + 1 : e;
   }
   if (n != want)
-    return cis_error(CIS_ERR_INVALID, "--occ: %d %s orbitals given, NELEC=%d MS2=%d needs %d", n, spin, F->nelec,
+    return cis_error(CIS_ERR_INVALID, "occ: %d %s orbitals given, NELEC=%d MS2=%d needs %d", n, spin, F->nelec,
                      F->ms2, want);
   *out = bits;
   return CIS_OK;
@@ -184,21 +186,26 @@ static cis_status parse_list(const cis_fcidump *F, const char *s, const char *en
 cis_status cis_ci_parse_occ_bits(const cis_fcidump *F, const char *list, cis_ci_bits *alpha, cis_ci_bits *beta) {
   cis_status st;
   if (!F || !alpha || !beta) return cis_error(CIS_ERR_INVALID, "cis_ci_parse_occ: NULL argument");
+  CIS_TRY(ci_fcidump_check_header(F));
   int na = cis_fcidump_nalpha(F), nb = cis_fcidump_nbeta(F);
-  if (!list) return cis_error(CIS_ERR_INVALID, "--occ needs a list");
+  if (!list) return cis_error(CIS_ERR_INVALID, "occ: NULL list");
   const char *slash = strchr(list, '/'), *end = list + strlen(list);
   if (!slash) {
     if (na != nb)
-      return cis_error(CIS_ERR_INVALID, "--occ: MS2=%d is open shell; give ALPHA/BETA lists (e.g. 1,2,3/1,2)", F->ms2);
+      return cis_error(CIS_ERR_INVALID, "occ: MS2=%d is open shell; give ALPHA/BETA lists (e.g. 1,2,3/1,2)", F->ms2);
     CIS_TRY(parse_list(F, list, end, na, "doubly occupied", alpha));
     *beta = *alpha;
   } else {
     CIS_TRY(parse_list(F, list, slash, na, "alpha", alpha));
     CIS_TRY(parse_list(F, slash + 1, end, nb, "beta", beta));
   }
-  if (!sym_ok(F, *alpha, *beta))
-    return cis_error(CIS_ERR_INVALID, "--occ: determinant has symmetry %d, ISYM=%d",
-                     (ci_bits_sym(F, *alpha, NW) ^ ci_bits_sym(F, *beta, NW)) + 1, F->isym);
+  if (!sym_ok(F, *alpha, *beta)) {
+    char isym[48];
+    return cis_error(CIS_ERR_INVALID, "occ: determinant has symmetry %d, %s",
+                     (ci_bits_sym(F, *alpha, NW) ^ ci_bits_sym(F, *beta, NW)) + 1 -
+                         (F->sym_numbering == CIS_FCIDUMP_SYM_PYSCF),
+                     ci_isym_text(F, isym, sizeof isym));
+  }
   return CIS_OK;
 cleanup:
   return st;

@@ -95,6 +95,7 @@ cis_status cis_ci_direct_create(const cis_fcidump *F, const cis_ci_direct_opts *
   cis_ci_direct *D = NULL;
   if (!F || !out) return cis_error(CIS_ERR_INVALID, "direct sigma: NULL argument");
   *out = NULL;
+  if ((st = ci_fcidump_check_header(F)) != CIS_OK) return st;
   const cis_ci_direct_opts o = o_in ? *o_in : cis_ci_direct_opts_default();
   const int norb = F->norb, na = cis_fcidump_nalpha(F), nb = cis_fcidump_nbeta(F);
   if (norb < 1 || norb > CIS_CI_DIRECT_MAX_ORB)
@@ -168,7 +169,8 @@ cis_status cis_ci_direct_create(const cis_fcidump *F, const cis_ci_direct_opts *
     nsym = 0;
     for (cis_int A = 0; A < nsa; ++A) nsym += cnt[(D->syma[A] ^ D->target) & 7];
     if (nsym == 0) {
-      st = cis_error(CIS_ERR_INVALID, "direct sigma: no determinants of symmetry ISYM=%d", F->isym);
+      char isym[48];
+      st = cis_error(CIS_ERR_INVALID, "direct sigma: no determinants of symmetry %s", ci_isym_text(F, isym, sizeof isym));
       goto cleanup;
     }
   }
@@ -203,7 +205,8 @@ cleanup:
 
 cis_status cis_ci_direct_set_integrals(cis_ci_direct *D, const cis_fcidump *F) {
   if (!D || !F) return cis_error(CIS_ERR_INVALID, "direct sigma: set integrals: NULL argument");
-  if (!F->h1 || !F->eri) return cis_error(CIS_ERR_INVALID, "direct sigma: set integrals: F has no integrals");
+  cis_status st = ci_fcidump_check_header(F);
+  if (st != CIS_OK) return st;
   if (F->norb != D->norb || cis_fcidump_nalpha(F) != D->na || cis_fcidump_nbeta(F) != D->nb)
     return cis_error(CIS_ERR_INVALID,
                      "direct sigma: set integrals: %d orbitals, %d alpha and %d beta electrons, the space has %d, %d, %d",

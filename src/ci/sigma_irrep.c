@@ -188,7 +188,8 @@ cis_status ci_irrep_sigma_create(const cis_fcidump *F, const ci_strings *A, cons
   for (cis_int a = 0; a < R->nsa; ++a) R->off[a + 1] = R->off[a] + R->nbg[R->syma[a] ^ R->target];
   R->nsym = R->off[R->nsa];
   if (R->nsym == 0) {
-    st = cis_error(CIS_ERR_INVALID, "direct sigma: no determinants of symmetry ISYM=%d", F->isym);
+    char isym[48];
+    st = cis_error(CIS_ERR_INVALID, "direct sigma: no determinants of symmetry %s", ci_isym_text(F, isym, sizeof isym));
     goto cleanup;
   }
   /* pairs by irrep and the blocks of g */

@@ -152,6 +152,9 @@ cis_status cis_ci_space_create_bits(const cis_fcidump *F, int level, const cis_c
   if (!out) return cis_error(CIS_ERR_INVALID, "cis_ci_space_create: NULL output");
   *out = NULL;
   if (!F || !ref_alpha || !ref_beta) return cis_error(CIS_ERR_INVALID, "cis_ci_space_create: NULL argument");
+  CIS_TRY(ci_fcidump_check_header(F));
+  char isym[48];
+  ci_isym_text(F, isym, sizeof isym);
   int na = cis_fcidump_nalpha(F), nb = cis_fcidump_nbeta(F), target = F->isym - 1;
   int full = na + nb;
   if (level < 0 || level > full) level = full;
@@ -162,7 +165,7 @@ cis_status cis_ci_space_create_bits(const cis_fcidump *F, int level, const cis_c
   if (cnt.determinants > (double)CIS_IDX_MAX)
     return cis_error(CIS_ERR_TOO_LARGE, "%.4g determinants (%.4g alpha x %.4g beta strings) exceed the 32-bit index range (%.4g)",
                      cnt.determinants, cnt.alpha_strings, cnt.beta_strings, (double)CIS_IDX_MAX);
-  if (cnt.determinants < 1) return cis_error(CIS_ERR_INVALID, "no determinants of symmetry ISYM=%d", F->isym);
+  if (cnt.determinants < 1) return cis_error(CIS_ERR_INVALID, "no determinants of symmetry %s", isym);
   S = cis_calloc(1, sizeof *S);
   if (!S) return cis_error(CIS_ERR_ALLOC, "cannot allocate the determinant space");
   S->maxlevel = level;
@@ -172,7 +175,7 @@ cis_status cis_ci_space_create_bits(const cis_fcidump *F, int level, const cis_c
   FOR_EACH_DET(S, target, L, { per_level[lev]++; });
   cis_int n = 0;
   for (int l = 0; l <= L; ++l) n += per_level[l];
-  if (n == 0) { st = cis_error(CIS_ERR_INVALID, "no determinants of symmetry ISYM=%d", F->isym); goto cleanup; }
+  if (n == 0) { st = cis_error(CIS_ERR_INVALID, "no determinants of symmetry %s", isym); goto cleanup; }
   if (n > CIS_IDX_MAX)
     { st = cis_error(CIS_ERR_OVERFLOW, "%lld determinants exceed the 32-bit index range", (long long)n); goto cleanup; }
   S->ndet = n;

@@ -86,6 +86,9 @@ int cli_double(const char *opt, const char *s, double *v);
  * --method auto|stored|direct, --subspace 2..4096; 0 ok, 2 with the usage
  * message printed. */
 int cli_ci_method(const char *s, cis_ci_method *m);
+/* --format: auto, a cis_format_name or a symmetric storage name (csr-sym,
+ * sym-seg), checked as it is parsed (before any work); 0 ok, 2 printed. */
+int cli_ci_format(const char *s);
 int cli_ci_subspace(const char *s, int *m);
 /* "double"/"float" -> dtype; 0 ok, 2 on an unknown name (message printed). */
 int cli_dtype(const char *s, cis_dtype *t);

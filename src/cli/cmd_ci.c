@@ -142,12 +142,15 @@ static int parse_args(int argc, char **argv, ci_args *a) {
         if (v < 1 || v > 64) return cli_usage("--roots must be 1..64, got %lld", v);
         a->o.roots = (int)v;
       } else if (!strcmp(o, "--format")) {
+        if (cli_ci_format(val)) return 2;
         a->o.format = val;
         a->format_set = 1;
       } else if (!strcmp(o, "--values")) {
         if (strcmp(val, "float") && strcmp(val, "double")) return cli_usage("--values must be float or double, got '%s'", val);
         a->o.float_values = !strcmp(val, "float");
       } else if (!strcmp(o, "--save")) {
+        if (!strcmp(val, "-") || !val[0])
+          return cli_usage("--save needs a file name (the Hamiltonian is not written to standard output), got '%s'", val);
         a->o.save = val;
       } else if (!strcmp(o, "--device")) {
         if (strcmp(val, "cpu") && strcmp(val, "gpu")) return cli_usage("--device must be cpu or gpu, got '%s'", val);
@@ -196,6 +199,7 @@ static int parse_args(int argc, char **argv, ci_args *a) {
   }
   if (!a->file) return cli_usage("ci: no FCIDUMP file given (cisparse ci --help)");
   if (a->quiet && (a->progress || a->o.verbose)) return cli_usage("--quiet cannot be combined with --progress or --verbose");
+  if (a->o.count_only && a->o.save) return cli_usage("--count builds no Hamiltonian: --save cannot be combined with it");
   stored_opt = a->o.symmetric || a->o.save || a->format_set || a->o.kernel || a->o.build >= 0 || a->o.float_values;
   if (a->o.method == CIS_CI_METHOD_DIRECT) {
     if (a->o.level >= 0)
@@ -271,8 +275,9 @@ static void print_symmetry(FILE *f, const cis_ci_result *R) {
 static void print_reference(FILE *f, const ci_args *a, const cis_ci_result *R) {
   const cis_fcidump *F = R->fcidump;
   fprintf(f, "FCIDUMP       %s\n", a->file);
-  fprintf(f, "orbitals      %d, electrons %d (%d alpha, %d beta), MS2 %d, ISYM %d, core energy %.10f Eh\n", F->norb,
-          F->nelec, cis_fcidump_nalpha(F), cis_fcidump_nbeta(F), F->ms2, F->isym, F->ecore);
+  fprintf(f, "orbitals      %d, electrons %d (%d alpha, %d beta), MS2 %d, ISYM %d%s, core energy %.10f Eh\n", F->norb,
+          F->nelec, cis_fcidump_nalpha(F), cis_fcidump_nbeta(F), F->ms2, cis_fcidump_isym_in_file(F),
+          F->sym_numbering == CIS_FCIDUMP_SYM_PYSCF ? " (0-based)" : "", F->ecore);
   print_symmetry(f, R);
   if (R->no_reference) {
     fprintf(f, "reference     none of symmetry ISYM near the aufbau determinant (full CI needs none);\n"
@@ -317,9 +322,10 @@ static void print_header_direct(FILE *f, const ci_args *a, const cis_ci_result *
   const cis_fcidump *F = R->fcidump;
   const cis_ci_direct_info *d = &R->direct;
   if (d->projected)
-    fprintf(f, "space         full CI: %lld determinants of symmetry ISYM %d, in vectors of all %lld (%lld alpha x %lld "
+    fprintf(f, "space         full CI: %lld determinants of symmetry ISYM %d%s, in vectors of all %lld (%lld alpha x %lld "
                "beta strings; point group %s)\n",
-            (long long)d->symmetry_determinants, F->isym, (long long)d->determinants, (long long)d->alpha_strings,
+            (long long)d->symmetry_determinants, cis_fcidump_isym_in_file(F),
+            F->sym_numbering == CIS_FCIDUMP_SYM_PYSCF ? " (0-based)" : "", (long long)d->determinants, (long long)d->alpha_strings,
             (long long)d->beta_strings,
             d->blocked ? "blocked by irreps: sigma and Davidson on the ISYM determinants only"
                        : "by projection, at the C1 cost");
@@ -597,7 +603,8 @@ static void print_count(const ci_args *a, const cis_ci_result *R) {
   if (R->fcidump->sym_numbering != CIS_FCIDUMP_SYM_NONE) {
     printf("by irrep      (1-based)");
     for (int g = 0; g < 8; ++g) if (c->per_irrep[g] > 0) printf(" %d: %.0f", g + 1, c->per_irrep[g]);
-    printf("; ISYM %d\n", R->fcidump->isym);
+    printf("; ISYM %d%s\n", cis_fcidump_isym_in_file(R->fcidump),
+           R->fcidump->sym_numbering == CIS_FCIDUMP_SYM_PYSCF ? " (0-based)" : "");
   }
   if (R->nnz_counted)
     printf("nonzeros      %lld%s, longest row %lld (counted in %.3f s)\n", (long long)R->count_nnz,

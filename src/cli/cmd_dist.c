@@ -360,6 +360,7 @@ static int parse_ci(int argc, char **argv, cis_ci_solve_opts *o, const char **fi
     } else if (!strcmp(a, "--tol")) {
       if ((rc = cli_double(a, v, &o->tol))) return rc;
     } else if (!strcmp(a, "--format")) {
+      if ((rc = cli_ci_format(v))) return rc;
       o->format = v;
     } else if (!strcmp(a, "--method")) {
       if ((rc = cli_ci_method(v, &o->method))) return rc;

@@ -104,6 +104,17 @@ int cli_ci_method(const char *s, cis_ci_method *m) {
   return 0;
 }
 
+int cli_ci_format(const char *s) {
+  char names[256];
+  size_t len = 0;
+  if (s && (!strcmp(s, "auto") || cis_format_is_symmetric(s))) return 0;
+  for (int f = 0; s && f < cis_format_count(); ++f)
+    if (!strcmp(s, cis_format_name(f))) return 0;
+  for (int f = 0; f < cis_format_count() && len < sizeof names; ++f)
+    len += (size_t)snprintf(names + len, sizeof names - len, " %s", cis_format_name(f));
+  return cli_usage("--format must be auto,%s, csr-sym or sym-seg; got '%s'", names, s ? s : "(nothing)");
+}
+
 int cli_ci_subspace(const char *s, int *m) {
   long long v = 0;
   if (cli_int("--subspace", s, &v)) return 2;

@@ -89,7 +89,7 @@ static cis_status jacobi_inverse(kry_be *B, const cis_operator *A, int ja, void 
   const double *d = cis_operator_diagonal(A);
   *dinv = NULL;
   if (!d)
-    return cis_error(CIS_ERR_INVALID, "--precond jacobi needs diag(A): this operator has none (cis_operator_set_diagonal)");
+    return cis_error(CIS_ERR_INVALID, "the Jacobi preconditioner needs diag(A): this operator has none (cis_operator_set_diagonal)");
   for (cis_int i = 0; i < B->n; ++i)
     if (d[i] == 0 || !isfinite(d[i]))
       return cis_error(CIS_ERR_INVALID, "jacobi preconditioner: diagonal element %lld is %s", (long long)i + 1,

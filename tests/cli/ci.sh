@@ -87,7 +87,7 @@ grep -q "^cisparse: $tmp/bad.FCIDUMP:3: orbital index 3 out of range" "$tmp/err"
 "$CIS" ci "$CI/h4_sto3g.FCIDUMP" --level two > /dev/null 2>&1; rc=$?
 [ $rc = 2 ] || fail "--level two: exit $rc"
 "$CIS" ci "$CI/h4_sto3g.FCIDUMP" --format nosuch > /dev/null 2> "$tmp/err"; rc=$?
-[ $rc = 1 ] && grep -q "unknown format 'nosuch'" "$tmp/err" || fail "--format nosuch: exit $rc, $(cat "$tmp/err")"
+[ $rc = 2 ] && grep -q -- "--format must be auto, csr .*got 'nosuch'" "$tmp/err" || fail "--format nosuch: exit $rc, $(cat "$tmp/err")"
 "$CIS" ci /nonexistent.FCIDUMP > /dev/null 2>&1; rc=$?
 [ $rc = 1 ] || fail "missing file: exit $rc"
 

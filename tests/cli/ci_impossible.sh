@@ -33,7 +33,7 @@ refused_fast() {
 # 16 orbitals in two irreps, 8 electrons: auto goes stored (point group);
 # before, the build visited 5e9 connections for 0 nonzeros (minutes).
 zero_fcidump 16 8 1,2 "$tmp/zero_sym.FCIDUMP"
-refused_fast "all-zero, D2 irreps" 60 "integrals are (almost) all zero; use --method direct" "$tmp/zero_sym.FCIDUMP"
+refused_fast "all-zero, D2 irreps" 60 "integrals are (almost) all zero; use the direct method" "$tmp/zero_sym.FCIDUMP"
 # C1, --method stored: 3.3e6 determinants x 3193 connections, 0 nonzeros
 zero_fcidump 16 8 1 "$tmp/zero_c1.FCIDUMP"
 refused_fast "all-zero, C1 stored" 60 "would visit 1.06e+10 connections (3312400 determinants x 3193)" \

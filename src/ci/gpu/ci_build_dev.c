@@ -158,7 +158,7 @@ static cis_status build_setup(const cis_fcidump *F, const cis_ci_space *S, int u
   cis_status st;
   if (!F || !S) return cis_error(CIS_ERR_INVALID, "%s: NULL integrals or space", who);
   if (cis_ci_space_words(S) != 1) /* the device kernels keep one-word strings */
-    return cis_error(CIS_ERR_UNSUPPORTED, "GPU Hamiltonian build: NORB = %d > %d; build on the host (--build cpu)",
+    return cis_error(CIS_ERR_UNSUPPORTED, "GPU Hamiltonian build: NORB = %d > %d; build on the host (cis_ci_hamiltonian)",
                      F->norb, CIS_CI_DIRECT_MAX_ORB);
   if (cis_gpu_count(why, sizeof why) == 0) return cis_error(CIS_ERR_NO_GPU, "%s", why);
   if ((st = upload_inputs(F, S, b)) != CIS_OK) return st;
