@@ -523,6 +523,7 @@ static cis_status run(ci_run *r, double t0) {
   const cis_ci_solve_opts *o = r->o;
   cis_ci_result *R = r->R;
   r->t0 = t0;
+  CIS_TRY(ci_ranks_agree(r->F, o)); /* a caller's comm over processes: the first collective, before any refusal */
   CIS_TRY(check_options(r->F, o));
   R->why = "";
   const int stored_parts = (o->gpus != 0 || o->cpu_parts > 0) && !choose_direct(r->F, o, &R->why);

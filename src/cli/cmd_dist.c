@@ -470,6 +470,12 @@ int cli_dist_ci(int argc, char **argv) {
     if (o.gpus) o.gpus = m.size;
     else o.cpu_parts = m.size;
     if (m.rank != 0) o.verbose = 0; /* Davidson's lines once */
+    /* the flags the driver does not see, compared before it compares the
+     * integrals and its options (cis_ci_solve: ci_ranks_agree) */
+    const uint64_t flags = (uint64_t)json;
+    int differ = 0;
+    CIS_TRY(cis_dist_comm_agree(c, &flags, 1, &differ));
+    if (differ) CIS_TRY(cis_error(CIS_ERR_INVALID, "ranks disagree on the options (--json)"));
   }
   CIS_TRY(cis_ci_solve_file(file, &o, &R));
   if (json) print_ci_json(file, R);
