@@ -4,7 +4,8 @@
 # and options and the ranks compare them before any other collective
 # (ci_ranks_agree, cis_dist_comm_agree), so that a job whose ranks differ
 # in the integrals (one integral changed by 0.01 in the file of rank 1), in
-# --tol, --count, --roots, --subspace, --method or --json exits 1 on every
+# --tol, --count, --roots, --subspace, --method or --json (solve: the
+# matrix, --tol, --eigs; cmd_dist.c's own check) exits 1 on every
 # rank within seconds with one line "cisparse: ranks disagree on ..." naming
 # what differs; before, these exited 0 with an energy of neither file, hung,
 # or died inside MPICH ("Message truncated"). Ranks given the same input
@@ -35,13 +36,13 @@ awk 'BEGIN { done = 0 } /&END/ { print; body = 1; next }
      { print }' "$H2O" >"$tmp/h2o_changed.FCIDUMP"
 cmp -s "$H2O" "$tmp/h2o_changed.FCIDUMP" && fail "the changed file equals the original"
 
-# mpmd "ARGS OF RANK 0" "ARGS OF RANK 1": the job under `timeout 60`, stdin
+# mpmd "ARGS OF RANK 0" "ARGS OF RANK 1" (the command first): the job under `timeout 60`, stdin
 # from /dev/null; MPICH's launcher dying of SIGPIPE with nothing said (141)
 # is run again (see mpi.sh)
 mpmd() {
   local try rc
   for try in 1 2 3; do
-    timeout 60 "$MPIRUN" -np 1 "$BIN" ci $1 --mpi : -np 1 "$BIN" ci $2 --mpi </dev/null >"$tmp/out" 2>"$tmp/err"
+    timeout 60 "$MPIRUN" -np 1 "$BIN" $1 --mpi : -np 1 "$BIN" $2 --mpi </dev/null >"$tmp/out" 2>"$tmp/err"
     rc=$?
     [ $rc -eq 141 ] && [ ! -s "$tmp/err" ] || break
   done
@@ -62,21 +63,27 @@ disagree() {
   [ $((SECONDS - t0)) -le 30 ] || fail "$name: took $((SECONDS - t0)) s"
 }
 
-disagree "integrals 0.01 apart, stored" "the integrals" "$H2O --method stored" "$tmp/h2o_changed.FCIDUMP --method stored"
-disagree "integrals 0.01 apart, direct" "the integrals" "$H2O --method direct" "$tmp/h2o_changed.FCIDUMP --method direct"
-disagree "--tol" "the options (tol)" "$H2O --tol 1e-6" "$H2O --tol 1e-9"
-disagree "--count on one rank" "the options (count_only)" "$H2O --method stored" "$H2O --method stored --count"
-disagree "--roots" "the options (roots)" "$H2O --roots 1" "$H2O --roots 2"
-disagree "--roots, stored" "the options (roots)" "$H2O --roots 1 --method stored" "$H2O --roots 3 --method stored"
-disagree "--subspace" "the options (max_sub)" "$H2O --subspace 8" "$H2O --subspace 12"
-disagree "--method" "the options (method)" "$H2O --method direct" "$H2O --method stored"
-disagree "--json on one rank" "the options (--json)" "$H2O" "$H2O --json"
-disagree "integrals and --roots" "the integrals and the options (roots)" "$H2O --roots 1" "$tmp/h2o_changed.FCIDUMP --roots 2"
+disagree "integrals 0.01 apart, stored" "the integrals" "ci $H2O --method stored" "ci $tmp/h2o_changed.FCIDUMP --method stored"
+disagree "integrals 0.01 apart, direct" "the integrals" "ci $H2O --method direct" "ci $tmp/h2o_changed.FCIDUMP --method direct"
+disagree "--tol" "the options (tol)" "ci $H2O --tol 1e-6" "ci $H2O --tol 1e-9"
+disagree "--count on one rank" "the options (count_only)" "ci $H2O --method stored" "ci $H2O --method stored --count"
+disagree "--roots" "the options (roots)" "ci $H2O --roots 1" "ci $H2O --roots 2"
+disagree "--roots, stored" "the options (roots)" "ci $H2O --roots 1 --method stored" "ci $H2O --roots 3 --method stored"
+disagree "--subspace" "the options (max_sub)" "ci $H2O --subspace 8" "ci $H2O --subspace 12"
+disagree "--method" "the options (method)" "ci $H2O --method direct" "ci $H2O --method stored"
+disagree "--json on one rank" "the options (--json)" "ci $H2O" "ci $H2O --json"
+disagree "integrals and --roots" "the integrals and the options (roots)" "ci $H2O --roots 1" "ci $tmp/h2o_changed.FCIDUMP --roots 2"
+
+# solve (the tool's own check of the matrix and its options)
+LAP=laplace3d:size=8,points=7
+disagree "solve --tol" "the options (--tol)" "solve $LAP --tol 1e-8" "solve $LAP --tol 1e-10"
+disagree "solve --eigs" "the options (--eigs)" "solve $LAP --eigs 2" "solve $LAP"
+disagree "solve, another matrix" "the matrix" "solve $LAP" "solve laplace3d:size=8,points=27"
 
 # the same input: they agree and solve (the one-process energy)
 "$BIN" ci "$H2O" --tol 1e-9 >"$tmp/one.out" 2>&1 || fail "one process: exit $?"
 e1=$(awk '$1 == "root" && $2 == 0 {print $5; exit}' "$tmp/one.out")
-mpmd "$H2O --tol 1e-9" "$H2O --tol 1e-9" || fail "the same input: exit $? ($(tail -1 "$tmp/err"))"
+mpmd "ci $H2O --tol 1e-9" "ci $H2O --tol 1e-9" || fail "the same input: exit $? ($(tail -1 "$tmp/err"))"
 en=$(awk '$1 == "root" && $2 == 0 {print $5; exit}' "$tmp/out")
 close_to "$en" "$e1" 1e-10 || fail "the same input: E = '$en', one process $e1"
 exit $((fails > 0))
