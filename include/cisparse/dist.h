@@ -160,6 +160,20 @@ CIS_API const char *cis_dist_comm_name(const cis_dist_comm *c);
 /* vals[l*count .. +count) of each local rank l: replaced by the sum over all
  * ranks (host doubles; summed in rank order on the fake comm). */
 CIS_API cis_status cis_dist_allreduce_host(cis_dist_comm *c, double *vals, int count);
+/* Whether the ranks of c hold the same k values (64-bit hashes of what must
+ * be equal on every rank: the integrals, each option; cis_hash64): one
+ * all-reduce of ranks x 2k doubles (each value as two exact 32-bit halves in
+ * its rank's slots, zeros elsewhere), a size fixed by k and the comm, so it
+ * may be the first collective however else the ranks differ. Every process
+ * calls it together with the same k; each local rank contributes mine[0..k).
+ * differ[g] = 1 where some rank's value g differs from rank 0's, else 0.
+ * CIS_ERR_INVALID on a NULL argument or k < 1 (before any collective); the
+ * comm's error else. */
+CIS_API cis_status cis_dist_comm_agree(cis_dist_comm *c, const uint64_t *mine, int k, int *differ);
+/* 64-bit FNV-1a (Fowler, Noll, Vo) of n bytes at p, continuing from h (start
+ * with CIS_HASH64_START): the hash cis_dist_comm_agree's callers compare. */
+#define CIS_HASH64_START 14695981039346656037ull
+CIS_API uint64_t cis_hash64(uint64_t h, const void *p, size_t n);
 /* The all-reduces c has made so far: *host through cis_dist_allreduce_host
  * (values to and from the host), *slots of solver scalars in stream order
  * (the distributed backend's device-resident versions). NULL outputs skipped. */

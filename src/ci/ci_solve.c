@@ -494,6 +494,25 @@ static int first_roots(const ci_run *r) {
   return r->o->spin < 0 ? k : 2 * k + 4 < r->cap ? 2 * k + 4 : r->cap;
 }
 
+/* What no method can give, refused from the closed-form counts before the
+ * work and before the paths part (one process, parts, MPI ranks: the same
+ * line and status from each): more roots than the space (of the target
+ * irrep, at the level) has determinants, a space past 32-bit indices, roots
+ * of a spin beyond the states of that spin, a spin filter where no <S^2> is
+ * computed (the stored Hamiltonian over parts). */
+static cis_status check_request(const ci_run *r, int stored_parts) {
+  const cis_ci_solve_opts *o = r->o;
+  const double dets = r->R->counts.determinants;
+  if (dets > (double)INT32_MAX)
+    return cis_error(CIS_ERR_TOO_LARGE, "%.4g determinants exceed the 32-bit index range (2^31 - 1); count_only gives the sizes",
+                     dets);
+  if (o->roots > dets) return cis_error(CIS_ERR_INVALID, "%d roots asked; the space has %.0f determinants", o->roots, dets);
+  if (stored_parts && o->spin >= 0)
+    return cis_error(CIS_ERR_UNSUPPORTED, "a spin filter needs <S^2> of the roots, which the stored Hamiltonian over "
+                     "several parts does not compute: use the direct method over parts, or one device");
+  return check_spin_states(r);
+}
+
 /* The solve proper on r (F, o, R set; R's clock running from t0; F's
  * integral values already checked when values_checked). */
 static cis_status run(ci_run *r, double t0, int values_checked) {
@@ -501,24 +520,23 @@ static cis_status run(ci_run *r, double t0, int values_checked) {
   const cis_ci_solve_opts *o = r->o;
   cis_ci_result *R = r->R;
   r->t0 = t0;
+  CIS_TRY(ci_ranks_agree(r->F, o)); /* a caller's comm over processes: the first collective, before any refusal */
   CIS_TRY(check_options(r->F, o, values_checked));
   R->why = "";
-  if ((o->gpus != 0 || o->cpu_parts > 0) && !o->count_only && !choose_direct(r->F, o, &R->why)) { /* stored H over parts */
+  const int stored_parts = (o->gpus != 0 || o->cpu_parts > 0) && !choose_direct(r->F, o, &R->why);
+  R->parts = r->parts = ci_dist_parts(o);
+  CIS_TRY(reference_and_sizes(r));
+  if (!o->count_only) CIS_TRY(check_request(r, stored_parts));
+  if (stored_parts && !o->count_only) { /* the stored H over parts */
     CIS_TRY(ci_run_distributed(r));
     R->t_total = cis_wtime() - t0;
     return CIS_OK;
   }
-  R->parts = r->parts = ci_dist_parts(o);
-  CIS_TRY(reference_and_sizes(r));
   r->cap = R->counts.determinants < 64 ? (int)R->counts.determinants : 64;
   r->nr = first_roots(r);
   ci_fit_subspace(r, 0, 0);
   if (o->count_only) return count_only(r);
   double dets = R->counts.determinants;
-  if (dets > (double)INT32_MAX)
-    return cis_error(CIS_ERR_TOO_LARGE, "%.4g determinants exceed the 32-bit index range (2^31 - 1); count_only gives the sizes",
-                     dets);
-  CIS_TRY(check_spin_states(r));
   if (o->method == CIS_CI_METHOD_DIRECT && r->F->norb > CIS_CI_DIRECT_MAX_ORB)
     return cis_error(CIS_ERR_UNSUPPORTED,
                      "the direct method (matrix-free full CI) supports NORB <= %d, the file has NORB = %d; "

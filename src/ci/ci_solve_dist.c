@@ -88,11 +88,13 @@ cis_status ci_run_distributed(ci_run *r) {
   CIS_TRY(ci_parts_comm(o, &w, &c));
   const double t_comm = cis_wtime() - t_start; /* NCCL's communicator: each GPU's context made here */
   R->gpu = o->cpu_parts <= 0;
-  CIS_TRY(cis_ci_find_reference_bits(r->F, &R->ref_alpha, &R->ref_beta)); /* any NORB <= CIS_CI_MAX_ORB */
-  R->e_reference = cis_ci_diagonal_bits(r->F, &R->ref_alpha, &R->ref_beta) + r->F->ecore;
+  /* the reference as every path takes it (reference_and_sizes: o->occ, else
+   * aufbau of ISYM; the roots checked against its closed-form counts) */
   CIS_TRY(cis_ci_space_create_bits(r->F, o->level, &R->ref_alpha, &R->ref_beta, &r->S));
   const cis_int n = cis_ci_space_size(r->S);
   cis_int nnz = 0;
+  if (o->roots > n) /* the closed-form count said otherwise: the same refusal as before the work */
+    CIS_TRY(cis_error(CIS_ERR_INVALID, "%d roots asked; the space has %lld determinants", o->roots, (long long)n));
   R->size = R->determinants = n;
   R->alpha_strings = cis_ci_space_nalpha_strings(r->S);
   R->beta_strings = cis_ci_space_nbeta_strings(r->S);
@@ -131,7 +133,7 @@ cis_status ci_run_distributed(ci_run *r) {
   snprintf(R->format, sizeof R->format, "%s%s", once ? "upper " : "", dopt.format); /* once: the upper triangle's blocks */
   R->exchange_bytes = (double)cis_dist_matrix_exchange_bytes(DM);
   R->method = CIS_CI_METHOD_STORED;
-  r->nr = o->roots < n ? o->roots : (int)n;
+  r->nr = o->roots;
   r->cap = r->nr;
   if (!(r->diag = malloc((size_t)n * sizeof(double))))
     CIS_TRY(cis_error(CIS_ERR_ALLOC, "cannot allocate the Hamiltonian diagonal (%lld doubles)", (long long)n));

@@ -77,6 +77,15 @@ cis_status ci_parts_comm(const cis_ci_solve_opts *o, cis_dist_world **w, cis_dis
  * CIS_ERR_INVALID unless the one its memory names equals its ranks and the
  * other is 0; CIS_OK without one. */
 cis_status ci_check_comm(const cis_ci_solve_opts *o);
+/* A caller's communicator whose ranks span more than this call (o->comm
+ * with fewer local ranks than ranks: MPI processes, threads): every rank's
+ * integrals (F's header, ORBSYM, h1, eri, ECORE) and solve options hashed
+ * (cis_hash64) and compared (cis_dist_comm_agree, the first collective of
+ * the solve, of a fixed size); CIS_ERR_INVALID "ranks disagree on the
+ * integrals" / "... on the options (roots, tol)" on every rank when they
+ * differ, so that no rank waits in a collective the others never enter.
+ * CIS_OK at once without such a communicator (ci_agree.c). */
+cis_status ci_ranks_agree(const cis_fcidump *F, const cis_ci_solve_opts *o);
 /* count host vectors of the distributed direct operator's length, each
  * process holding its parts' rows (Davidson's download): completed from the
  * other processes (cis_dist_vec_gather_host; every process calls it). */

@@ -22,6 +22,49 @@ typedef struct dist_cli {
   cis_dist_exchange xk;
 } dist_cli;
 
+/* --mpi solve / bench: the ranks check that they run one problem before the
+ * first collective that depends on it (the matrix's distribution): the
+ * matrix and each option that steers the run hashed (cis_hash64) and
+ * compared in one fixed-size all-reduce (cis_dist_comm_agree); else the
+ * ranks of different solves hang or sum parts of different matrices.
+ * CIS_ERR_INVALID "ranks disagree on the matrix" / "... the options (--tol)". */
+static cis_status ranks_agree(cis_dist_comm *c, const dist_cli *o, const cis_csr *A) {
+  const uint64_t s0 = CIS_HASH64_START;
+  const size_t vs = cis_dtype_size(A->dtype);
+  uint64_t m = cis_hash64(s0, &A->rows, sizeof A->rows);
+  m = cis_hash64(m, &A->cols, sizeof A->cols);
+  m = cis_hash64(m, &A->nnz, sizeof A->nnz);
+  m = cis_hash64(m, A->rowptr, (size_t)(A->rows + 1) * sizeof *A->rowptr);
+  m = cis_hash64(m, A->colind, (size_t)A->nnz * sizeof *A->colind);
+  m = cis_hash64(m, A->val, (size_t)A->nnz * vs);
+  const char *fmt = o->format ? o->format : "", *ker = o->kernel ? o->kernel : "";
+  const uint64_t h[] = {m,
+                        cis_hash64(s0, &o->tol, sizeof o->tol),
+                        cis_hash64(s0, &o->maxit, sizeof o->maxit),
+                        cis_hash64(s0, &o->runs, sizeof o->runs),
+                        cis_hash64(s0, &o->eigs, sizeof o->eigs),
+                        cis_hash64(s0, &o->method, sizeof o->method),
+                        cis_hash64(s0, &o->precond, sizeof o->precond),
+                        cis_hash64(s0, &o->version, sizeof o->version),
+                        cis_hash64(s0, fmt, strlen(fmt) + 1),
+                        cis_hash64(s0, ker, strlen(ker) + 1),
+                        cis_hash64(s0, &o->xk, sizeof o->xk)};
+  static const char *const name[] = {"the matrix", "--tol", "--maxit", "--runs", "--eigs", "--method", "--precond",
+                                     "--version", "--format", "--kernel", "--exchange"};
+  enum { K = sizeof h / sizeof *h };
+  int differ[K];
+  char opts[256] = "";
+  size_t len = 0;
+  cis_status st = cis_dist_comm_agree(c, h, K, differ);
+  if (st != CIS_OK) return st;
+  for (int g = 1; g < K; ++g)
+    if (differ[g]) len += (size_t)snprintf(opts + len, sizeof opts - len, "%s%s", len ? ", " : "", name[g]);
+  if (differ[0] && len) return cis_error(CIS_ERR_INVALID, "ranks disagree on the matrix and the options (%s)", opts);
+  if (differ[0]) return cis_error(CIS_ERR_INVALID, "ranks disagree on the matrix");
+  if (len) return cis_error(CIS_ERR_INVALID, "ranks disagree on the options (%s)", opts);
+  return CIS_OK;
+}
+
 int cli_dist_wanted(int argc, char **argv) {
   for (int i = 0; i < argc; ++i)
     if (!strcmp(argv[i], "--gpus") || !strcmp(argv[i], "--cpu-parts") || !strcmp(argv[i], "--mpi")) return 1;
@@ -161,6 +204,7 @@ static int run(int argc, char **argv, const char *cmd) {
     CIS_TRY(cis_dist_comm_nccl((int)o.gpus, &c));
   }
   CIS_TRY(cis_load(o.matrix, CIS_F64, &A));
+  if (o.mpi) CIS_TRY(ranks_agree(c, &o, A));
   cis_dist_opts dopt = cis_dist_opts_default();
   dopt.exchange = o.xk;
   dopt.format = o.format;
@@ -389,7 +433,8 @@ static int parse_ci(int argc, char **argv, cis_ci_solve_opts *o, const char **fi
   if (roots < 1 || roots > 64) return cli_usage("ci: --roots must be 1..64, got %lld", roots);
   if (max_iter < 1 || max_iter > 100000) return cli_usage("ci: --max-iter must be 1..100000, got %lld", max_iter);
   if (!(o->tol > 0)) return cli_usage("ci: --tol must be > 0");
-  if (level < -1 || level > 64) return cli_usage("ci: --level must be full or 0..64, got %lld", level);
+  if (level < -1 || level > 128) /* the one-process range (cmd_ci.c) */
+    return cli_usage("--level must be 0..128 or full, got %lld", level);
   if (*json && o->count_only) return cli_usage("ci: --json prints a run's result over parts, not --count's");
   o->gpus = *mpi ? mpi_gpu : cpu_given ? 0 : gpus == 0 ? CIS_CI_ALL_GPUS : (int)gpus;
   o->cpu_parts = *mpi ? !mpi_gpu : (int)cpu_parts;
@@ -471,6 +516,12 @@ int cli_dist_ci(int argc, char **argv) {
     if (o.gpus) o.gpus = m.size;
     else o.cpu_parts = m.size;
     if (m.rank != 0) o.verbose = 0; /* Davidson's lines once */
+    /* the flags the driver does not see, compared before it compares the
+     * integrals and its options (cis_ci_solve: ci_ranks_agree) */
+    const uint64_t flags = (uint64_t)json;
+    int differ = 0;
+    CIS_TRY(cis_dist_comm_agree(c, &flags, 1, &differ));
+    if (differ) CIS_TRY(cis_error(CIS_ERR_INVALID, "ranks disagree on the options (--json)"));
   }
   CIS_TRY(cis_ci_solve_file(file, &o, &R));
   if (json) print_ci_json(file, R);

@@ -14,6 +14,17 @@ int64_t cis_alloc_fail_after(int64_t n) {
   return made;
 }
 
+static _Atomic int poison_byte = -1; /* cis_alloc_poison: -1 none */
+
+int cis_alloc_poison(int b) { return atomic_exchange(&poison_byte, b < 0 ? -1 : b & 0xff); }
+
+/* p (n new bytes) filled with the poison byte, if one is set. */
+static void *poisoned(void *p, size_t n) {
+  const int b = atomic_load(&poison_byte);
+  if (p && b >= 0) memset(p, b, n);
+  return p;
+}
+
 static int injected_failure(void) {
   int64_t k = atomic_fetch_add(&alloc_count, 1) + 1;
   int64_t f = atomic_load(&fail_at);
@@ -22,7 +33,7 @@ static int injected_failure(void) {
 
 void *cis_malloc(size_t n) {
   if (injected_failure()) return NULL;
-  return malloc(n ? n : 1);
+  return poisoned(malloc(n ? n : 1), n);
 }
 
 void *cis_calloc(size_t count, size_t size) {

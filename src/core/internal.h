@@ -25,6 +25,11 @@ void *cis_realloc(void *p, size_t n);
 /* Make the n-th allocation from now fail (n >= 1); 0 disables. Returns the
  * number of allocations made since the last call (for test loops). */
 int64_t cis_alloc_fail_after(int64_t n);
+/* Fill every new cis_malloc'd block (cis_alloc_array's; not cis_calloc's or
+ * cis_realloc's) with the byte b from now on (0xff: NaN doubles), as glibc's MALLOC_PERTURB_ does
+ * for small blocks only: a test's proof that nothing reads memory it never
+ * wrote; -1 (the default) disables. Returns the previous setting. */
+int cis_alloc_poison(int b);
 
 /* a*b into *r; 1 if it would overflow int64 (a, b >= 0). */
 int cis_mul_overflows(int64_t a, int64_t b, int64_t *r);

@@ -63,14 +63,18 @@ cis_status dist_summed_new(cis_int n, const cis_int *row_start, const double *di
   D->summed_uniform |= D->summed_padded;
   /* uniform or padded: the collectives' layout, G blocks of max_rows (the parts' tails unused, zeroed) */
   const int64_t whole = D->summed_uniform ? (int64_t)G * pl->max_rows : n;
+  /* zeroed from z0 on: padded, all of it, whatever the split (an even split
+   * has no tails, but dist_upper.c's f never writes y before its part's
+   * rows and sums it: uninitialised memory there was summed into the
+   * product); else the last part's tail past n (up to max_rows - 1 values) */
+  const int64_t z0 = D->summed_padded ? 0 : n;
   for (int l = 0; l < D->nlocal; ++l) {
     dist_part *P = &D->part[l];
     P->row0 = row_start[P->rank];
     P->rows = row_start[P->rank + 1] - P->row0;
     CIS_TRY(dist_part_alloc(D, l, &P->xfull, whole * (int64_t)es, "summed operator: the whole x"));
     CIS_TRY(dist_part_alloc(D, l, &P->ywhole, whole * (int64_t)es, "summed operator: a part's whole y"));
-    if (whole > n) { /* the tails (padded: every part's; else the last's, up to max_rows - 1 values): zeros */
-      const int64_t z0 = D->summed_padded ? 0 : n; /* padded: all of it, once */
+    if (whole > z0) {
       void *zeros = NULL;
       st = cis_alloc_zeroed(&zeros, whole - z0, es, "summed operator: the tail of a whole vector");
       if (st == CIS_OK) st = dist_part_put(D, l, (char *)P->xfull + (size_t)z0 * es, zeros, (size_t)(whole - z0) * es);

@@ -24,9 +24,10 @@
 /* The summed operator's f: the trailing block's product from x's positions
  * at the part's rows on (the whole vectors' layout) into y's. y before them
  * stays zero: over more than one part the padded whole vectors are zeroed
- * when the operator is made (dist_summed_new) and nothing writes there
- * after (the sums land in the x buffer or in the receive buffers), so no
- * product clears it again; with one part there is nothing before. */
+ * whole when the operator is made (dist_summed_new; also when the rows split
+ * evenly and nothing is padding) and nothing writes there after (the sums
+ * land in the x buffer or in the receive buffers), so no product clears it
+ * again; with one part there is nothing before. */
 static cis_status upper_part(void *ctx, int l, int rank, const void *x, void *y, cis_stream s) {
   cis_dist_matrix *D = ctx;
   const dist_part *P = &D->part[l];

@@ -8,7 +8,8 @@
  * and the ranks in groups (threads, as processes: the diagonal then arrives
  * through the host all-reduce); the diagonal; the split balanced by
  * stored entries (fewer rows to the first parts); each part asking only for
- * its own rows. Refusals (a lower entry, a full-storage format, the
+ * its own rows; the rows split evenly (no padding) with every allocation
+ * poisoned (NaN), x random and zero. Refusals (a lower entry, a full-storage format, the
  * builders, a GPU builder on host parts, a builder's error) and allocation
  * failures at every step. cis_dist_matrix_create of a whole symmetric
  * matrix with a symmetric format takes the same path (test_whole_matrix). */
@@ -94,7 +95,7 @@ typedef struct job {
   const char *format;
   const double *x, *y0;
   double y[N], diag[N];
-  cis_int row_start[5];
+  cis_int row_start[65];
   cis_int lo, hi; /* the group's rows: what its download writes */
   int padded, collective; /* the whole vectors' layout and the sum */
   char op_name[64];
@@ -203,6 +204,68 @@ static void test_product(void) {
         pthread_mutex_destroy(&src.mu);
       }
   free(counts);
+  cis_csr_free(U);
+  cis_csr_free(A);
+}
+
+/* The rows split evenly (N = 301 = 7 x 43: 7 parts of 43 rows, 43 of 7;
+ * the split by rows, no counts), so the padded whole vectors have no padding:
+ * every allocation poisoned with NaN (cis_alloc_poison, MALLOC_PERTURB_'s
+ * effect on any size), the product y = 2 A x - 0.5 y0 exact, over every
+ * part in one thread and (7 parts) a thread each; A 0 = 0 exactly. Each
+ * part's f leaves y before its rows alone and sums it onto the owners:
+ * unless the operator zeroed all of it, NaN (or, in Release with
+ * MALLOC_PERTURB_, -3.5e127 Eh energies) came out. */
+static void test_even_split(void) {
+  cis_csr *A = random_symmetric(9), *U = NULL;
+  double x[N], y0[N], ref[N], zero[N];
+  test_fill_random(x, CIS_F64, N, 31);
+  test_fill_random(y0, CIS_F64, N, 32);
+  memcpy(ref, y0, sizeof ref);
+  memset(zero, 0, sizeof zero);
+  CHECK_OK(cis_csr_spmv(A, 2.0, x, -0.5, ref));
+  CHECK_OK(cis_csr_upper(A, &U));
+  double ymax = 0;
+  for (int i = 0; i < N; ++i) ymax = fabs(ref[i]) > ymax ? fabs(ref[i]) : ymax;
+  const struct { int G, T; const char *format; } cases[] = {
+      {7, 1, "csr-sym"}, {7, 7, "csr-sym"}, {7, 1, "sym-seg"}, {43, 1, "csr-sym"}, {43, 1, "sym-seg"}};
+  for (size_t k = 0; k < sizeof cases / sizeof *cases; ++k)
+    for (int zero_x = 0; zero_x < 2; ++zero_x) {
+      const int G = cases[k].G, T = cases[k].T;
+      upper_src src;
+      job J[8];
+      cis_dist_world *w = NULL;
+      memset(&src, 0, sizeof src);
+      memset(J, 0, sizeof J);
+      pthread_mutex_init(&src.mu, NULL);
+      src.U = U;
+      for (int t = 0; t < T; ++t)
+        J[t] = (job){.src = &src, .counts = NULL, .format = cases[k].format, .x = zero_x ? zero : x, .y0 = y0};
+      for (int t = 0; t < T; ++t)
+        for (int i = 0; i < N; ++i) J[t].y[i] = J[t].diag[i] = NAN;
+      CHECK_OK(cis_dist_world_create(G, &w));
+      const int was = cis_alloc_poison(0xff); /* every cis_malloc'd byte 0xff: NaN doubles */
+      run_fake_groups(w, G, T, J, sizeof *J, offsetof(job, c), run_job);
+      cis_alloc_poison(was);
+      cis_dist_world_free(w);
+      for (int t = 0; t < T; ++t) {
+        CHECK(J[t].st == CIS_OK, "%s, %d parts in %d groups, group %d: %s", cases[k].format, G, T, t, J[t].err);
+        if (J[t].st != CIS_OK) continue;
+        for (int p = 0; p < G; ++p)
+          CHECK(J[t].row_start[p + 1] - J[t].row_start[p] == N / G, "%d parts: part %d has %lld rows, not %d", G, p,
+                (long long)(J[t].row_start[p + 1] - J[t].row_start[p]), N / G);
+        double err = 0;
+        for (cis_int i = J[t].lo; i < J[t].hi; ++i) {
+          const double want = zero_x ? -0.5 * y0[i] : ref[i], e = fabs(J[t].y[i] - want);
+          err = e > err || e != e ? e : err;
+        }
+        CHECK(zero_x ? err == 0 : err <= 1e-13 * ymax,
+              "%s, %d parts split evenly in %d groups, group %d, x %s, allocations poisoned: |y - (2 A x - y0/2)| "
+              "%.3e (NaN never passes)", cases[k].format, G, T, t, zero_x ? "= 0" : "random", err);
+        CHECK(J[t].padded == 1, "%d parts: the whole vectors not in the padded layout", G);
+      }
+      pthread_mutex_destroy(&src.mu);
+    }
   cis_csr_free(U);
   cis_csr_free(A);
 }
@@ -396,6 +459,7 @@ static void test_empty_parts_and_nan(void) {
 
 int main(void) {
   test_product();
+  test_even_split();
   test_errors();
   test_whole_matrix();
   test_empty_parts_and_nan();
