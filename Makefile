@@ -72,7 +72,7 @@ test-asan:
 # of each from its seeds (CTest label fuzz).
 fuzz:
 	cmake -S . -B build-fuzz -DCMAKE_BUILD_TYPE=Release -DCMAKE_C_COMPILER=clang -DCISPARSE_CUDA=OFF
-	cmake --build build-fuzz -j $(JOBS) --target fuzz_cli_options fuzz_mm_read fuzz_fcidump_read
+	cmake --build build-fuzz -j $(JOBS) --target fuzz_cli_options fuzz_mm_read fuzz_fcidump_read fuzz_ci_states
 	cd build-fuzz && ctest --output-on-failure -L fuzz
 
 # Only the GPU tests (run these on the device machine).

@@ -506,6 +506,11 @@ static cis_status check_request(const ci_run *r, int stored_parts) {
   if (dets > (double)INT32_MAX)
     return cis_error(CIS_ERR_TOO_LARGE, "%.4g determinants exceed the 32-bit index range (2^31 - 1); count_only gives the sizes",
                      dets);
+  if (dets == 0) {
+    char isym[48];
+    return cis_error(CIS_ERR_INVALID, "no determinant of %d electrons in %d orbitals has symmetry %s", r->F->nelec,
+                     r->F->norb, ci_isym_text(r->F, isym, sizeof isym));
+  }
   if (o->roots > dets) return cis_error(CIS_ERR_INVALID, "%d roots asked; the space has %.0f determinants", o->roots, dets);
   if (stored_parts && o->spin >= 0)
     return cis_error(CIS_ERR_UNSUPPORTED, "a spin filter needs <S^2> of the roots, which the stored Hamiltonian over "

@@ -327,7 +327,8 @@ static cis_status pspace_select(const cis_fcidump *F, const det_src *src, cis_in
       }
   }
   if (nallowed == 0) {
-    st = cis_error(CIS_ERR_INVALID, "P-space guess: no determinant of symmetry ISYM=%d", F->isym);
+    char isym[48];
+    st = cis_error(CIS_ERR_INVALID, "P-space guess: no determinant of symmetry %s", ci_isym_text(F, isym, sizeof isym));
     goto cleanup;
   }
   int total = 0;

@@ -98,6 +98,8 @@ static cis_status phase(kry_be *B, int verbose, double *t0, double *acc) {
   return st;
 }
 /* Vector j of a multi-vector allocation. */
+
+#define WATCH_GAP 32
 #define VEC(base, j) ((base) + (size_t)(j) * (size_t)B->n)
 
 /* Orthonormalise t = V_m against V_0..V_{m-1} by classical Gram-Schmidt
@@ -443,7 +445,7 @@ cis_status cis_davidson_operator(const cis_operator *H, const double *diag, cons
       rn = sqrt(rn);
       res[r] = rn;
       if (r >= k) { /* a watch: settled above the roots, or converged */
-        done[r] = rn < o.tol || 4 * rn < w.theta[r] - w.theta[k - 1] || m == n;
+        done[r] = rn < o.tol || WATCH_GAP * rn < w.theta[r] - w.theta[k - 1] || m == n;
         all &= done[r];
         continue;
       }
