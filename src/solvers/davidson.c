@@ -343,9 +343,10 @@ cis_status cis_davidson_operator(const cis_operator *H, const double *diag, cons
     if (o.guess_sector[j] < 0 || o.guess_sector[j] >= nsec)
       return cis_error(CIS_ERR_RANGE, "Davidson: guess %d in sector %d of %d", j, o.guess_sector[j], nsec);
   /* the roots and the watches (one a sector at most) */
-  const int kmax = k + (nsec > 1 ? nsec : 0) < KRY_COMBINE_MAX_K ? k + (nsec > 1 ? nsec : 0) : KRY_COMBINE_MAX_K;
+  int kmax = k + (nsec > 1 ? nsec : 0) < KRY_COMBINE_MAX_K ? k + (nsec > 1 ? nsec : 0) : KRY_COMBINE_MAX_K;
   int max_sub = cis_davidson_subspace(kmax, o.max_sub, given ? o.nguess : 0);
   if (max_sub > n) max_sub = (int)n;
+  if (2 * kmax > max_sub && max_sub < n) kmax = max_sub / 2 > k ? max_sub / 2 : k; /* room for the corrections first */
   const int64_t bad = cis_first_nonfinite(diag, n);
   if (bad >= 0) return cis_error(CIS_ERR_NUMERIC, "Davidson: diagonal element %lld is not finite", (long long)bad);
   CIS_TRY(phase(NULL, o.verbose, &t_ph, &ph_diag)); /* the check is the diagonal's */
@@ -426,7 +427,7 @@ cis_status cis_davidson_operator(const cis_operator *H, const double *diag, cons
      * then x = V c, H x = W c into the kk slots past m (H x becomes the
      * residual there) */
     CIS_TRY(phase(B, o.verbose, &t_ph, &ph_rayleigh));
-    if (max_sub - m < kk && m < n) {
+    if ((slots - m < kk || m >= max_sub) && m < n) { /* the whole space in reach (slots past max_sub): never sooner */
       CIS_TRY(collapse(B, &w, m, kk, max_sub));
       m = kk;
       if (w.lab) memcpy(w.lab, w.rlab, (size_t)kk * sizeof(int));
