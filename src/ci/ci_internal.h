@@ -144,6 +144,11 @@ void ci_direct_compact_det(const cis_ci_direct *D, cis_int i, uint64_t *alpha, u
  * in cap, unless numerically zero); *nout the vectors after; sector (NULL:
  * not wanted) of each: 0 symmetric, 1 antisymmetric. CIS_ERR_INVALID for
  * NULL, cap < nin, or two string sets (MS != 0). */
+/* Davidson's correct hook on D's host vectors (C1, or compact when
+ * compact) kept in one parity: every correction projected onto want (1
+ * symmetric, -1 antisymmetric). */
+typedef struct ci_direct_parity_ctx { const cis_ci_direct *D; int compact, want; } ci_direct_parity_ctx;
+cis_status ci_direct_parity_correct(void *ctx, void *t, cis_stream s);
 cis_status ci_direct_split_guesses(const cis_ci_direct *D, int compact, double *guess, int nin, int cap, int *nout,
                                    int *sector);
 /* <S^2> of a vector of some CI space (any norm): fn(ctx, x, &s2). */
@@ -168,6 +173,13 @@ cis_status ci_spin_adapt_levels(const ci_s2_eval *ev, int nr, cis_int len, doubl
  * mirror (MS != 0, or a truncation around an open-shell reference);
  * space_mirror.c. */
 cis_status ci_space_mirror(const cis_ci_space *S, cis_int **map);
+/* Davidson's correct hook (cis_davidson_opts.correct) on host vectors of a
+ * stored space: with want = 1 or -1 every correction projected onto that
+ * parity (one sector kept: a correction that is round-off noise, once its
+ * sector is spanned, must not bring the other in); with want = 0 one within
+ * CI_PURE_TOL of a parity made exactly so, else left. */
+typedef struct ci_space_mirror_ctx { const cis_int *map; cis_int n; int want; } ci_space_mirror_ctx;
+cis_status ci_space_mirror_correct(void *ctx, void *t, cis_stream s);
 /* ci_direct_split_guesses on vectors of a stored space of n determinants
  * with the mirror map of ci_space_mirror (sector required). */
 cis_status ci_space_split_guesses(const cis_int *map, cis_int n, double *guess, int nin, int cap, int *nout,

@@ -485,6 +485,8 @@ static void run_release(ci_run *r) {
   free(r->pick);
   r->evals = r->evecs = r->s2 = NULL;
   r->pick = NULL;
+  cis_free(r->mirror);
+  r->mirror = NULL;
 }
 
 /* Roots Davidson computes first: those asked, or with a spin filter 2k + 4

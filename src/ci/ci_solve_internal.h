@@ -56,6 +56,7 @@ typedef struct ci_run {
   int *pick;
   int nroots;
   int top_mixed;           /* the last root's degenerate level reaches past the roots (its <S^2> mixed) */
+  cis_int *mirror;         /* stored, MS = 0: each determinant's alpha <-> beta mirror (ci_space_mirror), else NULL */
   /* progress (o->progress) */
   double t0;               /* the solve's clock */
   int header_sent;

@@ -156,11 +156,11 @@ static cis_status singlet_enough(const ci_run *r, int out, int pvec, cis_int len
 
 /* 1 when Davidson must search both alpha <-> beta parities of the space:
  * MS = 0, one string set closed under the mirror (b, a) (the stored space
- * tested determinant by determinant: *map its mirror map, else NULL), and
- * no singlet-only restriction (which keeps one parity on purpose). */
-static cis_status mirror_sectors(const ci_run *r, int *two, cis_int **map) {
+ * tested determinant by determinant: r->mirror its mirror map, kept for the
+ * run, else NULL), and no singlet-only restriction (which keeps one parity
+ * on purpose). */
+static cis_status mirror_sectors(ci_run *r, int *two) {
   *two = 0;
-  *map = NULL;
   if (r->F->ms2 != 0 || r->o->singlet) return CIS_OK;
   if (r->D) {
     ci_direct_view v;
@@ -168,9 +168,37 @@ static cis_status mirror_sectors(const ci_run *r, int *two, cis_int **map) {
     *two = v.one_set;
     return CIS_OK;
   }
-  const cis_status st = ci_space_mirror(r->S, map);
-  *two = *map != NULL;
-  return st;
+  if (!r->mirror) {
+    const cis_status st = ci_space_mirror(r->S, &r->mirror);
+    if (st != CIS_OK) return st;
+  }
+  *two = r->mirror != NULL;
+  return CIS_OK;
+}
+
+/* Whether Davidson's vectors stay in one parity to round-off: the direct
+ * paths (each correction made pure) and the stored Hamiltonian on the host
+ * (ci_space_mirror_correct); on a device the stored path has no hook, and
+ * round-off grows into a lower parity. */
+static int keeps_parity(const ci_run *r) { return r->D || (!r->o->gpu && !r->plan); }
+
+/* The alpha <-> beta parity of the target spin S (MS = 0 with two
+ * sectors, where one parity can be kept): 0 for S = 0, 2, ..., 1 for S = 1,
+ * 3, ...; -1 without a target. */
+static int spin_parity(const ci_run *r) {
+  return r->o->spin >= 0 && keeps_parity(r) ? (int)floor(r->o->spin + 0.5) % 2 : -1;
+}
+
+/* ci_pspace_guess_split of r's space, of the target spin's parity alone
+ * when it has room for the roots there, else of both. */
+static cis_status split_pspace(const ci_run *r, const double *diag, int np, int nvec, cis_int **idx, double **val,
+                               int *used, int *got, int **sec) {
+  const cis_ci_space *S = r->D ? NULL : r->S;
+  const int compact = r->opc != NULL, only = spin_parity(r);
+  cis_status st = ci_pspace_guess_split(r->F, S, r->D, compact, diag, np, nvec, only, idx, val, used, got, sec);
+  if (st != CIS_OK || only < 0 || *got >= r->nr) return st;
+  cis_free(*idx), cis_free(*val), cis_free(*sec); /* too few of that parity: both, each watched */
+  return ci_pspace_guess_split(r->F, S, r->D, compact, diag, np, nvec, -1, idx, val, used, got, sec);
 }
 
 /* Guesses in both parities (mirror_sectors): the caller's, each made pure
@@ -189,8 +217,7 @@ static cis_status sector_guesses(ci_run *r, int nvec, const cis_int *map, ci_gue
   cis_int *idx = NULL;
   double *val = NULL, *g = NULL;
   pspace_counts(r, nvec, given, len, &pvec, &np);
-  CIS_TRY(ci_pspace_guess_split(r->F, r->D ? NULL : r->S, r->D, compact, diag, np, pvec > 0 ? pvec : 1, &idx, &val,
-                                &used, &got, &psec));
+  CIS_TRY(split_pspace(r, diag, np, pvec > 0 ? pvec : 1, &idx, &val, &used, &got, &psec));
   const int cap = 2 * given + got;
   if (!(g = malloc((size_t)cap * (size_t)len * sizeof(double))) || !(sec = malloc((size_t)cap * sizeof(int))))
     CIS_TRY(cis_error(CIS_ERR_ALLOC, "cannot allocate %d guess vectors of %lld determinants", cap, (long long)len));
@@ -237,7 +264,7 @@ static cis_status sparse_guesses(ci_run *r, int nvec, int two, ci_guesses *g) {
   int pvec, np, used = 0, got = 0, again = 0;
   pspace_counts(r, nvec, 0, len, &pvec, &np);
   if (two) {
-    CIS_TRY(ci_pspace_guess_split(r->F, NULL, r->D, compact, diag, np, pvec, &idx, &val, &used, &got, &g->sector));
+    CIS_TRY(split_pspace(r, diag, np, pvec, &idx, &val, &used, &got, &g->sector));
     g->sectors = 2;
   } else {
     CIS_TRY(ci_pspace_guess_sparse(r->F, r->D, compact, diag, np, pvec, &idx, &val, &used, &got));
@@ -289,7 +316,7 @@ static cis_status dense_guesses(ci_run *r, int nvec, ci_guesses *out);
  * neither be returned nor mix into a degenerate level. Where fewer than
  * the roots are of that parity, all stay (two sectors). */
 static cis_status keep_spin_parity(ci_run *r, cis_int len, ci_guesses *g) {
-  const int want = (int)floor(r->o->spin + 0.5) % 2;
+  const int want = spin_parity(r);
   int m = 0, have = 0;
   cis_int k = 0;
   for (int j = 0; j < g->n; ++j) have += g->sector[j] == want;
@@ -321,17 +348,15 @@ cis_status ci_run_guesses(ci_run *r, int nvec, ci_guesses *out) {
   memset(out, 0, sizeof *out);
   out->sectors = 1;
   int two;
-  cis_int *map;
-  if ((st = mirror_sectors(r, &two, &map)) != CIS_OK) return st;
+  if ((st = mirror_sectors(r, &two)) != CIS_OK) return st;
   if (r->D && !o->guess) {
     st = sparse_guesses(r, nvec, two, out);
   } else if (two) {
-    st = sector_guesses(r, nvec, map, out);
-    cis_free(map);
+    st = sector_guesses(r, nvec, r->mirror, out);
   } else {
     return dense_guesses(r, nvec, out);
   }
-  if (st == CIS_OK && two && o->spin >= 0) {
+  if (st == CIS_OK && two && o->spin >= 0 && keeps_parity(r)) {
     const double *diag;
     st = keep_spin_parity(r, guess_length(r, &diag), out);
   }
@@ -425,6 +450,9 @@ static cis_status solve_roots(ci_run *r) {
   CIS_TRY(ci_run_guesses(r, nvec, &guess));
   r->R->t_guess = cis_wtime() - t_guess;
   cis_davidson_opts d = cis_davidson_opts_default();
+  const int one_parity = guess.sectors == 1 && spin_parity(r) >= 0 && r->F->ms2 == 0 && !o->singlet;
+  ci_space_mirror_ctx mirror = {r->mirror, n, one_parity ? 1 - 2 * spin_parity(r) : 0};
+  ci_direct_parity_ctx dpar = {r->D, compact, one_parity ? 1 - 2 * spin_parity(r) : 0};
   d.roots = nr;
   d.tol = o->tol;
   if (o->etol > 0) d.etol = o->etol;
@@ -440,9 +468,15 @@ static cis_status solve_roots(ci_run *r) {
   if (r->correct) { /* the path's own (over parts) */
     d.correct = r->correct;
     d.correct_ctx = r->correct_ctx;
+  } else if (r->D && !r->dd && !r->G && one_parity) { /* one parity kept (a spin target): each correction onto it */
+    d.correct = ci_direct_parity_correct;
+    d.correct_ctx = &dpar;
   } else if (r->D && !r->dd && !(compact && r->G) && (!r->pen || o->singlet)) {
     d.correct = r->G ? cis_ci_direct_gpu_correct : compact ? cis_ci_direct_correct_compact : cis_ci_direct_correct_c1;
     d.correct_ctx = r->G ? (void *)r->G : (void *)r->D;
+  } else if (!r->D && r->mirror && keeps_parity(r)) { /* the stored Hamiltonian on the host */
+    d.correct = ci_space_mirror_correct;
+    d.correct_ctx = &mirror;
   }
   cis_ci_result *R = r->R;
   if (compact) {

@@ -429,7 +429,7 @@ static void parity_blocks(const double *H, int m, const int *mate, const int *fi
 /* The split P-space's vectors: the nvec lowest of the two parity blocks
  * together, then the lowest of a block with none among them (a sector
  * Davidson must watch), expanded onto the picks; P->sector their parities. */
-static cis_status pspace_split_vectors(double *H, int m, const int *mate, int nvec, pspace_vecs *P) {
+static cis_status pspace_split_vectors(double *H, int m, const int *mate, int nvec, int only, pspace_vecs *P) {
   cis_status st;
   int *first = NULL, *order = NULL, ns = 0, na = 0, cnt[2], got[2] = {0, 0};
   double *B[2] = {NULL, NULL}, *Z[2] = {NULL, NULL}, *w[2] = {NULL, NULL};
@@ -455,6 +455,7 @@ static cis_status pspace_split_vectors(double *H, int m, const int *mate, int nv
   int take[2] = {0, 0}, out = 0;
   CIS_TRY(cis_alloc_array((void **)&P->sector, nvec + 2, sizeof(int), "P-space parities"));
   CIS_TRY(cis_alloc_array((void **)&order, nvec + 2, sizeof(int), "P-space order"));
+  if (only >= 0) got[1 - only] = 0; /* one parity wanted: its block alone */
   for (int q = 0; q < nvec && (take[0] < got[0] || take[1] < got[1]); ++q) {
     const int t = take[1] >= got[1] || (take[0] < got[0] && w[0][take[0]] <= w[1][take[1]]) ? 0 : 1;
     P->sector[out] = t;
@@ -531,7 +532,7 @@ static cis_status pspace_solve(const cis_fcidump *F, const det_src *src, cis_int
   if (nvec > m) nvec = m;
   P->m = m;
   if (split) {
-    CIS_TRY(pspace_split_vectors(H, m, mate, nvec, P));
+    CIS_TRY(pspace_split_vectors(H, m, mate, nvec, split - 2, P));
   } else {
     CIS_TRY(cis_alloc_array((void **)&P->Z, (int64_t)m * nvec, sizeof(double), "P-space eigenvectors"));
     CIS_TRY(lowest_eigh(H, m, nvec, w, P->Z));
@@ -609,13 +610,13 @@ static int cmp_pick_pos(const void *x, const void *y) {
  * determinant order (ci_pspace_guess_sparse's form), split by parity when
  * sector is not NULL (*sector: malloc'd with cis_alloc, a label a vector). */
 static cis_status pspace_sparse(const cis_fcidump *F, const det_src *d, cis_int n, const double *diag, int np, int nvec,
-                                cis_int **idx, double **val, int *m, int *nvec_out, int **sector) {
+                                int only, cis_int **idx, double **val, int *m, int *nvec_out, int **sector) {
   cis_status st;
   pspace_vecs P;
   pick_pos *order = NULL;
   *idx = NULL, *val = NULL;
   if (sector) *sector = NULL;
-  CIS_TRY(pspace_solve(F, d, n, diag, np, nvec, sector != NULL, &P, NULL)); /* P zeroed first: freed below either way */
+  CIS_TRY(pspace_solve(F, d, n, diag, np, nvec, sector ? only + 2 : 0, &P, NULL)); /* P zeroed first: freed below either way */
   CIS_TRY(cis_alloc_array((void **)&order, P.m, sizeof(pick_pos), "P-space order"));
   CIS_TRY(cis_alloc_array((void **)idx, P.m, sizeof(cis_int), "P-space guess indices"));
   CIS_TRY(cis_alloc_array((void **)val, (int64_t)P.m * P.nvec, sizeof(double), "P-space guess values"));
@@ -646,16 +647,16 @@ cis_status ci_pspace_guess_sparse(const cis_fcidump *F, const cis_ci_direct *D, 
     return cis_error(CIS_ERR_INVALID, "ci_pspace_guess_sparse: NULL argument");
   cis_int n;
   const det_src d = direct_src(D, compact, &n);
-  return pspace_sparse(F, &d, n, diag, np, nvec, idx, val, m, nvec_out, NULL);
+  return pspace_sparse(F, &d, n, diag, np, nvec, -1, idx, val, m, nvec_out, NULL);
 }
 
 cis_status ci_pspace_guess_split(const cis_fcidump *F, const cis_ci_space *S, const cis_ci_direct *D, int compact,
-                                 const double *diag, int np, int nvec, cis_int **idx, double **val, int *m,
+                                 const double *diag, int np, int nvec, int only, cis_int **idx, double **val, int *m,
                                  int *nvec_out, int **sector) {
   if (!F || (!S && !D) || !diag || !idx || !val || !m || !nvec_out || !sector)
     return cis_error(CIS_ERR_INVALID, "ci_pspace_guess_split: NULL argument");
   cis_int n;
   const det_src d = S ? (det_src){S, NULL, 0, 0} : direct_src(D, compact, &n);
   if (S) n = cis_ci_space_size(S);
-  return pspace_sparse(F, &d, n, diag, np, nvec, idx, val, m, nvec_out, sector);
+  return pspace_sparse(F, &d, n, diag, np, nvec, only, idx, val, m, nvec_out, sector);
 }

@@ -623,6 +623,15 @@ cis_status ci_direct_split_guesses(const cis_ci_direct *D, int compact, double *
   return CIS_OK;
 }
 
+cis_status ci_direct_parity_correct(void *ctx, void *t, cis_stream s) {
+  const ci_direct_parity_ctx *c = ctx;
+  (void)s;
+  if (!c || !c->D || !t || c->D->A != c->D->B) return CIS_OK;
+  if (c->compact && c->D->R) ci_irrep_purify(c->D->R, t, c->want, t);
+  else purify(c->D, t, c->want, t);
+  return CIS_OK;
+}
+
 cis_status cis_ci_direct_pure_guesses(const cis_ci_direct *D, double *guess, int nin, int cap, int *nout) {
   if (!D || !guess || !nout || nin < 0 || cap < nin)
     return cis_error(CIS_ERR_INVALID, "cis_ci_direct_pure_guesses: NULL argument or %d guesses in room for %d", nin, cap);

@@ -86,3 +86,21 @@ cis_status ci_space_split_guesses(const cis_int *map, cis_int n, double *guess, 
   *nout = m;
   return CIS_OK;
 }
+
+cis_status ci_space_mirror_correct(void *ctx, void *t, cis_stream s) {
+  const ci_space_mirror_ctx *c = ctx;
+  double *x = t;
+  int exact;
+  (void)s;
+  if (!c || !c->map || !x) return CIS_OK;
+  const int par = c->want ? c->want : mirror_parity(c->map, c->n, x, CI_PURE_TOL, &exact);
+  if (!par || (!c->want && exact)) return CIS_OK;
+  for (cis_int i = 0; i < c->n; ++i) { /* each mirror pair once, from its lower index */
+    const cis_int j = c->map[i];
+    if (j < i) continue;
+    const double p = 0.5 * (x[i] + par * x[j]);
+    x[i] = j == i && par < 0 ? 0.0 : p;
+    if (j != i) x[j] = par * p;
+  }
+  return CIS_OK;
+}
