@@ -36,7 +36,7 @@ import time
 
 import numpy as np
 from pyscf import ao2mo
-from pyscf.fci import cistring, direct_spin0, direct_spin1, direct_spin1_symm
+from pyscf.fci import cistring, direct_spin0, direct_spin1, direct_spin1_symm, spin_op
 
 from . import _lib as L
 from . import fci_cylsym
@@ -328,23 +328,136 @@ def _space_states(norb, nelec, orbsym, wfnsym, singlet):
     return (dets + (sum(a) if w == 0 else 0)) // 2 if singlet else dets
 
 
-def _penalty_start_symmetric(h1e, eri, norb, nelec, start, nroots):
-    """Whether PySCF's fix_spin_ solve would start, and so stay, in the
-    states symmetric under alpha <-> beta (S = 0, 2, ...): its penalty
-    solver runs Davidson only, from ci0 or else from the nroots lowest
-    diagonal determinants (direct_spin1.get_init_guess), and H and the
-    penalty keep that symmetry. Symmetric: every ci0 vector is (to 1e-12),
-    or without ci0 one root whose lowest determinant is closed shell."""
-    na = cistring.num_strings(norb, nelec[0])
-    if start:
-        return len(start) >= nroots and all(
-            np.linalg.norm(v.reshape(na, na) - v.reshape(na, na).T) <= 1e-12 * np.linalg.norm(v) for v in start)
-    if nroots != 1:
-        return False
-    hdiag = direct_spin1.make_hdiag(h1e.reshape(norb, norb), eri, norb, nelec).reshape(na, na)
-    low = np.tril(hdiag) + np.triu(np.full_like(hdiag, np.inf), 1)  # PySCF's guess: lower triangle (A >= B)
-    a, b = np.unravel_index(np.argmin(low), low.shape)
-    return a == b
+def _penalty_spins(ss_value, norb, nelec, singlet):
+    """The spins S a fix_spin_ solve must reach (PySCF's SpinPenaltyFCISolver
+    rule): below Sz(Sz+1) + 0.1 the penalty shift (S^2 - ss) leaves the
+    lowest spin Sz unshifted; above, shift (S^2 - ss)^2 leaves S(S+1) = ss.
+    A ValueError where ss is no S(S+1) of a spin the space holds (Sz .. Smax,
+    Smax = the open shells' most / 2; a singlet-only solver, S = 0, 2, ...)."""
+    na, nb = nelec
+    sz = abs(na - nb) * 0.5
+    lowest = sz * (sz + 1)
+    ss = lowest if ss_value is None else float(ss_value)
+    if not np.isfinite(ss):
+        raise ValueError(f"cisparse.fci: fix_spin_'s ss must be finite, got {ss_value!r}")
+    if ss < lowest + 0.1:
+        return ss, (sz,)
+    smax = min(na + nb, 2 * norb - na - nb) * 0.5
+    spins = [s for s in np.arange(sz, smax + 0.25, 1.0) if not singlet or int(round(s)) % 2 == 0]
+    hit = [s for s in spins if abs(s * (s + 1) - ss) <= 1e-6 * max(1.0, ss)]
+    if not hit:
+        allowed = ", ".join(f"{s * (s + 1):g}" for s in spins)
+        raise ValueError(f"cisparse.fci: fix_spin_'s ss = {ss:g} is no <S^2> = S(S+1) of this space "
+                         f"({na}a + {nb}b electrons in {norb} orbitals{', singlet-only' if singlet else ''}: "
+                         f"{allowed})")
+    return ss, (hit[0],)
+
+
+def _spin_project(v, norb, nelec, S, smax):
+    """Lowdin's projector onto spin S of the PySCF CI array v: the product
+    over the other spins S' (Sz .. smax) of (S^2 - S'(S'+1)) / (S(S+1) -
+    S'(S'+1)), S^2 as PySCF's spin_op.contract_ss (Lowdin, Phys. Rev. 97,
+    1509 (1955))."""
+    sz = abs(nelec[0] - nelec[1]) * 0.5
+    for sp in np.arange(sz, smax + 0.25, 1.0):
+        if abs(sp - S) > 0.25:
+            w = spin_op.contract_ss(v, norb, nelec).reshape(v.shape)
+            v = (w - sp * (sp + 1) * v) / (S * (S + 1) - sp * (sp + 1))
+    return v
+
+
+def _string_irreps(strs, orbsym, norb):
+    irr = np.zeros(len(strs), dtype=np.int64)
+    for p in range(norb):
+        irr ^= np.where((strs >> p) & 1, int(orbsym[p]) % 10, 0)
+    return irr
+
+
+def _penalty_guesses(h1e, eri, norb, nelec, start, S, nroots, orbsym, wfnsym):
+    """Davidson's first vectors for a fix_spin_ solve, flat in PySCF's order:
+    (1) vectors of spin S, nroots + 2 where the space has them: the caller's
+    ci0 projected onto S, then P-space states (H among the 400 lowest
+    determinants, PySCF's pspace) and then the lowest determinants (H's
+    diagonal) with at least 2S open shells, each projected onto S (Lowdin),
+    made orthonormal; (2) the nroots lowest determinants and the lowest one with
+    open shells as they are (every spin and both alpha <-> beta parities),
+    so that Davidson meets whatever state is lowest under the penalty and
+    the spin check after it says so. Symmetry (orbsym and wfnsym): only
+    determinants of irrep wfnsym (S^2 keeps the irrep)."""
+    na, nb = nelec
+    sa, sb = cistring.make_strings(range(norb), na), cistring.make_strings(range(norb), nb)
+    shape = (len(sa), len(sb))
+    smax = min(na + nb, 2 * norb - na - nb) * 0.5
+    hdiag = np.asarray(direct_spin1.make_hdiag(h1e.reshape(norb, norb), eri, norb, nelec), dtype=np.float64).ravel()
+    openshells = np.bitwise_count(sa[:, None] ^ sb[None, :]).ravel()
+    allowed = np.ones(hdiag.size, dtype=bool)
+    if orbsym is not None and wfnsym is not None:
+        ia, ib = _string_irreps(sa, orbsym, norb), _string_irreps(sb, orbsym, norb)
+        allowed = ((ia[:, None] ^ ib[None, :]) == int(wfnsym) % 10).ravel()
+    want = nroots + 2
+    basis = []
+
+    def add(v):  # Gram-Schmidt twice; dependent vectors dropped
+        v = v.ravel().copy()
+        n0 = np.linalg.norm(v)
+        for _ in range(2):
+            for b in basis:
+                v -= (b @ v) * b
+        n1 = np.linalg.norm(v)
+        if n0 > 0 and n1 > 1e-6 * n0:
+            basis.append(v / n1)
+
+    for v in start:
+        add(_spin_project(v.reshape(shape), norb, nelec, S, smax))
+    if len(basis) < want:  # P-space states (PySCF's pspace: H among the 400 lowest determinants) projected onto S
+        addr, h0 = direct_spin1.pspace(h1e.reshape(norb, norb), eri, norb, nelec,
+                                       np.where(allowed, hdiag, 1e10), min(400, hdiag.size))
+        w, u = np.linalg.eigh(h0)
+        for k in range(min(len(w), 4 * want)):
+            if len(basis) >= want:
+                break
+            e = np.zeros(hdiag.size)
+            e[addr] = u[:, k]
+            e[~allowed] = 0.0  # another irrep's P-space states (H keeps irreps apart)
+            if np.any(e):
+                add(_spin_project(e.reshape(shape), norb, nelec, S, smax))
+    cand = np.where(allowed & (openshells >= int(round(2 * S))), hdiag, np.inf)
+    m = min(cand.size, 64 * want)
+    order = np.argpartition(cand, m - 1)[:m] if m < cand.size else np.arange(cand.size)
+    for i in order[np.argsort(cand[order], kind="stable")]:
+        if len(basis) >= want or not np.isfinite(cand[i]):
+            break
+        e = np.zeros(shape)
+        e.flat[i] = 1.0
+        add(_spin_project(e, norb, nelec, S, smax))
+    spin_s = len(basis)
+    low = np.where(allowed, hdiag, np.inf)
+    k = min(nroots, low.size)
+    pick = list(np.argpartition(low, k - 1)[:k]) if k < low.size else list(range(low.size))
+    opened = np.where(openshells > 0, low, np.inf)
+    if np.isfinite(opened.min()):
+        pick.append(int(np.argmin(opened)))
+    for i in pick:
+        if np.isfinite(low[i]):
+            e = np.zeros(hdiag.size)
+            e[i] = 1.0
+            add(e)
+    return basis, spin_s
+
+
+def _check_penalty_spins(cis, norb, nelec, S, ss, e, shift):
+    """Every root of a fix_spin_ solve has <S^2> = S(S+1) (to 1e-4), else a
+    CisparseError (ERR_NOT_CONVERGED) naming the root and its <S^2>: the
+    lowest states of H + shift P are then of another spin, which would be
+    no answer for the spin asked."""
+    want = S * (S + 1)
+    for k, c in enumerate(cis):
+        got = spin_op.spin_square0(c, norb, nelec)[0]
+        if abs(got - want) > 1e-4 * max(1.0, want):
+            raise CisparseError(L.ERR_NOT_CONVERGED,
+                                f"cisparse.fci: fix_spin_ did not reach <S^2> = {want:g} (ss = {ss:g}): root {k} "
+                                f"has <S^2> = {got:.6g} (E = {e[k]:.10g} with the penalty); the lowest states of "
+                                f"H + {shift:g} P are of another spin here: a larger shift may reach the spin asked")
 
 
 def _symmetric_part(c):
@@ -710,12 +823,16 @@ class FCISolver(direct_spin1.FCISolver):
         if h1e.size != norb * norb:
             raise ValueError(f"cisparse.fci: h1e has {h1e.size} entries for norb = {norb} ({norb} x {norb} expected)")
         eri = _finite("eri", eri)
-        if cylsym:  # D2h blocks, roots filtered by |Lz| (fci_cylsym)
-            return fci_cylsym.kernel(FCISolver.kernel, self, h1e, eri, norb, nelec, ci0, ecore, nroots, tol,
-                                     max_cycle, orbsym, wfnsym, kwargs)
         penalty = getattr(self, "ss_penalty", None)
-        if penalty and not singlet and nelec[0] == nelec[1]:
-            singlet = _penalty_start_symmetric(h1e, eri, norb, nelec, start, nroots)
+        if penalty:  # the spin fix_spin_ must reach (a ValueError where the space has none)
+            pen_ss, (pen_s,) = _penalty_spins(self.ss_value, norb, nelec, singlet)
+        if cylsym:  # D2h blocks, roots filtered by |Lz| (fci_cylsym); the spin of the roots kept checked
+            eci, cis = fci_cylsym.kernel(FCISolver.kernel, self, h1e, eri, norb, nelec, ci0, ecore, nroots, tol,
+                                         max_cycle, orbsym, wfnsym, kwargs)
+            if penalty:
+                _check_penalty_spins(cis if np.ndim(eci) else [cis], norb, nelec, pen_s, pen_ss,
+                                     np.atleast_1d(eci) - ecore, penalty)
+            return eci, cis
         # PySCF's rule: more roots than the space holds gives all it holds (a list still)
         many, nroots = nroots > 1, min(nroots, _space_states(norb, nelec, orbsym, wfnsym, singlet))
         if nroots < 1:  # PySCF's exception
@@ -747,6 +864,11 @@ class FCISolver(direct_spin1.FCISolver):
         if penalty:
             o.spin_penalty = float(penalty)
             o.spin_penalty_ss = -1.0 if self.ss_value is None else float(self.ss_value)
+        if penalty:  # guesses of the target spin beside every other (_penalty_guesses)
+            start, nspin = _penalty_guesses(h1e, eri, norb, nelec, start, pen_s, nroots, orbsym, wfnsym)
+            if nspin == 0:
+                raise ValueError(f"cisparse.fci: fix_spin_: no state of <S^2> = {pen_s * (pen_s + 1):g} in this "
+                                 f"space (irrep {wfnsym})")
         solver = self.__dict__.get("_solver")
         if solver is None:
             solver = _Solver()
@@ -777,6 +899,8 @@ class FCISolver(direct_spin1.FCISolver):
                               seconds=time.perf_counter() - t0)
         finally:
             L.lib.cis_ci_result_free(R)
+        if penalty and not self.__dict__.get("_cylsym_inner"):  # fci_cylsym checks the roots it keeps
+            _check_penalty_spins(cis, norb, nelec, pen_s, pen_ss, e, penalty)
         self.converged = conv if not many else [conv] * nroots
         e = e + ecore
         if not many:
