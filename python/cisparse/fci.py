@@ -379,10 +379,10 @@ def _penalty_guesses(h1e, eri, norb, nelec, start, S, nroots, orbsym, wfnsym):
     ci0 projected onto S, then P-space states (H among the 400 lowest
     determinants, PySCF's pspace) and then the lowest determinants (H's
     diagonal) with at least 2S open shells, each projected onto S (Lowdin),
-    made orthonormal; (2) the nroots lowest determinants and the lowest one with
-    open shells as they are (every spin and both alpha <-> beta parities),
-    so that Davidson meets whatever state is lowest under the penalty and
-    the spin check after it says so. Symmetry (orbsym and wfnsym): only
+    made orthonormal; (2) the nroots + 1 lowest P-space states as they are
+    (the low states of every spin and alpha <-> beta parity), so that
+    Davidson meets whatever state is lowest under the penalty and the spin
+    check after it says so. Symmetry (orbsym and wfnsym): only
     determinants of irrep wfnsym (S^2 keeps the irrep)."""
     na, nb = nelec
     sa, sb = cistring.make_strings(range(norb), na), cistring.make_strings(range(norb), nb)
@@ -409,10 +409,11 @@ def _penalty_guesses(h1e, eri, norb, nelec, start, S, nroots, orbsym, wfnsym):
 
     for v in start:
         add(_spin_project(v.reshape(shape), norb, nelec, S, smax))
-    if len(basis) < want:  # P-space states (PySCF's pspace: H among the 400 lowest determinants) projected onto S
-        addr, h0 = direct_spin1.pspace(h1e.reshape(norb, norb), eri, norb, nelec,
-                                       np.where(allowed, hdiag, 1e10), min(400, hdiag.size))
-        w, u = np.linalg.eigh(h0)
+    # P-space states (PySCF's pspace: H among the 400 lowest determinants of the irrep)
+    addr, h0 = direct_spin1.pspace(h1e.reshape(norb, norb), eri, norb, nelec, np.where(allowed, hdiag, 1e10),
+                                   min(400, hdiag.size))
+    w, u = np.linalg.eigh(h0)
+    if len(basis) < want:  # projected onto S
         for k in range(min(len(w), 4 * want)):
             if len(basis) >= want:
                 break
@@ -431,17 +432,16 @@ def _penalty_guesses(h1e, eri, norb, nelec, start, S, nroots, orbsym, wfnsym):
         e.flat[i] = 1.0
         add(_spin_project(e, norb, nelec, S, smax))
     spin_s = len(basis)
-    low = np.where(allowed, hdiag, np.inf)
-    k = min(nroots, low.size)
-    pick = list(np.argpartition(low, k - 1)[:k]) if k < low.size else list(range(low.size))
-    opened = np.where(openshells > 0, low, np.inf)
-    if np.isfinite(opened.min()):
-        pick.append(int(np.argmin(opened)))
-    for i in pick:
-        if np.isfinite(low[i]):
-            e = np.zeros(hdiag.size)
-            e[i] = 1.0
+    others = 0
+    for k in range(len(w)):  # the lowest P-space states of the irrep as they are (other spins)
+        if others > nroots:
+            break
+        e = np.zeros(hdiag.size)
+        e[addr] = u[:, k]
+        e[~allowed] = 0.0
+        if np.linalg.norm(e) > 0.5:
             add(e)
+            others += 1
     return basis, spin_s
 
 
@@ -456,7 +456,7 @@ def _check_penalty_spins(cis, norb, nelec, S, ss, e, shift):
         if abs(got - want) > 1e-4 * max(1.0, want):
             raise CisparseError(L.ERR_NOT_CONVERGED,
                                 f"cisparse.fci: fix_spin_ did not reach <S^2> = {want:g} (ss = {ss:g}): root {k} "
-                                f"has <S^2> = {got:.6g} (E = {e[k]:.10g} with the penalty); the lowest states of "
+                                f"has <S^2> = {round(got, 6) + 0.0:g} (E = {e[k]:.10g} with the penalty); the lowest states of "
                                 f"H + {shift:g} P are of another spin here: a larger shift may reach the spin asked")
 
 

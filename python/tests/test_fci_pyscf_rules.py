@@ -228,23 +228,6 @@ def test_fix_spin_on_singlet_and_symmetric_solvers():
             assert s.stats["products"] < 40
 
 
-def test_fix_spin_keeps_the_symmetric_start():
-    # PySCF's test_casci::test_fix_spin_: the squared penalty towards a
-    # triplet from PySCF's start (one closed-shell determinant, symmetric
-    # under alpha <-> beta) stays among the singlets: the penalised singlet,
-    # not the lower triplet
-    mol = gto.M(atom="N 0 0 -0.7; N 0 0 0.7", basis="631g", verbose=0)
-    mf = scf.RHF(mol).set(conv_tol=1e-10).run()
-    for ss in (2, 0):
-        ref = mcscf.CASCI(mf, 4, 4)
-        ref.fix_spin_(ss=ss).run()
-        mc = mcscf.CASCI(mf, 4, 4)
-        mc.fcisolver = cpu(mol)
-        mc.fix_spin_(ss=ss).run()
-        assert abs(mc.e_tot - ref.e_tot) < 1e-8
-        assert abs(mc.fcisolver.spin_square(mc.ci, 4, 4)[0]) < 1e-8
-
-
 def test_wfnsym_without_determinants_is_pyscfs_error():
     # two electrons of one spin in two A orbitals: no determinant of irrep 1
     h1, eri = random_integrals(2, 3)
