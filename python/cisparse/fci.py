@@ -31,7 +31,9 @@ CASSCF's approximate CI steps call on absorb_h1e's integrals) runs on the GPU
 above ``contract_min`` determinants (the direct sigma), PySCF's own otherwise.
 """
 import ctypes
+import functools
 import os
+import threading
 import time
 
 import numpy as np
@@ -691,6 +693,16 @@ class _DirectSpace(_DirectBase):
         return self.to_pyscf(out)
 
 
+def _serialised(method):
+    """method run under the solver's lock (_call_lock): one call at a time
+    per solver, whichever thread makes it."""
+    @functools.wraps(method)
+    def run(self, *args, **kwargs):
+        with self._call_lock():
+            return method(self, *args, **kwargs)
+    return run
+
+
 class FCISolver(direct_spin1.FCISolver):
     """PySCF's FCISolver interface on cisparse's CI Hamiltonian and Davidson.
 
@@ -706,7 +718,12 @@ class FCISolver(direct_spin1.FCISolver):
     (Davidson's subspace: max_space + 4 per root after the first, as PySCF's),
     spin, orbsym, wfnsym, verbose; after kernel: converged, eci, ci, and
     cisparse's figures in ``stats`` (device, size, nonzeros, iterations,
-    products, seconds)."""
+    products, seconds).
+    Threads: one solver may be called from several threads; its calls that
+    touch the kept state (kernel, contract_2e and the RDMs) are
+    serialised by a lock of the solver (each runs alone, in turn; the C
+    solver serialises its own calls too), so each returns what it would
+    alone. Separate solvers run concurrently."""
 
     rdm_min = 1500  # RDMs from this many determinants on are cisparse's (PySCF's below)
     room = _DEVICE_ROOM
@@ -723,6 +740,12 @@ class FCISolver(direct_spin1.FCISolver):
         self.singlet = bool(singlet)  # PySCF's direct_spin0: only states with c = c^T (S = 0, 2, ...)
         self._space = None
         self.stats = {}
+
+    def _call_lock(self):
+        """The solver's reentrant lock (made on first use: copies of the
+        solver that PySCF's wrappers make share their __dict__'s)."""
+        lock = self.__dict__.get("_lock")
+        return lock if lock is not None else self.__dict__.setdefault("_lock", threading.RLock())
 
     def _pyscf(self):
         """PySCF's solver class whose methods serve where cisparse's do not
@@ -779,6 +802,7 @@ class FCISolver(direct_spin1.FCISolver):
             raise CisparseError(L.ERR_NO_GPU, why)
         return n > 0
 
+    @_serialised
     def kernel(self, h1e, eri, norb, nelec, ci0=None, ecore=0, nroots=None, tol=None, max_cycle=None,
                orbsym=None, wfnsym=None, **kwargs):
         """The lowest nroots states: one call of cisparse's CI driver
@@ -992,6 +1016,7 @@ class FCISolver(direct_spin1.FCISolver):
     contract_min = 1500  # determinants from which contract_2e runs on the GPU (PySCF's below or without one)
     contract_on_host = False  # without a GPU: cisparse's host sigma instead of PySCF's (tests)
 
+    @_serialised
     def contract_2e(self, eri, fcivec, norb, nelec, link_index=None, **kwargs):
         na, nb = direct_spin1._unpack_nelec(nelec, self.spin)
         n = cistring.num_strings(norb, na) * cistring.num_strings(norb, nb)
@@ -1005,6 +1030,7 @@ class FCISolver(direct_spin1.FCISolver):
         st["seconds"] += time.perf_counter() - t0
         return out
 
+    @_serialised
     def make_rdm1s(self, fcivec, norb, nelec, link_index=None):
         r = self._rdm_space(norb, nelec)
         if r is None:
@@ -1012,12 +1038,14 @@ class FCISolver(direct_spin1.FCISolver):
         d = self._rdms(r, None, fcivec, ("rdm1a", "rdm1b"))
         return d["rdm1a"], d["rdm1b"]
 
+    @_serialised
     def make_rdm1(self, fcivec, norb, nelec, link_index=None):
         r = self._rdm_space(norb, nelec)
         if r is None:
             return self._pyscf().make_rdm1(self, fcivec, norb, nelec, link_index)
         return self._rdms(r, None, fcivec, ("rdm1",))["rdm1"]
 
+    @_serialised
     def make_rdm12s(self, fcivec, norb, nelec, link_index=None, reorder=True):
         r = self._rdm_space(norb, nelec) if reorder else None
         if r is None:
@@ -1025,6 +1053,7 @@ class FCISolver(direct_spin1.FCISolver):
         d = self._rdms(r, None, fcivec, ("rdm1a", "rdm1b", "rdm2aa", "rdm2ab", "rdm2bb"))
         return (d["rdm1a"], d["rdm1b"]), (d["rdm2aa"], d["rdm2ab"], d["rdm2bb"])
 
+    @_serialised
     def make_rdm12(self, fcivec, norb, nelec, link_index=None, reorder=True):
         r = self._rdm_space(norb, nelec) if reorder else None
         if r is None:
@@ -1032,6 +1061,7 @@ class FCISolver(direct_spin1.FCISolver):
         d = self._rdms(r, None, fcivec, ("rdm1", "rdm2"))
         return d["rdm1"], d["rdm2"]
 
+    @_serialised
     def trans_rdm1s(self, cibra, ciket, norb, nelec, link_index=None):
         r = self._rdm_space(norb, nelec)
         if r is None:
@@ -1039,12 +1069,14 @@ class FCISolver(direct_spin1.FCISolver):
         d = self._rdms(r, cibra, ciket, ("rdm1a", "rdm1b"))
         return d["rdm1a"], d["rdm1b"]
 
+    @_serialised
     def trans_rdm1(self, cibra, ciket, norb, nelec, link_index=None):
         r = self._rdm_space(norb, nelec)
         if r is None:
             return self._pyscf().trans_rdm1(self, cibra, ciket, norb, nelec, link_index)
         return self._rdms(r, cibra, ciket, ("rdm1",))["rdm1"]
 
+    @_serialised
     def trans_rdm12s(self, cibra, ciket, norb, nelec, link_index=None, reorder=True):
         r = self._rdm_space(norb, nelec) if reorder else None
         if r is None:
@@ -1052,6 +1084,7 @@ class FCISolver(direct_spin1.FCISolver):
         d = self._rdms(r, cibra, ciket, ("rdm1a", "rdm1b", "rdm2aa", "rdm2ab", "rdm2ba", "rdm2bb"))
         return (d["rdm1a"], d["rdm1b"]), (d["rdm2aa"], d["rdm2ab"], d["rdm2ba"], d["rdm2bb"])
 
+    @_serialised
     def trans_rdm12(self, cibra, ciket, norb, nelec, link_index=None, reorder=True):
         r = self._rdm_space(norb, nelec) if reorder else None
         if r is None:
