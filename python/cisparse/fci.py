@@ -261,7 +261,8 @@ def _ci0_list(ci0, shape):
     """ci0 as a list of flat vectors of the space's nA * nB entries (PySCF
     passes one array, a list or stack of them, or None): a vector of another
     size is a ValueError naming both sizes; complex ones a TypeError; those
-    with NaN/Inf or all zeros are skipped (no guess)."""
+    with NaN/Inf or all zeros are skipped (no guess), those that depend on
+    the ones before dropped (_independent)."""
     if ci0 is None:
         return []
     size = shape[0] * shape[1]
@@ -276,6 +277,24 @@ def _ci0_list(ci0, shape):
                              f"determinants ({shape[0]} x {shape[1]})")
         if np.all(np.isfinite(v)) and np.any(v):
             out.append(v)
+    return _independent(out)
+
+
+def _independent(vs, lindep=1e-7):
+    """vs made orthonormal in order (Gram-Schmidt, twice), those that depend
+    on the ones before (a part outside their span below lindep of the
+    vector's norm) dropped, as PySCF's Davidson drops them from its guesses
+    (its QR); the driver then adds P-space guesses for the roots left."""
+    out = []
+    for v in vs:
+        n0 = np.linalg.norm(v)
+        w = v / n0
+        for _ in range(2):
+            for b in out:
+                w = w - (b @ w) * b
+        n1 = np.linalg.norm(w)
+        if n1 > lindep:
+            out.append(w / n1)
     return out
 
 
