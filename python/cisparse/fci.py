@@ -477,8 +477,9 @@ def _check_penalty_spins(cis, norb, nelec, S, ss, e, shift):
         if abs(got - want) > 1e-4 * max(1.0, want):
             raise CisparseError(L.ERR_NOT_CONVERGED,
                                 f"cisparse.fci: fix_spin_ did not reach <S^2> = {want:g} (ss = {ss:g}): root {k} "
-                                f"has <S^2> = {round(got, 6) + 0.0:g} (E = {e[k]:.10g} with the penalty); the lowest states of "
-                                f"H + {shift:g} P are of another spin here: a larger shift may reach the spin asked")
+                                f"has <S^2> = {round(got, 6) + 0.0:g} (E = {e[k]:.10g} with the penalty); the lowest "
+                                f"states of H + {shift:g} P are of another spin here: a larger shift may reach the "
+                                "spin asked")
 
 
 def _symmetric_part(c):

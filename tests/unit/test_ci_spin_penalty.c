@@ -102,8 +102,9 @@ static void check_diagonal(const char *name, cis_fcidump *F, const cis_operator 
       x[i] = 1.0;
       CHECK_OK(cis_operator_apply(P, 1.0, x, 0.0, y, NULL));
       x[i] = 0.0;
-      CHECK(fabs(y[i] - d[i]) <= 1e-10 * fmax(1.0, fabs(d[i])), "%s %s penalty: diagonal %lld is %.12f, (H+sP)_ii %.12f",
-            name, sq ? "squared" : "linear", (long long)i, d[i], y[i]);
+      CHECK(fabs(y[i] - d[i]) <= 1e-10 * fmax(1.0, fabs(d[i])),
+            "%s %s penalty: diagonal %lld is %.12f, (H+sP)_ii %.12f", name, sq ? "squared" : "linear", (long long)i,
+            d[i], y[i]);
     }
     cis_operator_free(P);
   }
