@@ -211,8 +211,13 @@ static int rc_check(const cis_fcidump *F, const rc_ref *R, const rc_variant *V, 
   if (st != CIS_OK) {
     const char *msg = cis_last_error();
     if (V->cpu_parts && strstr(msg, "at most one part per alpha string")) { cis_ci_result_free(res); return 0; }
-    if (spin >= 0 && st == CIS_ERR_INVALID && isnan(rc_spin_energy(R, (int)floor(2 * spin + 0.5), roots - 1))) {
+    const double Es = spin >= 0 ? rc_spin_energy(R, (int)floor(2 * spin + 0.5), roots - 1) : NAN;
+    if (spin >= 0 && st == CIS_ERR_INVALID && isnan(Es)) {
       cis_ci_result_free(res); /* refused: fewer states of that spin than asked, rightly */
+      return 0;
+    }
+    if (spin >= 0 && st == CIS_ERR_NOT_FOUND && rc_mult(R->e, R->n, Es) + (roots - 1) > 63) {
+      cis_ci_result_free(res); /* refused: the state lies in a level wider than the 64 roots a filter computes */
       return 0;
     }
     snprintf(why, len, "%s: refused: %s", V->name, msg);

@@ -253,7 +253,11 @@ CIS_API void cis_ci_result_free(cis_ci_result *r);
 /* A solver kept across solves of the same space with new integrals
  * (CASSCF's macro-iterations): the direct space (strings, links, the GPU's
  * workspace) is made once and reused while norb, electrons, MS2, ORBSYM,
- * ISYM, the method and the device stay the same. */
+ * ISYM, the method and the device stay the same. Thread safety: calls of
+ * cis_ci_solver_solve and cis_ci_solver_dets on one solver from several
+ * threads are serialised (a mutex in the solver: each runs alone, in turn);
+ * separate solvers run concurrently; cis_ci_solver_free must not overlap a
+ * call on the same solver. */
 typedef struct cis_ci_solver cis_ci_solver;
 
 /* A new solver (nothing built until the first solve). */

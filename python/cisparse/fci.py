@@ -31,12 +31,14 @@ CASSCF's approximate CI steps call on absorb_h1e's integrals) runs on the GPU
 above ``contract_min`` determinants (the direct sigma), PySCF's own otherwise.
 """
 import ctypes
+import functools
 import os
+import threading
 import time
 
 import numpy as np
 from pyscf import ao2mo
-from pyscf.fci import cistring, direct_spin0, direct_spin1, direct_spin1_symm
+from pyscf.fci import cistring, direct_spin0, direct_spin1, direct_spin1_symm, spin_op
 
 from . import _lib as L
 from . import fci_cylsym
@@ -259,7 +261,8 @@ def _ci0_list(ci0, shape):
     """ci0 as a list of flat vectors of the space's nA * nB entries (PySCF
     passes one array, a list or stack of them, or None): a vector of another
     size is a ValueError naming both sizes; complex ones a TypeError; those
-    with NaN/Inf or all zeros are skipped (no guess)."""
+    with NaN/Inf or all zeros are skipped (no guess), those that depend on
+    the ones before dropped (_independent)."""
     if ci0 is None:
         return []
     size = shape[0] * shape[1]
@@ -274,6 +277,24 @@ def _ci0_list(ci0, shape):
                              f"determinants ({shape[0]} x {shape[1]})")
         if np.all(np.isfinite(v)) and np.any(v):
             out.append(v)
+    return _independent(out)
+
+
+def _independent(vs, lindep=1e-7):
+    """vs made orthonormal in order (Gram-Schmidt, twice), those that depend
+    on the ones before (a part outside their span below lindep of the
+    vector's norm) dropped, as PySCF's Davidson drops them from its guesses
+    (its QR); the driver then adds P-space guesses for the roots left."""
+    out = []
+    for v in vs:
+        n0 = np.linalg.norm(v)
+        w = v / n0
+        for _ in range(2):
+            for b in out:
+                w = w - (b @ w) * b
+        n1 = np.linalg.norm(w)
+        if n1 > lindep:
+            out.append(w / n1)
     return out
 
 
@@ -328,23 +349,137 @@ def _space_states(norb, nelec, orbsym, wfnsym, singlet):
     return (dets + (sum(a) if w == 0 else 0)) // 2 if singlet else dets
 
 
-def _penalty_start_symmetric(h1e, eri, norb, nelec, start, nroots):
-    """Whether PySCF's fix_spin_ solve would start, and so stay, in the
-    states symmetric under alpha <-> beta (S = 0, 2, ...): its penalty
-    solver runs Davidson only, from ci0 or else from the nroots lowest
-    diagonal determinants (direct_spin1.get_init_guess), and H and the
-    penalty keep that symmetry. Symmetric: every ci0 vector is (to 1e-12),
-    or without ci0 one root whose lowest determinant is closed shell."""
-    na = cistring.num_strings(norb, nelec[0])
-    if start:
-        return len(start) >= nroots and all(
-            np.linalg.norm(v.reshape(na, na) - v.reshape(na, na).T) <= 1e-12 * np.linalg.norm(v) for v in start)
-    if nroots != 1:
-        return False
-    hdiag = direct_spin1.make_hdiag(h1e.reshape(norb, norb), eri, norb, nelec).reshape(na, na)
-    low = np.tril(hdiag) + np.triu(np.full_like(hdiag, np.inf), 1)  # PySCF's guess: lower triangle (A >= B)
-    a, b = np.unravel_index(np.argmin(low), low.shape)
-    return a == b
+def _penalty_spins(ss_value, norb, nelec, singlet):
+    """The spins S a fix_spin_ solve must reach (PySCF's SpinPenaltyFCISolver
+    rule): below Sz(Sz+1) + 0.1 the penalty shift (S^2 - ss) leaves the
+    lowest spin Sz unshifted; above, shift (S^2 - ss)^2 leaves S(S+1) = ss.
+    A ValueError where ss is no S(S+1) of a spin the space holds (Sz .. Smax,
+    Smax = the open shells' most / 2; a singlet-only solver, S = 0, 2, ...)."""
+    na, nb = nelec
+    sz = abs(na - nb) * 0.5
+    lowest = sz * (sz + 1)
+    ss = lowest if ss_value is None else float(ss_value)
+    if not np.isfinite(ss):
+        raise ValueError(f"cisparse.fci: fix_spin_'s ss must be finite, got {ss_value!r}")
+    if ss < lowest + 0.1:
+        return ss, (sz,)
+    smax = min(na + nb, 2 * norb - na - nb) * 0.5
+    spins = [s for s in np.arange(sz, smax + 0.25, 1.0) if not singlet or int(round(s)) % 2 == 0]
+    hit = [s for s in spins if abs(s * (s + 1) - ss) <= 1e-6 * max(1.0, ss)]
+    if not hit:
+        allowed = ", ".join(f"{s * (s + 1):g}" for s in spins)
+        raise ValueError(f"cisparse.fci: fix_spin_'s ss = {ss:g} is no <S^2> = S(S+1) of this space "
+                         f"({na}a + {nb}b electrons in {norb} orbitals{', singlet-only' if singlet else ''}: "
+                         f"{allowed})")
+    return ss, (hit[0],)
+
+
+def _spin_project(v, norb, nelec, S, smax):
+    """Lowdin's projector onto spin S of the PySCF CI array v: the product
+    over the other spins S' (Sz .. smax) of (S^2 - S'(S'+1)) / (S(S+1) -
+    S'(S'+1)), S^2 as PySCF's spin_op.contract_ss (Lowdin, Phys. Rev. 97,
+    1509 (1955))."""
+    sz = abs(nelec[0] - nelec[1]) * 0.5
+    for sp in np.arange(sz, smax + 0.25, 1.0):
+        if abs(sp - S) > 0.25:
+            w = spin_op.contract_ss(v, norb, nelec).reshape(v.shape)
+            v = (w - sp * (sp + 1) * v) / (S * (S + 1) - sp * (sp + 1))
+    return v
+
+
+def _string_irreps(strs, orbsym, norb):
+    irr = np.zeros(len(strs), dtype=np.int64)
+    for p in range(norb):
+        irr ^= np.where((strs >> p) & 1, int(orbsym[p]) % 10, 0)
+    return irr
+
+
+def _penalty_guesses(h1e, eri, norb, nelec, start, S, nroots, orbsym, wfnsym):
+    """Davidson's first vectors for a fix_spin_ solve, flat in PySCF's order:
+    (1) vectors of spin S, nroots + 2 where the space has them: the caller's
+    ci0 projected onto S, then P-space states (H among the 400 lowest
+    determinants, PySCF's pspace) and then the lowest determinants (H's
+    diagonal) with at least 2S open shells, each projected onto S (Lowdin),
+    made orthonormal; (2) the nroots + 1 lowest P-space states as they are
+    (the low states of every spin and alpha <-> beta parity), so that
+    Davidson meets whatever state is lowest under the penalty and the spin
+    check after it says so. Symmetry (orbsym and wfnsym): only
+    determinants of irrep wfnsym (S^2 keeps the irrep)."""
+    na, nb = nelec
+    sa, sb = cistring.make_strings(range(norb), na), cistring.make_strings(range(norb), nb)
+    shape = (len(sa), len(sb))
+    smax = min(na + nb, 2 * norb - na - nb) * 0.5
+    hdiag = np.asarray(direct_spin1.make_hdiag(h1e.reshape(norb, norb), eri, norb, nelec), dtype=np.float64).ravel()
+    openshells = np.bitwise_count(sa[:, None] ^ sb[None, :]).ravel()
+    allowed = np.ones(hdiag.size, dtype=bool)
+    if orbsym is not None and wfnsym is not None:
+        ia, ib = _string_irreps(sa, orbsym, norb), _string_irreps(sb, orbsym, norb)
+        allowed = ((ia[:, None] ^ ib[None, :]) == int(wfnsym) % 10).ravel()
+    want = nroots + 2
+    basis = []
+
+    def add(v):  # Gram-Schmidt twice; dependent vectors dropped
+        v = v.ravel().copy()
+        n0 = np.linalg.norm(v)
+        for _ in range(2):
+            for b in basis:
+                v -= (b @ v) * b
+        n1 = np.linalg.norm(v)
+        if n0 > 0 and n1 > 1e-6 * n0:
+            basis.append(v / n1)
+
+    for v in start:
+        add(_spin_project(v.reshape(shape), norb, nelec, S, smax))
+    # P-space states (PySCF's pspace: H among the 400 lowest determinants of the irrep)
+    addr, h0 = direct_spin1.pspace(h1e.reshape(norb, norb), eri, norb, nelec, np.where(allowed, hdiag, 1e10),
+                                   min(400, hdiag.size))
+    w, u = np.linalg.eigh(h0)
+    if len(basis) < want:  # projected onto S
+        for k in range(min(len(w), 4 * want)):
+            if len(basis) >= want:
+                break
+            e = np.zeros(hdiag.size)
+            e[addr] = u[:, k]
+            e[~allowed] = 0.0  # another irrep's P-space states (H keeps irreps apart)
+            if np.any(e):
+                add(_spin_project(e.reshape(shape), norb, nelec, S, smax))
+    cand = np.where(allowed & (openshells >= int(round(2 * S))), hdiag, np.inf)
+    m = min(cand.size, 64 * want)
+    order = np.argpartition(cand, m - 1)[:m] if m < cand.size else np.arange(cand.size)
+    for i in order[np.argsort(cand[order], kind="stable")]:
+        if len(basis) >= want or not np.isfinite(cand[i]):
+            break
+        e = np.zeros(shape)
+        e.flat[i] = 1.0
+        add(_spin_project(e, norb, nelec, S, smax))
+    spin_s = len(basis)
+    others = 0
+    for k in range(len(w)):  # the lowest P-space states of the irrep as they are (other spins)
+        if others > nroots:
+            break
+        e = np.zeros(hdiag.size)
+        e[addr] = u[:, k]
+        e[~allowed] = 0.0
+        if np.linalg.norm(e) > 0.5:
+            add(e)
+            others += 1
+    return basis, spin_s
+
+
+def _check_penalty_spins(cis, norb, nelec, S, ss, e, shift):
+    """Every root of a fix_spin_ solve has <S^2> = S(S+1) (to 1e-4), else a
+    CisparseError (ERR_NOT_CONVERGED) naming the root and its <S^2>: the
+    lowest states of H + shift P are then of another spin, which would be
+    no answer for the spin asked."""
+    want = S * (S + 1)
+    for k, c in enumerate(cis):
+        got = spin_op.spin_square0(c, norb, nelec)[0]
+        if abs(got - want) > 1e-4 * max(1.0, want):
+            raise CisparseError(L.ERR_NOT_CONVERGED,
+                                f"cisparse.fci: fix_spin_ did not reach <S^2> = {want:g} (ss = {ss:g}): root {k} "
+                                f"has <S^2> = {round(got, 6) + 0.0:g} (E = {e[k]:.10g} with the penalty); the lowest "
+                                f"states of H + {shift:g} P are of another spin here: a larger shift may reach the "
+                                "spin asked")
 
 
 def _symmetric_part(c):
@@ -578,6 +713,16 @@ class _DirectSpace(_DirectBase):
         return self.to_pyscf(out)
 
 
+def _serialised(method):
+    """method run under the solver's lock (_call_lock): one call at a time
+    per solver, whichever thread makes it."""
+    @functools.wraps(method)
+    def run(self, *args, **kwargs):
+        with self._call_lock():
+            return method(self, *args, **kwargs)
+    return run
+
+
 class FCISolver(direct_spin1.FCISolver):
     """PySCF's FCISolver interface on cisparse's CI Hamiltonian and Davidson.
 
@@ -593,7 +738,12 @@ class FCISolver(direct_spin1.FCISolver):
     (Davidson's subspace: max_space + 4 per root after the first, as PySCF's),
     spin, orbsym, wfnsym, verbose; after kernel: converged, eci, ci, and
     cisparse's figures in ``stats`` (device, size, nonzeros, iterations,
-    products, seconds)."""
+    products, seconds).
+    Threads: one solver may be called from several threads; its calls that
+    touch the kept state (kernel, contract_2e and the RDMs) are
+    serialised by a lock of the solver (each runs alone, in turn; the C
+    solver serialises its own calls too), so each returns what it would
+    alone. Separate solvers run concurrently."""
 
     rdm_min = 1500  # RDMs from this many determinants on are cisparse's (PySCF's below)
     room = _DEVICE_ROOM
@@ -610,6 +760,12 @@ class FCISolver(direct_spin1.FCISolver):
         self.singlet = bool(singlet)  # PySCF's direct_spin0: only states with c = c^T (S = 0, 2, ...)
         self._space = None
         self.stats = {}
+
+    def _call_lock(self):
+        """The solver's reentrant lock (made on first use: copies of the
+        solver that PySCF's wrappers make share their __dict__'s)."""
+        lock = self.__dict__.get("_lock")
+        return lock if lock is not None else self.__dict__.setdefault("_lock", threading.RLock())
 
     def _pyscf(self):
         """PySCF's solver class whose methods serve where cisparse's do not
@@ -666,6 +822,7 @@ class FCISolver(direct_spin1.FCISolver):
             raise CisparseError(L.ERR_NO_GPU, why)
         return n > 0
 
+    @_serialised
     def kernel(self, h1e, eri, norb, nelec, ci0=None, ecore=0, nroots=None, tol=None, max_cycle=None,
                orbsym=None, wfnsym=None, **kwargs):
         """The lowest nroots states: one call of cisparse's CI driver
@@ -710,12 +867,16 @@ class FCISolver(direct_spin1.FCISolver):
         if h1e.size != norb * norb:
             raise ValueError(f"cisparse.fci: h1e has {h1e.size} entries for norb = {norb} ({norb} x {norb} expected)")
         eri = _finite("eri", eri)
-        if cylsym:  # D2h blocks, roots filtered by |Lz| (fci_cylsym)
-            return fci_cylsym.kernel(FCISolver.kernel, self, h1e, eri, norb, nelec, ci0, ecore, nroots, tol,
-                                     max_cycle, orbsym, wfnsym, kwargs)
         penalty = getattr(self, "ss_penalty", None)
-        if penalty and not singlet and nelec[0] == nelec[1]:
-            singlet = _penalty_start_symmetric(h1e, eri, norb, nelec, start, nroots)
+        if penalty:  # the spin fix_spin_ must reach (a ValueError where the space has none)
+            pen_ss, (pen_s,) = _penalty_spins(self.ss_value, norb, nelec, singlet)
+        if cylsym:  # D2h blocks, roots filtered by |Lz| (fci_cylsym); the spin of the roots kept checked
+            eci, cis = fci_cylsym.kernel(FCISolver.kernel, self, h1e, eri, norb, nelec, ci0, ecore, nroots, tol,
+                                         max_cycle, orbsym, wfnsym, kwargs)
+            if penalty:
+                _check_penalty_spins(cis if np.ndim(eci) else [cis], norb, nelec, pen_s, pen_ss,
+                                     np.atleast_1d(eci) - ecore, penalty)
+            return eci, cis
         # PySCF's rule: more roots than the space holds gives all it holds (a list still)
         many, nroots = nroots > 1, min(nroots, _space_states(norb, nelec, orbsym, wfnsym, singlet))
         if nroots < 1:  # PySCF's exception
@@ -747,6 +908,11 @@ class FCISolver(direct_spin1.FCISolver):
         if penalty:
             o.spin_penalty = float(penalty)
             o.spin_penalty_ss = -1.0 if self.ss_value is None else float(self.ss_value)
+        if penalty:  # guesses of the target spin beside every other (_penalty_guesses)
+            start, nspin = _penalty_guesses(h1e, eri, norb, nelec, start, pen_s, nroots, orbsym, wfnsym)
+            if nspin == 0:
+                raise ValueError(f"cisparse.fci: fix_spin_: no state of <S^2> = {pen_s * (pen_s + 1):g} in this "
+                                 f"space (irrep {wfnsym})")
         solver = self.__dict__.get("_solver")
         if solver is None:
             solver = _Solver()
@@ -777,6 +943,8 @@ class FCISolver(direct_spin1.FCISolver):
                               seconds=time.perf_counter() - t0)
         finally:
             L.lib.cis_ci_result_free(R)
+        if penalty and not self.__dict__.get("_cylsym_inner"):  # fci_cylsym checks the roots it keeps
+            _check_penalty_spins(cis, norb, nelec, pen_s, pen_ss, e, penalty)
         self.converged = conv if not many else [conv] * nroots
         e = e + ecore
         if not many:
@@ -868,6 +1036,7 @@ class FCISolver(direct_spin1.FCISolver):
     contract_min = 1500  # determinants from which contract_2e runs on the GPU (PySCF's below or without one)
     contract_on_host = False  # without a GPU: cisparse's host sigma instead of PySCF's (tests)
 
+    @_serialised
     def contract_2e(self, eri, fcivec, norb, nelec, link_index=None, **kwargs):
         na, nb = direct_spin1._unpack_nelec(nelec, self.spin)
         n = cistring.num_strings(norb, na) * cistring.num_strings(norb, nb)
@@ -881,6 +1050,7 @@ class FCISolver(direct_spin1.FCISolver):
         st["seconds"] += time.perf_counter() - t0
         return out
 
+    @_serialised
     def make_rdm1s(self, fcivec, norb, nelec, link_index=None):
         r = self._rdm_space(norb, nelec)
         if r is None:
@@ -888,12 +1058,14 @@ class FCISolver(direct_spin1.FCISolver):
         d = self._rdms(r, None, fcivec, ("rdm1a", "rdm1b"))
         return d["rdm1a"], d["rdm1b"]
 
+    @_serialised
     def make_rdm1(self, fcivec, norb, nelec, link_index=None):
         r = self._rdm_space(norb, nelec)
         if r is None:
             return self._pyscf().make_rdm1(self, fcivec, norb, nelec, link_index)
         return self._rdms(r, None, fcivec, ("rdm1",))["rdm1"]
 
+    @_serialised
     def make_rdm12s(self, fcivec, norb, nelec, link_index=None, reorder=True):
         r = self._rdm_space(norb, nelec) if reorder else None
         if r is None:
@@ -901,6 +1073,7 @@ class FCISolver(direct_spin1.FCISolver):
         d = self._rdms(r, None, fcivec, ("rdm1a", "rdm1b", "rdm2aa", "rdm2ab", "rdm2bb"))
         return (d["rdm1a"], d["rdm1b"]), (d["rdm2aa"], d["rdm2ab"], d["rdm2bb"])
 
+    @_serialised
     def make_rdm12(self, fcivec, norb, nelec, link_index=None, reorder=True):
         r = self._rdm_space(norb, nelec) if reorder else None
         if r is None:
@@ -908,6 +1081,7 @@ class FCISolver(direct_spin1.FCISolver):
         d = self._rdms(r, None, fcivec, ("rdm1", "rdm2"))
         return d["rdm1"], d["rdm2"]
 
+    @_serialised
     def trans_rdm1s(self, cibra, ciket, norb, nelec, link_index=None):
         r = self._rdm_space(norb, nelec)
         if r is None:
@@ -915,12 +1089,14 @@ class FCISolver(direct_spin1.FCISolver):
         d = self._rdms(r, cibra, ciket, ("rdm1a", "rdm1b"))
         return d["rdm1a"], d["rdm1b"]
 
+    @_serialised
     def trans_rdm1(self, cibra, ciket, norb, nelec, link_index=None):
         r = self._rdm_space(norb, nelec)
         if r is None:
             return self._pyscf().trans_rdm1(self, cibra, ciket, norb, nelec, link_index)
         return self._rdms(r, cibra, ciket, ("rdm1",))["rdm1"]
 
+    @_serialised
     def trans_rdm12s(self, cibra, ciket, norb, nelec, link_index=None, reorder=True):
         r = self._rdm_space(norb, nelec) if reorder else None
         if r is None:
@@ -928,6 +1104,7 @@ class FCISolver(direct_spin1.FCISolver):
         d = self._rdms(r, cibra, ciket, ("rdm1a", "rdm1b", "rdm2aa", "rdm2ab", "rdm2ba", "rdm2bb"))
         return (d["rdm1a"], d["rdm1b"]), (d["rdm2aa"], d["rdm2ab"], d["rdm2ba"], d["rdm2bb"])
 
+    @_serialised
     def trans_rdm12(self, cibra, ciket, norb, nelec, link_index=None, reorder=True):
         r = self._rdm_space(norb, nelec) if reorder else None
         if r is None:

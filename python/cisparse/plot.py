@@ -189,21 +189,35 @@ _KINDS = {"spmv": plot_spmv, "solvers": plot_solvers}
 
 def main(argv=None):
     """python -m cisparse.plot {spmv|solvers} JSON PREFIX; returns the exit
-    status: 0 drawn (or nothing to draw, said so), 1 matplotlib missing, 2 usage."""
+    status: 0 drawn (or nothing to draw, said so), 1 matplotlib missing or a
+    JSON that cannot be read or is not a run of that kind (one line on
+    stderr), 2 usage."""
     args = sys.argv[1:] if argv is None else argv
     if len(args) != 3 or args[0] not in _KINDS:
         print("usage: python -m cisparse.plot {spmv|solvers} JSON PREFIX", file=sys.stderr)
         return 2
     kind, path, prefix = args
     try:
+        with open(path) as f:
+            run = json.load(f)
+    except (OSError, UnicodeDecodeError, ValueError) as e:  # missing, unreadable, not JSON
+        print(f"plot: cannot read {path}: {getattr(e, 'strerror', None) or e}", file=sys.stderr)
+        return 1
+    if not isinstance(run, dict) or not isinstance(run.get("results", []), list):
+        print(f"plot: {path} is not a cisparse {kind} run (a JSON object with a 'results' list)", file=sys.stderr)
+        return 1
+    try:
         import matplotlib  # noqa: F401
     except ImportError:
         print(f"plot: matplotlib is not installed (pip install 'cisparse[plot]'): no PNG written; "
               f"the JSON is in {path}")
         return 1
-    with open(path) as f:
-        run = json.load(f)
-    written = _KINDS[kind](run, prefix)
+    try:
+        written = _KINDS[kind](run, prefix)
+    except (KeyError, TypeError, ValueError, AttributeError, IndexError) as e:  # rows of another shape
+        what = f"no {e}" if isinstance(e, KeyError) else f"{type(e).__name__}: {e}"
+        print(f"plot: {path} is not a cisparse {kind} run ({what})", file=sys.stderr)
+        return 1
     if not written:
         print("plot: no rows to draw in", path)
     for w in written:

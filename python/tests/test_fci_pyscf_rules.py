@@ -228,23 +228,6 @@ def test_fix_spin_on_singlet_and_symmetric_solvers():
             assert s.stats["products"] < 40
 
 
-def test_fix_spin_keeps_the_symmetric_start():
-    # PySCF's test_casci::test_fix_spin_: the squared penalty towards a
-    # triplet from PySCF's start (one closed-shell determinant, symmetric
-    # under alpha <-> beta) stays among the singlets: the penalised singlet,
-    # not the lower triplet
-    mol = gto.M(atom="N 0 0 -0.7; N 0 0 0.7", basis="631g", verbose=0)
-    mf = scf.RHF(mol).set(conv_tol=1e-10).run()
-    for ss in (2, 0):
-        ref = mcscf.CASCI(mf, 4, 4)
-        ref.fix_spin_(ss=ss).run()
-        mc = mcscf.CASCI(mf, 4, 4)
-        mc.fcisolver = cpu(mol)
-        mc.fix_spin_(ss=ss).run()
-        assert abs(mc.e_tot - ref.e_tot) < 1e-8
-        assert abs(mc.fcisolver.spin_square(mc.ci, 4, 4)[0]) < 1e-8
-
-
 def test_wfnsym_without_determinants_is_pyscfs_error():
     # two electrons of one spin in two A orbitals: no determinant of irrep 1
     h1, eri = random_integrals(2, 3)
@@ -252,3 +235,16 @@ def test_wfnsym_without_determinants_is_pyscfs_error():
         direct_spin1_symm.FCI().kernel(h1, eri, 2, (2, 0), orbsym=np.array([0, 0]), wfnsym=1)
     with pytest.raises(lib.exceptions.WfnSymmetryError, match="no determinant of wfnsym 1"):
         cpu().kernel(h1, eri, 2, (2, 0), orbsym=np.array([0, 0]), wfnsym=1)
+
+
+def test_dependent_ci0_vectors_are_dropped(h2o_sym):
+    # ci0 with linearly dependent vectors: PySCF's Davidson drops them (its
+    # QR) and goes on; so does cisparse (P-space guesses fill the roots left):
+    # the two lowest states, as without ci0
+    mol, mf = h2o_sym
+    c = mf.mo_coeff[:, 2:8]
+    h1, eri = c.T @ mf.get_hcore() @ c, ao2mo.kernel(mol, c)
+    e_ref, v = fci.direct_spin1.FCI().kernel(h1, eri, 6, (3, 3), nroots=2)
+    for ci0 in ([v[0], 2 * v[0]], [v[0], v[1], v[0] - 3 * v[1]], np.array([v[1], v[1]])):
+        e, c2 = cpu().kernel(h1, eri, 6, (3, 3), nroots=2, ci0=ci0)
+        np.testing.assert_allclose(e, e_ref, atol=1e-9)

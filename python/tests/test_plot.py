@@ -63,3 +63,36 @@ def test_usage_errors_return_2(capsys):
     assert plot.main([]) == 2
     assert plot.main(["pie", "a.json", "p"]) == 2
     assert "usage: python -m cisparse.plot" in capsys.readouterr().err
+
+
+def test_unreadable_json_is_one_line_and_status_1(tmp_path, capsys):
+    # a missing file, a file that is not JSON, JSON of another shape: one
+    # line on stderr naming the file, no traceback, status 1
+    bad = tmp_path / "bad.json"
+    bad.write_text("{not json")
+    listed = tmp_path / "list.json"
+    listed.write_text("[1, 2]")
+    for path in (tmp_path / "missing.json", bad, listed):
+        assert plot.main(["spmv", str(path), str(tmp_path / "fig")]) == 1
+        err = capsys.readouterr().err
+        assert err.startswith("plot: ") and str(path) in err and err.count("\n") == 1
+        assert "Traceback" not in err
+
+
+def test_rows_of_another_shape_are_one_line(tmp_path, capsys):
+    pytest.importorskip("matplotlib")
+    path = tmp_path / "rows.json"
+    for run in ({"results": [{"kernel": "csr"}]}, {"results": [3]}):
+        path.write_text(json.dumps(run))
+        assert plot.main(["spmv", str(path), str(tmp_path / "fig")]) == 1
+        err = capsys.readouterr().err
+        assert err.startswith(f"plot: {path} is not a cisparse spmv run") and err.count("\n") == 1
+
+
+def test_module_run_on_a_missing_file(tmp_path):
+    # python -m cisparse.plot itself: no traceback, nonzero exit
+    import subprocess
+    import sys
+    r = subprocess.run([sys.executable, "-m", "cisparse.plot", "spmv", str(tmp_path / "none.json"), "p"],
+                       capture_output=True, text=True)
+    assert r.returncode == 1 and "Traceback" not in r.stderr and r.stderr.startswith("plot: cannot read")

@@ -653,9 +653,14 @@ cleanup:
   return CIS_OK;
 }
 
+/* Calls on one solver from several threads run one at a time (s->lock):
+ * its kept space, device workspace and keys are shared by every solve. */
 cis_status cis_ci_solver_solve(cis_ci_solver *s, const cis_fcidump *F, const cis_ci_solve_opts *o, cis_ci_result **out) {
   if (o && o->gpu && cis_gpu_count(NULL, 0) > 0) cis_gpu_sync(); /* the CUDA context before the clock */
-  return solve(s, F, o, cis_wtime(), 0, NULL, out);
+  if (s) pthread_mutex_lock(&s->lock);
+  cis_status st = solve(s, F, o, cis_wtime(), 0, NULL, out);
+  if (s) pthread_mutex_unlock(&s->lock);
+  return st;
 }
 
 cis_status cis_ci_solve(const cis_fcidump *F, const cis_ci_solve_opts *o, cis_ci_result **out) {
@@ -723,7 +728,13 @@ void cis_ci_result_free(cis_ci_result *r) {
 cis_status cis_ci_solver_create(cis_ci_solver **out) {
   if (!out) return cis_error(CIS_ERR_INVALID, "cis_ci_solver_create: NULL argument");
   *out = calloc(1, sizeof **out);
-  return *out ? CIS_OK : cis_error(CIS_ERR_ALLOC, "cannot allocate a CI solver");
+  if (!*out) return cis_error(CIS_ERR_ALLOC, "cannot allocate a CI solver");
+  if (pthread_mutex_init(&(*out)->lock, NULL)) {
+    free(*out);
+    *out = NULL;
+    return cis_error(CIS_ERR_ALLOC, "cannot initialise a CI solver's lock");
+  }
+  return CIS_OK;
 }
 
 void cis_ci_solver_free(cis_ci_solver *s) {
@@ -731,13 +742,26 @@ void cis_ci_solver_free(cis_ci_solver *s) {
   cis_ci_direct_gpu_free(s->G);
   cis_ci_direct_free(s->D);
   cis_ci_space_free(s->S);
+  pthread_mutex_destroy(&s->lock);
   free(s);
 }
 
+static cis_status solver_dets(cis_ci_solver *s, const cis_fcidump *F, const cis_ci_solve_opts *o, uint64_t *alpha,
+                              uint64_t *beta, cis_int *n);
+
 cis_status cis_ci_solver_dets(cis_ci_solver *s, const cis_fcidump *F, const cis_ci_solve_opts *o, uint64_t *alpha,
                               uint64_t *beta, cis_int *n) {
-  cis_status st;
   if (!s || !F || !o || !n) return cis_error(CIS_ERR_INVALID, "cis_ci_solver_dets: NULL argument");
+  pthread_mutex_lock(&s->lock);
+  cis_status st = solver_dets(s, F, o, alpha, beta, n);
+  pthread_mutex_unlock(&s->lock);
+  return st;
+}
+
+/* cis_ci_solver_dets under s->lock. */
+static cis_status solver_dets(cis_ci_solver *s, const cis_fcidump *F, const cis_ci_solve_opts *o, uint64_t *alpha,
+                              uint64_t *beta, cis_int *n) {
+  cis_status st;
   CIS_TRY(check_options(F, o, 0));
   cis_ci_result R;
   ci_run r;

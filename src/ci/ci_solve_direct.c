@@ -94,11 +94,17 @@ cleanup:
 }
 
 /* The spin penalty of PySCF's fix_spin_: H + shift (S^2 - ss), squared above
- * the lowest spin (cis_ci_spin_penalty_operator), on the host sigma. */
+ * the lowest spin (cis_ci_spin_penalty_operator), on the host sigma; its
+ * diagonal becomes Davidson's (r->gdiag, the preconditioner): H's alone
+ * ignores shift (S^2 - ss)^2, up to shift (Smax(Smax+1) - ss)^2, and the
+ * corrections of a state of high spin then stall. */
 static cis_status spin_penalty(ci_run *r) {
   const cis_ci_solve_opts *o = r->o;
   double sz = abs(r->F->ms2) * 0.5, ss = o->spin_penalty_ss >= 0 ? o->spin_penalty_ss : sz * (sz + 1);
-  return cis_ci_spin_penalty_operator(r->op, r->F, r->D, o->spin_penalty, ss, &r->pen);
+  cis_status st = cis_ci_spin_penalty_operator(r->op, r->F, r->D, o->spin_penalty, ss, &r->pen);
+  const double *pd = st == CIS_OK ? cis_operator_diagonal(r->pen) : NULL;
+  if (pd && r->gdiag) memcpy(r->gdiag, pd, (size_t)cis_ci_direct_size(r->D) * sizeof(double));
+  return st;
 }
 
 cis_status ci_run_setup_direct(ci_run *r) {

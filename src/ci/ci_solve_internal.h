@@ -6,14 +6,17 @@
  * (the direct sigma over several parts). */
 #ifndef CIS_CI_SOLVE_INTERNAL_H
 #define CIS_CI_SOLVE_INTERNAL_H
+#include <pthread.h>
 #include "cisparse/cisparse.h"
 #include "cisparse/ci_solve.h"
 #include "core/internal.h"
 #include "ci/ci_davidson_support.h"
 #include "ci/guess_sparse.h"
 
-/* What a cis_ci_solver keeps between solves of one space. */
+/* What a cis_ci_solver keeps between solves of one space; `lock` makes
+ * concurrent calls on one solver (several threads) run one after another. */
 struct cis_ci_solver {
+  pthread_mutex_t lock;    /* held by cis_ci_solver_solve and cis_ci_solver_dets */
   cis_ci_direct *D;        /* the direct space (strings, links, workspace) */
   cis_ci_direct_gpu *G;    /* its device side, room for G_vectors vectors */
   int G_vectors;

@@ -188,8 +188,10 @@ cis_status cis_ci_spin_penalty_operator(const cis_operator *H, const cis_fcidump
   CIS_TRY(cis_operator_from_callback(n, n, CIS_F64, CIS_MEM_HOST, penalty_apply, c, penalty_free, &op));
   c = NULL; /* owned by op */
   /* Diagonal (the Davidson preconditioner and guesses): H's plus shift times
-   * P's, diag(S^2) = Sz^2 + Sz + (beta-only orbitals); squared: its square
-   * (the diagonal of the square's leading part). */
+   * P's, diag(S^2) = Sz^2 + Sz + (beta-only orbitals); squared, exactly:
+   * diag((S^2 - ss)^2)_ii = (S^2 - ss)_ii^2 + sum_{j != i} (S^2)_ij^2, and row
+   * i of S- S+ holds one +-1 for each pair (alpha-only q, beta-only p) whose
+   * spins it exchanges, so the sum is (alpha-only) x (beta-only). */
   if (cis_operator_diagonal(H)) {
     CIS_TRY(cis_alloc_array((void **)&diag, (size_t)n, sizeof(double), "spin penalty diagonal"));
     const double *hd = cis_operator_diagonal(H);
@@ -199,8 +201,9 @@ cis_status cis_ci_spin_penalty_operator(const cis_operator *H, const cis_fcidump
     for (cis_int i = 0; i < n; ++i) {
       uint64_t a, b;
       cis_ci_direct_det(D, i, &a, &b);
-      const double p = szz + ci_popcount(b & ~a) - ss;
-      diag[i] = hd[i] + shift * (square ? p * p : p);
+      const int nbo = ci_popcount(b & ~a), nao = ci_popcount(a & ~b);
+      const double p = szz + nbo - ss;
+      diag[i] = hd[i] + shift * (square ? p * p + (double)nao * nbo : p);
     }
     CIS_TRY(cis_operator_set_diagonal(op, diag));
   }

@@ -8,6 +8,8 @@
  *    lowest roots of H and their <S^2>; the penalty towards a singlet
  *    (linear P) and a triplet (squared P) gives the lowest root of that spin
  *    among them, to 1e-9 Eh, with that <S^2>;
+ *  - the penalised operator's diagonal equals e_i . (H + shift P) e_i
+ *    (linear and squared P: Davidson's preconditioner);
  *  - refusals: NULL, aliased vectors, ss below Sz(Sz+1), a host operator of
  *    another size.
  * <S^2> of compact vectors: test_ci_s2_direct. */
@@ -85,6 +87,31 @@ static void check_penalty(const char *name, cis_fcidump *F, const cis_operator *
 
 /* MS2 = 0, C1: the lowest K roots of H with their <S^2>, then the penalty
  * towards a singlet (linear P) and a triplet (squared P). */
+/* The penalised operator's diagonal (Davidson's preconditioner) is its
+ * diagonal: e_i . (H + shift P) e_i on the first 200 unit vectors, linear
+ * (ss = Sz(Sz+1)) and squared (ss = 6). */
+static void check_diagonal(const char *name, cis_fcidump *F, const cis_operator *H, const cis_ci_direct *D) {
+  const cis_int n = cis_ci_direct_size(D);
+  double *x = calloc((size_t)n, sizeof(double)), *y = malloc((size_t)n * sizeof(double));
+  for (int sq = 0; sq < 2 && x && y; ++sq) {
+    cis_operator *P = NULL;
+    CHECK_OK(cis_ci_spin_penalty_operator(H, F, D, 0.3, sq ? 6.0 : 0.0, &P));
+    const double *d = cis_operator_diagonal(P);
+    CHECK(d != NULL, "%s: the penalty operator has a diagonal", name);
+    for (cis_int i = 0; d && i < n && i < 200; ++i) {
+      x[i] = 1.0;
+      CHECK_OK(cis_operator_apply(P, 1.0, x, 0.0, y, NULL));
+      x[i] = 0.0;
+      CHECK(fabs(y[i] - d[i]) <= 1e-10 * fmax(1.0, fabs(d[i])),
+            "%s %s penalty: diagonal %lld is %.12f, (H+sP)_ii %.12f", name, sq ? "squared" : "linear", (long long)i,
+            d[i], y[i]);
+    }
+    cis_operator_free(P);
+  }
+  free(x);
+  free(y);
+}
+
 static void test_penalty(const char *name, cis_fcidump *F, int triplet_ground) {
   F->ms2 = 0;
   cis_ci_direct_opts opt = cis_ci_direct_opts_default();
@@ -105,6 +132,7 @@ static void test_penalty(const char *name, cis_fcidump *F, int triplet_ground) {
   CHECK(fabs(s2[0] - (triplet_ground ? 2.0 : 0.0)) < 1e-6, "%s: ground state <S^2> %.6f", name, s2[0]);
   check_penalty(name, F, H, D, K, e, s2, 0.0);
   check_penalty(name, F, H, D, K, e, s2, 2.0);
+  check_diagonal(name, F, H, D);
   /* refusals */
   cis_operator *bad = NULL;
   CHECK(cis_ci_spin_penalty_operator(H, F, D, 0.5, -1.0, &bad) == CIS_ERR_INVALID && !bad, "ss < Sz(Sz+1) refused");
