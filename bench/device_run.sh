@@ -36,6 +36,9 @@
 #             (bench/ci_half_scatter.c): C2H4 CAS(16,16) C1 at workspaces
 #             HS_WORK (GiB, default "0.25 1 4 16"), and with CIDIST_BIG=1 the
 #             16e/18o C1 space at 4 GiB (as each GPU of 2 x 80 GB has)
+#   states    the right state every time: test_ci_random_states with the GPU
+#             methods, then the parity watches' cost, this build against the
+#             one before them (BASE_TAR: its source as a tar; BASE_B its build)
 #   nccl      the summed operator's exchange patterns against NCCL's
 #             all-gather and reduce-scatter (bench/nccl_patterns.c)
 #   cistored  the stored CI Hamiltonian over GPUs (each GPU builds its rows):
@@ -314,6 +317,36 @@ LIST
       done
     done
     [ -z "$made" ] || rm -f "$f" ;;
+  states) # the right state every time (issue 40): the random-integral and
+    # separated-site cases with the GPU methods, then what the parity watches
+    # cost: `ci --device gpu` direct on $SHARED/ci's files, this tree's build
+    # against $BASE_B (the tree before them, built from $BASE_TAR when given)
+    # in one run, roots 1 and 3, three repeats each (medians of to_solution)
+    logged states_random env OMP_NUM_THREADS=1 $B/tests/test_ci_random_states 240
+    tail -3 "$R/states_random.log"
+    BASE_B=${BASE_B:-build-base}
+    if [ -n "${BASE_TAR:-}" ] && [ ! -x "$BASE_B/cisparse" ]; then
+      rm -rf base-src && mkdir base-src && tar -xf "$BASE_TAR" -C base-src &&
+        cmake -S base-src -B "$BASE_B" -DCMAKE_BUILD_TYPE=Release -DCISPARSE_CUDA_ARCH=${CUDA_ARCH:-90} \
+          > "$R/base_build.log" 2>&1 && cmake --build "$BASE_B" -j$JOBS --target cisparse_cli >> "$R/base_build.log" 2>&1 ||
+        tail -5 "$R/base_build.log"
+    fi
+    { echo "file,roots,build,energies,products,iterations,to_solution_median_s"
+      for f in ${STATES_FILES:-h2o_631g n2_sto3g beh2_sto3g lih_sto3g}; do
+        for k in 1 3; do
+          for b in "$BASE_B" "$B"; do
+            [ -x "$b/cisparse" ] || continue
+            $b/cisparse ci "$SHARED/ci/$f.FCIDUMP" --device gpu --method direct --roots $k --repeat 3 --json --quiet \
+              2> /dev/null | python3 -c "
+import json, statistics, sys
+d = json.load(sys.stdin)
+e = ' '.join('%.10f' % r['energy'] for r in d['roots'])
+t = d.get('to_solution_runs') or [d.get('to_solution_seconds')]
+print('$f,$k,$b,%s,%s,%s,%.4f' % (e, d.get('products'), d.get('iterations'), statistics.median(t)))" || echo "$f,$k,$b,failed"
+          done
+        done
+      done; } > "$R/states_cost.csv" 2>&1
+    cat "$R/states_cost.csv" ;;
   *) echo "device_run.sh: unknown step '$step'" >&2; exit 2 ;;
   esac
 done

@@ -178,16 +178,20 @@ static double rc_spin_energy(const rc_ref *R, int twos, int k) {
 typedef struct rc_variant {
   const char *name;
   cis_ci_method method;
-  int cpu_parts, no_tr;
+  int cpu_parts, no_tr, gpu;
 } rc_variant;
 
+/* The host methods, then the GPU ones (RC_NVARIANTS_GPU, where a GPU is). */
 static const rc_variant RC_VARIANTS[] = {
-    {"stored", CIS_CI_METHOD_STORED, 0, 0},
-    {"direct", CIS_CI_METHOD_DIRECT, 0, 0},
-    {"direct no time reversal", CIS_CI_METHOD_DIRECT, 0, 1},
-    {"direct 2 cpu parts", CIS_CI_METHOD_DIRECT, 2, 0},
+    {"stored", CIS_CI_METHOD_STORED, 0, 0, 0},
+    {"direct", CIS_CI_METHOD_DIRECT, 0, 0, 0},
+    {"direct no time reversal", CIS_CI_METHOD_DIRECT, 0, 1, 0},
+    {"direct 2 cpu parts", CIS_CI_METHOD_DIRECT, 2, 0, 0},
+    {"direct on the GPU", CIS_CI_METHOD_DIRECT, 0, 0, 1},
+    {"stored on the GPU", CIS_CI_METHOD_STORED, 0, 0, 1},
 };
-#define RC_NVARIANTS ((int)(sizeof RC_VARIANTS / sizeof RC_VARIANTS[0]))
+#define RC_NVARIANTS 4
+#define RC_NVARIANTS_GPU 2
 
 /* Solve F with variant V for `roots` (of spin `spin` when >= 0) from a
  * P-space of `pspace`; compare with R. Returns 0 when right, else 1 with
@@ -201,6 +205,7 @@ static int rc_check(const cis_fcidump *F, const rc_ref *R, const rc_variant *V, 
   o.pspace = pspace;
   o.cpu_parts = V->cpu_parts;
   o.no_time_reversal = V->no_tr;
+  o.gpu = V->gpu;
   o.spin = spin;
   o.tol = 1e-7;
   o.max_iter = 400;

@@ -4,7 +4,8 @@
  * roots, P-spaces of 4-28 determinants, each seed solved by two of the
  * four methods (stored, direct, direct without time reversal, direct over 2
  * CPU parts: each method on half the seeds) and once with a spin target
- * (stored or direct), each against the dense spectrum and its spins.
+ * (stored or direct), where a GPU is also direct and stored on the GPU,
+ * each against the dense spectrum and its spins.
  * Argument: the number of seeds (default 240); fuzz/fuzz_ci_states runs
  * the same checks on cases of its choosing. */
 #include "test_util.h"
@@ -18,7 +19,9 @@ static const int SITES[][3] = {{4, 4, 0}, {6, 6, 0}, {12, 2, 0}, {5, 5, 1}, {6, 
 int main(int argc, char **argv) {
   const int seeds = argc > 1 ? atoi(argv[1]) : 240;
   int solves = 0, shown = 0;
-  char why[512];
+  char why[512], gpu_why[256];
+  const int gpus = cis_gpu_count(gpu_why, sizeof gpu_why);
+  printf("GPU methods: %s\n", gpus > 0 ? "direct and stored on the GPU as well" : gpu_why);
   const int nfam = (int)(sizeof FAMILIES / sizeof FAMILIES[0]), nsit = (int)(sizeof SITES / sizeof SITES[0]);
   for (int sd = 0; sd < seeds; ++sd) {
     const uint64_t seed = (uint64_t)sd + 1;
@@ -31,6 +34,14 @@ int main(int argc, char **argv) {
     for (int t = 0; t < 2 && R.e; ++t) { /* two of the four methods a seed, each method every other seed */
       const int v = (sd + 2 * t + sd / RC_NVARIANTS) % RC_NVARIANTS;
       const int bad = rc_check(F, &R, &RC_VARIANTS[v], roots, pspace, -1, why, sizeof why);
+      CHECK(!bad || shown > 30, "seed %llu %s norb %d nelec %d ms2 %d roots %d pspace %d: %s", (unsigned long long)seed,
+            sites ? "sites" : "random", f[0], f[1], f[2], roots, pspace, why);
+      shown += bad;
+      ++solves;
+    }
+    for (int t = 0; t < RC_NVARIANTS_GPU && gpus > 0 && R.e; ++t) { /* where a GPU is: its methods too */
+      const int bad = rc_check(F, &R, &RC_VARIANTS[RC_NVARIANTS + t], roots, pspace, t ? -1 : (sd % 2 ? 0.0 : -1),
+                               why, sizeof why);
       CHECK(!bad || shown > 30, "seed %llu %s norb %d nelec %d ms2 %d roots %d pspace %d: %s", (unsigned long long)seed,
             sites ? "sites" : "random", f[0], f[1], f[2], roots, pspace, why);
       shown += bad;
