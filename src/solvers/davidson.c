@@ -428,9 +428,17 @@ cis_status cis_davidson_operator(const cis_operator *H, const double *diag, cons
      * residual there) */
     CIS_TRY(phase(B, o.verbose, &t_ph, &ph_rayleigh));
     if ((slots - m < kk || m >= max_sub) && m < n) { /* the whole space in reach (slots past max_sub): never sooner */
-      CIS_TRY(collapse(B, &w, m, kk, max_sub));
-      m = kk;
-      if (w.lab) memcpy(w.lab, w.rlab, (size_t)kk * sizeof(int));
+      /* keep the next k pairs too (a thick restart): a root whose neighbour
+       * beyond the roots lies close would otherwise lose that direction at
+       * each collapse and stall (two levels 3 mEh apart: residual 2e-3
+       * after 400 iterations) */
+      int kc = kk + k < m ? kk + k : m;
+      if (kc > KRY_COMBINE_MAX_K) kc = KRY_COMBINE_MAX_K;
+      if (kc > max_sub - 2 * kk) kc = max_sub - 2 * kk; /* room for kk corrections after it */
+      if (kc < kk) kc = kk;
+      CIS_TRY(collapse(B, &w, m, kc, max_sub));
+      m = kc;
+      if (w.lab) memcpy(w.lab, w.rlab, (size_t)kc * sizeof(int));
     }
     double *X = VEC(w.V, m), *HX = VEC(w.W, m);
     OP(combine(B, w.V, w.c, m, kk, X));
