@@ -23,20 +23,7 @@ DATA=tests/data/ci
 . "$(dirname "$0")/lib/prelude.sh"
 H2O=$CI/h2o_sto3g.FCIDUMP
 
-"$BIN" ci "$H2O" --mpi >"$tmp/no.out" 2>"$tmp/no.err"
-rc=$?
-if grep -q "built without MPI" "$tmp/no.err"; then
-  [ $rc -eq 1 ] || fail "--mpi without MPI: exit $rc, want 1"
-  [ "$(wc -l <"$tmp/no.err")" -eq 1 ] && grep -q "^cisparse: " "$tmp/no.err" || fail "--mpi without MPI: $(cat "$tmp/no.err")"
-  [ $fails -eq 0 ] || exit 1
-  echo "SKIP: cisparse was built without MPI (--mpi refused as it should be)"
-  exit 77
-fi
-MPIRUN=${MPIRUN:-$(command -v mpirun || command -v mpiexec || true)}
-if [ -z "$MPIRUN" ]; then
-  echo "SKIP: no mpirun or mpiexec on the PATH (Debian: apt-get install mpich; make test installs it where it can)"
-  exit 77
-fi
+need_mpi "$BIN" "$H2O"
 
 # energy KEY FILE: root KEY's energy from a text report
 energy() { awk -v k="$1" '$1 == "root" && $2 == k {print $5}' "$2"; }

@@ -19,16 +19,7 @@ CI=${2:-../shared}/ci
 . "$(dirname "$0")/lib/prelude.sh"
 H2O=$CI/h2o_sto3g.FCIDUMP
 
-"$BIN" ci "$H2O" --mpi >"$tmp/no.out" 2>"$tmp/no.err"
-if grep -q "built without MPI" "$tmp/no.err"; then
-  echo "SKIP: cisparse was built without MPI"
-  exit 77
-fi
-MPIRUN=${MPIRUN:-$(command -v mpirun || command -v mpiexec || true)}
-if [ -z "$MPIRUN" ]; then
-  echo "SKIP: no mpirun or mpiexec on the PATH (Debian: apt-get install mpich)"
-  exit 77
-fi
+need_mpi "$BIN" "$H2O"
 
 # The file of rank 1: H2O's with its first two-electron integral 0.01 larger.
 awk 'BEGIN { done = 0 } /&END/ { print; body = 1; next }
