@@ -195,10 +195,10 @@ static cis_status split_pspace(const ci_run *r, const double *diag, int np, int 
                                int *used, int *got, int **sec) {
   const cis_ci_space *S = r->D ? NULL : r->S;
   const int compact = r->opc != NULL, only = spin_parity(r);
-  cis_status st = ci_pspace_guess_split(r->F, S, r->D, compact, diag, np, nvec, only, idx, val, used, got, sec);
+  cis_status st = ci_pspace_guess_split(r->F, S, r->D, compact, diag, np, nvec, r->nr, only, idx, val, used, got, sec);
   if (st != CIS_OK || only < 0 || *got >= r->nr) return st;
   cis_free(*idx), cis_free(*val), cis_free(*sec); /* too few of that parity: both, each watched */
-  return ci_pspace_guess_split(r->F, S, r->D, compact, diag, np, nvec, -1, idx, val, used, got, sec);
+  return ci_pspace_guess_split(r->F, S, r->D, compact, diag, np, nvec, r->nr, -1, idx, val, used, got, sec);
 }
 
 /* Guesses in both parities (mirror_sectors): the caller's, each made pure

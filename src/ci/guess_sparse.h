@@ -40,15 +40,16 @@ cis_status ci_pspace_guess_sparse(const cis_fcidump *F, const cis_ci_direct *D, 
  * direct space D, made exactly alpha <-> beta pure: the P-space closed
  * under the mirror (b, a) of each determinant (a pick whose mirror fell
  * outside it dropped) and diagonalised in its two parity blocks; the nvec
- * lowest vectors of both blocks together, then the lowest of a block with
- * none among them, so that each parity the space has is present (only =
+ * lowest vectors of both blocks together, then the next of each block with
+ * fewer than `roots` among them (where Davidson's watch on that parity
+ * starts), so that each parity the space has is present (only =
  * 0 or 1: the nvec lowest of that parity alone; -1: both). *sector
  * (cis_alloc'd, *nvec_out labels): 0 symmetric c(A,B) = c(B,A), 1
  * antisymmetric. For MS = 0 spaces closed under the mirror only (one string
  * set). Errors as ci_pspace_guess_sparse. */
 cis_status ci_pspace_guess_split(const cis_fcidump *F, const cis_ci_space *S, const cis_ci_direct *D, int compact,
-                                 const double *diag, int np, int nvec, int only, cis_int **idx, double **val, int *m,
-                                 int *nvec_out, int **sector);
+                                 const double *diag, int np, int nvec, int roots, int only, cis_int **idx,
+                                 double **val, int *m, int *nvec_out, int **sector);
 
 /* cis_ci_direct_pure_guesses (compact = 0, C1 vectors) or
  * cis_ci_direct_compact_pure_guesses (compact = 1) on sparse vectors, with

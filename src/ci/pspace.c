@@ -427,9 +427,11 @@ static void parity_blocks(const double *H, int m, const int *mate, const int *fi
   }
 }
 /* The split P-space's vectors: the nvec lowest of the two parity blocks
- * together, then the lowest of a block with none among them (a sector
- * Davidson must watch), expanded onto the picks; P->sector their parities. */
-static cis_status pspace_split_vectors(double *H, int m, const int *mate, int nvec, int only, pspace_vecs *P) {
+ * together, then for each block with fewer than `roots` among them its next
+ * one (where Davidson's watch on that parity starts: a state it need not
+ * build from corrections), expanded onto the picks; P->sector their
+ * parities. */
+static cis_status pspace_split_vectors(double *H, int m, const int *mate, int nvec, int roots, int only, pspace_vecs *P) {
   cis_status st;
   int *first = NULL, *order = NULL, ns = 0, na = 0, cnt[2], got[2] = {0, 0};
   double *B[2] = {NULL, NULL}, *Z[2] = {NULL, NULL}, *w[2] = {NULL, NULL};
@@ -461,8 +463,8 @@ static cis_status pspace_split_vectors(double *H, int m, const int *mate, int nv
     P->sector[out] = t;
     order[out++] = take[t]++;
   }
-  for (int t = 0; t < 2; ++t)
-    if (take[t] == 0 && got[t] > 0) { P->sector[out] = t; order[out++] = take[t]++; }
+  for (int t = 0; t < 2; ++t) /* a parity with fewer than the roots there: its next one, where its watch starts */
+    if (take[t] < roots && take[t] < got[t]) { P->sector[out] = t; order[out++] = take[t]++; }
   CIS_TRY(cis_alloc_zeroed((void **)&P->Z, (int64_t)m * out, sizeof(double), "P-space eigenvectors"));
   for (int v = 0; v < out; ++v) {
     const int t = P->sector[v], j = order[v];
@@ -489,7 +491,7 @@ cleanup:
 #define PSPACE_SPLIT_MAX 1024
 
 static cis_status pspace_solve(const cis_fcidump *F, const det_src *src, cis_int n, const double *diag, int np, int nvec,
-                               int split, pspace_vecs *P, double *pvals) {
+                               int split, int roots, pspace_vecs *P, double *pvals) {
   cis_status st;
   double *H = NULL, *w = NULL;
   cis_int *pick = NULL;
@@ -532,7 +534,7 @@ static cis_status pspace_solve(const cis_fcidump *F, const det_src *src, cis_int
   if (nvec > m) nvec = m;
   P->m = m;
   if (split) {
-    CIS_TRY(pspace_split_vectors(H, m, mate, nvec, split - 2, P));
+    CIS_TRY(pspace_split_vectors(H, m, mate, nvec, roots, split - 2, P));
   } else {
     CIS_TRY(cis_alloc_array((void **)&P->Z, (int64_t)m * nvec, sizeof(double), "P-space eigenvectors"));
     CIS_TRY(lowest_eigh(H, m, nvec, w, P->Z));
@@ -552,7 +554,7 @@ cleanup:
 static cis_status pspace_guess(const cis_fcidump *F, const det_src *src, cis_int n, const double *diag, int np, int nvec,
                                double *guess, int *np_used, double *pvals) {
   pspace_vecs P;
-  const cis_status st = pspace_solve(F, src, n, diag, np, nvec, 0, &P, pvals);
+  const cis_status st = pspace_solve(F, src, n, diag, np, nvec, 0, 0, &P, pvals);
   if (st != CIS_OK) return st;
   cis_first_touch(guess, (int64_t)P.nvec * n);
   for (int v = 0; v < P.nvec; ++v)
@@ -610,13 +612,13 @@ static int cmp_pick_pos(const void *x, const void *y) {
  * determinant order (ci_pspace_guess_sparse's form), split by parity when
  * sector is not NULL (*sector: malloc'd with cis_alloc, a label a vector). */
 static cis_status pspace_sparse(const cis_fcidump *F, const det_src *d, cis_int n, const double *diag, int np, int nvec,
-                                int only, cis_int **idx, double **val, int *m, int *nvec_out, int **sector) {
+                                int roots, int only, cis_int **idx, double **val, int *m, int *nvec_out, int **sector) {
   cis_status st;
   pspace_vecs P;
   pick_pos *order = NULL;
   *idx = NULL, *val = NULL;
   if (sector) *sector = NULL;
-  CIS_TRY(pspace_solve(F, d, n, diag, np, nvec, sector ? only + 2 : 0, &P, NULL)); /* P zeroed first: freed below either way */
+  CIS_TRY(pspace_solve(F, d, n, diag, np, nvec, sector ? only + 2 : 0, roots, &P, NULL)); /* P zeroed first: freed below either way */
   CIS_TRY(cis_alloc_array((void **)&order, P.m, sizeof(pick_pos), "P-space order"));
   CIS_TRY(cis_alloc_array((void **)idx, P.m, sizeof(cis_int), "P-space guess indices"));
   CIS_TRY(cis_alloc_array((void **)val, (int64_t)P.m * P.nvec, sizeof(double), "P-space guess values"));
@@ -647,16 +649,16 @@ cis_status ci_pspace_guess_sparse(const cis_fcidump *F, const cis_ci_direct *D, 
     return cis_error(CIS_ERR_INVALID, "ci_pspace_guess_sparse: NULL argument");
   cis_int n;
   const det_src d = direct_src(D, compact, &n);
-  return pspace_sparse(F, &d, n, diag, np, nvec, -1, idx, val, m, nvec_out, NULL);
+  return pspace_sparse(F, &d, n, diag, np, nvec, 0, -1, idx, val, m, nvec_out, NULL);
 }
 
 cis_status ci_pspace_guess_split(const cis_fcidump *F, const cis_ci_space *S, const cis_ci_direct *D, int compact,
-                                 const double *diag, int np, int nvec, int only, cis_int **idx, double **val, int *m,
-                                 int *nvec_out, int **sector) {
+                                 const double *diag, int np, int nvec, int roots, int only, cis_int **idx,
+                                 double **val, int *m, int *nvec_out, int **sector) {
   if (!F || (!S && !D) || !diag || !idx || !val || !m || !nvec_out || !sector)
     return cis_error(CIS_ERR_INVALID, "ci_pspace_guess_split: NULL argument");
   cis_int n;
   const det_src d = S ? (det_src){S, NULL, 0, 0} : direct_src(D, compact, &n);
   if (S) n = cis_ci_space_size(S);
-  return pspace_sparse(F, &d, n, diag, np, nvec, only, idx, val, m, nvec_out, sector);
+  return pspace_sparse(F, &d, n, diag, np, nvec, roots, only, idx, val, m, nvec_out, sector);
 }
