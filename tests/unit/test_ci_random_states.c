@@ -6,7 +6,8 @@
  * CPU parts: each method on half the seeds) and once with a spin target
  * (stored or direct), where a GPU is also direct and stored on the GPU,
  * each against the dense spectrum and its spins.
- * Argument: the number of seeds (default 240); fuzz/fuzz_ci_states runs
+ * Argument: the number of seeds (default 240, 60 under the sanitizers);
+ * fuzz/fuzz_ci_states runs
  * the same checks on cases of its choosing. */
 #include "test_util.h"
 #include "ci_random_cases.h"
@@ -16,8 +17,12 @@ static const int FAMILIES[][3] = {{6, 6, 0}, {6, 4, 0}, {5, 4, 0}, {7, 4, 0}, {8
                                   {5, 5, 1}, {6, 5, 1}, {9, 3, 1}, {6, 6, 2}, {4, 4, 0}, {7, 3, 1}};
 static const int SITES[][3] = {{4, 4, 0}, {6, 6, 0}, {12, 2, 0}, {5, 5, 1}, {6, 4, 0}};
 
+#ifndef RC_DEFAULT_SEEDS
+#define RC_DEFAULT_SEEDS 240
+#endif
+
 int main(int argc, char **argv) {
-  const int seeds = argc > 1 ? atoi(argv[1]) : 240;
+  const int seeds = argc > 1 ? atoi(argv[1]) : RC_DEFAULT_SEEDS;
   int solves = 0, shown = 0;
   char why[512], gpu_why[256];
   const int gpus = cis_gpu_count(gpu_why, sizeof gpu_why);
