@@ -71,7 +71,7 @@ static cis_status adapt_level(const ci_s2_eval *ev, cis_int len, double *X, doub
     }
   }
   memcpy(X + (size_t)a * len, Y, (size_t)c * len * sizeof(double));
-  for (int j = 0; j < c; ++j) E[a + j] = e[j], s2[a + j] = w[j];
+  for (int j = 0; j < c; ++j) E[a + j] = e[j], s2[a + j] = fmax(w[j], 0.0); /* S^2 >= 0: no -0 from round-off */
   st = CIS_OK;
 cleanup:
   cis_free(M);

@@ -132,5 +132,24 @@ head -c 200000 /dev/zero | tr '\0' 'x' > "$tmp/long.FCIDUMP"
 within_1s "$CIS" ci "$tmp/long.FCIDUMP"
 [ $rc = 1 ] && grep -q "long.FCIDUMP:1: line longer than 65536 characters" "$tmp/err" || fail "long line: exit $rc $(cat "$tmp/err")"
 
+# A degenerate level of mixed spin (issue 40): four sites 1 orbital each, no
+# hopping and no exchange (h_ii = -1, (ii|ii) = 2, (ii|jj) = 0.25), four
+# electrons: the six MS = 0 states of four open shells, 2 singlets, 3 triplets
+# and a quintet, all at -2.5 Eh (the doubly occupied arrangements lie higher).
+# --spin S finds S's state there and each root has a spin's <S^2>; before,
+# --spin 0 printed -0.75 (a singlet of another level) and roots were mixtures.
+{ echo "&FCI NORB=4,NELEC=4,MS2=0,ORBSYM=1,1,1,1,ISYM=1,"; echo "&END"
+  for i in 1 2 3 4; do for j in 1 2 3 4; do [ $j -le $i ] || continue
+    [ $i = $j ] && v=2.0 || v=0.25; echo "$v $i $i $j $j"; done; echo "-1.0 $i $i 0 0"; done
+  echo "0.0 0 0 0 0"; } > "$tmp/sites4.FCIDUMP"
+for s in 0 1 2; do
+  "$CIS" ci "$tmp/sites4.FCIDUMP" --spin $s --json > "$tmp/out" 2> "$tmp/err" || fail "sites --spin $s: $(cat "$tmp/err")"
+  e=$(root_field "$tmp/out" 0 energy); s2=$(root_field "$tmp/out" 0 s2)
+  close_to "$e" -2.5 1e-8 && close_to "$s2" "$((s * (s + 1)))" 1e-6 || fail "sites --spin $s: E $e <S^2> $s2 (want -2.5, $((s * (s + 1))))"
+done
+"$CIS" ci "$tmp/sites4.FCIDUMP" --roots 6 --json > "$tmp/out" 2> "$tmp/err" || fail "sites --roots 6: $(cat "$tmp/err")"
+spins=$(for k in 0 1 2 3 4 5; do printf '%.0f ' "$(root_field "$tmp/out" $k s2)"; done)
+[ "$spins" = "0 0 2 2 2 6 " ] || fail "sites --roots 6: <S^2> $spins (want 0 0 2 2 2 6)"
+
 [ $fails = 0 ] && echo "ci_states.sh: all passed" || echo "ci_states.sh: $fails failure(s)"
 [ $fails = 0 ]
