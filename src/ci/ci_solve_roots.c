@@ -24,15 +24,32 @@ int ci_guess_vectors(const ci_run *r) {
   return nvec;
 }
 
-int ci_guess_bound(const ci_run *r) { return (r->o->guess ? r->o->nguess : 0) + ci_guess_vectors(r); }
+/* With MS = 0 (no singlet restriction) Davidson may follow a watch in each
+ * alpha <-> beta parity, and the split P-space adds the next vector of each
+ * (ci_pspace_guess_split): room for 2 more of each. */
+static int parity_extra(const ci_run *r) { return r->F->ms2 == 0 && !r->o->singlet ? 2 : 0; }
+
+/* The default subspace m raised to what Davidson takes with its watches
+ * (kw = roots + watches): at least 2 kw and the guesses + kw
+ * (cis_davidson_subspace's rule for kw). */
+static int watch_room(const ci_run *r, int m) {
+  const int kw = r->nr + parity_extra(r), ng = ci_guess_bound(r);
+  if (r->o->max_sub > 0) return m; /* the caller's, as asked (Davidson keeps fewer watches where it lacks room) */
+  if (m < 2 * kw) m = 2 * kw;
+  return m < ng + kw ? ng + kw : m;
+}
+
+int ci_guess_bound(const ci_run *r) {
+  return (r->o->guess ? r->o->nguess : 0) + ci_guess_vectors(r) + parity_extra(r);
+}
 
 void ci_fit_subspace(ci_run *r, double vec_bytes, double budget) {
   const int nr = r->nr, ng = ci_guess_bound(r);
   cis_ci_result *R = r->R;
-  int m = cis_davidson_subspace(nr, r->o->max_sub, ng);
+  int m = watch_room(r, cis_davidson_subspace(nr, r->o->max_sub, ng));
   R->subspace_reduced_from = 0;
   if (r->o->max_sub <= 0 && budget > 0 && vec_bytes > 0) {
-    const int lo = cis_davidson_subspace(nr, 1, ng);
+    const int lo = watch_room(r, cis_davidson_subspace(nr, 1, ng));
     const double fit = floor((budget / vec_bytes - (cis_davidson_vectors(nr, 0))) / 2); /* vectors = 2 m + that */
     if (fit < m) {
       R->subspace_reduced_from = m;
