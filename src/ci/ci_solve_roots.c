@@ -33,15 +33,13 @@ static int parity_extra(const ci_run *r) { return r->F->ms2 == 0 && !r->o->singl
  * (kw = roots + watches): at least 2 kw and the guesses + kw
  * (cis_davidson_subspace's rule for kw). */
 static int watch_room(const ci_run *r, int m) {
-  const int kw = r->nr + parity_extra(r), ng = ci_guess_bound(r);
+  const int kw = r->nr + parity_extra(r), ng = ci_guess_bound(r) + parity_extra(r);
   if (r->o->max_sub > 0) return m; /* the caller's, as asked (Davidson keeps fewer watches where it lacks room) */
   if (m < 2 * kw) m = 2 * kw;
   return m < ng + kw ? ng + kw : m;
 }
 
-int ci_guess_bound(const ci_run *r) {
-  return (r->o->guess ? r->o->nguess : 0) + ci_guess_vectors(r) + parity_extra(r);
-}
+int ci_guess_bound(const ci_run *r) { return (r->o->guess ? r->o->nguess : 0) + ci_guess_vectors(r); }
 
 void ci_fit_subspace(ci_run *r, double vec_bytes, double budget) {
   const int nr = r->nr, ng = ci_guess_bound(r);
