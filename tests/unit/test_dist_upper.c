@@ -132,6 +132,19 @@ done:
   return NULL;
 }
 
+/* T jobs on the upper triangle U (src set up for them), each with its y and
+ * diagonal poisoned with NaN. */
+static void jobs_init(upper_src *src, const cis_csr *U, job *J, int T, const cis_int *counts, const char *format,
+                      const double *x, const double *y0) {
+  memset(src, 0, sizeof *src);
+  pthread_mutex_init(&src->mu, NULL);
+  src->U = U;
+  for (int t = 0; t < T; ++t) {
+    J[t] = (job){.src = src, .counts = counts, .format = format, .x = x, .y0 = y0};
+    for (int i = 0; i < N; ++i) J[t].y[i] = J[t].diag[i] = NAN; /* poisoned */
+  }
+}
+
 static void test_product(void) {
   cis_csr *A = random_symmetric(7), *U = NULL;
   double x[N], y0[N], ref[N];
@@ -150,14 +163,8 @@ static void test_product(void) {
         upper_src src;
         job J[4];
         cis_dist_world *w = NULL;
-        memset(&src, 0, sizeof src);
-        memset(J, 0, sizeof J);
-        pthread_mutex_init(&src.mu, NULL);
-        src.U = U;
         if (f == 3) setenv("CISPARSE_DIST_SUM", "rank", 1);
-        for (int k = 0; k < T; ++k) J[k] = (job){.src = &src, .counts = counts, .format = formats[f % 3], .x = x, .y0 = y0};
-        for (int k = 0; k < T; ++k)
-          for (int i = 0; i < N; ++i) J[k].y[i] = J[k].diag[i] = NAN; /* poisoned */
+        jobs_init(&src, U, J, T, counts, formats[f % 3], x, y0);
         CHECK_OK(cis_dist_world_create(G, &w));
         run_fake_groups(w, G, T, J, sizeof *J, offsetof(job, c), run_job);
         unsetenv("CISPARSE_DIST_SUM");
@@ -235,14 +242,7 @@ static void test_even_split(void) {
       upper_src src;
       job J[8];
       cis_dist_world *w = NULL;
-      memset(&src, 0, sizeof src);
-      memset(J, 0, sizeof J);
-      pthread_mutex_init(&src.mu, NULL);
-      src.U = U;
-      for (int t = 0; t < T; ++t)
-        J[t] = (job){.src = &src, .counts = NULL, .format = cases[k].format, .x = zero_x ? zero : x, .y0 = y0};
-      for (int t = 0; t < T; ++t)
-        for (int i = 0; i < N; ++i) J[t].y[i] = J[t].diag[i] = NAN;
+      jobs_init(&src, U, J, T, NULL, cases[k].format, zero_x ? zero : x, y0);
       CHECK_OK(cis_dist_world_create(G, &w));
       const int was = cis_alloc_poison(0xff); /* every cis_malloc'd byte 0xff: NaN doubles */
       run_fake_groups(w, G, T, J, sizeof *J, offsetof(job, c), run_job);
