@@ -4,14 +4,9 @@
  * against MS2) stay in ci_solve.c. Messages name the option field, never a
  * command-line flag (the CLI checks its flags before it calls the driver). */
 #include <math.h>
+#include <stddef.h>
 #include <string.h>
 #include "ci/ci_solve_internal.h"
-
-/* A 0/1 field. */
-static cis_status flag(int v, const char *name) {
-  if (v == 0 || v == 1) return CIS_OK;
-  return cis_error(CIS_ERR_INVALID, "cis_ci_solve_opts.%s must be 0 or 1, got %d", name, v);
-}
 
 /* An int field in lo..hi. */
 static cis_status range(int v, int lo, int hi, const char *name, const char *what) {
@@ -27,23 +22,22 @@ static int known_format(const char *s) {
   return 0;
 }
 
+/* The 0/1 fields, by offset. */
+#define FLAG(f) {offsetof(cis_ci_solve_opts, f), #f}
+static const struct { size_t at; const char *name; } FLAGS[] = {
+    FLAG(gpu), FLAG(symmetric), FLAG(float_values), FLAG(no_time_reversal), FLAG(symmetry_projection),
+    FLAG(no_s2), FLAG(block_products), FLAG(verbose), FLAG(count_only), FLAG(accept_unconverged),
+    FLAG(keep_vectors), FLAG(time_sigma), FLAG(singlet)};
+#undef FLAG
+
 static cis_status check_flags(const cis_ci_solve_opts *o) {
-  cis_status st;
-  CIS_TRY(flag(o->gpu, "gpu"));
-  CIS_TRY(flag(o->symmetric, "symmetric"));
-  CIS_TRY(flag(o->float_values, "float_values"));
-  CIS_TRY(flag(o->no_time_reversal, "no_time_reversal"));
-  CIS_TRY(flag(o->symmetry_projection, "symmetry_projection"));
-  CIS_TRY(flag(o->no_s2, "no_s2"));
-  CIS_TRY(flag(o->block_products, "block_products"));
-  CIS_TRY(flag(o->verbose, "verbose"));
-  CIS_TRY(flag(o->count_only, "count_only"));
-  CIS_TRY(flag(o->accept_unconverged, "accept_unconverged"));
-  CIS_TRY(flag(o->keep_vectors, "keep_vectors"));
-  CIS_TRY(flag(o->time_sigma, "time_sigma"));
-  CIS_TRY(flag(o->singlet, "singlet"));
-cleanup:
-  return st;
+  for (size_t k = 0; k < sizeof FLAGS / sizeof FLAGS[0]; ++k) {
+    int v;
+    memcpy(&v, (const char *)o + FLAGS[k].at, sizeof v);
+    if (v != 0 && v != 1)
+      return cis_error(CIS_ERR_INVALID, "cis_ci_solve_opts.%s must be 0 or 1, got %d", FLAGS[k].name, v);
+  }
+  return CIS_OK;
 }
 
 static cis_status check_parts(const cis_ci_solve_opts *o) {

@@ -204,6 +204,16 @@ static int spin_parity(const ci_run *r) {
   return r->o->spin >= 0 && keeps_parity(r) ? (int)floor(r->o->spin + 0.5) % 2 : -1;
 }
 
+/* The caller's `given` guesses (vectors of n, the result's order) into g
+ * as vectors of len: compressed when Davidson runs on compact vectors. */
+static void copy_given(const ci_run *r, int given, cis_int n, cis_int len, double *g) {
+  for (int k = 0; k < given; ++k) {
+    const double *v = r->o->guess + (size_t)k * (size_t)n;
+    if (r->opc) cis_ci_direct_compress(r->D, v, g + (size_t)k * (size_t)len);
+    else memcpy(g + (size_t)k * (size_t)len, v, (size_t)n * sizeof(double));
+  }
+}
+
 /* ci_pspace_guess_split of r's space, of the target spin's parity alone
  * when it has room for the roots there, else of both. */
 static cis_status split_pspace(const ci_run *r, const double *diag, int np, int nvec, cis_int **idx, double **val,
@@ -236,11 +246,7 @@ static cis_status sector_guesses(ci_run *r, int nvec, const cis_int *map, ci_gue
   const int cap = 2 * given + got;
   if (!(g = malloc((size_t)cap * (size_t)len * sizeof(double))) || !(sec = malloc((size_t)cap * sizeof(int))))
     CIS_TRY(cis_error(CIS_ERR_ALLOC, "cannot allocate %d guess vectors of %lld determinants", cap, (long long)len));
-  for (int k = 0; k < given; ++k) {
-    const double *v = o->guess + (size_t)k * (size_t)n;
-    if (compact) cis_ci_direct_compress(r->D, v, g + (size_t)k * (size_t)len);
-    else memcpy(g + (size_t)k * (size_t)len, v, (size_t)n * sizeof(double));
-  }
+  copy_given(r, given, n, len, g);
   int nout = 0, have[2] = {0, 0};
   if (given) CIS_TRY(r->D ? ci_direct_split_guesses(r->D, compact, g, given, 2 * given, &nout, sec)
                           : ci_space_split_guesses(map, len, g, given, 2 * given, &nout, sec));
@@ -392,11 +398,7 @@ static cis_status dense_guesses(ci_run *r, int nvec, ci_guesses *out) {
   const int total = given + pvec, cap = r->D ? 2 * total : total; /* room for the antisymmetric parts */
   double *g = malloc((size_t)cap * (size_t)len * sizeof(double));
   if (!g) return cis_error(CIS_ERR_ALLOC, "cannot allocate %d guess vectors of %lld determinants", cap, (long long)len);
-  for (int k = 0; k < given; ++k) {
-    const double *v = o->guess + (size_t)k * (size_t)n;
-    if (compact) cis_ci_direct_compress(r->D, v, g + (size_t)k * (size_t)len);
-    else memcpy(g + (size_t)k * (size_t)len, v, (size_t)n * sizeof(double));
-  }
+  copy_given(r, given, n, len, g);
   double *p = g + (size_t)given * (size_t)len;
   int used = 0;
   if (pvec > 0) {

@@ -383,19 +383,15 @@ static cis_status pspace_close(const det_src *src, cis_int *pick, int *m, int *m
   CIS_TRY(cis_alloc_array((void **)&a, n0, sizeof(ci_bits), "P-space strings"));
   CIS_TRY(cis_alloc_array((void **)&b, n0, sizeof(ci_bits), "P-space strings"));
   for (int i = 0; i < n0; ++i) src_det(src, pick[i], &a[i], &b[i]);
-  int k = 0;
-  for (int i = 0; i < n0; ++i) { /* keep those with their mirror */
-    int found = bits_equal(&a[i], &b[i]);
-    for (int j = 0; j < n0 && !found; ++j) found = bits_equal(&a[i], &b[j]) && bits_equal(&b[i], &a[j]);
-    if (!found) continue;
-    pick[k] = pick[i], a[k] = a[i], b[k] = b[i];
-    ++k;
+  for (int i = 0; i < n0; ++i) { /* each pick's mirror among the picks (-1: none), found once */
+    mate[i] = bits_equal(&a[i], &b[i]) ? i : -1;
+    for (int j = 0; j < n0 && mate[i] < 0; ++j)
+      if (bits_equal(&a[i], &b[j]) && bits_equal(&b[i], &a[j])) mate[i] = j;
   }
-  for (int i = 0; i < k; ++i) {
-    mate[i] = i;
-    for (int j = 0; j < k; ++j)
-      if (bits_equal(&a[i], &b[j]) && bits_equal(&b[i], &a[j])) { mate[i] = j; break; }
-  }
+  int k = 0, *pos = (int *)b; /* the kept picks' new positions, in b's room (no longer read) */
+  for (int i = 0; i < n0; ++i) pos[i] = mate[i] >= 0 ? k++ : -1;
+  for (int i = 0; i < n0; ++i) /* pairs are kept or dropped together: the mate of a kept pick is kept */
+    if (pos[i] >= 0) pick[pos[i]] = pick[i], mate[pos[i]] = pos[mate[i]];
   *m = k;
   st = CIS_OK;
 cleanup:

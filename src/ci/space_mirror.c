@@ -49,6 +49,18 @@ static int mirror_parity(const cis_int *map, cis_int n, const double *x, double 
   return t;
 }
 
+/* x = (x + par x^T) / 2 in place (the mirror's diagonal zero for par = -1):
+ * each pair read, then written. */
+static void mirror_purify(const cis_int *map, cis_int n, int par, double *x) {
+  for (cis_int i = 0; i < n; ++i) { /* each mirror pair once, from its lower index */
+    const cis_int j = map[i];
+    if (j < i) continue;
+    const double p = 0.5 * (x[i] + par * x[j]);
+    x[i] = j == i && par < 0 ? 0.0 : p;
+    if (j != i) x[j] = par * p;
+  }
+}
+
 cis_status ci_space_split_guesses(const cis_int *map, cis_int n, double *guess, int nin, int cap, int *nout,
                                   int *sector) {
   if (!map || !guess || !nout || !sector || nin < 0 || cap < nin)
@@ -60,16 +72,14 @@ cis_status ci_space_split_guesses(const cis_int *map, cis_int n, double *guess, 
     const int t = mirror_parity(map, n, g, CI_PURE_TOL, &exact);
     sector[v] = t < 0;
     double ns = 0, na = 0;
+    if (t) { /* near one parity: made exactly so */
+      if (!exact) mirror_purify(map, n, t, g);
+      continue;
+    }
     for (cis_int i = 0; i < n; ++i) { /* each mirror pair once, from its lower index */
       const cis_int j = map[i];
-      if (j < i || (t && exact)) continue;
+      if (j < i) continue;
       const double u = g[i], w = g[j];
-      if (t) { /* near one parity: made exactly so */
-        const double p = 0.5 * (u + t * w);
-        g[i] = j == i && t < 0 ? 0.0 : p;
-        if (j != i) g[j] = t * p;
-        continue;
-      }
       const double sy = 0.5 * (u + w), an = 0.5 * (u - w);
       g[i] = sy;
       if (j != i) g[j] = sy;
@@ -80,7 +90,7 @@ cis_status ci_space_split_guesses(const cis_int *map, cis_int n, double *guess, 
         if (j != i) a[j] = -an;
       }
     }
-    if (t || !a || !(na > 1e-20 * (ns + na))) continue;
+    if (!a || !(na > 1e-20 * (ns + na))) continue;
     sector[m++] = 1;
   }
   *nout = m;
@@ -94,13 +104,6 @@ cis_status ci_space_mirror_correct(void *ctx, void *t, cis_stream s) {
   (void)s;
   if (!c || !c->map || !x) return CIS_OK;
   const int par = c->want ? c->want : mirror_parity(c->map, c->n, x, CI_PURE_TOL, &exact);
-  if (!par || (!c->want && exact)) return CIS_OK;
-  for (cis_int i = 0; i < c->n; ++i) { /* each mirror pair once, from its lower index */
-    const cis_int j = c->map[i];
-    if (j < i) continue;
-    const double p = 0.5 * (x[i] + par * x[j]);
-    x[i] = j == i && par < 0 ? 0.0 : p;
-    if (j != i) x[j] = par * p;
-  }
+  if (par && (c->want || !exact)) mirror_purify(c->map, c->n, par, x);
   return CIS_OK;
 }
