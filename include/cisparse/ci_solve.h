@@ -179,6 +179,9 @@ typedef struct cis_ci_result {
   cis_davidson_info davidson;
   int subspace;                  /* Davidson's subspace (vectors before a collapse) */
   int subspace_reduced_from;     /* > 0: the default it was lowered from to fit the free memory */
+  int one_parity;                /* 1: MS = 0, but the memory fitted only the subspace of one alpha <-> beta
+                                  * parity's search (no split guesses, no watches): a state of the other parity
+                                  * below the roots is found only if Davidson reaches it */
   int host_vectors;              /* direct over GPUs: Davidson's vectors were in host memory (opts.host_vectors):
                                   * 1 pageable, 2 page-locked (cis_dist_vectors_on_host); 0 on the GPUs */
   int pspace_used;
@@ -238,7 +241,8 @@ CIS_API cis_status cis_ci_solve_file(const char *path, const cis_ci_solve_opts *
  * "roots", "size", "method" (CIS_CI_METHOD_*), "gpu", "converged",
  * "determinants", "nnz", "iterations", "products", "op_seconds",
  * "davidson_seconds", "max_residual", "total_seconds", "build_seconds",
- * "space_reused", "grid_alpha_n", "grid_beta_n"; NaN for an unknown name or a
+ * "space_reused", "subspace", "subspace_reduced_from", "one_parity",
+ * "grid_alpha_n", "grid_beta_n"; NaN for an unknown name or a
  * NULL r. */
 CIS_API double cis_ci_result_value(const cis_ci_result *r, const char *name);
 /* An array of r by name: "energies", "s2" (double[roots]), "vectors"

@@ -692,7 +692,7 @@ double cis_ci_result_value(const cis_ci_result *r, const char *name) {
       {"op_seconds", r->davidson.op_seconds}, {"davidson_seconds", r->davidson.total_seconds},
       {"max_residual", r->davidson.max_residual}, {"total_seconds", r->t_total}, {"build_seconds", r->t_build},
       {"space_reused", r->space_reused}, {"subspace", r->subspace},
-      {"subspace_reduced_from", r->subspace_reduced_from}, {"grid_alpha_n", (double)r->grid_alpha_n},
+      {"subspace_reduced_from", r->subspace_reduced_from}, {"one_parity", r->one_parity}, {"grid_alpha_n", (double)r->grid_alpha_n},
       {"grid_beta_n", (double)r->grid_beta_n}};
   for (size_t k = 0; k < sizeof v / sizeof v[0]; ++k)
     if (!strcmp(name, v[k].name)) return v[k].v;

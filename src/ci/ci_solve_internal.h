@@ -35,6 +35,8 @@ typedef struct ci_run {
   int nr;                  /* roots Davidson computes (more than asked with o->spin >= 0) */
   int cap;                 /* at most this many with o->spin */
   int max_sub;             /* Davidson's subspace (ci_fit_subspace) */
+  int one_parity;          /* 1: the memory left no room for both alpha <-> beta parities' guesses and watches
+                            * (ci_fit_subspace): Davidson searches as with one sector */
   /* stored */
   cis_ci_space *S;
   cis_csr *H;

@@ -27,7 +27,7 @@ int ci_guess_vectors(const ci_run *r) {
 /* With MS = 0 (no singlet restriction) Davidson may follow a watch in each
  * alpha <-> beta parity, and the split P-space adds the next vector of each
  * (ci_pspace_guess_split): room for 2 more of each. */
-static int parity_extra(const ci_run *r) { return r->F->ms2 == 0 && !r->o->singlet ? 2 : 0; }
+static int parity_extra(const ci_run *r) { return r->F->ms2 == 0 && !r->o->singlet && !r->one_parity ? 2 : 0; }
 
 /* The default subspace m raised to what Davidson takes with its watches
  * (kw = roots + watches): at least 2 kw and the guesses + kw
@@ -44,16 +44,22 @@ int ci_guess_bound(const ci_run *r) { return (r->o->guess ? r->o->nguess : 0) + 
 void ci_fit_subspace(ci_run *r, double vec_bytes, double budget) {
   const int nr = r->nr, ng = ci_guess_bound(r);
   cis_ci_result *R = r->R;
+  r->one_parity = 0;
   int m = watch_room(r, cis_davidson_subspace(nr, r->o->max_sub, ng));
   R->subspace_reduced_from = 0;
   if (r->o->max_sub <= 0 && budget > 0 && vec_bytes > 0) {
-    const int lo = watch_room(r, cis_davidson_subspace(nr, 1, ng));
+    int lo = watch_room(r, cis_davidson_subspace(nr, 1, ng));
     const double fit = floor((budget / vec_bytes - (cis_davidson_vectors(nr, 0))) / 2); /* vectors = 2 m + that */
+    if (fit < lo && parity_extra(r)) { /* no room for both parities' search: one, as plain Davidson, said so */
+      r->one_parity = 1;
+      lo = cis_davidson_subspace(nr, 1, ng);
+    }
     if (fit < m) {
       R->subspace_reduced_from = m;
       m = fit < lo ? lo : (int)fit;
     }
   }
+  R->one_parity = r->one_parity;
   r->max_sub = R->subspace = m;
   cis_ci_memory(&R->counts, nr, m, R->counts.nnz_bound, &R->need);
 }
@@ -176,7 +182,7 @@ static cis_status singlet_enough(const ci_run *r, int out, int pvec, cis_int len
  * on purpose). */
 static cis_status mirror_sectors(ci_run *r, int *two) {
   *two = 0;
-  if (r->F->ms2 != 0 || r->o->singlet) return CIS_OK;
+  if (r->F->ms2 != 0 || r->o->singlet || r->one_parity) return CIS_OK;
   if (r->D) {
     ci_direct_view v;
     ci_direct_get_view(r->D, &v);
@@ -467,7 +473,7 @@ static cis_status solve_roots(ci_run *r) {
   CIS_TRY(ci_run_guesses(r, nvec, &guess));
   r->R->t_guess = cis_wtime() - t_guess;
   cis_davidson_opts d = cis_davidson_opts_default();
-  const int one_parity = guess.sectors == 1 && spin_parity(r) >= 0 && r->F->ms2 == 0 && !o->singlet;
+  const int one_parity = guess.sectors == 1 && spin_parity(r) >= 0 && r->F->ms2 == 0 && !o->singlet && !r->one_parity;
   ci_space_mirror_ctx mirror = {r->mirror, n, one_parity ? 1 - 2 * spin_parity(r) : 0};
   ci_direct_parity_ctx dpar = {r->D, compact, one_parity ? 1 - 2 * spin_parity(r) : 0};
   d.roots = nr;

@@ -396,6 +396,7 @@ static void print_text_direct(const ci_args *a, const cis_ci_result *R) {
          (long long)R->davidson.products, R->davidson.products ? R->davidson.op_seconds / R->davidson.products : 0.0,
          R->davidson.max_residual, R->subspace);
   if (R->subspace_reduced_from > 0) printf(" (lowered from %d to fit the free memory)", R->subspace_reduced_from);
+  if (R->one_parity) printf("; one alpha<->beta parity searched (no memory for both parities' guesses and watches)");
   printf("\n");
   print_guess_spin(a, R);
   if (!R->gpu) {
@@ -499,6 +500,7 @@ static void print_json_direct(const ci_args *a, const cis_ci_result *R) {
          F->ecore, (long long)d->link_bytes, (long long)d->work_bytes, (long long)d->vector_bytes, R->subspace);
   if (R->subspace_reduced_from > 0) printf("\"subspace_lowered_from\": %d, ", R->subspace_reduced_from);
   else printf("\"subspace_lowered_from\": null, ");
+  printf("\"one_parity\": %s, ", R->one_parity ? "true" : "false");
   printf("\"to_solution_runs\": [");
   for (int k = 0; k < a->o.repeat; ++k) printf("%s%.6f", k ? ", " : "", R->to_solution[k]);
   printf("], ");

@@ -294,16 +294,23 @@ static void driver_fit(void) {
   for (size_t k = 0; k < sizeof c / sizeof *c; ++k) {
     cis_ci_solve_opts o = cis_ci_solve_opts_default();
     cis_ci_result R;
+    cis_fcidump F; /* only its spin read here: MS = 0, both parities watched */
     ci_run r;
     memset(&R, 0, sizeof R);
+    memset(&F, 0, sizeof F);
     memset(&r, 0, sizeof r);
+    F.norb = 18, F.nelec = 16, F.ms2 = 0;
     o.gpus = c[k].parts;
     R.gpu = 1;
     R.counts.determinants = 1914762564.0;
     R.mem_limit = (int64_t)(1000 * gib); /* host room for the host-vector case */
-    r.o = &o, r.R = &R, r.direct = 1, r.nr = 1, r.parts = c[k].parts;
+    r.o = &o, r.R = &R, r.F = &F, r.direct = 1, r.nr = 1, r.parts = c[k].parts;
     ci_direct_fit(&r, c[k].free_gib * gib);
     const double need = ci_gpu_need(&r);
+    /* MS = 0: the room of both parities' search (subspace 6) is more than
+     * any of these GPUs holds; the host's 1000 GiB holds it */
+    CHECK(R.one_parity == !c[k].host, "16e/18o C1 over %s: one parity searched %d, expected %d", c[k].what,
+          R.one_parity, !c[k].host);
     CHECK(R.host_vectors == c[k].host, "16e/18o C1 over %s: Davidson's vectors on the %s, expected the %s", c[k].what,
           R.host_vectors ? "host" : "GPUs", c[k].host ? "host" : "GPUs");
     CHECK(R.subspace >= 2 && need <= c[k].free_gib * gib, "16e/18o C1 over %s: subspace %d needs %.1f GiB a GPU of %.1f "
