@@ -68,37 +68,26 @@ static cis_status check_options(const cis_fcidump *F, const cis_ci_solve_opts *o
   return CIS_OK;
 }
 
-/* Method auto (measured on the 2-core CI machine, bench/results/ci_direct_cpu.md):
- * full CI in C1 goes direct for one or two roots (direct was the faster to
- * solution on every file of shared/ci, 36 to 1.66 M determinants, since it
- * builds nothing) and for any number of roots when the stored H would take
- * more than half the host memory (12 bytes per nonzero; nonzeros bounded by
- * the determinants connected to each by singles and doubles); with more roots
- * the stored SpMV, cheaper per product than a sigma at these sizes, wins
- * (N2 STO-3G, 8 roots, 175 products: stored 6.9 s, direct 11.6 s or more).
- * Point-group symmetry (ORBSYM/ISYM), truncated CI and the stored-matrix
- * options stay stored; the spin penalty goes direct (it is an operator on
- * the direct sigma). */
+/* Method auto: direct for every full CI it can run, stored only where
+ * direct cannot (truncated CI, NORB > 64; the CLI sends the stored-matrix
+ * options there too). Measured on the 2-core CI machine, 2026-12-07
+ * (bench/results/first_hour_cpu.md, docs/ci.md's table): the direct solve
+ * was at least as fast to solution as the stored one on every shape tried
+ * (C1 and D2h files, 36 to 501,924 determinants, 1 to 8 roots, 1 and 2
+ * threads), 2-20x faster from 10^4 determinants on, since it builds
+ * nothing and its blocked sigma runs on the ISYM determinants only; on the
+ * GPU a whole direct solve takes less time than the stored build alone
+ * (bench/results/ci_direct_gpu.md). The spin penalty and singlet-only
+ * states exist on the direct sigma only. */
 static int auto_direct(const cis_fcidump *F, const cis_ci_solve_opts *o, const char **why) {
-  const int n = F->norb, na = cis_fcidump_nalpha(F), nb = cis_fcidump_nbeta(F);
-  if (n > CIS_CI_DIRECT_MAX_ORB) { *why = "NORB > 64 (direct keeps one-word strings): stored"; return 0; }
+  if (F->norb > CIS_CI_DIRECT_MAX_ORB) { *why = "NORB > 64 (direct keeps one-word strings): stored"; return 0; }
   if (o->level >= 0) { *why = "truncated CI: stored"; return 0; }
   if (o->spin_penalty > 0) { *why = "spin penalty (an operator on the direct sigma): direct"; return 1; }
   if (o->singlet) { *why = "singlet-only states (the alpha <-> beta symmetric subspace of the direct sigma): direct"; return 1; }
-  /* On the GPU (bench/results/ci_direct_gpu.md): a whole direct solve takes
-   * less time than the stored path's build alone at every size measured. */
   if (o->gpu) { *why = "full CI on the GPU: direct (no build)"; return 1; }
-  if (ci_has_symmetry(F)) { *why = "point-group symmetry (the rule is measured in C1 only): stored"; return 0; }
-  double sa = (double)na * (n - na), sb = (double)nb * (n - nb);
-  double daa = (double)na * (na - 1) / 2 * (double)(n - na) * (n - na - 1) / 2;
-  double dbb = (double)nb * (nb - 1) / 2 * (double)(n - nb) * (n - nb - 1) / 2;
-  double row = 1 + sa + sb + daa + dbb + sa * sb, dets = 1;
-  for (int k = 1; k <= na; ++k) dets = dets * (n - na + k) / k;
-  for (int k = 1; k <= nb; ++k) dets = dets * (n - nb + k) / k;
-  if (dets * row * 12.0 > 0.5 * (double)cis_phys_memory()) { *why = "stored H above half the host memory: direct"; return 1; }
-  if (o->roots <= 2) { *why = "full CI, 1-2 roots: direct"; return 1; }
-  *why = "full CI, more than 2 roots, stored H fits: stored";
-  return 0;
+  *why = ci_has_symmetry(F) ? "full CI, blocked by irreps: direct (no build; faster at every size and root count measured)"
+                            : "full CI: direct (no build; faster at every size and root count measured)";
+  return 1;
 }
 
 /* The method that runs: the one asked for, or auto's rule; over GPUs

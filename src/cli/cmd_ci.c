@@ -100,10 +100,10 @@ static void usage(FILE *f) {
              "                blocked by irreps on the CPU and the GPU: Davidson on vectors of the ISYM\n"
              "                determinants only, GEMMs on the pair-irrep blocks of g (on the GPU one\n"
              "                per pair irrep over all alpha strings); with --device gpu gather/DGEMM/\n"
-             "                scatter on the device and Davidson's vectors there); auto (cis_ci_solve's rule): with\n"
-             "                --device gpu, direct for full CI (it builds nothing); on the CPU, direct\n"
-             "                for full CI in C1 with 1-2 roots, or when the stored H would take over\n"
-             "                half the host memory; else stored\n"
+             "                scatter on the device and Davidson's vectors there); auto (cis_ci_solve's rule):\n"
+             "                direct for every full CI of at most 64 orbitals, on the CPU and the GPU, any\n"
+             "                symmetry and any number of roots (it builds nothing: measured faster on every\n"
+             "                shape, docs/ci.md); stored for --level, NORB > 64 and the stored-matrix options\n"
              "  --no-time-reversal  direct: never the MS2 = 0 half sigma (alpha <-> beta symmetry)\n"
              "  --symmetry-projection  direct: point group by projection (C1 sigma masked, C1 cost)\n"
              "                instead of blocked by irreps; same results\n"
@@ -475,6 +475,14 @@ static void print_json_root(const cis_ci_result *R, int k) {
          cis_ci_spin_from_s2(R->s2[k]), multiplicity(R->s2[k]), q);
 }
 
+/* The file's symmetry and the P-space, as both JSON reports write them. */
+static void print_json_symmetry(const cis_ci_result *R) {
+  const cis_fcidump *F = R->fcidump;
+  printf("\"orbsym_numbering\": \"%s\", \"isym\": %d, \"isym_assumed\": %s, \"pspace\": %d, ",
+         F->sym_numbering == CIS_FCIDUMP_SYM_PYSCF ? "pyscf" : F->sym_numbering == CIS_FCIDUMP_SYM_MOLPRO ? "molpro" : "none",
+         F->isym, F->isym_assumed ? "true" : "false", R->pspace_used);
+}
+
 static void print_json_direct(const ci_args *a, const cis_ci_result *R) {
   const cis_fcidump *F = R->fcidump;
   const cis_ci_direct_info *d = &R->direct;
@@ -498,6 +506,7 @@ static void print_json_direct(const ci_args *a, const cis_ci_result *R) {
          R->davidson.products ? R->davidson.op_seconds / R->davidson.products : 0.0, (long long)R->half_sigmas,
          R->davidson.total_seconds, R->t_total, R->t_parse, R->to_solution[a->o.repeat - 1], R->t_s2, R->t_guess, R->e_reference,
          F->ecore, (long long)d->link_bytes, (long long)d->work_bytes, (long long)d->vector_bytes, R->subspace);
+  print_json_symmetry(R);
   if (R->subspace_reduced_from > 0) printf("\"subspace_lowered_from\": %d, ", R->subspace_reduced_from);
   else printf("\"subspace_lowered_from\": null, ");
   printf("\"one_parity\": %s, ", R->one_parity ? "true" : "false");
@@ -537,15 +546,13 @@ static void print_json(const ci_args *a, const cis_ci_result *R) {
          "\"nnz\": %lld, \"symmetric\": %s, \"format\": \"%s\", \"values\": \"%s\", \"device\": \"%s\", \"build\": \"%s\", \"build_seconds\": %.6f, "
          "\"iterations\": %d, \"products\": %lld, \"spmv_seconds\": %.9f, \"solve_seconds\": %.6f, "
          "\"total_seconds\": %.6f, \"e_rhf\": %.12f, \"ecore\": %.12f, \"reference\": \"%s\", "
-         "\"orbsym_numbering\": \"%s\", \"isym\": %d, \"isym_assumed\": %s, \"pspace\": %d, "
          "\"roots_computed\": %d, \"subspace\": %d, ",
          (long long)R->determinants, (long long)R->nnz,
          a->o.symmetric ? "true" : "false", R->format,
          a->o.float_values ? "float" : "double", a->o.gpu ? "gpu" : "cpu", R->build_gpu ? "gpu" : "cpu", R->t_build, R->davidson.iterations, (long long)R->davidson.products,
          R->davidson.products ? R->davidson.op_seconds / R->davidson.products : 0.0, R->davidson.total_seconds, R->t_total, R->e_reference,
-         F->ecore, R->no_reference ? "lowest determinant" : a->o.occ ? "occ" : "aufbau",
-         F->sym_numbering == CIS_FCIDUMP_SYM_PYSCF ? "pyscf" : F->sym_numbering == CIS_FCIDUMP_SYM_MOLPRO ? "molpro" : "none",
-         F->isym, F->isym_assumed ? "true" : "false", R->pspace_used, R->computed, R->subspace);
+         F->ecore, R->no_reference ? "lowest determinant" : a->o.occ ? "occ" : "aufbau", R->computed, R->subspace);
+  print_json_symmetry(R);
   json_or_null("spin_filter", a->o.spin >= 0, "%g", a->o.spin); /* --spin S, null: every state */
   printf(", ");
   if (a->o.gpu)

@@ -10,6 +10,7 @@ set -u
 CIS=$1
 SHARED=$2
 CI=$SHARED/ci
+DATA=$(cd "$(dirname "$0")/../data/ci" && pwd)
 fails=0
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
@@ -58,11 +59,20 @@ grep -q '^method        direct (--method direct): matrix-free sigma' "$tmp/text"
 grep -q '^gemm          ' "$tmp/text" || fail "text: gemm line"
 grep -q 'per sigma' "$tmp/text" || fail "text: sigma timing"
 grep -q '^root 0        E = -75.01257824' "$tmp/text" || fail "text: energy"
-# auto: full CI with one root goes direct, three roots stored, truncated CI stored; each says why
+# auto (docs/ci.md's rule): full CI goes direct whatever the roots, the
+# point group or the spin penalty; truncated CI and the stored-matrix
+# options stored; each says why
 "$CIS" ci "$CI/h2o_sto3g.FCIDUMP" --method auto > "$tmp/auto" || fail "auto"
-grep -q '^method        direct (auto: full CI, 1-2 roots: direct)' "$tmp/auto" || fail "auto 1 root: $(head -6 "$tmp/auto")"
-"$CIS" ci "$CI/h2o_sto3g.FCIDUMP" --method auto --roots 3 > "$tmp/auto" || fail "auto --roots 3"
-grep -q '^method        stored (auto: ' "$tmp/auto" || fail "auto 3 roots: $(head -6 "$tmp/auto")"
+grep -q '^method        direct (auto: full CI: direct' "$tmp/auto" || fail "auto 1 root: $(head -6 "$tmp/auto")"
+"$CIS" ci "$CI/h2o_sto3g.FCIDUMP" --method auto --roots 8 > "$tmp/auto" || fail "auto --roots 8"
+grep -q '^method        direct (auto: full CI: direct' "$tmp/auto" || fail "auto 8 roots: $(head -6 "$tmp/auto")"
+# a D2h file, three roots (tests/data/ci: PySCF's N2 STO-3G in D2h)
+"$CIS" ci "$DATA/n2_sto3g_d2h.FCIDUMP" --roots 3 > "$tmp/auto" || fail "auto D2h --roots 3: $(cat "$tmp/auto")"
+grep -q '^method        direct (auto: full CI, blocked by irreps: direct' "$tmp/auto" || fail "auto D2h: $(head -8 "$tmp/auto")"
+"$CIS" ci "$CI/h2o_sto3g.FCIDUMP" --spin 1 --roots 2 > "$tmp/auto" || fail "auto --spin 1"
+grep -q '^method        direct (auto: ' "$tmp/auto" || fail "auto --spin: $(head -6 "$tmp/auto")"
+"$CIS" ci "$CI/h2o_sto3g.FCIDUMP" --method auto --format csr > "$tmp/auto" || fail "auto --format csr"
+grep -q '^method        stored (a stored-matrix option)' "$tmp/auto" || fail "auto --format csr: $(head -6 "$tmp/auto")"
 "$CIS" ci "$CI/h2o_sto3g.FCIDUMP" --method auto --level 2 > "$tmp/auto" || fail "auto --level 2"
 grep -q '^method        stored (--level: truncated CI needs the stored H)' "$tmp/auto" ||
   fail "auto --level 2 should be stored, for --level: $(head -6 "$tmp/auto")"

@@ -30,10 +30,11 @@ refused_fast() {
   grep -q "$pattern" "$tmp/err" || fail "$name: message '$(cat "$tmp/err")' lacks '$pattern'"
 }
 
-# 16 orbitals in two irreps, 8 electrons: auto goes stored (point group);
-# before, the build visited 5e9 connections for 0 nonzeros (minutes).
+# 16 orbitals in two irreps, 8 electrons, --method stored (auto goes
+# direct); before, the build visited 5e9 connections for 0 nonzeros (minutes).
 zero_fcidump 16 8 1,2 "$tmp/zero_sym.FCIDUMP"
-refused_fast "all-zero, D2 irreps" 60 "integrals are (almost) all zero; use the direct method" "$tmp/zero_sym.FCIDUMP"
+refused_fast "all-zero, D2 irreps" 60 "integrals are (almost) all zero; use the direct method" "$tmp/zero_sym.FCIDUMP" \
+  --method stored
 # C1, --method stored: 3.3e6 determinants x 3193 connections, 0 nonzeros
 zero_fcidump 16 8 1 "$tmp/zero_c1.FCIDUMP"
 refused_fast "all-zero, C1 stored" 60 "would visit 1.06e+10 connections (3312400 determinants x 3193)" \
@@ -41,7 +42,7 @@ refused_fast "all-zero, C1 stored" 60 "would visit 1.06e+10 connections (3312400
 # the same file with the direct method: nothing is built (not refused;
 # checked on a smaller one to keep the test short)
 zero_fcidump 8 4 1 "$tmp/zero_small.FCIDUMP"
-for m in direct stored; do
+for m in direct stored auto; do
   timeout 120 "$CIS" ci "$tmp/zero_small.FCIDUMP" --method $m > "$tmp/out" 2> "$tmp/err" ||
     fail "all-zero 8 orbitals --method $m: exit $? ($(cat "$tmp/err"))"
   grep -q "E = 0.5000000000" "$tmp/out" || fail "all-zero 8 orbitals --method $m: E != ECORE: $(grep root "$tmp/out")"
