@@ -187,6 +187,8 @@ _SIGNATURES = {
     "cis_operator_set_transpose": (cis_status, [P, P]),
     "cis_operator_name": (c_char_p, [P]),
     "cis_operator_apply": (cis_status, [P, c_double, c_void_p, c_double, c_void_p, c_void_p]),
+    "cis_operator_apply_block": (cis_status, [P, c_int, c_double, c_void_p, cis_int, c_double, c_void_p, cis_int,
+                                              c_void_p]),
     # solver.h
     "cis_krylov_opts_default": (cis_krylov_opts, []),
     "cis_krylov_method_parse": (cis_status, [c_char_p, POINTER(c_int)]),
