@@ -19,6 +19,7 @@ import ctypes.util
 import glob
 import operator
 import os
+import re
 import warnings
 
 from ctypes import (POINTER, Structure, byref, c_char, c_char_p, c_double, c_int, c_int32, c_int64, c_size_t,
@@ -90,26 +91,42 @@ def _candidates():
         yield found
 
 
+def _openmp_runtimes():
+    """Paths of the OpenMP runtimes this process has loaded: libgomp, LLVM's
+    libomp, Intel's libiomp5, and wheels' renamed copies of them such as
+    PySCF's libgomp-<hash>.so (read from /proc/self/maps; none where it
+    cannot be read)."""
+    try:
+        with open("/proc/self/maps") as f:
+            paths = {fields[5].strip() for fields in (line.split(maxsplit=5) for line in f) if len(fields) == 6}
+    except OSError:
+        return []
+    return sorted(p for p in paths if re.match(r"lib[gi]?omp", os.path.basename(p)))
+
+
 def _passive_waits():
     """Unless the user chose OMP_WAIT_POLICY, set it to passive before
     libcisparse brings in its OpenMP runtime, as the tool does (src/cli/main.c
     cli_passive_waits): idle threads then sleep instead of spinning, which
     on a shared or busy machine takes the cores the working threads need
     (cisparse.solve: 2.19 s spinning, 0.057 s passive on a loaded 2-core
-    machine). libgomp reads the variable once, as it is loaded; where
-    libgomp.so.1 is in the process already (another extension loaded it),
-    setting it is too late: the environment is left as it is and a
+    machine). A runtime reads the variable once, as it starts (libgomp: as
+    it is loaded). Where libgomp.so.1, libcisparse's, is loaded already,
+    setting it is too late and the environment is left as it is; where any
+    runtime is (PySCF's own copy, imported first), it spins: either way a
     RuntimeWarning says how to get passive waits."""
     if "OMP_WAIT_POLICY" in os.environ:
         return
-    try:
-        ctypes.CDLL("libgomp.so.1", mode=os.RTLD_NOLOAD | os.RTLD_LAZY)
-    except OSError:  # not loaded yet: it will read the policy when libcisparse loads it
+    before = _openmp_runtimes()
+    ours_started = any(os.path.basename(p).startswith("libgomp.so") for p in before)
+    if not ours_started:
         os.environ["OMP_WAIT_POLICY"] = "passive"
-        return
-    warnings.warn("cisparse: OpenMP (libgomp.so.1) was loaded before cisparse with OMP_WAIT_POLICY unset, so "
-                  "its idle threads spin (slow on a shared or busy machine): set OMP_WAIT_POLICY=passive "
-                  "before Python starts, or import cisparse first", RuntimeWarning, stacklevel=3)
+    if before:
+        warnings.warn(f"cisparse: OpenMP was loaded before cisparse with OMP_WAIT_POLICY unset "
+                      f"({', '.join(os.path.basename(p) for p in before)}), so its idle threads spin, which slows "
+                      f"it and cisparse on a shared or busy machine (PySCF's CASSCF 10x): import cisparse before "
+                      f"PySCF or other OpenMP code, or set OMP_WAIT_POLICY=passive before Python starts",
+                      RuntimeWarning, stacklevel=3)
 
 
 def _load():

@@ -1,7 +1,8 @@
 """`import cisparse` takes the tool's OpenMP rules (issue 41 item 3): passive
 waits unless the user chose a policy, set before libcisparse loads its
 OpenMP runtime (and read by it: libgomp's GOMP_SPINCOUNT is then 0), a
-RuntimeWarning where libgomp was loaded first, and the importing thread's
+RuntimeWarning where an OpenMP runtime was loaded first (libgomp itself, or
+a wheel's renamed copy as PySCF's, which then spins), and the importing thread's
 thread count capped at cis_cpu_limit() unless OMP_NUM_THREADS is set. Each
 case runs in a fresh interpreter (this one imported cisparse already)."""
 import ast
@@ -74,6 +75,19 @@ def test_libgomp_loaded_first_warns_and_leaves_the_environment():
     assert policy is None, "the environment must not claim a policy the runtime did not take"
     assert len(warned) == 1 and "OMP_WAIT_POLICY=passive" in warned[0]
     assert spincount(stderr) != "0"
+
+
+def test_pyscf_loaded_first_warns_and_ours_waits_passively():
+    pytest.importorskip("pyscf", reason="PySCF is not installed")
+
+    policy, _, _, warned, stderr = fresh({"OMP_WAIT_POLICY": None}, "import pyscf.lib\n")
+
+    counts = [line.split("=")[1].strip() for line in stderr.splitlines() if "GOMP_SPINCOUNT" in line]
+    if len(counts) != 2:
+        pytest.skip(f"this PySCF does not carry its own libgomp ({len(counts)} runtimes started)")
+    assert policy == "passive"
+    assert len(warned) == 1 and "import cisparse before" in warned[0]
+    assert counts == ["'300000'", "'0'"], stderr  # PySCF's spins (the default); libcisparse's waits passively
 
 
 def test_threads_capped_unless_omp_num_threads():
