@@ -4,6 +4,10 @@ loading of libcisparse.
 The library is found, in order, at $CISPARSE_LIBRARY (a path; what the
 build tree's tests use), next to this file (the wheel built by
 ``pip install .``), or by the loader (an installed libcisparse.so.0.2).
+Before it is loaded, OMP_WAIT_POLICY is set to passive unless the user set
+it, and once it is, the importing thread takes the library's thread count
+unless OMP_NUM_THREADS is set: the rules of the cisparse tool
+(_openmp_like_the_cli).
 
 Every ctypes Structure here mirrors its C struct field by field, exactly;
 at import each is checked against the size the library reports
@@ -15,6 +19,8 @@ import ctypes.util
 import glob
 import operator
 import os
+import re
+import warnings
 
 from ctypes import (POINTER, Structure, byref, c_char, c_char_p, c_double, c_int, c_int32, c_int64, c_size_t,
                     c_uint64, c_void_p)
@@ -85,7 +91,46 @@ def _candidates():
         yield found
 
 
+def _openmp_runtimes():
+    """Paths of the OpenMP runtimes this process has loaded: libgomp, LLVM's
+    libomp, Intel's libiomp5, and wheels' renamed copies of them such as
+    PySCF's libgomp-<hash>.so (read from /proc/self/maps; none where it
+    cannot be read)."""
+    try:
+        with open("/proc/self/maps") as f:
+            paths = {fields[5].strip() for fields in (line.split(maxsplit=5) for line in f) if len(fields) == 6}
+    except OSError:
+        return []
+    return sorted(p for p in paths if re.match(r"lib[gi]?omp", os.path.basename(p)))
+
+
+def _passive_waits():
+    """Unless the user chose OMP_WAIT_POLICY, set it to passive before
+    libcisparse brings in its OpenMP runtime, as the tool does (src/cli/main.c
+    cli_passive_waits): idle threads then sleep instead of spinning, which
+    on a shared or busy machine takes the cores the working threads need
+    (cisparse.solve: 2.19 s spinning, 0.057 s passive on a loaded 2-core
+    machine). A runtime reads the variable once, as it starts (libgomp: as
+    it is loaded). Where libgomp.so.1, libcisparse's, is loaded already,
+    setting it is too late and the environment is left as it is; where any
+    runtime is (PySCF's own copy, imported first), it spins: either way a
+    RuntimeWarning says how to get passive waits."""
+    if "OMP_WAIT_POLICY" in os.environ:
+        return
+    before = _openmp_runtimes()
+    ours_started = any(os.path.basename(p).startswith("libgomp.so") for p in before)
+    if not ours_started:
+        os.environ["OMP_WAIT_POLICY"] = "passive"
+    if before:
+        warnings.warn(f"cisparse: OpenMP was loaded before cisparse with OMP_WAIT_POLICY unset "
+                      f"({', '.join(os.path.basename(p) for p in before)}), so its idle threads spin, which slows "
+                      f"it and cisparse on a shared or busy machine (PySCF's CASSCF 10x): import cisparse before "
+                      f"PySCF or other OpenMP code, or set OMP_WAIT_POLICY=passive before Python starts",
+                      RuntimeWarning, stacklevel=3)
+
+
 def _load():
+    _passive_waits()
     errors = []
     for path in _candidates():
         try:
@@ -109,6 +154,7 @@ _SIGNATURES = {
     # util.h
     "cis_version": (c_char_p, []),
     "cis_built_with_cuda": (c_int, []),
+    "cis_cpu_limit": (c_int, []),
     "cis_abi_struct_size": (c_size_t, [c_char_p]),
     # types.h
     "cis_free": (None, [c_void_p]),
@@ -158,6 +204,8 @@ _SIGNATURES = {
     "cis_operator_set_transpose": (cis_status, [P, P]),
     "cis_operator_name": (c_char_p, [P]),
     "cis_operator_apply": (cis_status, [P, c_double, c_void_p, c_double, c_void_p, c_void_p]),
+    "cis_operator_apply_block": (cis_status, [P, c_int, c_double, c_void_p, cis_int, c_double, c_void_p, cis_int,
+                                              c_void_p]),
     # solver.h
     "cis_krylov_opts_default": (cis_krylov_opts, []),
     "cis_krylov_method_parse": (cis_status, [c_char_p, POINTER(c_int)]),
@@ -190,6 +238,20 @@ def check_struct(pycls, name):
         raise ImportError(f"cisparse: struct {name} is {want} bytes in {path} but its ctypes mirror "
                           f"{pycls.__name__} is {got} bytes: update the mirror to the C struct")
 
+
+def _openmp_like_the_cli():
+    """No more OpenMP threads than the cores this process may use
+    (cis_cpu_limit: affinity and cgroup quota) unless OMP_NUM_THREADS is set,
+    as the tool does at start (src/cli/main.c cli_main). omp_set_num_threads
+    sets the calling thread's count: the importing thread's (other threads
+    start from the runtime's default; the library's SpMV caps itself)."""
+    if "OMP_NUM_THREADS" not in os.environ:
+        omp_set_num_threads = lib.omp_set_num_threads  # libgomp's, found through libcisparse's dependencies
+        omp_set_num_threads.argtypes, omp_set_num_threads.restype = [c_int], None
+        omp_set_num_threads(lib.cis_cpu_limit())
+
+
+_openmp_like_the_cli()
 
 for _cls in (cis_csr, cis_csr_stats, cis_format_params, cis_hyb_split, cis_krylov_opts, cis_krylov_info,
              cis_gpu_info):

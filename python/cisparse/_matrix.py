@@ -292,22 +292,27 @@ class Matrix:
             f = self._fixed_cache = (rows, cols, dt, self._M, (cols,), (rows,), (dt.itemsize,))
         return f
 
-    def _vec(self, v, n, name, dtype):
-        """A contiguous array of the matrix's dtype and length n (host or device)."""
+    def _vec(self, v, n, name, dtype, block=False):
+        """A contiguous array of the matrix's dtype where the matrix is (NumPy on
+        the host, CuPy on the GPU), and its address: a vector of n values, or
+        with block an n x k array (shape checked by the caller) in column-major
+        (Fortran) order. Copied only when it is not so already."""
         cp = _cupy()
         _refuse_complex(name, v)
         if cp is not None and isinstance(v, cp.ndarray):
             if not self._plan:
                 raise ValueError(f"{name} is a CuPy array but the matrix is on the host (call to_device())")
-            if not _dense_vector(v, dtype):  # (ascontiguousarray costs microseconds even when a no-op)
+            if block:
+                v = cp.asfortranarray(v, dtype=dtype)
+            elif not _dense_vector(v, dtype):  # (ascontiguousarray costs microseconds even when a no-op)
                 v = cp.ascontiguousarray(v, dtype=dtype)
             ptr = v.data.ptr
         else:
             if self._plan:
                 raise ValueError(f"{name} is a host array but the matrix is on the GPU (pass a CuPy array)")
-            v = np.ascontiguousarray(v, dtype=dtype)
+            v = (np.asfortranarray if block else np.ascontiguousarray)(v, dtype=dtype)
             ptr = v.ctypes.data
-        if v.ndim != 1 or v.shape[0] != n:
+        if not block and (v.ndim != 1 or v.shape[0] != n):
             raise ValueError(f"{name} must be a vector of {n} values, got shape {v.shape}")
         return v, ptr
 
@@ -367,8 +372,45 @@ class Matrix:
             check(L.lib.cis_matrix_spmv(self._M, alpha, xp, beta, yp))
         return y
 
+    def matmat(self, X):
+        """Y = A X for a block of k vectors, X cols x k (NumPy on the host, CuPy
+        on the GPU, converted to the matrix's dtype), by one
+        cis_operator_apply_block: on the GPU the SpMM of csr plans (one pass
+        over the matrix per 16 vectors, cis_gpu_spmm), else the format's SpMV
+        column by column. X in column-major (Fortran) order is read in place,
+        any other is copied to it first; Y (rows x k, the matrix's dtype) is
+        column-major, its columns those that spmv gives."""
+        rows, cols, dt = self._fixed()[:3]
+        shape = np.shape(X)
+        if len(shape) != 2 or shape[0] != cols:
+            raise ValueError(f"X must be a {cols} x k block (k vectors of {cols} values), got shape {shape}")
+        X, xp = self._vec(X, cols, "X", dt, block=True)
+        if self._plan:
+            Y = _cupy().empty((rows, shape[1]), dtype=dt, order="F")
+            yp, stream = Y.data.ptr, _cupy().cuda.get_current_stream().ptr
+        else:
+            Y = np.empty((rows, shape[1]), dtype=dt, order="F")
+            yp, stream = Y.ctypes.data, None
+        op = self._operator()
+        try:
+            check(L.lib.cis_operator_apply_block(op, shape[1], 1.0, xp, cols, 0.0, yp, rows, stream))
+        finally:
+            L.lib.cis_operator_free(op)
+        return Y
+
     def __matmul__(self, x):
-        return self.spmv(x)
+        """A @ x: spmv for a vector, matmat for a cols x k block (NumPy's rule)."""
+        return self.spmv(x) if np.ndim(x) < 2 else self.matmat(x)
+
+    def _operator(self):
+        """A new cis_operator* on this matrix (its GPU plan when on the
+        device), for the caller to cis_operator_free."""
+        op = L.P()
+        if self.on_device:
+            check(L.lib.cis_operator_from_gpu_plan(self._plan, ctypes.byref(op)))
+        else:
+            check(L.lib.cis_operator_from_matrix(self._M, ctypes.byref(op)))
+        return op
 
     def transpose(self):
         """A^T in the same format (and on the device when A is), made once. It
@@ -396,20 +438,10 @@ class Matrix:
         the matrix (alive while the operator is)."""
         if self.on_device:
             from cupyx.scipy.sparse.linalg import LinearOperator
-            cp = _cupy()
-
-            def matmat(X):
-                return cp.stack([self.spmv(X[:, j]) for j in range(X.shape[1])], axis=1)
         else:
             from scipy.sparse.linalg import LinearOperator
-
-            def matmat(X):
-                Y = np.empty((self.shape[0], X.shape[1]), dtype=self.dtype)
-                for j in range(X.shape[1]):
-                    Y[:, j] = self.spmv(X[:, j])
-                return Y
         return LinearOperator(self.shape, matvec=lambda x: self.spmv(x.ravel()),
-                              rmatvec=lambda x: self.transpose().spmv(x.ravel()), matmat=matmat, dtype=self.dtype)
+                              rmatvec=lambda x: self.transpose().spmv(x.ravel()), matmat=self.matmat, dtype=self.dtype)
 
 
 def from_scipy(A, format="csr", dtype=None, **params):

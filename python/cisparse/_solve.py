@@ -1,6 +1,6 @@
 """cisparse.solve: CG, BiCG and BiCGStab (cis_krylov_solve) from Python."""
 import ctypes
-from dataclasses import dataclass, field
+import warnings
 
 import numpy as np
 
@@ -11,11 +11,16 @@ from ._matrix import Matrix, _cupy, _refuse_complex
 _PRECISIONS = ("double", "single", "mixed")
 
 
-@dataclass
-class SolveResult:
-    """How a solve ended and the figures `cisparse solve` prints."""
-    status: str                 # "ok", or the status name ("did not converge", "breakdown", ...)
-    end: str                    # "converged", "maxit", "breakdown rho=0", ...
+class SolveResult(int):
+    """SciPy's `info` with the figures `cisparse solve` prints. As an int it is
+    0 when the solve converged, the iterations done (> 0) when it did not
+    (maxit, stagnation), and < 0 after a breakdown (SciPy's codes: -10 rho = 0,
+    -11 omega = 0 or (r^, v) = 0; -10 also for p^T A p <= 0 in CG and a
+    non-finite scalar); so `if info:` is true when x is not a solution, and
+    print(info) prints that number. The attributes say how it ended (its
+    repr shows all but `residuals`)."""
+    status: str                 # "ok", or the status name ("not converged", "breakdown", ...)
+    end: str                    # "converged", "maxit reached", "breakdown rho=0", ...
     converged: bool
     iterations: int             # inner iterations for precision="mixed"
     rel_residual: float         # the recurrence's ||r|| / ||b|| at the end
@@ -31,9 +36,25 @@ class SolveResult:
     precision: str
     device: str                 # "cpu" or "gpu"
     operator: str               # e.g. "cpu csr", "gpu csr-vector"
-    message: str = ""           # cisparse's one-line message when not converged
-    outer_iterations: int = 0   # refinement steps (mixed)
-    residuals: np.ndarray = field(default=None, repr=False)  # ||r_k||/||b||, k = 0.. (history=True)
+    rtol: float                 # the relative tolerance solved to: max(rtol, atol / ||b||)
+    message: str                # cisparse's one-line message when not converged, else ""
+    outer_iterations: int       # refinement steps (mixed)
+    residuals: np.ndarray       # ||r_k||/||b||, k = 0.. (history=True), else None
+
+    def __new__(cls, info, **fields):
+        self = super().__new__(cls, info)
+        vars(self).update(fields)
+        return self
+
+    __str__ = int.__repr__  # print(info): the number, as SciPy's
+
+    def __repr__(self):
+        shown = ", ".join(f"{k}={v!r}" for k, v in vars(self).items() if k != "residuals")
+        return f"SolveResult({int(self)}, {shown})"
+
+
+# SciPy's info for a breakdown (its bicg, bicgstab) by cis_krylov_end: CIS_END_BREAK_OMEGA, _RV -11, else -10
+_BREAKDOWN_INFO = {3: -11, 4: -11}
 
 
 def _as_matrix(A, dtype):
@@ -57,21 +78,52 @@ def _retyped(A, dtype):
     return m
 
 
-def solve(A, b, x0=None, method="cg", precond=None, version="merge_10", precision="double", tol=1e-8, maxit=1000,
-          check_every=0, stagnation=0, inner_tol=1e-4, history=False):
-    """Solve A x = b with cis_krylov_solve.
+def _preconditioner(M, precond):
+    """The C preconditioner (0 none, 1 Jacobi) for solve's M (SciPy's name)
+    or precond: None, 'none' or 'jacobi'. Anything else is refused: a matrix
+    or LinearOperator M cannot be applied inside cis_krylov_solve."""
+    if M is not None and precond is not None:
+        raise TypeError("solve: give M or precond, not both")
+    pc = M if precond is None else precond
+    if pc is not None and not isinstance(pc, str):
+        raise TypeError(f"solve: M must be None or 'jacobi' (cisparse's solvers have the Jacobi preconditioner "
+                        f"only), got a {type(pc).__name__}; for another preconditioner use SciPy's solver on "
+                        f"cisparse's SpMV: scipy.sparse.linalg.cg(A.aslinearoperator(), b, M=M)")
+    if pc not in (None, "none", "jacobi"):
+        raise ValueError(f"solve: M (precond) must be None or 'jacobi', got {pc!r}")
+    return 1 if pc == "jacobi" else 0
+
+
+def solve(A, b, x0=None, method="cg", precond=None, version="merge_10", precision="double", tol=None, maxit=None,
+          check_every=0, stagnation=0, inner_tol=1e-4, history=False, *, rtol=None, atol=0.0, M=None, maxiter=None):
+    """Solve A x = b with cis_krylov_solve; returns (x, info) as SciPy's
+    solvers do, info a SolveResult: 0 when converged, the iterations (> 0)
+    when not, < 0 after a breakdown, with the solve's figures as attributes.
 
     A: a Matrix (host, or on the GPU after to_device(): then b, x0 and the
     returned x are CuPy arrays) or a scipy.sparse matrix (built as csr).
-    method: 'cg', 'bicg' (uses A^T, built once), 'bicgstab'; precond: None or
-    'jacobi'; version: the device version ('cublasL', 'cublasN', 'cuda',
-    'merge', 'merge_10', 'graph'; ignored on the host); precision: 'double',
-    'single' (float iterations) or 'mixed' (float inner solves, refinement in
-    double to tol). Returns (x, SolveResult). A solve that does not converge
-    or breaks down returns with result.converged False and cisparse's message;
-    invalid arguments raise CisparseError (integers beyond their C type, and
-    complex b or x0, raise ValueError or TypeError before any C call)."""
-    maxit = L.int_arg("maxit", maxit, L.c_int, lo=1)
+    Stops when ||r|| <= max(rtol * ||b||, atol) (the recurrence residual;
+    rtol default 1e-8, `tol` its deprecated name) or after maxiter (or
+    maxit) iterations (default 1000).
+    method: 'cg', 'bicg' (uses A^T, built once), 'bicgstab'; M (or precond):
+    None or 'jacobi' (a matrix or LinearOperator M is a TypeError); version:
+    the device version ('cublasL', 'cublasN', 'cuda', 'merge', 'merge_10',
+    'graph'; ignored on the host); precision: 'double', 'single' (float
+    iterations) or 'mixed' (float inner solves to inner_tol, refinement in
+    double to rtol). A solve that does not converge or breaks down returns
+    with info != 0, info.converged False and cisparse's message; invalid
+    arguments raise CisparseError (integers beyond their C type, and complex
+    b or x0, raise ValueError or TypeError before any C call)."""
+    if tol is not None:
+        if rtol is not None:
+            raise TypeError("solve: give rtol or tol (its deprecated name), not both")
+        warnings.warn("cisparse.solve: tol is deprecated, use rtol (SciPy's name)", DeprecationWarning, stacklevel=2)
+        rtol = tol
+    rtol = 1e-8 if rtol is None else float(rtol)
+    if maxit is not None and maxiter is not None:
+        raise TypeError("solve: give maxiter or maxit, not both")
+    name, value = ("maxit", 1000 if maxit is None else maxit) if maxiter is None else ("maxiter", maxiter)
+    maxit = L.int_arg(name, value, L.c_int, lo=1)
     check_every = L.int_arg("check_every", check_every, L.c_int)
     stagnation = L.int_arg("stagnation", stagnation, L.c_int)
     _refuse_complex("b", b)
@@ -79,8 +131,7 @@ def solve(A, b, x0=None, method="cg", precond=None, version="merge_10", precisio
         _refuse_complex("x0", x0)
     if precision not in _PRECISIONS:
         raise ValueError(f"precision must be one of {_PRECISIONS}, got {precision!r}")
-    if precond not in (None, "none", "jacobi"):
-        raise ValueError(f"precond must be None or 'jacobi', got {precond!r}")
+    pc = _preconditioner(M, precond)
     A = _as_matrix(A, np.float64)
     rows, cols = A.shape
     dev = A.on_device
@@ -92,8 +143,8 @@ def solve(A, b, x0=None, method="cg", precond=None, version="merge_10", precisio
     check(L.lib.cis_krylov_method_parse(method.encode(), ctypes.byref(m)))
     check(L.lib.cis_solver_version_parse(version.encode(), ctypes.byref(v)))
     o.method, o.version = m.value, v.value
-    o.precond = 1 if precond == "jacobi" else 0
-    o.tol, o.maxit, o.check_every, o.stagnation = float(tol), maxit, check_every, stagnation
+    o.precond = pc
+    o.maxit, o.check_every, o.stagnation = maxit, check_every, stagnation
     hist = None
     if history:
         hist = np.zeros(maxit + 1, dtype=np.float64)
@@ -102,19 +153,14 @@ def solve(A, b, x0=None, method="cg", precond=None, version="merge_10", precisio
 
     made, ops = [], []
     try:
-        def operator(M):
-            op = L.P()
-            if M.on_device:
-                check(L.lib.cis_operator_from_gpu_plan(M._plan, ctypes.byref(op)))
-            else:
-                check(L.lib.cis_operator_from_matrix(M._M, ctypes.byref(op)))
-            ops.append(op)
-            return op
+        def operator(mat):
+            ops.append(mat._operator())
+            return ops[-1]
 
-        def retype(M, dtype):
-            if M.dtype == dtype:
-                return M
-            R = _retyped(M, dtype)
+        def retype(mat, dtype):
+            if mat.dtype == dtype:
+                return mat
+            R = _retyped(mat, dtype)
             made.append(R)
             return R
 
@@ -126,9 +172,9 @@ def solve(A, b, x0=None, method="cg", precond=None, version="merge_10", precisio
         op = operator(main)
         if o.precond:
             check(L.lib.cis_operator_set_diagonal(op, dptr))
-        def with_transpose(M, op):
+        def with_transpose(mat, op):
             if method == "bicg":  # BiCG's products with A^T (same diagonal)
-                check(L.lib.cis_operator_set_transpose(op, operator(M.transpose())))
+                check(L.lib.cis_operator_set_transpose(op, operator(mat.transpose())))
                 if o.precond:
                     check(L.lib.cis_operator_set_diagonal(ops[-1], dptr))
 
@@ -138,6 +184,8 @@ def solve(A, b, x0=None, method="cg", precond=None, version="merge_10", precisio
         x = xp.zeros(rows, dtype=solve_dtype) if x0 is None else xp.array(x0, dtype=solve_dtype, copy=True)
         if b.shape != (rows,) or x.shape != (rows,):
             raise ValueError(f"b and x0 must be vectors of {rows} values, got {b.shape} and {x.shape}")
+        bnorm = float(xp.linalg.norm(b))
+        o.tol = max(rtol, float(atol) / bnorm) if bnorm > 0 else rtol  # SciPy's max(rtol * ||b||, atol)
         ptr = (lambda a: a.data.ptr) if dev else (lambda a: a.ctypes.data)
         info = L.cis_krylov_info()
         outer = ctypes.c_int(0)
@@ -166,20 +214,23 @@ def solve(A, b, x0=None, method="cg", precond=None, version="merge_10", precisio
             rr = ctypes.c_double()
             check(L.lib.cis_true_residual(hop, bh.ctypes.data, xh.ctypes.data, None, ctypes.byref(rr), None))
             true_res = rr.value
+        code = (0 if st == L.OK else max(info.iterations, 1) if st == L.ERR_NOT_CONVERGED
+                else _BREAKDOWN_INFO.get(info.end, -10))
         result = SolveResult(
-            status="ok" if st == L.OK else L.lib.cis_status_name(st).decode(),
+            code, status="ok" if st == L.OK else L.lib.cis_status_name(st).decode(),
             end=L.lib.cis_krylov_end_name(info.end).decode(), converged=st == L.OK, iterations=info.iterations,
             rel_residual=info.rel_residual, true_residual=true_res, seconds=info.seconds,
             setup_seconds=info.setup_seconds,
             seconds_per_iteration=info.seconds / info.iterations if info.iterations else 0.0,
             launches=info.launches, launches_per_iteration=info.launches_per_iteration, method=method,
-            precond=precond or "none", version=version if dev else "host", precision=precision,
-            device="gpu" if dev else "cpu", operator=L.lib.cis_operator_name(op).decode(), message=message,
+            precond="jacobi" if pc else "none", version=version if dev else "host", precision=precision,
+            device="gpu" if dev else "cpu", operator=L.lib.cis_operator_name(op).decode(), rtol=o.tol,
+            message=message,
             outer_iterations=outer.value,
             residuals=hist[:info.history_written].copy() if hist is not None else None)
         return x, result
     finally:
         for op in ops:
             L.lib.cis_operator_free(op)
-        for M in made:
-            M.close()
+        for mat in made:
+            mat.close()

@@ -97,6 +97,44 @@ def test_load_file_and_stdin(tmp_path):
     assert out.stdout.split() == ["30", str(A.nnz)]
 
 
+@pytest.mark.parametrize("fmt", FORMATS)
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+@pytest.mark.parametrize("k", [1, 3, 8])
+@pytest.mark.parametrize("order", ["C", "F"])
+def test_matmul_block_is_spmm(fmt, dtype, k, order, rng):
+    A = sp.random(300, 200, density=0.05, random_state=1, format="csr", dtype=np.float64)
+    M = cisparse.Matrix.from_scipy(A, format=fmt, dtype=dtype)
+    X = np.asarray(rng.standard_normal((200, k)), dtype=dtype, order=order)
+
+    Y = M @ X
+
+    tol = 1e-12 if dtype == np.float64 else 1e-5
+    assert Y.shape == (300, k) and Y.dtype == dtype
+    np.testing.assert_allclose(Y, A.astype(dtype) @ X, rtol=tol, atol=tol)
+    for j in range(k):  # the same products as one spmv per column
+        np.testing.assert_array_equal(Y[:, j], M.spmv(X[:, j]))
+
+
+def test_matmul_block_strided_and_converted(rng):
+    A = sp.random(300, 200, density=0.05, random_state=2, format="csr")
+    M = cisparse.from_scipy(A, format="hyb")
+    X = rng.standard_normal((200, 10))
+
+    np.testing.assert_allclose(M @ X[:, ::3], A @ X[:, ::3], rtol=1e-12, atol=1e-12)  # a strided view
+    np.testing.assert_allclose(M @ X.astype(np.float32), A @ X.astype(np.float32), rtol=1e-6, atol=1e-6)
+    np.testing.assert_allclose(M @ X[:, :2].tolist(), A @ X[:, :2], rtol=1e-12, atol=1e-12)  # a list of rows
+    np.testing.assert_allclose(M.matmat(X), A @ X, rtol=1e-12, atol=1e-12)
+    assert (M @ np.empty((200, 0))).shape == (300, 0)
+
+
+@pytest.mark.parametrize("shape", [(201, 3), (199, 3), (3, 200), (200, 3, 1), (200, 1, 1), (201,), ()])
+def test_matmul_wrong_shapes_raise(shape):
+    M = cisparse.from_scipy(sp.random(300, 200, density=0.05, random_state=1, format="csr"))
+
+    with pytest.raises(ValueError, match="200"):
+        M @ np.ones(shape)
+
+
 def test_linear_operator_scipy_solvers(spd, nonsym, rng):
     L = cisparse.from_scipy(spd, format="sell").aslinearoperator()
     assert isinstance(L, spla.LinearOperator) and L.shape == spd.shape

@@ -47,6 +47,7 @@ CALLS = {
     "spmv": lambda A: A.spmv(X3),
     "spmv-y": lambda A: A.spmv(X3, y=np.zeros(3)),
     "matmul": lambda A: A @ X3,
+    "matmul-block": lambda A: A @ np.ones((3, 2)),
     "T": lambda A: A.T,
     "transpose": lambda A: A.transpose(),
     "info": lambda A: A.info(),

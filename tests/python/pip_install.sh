@@ -31,8 +31,8 @@ site = os.path.realpath(sys.argv[1])
 assert os.path.realpath(cisparse.__file__).startswith(site), cisparse.__file__
 assert os.path.realpath(cisparse.library_path).startswith(site), cisparse.library_path
 A = cisparse.load("laplace3d:size=10", format="hyb")
-x, r = cisparse.solve(A, A.spmv(np.ones(A.shape[1])), precond="jacobi", tol=1e-10)
-assert r.converged and np.abs(x - 1).max() < 1e-8, r
+x, r = cisparse.solve(A, A.spmv(np.ones(A.shape[1])), M="jacobi", rtol=1e-10)
+assert r == 0 and r.converged and np.abs(x - 1).max() < 1e-8, repr(r)
 print(f"ok   pip-installed cisparse {cisparse.__version__} (CUDA {cisparse.with_cuda}) from {cisparse.library_path}: "
       f"{r.method} {r.iterations} iterations")
 PYEOF
