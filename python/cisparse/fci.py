@@ -394,6 +394,19 @@ def _string_irreps(strs, orbsym, norb):
     return irr
 
 
+def _vector_irrep(c, orbsym, norb, nelec):
+    """The D2h irrep id (0..7, of orbsym's ids mod 10) holding every nonzero
+    of the CI vector c (PySCF's nA x nB layout), or None when c has weight
+    in two irreps (then only a C1 sigma is exact) or is zero."""
+    sa = cistring.make_strings(range(norb), nelec[0])
+    sb = sa if nelec[1] == nelec[0] else cistring.make_strings(range(norb), nelec[1])
+    ia = _string_irreps(sa, orbsym, norb)
+    ib = ia if sb is sa else _string_irreps(sb, orbsym, norb)
+    det = (ia[:, None] ^ ib[None, :]).ravel()
+    held = np.flatnonzero(np.bincount(det[np.asarray(c).ravel() != 0], minlength=8))
+    return int(held[0]) if held.size == 1 else None
+
+
 def _penalty_guesses(h1e, eri, norb, nelec, start, S, nroots, orbsym, wfnsym):
     """Davidson's first vectors for a fix_spin_ solve, flat in PySCF's order:
     (1) vectors of spin S, nroots + 2 where the space has them: the caller's
@@ -1031,22 +1044,32 @@ class FCISolver(direct_spin1.FCISolver):
         st["device"] = "gpu" if r.R else "cpu"
         return out
 
-    # ---- contract_2e (CASSCF's approximate CI steps) on the GPU ------------
+    # ---- contract_2e (CASSCF's approximate CI steps) -----------------------
 
-    contract_min = 1500  # determinants from which contract_2e runs on the GPU (PySCF's below or without one)
-    contract_on_host = False  # without a GPU: cisparse's host sigma instead of PySCF's (tests)
+    contract_min = 1500  # determinants from which contract_2e is cisparse's sigma (PySCF's below)
 
     @_serialised
-    def contract_2e(self, eri, fcivec, norb, nelec, link_index=None, **kwargs):
+    def contract_2e(self, eri, fcivec, norb, nelec, link_index=None, orbsym=None, wfnsym=None, **kwargs):
+        """PySCF's contract_2e(eri, fcivec) (eri from absorb_h1e), from
+        contract_min determinants on by cisparse's direct sigma: on the GPU
+        where one is used (C1), on the host otherwise, there blocked by
+        irreps when orbsym (the argument, else the solver's) is given and
+        fcivec lies in one irrep (_vector_irrep), as direct_spin1_symm's;
+        PySCF's own below contract_min, beyond 64 orbitals or with other
+        keyword arguments."""
         na, nb = direct_spin1._unpack_nelec(nelec, self.spin)
         n = cistring.num_strings(norb, na) * cistring.num_strings(norb, nb)
         gpu = self._use_gpu()
-        if kwargs or norb > 64 or n < self.contract_min or np.size(fcivec) != n or not (gpu or self.contract_on_host):
+        if kwargs or norb > 64 or n < self.contract_min or np.size(fcivec) != n:
             return self._pyscf().contract_2e(self, eri, fcivec, norb, nelec, link_index, **kwargs)
         t0 = time.perf_counter()
-        out = self._direct_space(norb, (na, nb), None, None, gpu).contract(eri, fcivec)
-        st = self.__dict__.setdefault("contract_stats", {"calls": 0, "seconds": 0.0})
+        orbsym = getattr(self, "orbsym", None) if orbsym is None else orbsym
+        irrep = None if gpu or orbsym is None else _vector_irrep(fcivec, orbsym, norb, (na, nb))
+        sym = (None, None) if irrep is None else (orbsym, irrep)
+        out = self._direct_space(norb, (na, nb), *sym, gpu).contract(eri, fcivec)
+        st = self.__dict__.setdefault("contract_stats", {"calls": 0, "seconds": 0.0, "blocked": 0})
         st["calls"] += 1
+        st["blocked"] += irrep is not None
         st["seconds"] += time.perf_counter() - t0
         return out
 

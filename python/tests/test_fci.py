@@ -331,8 +331,47 @@ def _contract_case(s, norb, nelec, rng):
 @pytest.mark.parametrize("nelec", [(4, 4), (5, 3)])
 def test_contract_2e_host_vs_pyscf(nelec):
     s = cisparse.fci.FCISolver(device="cpu")
-    s.contract_on_host = True  # the host direct sigma (no GPU here): the same identity as the GPU path
     _contract_case(s, 8, nelec, np.random.default_rng(8))
+
+
+@pytest.mark.parametrize("nelec", [(4, 4), (5, 3)])
+def test_contract_2e_blocked_by_irreps(nelec):
+    # With orbsym (D2h ids; integrals zero where the irreps forbid them) and a
+    # vector of one irrep, the host sigma runs blocked by irreps and equals
+    # PySCF's C1 and direct_spin1_symm's; a vector of two irreps falls back to
+    # the C1 sigma (blocked would drop one), still equal to PySCF's C1.
+    norb, rng = 8, np.random.default_rng(11)
+    orbsym = np.array([0, 5, 0, 6, 7, 2, 3, 5])
+    h1 = rng.standard_normal((norb, norb))
+    h1 = (h1 + h1.T) * (orbsym[:, None] == orbsym[None, :])
+    eri = rng.standard_normal((norb,) * 4)
+    eri = eri + eri.transpose(1, 0, 2, 3)
+    eri = eri + eri.transpose(0, 1, 3, 2)
+    eri = eri + eri.transpose(2, 3, 0, 1)
+    o = orbsym
+    eri *= (o[:, None, None, None] ^ o[None, :, None, None] ^ o[None, None, :, None] ^ o[None, None, None, :]) == 0
+    ref = fci.direct_spin1.FCISolver()
+    h2e = ref.absorb_h1e(h1, eri, norb, nelec, 0.5)
+    irr = cisparse.fci._string_irreps
+    sa, sb = (fci.cistring.make_strings(range(norb), x) for x in nelec)
+    det = irr(sa, orbsym, norb)[:, None] ^ irr(sb, orbsym, norb)[None, :]
+    s = cisparse.fci.FCISolver(device="cpu")
+    s.orbsym = orbsym
+    for wfnsym in (0, 5):
+        c = rng.standard_normal(det.shape) * (det == wfnsym)
+        c /= np.linalg.norm(c)
+        want = ref.contract_2e(h2e, c, norb, nelec)
+        symm = fci.direct_spin1_symm.contract_2e(h2e, c, norb, nelec, orbsym=orbsym, wfnsym=wfnsym)
+        got = s.contract_2e(h2e, c, norb, nelec)
+        assert abs(got - want).max() <= 1e-11 * abs(want).max()
+        assert abs(got - symm).max() <= 1e-11 * abs(want).max()
+        assert not np.isnan(got).any()
+    assert s.contract_stats["blocked"] == 2
+    c = rng.standard_normal(det.shape) * ((det == 0) | (det == 3))
+    got = s.contract_2e(h2e, c, norb, nelec)
+    want = ref.contract_2e(h2e, c, norb, nelec)
+    assert abs(got - want).max() <= 1e-11 * abs(want).max()
+    assert s.contract_stats["blocked"] == 2 and s.contract_stats["calls"] == 3
 
 
 @pytest.mark.parametrize("device", ["cpu", "gpu"])
@@ -346,7 +385,6 @@ def test_kernel_and_contract_share_a_space(n2, device):
     h1, ecore = mcscf.CASCI(mf, 8, 8).get_h1eff()
     h2 = mcscf.CASCI(mf, 8, 8).get_h2eff()
     s = solver(mol, conv_tol=1e-12, method="direct", device=device)
-    s.contract_on_host = True
     e0, c0 = s.kernel(h1, h2, 8, 8, ecore=ecore)
     _contract_case(s, 8, (4, 4), np.random.default_rng(5))
     e1, c1 = s.kernel(h1, h2, 8, 8, ecore=ecore)

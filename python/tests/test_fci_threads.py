@@ -49,7 +49,6 @@ def run_threads(n, work):
 def test_one_solver_from_four_threads(problems, method):
     s = cf.FCISolver(device="cpu", method=method)
     s.rdm_min = s.contract_min = 1  # cisparse's RDMs and contract_2e (its kept spaces) at this size
-    s.contract_on_host = True
     serial = []
     for h1, eri in problems:
         e, c = s.kernel(h1, eri, 6, (3, 3))
