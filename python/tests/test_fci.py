@@ -404,3 +404,33 @@ def test_contract_2e_gpu_vs_pyscf(nelec):
     _contract_case(s, 8, nelec, np.random.default_rng(9))
     (sp,) = s._direct.values()
     assert sp.G
+
+
+def test_auto_goes_direct_for_the_chemists_shapes(n2):
+    # The driver's auto (docs/ci.md, "Method auto"): direct for full CI in
+    # every shape a chemist brings (several roots, a point group, state
+    # averaging, fix_spin_); the energies those of method='stored'.
+    mol, mf = n2
+    cas = mcscf.CASCI(mf, 6, 6)
+    h1, ecore = cas.get_h1eff()
+    h2 = cas.get_h2eff()
+    orbsym = np.array([0, 5, 0, 6, 7, 2])  # D2h ids: the rule reads the point group, not the integrals
+    cases = {"3 roots": dict(nroots=3), "D2h": dict(orbsym=orbsym, wfnsym=0)}
+    for name, kw in cases.items():
+        got = {}
+        for method in ("auto", "stored"):
+            s = solver(mol, method=method, conv_tol=1e-12)
+            e, _ = s.kernel(h1, h2, 6, 6, ecore=ecore, **kw)
+            got[method] = (np.atleast_1d(e), s.stats["method"])
+        assert got["auto"][1] == "direct", name
+        assert got["stored"][1] == "stored", name
+        assert np.abs(got["auto"][0] - got["stored"][0]).max() < 1e-9, name
+    s = fci.addons.fix_spin_(solver(mol), ss=0, shift=0.5)
+    s.kernel(h1, h2, 6, 6, ecore=ecore)
+    assert s.stats["method"] == "direct"
+    sa = mcscf.CASSCF(mf, 6, 6)
+    sa.fcisolver = solver(mol)
+    sa = sa.state_average_([1 / 3] * 3)
+    sa.max_cycle_macro = 1
+    sa.kernel()
+    assert sa.fcisolver.stats["method"] == "direct"
