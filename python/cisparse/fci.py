@@ -600,13 +600,19 @@ class _RdmSpace(_DirectBase):
 
     _NAMES = ("rdm1", "rdm2", "rdm1a", "rdm1b", "rdm2aa", "rdm2ab", "rdm2ba", "rdm2bb")
 
-    def __init__(self, norb, nelec, gpu):
+    def __init__(self, norb, nelec, gpu, orbsym=None):
         na, nb = nelec
-        self.key = (norb, na, nb, bool(gpu))
+        self.key = _RdmSpace.key_of(norb, nelec, gpu, orbsym)
         self.R = None
         o = _direct_opts()
         o.block_bytes, o.vectors, o.ignore_symmetry, o.no_time_reversal = 1 << 20, 1, 1, 1
-        self._create(norb, nelec, opts=o)
+        # a C1 space that knows orbsym: the host RDMs of vectors of one irrep
+        # take D blocked by irreps (src/ci/rdm_irrep.c)
+        self._create(norb, nelec, orbsym, None if orbsym is None else 0, opts=o)
+
+    @staticmethod
+    def key_of(norb, nelec, gpu, orbsym):
+        return (norb, nelec[0], nelec[1], bool(gpu), None if orbsym is None else tuple(int(x) for x in orbsym))
         if gpu:
             R = _P()
             check(L.lib.cis_ci_direct_gpu_rdm_create(self.D, 0, ctypes.byref(R)))
@@ -1027,12 +1033,16 @@ class FCISolver(direct_spin1.FCISolver):
         if norb > 64 or cistring.num_strings(norb, na) * cistring.num_strings(norb, nb) < self.rdm_min:
             return None
         gpu = self._use_gpu()
+        orbsym = None if gpu else getattr(self, "orbsym", None)  # the GPU's RDMs are C1
+        if orbsym is not None and np.size(orbsym) != norb:
+            orbsym = None
+        key = _RdmSpace.key_of(norb, (na, nb), gpu, orbsym)
         r = getattr(self, "_rdm", None)
-        if r is not None and r.key == (norb, na, nb, gpu):
+        if r is not None and r.key == key:
             return r
         if r is not None:
             r.close()
-        self._rdm = _RdmSpace(norb, (na, nb), gpu)
+        self._rdm = _RdmSpace(norb, (na, nb), gpu, orbsym)
         return self._rdm
 
     def _rdms(self, r, bra, ket, want):

@@ -132,6 +132,7 @@ typedef struct ci_direct_view {
   int one_set;                     /* alpha and beta strings are one set (na == nb) */
   int no_time_reversal;            /* opts.no_time_reversal: never the half sigma */
   const void *irrep;               /* the sigma blocked by irreps (ci_irrep_sigma of sigma_irrep.h), else NULL */
+  const int *orbsym;               /* F's ORBSYM at create (1-based), whatever the options */
 } ci_direct_view;
 void ci_direct_get_view(const cis_ci_direct *D, ci_direct_view *v);
 /* Strings of compact entry i (cis_ci_direct_compress's layout; without

@@ -169,10 +169,9 @@ void dsyrk_(const char *uplo, const char *trans, const int *n, const int *k, con
             const int *lda, const double *beta, double *c, const int *ldc);
 #endif
 
-/* R[j n2 + i] += sum_c Db[i m + c] Dk[j m + c] (row-major D: n2 x m; one
- * thread). Db == Dk: only i <= j (the upper triangle in column-major terms;
- * mirrored once at the end, symmetric_fill), half the FLOPs (dsyrk). */
-static void accumulate2(cis_int n2, cis_int m, const double *Db, const double *Dk, double *R) {
+/* ci_rdm.h. Db == Dk: the upper triangle in column-major terms (mirrored
+ * once at the end, symmetric_fill), half the FLOPs (dsyrk). */
+void ci_rdm_accumulate2(cis_int n2, cis_int m, const double *Db, const double *Dk, double *R) {
 #ifdef CISPARSE_HAVE_BLAS
   const int nn = (int)n2, mm = (int)m;
   const double one = 1.0;
@@ -224,6 +223,33 @@ static void accumulate1_direct(const ci_direct_view *v, const ci_link *La, const
   }
 }
 
+/* One block of alpha strings a0 .. a0+nr-1 with D blocked by irreps
+ * (rdm_irrep.c): the 1-RDM sums from the links, the 2-RDM products per
+ * irrep into Rh (nraw packed blocks of s->rsq[8]). Buffers as the C1 path's. */
+static void irrep_block(const ci_direct_view *v, const ci_rdm_irreps *s, const ci_rdm_plan *p, const ci_link *La,
+                        const ci_link *Lb, const double *bra, const double *ket, cis_int a0, cis_int nr, double *Kt,
+                        double *Ka, double *Kb, double *Bt, double *Ba, double *Bb, double *r1, double *Rh) {
+  const cis_int n2 = (cis_int)v->norb * v->norb;
+  ci_rdm_block b;
+  ci_rdm_irreps_layout(s, a0, nr, &b);
+  accumulate1_direct(v, La, Lb, bra, ket, a0, nr, p->traced, r1, r1 + n2);
+  if (p->traced) {
+    ci_rdm_irreps_gather(v, s, La, Lb, ket, a0, nr, 2, &b, Kt);
+    if (!p->same) ci_rdm_irreps_gather(v, s, La, Lb, bra, a0, nr, 2, &b, Bt);
+    ci_rdm_irreps_accumulate(s, &b, Bt, Kt, Rh);
+    return;
+  }
+  ci_rdm_irreps_gather(v, s, La, Lb, ket, a0, nr, 0, &b, Ka);
+  ci_rdm_irreps_gather(v, s, La, Lb, ket, a0, nr, 1, &b, Kb);
+  if (!p->same) {
+    ci_rdm_irreps_gather(v, s, La, Lb, bra, a0, nr, 0, &b, Ba);
+    ci_rdm_irreps_gather(v, s, La, Lb, bra, a0, nr, 1, &b, Bb);
+  }
+  const double *bs[4] = {Ba, Ba, Bb, Bb}, *ks[4] = {Ka, Kb, Ka, Kb};
+  for (int k = 0; k < 4; ++k)
+    if (p->raw2[k]) ci_rdm_irreps_accumulate(s, &b, bs[k], ks[k], Rh + k * s->rsq[8]);
+}
+
 /* Columns (determinants) per block of one thread: D stays near the caches
  * (PySCF's FCIrdm12_drv takes one alpha string at a time). */
 #define CI_RDM_BLOCK_COLS 1024
@@ -234,7 +260,8 @@ cis_status ci_rdm12_blocked(const cis_ci_direct *D, const double *bra, const dou
   ci_direct_view v;
   ci_rdm_plan p;
   ci_link *La = NULL, *Lb = NULL;
-  double *work = NULL, *sums = NULL;
+  double *work = NULL, *sums = NULL, *packed = NULL;
+  ci_rdm_irreps sy = {0};
   if (blocks) *blocks = 0;
   if (!D || !ket || !o) return cis_error(CIS_ERR_INVALID, "RDMs: NULL argument");
   CIS_TRY(ci_rdm_plan_of(o, bra, ket, &p));
@@ -245,6 +272,7 @@ cis_status ci_rdm12_blocked(const cis_ci_direct *D, const double *bra, const dou
   const int need2 = p.traced ? p.raw2_traced : (p.raw2[0] || p.raw2[1] || p.raw2[2] || p.raw2[3]);
   /* D buffers: traced (ket[, bra]); separated (ket a, ket b[, bra a, bra b]) */
   const int nket = p.traced ? 1 : 2, nbuf = need2 ? (p.same ? nket : 2 * nket) : 0, nraw = p.traced ? 1 : 4;
+  if (need2) CIS_TRY(ci_rdm_irreps_of(&v, p.same ? NULL : bra, ket, &sy)); /* D blocked by irreps where it can be */
   double rows = ceil((double)CI_RDM_BLOCK_COLS / (double)nsb);
   if (block_bytes > 0 && nbuf > 0) {
     const double r = floor((double)block_bytes / ((double)nbuf * (double)n2 * (double)nsb * sizeof(double)));
@@ -261,6 +289,8 @@ cis_status ci_rdm12_blocked(const cis_ci_direct *D, const double *bra, const dou
   while (T > 1 && (double)T * (double)per_sums * sizeof(double) > 1073741824.0) --T;
   CIS_TRY(cis_alloc_zeroed((void **)&sums, (cis_int)T * per_sums, sizeof(double), "RDM sums"));
   if (per_work) CIS_TRY(cis_alloc_array((void **)&work, (cis_int)T * per_work, sizeof(double), "RDM intermediate D"));
+  const cis_int per_packed = sy.on ? nraw * sy.rsq[8] : 0; /* each thread's raw2 blocks by irrep */
+  if (per_packed) CIS_TRY(cis_alloc_zeroed((void **)&packed, (cis_int)T * per_packed, sizeof(double), "RDM blocks"));
 #pragma omp parallel num_threads(T)
   {
     const int me = omp_get_thread_num();
@@ -272,13 +302,15 @@ cis_status ci_rdm12_blocked(const cis_ci_direct *D, const double *bra, const dou
     for (cis_int blk = 0; blk < nblk; ++blk) {
       const cis_int a0 = blk * nr, r = nsa - a0 < nr ? nsa - a0 : nr, m = r * nsb;
       const double *w = bra + a0 * nsb;
-      if (!need2) {
+      if (sy.on) {
+        irrep_block(&v, &sy, &p, La, Lb, bra, ket, a0, r, Kt, Ka, Kb, Bt, Ba, Bb, r1, packed + (cis_int)me * per_packed);
+      } else if (!need2) {
         accumulate1_direct(&v, La, Lb, bra, ket, a0, r, p.traced, r1, r1 + n2);
       } else if (p.traced) {
         gather(&v, La, Lb, ket, a0, r, 2, Kt);
         if (!p.same) gather(&v, La, Lb, bra, a0, r, 2, Bt);
         accumulate1(n2, m, Kt, w, r1);
-        accumulate2(n2, m, Bt, Kt, r2);
+        ci_rdm_accumulate2(n2, m, Bt, Kt, r2);
       } else {
         gather(&v, La, Lb, ket, a0, r, 0, Ka);
         gather(&v, La, Lb, ket, a0, r, 1, Kb);
@@ -290,9 +322,11 @@ cis_status ci_rdm12_blocked(const cis_ci_direct *D, const double *bra, const dou
         accumulate1(n2, m, Kb, w, r1 + n2);
         const double *bs[4] = {Ba, Ba, Bb, Bb}, *ks[4] = {Ka, Kb, Ka, Kb};
         for (int k = 0; k < 4; ++k)
-          if (p.raw2[k]) accumulate2(n2, m, bs[k], ks[k], r2 + k * n4);
+          if (p.raw2[k]) ci_rdm_accumulate2(n2, m, bs[k], ks[k], r2 + k * n4);
       }
     }
+    for (int k = 0; sy.on && k < nraw; ++k) ci_rdm_irreps_scatter(&sy, n2, packed + (cis_int)me * per_packed + k * sy.rsq[8],
+                                                                  r2 + k * n4);
   }
   for (int t = 1; t < T; ++t) /* fixed order: the same sums for the same thread count */
     for (cis_int i = 0; i < per_sums; ++i) sums[i] += sums[(cis_int)t * per_sums + i];
@@ -306,6 +340,8 @@ cis_status ci_rdm12_blocked(const cis_ci_direct *D, const double *bra, const dou
   if (blocks) *blocks = nblk;
   st = CIS_OK;
 cleanup:
+  ci_rdm_irreps_free(&sy);
+  cis_free(packed);
   cis_free(work);
   cis_free(sums);
   cis_free(La);

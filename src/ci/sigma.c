@@ -244,7 +244,7 @@ cis_int cis_ci_direct_size(const cis_ci_direct *D) { return D ? D->ndet : 0; }
 void ci_direct_get_view(const cis_ci_direct *D, ci_direct_view *v) {
   *v = (ci_direct_view){D->norb, D->na, D->nb, D->nelec, D->npair, D->nsa, D->nsb, D->ndet, D->A->nlink,
                         D->B->nlink, D->A->link, D->B->link, D->g, D->project, D->target, D->syma, D->symb,
-                        D->A == D->B, D->no_time_reversal, D->R};
+                        D->A == D->B, D->no_time_reversal, D->R, D->orbsym};
 }
 void cis_ci_direct_get_info(const cis_ci_direct *D, cis_ci_direct_info *info) { *info = D->info; }
 

@@ -9,6 +9,10 @@
  *  - one alpha string per block (many blocks) = one block, 1e-13;
  *  - the energy identity <c|H|c> = sum h_pq rdm1[q,p] + 1/2 sum (pq|rs)
  *    rdm2[p,q,r,s] against the direct sigma (a random, unnormalized c);
+ *  - D blocked by irreps (rdm_irrep.c): a C1 space with a point group's
+ *    ORBSYM, bra and ket of one irrep (3 irreps, MS2 = 0 and 2, H2O and LiH):
+ *    the blocked path taken and equal to brute force; a ket of two irreps
+ *    takes the C1 path;
  *  - bad input: NULL arguments, nothing asked. */
 #include <stdlib.h>
 #include <string.h>
@@ -188,6 +192,74 @@ static void test_bad_input(cis_ci_direct *D, const double *c) {
   CHECK(cis_ci_direct_rdm12(D, NULL, c, &none) == CIS_ERR_INVALID, "nothing asked accepted");
 }
 
+/* Irrep (0-based) of determinant J of D under orbsym (1-based). */
+static int det_irrep(const cis_ci_direct *D, const int *orbsym, cis_int J) {
+  uint64_t a, b;
+  cis_ci_direct_det(D, J, &a, &b);
+  int g = 0;
+  for (int p = 0; p < 64; ++p) /* a doubly occupied orbital's irrep cancels */
+    if (((a ^ b) >> p) & 1) g ^= orbsym[p] - 1;
+  return g;
+}
+
+/* D blocked by irreps (rdm_irrep.c): a C1 space with a point group's ORBSYM
+ * (opts.ignore_symmetry), kets and bras of one irrep take the blocked path
+ * and equal brute force; a vector of two irreps takes the C1 path. */
+static void irrep_blocked(const char *mol, int ms2) {
+  char sub[64], path[512], name[80];
+  snprintf(sub, sizeof sub, "ci/%s.FCIDUMP", mol);
+  cis_fcidump *F = NULL;
+  CHECK_OK(cis_fcidump_read(test_shared_path(path, sizeof path, sub), &F));
+  if (!F) return;
+  static const int sym[] = {1, 5, 2, 1, 6, 3, 8, 4, 7, 2};
+  F->ms2 = ms2;
+  F->isym = 1;
+  for (int p = 0; p < F->norb; ++p) F->orbsym[p] = sym[p % 10];
+  cis_ci_direct_opts o = cis_ci_direct_opts_default();
+  o.ignore_symmetry = 1;
+  cis_ci_direct *D = NULL;
+  CHECK_OK(cis_ci_direct_create(F, &o, &D));
+  if (D) {
+    const cis_int nd = cis_ci_direct_size(D);
+    double *bra = malloc((size_t)nd * sizeof(double)), *ket = malloc((size_t)nd * sizeof(double));
+    int orbsym[64] = {0};
+    for (int p = 0; p < 64; ++p) orbsym[p] = p < F->norb ? F->orbsym[p] : 1;
+    for (int w = 0; w < 8; w += 3) {
+      test_fill_random(bra, CIS_F64, nd, 41 + w);
+      test_fill_random(ket, CIS_F64, nd, 43 + w);
+      int held = 0;
+      for (cis_int J = 0; J < nd; ++J)
+        if (det_irrep(D, orbsym, J) != w) bra[J] = ket[J] = 0.0;
+        else ++held;
+      if (!held) continue;
+      ci_direct_view v;
+      ci_rdm_irreps s;
+      ci_direct_get_view(D, &v);
+      CHECK_OK(ci_rdm_irreps_of(&v, bra, ket, &s));
+      CHECK(s.on && s.w == w, "%s MS2=%d irrep %d: blocked path not taken (on %d, w %d)", mol, ms2, w, s.on, s.w);
+      ci_rdm_irreps_free(&s);
+      snprintf(name, sizeof name, "%s MS2=%d irrep %d", mol, ms2, w);
+      compare_brute(name, D, F->norb, NULL, ket);
+      snprintf(name, sizeof name, "%s MS2=%d irrep %d trans", mol, ms2, w);
+      compare_brute(name, D, F->norb, bra, ket);
+    }
+    /* two irreps in the ket: the C1 path (still exact) */
+    test_fill_random(ket, CIS_F64, nd, 47);
+    for (cis_int J = 0; J < nd; ++J)
+      if (det_irrep(D, orbsym, J) > 1) ket[J] = 0.0;
+    ci_direct_view v;
+    ci_rdm_irreps s;
+    ci_direct_get_view(D, &v);
+    CHECK_OK(ci_rdm_irreps_of(&v, NULL, ket, &s));
+    CHECK(!s.on, "%s MS2=%d: a ket of two irreps took the blocked path", mol, ms2);
+    snprintf(name, sizeof name, "%s MS2=%d two irreps", mol, ms2);
+    compare_brute(name, D, F->norb, NULL, ket);
+    free(bra), free(ket);
+  }
+  cis_ci_direct_free(D);
+  cis_fcidump_free(F);
+}
+
 int main(void) {
   static const char *mols[] = {"h2o_sto3g", "lih_sto3g"};
   for (size_t m = 0; m < sizeof mols / sizeof *mols; ++m)
@@ -219,5 +291,9 @@ int main(void) {
       cis_ci_direct_free(D);
       cis_fcidump_free(F);
     }
+  for (int ms2 = 0; ms2 <= 2; ms2 += 2) {
+    irrep_blocked("h2o_sto3g", ms2);
+    irrep_blocked("lih_sto3g", ms2);
+  }
   return test_summary("test_ci_rdm");
 }
