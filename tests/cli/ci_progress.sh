@@ -52,6 +52,7 @@ for args in "$H2O" "$H2O --level 2 --roots 2"; do
   grep -q '^root 0' "$tmp/q" || fail "ci $args --quiet: no report"
 done
 grep -q '^estimate  .*nonzeros.*MiB' "$tmp/both" || fail "stored header: no estimate line before the build"
+grep -A1 '^estimate ' "$tmp/both" | grep -qE '^ +build about [0-9.e+-]+ s ' || fail "stored header: no build time estimate"
 e=$(first '^estimate ' "$tmp/both") h=$(first '^hamiltonian ' "$tmp/both") i1=$(first '^iteration' "$tmp/both")
 [ -n "$e" ] && [ -n "$h" ] && [ "$e" -lt "$i1" ] && [ "$i1" -lt "$h" ] || fail "stored: estimate $e, iteration $i1, hamiltonian $h"
 grep -E '^iteration' "$tmp/both" | grep -qE 'converged [0-9]+/2' || fail "two roots: no 'converged k/2'"
