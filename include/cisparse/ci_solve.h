@@ -42,7 +42,9 @@ struct cis_ci_result;
 typedef enum {
   CIS_CI_PROGRESS_HEADER = 0,   /* once, before the long work (the H build or the first sigma): the method, why,
                                    the space and the memory are known; the result's other fields are not yet */
-  CIS_CI_PROGRESS_ITERATION = 1 /* after each Davidson iteration */
+  CIS_CI_PROGRESS_ITERATION = 1, /* after each Davidson iteration */
+  CIS_CI_PROGRESS_BUILD = 2      /* the stored H built on the host, after the header: at each further tenth of a
+                                    pass's rows or 5 s, and at the end of each pass (at least two events) */
 } cis_ci_progress_event;
 
 typedef struct cis_ci_progress {
@@ -57,10 +59,15 @@ typedef struct cis_ci_progress {
   double seconds;               /* this iteration */
   double elapsed;               /* since the solve began (the file's read included) */
   double eta;                   /* estimated seconds left from the residual's decrease so far, at most the
-                                   iterations left to max_iter; < 0 none (residual not falling yet) */
+                                   iterations left to max_iter; < 0 none (residual not falling yet);
+                                   BUILD: left in this pass at its rate so far */
+  int pass;                     /* BUILD: 1 the rows' nonzeros counted, 2 the rows filled and sorted
+                                   (seconds: since the pass began) */
+  cis_int rows_done, rows, nnz; /* BUILD: rows done of the pass's rows, their nonzeros */
 } cis_ci_progress;
 
-/* A progress callback: it reads p (valid during the call only) and returns. */
+/* A progress callback: it reads p (valid during the call only) and returns;
+ * the driver calls it from one thread at a time. */
 typedef void (*cis_ci_progress_fn)(void *user, const cis_ci_progress *p);
 
 typedef struct cis_ci_solve_opts {
@@ -96,7 +103,8 @@ typedef struct cis_ci_solve_opts {
   int symmetry_projection; /* direct: point group by projection at the C1 cost (not blocked by irreps) */
   int no_s2;             /* <S^2> of the roots not computed */
   int block_products;    /* Davidson's new vectors by one block product */
-  int verbose;           /* Davidson prints each iteration on stderr */
+  int verbose;           /* Davidson prints each iteration on stderr; stored, built on the host: every other format
+                          * small enough is also built once for its bytes (format_bytes, phase "formats compared") */
   int count_only;        /* sizes and memory only (nothing built but, when quick, the space and a nonzero count) */
   int repeat;            /* direct: the whole solve this many times (1..CIS_CI_MAX_REPEAT), warm process timings */
   int accept_unconverged;/* Davidson's last vectors returned (converged = 0) instead of CIS_ERR_NOT_CONVERGED */
@@ -127,6 +135,18 @@ typedef struct cis_ci_solve_opts {
 #define CIS_CI_MAX_SUBSPACE 4096  /* max_sub */
 #define CIS_CI_MAX_PSPACE 2000    /* pspace */
 #define CIS_CI_MAX_ITER 1000000   /* max_iter */
+#define CIS_CI_MAX_PHASES 24
+
+/* One phase of a solve (cis_ci_result.phases): its name (static text) and its wall seconds. The names:
+ * "parse" (the file read), "setup" (reference, sizes, checks), "space" (determinants; direct: strings and
+ * links), "estimate" (stored: sampled rows), "header" (the caller's progress callback), stored: "build: rows"
+ * (generated, both passes), "build: sort" (each row by column), "build: save", "build: format" (chosen and
+ * converted), "build (GPU)", "formats compared" (verbose), "diagonal"; direct: "operators", "sigma timing";
+ * then "guess", "davidson", "<S^2>", "result". */
+typedef struct cis_ci_phase {
+  const char *name;
+  double seconds;
+} cis_ci_phase;
 
 /* What a solve did and found. Energies are total (core energy included). */
 typedef struct cis_ci_result {
@@ -156,7 +176,11 @@ typedef struct cis_ci_result {
   char format_reason[192];       /* format auto: what it read and chose ("" not auto) */
   int symmetric_plan;            /* symmetric storage on the GPU */
   int64_t matrix_bytes;          /* host CSR or device bytes of H */
-  int64_t format_bytes[CIS_CI_MAX_FORMATS], format_estimate[CIS_CI_MAX_FORMATS]; /* per cis_format_name(f); -1 none */
+  int64_t format_bytes[CIS_CI_MAX_FORMATS], format_estimate[CIS_CI_MAX_FORMATS]; /* per cis_format_name(f); -1 none.
+                                  * format_bytes: the format that ran (built), others only with opts.verbose;
+                                  * format_estimate: csr, ell, ellr by their layout formulas where not built */
+  double build_estimate;         /* stored, built on the host: seconds the build should take, from the sampled
+                                  * rows' time (known at the header event; 0 none) */
   cis_int boundary;              /* hyb */
   cis_ci_gpu_stats gpu_stats;
   double exchange_bytes;         /* distributed: bytes exchanged per product */
@@ -186,6 +210,10 @@ typedef struct cis_ci_result {
                                   * 1 pageable, 2 page-locked (cis_dist_vectors_on_host); 0 on the GPUs */
   int pspace_used;
   double t_parse, t_build, t_guess, t_s2, t_total, t_timing;
+  cis_ci_phase phases[CIS_CI_MAX_PHASES]; /* the wall time by phase, in the order first met (one device; a phase
+                                  * met again, e.g. by --spin's second round, adds to its entry): their sum is
+                                  * t_total less what no phase covers (checks, allocations) */
+  int nphases;
   int repeats;
   int space_reused;              /* the solver's space from an earlier solve was used (new integrals only) */
   double to_solution[CIS_CI_MAX_REPEAT];

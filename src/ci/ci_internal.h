@@ -186,6 +186,23 @@ cis_status ci_space_mirror_correct(void *ctx, void *t, cis_stream s);
 cis_status ci_space_split_guesses(const cis_int *map, cis_int n, double *guess, int nin, int cap, int *nout,
                                   int *sector);
 
+/* What a host build of H reports (ci_hamiltonian_build). hook (NULL: none)
+ * is called from one thread, at each further tenth of a pass's rows or
+ * CI_BUILD_REPORT_SECONDS, and at the pass's end: pass 1 counts the rows'
+ * nonzeros, 2 fills and sorts them; done of rows, nnz their nonzeros, the
+ * pass's seconds so far. Out: the wall seconds of the two passes split into
+ * the rows' generation (both passes) and the fill pass's sorting of each
+ * row by column (its share of the threads' time), summing to the build's. */
+#define CI_BUILD_REPORT_SECONDS 5.0
+typedef struct ci_build_watch {
+  void (*hook)(void *ctx, int pass, cis_int done, cis_int rows, cis_int nnz, double seconds);
+  void *ctx;
+  double rows_seconds, sort_seconds;
+} ci_build_watch;
+/* cis_ci_hamiltonian watched by w (NULL: as cis_ci_hamiltonian). */
+cis_status ci_hamiltonian_build(const cis_fcidump *F, const cis_ci_space *S, int upper, ci_build_watch *w,
+                                cis_csr **out);
+
 /* x[0 .. n) = a fixed pseudo-random vector (xorshift), uniform in [-1, 1):
  * the vectors the sigma timings multiply (sigma.c). */
 void ci_fill_random(double *x, cis_int n);

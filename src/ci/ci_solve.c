@@ -4,6 +4,7 @@
  * PySCF's) with the spin filter, and the result. The direct path is in
  * ci_solve_direct.c, the distributed stored path in ci_solve_dist.c. */
 #include <math.h>
+#include <omp.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -108,10 +109,12 @@ static cis_int sample_rows(const cis_ci_counts *c) {
   return s > 4096 ? 4096 : s < 256 ? 256 : (cis_int)s;
 }
 
-/* Bytes of every format small enough to build here (at most 1/32 of the
- * memory or 1 GiB: building the others would cost more than the CI run);
- * for csr, ell and ellr not built, the exact layout formulas of
- * format_types.h instead (format_estimate). -1 = neither. */
+/* The formats' bytes for the report: the format that runs (built); csr,
+ * ell and ellr, where not built, by the exact layout formulas of
+ * format_types.h (format_estimate); with o->verbose every other format
+ * small enough to build here (at most 1/32 of the memory or 1 GiB:
+ * building the others would cost more than the CI run) built once for its
+ * bytes. -1 = neither. */
 static void format_memory(ci_run *r) {
   cis_ci_result *R = r->R;
   int64_t limit = cis_phys_memory() / 32;
@@ -124,7 +127,7 @@ static void format_memory(ci_run *r) {
     double est = ell ? (double)rows * (double)maxrow * 12 + (name[3] ? 4.0 * rows : 0) : (double)nnz * 12 + (double)rows * 24;
     if (r->M && !strcmp(name, cis_matrix_format_name(r->M))) { R->format_bytes[f] = cis_matrix_bytes(r->M); continue; }
     if (r->o->symmetric) continue;
-    if (est > (double)limit) {
+    if (!r->o->verbose || est > (double)limit) {
       if (ell) R->format_estimate[f] = (cis_int)est;
       if (!strcmp(name, "csr")) R->format_estimate[f] = nnz * 12 + (rows + 1) * (nnz >= ((int64_t)1 << 32) ? 8 : 4);
       continue;
@@ -203,7 +206,9 @@ static cis_status solve_stored(ci_run *r, int build_gpu) {
   cis_status st;
   const cis_ci_solve_opts *o = r->o;
   cis_ci_result *R = r->R;
+  double t = cis_wtime();
   CIS_TRY(ci_stored_space(r->keep, r->F, o, &R->ref_alpha, &R->ref_beta, &R->space_reused));
+  t = ci_phase(R, "space", t);
   r->S = r->keep->S;
   cis_int n = cis_ci_space_size(r->S);
   R->size = R->determinants = n;
@@ -214,6 +219,8 @@ static cis_status solve_stored(ci_run *r, int build_gpu) {
    * counting pass over every row (90% of the estimate, as it is one) */
   CIS_TRY(cis_ci_hamiltonian_nnz_estimate(r->F, r->S, o->symmetric, sample_rows(&R->counts), &R->nnz_estimate,
                                           &R->nnz_sampled));
+  if (!build_gpu && R->nnz_sampled > 0) /* two passes over every row as over the sampled ones, on the threads */
+    R->build_estimate = 2 * (cis_wtime() - t) * (double)n / (double)R->nnz_sampled / omp_get_max_threads();
   double mat = 0.9 * R->nnz_estimate * 12 + 8.0 * (double)(n + 1);
   cis_gpu_info gi;
   if (!build_gpu && R->mem_limit > 0 && R->need.direct + mat > (double)R->mem_limit)
@@ -229,17 +236,25 @@ static cis_status solve_stored(ci_run *r, int build_gpu) {
                      "Davidson vectors need %.1f GiB on the GPU; %s has %.1f GiB free",
                      (long long)n, R->nnz_estimate, (long long)R->nnz_sampled, gib(mat + R->need.vectors), gi.name,
                      gib((double)gi.free_mem));
+  t = ci_phase(R, "estimate", t);
   ci_report_header(r); /* the build and Davidson next */
   double tb = cis_wtime();
   if (build_gpu) {
     if (o->symmetric) CIS_TRY(cis_ci_hamiltonian_gpu_upper(r->F, r->S, sym_kernel(o), &r->plan, &R->nnz));
     else CIS_TRY(cis_ci_hamiltonian_gpu(r->F, r->S, &r->plan, &R->nnz));
     R->t_build = cis_wtime() - tb;
+    t = ci_phase(R, "build (GPU)", tb);
   } else {
-    CIS_TRY(cis_ci_hamiltonian(r->F, r->S, o->symmetric, &r->H));
+    ci_build_watch w = ci_build_progress(r);
+    CIS_TRY(ci_hamiltonian_build(r->F, r->S, o->symmetric, &w, &r->H));
     R->t_build = cis_wtime() - tb;
+    ci_phase(R, "build: rows", tb + w.sort_seconds);
+    t = ci_phase(R, "build: sort", cis_wtime() - w.sort_seconds);
     R->nnz = r->H->nnz;
-    if (o->save) CIS_TRY(cis_save(o->save, r->H));
+    if (o->save) {
+      CIS_TRY(cis_save(o->save, r->H));
+      t = ci_phase(R, "build: save", t);
+    }
     /* symmetric storage on the GPU from the host-built upper triangle */
     if (o->gpu && o->symmetric) CIS_TRY(cis_gpu_plan_create_symmetric(r->H, sym_kernel(o), 0, &r->plan));
   }
@@ -271,7 +286,9 @@ static cis_status solve_stored(ci_run *r, int build_gpu) {
   } else {
     snprintf(R->format, sizeof R->format, "%s", o->symmetric ? "csr-upper" : "csr");
   }
+  t = ci_phase(R, "build: format", t);
   if (r->H) format_memory(r);
+  t = ci_phase(R, o->verbose ? "formats compared" : "build: format", t);
   R->matrix_bytes = r->plan ? cis_gpu_plan_bytes(r->plan) : cis_csr_bytes(r->H);
   R->symmetric_plan = r->plan && cis_gpu_plan_is_symmetric(r->plan);
   if (r->plan && R->symmetric_plan) snprintf(R->kernel, sizeof R->kernel, "%s", cis_gpu_plan_kernel(r->plan));
@@ -283,6 +300,7 @@ static cis_status solve_stored(ci_run *r, int build_gpu) {
     for (cis_int i = 1; i < n; ++i) if (r->diag[i] < lo) lo = r->diag[i];
     R->e_reference = lo + r->F->ecore;
   }
+  ci_phase(R, "diagonal", t);
   return ci_run_roots(r);
 cleanup:
   return st;
@@ -509,12 +527,22 @@ static cis_status check_request(const ci_run *r, int stored_parts) {
   return check_spin_states(r);
 }
 
+/* The roots into the result (phase "result"), the total time from t0. */
+static cis_status finish(ci_run *r, double t0) {
+  const double t = cis_wtime();
+  const cis_status st = fill_roots(r);
+  ci_phase(r->R, "result", t);
+  r->R->t_total = cis_wtime() - t0;
+  return st;
+}
+
 /* The solve proper on r (F, o, R set; R's clock running from t0; F's
  * integral values already checked when values_checked). */
 static cis_status run(ci_run *r, double t0, int values_checked) {
   cis_status st;
   const cis_ci_solve_opts *o = r->o;
   cis_ci_result *R = r->R;
+  const double t_setup = cis_wtime();
   r->t0 = t0;
   CIS_TRY(ci_ranks_agree(r->F, o)); /* a caller's comm over processes: the first collective, before any refusal */
   CIS_TRY(check_options(r->F, o, values_checked));
@@ -577,11 +605,11 @@ static cis_status run(ci_run *r, double t0, int values_checked) {
     return cis_error(CIS_ERR_INVALID, "repeat needs the direct method (auto chose stored: %s)", R->why);
   if (!r->direct) {
     R->build_gpu = o->build < 0 ? R->gpu : o->build;
+    ci_phase(R, "setup", t_setup);
     CIS_TRY(solve_stored(r, R->build_gpu));
-    CIS_TRY(fill_roots(r));
-    R->t_total = cis_wtime() - t0;
-    return CIS_OK;
+    return finish(r, t0);
   }
+  ci_phase(R, "setup", t_setup);
   R->repeats = o->repeat;
   for (int rep = 0; rep < o->repeat; ++rep) {
     if (rep) { /* everything after the parse made again: a warm process */
@@ -596,9 +624,7 @@ static cis_status run(ci_run *r, double t0, int values_checked) {
     CIS_TRY(ci_run_roots(r));
     R->to_solution[rep] = cis_wtime() - t_rep - R->t_timing - R->t_s2;
   }
-  CIS_TRY(fill_roots(r));
-  R->t_total = cis_wtime() - t0;
-  return CIS_OK;
+  return finish(r, t0);
 cleanup:
   return st;
 }
@@ -628,6 +654,7 @@ static cis_status solve(cis_ci_solver *s, const cis_fcidump *F, const cis_ci_sol
   if ((st = result_new(F, &R)) != CIS_OK) { cis_fcidump_free(own_F); return st; }
   R->internal = own_F;
   R->t_parse = t_parse;
+  if (own_F) R->phases[R->nphases++] = (cis_ci_phase){"parse", t_parse};
   if (!s && (st = cis_ci_solver_create(&mine)) != CIS_OK) goto cleanup;
   r.o = o;
   r.keep = s ? s : mine;

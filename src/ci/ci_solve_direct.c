@@ -123,7 +123,9 @@ cis_status ci_run_setup_direct(ci_run *r) {
   if (o->roots > R->determinants)
     return cis_error(CIS_ERR_INVALID, "%d roots asked; the space has %lld determinants", o->roots,
                      (long long)R->determinants);
+  ci_phase(R, "space", tb);
   ci_report_header(r); /* the operators, the sigma timing and Davidson next */
+  double t = cis_wtime();
   if (r->parts) { /* the sigma over several parts: its own operators and timing */
     R->t_timing = 0;
     CIS_TRY(ci_run_setup_dist_direct(r));
@@ -150,8 +152,12 @@ cis_status ci_run_setup_direct(ci_run *r) {
     CIS_TRY(spin_penalty(r));
   }
   R->t_build = cis_wtime() - tb; /* strings, links, pair matrix, diagonal, uploads */
+  t = ci_phase(R, "operators", t);
   R->t_timing = 0;
-  if (r->G && o->time_sigma) CIS_TRY(time_sigma(r));
+  if (r->G && o->time_sigma) {
+    CIS_TRY(time_sigma(r));
+    ci_phase(R, "sigma timing", t);
+  }
   if (r->G) cis_ci_direct_gpu_get_info(r->G, &R->direct_gpu);
   st = CIS_OK;
 cleanup:

@@ -10,6 +10,7 @@
 #include "cisparse/cisparse.h"
 #include "cisparse/ci_solve.h"
 #include "core/internal.h"
+#include "ci/ci_internal.h"
 #include "ci/ci_davidson_support.h"
 #include "ci/guess_sparse.h"
 
@@ -184,8 +185,14 @@ void ci_guesses_to_davidson(const ci_guesses *g, cis_davidson_opts *d);
 void ci_guesses_free(ci_guesses *g);
 /* A key naming F's space and what of o shapes it, for the kept spaces. */
 void ci_space_key(const cis_fcidump *F, const cis_ci_solve_opts *o, int direct, char *key, size_t len);
-/* The header event (o->progress, once per solve): method, space and memory known, the long work next. */
+/* The header event (o->progress, once per solve): method, space and memory known, the long work next;
+ * the callback's time is the phase "header". */
 void ci_report_header(ci_run *r);
+/* Adds the seconds from `since` to now to R's phase `name` (static text; a new entry the first time);
+ * returns now, the start of the next phase. */
+double ci_phase(cis_ci_result *R, const char *name, double since);
+/* A watch of the host build reporting through o->progress (BUILD events; no hook without one). */
+ci_build_watch ci_build_progress(ci_run *r);
 /* d's progress hook and energy offset (F's core energy) set to report through o->progress. */
 void ci_davidson_progress(ci_run *r, cis_davidson_opts *d);
 /* 1 when F has point-group symmetry (ISYM or an ORBSYM not 1). */

@@ -89,6 +89,16 @@ void ci_space_key(const cis_fcidump *F, const cis_ci_solve_opts *o, int direct, 
   for (int p = 0; p < F->norb && k + 4 < len; ++p) k += (size_t)snprintf(key + k, len - k, "%d,", F->orbsym[p]);
 }
 
+double ci_phase(cis_ci_result *R, const char *name, double since) {
+  const double now = cis_wtime();
+  int k = 0;
+  while (k < R->nphases && strcmp(R->phases[k].name, name)) ++k;
+  if (k == CIS_CI_MAX_PHASES) return now;
+  if (k == R->nphases) R->phases[R->nphases++] = (cis_ci_phase){name, 0};
+  R->phases[k].seconds += now - since;
+  return now;
+}
+
 void ci_report_header(ci_run *r) {
   if (!r->o->progress || r->header_sent) return;
   cis_ci_progress p;
@@ -99,6 +109,27 @@ void ci_report_header(ci_run *r) {
   p.eta = -1;
   r->header_sent = 1;
   r->o->progress(r->o->progress_user, &p);
+  ci_phase(r->R, "header", p.elapsed + r->t0);
+}
+
+/* The host build's report (ci_build_watch) as the driver's progress. */
+static void build_progress(void *ctx, int pass, cis_int done, cis_int rows, cis_int nnz, double seconds) {
+  ci_run *r = ctx;
+  cis_ci_progress p;
+  memset(&p, 0, sizeof p);
+  p.event = CIS_CI_PROGRESS_BUILD;
+  p.result = r->R;
+  p.pass = pass, p.rows_done = done, p.rows = rows, p.nnz = nnz;
+  p.seconds = seconds;
+  p.elapsed = cis_wtime() - r->t0;
+  p.eta = done > 0 ? seconds * (double)(rows - done) / (double)done : -1;
+  r->o->progress(r->o->progress_user, &p);
+}
+
+ci_build_watch ci_build_progress(ci_run *r) {
+  ci_build_watch w = {NULL, NULL, 0, 0};
+  if (r->o->progress) w.hook = build_progress, w.ctx = r;
+  return w;
 }
 
 /* Seconds left: the residual falls by the factor of its last decrease per
@@ -472,6 +503,7 @@ static cis_status solve_roots(ci_run *r) {
   double t_guess = cis_wtime();
   CIS_TRY(ci_run_guesses(r, nvec, &guess));
   r->R->t_guess = cis_wtime() - t_guess;
+  const double t_dav = ci_phase(r->R, "guess", t_guess);
   cis_davidson_opts d = cis_davidson_opts_default();
   const int one_parity = guess.sectors == 1 && spin_parity(r) >= 0 && r->F->ms2 == 0 && !o->singlet && !r->one_parity;
   ci_space_mirror_ctx mirror = {r->mirror, n, one_parity ? 1 - 2 * spin_parity(r) : 0};
@@ -515,6 +547,7 @@ static cis_status solve_roots(ci_run *r) {
     cpu_op op = {r->M, o->symmetric ? r->H : NULL};
     st = cis_davidson(n, r->diag, cpu_apply, &op, &d, r->evals, r->evecs, &R->davidson);
   }
+  ci_phase(R, "davidson", t_dav);
   if (st == CIS_ERR_NOT_CONVERGED && o->accept_unconverged) st = CIS_OK; /* the result says converged = 0 */
   if (st != CIS_OK) goto cleanup;
   if (r->dd && (compact ? vc : r->evecs)) /* parts in other processes: their rows of the roots */
@@ -529,6 +562,7 @@ static cis_status solve_roots(ci_run *r) {
   for (int k = 0; k < nr && compact && need_c1; ++k)
     cis_ci_direct_expand(r->D, vc + (size_t)k * (size_t)ng, r->evecs + (size_t)k * (size_t)n);
   R->t_s2 = cis_wtime() - t_s2;
+  ci_phase(R, "<S^2>", t_s2);
   r->nroots = nr;
   st = CIS_OK;
 cleanup:

@@ -8,9 +8,7 @@
  * row's nonzeros (cis_ci_hamiltonian_row_nnz) so the fill needs no recount. */
 #include <math.h>
 #include <omp.h>
-#include <stdio.h>
 #include <string.h>
-#include <unistd.h>
 #include "ci/ci_internal.h"
 #include "core/internal.h"
 
@@ -166,23 +164,31 @@ static cis_int gen_row(const builder *B, cis_int I, row_buf *R) {
   return B->V.nw == 1 ? gen_row_w1(B, I, R) : gen_row_w2(B, I, R);
 }
 
-static void progress(int pass, cis_int done, cis_int total, double t0) {
-  double el = cis_wtime() - t0, rate = done / (el > 0 ? el : 1e-9);
-  fprintf(stderr, "\rHamiltonian pass %d/2: %lld/%lld rows (%.0f%%) %.0f rows/s ETA %.0f s   ", pass,
-          (long long)done, (long long)total, 100.0 * done / (total ? total : 1), rate,
-          rate > 0 ? (total - done) / rate : 0.0);
+/* w's hook at each further tenth of the pass's rows or
+ * CI_BUILD_REPORT_SECONDS since the last report, and always at the end. */
+typedef struct pass_clock { double t0, last; cis_int next; } pass_clock;
+static void report(ci_build_watch *w, int pass, cis_int done, cis_int rows, cis_int nnz, pass_clock *c, int end) {
+  const double now = cis_wtime();
+  if (!end && done < c->next && now - c->last < CI_BUILD_REPORT_SECONDS) return;
+  c->last = now;
+  c->next = done + (rows + 9) / 10;
+  w->hook(w->ctx, pass, done, rows, nnz, now - c->t0);
 }
 
 /* One pass over rows r0..r1-1 (row I stored at I - r0): pass 1 counts into
  * rowptr[I-r0+1], pass 2 fills A, whose rowptr holds the prefix sums; a row
  * whose entries differ from its count is an internal error (counts given by
- * the caller from another pass must match). */
-static cis_status run_pass(const builder *B, int pass, cis_csr *A, cis_int bound, cis_int r0, cis_int r1) {
+ * the caller from another pass must match). w (may be NULL): reports and
+ * the pass's seconds split into rows and sorting (ci_build_watch). */
+static cis_status run_pass(const builder *B, int pass, cis_csr *A, cis_int bound, cis_int r0, cis_int r1,
+                           ci_build_watch *w) {
   cis_int rows = r1 - r0;
-  int show = isatty(2), failed = 0, mismatch = 0;
-  _Atomic cis_int done = 0;
-  double t0 = cis_wtime(), last = t0;
-#pragma omp parallel
+  const int hook = w && w->hook;
+  int failed = 0, mismatch = 0;
+  _Atomic cis_int done = 0, nnz = 0;
+  double sort_s = 0, loop_s = 0; /* the threads' seconds sorting rows, and in the loop */
+  pass_clock clk = {cis_wtime(), cis_wtime(), (rows + 9) / 10};
+#pragma omp parallel reduction(+ : sort_s, loop_s)
   {
     row_buf *R = cis_calloc(1, sizeof *R);
     int ok = R != NULL;
@@ -196,7 +202,8 @@ static cis_status run_pass(const builder *B, int pass, cis_csr *A, cis_int bound
 #pragma omp atomic write
       failed = 1;
     }
-#pragma omp for schedule(dynamic, 64)
+    const double tl = cis_wtime();
+#pragma omp for schedule(dynamic, 64) nowait
     for (cis_int I = r0; I < r1; ++I) {
       if (!ok) continue;
       cis_int n = gen_row(B, I, R), i = I - r0;
@@ -206,6 +213,7 @@ static cis_status run_pass(const builder *B, int pass, cis_csr *A, cis_int bound
 #pragma omp atomic write
         mismatch = 1;
       } else {
+        const double ts = w ? cis_wtime() : 0;
         for (cis_int k = 0; k < n; ++k) R->key[k] = (uint64_t)R->col[k] << 32 | (uint64_t)k;
         cis_sort_u64(R->key, n);
         cis_int o = A->rowptr[i];
@@ -214,28 +222,31 @@ static cis_status run_pass(const builder *B, int pass, cis_csr *A, cis_int bound
           A->colind[o + k] = R->col[slot];
           ((double *)A->val)[o + k] = R->val[slot];
         }
+        if (w) sort_s += cis_wtime() - ts;
       }
-      cis_int d = ++done;
-      if (show && omp_get_thread_num() == 0 && cis_wtime() - last > 0.5) {
-        last = cis_wtime();
-        progress(pass, d, rows, t0);
-      }
+      const cis_int d = ++done, z = nnz += n;
+      if (hook && omp_get_thread_num() == 0) report(w, pass, d, rows, z, &clk, 0);
     }
+    loop_s += cis_wtime() - tl;
     if (R) { cis_free(R->col); cis_free(R->val); cis_free(R->key); }
     cis_free(R);
   }
-  if (show) { progress(pass, rows, rows, t0); fputc('\n', stderr); }
   if (failed) return cis_error(CIS_ERR_ALLOC, "cannot allocate Hamiltonian row buffers (%lld entries per thread)", (long long)bound);
   if (mismatch) return cis_error(CIS_ERR_INVALID, "Hamiltonian rows %lld..%lld: a row's entries differ from its given count",
                                  (long long)r0, (long long)(r1 - 1));
+  if (!w) return CIS_OK;
+  const double wall = cis_wtime() - clk.t0, sort = loop_s > 0 ? wall * sort_s / loop_s : 0;
+  w->sort_seconds += sort;
+  w->rows_seconds += wall - sort;
+  if (hook) report(w, pass, rows, rows, nnz, &clk, 1);
   return CIS_OK;
 }
 
 /* Rows r0..r1-1 (global columns) into a new CSR of r1-r0 rows and `cols`
  * columns; counts (NULL: counted here) are the rows' entries, counts[I] for
- * row I. */
+ * row I; w (may be NULL) watches the passes. */
 static cis_status build_range(const cis_fcidump *F, const cis_ci_space *S, cis_int r0, cis_int r1, int upper,
-                              const cis_int *counts, cis_csr **out) {
+                              const cis_int *counts, ci_build_watch *w, cis_csr **out) {
   cis_status st;
   cis_csr *A = NULL;
   cis_int rows = r1 - r0, cols = cis_ci_space_size(S), nnz = 0, bound = row_bound(F);
@@ -251,7 +262,7 @@ static cis_status build_range(const cis_fcidump *F, const cis_ci_space *S, cis_i
       A->rowptr[I - r0 + 1] = counts[I];
     }
   } else {
-    CIS_TRY(run_pass(&B, 1, A, bound, r0, r1));
+    CIS_TRY(run_pass(&B, 1, A, bound, r0, r1, w));
   }
   for (cis_int i = 0; i < rows; ++i) A->rowptr[i + 1] += A->rowptr[i];
   nnz = A->rowptr[rows];
@@ -270,7 +281,7 @@ static cis_status build_range(const cis_fcidump *F, const cis_ci_space *S, cis_i
   CIS_TRY(cis_alloc_array((void **)&A->colind, nnz, sizeof(cis_idx), "Hamiltonian columns"));
   CIS_TRY(cis_alloc_array(&A->val, nnz, sizeof(double), "Hamiltonian values"));
   A->nnz = nnz;
-  CIS_TRY(run_pass(&B, 2, A, bound, r0, r1));
+  CIS_TRY(run_pass(&B, 2, A, bound, r0, r1, w));
   *out = A;
   return CIS_OK;
 cleanup:
@@ -279,12 +290,17 @@ cleanup:
 }
 
 cis_status cis_ci_hamiltonian(const cis_fcidump *F, const cis_ci_space *S, int upper, cis_csr **out) {
+  return ci_hamiltonian_build(F, S, upper, NULL, out);
+}
+
+cis_status ci_hamiltonian_build(const cis_fcidump *F, const cis_ci_space *S, int upper, ci_build_watch *w,
+                                cis_csr **out) {
   cis_status st;
   cis_csr *A = NULL;
   if (!out) return cis_error(CIS_ERR_INVALID, "cis_ci_hamiltonian: NULL output");
   *out = NULL;
   if (!F || !S) return cis_error(CIS_ERR_INVALID, "cis_ci_hamiltonian: NULL integrals or space");
-  CIS_TRY(build_range(F, S, 0, cis_ci_space_size(S), upper, NULL, &A));
+  CIS_TRY(build_range(F, S, 0, cis_ci_space_size(S), upper, NULL, w, &A));
   A->flags = upper ? CIS_FLAG_UPPER : CIS_FLAG_SYMMETRIC;
   *out = A;
   st = CIS_OK;
@@ -301,7 +317,7 @@ cis_status cis_ci_hamiltonian_rows(const cis_fcidump *F, const cis_ci_space *S, 
   if (r0 < 0 || r1 < r0 || r1 > n)
     return cis_error(CIS_ERR_INVALID, "Hamiltonian rows [%lld, %lld) outside the space's 0..%lld", (long long)r0,
                      (long long)r1, (long long)n);
-  return build_range(F, S, r0, r1, upper, row_nnz, out);
+  return build_range(F, S, r0, r1, upper, row_nnz, NULL, out);
 }
 
 cis_status cis_ci_hamiltonian_row_nnz(const cis_fcidump *F, const cis_ci_space *S, int upper, cis_int *row_nnz) {
@@ -313,7 +329,7 @@ cis_status cis_ci_hamiltonian_row_nnz(const cis_fcidump *F, const cis_ci_space *
   memset(&A, 0, sizeof A);
   builder B = builder_of(F, S, upper);
   CIS_TRY(cis_alloc_zeroed((void **)&A.rowptr, rows + 1, sizeof(cis_int), "Hamiltonian row counts"));
-  CIS_TRY(run_pass(&B, 1, &A, bound, 0, rows));
+  CIS_TRY(run_pass(&B, 1, &A, bound, 0, rows, NULL));
   memcpy(row_nnz, A.rowptr + 1, (size_t)rows * sizeof(cis_int));
   st = CIS_OK;
 cleanup:
@@ -332,7 +348,7 @@ cis_status cis_ci_hamiltonian_nnz(const cis_fcidump *F, const cis_ci_space *S, i
   memset(&A, 0, sizeof A);
   builder B = builder_of(F, S, upper);
   CIS_TRY(cis_alloc_zeroed((void **)&A.rowptr, rows + 1, sizeof(cis_int), "Hamiltonian row counts"));
-  CIS_TRY(run_pass(&B, 1, &A, bound, 0, rows));
+  CIS_TRY(run_pass(&B, 1, &A, bound, 0, rows, NULL));
   *nnz = 0;
   if (max_row) *max_row = 0;
   for (cis_int i = 0; i < rows; ++i) {

@@ -58,6 +58,10 @@ cis_status cli_mpi_comm(cli_mpi *m, int gpu, cis_dist_comm **c);
 int cli_mpi_finish(cli_mpi *m, cis_status st);
 /* A JSON string literal on stdout (quotes, backslashes, control characters escaped; cli_json.c). */
 void cli_json_string(const char *s);
+/* `ci --verbose`: R's phases (the library's: parse, space, build: rows, ..., davidson, <S^2>), then output
+ * (the report's printing, seconds) and other (the command's wall time, total, less all those), one a line
+ * on f, and the total (ci_phases.c). */
+void cli_ci_phases(FILE *f, const cis_ci_result *R, double output, double total);
 
 /* Call, and on failure jump to the function's single `cleanup:` with the
  * status in `st`: the library's idiom (src/core/internal.h), restated here

@@ -35,13 +35,21 @@ static void usage(FILE *f) {
              "  --verbose     Davidson's own line per iteration on stderr instead of the progress line:\n"
              "                iteration, subspace size, E0 (lowest total energy, Eh, core energy included),\n"
              "                max residual, roots converged, seconds for the iteration; then the seconds\n"
-             "                per phase (setup, products, Rayleigh matrix, Ritz vectors, corrections)\n"
+             "                per phase (setup, products, Rayleigh matrix, Ritz vectors, corrections); and\n"
+             "                the run's phases after the report (stderr with --json), summing to the\n"
+             "                command's wall time: parse, space, build: rows / sort / format, guess,\n"
+             "                davidson, <S^2>, output, other (what no phase covers), total; the stored\n"
+             "                H built on the CPU is also built in every other format for the memory\n"
+             "                line's bytes (phase \"formats compared\"; without --verbose only the one\n"
+             "                that runs, csr/ell/ellr by formula)\n"
              "  --quiet       no progress lines (and no header on stderr with --json)\n"
              "  --progress    a progress line per Davidson iteration on stderr however short the run;\n"
              "                by default they are shown when stderr is a terminal or after 2 s:\n"
              "                  iteration N  E -75.0125782412 Eh  residual 3.24e-05  0.012 s/it  ETA ~0.1 s\n"
              "                (the lowest root's energy; \"converged k/n\" with several roots; the ETA,\n"
-             "                from the residual's decrease so far, once it falls)\n"
+             "                from the residual's decrease so far, once it falls); while the stored H\n"
+             "                is built on the CPU, a line a tenth of its rows (or 5 s) per pass:\n"
+             "                  build pass 1/2 (count)  250962/501924 rows (50%%)  6.9e+07 nonzeros  40.1 s  ETA ~40.1 s\n"
              "  --level N     excitation level relative to the reference (2 = CISD); default full CI\n"
              "  --roots k     lowest k eigenvalues (default 1)\n"
              "  --format F    storage format for the SpMV: auto (default: cis_format_auto's rule from the\n"
@@ -359,6 +367,8 @@ static void print_header_stored(FILE *f, const ci_args *a, const cis_ci_result *
                "%.1f GiB (%s)\n",
             R->nnz_estimate, a->o.symmetric ? " in the upper triangle" : "", (long long)R->nnz_sampled,
             (R->nnz_estimate * 12 + 4.0 * (double)(n + 1)) / 1048576.0, gib((double)R->mem_limit), R->mem_why);
+  if (R->build_estimate > 0)
+    fprintf(f, "              build about %.2g s (two passes over the rows at the sampled rows' pace)\n", R->build_estimate);
 }
 
 /* What is known before the long work, on f. */
@@ -652,6 +662,15 @@ static void say_unused(const ci_args *a, const cis_ci_result *R) {
     fprintf(stderr, "cisparse: --symmetry-projection not used: the stored method ran\n");
 }
 
+/* One line of the stored H's build on stderr (the form --help documents). */
+static void print_build_line(const cis_ci_progress *p) {
+  fprintf(stderr, "build pass %d/2 (%s)  %lld/%lld rows (%.0f%%)  %.4g nonzeros  %.1f s", p->pass,
+          p->pass == 1 ? "count" : "fill, sort", (long long)p->rows_done, (long long)p->rows,
+          p->rows ? 100.0 * (double)p->rows_done / (double)p->rows : 100.0, (double)p->nnz, p->seconds);
+  if (p->eta >= 0 && p->rows_done < p->rows) fprintf(stderr, "  ETA ~%.1f s", p->eta);
+  fputc('\n', stderr);
+}
+
 /* One progress line on stderr (the form --help documents). */
 static void print_progress_line(const cis_ci_progress *p) {
   fprintf(stderr, "iteration %3d  E %.10f Eh  residual %.2e  %.3f s/it", p->iteration, p->energy, p->max_residual,
@@ -672,11 +691,14 @@ static void ci_progress(void *user, const cis_ci_progress *p) {
     else if (!a->quiet) print_header(stderr, a, p->result);
     return;
   }
+  const int shown = !a->quiet && (a->progress || isatty(2) || p->elapsed > CI_LONG_RUN_SECONDS);
+  if (p->event == CIS_CI_PROGRESS_BUILD) { if (shown) print_build_line(p); return; }
   if (a->quiet || a->o.verbose) return;
-  if (a->progress || isatty(2) || p->elapsed > CI_LONG_RUN_SECONDS) print_progress_line(p);
+  if (shown) print_progress_line(p);
 }
 
 int cis_cmd_ci(int argc, char **argv) {
+  const double t_start = cis_wtime();
   ci_args a;
   cis_ci_result *R = NULL;
   if (cli_dist_wanted(argc, argv)) return cli_dist_ci(argc, argv); /* --gpus N: cmd_dist.c */
@@ -688,12 +710,14 @@ int cis_cmd_ci(int argc, char **argv) {
     a.o.progress_user = &a;
   }
   cis_status st = cis_ci_solve_file(a.file, &a.o, &R);
+  const double t_output = cis_wtime();
   if (st == CIS_OK && R->format_reason[0] && !a.quiet) fprintf(stderr, "--format auto: %s\n", R->format_reason);
   if (st == CIS_OK && !a.o.count_only) say_unused(&a, R);
   if (st == CIS_OK && a.o.count_only) {
     print_count(&a, R);
   } else if (st == CIS_OK) { /* an unconverged root is an error, not a result */
     if (a.json) print_json(&a, R); else print_text(&a, R);
+    if (a.o.verbose) cli_ci_phases(a.json ? stderr : stdout, R, cis_wtime() - t_output, cis_wtime() - t_start);
   }
   rc = st == CIS_OK ? 0 : cli_fail(st);
   cis_ci_result_free(R);

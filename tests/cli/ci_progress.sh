@@ -7,7 +7,11 @@
 # (stdout and stderr into one file: the header is flushed before the work);
 # --quiet and a short run on a non-terminal print none; --json keeps stdout
 # one JSON object and puts the header on stderr; --verbose's Davidson lines
-# carry the total energy and the seconds of each iteration.
+# carry the total energy and the seconds of each iteration. The stored H's
+# build on the CPU talks too: lines "build pass 1/2 (count) ..." then
+# "build pass 2/2 (fill, sort) ...", each pass ending at all its rows, after
+# the header's estimate and before the first iteration; none with --quiet,
+# none on the direct path.
 # usage: bash ci_progress.sh /path/to/cisparse /path/to/shared
 set -u
 CIS=$1
@@ -44,13 +48,28 @@ for args in "$H2O" "$H2O --level 2 --roots 2"; do
   # --quiet: none; the report unchanged
   # shellcheck disable=SC2086
   "$CIS" ci $args --quiet > "$tmp/q" 2> "$tmp/qerr" || fail "ci $args --quiet: exit $?"
-  grep -q '^iteration' "$tmp/qerr" && fail "ci $args --quiet printed progress lines"
+  grep -qE '^(iteration|build)' "$tmp/qerr" && fail "ci $args --quiet printed progress lines"
   grep -q '^root 0' "$tmp/q" || fail "ci $args --quiet: no report"
 done
 grep -q '^estimate  .*nonzeros.*MiB' "$tmp/both" || fail "stored header: no estimate line before the build"
+grep -A1 '^estimate ' "$tmp/both" | grep -qE '^ +build about [0-9.e+-]+ s ' || fail "stored header: no build time estimate"
 e=$(first '^estimate ' "$tmp/both") h=$(first '^hamiltonian ' "$tmp/both") i1=$(first '^iteration' "$tmp/both")
 [ -n "$e" ] && [ -n "$h" ] && [ "$e" -lt "$i1" ] && [ "$i1" -lt "$h" ] || fail "stored: estimate $e, iteration $i1, hamiltonian $h"
 grep -E '^iteration' "$tmp/both" | grep -qE 'converged [0-9]+/2' || fail "two roots: no 'converged k/2'"
+# the build's lines (the stored run above): the documented form, both passes ended, in order
+BUILD='^build pass [12]/2 \((count|fill, sort)\)  [0-9]+/[0-9]+ rows \([0-9]+%\)  [0-9.e+]+ nonzeros  [0-9]+\.[0-9] s(  ETA ~[0-9]+\.[0-9] s)?$'
+grep -q '^build ' "$tmp/err" || fail "stored --progress: no build lines"
+bad=$(grep '^build ' "$tmp/err" | grep -cvE "$BUILD")
+[ "$bad" = 0 ] || fail "build lines not of the documented form: $(grep '^build ' "$tmp/err" | grep -vE "$BUILD" | head -2)"
+for p in '1/2 (count)' '2/2 (fill, sort)'; do
+  grep -F "build pass $p" "$tmp/err" | tail -1 | grep -qE '  ([0-9]+)/\1 rows \(100%\)' || fail "build pass $p does not end at all rows"
+done
+b1=$(first '^build pass 1/2' "$tmp/both") b9=$(last '^build pass 2/2' "$tmp/both")
+[ -n "$b1" ] && [ -n "$b9" ] && [ "$e" -lt "$b1" ] && [ "$b9" -lt "$i1" ] || fail "stored: estimate $e, build lines $b1..$b9, iteration $i1"
+"$CIS" ci "$H2O" --progress 2> "$tmp/err" > /dev/null || fail "direct --progress: exit $?"
+grep -q '^build ' "$tmp/err" && fail "the direct path printed build lines"
+"$CIS" ci "$H2O" --method stored --json --quiet > /dev/null 2> "$tmp/jerr" || fail "stored --json --quiet: exit $?"
+[ -s "$tmp/jerr" ] && fail "stored --json --quiet wrote to stderr: $(head -3 "$tmp/jerr")"
 
 # a short run, stderr not a terminal, no --progress: no lines
 "$CIS" ci "$H2O" --tol 1e-4 > "$tmp/out" 2> "$tmp/err" || fail "ci default: exit $?"
