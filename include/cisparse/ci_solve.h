@@ -101,7 +101,7 @@ typedef struct cis_ci_solve_opts {
   int repeat;            /* direct: the whole solve this many times (1..CIS_CI_MAX_REPEAT), warm process timings */
   int accept_unconverged;/* Davidson's last vectors returned (converged = 0) instead of CIS_ERR_NOT_CONVERGED */
   int keep_vectors;      /* the result holds the roots' vectors and their determinants */
-  int time_sigma;        /* direct on the GPU: one sigma and one half sigma timed apart (sigma_ms, not in t_total's solve) */
+  int time_sigma;        /* direct: one sigma (on the GPU also a half sigma) timed apart after the setup (sigma_ms, t_timing; not in to_solution); 0: none */
   int64_t gpu_leave_free;/* direct on the GPU: device bytes the sigma's workspace leaves free (0: none) */
   double spin_penalty;   /* > 0: H + spin_penalty (S^2 - ss) (PySCF's fix_spin_); direct on the CPU */
   double spin_penalty_ss;/* ss of the penalty (< 0: Sz(Sz+1)); squared above the lowest spin, PySCF's rule */
@@ -173,7 +173,7 @@ typedef struct cis_ci_result {
   /* direct */
   cis_ci_direct_info direct;     /* at the end of the solve */
   cis_ci_direct_gpu_info direct_gpu;
-  double sigma_ms, sigma_half_ms;/* GPU: one sigma, one half sigma (medians of 5; 0 n/a) */
+  double sigma_ms, sigma_half_ms;/* time_sigma: one sigma, one half sigma (GPU) (medians of 5; 0 not timed) */
   cis_int half_sigmas;
   /* Davidson and timings (seconds) */
   cis_davidson_info davidson;

@@ -134,6 +134,9 @@ typedef struct ci_direct_view {
   const void *irrep;               /* the sigma blocked by irreps (ci_irrep_sigma of sigma_irrep.h), else NULL */
 } ci_direct_view;
 void ci_direct_get_view(const cis_ci_direct *D, ci_direct_view *v);
+/* Put back the counters of cis_ci_direct_get_info (the sigma timed apart
+ * leaves Davidson's counts and phase seconds as they were). */
+void ci_direct_set_info(cis_ci_direct *D, const cis_ci_direct_info *info);
 /* Strings of compact entry i (cis_ci_direct_compress's layout; without
  * blocking the direct order), for the compact P-space (pspace.c). */
 void ci_direct_compact_det(const cis_ci_direct *D, cis_int i, uint64_t *alpha, uint64_t *beta);

@@ -10,7 +10,8 @@
 
 typedef struct ci_args {
   const char *file;
-  int json, format_set;
+  cli_json json;         /* --json [FILE] */
+  int format_set;
   int method_auto;       /* the method was left to the driver (printed with its reason) */
   const char *method_why;/* not auto: what chose it */
   int quiet, progress;   /* --quiet: no progress lines; --progress: a line per iteration however short the run */
@@ -29,9 +30,12 @@ static void usage(FILE *f) {
              "Energies are in hartree (Eh), total (the FCIDUMP's core energy included); E_corr is relative to\n"
              "the reference determinant. The header (space, method and why, memory) is printed before the\n"
              "work starts, the rest when Davidson has converged.\n"
-             "  --json        the result as one JSON object on stdout (energies in Eh, \"units\" names them;\n"
-             "                null for values that do not apply); the header then goes to stderr with the\n"
-             "                progress lines\n"
+             "  --json [FILE] the result as one JSON object (energies in Eh, \"units\" names them; null for\n"
+             "                values that do not apply): alone on stdout, the header then on stderr with\n"
+             "                the progress lines; or in FILE (--json=FILE, or a word after --json beside\n"
+             "                the FCIDUMP) with the text report on stdout\n"
+             "  --time-sigma  direct: also time one sigma (and on the GPU one half sigma) on a pseudo-random\n"
+             "                vector apart from the solve, medians of 5 (a benchmark: not done otherwise)\n"
              "  --verbose     Davidson's own line per iteration on stderr instead of the progress line:\n"
              "                iteration, subspace size, E0 (lowest total energy, Eh, core energy included),\n"
              "                max residual, roots converged, seconds for the iteration; then the seconds\n"
@@ -114,13 +118,14 @@ static int parse_args(int argc, char **argv, ci_args *a) {
   long long v;
   memset(a, 0, sizeof *a);
   a->o = cis_ci_solve_opts_default();
-  a->o.time_sigma = 1; /* the report's one-sigma timings (apart from the time to solution) */
-  int stored_opt = 0; /* an option that needs the stored matrix */
+  int stored_opt = 0, rc; /* an option that needs the stored matrix */
   for (int i = 1; i < argc; ++i) {
     const char *o = argv[i], *val = i + 1 < argc ? argv[i + 1] : NULL;
+    if (cli_stray_value(argv, i)) return 2;
     if (!strcmp(o, "-h") || !strcmp(o, "--help")) { usage(stdout); return -1; }
     if (!strcmp(o, "--symmetric")) { a->o.symmetric = 1; continue; }
-    if (!strcmp(o, "--json")) { a->json = 1; continue; }
+    if ((rc = cli_json_option(argc, argv, &i, &a->json)) >= 0) { if (rc) return rc; continue; }
+    if (!strcmp(o, "--time-sigma")) { a->o.time_sigma = 1; continue; }
     if (!strcmp(o, "--no-time-reversal")) { a->o.no_time_reversal = 1; continue; }
     if (!strcmp(o, "--symmetry-projection")) { a->o.symmetry_projection = 1; continue; }
     if (!strcmp(o, "--no-s2")) { a->o.no_s2 = 1; continue; }
@@ -197,6 +202,7 @@ static int parse_args(int argc, char **argv, ci_args *a) {
     if (a->file) return cli_usage("ci: more than one FCIDUMP file given ('%s', '%s')", a->file, o);
     a->file = o;
   }
+  cli_json_settle(&a->json, &a->file);
   if (!a->file) return cli_usage("ci: no FCIDUMP file given (cisparse ci --help)");
   if (a->quiet && (a->progress || a->o.verbose)) return cli_usage("--quiet cannot be combined with --progress or --verbose");
   if (a->o.count_only && a->o.save) return cli_usage("--count builds no Hamiltonian: --save cannot be combined with it");
@@ -369,28 +375,35 @@ static void print_header(FILE *f, const ci_args *a, const cis_ci_result *R) {
   fflush(f);
 }
 
-/* --method direct: what was built instead of H, and the sigma timings. */
-static void print_text_direct(const ci_args *a, const cis_ci_result *R) {
-  const cis_ci_direct_info *d = &R->direct;
-  if (R->gpu && d->blocked)
-    printf("gpu           %s: blocked by irreps, gather + one cuBLAS DGEMM per pair irrep + scatter on compact "
-           "vectors, %lld alpha strings per pass, %lld passes per sigma; lists %.3f MiB, D + X %.3f GiB of %.3f GiB "
-           "free; one sigma %.3f ms, half sigma %.3f ms (medians of 5; 0 = not applicable)\n",
-           R->direct_gpu.device, (long long)R->direct_gpu.block, (long long)R->direct_gpu.passes, R->direct_gpu.link_bytes / 1048576.0,
-           R->direct_gpu.work_bytes / 1073741824.0, R->direct_gpu.free_bytes / 1073741824.0, R->sigma_ms, R->sigma_half_ms);
-  else if (R->gpu) {
-    const double(*sp)[3] = R->direct_gpu.split_ms;
-    const int fused = !strncmp(R->direct_gpu.sigma_kernel, "fused", 5);
-    printf("gpu           %s: %s + scatter, %lld (vector, alpha string) rows per pass, %lld "
-           "passes per sigma; lists %.3f MiB, %s %.3f GiB of %.3f GiB free; one sigma %.3f ms, half sigma %.3f ms "
-           "(medians of 5; 0 = not applicable)\n",
-           R->direct_gpu.device, fused ? "fused gather + FP64 MMA" : "gather + cuBLAS DGEMM", (long long)R->direct_gpu.block, (long long)R->direct_gpu.passes, R->direct_gpu.link_bytes / 1048576.0,
-           fused ? "X" : "D + X", R->direct_gpu.work_bytes / 1073741824.0, R->direct_gpu.free_bytes / 1073741824.0,
-           R->sigma_ms, R->sigma_half_ms);
+/* --time-sigma: the sigma timed apart from the solve (direct). */
+static void print_sigma_timing(const cis_ci_result *R) {
+  const double(*sp)[3] = R->direct_gpu.split_ms;
+  printf("timing        one sigma %.3f ms", R->sigma_ms);
+  if (R->gpu) printf(", half sigma %.3f ms", R->sigma_half_ms);
+  printf(" (--time-sigma: medians of 5 on a pseudo-random vector, %.3f s apart from the solve%s)\n", R->t_timing,
+         R->gpu ? "; 0 = no half sigma here" : "");
+  if (R->gpu && !R->direct.blocked)
     printf("kernels       %s; one sigma gather %.3f + DGEMM %.3f + scatter %.3f ms, half sigma %.3f + %.3f + %.3f ms "
            "(CUDA events, one timed run; fused: gather + product in the first)\n",
            R->direct_gpu.sigma_kernel, sp[0][0], sp[0][1], sp[0][2], sp[1][0], sp[1][1], sp[1][2]);
-  }
+}
+
+/* --method direct: what was built instead of H, and the sigma timings. */
+static void print_text_direct(const ci_args *a, const cis_ci_result *R) {
+  const cis_ci_direct_info *d = &R->direct;
+  const cis_ci_direct_gpu_info *g = &R->direct_gpu;
+  const int fused = R->gpu && !strncmp(g->sigma_kernel, "fused", 5);
+  if (R->gpu && d->blocked)
+    printf("gpu           %s: blocked by irreps, gather + one cuBLAS DGEMM per pair irrep + scatter on compact "
+           "vectors, %lld alpha strings per pass, %lld passes per sigma; lists %.3f MiB, D + X %.3f GiB of %.3f GiB "
+           "free\n", g->device, (long long)g->block, (long long)g->passes, g->link_bytes / 1048576.0,
+           g->work_bytes / 1073741824.0, g->free_bytes / 1073741824.0);
+  else if (R->gpu)
+    printf("gpu           %s: %s + scatter, %lld (vector, alpha string) rows per pass, %lld "
+           "passes per sigma; lists %.3f MiB, %s %.3f GiB of %.3f GiB free\n",
+           g->device, fused ? "fused gather + FP64 MMA" : "gather + cuBLAS DGEMM", (long long)g->block,
+           (long long)g->passes, g->link_bytes / 1048576.0, fused ? "X" : "D + X", g->work_bytes / 1073741824.0,
+           g->free_bytes / 1073741824.0);
   printf("setup         strings, links, pair matrix and diagonal in %.3f s\n", R->t_build);
   printf("davidson      %d iterations, %lld products, %.6f s per sigma, max residual %.2e, subspace %d", R->davidson.iterations,
          (long long)R->davidson.products, R->davidson.products ? R->davidson.op_seconds / R->davidson.products : 0.0,
@@ -407,9 +420,10 @@ static void print_text_direct(const ci_args *a, const cis_ci_result *R) {
            now.threads, now.phase1_seconds * per, now.phase2_seconds * per, (long long)now.half_sigmas,
            (long long)now.sigma_vectors);
   }
+  if (a->o.time_sigma) print_sigma_timing(R);
   printf("time          solve %.3f s, to solution %.3f s after the parse (setup, guess, solve; then <S^2> %.3f s; "
-         "%.3f s in all with the read and the sigma timing)\n", R->davidson.total_seconds, R->to_solution[a->o.repeat - 1], R->t_s2,
-         R->t_total);
+         "%.3f s in all with the read%s)\n", R->davidson.total_seconds, R->to_solution[a->o.repeat - 1], R->t_s2,
+         R->t_total, a->o.time_sigma ? " and the sigma timing" : "");
   if (a->o.repeat > 1) {
     printf("repeats       to solution");
     for (int k = 0; k < a->o.repeat; ++k) printf(" %.3f", R->to_solution[k]);
@@ -451,53 +465,51 @@ static void print_text(const ci_args *a, const cis_ci_result *R) {
   print_roots(a, R);
 }
 
-#define json_string cli_json_string
-
 /* The units of the JSON figures (energies in hartree, as in the text's Eh). */
 #define CI_JSON_UNITS "\"units\": {\"energies\": \"hartree\", \"times\": \"s\", \"memory\": \"bytes\"}"
 
 /* "key": value with the format, or null where the value does not apply. */
-static void json_or_null(const char *key, int applies, const char *fmt, double v) {
-  printf("\"%s\": ", key);
-  if (applies) printf(fmt, v); else printf("null");
+static void json_or_null(FILE *f, const char *key, int applies, const char *fmt, double v) {
+  fprintf(f, "\"%s\": ", key);
+  if (applies) fprintf(f, fmt, v); else fprintf(f, "null");
 }
 
 /* Root k of the report (state q of the run) as a JSON object. */
-static void print_json_root(const cis_ci_result *R, int k) {
+static void print_json_root(FILE *f, const cis_ci_result *R, int k) {
   const int q = R->state[k];
   if (isnan(R->s2[k])) { /* --no-s2 */
-    printf("%s{\"energy\": %.12f, \"correlation\": %.12f, \"s2\": null, \"spin\": null, \"multiplicity\": null, "
+    fprintf(f, "%s{\"energy\": %.12f, \"correlation\": %.12f, \"s2\": null, \"spin\": null, \"multiplicity\": null, "
            "\"state\": %d}", k ? ", " : "", R->energies[k], R->energies[k] - R->e_reference, q);
     return;
   }
-  printf("%s{\"energy\": %.12f, \"correlation\": %.12f, \"s2\": %.8f, \"spin\": %.4f, \"multiplicity\": %d, "
+  fprintf(f, "%s{\"energy\": %.12f, \"correlation\": %.12f, \"s2\": %.8f, \"spin\": %.4f, \"multiplicity\": %d, "
          "\"state\": %d}", k ? ", " : "", R->energies[k], R->energies[k] - R->e_reference, R->s2[k],
          cis_ci_spin_from_s2(R->s2[k]), multiplicity(R->s2[k]), q);
 }
 
 /* The file's symmetry and the P-space, as both JSON reports write them. */
-static void print_json_symmetry(const cis_ci_result *R) {
+static void print_json_symmetry(FILE *f, const cis_ci_result *R) {
   const cis_fcidump *F = R->fcidump;
-  printf("\"orbsym_numbering\": \"%s\", \"isym\": %d, \"isym_assumed\": %s, \"pspace\": %d, ",
-         F->sym_numbering == CIS_FCIDUMP_SYM_PYSCF ? "pyscf" : F->sym_numbering == CIS_FCIDUMP_SYM_MOLPRO ? "molpro" : "none",
-         F->isym, F->isym_assumed ? "true" : "false", R->pspace_used);
+  fprintf(f, "\"orbsym_numbering\": \"%s\", \"isym\": %d, \"isym_assumed\": %s, \"pspace\": %d, ",
+          F->sym_numbering == CIS_FCIDUMP_SYM_PYSCF ? "pyscf" : F->sym_numbering == CIS_FCIDUMP_SYM_MOLPRO ? "molpro" : "none",
+          F->isym, F->isym_assumed ? "true" : "false", R->pspace_used);
 }
 
-static void print_json_direct(const ci_args *a, const cis_ci_result *R) {
+static void print_json_direct(FILE *f, const ci_args *a, const cis_ci_result *R) {
   const cis_fcidump *F = R->fcidump;
   const cis_ci_direct_info *d = &R->direct;
-  printf("{\"file\": ");
-  json_string(a->file);
-  printf(", " CI_JSON_UNITS ", \"norb\": %d, \"nelec\": %d, \"ms2\": %d, \"level\": null, \"method\": \"direct\", \"determinants\": %lld, \"vector_length\": %lld, "
+  fprintf(f, "{\"file\": ");
+  cli_json_string(f, a->file);
+  fprintf(f, ", " CI_JSON_UNITS ", \"norb\": %d, \"nelec\": %d, \"ms2\": %d, \"level\": null, \"method\": \"direct\", \"determinants\": %lld, \"vector_length\": %lld, "
          "\"alpha_strings\": %lld, \"beta_strings\": %lld, \"npair\": %lld, \"block\": %lld, \"symmetry\": \"%s\", \"gemm\": ",
          F->norb, F->nelec, F->ms2, (long long)d->symmetry_determinants, (long long)d->determinants,
          (long long)d->alpha_strings,
          (long long)d->beta_strings, (long long)d->npair, (long long)d->block,
          !d->projected ? "c1" : d->blocked && !R->gpu ? "blocked" : "projected");
-  json_string(d->gemm);
-  printf(", \"blas\": ");
-  json_string(cis_blas_info());
-  printf(", \"device\": \"%s\", \"setup_seconds\": %.6f, \"iterations\": %d, \"products\": %lld, "
+  cli_json_string(f, d->gemm);
+  fprintf(f, ", \"blas\": ");
+  cli_json_string(f, cis_blas_info());
+  fprintf(f, ", \"device\": \"%s\", \"setup_seconds\": %.6f, \"iterations\": %d, \"products\": %lld, "
          "\"sigma_seconds\": %.9f, \"half_sigmas\": %lld, \"solve_seconds\": %.6f, \"total_seconds\": %.6f, "
          "\"parse_seconds\": %.6f, \"to_solution_seconds\": %.6f, \"s2_seconds\": %.6f, \"guess_seconds\": %.6f, "
          "\"e_rhf\": %.12f, \"ecore\": %.12f, \"memory\": {\"links\": %lld, \"workspace\": %lld, \"vectors\": %lld}, "
@@ -506,43 +518,45 @@ static void print_json_direct(const ci_args *a, const cis_ci_result *R) {
          R->davidson.products ? R->davidson.op_seconds / R->davidson.products : 0.0, (long long)R->half_sigmas,
          R->davidson.total_seconds, R->t_total, R->t_parse, R->to_solution[a->o.repeat - 1], R->t_s2, R->t_guess, R->e_reference,
          F->ecore, (long long)d->link_bytes, (long long)d->work_bytes, (long long)d->vector_bytes, R->subspace);
-  print_json_symmetry(R);
-  if (R->subspace_reduced_from > 0) printf("\"subspace_lowered_from\": %d, ", R->subspace_reduced_from);
-  else printf("\"subspace_lowered_from\": null, ");
-  printf("\"one_parity\": %s, ", R->one_parity ? "true" : "false");
-  printf("\"to_solution_runs\": [");
-  for (int k = 0; k < a->o.repeat; ++k) printf("%s%.6f", k ? ", " : "", R->to_solution[k]);
-  printf("], ");
+  print_json_symmetry(f, R);
+  if (R->subspace_reduced_from > 0) fprintf(f, "\"subspace_lowered_from\": %d, ", R->subspace_reduced_from);
+  else fprintf(f, "\"subspace_lowered_from\": null, ");
+  fprintf(f, "\"one_parity\": %s, ", R->one_parity ? "true" : "false");
+  json_or_null(f, "sigma_ms", a->o.time_sigma, "%.6f", R->sigma_ms); /* null: not timed (no --time-sigma) */
+  fprintf(f, ", ");
+  fprintf(f, "\"to_solution_runs\": [");
+  for (int k = 0; k < a->o.repeat; ++k) fprintf(f, "%s%.6f", k ? ", " : "", R->to_solution[k]);
+  fprintf(f, "], ");
   if (R->gpu) {
     const cis_ci_direct_gpu_info *g = &R->direct_gpu;
-    printf("\"gpu\": {\"name\": ");
-    json_string(g->device);
-    printf(", ");
-    json_or_null("sigma_ms", R->sigma_ms > 0, "%.6f", R->sigma_ms); /* 0: not timed */
-    printf(", ");
-    json_or_null("sigma_half_ms", R->sigma_half_ms > 0, "%.6f", R->sigma_half_ms); /* 0: no half sigma here */
-    printf(", \"link_bytes\": %lld, \"work_bytes\": %lld, \"free_bytes\": %lld, \"block\": %lld, \"passes\": %lld, "
+    fprintf(f, "\"gpu\": {\"name\": ");
+    cli_json_string(f, g->device);
+    fprintf(f, ", ");
+    json_or_null(f, "sigma_ms", a->o.time_sigma, "%.6f", R->sigma_ms); /* null: not timed */
+    fprintf(f, ", ");
+    json_or_null(f, "sigma_half_ms", R->sigma_half_ms > 0, "%.6f", R->sigma_half_ms); /* null: not timed, or no half sigma here */
+    fprintf(f, ", \"link_bytes\": %lld, \"work_bytes\": %lld, \"free_bytes\": %lld, \"block\": %lld, \"passes\": %lld, "
            "\"sigma_kernel\": ",
            (long long)g->link_bytes, (long long)g->work_bytes, (long long)g->free_bytes, (long long)g->block,
            (long long)g->passes);
-    json_string(g->sigma_kernel);
-    printf(", \"split_ms\": {\"sigma\": [%.6f, %.6f, %.6f], \"half\": [%.6f, %.6f, %.6f]}}, ", g->split_ms[0][0],
+    cli_json_string(f, g->sigma_kernel);
+    fprintf(f, ", \"split_ms\": {\"sigma\": [%.6f, %.6f, %.6f], \"half\": [%.6f, %.6f, %.6f]}}, ", g->split_ms[0][0],
            g->split_ms[0][1], g->split_ms[0][2], g->split_ms[1][0], g->split_ms[1][1], g->split_ms[1][2]);
   }
-  printf("\"roots\": [");
+  fprintf(f, "\"roots\": [");
   for (int k = 0; k < a->o.roots; ++k)
-    print_json_root(R, k);
-  printf("]}\n");
+    print_json_root(f, R, k);
+  fprintf(f, "]}\n");
 }
 
-static void print_json(const ci_args *a, const cis_ci_result *R) {
+static void print_json(FILE *f, const ci_args *a, const cis_ci_result *R) {
   const cis_fcidump *F = R->fcidump;
-  if (R->method == CIS_CI_METHOD_DIRECT) { print_json_direct(a, R); return; }
-  printf("{\"file\": ");
-  json_string(a->file);
-  printf(", " CI_JSON_UNITS ", \"norb\": %d, \"nelec\": %d, \"ms2\": %d, ", F->norb, F->nelec, F->ms2);
-  json_or_null("level", a->o.level >= 0, "%.0f", a->o.level);
-  printf(", \"method\": \"stored\", \"determinants\": %lld, "
+  if (R->method == CIS_CI_METHOD_DIRECT) { print_json_direct(f, a, R); return; }
+  fprintf(f, "{\"file\": ");
+  cli_json_string(f, a->file);
+  fprintf(f, ", " CI_JSON_UNITS ", \"norb\": %d, \"nelec\": %d, \"ms2\": %d, ", F->norb, F->nelec, F->ms2);
+  json_or_null(f, "level", a->o.level >= 0, "%.0f", a->o.level);
+  fprintf(f, ", \"method\": \"stored\", \"determinants\": %lld, "
          "\"nnz\": %lld, \"symmetric\": %s, \"format\": \"%s\", \"values\": \"%s\", \"device\": \"%s\", \"build\": \"%s\", \"build_seconds\": %.6f, "
          "\"iterations\": %d, \"products\": %lld, \"spmv_seconds\": %.9f, \"solve_seconds\": %.6f, "
          "\"total_seconds\": %.6f, \"e_rhf\": %.12f, \"ecore\": %.12f, \"reference\": \"%s\", "
@@ -552,25 +566,26 @@ static void print_json(const ci_args *a, const cis_ci_result *R) {
          a->o.float_values ? "float" : "double", a->o.gpu ? "gpu" : "cpu", R->build_gpu ? "gpu" : "cpu", R->t_build, R->davidson.iterations, (long long)R->davidson.products,
          R->davidson.products ? R->davidson.op_seconds / R->davidson.products : 0.0, R->davidson.total_seconds, R->t_total, R->e_reference,
          F->ecore, R->no_reference ? "lowest determinant" : a->o.occ ? "occ" : "aufbau", R->computed, R->subspace);
-  print_json_symmetry(R);
-  json_or_null("spin_filter", a->o.spin >= 0, "%g", a->o.spin); /* --spin S, null: every state */
-  printf(", ");
+  print_json_symmetry(f, R);
+  json_or_null(f, "spin_filter", a->o.spin >= 0, "%g", a->o.spin); /* --spin S, null: every state */
+  fprintf(f, ", ");
   if (a->o.gpu)
-    printf("\"gpu\": {\"kernel\": \"%s\", \"device_bytes\": %lld, \"upload_seconds\": %.6f}, ", R->gpu_stats.kernel,
+    fprintf(f, "\"gpu\": {\"kernel\": \"%s\", \"device_bytes\": %lld, \"upload_seconds\": %.6f}, ", R->gpu_stats.kernel,
            (long long)R->gpu_stats.device_bytes, R->gpu_stats.upload_seconds);
-  printf("\"memory\": {\"%s\": %lld", R->build_gpu || R->symmetric_plan ? "device_csr" : "host_csr",
+  fprintf(f, "\"memory\": {\"%s\": %lld", R->build_gpu || R->symmetric_plan ? "device_csr" : "host_csr",
          (long long)R->matrix_bytes);
-  for (int f = 0; !R->build_gpu && f < cis_format_count() && f < CIS_CI_MAX_FORMATS; ++f)
-    if (R->format_bytes[f] >= 0) printf(", \"%s\": %lld", cis_format_name(f), (long long)R->format_bytes[f]);
-  printf("}, \"roots\": [");
-  for (int k = 0; k < a->o.roots; ++k) print_json_root(R, k);
-  printf("]}\n");
+  for (int g = 0; !R->build_gpu && g < cis_format_count() && g < CIS_CI_MAX_FORMATS; ++g)
+    if (R->format_bytes[g] >= 0) fprintf(f, ", \"%s\": %lld", cis_format_name(g), (long long)R->format_bytes[g]);
+  fprintf(f, "}, \"roots\": [");
+  for (int k = 0; k < a->o.roots; ++k) print_json_root(f, R, k);
+  fprintf(f, "]}\n");
 }
 
 /* --count: sizes in closed form (determinants by level and irrep), the
  * nonzeros counted exactly where that is quick (else the Slater-Condon
- * bound), and the memory each method needs against what this process may use. */
-static void print_count(const ci_args *a, const cis_ci_result *R) {
+ * bound), and the memory each method needs against what this process may use;
+ * as JSON on f, or (f NULL) as text on stdout. */
+static void print_count(FILE *f, const ci_args *a, const cis_ci_result *R) {
   const cis_ci_counts *c = &R->counts;
   double n = c->determinants,
          nnz = R->nnz_counted ? (double)R->count_nnz : R->nnz_estimate > 0 ? R->nnz_estimate : c->nnz_bound;
@@ -579,25 +594,25 @@ static void print_count(const ci_args *a, const cis_ci_result *R) {
   cis_ci_memory_need m;
   int nr = a->o.roots;
   cis_ci_memory(c, nr, R->subspace, nnz, &m);
-  if (a->json) {
-    printf("{\"file\": ");
-    json_string(a->file);
-    printf(", " CI_JSON_UNITS ", \"determinants\": %.0f, \"alpha_strings\": %.0f, \"beta_strings\": %.0f, ", n,
+  if (f) {
+    fprintf(f, "{\"file\": ");
+    cli_json_string(f, a->file);
+    fprintf(f, ", " CI_JSON_UNITS ", \"determinants\": %.0f, \"alpha_strings\": %.0f, \"beta_strings\": %.0f, ", n,
            c->alpha_strings, c->beta_strings);
-    json_or_null("level", a->o.level >= 0, "%.0f", a->o.level);
-    printf(", \"isym\": %d, \"orbsym_numbering\": \"%s\", \"by_irrep\": [", R->fcidump->isym,
+    json_or_null(f, "level", a->o.level >= 0, "%.0f", a->o.level);
+    fprintf(f, ", \"isym\": %d, \"orbsym_numbering\": \"%s\", \"by_irrep\": [", R->fcidump->isym,
            cis_fcidump_numbering_name(R->fcidump->sym_numbering));
-    for (int g = 0; g < 8; ++g) printf("%s%.0f", g ? ", " : "", c->per_irrep[g]);
-    printf("], \"by_level\": [");
-    for (int l = 0; l <= c->level; ++l) printf("%s%.0f", l ? ", " : "", c->per_level[l]);
-    printf("], \"nnz\": %.0f, \"nnz_exact\": %s, \"nnz_estimated\": %s, \"max_row\": %.0f, \"symmetric\": %s, ",
+    for (int g = 0; g < 8; ++g) fprintf(f, "%s%.0f", g ? ", " : "", c->per_irrep[g]);
+    fprintf(f, "], \"by_level\": [");
+    for (int l = 0; l <= c->level; ++l) fprintf(f, "%s%.0f", l ? ", " : "", c->per_level[l]);
+    fprintf(f, "], \"nnz\": %.0f, \"nnz_exact\": %s, \"nnz_estimated\": %s, \"max_row\": %.0f, \"symmetric\": %s, ",
            nnz, R->nnz_counted ? "true" : "false", !R->nnz_counted && R->nnz_estimate > 0 ? "true" : "false",
            R->nnz_counted ? (double)R->count_max_row : c->row_bound, a->o.symmetric ? "true" : "false");
-    json_or_null("count_seconds", R->nnz_counted, "%.6f", R->t_build); /* null: not counted */
-    printf(", \"memory\": {\"csr\": %.0f, \"ell\": %.0f, \"space\": %.0f, \"vectors\": %.0f, \"stored\": %.0f, "
+    json_or_null(f, "count_seconds", R->nnz_counted, "%.6f", R->t_build); /* null: not counted */
+    fprintf(f, ", \"memory\": {\"csr\": %.0f, \"ell\": %.0f, \"space\": %.0f, \"vectors\": %.0f, \"stored\": %.0f, "
            "\"direct\": %.0f, ", csr, ell, m.space, m.vectors, m.stored, m.direct);
-    json_or_null("limit", R->mem_limit > 0, "%.0f", (double)R->mem_limit); /* null: unknown */
-    printf(", \"limit_from\": \"%s\", \"davidson\": %.0f, \"subspace\": %d}}\n", R->mem_why, m.davidson, m.subspace);
+    json_or_null(f, "limit", R->mem_limit > 0, "%.0f", (double)R->mem_limit); /* null: unknown */
+    fprintf(f, ", \"limit_from\": \"%s\", \"davidson\": %.0f, \"subspace\": %d}}\n", R->mem_why, m.davidson, m.subspace);
     return;
   }
   if (n < 9007199254740992.0)
@@ -662,13 +677,13 @@ static void print_progress_line(const cis_ci_progress *p) {
 }
 
 /* The driver's progress: the header before the work (stdout with the text
- * report; stderr with --json unless --quiet), then a line per Davidson
+ * report; stderr with the JSON on stdout unless --quiet), then a line per Davidson
  * iteration when asked (--progress), on a terminal, or once the run is long;
  * none with --quiet, and --verbose prints Davidson's own lines instead. */
 static void ci_progress(void *user, const cis_ci_progress *p) {
   ci_args *a = user;
   if (p->event == CIS_CI_PROGRESS_HEADER) {
-    if (!a->json) { print_header(stdout, a, p->result); a->header_printed = 1; }
+    if (!cli_json_stdout(&a->json)) { print_header(stdout, a, p->result); a->header_printed = 1; }
     else if (!a->quiet) print_header(stderr, a, p->result);
     return;
   }
@@ -690,10 +705,16 @@ int cis_cmd_ci(int argc, char **argv) {
   cis_status st = cis_ci_solve_file(a.file, &a.o, &R);
   if (st == CIS_OK && R->format_reason[0] && !a.quiet) fprintf(stderr, "--format auto: %s\n", R->format_reason);
   if (st == CIS_OK && !a.o.count_only) say_unused(&a, R);
-  if (st == CIS_OK && a.o.count_only) {
-    print_count(&a, R);
-  } else if (st == CIS_OK) { /* an unconverged root is an error, not a result */
-    if (a.json) print_json(&a, R); else print_text(&a, R);
+  if (st == CIS_OK && !cli_json_stdout(&a.json)) { /* the text report */
+    if (a.o.count_only) print_count(NULL, &a, R);
+    else print_text(&a, R);
+  }
+  if (st == CIS_OK && a.json.path) { /* an unconverged root is an error, not a result */
+    FILE *f = cli_json_open(&a.json, 0);
+    if (!f) st = CIS_ERR_IO;
+    else if (a.o.count_only) print_count(f, &a, R);
+    else print_json(f, &a, R);
+    if (f) st = cli_json_close(&a.json, f);
   }
   rc = st == CIS_OK ? 0 : cli_fail(st);
   cis_ci_result_free(R);
