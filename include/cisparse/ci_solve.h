@@ -80,7 +80,7 @@ typedef struct cis_ci_solve_opts {
   int level;             /* excitation level from the reference; -1 full CI */
   int roots;             /* states reported (1..64) */
   double spin;           /* >= 0: only states of total spin S (more roots computed); < 0 every state */
-  int isym;              /* >= 0: target irrep in the file's numbering (cis_fcidump_set_isym, files only); < 0 the file's */
+  int isym;              /* 1..8: target irrep, 1-based as FCIDUMP's ISYM and cis_fcidump.isym (a PySCF file's irrep id + 1; files only); < 0 the file's */
   const char *occ;       /* the reference's occupied orbitals ("1,2,3/1,2": cis_ci_parse_occ_bits); NULL aufbau */
   double tol;            /* Davidson's residual norm */
   double etol;           /* and energy change (0: residual only) */
@@ -91,7 +91,7 @@ typedef struct cis_ci_solve_opts {
   const char *kernel;
   int symmetric;         /* stored: the upper triangle only */
   int float_values;      /* stored sell16: float values, double vectors */
-  const char *save;      /* stored, built on the CPU: H written to this .cisb file */
+  const char *save;      /* stored, built on the CPU: H + ecore I (its eigenvalues the total energies) written to this file (.cisb, else Matrix Market) */
   int no_time_reversal;  /* direct: never the alpha<->beta half sigma */
   int symmetry_projection; /* direct: point group by projection at the C1 cost (not blocked by irreps) */
   int no_s2;             /* <S^2> of the roots not computed */

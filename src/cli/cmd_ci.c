@@ -69,8 +69,10 @@ static void usage(FILE *f) {
              "                `cisparse bench FILE` against cuSPARSE on the same matrix\n"
              "  --spin S      report only roots of total spin S (0, 0.5, 1, ...): more roots are computed\n"
              "                and those whose <S^2> is not S(S+1) are dropped (never relabelled)\n"
-             "  --isym N      target irrep in the file's numbering (0..7 for PySCF's 0-based ORBSYM,\n"
-             "                1..8 for Molpro's); PySCF's literal ISYM=1 is read as totally symmetric;\n"
+             "  --isym N      target irrep 1..8, 1-based as FCIDUMP's ISYM (1: totally symmetric) in any file:\n"
+             "                a PySCF file's 0-based irrep id k is k + 1 (B1g, id 1, is --isym 2); the report\n"
+             "                and --count number irreps so too, with the D2h name where the file is D2h's;\n"
+             "                PySCF's literal ISYM=1 is read as totally symmetric;\n"
              "                symmetry is D2h's: a linear molecule's file (ORBSYM %% 10, as PySCF\n"
              "                writes it) is a D2h calculation, its raw Dooh/Coov ids are refused\n"
              "  --max-iter N  Davidson iterations (default 200); a root not converged is an error\n"
@@ -175,7 +177,9 @@ static int parse_args(int argc, char **argv, ci_args *a) {
           return cli_usage("--spin must be 0, 0.5, 1, 1.5, ..., got '%s'", val);
       } else if (!strcmp(o, "--isym")) {
         if (cli_int(o, val, &v)) return 2;
-        if (v < 0 || v > 8) return cli_usage("--isym must be an irrep 0..8, got %lld", v);
+        if (v < 1 || v > 8)
+          return cli_usage("--isym must be an irrep 1..8, 1-based as FCIDUMP's ISYM (1: totally symmetric; a PySCF "
+                           "irrep id k is k + 1), got %lld", v);
         a->o.isym = (int)v;
       } else if (!strcmp(o, "--max-iter")) {
         if (cli_int(o, val, &v)) return 2;
@@ -263,27 +267,35 @@ static const char *multiplicity_name(int mult) {
 /* 2S+1 from <S^2> (rounded). */
 static int multiplicity(double s2) { return (int)floor(2 * cis_ci_spin_from_s2(s2) + 1.5); }
 
+/* Irrep k (1..8, FCIDUMP's 1-based ISYM numbering: a PySCF file's id + 1) as
+ * the report prints it: "6 (B1u)", or "6" where no D2h name is known. */
+static const char *irrep_text(const cis_fcidump *F, int k, char buf[24]) {
+  const char *name = cis_fcidump_irrep_name(F, k);
+  if (name) snprintf(buf, 24, "%d (%s)", k, name);
+  else snprintf(buf, 24, "%d", k);
+  return buf;
+}
+
 /* How ORBSYM and ISYM were read. */
 static void print_symmetry(FILE *f, const cis_ci_result *R) {
   const cis_fcidump *F = R->fcidump;
+  char k[24];
   fprintf(f, "symmetry      ORBSYM numbering %s", cis_fcidump_numbering_name(F->sym_numbering));
-  if (F->sym_numbering == CIS_FCIDUMP_SYM_PYSCF) {
-    if (F->isym_assumed)
-      fprintf(f, "; ISYM=1 read as the totally symmetric irrep (PySCF writes ISYM=1 always; --isym ID to choose)");
-    else fprintf(f, "; target irrep id %d (1-based %d)", F->isym - 1, F->isym);
-  } else if (F->sym_numbering == CIS_FCIDUMP_SYM_MOLPRO) {
-    fprintf(f, "; target irrep ISYM=%d", F->isym);
-  }
+  if (F->sym_numbering == CIS_FCIDUMP_SYM_PYSCF) fprintf(f, ", irreps shown 1-based (id + 1)");
+  if (F->isym_assumed)
+    fprintf(f, "; ISYM=1 read as the totally symmetric irrep (PySCF writes ISYM=1 always; --isym N to choose)");
+  else if (F->sym_numbering != CIS_FCIDUMP_SYM_NONE)
+    fprintf(f, "; target irrep ISYM=%s", irrep_text(F, F->isym, k));
   fprintf(f, "\n");
 }
 
 /* The file, orbitals, symmetry and reference lines. */
 static void print_reference(FILE *f, const ci_args *a, const cis_ci_result *R) {
   const cis_fcidump *F = R->fcidump;
+  char k[24];
   fprintf(f, "FCIDUMP       %s\n", a->file);
-  fprintf(f, "orbitals      %d, electrons %d (%d alpha, %d beta), MS2 %d, ISYM %d%s, core energy %.10f Eh\n", F->norb,
-          F->nelec, cis_fcidump_nalpha(F), cis_fcidump_nbeta(F), F->ms2, cis_fcidump_isym_in_file(F),
-          F->sym_numbering == CIS_FCIDUMP_SYM_PYSCF ? " (0-based)" : "", F->ecore);
+  fprintf(f, "orbitals      %d, electrons %d (%d alpha, %d beta), MS2 %d, ISYM %s, core energy %.10f Eh\n", F->norb,
+          F->nelec, cis_fcidump_nalpha(F), cis_fcidump_nbeta(F), F->ms2, irrep_text(F, F->isym, k), F->ecore);
   print_symmetry(f, R);
   if (R->no_reference) {
     fprintf(f, "reference     none of symmetry ISYM near the aufbau determinant (full CI needs none);\n"
@@ -306,17 +318,22 @@ static void print_guess_spin(const ci_args *a, const cis_ci_result *R) {
            a->o.spin * (a->o.spin + 1));
 }
 
-/* One line per reported root: energy, correlation (Eh), <S^2>, S, multiplicity. */
+/* Hartree in electronvolts (CODATA 2018). */
+#define CI_EV_PER_EH 27.211386245988
+
+/* One line per reported root: energy; for root 0 its correlation energy
+ * (against the reference), for root k > 0 its excitation energy E_k - E_0
+ * (Eh and eV); <S^2>, S, multiplicity. */
 static void print_roots(const ci_args *a, const cis_ci_result *R) {
   for (int k = 0; k < a->o.roots; ++k) {
-    int q = R->state[k];
-    if (a->o.no_s2)
-      printf("root %-3d      E = %.10f Eh   E_corr = %.10f Eh   <S^2> not computed (--no-s2)", k, R->energies[k],
-             R->energies[k] - R->e_reference);
-    else
-      printf("root %-3d      E = %.10f Eh   E_corr = %.10f Eh   <S^2> = %.6f  S = %.2f  %s", k, R->energies[k],
-             R->energies[k] - R->e_reference, R->s2[k], cis_ci_spin_from_s2(R->s2[k]),
-             multiplicity_name(multiplicity(R->s2[k])));
+    const int q = R->state[k];
+    const double e = R->energies[k], de = e - R->energies[0];
+    printf("root %-3d      E = %.10f Eh   ", k, e);
+    if (k == 0) printf("E_corr = %.10f Eh", e - R->e_reference);
+    else printf("E - E0 = %.10f Eh = %.4f eV", de, de * CI_EV_PER_EH);
+    if (a->o.no_s2) printf("   <S^2> not computed (--no-s2)");
+    else printf("   <S^2> = %.6f  S = %.2f  %s", R->s2[k], cis_ci_spin_from_s2(R->s2[k]),
+                multiplicity_name(multiplicity(R->s2[k])));
     if (q != k) printf("  (state %d of this Ms)", q);
     printf("\n");
   }
@@ -327,11 +344,11 @@ static void print_roots(const ci_args *a, const cis_ci_result *R) {
 static void print_header_direct(FILE *f, const ci_args *a, const cis_ci_result *R) {
   const cis_fcidump *F = R->fcidump;
   const cis_ci_direct_info *d = &R->direct;
+  char k[24];
   if (d->projected)
-    fprintf(f, "space         full CI: %lld determinants of symmetry ISYM %d%s, in vectors of all %lld (%lld alpha x %lld "
+    fprintf(f, "space         full CI: %lld determinants of symmetry ISYM %s, in vectors of all %lld (%lld alpha x %lld "
                "beta strings; point group %s)\n",
-            (long long)d->symmetry_determinants, cis_fcidump_isym_in_file(F),
-            F->sym_numbering == CIS_FCIDUMP_SYM_PYSCF ? " (0-based)" : "", (long long)d->determinants, (long long)d->alpha_strings,
+            (long long)d->symmetry_determinants, irrep_text(F, F->isym, k), (long long)d->determinants, (long long)d->alpha_strings,
             (long long)d->beta_strings,
             d->blocked ? "blocked by irreps: sigma and Davidson on the ISYM determinants only"
                        : "by projection, at the C1 cost");
@@ -474,17 +491,31 @@ static void json_or_null(FILE *f, const char *key, int applies, const char *fmt,
   if (applies) fprintf(f, fmt, v); else fprintf(f, "null");
 }
 
-/* Root k of the report (state q of the run) as a JSON object. */
+/* "isym_name": the D2h name of the target irrep (cis_fcidump_irrep_name; "isym"
+ * is 1-based as FCIDUMP's ISYM) or null, then ", ". */
+static void json_isym_name(FILE *f, const cis_fcidump *F) {
+  const char *name = cis_fcidump_irrep_name(F, F->isym);
+  fprintf(f, "\"isym_name\": ");
+  if (name) cli_json_string(f, name);
+  else fprintf(f, "null");
+  fprintf(f, ", ");
+}
+
+/* Root k of the report (state q of the run) as a JSON object: "correlation"
+ * against the reference; "excitation" E_k - E_0 (Eh, and "excitation_ev"),
+ * null for root 0. */
 static void print_json_root(FILE *f, const cis_ci_result *R, int k) {
-  const int q = R->state[k];
-  if (isnan(R->s2[k])) { /* --no-s2 */
-    fprintf(f, "%s{\"energy\": %.12f, \"correlation\": %.12f, \"s2\": null, \"spin\": null, \"multiplicity\": null, "
-           "\"state\": %d}", k ? ", " : "", R->energies[k], R->energies[k] - R->e_reference, q);
-    return;
-  }
-  fprintf(f, "%s{\"energy\": %.12f, \"correlation\": %.12f, \"s2\": %.8f, \"spin\": %.4f, \"multiplicity\": %d, "
-         "\"state\": %d}", k ? ", " : "", R->energies[k], R->energies[k] - R->e_reference, R->s2[k],
-         cis_ci_spin_from_s2(R->s2[k]), multiplicity(R->s2[k]), q);
+  const double e = R->energies[k], de = e - R->energies[0];
+  fprintf(f, "%s{\"energy\": %.12f, \"correlation\": %.12f, ", k ? ", " : "", e, e - R->e_reference);
+  json_or_null(f, "excitation", k > 0, "%.12f", de);
+  fprintf(f, ", ");
+  json_or_null(f, "excitation_ev", k > 0, "%.8f", de * CI_EV_PER_EH);
+  if (isnan(R->s2[k])) /* --no-s2 */
+    fprintf(f, ", \"s2\": null, \"spin\": null, \"multiplicity\": null");
+  else
+    fprintf(f, ", \"s2\": %.8f, \"spin\": %.4f, \"multiplicity\": %d", R->s2[k], cis_ci_spin_from_s2(R->s2[k]),
+            multiplicity(R->s2[k]));
+  fprintf(f, ", \"state\": %d}", R->state[k]);
 }
 
 /* The file's symmetry and the P-space, as both JSON reports write them. */
@@ -493,6 +524,7 @@ static void print_json_symmetry(FILE *f, const cis_ci_result *R) {
   fprintf(f, "\"orbsym_numbering\": \"%s\", \"isym\": %d, \"isym_assumed\": %s, \"pspace\": %d, ",
           F->sym_numbering == CIS_FCIDUMP_SYM_PYSCF ? "pyscf" : F->sym_numbering == CIS_FCIDUMP_SYM_MOLPRO ? "molpro" : "none",
           F->isym, F->isym_assumed ? "true" : "false", R->pspace_used);
+  json_isym_name(f, F);
 }
 
 static void print_json_direct(FILE *f, const ci_args *a, const cis_ci_result *R) {
@@ -600,8 +632,10 @@ static void print_count(FILE *f, const ci_args *a, const cis_ci_result *R) {
     fprintf(f, ", " CI_JSON_UNITS ", \"determinants\": %.0f, \"alpha_strings\": %.0f, \"beta_strings\": %.0f, ", n,
            c->alpha_strings, c->beta_strings);
     json_or_null(f, "level", a->o.level >= 0, "%.0f", a->o.level);
-    fprintf(f, ", \"isym\": %d, \"orbsym_numbering\": \"%s\", \"by_irrep\": [", R->fcidump->isym,
-           cis_fcidump_numbering_name(R->fcidump->sym_numbering));
+    fprintf(f, ", \"isym\": %d, \"orbsym_numbering\": \"%s\", ", R->fcidump->isym,
+            cis_fcidump_numbering_name(R->fcidump->sym_numbering));
+    json_isym_name(f, R->fcidump);
+    fprintf(f, "\"by_irrep\": [");
     for (int g = 0; g < 8; ++g) fprintf(f, "%s%.0f", g ? ", " : "", c->per_irrep[g]);
     fprintf(f, "], \"by_level\": [");
     for (int l = 0; l <= c->level; ++l) fprintf(f, "%s%.0f", l ? ", " : "", c->per_level[l]);
@@ -625,10 +659,12 @@ static void print_count(FILE *f, const ci_args *a, const cis_ci_result *R) {
     printf("\n");
   }
   if (R->fcidump->sym_numbering != CIS_FCIDUMP_SYM_NONE) {
-    printf("by irrep      (1-based)");
-    for (int g = 0; g < 8; ++g) if (c->per_irrep[g] > 0) printf(" %d: %.0f", g + 1, c->per_irrep[g]);
-    printf("; ISYM %d%s\n", cis_fcidump_isym_in_file(R->fcidump),
-           R->fcidump->sym_numbering == CIS_FCIDUMP_SYM_PYSCF ? " (0-based)" : "");
+    char k[24];
+    const char *sep = " ";
+    printf("by irrep     ");
+    for (int g = 0; g < 8; ++g)
+      if (c->per_irrep[g] > 0) printf("%s%s: %.0f", sep, irrep_text(R->fcidump, g + 1, k), c->per_irrep[g]), sep = ", ";
+    printf("; ISYM %s\n", irrep_text(R->fcidump, R->fcidump->isym, k));
   }
   if (R->nnz_counted)
     printf("nonzeros      %lld%s, longest row %lld (counted in %.3f s)\n", (long long)R->count_nnz,
