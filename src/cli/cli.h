@@ -124,6 +124,12 @@ int cli_ci_method(const char *s, cis_ci_method *m);
  * sym-seg), checked as it is parsed (before any work); 0 ok, 2 printed. */
 int cli_ci_format(const char *s);
 int cli_ci_subspace(const char *s, int *m);
+/* 1 when path is an FCIDUMP file: its name ends in FCIDUMP or its first word
+ * is &FCI (any case). cli_load: cis_load, an FCIDUMP refused in words (it
+ * holds integrals: `cisparse ci` solves it, `cisparse bench` times its
+ * Hamiltonian) instead of as a file without a Matrix Market banner. */
+int cli_is_fcidump(const char *path);
+cis_status cli_load(const char *name, cis_dtype t, cis_csr **A);
 /* "double"/"float" -> dtype; 0 ok, 2 on an unknown name (message printed). */
 int cli_dtype(const char *s, cis_dtype *t);
 

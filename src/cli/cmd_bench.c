@@ -463,8 +463,7 @@ int cis_cmd_bench(int argc, char **argv) {
     len += snprintf(r.command + len, sizeof r.command - (size_t)len, "%s%s", i ? " " : "cisparse ", argv[i]);
   /* the JSON alone on stdout: taken before anything is printed, the report going to stderr */
   if (cli_json_stdout(&o.json) && !(out = cli_json_open(&o.json, 1))) return cli_fail(CIS_ERR_IO);
-  size_t len = strlen(o.matrix);
-  if (len >= 7 && !strcmp(o.matrix + len - 7, "FCIDUMP")) st = cli_bench_fcidump(o.matrix, &A);
+  if (cli_is_fcidump(o.matrix)) st = cli_bench_fcidump(o.matrix, &A);
   else st = cis_load(o.matrix, CIS_F64, &A);
   if (st != CIS_OK) goto fail;
   r.matrix = o.matrix;

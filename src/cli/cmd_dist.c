@@ -204,7 +204,7 @@ static int run(int argc, char **argv, const char *cmd) {
   } else {
     CIS_TRY(cis_dist_comm_nccl((int)o.gpus, &c));
   }
-  CIS_TRY(cis_load(o.matrix, CIS_F64, &A));
+  CIS_TRY(cli_load(o.matrix, CIS_F64, &A));
   if (o.mpi) CIS_TRY(ranks_agree(c, &o, A));
   cis_dist_opts dopt = cis_dist_opts_default();
   dopt.exchange = o.xk;

@@ -174,7 +174,7 @@ int cis_cmd_info(int argc, char **argv) {
   cli_json_settle(&json, &name);
   if (!name) return cli_usage("info: no matrix given (cisparse info --help)");
   if (cli_parse_only) return 0;
-  if ((st = cis_load(name, p.dtype, &A)) != CIS_OK) return cli_fail(st);
+  if ((st = cli_load(name, p.dtype, &A)) != CIS_OK) return cli_fail(st);
   if (dump) {
     rc = dump_format(A, dump, &p);
     cis_csr_free(A);

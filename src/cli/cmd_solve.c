@@ -262,7 +262,7 @@ static cis_status problem_make(const solve_opts *o, int need_transpose, problem 
   size_t n;
   memset(pb, 0, sizeof *pb);
   pb->zero_diag = -1;
-  if ((st = cis_load(o->matrix, CIS_F64, &pb->A)) != CIS_OK) return st;
+  if ((st = cli_load(o->matrix, CIS_F64, &pb->A)) != CIS_OK) return st;
   if (pb->A->rows != pb->A->cols)
     return cis_error(CIS_ERR_INVALID, "%s is %lld x %lld: the Krylov solvers need a square matrix", o->matrix,
                      (long long)pb->A->rows, (long long)pb->A->cols);

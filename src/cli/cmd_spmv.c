@@ -166,7 +166,7 @@ int cis_cmd_spmv(int argc, char **argv) {
   if (rc) return rc < 0 ? 0 : rc;
   if (cli_parse_only) return 0;
   const cis_dtype t = o.p.dtype;
-  CIS_TRY(cis_load(o.matrix, t, &A));
+  CIS_TRY(cli_load(o.matrix, t, &A));
   if (!o.symmetric) CIS_TRY(cli_format_auto(A, o.gpu, o.format_given, &o.format, &o.p, &o.kernel));
   if (o.symmetric) CIS_TRY(cis_csr_upper_symmetric(A, CLI_SYM_TOL, &U));
   else CIS_TRY(cis_matrix_create(A, o.format, &o.p, &M));
