@@ -3,13 +3,16 @@
 #include <math.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/stat.h>
 #include "cli/cli_matrix.h"
 
 int cli_is_fcidump(const char *path) {
   const size_t len = strlen(path);
   char head[64] = "";
+  struct stat sb;
   if (len >= 7 && !strcmp(path + len - 7, "FCIDUMP")) return 1;
-  FILE *f = strcmp(path, "-") ? fopen(path, "rb") : NULL; /* standard input is read once, by the loader */
+  if (stat(path, &sb) || !S_ISREG(sb.st_mode)) return 0; /* a pipe (standard input) is read once, by the loader */
+  FILE *f = fopen(path, "rb");
   if (!f) return 0;
   const int ok = fscanf(f, " %63s", head) == 1;
   fclose(f);
