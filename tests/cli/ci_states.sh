@@ -83,7 +83,7 @@ grep -q "ORBSYM numbering 0-based (PySCF), irreps shown 1-based (id + 1); ISYM=1
 grep -q "ORBSYM numbering 1-based (Molpro)" "$tmp/h2o.txt" || fail "Molpro numbering not announced"
 "$CIS" ci "$DATA/c2_sto3g_d2h_pyscf.FCIDUMP" --json > "$tmp/c2s.json" 2> "$tmp/err" || fail "C2 D2h PySCF exit $? ($(cat "$tmp/err"))"
 close_to "$(root_field "$tmp/c2s.json" 0 energy)" -74.69021095756585 1e-8 || fail "C2 D2h A1g $(root_field "$tmp/c2s.json" 0 energy)"
-grep -q '"orbsym_numbering": "pyscf", "isym_assumed": true' "$tmp/c2s.json" && grep -q '"isym": 1, "isym_name": "Ag"' "$tmp/c2s.json" ||
+grep -q '"orbsym_numbering": "pyscf", "isym": 1, "isym_assumed": true' "$tmp/c2s.json" && grep -q '"isym_name": "Ag"' "$tmp/c2s.json" ||
   fail "C2 D2h json numbering"
 # O2 triplet (MS2=2): full CI needs no reference; ISYM=1 -> lowest A1g (a quintet), --isym 2 (PySCF id 1) -> B1g triplet ground state
 "$CIS" ci "$DATA/o2_sto3g_triplet_pyscf.FCIDUMP" --json > "$tmp/o2.json" 2> "$tmp/err" || fail "O2 full CI exit $? ($(cat "$tmp/err"))"
