@@ -93,7 +93,7 @@ static void usage(FILE *f) {
              "                the GPUs' default, or csr-sym) and no --exchange each entry is stored\n"
              "                once (the upper triangle's rows, mirror terms summed onto their\n"
              "                owners). Takes --method --level --roots --tol\n"
-             "                --max-iter --subspace --host-vectors --format --exchange --json\n"
+             "                --max-iter --subspace --host-vectors --format --exchange --json --time-sigma\n"
              "                (docs/multi-gpu.md)\n"
              "  --host-vectors auto|always|never  direct over GPUs: Davidson's vectors in host memory,\n"
              "                the GPUs holding each product's whole vectors and the sigma's workspace\n"
