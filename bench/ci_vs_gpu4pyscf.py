@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """ci_vs_gpu4pyscf.py: the direct CI sigma and the FCI solve on one GPU, cisparse
-(`cisparse ci FILE --method direct --device gpu --json`) beside gpu4pyscf
+(`cisparse ci FILE --method direct --device gpu --time-sigma --json`) beside gpu4pyscf
 (gpu4pyscf.fci.direct_spin1: contract_2e and FCISolver.kernel), on the same
 FCIDUMPs in one run.
 
@@ -112,7 +112,7 @@ def g4p_case(path, repeats, solves):
 def cis_case(exe, path, solves, tol, repeat):
     runs, last, walls = [], None, []
     for _ in range(solves):
-        cmd = ([exe, 'ci', path, '--method', 'direct', '--device', 'gpu', '--json', '--repeat', str(repeat)] +
+        cmd = ([exe, 'ci', path, '--method', 'direct', '--device', 'gpu', '--time-sigma', '--json', '--repeat', str(repeat)] +
                (['--tol', tol] if tol else []))
         t0 = time.perf_counter()
         p = subprocess.run(cmd, capture_output=True, text=True)

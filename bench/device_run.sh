@@ -97,9 +97,9 @@ for step in $STEPS; do
   memcheck)
     compute-sanitizer --tool memcheck --leak-check full $B/cisparse bench ci:rows=1024,seed=1 --runs 1 --warmup 0 \
       > "$R/memcheck.log" 2>&1
-    for m in direct stored; do # the CI driver's two GPU paths
+    for m in direct stored; do # the CI driver's two GPU paths (direct: the sigma timing's too)
       compute-sanitizer --tool memcheck --leak-check full $B/cisparse ci "$SHARED/ci/n2_sto3g.FCIDUMP" --device gpu \
-        --method $m --roots 2 >> "$R/memcheck.log" 2>&1
+        --method $m --roots 2 $([ $m = direct ] && echo --time-sigma) >> "$R/memcheck.log" 2>&1
     done
     grep -E "ERROR SUMMARY|LEAK SUMMARY|Invalid" "$R/memcheck.log" | head -8 ;;
   cli) # the command-line tests, their GPU branches taken
@@ -189,7 +189,7 @@ LIST
     [ -s "$cas" ] || PYTHONPATH=${SITE:-} logged make_cas16 python3 bench/make_c2h4_fcidump.py 16 "$cas"
     keys="^(root|davidson:|davidson phases|direct|parts|ci |time[ :])|rror|the diagonal"
     [ "${CIDIST_CAS:-1}" = 1 ] &&
-      logged cidist_single $B/cisparse ci "$cas" --device gpu --method direct --no-s2 --tol ${CIDIST_TOL:-1e-6} --verbose &&
+      logged cidist_single $B/cisparse ci "$cas" --device gpu --method direct --no-s2 --tol ${CIDIST_TOL:-1e-6} --verbose --time-sigma &&
       grep -hE "$keys|sigma" "$R/cidist_single.log" | cut -c1-260 | sed "s/^/   one-GPU path: /"
     for n in 1 2 4 8; do
       [ "$n" -le "$ngpu" ] && [ "${CIDIST_CAS:-1}" = 1 ] || break

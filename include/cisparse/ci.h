@@ -113,8 +113,14 @@ CIS_API void cis_fcidump_free(cis_fcidump *F);
  * its header, sizes and arrays (not the values). */
 CIS_API cis_status cis_fcidump_check(const cis_fcidump *F);
 /* The target irrep in the file's own numbering (isym - 1 for a 0-based
- * PySCF file, isym otherwise), as messages and reports print it; 0 for NULL. */
+ * PySCF file, isym otherwise); 0 for NULL. Messages and reports print the
+ * 1-based isym (with cis_fcidump_irrep_name). */
 CIS_API int cis_fcidump_isym_in_file(const cis_fcidump *F);
+/* The D2h name ("Ag", "B1u", ...) of 1-based irrep 1..8 of F's numbering
+ * (PySCF's ids + 1, or Molpro's), or NULL where the point group is not known
+ * to be D2h: no orbital in an irrep past the fourth (the subgroups have at
+ * most four; their names cannot be told from the file), no ORBSYM. */
+CIS_API const char *cis_fcidump_irrep_name(const cis_fcidump *F, int irrep);
 
 /* (ij|kl) in chemists' notation, 0-based orbitals. */
 CIS_API double cis_fcidump_eri(const cis_fcidump *F, int i, int j, int k, int l);

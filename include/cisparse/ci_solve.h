@@ -87,7 +87,7 @@ typedef struct cis_ci_solve_opts {
   int level;             /* excitation level from the reference; -1 full CI */
   int roots;             /* states reported (1..64) */
   double spin;           /* >= 0: only states of total spin S (more roots computed); < 0 every state */
-  int isym;              /* >= 0: target irrep in the file's numbering (cis_fcidump_set_isym, files only); < 0 the file's */
+  int isym;              /* 1..8: target irrep, 1-based as FCIDUMP's ISYM and cis_fcidump.isym (a PySCF file's irrep id + 1; files only); < 0 the file's */
   const char *occ;       /* the reference's occupied orbitals ("1,2,3/1,2": cis_ci_parse_occ_bits); NULL aufbau */
   double tol;            /* Davidson's residual norm */
   double etol;           /* and energy change (0: residual only) */
@@ -98,7 +98,7 @@ typedef struct cis_ci_solve_opts {
   const char *kernel;
   int symmetric;         /* stored: the upper triangle only */
   int float_values;      /* stored sell16: float values, double vectors */
-  const char *save;      /* stored, built on the CPU: H written to this .cisb file */
+  const char *save;      /* stored, built on the CPU: H + ecore I (its eigenvalues the total energies) written to this file (.cisb, else Matrix Market) */
   int no_time_reversal;  /* direct: never the alpha<->beta half sigma */
   int symmetry_projection; /* direct: point group by projection at the C1 cost (not blocked by irreps) */
   int no_s2;             /* <S^2> of the roots not computed */
@@ -109,7 +109,7 @@ typedef struct cis_ci_solve_opts {
   int repeat;            /* direct: the whole solve this many times (1..CIS_CI_MAX_REPEAT), warm process timings */
   int accept_unconverged;/* Davidson's last vectors returned (converged = 0) instead of CIS_ERR_NOT_CONVERGED */
   int keep_vectors;      /* the result holds the roots' vectors and their determinants */
-  int time_sigma;        /* direct on the GPU: one sigma and one half sigma timed apart (sigma_ms, not in t_total's solve) */
+  int time_sigma;        /* direct: one sigma (on the GPU also a half sigma) timed apart after the setup (sigma_ms, t_timing; not in to_solution); 0: none */
   int64_t gpu_leave_free;/* direct on the GPU: device bytes the sigma's workspace leaves free (0: none) */
   double spin_penalty;   /* > 0: H + spin_penalty (S^2 - ss) (PySCF's fix_spin_); direct on the CPU */
   double spin_penalty_ss;/* ss of the penalty (< 0: Sz(Sz+1)); squared above the lowest spin, PySCF's rule */
@@ -197,7 +197,7 @@ typedef struct cis_ci_result {
   /* direct */
   cis_ci_direct_info direct;     /* at the end of the solve */
   cis_ci_direct_gpu_info direct_gpu;
-  double sigma_ms, sigma_half_ms;/* GPU: one sigma, one half sigma (medians of 5; 0 n/a) */
+  double sigma_ms, sigma_half_ms;/* time_sigma: one sigma, one half sigma (GPU) (medians of 5; 0 not timed) */
   cis_int half_sigmas;
   /* Davidson and timings (seconds) */
   cis_davidson_info davidson;

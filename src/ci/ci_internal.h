@@ -92,8 +92,9 @@ cis_status ci_fcidump_forbidden(const cis_fcidump *F, ci_forbidden *out);
  * what every public entry taking a cis_fcidump checks first. CIS_OK, or
  * CIS_ERR_INVALID / _RANGE / _UNSUPPORTED naming the field. */
 cis_status ci_fcidump_check_header(const cis_fcidump *F);
-/* F's target irrep as messages name it, in the file's numbering: "ISYM=3",
- * or for a 0-based (PySCF) file "ISYM=2 (0-based)". Returns buf. */
+/* F's target irrep as messages name it, 1-based whatever the file's
+ * numbering, with its D2h name where known: "ISYM=3", "ISYM=6 (B1u)".
+ * Returns buf. */
 const char *ci_isym_text(const cis_fcidump *F, char *buf, size_t cap);
 
 /* Space internals (space.c): string positions and determinant lookup by position. */
@@ -135,6 +136,9 @@ typedef struct ci_direct_view {
   const int *orbsym;               /* F's ORBSYM at create (1-based), whatever the options */
 } ci_direct_view;
 void ci_direct_get_view(const cis_ci_direct *D, ci_direct_view *v);
+/* Put back the counters of cis_ci_direct_get_info (the sigma timed apart
+ * leaves Davidson's counts and phase seconds as they were). */
+void ci_direct_set_info(cis_ci_direct *D, const cis_ci_direct_info *info);
 /* Strings of compact entry i (cis_ci_direct_compress's layout; without
  * blocking the direct order), for the compact P-space (pspace.c). */
 void ci_direct_compact_det(const cis_ci_direct *D, cis_int i, uint64_t *alpha, uint64_t *beta);

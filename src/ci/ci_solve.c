@@ -200,6 +200,42 @@ static cis_status check_build_work(const ci_run *r, cis_int n, int build_gpu) {
                    visits, (long long)n, R->counts.row_bound, R->nnz_estimate, (long long)R->nnz_sampled);
 }
 
+/* --save: H + ecore I written to path (H's copy; a row whose diagonal was
+ * exactly 0, so not stored, gets one), so that the saved matrix's
+ * eigenvalues are the total energies the report prints. */
+static cis_status save_total(const char *path, const cis_csr *H, double ecore) {
+  cis_status st;
+  cis_csr *T = NULL;
+  cis_int add = 0, k = 0;
+  for (cis_int i = 0; i < H->rows; ++i) {
+    int has = 0;
+    for (cis_int p = H->rowptr[i]; p < H->rowptr[i + 1]; ++p) has |= H->colind[p] == i;
+    add += !has;
+  }
+  CIS_TRY(cis_csr_alloc(H->rows, H->cols, H->nnz + add, CIS_F64, &T));
+  T->flags = H->flags;
+  const double *hv = H->val;
+  double *tv = T->val;
+  for (cis_int i = 0; i < H->rows; ++i) { /* columns sorted: the diagonal where it belongs */
+    int done = 0;
+    for (cis_int p = H->rowptr[i]; p <= H->rowptr[i + 1]; ++p) {
+      const int past = p == H->rowptr[i + 1] || H->colind[p] > i;
+      if (!done && past) { /* no stored diagonal */
+        T->colind[k] = (cis_idx)i, tv[k++] = ecore;
+        done = 1;
+      }
+      if (p == H->rowptr[i + 1]) break;
+      T->colind[k] = H->colind[p], tv[k++] = hv[p] + (H->colind[p] == i ? ecore : 0.0);
+      done |= H->colind[p] == i;
+    }
+    T->rowptr[i + 1] = k;
+  }
+  st = cis_save(path, T);
+cleanup:
+  cis_csr_free(T);
+  return st;
+}
+
 /* The stored path: the determinant list (kept by r->keep), H built on the
  * CPU or the GPU in the chosen format, its diagonal, Davidson. */
 static cis_status solve_stored(ci_run *r, int build_gpu) {
@@ -252,7 +288,7 @@ static cis_status solve_stored(ci_run *r, int build_gpu) {
     t = ci_phase(R, "build: sort", cis_wtime() - w.sort_seconds);
     R->nnz = r->H->nnz;
     if (o->save) {
-      CIS_TRY(cis_save(o->save, r->H));
+      CIS_TRY(save_total(o->save, r->H, r->F->ecore));
       t = ci_phase(R, "build: save", t);
     }
     /* symmetric storage on the GPU from the host-built upper triangle */
@@ -695,7 +731,11 @@ cis_status cis_ci_solve_file(const char *path, const cis_ci_solve_opts *o, cis_c
   double t0 = cis_wtime();
   if ((st = cis_fcidump_read(path, &F)) != CIS_OK) return st;
   double t_parse = cis_wtime() - t0;
-  if (o->isym >= 0 && (st = cis_fcidump_set_isym(F, o->isym)) != CIS_OK) { cis_fcidump_free(F); return st; }
+  /* o->isym 1-based whatever the file's numbering; cis_fcidump_set_isym takes the file's */
+  if (o->isym > 0 && (st = cis_fcidump_set_isym(F, o->isym - (F->sym_numbering == CIS_FCIDUMP_SYM_PYSCF))) != CIS_OK) {
+    cis_fcidump_free(F);
+    return st;
+  }
   return solve(NULL, F, o, t0, t_parse, F, out);
 }
 

@@ -66,7 +66,9 @@ static cis_status check_numbers(const cis_ci_solve_opts *o) {
   if (!isfinite(o->spin) || o->spin > 64 || (o->spin >= 0 && fabs(2 * o->spin - floor(2 * o->spin + 0.5)) > 1e-9))
     return cis_error(CIS_ERR_INVALID, "cis_ci_solve_opts.spin must be < 0 (every state) or 0, 0.5, 1, ..., 64, got %g",
                      o->spin);
-  if (o->isym > 8) return cis_error(CIS_ERR_INVALID, "cis_ci_solve_opts.isym must be < 0 (the file's) or an irrep 0..8, got %d", o->isym);
+  if (o->isym == 0 || o->isym > 8)
+    return cis_error(CIS_ERR_INVALID, "cis_ci_solve_opts.isym must be < 0 (the file's) or an irrep 1..8 (1-based as "
+                     "FCIDUMP's ISYM; a PySCF irrep id k is k + 1), got %d", o->isym);
   if (!(o->tol > 0) || !isfinite(o->tol))
     return cis_error(CIS_ERR_INVALID, "cis_ci_solve_opts.tol (the residual tolerance) must be finite and > 0, got %g", o->tol);
   if (!(o->etol >= 0) || !isfinite(o->etol))

@@ -153,25 +153,17 @@ int ci_dist_parts(const cis_ci_solve_opts *o) {
   return o->gpus;
 }
 
-/* The median of `runs` distributed products on a fixed pseudo-random vector
- * (after one warm-up): the per-sigma time, exchange included. */
+/* The distributed product timed on a fixed pseudo-random vector
+ * (ci_time_product): the per-sigma time, exchange included. */
 static cis_status time_product(ci_run *r, ci_dist_direct *dd, cis_operator *op, cis_int n) {
   cis_status st;
   void *v = NULL;
-  double *h = NULL, t[5];
+  double *h = NULL;
   CIS_TRY(cis_dist_vec_alloc(dd->M, 2, &v));
   CIS_TRY(cis_alloc_array((void **)&h, n, sizeof(double), "timing vector"));
   ci_fill_random(h, n);
   CIS_TRY(cis_dist_vec_upload(dd->M, v, h, 1));
-  void *y = (char *)v + (size_t)n * sizeof(double);
-  CIS_TRY(cis_operator_apply(op, 1.0, v, 0.0, y, NULL));
-  for (int k = 0; k < 5; ++k) {
-    double t0 = cis_wtime();
-    CIS_TRY(cis_operator_apply(op, 1.0, v, 0.0, y, NULL));
-    t[k] = cis_wtime() - t0;
-  }
-  r->R->sigma_ms = 1e3 * cis_median(t, 5);
-  st = CIS_OK;
+  CIS_TRY(ci_time_product(op, v, (char *)v + (size_t)n * sizeof(double), &r->R->sigma_ms));
 cleanup:
   free(h);
   cis_dist_vec_free(dd->M, v);

@@ -74,6 +74,9 @@ typedef struct ci_run {
 cis_status ci_run_roots(ci_run *r);
 /* The direct path: space (kept in r->keep), operators, sigma timing (ci_solve_direct.c). */
 cis_status ci_run_setup_direct(ci_run *r);
+/* y = op x five times after one untimed product, *ms their median in
+ * milliseconds (the sigma timed apart: cis_ci_solve_opts.time_sigma). */
+cis_status ci_time_product(const cis_operator *op, const void *x, void *y, double *ms);
 /* The direct space of F for o, made or reused from r->keep. */
 cis_status ci_run_direct_space(ci_run *r);
 /* The communicator of o's parts: the caller's o->comm (not to be freed), a

@@ -86,9 +86,21 @@ cleanup:
 }
 
 const char *ci_isym_text(const cis_fcidump *F, char *buf, size_t cap) {
-  if (F->sym_numbering == CIS_FCIDUMP_SYM_PYSCF) snprintf(buf, cap, "ISYM=%d (0-based)", F->isym - 1);
+  const char *name = cis_fcidump_irrep_name(F, F->isym);
+  if (name) snprintf(buf, cap, "ISYM=%d (%s)", F->isym, name);
   else snprintf(buf, cap, "ISYM=%d", F->isym);
   return buf;
+}
+
+const char *cis_fcidump_irrep_name(const cis_fcidump *F, int irrep) {
+  /* D2h's irreps by 1-based id: PySCF's ids + 1, and Molpro's numbering */
+  static const char *const pyscf[8] = {"Ag", "B1g", "B2g", "B3g", "Au", "B1u", "B2u", "B3u"};
+  static const char *const molpro[8] = {"Ag", "B3u", "B2u", "B1g", "B1u", "B2g", "B3g", "Au"};
+  int d2h = 0; /* only D2h has irreps past the fourth (its subgroups have at most 4) */
+  if (!F || irrep < 1 || irrep > 8 || F->sym_numbering == CIS_FCIDUMP_SYM_NONE) return NULL;
+  for (int i = 0; i < F->norb && i < CIS_CI_MAX_ORB; ++i) d2h |= F->orbsym[i] > 4;
+  if (!d2h) return NULL;
+  return F->sym_numbering == CIS_FCIDUMP_SYM_PYSCF ? pyscf[irrep - 1] : molpro[irrep - 1];
 }
 
 int cis_fcidump_isym_in_file(const cis_fcidump *F) {

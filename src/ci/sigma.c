@@ -247,6 +247,7 @@ void ci_direct_get_view(const cis_ci_direct *D, ci_direct_view *v) {
                         D->A == D->B, D->no_time_reversal, D->R, D->orbsym};
 }
 void cis_ci_direct_get_info(const cis_ci_direct *D, cis_ci_direct_info *info) { *info = D->info; }
+void ci_direct_set_info(cis_ci_direct *D, const cis_ci_direct_info *info) { D->info = *info; }
 
 void cis_ci_direct_det(const cis_ci_direct *D, cis_int i, uint64_t *alpha, uint64_t *beta) {
   *alpha = D->A->str[i / D->nsb];

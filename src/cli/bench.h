@@ -37,8 +37,8 @@ int cli_bench_compare(const cis_csr *A, const char *name, cis_dtype t);
 
 /* Terminal table in the shape of the paper's Table 9. */
 void bench_print_table(FILE *f, const bench_run *r);
-/* CSV (one header line + one line per row) and JSON (run + rows). */
+/* CSV (one header line + one line per row) to path, JSON (run + rows) on f. */
 cis_status bench_write_csv(const char *path, const bench_run *r);
-cis_status bench_write_json(const char *path, const bench_run *r);
+void bench_write_json(FILE *f, const bench_run *r);
 
 #endif

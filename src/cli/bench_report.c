@@ -63,40 +63,28 @@ static void json_num(FILE *f, const char *key, double v, const char *fmt) {
   if (isfinite(v)) fprintf(f, fmt, v); else fprintf(f, "null");
 }
 
-static void json_str(FILE *f, const char *s) {
-  fputc('"', f);
-  for (; *s; ++s) {
-    if (*s == '"' || *s == '\\') fprintf(f, "\\%c", *s);
-    else if ((unsigned char)*s < 0x20) fprintf(f, "\\u%04x", *s);
-    else fputc(*s, f);
-  }
-  fputc('"', f);
-}
-
-cis_status bench_write_json(const char *path, const bench_run *r) {
-  FILE *f = fopen(path, "w");
-  if (!f) return cis_error(CIS_ERR_IO, "%s: cannot open for writing", path);
+void bench_write_json(FILE *f, const bench_run *r) {
   fprintf(f, "{\n  \"command\": ");
-  json_str(f, r->command);
+  cli_json_string(f, r->command);
   fprintf(f, ",\n  \"matrix\": ");
-  json_str(f, r->matrix);
+  cli_json_string(f, r->matrix);
   fprintf(f, ",\n  \"rows\": %lld, \"cols\": %lld, \"nnz\": %lld, \"precision\": \"%s\",\n",
           (long long)r->rows, (long long)r->cols, (long long)r->nnz, cis_dtype_name(r->dtype));
   fprintf(f, "  \"gpu\": %s, \"device\": ", r->gpu ? "true" : "false");
-  json_str(f, r->device);
+  cli_json_string(f, r->device);
   fprintf(f, ", \"units\": {\"ms\": \"milliseconds per SpMV\", \"gbs\": \"GB/s (1e9 bytes)\", \"bytes\": \"bytes\"}, ");
   json_num(f, "bandwidth_gbs", r->gpu && r->bw_gbs > 0 ? r->bw_gbs : NAN, "%.2f"); /* null: not measured (CPU) */
   fprintf(f, ", \"runs\": %d, \"warmup\": %d,\n  \"results\": [\n", r->runs, r->warmup);
   for (int i = 0; i < r->n; ++i) {
     const bench_row *w = &r->rows_out[i];
     fprintf(f, "    {\"kernel\": ");
-    json_str(f, w->label);
+    cli_json_string(f, w->label);
     fprintf(f, ", \"format\": ");
-    json_str(f, w->format);
+    cli_json_string(f, w->format);
     fprintf(f, ", \"block\": %d, \"cusparse\": %s, ", w->block, w->is_cusparse ? "true" : "false");
     if (na(w)) {
       fprintf(f, "\"note\": ");
-      json_str(f, w->note);
+      cli_json_string(f, w->note);
     } else {
       fprintf(f, "\"ms\": %.6f, \"gflops\": %.3f, \"gbs\": %.3f, ", w->ms, w->gflops, w->gbs);
       /* null where they do not apply: no measured bandwidth (CPU), no cuSPARSE row to compare with */
@@ -111,7 +99,4 @@ cis_status bench_write_json(const char *path, const bench_run *r) {
     fprintf(f, "}%s\n", i + 1 < r->n ? "," : "");
   }
   fprintf(f, "  ]\n}\n");
-  int bad = ferror(f);
-  if (fclose(f) || bad) return cis_error(CIS_ERR_IO, "%s: write error", path);
-  return CIS_OK;
 }

@@ -56,8 +56,42 @@ int cli_mpi_start(cli_mpi *m);
  * over MPI (cis_dist_comm_mpi_host). */
 cis_status cli_mpi_comm(cli_mpi *m, int gpu, cis_dist_comm **c);
 int cli_mpi_finish(cli_mpi *m, cis_status st);
-/* A JSON string literal on stdout (quotes, backslashes, control characters escaped; cli_json.c). */
-void cli_json_string(const char *s);
+/* --name=value: cli_main splits each such word into --name and value before
+ * the dispatch (main.c). cli_split_value: 1 when s is a value split off so.
+ * cli_stray_value: an option parser's loop calls it on each word it reaches
+ * (a word no option took as its value): 2 with "--quiet takes no value, got
+ * '--quiet=1'" printed when argv[i] was split off an option that takes none,
+ * else 0. */
+int cli_split_value(const char *s);
+int cli_stray_value(char **argv, int i);
+
+/* --json [FILE] (ci, info, solve, spmv, bench alike; cli_json.c): the JSON
+ * alone on stdout (no FILE, or '-'; the report, where the command prints one
+ * beside it, goes to stderr), or in FILE with the report on stdout as without
+ * --json. FILE is the next word when it was joined (--json=FILE), or when it
+ * does not start with '-' and the command has its input besides it: `ci
+ * X.FCIDUMP --json out.json` writes out.json, `ci --json X.FCIDUMP` reads
+ * X.FCIDUMP and prints the JSON. */
+typedef struct cli_json {
+  const char *path; /* NULL: no --json; "-": stdout; else the file */
+  int guessed;      /* path is a plain next word: the input if no other is given */
+} cli_json;
+/* argv[*i] is --json: -1 when it is not, 0 when taken (*i past a FILE),
+ * 2 after a usage error. */
+int cli_json_option(int argc, char **argv, int *i, cli_json *j);
+/* After the parse: a guessed FILE with no input given is the input. */
+void cli_json_settle(cli_json *j, const char **input);
+/* 1 when the JSON goes to stdout. */
+int cli_json_stdout(const cli_json *j);
+/* The JSON's stream: stdout, or FILE opened for writing (NULL, the error
+ * set, when it cannot be). report_aside: with stdout, what the command prints
+ * on stdout from here on goes to stderr instead (its file descriptor moved),
+ * the returned stream being the real stdout. */
+FILE *cli_json_open(const cli_json *j, int report_aside);
+/* Flush or close what cli_json_open returned; CIS_ERR_IO when writing failed. */
+cis_status cli_json_close(const cli_json *j, FILE *f);
+/* A JSON string literal on f (quotes, backslashes, control characters escaped). */
+void cli_json_string(FILE *f, const char *s);
 /* `ci --verbose`: R's phases (the library's: parse, space, build: rows, ..., davidson, <S^2>), then output
  * (the report's printing, seconds) and other (the command's wall time, total, less all those), one a line
  * on f, and the total (ci_phases.c). */
@@ -94,6 +128,12 @@ int cli_ci_method(const char *s, cis_ci_method *m);
  * sym-seg), checked as it is parsed (before any work); 0 ok, 2 printed. */
 int cli_ci_format(const char *s);
 int cli_ci_subspace(const char *s, int *m);
+/* 1 when path is an FCIDUMP file: its name ends in FCIDUMP or its first word
+ * is &FCI (any case). cli_load: cis_load, an FCIDUMP refused in words (it
+ * holds integrals: `cisparse ci` solves it, `cisparse bench` times its
+ * Hamiltonian) instead of as a file without a Matrix Market banner. */
+int cli_is_fcidump(const char *path);
+cis_status cli_load(const char *name, cis_dtype t, cis_csr **A);
 /* "double"/"float" -> dtype; 0 ok, 2 on an unknown name (message printed). */
 int cli_dtype(const char *s, cis_dtype *t);
 

@@ -2,7 +2,30 @@
  * the `info`, `run` and `spmv` commands (see cli_matrix.h). */
 #include <math.h>
 #include <string.h>
+#include <strings.h>
+#include <sys/stat.h>
 #include "cli/cli_matrix.h"
+
+int cli_is_fcidump(const char *path) {
+  const size_t len = strlen(path);
+  char head[64] = "";
+  struct stat sb;
+  if (len >= 7 && !strcmp(path + len - 7, "FCIDUMP")) return 1;
+  if (stat(path, &sb) || !S_ISREG(sb.st_mode)) return 0; /* a pipe (standard input) is read once, by the loader */
+  FILE *f = fopen(path, "rb");
+  if (!f) return 0;
+  const int ok = fscanf(f, " %63s", head) == 1;
+  fclose(f);
+  return ok && !strncasecmp(head, "&FCI", 4);
+}
+
+cis_status cli_load(const char *name, cis_dtype t, cis_csr **A) {
+  *A = NULL;
+  if (cli_is_fcidump(name))
+    return cis_error(CIS_ERR_INVALID, "%s is an FCIDUMP file (integrals, not a matrix): `cisparse ci %s` solves it, "
+                     "`cisparse bench %s` times its full-CI Hamiltonian", name, name, name);
+  return cis_load(name, t, A);
+}
 
 /* 1 when name is one of the space-separated words of list. */
 static int among(const char *name, const char *list) {

@@ -27,7 +27,8 @@ typedef struct entry {
 } entry;
 
 typedef struct opts {
-  const char *matrix, *kernels, *csv, *json, *plot;
+  const char *matrix, *kernels, *csv, *plot;
+  cli_json json;
   cis_dtype t;
   long long runs, warmup;
   int sweep_block, sweep_slice, symmetric;
@@ -37,7 +38,7 @@ typedef struct opts {
 static void usage(FILE *f) {
   fprintf(f,
           "usage: cisparse bench FILE|SPEC [--precision double|float] [--runs 50] [--warmup 5]\n"
-          "       [--kernels a,b,...] [--sweep-block] [--sweep-slice] [--csv FILE] [--json FILE]\n"
+          "       [--kernels a,b,...] [--sweep-block] [--sweep-slice] [--csv FILE] [--json [FILE]]\n"
           "       [--plot PREFIX] [--symmetric] [--spmm K]\n"
           "matrix: a file, a generator spec, or an FCIDUMP file (its full-CI Hamiltonian, built on the host)\n"
           "  --precision P    values and vectors in double (default) or float\n"
@@ -47,8 +48,10 @@ static void usage(FILE *f) {
           "  --sweep-block    GPU: also hyb-paper at every block size (Algorithm 7); not run on the CPU\n"
           "  --sweep-slice    GPU: also sell at every slice size S; not run on the CPU\n"
           "  --csv FILE       the table as CSV (empty where a value does not apply)\n"
-          "  --json FILE      the table as JSON (ms per SpMV, GB/s; null where a value does not apply:\n"
+          "  --json [FILE]    the table as JSON (ms per SpMV, GB/s; null where a value does not apply:\n"
           "                   pct_bw without a measured bandwidth, speedup_vs_cusparse without cuSPARSE)\n"
+          "                   in FILE (--json=FILE, or a word after --json beside the matrix), or alone on\n"
+          "                   stdout (no FILE, or '-'; the table and the rest then on stderr)\n"
           "  --plot PREFIX    PREFIX_*.png through `python3 -m cisparse.plot spmv JSON PREFIX` (needs the\n"
           "                   Python package and matplotlib; else a \"plot: not run\" line with that command)\n"
           "  --symmetric      GPU: also csr-sym, csr-sym-det, csr-sym-win and sym-seg (upper triangle; refused\n"
@@ -73,13 +76,18 @@ static int parse(int argc, char **argv, opts *o) {
   for (int i = 1; i < argc; ++i) {
     const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
     int rc = 0;
+    if (cli_stray_value(argv, i)) return 2;
+    if ((rc = cli_json_option(argc, argv, &i, &o->json)) >= 0) {
+      if (rc) return rc;
+      continue;
+    }
+    rc = 0;
     if (!strcmp(a, "--help") || !strcmp(a, "-h")) { usage(stdout); return -1; }
     else if (!strcmp(a, "--precision")) rc = cli_dtype(v, &o->t), i++;
     else if (!strcmp(a, "--runs")) rc = cli_int(a, v, &o->runs), i++;
     else if (!strcmp(a, "--warmup")) rc = cli_int(a, v, &o->warmup), i++;
     else if (!strcmp(a, "--kernels")) o->kernels = v, i++;
     else if (!strcmp(a, "--csv")) o->csv = v, i++;
-    else if (!strcmp(a, "--json")) o->json = v, i++;
     else if (!strcmp(a, "--plot")) o->plot = v, i++;
     else if (!strcmp(a, "--sweep-block")) o->sweep_block = 1;
     else if (!strcmp(a, "--sweep-slice")) o->sweep_slice = 1;
@@ -89,10 +97,10 @@ static int parse(int argc, char **argv, opts *o) {
     else if (o->matrix) return cli_usage("bench: one matrix only ('%s' and '%s')", o->matrix, a);
     else o->matrix = a;
     if (rc) return rc;
-    if ((!strcmp(a, "--kernels") || !strcmp(a, "--csv") || !strcmp(a, "--json") ||
-         !strcmp(a, "--plot")) && !v)
+    if ((!strcmp(a, "--kernels") || !strcmp(a, "--csv") || !strcmp(a, "--plot")) && !v)
       return cli_usage("%s needs a value", a);
   }
+  cli_json_settle(&o->json, &o->matrix);
   if (!o->matrix) { usage(stderr); return 2; }
   if (o->runs < 1 || o->runs > 100000) return cli_usage("--runs must be 1..100000, got %lld", o->runs);
   if (o->warmup < 0 || o->warmup > 100000) return cli_usage("--warmup must be 0..100000, got %lld", o->warmup);
@@ -432,10 +440,18 @@ int cli_run_table9(const cis_csr *A, const char *spec) {
   return cli_bench_compare(A, spec, CIS_F64);
 }
 
+/* The JSON on f (NULL: opened from j) and closed. */
+static cis_status write_json(const cli_json *j, FILE *f, const bench_run *r) {
+  if (!f && !(f = cli_json_open(j, 0))) return CIS_ERR_IO;
+  bench_write_json(f, r);
+  return cli_json_close(j, f);
+}
+
 int cis_cmd_bench(int argc, char **argv) {
   opts o;
   bench_run r;
   cis_csr *A = NULL;
+  FILE *out = NULL; /* the JSON's stream when it goes to stdout */
   char json[1024];
   if (cli_dist_wanted(argc, argv)) return cli_dist_bench(argc, argv); /* --gpus N: cmd_dist.c */
   int rc = parse(argc, argv, &o);
@@ -445,23 +461,35 @@ int cis_cmd_bench(int argc, char **argv) {
   memset(&r, 0, sizeof r);
   for (int i = 0, len = 0; i < argc && len < (int)sizeof r.command - 2; ++i)
     len += snprintf(r.command + len, sizeof r.command - (size_t)len, "%s%s", i ? " " : "cisparse ", argv[i]);
-  size_t len = strlen(o.matrix);
-  if (len >= 7 && !strcmp(o.matrix + len - 7, "FCIDUMP")) st = cli_bench_fcidump(o.matrix, &A);
+  /* the JSON alone on stdout: taken before anything is printed, the report going to stderr */
+  if (cli_json_stdout(&o.json) && !(out = cli_json_open(&o.json, 1))) return cli_fail(CIS_ERR_IO);
+  if (cli_is_fcidump(o.matrix)) st = cli_bench_fcidump(o.matrix, &A);
   else st = cis_load(o.matrix, CIS_F64, &A);
-  if (st != CIS_OK) return cli_fail(st);
+  if (st != CIS_OK) goto fail;
   r.matrix = o.matrix;
   if ((st = bench_matrix(&o, A, &r)) != CIS_OK) goto fail;
   if (!r.printed) bench_print_table(stdout, &r);
   if (o.csv && (st = bench_write_csv(o.csv, &r)) != CIS_OK) goto fail;
-  snprintf(json, sizeof json, "%s", o.json ? o.json : "");
-  if (!o.json && o.plot) snprintf(json, sizeof json, "%s.json", o.plot);
-  if (json[0] && (st = bench_write_json(json, &r)) != CIS_OK) goto fail;
-  if (o.plot) cli_plot("spmv", json, o.plot, stdout);
+  if (o.json.path) {
+    st = write_json(&o.json, out, &r);
+    out = NULL;
+    if (st != CIS_OK) goto fail;
+  }
+  if (o.plot) { /* the plot reads a file: --json's, else PREFIX.json */
+    const cli_json file = {json, 0};
+    snprintf(json, sizeof json, "%s", o.json.path && !cli_json_stdout(&o.json) ? o.json.path : "");
+    if (!json[0]) {
+      snprintf(json, sizeof json, "%s.json", o.plot);
+      if ((st = write_json(&file, NULL, &r)) != CIS_OK) goto fail;
+    }
+    cli_plot("spmv", json, o.plot, stdout);
+  }
   rc = 0;
   goto done;
 fail:
   rc = cli_fail(st);
 done:
+  if (out) fclose(out);
   free(r.rows_out);
   cis_csr_free(A);
   return rc;

@@ -10,7 +10,8 @@
 
 typedef struct ci_args {
   const char *file;
-  int json, format_set;
+  cli_json json;         /* --json [FILE] */
+  int format_set;
   int method_auto;       /* the method was left to the driver (printed with its reason) */
   const char *method_why;/* not auto: what chose it */
   int quiet, progress;   /* --quiet: no progress lines; --progress: a line per iteration however short the run */
@@ -29,9 +30,12 @@ static void usage(FILE *f) {
              "Energies are in hartree (Eh), total (the FCIDUMP's core energy included); E_corr is relative to\n"
              "the reference determinant. The header (space, method and why, memory) is printed before the\n"
              "work starts, the rest when Davidson has converged.\n"
-             "  --json        the result as one JSON object on stdout (energies in Eh, \"units\" names them;\n"
-             "                null for values that do not apply); the header then goes to stderr with the\n"
-             "                progress lines\n"
+             "  --json        the result as one JSON object (energies in Eh, \"units\" names them; null for\n"
+             "                values that do not apply) alone on stdout, the header then on stderr with\n"
+             "                the progress lines; --json FILE (--json=FILE, or a word after --json beside\n"
+             "                the FCIDUMP) writes it to FILE, the text report on stdout as without --json\n"
+             "  --time-sigma  direct: also time one sigma (and on the GPU one half sigma) on a pseudo-random\n"
+             "                vector apart from the solve, medians of 5 (a benchmark: not done otherwise)\n"
              "  --verbose     Davidson's own line per iteration on stderr instead of the progress line:\n"
              "                iteration, subspace size, E0 (lowest total energy, Eh, core energy included),\n"
              "                max residual, roots converged, seconds for the iteration; then the seconds\n"
@@ -73,8 +77,10 @@ static void usage(FILE *f) {
              "                `cisparse bench FILE` against cuSPARSE on the same matrix\n"
              "  --spin S      report only roots of total spin S (0, 0.5, 1, ...): more roots are computed\n"
              "                and those whose <S^2> is not S(S+1) are dropped (never relabelled)\n"
-             "  --isym N      target irrep in the file's numbering (0..7 for PySCF's 0-based ORBSYM,\n"
-             "                1..8 for Molpro's); PySCF's literal ISYM=1 is read as totally symmetric;\n"
+             "  --isym N      target irrep 1..8, 1-based as FCIDUMP's ISYM (1: totally symmetric) in any file:\n"
+             "                a PySCF file's 0-based irrep id k is k + 1 (B1g, id 1, is --isym 2); the report\n"
+             "                and --count number irreps so too, with the D2h name where the file is D2h's;\n"
+             "                PySCF's literal ISYM=1 is read as totally symmetric;\n"
              "                symmetry is D2h's: a linear molecule's file (ORBSYM %% 10, as PySCF\n"
              "                writes it) is a D2h calculation, its raw Dooh/Coov ids are refused\n"
              "  --max-iter N  Davidson iterations (default 200); a root not converged is an error\n"
@@ -95,7 +101,7 @@ static void usage(FILE *f) {
              "                the GPUs' default, or csr-sym) and no --exchange each entry is stored\n"
              "                once (the upper triangle's rows, mirror terms summed onto their\n"
              "                owners). Takes --method --level --roots --tol\n"
-             "                --max-iter --subspace --host-vectors --format --exchange --json\n"
+             "                --max-iter --subspace --host-vectors --format --exchange --json --time-sigma\n"
              "                (docs/multi-gpu.md)\n"
              "  --host-vectors auto|always|never  direct over GPUs: Davidson's vectors in host memory,\n"
              "                the GPUs holding each product's whole vectors and the sigma's workspace\n"
@@ -122,13 +128,14 @@ static int parse_args(int argc, char **argv, ci_args *a) {
   long long v;
   memset(a, 0, sizeof *a);
   a->o = cis_ci_solve_opts_default();
-  a->o.time_sigma = 1; /* the report's one-sigma timings (apart from the time to solution) */
-  int stored_opt = 0; /* an option that needs the stored matrix */
+  int stored_opt = 0, rc; /* an option that needs the stored matrix */
   for (int i = 1; i < argc; ++i) {
     const char *o = argv[i], *val = i + 1 < argc ? argv[i + 1] : NULL;
+    if (cli_stray_value(argv, i)) return 2;
     if (!strcmp(o, "-h") || !strcmp(o, "--help")) { usage(stdout); return -1; }
     if (!strcmp(o, "--symmetric")) { a->o.symmetric = 1; continue; }
-    if (!strcmp(o, "--json")) { a->json = 1; continue; }
+    if ((rc = cli_json_option(argc, argv, &i, &a->json)) >= 0) { if (rc) return rc; continue; }
+    if (!strcmp(o, "--time-sigma")) { a->o.time_sigma = 1; continue; }
     if (!strcmp(o, "--no-time-reversal")) { a->o.no_time_reversal = 1; continue; }
     if (!strcmp(o, "--symmetry-projection")) { a->o.symmetry_projection = 1; continue; }
     if (!strcmp(o, "--no-s2")) { a->o.no_s2 = 1; continue; }
@@ -178,7 +185,9 @@ static int parse_args(int argc, char **argv, ci_args *a) {
           return cli_usage("--spin must be 0, 0.5, 1, 1.5, ..., got '%s'", val);
       } else if (!strcmp(o, "--isym")) {
         if (cli_int(o, val, &v)) return 2;
-        if (v < 0 || v > 8) return cli_usage("--isym must be an irrep 0..8, got %lld", v);
+        if (v < 1 || v > 8)
+          return cli_usage("--isym must be an irrep 1..8, 1-based as FCIDUMP's ISYM (1: totally symmetric; a PySCF "
+                           "irrep id k is k + 1), got %lld", v);
         a->o.isym = (int)v;
       } else if (!strcmp(o, "--max-iter")) {
         if (cli_int(o, val, &v)) return 2;
@@ -205,6 +214,7 @@ static int parse_args(int argc, char **argv, ci_args *a) {
     if (a->file) return cli_usage("ci: more than one FCIDUMP file given ('%s', '%s')", a->file, o);
     a->file = o;
   }
+  cli_json_settle(&a->json, &a->file);
   if (!a->file) return cli_usage("ci: no FCIDUMP file given (cisparse ci --help)");
   if (a->quiet && (a->progress || a->o.verbose)) return cli_usage("--quiet cannot be combined with --progress or --verbose");
   if (a->o.count_only && a->o.save) return cli_usage("--count builds no Hamiltonian: --save cannot be combined with it");
@@ -265,27 +275,35 @@ static const char *multiplicity_name(int mult) {
 /* 2S+1 from <S^2> (rounded). */
 static int multiplicity(double s2) { return (int)floor(2 * cis_ci_spin_from_s2(s2) + 1.5); }
 
+/* Irrep k (1..8, FCIDUMP's 1-based ISYM numbering: a PySCF file's id + 1) as
+ * the report prints it: "6 (B1u)", or "6" where no D2h name is known. */
+static const char *irrep_text(const cis_fcidump *F, int k, char buf[24]) {
+  const char *name = cis_fcidump_irrep_name(F, k);
+  if (name) snprintf(buf, 24, "%d (%s)", k, name);
+  else snprintf(buf, 24, "%d", k);
+  return buf;
+}
+
 /* How ORBSYM and ISYM were read. */
 static void print_symmetry(FILE *f, const cis_ci_result *R) {
   const cis_fcidump *F = R->fcidump;
+  char k[24];
   fprintf(f, "symmetry      ORBSYM numbering %s", cis_fcidump_numbering_name(F->sym_numbering));
-  if (F->sym_numbering == CIS_FCIDUMP_SYM_PYSCF) {
-    if (F->isym_assumed)
-      fprintf(f, "; ISYM=1 read as the totally symmetric irrep (PySCF writes ISYM=1 always; --isym ID to choose)");
-    else fprintf(f, "; target irrep id %d (1-based %d)", F->isym - 1, F->isym);
-  } else if (F->sym_numbering == CIS_FCIDUMP_SYM_MOLPRO) {
-    fprintf(f, "; target irrep ISYM=%d", F->isym);
-  }
+  if (F->sym_numbering == CIS_FCIDUMP_SYM_PYSCF) fprintf(f, ", irreps shown 1-based (id + 1)");
+  if (F->isym_assumed)
+    fprintf(f, "; ISYM=1 read as the totally symmetric irrep (PySCF writes ISYM=1 always; --isym N to choose)");
+  else if (F->sym_numbering != CIS_FCIDUMP_SYM_NONE)
+    fprintf(f, "; target irrep ISYM=%s", irrep_text(F, F->isym, k));
   fprintf(f, "\n");
 }
 
 /* The file, orbitals, symmetry and reference lines. */
 static void print_reference(FILE *f, const ci_args *a, const cis_ci_result *R) {
   const cis_fcidump *F = R->fcidump;
+  char k[24];
   fprintf(f, "FCIDUMP       %s\n", a->file);
-  fprintf(f, "orbitals      %d, electrons %d (%d alpha, %d beta), MS2 %d, ISYM %d%s, core energy %.10f Eh\n", F->norb,
-          F->nelec, cis_fcidump_nalpha(F), cis_fcidump_nbeta(F), F->ms2, cis_fcidump_isym_in_file(F),
-          F->sym_numbering == CIS_FCIDUMP_SYM_PYSCF ? " (0-based)" : "", F->ecore);
+  fprintf(f, "orbitals      %d, electrons %d (%d alpha, %d beta), MS2 %d, ISYM %s, core energy %.10f Eh\n", F->norb,
+          F->nelec, cis_fcidump_nalpha(F), cis_fcidump_nbeta(F), F->ms2, irrep_text(F, F->isym, k), F->ecore);
   print_symmetry(f, R);
   if (R->no_reference) {
     fprintf(f, "reference     none of symmetry ISYM near the aufbau determinant (full CI needs none);\n"
@@ -308,17 +326,22 @@ static void print_guess_spin(const ci_args *a, const cis_ci_result *R) {
            a->o.spin * (a->o.spin + 1));
 }
 
-/* One line per reported root: energy, correlation (Eh), <S^2>, S, multiplicity. */
+/* Hartree in electronvolts (CODATA 2018). */
+#define CI_EV_PER_EH 27.211386245988
+
+/* One line per reported root: energy; for root 0 its correlation energy
+ * (against the reference), for root k > 0 its excitation energy E_k - E_0
+ * (Eh and eV); <S^2>, S, multiplicity. */
 static void print_roots(const ci_args *a, const cis_ci_result *R) {
   for (int k = 0; k < a->o.roots; ++k) {
-    int q = R->state[k];
-    if (a->o.no_s2)
-      printf("root %-3d      E = %.10f Eh   E_corr = %.10f Eh   <S^2> not computed (--no-s2)", k, R->energies[k],
-             R->energies[k] - R->e_reference);
-    else
-      printf("root %-3d      E = %.10f Eh   E_corr = %.10f Eh   <S^2> = %.6f  S = %.2f  %s", k, R->energies[k],
-             R->energies[k] - R->e_reference, R->s2[k], cis_ci_spin_from_s2(R->s2[k]),
-             multiplicity_name(multiplicity(R->s2[k])));
+    const int q = R->state[k];
+    const double e = R->energies[k], de = e - R->energies[0];
+    printf("root %-3d      E = %.10f Eh   ", k, e);
+    if (k == 0) printf("E_corr = %.10f Eh", e - R->e_reference);
+    else printf("E - E0 = %.10f Eh = %.4f eV", de, de * CI_EV_PER_EH);
+    if (a->o.no_s2) printf("   <S^2> not computed (--no-s2)");
+    else printf("   <S^2> = %.6f  S = %.2f  %s", R->s2[k], cis_ci_spin_from_s2(R->s2[k]),
+                multiplicity_name(multiplicity(R->s2[k])));
     if (q != k) printf("  (state %d of this Ms)", q);
     printf("\n");
   }
@@ -329,11 +352,11 @@ static void print_roots(const ci_args *a, const cis_ci_result *R) {
 static void print_header_direct(FILE *f, const ci_args *a, const cis_ci_result *R) {
   const cis_fcidump *F = R->fcidump;
   const cis_ci_direct_info *d = &R->direct;
+  char k[24];
   if (d->projected)
-    fprintf(f, "space         full CI: %lld determinants of symmetry ISYM %d%s, in vectors of all %lld (%lld alpha x %lld "
+    fprintf(f, "space         full CI: %lld determinants of symmetry ISYM %s, in vectors of all %lld (%lld alpha x %lld "
                "beta strings; point group %s)\n",
-            (long long)d->symmetry_determinants, cis_fcidump_isym_in_file(F),
-            F->sym_numbering == CIS_FCIDUMP_SYM_PYSCF ? " (0-based)" : "", (long long)d->determinants, (long long)d->alpha_strings,
+            (long long)d->symmetry_determinants, irrep_text(F, F->isym, k), (long long)d->determinants, (long long)d->alpha_strings,
             (long long)d->beta_strings,
             d->blocked ? "blocked by irreps: sigma and Davidson on the ISYM determinants only"
                        : "by projection, at the C1 cost");
@@ -379,28 +402,35 @@ static void print_header(FILE *f, const ci_args *a, const cis_ci_result *R) {
   fflush(f);
 }
 
-/* --method direct: what was built instead of H, and the sigma timings. */
-static void print_text_direct(const ci_args *a, const cis_ci_result *R) {
-  const cis_ci_direct_info *d = &R->direct;
-  if (R->gpu && d->blocked)
-    printf("gpu           %s: blocked by irreps, gather + one cuBLAS DGEMM per pair irrep + scatter on compact "
-           "vectors, %lld alpha strings per pass, %lld passes per sigma; lists %.3f MiB, D + X %.3f GiB of %.3f GiB "
-           "free; one sigma %.3f ms, half sigma %.3f ms (medians of 5; 0 = not applicable)\n",
-           R->direct_gpu.device, (long long)R->direct_gpu.block, (long long)R->direct_gpu.passes, R->direct_gpu.link_bytes / 1048576.0,
-           R->direct_gpu.work_bytes / 1073741824.0, R->direct_gpu.free_bytes / 1073741824.0, R->sigma_ms, R->sigma_half_ms);
-  else if (R->gpu) {
-    const double(*sp)[3] = R->direct_gpu.split_ms;
-    const int fused = !strncmp(R->direct_gpu.sigma_kernel, "fused", 5);
-    printf("gpu           %s: %s + scatter, %lld (vector, alpha string) rows per pass, %lld "
-           "passes per sigma; lists %.3f MiB, %s %.3f GiB of %.3f GiB free; one sigma %.3f ms, half sigma %.3f ms "
-           "(medians of 5; 0 = not applicable)\n",
-           R->direct_gpu.device, fused ? "fused gather + FP64 MMA" : "gather + cuBLAS DGEMM", (long long)R->direct_gpu.block, (long long)R->direct_gpu.passes, R->direct_gpu.link_bytes / 1048576.0,
-           fused ? "X" : "D + X", R->direct_gpu.work_bytes / 1073741824.0, R->direct_gpu.free_bytes / 1073741824.0,
-           R->sigma_ms, R->sigma_half_ms);
+/* --time-sigma: the sigma timed apart from the solve (direct). */
+static void print_sigma_timing(const cis_ci_result *R) {
+  const double(*sp)[3] = R->direct_gpu.split_ms;
+  printf("timing        one sigma %.3f ms", R->sigma_ms);
+  if (R->gpu) printf(", half sigma %.3f ms", R->sigma_half_ms);
+  printf(" (--time-sigma: medians of 5 on a pseudo-random vector, %.3f s apart from the solve%s)\n", R->t_timing,
+         R->gpu ? "; 0 = no half sigma here" : "");
+  if (R->gpu && !R->direct.blocked)
     printf("kernels       %s; one sigma gather %.3f + DGEMM %.3f + scatter %.3f ms, half sigma %.3f + %.3f + %.3f ms "
            "(CUDA events, one timed run; fused: gather + product in the first)\n",
            R->direct_gpu.sigma_kernel, sp[0][0], sp[0][1], sp[0][2], sp[1][0], sp[1][1], sp[1][2]);
-  }
+}
+
+/* --method direct: what was built instead of H, and the sigma timings. */
+static void print_text_direct(const ci_args *a, const cis_ci_result *R) {
+  const cis_ci_direct_info *d = &R->direct;
+  const cis_ci_direct_gpu_info *g = &R->direct_gpu;
+  const int fused = R->gpu && !strncmp(g->sigma_kernel, "fused", 5);
+  if (R->gpu && d->blocked)
+    printf("gpu           %s: blocked by irreps, gather + one cuBLAS DGEMM per pair irrep + scatter on compact "
+           "vectors, %lld alpha strings per pass, %lld passes per sigma; lists %.3f MiB, D + X %.3f GiB of %.3f GiB "
+           "free\n", g->device, (long long)g->block, (long long)g->passes, g->link_bytes / 1048576.0,
+           g->work_bytes / 1073741824.0, g->free_bytes / 1073741824.0);
+  else if (R->gpu)
+    printf("gpu           %s: %s + scatter, %lld (vector, alpha string) rows per pass, %lld "
+           "passes per sigma; lists %.3f MiB, %s %.3f GiB of %.3f GiB free\n",
+           g->device, fused ? "fused gather + FP64 MMA" : "gather + cuBLAS DGEMM", (long long)g->block,
+           (long long)g->passes, g->link_bytes / 1048576.0, fused ? "X" : "D + X", g->work_bytes / 1073741824.0,
+           g->free_bytes / 1073741824.0);
   printf("setup         strings, links, pair matrix and diagonal in %.3f s\n", R->t_build);
   printf("davidson      %d iterations, %lld products, %.6f s per sigma, max residual %.2e, subspace %d", R->davidson.iterations,
          (long long)R->davidson.products, R->davidson.products ? R->davidson.op_seconds / R->davidson.products : 0.0,
@@ -417,9 +447,10 @@ static void print_text_direct(const ci_args *a, const cis_ci_result *R) {
            now.threads, now.phase1_seconds * per, now.phase2_seconds * per, (long long)now.half_sigmas,
            (long long)now.sigma_vectors);
   }
+  if (a->o.time_sigma) print_sigma_timing(R);
   printf("time          solve %.3f s, to solution %.3f s after the parse (setup, guess, solve; then <S^2> %.3f s; "
-         "%.3f s in all with the read and the sigma timing)\n", R->davidson.total_seconds, R->to_solution[a->o.repeat - 1], R->t_s2,
-         R->t_total);
+         "%.3f s in all with the read%s)\n", R->davidson.total_seconds, R->to_solution[a->o.repeat - 1], R->t_s2,
+         R->t_total, a->o.time_sigma ? " and the sigma timing" : "");
   if (a->o.repeat > 1) {
     printf("repeats       to solution");
     for (int k = 0; k < a->o.repeat; ++k) printf(" %.3f", R->to_solution[k]);
@@ -461,53 +492,66 @@ static void print_text(const ci_args *a, const cis_ci_result *R) {
   print_roots(a, R);
 }
 
-#define json_string cli_json_string
-
 /* The units of the JSON figures (energies in hartree, as in the text's Eh). */
 #define CI_JSON_UNITS "\"units\": {\"energies\": \"hartree\", \"times\": \"s\", \"memory\": \"bytes\"}"
 
 /* "key": value with the format, or null where the value does not apply. */
-static void json_or_null(const char *key, int applies, const char *fmt, double v) {
-  printf("\"%s\": ", key);
-  if (applies) printf(fmt, v); else printf("null");
+static void json_or_null(FILE *f, const char *key, int applies, const char *fmt, double v) {
+  fprintf(f, "\"%s\": ", key);
+  if (applies) fprintf(f, fmt, v); else fprintf(f, "null");
 }
 
-/* Root k of the report (state q of the run) as a JSON object. */
-static void print_json_root(const cis_ci_result *R, int k) {
-  const int q = R->state[k];
-  if (isnan(R->s2[k])) { /* --no-s2 */
-    printf("%s{\"energy\": %.12f, \"correlation\": %.12f, \"s2\": null, \"spin\": null, \"multiplicity\": null, "
-           "\"state\": %d}", k ? ", " : "", R->energies[k], R->energies[k] - R->e_reference, q);
-    return;
-  }
-  printf("%s{\"energy\": %.12f, \"correlation\": %.12f, \"s2\": %.8f, \"spin\": %.4f, \"multiplicity\": %d, "
-         "\"state\": %d}", k ? ", " : "", R->energies[k], R->energies[k] - R->e_reference, R->s2[k],
-         cis_ci_spin_from_s2(R->s2[k]), multiplicity(R->s2[k]), q);
+/* "isym_name": the D2h name of the target irrep (cis_fcidump_irrep_name; "isym"
+ * is 1-based as FCIDUMP's ISYM) or null, then ", ". */
+static void json_isym_name(FILE *f, const cis_fcidump *F) {
+  const char *name = cis_fcidump_irrep_name(F, F->isym);
+  fprintf(f, "\"isym_name\": ");
+  if (name) cli_json_string(f, name);
+  else fprintf(f, "null");
+  fprintf(f, ", ");
+}
+
+/* Root k of the report (state q of the run) as a JSON object: "correlation"
+ * against the reference; "excitation" E_k - E_0 (Eh, and "excitation_ev"),
+ * null for root 0. */
+static void print_json_root(FILE *f, const cis_ci_result *R, int k) {
+  const double e = R->energies[k], de = e - R->energies[0];
+  fprintf(f, "%s{\"energy\": %.12f, \"correlation\": %.12f, ", k ? ", " : "", e, e - R->e_reference);
+  json_or_null(f, "excitation", k > 0, "%.12f", de);
+  fprintf(f, ", ");
+  json_or_null(f, "excitation_ev", k > 0, "%.8f", de * CI_EV_PER_EH);
+  if (isnan(R->s2[k])) /* --no-s2 */
+    fprintf(f, ", \"s2\": null, \"spin\": null, \"multiplicity\": null");
+  else
+    fprintf(f, ", \"s2\": %.8f, \"spin\": %.4f, \"multiplicity\": %d", R->s2[k], cis_ci_spin_from_s2(R->s2[k]),
+            multiplicity(R->s2[k]));
+  fprintf(f, ", \"state\": %d}", R->state[k]);
 }
 
 /* The file's symmetry and the P-space, as both JSON reports write them. */
-static void print_json_symmetry(const cis_ci_result *R) {
+static void print_json_symmetry(FILE *f, const cis_ci_result *R) {
   const cis_fcidump *F = R->fcidump;
-  printf("\"orbsym_numbering\": \"%s\", \"isym\": %d, \"isym_assumed\": %s, \"pspace\": %d, ",
-         F->sym_numbering == CIS_FCIDUMP_SYM_PYSCF ? "pyscf" : F->sym_numbering == CIS_FCIDUMP_SYM_MOLPRO ? "molpro" : "none",
-         F->isym, F->isym_assumed ? "true" : "false", R->pspace_used);
+  fprintf(f, "\"orbsym_numbering\": \"%s\", \"isym\": %d, \"isym_assumed\": %s, \"pspace\": %d, ",
+          F->sym_numbering == CIS_FCIDUMP_SYM_PYSCF ? "pyscf" : F->sym_numbering == CIS_FCIDUMP_SYM_MOLPRO ? "molpro" : "none",
+          F->isym, F->isym_assumed ? "true" : "false", R->pspace_used);
+  json_isym_name(f, F);
 }
 
-static void print_json_direct(const ci_args *a, const cis_ci_result *R) {
+static void print_json_direct(FILE *f, const ci_args *a, const cis_ci_result *R) {
   const cis_fcidump *F = R->fcidump;
   const cis_ci_direct_info *d = &R->direct;
-  printf("{\"file\": ");
-  json_string(a->file);
-  printf(", " CI_JSON_UNITS ", \"norb\": %d, \"nelec\": %d, \"ms2\": %d, \"level\": null, \"method\": \"direct\", \"determinants\": %lld, \"vector_length\": %lld, "
+  fprintf(f, "{\"file\": ");
+  cli_json_string(f, a->file);
+  fprintf(f, ", " CI_JSON_UNITS ", \"norb\": %d, \"nelec\": %d, \"ms2\": %d, \"level\": null, \"method\": \"direct\", \"determinants\": %lld, \"vector_length\": %lld, "
          "\"alpha_strings\": %lld, \"beta_strings\": %lld, \"npair\": %lld, \"block\": %lld, \"symmetry\": \"%s\", \"gemm\": ",
          F->norb, F->nelec, F->ms2, (long long)d->symmetry_determinants, (long long)d->determinants,
          (long long)d->alpha_strings,
          (long long)d->beta_strings, (long long)d->npair, (long long)d->block,
          !d->projected ? "c1" : d->blocked && !R->gpu ? "blocked" : "projected");
-  json_string(d->gemm);
-  printf(", \"blas\": ");
-  json_string(cis_blas_info());
-  printf(", \"device\": \"%s\", \"setup_seconds\": %.6f, \"iterations\": %d, \"products\": %lld, "
+  cli_json_string(f, d->gemm);
+  fprintf(f, ", \"blas\": ");
+  cli_json_string(f, cis_blas_info());
+  fprintf(f, ", \"device\": \"%s\", \"setup_seconds\": %.6f, \"iterations\": %d, \"products\": %lld, "
          "\"sigma_seconds\": %.9f, \"half_sigmas\": %lld, \"solve_seconds\": %.6f, \"total_seconds\": %.6f, "
          "\"parse_seconds\": %.6f, \"to_solution_seconds\": %.6f, \"s2_seconds\": %.6f, \"guess_seconds\": %.6f, "
          "\"e_rhf\": %.12f, \"ecore\": %.12f, \"memory\": {\"links\": %lld, \"workspace\": %lld, \"vectors\": %lld}, "
@@ -516,43 +560,45 @@ static void print_json_direct(const ci_args *a, const cis_ci_result *R) {
          R->davidson.products ? R->davidson.op_seconds / R->davidson.products : 0.0, (long long)R->half_sigmas,
          R->davidson.total_seconds, R->t_total, R->t_parse, R->to_solution[a->o.repeat - 1], R->t_s2, R->t_guess, R->e_reference,
          F->ecore, (long long)d->link_bytes, (long long)d->work_bytes, (long long)d->vector_bytes, R->subspace);
-  print_json_symmetry(R);
-  if (R->subspace_reduced_from > 0) printf("\"subspace_lowered_from\": %d, ", R->subspace_reduced_from);
-  else printf("\"subspace_lowered_from\": null, ");
-  printf("\"one_parity\": %s, ", R->one_parity ? "true" : "false");
-  printf("\"to_solution_runs\": [");
-  for (int k = 0; k < a->o.repeat; ++k) printf("%s%.6f", k ? ", " : "", R->to_solution[k]);
-  printf("], ");
+  print_json_symmetry(f, R);
+  if (R->subspace_reduced_from > 0) fprintf(f, "\"subspace_lowered_from\": %d, ", R->subspace_reduced_from);
+  else fprintf(f, "\"subspace_lowered_from\": null, ");
+  fprintf(f, "\"one_parity\": %s, ", R->one_parity ? "true" : "false");
+  json_or_null(f, "sigma_ms", a->o.time_sigma, "%.6f", R->sigma_ms); /* null: not timed (no --time-sigma) */
+  fprintf(f, ", ");
+  fprintf(f, "\"to_solution_runs\": [");
+  for (int k = 0; k < a->o.repeat; ++k) fprintf(f, "%s%.6f", k ? ", " : "", R->to_solution[k]);
+  fprintf(f, "], ");
   if (R->gpu) {
     const cis_ci_direct_gpu_info *g = &R->direct_gpu;
-    printf("\"gpu\": {\"name\": ");
-    json_string(g->device);
-    printf(", ");
-    json_or_null("sigma_ms", R->sigma_ms > 0, "%.6f", R->sigma_ms); /* 0: not timed */
-    printf(", ");
-    json_or_null("sigma_half_ms", R->sigma_half_ms > 0, "%.6f", R->sigma_half_ms); /* 0: no half sigma here */
-    printf(", \"link_bytes\": %lld, \"work_bytes\": %lld, \"free_bytes\": %lld, \"block\": %lld, \"passes\": %lld, "
+    fprintf(f, "\"gpu\": {\"name\": ");
+    cli_json_string(f, g->device);
+    fprintf(f, ", ");
+    json_or_null(f, "sigma_ms", a->o.time_sigma, "%.6f", R->sigma_ms); /* null: not timed */
+    fprintf(f, ", ");
+    json_or_null(f, "sigma_half_ms", R->sigma_half_ms > 0, "%.6f", R->sigma_half_ms); /* null: not timed, or no half sigma here */
+    fprintf(f, ", \"link_bytes\": %lld, \"work_bytes\": %lld, \"free_bytes\": %lld, \"block\": %lld, \"passes\": %lld, "
            "\"sigma_kernel\": ",
            (long long)g->link_bytes, (long long)g->work_bytes, (long long)g->free_bytes, (long long)g->block,
            (long long)g->passes);
-    json_string(g->sigma_kernel);
-    printf(", \"split_ms\": {\"sigma\": [%.6f, %.6f, %.6f], \"half\": [%.6f, %.6f, %.6f]}}, ", g->split_ms[0][0],
+    cli_json_string(f, g->sigma_kernel);
+    fprintf(f, ", \"split_ms\": {\"sigma\": [%.6f, %.6f, %.6f], \"half\": [%.6f, %.6f, %.6f]}}, ", g->split_ms[0][0],
            g->split_ms[0][1], g->split_ms[0][2], g->split_ms[1][0], g->split_ms[1][1], g->split_ms[1][2]);
   }
-  printf("\"roots\": [");
+  fprintf(f, "\"roots\": [");
   for (int k = 0; k < a->o.roots; ++k)
-    print_json_root(R, k);
-  printf("]}\n");
+    print_json_root(f, R, k);
+  fprintf(f, "]}\n");
 }
 
-static void print_json(const ci_args *a, const cis_ci_result *R) {
+static void print_json(FILE *f, const ci_args *a, const cis_ci_result *R) {
   const cis_fcidump *F = R->fcidump;
-  if (R->method == CIS_CI_METHOD_DIRECT) { print_json_direct(a, R); return; }
-  printf("{\"file\": ");
-  json_string(a->file);
-  printf(", " CI_JSON_UNITS ", \"norb\": %d, \"nelec\": %d, \"ms2\": %d, ", F->norb, F->nelec, F->ms2);
-  json_or_null("level", a->o.level >= 0, "%.0f", a->o.level);
-  printf(", \"method\": \"stored\", \"determinants\": %lld, "
+  if (R->method == CIS_CI_METHOD_DIRECT) { print_json_direct(f, a, R); return; }
+  fprintf(f, "{\"file\": ");
+  cli_json_string(f, a->file);
+  fprintf(f, ", " CI_JSON_UNITS ", \"norb\": %d, \"nelec\": %d, \"ms2\": %d, ", F->norb, F->nelec, F->ms2);
+  json_or_null(f, "level", a->o.level >= 0, "%.0f", a->o.level);
+  fprintf(f, ", \"method\": \"stored\", \"determinants\": %lld, "
          "\"nnz\": %lld, \"symmetric\": %s, \"format\": \"%s\", \"values\": \"%s\", \"device\": \"%s\", \"build\": \"%s\", \"build_seconds\": %.6f, "
          "\"iterations\": %d, \"products\": %lld, \"spmv_seconds\": %.9f, \"solve_seconds\": %.6f, "
          "\"total_seconds\": %.6f, \"e_rhf\": %.12f, \"ecore\": %.12f, \"reference\": \"%s\", "
@@ -562,25 +608,26 @@ static void print_json(const ci_args *a, const cis_ci_result *R) {
          a->o.float_values ? "float" : "double", a->o.gpu ? "gpu" : "cpu", R->build_gpu ? "gpu" : "cpu", R->t_build, R->davidson.iterations, (long long)R->davidson.products,
          R->davidson.products ? R->davidson.op_seconds / R->davidson.products : 0.0, R->davidson.total_seconds, R->t_total, R->e_reference,
          F->ecore, R->no_reference ? "lowest determinant" : a->o.occ ? "occ" : "aufbau", R->computed, R->subspace);
-  print_json_symmetry(R);
-  json_or_null("spin_filter", a->o.spin >= 0, "%g", a->o.spin); /* --spin S, null: every state */
-  printf(", ");
+  print_json_symmetry(f, R);
+  json_or_null(f, "spin_filter", a->o.spin >= 0, "%g", a->o.spin); /* --spin S, null: every state */
+  fprintf(f, ", ");
   if (a->o.gpu)
-    printf("\"gpu\": {\"kernel\": \"%s\", \"device_bytes\": %lld, \"upload_seconds\": %.6f}, ", R->gpu_stats.kernel,
+    fprintf(f, "\"gpu\": {\"kernel\": \"%s\", \"device_bytes\": %lld, \"upload_seconds\": %.6f}, ", R->gpu_stats.kernel,
            (long long)R->gpu_stats.device_bytes, R->gpu_stats.upload_seconds);
-  printf("\"memory\": {\"%s\": %lld", R->build_gpu || R->symmetric_plan ? "device_csr" : "host_csr",
+  fprintf(f, "\"memory\": {\"%s\": %lld", R->build_gpu || R->symmetric_plan ? "device_csr" : "host_csr",
          (long long)R->matrix_bytes);
-  for (int f = 0; !R->build_gpu && f < cis_format_count() && f < CIS_CI_MAX_FORMATS; ++f)
-    if (R->format_bytes[f] >= 0) printf(", \"%s\": %lld", cis_format_name(f), (long long)R->format_bytes[f]);
-  printf("}, \"roots\": [");
-  for (int k = 0; k < a->o.roots; ++k) print_json_root(R, k);
-  printf("]}\n");
+  for (int g = 0; !R->build_gpu && g < cis_format_count() && g < CIS_CI_MAX_FORMATS; ++g)
+    if (R->format_bytes[g] >= 0) fprintf(f, ", \"%s\": %lld", cis_format_name(g), (long long)R->format_bytes[g]);
+  fprintf(f, "}, \"roots\": [");
+  for (int k = 0; k < a->o.roots; ++k) print_json_root(f, R, k);
+  fprintf(f, "]}\n");
 }
 
 /* --count: sizes in closed form (determinants by level and irrep), the
  * nonzeros counted exactly where that is quick (else the Slater-Condon
- * bound), and the memory each method needs against what this process may use. */
-static void print_count(const ci_args *a, const cis_ci_result *R) {
+ * bound), and the memory each method needs against what this process may use;
+ * as JSON on f, or (f NULL) as text on stdout. */
+static void print_count(FILE *f, const ci_args *a, const cis_ci_result *R) {
   const cis_ci_counts *c = &R->counts;
   double n = c->determinants,
          nnz = R->nnz_counted ? (double)R->count_nnz : R->nnz_estimate > 0 ? R->nnz_estimate : c->nnz_bound;
@@ -589,25 +636,27 @@ static void print_count(const ci_args *a, const cis_ci_result *R) {
   cis_ci_memory_need m;
   int nr = a->o.roots;
   cis_ci_memory(c, nr, R->subspace, nnz, &m);
-  if (a->json) {
-    printf("{\"file\": ");
-    json_string(a->file);
-    printf(", " CI_JSON_UNITS ", \"determinants\": %.0f, \"alpha_strings\": %.0f, \"beta_strings\": %.0f, ", n,
+  if (f) {
+    fprintf(f, "{\"file\": ");
+    cli_json_string(f, a->file);
+    fprintf(f, ", " CI_JSON_UNITS ", \"determinants\": %.0f, \"alpha_strings\": %.0f, \"beta_strings\": %.0f, ", n,
            c->alpha_strings, c->beta_strings);
-    json_or_null("level", a->o.level >= 0, "%.0f", a->o.level);
-    printf(", \"isym\": %d, \"orbsym_numbering\": \"%s\", \"by_irrep\": [", R->fcidump->isym,
-           cis_fcidump_numbering_name(R->fcidump->sym_numbering));
-    for (int g = 0; g < 8; ++g) printf("%s%.0f", g ? ", " : "", c->per_irrep[g]);
-    printf("], \"by_level\": [");
-    for (int l = 0; l <= c->level; ++l) printf("%s%.0f", l ? ", " : "", c->per_level[l]);
-    printf("], \"nnz\": %.0f, \"nnz_exact\": %s, \"nnz_estimated\": %s, \"max_row\": %.0f, \"symmetric\": %s, ",
+    json_or_null(f, "level", a->o.level >= 0, "%.0f", a->o.level);
+    fprintf(f, ", \"isym\": %d, \"orbsym_numbering\": \"%s\", ", R->fcidump->isym,
+            cis_fcidump_numbering_name(R->fcidump->sym_numbering));
+    json_isym_name(f, R->fcidump);
+    fprintf(f, "\"by_irrep\": [");
+    for (int g = 0; g < 8; ++g) fprintf(f, "%s%.0f", g ? ", " : "", c->per_irrep[g]);
+    fprintf(f, "], \"by_level\": [");
+    for (int l = 0; l <= c->level; ++l) fprintf(f, "%s%.0f", l ? ", " : "", c->per_level[l]);
+    fprintf(f, "], \"nnz\": %.0f, \"nnz_exact\": %s, \"nnz_estimated\": %s, \"max_row\": %.0f, \"symmetric\": %s, ",
            nnz, R->nnz_counted ? "true" : "false", !R->nnz_counted && R->nnz_estimate > 0 ? "true" : "false",
            R->nnz_counted ? (double)R->count_max_row : c->row_bound, a->o.symmetric ? "true" : "false");
-    json_or_null("count_seconds", R->nnz_counted, "%.6f", R->t_build); /* null: not counted */
-    printf(", \"memory\": {\"csr\": %.0f, \"ell\": %.0f, \"space\": %.0f, \"vectors\": %.0f, \"stored\": %.0f, "
+    json_or_null(f, "count_seconds", R->nnz_counted, "%.6f", R->t_build); /* null: not counted */
+    fprintf(f, ", \"memory\": {\"csr\": %.0f, \"ell\": %.0f, \"space\": %.0f, \"vectors\": %.0f, \"stored\": %.0f, "
            "\"direct\": %.0f, ", csr, ell, m.space, m.vectors, m.stored, m.direct);
-    json_or_null("limit", R->mem_limit > 0, "%.0f", (double)R->mem_limit); /* null: unknown */
-    printf(", \"limit_from\": \"%s\", \"davidson\": %.0f, \"subspace\": %d}}\n", R->mem_why, m.davidson, m.subspace);
+    json_or_null(f, "limit", R->mem_limit > 0, "%.0f", (double)R->mem_limit); /* null: unknown */
+    fprintf(f, ", \"limit_from\": \"%s\", \"davidson\": %.0f, \"subspace\": %d}}\n", R->mem_why, m.davidson, m.subspace);
     return;
   }
   if (n < 9007199254740992.0)
@@ -620,10 +669,12 @@ static void print_count(const ci_args *a, const cis_ci_result *R) {
     printf("\n");
   }
   if (R->fcidump->sym_numbering != CIS_FCIDUMP_SYM_NONE) {
-    printf("by irrep      (1-based)");
-    for (int g = 0; g < 8; ++g) if (c->per_irrep[g] > 0) printf(" %d: %.0f", g + 1, c->per_irrep[g]);
-    printf("; ISYM %d%s\n", cis_fcidump_isym_in_file(R->fcidump),
-           R->fcidump->sym_numbering == CIS_FCIDUMP_SYM_PYSCF ? " (0-based)" : "");
+    char k[24];
+    const char *sep = " ";
+    printf("by irrep     ");
+    for (int g = 0; g < 8; ++g)
+      if (c->per_irrep[g] > 0) printf("%s%s: %.0f", sep, irrep_text(R->fcidump, g + 1, k), c->per_irrep[g]), sep = ", ";
+    printf("; ISYM %s\n", irrep_text(R->fcidump, R->fcidump->isym, k));
   }
   if (R->nnz_counted)
     printf("nonzeros      %lld%s, longest row %lld (counted in %.3f s)\n", (long long)R->count_nnz,
@@ -681,13 +732,13 @@ static void print_progress_line(const cis_ci_progress *p) {
 }
 
 /* The driver's progress: the header before the work (stdout with the text
- * report; stderr with --json unless --quiet), then a line per Davidson
+ * report; stderr with the JSON on stdout unless --quiet), then a line per Davidson
  * iteration when asked (--progress), on a terminal, or once the run is long;
  * none with --quiet, and --verbose prints Davidson's own lines instead. */
 static void ci_progress(void *user, const cis_ci_progress *p) {
   ci_args *a = user;
   if (p->event == CIS_CI_PROGRESS_HEADER) {
-    if (!a->json) { print_header(stdout, a, p->result); a->header_printed = 1; }
+    if (!cli_json_stdout(&a->json)) { print_header(stdout, a, p->result); a->header_printed = 1; }
     else if (!a->quiet) print_header(stderr, a, p->result);
     return;
   }
@@ -713,12 +764,19 @@ int cis_cmd_ci(int argc, char **argv) {
   const double t_output = cis_wtime();
   if (st == CIS_OK && R->format_reason[0] && !a.quiet) fprintf(stderr, "--format auto: %s\n", R->format_reason);
   if (st == CIS_OK && !a.o.count_only) say_unused(&a, R);
-  if (st == CIS_OK && a.o.count_only) {
-    print_count(&a, R);
-  } else if (st == CIS_OK) { /* an unconverged root is an error, not a result */
-    if (a.json) print_json(&a, R); else print_text(&a, R);
-    if (a.o.verbose) cli_ci_phases(a.json ? stderr : stdout, R, cis_wtime() - t_output, cis_wtime() - t_start);
+  if (st == CIS_OK && !cli_json_stdout(&a.json)) { /* the text report */
+    if (a.o.count_only) print_count(NULL, &a, R);
+    else print_text(&a, R);
   }
+  if (st == CIS_OK && a.json.path) { /* an unconverged root is an error, not a result */
+    FILE *f = cli_json_open(&a.json, 0);
+    if (!f) st = CIS_ERR_IO;
+    else if (a.o.count_only) print_count(f, &a, R);
+    else print_json(f, &a, R);
+    if (f) st = cli_json_close(&a.json, f);
+  }
+  if (st == CIS_OK && a.o.verbose && !a.o.count_only)
+    cli_ci_phases(cli_json_stdout(&a.json) ? stderr : stdout, R, cis_wtime() - t_output, cis_wtime() - t_start);
   rc = st == CIS_OK ? 0 : cli_fail(st);
   cis_ci_result_free(R);
   return rc;

@@ -93,6 +93,7 @@ static int parse(int argc, char **argv, dist_cli *o) {
   int rc;
   for (int i = 1; i < argc; ++i) { /* argv[0]: the command's name */
     const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
+    if (cli_stray_value(argv, i)) return 2;
     if (a[0] != '-') {
       if (o->matrix) return cli_usage("%s: more than one matrix given ('%s', '%s')", o->cmd, o->matrix, a);
       o->matrix = a;
@@ -203,7 +204,7 @@ static int run(int argc, char **argv, const char *cmd) {
   } else {
     CIS_TRY(cis_dist_comm_nccl((int)o.gpus, &c));
   }
-  CIS_TRY(cis_load(o.matrix, CIS_F64, &A));
+  CIS_TRY(cli_load(o.matrix, CIS_F64, &A));
   if (o.mpi) CIS_TRY(ranks_agree(c, &o, A));
   cis_dist_opts dopt = cis_dist_opts_default();
   dopt.exchange = o.xk;
@@ -330,39 +331,42 @@ int cli_dist_solve(int argc, char **argv) { return run(argc, argv, "solve"); }
  * distributed operator; this prints what it did (text, or --json). */
 
 /* The distributed run's result as one JSON object. */
-static void print_ci_json(const char *file, const cis_ci_result *R) {
+static void print_ci_json(FILE *f, const char *file, const cis_ci_solve_opts *o, const cis_ci_result *R) {
   const cis_davidson_info *d = &R->davidson;
-  printf("{\"file\": ");
-  cli_json_string(file);
-  printf(", \"units\": {\"energies\": \"hartree\", \"times\": \"s\", \"memory\": \"bytes\"}, \"method\": \"%s\", "
+  fprintf(f, "{\"file\": ");
+  cli_json_string(f, file);
+  fprintf(f, ", \"units\": {\"energies\": \"hartree\", \"times\": \"s\", \"memory\": \"bytes\"}, \"method\": \"%s\", "
          "\"determinants\": %lld, \"parts\": %d, \"comm\": \"%s\", \"operator\": \"%s\", "
          "\"exchange_bytes_per_product\": %.0f, \"energies\": [",
          R->method == CIS_CI_METHOD_DIRECT ? "direct" : "stored", (long long)R->determinants, R->parts,
          R->parts_comm, R->parts_op, R->exchange_bytes);
-  for (int r = 0; r < R->roots; ++r) printf("%s%.12f", r ? ", " : "", R->energies[r]);
-  printf("], \"davidson\": {\"iterations\": %d, \"products\": %lld, \"seconds\": %.6f, \"product_seconds\": %.6f, "
+  for (int r = 0; r < R->roots; ++r) fprintf(f, "%s%.12f", r ? ", " : "", R->energies[r]);
+  fprintf(f, "], \"davidson\": {\"iterations\": %d, \"products\": %lld, \"seconds\": %.6f, \"product_seconds\": %.6f, "
          "\"ms_per_product\": %.6f}, \"exchange_share\": %.6f, \"setup_seconds\": %.6f",
          d->iterations, (long long)d->products, d->total_seconds, d->op_seconds,
          d->products ? d->op_seconds / (double)d->products * 1e3 : 0,
          R->product_seconds > 0 ? R->exchange_seconds / R->product_seconds : 0, R->t_build);
-  printf(", \"guess_seconds\": %.6f, \"parse_seconds\": %.6f, \"to_solution_seconds\": %.6f", R->t_guess, R->t_parse,
+  fprintf(f, ", \"guess_seconds\": %.6f, \"parse_seconds\": %.6f, \"to_solution_seconds\": %.6f", R->t_guess, R->t_parse,
          R->to_solution[0]);
+  if (o->time_sigma) fprintf(f, ", \"sigma_ms\": %.6f", R->sigma_ms);
+  else fprintf(f, ", \"sigma_ms\": null"); /* not timed (no --time-sigma) */
   if (R->method == CIS_CI_METHOD_DIRECT)
-    printf(", \"subspace\": %d, \"host_vectors\": %s, \"half_sigmas\": %lld}\n", R->subspace,
+    fprintf(f, ", \"subspace\": %d, \"host_vectors\": %s, \"half_sigmas\": %lld}\n", R->subspace,
            R->host_vectors ? "true" : "false", (long long)R->half_sigmas);
   else
-    printf(", \"nnz\": %lld, \"split_seconds\": %.6f, \"store_seconds\": %.6f}\n", (long long)R->nnz, R->split_seconds,
+    fprintf(f, ", \"nnz\": %lld, \"split_seconds\": %.6f, \"store_seconds\": %.6f}\n", (long long)R->nnz, R->split_seconds,
            R->store_seconds);
 }
 
 /* The ci options of the distributed path into *o, *file, *json, *mpi (with
  * --mpi o->gpus is 1 for --device gpu, else o->cpu_parts 1: the caller sets
  * the rank count and the communicator). 0 ok, 2 usage error printed. */
-static int parse_ci(int argc, char **argv, cis_ci_solve_opts *o, const char **file, int *json, int *mpi) {
+static int parse_ci(int argc, char **argv, cis_ci_solve_opts *o, const char **file, cli_json *json, int *mpi) {
   long long gpus = 0, cpu_parts = 0, level = -1, roots = 1, max_iter = 200;
   int gpus_given = 0, cpu_given = 0, mpi_gpu = 0, device_given = 0, rc;
   for (int i = 1; i < argc; ++i) {
     const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
+    if (cli_stray_value(argv, i)) return 2;
     if (a[0] != '-') {
       if (*file) return cli_usage("ci: more than one file given ('%s', '%s')", *file, a);
       *file = a;
@@ -380,8 +384,12 @@ static int parse_ci(int argc, char **argv, cis_ci_solve_opts *o, const char **fi
       *mpi = 1;
       continue;
     }
-    if (!strcmp(a, "--json")) {
-      *json = 1;
+    if (!strcmp(a, "--time-sigma")) { /* the direct sigma timed apart (sigma_ms) */
+      o->time_sigma = 1;
+      continue;
+    }
+    if ((rc = cli_json_option(argc, argv, &i, json)) >= 0) {
+      if (rc) return rc;
       continue;
     }
     if (!v) return cli_usage("ci: %s needs a value", a);
@@ -421,11 +429,12 @@ static int parse_ci(int argc, char **argv, cis_ci_solve_opts *o, const char **fi
       o->exchange = v;
     } else {
       return cli_usage("ci: option '%s' is not available with --gpus / --cpu-parts / --mpi (these take --method "
-                       "--level --roots --tol --max-iter --subspace --host-vectors --count --verbose --format --exchange --json, "
+                       "--level --roots --tol --max-iter --subspace --host-vectors --count --verbose --time-sigma --format --exchange --json, "
                        "and --device with --mpi)", a);
     }
     ++i;
   }
+  cli_json_settle(json, file);
   if (!*file) return cli_usage("ci: no FCIDUMP file given");
   if ((rc = parts_consistent("ci", *mpi, gpus_given, cpu_given, device_given))) return rc;
   if (gpus < 0 || gpus > 4096) return cli_usage("ci: --gpus must be 0 (every GPU) .. the GPU count, got %lld", gpus);
@@ -435,7 +444,7 @@ static int parse_ci(int argc, char **argv, cis_ci_solve_opts *o, const char **fi
   if (!(o->tol > 0)) return cli_usage("ci: --tol must be > 0");
   if (level < -1 || level > 128) /* the one-process range (cmd_ci.c) */
     return cli_usage("--level must be 0..128 or full, got %lld", level);
-  if (*json && o->count_only) return cli_usage("ci: --json prints a run's result over parts, not --count's");
+  if (json->path && o->count_only) return cli_usage("ci: --json prints a run's result over parts, not --count's");
   o->gpus = *mpi ? mpi_gpu : cpu_given ? 0 : gpus == 0 ? CIS_CI_ALL_GPUS : (int)gpus;
   o->cpu_parts = *mpi ? !mpi_gpu : (int)cpu_parts;
   o->level = (int)level;
@@ -492,13 +501,15 @@ static void print_ci_text(const char *file, const cis_ci_solve_opts *o, const ci
            : R->host_vectors ? " (Davidson's vectors in pageable host memory)"
                              : "", (long long)R->half_sigmas, R->to_solution[0]);
   printf("time: set-up %.3f s, guess %.3f s (P-space of %d), Davidson %.3f s, to solution %.3f s after the parse "
-         "(%.3f s); the sigma timing %.3f s apart\n",
-         R->t_build, R->t_guess, R->pspace_used, d->total_seconds, R->to_solution[0], R->t_parse, R->t_timing);
+         "(%.3f s)", R->t_build, R->t_guess, R->pspace_used, d->total_seconds, R->to_solution[0], R->t_parse);
+  if (o->time_sigma) printf("; one product %.3f ms (--time-sigma: median of 5, timed %.3f s apart)", R->sigma_ms, R->t_timing);
+  printf("\n");
 }
 
 int cli_dist_ci(int argc, char **argv) {
   const char *file = NULL;
-  int json = 0, mpi = 0, rc;
+  cli_json json = {0};
+  int mpi = 0, rc;
   cis_ci_solve_opts o = cis_ci_solve_opts_default(); /* method auto: full CI over GPUs goes direct */
   cis_ci_result *R = NULL;
   cis_dist_comm *c = NULL;
@@ -518,14 +529,19 @@ int cli_dist_ci(int argc, char **argv) {
     if (m.rank != 0) o.verbose = 0; /* Davidson's lines once */
     /* the flags the driver does not see, compared before it compares the
      * integrals and its options (cis_ci_solve: ci_ranks_agree) */
-    const uint64_t flags = (uint64_t)json;
+    const uint64_t flags = json.path ? 1 + (uint64_t)cli_json_stdout(&json) : 0;
     int differ = 0;
     CIS_TRY(cis_dist_comm_agree(c, &flags, 1, &differ));
     if (differ) CIS_TRY(cis_error(CIS_ERR_INVALID, "ranks disagree on the options (--json)"));
   }
   CIS_TRY(cis_ci_solve_file(file, &o, &R));
-  if (json) print_ci_json(file, R);
-  else print_ci_text(file, &o, R);
+  if (!cli_json_stdout(&json)) print_ci_text(file, &o, R);
+  if (json.path && m.rank == 0) { /* one file, written by the first rank */
+    FILE *f = cli_json_open(&json, 0);
+    if (!f) CIS_TRY(CIS_ERR_IO);
+    print_ci_json(f, file, &o, R);
+    CIS_TRY(cli_json_close(&json, f));
+  }
 cleanup:
   cis_ci_result_free(R);
   cis_dist_comm_free(c);

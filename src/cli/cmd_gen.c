@@ -13,6 +13,7 @@ int cis_cmd_gen(int argc, char **argv) {
   int rc;
   for (int i = 1; i < argc; ++i) {
     const char *val = i + 1 < argc ? argv[i + 1] : NULL;
+    if (cli_stray_value(argv, i)) return 2;
     if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) { printf("%s\n", usage_line); return 0; }
     if (!strcmp(argv[i], "-o") || !strcmp(argv[i], "--out")) {
       if (!val) return cli_usage("gen: %s needs a file name", argv[i]);

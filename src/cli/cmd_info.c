@@ -7,7 +7,9 @@
 #include "cli/cli_matrix.h"
 
 static const char *usage_line =
-    "usage: cisparse info FILE|SPEC [--json] [--rows-detail] [--dump FORMAT] " CLI_FORMAT_OPTIONS;
+    "usage: cisparse info FILE|SPEC [--json [FILE]] [--rows-detail] [--dump FORMAT] " CLI_FORMAT_OPTIONS "\n"
+    "  --json [FILE]  the statistics as JSON, alone on stdout, or in FILE (--json=FILE, or a word after\n"
+    "                 --json beside the matrix) with the text on stdout";
 
 /* --dump FORMAT: the arrays of one storage format as text (the paper's model
  * "can produce the components of each of the storage formats", §4.2). */
@@ -148,15 +150,17 @@ static void print_text(FILE *f, const char *name, const cis_csr *A, const cli_st
 
 int cis_cmd_info(int argc, char **argv) {
   const char *name = NULL, *dump = NULL;
-  int json = 0, detail = 0, rc, n = 0;
+  int detail = 0, rc, n = 0;
+  cli_json json = {0};
   cis_format_params p = cis_format_params_default();
   cis_csr *A = NULL;
   cli_stats s;
   static cli_format_mem mem[CLI_MAX_FORMATS];
   cis_status st;
   for (int i = 1; i < argc; ++i) {
+    if (cli_stray_value(argv, i)) return 2;
     if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) { printf("%s\n", usage_line); return 0; }
-    if (!strcmp(argv[i], "--json")) json = 1;
+    if ((rc = cli_json_option(argc, argv, &i, &json)) >= 0) { if (rc) return rc; }
     else if (!strcmp(argv[i], "--rows-detail")) detail = 1;
     else if (!strcmp(argv[i], "--dump")) {
       if (++i >= argc) return cli_usage("info: --dump needs a format name");
@@ -167,9 +171,10 @@ int cis_cmd_info(int argc, char **argv) {
     else if (name) return cli_usage("info: more than one matrix given ('%s', '%s')", name, argv[i]);
     else name = argv[i];
   }
+  cli_json_settle(&json, &name);
   if (!name) return cli_usage("info: no matrix given (cisparse info --help)");
   if (cli_parse_only) return 0;
-  if ((st = cis_load(name, p.dtype, &A)) != CIS_OK) return cli_fail(st);
+  if ((st = cli_load(name, p.dtype, &A)) != CIS_OK) return cli_fail(st);
   if (dump) {
     rc = dump_format(A, dump, &p);
     cis_csr_free(A);
@@ -178,8 +183,13 @@ int cis_cmd_info(int argc, char **argv) {
   if ((st = cli_matrix_stats(A, name, &s)) != CIS_OK) { cis_csr_free(A); return cli_fail(st); }
   if (s.nonfinite > 0) fprintf(stderr, "warning: %lld non-finite values (NaN/Inf)\n", (long long)s.nonfinite);
   cli_format_memory(A, &p, mem, &n);
-  if (json) print_json(stdout, name, A, &s, mem, n, detail);
-  else print_text(stdout, name, A, &s, mem, n, detail);
+  if (!cli_json_stdout(&json)) print_text(stdout, name, A, &s, mem, n, detail);
+  st = fflush(stdout) || ferror(stdout) ? cis_error(CIS_ERR_IO, "info: cannot write the output") : CIS_OK;
+  if (st == CIS_OK && json.path) {
+    FILE *f = cli_json_open(&json, 0);
+    if (f) print_json(f, name, A, &s, mem, n, detail);
+    st = f ? cli_json_close(&json, f) : CIS_ERR_IO;
+  }
   cis_csr_free(A);
-  return fflush(stdout) || ferror(stdout) ? cli_fail(cis_error(CIS_ERR_IO, "info: cannot write the output")) : 0;
+  return st == CIS_OK ? 0 : cli_fail(st);
 }

@@ -64,7 +64,9 @@ static const char *usage_text =
     "  --energy-seconds S           repeat the solve until the energy window lasts S seconds\n"
     "                               (default 0.5 where the device's energy counter is readable,\n"
     "                               else 0; energy over windows under 0.25 s is n/a)\n"
-    "  --json FILE|-                results as JSON ('-': stdout, the report then goes to stderr)\n"
+    "  --json [FILE]                results as JSON in FILE, or alone on stdout (no FILE, or '-'), the\n"
+    "                               report then on stderr; FILE: --json=FILE, or a word after --json\n"
+    "                               beside the MATRIX\n"
     "  --sweep [--plot PREFIX]\n"
     "                               the paper's grid (§4, Figure 4): every solver, preconditioner,\n"
     "                               version and sync mode (options given above narrow it); each\n"
@@ -73,7 +75,8 @@ static const char *usage_text =
     "The problem: x* = ones, b = A x*, x0 = 0. Exit 0 converged, 1 error or no convergence, 2 usage.";
 
 typedef struct solve_opts {
-  const char *matrix, *format, *kernel, *cusparse, *json, *rhs, *write_x, *plot;
+  const char *matrix, *format, *kernel, *cusparse, *rhs, *write_x, *plot;
+  cli_json json;
   int device, precision, sweep;
   int method, precond, version, sync; /* -1: not given */
   double tol, inner_tol, energy_seconds;
@@ -143,14 +146,18 @@ static int parse(int argc, char **argv, solve_opts *o) {
   for (int i = 1; i < argc; ++i) {
     const char *a = argv[i], *val = i + 1 < argc ? argv[i + 1] : NULL;
     const char **str = !strcmp(a, "--format") ? &o->format : !strcmp(a, "--kernel") ? &o->kernel
-                     : !strcmp(a, "--cusparse") ? &o->cusparse : !strcmp(a, "--json") ? &o->json
-                     : !strcmp(a, "--rhs") ? &o->rhs : !strcmp(a, "--write-x") ? &o->write_x
+                     : !strcmp(a, "--cusparse") ? &o->cusparse : !strcmp(a, "--rhs") ? &o->rhs : !strcmp(a, "--write-x") ? &o->write_x
                      : !strcmp(a, "--plot") ? &o->plot : NULL;
     long long *intopt = !strcmp(a, "--maxit") ? &o->maxit : !strcmp(a, "--repeat") ? &o->repeat
                       : !strcmp(a, "--check-every") ? &o->check_every
                       : !strcmp(a, "--stagnation") ? &o->stagnation : NULL;
     double *dblopt = !strcmp(a, "--tol") ? &o->tol : !strcmp(a, "--inner-tol") ? &o->inner_tol
                    : !strcmp(a, "--energy-seconds") ? &o->energy_seconds : NULL;
+    if (cli_stray_value(argv, i)) return 2;
+    if ((rc = cli_json_option(argc, argv, &i, &o->json)) >= 0) {
+      if (rc) return rc;
+      continue;
+    }
     if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
       printf("%s\n", usage_text);
       return -1;
@@ -204,6 +211,7 @@ static int parse(int argc, char **argv, solve_opts *o) {
     }
     ++i; /* the option's value */
   }
+  cli_json_settle(&o->json, &o->matrix);
   if (!o->matrix) return cli_usage("solve: no matrix given (cisparse solve --help)");
   if (!(o->tol > 0)) return cli_usage("solve: --tol must be > 0, got %g", o->tol);
   if (o->maxit < 1 || o->maxit > 2000000000LL) return cli_usage("solve: --maxit must be 1..2e9, got %lld", o->maxit);
@@ -254,7 +262,7 @@ static cis_status problem_make(const solve_opts *o, int need_transpose, problem 
   size_t n;
   memset(pb, 0, sizeof *pb);
   pb->zero_diag = -1;
-  if ((st = cis_load(o->matrix, CIS_F64, &pb->A)) != CIS_OK) return st;
+  if ((st = cli_load(o->matrix, CIS_F64, &pb->A)) != CIS_OK) return st;
   if (pb->A->rows != pb->A->cols)
     return cis_error(CIS_ERR_INVALID, "%s is %lld x %lld: the Krylov solvers need a square matrix", o->matrix,
                      (long long)pb->A->rows, (long long)pb->A->cols);
@@ -643,17 +651,6 @@ static void json_energy(FILE *f, const run_result *r, int gpu) {
   json_str(f, "cpu_energy_note", r->cpu_note, 1);
 }
 
-static FILE *json_open(const char *path) {
-  FILE *f = !strcmp(path, "-") ? stdout : fopen(path, "w");
-  if (!f) cis_error(CIS_ERR_IO, "%s: cannot open for writing", path);
-  return f;
-}
-static cis_status json_close(FILE *f, const char *path) {
-  int bad = ferror(f);
-  if (f == stdout) bad |= fflush(f) != 0;
-  else bad |= fclose(f) != 0;
-  return bad ? cis_error(CIS_ERR_IO, "%s: write failed", path) : CIS_OK;
-}
 
 /* ---- the single solve ----------------------------------------------------- */
 
@@ -779,8 +776,8 @@ static int solve_mixed(const solve_opts *o, const problem *pb, const opset *s, c
     else
       fprintf(out, "double      the plain double solve did not converge: %s\n", d.msg);
   }
-  if (o->json) {
-    FILE *f = json_open(o->json);
+  if (o->json.path) {
+    FILE *f = cli_json_open(&o->json, 0);
     if (!f) return cli_fail(CIS_ERR_IO);
     json_head(f, o, pb, s, gpu, ko->method, ko->precond, gpu ? cis_solver_version_name(ko->version) : "host");
     fprintf(f, "\"refinement_steps\": %d, \"inner_iterations\": %d, ", outer, m.info.iterations);
@@ -790,7 +787,7 @@ static int solve_mixed(const solve_opts *o, const problem *pb, const opset *s, c
     fprintf(f, "}, ");
     json_run(f, &m, gpu);
     fprintf(f, "}\n");
-    if ((st = json_close(f, o->json)) != CIS_OK && rc == 0) rc = cli_fail(st);
+    if ((st = cli_json_close(&o->json, f)) != CIS_OK && rc == 0) rc = cli_fail(st);
   }
   return rc;
 }
@@ -828,8 +825,8 @@ static int solve_single(const solve_opts *o, const problem *pb, FILE *out) {
     print_run(out, o, &r, gpu);
     if (o->write_x && (st = write_x(o, pb, &s, s.x, out)) != CIS_OK) goto fail;
   }
-  if (o->json) {
-    FILE *f = json_open(o->json);
+  if (o->json.path) {
+    FILE *f = cli_json_open(&o->json, 0);
     if (!f) {
       st = CIS_ERR_IO;
       goto fail;
@@ -837,7 +834,7 @@ static int solve_single(const solve_opts *o, const problem *pb, FILE *out) {
     json_head(f, o, pb, &s, gpu, ko.method, precond, vname);
     json_run(f, &r, gpu);
     fprintf(f, "}\n");
-    if ((st = json_close(f, o->json)) != CIS_OK) goto fail;
+    if ((st = cli_json_close(&o->json, f)) != CIS_OK) goto fail;
   }
   goto done;
 fail:
@@ -866,9 +863,9 @@ static double row_joules(const sweep_row *w, int gpu) {
 }
 
 /* The sweep's JSON: the run, then one object per row. */
-static cis_status write_sweep_json(const char *path, const solve_opts *o, const problem *pb, const sweep_row *rows,
+static cis_status write_sweep_json(const cli_json *j, const solve_opts *o, const problem *pb, const sweep_row *rows,
                                    int n, int gpu, int repeat, double min_s) {
-  FILE *f = json_open(path);
+  FILE *f = cli_json_open(j, 0);
   if (!f) return CIS_ERR_IO;
   fprintf(f, "{");
   json_str(f, "command", "solve --sweep", 1);
@@ -899,7 +896,7 @@ static cis_status write_sweep_json(const char *path, const solve_opts *o, const 
     fprintf(f, "}%s\n", i + 1 < n ? "," : "");
   }
   fprintf(f, "]}\n");
-  return json_close(f, path);
+  return cli_json_close(j, f);
 }
 
 static int solve_sweep(const solve_opts *o, const problem *pb, FILE *out) {
@@ -1002,14 +999,16 @@ static int solve_sweep(const solve_opts *o, const problem *pb, FILE *out) {
           *cis_energy_gpu_why() ? cis_energy_gpu_why() : "NVML",
           *cis_energy_cpu_why() ? cis_energy_cpu_why() : "RAPL packages");
   /* JSON to --json (file or stdout) and, for --plot, to a file the plot script reads */
-  if (o->json && (st = write_sweep_json(o->json, o, pb, rows, n, gpu, repeat, min_s)) != CIS_OK) goto fail;
-  if (o->json && strcmp(o->json, "-")) fprintf(out, "json        %s\n", o->json);
+  const int json_file = o->json.path && !cli_json_stdout(&o->json);
+  if (o->json.path && (st = write_sweep_json(&o->json, o, pb, rows, n, gpu, repeat, min_s)) != CIS_OK) goto fail;
+  if (json_file) fprintf(out, "json        %s\n", o->json.path);
   if (o->plot) {
-    if (o->json && strcmp(o->json, "-")) {
-      snprintf(json, sizeof json, "%s", o->json);
+    if (json_file) {
+      snprintf(json, sizeof json, "%s", o->json.path);
     } else {
+      const cli_json plot_json = {json, 0};
       snprintf(json, sizeof json, "%s.json", o->plot);
-      if ((st = write_sweep_json(json, o, pb, rows, n, gpu, repeat, min_s)) != CIS_OK) goto fail;
+      if ((st = write_sweep_json(&plot_json, o, pb, rows, n, gpu, repeat, min_s)) != CIS_OK) goto fail;
       fprintf(out, "json        %s\n", json);
     }
   }
@@ -1041,7 +1040,7 @@ int cis_cmd_solve(int argc, char **argv) {
   if ((rc = parse(argc, argv, &o))) return rc < 0 ? 0 : rc;
   if (cli_parse_only) return 0;
   if ((rc = resolve_device(&o))) return rc;
-  out = o.json && !strcmp(o.json, "-") ? stderr : stdout;
+  out = cli_json_stdout(&o.json) ? stderr : stdout;
   need_t = o.sweep ? (o.method < 0 || o.method == CIS_BICG) : o.method == CIS_BICG;
   if ((st = problem_make(&o, need_t, &pb)) != CIS_OK) {
     rc = cli_fail(st);

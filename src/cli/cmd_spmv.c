@@ -9,16 +9,18 @@
 static const char *usage_line =
     "usage: cisparse spmv FILE|SPEC [--format NAME|auto] --out FILE [--out-format mm|text]\n"
     "         [--x FILE|ones|random] [--seed N] [--alpha a] [--beta b] [--y FILE]\n"
-    "         [--device cpu|gpu] [--kernel NAME] [--symmetric] [--json FILE|-] " CLI_FORMAT_OPTIONS "\n"
+    "         [--device cpu|gpu] [--kernel NAME] [--symmetric] [--json [FILE]] " CLI_FORMAT_OPTIONS "\n"
     "  --format     storage format (default auto: the rule for the device, reason on stderr)\n"
-    "  --json FILE  what ran as JSON ('-': stdout, the summary line then on stderr): matrix, rows, nnz,\n"
+    "  --json [FILE]  what ran as JSON in FILE (--json=FILE, or a word after --json beside the matrix), or\n"
+    "               on stdout (no FILE, or '-'; the summary line then on stderr): matrix, rows, nnz,\n"
     "               format, device, kernel (null: the format's default, or the CPU), precision, alpha,\n"
     "               beta, x, y (null: none), out, matrix_bytes, norm_y (2-norm of the result)\n"
     "  --symmetric  store only the upper triangle (refused if A is not symmetric); --format csr;\n"
     "               GPU kernels csr-sym (atomics, default) or csr-sym-det (deterministic)";
 
 typedef struct spmv_opts {
-  const char *matrix, *format, *x, *y, *out, *kernel, *json;
+  const char *matrix, *format, *x, *y, *out, *kernel;
+  cli_json json;
   int gpu, text, symmetric, format_given;
   double alpha, beta;
   long long seed;
@@ -31,7 +33,12 @@ static int parse(int argc, char **argv, spmv_opts *o) {
     const char *a = argv[i], *val = i + 1 < argc ? argv[i + 1] : NULL;
     const char **str = !strcmp(a, "--format") ? &o->format : !strcmp(a, "--x") ? &o->x
                      : !strcmp(a, "--y") ? &o->y : !strcmp(a, "--out") ? &o->out
-                     : !strcmp(a, "--kernel") ? &o->kernel : !strcmp(a, "--json") ? &o->json : NULL;
+                     : !strcmp(a, "--kernel") ? &o->kernel : NULL;
+    if (cli_stray_value(argv, i)) return 2;
+    if ((rc = cli_json_option(argc, argv, &i, &o->json)) >= 0) {
+      if (rc) return rc;
+      continue;
+    }
     if (!strcmp(a, "--help") || !strcmp(a, "-h")) { printf("%s\n", usage_line); return -1; }
     if (!strcmp(a, "--symmetric")) { o->symmetric = 1; continue; }
     if (str) {
@@ -62,6 +69,7 @@ static int parse(int argc, char **argv, spmv_opts *o) {
     }
     ++i; /* the option's value */
   }
+  cli_json_settle(&o->json, &o->matrix);
   if (!o->matrix) return cli_usage("spmv: no matrix given (cisparse spmv --help)");
   o->format_given = o->format != NULL;
   if (!o->format) o->format = o->symmetric ? "csr" : "auto";
@@ -85,10 +93,10 @@ static void json_str(FILE *f, const char *s) {
   fputc('"', f);
 }
 
-/* --json: what ran, to o->json ('-': stdout). */
+/* --json: what ran (cli_json_open's stream). */
 static cis_status write_json(const spmv_opts *o, const cis_csr *A, int64_t bytes, double norm_y) {
-  FILE *f = strcmp(o->json, "-") ? fopen(o->json, "w") : stdout;
-  if (!f) return cis_error(CIS_ERR_IO, "%s: cannot open for writing", o->json);
+  FILE *f = cli_json_open(&o->json, 0);
+  if (!f) return CIS_ERR_IO;
   fprintf(f, "{\"command\": \"spmv\", \"matrix\": ");
   json_str(f, o->matrix);
   fprintf(f, ", \"rows\": %lld, \"cols\": %lld, \"nnz\": %lld, \"format\": ", (long long)A->rows, (long long)A->cols,
@@ -106,9 +114,7 @@ static cis_status write_json(const spmv_opts *o, const cis_csr *A, int64_t bytes
   json_str(f, o->out);
   fprintf(f, ", \"out_format\": \"%s\", \"matrix_bytes\": %lld, \"norm_y\": %.17g}\n", o->text ? "text" : "mm",
           (long long)bytes, norm_y);
-  const int bad = ferror(f);
-  if ((f != stdout && fclose(f)) || bad) return cis_error(CIS_ERR_IO, "%s: write error", o->json);
-  return CIS_OK;
+  return cli_json_close(&o->json, f);
 }
 
 /* x: ones, uniform (-1, 1) from the seed (value i from stream i, so any
@@ -160,7 +166,7 @@ int cis_cmd_spmv(int argc, char **argv) {
   if (rc) return rc < 0 ? 0 : rc;
   if (cli_parse_only) return 0;
   const cis_dtype t = o.p.dtype;
-  CIS_TRY(cis_load(o.matrix, t, &A));
+  CIS_TRY(cli_load(o.matrix, t, &A));
   if (!o.symmetric) CIS_TRY(cli_format_auto(A, o.gpu, o.format_given, &o.format, &o.p, &o.kernel));
   if (o.symmetric) CIS_TRY(cis_csr_upper_symmetric(A, CLI_SYM_TOL, &U));
   else CIS_TRY(cis_matrix_create(A, o.format, &o.p, &M));
@@ -196,8 +202,8 @@ int cis_cmd_spmv(int argc, char **argv) {
     }
   }
   CIS_TRY(o.text ? cis_text_write_vector(o.out, y, t, A->rows) : cis_mm_write_vector(o.out, y, t, A->rows));
-  if (o.json) CIS_TRY(write_json(&o, A, U ? cis_csr_bytes(U) : cis_matrix_bytes(M), sqrt(norm_y)));
-  fprintf(o.json && !strcmp(o.json, "-") ? stderr : stdout, "y = %g*A*x + %g*y: %lld values (%s, %s, %s) -> %s\n", o.alpha, o.beta, (long long)A->rows,
+  if (o.json.path) CIS_TRY(write_json(&o, A, U ? cis_csr_bytes(U) : cis_matrix_bytes(M), sqrt(norm_y)));
+  fprintf(cli_json_stdout(&o.json) ? stderr : stdout, "y = %g*A*x + %g*y: %lld values (%s, %s, %s) -> %s\n", o.alpha, o.beta, (long long)A->rows,
          U ? "csr symmetric (upper triangle)" : o.format, o.gpu ? "gpu" : "cpu", cis_dtype_name(t), o.out);
 cleanup:
   free(x);

@@ -17,7 +17,8 @@ static void usage(FILE *f, const command *cmds, size_t n) {
     fprintf(f, "  %-6s %s\n", cmds[i].name, cmds[i].help);
   fprintf(f, "\nA matrix is a Matrix Market file, a .cisb file or a generator spec\n"
              "(ci:rows=32768,seed=1  laplace3d:size=64,points=7  powerlaw:rows=100000,seed=3\n"
-             " random:rows=1000,cols=800,density=0.01,seed=2). `cisparse COMMAND --help` for options.\n");
+             " random:rows=1000,cols=800,density=0.01,seed=2). `cisparse COMMAND --help` for options;\n"
+             "an option's value may follow it (--roots 3) or be joined to it (--roots=3).\n");
 }
 
 /* OpenMP reads OMP_WAIT_POLICY when its runtime starts (libgomp: as it is
@@ -32,7 +33,50 @@ void cli_passive_waits(char **argv) {
 
 int cli_parse_only = 0;
 
-int cli_main(int argc, char **argv) {
+/* --name=value is --name value in every command: cli_main splits such words
+ * in two before the dispatch and keeps the values it split off here, so that
+ * an option that takes no value refuses one (cli_stray_value) and --json
+ * knows its file (cli_json_option). */
+static const char **split_values;
+static int split_count;
+
+int cli_split_value(const char *s) {
+  for (int k = 0; k < split_count; ++k)
+    if (s == split_values[k]) return 1;
+  return 0;
+}
+
+int cli_stray_value(char **argv, int i) {
+  if (i < 1 || !cli_split_value(argv[i])) return 0;
+  return cli_usage("%s takes no value, got '%s=%s'", argv[i - 1], argv[i - 1], argv[i]);
+}
+
+/* argv with each --name=value word as two words (the names copied into
+ * names, the values pointing into argv's words); NULL when out of memory. */
+static char **split_args(int argc, char **argv, int *n, char **names) {
+  size_t bytes = 1;
+  for (int i = 0; i < argc; ++i) bytes += strlen(argv[i]) + 1;
+  char **out = malloc((2 * (size_t)argc + 1) * sizeof *out), *p = *names = malloc(bytes);
+  split_values = malloc(((size_t)argc + 1) * sizeof *split_values);
+  split_count = *n = 0;
+  if (!out || !p || !split_values) return NULL;
+  for (int i = 0; i < argc; ++i) {
+    const char *a = argv[i], *eq = strchr(a, '=');
+    if (i < 2 || strncmp(a, "--", 2) || !eq || eq == a + 2) { /* the program, the command, a plain word */
+      out[(*n)++] = argv[i];
+      continue;
+    }
+    memcpy(p, a, (size_t)(eq - a));
+    p[eq - a] = '\0';
+    out[(*n)++] = p;
+    p += eq - a + 1;
+    out[(*n)++] = (char *)(split_values[split_count++] = eq + 1);
+  }
+  out[*n] = NULL;
+  return out;
+}
+
+static int dispatch(int argc, char **argv) {
   /* no more threads than the cores this process may use (affinity, cgroup quota) */
   if (!getenv("OMP_NUM_THREADS")) omp_set_num_threads(cis_cpu_limit());
   const command cmds[] = {
@@ -59,6 +103,19 @@ int cli_main(int argc, char **argv) {
   for (size_t i = 0; i < n; ++i)
     if (!strcmp(argv[1], cmds[i].name)) return cmds[i].fn(argc - 1, argv + 1);
   return cli_usage("unknown command '%s' (try cisparse --help)", argv[1]);
+}
+
+int cli_main(int argc, char **argv) {
+  char *names = NULL;
+  int n, rc;
+  char **args = split_args(argc, argv, &n, &names);
+  rc = args ? dispatch(n, args) : cli_fail(cis_error(CIS_ERR_ALLOC, "out of memory for the command line"));
+  free(args);
+  free(names);
+  free(split_values);
+  split_values = NULL;
+  split_count = 0;
+  return rc;
 }
 
 int cli_fail(cis_status st) {

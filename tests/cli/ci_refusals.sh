@@ -2,7 +2,8 @@
 # ci_refusals.sh: the small refusals of `cisparse ci` (issue 40, item 7):
 # binary input on standard input refused at once (NUL bytes, "FILE:LINE:"),
 # a Molpro UHF file (IUHF=1) refused as UHF, a 0-based (PySCF) file's
-# --isym reported in the file's numbering, --count with --save and --save -
+# --isym taken and reported 1-based as FCIDUMP's ISYM (the file's id + 1),
+# --count with --save and --save -
 # refused as usage errors, --format checked before any work (one process and
 # over parts), and files past 64 orbitals over CPU parts solved or refused in
 # plain words (no C function named).
@@ -41,18 +42,18 @@ grep -q conflicts "$tmp/err" && fail "IUHF=1 still reported as conflicting integ
 sed 's/IUHF=1/IUHF=0/' "$tmp/uhf.FCIDUMP" | head -2 > "$tmp/rhf.FCIDUMP"
 "$CIS" ci "$tmp/rhf.FCIDUMP" > /dev/null 2> "$tmp/err" || fail "IUHF=0: $(cat "$tmp/err")"
 
-# a 0-based (PySCF) file: --isym in its numbering, in refusals and reports
+# a 0-based (PySCF) file: --isym 1-based (id + 1), in refusals and reports the same number
 printf '&FCI NORB=2,NELEC=2,MS2=0,ORBSYM=0,0,ISYM=1 &END\n 0.5 1 1 1 1\n -1.0 1 1 0 0\n -0.5 2 2 0 0\n' > "$tmp/p0.FCIDUMP"
 for m in stored direct; do
-  refused 1 "symmetry ISYM=4 \(0-based\)" "PySCF --isym 4 ($m)" "$CIS" ci "$tmp/p0.FCIDUMP" --isym 4 --method $m
-  grep -q 'ISYM=5' "$tmp/err" && fail "PySCF --isym 4 ($m) reported as ISYM=5: $(cat "$tmp/err")"
+  refused 1 "symmetry ISYM=5" "PySCF --isym 5 ($m)" "$CIS" ci "$tmp/p0.FCIDUMP" --isym 5 --method $m
+  grep -qE 'ISYM=4|0-based' "$tmp/err" && fail "PySCF --isym 5 ($m) reported in another numbering: $(cat "$tmp/err")"
 done
-refused 1 "has symmetry ISYM=4 \(0-based\)" "PySCF --isym 4 --level 2" "$CIS" ci "$tmp/p0.FCIDUMP" --isym 4 --level 2
+refused 1 "has symmetry ISYM=5" "PySCF --isym 5 --level 2" "$CIS" ci "$tmp/p0.FCIDUMP" --isym 5 --level 2
 O2=tests/data/ci/o2_sto3g_triplet_pyscf.FCIDUMP
-"$CIS" ci "$O2" --isym 1 > "$tmp/out" 2> "$tmp/err" || fail "O2 --isym 1: $(cat "$tmp/err")"
-grep -q '^orbitals .* ISYM 1 (0-based),' "$tmp/out" || fail "O2 --isym 1 report: $(grep '^orbitals' "$tmp/out")"
-"$CIS" ci "$O2" --isym 4 --count > "$tmp/out" 2> "$tmp/err" || fail "O2 --isym 4 --count: $(cat "$tmp/err")"
-grep -q 'ISYM 4 (0-based)$' "$tmp/out" || fail "O2 --isym 4 --count: $(grep ISYM "$tmp/out")"
+"$CIS" ci "$O2" --isym 2 > "$tmp/out" 2> "$tmp/err" || fail "O2 --isym 2: $(cat "$tmp/err")"
+grep -q '^orbitals .* ISYM 2 (B1g),' "$tmp/out" || fail "O2 --isym 2 report: $(grep '^orbitals' "$tmp/out")"
+"$CIS" ci "$O2" --isym 5 --count > "$tmp/out" 2> "$tmp/err" || fail "O2 --isym 5 --count: $(cat "$tmp/err")"
+grep -q '5 (Au): 136, .*; ISYM 5 (Au)$' "$tmp/out" || fail "O2 --isym 5 --count: $(grep ISYM "$tmp/out")"
 
 # --save with --count, or to standard output: usage errors, nothing written
 H4=$CI/h4_sto3g.FCIDUMP

@@ -77,22 +77,25 @@ for k in 0 1; do close_to "$(root_field "$tmp/s1.json" $k s2)" 2 1e-6 || fail "-
 sed 's/ORBSYM=[0-9,]*/ORBSYM=0,0,0,0,0,0,0,/' "$CI/h2o_sto3g.FCIDUMP" > "$tmp/h2o_pyscf.FCIDUMP"
 grep -q "ORBSYM=0,0,0" "$tmp/h2o_pyscf.FCIDUMP" || fail "could not rewrite the ORBSYM of h2o_sto3g"
 "$CIS" ci "$tmp/h2o_pyscf.FCIDUMP" > "$tmp/h2o_pyscf.txt" 2>&1 || fail "0-based ORBSYM exit $? ($(cat "$tmp/h2o_pyscf.txt"))"
-grep -q "ORBSYM numbering 0-based (PySCF); ISYM=1 read as the totally symmetric irrep" "$tmp/h2o_pyscf.txt" || fail "numbering not announced"
+grep -q "ORBSYM numbering 0-based (PySCF), irreps shown 1-based (id + 1); ISYM=1 read as the totally symmetric irrep" "$tmp/h2o_pyscf.txt" || fail "numbering not announced"
 [ "$(grep '^root 0' "$tmp/h2o_pyscf.txt" | awk '{print $4}')" = "$(grep '^root 0' "$tmp/h2o.txt" | awk '{print $4}')" ] ||
   fail "0-based file: $(grep '^root 0' "$tmp/h2o_pyscf.txt") vs $(grep '^root 0' "$tmp/h2o.txt")"
 grep -q "ORBSYM numbering 1-based (Molpro)" "$tmp/h2o.txt" || fail "Molpro numbering not announced"
 "$CIS" ci "$DATA/c2_sto3g_d2h_pyscf.FCIDUMP" --json > "$tmp/c2s.json" 2> "$tmp/err" || fail "C2 D2h PySCF exit $? ($(cat "$tmp/err"))"
 close_to "$(root_field "$tmp/c2s.json" 0 energy)" -74.69021095756585 1e-8 || fail "C2 D2h A1g $(root_field "$tmp/c2s.json" 0 energy)"
-grep -q '"orbsym_numbering": "pyscf", "isym": 1, "isym_assumed": true' "$tmp/c2s.json" || fail "C2 D2h json numbering"
-# O2 triplet (MS2=2): full CI needs no reference; ISYM=1 -> lowest A1g (a quintet), --isym 1 -> B1g triplet ground state
+grep -q '"orbsym_numbering": "pyscf", "isym": 1, "isym_assumed": true' "$tmp/c2s.json" && grep -q '"isym_name": "Ag"' "$tmp/c2s.json" ||
+  fail "C2 D2h json numbering"
+# O2 triplet (MS2=2): full CI needs no reference; ISYM=1 -> lowest A1g (a quintet), --isym 2 (PySCF id 1) -> B1g triplet ground state
 "$CIS" ci "$DATA/o2_sto3g_triplet_pyscf.FCIDUMP" --json > "$tmp/o2.json" 2> "$tmp/err" || fail "O2 full CI exit $? ($(cat "$tmp/err"))"
 close_to "$(root_field "$tmp/o2.json" 0 energy)" -146.9161772545188 1e-8 || fail "O2 A1g $(root_field "$tmp/o2.json" 0 energy)"
 [ "$(root_field "$tmp/o2.json" 0 multiplicity)" = 5 ] || fail "O2 A1g multiplicity $(root_field "$tmp/o2.json" 0 multiplicity)"
-"$CIS" ci "$DATA/o2_sto3g_triplet_pyscf.FCIDUMP" --isym 1 --json > "$tmp/o2b.json" 2> "$tmp/err" || fail "O2 --isym 1 exit $?"
+"$CIS" ci "$DATA/o2_sto3g_triplet_pyscf.FCIDUMP" --isym 2 --json > "$tmp/o2b.json" 2> "$tmp/err" || fail "O2 --isym 2 exit $?"
 close_to "$(root_field "$tmp/o2b.json" 0 energy)" -147.74403543362763 1e-8 || fail "O2 B1g $(root_field "$tmp/o2b.json" 0 energy)"
 [ "$(root_field "$tmp/o2b.json" 0 multiplicity)" = 3 ] || fail "O2 B1g multiplicity"
-"$CIS" ci "$DATA/o2_sto3g_triplet_pyscf.FCIDUMP" --isym 8 > /dev/null 2> "$tmp/err"; rc=$?
-[ $rc = 1 ] && grep -q "isym 8 is not an irrep 0..7" "$tmp/err" || fail "--isym 8 on a PySCF file: exit $rc $(cat "$tmp/err")"
+"$CIS" ci "$DATA/o2_sto3g_triplet_pyscf.FCIDUMP" --isym 9 > /dev/null 2> "$tmp/err"; rc=$?
+[ $rc = 2 ] && grep -q "isym must be an irrep 1..8" "$tmp/err" || fail "--isym 9 on a PySCF file: exit $rc $(cat "$tmp/err")"
+"$CIS" ci "$DATA/o2_sto3g_triplet_pyscf.FCIDUMP" --isym 0 > /dev/null 2> "$tmp/err"; rc=$?
+[ $rc = 2 ] && grep -q "isym must be an irrep 1..8, 1-based" "$tmp/err" || fail "--isym 0 (a PySCF id) on a PySCF file: exit $rc $(cat "$tmp/err")"
 
 # an unconverged root is an error, not a result
 "$CIS" ci "$DATA/c2_sto3g.FCIDUMP" --max-iter 2 > "$tmp/nc.txt" 2> "$tmp/err"; rc=$?

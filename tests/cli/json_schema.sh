@@ -30,7 +30,8 @@ import json, sys
 d = sys.argv[1]
 I, F, S, B, L, O, N = int, (int, float), str, bool, list, dict, type(None)
 num = (int, float)
-ROOT = {"energy": F, "correlation": F, "s2": F, "spin": F, "multiplicity": I, "state": I}
+ROOT = {"energy": F, "correlation": F, "excitation": (F, N), "excitation_ev": (F, N), "s2": F, "spin": F,
+        "multiplicity": I, "state": I}
 UNITS = {"energies": S, "times": S, "memory": S}
 CI_COMMON = {"file": S, "units": O, "norb": I, "nelec": I, "ms2": I, "level": (I, N), "method": S,
              "determinants": I, "device": S, "iterations": I, "products": I, "solve_seconds": F,
@@ -38,12 +39,13 @@ CI_COMMON = {"file": S, "units": O, "norb": I, "nelec": I, "ms2": I, "level": (I
 SCHEMAS = {
     "ci_direct": dict(CI_COMMON, vector_length=I, alpha_strings=I, beta_strings=I, npair=I, block=I, symmetry=S,
                       gemm=S, setup_seconds=F, sigma_seconds=F, half_sigmas=I, parse_seconds=F,
-                      to_solution_seconds=F, s2_seconds=F, guess_seconds=F, to_solution_runs=L),
+                      to_solution_seconds=F, s2_seconds=F, guess_seconds=F, to_solution_runs=L, sigma_ms=(F, N),
+                      isym=I, isym_name=(S, N)),
     "ci_stored": dict(CI_COMMON, nnz=I, symmetric=B, format=S, values=S, build=S, build_seconds=F, spmv_seconds=F,
-                      reference=S, orbsym_numbering=S, isym=I, isym_assumed=B, pspace=I, spin_filter=(F, N),
+                      reference=S, orbsym_numbering=S, isym=I, isym_name=(S, N), isym_assumed=B, pspace=I, spin_filter=(F, N),
                       roots_computed=I),
     "ci_count": {"file": S, "units": O, "determinants": I, "alpha_strings": I, "beta_strings": I, "level": (I, N),
-                 "isym": I, "orbsym_numbering": S, "by_irrep": L, "by_level": L, "nnz": I, "nnz_exact": B,
+                 "isym": I, "isym_name": (S, N), "orbsym_numbering": S, "by_irrep": L, "by_level": L, "nnz": I, "nnz_exact": B,
                  "nnz_estimated": B, "max_row": I, "symmetric": B, "count_seconds": (F, N), "memory": O},
     "solve": {"command": S, "matrix": S, "rows": I, "nnz": I, "device": S, "method": S, "precond": S, "version": S,
               "sync": (S, N), "precision": S, "operator": S, "tol": F, "maxit": I, "status": S, "iterations": I,
@@ -86,6 +88,11 @@ for k, row in enumerate(runs.get("bench", {}).get("results", [])):
 r = runs
 expect = [
     ("ci_direct level null (full CI)", r.get("ci_direct", {}).get("level", 0) is None),
+    ("ci_direct sigma_ms null (no --time-sigma)", r.get("ci_direct", {}).get("sigma_ms", 0) is None),
+    ("ci_stored root 0 excitation null, root 1 E1 - E0",
+     [x.get("excitation", 0) for x in r.get("ci_stored", {}).get("roots", [{}, {}])][0] is None and
+     abs(r.get("ci_stored", {}).get("roots", [{}, {}])[1].get("excitation", 0) - (r["ci_stored"]["roots"][1]["energy"] -
+         r["ci_stored"]["roots"][0]["energy"])) < 1e-11 if len(r.get("ci_stored", {}).get("roots", [])) == 2 else False),
     ("ci_stored level 2", r.get("ci_stored", {}).get("level") == 2),
     ("ci_stored spin_filter null without --spin", r.get("ci_stored", {}).get("spin_filter", 0) is None),
     ("ci_spin spin_filter 0 with --spin 0", r.get("ci_spin", {}).get("spin_filter") == 0),

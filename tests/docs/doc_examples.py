@@ -27,6 +27,7 @@ usage: doc_examples.py SOURCE_DIR CISPARSE SHARED_DIR        run the cpu blocks
 """
 import os
 import re
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -104,7 +105,8 @@ def check_output(cmd, shown, rc, out, err):
 
 
 def scratch(src, cli, shared):
-    """A directory laid out as the source root beside ../shared, build/cisparse the tool."""
+    """A directory laid out as the source root beside ../shared, build/cisparse the tool: the
+    examples' files (r.json, y.mtx, ...) are written there, and it is removed after the run."""
     top = tempfile.mkdtemp(prefix="doc-examples-")
     root = os.path.join(top, "src")
     os.makedirs(os.path.join(root, "build"))
@@ -146,6 +148,16 @@ def main():
             print(f"FAIL {page}:{line}: shell examples without a marker ({', '.join(MARKERS)}) after ```{lang}")
             fails += 1
     root = scratch(src, cli, shared)
+    try:
+        fails += run_cpu_blocks(found, root, cli)
+    finally:
+        shutil.rmtree(os.path.dirname(root), ignore_errors=True)
+    return 1 if fails else 0
+
+
+def run_cpu_blocks(found, root, cli):
+    """Run the cpu blocks' commands in root; the number of failures."""
+    fails = 0
     # cpu blocks show a machine without a GPU: on one with a GPU they run with
     # the devices hidden, so that they print what the page shows
     env = dict(os.environ, OMP_WAIT_POLICY=os.environ.get("OMP_WAIT_POLICY", "passive"), CUDA_VISIBLE_DEVICES="")
@@ -170,7 +182,7 @@ def main():
     counts = {m: sum(1 for b in found if b[3] == m) for m in MARKERS}
     print(f"{ran} commands run in {time.time() - t_all:.1f} s; blocks: " +
           ", ".join(f"{counts[m]} {m}" for m in MARKERS) + f"; {fails} failure(s)")
-    return 1 if fails else 0
+    return fails
 
 
 if __name__ == "__main__":

@@ -193,6 +193,7 @@ static void spin_nan(cis_ci_solve_opts *o) { o->spin = NAN; }
 static void spin_03(cis_ci_solve_opts *o) { o->spin = 0.3; }
 static void spin_100(cis_ci_solve_opts *o) { o->spin = 100; }
 static void isym9(cis_ci_solve_opts *o) { o->isym = 9; }
+static void opt_isym0(cis_ci_solve_opts *o) { o->isym = 0; } /* 1-based: 0 is no irrep (a PySCF id is id + 1) */
 static void tol_nan(cis_ci_solve_opts *o) { o->tol = NAN; }
 static void tol_0(cis_ci_solve_opts *o) { o->tol = 0; }
 static void tol_neg(cis_ci_solve_opts *o) { o->tol = -1e-8; }
@@ -240,6 +241,7 @@ static const opt_case opt_cases[] = {
     {"spin 0.3", spin_03, "cis_ci_solve_opts.spin"},
     {"spin 100", spin_100, "cis_ci_solve_opts.spin"},
     {"isym 9", isym9, "cis_ci_solve_opts.isym"},
+    {"isym 0", opt_isym0, "an irrep 1..8 (1-based"},
     {"tol NaN", tol_nan, "cis_ci_solve_opts.tol"},
     {"tol 0", tol_0, "cis_ci_solve_opts.tol"},
     {"tol < 0", tol_neg, "cis_ci_solve_opts.tol"},

@@ -351,11 +351,31 @@ static void test_numbering(void) {
   CHECK(F->isym == 1 && !F->isym_assumed, "--isym 0 -> %d", F->isym);
   CHECK_OK(cis_fcidump_set_isym(F, 7));
   CHECK(F->isym == 8, "--isym 7 -> %d", F->isym);
+  /* a D2h file (an orbital in id 5, B1u): PySCF's names by 1-based irrep (id + 1) */
+  CHECK(cis_fcidump_irrep_name(F, 1) && !strcmp(cis_fcidump_irrep_name(F, 1), "Ag"), "irrep 1 not Ag");
+  CHECK(cis_fcidump_irrep_name(F, 2) && !strcmp(cis_fcidump_irrep_name(F, 2), "B1g"), "irrep 2 not B1g");
+  CHECK(cis_fcidump_irrep_name(F, 6) && !strcmp(cis_fcidump_irrep_name(F, 6), "B1u"), "irrep 6 not B1u");
+  CHECK(!cis_fcidump_irrep_name(F, 0) && !cis_fcidump_irrep_name(F, 9), "irreps 0 or 9 named");
   cis_fcidump_free(F);
+  { /* opts.isym is 1-based in a PySCF file too: 2 is id 1 (B1g), as F->isym */
+    cis_ci_solve_opts o = cis_ci_solve_opts_default();
+    cis_ci_result *R = NULL;
+    o.isym = 2;
+    o.count_only = 1;
+    CHECK_OK(cis_ci_solve_file(DATA "c2_sto3g_d2h_pyscf.FCIDUMP", &o, &R));
+    if (R) CHECK(R->fcidump->isym == 2 && !R->fcidump->isym_assumed, "opts.isym 2 -> ISYM %d", R->fcidump->isym);
+    cis_ci_result_free(R);
+  }
   char path[512];
   CHECK_OK(cis_fcidump_read(test_shared_path(path, sizeof path, "ci/h2o_sto3g.FCIDUMP"), &F));
   if (F) CHECK(F->sym_numbering == CIS_FCIDUMP_SYM_MOLPRO && !F->isym_assumed, "Psi4 file numbering %d", F->sym_numbering);
   if (F) CHECK(cis_fcidump_set_isym(F, 0) == CIS_ERR_RANGE, "Molpro irrep 0 accepted");
+  if (F) {
+    CHECK(!cis_fcidump_irrep_name(F, 1), "a file of irrep 1 only named D2h's"); /* the group is not known */
+    F->orbsym[0] = 2, F->orbsym[1] = 5; /* Molpro's D2h numbering: 2 is B3u, 5 B1u */
+    CHECK(cis_fcidump_irrep_name(F, 2) && !strcmp(cis_fcidump_irrep_name(F, 2), "B3u"), "Molpro irrep 2 not B3u");
+    CHECK(cis_fcidump_irrep_name(F, 4) && !strcmp(cis_fcidump_irrep_name(F, 4), "B1g"), "Molpro irrep 4 not B1g");
+  }
   cis_fcidump_free(F);
 }
 
