@@ -59,18 +59,6 @@ cleanup:
   return st;
 }
 
-cis_status ci_time_product(const cis_operator *op, const void *x, void *y, double *ms) {
-  double t[5];
-  cis_status st = cis_operator_apply(op, 1.0, x, 0.0, y, NULL);
-  for (int k = 0; st == CIS_OK && k < 5; ++k) {
-    const double t0 = cis_wtime();
-    st = cis_operator_apply(op, 1.0, x, 0.0, y, NULL);
-    t[k] = cis_wtime() - t0;
-  }
-  if (st == CIS_OK) *ms = 1e3 * cis_median(t, 5);
-  return st;
-}
-
 /* On the CPU one sigma of Davidson's operator on a pseudo-random vector
  * (so the full sigma: the half sigma takes symmetric vectors only), the
  * sigma's counters left as they were. */

@@ -161,28 +161,6 @@ static void gather(const ci_direct_view *v, const ci_link *La, const ci_link *Lb
   }
 }
 
-#ifdef CISPARSE_HAVE_BLAS
-void dgemm_(const char *ta, const char *tb, const int *m, const int *n, const int *k, const double *alpha,
-            const double *a, const int *lda, const double *b, const int *ldb, const double *beta, double *c,
-            const int *ldc);
-void dsyrk_(const char *uplo, const char *trans, const int *n, const int *k, const double *alpha, const double *a,
-            const int *lda, const double *beta, double *c, const int *ldc);
-#endif
-
-/* ci_rdm.h. Db == Dk: the upper triangle in column-major terms (mirrored
- * once at the end, symmetric_fill), half the FLOPs (dsyrk). */
-void ci_rdm_accumulate2(cis_int n2, cis_int m, const double *Db, const double *Dk, double *R) {
-#ifdef CISPARSE_HAVE_BLAS
-  const int nn = (int)n2, mm = (int)m;
-  const double one = 1.0;
-  if (Db == Dk) dsyrk_("U", "T", &nn, &mm, &one, Dk, &mm, &one, R, &nn);
-  else dgemm_("T", "N", &nn, &nn, &mm, &one, Db, &mm, Dk, &mm, &one, R, &nn);
-#else
-  /* row-major R += Dk Db^T (both triangles; symmetric_fill overwrites the lower) */
-  ci_gemm_own(1, n2, n2, m, Dk, m, Db, m, 1, R, n2);
-#endif
-}
-
 /* The lower part from the upper (i <= j) that accumulate2 fills for Db == Dk. */
 static void symmetric_fill(cis_int n2, double *R) {
   for (cis_int j = 0; j < n2; ++j)
