@@ -9,6 +9,7 @@
  * solver.h  CG, BiCG, BiCGStab (fused GPU versions), mixed precision, Davidson
  * dist.h    rows over several GPUs (NCCL): distributed SpMV, solvers on top
  * ci.h      CI from FCIDUMP: determinants, Slater-Condon Hamiltonian
+ * sci.h     selected CI in a product of alpha and beta string sets (CPU sigma)
  * ci_solve.h the CI driver: integrals in, lowest states out (CLI and Python)
  * util.h    cis_version(), CUDA or not, public struct sizes (bindings)
  * version.h the version of these headers (generated)
@@ -26,6 +27,7 @@
 #include "cisparse/solver.h"
 #include "cisparse/dist.h"
 #include "cisparse/ci.h"
+#include "cisparse/sci.h"
 #include "cisparse/ci_solve.h"
 #include "cisparse/util.h"
 #include "cisparse/version.h"

@@ -33,6 +33,8 @@ static const struct abi_entry {
   CIS_ABI_ENTRY(cis_ci_direct_gpu_info),
   CIS_ABI_ENTRY(cis_ci_gpu_stats),
   CIS_ABI_ENTRY(cis_ci_rdm12),
+  /* sci.h */
+  CIS_ABI_ENTRY(cis_sci_info),
   /* ci_solve.h */
   CIS_ABI_ENTRY(cis_ci_solve_opts),
 };
