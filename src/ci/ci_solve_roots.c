@@ -16,19 +16,6 @@ int ci_has_symmetry(const cis_fcidump *F) {
   return sym;
 }
 
-/* ci_solve_internal.h (what the one-device and the parts paths share). */
-cis_status ci_time_product(const cis_operator *op, const void *x, void *y, double *ms) {
-  double t[5];
-  cis_status st = cis_operator_apply(op, 1.0, x, 0.0, y, NULL);
-  for (int k = 0; st == CIS_OK && k < 5; ++k) {
-    const double t0 = cis_wtime();
-    st = cis_operator_apply(op, 1.0, x, 0.0, y, NULL);
-    t[k] = cis_wtime() - t0;
-  }
-  if (st == CIS_OK) *ms = 1e3 * cis_median(t, 5);
-  return st;
-}
-
 int ci_guess_count(int nr) { return nr + 4 < 2 * nr + 2 ? nr + 4 : 2 * nr + 2; }
 
 int ci_guess_vectors(const ci_run *r) {
