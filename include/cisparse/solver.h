@@ -199,6 +199,12 @@ typedef struct cis_davidson_opts {
    * (default): one sector. */
   int sectors;
   const int *guess_sector;
+  /* With sectors > 1, room for `sectors` vectors of n (the memory of
+   * evecs) or NULL: on a converged return the Ritz vectors of the
+   * info.watches watches followed at the end (their sectors in
+   * info.sector[roots ..]), a warm start's guesses for the next solve of a
+   * nearby operator (the CI driver keeps them). */
+  double *watch_vectors;
 } cis_davidson_opts;
 
 /* One Davidson iteration, as cis_davidson_opts.progress receives it. */
@@ -222,7 +228,7 @@ typedef struct cis_davidson_info {
   double max_residual;
   int converged;    /* roots whose residual and energy change met the tolerances */
   int watches;      /* sectors followed beside the roots at the end (cis_davidson_opts.sectors) */
-  int sector[64];   /* the sector of each root (0 with one sector) */
+  int sector[64];   /* the sector of each root (0 with one sector), then of each watch */
 } cis_davidson_info;
 
 /* Defaults above. */

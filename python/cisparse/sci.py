@@ -41,7 +41,7 @@ class _davidson_opts(ctypes.Structure):  # cis_davidson_opts (solver.h)
                 ("guess_idx", ctypes.c_void_p), ("guess_val", _dp), ("block_products", ctypes.c_int),
                 ("correct", ctypes.c_void_p), ("correct_ctx", ctypes.c_void_p), ("progress", ctypes.c_void_p),
                 ("progress_ctx", ctypes.c_void_p), ("energy_offset", ctypes.c_double), ("sectors", ctypes.c_int),
-                ("guess_sector", ctypes.c_void_p)]
+                ("guess_sector", ctypes.c_void_p), ("watch_vectors", _dp)]
 
 
 class _davidson_info(ctypes.Structure):  # cis_davidson_info (solver.h)

@@ -798,6 +798,7 @@ void cis_ci_solver_free(cis_ci_solver *s) {
   cis_ci_direct_gpu_free(s->G);
   cis_ci_direct_free(s->D);
   cis_ci_space_free(s->S);
+  free(s->watch);
   pthread_mutex_destroy(&s->lock);
   free(s);
 }

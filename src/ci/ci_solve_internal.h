@@ -23,6 +23,13 @@ struct cis_ci_solver {
   int G_vectors;
   cis_ci_space *S;         /* the stored path's determinant list */
   char key_D[600], key_S[600]; /* what D and S were made for */
+  /* the last solve's watches (cis_davidson_opts.watch_vectors): nwatch
+   * vectors of watch_len in the space of key_watch, seeded into the next
+   * warm start's guesses (ci_solve_roots.c) */
+  double *watch;
+  int nwatch, watch_sector[2];
+  cis_int watch_len;
+  char key_watch[608];
 };
 
 typedef struct ci_dist_direct ci_dist_direct;

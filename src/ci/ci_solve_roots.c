@@ -263,11 +263,42 @@ static cis_status split_pspace(const ci_run *r, const double *diag, int np, int 
   return ci_pspace_guess_split(r->F, S, r->D, compact, diag, np, nvec, r->nr, -1, idx, val, used, got, sec);
 }
 
+/* The key of the space Davidson's vectors live in (kept watches match it):
+ * the kept space's, and whether the vectors are compact. */
+static void watch_key(const ci_run *r, char *key, size_t len) {
+  snprintf(key, len, "%d|%s", r->opc != NULL, r->D ? r->keep->key_D : r->keep->key_S);
+}
+
+/* The last solve's watches when they live in this space with vectors of
+ * len (NULL otherwise): a warm start's guesses of the states just beyond
+ * the roots in each parity, which Davidson's watches then start from. */
+static const cis_ci_solver *kept_watches(const ci_run *r, cis_int len) {
+  char key[608];
+  if (!r->keep || !r->keep->nwatch || r->keep->watch_len != len || r->dd) return NULL;
+  watch_key(r, key, sizeof key);
+  return strcmp(key, r->keep->key_watch) ? NULL : r->keep;
+}
+
+/* Keep Davidson's watches (nw vectors of len at *wv, taken over; their
+ * sectors in sec) for the next solve of this space; none: the old dropped. */
+static void keep_watches(ci_run *r, double **wv, int nw, const int *sec, cis_int len) {
+  cis_ci_solver *s = r->keep;
+  if (!s) return;
+  free(s->watch);
+  s->watch = NULL, s->nwatch = 0;
+  if (nw <= 0 || nw > 2 || r->dd) return;
+  s->watch = *wv, *wv = NULL;
+  s->nwatch = nw, s->watch_len = len;
+  for (int j = 0; j < nw; ++j) s->watch_sector[j] = sec[j];
+  watch_key(r, s->key_watch, sizeof s->key_watch);
+}
+
 /* Guesses in both parities (mirror_sectors): the caller's, each made pure
  * (its antisymmetric part appended when it has both), then P-space vectors
  * split by parity (ci_pspace_guess_split): pvec of them when the caller's
  * are fewer than the roots, else only the lowest of a parity the caller's
- * lack; dense host vectors of the guess length, each labelled. */
+ * lack; then the last solve's watches in this space (a warm start:
+ * kept_watches); dense host vectors of the guess length, each labelled. */
 static cis_status sector_guesses(ci_run *r, int nvec, const cis_int *map, ci_guesses *out) {
   cis_status st;
   const cis_ci_solve_opts *o = r->o;
@@ -280,7 +311,8 @@ static cis_status sector_guesses(ci_run *r, int nvec, const cis_int *map, ci_gue
   double *val = NULL, *g = NULL;
   pspace_counts(r, nvec, given, len, &pvec, &np);
   CIS_TRY(split_pspace(r, diag, np, pvec > 0 ? pvec : 1, &idx, &val, &used, &got, &psec));
-  const int cap = 2 * given + got;
+  const cis_ci_solver *kept = given ? kept_watches(r, len) : NULL;
+  const int cap = 2 * given + got + (kept ? kept->nwatch : 0);
   if (!(g = malloc((size_t)cap * (size_t)len * sizeof(double))) || !(sec = malloc((size_t)cap * sizeof(int))))
     CIS_TRY(cis_error(CIS_ERR_ALLOC, "cannot allocate %d guess vectors of %lld determinants", cap, (long long)len));
   copy_given(r, given, n, len, g);
@@ -295,6 +327,10 @@ static cis_status sector_guesses(ci_run *r, int nvec, const cis_int *map, ci_gue
     for (int k = 0; k < used; ++k) x[idx[k]] = val[(size_t)v * used + k];
     sec[nout++] = psec[v];
     have[psec[v]] = 1;
+  }
+  for (int j = 0; kept && j < kept->nwatch; ++j) {
+    memcpy(g + (size_t)nout * (size_t)len, kept->watch + (size_t)j * (size_t)len, (size_t)len * sizeof(double));
+    sec[nout++] = kept->watch_sector[j];
   }
   r->R->pspace_used = used;
   out->dense = g, out->n = nout, out->sector = sec, out->sectors = 2;
@@ -487,7 +523,7 @@ static cis_status solve_roots(ci_run *r) {
   const cis_int ng = compact ? cis_ci_direct_compact_size(r->D) : n;
   const double *diag = compact ? cis_operator_diagonal(r->opc) : r->D ? r->gdiag : r->diag;
   const int need_c1 = !compact || o->keep_vectors; /* <S^2> reads compact roots as they are */
-  double *vc = NULL;
+  double *vc = NULL, *wv = NULL;
   ci_guesses guess = {0};
   const int nvec = ci_guess_vectors(r);
   free(r->evals); free(r->evecs); free(r->s2);
@@ -516,6 +552,10 @@ static cis_status solve_roots(ci_run *r) {
   d.block_products = o->block_products;
   ci_guesses_to_davidson(&guess, &d);
   d.max_sub = r->max_sub;
+  if (guess.sectors > 1 && !r->dd && !(wv = malloc((size_t)guess.sectors * (size_t)ng * sizeof(double))))
+    CIS_TRY(cis_error(CIS_ERR_ALLOC, "cannot allocate %d watch vectors of %lld determinants", guess.sectors,
+                      (long long)ng));
+  d.watch_vectors = wv;
   ci_davidson_progress(r, &d);
   /* corrections kept exactly alpha <-> beta pure (every product a half
    * sigma); compact vectors on the GPU have no device projection yet (the
@@ -548,6 +588,7 @@ static cis_status solve_roots(ci_run *r) {
     st = cis_davidson(n, r->diag, cpu_apply, &op, &d, r->evals, r->evecs, &R->davidson);
   }
   ci_phase(R, "davidson", t_dav);
+  keep_watches(r, &wv, st == CIS_OK ? R->davidson.watches : 0, R->davidson.sector + nr, ng);
   if (st == CIS_ERR_NOT_CONVERGED && o->accept_unconverged) st = CIS_OK; /* the result says converged = 0 */
   if (st != CIS_OK) goto cleanup;
   if (r->dd && (compact ? vc : r->evecs)) /* parts in other processes: their rows of the roots */
@@ -568,6 +609,7 @@ static cis_status solve_roots(ci_run *r) {
 cleanup:
   ci_guesses_free(&guess);
   free(vc);
+  free(wv);
   return st;
 }
 

@@ -29,7 +29,7 @@
 #include "solvers/backend.h"
 
 cis_davidson_opts cis_davidson_opts_default(void) {
-  cis_davidson_opts o = {1, 1e-8, 1e-10, 200, 0, 0, NULL, 0, NULL, NULL, NULL, 0, NULL, NULL, NULL, NULL, 0.0, 0, NULL};
+  cis_davidson_opts o = {1, 1e-8, 1e-10, 200, 0, 0, NULL, 0, NULL, NULL, NULL, 0, NULL, NULL, NULL, NULL, 0.0, 0, NULL, NULL};
   return o;
 }
 
@@ -379,7 +379,7 @@ cis_status cis_davidson_operator(const cis_operator *H, const double *diag, cons
     CIS_TRY(cis_alloc_array((void **)&w.rlab, 3 * (int64_t)slots, sizeof(int), "Davidson sectors"));
   }
   for (int r = 0; r < k; ++r) w.prev[r] = INFINITY;
-  int m = 0, m_new = k, converged = 0, nconv = 0;
+  int m = 0, m_new = k, converged = 0, nconv = 0, kk = k;
   double res[64] = {0};
   if (given) {
     CIS_TRY(given_guesses(B, &o, max_sub, w.V, w.h, w.lab, &m_new, ph_given));
@@ -429,7 +429,7 @@ cis_status cis_davidson_operator(const cis_operator *H, const double *diag, cons
     jacobi(w.Gc, m, w.theta, w.c); /* G c_r = theta_r c_r */
     for (int r = 0; r < m; ++r)
       if (!isfinite(w.theta[r])) { st = cis_error(CIS_ERR_NUMERIC, "Davidson: Ritz value is not finite (operator gave NaN/Inf)"); goto cleanup; }
-    const int kk = nsec > 1 ? follow_sectors(&w, m, k, kmax, nsec) : k; /* the roots, then the watches */
+    kk = nsec > 1 ? follow_sectors(&w, m, k, kmax, nsec) : k; /* the roots, then the watches */
     /* no room for kk corrections: collapse to the Ritz vectors in place;
      * then x = V c, H x = W c into the kk slots past m (H x becomes the
      * residual there) */
@@ -499,10 +499,12 @@ cis_status cis_davidson_operator(const cis_operator *H, const double *diag, cons
     m_new = added; /* 0: only energy changes pending; the next pass re-checks them */
     CIS_TRY(phase(B, o.verbose, &t_ph, &ph_correct));
   }
-  for (int r = 0; r < k; ++r) {
-    evals[r] = w.theta[r];
+  for (int r = 0; r < kk && r < 64; ++r) {
+    if (r < k) evals[r] = w.theta[r];
     inf.sector[r] = w.rlab ? w.rlab[r] : 0;
   }
+  if (o.watch_vectors && converged && kk > k) /* the watches' Ritz vectors follow the roots' past m */
+    OP(download(B, o.watch_vectors, VEC(VEC(w.V, m), k), (cis_int)(kk - k) * n));
   if (evecs) {
     /* m is the last Ritz step's: converged, x is still past m in V; else
      * the corrections overwrote it, and V c goes to W's free slots past m */
