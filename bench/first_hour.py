@@ -11,6 +11,7 @@ Rows (the issue's):
   FCISolver nroots=3         one kernel call, CAS(10,10) C1 integrals (second call timed)
   SA3-CASSCF(10,10) C1       mcscf.CASSCF(...).state_average_([1/3]*3), FCISolver(mol) defaults
   CASSCF(10,10) D2h          mcscf.CASSCF with FCISolver(mol) defaults
+  CASSCF(10,10) C1           the same without symmetry
 
 The cisparse CLI rows run the tool as a user would (subprocess, its wall
 time); PySCF's rows time the solver call alone (its FCIDUMP read excluded).
@@ -137,6 +138,7 @@ def main():
         ("solver3", lambda: row_fcisolver(f[(10, "c1")])),
         ("sa3", lambda: row_casscf("SA3-CASSCF(10,10) C1", False, True)),
         ("casscf", lambda: row_casscf("CASSCF(10,10) D2h", "d2h", False)),
+        ("casscf_c1", lambda: row_casscf("CASSCF(10,10) C1", False, False)),
     ]
     threads = os.environ.get("OMP_NUM_THREADS", "unset")
     print(f"threads {threads}; | row | PySCF s | cisparse default s (method) | --method direct s | default / best | |dE| Eh |")

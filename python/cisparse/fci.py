@@ -916,7 +916,7 @@ class FCISolver(direct_spin1.FCISolver):
             o.method = 2  # over parts only the direct path returns the vectors PySCF needs
         o.gpu = int(o.gpus != 0 or (not o.cpu_parts and self._use_gpu()))
         o.roots = nroots
-        o.tol = max(min(np.sqrt(tol) * 1e-2, 1e-5), 1e-10)  # residual norm (PySCF: sqrt(conv_tol))
+        o.tol = max(min(np.sqrt(tol), 1e-3), 1e-10)  # residual norm: PySCF davidson1's sqrt(conv_tol)
         o.etol = float(tol)
         o.max_iter = max_cycle
         o.max_sub = max_space + (nroots - 1) * 4  # PySCF's davidson1: max_space + 4 per extra root
