@@ -394,6 +394,17 @@ def _string_irreps(strs, orbsym, norb):
     return irr
 
 
+def _keeps_symmetry(eri, orbsym, norb):
+    """Whether the 2-index-pair integrals eri (any of PySCF's packings) are
+    zero, to 1e-10 of the largest, wherever orbsym's irreps forbid them
+    (the blocked sigma drops those entries)."""
+    X = ao2mo.restore(1, np.asarray(eri, dtype=np.float64), norb)
+    o = np.asarray(orbsym, dtype=np.int64) % 10
+    forbidden = (o[:, None, None, None] ^ o[None, :, None, None] ^ o[None, None, :, None] ^ o[None, None, None, :]) != 0
+    big = np.abs(X).max()
+    return not forbidden.any() or np.abs(X[forbidden]).max() <= 1e-10 * big
+
+
 def _vector_irrep(c, orbsym, norb, nelec):
     """The D2h irrep id (0..7, of orbsym's ids mod 10) holding every nonzero
     of the CI vector c (PySCF's nA x nB layout), or None when c has weight
@@ -1074,9 +1085,19 @@ class FCISolver(direct_spin1.FCISolver):
             return self._pyscf().contract_2e(self, eri, fcivec, norb, nelec, link_index, **kwargs)
         t0 = time.perf_counter()
         orbsym = getattr(self, "orbsym", None) if orbsym is None else orbsym
+        if orbsym is not None and np.size(orbsym) != norb:
+            orbsym = None
         irrep = None if gpu or orbsym is None else _vector_irrep(fcivec, orbsym, norb, (na, nb))
-        sym = (None, None) if irrep is None else (orbsym, irrep)
-        out = self._direct_space(norb, (na, nb), *sym, gpu).contract(eri, fcivec)
+        if irrep is not None and not _keeps_symmetry(eri, orbsym, norb):
+            irrep = None  # integrals that couple irreps: only the C1 sigma is exact
+        out = None
+        if irrep is not None:
+            try:
+                out = self._direct_space(norb, (na, nb), orbsym, irrep, gpu).contract(eri, fcivec)
+            except CisparseError:  # integrals that break orbsym's symmetry: the C1 sigma (exact for them)
+                irrep = None
+        if out is None:
+            out = self._direct_space(norb, (na, nb), None, None, gpu).contract(eri, fcivec)
         st = self.__dict__.setdefault("contract_stats", {"calls": 0, "seconds": 0.0, "blocked": 0})
         st["calls"] += 1
         st["blocked"] += irrep is not None

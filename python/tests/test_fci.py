@@ -372,6 +372,18 @@ def test_contract_2e_blocked_by_irreps(nelec):
     want = ref.contract_2e(h2e, c, norb, nelec)
     assert abs(got - want).max() <= 1e-11 * abs(want).max()
     assert s.contract_stats["blocked"] == 2 and s.contract_stats["calls"] == 3
+    # integrals that break orbsym's symmetry (orbitals not symmetry-adapted):
+    # the C1 sigma, exact for them, not a refusal
+    eri2 = rng.standard_normal((norb,) * 4)
+    eri2 = eri2 + eri2.transpose(1, 0, 2, 3)
+    eri2 = eri2 + eri2.transpose(0, 1, 3, 2)
+    eri2 = eri2 + eri2.transpose(2, 3, 0, 1)
+    h2e2 = ref.absorb_h1e(h1, eri2, norb, nelec, 0.5)
+    c = rng.standard_normal(det.shape) * (det == 0)
+    got = s.contract_2e(h2e2, c, norb, nelec)
+    want = ref.contract_2e(h2e2, c, norb, nelec)
+    assert abs(got - want).max() <= 1e-11 * abs(want).max()
+    assert s.contract_stats["blocked"] == 2 and s.contract_stats["calls"] == 4
 
 
 @pytest.mark.parametrize("device", ["cpu", "gpu"])
