@@ -193,10 +193,9 @@ typedef struct cis_davidson_opts {
    * and watches together), correcting it until its Ritz value lies above
    * the highest root's by more than 4 times its residual norm, or its
    * residual is below tol: a sector whose next state the guesses
-   * approximate badly cannot hide a state below the roots returned. A
-   * default max_sub makes room for all the watches; a caller's max_sub
-   * below 2 (roots + watches) is kept and the watches are fewer. 0 or 1
-   * (default): one sector. */
+   * approximate badly cannot hide a state below the roots returned.
+   * max_sub is raised to 2 (roots + sectors) where smaller (room for every
+   * watch). 0 or 1 (default): one sector. */
   int sectors;
   const int *guess_sector;
   /* With sectors > 1, room for `sectors` vectors of n (the memory of

@@ -29,13 +29,14 @@ int ci_guess_vectors(const ci_run *r) {
  * (ci_pspace_guess_split): room for 2 more of each. */
 static int parity_extra(const ci_run *r) { return r->F->ms2 == 0 && !r->o->singlet && !r->one_parity ? 2 : 0; }
 
-/* The default subspace m raised to what Davidson takes with its watches
- * (kw = roots + watches): at least 2 kw and the guesses + kw
- * (cis_davidson_subspace's rule for kw). */
+/* The subspace m (the default's or the caller's) raised to what Davidson
+ * takes with its watches (kw = roots + watches): at least 2 kw and the
+ * guesses + kw (cis_davidson_subspace's rule for kw; the caller's only
+ * to 2 kw), so that the memory check counts what Davidson allocates. */
 static int watch_room(const ci_run *r, int m) {
   const int kw = r->nr + parity_extra(r), ng = ci_guess_bound(r) + parity_extra(r);
-  if (r->o->max_sub > 0) return m; /* the caller's, as asked (Davidson keeps fewer watches where it lacks room) */
   if (m < 2 * kw) m = 2 * kw;
+  if (r->o->max_sub > 0) return m; /* the caller's: the guesses' room as Davidson has always raised it */
   return m < ng + kw ? ng + kw : m;
 }
 

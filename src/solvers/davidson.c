@@ -350,8 +350,9 @@ cis_status cis_davidson_operator(const cis_operator *H, const double *diag, cons
       return cis_error(CIS_ERR_RANGE, "Davidson: guess %d in sector %d of %d", j, o.guess_sector[j], nsec);
   /* the roots and the watches (one a sector at most) */
   int kmax = k + (nsec > 1 ? nsec : 0) < KRY_COMBINE_MAX_K ? k + (nsec > 1 ? nsec : 0) : KRY_COMBINE_MAX_K;
-  /* the caller's subspace as given (the watches fewer where it lacks room), else room for all */
-  int max_sub = cis_davidson_subspace(o.max_sub > 0 ? k : kmax, o.max_sub, given ? o.nguess : 0);
+  /* room for the roots and every watch: a smaller max_sub is raised (a
+   * sector left unwatched could hide a state below the roots) */
+  int max_sub = cis_davidson_subspace(kmax, o.max_sub, given ? o.nguess : 0);
   if (max_sub > n) max_sub = (int)n;
   if (2 * kmax > max_sub && max_sub < n) kmax = max_sub / 2 > k ? max_sub / 2 : k; /* room for the corrections first */
   const int64_t bad = cis_first_nonfinite(diag, n);

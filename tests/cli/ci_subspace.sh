@@ -31,6 +31,11 @@ for name in n2_sto3g h2o_sto3g; do
   done
 done
 
+# below room for both alpha <-> beta parities' watches (MS2 = 0: 2 x (roots
+# + 2)) the subspace is raised to it, never a parity left unwatched
+"$CIS" ci "$CI/h2o_sto3g.FCIDUMP" --subspace 3 --json > "$tmp/s3" 2> "$tmp/err" || fail "--subspace 3: $(cat "$tmp/err")"
+[ "$(field "$tmp/s3" subspace)" = 6 ] || fail "--subspace 3 with one root gave $(field "$tmp/s3" subspace), not 6"
+
 # --count for the direct method: the subspace and its vectors
 "$CIS" ci "$CI/h2o_631g.FCIDUMP" --method direct --count > "$tmp/c" 2> "$tmp/err" || fail "direct --count: $(cat "$tmp/err")"
 grep -q 'Davidson: subspace 24 for 1 root, its vectors [0-9.]* GiB' "$tmp/c" || fail "direct --count text: $(cat "$tmp/c")"
