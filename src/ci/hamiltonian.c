@@ -7,6 +7,7 @@
  * matrix's part builds only its rows), the count pass alone giving each
  * row's nonzeros (cis_ci_hamiltonian_row_nnz) so the fill needs no recount. */
 #include <math.h>
+#include <stdatomic.h>
 #include <omp.h>
 #include <string.h>
 #include "ci/ci_internal.h"
@@ -224,7 +225,7 @@ static cis_status run_pass(const builder *B, int pass, cis_csr *A, cis_int bound
         }
         if (w) sort_s += cis_wtime() - ts;
       }
-      const cis_int d = ++done, z = nnz += n;
+      const cis_int d = atomic_fetch_add(&done, 1) + 1, z = atomic_fetch_add(&nnz, n) + n;
       if (hook && omp_get_thread_num() == 0) report(w, pass, d, rows, z, &clk, 0);
     }
     loop_s += cis_wtime() - tl;
