@@ -15,38 +15,10 @@
 #include <omp.h>
 #include <stdlib.h>
 #include <string.h>
-#pragma GCC diagnostic push
-#pragma GCC diagnostic ignored "-Wunused-function" /* the random-states helpers */
-#include "ci_random_cases.h"
-#pragma GCC diagnostic pop
+#include "rdm_cases.h"
+#include "sci_cases.h"
 #include "core/internal.h"
 #include "test_util.h"
-
-/* All strings of nel electrons in norb orbitals, ascending (*n of them). */
-static uint64_t *all_strings(int norb, int nel, cis_int *n) {
-  cis_int c = 0, cap = 1;
-  for (int i = 0; i < nel; ++i) cap = cap * (norb - i) / (i + 1);
-  uint64_t *s = malloc((size_t)cap * sizeof *s);
-  for (uint64_t x = 0; x < (1ull << norb); ++x)
-    if (__builtin_popcountll(x) == nel) s[c++] = x;
-  *n = c;
-  return s;
-}
-
-/* m distinct strings drawn from all (partial Fisher-Yates), unsorted. */
-static uint64_t *random_set(const uint64_t *all, cis_int nall, cis_int m, uint64_t *seed) {
-  uint64_t *pool = malloc((size_t)nall * sizeof *pool), *s = malloc((size_t)m * sizeof *s);
-  memcpy(pool, all, (size_t)nall * sizeof *pool);
-  for (cis_int i = 0; i < m; ++i) {
-    cis_int j = i + (cis_int)((rc_unif(seed) + 1.0) * 0.5 * (double)(nall - i));
-    if (j >= nall) j = nall - 1;
-    const uint64_t t = pool[i];
-    pool[i] = pool[j], pool[j] = t;
-    s[i] = pool[i];
-  }
-  free(pool);
-  return s;
-}
 
 /* Position of x in the sorted s[0..n), or -1. */
 static cis_int find(const uint64_t *s, cis_int n, uint64_t x) {
@@ -60,16 +32,6 @@ static cis_int find(const uint64_t *s, cis_int n, uint64_t x) {
   return -1;
 }
 
-/* Annihilate (create = 0) or create (create = 1) spin orbital k in occ;
- * 0 when the result vanishes, else the sign (-1)^(occupied below k). */
-static int apply(uint64_t *occ, int k, int create) {
-  const uint64_t bit = 1ull << k;
-  if (create == !!(*occ & bit)) return 0;
-  const int sgn = (__builtin_popcountll(*occ & (bit - 1)) & 1) ? -1 : 1;
-  *occ ^= bit;
-  return sgn;
-}
-
 /* <bra| ops |ket> for ops applied right to left (ops[0] rightmost), the
  * full operators: only the final determinant must be in the space. */
 static double expect(const cis_sci_space *S, int n, const double *bra, const double *ket, int nop, const int *ops,
@@ -80,7 +42,7 @@ static double expect(const cis_sci_space *S, int n, const double *bra, const dou
   for (cis_int J = 0; J < na * nb; ++J) {
     uint64_t occ = A[J / nb] | (B[J % nb] << n);
     int sgn = 1;
-    for (int k = 0; k < nop && sgn; ++k) sgn *= apply(&occ, ops[k], create[k]);
+    for (int k = 0; k < nop && sgn; ++k) sgn *= rdm_apply(&occ, ops[k], create[k]);
     if (!sgn) continue;
     const cis_int ia = find(A, na, occ & ((1ull << n) - 1)), ib = find(B, nb, occ >> n);
     if (ia >= 0 && ib >= 0) sum += bra[ia * nb + ib] * sgn * ket[J];
@@ -90,7 +52,7 @@ static double expect(const cis_sci_space *S, int n, const double *bra, const dou
 
 /* Brute-force RDMs in PySCF's conventions: r[0..1] rdm1a/b, r[2..5]
  * rdm2aa/ab/ba/bb (aa, bb averaged with their particle transpose), r[6]
- * rdm1, r[7] rdm2 (averaged): the layout of outs below. */
+ * rdm1, r[7] rdm2 (averaged): the layout of rdm_outs (rdm_cases.h). */
 static double *brute_force(const cis_sci_space *S, int n, const double *bra, const double *ket) {
   const cis_int n2 = (cis_int)n * n, n4 = n2 * n2;
   double *b = malloc((size_t)(3 * n2 + 5 * n4) * sizeof(double)), *raw = malloc((size_t)(4 * n4) * sizeof(double));
@@ -127,32 +89,6 @@ static double *brute_force(const cis_sci_space *S, int n, const double *bra, con
   return b;
 }
 
-static double rel_diff(const double *a, const double *b, cis_int len) {
-  double worst = 0, big = 0;
-  for (cis_int i = 0; i < len; ++i) {
-    const double d = fabs(a[i] - b[i]);
-    if (!(d <= worst)) worst = d; /* NaN sticks */
-    big = fabs(b[i]) > big ? fabs(b[i]) : big;
-  }
-  return big > 0 ? worst / big : worst;
-}
-
-/* All eight outputs in one NaN-poisoned buffer: rdm1, rdm1a, rdm1b, rdm2,
- * rdm2aa, rdm2ab, rdm2ba, rdm2bb. */
-typedef struct outs {
-  double *buf;
-  cis_ci_rdm12 o;
-} outs;
-
-static void outs_alloc(outs *x, int n) {
-  const size_t n2 = (size_t)n * n, n4 = n2 * n2;
-  x->buf = malloc((3 * n2 + 5 * n4) * sizeof(double));
-  test_fill_nan(x->buf, CIS_F64, (cis_int)(3 * n2 + 5 * n4));
-  double *b = x->buf;
-  x->o = (cis_ci_rdm12){b, b + 3 * n2, b + n2, b + 2 * n2, b + 3 * n2 + n4, b + 3 * n2 + 2 * n4, b + 3 * n2 + 3 * n4,
-                        b + 3 * n2 + 4 * n4};
-}
-
 /* <c|H|c> from the sigma = the RDM energy expression. */
 static void energy_identity(const char *name, const cis_fcidump *F, const cis_sci_space *S, const double *c,
                             const cis_ci_rdm12 *o) {
@@ -177,14 +113,18 @@ static void energy_identity(const char *name, const cis_fcidump *F, const cis_sc
 
 /* One case: random sets of ma and mb strings (same: the beta set is the
  * alpha set), state and transition RDMs against brute force. */
-static void check_case(int norb, int nelec, int ms2, cis_int ma, cis_int mb, int same, uint64_t seed) {
+static void check_case(const sc_case *cs) {
+  const int norb = cs->norb, nelec = cs->nelec, ms2 = cs->ms2, same = cs->same;
+  const uint64_t seed = cs->seed;
+  cis_int ma = cs->ma, mb = cs->mb;
   cis_fcidump *F = rc_fcidump(RC_RANDOM, norb, nelec, ms2, seed);
   cis_int nall_a, nall_b;
-  uint64_t *all_a = all_strings(norb, cis_fcidump_nalpha(F), &nall_a);
-  uint64_t *all_b = all_strings(norb, cis_fcidump_nbeta(F), &nall_b), s = seed;
+  uint64_t *all_a = sc_all_strings(norb, cis_fcidump_nalpha(F), &nall_a);
+  uint64_t *all_b = sc_all_strings(norb, cis_fcidump_nbeta(F), &nall_b), s = seed;
   if (ma > nall_a) ma = nall_a;
   if (mb > nall_b) mb = nall_b;
-  uint64_t *sa = random_set(all_a, nall_a, ma, &s), *sb = same ? sa : random_set(all_b, nall_b, mb, &s);
+  uint64_t *sa = sc_random_set(all_a, nall_a, ma, 0, &s), *sb = same ? sa : sc_random_set(all_b, nall_b, mb, 0, &s);
+  free(all_a), free(all_b);
   cis_sci_space *S = NULL;
   CHECK_OK(cis_sci_space_create(F, sa, ma, sb, same ? ma : mb, 0, &S));
   if (S) {
@@ -195,15 +135,16 @@ static void check_case(int norb, int nelec, int ms2, cis_int ma, cis_int mb, int
     for (int trans = 0; trans < 2; ++trans) {
       const double *b = trans ? bra : NULL;
       double *ref = brute_force(S, norb, trans ? bra : ket, ket);
-      outs x, t;
-      outs_alloc(&x, norb);
-      outs_alloc(&t, norb);
+      rdm_outs x, t;
+      rdm_outs_alloc(&x, norb);
+      rdm_outs_alloc(&t, norb);
       cis_ci_rdm12 tr = {t.o.rdm1, t.o.rdm2, NULL, NULL, NULL, NULL, NULL, NULL};
 
       CHECK_OK(cis_sci_rdm12(S, b, ket, &x.o));
       CHECK_OK(cis_sci_rdm12(S, b, ket, &tr));
 
-      const double d = rel_diff(x.buf, ref, len), dt = rel_diff(t.buf, ref, n2) + rel_diff(t.o.rdm2, ref + 3 * n2, n2 * n2);
+      const double d = rdm_rel_diff(x.buf, ref, len);
+      const double dt = rdm_rel_diff(t.buf, ref, n2) + rdm_rel_diff(t.o.rdm2, ref + 3 * n2, n2 * n2);
       CHECK(d <= 1e-12, "norb %d nelec %d ms2 %d sets %lld x %lld%s%s: rel diff %.3e vs brute force", norb, nelec, ms2,
             (long long)ma, (long long)(same ? ma : mb), same ? " (equal)" : "", trans ? " trans" : "", d);
       CHECK(dt <= 1e-12, "norb %d nelec %d ms2 %d%s: traced-only request rel diff %.3e", norb, nelec, ms2,
@@ -214,44 +155,29 @@ static void check_case(int norb, int nelec, int ms2, cis_int ma, cis_int mb, int
     free(bra), free(ket);
   }
   cis_sci_space_free(S);
-  if (sb != sa) free(sb);
-  free(sa), free(all_a), free(all_b);
   rc_free(F);
-}
-
-static void test_random_sets(void) {
-  check_case(6, 6, 0, 10, 12, 0, 1);  /* closed shell, different sets */
-  check_case(6, 6, 0, 9, 9, 1, 2);    /* equal sets */
-  check_case(7, 6, 2, 14, 11, 0, 3);  /* open shell, nalpha 4, nbeta 2 */
-  check_case(7, 5, 1, 20, 15, 0, 4);  /* odd electrons */
-  check_case(6, 4, 0, 1, 7, 0, 5);    /* one alpha string */
-  check_case(6, 4, 0, 1, 1, 0, 6);    /* one determinant */
-  check_case(5, 2, 2, 6, 1, 0, 7);    /* no beta electron */
-  check_case(5, 2, 0, 5, 5, 0, 8);    /* one electron of each spin */
-  check_case(7, 8, 2, 30, 25, 0, 9);  /* larger: nalpha 5, nbeta 3 */
+  free(sa);
+  if (sb != sa) free(sb);
 }
 
 /* Full string sets = cis_ci_direct_rdm12 (the same order, test_sci_sigma). */
 static void check_full(int norb, int nelec, int ms2, uint64_t seed) {
-  cis_fcidump *F = rc_fcidump(RC_RANDOM, norb, nelec, ms2, seed);
-  cis_int na, nb;
-  uint64_t *A = all_strings(norb, cis_fcidump_nalpha(F), &na), *B = all_strings(norb, cis_fcidump_nbeta(F), &nb);
   cis_sci_space *S = NULL;
   cis_ci_direct *D = NULL;
-  CHECK_OK(cis_sci_space_create(F, A, na, B, nb, 0, &S));
-  CHECK_OK(cis_ci_direct_create(F, NULL, &D));
+  cis_fcidump *F = sc_full_space(norb, nelec, ms2, seed, &S, &D);
+  CHECK(S && D, "full sets norb %d nelec %d ms2 %d: %s", norb, nelec, ms2, cis_last_error());
   if (S && D) {
     const cis_int n = cis_sci_space_size(S), n2 = (cis_int)norb * norb, len = 3 * n2 + 5 * n2 * n2;
     double *bra = malloc((size_t)n * sizeof(double)), *ket = malloc((size_t)n * sizeof(double));
     test_fill_random(bra, CIS_F64, n, seed);
     test_fill_random(ket, CIS_F64, n, seed + 1);
     for (int trans = 0; trans < 2; ++trans) {
-      outs x, y;
-      outs_alloc(&x, norb);
-      outs_alloc(&y, norb);
+      rdm_outs x, y;
+      rdm_outs_alloc(&x, norb);
+      rdm_outs_alloc(&y, norb);
       CHECK_OK(cis_sci_rdm12(S, trans ? bra : NULL, ket, &x.o));
       CHECK_OK(cis_ci_direct_rdm12(D, trans ? bra : NULL, ket, &y.o));
-      const double d = rel_diff(x.buf, y.buf, len);
+      const double d = rdm_rel_diff(x.buf, y.buf, len);
       CHECK(d <= 1e-12, "full sets norb %d nelec %d ms2 %d%s: rel diff %.3e vs direct RDMs", norb, nelec, ms2,
             trans ? " trans" : "", d);
       free(x.buf), free(y.buf);
@@ -260,43 +186,32 @@ static void check_full(int norb, int nelec, int ms2, uint64_t seed) {
   }
   cis_ci_direct_free(D);
   cis_sci_space_free(S);
-  free(A), free(B);
   rc_free(F);
-}
-
-static void test_full_sets(void) {
-  check_full(6, 6, 0, 11);
-  check_full(7, 5, 3, 12);
-  check_full(8, 8, 2, 13); /* 56 x 28 = 1568 determinants */
 }
 
 /* 1 thread = 2 threads (threaded path: >= 4096 determinants). */
 static void test_threads(void) {
-  cis_fcidump *F = rc_fcidump(RC_RANDOM, 10, 10, 0, 31);
-  cis_int nall;
-  uint64_t *all = all_strings(10, 5, &nall), s = 31;
-  uint64_t *sa = random_set(all, nall, 100, &s), *sb = random_set(all, nall, 90, &s);
   cis_sci_space *S = NULL;
-  CHECK_OK(cis_sci_space_create(F, sa, 100, sb, 90, 0, &S));
+  cis_fcidump *F = sc_random_space(10, 10, 0, 31, 100, 90, &S);
+  CHECK(S != NULL, "threads case: %s", cis_last_error());
   if (S) {
     const cis_int n = cis_sci_space_size(S), n2 = 100, len = 3 * n2 + 5 * n2 * n2;
     double *c = malloc((size_t)n * sizeof(double));
     test_fill_random(c, CIS_F64, n, 8);
-    outs x, y;
-    outs_alloc(&x, 10);
-    outs_alloc(&y, 10);
+    rdm_outs x, y;
+    rdm_outs_alloc(&x, 10);
+    rdm_outs_alloc(&y, 10);
     const int prev = omp_get_max_threads();
     omp_set_num_threads(1);
     CHECK_OK(cis_sci_rdm12(S, NULL, c, &x.o));
     omp_set_num_threads(2);
     CHECK_OK(cis_sci_rdm12(S, NULL, c, &y.o));
     omp_set_num_threads(prev);
-    const double d = rel_diff(y.buf, x.buf, len);
+    const double d = rdm_rel_diff(y.buf, x.buf, len);
     CHECK(d <= 1e-13, "1 thread vs 2 threads rel diff %.3e", d);
     free(c), free(x.buf), free(y.buf);
   }
   cis_sci_space_free(S);
-  free(all), free(sa), free(sb);
   rc_free(F);
 }
 
@@ -332,7 +247,8 @@ static void test_alloc_failures(void) {
     const cis_status st = cis_sci_rdm12(S, NULL, c, &o);
     cis_alloc_fail_after(0);
     if (st == CIS_OK) ok = 1;
-    else CHECK(st == CIS_ERR_ALLOC, "allocation %lld failing: %s (%s)", (long long)k, cis_status_name(st), cis_last_error());
+    else CHECK(st == CIS_ERR_ALLOC, "allocation %lld failing: %s (%s)", (long long)k, cis_status_name(st),
+               cis_last_error());
   }
   CHECK(ok, "the RDMs never succeeded within 32 allocations");
   cis_sci_space_free(S);
@@ -341,10 +257,11 @@ static void test_alloc_failures(void) {
 
 int main(void) {
   cis_alloc_poison(0xff); /* nothing read that was not written */
-  test_random_sets();
-  test_full_sets();
-  test_threads();
   test_refusals();
+  for (int k = 0; k < SC_NCASES; ++k) check_case(&SC_CASES[k]);
+  static const int full[3][4] = {{6, 6, 0, 11}, {7, 5, 3, 12}, {8, 8, 2, 13}}; /* the last 56 x 28 determinants */
+  for (int k = 0; k < 3; ++k) check_full(full[k][0], full[k][1], full[k][2], (uint64_t)full[k][3]);
+  test_threads();
   test_alloc_failures();
   return test_summary("test_sci_rdm");
 }
