@@ -8,12 +8,16 @@
  *   raw2st = sum over intermediates D^s_bra D^t_ket^T   (ci_rdm.h's layout),
  * the operators exact, not projected: E_rs|ket> may leave the space. An
  * opposite-spin product E^a_pq E^b_rs keeps one string of each side, so its
- * intermediates lie in A x B; a same-spin one passes through any single
- * replacement of a set string, so raw2aa sums over X_a x B with X_a = every
- * a^+_p a_q |I>, I in A (A included), and raw2bb over A x X_b. This is
- * what PySCF's selected_ci.make_rdm2s gets through its N-2 intermediates
- * (des_des_linkstr): exact <bra|p^+ r^+ s q|ket> for vectors on the space.
- * Then ci_rdm_finish (PySCF's reorder_rdm conventions, cisparse/ci.h).
+ * intermediates lie in A x B. A same-spin one may leave the set, so the
+ * same-spin part goes through the N-2 electron strings instead, as PySCF's
+ * selected_ci.make_rdm2s (des_des_linkstr): with X_a = every a_r a_p |I>,
+ * I in A, and P[pr, (K,L)] = <K,L|a_r a_p|c> (p > r) gathered through the
+ * pair links of K into A,
+ *   <bra|p^+ r^+ s q|ket> = sum over X_a x B of P_bra[pr] P_ket[qs]
+ * (one GEMM over n(n-1)/2 pair rows; signs for p < r, q < s), exact for
+ * vectors on the space; bb the same over A x X_b. Then <E_pq E_rs> =
+ * <p^+ r^+ s q> + [q == r] <p^+ s> into ci_rdm.h's raw2 and ci_rdm_finish
+ * (PySCF's reorder_rdm conventions, cisparse/ci.h).
  * Static schedule and per-thread sums added in thread order: the same
  * result for the same thread count. */
 #include <omp.h>
@@ -45,20 +49,19 @@ static int links_into(const sci_set *T, uint64_t M, int n, ci_link *L) {
   return m;
 }
 
-/* X = every a^+_p a_q |I> for I in T (T included), sorted, distinct. */
-static cis_status extended_set(const sci_set *T, int n, uint64_t **out, cis_int *nx) {
+/* X = every a_r a_p |I> (p > r) for I in T, sorted, distinct (*nx 0 when
+ * T's strings hold fewer than two electrons). */
+static cis_status removed_pairs(const sci_set *T, uint64_t **out, cis_int *nx) {
   cis_status st;
   uint64_t *x = NULL;
-  const int64_t per = (int64_t)T->nel * (n - T->nel) + 1;
+  *nx = 0;
+  if (T->nel < 2) return CIS_OK;
+  const int64_t per = (int64_t)T->nel * (T->nel - 1) / 2;
   CIS_TRY(cis_alloc_array((void **)&x, T->n * per, sizeof(uint64_t), "RDM intermediate strings"));
-  const uint64_t full = n == 64 ? ~0ull : (1ull << n) - 1;
   cis_int m = 0;
-  for (cis_int i = 0; i < T->n; ++i) {
-    const uint64_t I = T->str[i];
-    x[m++] = I;
-    for (uint64_t o = I; o; o &= o - 1)
-      for (uint64_t e = full & ~I; e; e &= e - 1) x[m++] = I ^ (o & -o) ^ (e & -e);
-  }
+  for (cis_int i = 0; i < T->n; ++i)
+    for (uint64_t o1 = T->str[i]; o1; o1 &= o1 - 1)
+      for (uint64_t o2 = o1 & (o1 - 1); o2; o2 &= o2 - 1) x[m++] = T->str[i] ^ (o1 & -o1) ^ (o2 & -o2);
   *nx = sci_sort_unique(x, m);
   *out = x;
   return CIS_OK;
@@ -66,14 +69,60 @@ cleanup:
   return st;
 }
 
-/* D (n2 x nr*nc, row-major) of the row strings R[0..nr) for the vector c
- * (T->n x nc, row-major; rows = T's strings): the row spin's links into T. */
-static void gather_rows(const sci_set *T, const uint64_t *R, cis_int nr, int n, const double *c, cis_int nc,
-                        ci_link *L, double *Dm) {
-  const cis_int m = nr * nc, n2 = (cis_int)n * n;
-  memset(Dm, 0, (size_t)(n2 * m) * sizeof(double));
+/* Links a^+_p a^+_r |K> = sign |J> (p > r, both empty in K) with J in T, as
+ * {position of J, pair row p(p-1)/2 + r, sign}; returns their count. */
+static int pair_links_into(const sci_set *T, uint64_t K, int n, ci_link *L) {
+  int m = 0;
+  for (int p = 1; p < n; ++p) {
+    if (K >> p & 1) continue;
+    for (int r = 0; r < p; ++r) {
+      if (K >> r & 1) continue;
+      const uint64_t J = K | 1ull << p | 1ull << r;
+      const int64_t pos = ci_string_find(T->str, T->table, T->mask, J);
+      if (pos < 0) continue;
+      /* a^+_r first: (-1)^(K below r); then a^+_p: (-1)^(K + r below p) */
+      const int par = ci_popcount(K & ((1ull << r) - 1)) + ci_popcount((K | 1ull << r) & ((1ull << p) - 1));
+      L[m++] = (ci_link){(int32_t)pos, (int16_t)(p * (p - 1) / 2 + r), (int16_t)(par & 1 ? -1 : 1)};
+    }
+  }
+  return m;
+}
+
+/* raw2 (ci_rdm.h's <E_pq E_rs> layout) from the pair sums M[j npp + i] =
+ * sum_K <bra|a^+_p a^+_r|K> <K|a_s a_q|ket> (i = pair(p > r), j = pair(q >
+ * s)): <E_pq E_rs> = <p^+ r^+ s q> + [q == r] <p^+ s>, the first term
+ * antisymmetric in (p, r) and in (q, s). */
+static void raw2_of_pairs(int n, const double *M, const double *raw1, double *R) {
+  const cis_int n2 = (cis_int)n * n, npp = (cis_int)n * (n - 1) / 2;
+  for (int p = 0; p < n; ++p)
+    for (int q = 0; q < n; ++q)
+      for (int r = 0; r < n; ++r)
+        for (int u = 0; u < n; ++u) {
+          double g = 0.0;
+          if (p != r && q != u) {
+            const cis_int i = p > r ? p * (p - 1) / 2 + r : r * (r - 1) / 2 + p;
+            const cis_int j = q > u ? q * (q - 1) / 2 + u : u * (u - 1) / 2 + q;
+            g = ((p > r) == (q > u) ? 1.0 : -1.0) * M[j * npp + i];
+          }
+          if (q == r) g += raw1[p * n + u];
+          R[(cis_int)(r * n + u) * n2 + q * n + p] = g;
+        }
+}
+
+/* One string's links into T (links_into or pair_links_into). */
+typedef int (*sci_links_fn)(const sci_set *T, uint64_t M, int n, ci_link *L);
+
+/* D (rows x nr*nc, row-major) of the strings R[0..nr) for the vector c
+ * (T->n x nc, row-major; rows = T's strings) through each string's links
+ * into T: with links_into (rows n^2) D[q n + p, (M, col)] = <M, col|E_qp|c>;
+ * with pair_links_into (rows n(n-1)/2, N-2 strings K) D[p(p-1)/2 + r,
+ * (K, col)] = <K, col|a_r a_p|c> (p > r). */
+static void gather_rows(const sci_set *T, const uint64_t *R, cis_int nr, int n, cis_int rows, sci_links_fn links,
+                        const double *c, cis_int nc, ci_link *L, double *Dm) {
+  const cis_int m = nr * nc;
+  memset(Dm, 0, (size_t)(rows * m) * sizeof(double));
   for (cis_int r = 0; r < nr; ++r) {
-    const int nl = links_into(T, R[r], n, L);
+    const int nl = links(T, R[r], n, L);
     for (int l = 0; l < nl; ++l) {
       const double s = L[l].sign, *cj = c + (cis_int)L[l].str * nc;
       double *d = Dm + (cis_int)L[l].pair * m + r * nc;
@@ -125,7 +174,7 @@ cis_status cis_sci_rdm12(const cis_sci_space *S, const double *bra, const double
   cis_int nxa = 0, nxb = 0;
   int64_t *bptr = NULL;
   ci_link *blk = NULL, *lbuf = NULL;
-  double *kT = NULL, *bT = NULL, *work = NULL, *sums = NULL;
+  double *kT = NULL, *bT = NULL, *work = NULL, *sums = NULL, *pairs = NULL;
   if (!S || !ket || !o) return cis_error(CIS_ERR_INVALID, "sci RDMs: NULL argument");
   CIS_TRY(ci_rdm_plan_of(o, bra, ket, &p));
   if (!bra) bra = ket;
@@ -135,17 +184,17 @@ cis_status cis_sci_rdm12(const cis_sci_space *S, const double *bra, const double
     for (int k = 0; k < 4; ++k) p.raw2[k] = o->rdm2 != NULL;
   }
   const int n = S->norb;
-  const cis_int n2 = (cis_int)n * n, n4 = n2 * n2, na = S->A.n, nb = S->B.n;
+  const cis_int n2 = (cis_int)n * n, n4 = n2 * n2, npp = (cis_int)n * (n - 1) / 2, na = S->A.n, nb = S->B.n;
   const sci_set *A = &S->A, *B = &S->B;
-  const int64_t maxl = (int64_t)n * n; /* >= nel (n - nel + 1) links of one string */
+  const int64_t maxl = (int64_t)n * n; /* >= nel (n - nel + 1) single and n(n-1)/2 pair links of one string */
   /* beta links into B (CSR), for the product-space blocks */
   CIS_TRY(cis_alloc_array((void **)&bptr, nb + 1, sizeof(int64_t), "RDM beta link offsets"));
   CIS_TRY(cis_alloc_array((void **)&blk, nb * maxl > 0 ? nb * maxl : 1, sizeof(ci_link), "RDM beta links"));
   bptr[0] = 0;
   for (cis_int K = 0; K < nb; ++K) bptr[K + 1] = bptr[K] + links_into(B, B->str[K], n, blk + bptr[K]);
-  if (p.raw2[0]) CIS_TRY(extended_set(A, n, &xa, &nxa));
+  if (p.raw2[0]) CIS_TRY(removed_pairs(A, &xa, &nxa));
   if (p.raw2[3]) {
-    CIS_TRY(extended_set(B, n, &xb, &nxb));
+    CIS_TRY(removed_pairs(B, &xb, &nxb));
     CIS_TRY(cis_alloc_array((void **)&kT, na * nb, sizeof(double), "RDM transposed ket"));
     transpose(ket, na, nb, kT);
     if (!same) {
@@ -153,7 +202,7 @@ cis_status cis_sci_rdm12(const cis_sci_space *S, const double *bra, const double
       transpose(bra, na, nb, bT);
     }
   }
-  /* tasks: product-space blocks of A (1-RDMs, ab, ba), blocks of X_a, blocks of X_b */
+  /* tasks: product-space blocks of A (1-RDMs, ab, ba), blocks of X_a (aa), blocks of X_b (bb) */
   const cis_int ra = block_rows(nb, na), rxa = block_rows(nb, nxa), rxb = block_rows(na, nxb);
   const cis_int tp = (na + ra - 1) / ra, txa = nxa ? (nxa + rxa - 1) / rxa : 0, txb = nxb ? (nxb + rxb - 1) / rxb : 0;
   cis_int mcol = ra * nb;
@@ -165,6 +214,7 @@ cis_status cis_sci_rdm12(const cis_sci_space *S, const double *bra, const double
   CIS_TRY(cis_alloc_zeroed((void **)&sums, (cis_int)T * per_sums, sizeof(double), "RDM sums"));
   CIS_TRY(cis_alloc_array((void **)&work, (cis_int)T * per_work, sizeof(double), "RDM intermediate D"));
   CIS_TRY(cis_alloc_array((void **)&lbuf, (cis_int)T * maxl, sizeof(ci_link), "RDM link buffers"));
+  CIS_TRY(cis_alloc_array((void **)&pairs, npp * npp > 0 ? npp * npp : 1, sizeof(double), "RDM pair sums"));
 #pragma omp parallel num_threads(T)
   {
     const int me = omp_get_thread_num();
@@ -175,26 +225,26 @@ cis_status cis_sci_rdm12(const cis_sci_space *S, const double *bra, const double
     for (cis_int t = 0; t < tp + txa + txb; ++t) {
       if (t < tp) { /* M in A, K in B: 1-RDMs, ab, ba */
         const cis_int a0 = t * ra, r = na - a0 < ra ? na - a0 : ra, m = r * nb;
-        gather_rows(A, A->str + a0, r, n, ket, nb, L, Ka);
+        gather_rows(A, A->str + a0, r, n, n2, links_into, ket, nb, L, Ka);
         gather_cols(bptr, blk, a0, r, nb, n, ket, Kb);
         if (!same) {
-          gather_rows(A, A->str + a0, r, n, bra, nb, L, Ba);
+          gather_rows(A, A->str + a0, r, n, n2, links_into, bra, nb, L, Ba);
           gather_cols(bptr, blk, a0, r, nb, n, bra, Bb);
         }
         accumulate1(n2, m, Ka, bra + a0 * nb, r1);
         accumulate1(n2, m, Kb, bra + a0 * nb, r1 + n2);
         if (p.raw2[1]) ci_rdm_accumulate2(n2, m, Ba, Kb, r2 + n4);
         if (p.raw2[2]) ci_rdm_accumulate2(n2, m, Bb, Ka, r2 + 2 * n4);
-      } else if (t < tp + txa) { /* M in X_a, K in B: aa */
+      } else if (t < tp + txa) { /* K in X_a (N-2), L in B: aa pair sums */
         const cis_int a0 = (t - tp) * rxa, r = nxa - a0 < rxa ? nxa - a0 : rxa, m = r * nb;
-        gather_rows(A, xa + a0, r, n, ket, nb, L, Ka);
-        if (!same) gather_rows(A, xa + a0, r, n, bra, nb, L, Ba);
-        ci_rdm_accumulate2(n2, m, Ba, Ka, r2);
-      } else { /* K in X_b, M in A: bb (transposed vectors) */
+        gather_rows(A, xa + a0, r, n, npp, pair_links_into, ket, nb, L, Ka);
+        if (!same) gather_rows(A, xa + a0, r, n, npp, pair_links_into, bra, nb, L, Ba);
+        ci_rdm_accumulate2(npp, m, Ba, Ka, r2);
+      } else { /* K in X_b (N-2), M in A: bb pair sums (transposed vectors) */
         const cis_int b0 = (t - tp - txa) * rxb, r = nxb - b0 < rxb ? nxb - b0 : rxb, m = r * na;
-        gather_rows(B, xb + b0, r, n, kT, na, L, Ka);
-        if (!same) gather_rows(B, xb + b0, r, n, bT, na, L, Ba);
-        ci_rdm_accumulate2(n2, m, Ba, Ka, r2 + 3 * n4);
+        gather_rows(B, xb + b0, r, n, npp, pair_links_into, kT, na, L, Ka);
+        if (!same) gather_rows(B, xb + b0, r, n, npp, pair_links_into, bT, na, L, Ba);
+        ci_rdm_accumulate2(npp, m, Ba, Ka, r2 + 3 * n4);
       }
     }
   }
@@ -203,9 +253,12 @@ cis_status cis_sci_rdm12(const cis_sci_space *S, const double *bra, const double
   double *raw2[4];
   for (int k = 0; k < 4; ++k) {
     raw2[k] = sums + 2 * n2 + k * n4;
-    if (same && (k == 0 || k == 3)) /* dsyrk's upper half: the lower from it */
-      for (cis_int j = 0; j < n2; ++j)
-        for (cis_int i = 0; i < j; ++i) raw2[k][i * n2 + j] = raw2[k][j * n2 + i];
+    if (k == 1 || k == 2 || !p.raw2[k]) continue;
+    if (same) /* dsyrk's upper half: the lower from it */
+      for (cis_int j = 0; j < npp; ++j)
+        for (cis_int i = 0; i < j; ++i) raw2[k][i * npp + j] = raw2[k][j * npp + i];
+    memcpy(pairs, raw2[k], (size_t)(npp * npp) * sizeof(double));
+    raw2_of_pairs(n, pairs, sums + (k == 3) * n2, raw2[k]);
   }
   ci_rdm_finish(n, &p, sums, sums + n2, raw2, o);
   st = CIS_OK;
@@ -219,5 +272,6 @@ cleanup:
   cis_free(bT);
   cis_free(work);
   cis_free(sums);
+  cis_free(pairs);
   return st;
 }
