@@ -19,7 +19,7 @@
  * The Hamiltonian is the electronic one (no core energy, as
  * cis_ci_direct_sigma) projected onto the space, P H P; ORBSYM and ISYM are
  * not used (the space is whatever the sets give). Status: CPU sigma
- * (OpenMP); a GPU sigma and the user-facing entry points (Python's
+ * and RDMs (OpenMP); a GPU sigma and the user-facing entry points (Python's
  * cisparse.sqd, the command line's --strings) are to come. */
 #ifndef CISPARSE_SCI_H
 #define CISPARSE_SCI_H
@@ -86,6 +86,18 @@ CIS_API cis_status cis_sci_sigma(const cis_sci_space *S, int k, const double *C,
 /* A host operator (double) applying cis_sci_sigma, its diagonal recorded
  * (cis_operator_diagonal) for cis_davidson_operator. S must outlive it. */
 CIS_API cis_status cis_sci_operator(const cis_sci_space *S, cis_operator **out);
+
+/* 1- and 2-particle (transition) RDMs of bra and ket on S (bra NULL:
+ * ket's state RDMs), the outputs and conventions of cis_ci_direct_rdm12
+ * (cisparse/ci.h, PySCF's), any subset non-NULL: exact matrix elements
+ * <bra|q^+ p|ket> and <bra|p^+ r^+ s q|ket> of the full operators for
+ * vectors supported on the space (intermediates E_rs|ket> outside it
+ * included), as PySCF's selected_ci.make_rdm1s / make_rdm2s /
+ * trans_rdm1s. String-driven (Knowles & Handy 1984, Olsen et al. 1988),
+ * OpenMP; the same result for the same thread count. CIS_ERR_INVALID for
+ * NULL S, ket or out, or nothing asked; CIS_ERR_ALLOC. */
+CIS_API cis_status cis_sci_rdm12(const cis_sci_space *S, const double *bra, const double *ket,
+                                 const cis_ci_rdm12 *out);
 
 #ifdef __cplusplus
 }

@@ -9,7 +9,8 @@ Conventions are PySCF's ``fci.selected_ci``: strings are integers (bit p =
 orbital p), each set sorted and deduplicated by the library, vectors are
 ``n_alpha x n_beta`` (alpha major), the Hamiltonian electronic (no core
 energy) and projected onto the space: ``_SciSpace.sigma(c)`` equals
-``selected_ci.contract_2e(absorb_h1e(h1, eri, norb, nelec, .5), c)``.
+``selected_ci.contract_2e(absorb_h1e(h1, eri, norb, nelec, .5), c)``, and
+``_SciSpace.rdm12(bra, ket, want)`` PySCF's ``selected_ci`` RDMs.
 """
 import ctypes
 
@@ -18,7 +19,7 @@ from pyscf import ao2mo
 
 from . import _lib as L
 from ._errors import check
-from .fci import _make_fcidump
+from .fci import _make_fcidump, _rdm12
 
 _P = ctypes.c_void_p
 _dp = ctypes.POINTER(ctypes.c_double)
@@ -68,6 +69,7 @@ for _name, _res, _args in [
     ("cis_davidson_operator", ctypes.c_int, [_P, _dp, ctypes.POINTER(_davidson_opts), _dp, _dp,
                                              ctypes.POINTER(_davidson_info)]),
     ("cis_operator_diagonal", _dp, [_P]),
+    ("cis_sci_rdm12", ctypes.c_int, [_P, _dp, _dp, ctypes.POINTER(_rdm12)]),
 ]:
     _f = getattr(L.lib, _name)
     _f.restype, _f.argtypes = _res, _args
@@ -141,3 +143,21 @@ class _SciSpace:
         finally:
             L.lib.cis_operator_free(op)
         return e, x
+
+    def rdm12(self, bra, ket, want=("rdm1a", "rdm1b", "rdm2aa", "rdm2ab", "rdm2ba", "rdm2bb")):
+        """The RDMs named in want (cis_ci_rdm12's fields) of <bra| and |ket>
+        (bra None: the state RDMs of ket) by cis_sci_rdm12, as NumPy arrays
+        in PySCF's conventions (selected_ci.make_rdm1s, make_rdm2s)."""
+        n = int(self.info()["norb"])
+        k = np.ascontiguousarray(ket, dtype=np.float64).ravel()
+        b = None if bra is None else np.ascontiguousarray(bra, dtype=np.float64).ravel()
+        for v in (k,) if b is None else (k, b):
+            if v.size != self.size:
+                raise ValueError(f"a vector of {v.size} entries for a space of {self.size} determinants")
+        out, o = {}, _rdm12()
+        for name in want:
+            out[name] = np.empty((n, n) if name.startswith("rdm1") else (n, n, n, n))
+            setattr(o, name, out[name].ctypes.data_as(_dp))
+        bp = None if b is None else b.ctypes.data_as(_dp)
+        check(L.lib.cis_sci_rdm12(self.S, bp, k.ctypes.data_as(_dp), ctypes.byref(o)))
+        return out

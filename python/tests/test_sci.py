@@ -139,3 +139,60 @@ def test_energies_dense_tiny(h2o):
     myci.conv_tol = 1e-12
     e_ref, _ = selected_ci.kernel_fixed_space(myci, h1, eri, norb, nelec, (sa, sb), nroots=2)
     assert np.max(np.abs(w[:2] - np.asarray(e_ref))) <= 1e-9
+
+
+def _close(got, ref, tol=1e-10):
+    """Relative to the largest reference entry (at least 1: a 2-RDM of one
+    electron of a spin is zero in PySCF, rounding here)."""
+    ref = np.asarray(ref)
+    return np.all(np.isfinite(got)) and np.max(np.abs(got - ref)) <= tol * max(np.max(np.abs(ref)), 1.0)
+
+
+RDM_CASES = CASES + [(6, (1, 1), 4, 5, False), (7, (3, 0), 12, 1, False)]
+
+
+@pytest.mark.parametrize("norb,nelec,ma,mb,same", RDM_CASES)
+def test_rdms_equal_pyscf_selected_ci(norb, nelec, ma, mb, same):
+    """cis_sci_rdm12 = selected_ci.make_rdm1s, make_rdm2s, SCI().make_rdm12s,
+    make_rdm12 and trans_rdm1s on random sets and vectors; the transition
+    2-RDMs (not in selected_ci) = direct_spin1.trans_rdm12s of the vectors
+    put into the complete space (selected_ci.to_fci)."""
+    rng = np.random.default_rng(norb * 7 + ma)
+    h1, eri = random_integrals(norb, norb + mb)
+    sa = random_set(norb, nelec[0], ma, rng)
+    sb = sa if same else random_set(norb, nelec[1], mb, rng)
+    space = _SciSpace(h1, eri, norb, nelec, (sa, sb))
+    c, b = (v / np.linalg.norm(v) for v in rng.uniform(-1, 1, (2, len(sa), len(sb))))
+    cv, bv = (selected_ci._as_SCIvector(v, (sa, sb)) for v in (c, b))
+    got = space.rdm12(None, c, ("rdm1", "rdm2", "rdm1a", "rdm1b", "rdm2aa", "rdm2ab", "rdm2ba", "rdm2bb"))
+    d1a, d1b = selected_ci.make_rdm1s(cv, norb, nelec)
+    d2aa, d2ab, d2bb = selected_ci.make_rdm2s(cv, norb, nelec)
+    (e1a, e1b), (e2aa, e2ab, e2bb) = selected_ci.SCI().make_rdm12s(cv, norb, nelec)
+    e1, e2 = selected_ci.SCI().make_rdm12(cv, norb, nelec)
+    for name, ref in (("rdm1a", d1a), ("rdm1b", d1b), ("rdm2aa", d2aa), ("rdm2ab", d2ab), ("rdm2bb", d2bb),
+                      ("rdm2ba", d2ab.transpose(2, 3, 0, 1)), ("rdm1a", e1a), ("rdm1b", e1b), ("rdm2aa", e2aa),
+                      ("rdm2ab", e2ab), ("rdm2bb", e2bb), ("rdm1", e1), ("rdm2", e2),
+                      ("rdm2", selected_ci.make_rdm2(cv, norb, nelec))):
+        assert _close(got[name], ref), name
+    t = space.rdm12(b, c)
+    t1a, t1b = selected_ci.trans_rdm1s(bv, cv, norb, nelec)
+    assert _close(t["rdm1a"], t1a) and _close(t["rdm1b"], t1b)
+    fb, fc = (selected_ci.to_fci(v, norb, nelec) for v in (bv, cv))
+    (f1a, f1b), (f2aa, f2ab, f2ba, f2bb) = direct_spin1.trans_rdm12s(fb, fc, norb, nelec)
+    for name, ref in (("rdm1a", f1a), ("rdm1b", f1b), ("rdm2aa", f2aa), ("rdm2ab", f2ab), ("rdm2ba", f2ba),
+                      ("rdm2bb", f2bb)):
+        assert _close(t[name], ref), "trans " + name
+
+
+def test_rdm_energy(h2o):
+    """E of kernel_fixed_space's root = einsum(h1, rdm1) + 1/2 einsum(eri, rdm2)
+    from cis_sci_rdm12 (no core energy)."""
+    h1, eri, norb = h2o
+    nelec = (5, 4)
+    rng = np.random.default_rng(5)
+    sa, sb = random_set(norb, 5, 60, rng), random_set(norb, 4, 50, rng)
+    space = _SciSpace(h1, eri, norb, nelec, (sa, sb))
+    e, x = space.davidson(1, tol=1e-9)
+    r = space.rdm12(None, x[0], ("rdm1", "rdm2"))
+    e_rdm = np.einsum("pq,qp", h1, r["rdm1"]) + 0.5 * np.einsum("pqrs,pqrs", eri, r["rdm2"])
+    assert abs(e_rdm - e[0]) <= 1e-9

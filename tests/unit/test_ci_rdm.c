@@ -17,17 +17,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include "ci/ci_rdm.h"
+#include "rdm_cases.h"
 #include "test_util.h"
-
-/* Annihilate (create = 0) or create (create = 1) spin orbital k in occ;
- * 0 when the result vanishes, else the sign (-1)^(occupied below k). */
-static int apply(uint64_t *occ, int k, int create) {
-  const uint64_t bit = 1ull << k;
-  if (create == !!(*occ & bit)) return 0;
-  const int sgn = (__builtin_popcountll(*occ & (bit - 1)) & 1) ? -1 : 1;
-  *occ ^= bit;
-  return sgn;
-}
 
 /* <bra| ops |ket> for ops applied right to left (ops[0] rightmost). */
 static double expect(const cis_ci_direct *D, int n, const double *bra, const double *ket, int nop, const int *ops,
@@ -40,7 +31,7 @@ static double expect(const cis_ci_direct *D, int n, const double *bra, const dou
     cis_ci_direct_det(D, J, &a, &b);
     uint64_t occ = a | (b << n);
     int sgn = 1;
-    for (int k = 0; k < nop && sgn; ++k) sgn *= apply(&occ, ops[k], create[k]);
+    for (int k = 0; k < nop && sgn; ++k) sgn *= rdm_apply(&occ, ops[k], create[k]);
     if (!sgn) continue;
     const cis_int K = cis_ci_direct_find(D, occ & ((1ull << n) - 1), occ >> n);
     if (K >= 0) sum += bra[K] * sgn * ket[J];
@@ -75,38 +66,14 @@ static void brute_force(const cis_ci_direct *D, int n, const double *bra, const 
   }
 }
 
-static double rel_diff(const double *a, const double *b, cis_int len) {
-  double worst = 0, big = 0;
-  for (cis_int i = 0; i < len; ++i) {
-    const double d = fabs(a[i] - b[i]);
-    if (!(d <= worst)) worst = d; /* NaN sticks */
-    big = fabs(b[i]) > big ? fabs(b[i]) : big;
-  }
-  return big > 0 ? worst / big : worst;
-}
-
-typedef struct outs {
-  double *buf;
-  cis_ci_rdm12 o;
-} outs;
-
-static void outs_alloc(outs *x, int n) {
-  const size_t n2 = (size_t)n * n, n4 = n2 * n2;
-  x->buf = malloc((3 * n2 + 5 * n4) * sizeof(double));
-  test_fill_nan(x->buf, CIS_F64, (cis_int)(3 * n2 + 5 * n4));
-  double *b = x->buf;
-  x->o = (cis_ci_rdm12){b, b + 3 * n2, b + n2, b + 2 * n2, b + 3 * n2 + n4, b + 3 * n2 + 2 * n4, b + 3 * n2 + 3 * n4,
-                        b + 3 * n2 + 4 * n4};
-}
-
 static void compare_brute(const char *name, cis_ci_direct *D, int n, const double *bra, const double *ket) {
   const cis_int n2 = (cis_int)n * n, n4 = n2 * n2;
   brute B;
   brute_force(D, n, bra ? bra : ket, ket, &B);
-  outs x, t, y;
-  outs_alloc(&x, n);
-  outs_alloc(&t, n);
-  outs_alloc(&y, n);
+  rdm_outs x, t, y;
+  rdm_outs_alloc(&x, n);
+  rdm_outs_alloc(&t, n);
+  rdm_outs_alloc(&y, n);
   CHECK_OK(cis_ci_direct_rdm12(D, bra, ket, &x.o));
   /* traced-only request: the one-D path */
   cis_ci_rdm12 tr = {t.o.rdm1, t.o.rdm2, NULL, NULL, NULL, NULL, NULL, NULL};
@@ -136,18 +103,18 @@ static void compare_brute(const char *name, cis_ci_direct *D, int n, const doubl
       e2[i * n2 + j] = (a + b) * .5;
     }
   double worst = 0;
-  const double d[] = {rel_diff(x.o.rdm1a, B.r1[0], n2), rel_diff(x.o.rdm1b, B.r1[1], n2),
-                      rel_diff(x.o.rdm2aa, sym[0], n4), rel_diff(x.o.rdm2ab, sym[1], n4),
-                      rel_diff(x.o.rdm2ba, sym[2], n4), rel_diff(x.o.rdm2bb, sym[3], n4),
-                      rel_diff(x.o.rdm1, e1, n2),       rel_diff(x.o.rdm2, e2, n4),
-                      rel_diff(t.o.rdm1, e1, n2),       rel_diff(t.o.rdm2, e2, n4)};
+  const double d[] = {rdm_rel_diff(x.o.rdm1a, B.r1[0], n2), rdm_rel_diff(x.o.rdm1b, B.r1[1], n2),
+                      rdm_rel_diff(x.o.rdm2aa, sym[0], n4), rdm_rel_diff(x.o.rdm2ab, sym[1], n4),
+                      rdm_rel_diff(x.o.rdm2ba, sym[2], n4), rdm_rel_diff(x.o.rdm2bb, sym[3], n4),
+                      rdm_rel_diff(x.o.rdm1, e1, n2),       rdm_rel_diff(x.o.rdm2, e2, n4),
+                      rdm_rel_diff(t.o.rdm1, e1, n2),       rdm_rel_diff(t.o.rdm2, e2, n4)};
   static const char *what[] = {"rdm1a", "rdm1b", "rdm2aa", "rdm2ab", "rdm2ba", "rdm2bb",
                                "rdm1",  "rdm2",  "rdm1 (traced only)", "rdm2 (traced only)"};
   for (size_t k = 0; k < sizeof d / sizeof *d; ++k) {
     CHECK(d[k] <= 1e-12, "%s: %s vs brute force rel diff %.3e", name, what[k], d[k]);
     worst = d[k] > worst || d[k] != d[k] ? d[k] : worst;
   }
-  const double db = rel_diff(y.buf, x.buf, 3 * n2 + 5 * n4);
+  const double db = rdm_rel_diff(y.buf, x.buf, 3 * n2 + 5 * n4);
   CHECK(db <= 1e-13, "%s: one alpha string per block vs one block rel diff %.3e", name, db);
   printf("%-24s %6lld dets  vs brute force %.2e  blocked (%lld) %.2e\n", name, (long long)cis_ci_direct_size(D),
          worst, (long long)blocks, db);

@@ -15,45 +15,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <omp.h>
-#pragma GCC diagnostic push
-#pragma GCC diagnostic ignored "-Wunused-function" /* the random-states helpers */
-#include "ci_random_cases.h"
-#pragma GCC diagnostic pop
+#include "sci_cases.h"
 #include "core/internal.h"
 #include "test_util.h"
-
-/* All strings of nel electrons in norb orbitals, ascending (*n of them). */
-static uint64_t *all_strings(int norb, int nel, cis_int *n) {
-  cis_int c = 0, cap = 1;
-  for (int i = 0; i < nel; ++i) cap = cap * (norb - i) / (i + 1);
-  uint64_t *s = malloc((size_t)cap * sizeof *s);
-  for (uint64_t x = 0; x < (1ull << norb); ++x)
-    if (__builtin_popcountll(x) == nel) s[c++] = x;
-  *n = c;
-  return s;
-}
-
-/* m strings drawn from all (with repeats dup of them added), shuffled. */
-static uint64_t *random_set(const uint64_t *all, cis_int nall, cis_int m, cis_int dup, uint64_t *seed) {
-  uint64_t *pool = malloc((size_t)nall * sizeof *pool), *s = malloc((size_t)(m + dup) * sizeof *s);
-  memcpy(pool, all, (size_t)nall * sizeof *pool);
-  for (cis_int i = 0; i < m; ++i) { /* partial Fisher-Yates */
-    cis_int j = i + (cis_int)((rc_unif(seed) + 1.0) * 0.5 * (double)(nall - i));
-    if (j >= nall) j = nall - 1;
-    uint64_t t = pool[i];
-    pool[i] = pool[j], pool[j] = t;
-    s[i] = pool[i];
-  }
-  for (cis_int d = 0; d < dup; ++d) s[m + d] = s[d % m];
-  for (cis_int i = m + dup - 1; i > 0; --i) { /* shuffle: unsorted input */
-    cis_int j = (cis_int)((rc_unif(seed) + 1.0) * 0.5 * (double)(i + 1));
-    if (j > i) j = i;
-    uint64_t t = s[i];
-    s[i] = s[j], s[j] = t;
-  }
-  free(pool);
-  return s;
-}
 
 /* The product space's H, dense row-major, electronic. */
 static double *dense_h(const cis_fcidump *F, const cis_sci_space *S) {
@@ -80,17 +44,20 @@ static double rel_max(const double *a, const double *b, cis_int n) {
 
 /* One case: random sets of ma and mb strings (dup repeats each; same = the
  * beta set is the alpha set) against the dense H. */
-static void check_case(int norb, int nelec, int ms2, cis_int ma, cis_int mb, int same, uint64_t seed) {
+static void check_case(const sc_case *cs) {
+  const int norb = cs->norb, nelec = cs->nelec, ms2 = cs->ms2, same = cs->same;
+  const uint64_t seed = cs->seed;
+  cis_int ma = cs->ma, mb = cs->mb;
   cis_fcidump *F = rc_fcidump(RC_RANDOM, norb, nelec, ms2, seed);
   const int nal = cis_fcidump_nalpha(F), nbe = cis_fcidump_nbeta(F);
   cis_int nall_a, nall_b;
-  uint64_t *all_a = all_strings(norb, nal, &nall_a), *all_b = all_strings(norb, nbe, &nall_b);
+  uint64_t *all_a = sc_all_strings(norb, nal, &nall_a), *all_b = sc_all_strings(norb, nbe, &nall_b);
   uint64_t s = seed;
   if (ma > nall_a) ma = nall_a;
   if (mb > nall_b) mb = nall_b;
   const cis_int dup = ma > 3 ? 3 : 0;
-  uint64_t *sa = random_set(all_a, nall_a, ma, dup, &s);
-  uint64_t *sb = same ? sa : random_set(all_b, nall_b, mb, mb > 2 ? 2 : 0, &s);
+  uint64_t *sa = sc_random_set(all_a, nall_a, ma, dup, &s);
+  uint64_t *sb = same ? sa : sc_random_set(all_b, nall_b, mb, mb > 2 ? 2 : 0, &s);
   const cis_int nin_b = same ? ma + dup : mb + (mb > 2 ? 2 : 0);
   cis_sci_space *S = NULL;
 
@@ -139,32 +106,18 @@ done:
   rc_free(F);
 }
 
-static void test_random_sets(void) {
-  check_case(6, 6, 0, 10, 12, 0, 1);   /* closed shell, different sets */
-  check_case(6, 6, 0, 9, 9, 1, 2);     /* equal sets */
-  check_case(7, 6, 2, 14, 11, 0, 3);   /* open shell, nalpha 4, nbeta 2 */
-  check_case(7, 5, 1, 20, 15, 0, 4);   /* odd electrons */
-  check_case(6, 4, 0, 1, 7, 0, 5);     /* one alpha string */
-  check_case(6, 4, 0, 1, 1, 0, 6);     /* one determinant */
-  check_case(5, 2, 2, 6, 1, 0, 7);     /* no beta electron */
-  check_case(5, 2, 0, 5, 5, 0, 8);     /* one electron of each spin */
-  check_case(8, 7, 1, 40, 35, 0, 9);   /* sets larger than a warp: 1400 determinants */
-  check_case(8, 8, 0, 70, 70, 0, 10);  /* the full sets */
-}
-
 /* Full string sets = the complete-space direct sigma, whose order is the
  * sorted sets' (checked with cis_ci_direct_det). */
 static void check_full(int norb, int nelec, int ms2, uint64_t seed) {
-  cis_fcidump *F = rc_fcidump(RC_RANDOM, norb, nelec, ms2, seed);
-  cis_int na, nb;
-  uint64_t *A = all_strings(norb, cis_fcidump_nalpha(F), &na), *B = all_strings(norb, cis_fcidump_nbeta(F), &nb);
   cis_sci_space *S = NULL;
   cis_ci_direct *D = NULL;
-  CHECK_OK(cis_sci_space_create(F, A, na, B, nb, 0, &S));
-  CHECK_OK(cis_ci_direct_create(F, NULL, &D));
+  cis_fcidump *F = sc_full_space(norb, nelec, ms2, seed, &S, &D);
+  CHECK(S && D, "full sets norb %d nelec %d ms2 %d: %s", norb, nelec, ms2, cis_last_error());
   if (S && D) {
     const cis_int n = cis_sci_space_size(S);
     CHECK(n == cis_ci_direct_size(D), "sizes");
+    cis_int nb;
+    const uint64_t *A = cis_sci_space_strings(S, 0, NULL), *B = cis_sci_space_strings(S, 1, &nb);
     int order = 1;
     for (cis_int i = 0; i < n; ++i) {
       uint64_t a, b;
@@ -185,7 +138,6 @@ static void check_full(int norb, int nelec, int ms2, uint64_t seed) {
   }
   cis_ci_direct_free(D);
   cis_sci_space_free(S);
-  free(A), free(B);
   rc_free(F);
 }
 
@@ -199,8 +151,8 @@ static void test_full_sets(void) {
 static void test_davidson(void) {
   cis_fcidump *F = rc_fcidump(RC_RANDOM, 7, 6, 0, 21);
   cis_int nall;
-  uint64_t *all = all_strings(7, 3, &nall), s = 21;
-  uint64_t *sa = random_set(all, nall, 18, 0, &s), *sb = random_set(all, nall, 15, 0, &s);
+  uint64_t *all = sc_all_strings(7, 3, &nall), s = 21;
+  uint64_t *sa = sc_random_set(all, nall, 18, 0, &s), *sb = sc_random_set(all, nall, 15, 0, &s);
   cis_sci_space *S = NULL;
   cis_operator *op = NULL;
   CHECK_OK(cis_sci_space_create(F, sa, 18, sb, 15, 0, &S));
@@ -241,8 +193,8 @@ static void test_davidson(void) {
 static void test_threads(void) {
   cis_fcidump *F = rc_fcidump(RC_RANDOM, 10, 10, 0, 31);
   cis_int nall;
-  uint64_t *all = all_strings(10, 5, &nall), s = 31;
-  uint64_t *sa = random_set(all, nall, 100, 0, &s), *sb = random_set(all, nall, 90, 0, &s);
+  uint64_t *all = sc_all_strings(10, 5, &nall), s = 31;
+  uint64_t *sa = sc_random_set(all, nall, 100, 0, &s), *sb = sc_random_set(all, nall, 90, 0, &s);
   cis_sci_space *S1 = NULL, *S2 = NULL;
   const int prev = omp_get_max_threads();
   omp_set_num_threads(1);
@@ -290,7 +242,7 @@ static void test_refusals(void) {
   /* memory: 252 x 252 determinants in 1 MiB */
   F = rc_fcidump(RC_RANDOM, 10, 10, 0, 42);
   cis_int nall;
-  uint64_t *all = all_strings(10, 5, &nall);
+  uint64_t *all = sc_all_strings(10, 5, &nall);
   refused(cis_sci_space_create(F, all, nall, all, nall, 1 << 20, &S), CIS_ERR_TOO_LARGE, S, "63504 determinants");
   refused(cis_sci_space_create(F, all, nall, all, nall, 1000, &S), CIS_ERR_TOO_LARGE, S, "252 alpha and 252 beta strings");
   free(all);
@@ -316,7 +268,7 @@ static void test_refusals(void) {
 static void test_alloc_failures(void) {
   cis_fcidump *F = rc_fcidump(RC_RANDOM, 6, 6, 0, 51);
   cis_int nall;
-  uint64_t *all = all_strings(6, 3, &nall);
+  uint64_t *all = sc_all_strings(6, 3, &nall);
   int ok = 0;
   for (int64_t k = 1; k <= 64 && !ok; ++k) {
     cis_sci_space *S = NULL;
@@ -341,7 +293,7 @@ static void test_alloc_failures(void) {
 
 int main(void) {
   cis_alloc_poison(0xff); /* nothing read that was not written */
-  test_random_sets();
+  for (int k = 0; k < SC_NCASES; ++k) check_case(&SC_CASES[k]);
   test_full_sets();
   test_davidson();
   test_threads();
