@@ -7,6 +7,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include "cisparse/export.h"
+#include "cisparse/status.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -37,6 +38,30 @@ CIS_API const char *cis_blas_info(void);
  * 0 for a NULL or unknown name. A binding compares its mirror's size with
  * this at load time, so a struct that changed fails loudly, not silently. */
 CIS_API size_t cis_abi_struct_size(const char *name);
+
+/* The library's tuning options, one table, set by name (each also read
+ * from the environment variable CISPARSE_<NAME in capitals> by
+ * cis_options_from_env): kernel variants and overrides kept for
+ * measurements (bench/NOTES.md), none needed for a correct result. The
+ * library itself never reads the environment for them.
+ *
+ * cis_option_set: name's value (a decimal integer or one of its words, as
+ * its help says), or NULL for its default. CIS_ERR_INVALID naming the
+ * known options for an unknown name, naming the accepted values for a
+ * value out of them. Set them before the work they tune (a plan, a GPU
+ * sigma, a distributed operator reads them when made); not thread-safe
+ * against concurrent work. */
+CIS_API cis_status cis_option_set(const char *name, const char *value);
+/* The value set, or NULL while the default holds (or for an unknown name). */
+CIS_API const char *cis_option_get(const char *name);
+/* Option i (0-based) of the table: 1 with *name and *help set (either may
+ * be NULL), 0 past the end. */
+CIS_API int cis_option_list(int i, const char **name, const char **help);
+/* Every option whose environment variable CISPARSE_<NAME> is set and not
+ * empty, set from it (cis_option_set's checks, the variable named in the
+ * message); what a program calls once at start, as the cisparse tool and
+ * the Python package do. */
+CIS_API cis_status cis_options_from_env(void);
 
 #ifdef __cplusplus
 }

@@ -156,6 +156,9 @@ _SIGNATURES = {
     "cis_built_with_cuda": (c_int, []),
     "cis_cpu_limit": (c_int, []),
     "cis_abi_struct_size": (c_size_t, [c_char_p]),
+    "cis_option_set": (cis_status, [c_char_p, c_char_p]),
+    "cis_option_get": (c_char_p, [c_char_p]),
+    "cis_options_from_env": (cis_status, []),
     # types.h
     "cis_free": (None, [c_void_p]),
     "cis_csr_free": (None, [POINTER(cis_csr)]),
@@ -252,6 +255,17 @@ def _openmp_like_the_cli():
 
 
 _openmp_like_the_cli()
+
+
+def _options_from_env():
+    """The library's tuning options from CISPARSE_<NAME> variables, once at
+    import (cis_options_from_env: what the tool does at start); a bad value
+    is an ImportError naming the variable."""
+    if lib.cis_options_from_env() != 0:
+        raise ImportError(f"cisparse: {lib.cis_last_error().decode(errors='replace')}")
+
+
+_options_from_env()
 
 for _cls in (cis_csr, cis_csr_stats, cis_format_params, cis_hyb_split, cis_krylov_opts, cis_krylov_info,
              cis_gpu_info):

@@ -46,6 +46,7 @@
 #include <string.h>
 #include "ci/ci_internal.h"
 #include "ci/ci_solve_internal.h"
+#include "core/options.h"
 
 /* Most parts one process drives (the distributed layer's own bound). */
 #define PARTS_MAX 64
@@ -337,10 +338,7 @@ cis_status ci_run_setup_dist_direct(ci_run *r) {
   dd->parts = parts;
   dd->verbose = o->verbose;
   dd->on_gpus = cis_dist_comm_memspace(dd->c) == CIS_MEM_DEVICE;
-  {
-    const char *e = getenv("CISPARSE_DIST_RESPLIT");
-    dd->resplit = e && !strcmp(e, "always") ? 1 : e && !strcmp(e, "never") ? 0 : -1;
-  }
+  dd->resplit = cis_opt_is(CIS_OPT_DIST_RESPLIT, "always") ? 1 : cis_opt_is(CIS_OPT_DIST_RESPLIT, "never") ? 0 : -1;
   /* Davidson's rows: an even split of the vector (its share of memory),
    * uniform (blocks of ceil(n / parts), the last shorter) when the last
    * part keeps a row: the layout of NCCL's all-gather and reduce-scatter */
@@ -366,8 +364,7 @@ cis_status ci_run_setup_dist_direct(ci_run *r) {
   CIS_TRY(cis_dist_summed_set_prepare(dd->M, rebalance, dd));
   CIS_TRY(cis_dist_summed_set_write_back(dd->M, !dd->compact)); /* part_sigma's projection goes back to Davidson */
   if (R->host_vectors) { /* Davidson's vectors on the host (direct_subspace), page-locked unless told not to */
-    const char *e = getenv("CISPARSE_HOST_VECTORS_PIN");
-    CIS_TRY(cis_dist_summed_set_vectors_host(dd->M, !(e && !strcmp(e, "0"))));
+    CIS_TRY(cis_dist_summed_set_vectors_host(dd->M, cis_opt_int(CIS_OPT_HOST_VECTORS_PIN, 1) != 0));
   }
   t_op = cis_wtime() - t0;
   t0 = cis_wtime();

@@ -108,6 +108,7 @@ static int dispatch(int argc, char **argv) {
 int cli_main(int argc, char **argv) {
   char *names = NULL;
   int n, rc;
+  if (cis_options_from_env() != CIS_OK) return cli_fail(CIS_ERR_INVALID); /* the library's tuning options, once */
   char **args = split_args(argc, argv, &n, &names);
   rc = args ? dispatch(n, args) : cli_fail(cis_error(CIS_ERR_ALLOC, "out of memory for the command line"));
   free(args);

@@ -19,6 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "core/internal.h"
+#include "core/options.h"
 #include "distributed/dist_internal.h"
 
 #if defined(CISPARSE_HAVE_CUDA) && defined(CISPARSE_HAVE_NCCL)
@@ -262,10 +263,9 @@ static cis_status shell(int ranks, int first, int nlocal, const int *devs, const
    * NCCL and unpack kernels are given SMs ahead of the product they overlap
    * (a product grid fills the GPU; at equal priority NCCL's kernel waited
    * for its blocks, and the peer GPUs for it: CUDA Programming Guide,
-   * "Stream Priorities"); CISPARSE_EXCHANGE_PRIORITY=0: the default priority,
-   * for a comparison) */
-  const char *prio = getenv("CISPARSE_EXCHANGE_PRIORITY");
-  const int top = !(prio && !strcmp(prio, "0"));
+   * "Stream Priorities"); the option exchange_priority 0: the default
+   * priority, for a comparison) */
+  const int top = cis_opt_int(CIS_OPT_EXCHANGE_PRIORITY, 1) != 0;
   for (int l = 0; l < nlocal; ++l) {
     cudaStream_t s;
     int least = 0, greatest = 0;

@@ -6,6 +6,7 @@
 #include <string.h>
 #include "core/internal.h"
 #include "distributed/dist_parts.h"
+#include "core/options.h"
 
 int dist_on_device(const cis_dist_matrix *D) { return D->where == CIS_MEM_DEVICE; }
 
@@ -144,14 +145,7 @@ cis_status dist_vec_part_get(const cis_dist_matrix *D, int l, void *host, const 
   return CIS_OK;
 }
 
-int dist_trace(void) {
-  static int on = -1; /* a benign race: every thread reads the same value */
-  if (on < 0) {
-    const char *e = getenv("CISPARSE_DIST_TRACE");
-    on = e && *e && strcmp(e, "0") != 0;
-  }
-  return on;
-}
+int dist_trace(void) { return cis_opt_int(CIS_OPT_DIST_TRACE, 0) != 0; }
 
 /* The ring's events and the message arrays of the products (dist_product.c). */
 void dist_product_free(cis_dist_matrix *D) {

@@ -23,6 +23,7 @@
 #include "core/internal.h"
 #include "distributed/dist_matrix.h"
 #include "distributed/dist_vec.h"
+#include "core/options.h"
 
 cis_status dist_summed_new(cis_int n, const cis_int *row_start, const double *diag, cis_dtype dtype, cis_dist_part_fn f,
                            void *ctx, cis_dist_comm *c, int padded, cis_dist_matrix **out) {
@@ -106,9 +107,8 @@ cis_status cis_dist_summed_set_sum(cis_dist_matrix *D, cis_dist_sum how) {
   if (!D || !D->summed) return cis_error(CIS_ERR_INVALID, "cis_dist_summed_set_sum: not a summed operator");
   if (how != CIS_DIST_SUM_RANK_ORDER && how != CIS_DIST_SUM_COLLECTIVE)
     return cis_error(CIS_ERR_INVALID, "cis_dist_summed_set_sum: unknown sum %d", (int)how);
-  const char *e = getenv("CISPARSE_DIST_SUM");
-  if (e && !strcmp(e, "rank")) how = CIS_DIST_SUM_RANK_ORDER;
-  if (e && !strcmp(e, "collective")) how = CIS_DIST_SUM_COLLECTIVE;
+  if (cis_opt_is(CIS_OPT_DIST_SUM, "rank")) how = CIS_DIST_SUM_RANK_ORDER;
+  if (cis_opt_is(CIS_OPT_DIST_SUM, "collective")) how = CIS_DIST_SUM_COLLECTIVE;
   D->summed_collective = how == CIS_DIST_SUM_COLLECTIVE && D->summed_uniform && D->comm->ops->reduce_scatter;
   return CIS_OK;
 }

@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include "core/internal.h"
 #include "formats/format_util.h"
+#include "core/options.h"
 
 static void sell16_destroy(void *impl) {
   cis_fmt_sell16 *F = impl;
@@ -28,11 +29,10 @@ static void sell16_destroy(void *impl) {
 }
 
 int cis_sell16_lanes(const cis_csr *A, cis_int C) {
-  const char *e = getenv("CISPARSE_SELL_P");
   if (C > 1024) return 1;
-  if (e && *e) {
-    const int p = atoi(e);
-    return p >= 1 && p * C <= 1024 ? p : 1;
+  if (cis_opt_str(CIS_OPT_SELL_P)) {
+    const long p = cis_opt_int(CIS_OPT_SELL_P, 1);
+    return p >= 1 && p * C <= 1024 ? (int)p : 1;
   }
   return cis_sell_threads_per_row((A->rows + C - 1) / C * C, C, A->nnz, CIS_SELL16_PLAN_SMS);
 }

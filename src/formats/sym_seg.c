@@ -12,6 +12,7 @@
 #include "core/internal.h"
 #include "formats/sym_seg.h"
 #include "formats/sym_seg_balance.h"
+#include "core/options.h"
 
 void cis_sym_seg_free(cis_sym_seg *S) {
   if (!S) return;
@@ -32,13 +33,10 @@ cis_int cis_sym_seg_bytes(const cis_sym_seg *S) {
 }
 
 cis_int cis_sym_seg_rows(cis_int n, cis_dtype t) {
-  const char *e = getenv("CISPARSE_SYM_SEG_R");
   const cis_int most = CIS_SYM_SEG_WINDOW_BYTES / 8, cap = (n + 31) / 32 * 32;
   cis_int R = 32768 / (cis_int)cis_dtype_size(t);
-  if (e && *e) {
-    const long v = strtol(e, NULL, 10);
-    if (v >= 32 && v <= most) R = v; /* the kernel's window: 8 bytes a row in shared memory */
-  }
+  const long v = cis_opt_int(CIS_OPT_SYM_SEG_R, 0);
+  if (v >= 32 && v <= most) R = v; /* the kernel's window: 8 bytes a row in shared memory */
   return R < cap ? R : cap < 32 ? 32 : cap;
 }
 

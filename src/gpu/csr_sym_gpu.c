@@ -12,6 +12,7 @@
 #include <string.h>
 #include "formats/sym_seg.h"
 #include "gpu/gpu_internal.h"
+#include "core/options.h"
 
 static void sym_release(void *dev) {
   cis_csr_sym_dev *D = dev;
@@ -40,8 +41,7 @@ static int64_t seg_block_chunks(const cis_sym_seg *S, cis_int b, int64_t per) {
  * the end: +-5.5% active cycles on H2O FCI, Nsight Compute). */
 static cis_status seg_chunks(const cis_sym_seg *S, int slots, int64_t **piece, int32_t **block, cis_int *count) {
   cis_status st = CIS_OK;
-  const char *e = getenv("CISPARSE_SYM_SEG_CHUNKS");
-  const long per_slot = e && *e && atol(e) > 0 ? atol(e) : 8;
+  const long per_slot = cis_opt_int(CIS_OPT_SYM_SEG_CHUNKS, 8);
   const int64_t want = (int64_t)slots * per_slot, per = S->pieces / want + (S->pieces % want != 0);
   cis_int c = 0;
   *piece = NULL;
@@ -318,8 +318,7 @@ static cis_status seg_from_device(cis_int rows, cis_int nnz, cis_dtype t, int64_
   cis_int *rowptr = NULL;
   cis_sym_seg *L = NULL;
   dev_csr src_ctx = {d_col, d_val, cis_dtype_size(t)};
-  const char *e = getenv("CISPARSE_SYM_SEG_LAYOUT");
-  if (!(e && !strcmp(e, "host"))) {
+  if (!cis_opt_is(CIS_OPT_SYM_SEG_LAYOUT, "host")) {
     st = seg_plan_on_device(rows, nnz, t, d_rowptr, d_col, d_val, out);
     if (st != CIS_ERR_DEVICE_OOM) goto cleanup; /* done, or a real failure */
     cis_clear_error();

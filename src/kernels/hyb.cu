@@ -22,6 +22,7 @@
 #include "kernels/launchers.h"
 #include "kernels/spmv_templates.cuh"
 #include <stdlib.h>
+#include "core/options.h"
 
 template <typename T, typename O>
 __global__ void hyb_paper_kernel(int64_t rows, int64_t width, int column_mode,
@@ -151,28 +152,22 @@ static cis_status launch_fast_u(const cis_hyb_dev *h, int u, int lock, double al
   }
 }
 
-// An integer from the environment, or `def` (tuning overrides, bench/NOTES.md).
-static int env_int(const char *name, int def) {
-  const char *v = getenv(name);
-  return v && *v ? atoi(v) : def;
-}
-
 // The variant, from measurements on an H200 (bench/NOTES.md): long rows
 // (mean >= 48) with x larger than 1 MB (it no longer stays in L1) ->
 // phase-locked, 1024 threads, G = 16; else unlocked, G from the mean row
 // length (32, 16, 8; one thread per row below 12, as CSR scalar); U = 4
-// loads in flight per lane. CISPARSE_HYB_LOCK (block size,
-// 0 = unlocked), CISPARSE_HYB_G and CISPARSE_HYB_UNROLL override the choice.
+// loads in flight per lane. The options hyb_lock (block size,
+// 0 = unlocked), hyb_g and hyb_unroll (cis_option_set) override the choice.
 template <typename T, typename O>
 static cis_status launch_fast(const cis_hyb_dev *h, double alpha, const void *x, double beta,
                               void *y, int threads, cudaStream_t s) {
   double mean = h->rows ? (double)h->nnz / (double)h->rows : 0;
   int big_x = (double)h->cols * sizeof(T) > 1e6;
-  int lock = env_int("CISPARSE_HYB_LOCK", big_x && mean >= 48 ? 1024 : 0);
-  int g = env_int("CISPARSE_HYB_G", lock ? 16 : mean >= 48 ? 32 : mean >= 24 ? 16 : mean >= 12 ? 8 : 1);
-  int u = env_int("CISPARSE_HYB_UNROLL", 4);
+  int lock = (int)cis_opt_int(CIS_OPT_HYB_LOCK, big_x && mean >= 48 ? 1024 : 0);
+  int g = (int)cis_opt_int(CIS_OPT_HYB_G, lock ? 16 : mean >= 48 ? 32 : mean >= 24 ? 16 : mean >= 12 ? 8 : 1);
+  int u = (int)cis_opt_int(CIS_OPT_HYB_UNROLL, 4);
   if (lock && (lock < 32 || lock > 1024 || lock % 32))
-    return cis_error(CIS_ERR_INVALID, "hyb: CISPARSE_HYB_LOCK=%d is not a block size (32..1024)", lock);
+    return cis_error(CIS_ERR_INVALID, "hyb: option hyb_lock = %d is not a block size (32..1024)", lock);
   switch (g) {
     case 1: return launch_fast_u<T, O, 1>(h, u, lock, alpha, x, beta, y, threads, s);
     case 4: return launch_fast_u<T, O, 4>(h, u, lock, alpha, x, beta, y, threads, s);

@@ -14,6 +14,7 @@
 #include "kernels/launchers.h"
 #include "kernels/spmv_templates.cuh"
 #include "formats/format_util.h"
+#include "core/options.h"
 
 // sell16: the split kernel's work division (S*P threads per slice, thread j
 // on slots j, j + S*P, ... of local row j % S: lane j / S of the row) over
@@ -103,12 +104,6 @@ __global__ void __launch_bounds__(1024) sell16_tk(
   }
 }
 
-// An integer from the environment, or `def` (tuning overrides, bench/NOTES.md).
-static int sell_env_int(const char *name, int def) {
-  const char *v = getenv(name);
-  return v && *v ? atoi(v) : def;
-}
-
 static int sm_count(int *sms) {
   static int sms_of[64]; /* per device, queried once (a solver calls this every iteration) */
   int dev = 0;
@@ -136,9 +131,9 @@ extern "C" cis_status cis_sell_tuning_get(cis_dtype t, cis_int S, cis_int nslice
                                           cis_sell_tuning *out) {
   int sms = 0;
   if (!sm_count(&sms)) return cis_error(CIS_ERR_CUDA, "sell: cannot query the device");
-  out->P = lanes > 0 ? lanes : sell_env_int("CISPARSE_SELL_P", cis_sell_threads_per_row(nslices * S, S, slots, sms));
-  out->U = sell_env_int("CISPARSE_SELL_U", t == CIS_F64 ? 4 : 8);
-  out->bpsm = sell_env_int("CISPARSE_SELL_BPSM", 0);
+  out->P = lanes > 0 ? lanes : (int)cis_opt_int(CIS_OPT_SELL_P, cis_sell_threads_per_row(nslices * S, S, slots, sms));
+  out->U = (int)cis_opt_int(CIS_OPT_SELL_U, t == CIS_F64 ? 4 : 8);
+  out->bpsm = (int)cis_opt_int(CIS_OPT_SELL_BPSM, 0);
   return CIS_OK;
 }
 

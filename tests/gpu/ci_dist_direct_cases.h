@@ -132,11 +132,11 @@ static int run_ci_dist_direct_cases(const char *name, int min_gpus) {
     cdd_sigma(c, 0, 0, parts);
     cdd_sigma(d, 1, 0, parts);
   }
-  setenv("CISPARSE_HALF_SCATTER", "reached", 1);
+  cis_option_set("half_scatter", "reached");
   cdd_pass_rows = 3;
   cdd_sigma(d, 1, 0, G + 1);
   cdd_pass_rows = 0;
-  unsetenv("CISPARSE_HALF_SCATTER");
+  cis_option_set("half_scatter", NULL);
   cdd_solve(a, G, 0, CIS_CI_METHOD_DIRECT, 0);
   cdd_solve(a, G, 1, CIS_CI_METHOD_AUTO, 0);
   cdd_solve(b, G, 0, CIS_CI_METHOD_DIRECT, 0);
@@ -148,9 +148,9 @@ static int run_ci_dist_direct_cases(const char *name, int min_gpus) {
   cdd_solve(b, G, 0, CIS_CI_METHOD_DIRECT, 1);
   cdd_solve(c, G, 0, CIS_CI_METHOD_DIRECT, 1);
   cdd_solve(d, G, 0, CIS_CI_METHOD_AUTO, 1);
-  setenv("CISPARSE_HOST_VECTORS_PIN", "0", 1);
+  cis_option_set("host_vectors_pin", "0");
   cdd_solve(d, G, 0, CIS_CI_METHOD_AUTO, 1);
-  unsetenv("CISPARSE_HOST_VECTORS_PIN");
+  cis_option_set("host_vectors_pin", NULL);
   for (int host = 0; host <= 1; ++host) {
     cis_ci_solve_opts o = cis_ci_solve_opts_default();
     cis_ci_result *R = NULL;

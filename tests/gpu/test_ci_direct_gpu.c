@@ -15,7 +15,7 @@
  *  - a refusal with the numbers when the caller's vectors leave no room;
  *  - new integrals (cis_ci_direct_set_integrals + _gpu_set_integrals, C1 and
  *    blocked by irreps) on a kept G = the CPU sigma of a D made from them;
- *  - the fused gather + product (CISPARSE_SIGMA=fused, ci_sigma_fused.cu):
+ *  - the fused gather + product (option sigma = fused, ci_sigma_fused.cu):
  *    the comparisons above again with the kernel checked to be the fused one
  *    (npair 28, 55, 36 and 91: not multiples of 8; k = 1 and 3; MS2 = 0
  *    half sigma, MS2 = 1 and 2; many blocks; projection on), the fused
@@ -347,7 +347,7 @@ static void sigma_with_env(const char *var, const char *mode, cis_ci_direct *D, 
   cis_ci_direct_gpu *G = NULL;
   double *dc = NULL, *ds = NULL;
   const cis_int n = cis_ci_direct_size(D);
-  setenv(var, mode, 1);
+  CHECK_OK(cis_option_set(var, mode));
   CHECK_OK(cis_ci_direct_gpu_create(D, o, &G));
   CHECK_OK(upload_new(&dc, c, n));
   CHECK_OK(upload_new(&ds, NULL, n));
@@ -364,14 +364,14 @@ static void sigma_with_env(const char *var, const char *mode, cis_ci_direct *D, 
   cis_ci_direct_gpu_free(G);
 }
 
-/* The sigma of the random vector c (n) with CISPARSE_SIGMA=mode into out. */
+/* The sigma of the random vector c (n) with option sigma = mode into out. */
 static void sigma_with(const char *mode, cis_ci_direct *D, const double *c, double *out) {
-  sigma_with_env("CISPARSE_SIGMA", mode, D, NULL, c, out, NULL);
+  sigma_with_env("sigma", mode, D, NULL, c, out, NULL);
 }
 
 /* Fused vs unfused on one random vector: equal to round-off (the order of
  * the product's sums; the difference printed), the fused one bitwise
- * reproducible. Leaves CISPARSE_SIGMA=fused. */
+ * reproducible. Leaves option sigma = fused. */
 static void fused_vs_unfused(const char *name, const cis_fcidump *F) {
   cis_ci_direct *D = NULL;
   CHECK_OK(cis_ci_direct_create(F, NULL, &D));
@@ -401,37 +401,34 @@ static void fused_vs_unfused(const char *name, const cis_fcidump *F) {
   cis_ci_direct_free(D);
 }
 
-/* var=value, a bad value, refused by name when the GPU sigma of H2O STO-3G
- * is made; var unset after. */
+/* option = value, a bad value: refused by name when set (cis_option_set),
+ * the option left as it was, so the GPU sigma of H2O STO-3G is still made. */
 static void check_bad_env(const char *var, const char *value) {
-  char path[512], want[160];
+  char path[512];
   cis_fcidump *F = NULL;
   cis_ci_direct *D = NULL;
   cis_ci_direct_gpu *G = NULL;
-  snprintf(want, sizeof want, "%s=%s", var, value);
-  setenv(var, value, 1);
+  const cis_status st = cis_option_set(var, value);
+  const char *msg = cis_last_error();
+  CHECK(st == CIS_ERR_INVALID && msg && strstr(msg, var) && strstr(msg, value), "bad %s: status %d, %s", var,
+        (int)st, msg ? msg : "(none)");
+  CHECK(cis_option_get(var) == NULL, "bad %s: the option changed", var);
   CHECK_OK(cis_fcidump_read(test_shared_path(path, sizeof path, "ci/h2o_sto3g.FCIDUMP"), &F));
   if (F) CHECK_OK(cis_ci_direct_create(F, NULL, &D));
-  if (D) {
-    const cis_status st = cis_ci_direct_gpu_create(D, NULL, &G);
-    const char *msg = cis_last_error();
-    CHECK(st == CIS_ERR_INVALID && !G && msg && strstr(msg, want), "bad %s: status %d, %s", var, (int)st,
-          msg ? msg : "(none)");
-  }
-  unsetenv(var);
+  if (D) CHECK_OK(cis_ci_direct_gpu_create(D, NULL, &G));
   cis_ci_direct_gpu_free(G);
   cis_ci_direct_free(D);
   cis_fcidump_free(F);
 }
 
 /* The half sigma of the exactly (anti)symmetric c with
- * CISPARSE_HALF_SCATTER=mode and o into out (NaN-poisoned before); its
+ * option half_scatter = mode and o into out (NaN-poisoned before); its
  * reached passes into *reached. */
 static void half_sigma_with(const char *mode, cis_ci_direct *D, const cis_ci_direct_gpu_opts *o, const double *c,
                             double *out, cis_int *reached) {
   cis_ci_direct_gpu_info info;
-  sigma_with_env("CISPARSE_HALF_SCATTER", mode, D, o, c, out, &info);
-  unsetenv("CISPARSE_HALF_SCATTER");
+  sigma_with_env("half_scatter", mode, D, o, c, out, &info);
+  cis_option_set("half_scatter", NULL);
   CHECK(info.half_sigmas == 1, "%s: half sigma not taken (%lld)", mode, (long long)info.half_sigmas);
   *reached = info.half_sigmas == 1 ? info.reached_passes : -1;
 }
@@ -490,24 +487,24 @@ static void test_half_scatters(void) {
   CHECK_OK(cis_fcidump_read(CIS_TEST_DATA "/ci/c2h4_ccpvdz_cas8.FCIDUMP", &F));
   if (F) {
     test_half_scatter("c2h4_cas8", F, 2, 0); /* 70 strings, 21 links: auto keeps every pair but on passes of 1 */
-    setenv("CISPARSE_HALF_SCATTER", "reached", 1);
+    cis_option_set("half_scatter", "reached");
     compare_all("reach_c2h4", F);
-    unsetenv("CISPARSE_HALF_SCATTER");
+    cis_option_set("half_scatter", NULL);
   }
   cis_fcidump_free(F);
   CHECK_OK(cis_fcidump_read(CIS_TEST_DATA "/ci/n2_sto3g_d2h.FCIDUMP", &F));
   if (F) {
     cis_ci_direct_opts dopt = cis_ci_direct_opts_default();
     dopt.symmetry_projection = 1;
-    setenv("CISPARSE_HALF_SCATTER", "reached", 1);
+    cis_option_set("half_scatter", "reached");
     for (int isym = 1; isym <= 5; isym += 4) {
       F->isym = isym;
       compare_all_opts(isym == 1 ? "reach_n2_proj1" : "reach_n2_proj5", F, &dopt);
     }
-    unsetenv("CISPARSE_HALF_SCATTER");
+    cis_option_set("half_scatter", NULL);
   }
   cis_fcidump_free(F);
-  check_bad_env("CISPARSE_HALF_SCATTER", "some");
+  check_bad_env("half_scatter", "some");
 }
 
 /* The comparisons of compare_all with the fused kernels (checked by name). */
@@ -569,7 +566,7 @@ static void test_fused(void) {
     want_kernel = NULL;
     cis_fcidump_free(F);
   }
-  check_bad_env("CISPARSE_SIGMA", "nonsense");
+  check_bad_env("sigma", "nonsense");
 }
 
 int main(void) {

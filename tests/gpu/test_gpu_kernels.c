@@ -67,9 +67,7 @@ static const variant variants[] = {
     {"sell", "sell", 0, 2048, 0, -1, AUTO},
 };
 
-static void set_or_clear(const char *name, const char *value) {
-  if (value) setenv(name, value, 1); else unsetenv(name);
-}
+static void set_or_clear(const char *name, const char *value) { CHECK_OK(cis_option_set(name, value)); }
 
 static int format_built(const char *name) {
   for (int i = 0; i < cis_format_count(); ++i)
@@ -83,12 +81,12 @@ static void run_variant(const gpu_case *c, const variant *v, cis_dtype t) {
   cis_gpu_plan *p = NULL;
   cis_status st;
   fp.dtype = t;
-  set_or_clear("CISPARSE_HYB_LOCK", v->lock);
-  set_or_clear("CISPARSE_HYB_G", v->g);
-  set_or_clear("CISPARSE_HYB_UNROLL", v->u);
-  set_or_clear("CISPARSE_SELL_P", v->sp);
-  set_or_clear("CISPARSE_SELL_U", v->su);
-  set_or_clear("CISPARSE_SELL_BPSM", v->sb);
+  set_or_clear("hyb_lock", v->lock);
+  set_or_clear("hyb_g", v->g);
+  set_or_clear("hyb_unroll", v->u);
+  set_or_clear("sell_p", v->sp);
+  set_or_clear("sell_u", v->su);
+  set_or_clear("sell_bpsm", v->sb);
   if (v->slice && !strcmp(v->format, "csb")) fp.block = v->slice;
   else if (v->slice) fp.slice = v->slice;
   fp.boundary_mode = v->mode;
@@ -125,9 +123,9 @@ static void check_float_values(const gpu_case *c) {
   double *yc = malloc(8 * (size_t)ny);
   void *dx = NULL, *dy = NULL;
   fp.float_values = 1;
-  unsetenv("CISPARSE_SELL_P");
-  unsetenv("CISPARSE_SELL_U");
-  unsetenv("CISPARSE_SELL_BPSM");
+  cis_option_set("sell_p", NULL);
+  cis_option_set("sell_u", NULL);
+  cis_option_set("sell_bpsm", NULL);
   CHECK_OK(cis_matrix_create(c->A, "sell16", &fp, &M));
   if (M) CHECK_OK(cis_gpu_plan_create(M, NULL, 0, &p));
   if (!p || !x || !y0 || !y || !yc) goto done;

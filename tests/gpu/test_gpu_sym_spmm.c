@@ -123,7 +123,7 @@ static void check_symv(const gpu_case *c, cis_dtype t) {
   for (int k = 0; k < 5; ++k) {
     cis_gpu_plan *p = NULL;
     char what[1400];
-    if (k == 4) setenv("CISPARSE_SYM_SEG_R", "64", 1); /* many blocks of 64 rows */
+    if (k == 4) cis_option_set("sym_seg_r", "64"); /* many blocks of 64 rows */
     snprintf(what, sizeof what, "%s, %s, %s%s", c->name, cis_dtype_name(t), kernels[k], k == 4 ? " R=64" : "");
     CHECK_OK(cis_gpu_plan_create_symmetric(U, kernels[k], 0, &p));
     if (!p) continue;
@@ -135,7 +135,7 @@ static void check_symv(const gpu_case *c, cis_dtype t) {
     else
       CHECK(cis_gpu_plan_bytes(p) == (U->rows + 1) * 8 + U->nnz * (cis_int)(4 + cis_dtype_size(t)),
             "%s: %lld device bytes", what, (long long)cis_gpu_plan_bytes(p));
-    if (k == 4) unsetenv("CISPARSE_SYM_SEG_R");
+    if (k == 4) cis_option_set("sym_seg_r", NULL);
     for (int b = 0; b < 2; ++b) {
       double beta = b ? 0.5 : 0.0, e = check_plan(p, c->A, t, beta, 11 + b);
       CHECK(e <= test_tol(t), "%s, beta %g: rel err %g (NaN never passes)", what, beta, e);
@@ -307,9 +307,9 @@ static double seg_special(const cis_csr *U, double xs, cis_int bad, double v, in
   void *dx = NULL, *dy = NULL;
   cis_gpu_plan *p = NULL;
   *err2 = INFINITY;
-  setenv("CISPARSE_SYM_SEG_R", "64", 1);
+  cis_option_set("sym_seg_r", "64");
   CHECK_OK(cis_gpu_plan_create_symmetric(U, "sym-seg", 0, &p));
-  unsetenv("CISPARSE_SYM_SEG_R");
+  cis_option_set("sym_seg_r", NULL);
   if (x && y && ref && p) {
     test_fill_random(x, CIS_F64, n, 8);
     for (cis_int i = 0; i < n; ++i) x[i] *= xs;

@@ -163,11 +163,11 @@ static void test_product(void) {
         upper_src src;
         job J[4];
         cis_dist_world *w = NULL;
-        if (f == 3) setenv("CISPARSE_DIST_SUM", "rank", 1);
+        if (f == 3) cis_option_set("dist_sum", "rank");
         jobs_init(&src, U, J, T, counts, formats[f % 3], x, y0);
         CHECK_OK(cis_dist_world_create(G, &w));
         run_fake_groups(w, G, T, J, sizeof *J, offsetof(job, c), run_job);
-        unsetenv("CISPARSE_DIST_SUM");
+        cis_option_set("dist_sum", NULL);
         cis_dist_world_free(w);
         for (int k = 0; k < T; ++k) {
           CHECK(J[k].st == CIS_OK, "%s, %d parts in %d groups, group %d: %s", f < 2 ? formats[f] : f == 2 ? "auto" : "auto, rank-order sum", G, T, k,

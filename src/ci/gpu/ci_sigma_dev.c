@@ -39,6 +39,7 @@
 #include "kernels/kernel_common.cuh"
 #include "gpu/cuda_check.h"
 #include "gpu/gpu_mem.h"
+#include "core/options.h"
 
 
 /* Device bytes kept free beside the workspace (cuBLAS workspace, the
@@ -148,17 +149,13 @@ cleanup:
   return st;
 }
 
-/* The product's kernels from CISPARSE_SIGMA (fused, unfused, auto; unset =
- * auto): G->fused_nb and info.sigma_kernel. Fused where asked for and
- * possible (cis_ci_sigma_fused_columns), else unfused with the reason. */
+/* The product's kernels from the option sigma (fused, unfused, auto; unset
+ * = auto; cis_option_set checked the word): G->fused_nb and
+ * info.sigma_kernel. Fused where asked for and possible
+ * (cis_ci_sigma_fused_columns), else unfused with the reason. */
 static cis_status choose_kernels(cis_ci_direct_gpu *G, int np) {
-  const char *env = getenv("CISPARSE_SIGMA");
   char why[160] = "";
-  int want;
-  if (!env || !*env || !strcmp(env, "auto")) want = SIGMA_AUTO_FUSED;
-  else if (!strcmp(env, "fused")) want = 1;
-  else if (!strcmp(env, "unfused")) want = 0;
-  else return cis_error(CIS_ERR_INVALID, "CISPARSE_SIGMA=%s: expected fused, unfused or auto", env);
+  const int want = cis_opt_is(CIS_OPT_SIGMA, "fused") ? 1 : cis_opt_is(CIS_OPT_SIGMA, "unfused") ? 0 : SIGMA_AUTO_FUSED;
   G->fused_nb = 0;
   if (want) {
     const cis_status st = cis_ci_sigma_fused_columns(np, &G->fused_nb, why, sizeof why);
@@ -174,14 +171,12 @@ static cis_status choose_kernels(cis_ci_direct_gpu *G, int np) {
   return CIS_OK;
 }
 
-/* The half sigma's scatter from CISPARSE_HALF_SCATTER (all, reached, auto;
- * unset = auto): G->half_scatter. */
+/* The half sigma's scatter from the option half_scatter (all, reached,
+ * auto; unset = auto): G->half_scatter. */
 static cis_status choose_half_scatter(cis_ci_direct_gpu *G) {
-  const char *h = getenv("CISPARSE_HALF_SCATTER");
-  if (!h || !*h || !strcmp(h, "auto")) G->half_scatter = HALF_SCATTER_AUTO;
-  else if (!strcmp(h, "all")) G->half_scatter = HALF_SCATTER_ALL;
-  else if (!strcmp(h, "reached")) G->half_scatter = HALF_SCATTER_REACHED;
-  else return cis_error(CIS_ERR_INVALID, "CISPARSE_HALF_SCATTER=%s: expected all, reached or auto", h);
+  G->half_scatter = cis_opt_is(CIS_OPT_HALF_SCATTER, "all")       ? HALF_SCATTER_ALL
+                    : cis_opt_is(CIS_OPT_HALF_SCATTER, "reached") ? HALF_SCATTER_REACHED
+                                                                  : HALF_SCATTER_AUTO;
   return CIS_OK;
 }
 

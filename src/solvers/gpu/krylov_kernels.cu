@@ -19,6 +19,7 @@
 #include "kernels/spmv_templates.cuh"
 #include "solvers/gpu/krylov_kernels.h"
 #include "solvers/kry_scalars.h"
+#include "core/options.h"
 
 #define KRY_THREADS 256
 
@@ -598,11 +599,6 @@ __global__ void dots_k(int64_t n, const T *y, DotsEpi<T> e) {
   e.finish();
 }
 
-static int env_int(const char *name, int def) {
-  const char *v = getenv(name);
-  return v && *v ? atoi(v) : def;
-}
-
 template <typename T, typename O, int G>
 static void launch_hyb_u(const cis_spmv_view *A, int u, int64_t need, int threads, const T *x,
                          DotsEpi<T> e, const kry_ws *w, cudaStream_t st) {
@@ -621,15 +617,11 @@ static void launch_hyb_u(const cis_spmv_view *A, int u, int64_t need, int thread
 
 // The hybrid format's fast kernel, unlocked (the phase-locked variant keeps
 // __syncthreads per chunk and is not fused), G and U chosen as in hyb.cu
-// (and the same CISPARSE_HYB_G / CISPARSE_HYB_UNROLL overrides, read once).
+// (and the same options hyb_g / hyb_unroll, core/options.h).
 template <typename T, typename O>
 static cis_status launch_hyb(const cis_spmv_view *A, const T *x, DotsEpi<T> e, const kry_ws *w,
                              cudaStream_t st) {
-  static int g_env = -2, u_env = -2;
-  if (g_env == -2) {
-    g_env = env_int("CISPARSE_HYB_G", -1);
-    u_env = env_int("CISPARSE_HYB_UNROLL", 4);
-  }
+  const int g_env = (int)cis_opt_int(CIS_OPT_HYB_G, -1), u_env = (int)cis_opt_int(CIS_OPT_HYB_UNROLL, 4);
   const cis_hyb_dev *h = &A->hyb;
   double mean = h->rows ? (double)h->nnz / (double)h->rows : 0;
   int g = g_env > 0 ? g_env : mean >= 48 ? 32 : mean >= 24 ? 16 : mean >= 12 ? 8 : 1;
@@ -682,8 +674,7 @@ static cis_status launch_spmv_dots(const cis_spmv_view *A, const T *x, DotsEpi<T
     case CIS_SPMV_ELL: {
       CIS_BLOCK_OR(A->block, 128, 32, "ell");
       threads = threads_;
-      static int lb = -1; /* CISPARSE_FUSED_ELL_LB=1: the 32-register build (bench/NOTES.md) */
-      if (lb < 0) lb = env_int("CISPARSE_FUSED_ELL_LB", 0) > 0;
+      const int lb = cis_opt_int(CIS_OPT_FUSED_ELL_LB, 0) > 0; /* the 32-register build (bench/NOTES.md) */
       if (lb) {
         unsigned grid = fused_grid(ell_tk<T, DotsEpi<T>, 2>, w, (rows + threads - 1) / threads, threads);
         ell_tk<T, DotsEpi<T>, 2><<<grid, threads, 0, st>>>(rows, A->width, A->col, (const T *)A->val, A->rowlen, x, e);
