@@ -1069,6 +1069,15 @@ class FCISolver(direct_spin1.FCISolver):
 
     contract_min = 1500  # determinants from which contract_2e is cisparse's sigma (PySCF's below)
 
+    def _keeps_symmetry(self, eri, orbsym, norb):
+        """_keeps_symmetry of eri, kept for the same integral object (CASSCF
+        contracts one h2eff many times, as _DirectSpace.load_h2eff keeps it)."""
+        key = (eri, tuple(int(x) for x in orbsym))
+        last = self.__dict__.get("_sym_checked")
+        if last is None or last[0][0] is not eri or last[0][1] != key[1]:
+            last = self.__dict__["_sym_checked"] = (key, _keeps_symmetry(eri, orbsym, norb))
+        return last[1]
+
     @_serialised
     def contract_2e(self, eri, fcivec, norb, nelec, link_index=None, orbsym=None, wfnsym=None, **kwargs):
         """PySCF's contract_2e(eri, fcivec) (eri from absorb_h1e), from
@@ -1088,7 +1097,7 @@ class FCISolver(direct_spin1.FCISolver):
         if orbsym is not None and np.size(orbsym) != norb:
             orbsym = None
         irrep = None if gpu or orbsym is None else _vector_irrep(fcivec, orbsym, norb, (na, nb))
-        if irrep is not None and not _keeps_symmetry(eri, orbsym, norb):
+        if irrep is not None and not self._keeps_symmetry(eri, orbsym, norb):
             irrep = None  # integrals that couple irreps: only the C1 sigma is exact
         out = None
         if irrep is not None:

@@ -53,6 +53,11 @@ cis_status sci_set_table(sci_set *S);
  * fill (fill = 1: link, same_col, same_val, energy, max_links; the arrays
  * allocated by the caller from the offsets) the lists of S. h1 row-major
  * norb x norb, g as in cis_sci_space. OpenMP over strings. */
+/* The single replacements a^+_p a_q |M> = sign |J> (q occupied in M, p
+ * empty or p == q; q ascending, then p) whose J lies in T, into L (NULL:
+ * counted only) as {position of J, pair, sign}, pair the packed ci_pair(p,
+ * q) or with rdm_rows the RDMs' row q norb + p; returns their count. */
+int64_t sci_links_into(const sci_set *T, uint64_t M, int norb, int rdm_rows, ci_link *L);
 void sci_set_lists(sci_set *S, int norb, const double *h1, const double *g, cis_int npair, int fill);
 
 #endif

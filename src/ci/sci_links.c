@@ -120,19 +120,18 @@ static int64_t same_row(const sci_set *S, cis_int a, int norb, const double *h1,
   return m;
 }
 
-/* Links of string I (position a) into L (fill) or counted: a^+_p a_q |I>
- * for q occupied, p empty or p == q, q ascending then p, J in the set. */
-static int64_t link_row(const sci_set *S, cis_int a, int norb, ci_link *L) {
-  const uint64_t I = S->str[a];
+int64_t sci_links_into(const sci_set *T, uint64_t M, int norb, int rdm_rows, ci_link *L) {
   int64_t m = 0;
-  for (uint64_t o = I; o; o &= o - 1) {
+  for (uint64_t o = M; o; o &= o - 1) {
     const int q = ci_lowest(o);
     for (int p = 0; p < norb; ++p) {
-      if (p != q && (I >> p & 1)) continue;
-      const uint64_t J = (I & ~(1ull << q)) | (1ull << p);
-      const int64_t pos = p == q ? a : ci_string_find(S->str, S->table, S->mask, J);
+      if (p != q && (M >> p & 1)) continue;
+      const uint64_t J = (M & ~(1ull << q)) | (1ull << p);
+      const int64_t pos = ci_string_find(T->str, T->table, T->mask, J);
       if (pos < 0) continue;
-      if (L) L[m] = (ci_link){(int32_t)pos, (int16_t)ci_pair(p, q), (int16_t)(p == q ? 1 : (int)ci_sign_between(I, p, q))};
+      if (L)
+        L[m] = (ci_link){(int32_t)pos, (int16_t)(rdm_rows ? q * norb + p : ci_pair(p, q)),
+                         (int16_t)(p == q ? 1 : (int)ci_sign_between(M, p, q))};
       ++m;
     }
   }
@@ -144,7 +143,7 @@ void sci_set_lists(sci_set *S, int norb, const double *h1, const double *g, cis_
   if (!fill) {
 #pragma omp parallel for schedule(dynamic, 16) if (n >= 64)
     for (cis_int a = 0; a < n; ++a) {
-      S->link_ptr[a + 1] = link_row(S, a, norb, NULL);
+      S->link_ptr[a + 1] = sci_links_into(S, S->str[a], norb, 0, NULL);
       S->same_ptr[a + 1] = same_row(S, a, norb, h1, g, npair, NULL, NULL);
     }
     S->link_ptr[0] = S->same_ptr[0] = 0;
@@ -168,7 +167,7 @@ void sci_set_lists(sci_set *S, int norb, const double *h1, const double *g, cis_
       }
     }
     S->energy[a] = e;
-    const int64_t nl = link_row(S, a, norb, S->link + S->link_ptr[a]);
+    const int64_t nl = sci_links_into(S, S->str[a], norb, 0, S->link + S->link_ptr[a]);
     if (nl > maxl) maxl = (int)nl;
     same_row(S, a, norb, h1, g, npair, S->same_col + S->same_ptr[a], S->same_val + S->same_ptr[a]);
   }

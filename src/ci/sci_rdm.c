@@ -32,22 +32,8 @@
 #define SCI_RDM_BLOCK_COLS 1024
 #define SCI_RDM_PARALLEL_MIN 4096
 
-/* Links a^+_p a_q |M> = sign |J> (q occupied in M, p empty or p == q) with
- * J in T, as {position of J, row q n + p, sign}; returns their count. */
-static int links_into(const sci_set *T, uint64_t M, int n, ci_link *L) {
-  int m = 0;
-  for (uint64_t o = M; o; o &= o - 1) {
-    const int q = ci_lowest(o);
-    for (int p = 0; p < n; ++p) {
-      if (p != q && (M >> p & 1)) continue;
-      const uint64_t J = (M & ~(1ull << q)) | (1ull << p);
-      const int64_t pos = ci_string_find(T->str, T->table, T->mask, J);
-      if (pos < 0) continue;
-      L[m++] = (ci_link){(int32_t)pos, (int16_t)(q * n + p), (int16_t)(p == q ? 1 : (int)ci_sign_between(M, p, q))};
-    }
-  }
-  return m;
-}
+/* sci_links_into with the RDMs' rows q n + p (gather_rows' link kind). */
+static int links_into(const sci_set *T, uint64_t M, int n, ci_link *L) { return (int)sci_links_into(T, M, n, 1, L); }
 
 /* X = every a_r a_p |I> (p > r) for I in T, sorted, distinct (*nx 0 when
  * T's strings hold fewer than two electrons). */
