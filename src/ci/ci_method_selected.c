@@ -53,6 +53,23 @@ static cis_status selected_fit(ci_run *r) {
   return CIS_OK;
 }
 
+/* Equal sets with MS = 0: the grid's transpose (entry (A, B) at (B, A)),
+ * which commutes with H (the alpha <-> beta swap, up to one global sign):
+ * Davidson then searches both parities, each watched, and keeps every
+ * vector pure (ci_space_mirror_correct). Without it a guess of one parity
+ * (a unit vector on a closed-shell determinant (A, A)) never reaches a
+ * lower state of the other: the wrong state, converged. */
+static cis_status mirror(ci_run *r) {
+  const cis_ci_solver *s = r->keep;
+  if (r->F->ms2 != 0 || s->sci_na != s->sci_nb || memcmp(s->sci_alpha, s->sci_beta, (size_t)s->sci_na * sizeof(uint64_t)))
+    return CIS_OK;
+  const cis_int m = s->sci_na;
+  cis_status st = cis_alloc_array((void **)&r->mirror, m * m, sizeof(cis_int), "the grid's alpha <-> beta mirror");
+  for (cis_int a = 0; st == CIS_OK && a < m; ++a)
+    for (cis_int b = 0; b < m; ++b) r->mirror[a * m + b] = b * m + a;
+  return st;
+}
+
 static cis_status selected_setup(ci_run *r) {
   cis_status st;
   const cis_ci_solver *s = r->keep;
@@ -65,6 +82,7 @@ static cis_status selected_setup(ci_run *r) {
   ci_report_header(r); /* the diagonal and Davidson next */
   const double t = cis_wtime();
   CIS_TRY(cis_sci_operator(r->sci, &r->sop));
+  CIS_TRY(mirror(r));
   r->dv = (ci_davidson_view){r->sop, cis_operator_diagonal(r->sop), n, n, 0};
   R->t_build = cis_wtime() - tb;
   ci_phase(R, "operators", t);
@@ -72,36 +90,82 @@ cleanup:
   return st;
 }
 
-/* The caller's guesses, then unit vectors on the nvec lowest diagonal
- * entries (ties by index): PySCF's initial guess for selected CI. */
-static cis_status selected_guesses(ci_run *r, int nvec, ci_guesses *g) {
-  const cis_ci_solve_opts *o = r->o;
-  const cis_int n = r->dv.n;
-  const int given = o->guess ? o->nguess : 0, units = given >= r->nr ? 0 : nvec < n ? nvec : (int)n;
-  memset(g, 0, sizeof *g);
-  g->sectors = 1;
-  cis_int *low = NULL;
-  if (units > 0 && !(low = malloc((size_t)units * sizeof *low)))
-    return cis_error(CIS_ERR_ALLOC, "cannot allocate %d guess indices", units);
-  if (!(g->dense = calloc((size_t)(given + units) * (size_t)n, sizeof(double)))) {
-    free(low);
-    return cis_error(CIS_ERR_ALLOC, "cannot allocate %d guess vectors of %lld determinants", given + units, (long long)n);
-  }
-  if (given) memcpy(g->dense, o->guess, (size_t)given * (size_t)n * sizeof(double));
-  int m = 0; /* low[0..m): the m lowest so far, ascending (insertion: units is small) */
-  for (cis_int i = 0; i < n && units > 0; ++i) {
-    const double d = r->dv.diag[i];
-    if (m == units && !(d < r->dv.diag[low[m - 1]])) continue;
-    int j = m < units ? m++ : m - 1;
-    while (j > 0 && d < r->dv.diag[low[j - 1]]) low[j] = low[j - 1], --j;
+/* The m lowest diagonal entries' indices into low (ascending, ties by index). */
+static int lowest(const double *diag, cis_int n, int m, cis_int *low) {
+  int k = 0;
+  for (cis_int i = 0; i < n && m > 0; ++i) {
+    const double d = diag[i];
+    if (k == m && !(d < diag[low[k - 1]])) continue;
+    int j = k < m ? k++ : k - 1;
+    while (j > 0 && d < diag[low[j - 1]]) low[j] = low[j - 1], --j;
     low[j] = i;
   }
-  for (int k = 0; k < m; ++k) g->dense[(size_t)(given + k) * (size_t)n + (size_t)low[k]] = 1.0;
-  g->n = given + m;
-  r->R->pspace_used = 0;
-  free(low);
-  return CIS_OK;
+  return k;
 }
+
+/* The caller's guesses, then unit vectors on the nvec lowest diagonal
+ * entries (PySCF's initial guess for selected CI) when the caller's are
+ * fewer than the roots. With equal sets and MS = 0 (r->mirror) every guess
+ * is split into its alpha <-> beta parities, and where the caller's cover
+ * the roots the units still bring the lowest of each parity the caller's
+ * lack (a warm start of one parity must not hide a lower state of the
+ * other). */
+static cis_status selected_guesses(ci_run *r, int nvec, ci_guesses *g) {
+  cis_status st;
+  const cis_ci_solve_opts *o = r->o;
+  const cis_int n = r->dv.n;
+  const int given = o->guess ? o->nguess : 0, want_units = given < r->nr || r->mirror;
+  const int nu = !want_units ? 0 : nvec < n ? nvec : (int)n, cap = 2 * (given + nu);
+  cis_int *low = NULL;
+  int *usec = NULL;
+  memset(g, 0, sizeof *g);
+  g->sectors = 1;
+  CIS_TRY(cis_alloc_array((void **)&low, nu > 0 ? nu : 1, sizeof *low, "guess indices"));
+  if (!(g->dense = calloc((size_t)cap * (size_t)n, sizeof(double)))) /* malloc'd: ci_guesses_free */
+    CIS_TRY(cis_error(CIS_ERR_ALLOC, "cannot allocate %d guess vectors of %lld determinants", cap, (long long)n));
+  if (given) memcpy(g->dense, o->guess, (size_t)given * (size_t)n * sizeof(double));
+  const int m = lowest(r->dv.diag, n, nu, low);
+  r->R->pspace_used = 0;
+  if (!r->mirror) {
+    for (int k = 0; k < m; ++k) g->dense[(size_t)(given + k) * (size_t)n + (size_t)low[k]] = 1.0;
+    g->n = given + m;
+    goto cleanup;
+  }
+  /* the caller's split first, then the units split after them */
+  int nc = 0, nuo = 0, have[2] = {0, 0};
+  CIS_TRY(cis_alloc_array((void **)&g->sector, cap, sizeof(int), "the guesses' parities"));
+  CIS_TRY(cis_alloc_array((void **)&usec, 2 * m > 0 ? 2 * m : 1, sizeof(int), "the guesses' parities"));
+  CIS_TRY(ci_space_split_guesses(r->mirror, n, g->dense, given, 2 * given, &nc, g->sector));
+  double *u = g->dense + (size_t)nc * (size_t)n;
+  memset(u, 0, (size_t)(cap - nc) * (size_t)n * sizeof(double)); /* a dropped part's numbers may be left there */
+  for (int k = 0; k < m; ++k) u[(size_t)k * (size_t)n + (size_t)low[k]] = 1.0;
+  CIS_TRY(ci_space_split_guesses(r->mirror, n, u, m, 2 * m, &nuo, usec));
+  for (int k = 0; k < nc; ++k) have[g->sector[k]] = 1;
+  int out = nc;
+  for (int k = 0; k < nuo; ++k) { /* all of them, or the lowest of each parity the caller's lack */
+    if (given >= r->nr && have[usec[k]]) continue;
+    have[usec[k]] = 1;
+    if (out != nc + k) memcpy(g->dense + (size_t)out * (size_t)n, u + (size_t)k * (size_t)n, (size_t)n * sizeof(double));
+    g->sector[out++] = usec[k];
+  }
+  g->n = out;
+  g->sectors = 2;
+cleanup:
+  cis_free(low);
+  cis_free(usec);
+  if (st != CIS_OK) ci_guesses_free(g);
+  return st;
+}
+
+/* Equal sets (r->mirror): corrections kept pure, as the stored path's. */
+static void selected_correct(ci_run *r, cis_davidson_opts *d, int keep) {
+  if (!r->mirror) return;
+  r->mirror_ctx = (ci_space_mirror_ctx){r->mirror, r->dv.n, keep};
+  d->correct = ci_space_mirror_correct;
+  d->correct_ctx = &r->mirror_ctx;
+}
+
+static int selected_keeps_parity(const ci_run *r) { return r->mirror != NULL; }
 
 /* <S^2> = n_beta + S_z + S_z^2 - sum_pq <a+_pa a+_qb a_pb a_qa> (S^2 = S- S+
  * + S_z + S_z^2), the last term rdm2ab[p,q,q,p] of the root's RDMs, which
@@ -147,10 +211,12 @@ static void selected_release(ci_run *r) {
   r->sop = NULL;
   cis_sci_space_free(r->sci);
   r->sci = NULL;
+  cis_free(r->mirror);
+  r->mirror = NULL;
 }
 
 const ci_method ci_method_selected = {.name = "selected", .method = CIS_CI_METHOD_SELECTED, .not_spin_complete = 1,
                                       .sizes = selected_sizes, .fit = selected_fit, .setup = selected_setup,
-                                      .correct = ci_method_no_correct, .guesses = selected_guesses,
-                                      .keeps_parity = ci_method_no_parity, .s2 = selected_s2,
+                                      .correct = selected_correct, .guesses = selected_guesses,
+                                      .keeps_parity = selected_keeps_parity, .s2 = selected_s2,
                                       .report = selected_report, .release = selected_release};

@@ -30,7 +30,7 @@ struct cis_ci_solver {
   double *watch;
   int nwatch, watch_sector[2];
   cis_int watch_len;
-  char key_watch[608];
+  char key_watch[640];
   /* selected CI (cis_ci_solver_set_strings): the string sets, sorted and
    * without repeats (NULL: full CI) */
   uint64_t *sci_alpha, *sci_beta;

@@ -258,14 +258,14 @@ static cis_status split_pspace(const ci_run *r, const double *diag, int np, int 
 /* The key of the space Davidson's vectors live in (kept watches match it):
  * the kept space's, and whether the vectors are compact. */
 static void watch_key(const ci_run *r, char *key, size_t len) {
-  snprintf(key, len, "%d|%s", r->dv.compact, r->D ? r->keep->key_D : r->keep->key_S);
+  snprintf(key, len, "%s|%d|%s", r->m->name, r->dv.compact, r->D ? r->keep->key_D : r->keep->key_S);
 }
 
 /* The last solve's watches when they live in this space with vectors of
  * len (NULL otherwise): a warm start's guesses of the states just beyond
  * the roots in each parity, which Davidson's watches then start from. */
 static const cis_ci_solver *kept_watches(const ci_run *r, cis_int len) {
-  char key[608];
+  char key[640];
   if (!r->keep || !r->keep->nwatch || r->keep->watch_len != len || r->m->parts) return NULL;
   watch_key(r, key, sizeof key);
   return strcmp(key, r->keep->key_watch) ? NULL : r->keep;

@@ -8,7 +8,11 @@
  *    sorted sets (grid_alpha x grid_beta), <S^2> = that of the vector put
  *    into the full space (cis_ci_s2_direct of a complete direct space);
  *  - the full string sets: the full-CI driver's energies and <S^2>;
- *  - a warm start from the roots: the same energies in fewer products;
+ *  - one root alone is the lowest state, whatever its alpha <-> beta parity
+ *    (equal sets, MS = 0: a unit-vector guess on a closed-shell determinant
+ *    is symmetric, and Davidson must still reach a lower antisymmetric state);
+ *  - a warm start from the roots: the same energies in fewer products; from
+ *    a state of one parity alone: still the lowest state, of the other;
  *  - cis_ci_solver_dets gives the grid; the sets cleared: full CI again;
  *  - refusals, one line each: options that do not apply, bad sets. */
 #include <math.h>
@@ -113,6 +117,14 @@ static void check_case(const sc_case *cs, int style) {
     const double ref = s2_full(F, R->grid_alpha, ma, R->grid_beta, mb, v);
     CHECK(fabs(R->s2[k] - ref) <= 1e-7, "%s: root %d <S^2> %.10f, in the full space %.10f", cs->what, k, R->s2[k], ref);
   }
+  /* one root alone: the lowest state whatever its alpha <-> beta parity (a guess of one parity must not keep
+   * Davidson there) */
+  cis_ci_result *R1 = NULL;
+  o.roots = 1;
+  CHECK_OK(cis_ci_solver_solve(sv, F, &o, &R1));
+  if (R1) CHECK(fabs(R1->energies[0] - (w[0] + F->ecore)) <= 1e-8, "%s: one root %.12f, dense lowest %.12f", cs->what,
+                R1->energies[0], w[0] + F->ecore);
+  cis_ci_result_free(R1);
   free(H), free(H2), free(w), free(hv);
 done:
   cis_ci_result_free(R);
@@ -197,6 +209,46 @@ static void test_warm_start(void) {
   rc_free(F);
 }
 
+/* Equal sets whose lowest state is antisymmetric under alpha <-> beta: a
+ * warm start from the lowest symmetric state alone (the caller's guess of
+ * one parity, as many as the roots) still finds the lowest state. */
+static void test_warm_other_parity(void) {
+  cis_fcidump *F = rc_fcidump(RC_RANDOM, 6, 6, 0, 8);
+  cis_int nall;
+  uint64_t *all = sc_all_strings(6, 3, &nall), s = 8, *sa = sc_random_set(all, nall, 14, 0, &s);
+  cis_ci_solver *sv = NULL;
+  cis_ci_result *R = NULL, *W = NULL;
+  CHECK_OK(cis_ci_solver_create(&sv));
+  CHECK_OK(cis_ci_solver_set_strings(sv, sa, 14, sa, 14));
+  cis_ci_solve_opts o = cis_ci_solve_opts_default();
+  o.roots = 4;
+  o.keep_vectors = 1;
+  CHECK_OK(cis_ci_solver_solve(sv, F, &o, &R));
+  int sym = -1, anti0 = 0;
+  for (int k = 0; R && k < 4; ++k) { /* the first symmetric root; whether root 0 is antisymmetric */
+    const double *v = R->vectors + (size_t)k * (size_t)R->size;
+    double d = 0;
+    for (cis_int a = 0; a < 14; ++a)
+      for (cis_int b = 0; b < 14; ++b) d += fabs(v[a * 14 + b] - v[b * 14 + a]);
+    if (d < 1e-8 && sym < 0) sym = k;
+    if (k == 0) anti0 = d > 1e-3;
+  }
+  CHECK(anti0 && sym > 0, "the case: root 0 antisymmetric (%d), a symmetric root above it (%d)", anti0, sym);
+  if (anti0 && sym > 0) {
+    o.roots = 1;
+    o.guess = R->vectors + (size_t)sym * (size_t)R->size;
+    o.nguess = 1;
+    CHECK_OK(cis_ci_solver_solve(sv, F, &o, &W));
+    if (W) CHECK(fabs(W->energies[0] - R->energies[0]) <= 1e-8, "warm from a symmetric state: %.12f, lowest %.12f",
+                 W->energies[0], R->energies[0]);
+  }
+  cis_ci_result_free(R);
+  cis_ci_result_free(W);
+  cis_ci_solver_free(sv);
+  free(all), free(sa);
+  rc_free(F);
+}
+
 static void refused(cis_status st, cis_status want, const char *what) {
   CHECK(st == want, "%s: status %d, want %d", what, (int)st, (int)want);
   CHECK(st == CIS_OK || (cis_last_error()[0] && !strchr(cis_last_error(), '\n')), "%s: one line: %s", what,
@@ -254,6 +306,10 @@ static void test_refusals(void) {
 int main(void) {
   for (int c = 0; c < SC_NCASES; ++c) /* the dense reference up to 1400 determinants (the full sets: below) */
     if (SC_CASES[c].ma * SC_CASES[c].mb <= 1400) check_case(&SC_CASES[c], RC_RANDOM);
+  /* equal sets whose lowest state is antisymmetric under alpha <-> beta (found by a scan of seeds) */
+  const sc_case anti[] = {{6, 6, 0, 14, 14, 1, 8, "equal sets, antisymmetric ground state"},
+                          {6, 6, 0, 14, 14, 1, 21, "equal sets, antisymmetric ground state (2)"}};
+  for (int c = 0; c < 2; ++c) check_case(&anti[c], RC_RANDOM);
   /* the site model: many degenerate levels */
   const sc_case sites[] = {{6, 6, 0, 12, 12, 1, 31, "sites, equal sets"}, {7, 5, 1, 15, 12, 0, 32, "sites, open shell"}};
   for (int c = 0; c < 2; ++c) check_case(&sites[c], RC_SITES);
@@ -261,6 +317,7 @@ int main(void) {
   test_full_sets(7, 5, 1, 12);
   test_full_sets(6, 4, 2, 13);
   test_warm_start();
+  test_warm_other_parity();
   test_refusals();
   return test_summary("test_ci_selected");
 }

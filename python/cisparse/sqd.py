@@ -1,0 +1,152 @@
+"""cisparse.sqd: selected CI in alpha x beta string sets, the problem of
+sample-based quantum diagonalisation (SQD, qiskit-addon-sqd) and of PySCF's
+``fci.selected_ci.kernel_fixed_space``, solved by cisparse's CI driver
+(``cis_ci_solver_set_strings``, cisparse/ci_solve.h: the method "selected").
+
+    from cisparse import sqd
+    res = sqd.solve_sci((strings_a, strings_b), h1, eri, norb, (n_alpha, n_beta), ecore=mol.energy_nuc())
+    res.energies[0], res.s2[0]      # total energy (ecore included), <S^2>
+    res.vectors[0]                  # n_alpha_strings x n_beta_strings, PySCF's SCIvector layout
+    res.strings                     # the sorted, deduplicated sets: (alpha, beta)
+
+    # a drop-in for qiskit_addon_sqd.fermion.solve_fermion (the energy without ECORE, as there)
+    energy, state, (occ_a, occ_b), spin_sq = sqd.solve_fermion((strings_a, strings_b), hcore, eri)
+
+Conventions are PySCF's ``selected_ci``: strings are integers (bit p =
+orbital p, NORB <= 64), each set sorted and deduplicated, vectors
+``n_alpha x n_beta`` alpha major with PySCF's phases, the Hamiltonian the
+space's P H P. ``tol`` is Davidson's residual norm, the number the command
+line's ``--tol`` and ``cis_ci_solve_opts.tol`` take (PySCF's ``conv_tol``
+is an energy change: its residual is about ``sqrt(conv_tol)``). On the host
+of one process (OpenMP threads); the GPU sigma is to come.
+"""
+import ctypes
+from dataclasses import dataclass
+
+import numpy as np
+from pyscf import ao2mo
+
+from . import _lib as L
+from ._errors import check
+from .fci import _make_fcidump, _solve_opts
+
+_P = ctypes.c_void_p
+_dp = ctypes.POINTER(ctypes.c_double)
+_u64p = ctypes.POINTER(ctypes.c_uint64)
+
+for _name, _res, _args in [
+    ("cis_ci_solver_set_strings", ctypes.c_int, [_P, _u64p, ctypes.c_int64, _u64p, ctypes.c_int64]),
+    ("cis_ci_solver_create", ctypes.c_int, [ctypes.POINTER(_P)]),
+    ("cis_ci_solver_free", None, [_P]),
+    ("cis_ci_solver_solve", ctypes.c_int, [_P, _P, ctypes.POINTER(_solve_opts), ctypes.POINTER(_P)]),
+    ("cis_ci_result_value", ctypes.c_double, [_P, ctypes.c_char_p]),
+    ("cis_ci_result_array", ctypes.c_void_p, [_P, ctypes.c_char_p]),
+    ("cis_ci_result_free", None, [_P]),
+]:
+    _f = getattr(L.lib, _name)
+    _f.restype, _f.argtypes = _res, _args
+
+
+@dataclass
+class SCIResult:
+    """What solve_sci found: total energies (ecore included), <S^2> of each
+    root (not S(S+1) where the sets are not spin complete), the roots as
+    n_alpha x n_beta arrays, the sorted sets, and the solve's figures."""
+    energies: np.ndarray
+    s2: np.ndarray
+    vectors: list
+    strings: tuple
+    converged: bool
+    iterations: int
+    products: int
+    seconds: float
+
+
+def _strings(s):
+    a = np.asarray(s)
+    if a.ndim != 1 or a.size == 0:
+        raise ValueError("cisparse.sqd: each string set is a non-empty 1-D array of integers")
+    if a.dtype.kind not in "iu" or (a.dtype.kind == "i" and a.size and a.min() < 0):
+        raise ValueError("cisparse.sqd: strings are non-negative integers (bit p = orbital p)")
+    return np.ascontiguousarray(a, dtype=np.uint64)
+
+
+def solve_sci(ci_strs, h1, eri, norb, nelec, ecore=0.0, nroots=1, tol=1e-8, max_cycle=200, max_space=0, ci0=None):
+    """The lowest nroots states of (h1, eri) (eri in any of PySCF's packings)
+    in the product space ci_strs = (alpha strings, beta strings) for nelec =
+    (n_alpha, n_beta) electrons in norb orbitals. ci0: warm-start vectors
+    (n_alpha x n_beta each, in the sorted sets' order, e.g. an earlier
+    result's vectors for the same sets). Bad input (strings of the wrong
+    electron count or beyond norb, sizes that cannot fit) raises
+    CisparseError with the library's one-line message."""
+    na, nb = (int(n) for n in nelec)
+    A, B = _strings(ci_strs[0]), _strings(ci_strs[1])
+    F = _make_fcidump(int(norb), (na, nb))
+    F.ecore = float(ecore)
+    h1 = np.ascontiguousarray(h1, dtype=np.float64).reshape(norb, norb)
+    eri8 = np.ascontiguousarray(ao2mo.restore(8, np.asarray(eri, dtype=np.float64), norb))
+    F.h1, F.eri = h1.ctypes.data_as(_dp), eri8.ctypes.data_as(_dp)
+    o = L.lib.cis_ci_solve_opts_default()
+    o.roots, o.tol, o.max_iter, o.max_sub, o.keep_vectors = int(nroots), float(tol), int(max_cycle), int(max_space), 1
+    guess = None
+    if ci0 is not None:
+        guess = np.ascontiguousarray([np.asarray(v, dtype=np.float64).ravel() for v in
+                                      (ci0 if isinstance(ci0, (list, tuple)) else [ci0])])
+        o.guess, o.nguess = guess.ctypes.data_as(_dp), len(guess)
+    h, R = _P(), _P()
+    check(L.lib.cis_ci_solver_create(ctypes.byref(h)))
+    try:
+        check(L.lib.cis_ci_solver_set_strings(h, A.ctypes.data_as(_u64p), A.size, B.ctypes.data_as(_u64p), B.size))
+        if guess is not None:
+            n_grid = len(np.unique(A)) * len(np.unique(B))
+            if guess.shape[1] != n_grid:
+                raise ValueError(f"cisparse.sqd: ci0 vectors of {guess.shape[1]} entries for a space of {n_grid}")
+        check(L.lib.cis_ci_solver_solve(h, ctypes.byref(F), ctypes.byref(o), ctypes.byref(R)))
+        val = lambda k: L.lib.cis_ci_result_value(R, k.encode())  # noqa: E731
+        arr = lambda name, t, n: np.ctypeslib.as_array(ctypes.cast(L.lib.cis_ci_result_array(R, name), t), (n,)).copy()  # noqa: E731,E501
+        ga, gb = int(val("grid_alpha_n")), int(val("grid_beta_n"))
+        e, s2 = arr(b"energies", _dp, nroots), arr(b"s2", _dp, nroots)
+        vecs = arr(b"vectors", _dp, nroots * ga * gb).reshape(nroots, ga, gb)
+        return SCIResult(energies=e, s2=s2, vectors=[vecs[k] for k in range(nroots)],
+                         strings=(arr(b"grid_alpha", _u64p, ga), arr(b"grid_beta", _u64p, gb)),
+                         converged=bool(val("converged")), iterations=int(val("iterations")),
+                         products=int(val("products")), seconds=float(val("total_seconds")))
+    finally:
+        if R:
+            L.lib.cis_ci_result_free(R)
+        L.lib.cis_ci_solver_free(h)
+
+
+@dataclass
+class SCIState:
+    """The ground state as qiskit-addon-sqd's SCIState holds it: amplitudes
+    (n_alpha x n_beta) over the sorted sets ci_strs_a x ci_strs_b."""
+    amplitudes: np.ndarray
+    ci_strs_a: np.ndarray
+    ci_strs_b: np.ndarray
+    norb: int
+    nelec: tuple
+
+
+def solve_fermion(ci_strs, hcore, eri, *, open_shell=False, spin_sq=None, max_davidson=100, tol=1e-8):
+    """qiskit_addon_sqd.fermion.solve_fermion's call and answer on cisparse:
+    ci_strs = (alpha strings, beta strings) as integers; unless open_shell
+    both spins take the union of the two sets (SQD's closed-shell rule); the
+    electron counts are the strings' bit counts. Returns (energy without
+    ECORE, SCIState, (alpha occupancies, beta occupancies), <S^2>). spin_sq
+    (PySCF's fix_spin_ penalty) is not offered for string sets: refused."""
+    if spin_sq is not None:
+        raise NotImplementedError("cisparse.sqd: spin_sq (a spin penalty) is not offered for string sets; <S^2> of "
+                                  "the state is returned")
+    A, B = _strings(ci_strs[0]), _strings(ci_strs[1])
+    if not open_shell:
+        A = B = np.union1d(A, B)
+    norb = int(hcore.shape[0])
+    nelec = (int(bin(int(A[0])).count("1")), int(bin(int(B[0])).count("1")))
+    res = solve_sci((A, B), hcore, eri, norb, nelec, nroots=1, tol=tol, max_cycle=max_davidson)
+    from .sci import _SciSpace  # the space's RDMs for the occupancies
+    S = _SciSpace(hcore, eri, norb, nelec, res.strings)
+    d = S.rdm12(None, res.vectors[0].ravel(), want=("rdm1a", "rdm1b"))
+    occ = (np.diag(d["rdm1a"]).copy(), np.diag(d["rdm1b"]).copy())
+    state = SCIState(res.vectors[0], res.strings[0], res.strings[1], norb, nelec)
+    return float(res.energies[0]), state, occ, float(res.s2[0])

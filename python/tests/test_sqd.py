@@ -1,0 +1,139 @@
+"""cisparse.sqd (selected CI through the driver) against PySCF's selected_ci:
+energies of kernel_fixed_space on the same string sets (a molecule's
+integrals and random ones; closed and open shells, equal and different
+sets, several roots), the vectors up to sign, <S^2> against PySCF's
+spin_square of the vector put into the full space, a warm start, the
+qiskit-addon-sqd form (solve_fermion), and bad input refused."""
+import numpy as np
+import pytest
+from pyscf import ao2mo, fci, gto, scf
+from pyscf.fci import cistring, selected_ci, spin_op
+
+from cisparse import sqd
+from cisparse._errors import CisparseError
+
+
+def _random_integrals(norb, seed):
+    rng = np.random.default_rng(seed)
+    h1 = rng.uniform(-1, 1, (norb, norb))
+    h1 = h1 + h1.T - np.diag(np.arange(norb, 0, -1.0))
+    B = rng.normal(size=(norb * (norb + 1) // 2, 6)) * 0.4
+    eri = ao2mo.restore(1, B @ B.T, norb)  # positive semidefinite, 8-fold symmetric
+    return h1, eri
+
+
+def _subset(norb, nel, m, rng):
+    strs = cistring.make_strings(range(norb), nel)
+    pick = rng.choice(len(strs), size=min(m, len(strs)), replace=False)
+    return np.sort(strs[pick])
+
+
+def _pyscf(h1, eri, norb, nelec, strs, nroots, ecore=0.0):
+    """The space's P H P from PySCF's selected_ci.contract_2e on unit vectors,
+    dense-diagonalised (kernel_fixed_space's Davidson stops short of 1e-8 on
+    the higher roots of random integrals): energies and SCI vectors."""
+    na, nb = len(strs[0]), len(strs[1])
+    h2 = selected_ci.direct_spin1.absorb_h1e(h1, eri, norb, nelec, 0.5)
+    H = np.empty((na * nb, na * nb))
+    for j in range(na * nb):
+        u = np.zeros(na * nb)
+        u[j] = 1
+        H[:, j] = selected_ci.contract_2e(h2, selected_ci._as_SCIvector(u.reshape(na, nb), strs), norb, nelec).ravel()
+    w, X = np.linalg.eigh(0.5 * (H + H.T))
+    cs = [selected_ci._as_SCIvector(X[:, k].reshape(na, nb), strs) for k in range(nroots)]
+    return w[:nroots] + ecore, cs
+
+
+def _check(h1, eri, norb, nelec, strs, nroots, ecore=0.0):
+    res = sqd.solve_sci(strs, h1, eri, norb, nelec, ecore=ecore, nroots=nroots, tol=1e-9)
+    e, cs = _pyscf(h1, eri, norb, nelec, strs, nroots, ecore)
+    assert np.all(res.strings[0] == np.unique(strs[0])) and np.all(res.strings[1] == np.unique(strs[1]))
+    np.testing.assert_allclose(res.energies, e, atol=1e-8, rtol=0)
+    for k in range(nroots):
+        single = (k == 0 or e[k] - e[k - 1] > 1e-6) and (k + 1 == nroots or e[k + 1] - e[k] > 1e-6)
+        if not single:
+            continue
+        v, w = res.vectors[k], np.asarray(cs[k])
+        assert v.shape == w.shape
+        assert abs(abs(np.dot(v.ravel(), w.ravel())) - 1) < 1e-7  # the same state up to sign
+        full = selected_ci.to_fci(cs[k], norb, nelec)
+        ss, _ = spin_op.spin_square0(full, norb, nelec)
+        assert abs(res.s2[k] - ss) < 1e-6, (k, res.s2[k], ss)
+    assert res.converged and res.iterations > 0
+    return res
+
+
+def test_water_subsets():
+    mol = gto.M(atom="O 0 0 0; H 0 0.757 0.587; H 0 -0.757 0.587", basis="6-31g", verbose=0)
+    mf = scf.RHF(mol).run()
+    norb, nelec = 10, (4, 4)
+    from pyscf import mcscf
+    cas = mcscf.CASCI(mf, norb, nelec)  # the O 1s frozen
+    h1, ecore = cas.get_h1eff()
+    eri = ao2mo.restore(1, cas.get_h2eff(), norb)
+    rng = np.random.default_rng(7)
+    a = _subset(norb, 4, 30, rng)
+    hf = int("1111", 2)
+    a = np.union1d(a, [hf])
+    _check(h1, eri, norb, nelec, (a, a), nroots=2, ecore=ecore)  # equal sets, the usual SQD case
+    b = np.union1d(_subset(norb, 4, 24, rng), [hf])
+    _check(h1, eri, norb, nelec, (a, b), nroots=3, ecore=ecore)
+
+
+@pytest.mark.parametrize("norb,nelec,ma,mb,seed", [(8, (4, 4), 26, 26, 1), (8, (5, 3), 30, 22, 2),
+                                                   (9, (4, 3), 32, 24, 3), (7, (3, 3), 28, 28, 4)])
+def test_random_integrals(norb, nelec, ma, mb, seed):
+    h1, eri = _random_integrals(norb, seed)
+    rng = np.random.default_rng(seed)
+    _check(h1, eri, norb, nelec, (_subset(norb, nelec[0], ma, rng), _subset(norb, nelec[1], mb, rng)), nroots=3)
+
+
+def test_full_sets_are_fci():
+    h1, eri = _random_integrals(7, 9)
+    nelec = (3, 3)
+    strs = (cistring.make_strings(range(7), 3),) * 2
+    res = sqd.solve_sci(strs, h1, eri, 7, nelec, nroots=3, tol=1e-9)
+    _, h0 = fci.direct_spin1.pspace(h1, eri, 7, nelec, np=35 * 35)  # PySCF's Slater-Condon H of every determinant
+    e = np.linalg.eigvalsh(h0)[:3]
+    np.testing.assert_allclose(res.energies, e, atol=1e-8, rtol=0)
+
+
+def test_warm_start():
+    h1, eri = _random_integrals(8, 5)
+    rng = np.random.default_rng(5)
+    strs = (_subset(8, 4, 40, rng), _subset(8, 4, 40, rng))
+    cold = sqd.solve_sci(strs, h1, eri, 8, (4, 4), nroots=2)
+    warm = sqd.solve_sci(strs, h1, eri, 8, (4, 4), nroots=2, ci0=cold.vectors)
+    np.testing.assert_allclose(warm.energies, cold.energies, atol=1e-9, rtol=0)
+    assert warm.products < cold.products
+
+
+def test_solve_fermion_form():
+    h1, eri = _random_integrals(8, 6)
+    rng = np.random.default_rng(6)
+    a, b = _subset(8, 4, 30, rng), _subset(8, 4, 25, rng)
+    energy, state, occ, ss = sqd.solve_fermion((a, b), h1, eri)
+    u = np.union1d(a, b)  # closed shell: both spins take the union
+    myci = selected_ci.SCI()
+    e = selected_ci.kernel_fixed_space(myci, h1, eri, 8, (4, 4), (u, u), tol=1e-12)[0]
+    assert abs(energy - e) < 1e-7  # what qiskit-addon-sqd's solve_fermion computes
+    assert state.amplitudes.shape == (len(u), len(u)) and np.all(state.ci_strs_a == u)
+    assert abs(occ[0].sum() - 4) < 1e-8 and abs(occ[1].sum() - 4) < 1e-8
+    assert np.isfinite(ss)
+    with pytest.raises(NotImplementedError):
+        sqd.solve_fermion((a, b), h1, eri, spin_sq=0.0)
+
+
+def test_bad_input():
+    h1, eri = _random_integrals(6, 8)
+    good = cistring.make_strings(range(6), 3)
+    with pytest.raises(CisparseError, match="electron"):
+        sqd.solve_sci((good, np.array([0b1111], dtype=np.uint64)), h1, eri, 6, (3, 3))  # four electrons
+    with pytest.raises(CisparseError):
+        sqd.solve_sci((good, np.array([1 << 7 | 0b11], dtype=np.uint64)), h1, eri, 6, (3, 3))  # orbital 7 of 6
+    with pytest.raises(ValueError):
+        sqd.solve_sci((good, np.array([-3])), h1, eri, 6, (3, 3))
+    with pytest.raises(ValueError):
+        sqd.solve_sci((good, np.array([], dtype=np.uint64)), h1, eri, 6, (3, 3))
+    with pytest.raises(CisparseError):
+        sqd.solve_sci((good[:2], good[:1]), h1, eri, 6, (3, 3), nroots=3)  # 2 determinants, 3 roots
