@@ -88,6 +88,31 @@ def test_random_integrals(norb, nelec, ma, mb, seed):
     _check(h1, eri, norb, nelec, (_subset(norb, nelec[0], ma, rng), _subset(norb, nelec[1], mb, rng)), nroots=3)
 
 
+def _z2_integrals(norb, seed):
+    """Random integrals of a two-irrep point group (orbital irreps 0, 1, 0, 1,
+    ...): h1 and (pq|rs) zero unless the irreps' product is totally
+    symmetric, as integrals in symmetry-adapted orbitals are."""
+    h1, eri = _random_integrals(norb, seed)
+    irr = np.arange(norb) % 2
+    h1 = h1 * (irr[:, None] == irr[None, :])
+    allowed = (irr[:, None, None, None] ^ irr[None, :, None, None] ^ irr[None, None, :, None] ^ irr[None, None, None, :]) == 0
+    return h1, eri * allowed
+
+
+@pytest.mark.parametrize("seed", range(1, 9))
+def test_symmetric_integrals_lowest_state(seed):
+    """One root is the lowest state of the space, whatever its irrep: the
+    space is taken without ORBSYM, and unit-vector guesses on the lowest
+    diagonal entries may all lie in another irrep (Davidson cannot leave it)."""
+    norb, nelec = 8, (4, 3)
+    h1, eri = _z2_integrals(norb, seed)
+    rng = np.random.default_rng(100 + seed)
+    strs = (_subset(norb, 4, 24, rng), _subset(norb, 3, 20, rng))
+    res = sqd.solve_sci(strs, h1, eri, norb, nelec, nroots=1, tol=1e-9)
+    e, _ = _pyscf(h1, eri, norb, nelec, strs, 1)
+    assert abs(res.energies[0] - e[0]) < 1e-8, (res.energies[0], e[0])
+
+
 def test_full_sets_are_fci():
     h1, eri = _random_integrals(7, 9)
     nelec = (3, 3)

@@ -104,18 +104,23 @@ static int lowest(const double *diag, cis_int n, int m, cis_int *low) {
 }
 
 /* The caller's guesses, then unit vectors on the nvec lowest diagonal
- * entries (PySCF's initial guess for selected CI) when the caller's are
- * fewer than the roots. With equal sets and MS = 0 (r->mirror) every guess
+ * entries (PySCF's initial guess for selected CI) and one vector of every
+ * determinant (ci_fill_random's fixed numbers) when the caller's are fewer
+ * than the roots. The spread vector: H keeps the point group, and the
+ * space is taken without ORBSYM, so unit vectors all of one irrep would
+ * keep Davidson in that irrep above a lower state of another (PySCF adds
+ * 1e-5 to two entries for the same reason). With equal sets and MS = 0
+ * (r->mirror) every guess
  * is split into its alpha <-> beta parities, and where the caller's cover
  * the roots the units still bring the lowest of each parity the caller's
  * lack (a warm start of one parity must not hide a lower state of the
  * other). */
 static cis_status selected_guesses(ci_run *r, int nvec, ci_guesses *g) {
-  cis_status st;
+  cis_status st = CIS_OK;
   const cis_ci_solve_opts *o = r->o;
   const cis_int n = r->dv.n;
-  const int given = o->guess ? o->nguess : 0, want_units = given < r->nr || r->mirror;
-  const int nu = !want_units ? 0 : nvec < n ? nvec : (int)n, cap = 2 * (given + nu);
+  const int given = o->guess ? o->nguess : 0, want_units = given < r->nr || r->mirror, cold = given < r->nr;
+  const int nu = !want_units ? 0 : nvec < n ? nvec : (int)n, cap = 2 * (given + nu + 1);
   cis_int *low = NULL;
   int *usec = NULL;
   memset(g, 0, sizeof *g);
@@ -124,11 +129,12 @@ static cis_status selected_guesses(ci_run *r, int nvec, ci_guesses *g) {
   if (!(g->dense = calloc((size_t)cap * (size_t)n, sizeof(double)))) /* malloc'd: ci_guesses_free */
     CIS_TRY(cis_error(CIS_ERR_ALLOC, "cannot allocate %d guess vectors of %lld determinants", cap, (long long)n));
   if (given) memcpy(g->dense, o->guess, (size_t)given * (size_t)n * sizeof(double));
-  const int m = lowest(r->dv.diag, n, nu, low);
+  const int m = lowest(r->dv.diag, n, nu, low), spread = n > m && (cold || r->mirror);
   r->R->pspace_used = 0;
   if (!r->mirror) {
     for (int k = 0; k < m; ++k) g->dense[(size_t)(given + k) * (size_t)n + (size_t)low[k]] = 1.0;
-    g->n = given + m;
+    if (spread) ci_fill_random(g->dense + (size_t)(given + m) * (size_t)n, n);
+    g->n = given + m + spread;
     goto cleanup;
   }
   /* the caller's split first, then the units split after them */
@@ -147,6 +153,14 @@ static cis_status selected_guesses(ci_run *r, int nvec, ci_guesses *g) {
     have[usec[k]] = 1;
     if (out != nc + k) memcpy(g->dense + (size_t)out * (size_t)n, u + (size_t)k * (size_t)n, (size_t)n * sizeof(double));
     g->sector[out++] = usec[k];
+  }
+  if (spread) { /* its two parities after the rest */
+    double *x = g->dense + (size_t)out * (size_t)n;
+    int ns = 0;
+    memset(x, 0, 2 * (size_t)n * sizeof(double));
+    ci_fill_random(x, n);
+    CIS_TRY(ci_space_split_guesses(r->mirror, n, x, 1, 2, &ns, g->sector + out));
+    out += ns;
   }
   g->n = out;
   g->sectors = 2;
