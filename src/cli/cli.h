@@ -90,8 +90,15 @@ int cli_json_stdout(const cli_json *j);
 FILE *cli_json_open(const cli_json *j, int report_aside);
 /* Flush or close what cli_json_open returned; CIS_ERR_IO when writing failed. */
 cis_status cli_json_close(const cli_json *j, FILE *f);
-/* A JSON string literal on f (quotes, backslashes, control characters escaped). */
+/* A JSON string literal on f (quotes, backslashes, control characters
+ * escaped); null for NULL (a value that does not apply). */
 void cli_json_string(FILE *f, const char *s);
+/* "key": v on f, v printed with the printf format fmt (one double), or null
+ * where v is not finite (NaN: not measured or not applicable; JSON has no
+ * NaN or infinity); then after (NULL: nothing), e.g. ", ". */
+void cli_json_num(FILE *f, const char *key, double v, const char *fmt, const char *after);
+/* "key": "s" on f (cli_json_string), then after (NULL: nothing). */
+void cli_json_str(FILE *f, const char *key, const char *s, const char *after);
 /* `ci --verbose`: R's phases (the library's: parse, space, build: rows, ..., davidson, <S^2>), then output
  * (the report's printing, seconds) and other (the command's wall time, total, less all those), one a line
  * on f, and the total (ci_phases.c). */

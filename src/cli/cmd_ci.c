@@ -496,12 +496,6 @@ static void print_text(const ci_args *a, const cis_ci_result *R) {
 /* The units of the JSON figures (energies in hartree, as in the text's Eh). */
 #define CI_JSON_UNITS "\"units\": {\"energies\": \"hartree\", \"times\": \"s\", \"memory\": \"bytes\"}"
 
-/* "key": value with the format, or null where the value does not apply. */
-static void json_or_null(FILE *f, const char *key, int applies, const char *fmt, double v) {
-  fprintf(f, "\"%s\": ", key);
-  if (applies) fprintf(f, fmt, v); else fprintf(f, "null");
-}
-
 /* "isym_name": the D2h name of the target irrep (cis_fcidump_irrep_name; "isym"
  * is 1-based as FCIDUMP's ISYM) or null, then ", ". */
 static void json_isym_name(FILE *f, const cis_fcidump *F) {
@@ -518,9 +512,9 @@ static void json_isym_name(FILE *f, const cis_fcidump *F) {
 static void print_json_root(FILE *f, const cis_ci_result *R, int k) {
   const double e = R->energies[k], de = e - R->energies[0];
   fprintf(f, "%s{\"energy\": %.12f, \"correlation\": %.12f, ", k ? ", " : "", e, e - R->e_reference);
-  json_or_null(f, "excitation", k > 0, "%.12f", de);
+  cli_json_num(f, "excitation", k > 0 ? de : NAN, "%.12f", NULL);
   fprintf(f, ", ");
-  json_or_null(f, "excitation_ev", k > 0, "%.8f", de * CI_EV_PER_EH);
+  cli_json_num(f, "excitation_ev", k > 0 ? de * CI_EV_PER_EH : NAN, "%.8f", NULL);
   if (isnan(R->s2[k])) /* --no-s2 */
     fprintf(f, ", \"s2\": null, \"spin\": null, \"multiplicity\": null");
   else
@@ -565,7 +559,7 @@ static void print_json_direct(FILE *f, const ci_args *a, const cis_ci_result *R)
   if (R->subspace_reduced_from > 0) fprintf(f, "\"subspace_lowered_from\": %d, ", R->subspace_reduced_from);
   else fprintf(f, "\"subspace_lowered_from\": null, ");
   fprintf(f, "\"one_parity\": %s, ", R->one_parity ? "true" : "false");
-  json_or_null(f, "sigma_ms", a->o.time_sigma, "%.6f", R->sigma_ms); /* null: not timed (no --time-sigma) */
+  cli_json_num(f, "sigma_ms", a->o.time_sigma ? R->sigma_ms : NAN, "%.6f", NULL); /* null: not timed (no --time-sigma) */
   fprintf(f, ", ");
   fprintf(f, "\"to_solution_runs\": [");
   for (int k = 0; k < a->o.repeat; ++k) fprintf(f, "%s%.6f", k ? ", " : "", R->to_solution[k]);
@@ -575,9 +569,9 @@ static void print_json_direct(FILE *f, const ci_args *a, const cis_ci_result *R)
     fprintf(f, "\"gpu\": {\"name\": ");
     cli_json_string(f, g->device);
     fprintf(f, ", ");
-    json_or_null(f, "sigma_ms", a->o.time_sigma, "%.6f", R->sigma_ms); /* null: not timed */
+    cli_json_num(f, "sigma_ms", a->o.time_sigma ? R->sigma_ms : NAN, "%.6f", NULL); /* null: not timed */
     fprintf(f, ", ");
-    json_or_null(f, "sigma_half_ms", R->sigma_half_ms > 0, "%.6f", R->sigma_half_ms); /* null: not timed, or no half sigma here */
+    cli_json_num(f, "sigma_half_ms", R->sigma_half_ms > 0 ? R->sigma_half_ms : NAN, "%.6f", NULL); /* null: not timed, or no half sigma here */
     fprintf(f, ", \"link_bytes\": %lld, \"work_bytes\": %lld, \"free_bytes\": %lld, \"block\": %lld, \"passes\": %lld, "
            "\"sigma_kernel\": ",
            (long long)g->link_bytes, (long long)g->work_bytes, (long long)g->free_bytes, (long long)g->block,
@@ -598,7 +592,7 @@ static void print_json(FILE *f, const ci_args *a, const cis_ci_result *R) {
   fprintf(f, "{\"file\": ");
   cli_json_string(f, a->file);
   fprintf(f, ", " CI_JSON_UNITS ", \"norb\": %d, \"nelec\": %d, \"ms2\": %d, ", F->norb, F->nelec, F->ms2);
-  json_or_null(f, "level", a->o.level >= 0, "%.0f", a->o.level);
+  cli_json_num(f, "level", a->o.level >= 0 ? (double)(a->o.level) : NAN, "%.0f", NULL);
   fprintf(f, ", \"method\": \"stored\", \"determinants\": %lld, "
          "\"nnz\": %lld, \"symmetric\": %s, \"format\": \"%s\", \"values\": \"%s\", \"device\": \"%s\", \"build\": \"%s\", \"build_seconds\": %.6f, "
          "\"iterations\": %d, \"products\": %lld, \"spmv_seconds\": %.9f, \"solve_seconds\": %.6f, "
@@ -610,7 +604,7 @@ static void print_json(FILE *f, const ci_args *a, const cis_ci_result *R) {
          R->davidson.products ? R->davidson.op_seconds / R->davidson.products : 0.0, R->davidson.total_seconds, R->t_total, R->e_reference,
          F->ecore, R->no_reference ? "lowest determinant" : a->o.occ ? "occ" : "aufbau", R->computed, R->subspace);
   print_json_symmetry(f, R);
-  json_or_null(f, "spin_filter", a->o.spin >= 0, "%g", a->o.spin); /* --spin S, null: every state */
+  cli_json_num(f, "spin_filter", a->o.spin >= 0 ? a->o.spin : NAN, "%g", NULL); /* --spin S, null: every state */
   fprintf(f, ", ");
   if (a->o.gpu)
     fprintf(f, "\"gpu\": {\"kernel\": \"%s\", \"device_bytes\": %lld, \"upload_seconds\": %.6f}, ", R->gpu_stats.kernel,
@@ -642,7 +636,7 @@ static void print_count(FILE *f, const ci_args *a, const cis_ci_result *R) {
     cli_json_string(f, a->file);
     fprintf(f, ", " CI_JSON_UNITS ", \"determinants\": %.0f, \"alpha_strings\": %.0f, \"beta_strings\": %.0f, ", n,
            c->alpha_strings, c->beta_strings);
-    json_or_null(f, "level", a->o.level >= 0, "%.0f", a->o.level);
+    cli_json_num(f, "level", a->o.level >= 0 ? (double)(a->o.level) : NAN, "%.0f", NULL);
     fprintf(f, ", \"isym\": %d, \"orbsym_numbering\": \"%s\", ", R->fcidump->isym,
             cis_fcidump_numbering_name(R->fcidump->sym_numbering));
     json_isym_name(f, R->fcidump);
@@ -653,10 +647,10 @@ static void print_count(FILE *f, const ci_args *a, const cis_ci_result *R) {
     fprintf(f, "], \"nnz\": %.0f, \"nnz_exact\": %s, \"nnz_estimated\": %s, \"max_row\": %.0f, \"symmetric\": %s, ",
            nnz, R->nnz_counted ? "true" : "false", !R->nnz_counted && R->nnz_estimate > 0 ? "true" : "false",
            R->nnz_counted ? (double)R->count_max_row : c->row_bound, a->o.symmetric ? "true" : "false");
-    json_or_null(f, "count_seconds", R->nnz_counted, "%.6f", R->t_build); /* null: not counted */
+    cli_json_num(f, "count_seconds", R->nnz_counted ? R->t_build : NAN, "%.6f", NULL); /* null: not counted */
     fprintf(f, ", \"memory\": {\"csr\": %.0f, \"ell\": %.0f, \"space\": %.0f, \"vectors\": %.0f, \"stored\": %.0f, "
            "\"direct\": %.0f, ", csr, ell, m.space, m.vectors, m.stored, m.direct);
-    json_or_null(f, "limit", R->mem_limit > 0, "%.0f", (double)R->mem_limit); /* null: unknown */
+    cli_json_num(f, "limit", R->mem_limit > 0 ? (double)R->mem_limit : NAN, "%.0f", NULL); /* null: unknown */
     fprintf(f, ", \"limit_from\": \"%s\", \"davidson\": %.0f, \"subspace\": %d}}\n", R->mem_why, m.davidson, m.subspace);
     return;
   }

@@ -109,21 +109,6 @@ static const char *precision_name(int p) {
   return p == PREC_SINGLE ? "single" : p == PREC_MIXED ? "mixed" : "double";
 }
 
-/* JSON: a number or null (never NaN/Inf), a string with escapes. */
-static void json_num(FILE *f, const char *key, double v, int comma) {
-  if (isfinite(v)) fprintf(f, "\"%s\": %.10g%s", key, v, comma ? ", " : "");
-  else fprintf(f, "\"%s\": null%s", key, comma ? ", " : "");
-}
-static void json_str(FILE *f, const char *key, const char *s, int comma) {
-  fprintf(f, "\"%s\": \"", key);
-  for (const unsigned char *p = (const unsigned char *)(s ? s : ""); *p; ++p) {
-    if (*p == '"' || *p == '\\') fprintf(f, "\\%c", *p);
-    else if (*p < 0x20) fprintf(f, "\\u%04x", *p);
-    else fputc(*p, f);
-  }
-  fprintf(f, "\"%s", comma ? ", " : "");
-}
-
 /* ---- options ---------------------------------------------------------------- */
 
 static int parse_choice(const char *opt, const char *val, const char *const *names, int n, int *out) {
@@ -641,14 +626,14 @@ static void print_energy(FILE *f, const run_result *r, int gpu) {
 
 static void json_energy(FILE *f, const run_result *r, int gpu) {
   double d = device_j(r, gpu);
-  json_num(f, "joules_per_iteration", per_it(d, r), 1);
-  json_num(f, "gpu_joules_per_iteration", per_it(r->gpu_j, r), 1);
-  json_num(f, "cpu_joules_per_iteration", per_it(r->cpu_j, r), 1);
-  json_num(f, "average_power_w", isfinite(d) && r->window_s > 0 ? d / r->window_s : NAN, 1);
-  json_num(f, "energy_window_s", r->window_s, 1);
-  json_num(f, "host_cpu_ms_per_iteration", r->total_its > 0 ? r->host_cpu_s * 1e3 / (double)r->total_its : NAN, 1);
-  json_str(f, "gpu_energy_note", r->gpu_note, 1);
-  json_str(f, "cpu_energy_note", r->cpu_note, 1);
+  cli_json_num(f, "joules_per_iteration", per_it(d, r), "%.10g", ", ");
+  cli_json_num(f, "gpu_joules_per_iteration", per_it(r->gpu_j, r), "%.10g", ", ");
+  cli_json_num(f, "cpu_joules_per_iteration", per_it(r->cpu_j, r), "%.10g", ", ");
+  cli_json_num(f, "average_power_w", isfinite(d) && r->window_s > 0 ? d / r->window_s : NAN, "%.10g", ", ");
+  cli_json_num(f, "energy_window_s", r->window_s, "%.10g", ", ");
+  cli_json_num(f, "host_cpu_ms_per_iteration", r->total_its > 0 ? r->host_cpu_s * 1e3 / (double)r->total_its : NAN, "%.10g", ", ");
+  cli_json_str(f, "gpu_energy_note", r->gpu_note, ", ");
+  cli_json_str(f, "cpu_energy_note", r->cpu_note, ", ");
 }
 
 
@@ -657,35 +642,35 @@ static void json_energy(FILE *f, const run_result *r, int gpu) {
 static void json_head(FILE *f, const solve_opts *o, const problem *pb, const opset *s, int gpu, int method,
                       int precond, const char *version) {
   fprintf(f, "{");
-  json_str(f, "command", "solve", 1);
-  json_str(f, "matrix", o->matrix, 1);
+  cli_json_str(f, "command", "solve", ", ");
+  cli_json_str(f, "matrix", o->matrix, ", ");
   fprintf(f, "\"rows\": %lld, \"nnz\": %lld, ", (long long)pb->A->rows, (long long)pb->A->nnz);
-  json_str(f, "device", gpu ? "gpu" : "cpu", 1);
-  json_str(f, "method", cis_krylov_method_name((cis_krylov_method)method), 1);
-  json_str(f, "precond", precond_name(precond), 1);
-  json_str(f, "version", version, 1);
-  if (gpu) json_str(f, "sync", o->sync >= 0 ? sync_name(o->sync) : "default", 1);
+  cli_json_str(f, "device", gpu ? "gpu" : "cpu", ", ");
+  cli_json_str(f, "method", cis_krylov_method_name((cis_krylov_method)method), ", ");
+  cli_json_str(f, "precond", precond_name(precond), ", ");
+  cli_json_str(f, "version", version, ", ");
+  if (gpu) cli_json_str(f, "sync", o->sync >= 0 ? sync_name(o->sync) : "default", ", ");
   else fprintf(f, "\"sync\": null, "); /* the host loop has no device sync mode */
-  json_str(f, "precision", precision_name(o->precision), 1);
-  json_str(f, "operator", s->desc, 1);
-  json_num(f, "tol", o->tol, 1);
+  cli_json_str(f, "precision", precision_name(o->precision), ", ");
+  cli_json_str(f, "operator", s->desc, ", ");
+  cli_json_num(f, "tol", o->tol, "%.10g", ", ");
   fprintf(f, "\"maxit\": %lld, ", o->maxit);
 }
 
 /* The run's fields: status, iterations, residuals, time, energy, launches. */
 static void json_run(FILE *f, const run_result *r, int gpu) {
-  json_str(f, "status", r->st == CIS_OK ? "converged"
-                        : is_end_status(r->st, &r->info) ? cis_krylov_end_name(r->info.end) : "error", 1);
-  if (r->st != CIS_OK) json_str(f, "error_message", r->msg, 1);
+  cli_json_str(f, "status", r->st == CIS_OK ? "converged"
+                        : is_end_status(r->st, &r->info) ? cis_krylov_end_name(r->info.end) : "error", ", ");
+  if (r->st != CIS_OK) cli_json_str(f, "error_message", r->msg, ", ");
   fprintf(f, "\"iterations\": %d, \"runs\": %d, ", r->info.iterations, r->runs);
-  json_num(f, "recurrence_relative_residual", r->info.rel_residual, 1);
-  json_num(f, "true_relative_residual", r->relres, 1);
-  json_num(f, "error", r->xerr, 1);
-  json_num(f, "ms_per_iteration", r->ms_it, 1);
-  json_num(f, "loop_seconds", r->info.seconds, 1);
-  json_num(f, "setup_seconds", r->info.setup_seconds, 1);
+  cli_json_num(f, "recurrence_relative_residual", r->info.rel_residual, "%.10g", ", ");
+  cli_json_num(f, "true_relative_residual", r->relres, "%.10g", ", ");
+  cli_json_num(f, "error", r->xerr, "%.10g", ", ");
+  cli_json_num(f, "ms_per_iteration", r->ms_it, "%.10g", ", ");
+  cli_json_num(f, "loop_seconds", r->info.seconds, "%.10g", ", ");
+  cli_json_num(f, "setup_seconds", r->info.setup_seconds, "%.10g", ", ");
   json_energy(f, r, gpu);
-  json_num(f, "launches_per_iteration", gpu && r->st == CIS_OK ? r->info.launches_per_iteration : NAN, 0);
+  cli_json_num(f, "launches_per_iteration", gpu && r->st == CIS_OK ? r->info.launches_per_iteration : NAN, "%.10g", NULL);
 }
 
 static cis_status write_x(const solve_opts *o, const problem *pb, const opset *s, const void *x, FILE *out) {
@@ -781,7 +766,7 @@ static int solve_mixed(const solve_opts *o, const problem *pb, const opset *s, c
     if (!f) return cli_fail(CIS_ERR_IO);
     json_head(f, o, pb, s, gpu, ko->method, ko->precond, gpu ? cis_solver_version_name(ko->version) : "host");
     fprintf(f, "\"refinement_steps\": %d, \"inner_iterations\": %d, ", outer, m.info.iterations);
-    json_num(f, "inner_tol", o->inner_tol > 0 ? o->inner_tol : 1e-4, 1);
+    cli_json_num(f, "inner_tol", o->inner_tol > 0 ? o->inner_tol : 1e-4, "%.10g", ", ");
     fprintf(f, "\"double\": {");
     json_run(f, &d, gpu);
     fprintf(f, "}, ");
@@ -868,30 +853,30 @@ static cis_status write_sweep_json(const cli_json *j, const solve_opts *o, const
   FILE *f = cli_json_open(j, 0);
   if (!f) return CIS_ERR_IO;
   fprintf(f, "{");
-  json_str(f, "command", "solve --sweep", 1);
-  json_str(f, "matrix", o->matrix, 1);
+  cli_json_str(f, "command", "solve --sweep", ", ");
+  cli_json_str(f, "matrix", o->matrix, ", ");
   fprintf(f, "\"rows\": %lld, \"nnz\": %lld, ", (long long)pb->A->rows, (long long)pb->A->nnz);
-  json_str(f, "device", gpu ? "gpu" : "cpu", 1);
-  json_str(f, "precision", precision_name(o->precision), 1);
-  json_str(f, "format", o->cusparse ? "cusparse" : o->format, 1);
-  json_str(f, "kernel", o->cusparse ? o->cusparse : o->kernel ? o->kernel : "default", 1);
-  json_num(f, "tol", o->tol, 1);
+  cli_json_str(f, "device", gpu ? "gpu" : "cpu", ", ");
+  cli_json_str(f, "precision", precision_name(o->precision), ", ");
+  cli_json_str(f, "format", o->cusparse ? "cusparse" : o->format, ", ");
+  cli_json_str(f, "kernel", o->cusparse ? o->cusparse : o->kernel ? o->kernel : "default", ", ");
+  cli_json_num(f, "tol", o->tol, "%.10g", ", ");
   fprintf(f, "\"maxit\": %lld, \"repeat\": %d, ", o->maxit, repeat);
-  json_num(f, "energy_seconds", min_s, 1);
-  json_str(f, "gpu_energy_note", cis_energy_gpu_why(), 1);
-  json_str(f, "cpu_energy_note", cis_energy_cpu_why(), 1);
+  cli_json_num(f, "energy_seconds", min_s, "%.10g", ", ");
+  cli_json_str(f, "gpu_energy_note", cis_energy_gpu_why(), ", ");
+  cli_json_str(f, "cpu_energy_note", cis_energy_cpu_why(), ", ");
   fprintf(f, "\"results\": [\n");
   for (int i = 0; i < n; ++i) {
     const sweep_row *w = &rows[i];
     fprintf(f, "  {");
-    json_str(f, "method", cis_krylov_method_name(w->method), 1);
-    json_str(f, "precond", precond_name(w->precond), 1);
-    json_str(f, "version", gpu ? cis_solver_version_name(w->version) : "host", 1);
-    if (gpu) json_str(f, "sync", sync_name(w->sync), 1);
+    cli_json_str(f, "method", cis_krylov_method_name(w->method), ", ");
+    cli_json_str(f, "precond", precond_name(w->precond), ", ");
+    cli_json_str(f, "version", gpu ? cis_solver_version_name(w->version) : "host", ", ");
+    if (gpu) cli_json_str(f, "sync", sync_name(w->sync), ", ");
     else fprintf(f, "\"sync\": null, "); /* the host loop has no device sync mode */
-    json_num(f, "joules_per_iteration_total", row_joules(w, gpu), 1);
-    json_num(f, "time_vs_cublasL_spin", w->time_rel, 1);
-    json_num(f, "energy_vs_cublasL_spin", w->energy_rel, 1);
+    cli_json_num(f, "joules_per_iteration_total", row_joules(w, gpu), "%.10g", ", ");
+    cli_json_num(f, "time_vs_cublasL_spin", w->time_rel, "%.10g", ", ");
+    cli_json_num(f, "energy_vs_cublasL_spin", w->energy_rel, "%.10g", ", ");
     json_run(f, &w->r, gpu);
     fprintf(f, "}%s\n", i + 1 < n ? "," : "");
   }
