@@ -154,33 +154,6 @@ int cli_double(const char *opt, const char *s, double *v) {
   return 0;
 }
 
-int cli_ci_method(const char *s, cis_ci_method *m) {
-  if (s && !strcmp(s, "stored")) *m = CIS_CI_METHOD_STORED;
-  else if (s && !strcmp(s, "direct")) *m = CIS_CI_METHOD_DIRECT;
-  else if (s && !strcmp(s, "auto")) *m = CIS_CI_METHOD_AUTO;
-  else return cli_usage("--method must be direct, stored or auto, got '%s'", s ? s : "(nothing)");
-  return 0;
-}
-
-int cli_ci_format(const char *s) {
-  char names[256];
-  size_t len = 0;
-  if (s && (!strcmp(s, "auto") || cis_format_is_symmetric(s))) return 0;
-  for (int f = 0; s && f < cis_format_count(); ++f)
-    if (!strcmp(s, cis_format_name(f))) return 0;
-  for (int f = 0; f < cis_format_count() && len < sizeof names; ++f)
-    len += (size_t)snprintf(names + len, sizeof names - len, " %s", cis_format_name(f));
-  return cli_usage("--format must be auto,%s, csr-sym or sym-seg; got '%s'", names, s ? s : "(nothing)");
-}
-
-int cli_ci_subspace(const char *s, int *m) {
-  long long v = 0;
-  if (cli_int("--subspace", s, &v)) return 2;
-  if (v < 2 || v > 4096) return cli_usage("--subspace must be 2..4096 vectors, got %lld", v);
-  *m = (int)v;
-  return 0;
-}
-
 int cli_dtype(const char *s, cis_dtype *t) {
   if (s && !strcmp(s, "double")) { *t = CIS_F64; return 0; }
   if (s && !strcmp(s, "float")) { *t = CIS_F32; return 0; }
