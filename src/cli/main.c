@@ -84,7 +84,7 @@ static int dispatch(int argc, char **argv) {
       {"info", cis_cmd_info, "statistics and memory of every format (Tables 3-5)"},
       {"gen", cis_cmd_gen, "write a generated matrix to .cisb or .mtx"},
       {"spmv", cis_cmd_spmv, "one product y = alpha*A*x + beta*y in a chosen format"},
-      {"bench", cis_cmd_bench, "time every kernel and cuSPARSE (Tables 6-10)"},
+      {"bench", cis_cmd_bench, "time every kernel and cuSPARSE (Tables 6-10); --solvers: the solvers' grid (Figure 4)"},
       {"ci", cis_cmd_ci, "CI ground states from an FCIDUMP file"},
       {"solve", cis_cmd_solve, "A x = b by CG, BiCG or BiCGStab on the CPU or GPU, time and energy per iteration"},
   };
