@@ -19,8 +19,14 @@ typedef struct ci_args {
   int mpi;                /* --mpi: one part per process of mpirun */
   int gpus, cpu_parts;    /* --gpus N (0: every GPU), --cpu-parts N, as given */
   int gpus_given, cpu_given, device_given;
+  const char *strings;    /* --strings FILE: selected CI in its alpha and beta string sets (ci_strings.c) */
   cis_ci_solve_opts o;    /* what the driver gets (cis_ci_solve_file) */
 } ci_args;
+
+/* --strings FILE's sets (format in ci_strings.c) into *alpha (*na) and *beta
+ * (*nb), malloc'd (free both); CIS_ERR_IO / CIS_ERR_PARSE / CIS_ERR_ALLOC
+ * with one line naming the file and line. */
+cis_status ci_read_strings(const char *path, uint64_t **alpha, cis_int *na, uint64_t **beta, cis_int *nb);
 
 /* argv (argv[0] the command's name) into *a through the one option table;
  * over parts the options the parts do not take are refused, and o's gpus /

@@ -58,6 +58,10 @@ void ci_usage(FILE *f) {
              "                segment; csr-sym; csr-sym-det: deterministic), built on the GPU with\n"
              "                --build gpu\n"
              "  --occ LIST    reference occupation, 1-based: 1,2,3 (doubly occupied) or ALPHA/BETA lists\n"
+             "  --strings FILE  selected CI: the space is the product of the alpha and beta string sets in\n"
+             "                FILE (lines 'a N', 'b N', 'ab N'; N a string's bits, bit p = orbital p, in\n"
+             "                decimal, 0x or 0b; '#' comments), as SQD and PySCF's selected_ci pose it;\n"
+             "                on the CPU, with --roots --tol --max-iter --subspace --no-s2 --json (docs/sci.md)\n"
              "  --tol X       Davidson residual norm tolerance (default 1e-8; energies to 1e-10)\n"
              "  --count       only count, at once for any size: determinants (closed form, by level and\n"
              "                irrep), nonzeros (exact when quick, else a bound), memory per method\n"
@@ -211,6 +215,7 @@ static int set_save(ci_args *a, const char *opt, const char *val) {
 }
 static int set_kernel(ci_args *a, const char *opt, const char *val) { (void)opt; a->o.kernel = val; return 0; }
 static int set_occ(ci_args *a, const char *opt, const char *val) { (void)opt; a->o.occ = val; return 0; }
+static int set_strings(ci_args *a, const char *opt, const char *val) { (void)opt; a->strings = val; return 0; }
 static int set_host_vectors(ci_args *a, const char *opt, const char *val) {
   (void)opt;
   if (!strcmp(val, "auto")) a->o.host_vectors = 0;
@@ -259,6 +264,7 @@ static const ci_option OPTIONS[] = {
     {"--kernel", ONE, 0, set_kernel},
     {"--method", BOTH, 0, set_method},
     {"--occ", ONE, 0, set_occ},
+    {"--strings", ONE, 0, set_strings},
     {"--spin", ONE, 0, set_spin},
     {"--isym", ONE, 0, set_isym},
     {"--max-iter", BOTH, 0, set_max_iter},
@@ -277,6 +283,11 @@ static const ci_option OPTIONS[] = {
  * 0, or 2 after a usage error. */
 static int settle_one(ci_args *a) {
   if (a->quiet && (a->progress || a->o.verbose)) return cli_usage("--quiet cannot be combined with --progress or --verbose");
+  if (a->strings && (a->o.method != CIS_CI_METHOD_AUTO || a->o.level >= 0 || a->o.gpu || a->o.spin >= 0 ||
+                     a->o.count_only || a->o.symmetric || a->o.save || a->format_set || a->o.kernel || a->o.build >= 0 ||
+                     a->o.float_values || a->o.occ || a->o.isym > 0 || a->o.repeat > 1 || a->o.time_sigma))
+    return cli_usage("--strings (selected CI in string sets, on the CPU) takes --roots --tol --max-iter --subspace "
+                     "--pspace --no-s2 --verbose --quiet --progress --json only");
   if (a->o.count_only && a->o.save) return cli_usage("--count builds no Hamiltonian: --save cannot be combined with it");
   const int stored_opt = a->o.symmetric || a->o.save || a->format_set || a->o.kernel || a->o.build >= 0 || a->o.float_values;
   if (a->o.method == CIS_CI_METHOD_DIRECT) {

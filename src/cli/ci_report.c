@@ -141,9 +141,18 @@ static void print_header_stored(FILE *f, const ci_args *a, const cis_ci_result *
     fprintf(f, "              build about %.2g s (two passes over the rows at the sampled rows' pace)\n", R->build_estimate);
 }
 
+/* Selected CI (--strings): the sets' product, the method. */
+static void print_header_selected(FILE *f, const ci_args *a, const cis_ci_result *R) {
+  fprintf(f, "space         selected CI: %lld determinants from %lld alpha x %lld beta strings (--strings %s: sorted, "
+             "repeats dropped)\n", (long long)R->determinants, (long long)R->alpha_strings, (long long)R->beta_strings,
+          a->strings);
+  fprintf(f, "method        selected: the sets' P H P by the string-driven sigma on the CPU, ORBSYM not used\n");
+}
+
 void ci_report_header(FILE *f, const ci_args *a, const cis_ci_result *R) {
   print_reference(f, a, R);
-  if (R->method == CIS_CI_METHOD_DIRECT) print_header_direct(f, a, R);
+  if (R->method == CIS_CI_METHOD_SELECTED) print_header_selected(f, a, R);
+  else if (R->method == CIS_CI_METHOD_DIRECT) print_header_direct(f, a, R);
   else print_header_stored(f, a, R);
   fflush(f);
 }
@@ -205,9 +214,22 @@ static void print_text_direct(const ci_args *a, const cis_ci_result *R) {
   print_roots(a, R);
 }
 
+/* Selected CI: Davidson and the times, then the roots. */
+static void print_text_selected(const ci_args *a, const cis_ci_result *R) {
+  printf("setup         space (sets, links, same-spin matrices) and diagonal in %.3f s\n", R->t_build);
+  printf("davidson      %d iterations, %lld products, %.6f s per sigma, max residual %.2e, subspace %d\n",
+         R->davidson.iterations, (long long)R->davidson.products,
+         R->davidson.products ? R->davidson.op_seconds / R->davidson.products : 0.0, R->davidson.max_residual,
+         R->subspace);
+  printf("time          solve %.3f s, to solution %.3f s (space, guess, solve; then <S^2> %.3f s; %.3f s in all)\n",
+         R->davidson.total_seconds, R->to_solution[0], R->t_s2, R->t_total);
+  print_roots(a, R);
+}
+
 /* The text report: the header (unless it went out before the work), then the rest. */
 static void print_text(const ci_args *a, const cis_ci_result *R) {
   if (!a->header_printed) ci_report_header(stdout, a, R);
+  if (R->method == CIS_CI_METHOD_SELECTED) { print_text_selected(a, R); return; }
   if (R->method == CIS_CI_METHOD_DIRECT) { print_text_direct(a, R); return; }
   cis_int n = R->determinants;
   const int plan = R->build_gpu || R->symmetric_plan, host = !R->build_gpu, matrix = host && !a->o.symmetric;

@@ -99,8 +99,29 @@ static void print_json_direct(FILE *f, const ci_args *a, const cis_ci_result *R)
   fprintf(f, "]}\n");
 }
 
+/* Selected CI (--strings): the sets' sizes, Davidson, the roots. */
+static void print_json_selected(FILE *f, const ci_args *a, const cis_ci_result *R) {
+  const cis_fcidump *F = R->fcidump;
+  fprintf(f, "{\"file\": ");
+  cli_json_string(f, a->file);
+  fprintf(f, ", \"strings\": ");
+  cli_json_string(f, a->strings);
+  fprintf(f, ", " CI_JSON_UNITS ", \"norb\": %d, \"nelec\": %d, \"ms2\": %d, \"method\": \"selected\", "
+          "\"device\": \"cpu\", \"determinants\": %lld, \"alpha_strings\": %lld, \"beta_strings\": %lld, "
+          "\"setup_seconds\": %.6f, \"iterations\": %d, \"products\": %lld, \"sigma_seconds\": %.9f, "
+          "\"solve_seconds\": %.6f, \"to_solution_seconds\": %.6f, \"s2_seconds\": %.6f, \"total_seconds\": %.6f, "
+          "\"e_rhf\": %.12f, \"ecore\": %.12f, \"subspace\": %d, \"max_residual\": %.3e, \"roots\": [",
+          F->norb, F->nelec, F->ms2, (long long)R->determinants, (long long)R->alpha_strings,
+          (long long)R->beta_strings, R->t_build, R->davidson.iterations, (long long)R->davidson.products,
+          R->davidson.products ? R->davidson.op_seconds / R->davidson.products : 0.0, R->davidson.total_seconds,
+          R->to_solution[0], R->t_s2, R->t_total, R->e_reference, F->ecore, R->subspace, R->davidson.max_residual);
+  for (int k = 0; k < a->o.roots; ++k) print_json_root(f, R, k);
+  fprintf(f, "]}\n");
+}
+
 static void print_json(FILE *f, const ci_args *a, const cis_ci_result *R) {
   const cis_fcidump *F = R->fcidump;
+  if (R->method == CIS_CI_METHOD_SELECTED) { print_json_selected(f, a, R); return; }
   if (R->method == CIS_CI_METHOD_DIRECT) { print_json_direct(f, a, R); return; }
   fprintf(f, "{\"file\": ");
   cli_json_string(f, a->file);

@@ -51,11 +51,31 @@ static cis_status join_ranks(ci_args *a, cli_mpi *m, cis_dist_comm **c) {
   return differ ? cis_error(CIS_ERR_INVALID, "ranks disagree on the options (--json)") : CIS_OK;
 }
 
+/* --strings: the FCIDUMP read (*F, kept for the report), a solver given
+ * the file's string sets, one solve (the driver's method "selected"). */
+static cis_status solve_strings(ci_args *a, cis_fcidump **F, cis_ci_result **R) {
+  cis_status st;
+  uint64_t *alpha = NULL, *beta = NULL;
+  cis_int na, nb;
+  cis_ci_solver *s = NULL;
+  CIS_TRY(ci_read_strings(a->strings, &alpha, &na, &beta, &nb));
+  CIS_TRY(cis_fcidump_read(a->file, F));
+  CIS_TRY(cis_ci_solver_create(&s));
+  CIS_TRY(cis_ci_solver_set_strings(s, alpha, na, beta, nb));
+  CIS_TRY(cis_ci_solver_solve(s, *F, &a->o, R));
+cleanup:
+  cis_ci_solver_free(s);
+  free(alpha);
+  free(beta);
+  return st;
+}
+
 int cis_cmd_ci(int argc, char **argv) {
   const double t_start = cis_wtime();
   ci_args a;
   cli_mpi m = {0};
   cis_ci_result *R = NULL;
+  cis_fcidump *F = NULL;
   cis_dist_comm *c = NULL;
   cis_status st = CIS_OK;
   m.on = cli_mpi_wanted(argc, argv);
@@ -70,7 +90,8 @@ int cis_cmd_ci(int argc, char **argv) {
     a.o.progress = ci_progress;
     a.o.progress_user = &a;
   }
-  CIS_TRY(cis_ci_solve_file(a.file, &a.o, &R)); /* an unconverged root is an error, not a result */
+  if (a.strings) CIS_TRY(solve_strings(&a, &F, &R));
+  else CIS_TRY(cis_ci_solve_file(a.file, &a.o, &R)); /* an unconverged root is an error, not a result */
   const double t_output = cis_wtime();
   if (!a.parts && R->format_reason[0] && !a.quiet) fprintf(stderr, "--format auto: %s\n", R->format_reason);
   if (!a.parts && !a.o.count_only) ci_report_unused(&a, R);
@@ -85,6 +106,7 @@ int cis_cmd_ci(int argc, char **argv) {
     cli_ci_phases(cli_json_stdout(&a.json) ? stderr : stdout, R, cis_wtime() - t_output, cis_wtime() - t_start);
 cleanup:
   cis_ci_result_free(R);
+  cis_fcidump_free(F); /* after the result, which points to it */
   cis_dist_comm_free(c);
   return cli_mpi_finish(&m, st);
 }
