@@ -75,8 +75,9 @@ def solve_sci(ci_strs, h1, eri, norb, nelec, ecore=0.0, nroots=1, tol=1e-8, max_
     """The lowest nroots states of (h1, eri) (eri in any of PySCF's packings)
     in the product space ci_strs = (alpha strings, beta strings) for nelec =
     (n_alpha, n_beta) electrons in norb orbitals. ci0: warm-start vectors
-    (n_alpha x n_beta each, in the sorted sets' order, e.g. an earlier
-    result's vectors for the same sets). Bad input (strings of the wrong
+    (n_alpha x n_beta each, in the sorted sets' order), or an earlier
+    SCIResult, of these sets or others (SQD's next iteration): its roots on
+    the determinants both spaces hold. Bad input (strings of the wrong
     electron count or beyond norb, sizes that cannot fit) raises
     CisparseError with the library's one-line message."""
     na, nb = (int(n) for n in nelec)
@@ -89,6 +90,8 @@ def solve_sci(ci_strs, h1, eri, norb, nelec, ecore=0.0, nroots=1, tol=1e-8, max_
     o = L.lib.cis_ci_solve_opts_default()
     o.roots, o.tol, o.max_iter, o.max_sub, o.keep_vectors = int(nroots), float(tol), int(max_cycle), int(max_space), 1
     guess = None
+    if isinstance(ci0, SCIResult):  # an earlier result, maybe of other sets: its vectors put onto these sets' grid
+        ci0 = _onto_grid(ci0, np.unique(A), np.unique(B))
     if ci0 is not None:
         guess = np.ascontiguousarray([np.asarray(v, dtype=np.float64).ravel() for v in
                                       (ci0 if isinstance(ci0, (list, tuple)) else [ci0])])
@@ -115,6 +118,23 @@ def solve_sci(ci_strs, h1, eri, norb, nelec, ecore=0.0, nroots=1, tol=1e-8, max_
         if R:
             L.lib.cis_ci_result_free(R)
         L.lib.cis_ci_solver_free(h)
+
+
+def _onto_grid(res, A, B):
+    """res's vectors on the grid A x B (sorted sets): the entries of the
+    determinants both grids hold, zero elsewhere (SQD's next iteration
+    keeps most strings, so the last roots are a close warm start)."""
+    (a0, b0) = res.strings
+    ia, ib = np.searchsorted(a0, A), np.searchsorted(b0, B)
+    ka = (ia < len(a0)) & (a0[np.minimum(ia, len(a0) - 1)] == A)
+    kb = (ib < len(b0)) & (b0[np.minimum(ib, len(b0) - 1)] == B)
+    out = []
+    for v in res.vectors:
+        w = np.zeros((len(A), len(B)))
+        w[np.ix_(ka, kb)] = v[np.ix_(ia[ka], ib[kb])]
+        if np.linalg.norm(w) > 1e-8:  # a guess with nothing left is no guess
+            out.append(w)
+    return out or None
 
 
 @dataclass
