@@ -167,19 +167,33 @@ static void test_full_sets(int norb, int nelec, int ms2, uint64_t seed) {
 
 /* A second solve from the first's roots: the same energies, fewer products;
  * cis_ci_solver_dets lists the grid. */
-static void test_warm_start(void) {
-  cis_fcidump *F = rc_fcidump(RC_RANDOM, 8, 8, 0, 41);
+/* Random integrals of norb orbitals and norb electrons (MS = 0, seed) and a
+ * solver given ma alpha and mb beta strings drawn with seed (same: the
+ * beta set is the alpha set); then a solve of `roots` roots, vectors kept,
+ * into *R. */
+static cis_fcidump *warm_case(int norb, uint64_t seed, cis_int ma, cis_int mb, int same, int roots,
+                              cis_ci_solver **sv, cis_ci_solve_opts *o, cis_ci_result **R) {
+  cis_fcidump *F = rc_fcidump(RC_RANDOM, norb, norb, 0, seed);
   cis_int nall;
-  uint64_t *all = sc_all_strings(8, 4, &nall), s = 41;
-  uint64_t *sa = sc_random_set(all, nall, 40, 0, &s), *sb = sc_random_set(all, nall, 33, 0, &s);
-  cis_ci_solver *sv = NULL;
-  cis_ci_result *R = NULL, *W = NULL;
-  CHECK_OK(cis_ci_solver_create(&sv));
-  CHECK_OK(cis_ci_solver_set_strings(sv, sa, 40, sb, 33));
-  cis_ci_solve_opts o = cis_ci_solve_opts_default();
-  o.roots = 2;
-  o.keep_vectors = 1;
-  CHECK_OK(cis_ci_solver_solve(sv, F, &o, &R));
+  uint64_t *all = sc_all_strings(norb, norb / 2, &nall), s = seed;
+  uint64_t *sa = sc_random_set(all, nall, ma, 0, &s), *sb = same ? sa : sc_random_set(all, nall, mb, 0, &s);
+  *sv = NULL, *R = NULL;
+  CHECK_OK(cis_ci_solver_create(sv));
+  CHECK_OK(cis_ci_solver_set_strings(*sv, sa, ma, sb, same ? ma : mb));
+  *o = cis_ci_solve_opts_default();
+  o->roots = roots;
+  o->keep_vectors = 1;
+  CHECK_OK(cis_ci_solver_solve(*sv, F, o, R));
+  free(all), free(sa);
+  if (!same) free(sb);
+  return F;
+}
+
+static void test_warm_start(void) {
+  cis_ci_solver *sv;
+  cis_ci_solve_opts o;
+  cis_ci_result *R, *W = NULL;
+  cis_fcidump *F = warm_case(8, 41, 40, 33, 0, 2, &sv, &o, &R);
   cis_int n = 0;
   CHECK_OK(cis_ci_solver_dets(sv, F, &o, NULL, NULL, &n));
   CHECK(R && n == R->size, "dets: %lld of the solve's %lld", (long long)n, R ? (long long)R->size : -1LL);
@@ -205,7 +219,6 @@ static void test_warm_start(void) {
   cis_ci_result_free(R);
   cis_ci_result_free(W);
   cis_ci_solver_free(sv);
-  free(all), free(sa), free(sb);
   rc_free(F);
 }
 
@@ -213,17 +226,10 @@ static void test_warm_start(void) {
  * warm start from the lowest symmetric state alone (the caller's guess of
  * one parity, as many as the roots) still finds the lowest state. */
 static void test_warm_other_parity(void) {
-  cis_fcidump *F = rc_fcidump(RC_RANDOM, 6, 6, 0, 8);
-  cis_int nall;
-  uint64_t *all = sc_all_strings(6, 3, &nall), s = 8, *sa = sc_random_set(all, nall, 14, 0, &s);
-  cis_ci_solver *sv = NULL;
-  cis_ci_result *R = NULL, *W = NULL;
-  CHECK_OK(cis_ci_solver_create(&sv));
-  CHECK_OK(cis_ci_solver_set_strings(sv, sa, 14, sa, 14));
-  cis_ci_solve_opts o = cis_ci_solve_opts_default();
-  o.roots = 4;
-  o.keep_vectors = 1;
-  CHECK_OK(cis_ci_solver_solve(sv, F, &o, &R));
+  cis_ci_solver *sv;
+  cis_ci_solve_opts o;
+  cis_ci_result *R, *W = NULL;
+  cis_fcidump *F = warm_case(6, 8, 14, 14, 1, 4, &sv, &o, &R);
   int sym = -1, anti0 = 0;
   for (int k = 0; R && k < 4; ++k) { /* the first symmetric root; whether root 0 is antisymmetric */
     const double *v = R->vectors + (size_t)k * (size_t)R->size;
@@ -245,7 +251,6 @@ static void test_warm_other_parity(void) {
   cis_ci_result_free(R);
   cis_ci_result_free(W);
   cis_ci_solver_free(sv);
-  free(all), free(sa);
   rc_free(F);
 }
 
