@@ -4,12 +4,16 @@ sample-based quantum diagonalisation (SQD, qiskit-addon-sqd) and of PySCF's
 (``cis_ci_solver_set_strings``, cisparse/ci_solve.h: the method "selected").
 
     from cisparse import sqd
-    res = sqd.solve_sci((strings_a, strings_b), h1, eri, norb, (n_alpha, n_beta), ecore=mol.energy_nuc())
-    res.energies[0], res.s2[0]      # total energy (ecore included), <S^2>
+    res = sqd.solve((strings_a, strings_b), h1, eri, norb, (n_alpha, n_beta), ecore=mol.energy_nuc(), nroots=2)
+    res.energies, res.s2            # total energies (ecore included), <S^2> of each root
     res.vectors[0]                  # n_alpha_strings x n_beta_strings, PySCF's SCIvector layout
     res.strings                     # the sorted, deduplicated sets: (alpha, beta)
+    res2 = sqd.solve(..., ci0=res)  # warm start, also from other sets (SQD's next iteration)
 
-    # a drop-in for qiskit_addon_sqd.fermion.solve_fermion (the energy without ECORE, as there)
+    # drop-ins for qiskit_addon_sqd.fermion (energies without ECORE, as there)
+    result = sqd.solve_sci((strings_a, strings_b), hcore, eri, norb, nelec)      # an SCIResult
+    results = sqd.solve_sci_batch([(sa, sb), ...], hcore, eri, norb, nelec)     # the sci_solver of
+    # diagonalize_fermionic_hamiltonian(..., sci_solver=sqd.solve_sci_batch)
     energy, state, (occ_a, occ_b), spin_sq = sqd.solve_fermion((strings_a, strings_b), hcore, eri)
 
 Conventions are PySCF's ``selected_ci``: strings are integers (bit p =
@@ -48,8 +52,8 @@ for _name, _res, _args in [
 
 
 @dataclass
-class SCIResult:
-    """What solve_sci found: total energies (ecore included), <S^2> of each
+class SCIRoots:
+    """What solve found: total energies (ecore included), <S^2> of each
     root (not S(S+1) where the sets are not spin complete), the roots as
     n_alpha x n_beta arrays, the sorted sets, and the solve's figures."""
     energies: np.ndarray
@@ -71,12 +75,12 @@ def _strings(s):
     return np.ascontiguousarray(a, dtype=np.uint64)
 
 
-def solve_sci(ci_strs, h1, eri, norb, nelec, ecore=0.0, nroots=1, tol=1e-8, max_cycle=200, max_space=0, ci0=None):
+def solve(ci_strs, h1, eri, norb, nelec, ecore=0.0, nroots=1, tol=1e-8, max_cycle=200, max_space=0, ci0=None):
     """The lowest nroots states of (h1, eri) (eri in any of PySCF's packings)
     in the product space ci_strs = (alpha strings, beta strings) for nelec =
     (n_alpha, n_beta) electrons in norb orbitals. ci0: warm-start vectors
     (n_alpha x n_beta each, in the sorted sets' order), or an earlier
-    SCIResult, of these sets or others (SQD's next iteration): its roots on
+    SCIRoots, of these sets or others (SQD's next iteration): its roots on
     the determinants both spaces hold. Bad input (strings of the wrong
     electron count or beyond norb, sizes that cannot fit) raises
     CisparseError with the library's one-line message."""
@@ -90,7 +94,7 @@ def solve_sci(ci_strs, h1, eri, norb, nelec, ecore=0.0, nroots=1, tol=1e-8, max_
     o = L.lib.cis_ci_solve_opts_default()
     o.roots, o.tol, o.max_iter, o.max_sub, o.keep_vectors = int(nroots), float(tol), int(max_cycle), int(max_space), 1
     guess = None
-    if isinstance(ci0, SCIResult):  # an earlier result, maybe of other sets: its vectors put onto these sets' grid
+    if isinstance(ci0, SCIRoots):  # an earlier result, maybe of other sets: its vectors put onto these sets' grid
         ci0 = _onto_grid(ci0, np.unique(A), np.unique(B))
     if ci0 is not None:
         guess = np.ascontiguousarray([np.asarray(v, dtype=np.float64).ravel() for v in
@@ -110,7 +114,7 @@ def solve_sci(ci_strs, h1, eri, norb, nelec, ecore=0.0, nroots=1, tol=1e-8, max_
         ga, gb = int(val("grid_alpha_n")), int(val("grid_beta_n"))
         e, s2 = arr(b"energies", _dp, nroots), arr(b"s2", _dp, nroots)
         vecs = arr(b"vectors", _dp, nroots * ga * gb).reshape(nroots, ga, gb)
-        return SCIResult(energies=e, s2=s2, vectors=[vecs[k] for k in range(nroots)],
+        return SCIRoots(energies=e, s2=s2, vectors=[vecs[k] for k in range(nroots)],
                          strings=(arr(b"grid_alpha", _u64p, ga), arr(b"grid_beta", _u64p, gb)),
                          converged=bool(val("converged")), iterations=int(val("iterations")),
                          products=int(val("products")), seconds=float(val("total_seconds")))
@@ -137,15 +141,76 @@ def _onto_grid(res, A, B):
     return out or None
 
 
-@dataclass
-class SCIState:
-    """The ground state as qiskit-addon-sqd's SCIState holds it: amplitudes
-    (n_alpha x n_beta) over the sorted sets ci_strs_a x ci_strs_b."""
-    amplitudes: np.ndarray
-    ci_strs_a: np.ndarray
-    ci_strs_b: np.ndarray
-    norb: int
-    nelec: tuple
+try:  # qiskit-addon-sqd's own result types where it is installed, so its loop takes ours unchanged
+    from qiskit_addon_sqd.fermion import SCIResult, SCIState  # noqa: F401
+except ImportError:  # compatible dataclasses otherwise
+    @dataclass(frozen=True)
+    class SCIState:
+        """A state as qiskit-addon-sqd's SCIState holds it: amplitudes
+        (n_alpha x n_beta) over the sorted sets ci_strs_a x ci_strs_b."""
+        amplitudes: np.ndarray
+        ci_strs_a: np.ndarray
+        ci_strs_b: np.ndarray
+        norb: int
+        nelec: tuple
+
+    @dataclass(frozen=True)
+    class SCIResult:
+        """qiskit-addon-sqd's SCIResult: the energy (electronic: ECORE not
+        included), the state, the orbital occupancies (alpha, beta) and the
+        spin-summed RDMs."""
+        energy: float
+        sci_state: SCIState
+        orbital_occupancies: tuple
+        rdm1: np.ndarray = None
+        rdm2: np.ndarray = None
+
+
+_KERNEL_KWARGS = ("max_cycle", "max_space", "conv_tol", "ci0", "verbose", "max_memory", "lindep")
+
+
+def solve_sci(ci_strings, one_body_tensor, two_body_tensor, norb, nelec, *, spin_sq=None, **kwargs):
+    """qiskit-addon-sqd's ``fermion.solve_sci`` (call and SCIResult) on
+    cisparse: the ground state in the product of ci_strings = (alpha
+    strings, beta strings), the energy from its RDMs as there (electronic),
+    the orbital occupancies, the spin-summed 1- and 2-RDMs. kwargs as
+    ``kernel_fixed_space`` takes them: max_cycle, max_space, conv_tol (an
+    energy change: the residual held below sqrt(conv_tol), PySCF's rule),
+    ci0 (a vector over the sorted sets or an SCIRoots); verbose,
+    max_memory and lindep are accepted and not used. spin_sq (PySCF's
+    fix_spin_ penalty) is not offered for string sets yet: refused, as an
+    unknown keyword is."""
+    if spin_sq is not None:
+        raise NotImplementedError("cisparse.sqd: spin_sq (a spin penalty) is not offered for string sets yet; the "
+                                  "state's <S^2> is available from cisparse.sqd.solve")
+    unknown = sorted(set(kwargs) - set(_KERNEL_KWARGS))
+    if unknown:
+        raise TypeError(f"cisparse.sqd.solve_sci: unknown keyword(s) {unknown}")
+    conv_tol = kwargs.get("conv_tol")
+    tol = 1e-8 if conv_tol is None else max(min(np.sqrt(float(conv_tol)), 1e-3), 1e-10)
+    norb = int(one_body_tensor.shape[0]) if norb is None else int(norb)
+    res = solve(ci_strings, one_body_tensor, two_body_tensor, norb, nelec, nroots=1, tol=tol,
+                max_cycle=int(kwargs.get("max_cycle") or 200), max_space=int(kwargs.get("max_space") or 0),
+                ci0=kwargs.get("ci0"))
+    from .sci import _SciSpace  # the state's RDMs
+    S = _SciSpace(one_body_tensor, two_body_tensor, norb, nelec, res.strings)
+    d = S.rdm12(None, res.vectors[0].ravel(), want=("rdm1", "rdm2", "rdm1a", "rdm1b"))
+    eri = np.asarray(two_body_tensor)
+    if eri.ndim != 4:
+        from pyscf import ao2mo as _ao2mo
+        eri = _ao2mo.restore(1, eri, norb)
+    energy = float(np.einsum("pr,pr->", d["rdm1"], one_body_tensor) + 0.5 * np.einsum("prqs,prqs->", d["rdm2"], eri))
+    state = SCIState(amplitudes=res.vectors[0], ci_strs_a=res.strings[0], ci_strs_b=res.strings[1], norb=norb,
+                     nelec=tuple(int(n) for n in nelec))
+    occ = (np.diag(d["rdm1a"]).copy(), np.diag(d["rdm1b"]).copy())
+    return SCIResult(energy, state, orbital_occupancies=occ, rdm1=d["rdm1"], rdm2=d["rdm2"])
+
+
+def solve_sci_batch(ci_strings, one_body_tensor, two_body_tensor, norb, nelec, *, spin_sq=None, **kwargs):
+    """qiskit-addon-sqd's ``fermion.solve_sci_batch``: solve_sci for each
+    pair of sets in ci_strings, one after another, as a list; pass it as
+    ``diagonalize_fermionic_hamiltonian(..., sci_solver=cisparse.sqd.solve_sci_batch)``."""
+    return [solve_sci(c, one_body_tensor, two_body_tensor, norb, nelec, spin_sq=spin_sq, **kwargs) for c in ci_strings]
 
 
 def solve_fermion(ci_strs, hcore, eri, *, open_shell=False, spin_sq=None, max_davidson=100, tol=1e-8):
@@ -163,7 +228,7 @@ def solve_fermion(ci_strs, hcore, eri, *, open_shell=False, spin_sq=None, max_da
         A = B = np.union1d(A, B)
     norb = int(hcore.shape[0])
     nelec = (int(bin(int(A[0])).count("1")), int(bin(int(B[0])).count("1")))
-    res = solve_sci((A, B), hcore, eri, norb, nelec, nroots=1, tol=tol, max_cycle=max_davidson)
+    res = solve((A, B), hcore, eri, norb, nelec, nroots=1, tol=tol, max_cycle=max_davidson)
     from .sci import _SciSpace  # the space's RDMs for the occupancies
     S = _SciSpace(hcore, eri, norb, nelec, res.strings)
     d = S.rdm12(None, res.vectors[0].ravel(), want=("rdm1a", "rdm1b"))

@@ -40,12 +40,13 @@ def _pyscf(h1, eri, norb, nelec, strs, nroots, ecore=0.0):
         u[j] = 1
         H[:, j] = selected_ci.contract_2e(h2, selected_ci._as_SCIvector(u.reshape(na, nb), strs), norb, nelec).ravel()
     w, X = np.linalg.eigh(0.5 * (H + H.T))
-    cs = [selected_ci._as_SCIvector(X[:, k].reshape(na, nb), strs) for k in range(nroots)]
+    # contiguous copies: PySCF's selected_ci C code reads the array's memory as C order
+    cs = [selected_ci._as_SCIvector(np.ascontiguousarray(X[:, k]).reshape(na, nb), strs) for k in range(nroots)]
     return w[:nroots] + ecore, cs
 
 
 def _check(h1, eri, norb, nelec, strs, nroots, ecore=0.0):
-    res = sqd.solve_sci(strs, h1, eri, norb, nelec, ecore=ecore, nroots=nroots, tol=1e-9)
+    res = sqd.solve(strs, h1, eri, norb, nelec, ecore=ecore, nroots=nroots, tol=1e-9)
     e, cs = _pyscf(h1, eri, norb, nelec, strs, nroots, ecore)
     assert np.all(res.strings[0] == np.unique(strs[0])) and np.all(res.strings[1] == np.unique(strs[1]))
     np.testing.assert_allclose(res.energies, e, atol=1e-8, rtol=0)
@@ -108,7 +109,7 @@ def test_symmetric_integrals_lowest_state(seed):
     h1, eri = _z2_integrals(norb, seed)
     rng = np.random.default_rng(100 + seed)
     strs = (_subset(norb, 4, 24, rng), _subset(norb, 3, 20, rng))
-    res = sqd.solve_sci(strs, h1, eri, norb, nelec, nroots=1, tol=1e-9)
+    res = sqd.solve(strs, h1, eri, norb, nelec, nroots=1, tol=1e-9)
     e, _ = _pyscf(h1, eri, norb, nelec, strs, 1)
     assert abs(res.energies[0] - e[0]) < 1e-8, (res.energies[0], e[0])
 
@@ -117,7 +118,7 @@ def test_full_sets_are_fci():
     h1, eri = _random_integrals(7, 9)
     nelec = (3, 3)
     strs = (cistring.make_strings(range(7), 3),) * 2
-    res = sqd.solve_sci(strs, h1, eri, 7, nelec, nroots=3, tol=1e-9)
+    res = sqd.solve(strs, h1, eri, 7, nelec, nroots=3, tol=1e-9)
     _, h0 = fci.direct_spin1.pspace(h1, eri, 7, nelec, np=35 * 35)  # PySCF's Slater-Condon H of every determinant
     e = np.linalg.eigvalsh(h0)[:3]
     np.testing.assert_allclose(res.energies, e, atol=1e-8, rtol=0)
@@ -127,8 +128,8 @@ def test_warm_start():
     h1, eri = _random_integrals(8, 5)
     rng = np.random.default_rng(5)
     strs = (_subset(8, 4, 40, rng), _subset(8, 4, 40, rng))
-    cold = sqd.solve_sci(strs, h1, eri, 8, (4, 4), nroots=2)
-    warm = sqd.solve_sci(strs, h1, eri, 8, (4, 4), nroots=2, ci0=cold.vectors)
+    cold = sqd.solve(strs, h1, eri, 8, (4, 4), nroots=2)
+    warm = sqd.solve(strs, h1, eri, 8, (4, 4), nroots=2, ci0=cold.vectors)
     np.testing.assert_allclose(warm.energies, cold.energies, atol=1e-9, rtol=0)
     assert warm.products < cold.products
 
@@ -140,12 +141,39 @@ def test_warm_start_other_sets():
     h1, eri = _random_integrals(8, 12)
     rng = np.random.default_rng(12)
     a = _subset(8, 4, 40, rng)
-    first = sqd.solve_sci((a, a), h1, eri, 8, (4, 4), nroots=2)
+    first = sqd.solve((a, a), h1, eri, 8, (4, 4), nroots=2)
     b = np.union1d(a[:-4], _subset(8, 4, 6, rng))  # most strings kept, a few swapped
-    cold = sqd.solve_sci((b, b), h1, eri, 8, (4, 4), nroots=2)
-    warm = sqd.solve_sci((b, b), h1, eri, 8, (4, 4), nroots=2, ci0=first)
+    cold = sqd.solve((b, b), h1, eri, 8, (4, 4), nroots=2)
+    warm = sqd.solve((b, b), h1, eri, 8, (4, 4), nroots=2, ci0=first)
     np.testing.assert_allclose(warm.energies, cold.energies, atol=1e-9, rtol=0)
     assert warm.products < cold.products, (warm.products, cold.products)
+
+
+def test_qiskit_form():
+    """solve_sci / solve_sci_batch answer as qiskit-addon-sqd's (which call
+    PySCF's kernel_fixed_space and take the energy from the RDMs): the same
+    energy, occupancies and spin-summed RDMs as PySCF's on the same state
+    (the dense eigenvector, to 1e-8)."""
+    h1, eri = _random_integrals(8, 14)
+    rng = np.random.default_rng(14)
+    batch = [(_subset(8, 4, 30, rng), _subset(8, 3, 28, rng)), (_subset(8, 4, 26, rng), _subset(8, 3, 30, rng))]
+    res = sqd.solve_sci_batch(batch, h1, eri, 8, (4, 3), max_cycle=300)
+    assert len(res) == 2
+    for (a, b), r in zip(batch, res):
+        myci = selected_ci.SCI()
+        e = selected_ci.kernel_fixed_space(myci, h1, eri, 8, (4, 3), (a, b), tol=1e-13, max_cycle=500)[0]
+        assert abs(r.energy - e) < 1e-8, (r.energy, e)
+        c = _pyscf(h1, eri, 8, (4, 3), (a, b), 1)[1][0]  # the exact state (kernel_fixed_space's residual ~3e-7)
+        assert np.all(r.sci_state.ci_strs_a == a) and r.sci_state.amplitudes.shape == (len(a), len(b))
+        dm1a, dm1b = selected_ci.make_rdm1s(c, 8, (4, 3))
+        np.testing.assert_allclose(r.orbital_occupancies[0], np.diag(dm1a), atol=1e-8)
+        np.testing.assert_allclose(r.orbital_occupancies[1], np.diag(dm1b), atol=1e-8)
+        np.testing.assert_allclose(r.rdm1, selected_ci.make_rdm1(c, 8, (4, 3)), atol=1e-8)
+        np.testing.assert_allclose(r.rdm2, selected_ci.make_rdm2(c, 8, (4, 3)), atol=1e-8)
+    with pytest.raises(NotImplementedError):
+        sqd.solve_sci(batch[0], h1, eri, 8, (4, 3), spin_sq=0.75)
+    with pytest.raises(TypeError):
+        sqd.solve_sci(batch[0], h1, eri, 8, (4, 3), max_davidson=5)
 
 
 def test_solve_fermion_form():
@@ -168,12 +196,12 @@ def test_bad_input():
     h1, eri = _random_integrals(6, 8)
     good = cistring.make_strings(range(6), 3)
     with pytest.raises(CisparseError, match="electron"):
-        sqd.solve_sci((good, np.array([0b1111], dtype=np.uint64)), h1, eri, 6, (3, 3))  # four electrons
+        sqd.solve((good, np.array([0b1111], dtype=np.uint64)), h1, eri, 6, (3, 3))  # four electrons
     with pytest.raises(CisparseError):
-        sqd.solve_sci((good, np.array([1 << 7 | 0b11], dtype=np.uint64)), h1, eri, 6, (3, 3))  # orbital 7 of 6
+        sqd.solve((good, np.array([1 << 7 | 0b11], dtype=np.uint64)), h1, eri, 6, (3, 3))  # orbital 7 of 6
     with pytest.raises(ValueError):
-        sqd.solve_sci((good, np.array([-3])), h1, eri, 6, (3, 3))
+        sqd.solve((good, np.array([-3])), h1, eri, 6, (3, 3))
     with pytest.raises(ValueError):
-        sqd.solve_sci((good, np.array([], dtype=np.uint64)), h1, eri, 6, (3, 3))
+        sqd.solve((good, np.array([], dtype=np.uint64)), h1, eri, 6, (3, 3))
     with pytest.raises(CisparseError):
-        sqd.solve_sci((good[:2], good[:1]), h1, eri, 6, (3, 3), nroots=3)  # 2 determinants, 3 roots
+        sqd.solve((good[:2], good[:1]), h1, eri, 6, (3, 3), nroots=3)  # 2 determinants, 3 roots
