@@ -70,6 +70,11 @@ def _strings(s):
     a = np.asarray(s)
     if a.ndim != 1 or a.size == 0:
         raise ValueError("cisparse.sqd: each string set is a non-empty 1-D array of integers")
+    if a.dtype.kind == "f":  # qiskit-addon-sqd's loop may pass whole numbers as floats: exact below 2^53
+        if not (np.all(np.isfinite(a)) and np.all(a == np.floor(a)) and a.min() >= 0 and a.max() < 2.0 ** 53):
+            raise ValueError("cisparse.sqd: strings are non-negative integers (bit p = orbital p); got floats that "
+                             "are not whole numbers below 2^53")
+        a = a.astype(np.uint64)
     if a.dtype.kind not in "iu" or (a.dtype.kind == "i" and a.size and a.min() < 0):
         raise ValueError("cisparse.sqd: strings are non-negative integers (bit p = orbital p)")
     return np.ascontiguousarray(a, dtype=np.uint64)

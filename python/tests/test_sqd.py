@@ -203,5 +203,9 @@ def test_bad_input():
         sqd.solve((good, np.array([-3])), h1, eri, 6, (3, 3))
     with pytest.raises(ValueError):
         sqd.solve((good, np.array([], dtype=np.uint64)), h1, eri, 6, (3, 3))
+    with pytest.raises(ValueError):
+        sqd.solve((good, np.array([7.5])), h1, eri, 6, (3, 3))  # floats must be whole numbers
+    r = sqd.solve((good, good.astype(np.float64)), h1, eri, 6, (3, 3))  # as qiskit-addon-sqd's loop may pass them
+    assert np.all(r.strings[1] == good)
     with pytest.raises(CisparseError):
         sqd.solve((good[:2], good[:1]), h1, eri, 6, (3, 3), nroots=3)  # 2 determinants, 3 roots
