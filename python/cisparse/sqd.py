@@ -55,12 +55,15 @@ for _name, _res, _args in [
 class SCIRoots:
     """What solve found: total energies (ecore included), <S^2> of each
     root (not S(S+1) where the sets are not spin complete), the roots as
-    n_alpha x n_beta arrays, the sorted sets, and the solve's figures."""
+    n_alpha x n_beta arrays, the sorted sets, and the solve's figures (the
+    largest residual norm of the roots always; an unconverged solve raises
+    CisparseError rather than return)."""
     energies: np.ndarray
     s2: np.ndarray
     vectors: list
     strings: tuple
     converged: bool
+    max_residual: float
     iterations: int
     products: int
     seconds: float
@@ -121,7 +124,8 @@ def solve(ci_strs, h1, eri, norb, nelec, ecore=0.0, nroots=1, tol=1e-8, max_cycl
         vecs = arr(b"vectors", _dp, nroots * ga * gb).reshape(nroots, ga, gb)
         return SCIRoots(energies=e, s2=s2, vectors=[vecs[k] for k in range(nroots)],
                          strings=(arr(b"grid_alpha", _u64p, ga), arr(b"grid_beta", _u64p, gb)),
-                         converged=bool(val("converged")), iterations=int(val("iterations")),
+                         converged=bool(val("converged")), max_residual=float(val("max_residual")),
+                         iterations=int(val("iterations")),
                          products=int(val("products")), seconds=float(val("total_seconds")))
     finally:
         if R:

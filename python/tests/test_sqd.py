@@ -60,7 +60,7 @@ def _check(h1, eri, norb, nelec, strs, nroots, ecore=0.0):
         full = selected_ci.to_fci(cs[k], norb, nelec)
         ss, _ = spin_op.spin_square0(full, norb, nelec)
         assert abs(res.s2[k] - ss) < 1e-6, (k, res.s2[k], ss)
-    assert res.converged and res.iterations > 0
+    assert res.converged and res.iterations > 0 and 0 <= res.max_residual <= 1e-9
     return res
 
 
@@ -190,6 +190,15 @@ def test_solve_fermion_form():
     assert np.isfinite(ss)
     with pytest.raises(NotImplementedError):
         sqd.solve_fermion((a, b), h1, eri, spin_sq=0.0)
+
+
+def test_not_converged_is_an_error():
+    """Too few iterations: an error naming the residual, never a result."""
+    h1, eri = _random_integrals(8, 15)
+    rng = np.random.default_rng(15)
+    strs = (_subset(8, 4, 40, rng), _subset(8, 4, 40, rng))
+    with pytest.raises(CisparseError, match="converge"):
+        sqd.solve(strs, h1, eri, 8, (4, 4), nroots=2, max_cycle=2)
 
 
 def test_bad_input():
