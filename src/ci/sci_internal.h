@@ -36,14 +36,45 @@ typedef struct sci_set {
   double *energy;       /* n: <I|H_spin|I> */
 } sci_set;
 
+/* Products by path (sci_half.c), counted for the tests and benchmarks. */
+typedef struct sci_counts {
+  int64_t general; /* vectors through the general sigma */
+  int64_t half;    /* vectors within SCI_PARITY_TOL of one parity: one half sigma */
+  int64_t mixed;   /* other vectors under sci_half = on: S(x) + P S(Px) */
+} sci_counts;
+
 struct cis_sci_space {
   int norb, threads;
+  int same;      /* alpha set == beta set (so nalpha == nbeta): the half sigma applies */
   cis_int npair, ndet;
   sci_set A, B;
   double *g;     /* npair * npair */
   double *coul;  /* norb * norb */
+  sci_counts *counts; /* written through a const space: its own allocation */
   int64_t bytes, work_bytes;
 };
+
+/* A vector this close to one alpha <-> beta parity (squared distance from
+ * its pure part relative to ||x||^2: 1e-15 in norm, the order of a
+ * product's rounding) is multiplied by the half sigma as if pure. */
+#define SCI_PARITY_TOL 1e-30
+/* Spaces below this run on one thread (a region costs more than the work). */
+#define SCI_PARALLEL_MIN 4096
+/* Cap on all threads' workspace when several vectors are multiplied at once. */
+#define SCI_WORK_CAP (256.0 * 1048576.0)
+
+/* Vectors per pass of a sigma on T threads: as many as fit SCI_WORK_CAP (at
+ * least one) and one GEMM's n. */
+int sci_vectors_per_pass(const cis_sci_space *S, int T, int k);
+/* +1 or -1 when the n x n matrix x is within SCI_PARITY_TOL of x = t x^T,
+ * else 0 (NaN: 0). */
+int sci_parity(const cis_sci_space *S, const double *x);
+/* Sigma = P H P C for k vectors of a space with equal sets through the half
+ * sigma (sci_half.c): mode 0 auto (vectors of one parity; the others to
+ * the general sigma), 1 on (every vector; mixed ones as S(x) + P S(Px)). */
+cis_status sci_sigma_half(const cis_sci_space *S, int k, const double *C, double *Sig, int mode);
+/* The general sigma of k vectors (sci_sigma.c). */
+cis_status sci_sigma_general(const cis_sci_space *S, int k, const double *C, double *Sig);
 
 /* Sort s[0..n) ascending and drop repeats in place; returns the count kept. */
 cis_int sci_sort_unique(uint64_t *s, cis_int n);

@@ -23,11 +23,7 @@
 #include "ci/ci_rules.h"
 #include "ci/sci_internal.h"
 #include "core/internal.h"
-
-/* Spaces below this run on one thread (a region costs more than the work). */
-#define SCI_PARALLEL_MIN 4096
-/* Cap on all threads' workspace when several vectors are multiplied at once. */
-#define SCI_WORK_CAP (256.0 * 1048576.0)
+#include "core/options.h"
 
 cis_status cis_sci_diagonal(const cis_sci_space *S, double *diag) {
   if (!S || !diag) return cis_error(CIS_ERR_INVALID, "sci diagonal: NULL argument");
@@ -41,12 +37,20 @@ cis_status cis_sci_diagonal(const cis_sci_space *S, double *diag) {
       const double *Jp = S->coul + ci_lowest(u) * n;
       for (int q = 0; q < n; ++q) v[q] += Jp[q];
     }
-    for (cis_int K = 0; K < nb; ++K) {
+    const cis_int hi = S->same ? I + 1 : nb;
+    for (cis_int K = 0; K < hi; ++K) {
       double e = S->A.energy[I] + S->B.energy[K];
       for (uint64_t w = S->B.str[K]; w; w &= w - 1) e += v[ci_lowest(w)];
       diag[I * nb + K] = e;
     }
   }
+  /* Equal sets: diag(I,K) = diag(K,I) bitwise (the sum's order depends on
+   * which string is alpha), so that Davidson's preconditioner keeps a vector
+   * of one alpha <-> beta parity so and the half sigma applies. */
+  if (S->same)
+#pragma omp parallel for schedule(dynamic, 16) num_threads(S->threads) if (S->ndet >= SCI_PARALLEL_MIN)
+    for (cis_int I = 0; I < nb; ++I)
+      for (cis_int K = I + 1; K < nb; ++K) diag[I * nb + K] = diag[K * nb + I];
   return CIS_OK;
 }
 
@@ -98,19 +102,29 @@ static void sigma_row(const cis_sci_space *S, cis_int I, int kv, const double *C
   }
 }
 
-cis_status cis_sci_sigma(const cis_sci_space *S, int k, const double *C, double *Sig) {
-  cis_status st;
-  double *work = NULL;
-  if (!S || !C || !Sig) return cis_error(CIS_ERR_INVALID, "sci sigma: NULL argument");
-  if (k < 1) return cis_error(CIS_ERR_INVALID, "sci sigma: %d vectors (at least 1)", k);
+int sci_vectors_per_pass(const cis_sci_space *S, int T, int k) {
   const cis_int nb = S->B.n, np = S->npair, ml = S->A.max_links > 0 ? S->A.max_links : 1;
-  const int T = S->ndet >= SCI_PARALLEL_MIN ? S->threads : 1;
-  /* Vectors per pass: as many as fit SCI_WORK_CAP (at least one) and one GEMM's n. */
   const double per_vec = 8.0 * T * (double)(ml + np) * (double)nb;
   int kv = (int)(SCI_WORK_CAP / per_vec);
   if (kv > k) kv = k;
   if ((double)kv * nb > (double)ci_gemm_max_n()) kv = (int)(ci_gemm_max_n() / nb);
-  if (kv < 1) kv = 1;
+  return kv < 1 ? 1 : kv;
+}
+
+cis_status cis_sci_sigma(const cis_sci_space *S, int k, const double *C, double *Sig) {
+  if (!S || !C || !Sig) return cis_error(CIS_ERR_INVALID, "sci sigma: NULL argument");
+  if (k < 1) return cis_error(CIS_ERR_INVALID, "sci sigma: %d vectors (at least 1)", k);
+  if (S->same && !cis_opt_is(CIS_OPT_SCI_HALF, "off"))
+    return sci_sigma_half(S, k, C, Sig, cis_opt_is(CIS_OPT_SCI_HALF, "on"));
+  return sci_sigma_general(S, k, C, Sig);
+}
+
+cis_status sci_sigma_general(const cis_sci_space *S, int k, const double *C, double *Sig) {
+  cis_status st;
+  double *work = NULL;
+  const cis_int nb = S->B.n, np = S->npair, ml = S->A.max_links > 0 ? S->A.max_links : 1;
+  const int T = S->ndet >= SCI_PARALLEL_MIN ? S->threads : 1;
+  const int kv = sci_vectors_per_pass(S, T, k);
   const cis_int per_thread = np * ml + (ml + np) * (cis_int)kv * nb;
   CIS_TRY(cis_alloc_array((void **)&work, per_thread * T, sizeof(double), "sci sigma workspace"));
   ci_gemm_init();
@@ -125,6 +139,7 @@ cis_status cis_sci_sigma(const cis_sci_space *S, int k, const double *C, double 
       for (cis_int I = 0; I < S->A.n; ++I) sigma_row(S, I, g, c, s, G, Cj, W);
     }
   }
+  __atomic_fetch_add(&S->counts->general, k, __ATOMIC_RELAXED);
   st = CIS_OK;
 cleanup:
   cis_free(work);
