@@ -303,11 +303,38 @@ static void test_not_equal(void) {
   rc_free(F);
 }
 
+/* The generator: bench/sqd_strings.py's numbers (its --check case), sorted
+ * distinct strings of the right electron count holding Hartree-Fock, the
+ * same sets for the same seed, other sets for another. */
+static void test_generator(void) {
+  enum { M = 300 };
+  uint64_t a[M], b[M], a2[M], b2[M], c[M], d[M];
+  int64_t na, nb, drawn, na2, nb2, nc, nd;
+  sqd_sets(16, 5, 4, M, 0, 7, a, &na, b, &nb, &drawn);
+  CHECK(na == M && nb == M && drawn == 4933, "sizes %lld x %lld from %lld samples (Python: 300 x 300 from 4933)",
+        (long long)na, (long long)nb, (long long)drawn);
+  CHECK(sqd_checksum(a, na, b, nb) == 2156852240ull, "checksum %llu = bench/sqd_strings.py --check's 2156852240",
+        (unsigned long long)sqd_checksum(a, na, b, nb));
+  int ok = a[0] == 0x1f && b[0] == 0xf;
+  for (int64_t i = 0; i < na; ++i) ok &= __builtin_popcountll(a[i]) == 5 && a[i] < (1u << 16) && (!i || a[i - 1] < a[i]);
+  for (int64_t i = 0; i < nb; ++i) ok &= __builtin_popcountll(b[i]) == 4 && b[i] < (1u << 16) && (!i || b[i - 1] < b[i]);
+  CHECK(ok, "sorted, distinct, 5 and 4 electrons in 16 orbitals, Hartree-Fock first");
+  sqd_sets(16, 5, 4, M, 0, 7, a2, &na2, b2, &nb2, NULL);
+  CHECK(na2 == na && nb2 == nb && !memcmp(a, a2, sizeof a) && !memcmp(b, b2, sizeof b), "the same seed, the same sets");
+  sqd_sets(16, 5, 4, M, 0, 8, a2, &na2, b2, &nb2, NULL);
+  CHECK(memcmp(a, a2, sizeof a) != 0, "another seed, another set");
+  sqd_sets(16, 5, 5, M, 1, 7, c, &nc, d, &nd, NULL);
+  CHECK(nc == M && nd == M && !memcmp(c, d, sizeof c), "symmetrized: one set for both spins");
+  sqd_sets(6, 3, 3, M, 1, 7, c, &nc, d, &nd, NULL);
+  CHECK(nc == 20 && nd == 20, "a set asked above the 20 strings of (6o, 3e) stops at 20: %lld", (long long)nc);
+}
+
 int main(void) {
   cis_alloc_poison(0xff);
   test_random_sets();
   test_sqd_sets();
   test_davidson();
   test_not_equal();
+  test_generator();
   return test_summary("test_sci_half");
 }
