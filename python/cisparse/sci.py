@@ -141,11 +141,15 @@ class _SciSpace:
         (nroots x size) by cis_davidson_operator on cis_sci_operator.
         With equal sets and parity (default), as the complete-space driver
         does for MS = 0: guesses of one alpha <-> beta parity each (the
-        nroots + 2 lowest diagonal elements, each pair (A,B), (B,A) as its
-        symmetric and antisymmetric combinations), two sectors followed, and
-        every correction made exactly pure when within 1e-6 (in norm) of a
-        parity, so that the products take the half sigma. info: a dict to
-        fill with the solve's iterations, products and seconds."""
+        default unit guesses on the lowest diagonal elements, each pair
+        (A,B), (B,A) as its symmetric and antisymmetric combinations, at
+        least nroots of them), both sectors followed when the guesses hold
+        both (cis_davidson_opts.sectors), and every correction made exactly
+        pure when within 1e-6 (in norm) of a parity, so that the products
+        take the half sigma. One root from the closed-shell determinant of
+        lowest energy searches its (symmetric) sector only, as the default
+        unit guess does without the parity. info: a dict to fill with the
+        solve's iterations, products and seconds."""
         op = _P()
         check(L.lib.cis_sci_operator(self.S, ctypes.byref(op)))
         keep = []
@@ -154,13 +158,15 @@ class _SciSpace:
             o.roots, o.tol, o.etol = nroots, tol, 1e-12
             diag = L.lib.cis_operator_diagonal(op)
             if parity and self.equal_sets() and self.size > 1:
-                g, sector = self._pure_guesses(np.ctypeslib.as_array(diag, shape=(self.size,)), nroots + 2)
-                sec = (ctypes.c_int * len(sector))(*sector)
+                g, sector = self._pure_guesses(np.ctypeslib.as_array(diag, shape=(self.size,)), nroots)
                 hook = _correct_fn(self._purify)
-                keep += [g, sec, hook]
+                keep += [g, hook]
                 o.guess, o.nguess = g.ctypes.data_as(_dp), len(sector)
-                o.sectors, o.guess_sector = 2, ctypes.cast(sec, ctypes.c_void_p)
                 o.correct = ctypes.cast(hook, ctypes.c_void_p)
+                if len(set(sector)) == 2:  # both parities among the guesses: both followed
+                    sec = (ctypes.c_int * len(sector))(*sector)
+                    keep.append(sec)
+                    o.sectors, o.guess_sector = 2, ctypes.cast(sec, ctypes.c_void_p)
             e = np.empty(nroots)
             x = np.empty((nroots, self.size))
             di = _davidson_info()
@@ -174,9 +180,9 @@ class _SciSpace:
         return e, x
 
     def _pure_guesses(self, d, m):
-        """Guesses of one parity from the m lowest diagonal elements (ties
-        (A,B), (B,A) taken together), and their sectors (0 symmetric, 1
-        antisymmetric)."""
+        """At least m guesses of one parity from the lowest diagonal
+        elements ((A,B) and (B,A) taken together), and their sectors (0
+        symmetric, 1 antisymmetric)."""
         ns = int(round(np.sqrt(self.size)))
         order = np.argsort(d, kind="stable")
         seen, g, sector = set(), [], []
@@ -192,7 +198,7 @@ class _SciSpace:
                 v[B * ns + A] += t
                 g.append(v / np.linalg.norm(v))
                 sector.append(0 if t > 0 else 1)
-            if len(seen) >= m:
+            if len(g) >= m:
                 break
         return np.ascontiguousarray(np.array(g)), sector
 
