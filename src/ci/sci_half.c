@@ -25,6 +25,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "ci/ci_gemm.h"
+#include "ci/ci_internal.h"
 #include "ci/sci_internal.h"
 #include "core/internal.h"
 
@@ -32,18 +33,7 @@
 #define SCI_PANEL 128
 
 int sci_parity(const cis_sci_space *S, const double *x) {
-  const cis_int n = S->A.n;
-  double norm = 0, dsym = 0, danti = 0; /* ||x||^2, ||x - x^T||^2 / 2, ||x + x^T||^2 / 2 */
-#pragma omp parallel for schedule(static) num_threads(S->threads) reduction(+ : norm, dsym, danti) \
-    if (S->ndet >= SCI_PARALLEL_MIN)
-  for (cis_int A = 0; A < n; ++A)
-    for (cis_int B = 0; B <= A; ++B) {
-      const double u = x[A * n + B], v = x[B * n + A];
-      norm += B == A ? u * u : u * u + v * v;
-      dsym += B == A ? 0.0 : (u - v) * (u - v);
-      danti += B == A ? 2.0 * u * u : (u + v) * (u + v);
-    }
-  return dsym <= SCI_PARITY_TOL * norm ? 1 : danti <= SCI_PARITY_TOL * norm ? -1 : 0;
+  return ci_transpose_parity(x, S->A.n, SCI_PARITY_TOL, S->threads, NULL);
 }
 
 static int cmp_key(const void *a, const void *b) {
@@ -58,15 +48,7 @@ static void half_row(const cis_sci_space *S, cis_int I, int kv, const double *C,
                      double *W, uint64_t *key) {
   const cis_int nb = S->B.n, n = S->ndet, np = S->npair;
   const sci_set *A = &S->A, *B = &S->B;
-  for (int v = 0; v < kv; ++v) { /* (H_alpha x 1) C: the alpha side only */
-    const double *c = C + v * n;
-    double *y = Y + v * n + I * nb;
-    for (cis_int K = 0; K < nb; ++K) y[K] = 0.0;
-    for (int64_t e = A->same_ptr[I]; e < A->same_ptr[I + 1]; ++e) {
-      const double h = A->same_val[e], *cj = c + (cis_int)A->same_col[e] * nb;
-      for (cis_int K = 0; K < nb; ++K) y[K] += h * cj[K];
-    }
-  }
+  for (int v = 0; v < kv; ++v) sci_alpha_same(A, I, C + v * n, nb, Y + v * n + I * nb); /* the alpha side only */
   const ci_link *La = A->link + A->link_ptr[I];
   const int nl = (int)(A->link_ptr[I + 1] - A->link_ptr[I]);
   if (nl == 0 || B->link_ptr[nb] == 0) return;
@@ -93,18 +75,7 @@ static void half_row(const cis_sci_space *S, cis_int I, int kv, const double *C,
     for (int v = 0; v < kv; ++v)
       ci_gemm_rm_ld((int)np, w, p, G, nl, Cj + v * ncol + L0, (int)m, W + v * ncol + L0, (int)m);
   }
-  for (int v = 0; v < kv; ++v) { /* V T(C): the beta links' scatter, columns below ncol */
-    double *y = Y + v * n + I * nb;
-    const double *w = W + v * ncol;
-    for (cis_int K = 0; K < nb; ++K) {
-      double t = 0.0;
-      for (int64_t e = B->link_ptr[K]; e < B->link_ptr[K + 1]; ++e) {
-        const ci_link k = B->link[e];
-        if (k.str < ncol) t += k.sign * w[(cis_int)k.pair * m + k.str];
-      }
-      y[K] += t;
-    }
-  }
+  for (int v = 0; v < kv; ++v) sci_beta_scatter(B, W + v * ncol, m, ncol, Y + v * n + I * nb); /* V T(C) */
 }
 
 /* Y_v = S(c_v) for g vectors on T threads (work: T x per_thread doubles). */
@@ -195,8 +166,6 @@ cis_status sci_sigma_half(const cis_sci_space *S, int k, const double *C, double
   }
   st = CIS_OK;
 cleanup:
-  cis_free(par);
-  cis_free(work);
-  cis_free(px);
+  cis_free(par), cis_free(work), cis_free(px);
   return st;
 }

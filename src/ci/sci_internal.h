@@ -73,6 +73,27 @@ int sci_parity(const cis_sci_space *S, const double *x);
  * sigma (sci_half.c): mode 0 auto (vectors of one parity; the others to
  * the general sigma), 1 on (every vector; mixed ones as S(x) + P S(Px)). */
 cis_status sci_sigma_half(const cis_sci_space *S, int k, const double *C, double *Sig, int mode);
+/* y[K] = sum_J H_alpha[I,J] c[J,K] over the nb columns: row I of
+ * (H_alpha x 1) c, y only written. */
+static inline void sci_alpha_same(const sci_set *A, cis_int I, const double *c, cis_int nb, double *y) {
+  for (cis_int K = 0; K < nb; ++K) y[K] = 0.0;
+  for (int64_t e = A->same_ptr[I]; e < A->same_ptr[I + 1]; ++e) {
+    const double h = A->same_val[e], *cj = c + (cis_int)A->same_col[e] * nb;
+    for (cis_int K = 0; K < nb; ++K) y[K] += h * cj[K];
+  }
+}
+/* y[K] += sum over K's beta links (K -> L, pair q, sign t), L < ncol, of
+ * t w[q * m + L]: the opposite-spin scatter of one row. */
+static inline void sci_beta_scatter(const sci_set *B, const double *w, cis_int m, cis_int ncol, double *y) {
+  for (cis_int K = 0; K < B->n; ++K) {
+    double t = 0.0;
+    for (int64_t e = B->link_ptr[K]; e < B->link_ptr[K + 1]; ++e) {
+      const ci_link k = B->link[e];
+      if (k.str < ncol) t += k.sign * w[(cis_int)k.pair * m + k.str];
+    }
+    y[K] += t;
+  }
+}
 /* The general sigma of k vectors (sci_sigma.c). */
 cis_status sci_sigma_general(const cis_sci_space *S, int k, const double *C, double *Sig);
 

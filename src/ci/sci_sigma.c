@@ -16,7 +16,9 @@
  *   W_I[y, L]   = sum_l G_I[y, l] C[J_l, L] (one GEMM: npair x links x n_beta)
  *   sigma[I,K] += sum over K's beta links (K -> L, pair y, t) of t W_I[y, L].
  * Never an intermediate over the complete string space; every sum runs in a
- * fixed order, so the result does not depend on the thread count. */
+ * fixed order, so the result does not depend on the thread count. Equal
+ * alpha and beta sets: cis_sci_sigma hands vectors of one alpha <-> beta
+ * parity to the half sigma (sci_half.c) unless the option sci_half is off. */
 #include <omp.h>
 #include <stdlib.h>
 #include "ci/ci_gemm.h"
@@ -64,11 +66,7 @@ static void sigma_row(const cis_sci_space *S, cis_int I, int kv, const double *C
   for (int v = 0; v < kv; ++v) { /* same-spin parts */
     const double *c = C + v * n;
     double *s = Sig + v * n + I * nb;
-    for (cis_int K = 0; K < nb; ++K) s[K] = 0.0;
-    for (int64_t e = A->same_ptr[I]; e < A->same_ptr[I + 1]; ++e) {
-      const double h = A->same_val[e], *cj = c + (cis_int)A->same_col[e] * nb;
-      for (cis_int K = 0; K < nb; ++K) s[K] += h * cj[K];
-    }
+    sci_alpha_same(A, I, c, nb, s);
     const double *ci = c + I * nb;
     for (cis_int K = 0; K < nb; ++K) {
       double t = 0.0;
@@ -88,18 +86,7 @@ static void sigma_row(const cis_sci_space *S, cis_int I, int kv, const double *C
       for (cis_int L = 0; L < nb; ++L) d[L] = cj[L];
     }
   ci_gemm_rm((int)np, m, nl, G, Cj, W);
-  for (int v = 0; v < kv; ++v) {
-    double *s = Sig + v * n + I * nb;
-    const double *w = W + v * nb;
-    for (cis_int K = 0; K < nb; ++K) {
-      double t = 0.0;
-      for (int64_t e = B->link_ptr[K]; e < B->link_ptr[K + 1]; ++e) {
-        const ci_link k = B->link[e];
-        t += k.sign * w[(cis_int)k.pair * m + k.str];
-      }
-      s[K] += t;
-    }
-  }
+  for (int v = 0; v < kv; ++v) sci_beta_scatter(B, W + v * nb, m, nb, Sig + v * n + I * nb);
 }
 
 int sci_vectors_per_pass(const cis_sci_space *S, int T, int k) {

@@ -264,20 +264,14 @@ static void test_davidson(void) {
           (long long)(c1.general - c0.general));
     free(H), free(w), free(X), free(g);
   }
-  cis_operator_free(op);
-  cis_sci_space_free(S);
-  free(set);
-  rc_free(F);
+  cis_operator_free(op), cis_sci_space_free(S), free(set), rc_free(F);
 }
 
 /* Different sets of one size, and nalpha != nbeta: the general sigma. */
 static void test_not_equal(void) {
-  cis_fcidump *F = rc_fcidump(RC_RANDOM, 7, 6, 0, 91);
-  cis_int nall;
-  uint64_t *all = sc_all_strings(7, 3, &nall), s = 91;
-  uint64_t *a = sc_random_set(all, nall, 12, 0, &s), *b = sc_random_set(all, nall, 12, 0, &s);
   cis_sci_space *S = NULL;
-  CHECK_OK(cis_sci_space_create(F, a, 12, b, 12, 0, &S));
+  cis_fcidump *F = sc_random_space(7, 6, 0, 91, 12, 12, &S);
+  CHECK(S != NULL, "random sets of 12 strings: %s", cis_last_error());
   if (S) {
     int w;
     double *x = malloc(144 * sizeof(double));
@@ -299,7 +293,6 @@ static void test_not_equal(void) {
   cis_sci_space_free(S);
   CHECK(cis_option_set("sci_half", "half") == CIS_ERR_INVALID && strstr(cis_last_error(), "auto on off"),
         "a bad sci_half value refused, naming the values");
-  free(all), free(a), free(b);
   rc_free(F);
 }
 
