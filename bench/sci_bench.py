@@ -24,7 +24,8 @@ the median of --repeat timed runs after one warm-up each, for
 the largest difference between any two relative to the largest entry
 (must be <= 1e-10, else the script stops). Then, up to --solve-max
 strings, a ground-state solve: cisparse (space built + Davidson on
-cis_sci_operator, parity kept, residual 1e-5) against
+cis_sci_operator, residual 1e-5; with the half sigma and the parity kept,
+and with neither; each twice in turns, the second kept) against
 selected_ci.kernel_fixed_space(SelectedCI(), ...) (conv_tol 1e-10: residual
 about 1e-5), energies compared. Threads: OMP_NUM_THREADS for both."""
 import argparse
@@ -78,6 +79,27 @@ def rel(a, b):
     return float(np.max(np.abs(np.ravel(a) - np.ravel(b))) / np.max(np.abs(b)))
 
 
+def alternate(a, h1, eri, norb, nelec, rng):
+    print("| strings | determinants | general s, each run | half s, each run | median general / median half |")
+    print("|---|---|---|---|---|")
+    for m in a.strings:
+        sa, sb, _ = sqd_sets(norb, nelec[0], nelec[1], m, True, a.seed)
+        space = sci._SciSpace(h1, eri, norb, nelec, (sa.astype(np.int64), sb.astype(np.int64)))
+        y = rng.uniform(-1, 1, (len(sa), len(sa)))
+        x = (0.5 * (y + y.T)).ravel()
+        x /= np.linalg.norm(x)
+        tg, th = [], []
+        for mode, t in (("off", tg), ("auto", th)) * (a.repeat + 1):
+            set_half(mode)
+            t0 = time.perf_counter()
+            space.sigma(x)
+            t.append(time.perf_counter() - t0)
+        set_half("auto")
+        tg, th = tg[1:], th[1:]  # the first of each: warm-up
+        print(f"| {len(sa)} | {len(sa) ** 2} | {', '.join(f'{v:.3f}' for v in tg)} | {', '.join(f'{v:.3f}' for v in th)} "
+              f"| {np.median(tg) / np.median(th):.2f}x |", flush=True)
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--norb", type=int, default=26)
@@ -85,7 +107,13 @@ def main():
     ap.add_argument("--repeat", type=int, default=3)
     ap.add_argument("--pyscf-max", type=int, default=300, help="largest set PySCF's contract_2e is timed on")
     ap.add_argument("--solve-max", type=int, default=300, help="largest set the ground-state solves run on")
+    ap.add_argument("--pyscf-solve-max", type=int, default=None,
+                    help="largest set kernel_fixed_space runs on (default --solve-max)")
     ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--alternate", action="store_true",
+                    help="only the symmetric vector's general and half sigma, timed in turns (general, half, "
+                         "general, ...) --repeat times after a warm-up of each: every time printed, for a loaded "
+                         "machine whose load changes between the blocks of the table")
     a = ap.parse_args()
     norb, nelec = a.norb, (5, 5)
     h1, eri, ecore, e_hf = n2_active(norb)
@@ -94,6 +122,8 @@ def main():
     print(f"# N2 cc-pVDZ, CAS({sum(nelec)}e, {norb}o), E(RHF) {e_hf:.10f}; {platform.node()}, "
           f"{os.cpu_count()} cpus, OMP_NUM_THREADS={os.environ.get('OMP_NUM_THREADS')}, "
           f"PySCF threads {lib.num_threads()}; {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}")
+    if a.alternate:
+        return alternate(a, h1, eri, norb, nelec, rng)
     print("| strings | determinants | samples | build s | general s | half s | speed-up | mixed: general s "
           "| mixed: on s | PySCF contract_2e s | PySCF / half | max rel diff |")
     print("|---|---|---|---|---|---|---|---|---|---|---|---|")
@@ -131,33 +161,37 @@ def main():
         print(f"| {ns} | {ns * ns} | {drawn} | {t_build:.3f} | {t_gen:.4f} | {t_half:.4f} | {t_gen / t_half:.2f}x "
               f"| {t_genm:.4f} | {t_on:.4f} | {py} | {d:.1e} |", flush=True)
         if m <= a.solve_max:
-            info = {}
-            t0 = time.perf_counter()
-            sp = sci._SciSpace(h1, eri, norb, nelec, (sa, sb))
-            e_c, _ = sp.davidson(1, tol=1e-5, info=info)
-            t_c = time.perf_counter() - t0
-            set_half("off")
-            info_off = {}
-            t0 = time.perf_counter()
-            sp = sci._SciSpace(h1, eri, norb, nelec, (sa, sb))
-            e_off, _ = sp.davidson(1, tol=1e-5, parity=False, info=info_off)
-            t_off = time.perf_counter() - t0
-            set_half("auto")
-            t0 = time.perf_counter()
-            myci = selected_ci.SelectedCI()
-            e_p, _ = selected_ci.kernel_fixed_space(myci, h1, eri, norb, nelec, (sa, sb))
-            t_p = time.perf_counter() - t0
+            def solve(half):  # space built + Davidson; the half sigma with the parity kept, or neither
+                set_half("auto" if half else "off")
+                info = {}
+                t0 = time.perf_counter()
+                sp = sci._SciSpace(h1, eri, norb, nelec, (sa, sb))
+                e, _ = sp.davidson(1, tol=1e-5, parity=half, info=info)
+                set_half("auto")
+                return time.perf_counter() - t0, e[0], info
+            runs = [solve(half) for half in (True, False, True, False)]  # in turns; the second of each kept
+            t_c, e_c, info = runs[2]
+            t_off, e_off, info_off = runs[3]
+            t_p = e_p = None
+            if m <= (a.solve_max if a.pyscf_solve_max is None else a.pyscf_solve_max):
+                t0 = time.perf_counter()
+                myci = selected_ci.SelectedCI()
+                e_p, _ = selected_ci.kernel_fixed_space(myci, h1, eri, norb, nelec, (sa, sb))
+                t_p = time.perf_counter() - t0
+                e_p += ecore
             solves.append((ns, t_c, info["products"], info["op_seconds"], t_off, info_off["products"],
-                           info_off["op_seconds"], t_p, e_c[0] + ecore, e_off[0] + ecore, e_p + ecore))
+                           info_off["op_seconds"], t_p, e_c + ecore, e_off + ecore, e_p))
     if solves:
         print("\n| strings | cisparse half: s (products, in sigma s) | cisparse general: s (products, in sigma s) "
               "| PySCF kernel_fixed_space s | PySCF / half | E cisparse half | E cisparse general | E PySCF "
               "| max dE |")
         print("|---|---|---|---|---|---|---|---|---|")
         for ns, t_c, p_c, o_c, t_off, p_off, o_off, t_p, e_c, e_off, e_p in solves:
-            de = max(abs(e_c - e_p), abs(e_off - e_p))
-            print(f"| {ns} | {t_c:.3f} ({p_c}, {o_c:.3f}) | {t_off:.3f} ({p_off}, {o_off:.3f}) | {t_p:.3f} "
-                  f"| {t_p / t_c:.1f}x | {e_c:.10f} | {e_off:.10f} | {e_p:.10f} | {de:.1e} |", flush=True)
+            de = abs(e_c - e_off) if e_p is None else max(abs(e_c - e_p), abs(e_off - e_p))
+            py = "- | - " if t_p is None else f"{t_p:.3f} | {t_p / t_c:.1f}x "
+            ep = "-" if e_p is None else f"{e_p:.10f}"
+            print(f"| {ns} | {t_c:.3f} ({p_c}, {o_c:.3f}) | {t_off:.3f} ({p_off}, {o_off:.3f}) | {py}"
+                  f"| {e_c:.10f} | {e_off:.10f} | {ep} | {de:.1e} |", flush=True)
 
 
 if __name__ == "__main__":
