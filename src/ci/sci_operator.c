@@ -54,12 +54,9 @@ cis_status cis_sci_operator(const cis_sci_space *S, cis_operator **out) {
   CIS_TRY(cis_operator_from_callback(S->ndet, S->ndet, CIS_F64, CIS_MEM_HOST, sci_apply, o, sci_op_free, &op));
   o = NULL; /* the operator owns it now */
   CIS_TRY(cis_operator_set_diagonal(op, diag));
-  *out = op;
-  op = NULL;
+  *out = op, op = NULL; /* now the caller's */
   st = CIS_OK;
 cleanup:
-  sci_op_free(o);
-  cis_operator_free(op);
-  cis_free(diag);
+  sci_op_free(o), cis_operator_free(op), cis_free(diag);
   return st;
 }
