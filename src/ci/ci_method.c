@@ -4,13 +4,15 @@
 #include "ci/ci_internal.h"
 #include "ci/ci_method.h"
 
-const ci_method *ci_method_choose(const cis_fcidump *F, const cis_ci_solve_opts *o, int direct) {
-  if (o->gpus != 0 || o->cpu_parts > 0) return direct ? &ci_method_direct_parts : &ci_method_stored_parts;
-  if (!direct) return &ci_method_stored;
+const ci_method *ci_method_choose(const ci_run *r) {
+  const cis_ci_solve_opts *o = r->o;
+  if (r->keep && r->keep->sci_alpha) return &ci_method_selected;
+  if (o->gpus != 0 || o->cpu_parts > 0) return r->direct ? &ci_method_direct_parts : &ci_method_stored_parts;
+  if (!r->direct) return &ci_method_stored;
   /* the sigma blocked by irreps where it is (cis_ci_direct_create); the
    * spin penalty acts on C1 vectors, the irreps then by projection */
-  return ci_has_symmetry(F) && !o->symmetry_projection && !(o->spin_penalty > 0) ? &ci_method_direct_irreps
-                                                                                  : &ci_method_direct;
+  return ci_has_symmetry(r->F) && !o->symmetry_projection && !(o->spin_penalty > 0) ? &ci_method_direct_irreps
+                                                                                     : &ci_method_direct;
 }
 
 void ci_method_no_correct(ci_run *r, cis_davidson_opts *d, int keep) { (void)r, (void)d, (void)keep; }

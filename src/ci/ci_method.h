@@ -17,9 +17,11 @@
  *   stored over parts  H's rows over GPUs or host parts, energies only
  *                      (ci_solve_dist.c);
  *   direct over parts  the sigma's alpha strings over GPUs or host parts
- *                      (ci_solve_dist_direct.c).
- * Adding a method (selected CI next): a table here, its file, a line in
- * ci_method_choose. */
+ *                      (ci_solve_dist_direct.c);
+ *   selected           the product of the solver's alpha and beta string
+ *                      sets (cis_ci_solver_set_strings; cisparse/sci.h's
+ *                      sigma), on the host (ci_method_selected.c).
+ * Adding a method: a table here, its file, a line in ci_method_choose. */
 #ifndef CIS_CI_METHOD_H
 #define CIS_CI_METHOD_H
 #include "ci/ci_solve_internal.h"
@@ -30,6 +32,11 @@ typedef struct ci_method {
   int parts;         /* Davidson's vectors are split over parts (not host arrays of r->dv.len): no watches
                       * kept between solves, the roots gathered from the other processes */
   int energies_only; /* no root vectors (and so no <S^2>, no spin filter, no warm starts) */
+  int not_spin_complete; /* the space is not closed under S+ and S- (selected CI): the states of a spin
+                          * are not counted before the solve */
+  /* The space's closed-form counts into R->counts where they are not full
+   * CI's or the level's (NULL: those, from reference_and_sizes). */
+  cis_status (*sizes)(ci_run *r);
   /* Where the products run (R->gpu), Davidson's subspace fitted to the
    * memory and the memory checked, before anything large is made (r->nr
    * roots; CIS_ERR_TOO_LARGE / CIS_ERR_NO_GPU with the numbers). */
@@ -42,6 +49,9 @@ typedef struct ci_method {
    * NULL for none), given the alpha <-> beta parity Davidson keeps (keep:
    * +1 symmetric, -1 antisymmetric, 0 both or none). */
   void (*correct)(ci_run *r, cis_davidson_opts *d, int keep);
+  /* Davidson's guesses for nvec roots into *g (NULL: the driver's P-space
+   * guesses, ci_run_guesses, from a determinant list or a direct space). */
+  cis_status (*guesses)(ci_run *r, int nvec, ci_guesses *g);
   /* 1 when Davidson's vectors stay in one alpha <-> beta parity to
    * round-off (the correction hook keeps them so): a spin target may then
    * restrict the search to its parity. */
@@ -60,13 +70,14 @@ typedef struct ci_method {
 } ci_method;
 
 extern const ci_method ci_method_stored, ci_method_direct, ci_method_direct_irreps, ci_method_stored_parts,
-    ci_method_direct_parts;
+    ci_method_direct_parts, ci_method_selected;
 
-/* The method that runs F with o: stored over parts or direct over parts
- * when o asks for parts (direct when choose_direct says so), else direct by
- * irreps (point-group symmetry, no projection, no spin penalty), direct, or
- * stored; direct is the driver's choice (ci_choose_direct). */
-const ci_method *ci_method_choose(const cis_fcidump *F, const cis_ci_solve_opts *o, int direct);
+/* The method that runs r->F with r->o: selected CI when the solver holds
+ * string sets; stored over parts or direct over parts when o asks for
+ * parts (direct: r->direct, the driver's choice), else direct by irreps
+ * (point-group symmetry, no projection, no spin penalty), direct, or
+ * stored. */
+const ci_method *ci_method_choose(const ci_run *r);
 
 /* One process's fit (ci_solve.c): the products on the GPU when asked, the
  * subspace fitted to the free memory (ci_direct_fit), the space, vectors

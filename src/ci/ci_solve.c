@@ -111,7 +111,7 @@ static int choose_direct(const cis_fcidump *F, const cis_ci_solve_opts *o, const
  * with MS2 changed. Truncated CI is not spin-complete: not checked. */
 static cis_status check_spin_states(const ci_run *r) {
   const cis_ci_solve_opts *o = r->o;
-  if (o->spin < 0 || o->level >= 0) return CIS_OK;
+  if (o->spin < 0 || o->level >= 0 || r->m->not_spin_complete) return CIS_OK;
   int twos = (int)floor(2 * o->spin + 0.5);
   double dets[2] = {0, 0};
   for (int k = 0; k < 2; ++k) {
@@ -383,14 +383,15 @@ static cis_status run(ci_run *r, double t0, int values_checked) {
   CIS_TRY(check_options(r->F, o, values_checked));
   R->why = "";
   r->direct = choose_direct(r->F, o, &R->why);
-  r->m = ci_method_choose(r->F, o, r->direct);
+  r->m = ci_method_choose(r);
   R->parts = r->parts = ci_dist_parts(o);
   CIS_TRY(reference_and_sizes(r));
+  if (r->m->sizes) CIS_TRY(r->m->sizes(r));
   if (!o->count_only) CIS_TRY(check_request(r, r->m->energies_only));
   r->cap = R->counts.determinants < 64 ? (int)R->counts.determinants : 64;
   r->nr = first_roots(r);
   ci_fit_subspace(r, 0, 0);
-  if (o->count_only) return count_only(r);
+  if (o->count_only) return r->m->sizes ? CIS_OK : count_only(r); /* a method's own sizes: nothing more to count */
   if (o->method == CIS_CI_METHOD_DIRECT && r->F->norb > CIS_CI_DIRECT_MAX_ORB)
     return cis_error(CIS_ERR_UNSUPPORTED,
                      "the direct method (matrix-free full CI) supports NORB <= %d, the file has NORB = %d; "
@@ -558,8 +559,55 @@ void cis_ci_solver_free(cis_ci_solver *s) {
   cis_ci_direct_free(s->D);
   cis_ci_space_free(s->S);
   free(s->watch);
+  free(s->sci_alpha);
+  free(s->sci_beta);
   pthread_mutex_destroy(&s->lock);
   free(s);
+}
+
+static int cmp_u64(const void *a, const void *b) {
+  const uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+  return (x > y) - (x < y);
+}
+
+/* A sorted copy of the n strings of s without repeats (*m of them). */
+static cis_status sorted_set(const uint64_t *s, cis_int n, uint64_t **out, cis_int *m) {
+  uint64_t *c = malloc((size_t)(n > 0 ? n : 1) * sizeof *c);
+  if (!c) return cis_error(CIS_ERR_ALLOC, "cannot copy %lld strings", (long long)n);
+  memcpy(c, s, (size_t)n * sizeof *c);
+  qsort(c, (size_t)n, sizeof *c, cmp_u64);
+  cis_int k = 0;
+  for (cis_int i = 0; i < n; ++i)
+    if (k == 0 || c[i] != c[k - 1]) c[k++] = c[i];
+  *out = c, *m = k;
+  return CIS_OK;
+}
+
+cis_status cis_ci_solver_set_strings(cis_ci_solver *s, const uint64_t *alpha, cis_int n_alpha, const uint64_t *beta,
+                                     cis_int n_beta) {
+  cis_status st;
+  uint64_t *a = NULL, *b = NULL;
+  cis_int na = 0, nb = 0;
+  if (!s) return cis_error(CIS_ERR_INVALID, "cis_ci_solver_set_strings: NULL solver");
+  if (!alpha != !beta || (!alpha && (n_alpha || n_beta)) || (alpha && (n_alpha < 1 || n_beta < 1)))
+    return cis_error(CIS_ERR_INVALID, "cis_ci_solver_set_strings: both sets with at least one string each, or both "
+                     "NULL with counts 0 (got %lld and %lld strings)", (long long)n_alpha, (long long)n_beta);
+  if (n_alpha > INT32_MAX || n_beta > INT32_MAX)
+    return cis_error(CIS_ERR_TOO_LARGE, "cis_ci_solver_set_strings: a set above 2^31 - 1 strings");
+  if (alpha) {
+    CIS_TRY(sorted_set(alpha, n_alpha, &a, &na));
+    CIS_TRY(sorted_set(beta, n_beta, &b, &nb));
+  }
+  pthread_mutex_lock(&s->lock);
+  free(s->sci_alpha);
+  free(s->sci_beta);
+  s->sci_alpha = a, s->sci_beta = b, s->sci_na = na, s->sci_nb = nb;
+  pthread_mutex_unlock(&s->lock);
+  return CIS_OK;
+cleanup:
+  free(a);
+  free(b);
+  return st;
 }
 
 static cis_status solver_dets(cis_ci_solver *s, const cis_fcidump *F, const cis_ci_solve_opts *o, uint64_t *alpha,
@@ -579,6 +627,11 @@ static cis_status solver_dets(cis_ci_solver *s, const cis_fcidump *F, const cis_
                               uint64_t *beta, cis_int *n) {
   cis_status st;
   CIS_TRY(check_options(F, o, 0));
+  if (s->sci_alpha) { /* selected CI: the product of the sorted sets */
+    *n = s->sci_na * s->sci_nb;
+    for (cis_int i = 0; alpha && beta && i < *n; ++i) alpha[i] = s->sci_alpha[i / s->sci_nb], beta[i] = s->sci_beta[i % s->sci_nb];
+    return CIS_OK;
+  }
   cis_ci_result R;
   ci_run r;
   memset(&r, 0, sizeof r);

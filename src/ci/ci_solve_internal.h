@@ -30,7 +30,11 @@ struct cis_ci_solver {
   double *watch;
   int nwatch, watch_sector[2];
   cis_int watch_len;
-  char key_watch[608];
+  char key_watch[640];
+  /* selected CI (cis_ci_solver_set_strings): the string sets, sorted and
+   * without repeats (NULL: full CI) */
+  uint64_t *sci_alpha, *sci_beta;
+  cis_int sci_na, sci_nb;
 };
 
 typedef struct ci_dist_direct ci_dist_direct;
@@ -69,6 +73,7 @@ typedef struct ci_run {
   cis_operator *sop;       /* Davidson's operator over M, H's upper triangle or the plan */
   double *diag;
   ci_dist_stored *ds;      /* stored over parts: the communicator, the distributed H */
+  struct cis_sci_space *sci; /* selected CI: the product of the solver's string sets */
   /* direct */
   cis_ci_direct *D;
   cis_ci_direct_gpu *G;

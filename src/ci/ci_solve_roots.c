@@ -258,14 +258,14 @@ static cis_status split_pspace(const ci_run *r, const double *diag, int np, int 
 /* The key of the space Davidson's vectors live in (kept watches match it):
  * the kept space's, and whether the vectors are compact. */
 static void watch_key(const ci_run *r, char *key, size_t len) {
-  snprintf(key, len, "%d|%s", r->dv.compact, r->D ? r->keep->key_D : r->keep->key_S);
+  snprintf(key, len, "%s|%d|%s", r->m->name, r->dv.compact, r->D ? r->keep->key_D : r->keep->key_S);
 }
 
 /* The last solve's watches when they live in this space with vectors of
  * len (NULL otherwise): a warm start's guesses of the states just beyond
  * the roots in each parity, which Davidson's watches then start from. */
 static const cis_ci_solver *kept_watches(const ci_run *r, cis_int len) {
-  char key[608];
+  char key[640];
   if (!r->keep || !r->keep->nwatch || r->keep->watch_len != len || r->m->parts) return NULL;
   watch_key(r, key, sizeof key);
   return strcmp(key, r->keep->key_watch) ? NULL : r->keep;
@@ -522,7 +522,7 @@ static cis_status solve_roots(ci_run *r) {
   if (vc) cis_first_touch(vc, (int64_t)nr * ng);
   double *roots = compact ? vc : r->evecs; /* Davidson's roots in its own form; NULL energies only */
   double t_guess = cis_wtime();
-  CIS_TRY(ci_run_guesses(r, nvec, &guess));
+  CIS_TRY(m->guesses ? m->guesses(r, nvec, &guess) : ci_run_guesses(r, nvec, &guess));
   r->R->t_guess = cis_wtime() - t_guess;
   const double t_dav = ci_phase(r->R, "guess", t_guess);
   cis_davidson_opts d = cis_davidson_opts_default();
@@ -590,8 +590,9 @@ cis_status ci_run_roots(ci_run *r) {
     cis_status st = solve_roots(r);
     if (st != CIS_OK) return st;
     int got = select_roots(r);
-    /* a degenerate level past the last root leaves its <S^2> mixed: more roots, to see all of it */
-    const int grow_level = r->top_mixed && r->nr < cap && r->nr < n;
+    /* a degenerate level past the last root leaves its <S^2> mixed: more roots, to see all of it (a space
+     * not spin complete has no pure <S^2> to find) */
+    const int grow_level = r->top_mixed && !r->m->not_spin_complete && r->nr < cap && r->nr < n;
     if (got == o->roots && !grow_level) break;
     if (r->nr >= cap || r->nr >= n) {
       if (o->spin < 0) break; /* the most roots: the top level's <S^2> stays mixed */
