@@ -73,11 +73,9 @@ static inline cis_fcidump *sc_random_space(int norb, int nelec, int ms2, uint64_
   return F;
 }
 
-/* The product space's H, dense row-major, electronic (cis_ci_element and
- * cis_ci_diagonal, the library's Slater-Condon rules). */
-static inline double *sc_dense_h(const cis_fcidump *F, const cis_sci_space *S) {
-  cis_int na, nb;
-  const uint64_t *A = cis_sci_space_strings(S, 0, &na), *B = cis_sci_space_strings(S, 1, &nb);
+/* The product space A x B's H (sorted sets), dense row-major, electronic
+ * (cis_ci_element and cis_ci_diagonal, the library's Slater-Condon rules). */
+static inline double *sc_dense_h(const cis_fcidump *F, const uint64_t *A, cis_int na, const uint64_t *B, cis_int nb) {
   const cis_int n = na * nb;
   double *H = malloc((size_t)(n * n) * sizeof(double));
   for (cis_int i = 0; i < n; ++i)
@@ -85,6 +83,13 @@ static inline double *sc_dense_h(const cis_fcidump *F, const cis_sci_space *S) {
       H[i * n + j] = i == j ? cis_ci_diagonal(F, A[i / nb], B[i % nb])
                             : cis_ci_element(F, A[i / nb], B[i % nb], A[j / nb], B[j % nb]);
   return H;
+}
+
+/* sc_dense_h of the space S's sets. */
+static inline double *sc_dense_h_space(const cis_fcidump *F, const cis_sci_space *S) {
+  cis_int na, nb;
+  const uint64_t *A = cis_sci_space_strings(S, 0, &na), *B = cis_sci_space_strings(S, 1, &nb);
+  return sc_dense_h(F, A, na, B, nb);
 }
 
 /* max |a - b| / max |b| (1 for b = 0); NaN anywhere in a gives NaN. */

@@ -158,7 +158,7 @@ static void test_random_sets(void) {
     if (S) {
       char what[96];
       snprintf(what, sizeof what, "norb %d nelec %d, %lld strings", cases[c].norb, cases[c].nelec, (long long)m);
-      double *H = sc_dense_h(F, S);
+      double *H = sc_dense_h_space(F, S);
       check_space(what, F, S, H, cases[c].seed);
       free(H);
     }
@@ -232,7 +232,7 @@ static void test_davidson(void) {
   CHECK_OK(cis_sci_operator(S, &op));
   if (S && op) {
     const cis_int n = cis_sci_space_size(S);
-    double *H = sc_dense_h(F, S), *w = malloc((size_t)n * sizeof(double)), ev[1];
+    double *H = sc_dense_h_space(F, S), *w = malloc((size_t)n * sizeof(double)), ev[1];
     double *X = malloc((size_t)n * sizeof(double));
     /* the lowest symmetric state: H + 100 (1 - P) lifts the antisymmetric ones (H commutes with P) */
     for (cis_int A = 0; A < m; ++A)

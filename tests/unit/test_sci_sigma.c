@@ -48,7 +48,7 @@ static void check_case(const sc_case *cs) {
   CHECK(info.alpha_duplicates == dup && info.beta_duplicates == (same ? dup : (mb > 2 ? 2 : 0)), "duplicates counted");
   const uint64_t *A = cis_sci_space_strings(S, 0, NULL);
   for (cis_int i = 1; i < na; ++i) CHECK(A[i - 1] < A[i], "alpha strings sorted and distinct");
-  double *H = sc_dense_h(F, S);
+  double *H = sc_dense_h_space(F, S);
   const int k = 2;
   double *c = malloc((size_t)(k * n) * sizeof(double)), *sig = malloc((size_t)(k * n) * sizeof(double));
   double *one = malloc((size_t)n * sizeof(double)), *ref = malloc((size_t)n * sizeof(double));
@@ -136,7 +136,7 @@ static void test_davidson(void) {
   CHECK_OK(cis_sci_operator(S, &op));
   if (S && op) {
     const cis_int n = cis_sci_space_size(S);
-    double *H = sc_dense_h(F, S), *w = malloc((size_t)n * sizeof(double)), ev[3], *X = malloc((size_t)(3 * n) * sizeof(double));
+    double *H = sc_dense_h_space(F, S), *w = malloc((size_t)n * sizeof(double)), ev[3], *X = malloc((size_t)(3 * n) * sizeof(double));
     CHECK_OK(cis_dense_eigh(H, (int)n, w));
     cis_davidson_opts o = cis_davidson_opts_default();
     o.roots = 3;
