@@ -73,6 +73,36 @@ static inline cis_fcidump *sc_random_space(int norb, int nelec, int ms2, uint64_
   return F;
 }
 
+/* The product space A x B's H (sorted sets), dense row-major, electronic
+ * (cis_ci_element and cis_ci_diagonal, the library's Slater-Condon rules). */
+static inline double *sc_dense_h(const cis_fcidump *F, const uint64_t *A, cis_int na, const uint64_t *B, cis_int nb) {
+  const cis_int n = na * nb;
+  double *H = malloc((size_t)(n * n) * sizeof(double));
+  for (cis_int i = 0; i < n; ++i)
+    for (cis_int j = 0; j < n; ++j)
+      H[i * n + j] = i == j ? cis_ci_diagonal(F, A[i / nb], B[i % nb])
+                            : cis_ci_element(F, A[i / nb], B[i % nb], A[j / nb], B[j % nb]);
+  return H;
+}
+
+/* sc_dense_h of the space S's sets. */
+static inline double *sc_dense_h_space(const cis_fcidump *F, const cis_sci_space *S) {
+  cis_int na, nb;
+  const uint64_t *A = cis_sci_space_strings(S, 0, &na), *B = cis_sci_space_strings(S, 1, &nb);
+  return sc_dense_h(F, A, na, B, nb);
+}
+
+/* max |a - b| / max |b| (1 for b = 0); NaN anywhere in a gives NaN. */
+static inline double sc_rel_max(const double *a, const double *b, cis_int n) {
+  double d = 0, m = 0;
+  for (cis_int i = 0; i < n; ++i) {
+    const double e = fabs(a[i] - b[i]);
+    if (!(e <= d)) d = e; /* NaN makes d NaN: never passes */
+    if (fabs(b[i]) > m) m = fabs(b[i]);
+  }
+  return d / (m > 0 ? m : 1);
+}
+
 /* The random cases of both tests: sets of ma and mb strings drawn with
  * seed (same: the beta set is the alpha set). */
 typedef struct sc_case {

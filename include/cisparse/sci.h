@@ -19,8 +19,9 @@
  * The Hamiltonian is the electronic one (no core energy, as
  * cis_ci_direct_sigma) projected onto the space, P H P; ORBSYM and ISYM are
  * not used (the space is whatever the sets give). Status: CPU sigma
- * and RDMs (OpenMP); a GPU sigma and the user-facing entry points (Python's
- * cisparse.sqd, the command line's --strings) are to come. */
+ * (with the alpha <-> beta half sigma for equal sets) and RDMs (OpenMP);
+ * a GPU sigma and the user-facing entry points (Python's cisparse.sqd, the
+ * command line's --strings) are to come. */
 #ifndef CISPARSE_SCI_H
 #define CISPARSE_SCI_H
 
@@ -75,12 +76,20 @@ CIS_API const uint64_t *cis_sci_space_strings(const cis_sci_space *S, int spin, 
 /* What S holds (above). */
 CIS_API void cis_sci_space_get_info(const cis_sci_space *S, cis_sci_info *info);
 /* diag[i] = <D_i|H|D_i> for every determinant (electronic, no core
- * energy): Davidson's preconditioner (Davidson 1975). */
+ * energy): Davidson's preconditioner (Davidson 1975). With equal alpha and
+ * beta sets, diag(A,B) = diag(B,A) exactly (a vector of one alpha <-> beta
+ * parity stays so under the preconditioner). */
 CIS_API cis_status cis_sci_diagonal(const cis_sci_space *S, double *diag);
 /* Sigma = P H P C for k vectors (vector v at C + v*size and Sigma + v*size;
  * Sigma only written, C and Sigma must not overlap): the string-driven
  * sigma (Knowles & Handy 1984, Olsen et al. 1988) restricted to the sets,
  * OpenMP over alpha strings, bitwise independent of the thread count.
+ * When the alpha set equals the beta set (MS = 0), a vector within 1e-15
+ * (in norm, relative) of C = t C^T (t = +-1, an alpha <-> beta parity)
+ * takes the half sigma (about half the work; its result exactly of parity
+ * t) and any other vector the general sigma; the option sci_half
+ * (cis_option_set: auto, on = the half sigma for every vector, off) chooses
+ * (docs/sci.md). The same sigma to rounding on every path.
  * CIS_ERR_INVALID for NULL arguments or k < 1; CIS_ERR_ALLOC. */
 CIS_API cis_status cis_sci_sigma(const cis_sci_space *S, int k, const double *C, double *Sigma);
 /* A host operator (double) applying cis_sci_sigma, its diagonal recorded

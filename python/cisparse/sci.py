@@ -26,6 +26,9 @@ _dp = ctypes.POINTER(ctypes.c_double)
 _u64p = ctypes.POINTER(ctypes.c_uint64)
 
 
+_correct_fn = ctypes.CFUNCTYPE(ctypes.c_int, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_void_p)
+
+
 class _sci_info(ctypes.Structure):  # cis_sci_info (sci.h)
     _fields_ = [("alpha_strings", ctypes.c_int64), ("beta_strings", ctypes.c_int64), ("determinants", ctypes.c_int64),
                 ("alpha_duplicates", ctypes.c_int64), ("beta_duplicates", ctypes.c_int64),
@@ -127,22 +130,90 @@ class _SciSpace:
         check(L.lib.cis_sci_diagonal(self.S, d.ctypes.data_as(_dp)))
         return d
 
-    def davidson(self, nroots=1, tol=1e-8):
+    def equal_sets(self):
+        """True when the alpha and beta sets are one set (MS = 0): cis_sci_sigma
+        then takes the alpha <-> beta half sigma for vectors of one parity."""
+        a, b = self.strings()
+        return a.size == b.size and bool(np.all(a == b))
+
+    def davidson(self, nroots=1, tol=1e-8, parity=True, info=None):
         """The lowest nroots eigenvalues (electronic) and eigenvectors
-        (nroots x size) by cis_davidson_operator on cis_sci_operator."""
+        (nroots x size) by cis_davidson_operator on cis_sci_operator.
+        With equal sets and parity (default), as the complete-space driver
+        does for MS = 0: guesses of one alpha <-> beta parity each (the
+        default unit guesses on the lowest diagonal elements, each pair
+        (A,B), (B,A) as its symmetric and antisymmetric combinations, at
+        least nroots of them), both sectors followed when the guesses hold
+        both (cis_davidson_opts.sectors), and every correction made exactly
+        pure when within 1e-6 (in norm) of a parity, so that the products
+        take the half sigma. One root from the closed-shell determinant of
+        lowest energy searches its (symmetric) sector only, as the default
+        unit guess does without the parity. info: a dict to fill with the
+        solve's iterations, products and seconds."""
         op = _P()
         check(L.lib.cis_sci_operator(self.S, ctypes.byref(op)))
+        keep = []
         try:
             o = L.lib.cis_davidson_opts_default()
             o.roots, o.tol, o.etol = nroots, tol, 1e-12
+            diag = L.lib.cis_operator_diagonal(op)
+            if parity and self.equal_sets() and self.size > 1:
+                g, sector = self._pure_guesses(np.ctypeslib.as_array(diag, shape=(self.size,)), nroots)
+                hook = _correct_fn(self._purify)
+                keep += [g, hook]
+                o.guess, o.nguess = g.ctypes.data_as(_dp), len(sector)
+                o.correct = ctypes.cast(hook, ctypes.c_void_p)
+                if len(set(sector)) == 2:  # both parities among the guesses: both followed
+                    sec = (ctypes.c_int * len(sector))(*sector)
+                    keep.append(sec)
+                    o.sectors, o.guess_sector = 2, ctypes.cast(sec, ctypes.c_void_p)
             e = np.empty(nroots)
             x = np.empty((nroots, self.size))
-            info = _davidson_info()
-            check(L.lib.cis_davidson_operator(op, L.lib.cis_operator_diagonal(op), ctypes.byref(o),
-                                              e.ctypes.data_as(_dp), x.ctypes.data_as(_dp), ctypes.byref(info)))
+            di = _davidson_info()
+            check(L.lib.cis_davidson_operator(op, diag, ctypes.byref(o), e.ctypes.data_as(_dp),
+                                              x.ctypes.data_as(_dp), ctypes.byref(di)))
+            if info is not None:
+                info.update(iterations=di.iterations, products=di.products, op_seconds=di.op_seconds,
+                            total_seconds=di.total_seconds)
         finally:
             L.lib.cis_operator_free(op)
         return e, x
+
+    def _pure_guesses(self, d, m):
+        """At least m guesses of one parity from the lowest diagonal
+        elements ((A,B) and (B,A) taken together), and their sectors (0
+        symmetric, 1 antisymmetric)."""
+        ns = int(round(np.sqrt(self.size)))
+        order = np.argsort(d, kind="stable")
+        seen, g, sector = set(), [], []
+        for i in order:
+            A, B = divmod(int(i), ns)
+            key = (min(A, B), max(A, B))
+            if key in seen:
+                continue
+            seen.add(key)
+            for t in ((1,) if A == B else (1, -1)):
+                v = np.zeros(self.size)
+                v[A * ns + B] += 1.0
+                v[B * ns + A] += t
+                g.append(v / np.linalg.norm(v))
+                sector.append(0 if t > 0 else 1)
+            if len(g) >= m:
+                break
+        return np.ascontiguousarray(np.array(g)), sector
+
+    def _purify(self, ctx, t, stream):
+        """Davidson's correction hook: t made exactly symmetric or
+        antisymmetric when within 1e-6 (in norm) of it, else left."""
+        ns = int(round(np.sqrt(self.size)))
+        X = np.ctypeslib.as_array(ctypes.cast(t, _dp), shape=(ns, ns))
+        nrm = float(np.vdot(X, X))
+        d_sym = 0.5 * float(np.sum((X - X.T) ** 2))
+        d_anti = 0.5 * float(np.sum((X + X.T) ** 2))
+        p = 1 if d_sym <= 1e-12 * nrm else -1 if d_anti <= 1e-12 * nrm else 0
+        if p:
+            X[:] = 0.5 * (X + p * X.T)
+        return 0
 
     def rdm12(self, bra, ket, want=("rdm1a", "rdm1b", "rdm2aa", "rdm2ab", "rdm2ba", "rdm2bb")):
         """The RDMs named in want (cis_ci_rdm12's fields) of <bra| and |ket>

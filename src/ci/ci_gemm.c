@@ -24,6 +24,10 @@ void ci_gemm_rm(int m, cis_int n, int k, const double *A, const double *B, doubl
   const double one = 1.0, zero = 0.0;
   dgemm_("N", "N", &nn, &m, &k, &one, B, &nn, A, &k, &zero, C, &nn);
 }
+void ci_gemm_rm_ld(int m, int n, int k, const double *A, int lda, const double *B, int ldb, double *C, int ldc) {
+  const double one = 1.0, zero = 0.0;
+  dgemm_("N", "N", &n, &m, &k, &one, B, &ldb, A, &lda, &zero, C, &ldc);
+}
 const char *ci_gemm_name(void) { return "BLAS dgemm (" CISPARSE_BLAS_NAME ")"; }
 cis_int ci_gemm_max_n(void) { return INT32_MAX; }
 
@@ -32,6 +36,9 @@ cis_int ci_gemm_max_n(void) { return INT32_MAX; }
 void ci_gemm_init(void) { (void)ci_gemm_own_kernel(); }
 void ci_gemm_rm(int m, cis_int n, int k, const double *A, const double *B, double *C) {
   ci_gemm_own(0, m, n, k, A, k, B, n, 0, C, n);
+}
+void ci_gemm_rm_ld(int m, int n, int k, const double *A, int lda, const double *B, int ldb, double *C, int ldc) {
+  ci_gemm_own(0, m, n, k, A, lda, B, ldb, 0, C, ldc);
 }
 #ifdef CISPARSE_BLAS_UNUSED
 #define OWN_GEMM_NOTE " (" CISPARSE_BLAS_UNUSED " found, not used)"

@@ -17,6 +17,9 @@
  * OpenBLAS is set to one thread (each OpenMP thread runs its own GEMM). */
 void ci_gemm_init(void);
 void ci_gemm_rm(int m, cis_int n, int k, const double *A, const double *B, double *C);
+/* The same on sub-blocks: A m x k (row stride lda), B k x n (ldb), C m x n
+ * (ldc), k >= 1 (the selected-CI half sigma's column panels). */
+void ci_gemm_rm_ld(int m, int n, int k, const double *A, int lda, const double *B, int ldb, double *C, int ldc);
 /* "BLAS dgemm (libopenblas.so)" or "own packed GEMM, avx512 kernel (reference
  * libblas.so found, not used)". */
 const char *ci_gemm_name(void);

@@ -149,6 +149,11 @@ void ci_direct_compact_det(const cis_ci_direct *D, cis_int i, uint64_t *alpha, u
  * in cap, unless numerically zero); *nout the vectors after; sector (NULL:
  * not wanted) of each: 0 symmetric, 1 antisymmetric. CIS_ERR_INVALID for
  * NULL, cap < nin, or two string sets (MS != 0). */
+/* +1 or -1 when the n x n matrix x is within tol (squared distance from
+ * x = t x^T relative to ||x||^2) of parity t, else 0 (NaN: 0); *exact (may
+ * be NULL) when exactly so (bitwise). OpenMP on threads (0: the default
+ * count) above 4096 entries. */
+int ci_transpose_parity(const double *x, cis_int n, double tol, int threads, int *exact);
 /* Davidson's correct hook on D's host vectors (C1, or compact when
  * compact) kept in one parity: every correction projected onto want (1
  * symmetric, -1 antisymmetric). */

@@ -36,14 +36,66 @@ typedef struct sci_set {
   double *energy;       /* n: <I|H_spin|I> */
 } sci_set;
 
+/* Products by path (sci_half.c), counted for the tests and benchmarks. */
+typedef struct sci_counts {
+  int64_t general; /* vectors through the general sigma */
+  int64_t half;    /* vectors within SCI_PARITY_TOL of one parity: one half sigma */
+  int64_t mixed;   /* other vectors under sci_half = on: S(x) + P S(Px) */
+} sci_counts;
+
 struct cis_sci_space {
   int norb, threads;
+  int same;      /* alpha set == beta set (so nalpha == nbeta): the half sigma applies */
   cis_int npair, ndet;
   sci_set A, B;
   double *g;     /* npair * npair */
   double *coul;  /* norb * norb */
+  sci_counts *counts; /* written through a const space: its own allocation */
   int64_t bytes, work_bytes;
 };
+
+/* A vector this close to one alpha <-> beta parity (squared distance from
+ * its pure part relative to ||x||^2: 1e-15 in norm, the order of a
+ * product's rounding) is multiplied by the half sigma as if pure. */
+#define SCI_PARITY_TOL 1e-30
+/* Spaces below this run on one thread (a region costs more than the work). */
+#define SCI_PARALLEL_MIN 4096
+/* Cap on all threads' workspace when several vectors are multiplied at once. */
+#define SCI_WORK_CAP (256.0 * 1048576.0)
+
+/* Vectors per pass of a sigma on T threads: as many as fit SCI_WORK_CAP (at
+ * least one) and one GEMM's n. */
+int sci_vectors_per_pass(const cis_sci_space *S, int T, int k);
+/* +1 or -1 when the n x n matrix x is within SCI_PARITY_TOL of x = t x^T,
+ * else 0 (NaN: 0). */
+int sci_parity(const cis_sci_space *S, const double *x);
+/* Sigma = P H P C for k vectors of a space with equal sets through the half
+ * sigma (sci_half.c): mode 0 auto (vectors of one parity; the others to
+ * the general sigma), 1 on (every vector; mixed ones as S(x) + P S(Px)). */
+cis_status sci_sigma_half(const cis_sci_space *S, int k, const double *C, double *Sig, int mode);
+/* y[K] = sum_J H_alpha[I,J] c[J,K] over the nb columns: row I of
+ * (H_alpha x 1) c, y only written. */
+static inline void sci_alpha_same(const sci_set *A, cis_int I, const double *c, cis_int nb, double *y) {
+  for (cis_int K = 0; K < nb; ++K) y[K] = 0.0;
+  for (int64_t e = A->same_ptr[I]; e < A->same_ptr[I + 1]; ++e) {
+    const double h = A->same_val[e], *cj = c + (cis_int)A->same_col[e] * nb;
+    for (cis_int K = 0; K < nb; ++K) y[K] += h * cj[K];
+  }
+}
+/* y[K] += sum over K's beta links (K -> L, pair q, sign t), L < ncol, of
+ * t w[q * m + L]: the opposite-spin scatter of one row. */
+static inline void sci_beta_scatter(const sci_set *B, const double *w, cis_int m, cis_int ncol, double *y) {
+  for (cis_int K = 0; K < B->n; ++K) {
+    double t = 0.0;
+    for (int64_t e = B->link_ptr[K]; e < B->link_ptr[K + 1]; ++e) {
+      const ci_link k = B->link[e];
+      if (k.str < ncol) t += k.sign * w[(cis_int)k.pair * m + k.str];
+    }
+    y[K] += t;
+  }
+}
+/* The general sigma of k vectors (sci_sigma.c). */
+cis_status sci_sigma_general(const cis_sci_space *S, int k, const double *C, double *Sig);
 
 /* Sort s[0..n) ascending and drop repeats in place; returns the count kept. */
 cis_int sci_sort_unique(uint64_t *s, cis_int n);

@@ -16,18 +16,16 @@
  *   W_I[y, L]   = sum_l G_I[y, l] C[J_l, L] (one GEMM: npair x links x n_beta)
  *   sigma[I,K] += sum over K's beta links (K -> L, pair y, t) of t W_I[y, L].
  * Never an intermediate over the complete string space; every sum runs in a
- * fixed order, so the result does not depend on the thread count. */
+ * fixed order, so the result does not depend on the thread count. Equal
+ * alpha and beta sets: cis_sci_sigma (sci_operator.c) hands vectors of one
+ * alpha <-> beta parity to the half sigma (sci_half.c) unless the option
+ * sci_half is off. */
 #include <omp.h>
 #include <stdlib.h>
 #include "ci/ci_gemm.h"
 #include "ci/ci_rules.h"
 #include "ci/sci_internal.h"
 #include "core/internal.h"
-
-/* Spaces below this run on one thread (a region costs more than the work). */
-#define SCI_PARALLEL_MIN 4096
-/* Cap on all threads' workspace when several vectors are multiplied at once. */
-#define SCI_WORK_CAP (256.0 * 1048576.0)
 
 cis_status cis_sci_diagonal(const cis_sci_space *S, double *diag) {
   if (!S || !diag) return cis_error(CIS_ERR_INVALID, "sci diagonal: NULL argument");
@@ -41,12 +39,20 @@ cis_status cis_sci_diagonal(const cis_sci_space *S, double *diag) {
       const double *Jp = S->coul + ci_lowest(u) * n;
       for (int q = 0; q < n; ++q) v[q] += Jp[q];
     }
-    for (cis_int K = 0; K < nb; ++K) {
+    const cis_int hi = S->same ? I + 1 : nb;
+    for (cis_int K = 0; K < hi; ++K) {
       double e = S->A.energy[I] + S->B.energy[K];
       for (uint64_t w = S->B.str[K]; w; w &= w - 1) e += v[ci_lowest(w)];
       diag[I * nb + K] = e;
     }
   }
+  /* Equal sets: diag(I,K) = diag(K,I) bitwise (the sum's order depends on
+   * which string is alpha), so that Davidson's preconditioner keeps a vector
+   * of one alpha <-> beta parity so and the half sigma applies. */
+  if (S->same)
+#pragma omp parallel for schedule(dynamic, 16) num_threads(S->threads) if (S->ndet >= SCI_PARALLEL_MIN)
+    for (cis_int I = 0; I < nb; ++I)
+      for (cis_int K = I + 1; K < nb; ++K) diag[I * nb + K] = diag[K * nb + I];
   return CIS_OK;
 }
 
@@ -60,11 +66,7 @@ static void sigma_row(const cis_sci_space *S, cis_int I, int kv, const double *C
   for (int v = 0; v < kv; ++v) { /* same-spin parts */
     const double *c = C + v * n;
     double *s = Sig + v * n + I * nb;
-    for (cis_int K = 0; K < nb; ++K) s[K] = 0.0;
-    for (int64_t e = A->same_ptr[I]; e < A->same_ptr[I + 1]; ++e) {
-      const double h = A->same_val[e], *cj = c + (cis_int)A->same_col[e] * nb;
-      for (cis_int K = 0; K < nb; ++K) s[K] += h * cj[K];
-    }
+    sci_alpha_same(A, I, c, nb, s);
     const double *ci = c + I * nb;
     for (cis_int K = 0; K < nb; ++K) {
       double t = 0.0;
@@ -84,33 +86,24 @@ static void sigma_row(const cis_sci_space *S, cis_int I, int kv, const double *C
       for (cis_int L = 0; L < nb; ++L) d[L] = cj[L];
     }
   ci_gemm_rm((int)np, m, nl, G, Cj, W);
-  for (int v = 0; v < kv; ++v) {
-    double *s = Sig + v * n + I * nb;
-    const double *w = W + v * nb;
-    for (cis_int K = 0; K < nb; ++K) {
-      double t = 0.0;
-      for (int64_t e = B->link_ptr[K]; e < B->link_ptr[K + 1]; ++e) {
-        const ci_link k = B->link[e];
-        t += k.sign * w[(cis_int)k.pair * m + k.str];
-      }
-      s[K] += t;
-    }
-  }
+  for (int v = 0; v < kv; ++v) sci_beta_scatter(B, W + v * nb, m, nb, Sig + v * n + I * nb);
 }
 
-cis_status cis_sci_sigma(const cis_sci_space *S, int k, const double *C, double *Sig) {
-  cis_status st;
-  double *work = NULL;
-  if (!S || !C || !Sig) return cis_error(CIS_ERR_INVALID, "sci sigma: NULL argument");
-  if (k < 1) return cis_error(CIS_ERR_INVALID, "sci sigma: %d vectors (at least 1)", k);
+int sci_vectors_per_pass(const cis_sci_space *S, int T, int k) {
   const cis_int nb = S->B.n, np = S->npair, ml = S->A.max_links > 0 ? S->A.max_links : 1;
-  const int T = S->ndet >= SCI_PARALLEL_MIN ? S->threads : 1;
-  /* Vectors per pass: as many as fit SCI_WORK_CAP (at least one) and one GEMM's n. */
   const double per_vec = 8.0 * T * (double)(ml + np) * (double)nb;
   int kv = (int)(SCI_WORK_CAP / per_vec);
   if (kv > k) kv = k;
   if ((double)kv * nb > (double)ci_gemm_max_n()) kv = (int)(ci_gemm_max_n() / nb);
-  if (kv < 1) kv = 1;
+  return kv < 1 ? 1 : kv;
+}
+
+cis_status sci_sigma_general(const cis_sci_space *S, int k, const double *C, double *Sig) {
+  cis_status st;
+  double *work = NULL;
+  const cis_int nb = S->B.n, np = S->npair, ml = S->A.max_links > 0 ? S->A.max_links : 1;
+  const int T = S->ndet >= SCI_PARALLEL_MIN ? S->threads : 1;
+  const int kv = sci_vectors_per_pass(S, T, k);
   const cis_int per_thread = np * ml + (ml + np) * (cis_int)kv * nb;
   CIS_TRY(cis_alloc_array((void **)&work, per_thread * T, sizeof(double), "sci sigma workspace"));
   ci_gemm_init();
@@ -125,58 +118,9 @@ cis_status cis_sci_sigma(const cis_sci_space *S, int k, const double *C, double 
       for (cis_int I = 0; I < S->A.n; ++I) sigma_row(S, I, g, c, s, G, Cj, W);
     }
   }
+  __atomic_fetch_add(&S->counts->general, k, __ATOMIC_RELAXED);
   st = CIS_OK;
 cleanup:
   cis_free(work);
-  return st;
-}
-
-/* The operator: y = alpha sigma(x) + beta y through a scratch vector. */
-typedef struct sci_op {
-  const cis_sci_space *S;
-  double *tmp;
-} sci_op;
-
-static cis_status sci_apply(void *ctx, double alpha, const void *x, double beta, void *yv, cis_stream s) {
-  (void)s;
-  sci_op *o = ctx;
-  double *y = yv;
-  const cis_int n = o->S->ndet;
-  if (alpha == 1.0 && beta == 0.0 && x != yv) return cis_sci_sigma(o->S, 1, x, y);
-  cis_status st = cis_sci_sigma(o->S, 1, x, o->tmp);
-  if (st != CIS_OK) return st;
-  for (cis_int i = 0; i < n; ++i) y[i] = beta == 0.0 ? alpha * o->tmp[i] : alpha * o->tmp[i] + beta * y[i];
-  return CIS_OK;
-}
-
-static void sci_op_free(void *ctx) {
-  sci_op *o = ctx;
-  if (!o) return;
-  cis_free(o->tmp);
-  cis_free(o);
-}
-
-cis_status cis_sci_operator(const cis_sci_space *S, cis_operator **out) {
-  cis_status st;
-  sci_op *o = NULL;
-  double *diag = NULL;
-  cis_operator *op = NULL;
-  if (!S || !out) return cis_error(CIS_ERR_INVALID, "sci operator: NULL argument");
-  *out = NULL;
-  CIS_TRY(cis_alloc_zeroed((void **)&o, 1, sizeof *o, "sci operator"));
-  o->S = S;
-  CIS_TRY(cis_alloc_array((void **)&o->tmp, S->ndet, sizeof(double), "sci operator scratch vector"));
-  CIS_TRY(cis_alloc_array((void **)&diag, S->ndet, sizeof(double), "sci diagonal"));
-  CIS_TRY(cis_sci_diagonal(S, diag));
-  CIS_TRY(cis_operator_from_callback(S->ndet, S->ndet, CIS_F64, CIS_MEM_HOST, sci_apply, o, sci_op_free, &op));
-  o = NULL; /* the operator owns it now */
-  CIS_TRY(cis_operator_set_diagonal(op, diag));
-  *out = op;
-  op = NULL;
-  st = CIS_OK;
-cleanup:
-  sci_op_free(o);
-  cis_operator_free(op);
-  cis_free(diag);
   return st;
 }

@@ -121,6 +121,8 @@ cis_status cis_sci_space_create(const cis_fcidump *F, const uint64_t *alpha, cis
   CIS_TRY(set_create(&S->A, alpha, n_alpha, na));
   CIS_TRY(set_create(&S->B, beta, n_beta, nb));
   S->ndet = S->A.n * S->B.n; /* below 2^62: both below 2^31 */
+  S->same = S->A.n == S->B.n && !memcmp(S->A.str, S->B.str, (size_t)S->A.n * sizeof(uint64_t));
+  CIS_TRY(cis_alloc_zeroed((void **)&S->counts, 1, sizeof *S->counts, "sci product counts"));
   /* Two vectors and the workspace, with the most links a string can have. */
   const double links_max = (double)na * (norb - na + 1), vecs = 16.0 * (double)S->ndet;
   const double work1 = work_bytes(S->threads, npair, links_max, S->B.n);
@@ -164,6 +166,7 @@ void cis_sci_space_free(cis_sci_space *S) {
   set_free(&S->B);
   cis_free(S->g);
   cis_free(S->coul);
+  cis_free(S->counts);
   cis_free(S);
 }
 

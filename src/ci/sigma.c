@@ -505,12 +505,10 @@ static double *pure_scratch(cis_ci_direct *D) {
   return D->pure;
 }
 
-/* +1 or -1 when the ns x ns vector x is within tol (squared, relative) of
- * x = t x^T, else 0 (NaN: 0); *exact when exactly so (bitwise). */
-static int parity_of(const cis_ci_direct *D, const double *x, double tol, int *exact) {
-  const cis_int n = D->nsa;
+int ci_transpose_parity(const double *x, cis_int n, double tol, int threads, int *exact) {
   double norm = 0, dsym = 0, danti = 0; /* ||x||^2, ||x - x^T||^2 / 2, ||x + x^T||^2 / 2 */
-#pragma omp parallel for schedule(static) reduction(+ : norm, dsym, danti) if (D->ndet >= CI_DIRECT_PARALLEL_MIN)
+#pragma omp parallel for schedule(static) num_threads(threads > 0 ? threads : omp_get_max_threads()) \
+    reduction(+ : norm, dsym, danti) if (n * n >= CI_DIRECT_PARALLEL_MIN)
   for (cis_int A = 0; A < n; ++A)
     for (cis_int B = 0; B <= A; ++B) {
       const double u = x[A * n + B], v = x[B * n + A];
@@ -519,8 +517,13 @@ static int parity_of(const cis_ci_direct *D, const double *x, double tol, int *e
       danti += B == A ? 2.0 * u * u : (u + v) * (u + v);
     }
   const int t = dsym <= tol * norm ? 1 : danti <= tol * norm ? -1 : 0;
-  *exact = t && (t > 0 ? dsym : danti) == 0;
+  if (exact) *exact = t && (t > 0 ? dsym : danti) == 0;
   return t;
+}
+
+/* ci_transpose_parity of D's ns x ns vector x. */
+static int parity_of(const cis_ci_direct *D, const double *x, double tol, int *exact) {
+  return ci_transpose_parity(x, D->nsa, tol, 0, exact);
 }
 
 /* out = (x + t x^T) / 2, the diagonal zero for t = -1; out == x allowed (each

@@ -35,6 +35,7 @@ static const option_row table[CIS_OPT_COUNT] = {
     {"host_vectors_pin", NULL, 0, 1, "host Davidson vectors over GPUs page-locked (default 1)"},
     {"exchange_priority", NULL, 0, 1, "NCCL exchange streams at the top priority (default 1)"},
     {"dist_trace", NULL, 0, 1, "distributed products' trace on stderr (default 0)"},
+    {"sci_half", "auto on off", 0, 0, "selected-CI sigma of equal sets (MS = 0): the alpha <-> beta half sigma (default auto)"},
 };
 
 static char value[CIS_OPT_COUNT][32]; /* "" while the default holds */

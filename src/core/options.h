@@ -25,6 +25,7 @@ typedef enum cis_opt {
   CIS_OPT_HOST_VECTORS_PIN,  /* host Davidson vectors page-locked: 1, 0 */
   CIS_OPT_EXCHANGE_PRIORITY, /* NCCL exchange streams at top priority: 1, 0 */
   CIS_OPT_DIST_TRACE,        /* distributed products' trace on stderr: 0, 1 */
+  CIS_OPT_SCI_HALF,          /* selected-CI sigma of equal sets: auto, on, off */
   CIS_OPT_COUNT
 } cis_opt;
 

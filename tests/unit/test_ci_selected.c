@@ -23,17 +23,6 @@
 #include "sci_cases.h"
 #include "test_util.h"
 
-/* The product space's H (sorted sets A x B), dense row-major, electronic. */
-static double *dense_h(const cis_fcidump *F, const uint64_t *A, cis_int na, const uint64_t *B, cis_int nb) {
-  const cis_int n = na * nb;
-  double *H = malloc((size_t)(n * n) * sizeof(double));
-  for (cis_int i = 0; i < n; ++i)
-    for (cis_int j = 0; j < n; ++j)
-      H[i * n + j] = i == j ? cis_ci_diagonal(F, A[i / nb], B[i % nb])
-                            : cis_ci_element(F, A[i / nb], B[i % nb], A[j / nb], B[j % nb]);
-  return H;
-}
-
 /* Position of string x in the sorted list s[0..n), -1 if absent. */
 static cis_int find(const uint64_t *s, cis_int n, uint64_t x) {
   for (cis_int i = 0; i < n; ++i)
@@ -94,7 +83,7 @@ static void check_case(const sc_case *cs, int style) {
   for (cis_int i = 1; i < R->grid_alpha_n; ++i) CHECK(R->grid_alpha[i - 1] < R->grid_alpha[i], "alpha grid sorted");
   for (cis_int i = 1; i < R->grid_beta_n; ++i) CHECK(R->grid_beta[i - 1] < R->grid_beta[i], "beta grid sorted");
   if (R->size != n || R->grid_alpha_n != ma || R->grid_beta_n != mb) goto done;
-  double *H = dense_h(F, R->grid_alpha, ma, R->grid_beta, mb), *w = malloc((size_t)n * sizeof(double));
+  double *H = sc_dense_h(F, R->grid_alpha, ma, R->grid_beta, mb), *w = malloc((size_t)n * sizeof(double));
   double *H2 = malloc((size_t)(n * n) * sizeof(double)), *hv = malloc((size_t)n * sizeof(double));
   memcpy(H2, H, (size_t)(n * n) * sizeof(double));
   CHECK_OK(cis_dense_eigh(H2, (int)n, w));

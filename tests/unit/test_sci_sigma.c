@@ -19,29 +19,6 @@
 #include "core/internal.h"
 #include "test_util.h"
 
-/* The product space's H, dense row-major, electronic. */
-static double *dense_h(const cis_fcidump *F, const cis_sci_space *S) {
-  cis_int na, nb;
-  const uint64_t *A = cis_sci_space_strings(S, 0, &na), *B = cis_sci_space_strings(S, 1, &nb);
-  const cis_int n = na * nb;
-  double *H = malloc((size_t)(n * n) * sizeof(double));
-  for (cis_int i = 0; i < n; ++i)
-    for (cis_int j = 0; j < n; ++j)
-      H[i * n + j] = i == j ? cis_ci_diagonal(F, A[i / nb], B[i % nb])
-                            : cis_ci_element(F, A[i / nb], B[i % nb], A[j / nb], B[j % nb]);
-  return H;
-}
-
-static double rel_max(const double *a, const double *b, cis_int n) {
-  double d = 0, m = 0;
-  for (cis_int i = 0; i < n; ++i) {
-    const double e = fabs(a[i] - b[i]);
-    if (!(e <= d)) d = e; /* NaN makes d NaN: never passes */
-    if (fabs(b[i]) > m) m = fabs(b[i]);
-  }
-  return d / (m > 0 ? m : 1);
-}
-
 /* One case: random sets of ma and mb strings (dup repeats each; same = the
  * beta set is the alpha set) against the dense H. */
 static void check_case(const sc_case *cs) {
@@ -71,7 +48,7 @@ static void check_case(const sc_case *cs) {
   CHECK(info.alpha_duplicates == dup && info.beta_duplicates == (same ? dup : (mb > 2 ? 2 : 0)), "duplicates counted");
   const uint64_t *A = cis_sci_space_strings(S, 0, NULL);
   for (cis_int i = 1; i < na; ++i) CHECK(A[i - 1] < A[i], "alpha strings sorted and distinct");
-  double *H = dense_h(F, S);
+  double *H = sc_dense_h_space(F, S);
   const int k = 2;
   double *c = malloc((size_t)(k * n) * sizeof(double)), *sig = malloc((size_t)(k * n) * sizeof(double));
   double *one = malloc((size_t)n * sizeof(double)), *ref = malloc((size_t)n * sizeof(double));
@@ -91,13 +68,13 @@ static void check_case(const sc_case *cs) {
       for (cis_int j = 0; j < n; ++j) t += H[i * n + j] * c[v * n + j];
       ref[i] = t;
     }
-    const double e = rel_max(sig + v * n, ref, n);
+    const double e = sc_rel_max(sig + v * n, ref, n);
     CHECK(e <= 1e-12, "sigma vector %d: norb %d nelec %d ms2 %d sets %lld x %lld%s: rel err %.3e", v, norb, nelec, ms2,
           (long long)na, (long long)nb, same ? " (equal)" : "", e);
   }
   CHECK(memcmp(one, sig + n, (size_t)n * sizeof(double)) == 0, "k vectors at once = one at a time, bitwise");
   for (cis_int i = 0; i < n; ++i) ref[i] = H[i * n + i];
-  CHECK(rel_max(diag, ref, n) <= 1e-13, "diagonal: rel err %.3e", rel_max(diag, ref, n));
+  CHECK(sc_rel_max(diag, ref, n) <= 1e-13, "diagonal: rel err %.3e", sc_rel_max(diag, ref, n));
   free(c), free(sig), free(one), free(ref), free(diag), free(H);
 done:
   cis_sci_space_free(S);
@@ -132,7 +109,7 @@ static void check_full(int norb, int nelec, int ms2, uint64_t seed) {
     test_fill_nan(s2, CIS_F64, n);
     CHECK_OK(cis_sci_sigma(S, 1, c, s1));
     CHECK_OK(cis_ci_direct_sigma(D, 1, c, s2));
-    const double e = rel_max(s1, s2, n);
+    const double e = sc_rel_max(s1, s2, n);
     CHECK(e <= 1e-12, "full sets norb %d nelec %d ms2 %d: rel err vs direct sigma %.3e", norb, nelec, ms2, e);
     free(c), free(s1), free(s2);
   }
@@ -159,7 +136,7 @@ static void test_davidson(void) {
   CHECK_OK(cis_sci_operator(S, &op));
   if (S && op) {
     const cis_int n = cis_sci_space_size(S);
-    double *H = dense_h(F, S), *w = malloc((size_t)n * sizeof(double)), ev[3], *X = malloc((size_t)(3 * n) * sizeof(double));
+    double *H = sc_dense_h_space(F, S), *w = malloc((size_t)n * sizeof(double)), ev[3], *X = malloc((size_t)(3 * n) * sizeof(double));
     CHECK_OK(cis_dense_eigh(H, (int)n, w));
     cis_davidson_opts o = cis_davidson_opts_default();
     o.roots = 3;
