@@ -18,6 +18,9 @@ extern "C" {
 
 /* d[0..n) = NaN in dtype t. */
 cis_status bench_launch_fill_nan(void *d, cis_dtype t, cis_int n, cudaStream_t s);
+/* Median milliseconds (CUDA events on the default stream) of `runs` calls
+ * of one(ctx) after `warmup` untimed ones (gpu_timing.c). */
+cis_status bench_time_calls(cis_status (*one)(void *), void *ctx, int warmup, int runs, double *out);
 /* One read pass over n doubles at d (16-byte loads), a partial sum per block
  * into d_out[0..blocks). */
 cis_status bench_launch_read_bw(const double *d, cis_int n, double *d_out, int blocks, cudaStream_t s);

@@ -11,7 +11,6 @@
 #include "bench/bench_internal.h"
 #include "bench/gpu_bench.h"
 #include "gpu/cusparse_check.h"
-#include "util/host.h"
 
 /* CSR arrays of A with indices of `wide` width and values of t, uploaded. */
 static cis_status upload_csr(const cis_csr *A, cis_dtype t, int wide, void **d) {
@@ -69,6 +68,26 @@ cleanup:
   return st;
 }
 
+/* One timed cusparseSpMM, Y = A*X (bench_time_calls' callback). */
+typedef struct mm_call {
+  cusparseHandle_t h;
+  cusparseSpMatDescr_t mat;
+  cusparseDnMatDescr_t mx, my;
+  cudaDataType vt;
+  cusparseSpMMAlg_t a;
+  void *buf;
+  const void *pa, *pb;
+} mm_call;
+
+static cis_status one_spmm(void *ctx) {
+  mm_call *c = ctx;
+  cis_status st = CIS_OK;
+  CUS_TRY(cusparseSpMM(c->h, CUSPARSE_OPERATION_NON_TRANSPOSE, CUSPARSE_OPERATION_NON_TRANSPOSE, c->pa, c->mat, c->mx,
+                       c->pb, c->my, c->vt, c->a, c->buf));
+cleanup:
+  return st;
+}
+
 cis_status bench_cusparse_mm_time(bench_cusparse_mm *m, const char *alg, int k, cis_layout layout,
                                     const void *d_X, void *d_Y, int warmup, int runs, double *ms_median) {
   cis_status st = CIS_OK;
@@ -76,9 +95,8 @@ cis_status bench_cusparse_mm_time(bench_cusparse_mm *m, const char *alg, int k, 
   cusparseSpMatDescr_t mat = NULL;
   cusparseDnMatDescr_t mx = NULL, my = NULL;
   cusparseSpMMAlg_t a;
-  cudaEvent_t e0 = NULL, e1 = NULL;
   void *buf = NULL;
-  double *ms = NULL, one = 1.0, zero = 0.0;
+  double one = 1.0, zero = 0.0;
   float onef = 1.0f, zerof = 0.0f;
   size_t bytes = 0;
   if (!m || !alg || !ms_median || !d_X || !d_Y) return cis_error(CIS_ERR_INVALID, "bench_cusparse_mm_time: NULL argument");
@@ -91,7 +109,6 @@ cis_status bench_cusparse_mm_time(bench_cusparse_mm *m, const char *alg, int k, 
   else if (!strcmp(alg, "csr-alg2")) a = CUSPARSE_SPMM_CSR_ALG2;
   else if (!strcmp(alg, "csr-alg3")) a = CUSPARSE_SPMM_CSR_ALG3;
   else return cis_error(CIS_ERR_NOT_FOUND, "unknown cuSPARSE SpMM algorithm '%s' (csr-alg1, csr-alg2, csr-alg3)", alg);
-  if (!(ms = malloc((size_t)runs * sizeof *ms))) return cis_error(CIS_ERR_ALLOC, "cannot allocate %d timings", runs);
   CUS_TRY(cusparseCreate(&h));
   CUS_TRY(cusparseCreateCsr(&mat, m->rows, m->cols, m->nnz, m->d[0], m->d[1], m->d[2],
                             wide ? CUSPARSE_INDEX_64I : CUSPARSE_INDEX_32I, wide ? CUSPARSE_INDEX_64I : CUSPARSE_INDEX_32I,
@@ -103,33 +120,13 @@ cis_status bench_cusparse_mm_time(bench_cusparse_mm *m, const char *alg, int k, 
   CIS_TRY(cis_gpu_malloc(&buf, bytes ? bytes : 8));
   CUS_TRY(cusparseSpMM_preprocess(h, CUSPARSE_OPERATION_NON_TRANSPOSE, CUSPARSE_OPERATION_NON_TRANSPOSE, pa, mat, mx,
                                   pb, my, vt, a, buf));
-  if (cudaEventCreate(&e0) != cudaSuccess || cudaEventCreate(&e1) != cudaSuccess) {
-    st = cis_error(CIS_ERR_CUDA, "%s:%d: cudaEventCreate failed", __FILE__, __LINE__);
-    goto cleanup;
-  }
-  for (int r = 0; r < warmup + runs; ++r) {
-    float tm = 0;
-    cudaEventRecord(e0, 0);
-    CUS_TRY(cusparseSpMM(h, CUSPARSE_OPERATION_NON_TRANSPOSE, CUSPARSE_OPERATION_NON_TRANSPOSE, pa, mat, mx, pb, my,
-                         vt, a, buf));
-    cudaEventRecord(e1, 0);
-    cudaError_t ce = cudaEventSynchronize(e1);
-    if (ce == cudaSuccess) ce = cudaEventElapsedTime(&tm, e0, e1);
-    if (ce != cudaSuccess) {
-      st = cis_error(CIS_ERR_CUDA, "%s:%d: cuSPARSE SpMM timing: %s", __FILE__, __LINE__, cudaGetErrorString(ce));
-      goto cleanup;
-    }
-    if (r >= warmup) ms[r - warmup] = tm;
-  }
-  *ms_median = cis_median(ms, runs);
+  mm_call c = {h, mat, mx, my, vt, a, buf, pa, pb};
+  CIS_TRY(bench_time_calls(one_spmm, &c, warmup, runs, ms_median));
 cleanup:
-  if (e0) cudaEventDestroy(e0);
-  if (e1) cudaEventDestroy(e1);
   if (mx) cusparseDestroyDnMat(mx);
   if (my) cusparseDestroyDnMat(my);
   if (mat) cusparseDestroySpMat(mat);
   if (h) cusparseDestroy(h);
   cis_gpu_free(buf);
-  free(ms);
   return st;
 }

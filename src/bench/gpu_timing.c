@@ -10,8 +10,8 @@
 
 
 /* Time `runs` calls of one(ctx) with events around each, median into *out. */
-static cis_status time_calls(cis_status (*one)(void *), void *ctx, int warmup, int runs,
-                             double *out) {
+cis_status bench_time_calls(cis_status (*one)(void *), void *ctx, int warmup, int runs,
+                            double *out) {
   cis_status st = CIS_OK;
   cudaEvent_t e0 = NULL, e1 = NULL;
   double *ms = NULL;
@@ -59,7 +59,7 @@ cis_status bench_time_spmv(cis_gpu_plan *p, const void *d_x, double beta, void *
                              int runs, double *ms_median) {
   spmv_ctx c = {p, d_x, beta, d_y};
   if (!p || !ms_median) return cis_error(CIS_ERR_INVALID, "bench_time_spmv: NULL argument");
-  return time_calls(one_spmv, &c, warmup, runs, ms_median);
+  return bench_time_calls(one_spmv, &c, warmup, runs, ms_median);
 }
 
 typedef struct spmm_ctx {
@@ -80,7 +80,7 @@ cis_status bench_time_spmm(cis_gpu_plan *p, int k, const void *d_X, cis_int ldx,
                              cis_layout layout, int warmup, int runs, double *ms_median) {
   spmm_ctx c = {p, k, d_X, ldx, ldy, d_Y, layout};
   if (!p || !ms_median) return cis_error(CIS_ERR_INVALID, "bench_time_spmm: NULL argument");
-  return time_calls(one_spmm, &c, warmup, runs, ms_median);
+  return bench_time_calls(one_spmm, &c, warmup, runs, ms_median);
 }
 
 typedef struct bw_ctx {
@@ -107,7 +107,7 @@ cis_status bench_read_bandwidth(size_t bytes, int runs, double *gbps) {
   CIS_TRY(cis_gpu_malloc((void **)&c.d, (size_t)c.n * 8));
   CIS_TRY(cis_gpu_malloc((void **)&c.out, (size_t)c.blocks * 8));
   CIS_TRY(bench_launch_fill_nan((void *)c.d, CIS_F64, c.n, 0)); /* touch every page */
-  CIS_TRY(time_calls(one_read, &c, 3, runs, &ms));
+  CIS_TRY(bench_time_calls(one_read, &c, 3, runs, &ms));
   *gbps = (double)c.n * 8 / (ms * 1e-3) / 1e9;
 cleanup:
   cis_gpu_free((void *)c.d);
