@@ -52,6 +52,7 @@ CIS_API void cis_operator_free(cis_operator *A);
 CIS_API cis_status cis_operator_apply(const cis_operator *A, double alpha, const void *x, double beta,
                               void *y, cis_stream s);
 
+/* A's rows, columns and value type (those of what it was made from). */
 CIS_API cis_int cis_operator_rows(const cis_operator *A);
 CIS_API cis_int cis_operator_cols(const cis_operator *A);
 CIS_API cis_dtype cis_operator_dtype(const cis_operator *A);
