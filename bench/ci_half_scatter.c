@@ -18,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "cisparse/cisparse.h"
+#include "ci/ci_internal.h"
 
 #define MAX_RUNS 64
 
@@ -36,7 +37,7 @@ static int cmp_double(const void *a, const void *b) {
 static int time_mode(const cis_ci_direct *D, const char *mode, int64_t work, int runs, const double *dc, double *ds,
                      double *ms, cis_ci_direct_gpu_info *info) {
   cis_ci_direct_gpu *G = NULL;
-  cis_ci_direct_gpu_opts o = cis_ci_direct_gpu_opts_default();
+  cis_ci_direct_gpu_opts o = ci_direct_gpu_opts_default();
   double t[MAX_RUNS];
   cudaEvent_t e0, e1;
   o.work_bytes = work;
@@ -60,7 +61,7 @@ static int time_mode(const cis_ci_direct *D, const char *mode, int64_t work, int
     }
     if (r >= 0) t[r] = f;
   }
-  cis_ci_direct_gpu_get_info(G, info);
+  ci_direct_gpu_get_info(G, info);
   qsort(t, (size_t)runs, sizeof *t, cmp_double);
   *ms = runs % 2 ? t[runs / 2] : 0.5 * (t[runs / 2 - 1] + t[runs / 2]);
   cudaEventDestroy(e0);
@@ -85,7 +86,7 @@ int main(int argc, char **argv) {
   if (cis_fcidump_read(argv[1], &F) != CIS_OK) return fail(argv[1]);
   if (cis_ci_direct_create(F, NULL, &D) != CIS_OK) return fail("cis_ci_direct_create");
   cis_ci_direct_info di;
-  cis_ci_direct_get_info(D, &di);
+  ci_direct_get_info(D, &di);
   if (di.alpha_strings != di.beta_strings || F->ms2 != 0) {
     fprintf(stderr, "cisparse_half_scatter: %s: the half sigma needs MS2 = 0 (one string set)\n", argv[1]);
     return 1;

@@ -8,6 +8,7 @@
 #include <string.h>
 #include "cisparse/cisparse.h"
 #include "fuzz_file.h"
+#include "ci/ci_internal.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   const char *path = fuzz_file_path(data, size);
@@ -23,7 +24,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   }
   volatile double sum = F->ecore;
   for (int i = 0; i < F->norb; ++i)
-    for (int j = 0; j < F->norb; ++j) sum += F->h1[i * F->norb + j] + cis_fcidump_eri(F, i, i, j, j);
+    for (int j = 0; j < F->norb; ++j) sum += F->h1[i * F->norb + j] + fcidump_eri(F, i, i, j, j);
   (void)sum;
   if (cis_fcidump_nalpha(F) < 0 || cis_fcidump_nbeta(F) < 0) {
     fprintf(stderr, "fuzz_fcidump_read: accepted negative electron counts\n");

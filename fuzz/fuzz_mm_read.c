@@ -1,5 +1,5 @@
 /* fuzz_mm_read.c: libFuzzer target for the Matrix Market reader
- * (cis_mm_read). Any input is read in double and float; a refused file must
+ * (io_mm_read). Any input is read in double and float; a refused file must
  * leave a one-line message and no matrix, an accepted one a valid CSR
  * (cis_csr_check). Seeds: tests/data and tests/data/bad. */
 #include <stdio.h>
@@ -7,13 +7,14 @@
 #include <string.h>
 #include "cisparse/cisparse.h"
 #include "fuzz_file.h"
+#include "io/io_internal.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   const char *path = fuzz_file_path(data, size);
   if (!path) return 0;
   for (int k = 0; k < 2; ++k) {
     cis_csr *A = NULL;
-    cis_status st = cis_mm_read(path, k ? CIS_F32 : CIS_F64, &A);
+    cis_status st = io_mm_read(path, k ? CIS_F32 : CIS_F64, &A);
     if (st == CIS_OK && (!A || cis_csr_check(A) != CIS_OK)) {
       fprintf(stderr, "fuzz_mm_read: accepted an invalid matrix: %s\n", cis_last_error());
       abort();

@@ -9,7 +9,7 @@
  * solved by cis_ci_solve with small P-spaces (guesses that cover few
  * determinants, as in a large space). Reference: the whole spectrum of the
  * full CI space by dense diagonalisation (cis_ci_hamiltonian, then
- * cis_dense_eigh), and the spin of every level without any <S^2>: the
+ * ci_dense_eigh), and the spin of every level without any <S^2>: the
  * states of spin S at energy E number mult(E, MS = S) - mult(E, MS = S + 1)
  * (S+ maps the second space into the first and commutes with H). Checks:
  * every reported energy is the exact one (1e-7 Eh); every <S^2> is a spin's
@@ -23,6 +23,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "cisparse/cisparse.h"
+#include "ci/ci_internal.h"
 
 /* splitmix64: uniform in [-1, 1). */
 static double rc_unif(uint64_t *s) {
@@ -93,18 +94,18 @@ static double *rc_spectrum(const cis_fcidump *F0, int ms2, cis_int *m) {
   cis_ci_bits a, b;
   cis_ci_space *S = NULL;
   cis_csr *H = NULL;
-  if (cis_ci_find_reference_bits(&F, &a, &b) != CIS_OK || cis_ci_space_create_bits(&F, -1, &a, &b, &S) != CIS_OK ||
+  if (ci_find_reference_bits(&F, &a, &b) != CIS_OK || ci_space_create_bits(&F, -1, &a, &b, &S) != CIS_OK ||
       cis_ci_hamiltonian(&F, S, 0, &H) != CIS_OK) {
     fprintf(stderr, "rc_spectrum: %s\n", cis_last_error());
     cis_ci_space_free(S);
     return NULL;
   }
-  const cis_int n = cis_ci_space_size(S);
+  const cis_int n = ci_space_size(S);
   double *A = calloc((size_t)n * n, sizeof(double)), *w = malloc((size_t)n * sizeof(double));
   const double *v = H->val;
   for (cis_int i = 0; i < n; ++i)
     for (cis_int k = H->rowptr[i]; k < H->rowptr[i + 1]; ++k) A[(size_t)i * n + H->colind[k]] = v[k];
-  if (cis_dense_eigh(A, (int)n, w) != CIS_OK) { free(w); w = NULL; }
+  if (ci_dense_eigh(A, (int)n, w) != CIS_OK) { free(w); w = NULL; }
   for (cis_int i = 0; w && i < n; ++i) w[i] += F.ecore;
   free(A);
   cis_csr_free(H);

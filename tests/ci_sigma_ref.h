@@ -5,13 +5,14 @@
 #define CIS_TEST_CI_SIGMA_REF_H
 #include "ci/ci_davidson_support.h"
 #include "test_util.h"
+#include "ci/ci_internal.h"
 
 /* ref = H x by the one-process CPU sigma (compact: the layout of
- * cis_ci_direct_compress, through the compact operator). */
+ * ci_direct_compress, through the compact operator). */
 static inline void ci_whole_sigma(cis_ci_direct *D, int compact, const double *x, double *ref) {
   if (compact) {
     cis_operator *op = NULL;
-    CHECK_OK(cis_ci_direct_compact_operator(D, &op));
+    CHECK_OK(ci_direct_compact_operator(D, &op));
     CHECK_OK(cis_operator_apply(op, 1.0, x, 0.0, ref, NULL));
     cis_operator_free(op);
   } else {

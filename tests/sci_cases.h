@@ -74,14 +74,14 @@ static inline cis_fcidump *sc_random_space(int norb, int nelec, int ms2, uint64_
 }
 
 /* The product space A x B's H (sorted sets), dense row-major, electronic
- * (cis_ci_element and cis_ci_diagonal, the library's Slater-Condon rules). */
+ * (ci_element and ci_diagonal, the library's Slater-Condon rules). */
 static inline double *sc_dense_h(const cis_fcidump *F, const uint64_t *A, cis_int na, const uint64_t *B, cis_int nb) {
   const cis_int n = na * nb;
   double *H = malloc((size_t)(n * n) * sizeof(double));
   for (cis_int i = 0; i < n; ++i)
     for (cis_int j = 0; j < n; ++j)
-      H[i * n + j] = i == j ? cis_ci_diagonal(F, A[i / nb], B[i % nb])
-                            : cis_ci_element(F, A[i / nb], B[i % nb], A[j / nb], B[j % nb]);
+      H[i * n + j] = i == j ? ci_diagonal(F, A[i / nb], B[i % nb])
+                            : ci_element(F, A[i / nb], B[i % nb], A[j / nb], B[j % nb]);
   return H;
 }
 

@@ -3,6 +3,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include "core/internal.h"
 
 int test_failures = 0, test_checks = 0;
 
@@ -52,12 +53,12 @@ void test_fill_nan(void *x, cis_dtype t, cis_int n) {
 cis_csr *test_csr_from_dense(cis_int rows, cis_int cols, const double *dense, cis_dtype t) {
   cis_coo *C = NULL;
   cis_csr *A = NULL;
-  if (cis_coo_alloc(rows, cols, rows * cols + 1, t, &C) != CIS_OK) return NULL;
+  if (coo_alloc(rows, cols, rows * cols + 1, t, &C) != CIS_OK) return NULL;
   for (cis_int i = 0; i < rows; ++i)
     for (cis_int j = 0; j < cols; ++j)
-      if (dense[i * cols + j] != 0.0) cis_coo_push(C, (cis_idx)i, (cis_idx)j, dense[i * cols + j]);
-  cis_coo_to_csr(C, &A);
-  cis_coo_free(C);
+      if (dense[i * cols + j] != 0.0) coo_push(C, (cis_idx)i, (cis_idx)j, dense[i * cols + j]);
+  coo_to_csr(C, &A);
+  coo_free(C);
   return A;
 }
 

@@ -8,7 +8,7 @@
 #include <stdio.h>
 #include "cisparse/cisparse.h"
 /* the tool library (tests link it): clock, median, energy, paper bytes,
- * and the device timings of cisparse/bench.h */
+ * and (the bench library) the device timings of bench/gpu_bench.h */
 #include "tool/tool.h"
 
 extern int test_failures, test_checks;

@@ -13,8 +13,8 @@
  * CIS_CI_MAX_ORB. The space keeps ceil(NORB/64) words per string, and its
  * build, lookup and Hamiltonian are instantiated for one and for two words
  * from one source (src/ci/ci_bits.h), so files of at most 64 orbitals run
- * the one-word code. The uint64_t entry points (cis_ci_diagonal,
- * cis_ci_space_det, ...) are the one-word view, kept for NORB <= 64; the
+ * the one-word code. The uint64_t entry points (ci_diagonal,
+ * ci_space_det, ...) are the one-word view, kept for NORB <= 64; the
  * _bits variants take any NORB. Full CI by the direct sigma, the GPU build
  * and the Python FCI solver stay at NORB <= CIS_CI_DIRECT_MAX_ORB = 64 (full
  * CI past 64 orbitals is refused by the closed-form counts in all but the
@@ -77,7 +77,7 @@ typedef struct cis_fcidump {
    * are stored here shifted by one so that orbsym and isym are always
    * 1-based. PySCF writes the literal ISYM=1 whatever the state: in a
    * 0-based file ISYM=1 is read as the totally symmetric irrep
-   * (isym_assumed = 1; cis_fcidump_set_isym overrides). */
+   * (isym_assumed = 1; fcidump_set_isym overrides). */
   int sym_numbering;
   int isym_assumed;
   int isym_file;              /* ISYM as written (1 when absent) */
@@ -88,9 +88,6 @@ typedef struct cis_fcidump {
 #define CIS_FCIDUMP_SYM_PYSCF 2    /* 0-based irrep ids 0..7 (PySCF's default) */
 /* "none", "1-based (Molpro)", "0-based (PySCF)". */
 CIS_API const char *cis_fcidump_numbering_name(int numbering);
-/* Target irrep in the file's own numbering (0..7 for a PySCF file, 1..8
- * otherwise); CIS_ERR_RANGE outside it. Clears isym_assumed. */
-CIS_API cis_status cis_fcidump_set_isym(cis_fcidump *F, int isym_in_file_numbering);
 /* The longest line the reader accepts (characters, newline included). */
 #define CIS_FCIDUMP_MAX_LINE 65536
 
@@ -99,46 +96,15 @@ CIS_API cis_status cis_fcidump_set_isym(cis_fcidump *F, int isym_in_file_numberi
 CIS_API cis_status cis_fcidump_read(const char *path, cis_fcidump **out);
 /* Free; NULL accepted. */
 CIS_API void cis_fcidump_free(cis_fcidump *F);
-/* Check a caller's integrals as cis_fcidump_read checks a file, before any
- * use: norb 1..CIS_CI_MAX_ORB, nelec and ms2 (counts, parity, each spin at
- * most norb), no uhf, isym and orbsym[0..norb-1] irreps 1..8 (1-based as
- * the reader stores them), sym_numbering a CIS_FCIDUMP_SYM_* value, npair
- * and neri the sizes norb implies, h1 and eri non-NULL, ecore, h1 and eri
- * finite, h1 symmetric, no integral that orbsym forbids. CIS_OK, or one
- * line naming the field ("cis_fcidump.ms2 = 0 is inconsistent with
- * cis_fcidump.nelec = 13 ...") with CIS_ERR_RANGE (a header value out of
- * range), CIS_ERR_UNSUPPORTED (norb above CIS_CI_MAX_ORB, uhf) or
- * CIS_ERR_INVALID (arrays, sizes, values). cis_ci_solve and the solver
- * entry points call it; the other entry points taking a cis_fcidump check
- * its header, sizes and arrays (not the values). */
-CIS_API cis_status cis_fcidump_check(const cis_fcidump *F);
-/* The target irrep in the file's own numbering (isym - 1 for a 0-based
- * PySCF file, isym otherwise); 0 for NULL. Messages and reports print the
- * 1-based isym (with cis_fcidump_irrep_name). */
-CIS_API int cis_fcidump_isym_in_file(const cis_fcidump *F);
 /* The D2h name ("Ag", "B1u", ...) of 1-based irrep 1..8 of F's numbering
  * (PySCF's ids + 1, or Molpro's), or NULL where the point group is not known
  * to be D2h: no orbital in an irrep past the fourth (the subgroups have at
  * most four; their names cannot be told from the file), no ORBSYM. */
 CIS_API const char *cis_fcidump_irrep_name(const cis_fcidump *F, int irrep);
 
-/* (ij|kl) in chemists' notation, 0-based orbitals. */
-CIS_API double cis_fcidump_eri(const cis_fcidump *F, int i, int j, int k, int l);
 /* Number of alpha and beta electrons: (NELEC +- MS2) / 2. */
 CIS_API int cis_fcidump_nalpha(const cis_fcidump *F);
 CIS_API int cis_fcidump_nbeta(const cis_fcidump *F);
-
-/* Electronic energy <D|H|D> of the determinant (alpha, beta) (no core energy). */
-CIS_API double cis_ci_diagonal(const cis_fcidump *F, uint64_t alpha, uint64_t beta);
-/* <I|H|J> by the Slater-Condon rules with fermionic signs (no core energy;
- * 0 beyond double excitations). */
-CIS_API double cis_ci_element(const cis_fcidump *F, uint64_t alpha_i, uint64_t beta_i, uint64_t alpha_j,
-                      uint64_t beta_j);
-/* The same two for strings of any NORB <= CIS_CI_MAX_ORB (equal to the
- * uint64_t ones bit for bit where both apply). */
-CIS_API double cis_ci_diagonal_bits(const cis_fcidump *F, const cis_ci_bits *alpha, const cis_ci_bits *beta);
-CIS_API double cis_ci_element_bits(const cis_fcidump *F, const cis_ci_bits *alpha_i, const cis_ci_bits *beta_i,
-                                   const cis_ci_bits *alpha_j, const cis_ci_bits *beta_j);
 
 /* The reference determinant: aufbau on the diagonal of the Fock matrix built
  * from its own occupation (f_pp = h_pp + sum_q in occ [2(pp|qq) - (pq|qp)]
@@ -150,14 +116,6 @@ CIS_API double cis_ci_element_bits(const cis_fcidump *F, const cis_ci_bits *alph
  * wherever it lies), improved by swaps the same way; CIS_ERR_INVALID only
  * when no determinant of the space has symmetry ISYM. */
 CIS_API cis_status cis_ci_find_reference(const cis_fcidump *F, uint64_t *alpha, uint64_t *beta);
-/* Parse an --occ list: "1,2,3" = those orbitals doubly occupied (closed
- * shell), or "1,2,3/1,2" = alpha list / beta list (1-based). Checks the
- * counts against NELEC/MS2, ranges and repeats. */
-CIS_API cis_status cis_ci_parse_occ(const cis_fcidump *F, const char *list, uint64_t *alpha, uint64_t *beta);
-/* The same two for any NORB <= CIS_CI_MAX_ORB (the uint64_t ones refuse
- * NORB > 64 with CIS_ERR_UNSUPPORTED). */
-CIS_API cis_status cis_ci_find_reference_bits(const cis_fcidump *F, cis_ci_bits *alpha, cis_ci_bits *beta);
-CIS_API cis_status cis_ci_parse_occ_bits(const cis_fcidump *F, const char *list, cis_ci_bits *alpha, cis_ci_bits *beta);
 
 typedef struct cis_ci_space cis_ci_space;
 
@@ -168,94 +126,12 @@ CIS_API cis_status cis_ci_space_create(const cis_fcidump *F, int level, uint64_t
                                cis_ci_space **out);
 /* Free a determinant space; NULL is accepted. */
 CIS_API void cis_ci_space_free(cis_ci_space *S);
-/* Number of determinants. */
-CIS_API cis_int cis_ci_space_size(const cis_ci_space *S);
-/* The same space from references of any NORB <= CIS_CI_MAX_ORB. */
-CIS_API cis_status cis_ci_space_create_bits(const cis_fcidump *F, int level, const cis_ci_bits *ref_alpha,
-                                            const cis_ci_bits *ref_beta, cis_ci_space **out);
-/* Strings of determinant i (the first 64 orbitals: all of them for NORB <=
- * 64; cis_ci_space_det_bits beyond). */
-CIS_API void cis_ci_space_det(const cis_ci_space *S, cis_int i, uint64_t *alpha, uint64_t *beta);
-CIS_API void cis_ci_space_det_bits(const cis_ci_space *S, cis_int i, cis_ci_bits *alpha, cis_ci_bits *beta);
-/* 64-bit words per string in S: ceil(NORB/64). */
-CIS_API int cis_ci_space_words(const cis_ci_space *S);
-/* The strings of every determinant, in order (alpha and beta: size(S) each);
- * NORB <= 64 only (CIS_ERR_UNSUPPORTED beyond: cis_ci_space_det_bits). */
-CIS_API cis_status cis_ci_space_dets(const cis_ci_space *S, uint64_t *alpha, uint64_t *beta);
-/* Excitation level of determinant i relative to the reference. */
-CIS_API int cis_ci_space_level(const cis_ci_space *S, cis_int i);
-/* Index of determinant (alpha, beta), -1 if it is not in the space. */
-CIS_API cis_int cis_ci_space_find(const cis_ci_space *S, uint64_t alpha, uint64_t beta);
-CIS_API cis_int cis_ci_space_find_bits(const cis_ci_space *S, const cis_ci_bits *alpha, const cis_ci_bits *beta);
-/* Number of distinct alpha / beta strings in the space. */
-CIS_API cis_int cis_ci_space_nalpha_strings(const cis_ci_space *S);
-CIS_API cis_int cis_ci_space_nbeta_strings(const cis_ci_space *S);
 
 /* The CI Hamiltonian (electronic part, no core energy) as a double CSR with
  * columns sorted, exact zeros dropped; OpenMP over rows, two passes (count,
  * fill). upper != 0: only j >= i (flag CIS_FLAG_UPPER). Progress on stderr
  * when stderr is a terminal. */
 CIS_API cis_status cis_ci_hamiltonian(const cis_fcidump *F, const cis_ci_space *S, int upper, cis_csr **out);
-/* Rows r0..r1-1 of that Hamiltonian (0 <= r0 <= r1 <= size(S)) as a double
- * CSR of r1-r0 rows and size(S) columns, global column indices: equal, bit
- * for bit, to those rows of cis_ci_hamiltonian(F, S, upper) (flags 0: a
- * slab, not a square matrix). row_nnz: NULL (the rows are counted first, a
- * second generation pass), or the counts of cis_ci_hamiltonian_row_nnz
- * with the same upper (entries r0..r1-1 are read; a row whose entries
- * differ is CIS_ERR_INVALID).
- * For building a distributed matrix part by part (cis_dist_matrix_create_rows):
- * memory is these rows alone. */
-CIS_API cis_status cis_ci_hamiltonian_rows(const cis_fcidump *F, const cis_ci_space *S, cis_int r0, cis_int r1,
-                                           int upper, const cis_int *row_nnz, cis_csr **out);
-/* The nonzeros of every row of that Hamiltonian (row_nnz: size(S) entries)
- * without storing it: the counting pass alone (about half a build's time). */
-CIS_API cis_status cis_ci_hamiltonian_row_nnz(const cis_fcidump *F, const cis_ci_space *S, int upper,
-                                              cis_int *row_nnz);
-/* Nonzeros of that Hamiltonian (and its longest row) without storing it:
- * the counting pass alone, to size memory before building. */
-CIS_API cis_status cis_ci_hamiltonian_nnz(const cis_fcidump *F, const cis_ci_space *S, int upper, cis_int *nnz,
-                                  cis_int *max_row);
-/* Nonzeros estimated from `samples` (<= 0: 4096) rows spread evenly over
- * the space (every level), counted as the build does and scaled to all
- * rows: milliseconds, to refuse a build that cannot fit before its counting
- * pass. *sampled (may be NULL): rows counted. */
-CIS_API cis_status cis_ci_hamiltonian_nnz_estimate(const cis_fcidump *F, const cis_ci_space *S, int upper, cis_int samples,
-                                           double *nnz, cis_int *sampled);
-/* The same Hamiltonian (full matrix, double, columns sorted, exact zeros
- * dropped: equal to cis_ci_hamiltonian bit for bit) built in device memory
- * and returned as a csr plan (kernel csr-vector, 64-bit row pointers), *nnz
- * its nonzeros (nnz may be NULL). One thread per row counts, a prefix sum
- * sizes the CSR, a second pass fills it in chunks whose rows are then sorted
- * by column (src/ci/gpu/ci_build.cu). Any space (full or truncated CI) of
- * NORB <= CIS_CI_DIRECT_MAX_ORB (one-word strings; CIS_ERR_UNSUPPORTED
- * beyond). CIS_ERR_NO_GPU without a device or CUDA, CIS_ERR_DEVICE_OOM naming the
- * array when the CSR does not fit. */
-CIS_API cis_status cis_ci_hamiltonian_gpu(const cis_fcidump *F, const cis_ci_space *S, cis_gpu_plan **out, cis_int *nnz);
-/* The same built as its upper triangle (J >= I, diagonal included; about
- * half the device memory) into a symmetric plan (cis_gpu_plan_create_symmetric's
- * kernels: "csr-sym" (NULL) or "csr-sym-det"); *nnz the stored nonzeros. */
-CIS_API cis_status cis_ci_hamiltonian_gpu_upper(const cis_fcidump *F, const cis_ci_space *S, const char *kernel,
-                                                cis_gpu_plan **out, cis_int *nnz);
-/* Rows r0..r1-1 (0 <= r0 <= r1 <= size(S)) of cis_ci_hamiltonian(F, S,
- * upper) built on the current GPU, the same kernels as cis_ci_hamiltonian_gpu
- * (bit for bit the rows of cis_ci_hamiltonian_rows): *out a device CSR of
- * r1-r0 rows and size(S) columns, global column indices ascending in each
- * row, double values; its arrays are the caller's (cis_gpu_free each).
- * row_nnz: NULL (counted on the device first), or the counts of
- * cis_ci_hamiltonian_gpu_row_nnz / cis_ci_hamiltonian_row_nnz with the same
- * upper (entries r0..r1-1 read; a row whose entries differ from its count is
- * CIS_ERR_INVALID, and nothing is written past its room). For a distributed
- * matrix whose parts build their own rows on their GPUs
- * (cis_dist_matrix_create_rows_gpu). Errors as cis_ci_hamiltonian_gpu. */
-CIS_API cis_status cis_ci_hamiltonian_gpu_rows(const cis_fcidump *F, const cis_ci_space *S, cis_int r0, cis_int r1,
-                                               int upper, const cis_int *row_nnz, cis_gpu_csr *out);
-/* The nonzeros of rows r0..r1-1 counted on the current GPU (the build's
- * counting pass alone) into row_nnz[r0..r1-1] (row_nnz: size(S) entries;
- * the others untouched): equal to cis_ci_hamiltonian_row_nnz's. */
-CIS_API cis_status cis_ci_hamiltonian_gpu_row_nnz(const cis_fcidump *F, const cis_ci_space *S, cis_int r0, cis_int r1,
-                                                  int upper, cis_int *row_nnz);
-/* Diagonal of H (electronic), n = space size. */
-CIS_API cis_status cis_ci_diagonal_all(const cis_fcidump *F, const cis_ci_space *S, double *diag);
 
 /* ---- sizes before allocation (src/ci/count.c) ------------------------------ */
 
@@ -272,24 +148,19 @@ typedef struct cis_ci_counts {
   int level;                                  /* the level counted (full CI: nalpha + nbeta) */
   int words;                                  /* 64-bit words per string: ceil(NORB/64) */
 } cis_ci_counts;
-/* Counts of the space cis_ci_space_create(F, level, ref_alpha, ref_beta)
- * would build, in microseconds for any size. */
-CIS_API cis_status cis_ci_count(const cis_fcidump *F, int level, uint64_t ref_alpha, uint64_t ref_beta, cis_ci_counts *out);
-CIS_API cis_status cis_ci_count_bits(const cis_fcidump *F, int level, const cis_ci_bits *ref_alpha,
-                                     const cis_ci_bits *ref_beta, cis_ci_counts *out);
 
 /* Host bytes a CI run needs (estimates from the counts). */
 typedef struct cis_ci_memory_need {
   double space;   /* strings, hash tables, determinant lists */
   double vectors; /* Davidson: its own vectors below + the host's diagonal, guesses and roots */
-  double davidson;/* Davidson's own vectors (cis_davidson_vectors; on the device for a GPU run) */
+  double davidson;/* Davidson's own vectors (davidson_vectors; on the device for a GPU run) */
   int subspace;   /* the Davidson subspace they are for */
   double matrix;  /* stored CSR for nnz nonzeros: 12 B each + 8 B per row pointer */
   double stored;  /* space + vectors + matrix (a stored-Hamiltonian run) */
   double direct;  /* a matrix-free run: space + vectors less the guesses (sparse there: P-space nonzeros) */
 } cis_ci_memory_need;
 /* Bytes for `roots` roots with a Davidson subspace of max_sub vectors (0:
- * the default; cis_davidson_subspace) and nnz nonzeros in a stored
+ * the default; davidson_subspace) and nnz nonzeros in a stored
  * Hamiltonian (give the bound or the counted value). */
 CIS_API void cis_ci_memory(const cis_ci_counts *c, int roots, int max_sub, double nnz, cis_ci_memory_need *m);
 
@@ -298,47 +169,8 @@ CIS_API void cis_ci_memory(const cis_ci_counts *c, int roots, int max_sub, doubl
 #define CIS_CI_PSPACE_DEFAULT 400  /* determinants in the P-space (PySCF's pspace_size) */
 #define CIS_CI_PSPACE_DEGEN 1e-6   /* Eh: determinants this close to the last one enter too */
 
-/* Davidson guesses from a P-space: the np (<= 0: CIS_CI_PSPACE_DEFAULT)
- * determinants with the lowest diagonal elements, extended by every one
- * within CIS_CI_PSPACE_DEGEN of the last so (near-)degenerate determinants
- * enter together (at most 2 np: the lowest by (diagonal, index) when more;
- * the same at any thread count); H among them by the Slater-Condon rules,
- * diagonalised exactly; its nvec lowest eigenvectors, zero outside the
- * P-space, into guess (n*nvec, vector v at guess + v*n) for
- * cis_davidson_opts.guess. *np_used (may be NULL): the P-space size;
- * pvals (may be NULL): the nvec lowest P-space eigenvalues (electronic). */
-CIS_API cis_status cis_ci_pspace_guess(const cis_fcidump *F, const cis_ci_space *S, const double *diag, int np, int nvec,
-                               double *guess, int *np_used, double *pvals);
-/* Eigenvalues (ascending, into w) and eigenvectors (column j of a, row-major
- * n x n, overwritten) of a dense symmetric matrix: Householder + QL. */
-CIS_API cis_status cis_dense_eigh(double *a, int n, double *w);
-
-/* <S^2> of the CI vector c (n = space size, any norm): S- S+ + Sz^2 + Sz
- * evaluated in the determinant space (diagonal counts of beta-only orbitals
- * plus alpha<->beta swaps of two open shells with their fermionic signs). */
-CIS_API cis_status cis_ci_s2(const cis_fcidump *F, const cis_ci_space *S, const double *c, double *s2);
-/* The same two on the direct (matrix-free) space of cis_ci_direct_create
- * (its own determinant order, cis_ci_direct_det/find); with point-group
- * symmetry by projection only determinants of symmetry ISYM enter the
- * P-space. Declared after cis_ci_direct below. */
 /* S from <S^2> = S(S+1). */
 CIS_API double cis_ci_spin_from_s2(double s2);
-
-/* y = H x: the operator Davidson iterates with. */
-typedef cis_status (*cis_linop)(void *ctx, const double *x, double *y);
-
-/* cis_davidson_operator (cisparse/solver.h) on the host callback op
- * (dimension n, called with host vectors): lowest o->roots eigenpairs with
- * the diagonal (Davidson) preconditioner t = r / (e - diag), subspace collapse
- * to the current Ritz vectors, convergence on residual norms and energy
- * changes. evals: roots values; evecs: n*roots (column i at evecs + i*n) or
- * NULL. Guesses: o->guess (e.g. cis_ci_pspace_guess), else unit vectors on
- * the lowest diagonal elements, which can converge to an excited state (see
- * cis_ci_pspace_guess). CIS_ERR_NOT_CONVERGED after max_iter: the values
- * written are then not results. */
-CIS_API cis_status cis_davidson(cis_int n, const double *diag, cis_linop op, void *ctx,
-                        const cis_davidson_opts *o, double *evals, double *evecs,
-                        cis_davidson_info *info);
 
 /* ---- Direct (matrix-free) sigma ------------------------------------------
  *
@@ -366,7 +198,7 @@ CIS_API cis_status cis_davidson(cis_int n, const double *diag, cis_linop op, voi
  * Determinant order: index = A * nbeta_strings + B, alpha string address A
  * major, beta string address B minor (addresses: strings.h). The stored
  * path's cis_ci_space orders determinants by excitation level instead; map
- * between them with cis_ci_direct_det + cis_ci_space_find.
+ * between them with cis_ci_direct_det + ci_space_find.
  *
  * Scope: full CI in the file's orbitals (an active-space FCIDUMP gives CAS-CI;
  * ECORE is the caller's to add), any MS2. Point-group symmetry (ORBSYM/ISYM
@@ -378,7 +210,7 @@ CIS_API cis_status cis_davidson(cis_int n, const double *diag, cis_linop op, voi
  * PySCF direct_spin1_symm): only the ISYM determinants are gathered and the
  * GEMM runs per pair-irrep block of g, ~(irreps)^2 fewer FLOPs than C1; the
  * time-reversal half sigma only on (anti)symmetric vectors, as in C1;
- * cis_ci_direct_compact_operator (below) is the same sigma on vectors of the
+ * ci_direct_compact_operator (below) is the same sigma on vectors of the
  * ISYM determinants only; opts.symmetry_projection instead masks the C1
  * sigma (C1 cost; on the GPU too). Both are exact (H
  * commutes with the irrep projector). opts.ignore_symmetry: the plain C1
@@ -421,7 +253,6 @@ typedef struct cis_ci_direct_info {
   int blocked;                   /* point-group symmetry blocked by irreps (see above) */
 } cis_ci_direct_info;
 
-CIS_API cis_ci_direct_opts cis_ci_direct_opts_default(void);
 /* Strings, link lists, the pair matrix 1/2 g and the workspace for F (which
  * must outlive D: the diagonal reads it). Sizes from closed-form binomials
  * before any allocation: CIS_ERR_TOO_LARGE with the numbers when links +
@@ -441,70 +272,18 @@ CIS_API void cis_ci_direct_free(cis_ci_direct *D);
 /* Number of determinants C(norb, na) C(norb, nb) (the vector length, also
  * with point-group projection). */
 CIS_API cis_int cis_ci_direct_size(const cis_ci_direct *D);
-CIS_API void cis_ci_direct_get_info(const cis_ci_direct *D, cis_ci_direct_info *info);
 /* Strings of determinant i (direct order). */
 CIS_API void cis_ci_direct_det(const cis_ci_direct *D, cis_int i, uint64_t *alpha, uint64_t *beta);
-/* Index of (alpha, beta) in direct order, -1 when the electron counts differ. */
-CIS_API cis_int cis_ci_direct_find(const cis_ci_direct *D, uint64_t alpha, uint64_t beta);
-/* diag(H) (electronic) in direct order from the integrals (Slater-Condon),
- * OpenMP; no Hamiltonian. */
-CIS_API cis_status cis_ci_direct_diagonal(const cis_ci_direct *D, double *diag);
 /* S = H C for k vectors (column v at C + v*n, S + v*n, n = size), the
  * electronic H (no core energy). Uses D's workspace: one call at a time per D. */
 CIS_API cis_status cis_ci_direct_sigma(cis_ci_direct *D, int k, const double *C, double *S);
 /* (k == 1 with an (anti)symmetric MS2 = 0 vector: the half sigma, above.) */
-/* D as a host double operator (y = alpha H x + beta y) with the diagonal
- * recorded, for the solvers; D must outlive it. */
-CIS_API cis_status cis_ci_direct_operator(cis_ci_direct *D, cis_operator **out);
-/* For one string set (MS2 = 0): make c exactly symmetric or antisymmetric
- * under alpha <-> beta, c <- (c + t c^T) / 2, with t = +1 or -1 whichever c
- * is within 1e-6 (relative, in norm) of, so that the half sigma applies (a
- * P-space guess is (anti)symmetric only to rounding). Returns t, or 0 with c
- * unchanged: two string sets, opts.no_time_reversal, or c near neither. */
-CIS_API int cis_ci_direct_time_reversal(const cis_ci_direct *D, double *c);
-/* Compact vectors (point-group symmetry blocked by irreps): only the
- * cis_ci_direct_info.symmetry_determinants determinants of irrep ISYM, alpha
- * string address major, in each row the beta strings of the one irrep that
- * pairs with it in address order. Without blocking (C1, projection) the
- * compact vectors are the ordinary ones (size cis_ci_direct_size, copies).
- * compress: cc <- the ISYM entries of c (direct order); expand: c <- cc with
- * zeros elsewhere (all of c written). The compact operator is H on compact
- * vectors (Davidson on it does its vector work on the ISYM determinants
- * only; the diagonal recorded; MS2 = 0 (anti)symmetric vectors take the half
- * sigma); D must outlive it, and it shares D's workspace (one apply at a
- * time per D). */
-CIS_API cis_int cis_ci_direct_compact_size(const cis_ci_direct *D);
-CIS_API void cis_ci_direct_compress(const cis_ci_direct *D, const double *c, double *cc);
-CIS_API void cis_ci_direct_expand(const cis_ci_direct *D, const double *cc, double *c);
-CIS_API cis_status cis_ci_direct_compact_operator(cis_ci_direct *D, cis_operator **out);
-/* Davidson's start on compact vectors without any C1-length vector (what
- * the CLI uses when blocked; each equals its C1 counterpart compressed):
- * the diagonal of the ISYM determinants (cis_ci_direct_diagonal's values;
- * dc: cis_ci_direct_compact_size doubles); P-space guesses from that
- * diagonal (cis_ci_pspace_guess_direct's P-space, guess: nvec compact
- * vectors). Without blocking they are the C1 functions. */
-CIS_API cis_status cis_ci_direct_compact_diagonal(const cis_ci_direct *D, double *dc);
-CIS_API cis_status cis_ci_pspace_guess_compact(const cis_fcidump *F, const cis_ci_direct *D, const double *diag, int np,
-                                               int nvec, double *guess, int *np_used, double *pvals);
-/* P-space guesses and <S^2> on the direct space (see cis_ci_pspace_guess, cis_ci_s2). */
-CIS_API cis_status cis_ci_pspace_guess_direct(const cis_fcidump *F, const cis_ci_direct *D, const double *diag, int np,
-                                      int nvec, double *guess, int *np_used, double *pvals);
-CIS_API cis_status cis_ci_s2_direct(const cis_fcidump *F, const cis_ci_direct *D, const double *c, double *s2);
-/* <S^2> of a compact vector cc (cis_ci_direct_compact_size doubles, the
- * layout of cis_ci_direct_compress): the same value as cis_ci_s2_direct of
- * its expansion, read from the compact entries alone. */
-CIS_API cis_status cis_ci_s2_direct_compact(const cis_fcidump *F, const cis_ci_direct *D, const double *cc, double *s2);
-/* out = S^2 c on the direct space (host vectors of cis_ci_direct_size(D),
- * distinct): S- S+ + Sz^2 + Sz, S+ and S- applied as gathers through the
- * (na+1, nb-1) determinants (PySCF fci.spin_op.contract_ss); one temporary
- * vector of that space. src/ci/spin_penalty.c. */
-CIS_API cis_status cis_ci_s2_apply_direct(const cis_fcidump *F, const cis_ci_direct *D, const double *c, double *out);
 /* PySCF's fix_spin_ without a dense matrix: *out = H + shift P as a host
  * double operator on the direct space, P = S^2 - ss when ss < Sz(Sz+1) + 0.1
  * (ss the lowest <S^2> the space allows), else (S^2 - ss)^2 (PySCF's rule);
  * its diagonal is H's plus shift times P's leading part (when H has one).
  * H (a host double operator of the direct space's size, e.g.
- * cis_ci_direct_operator or a stored Hamiltonian in direct order), F and D
+ * ci_direct_operator or a stored Hamiltonian in direct order), F and D
  * must outlive *out. ss >= Sz(Sz+1) and finite shift, else CIS_ERR_INVALID. */
 CIS_API cis_status cis_ci_spin_penalty_operator(const cis_operator *H, const cis_fcidump *F, const cis_ci_direct *D,
                                         double shift, double ss, cis_operator **out);
@@ -535,7 +314,7 @@ CIS_API cis_status cis_ci_spin_penalty_operator(const cis_operator *H, const cis
  * Point-group symmetry: when D is blocked by irreps (ORBSYM/ISYM not all 1,
  * no opts.symmetry_projection), G is the blocked sigma on the device
  * (src/ci/gpu/ci_sigma_irrep.h; Olsen et al. 1988 §II.C, PySCF
- * direct_spin1_symm): the compact layout of cis_ci_direct_compress, D and X
+ * direct_spin1_symm): the compact layout of ci_direct_compress, D and X
  * split by pair irrep, one wide cuBLAS DGEMM per pair irrep and pass
  * (g_h, npi_h x npi_h, times all the pass's columns of that pair irrep), the
  * gathers and scatters over the links of the one pair irrep that can
@@ -571,7 +350,6 @@ typedef struct cis_ci_direct_gpu_info {
                                      DGEMM (fused: 0), scatter, ms summed over the passes */
 } cis_ci_direct_gpu_info;
 
-CIS_API cis_ci_direct_gpu_opts cis_ci_direct_gpu_opts_default(void);
 /* Upload D's strings, links and pair matrix and size the workspace; D must
  * outlive G. CIS_ERR_NO_GPU without a device or CUDA; CIS_ERR_TOO_LARGE
  * (with the numbers) when not even one alpha string of one vector fits
@@ -584,29 +362,10 @@ CIS_API cis_status cis_ci_direct_gpu_create(const cis_ci_direct *D, const cis_ci
  * Links, workspace and G's vectors are kept. CIS_ERR_CUDA on a failed copy. */
 CIS_API cis_status cis_ci_direct_gpu_set_integrals(cis_ci_direct_gpu *G);
 CIS_API void cis_ci_direct_gpu_free(cis_ci_direct_gpu *G);
-CIS_API void cis_ci_direct_gpu_get_info(const cis_ci_direct_gpu *G, cis_ci_direct_gpu_info *info);
 /* S = H C for k device vectors (column v at d_C + v*n, d_S + v*n), the
  * electronic H, enqueued on stream s (NULL = default); d_S must not overlap
  * d_C. Uses G's workspace: one call at a time per G. */
 CIS_API cis_status cis_ci_direct_gpu_sigma(cis_ci_direct_gpu *G, int k, const double *d_C, double *d_S, cis_stream s);
-/* G as a device double operator (y = alpha H x + beta y) for the solvers
- * (cis_davidson_operator keeps every vector on the device); diag (host, n,
- * may be NULL) is recorded. G must outlive it. */
-CIS_API cis_status cis_ci_direct_gpu_operator(cis_ci_direct_gpu *G, const double *diag, cis_operator **out);
-/* S = H C for k compact device vectors (cis_ci_direct_compact_size(D)
- * doubles each, the layout of cis_ci_direct_compress; column v at
- * d_C + v*nc), the electronic H on the ISYM determinants, enqueued on stream
- * s; k == 1 with an (anti)symmetric MS2 = 0 vector takes the half sigma.
- * Without blocking the compact vectors are the ordinary ones
- * (cis_ci_direct_gpu_sigma). One call at a time per G. */
-CIS_API cis_status cis_ci_direct_gpu_compact_sigma(cis_ci_direct_gpu *G, int k, const double *d_C, double *d_S,
-                                                   cis_stream s);
-/* G as a device double operator on compact vectors (y = alpha H x + beta
- * y), for Davidson on the ISYM determinants only (cis_davidson_operator);
- * its diagonal is diag (host, compact: cis_ci_direct_compact_size doubles),
- * or when diag is NULL cis_ci_direct_compact_diagonal. Without blocking it
- * is cis_ci_direct_gpu_operator. G must outlive it. */
-CIS_API cis_status cis_ci_direct_gpu_compact_operator(cis_ci_direct_gpu *G, const double *diag, cis_operator **out);
 
 /* What the GPU Davidson measured. */
 typedef struct cis_ci_gpu_stats {
@@ -615,24 +374,6 @@ typedef struct cis_ci_gpu_stats {
   double upload_seconds;  /* plan creation (upload) and setup */
   double spmv_seconds;    /* device SpMV time over all products (synchronised) */
 } cis_ci_gpu_stats;
-
-/* Davidson on the GPU: M (double) is uploaded once into a plan with
- * `kernel` (NULL = the format's default) and solved by cis_davidson_operator
- * on that plan's operator (cis_operator_from_gpu_plan): every vector
- * (subspace, H*subspace, Ritz vectors, residual) lives on the device, H x is
- * cis_gpu_spmv, dots, axpys and Ritz combinations are the device backend's
- * (cuBLAS), the preconditioner a kernel; only subspace-sized matrices and
- * scalars cross the bus. evecs (host) may be NULL. stats->spmv_seconds is
- * info->op_seconds (every product synchronized). CIS_ERR_NO_GPU without a
- * device or CUDA. */
-CIS_API cis_status cis_ci_davidson_gpu(const cis_matrix *M, const char *kernel, const double *diag,
-                               const cis_davidson_opts *o, double *evals, double *evecs,
-                               cis_davidson_info *info, cis_ci_gpu_stats *stats);
-/* The same on a plan already on the device (square, double), e.g. from
- * cis_ci_hamiltonian_gpu; the plan is not freed. */
-CIS_API cis_status cis_ci_davidson_gpu_plan(cis_gpu_plan *plan, const double *diag, const cis_davidson_opts *o,
-                                    double *evals, double *evecs, cis_davidson_info *info,
-                                    cis_ci_gpu_stats *stats);
 
 /* ---- Reduced density matrices (src/ci/rdm.c; GPU src/ci/gpu/ci_rdm_dev.c) --
  *
@@ -684,9 +425,6 @@ CIS_API cis_status cis_ci_direct_gpu_rdm_create(const cis_ci_direct *D, int64_t 
 CIS_API void cis_ci_direct_gpu_rdm_free(cis_ci_direct_gpu_rdm *R);
 CIS_API cis_status cis_ci_direct_gpu_rdm12(cis_ci_direct_gpu_rdm *R, const double *bra, const double *ket,
                                            int device_vectors, const cis_ci_rdm12 *out, cis_stream s);
-/* Determinant blocks the last cis_ci_direct_gpu_rdm12 took (alpha strings per
- * block, blocks), for tests and reports. */
-CIS_API void cis_ci_direct_gpu_rdm_blocks(const cis_ci_direct_gpu_rdm *R, cis_int *rows, cis_int *blocks);
 
 #ifdef __cplusplus
 }

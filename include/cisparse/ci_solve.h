@@ -87,7 +87,7 @@ typedef struct cis_ci_solve_opts {
                           * holding the whole vector and its partial sigma, Davidson's vectors split;
                           * stored (or a level): each GPU its rows of H, energies only */
   int cpu_parts;         /* > 0: the same over that many host parts (the distributed code without GPUs) */
-  int host_vectors;      /* direct over GPUs: Davidson's vectors in host memory (cis_dist_summed_set_vectors_host),
+  int host_vectors;      /* direct over GPUs: Davidson's vectors in host memory (dist_summed_set_vectors_host),
                           * the GPUs holding only each product's whole vectors and the sigma's workspace:
                           * 0 (default) when the smallest subspace does not fit the GPUs beside them, the
                           * subspace then fitted to the host's memory; 1 always; -1 never (such a space refused) */
@@ -96,7 +96,7 @@ typedef struct cis_ci_solve_opts {
   int roots;             /* states reported (1..64) */
   double spin;           /* >= 0: only states of total spin S (more roots computed); < 0 every state */
   int isym;              /* 1..8: target irrep, 1-based as FCIDUMP's ISYM and cis_fcidump.isym (a PySCF file's irrep id + 1; files only); < 0 the file's */
-  const char *occ;       /* the reference's occupied orbitals ("1,2,3/1,2": cis_ci_parse_occ_bits); NULL aufbau */
+  const char *occ;       /* the reference's occupied orbitals ("1,2,3/1,2": ci_parse_occ_bits); NULL aufbau */
   double tol;            /* Davidson's residual norm */
   double etol;           /* and energy change (0: residual only) */
   int max_iter;
@@ -215,7 +215,7 @@ typedef struct cis_ci_result {
                                   * parity's search (no split guesses, no watches): a state of the other parity
                                   * below the roots is found only if Davidson reaches it */
   int host_vectors;              /* direct over GPUs: Davidson's vectors were in host memory (opts.host_vectors):
-                                  * 1 pageable, 2 page-locked (cis_dist_vectors_on_host); 0 on the GPUs */
+                                  * 1 pageable, 2 page-locked (dist_vectors_on_host); 0 on the GPUs */
   int pspace_used;
   double t_parse, t_build, t_guess, t_s2, t_total, t_timing;
   cis_ci_phase phases[CIS_CI_MAX_PHASES]; /* the wall time by phase, in the order first met (one device; a phase
@@ -238,28 +238,10 @@ typedef struct cis_ci_result {
  * iterations, format auto). */
 CIS_API cis_ci_solve_opts cis_ci_solve_opts_default(void);
 
-/* Every field of o on its own: method one of CIS_CI_METHOD_*; the 0/1
- * flags (gpu, symmetric, float_values, no_time_reversal,
- * symmetry_projection, no_s2, block_products, verbose, count_only,
- * accept_unconverged, keep_vectors, time_sigma, singlet) 0 or 1; build -1..1;
- * gpus 0, 1..CIS_CI_MAX_PARTS or CIS_CI_ALL_GPUS; cpu_parts
- * 0..CIS_CI_MAX_CPU_PARTS (..CIS_CI_MAX_PARTS with comm), not both;
- * host_vectors -1..1; exchange NULL or a cis_dist_exchange_parse name; level
- * -1..2 CIS_CI_MAX_ORB; roots 1..64; spin finite, < 0 or a multiple of 1/2
- * up to 64; isym <= 8; tol finite > 0; etol finite >= 0; max_iter
- * 1..CIS_CI_MAX_ITER; max_sub 0..CIS_CI_MAX_SUBSPACE; pspace
- * 0..CIS_CI_MAX_PSPACE; repeat 1..CIS_CI_MAX_REPEAT; gpu_leave_free >= 0;
- * spin_penalty finite >= 0; spin_penalty_ss finite; nguess >= 0 with guess
- * when > 0; format NULL, "auto" or a storage format name; kernel, occ, save
- * NULL or non-empty; save not with count_only. CIS_OK, or CIS_ERR_INVALID
- * with one line naming the field ("cis_ci_solve_opts.max_sub must be ...").
- * cis_ci_solve and the solver entry points call it first. */
-CIS_API cis_status cis_ci_solve_opts_check(const cis_ci_solve_opts *o);
-
 /* Solve the CI problem of F (integrals and header, not modified; F must stay
  * valid until the result is freed) with o; *out: the result (free with
  * cis_ci_result_free), NULL on error. F and o are checked first
- * (cis_fcidump_check, cis_ci_solve_opts_check: their statuses, one line
+ * (fcidump_check, ci_solve_opts_check: their statuses, one line
  * naming the field). CIS_ERR_INVALID for contradicting or
  * impossible options (spin above what the electrons allow, more roots than
  * determinants), CIS_ERR_TOO_LARGE when the space cannot fit this process

@@ -14,7 +14,8 @@
  * util.h    cis_version(), CUDA or not, public struct sizes (bindings)
  * version.h the version of these headers (generated)
  * export.h  CIS_API, the mark of an exported function
- * (bench.h, not included here: device timings for benchmark programs) */
+ * (device timings for benchmark programs: the bench library, src/bench, not
+ *  part of the library) */
 #ifndef CISPARSE_H
 #define CISPARSE_H
 #include "cisparse/status.h"

@@ -73,8 +73,6 @@ CIS_API cis_status cis_gpu_spmv(cis_gpu_plan *p, double alpha, const void *d_x, 
  * block_size: 0 or a multiple of 32 up to 256. Values stay in U's dtype. */
 CIS_API cis_status cis_gpu_plan_create_symmetric(const cis_csr *U, const char *kernel, int block_size,
                                                  cis_gpu_plan **out);
-/* 1 if the plan stores a symmetric matrix as its upper triangle. */
-CIS_API int cis_gpu_plan_is_symmetric(const cis_gpu_plan *p);
 
 /* (cis_layout: cisparse/types.h) */
 #define CIS_GPU_SPMM_MAX_K 16
@@ -90,18 +88,11 @@ CIS_API int cis_gpu_plan_is_symmetric(const cis_gpu_plan *p);
  * stream s. */
 CIS_API cis_status cis_gpu_spmm(cis_gpu_plan *p, int k, double alpha, const void *d_X, cis_int ldx,
                                 double beta, void *d_Y, cis_int ldy, cis_layout layout, cis_stream s);
-/* 1 if the plan has an SpMM kernel (cis_gpu_spmm accepts it). */
-CIS_API int cis_gpu_plan_has_spmm(const cis_gpu_plan *p);
 /* Device bytes of the matrix arrays, and of extra workspace. */
 CIS_API cis_int cis_gpu_plan_bytes(const cis_gpu_plan *p);
 CIS_API cis_int cis_gpu_plan_workspace_bytes(const cis_gpu_plan *p);
-/* Rows, columns and value type of the plan's matrix (any output may be NULL). */
-CIS_API cis_status cis_gpu_plan_shape(const cis_gpu_plan *p, cis_int *rows, cis_int *cols, cis_dtype *t);
 /* The kernel (or cuSPARSE algorithm) name the plan runs. */
 CIS_API const char *cis_gpu_plan_kernel(const cis_gpu_plan *p);
-/* Host copy of a csr plan's matrix (e.g. one built on the device by
- * cis_ci_hamiltonian_gpu); CIS_ERR_UNSUPPORTED for other formats. */
-CIS_API cis_status cis_gpu_plan_download_csr(const cis_gpu_plan *p, cis_csr **out);
 /* Free the plan and its device memory; NULL is accepted. */
 CIS_API void cis_gpu_plan_free(cis_gpu_plan *p);
 

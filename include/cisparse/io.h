@@ -11,36 +11,16 @@
 extern "C" {
 #endif
 
-/* Read a Matrix Market file: `coordinate` with field real, integer or pattern
- * (pattern values are 1.0) and symmetry general, symmetric or skew-symmetric
- * (stored triangles are expanded; CIS_FLAG_SYMMETRIC/SKEW/PATTERN set).
- * `array` and `complex`/`hermitian` are refused (CIS_ERR_UNSUPPORTED).
- * Duplicates are summed; explicit zeros are kept. NaN/Inf values are
- * accepted and flagged (CIS_FLAG_NONFINITE). Values converted to dtype t. */
-CIS_API cis_status cis_mm_read(const char *path, cis_dtype t, cis_csr **out);
-
-/* Write A as `coordinate real general`, 17 significant digits for double
- * values and 9 for float (each reads back bit-identical). */
-CIS_API cis_status cis_mm_write(const char *path, const cis_csr *A);
-
 /* Write a dense vector as Matrix Market `array real general` (n x 1),
- * digits as cis_mm_write. */
+ * digits as io_mm_write. */
 CIS_API cis_status cis_mm_write_vector(const char *path, const void *x, cis_dtype t, cis_int n);
-/* Write a dense vector as plain text, one value per line, digits as cis_mm_write. */
+/* Write a dense vector as plain text, one value per line, digits as io_mm_write. */
 CIS_API cis_status cis_text_write_vector(const char *path, const void *x, cis_dtype t, cis_int n);
 /* Read a vector: Matrix Market array (n x 1 or 1 x n) or plain text, one
  * value per line ('#' or '%' lines are comments). *out (release with cis_free()) has
  * exactly n values of dtype t, else an error naming the expected and found counts.
  * NaN/Inf are refused (CIS_ERR_NUMERIC naming the line). */
 CIS_API cis_status cis_vector_read(const char *path, cis_dtype t, cis_int n, void **out);
-
-/* cisparse binary format (".cisb"): versioned header (magic "CISPARSE",
- * version, dtype, rows, cols, nnz, flags), the three CSR arrays, and a
- * 64-bit FNV-1a checksum of everything before it. */
-CIS_API cis_status cis_bin_write(const char *path, const cis_csr *A);
-/* Read a .cisb file: checks magic, version, sizes against the file length
- * and available memory, index ranges and the checksum. Values converted to t. */
-CIS_API cis_status cis_bin_read(const char *path, cis_dtype t, cis_csr **out);
 
 /* Load a matrix named by a file path (Matrix Market by content, or .cisb by
  * magic) or by a generator spec "kind:key=value,..." (see cisparse/gen.h). */

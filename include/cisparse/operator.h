@@ -34,7 +34,7 @@ typedef cis_status (*cis_apply_fn)(void *ctx, double alpha, const void *x, doubl
 CIS_API cis_status cis_operator_from_matrix(const cis_matrix *M, cis_operator **out);
 /* Operator on a host CSR: the reference SpMV (cis_csr_spmv), or, when A is
  * flagged CIS_FLAG_UPPER (symmetric storage, only j >= i kept), the symmetric
- * product A_full = U + U^T - diag(U) (cis_csr_symv_upper). The diagonal is
+ * product A_full = U + U^T - diag(U) (csr_symv_upper). The diagonal is
  * recorded for Jacobi preconditioning. Host vectors, A's dtype. */
 CIS_API cis_status cis_operator_from_csr(const cis_csr *A, cis_operator **out);
 /* Operator on a GPU plan (any of our kernels, or a cuSPARSE baseline).
@@ -52,10 +52,10 @@ CIS_API void cis_operator_free(cis_operator *A);
 CIS_API cis_status cis_operator_apply(const cis_operator *A, double alpha, const void *x, double beta,
                               void *y, cis_stream s);
 
+/* A's rows, columns and value type (those of what it was made from). */
 CIS_API cis_int cis_operator_rows(const cis_operator *A);
 CIS_API cis_int cis_operator_cols(const cis_operator *A);
 CIS_API cis_dtype cis_operator_dtype(const cis_operator *A);
-CIS_API cis_memspace cis_operator_memspace(const cis_operator *A);
 /* A short description ("cpu hyb", "gpu csr-vector", "gpu cusparse csr-alg1",
  * "callback"). */
 CIS_API const char *cis_operator_name(const cis_operator *A);
@@ -68,7 +68,6 @@ CIS_API const double *cis_operator_diagonal(const cis_operator *A);
 /* Record A^T (same size and dtype, same memory space) for solvers that need
  * transposed products (BiCG); not owned. */
 CIS_API cis_status cis_operator_set_transpose(cis_operator *A, const cis_operator *At);
-CIS_API const cis_operator *cis_operator_transpose(const cis_operator *A);
 
 /* Y = alpha*A*X + beta*Y for k column-major vectors (vector c at X + c*ldx,
  * ldx, ldy >= cols, rows), on stream s: one pass over the matrix per 16
@@ -76,8 +75,6 @@ CIS_API const cis_operator *cis_operator_transpose(const cis_operator *A);
  * cis_gpu_spmm: csr and the symmetric csr), else k applies. */
 CIS_API cis_status cis_operator_apply_block(const cis_operator *A, int k, double alpha, const void *X, cis_int ldx,
                                             double beta, void *Y, cis_int ldy, cis_stream s);
-/* 1 if cis_operator_apply_block runs as a block product (SpMM). */
-CIS_API int cis_operator_has_block(const cis_operator *A);
 
 /* diag(A) of a host CSR into d (rows doubles; 0 where a row has no diagonal
  * entry). Symmetric upper storage reads the same diagonal. */

@@ -50,7 +50,7 @@ typedef struct cis_sci_info {
 } cis_sci_info;
 
 /* The space alpha x beta for the integrals F (header, sizes and arrays
- * checked, not the values: cis_fcidump_check does that; F is copied from,
+ * checked, not the values: fcidump_check does that; F is copied from,
  * not kept). The sets are copied, sorted and deduplicated (the repeats
  * counted in cis_sci_info). Refused with one line (cis_last_error) and
  *   CIS_ERR_INVALID     NULL argument, an empty set, a string with the

@@ -134,13 +134,13 @@ typedef struct cis_davidson_opts {
   double tol;       /* residual norm ||H x - e x|| (default 1e-8) */
   double etol;      /* energy change between iterations (default 1e-10) */
   int max_iter;     /* default 200 */
-  int max_sub;      /* subspace size before collapse (default max(8k, 24); cis_davidson_subspace) */
+  int max_sub;      /* subspace size before collapse (default max(8k, 24); davidson_subspace) */
   int verbose;      /* print per-iteration lines on stderr (energies + energy_offset, seconds per
                        iteration) and the time per phase at the end */
   /* Initial subspace (default NULL/0: unit vectors on the `roots` lowest
    * diagonal elements). guess: host array of nguess vectors of H's rows
    * doubles, vector j at guess + j*rows, e.g. the lowest eigenvectors of H
-   * restricted to a few hundred determinants (cis_ci_pspace_guess). Needs
+   * restricted to a few hundred determinants (ci_pspace_guess). Needs
    * nguess >= roots; they are orthonormalised in order, vectors dependent on
    * the earlier ones are dropped (CIS_ERR_INVALID if fewer than roots stay).
    * max_sub is raised to nguess + roots when smaller. */
@@ -167,7 +167,7 @@ typedef struct cis_davidson_opts {
   /* Optional: called on every new correction vector t (n values in the
    * operator's memory space, after the preconditioner, before Gram-Schmidt)
    * to project it onto a symmetry sector the operator keeps, e.g. the
-   * alpha <-> beta parity of cis_ci_direct_time_reversal on the CPU: the
+   * alpha <-> beta parity of ci_direct_time_reversal on the CPU: the
    * subspace then stays pure to round-off and every product can use the
    * symmetry (the half sigma). NULL (default): none. The results stay exact
    * whatever it does: a correction only chooses the direction added. */
@@ -232,17 +232,6 @@ typedef struct cis_davidson_info {
 
 /* Defaults above. */
 CIS_API cis_davidson_opts cis_davidson_opts_default(void);
-/* The subspace cis_davidson_operator keeps for k roots when asked for
- * max_sub (0: max(8 k, 24)) with nguess guess vectors (0: none): never
- * below 2 k, nor below nguess + k (before the cap at the dimension). */
-CIS_API int cis_davidson_subspace(int k, int max_sub, int nguess);
-/* Dimension-length vectors cis_davidson_operator allocates in the
- * operator's memory space for k roots and that subspace: V and H V
- * (max_sub each; the Ritz vectors and their residuals use their free
- * slots, the collapse being in place) and the diagonal, 2 max_sub + 1
- * whatever k (a space of at most max_sub rows: 2 k more, of its tiny
- * size); what a caller checks against free memory before the run. */
-CIS_API int cis_davidson_vectors(int k, int max_sub);
 /* Lowest o->roots eigenpairs of the symmetric double operator H (host or
  * device vectors) with the diagonal (Davidson) preconditioner
  * t = r / (e - diag), diag a host array of H's rows doubles; subspace

@@ -78,12 +78,8 @@ CIS_API cis_status cis_csr_check(const cis_csr *A);
 CIS_API cis_status cis_csr_copy(const cis_csr *A, cis_dtype t, cis_csr **out);
 /* Exact bytes of the three CSR arrays (64-bit row pointers). */
 CIS_API cis_int cis_csr_bytes(const cis_csr *A);
-/* Value i of A as double (either dtype). */
-CIS_API double cis_csr_value(const cis_csr *A, cis_int i);
 /* Nonzeros of row i with column < bound (bisection: columns are sorted). */
 CIS_API cis_int cis_csr_row_count_below(const cis_csr *A, cis_int i, cis_int bound);
-/* Largest row length and (optionally) its first row index. */
-CIS_API cis_int cis_csr_max_row(const cis_csr *A, cis_int *row_index);
 
 /* y = alpha*A*x + beta*y with x, y of A's dtype: the reference SpMV
  * (OpenMP over rows). beta == 0 overwrites y (NaN in y does not propagate). */
@@ -94,8 +90,6 @@ CIS_API cis_status cis_csr_spmv(const cis_csr *A, double alpha, const void *x, d
  * partial y for the mirrored part, summed at the end; deterministic for a
  * fixed thread count. beta == 0 overwrites y. */
 CIS_API cis_status cis_csr_symv(const cis_csr *U, double alpha, const void *x, double beta, void *y);
-/* The same in double with alpha = 1, beta = 0 (CIS_ERR_INVALID for float U). */
-CIS_API cis_status cis_csr_symv_upper(const cis_csr *U, const double *x, double *y);
 
 /* Free memory that a cisparse function returned for the caller to release
  * (e.g. the vector of cis_vector_read); NULL is accepted. Objects with their
@@ -121,29 +115,8 @@ typedef struct cis_csr_stats {
  * arguments or ref_cols > cols. */
 CIS_API cis_status cis_csr_stats_get(const cis_csr *A, cis_int ref_cols, cis_csr_stats *out);
 
-/* COO with capacity cap. */
-CIS_API cis_status cis_coo_alloc(cis_int rows, cis_int cols, cis_int cap, cis_dtype t, cis_coo **out);
-/* Free a COO and its arrays; NULL is accepted. */
-CIS_API void cis_coo_free(cis_coo *A);
-/* Append one triplet (0-based), growing capacity as needed. */
-CIS_API cis_status cis_coo_push(cis_coo *A, cis_idx i, cis_idx j, double v);
-/* COO -> CSR: sort by (row, col), sum duplicates. Explicit zeros are kept. */
-CIS_API cis_status cis_coo_to_csr(const cis_coo *A, cis_csr **out);
-
 /* B = A^T. */
 CIS_API cis_status cis_csr_transpose(const cis_csr *A, cis_csr **out);
-/* From a stored triangle (lower or upper) build the full matrix: mirror every
- * off-diagonal entry, negated when skew != 0. */
-CIS_API cis_status cis_csr_symmetric_expand(const cis_csr *T, int skew, cis_csr **out);
-/* B = rows of A permuted: row i of B is row perm[i] of A (perm a permutation
- * of 0..rows-1, checked). */
-CIS_API cis_status cis_csr_permute_rows(const cis_csr *A, const cis_idx *perm, cis_csr **out);
-/* The upper triangle (j >= i) of a square A, flagged CIS_FLAG_UPPER. */
-CIS_API cis_status cis_csr_upper(const cis_csr *A, cis_csr **out);
-/* Rows r0..r1-1 of A (0 <= r0 <= r1 <= rows) as a new CSR of r1-r0 rows and
- * A's columns, values and dtype (no flags): what a distributed matrix's row
- * builder returns. CIS_ERR_INVALID on a bad range. */
-CIS_API cis_status cis_csr_rows(const cis_csr *A, cis_int r0, cis_int r1, cis_csr **out);
 /* The upper triangle of A for symmetric storage, after checking that A is
  * symmetric: the same pattern mirrored and |a_ij - a_ji| <= tol *
  * max(|a_ij|, |a_ji|) (tol = 0: bitwise equal values; the stored value is

@@ -3,7 +3,7 @@ loading of libcisparse.
 
 The library is found, in order, at $CISPARSE_LIBRARY (a path; what the
 build tree's tests use), next to this file (the wheel built by
-``pip install .``), or by the loader (an installed libcisparse.so.0.2).
+``pip install .``), or by the loader (an installed libcisparse.so.0.3).
 Before it is loaded, OMP_WAIT_POLICY is set to passive unless the user set
 it, and once it is, the importing thread takes the library's thread count
 unless OMP_NUM_THREADS is set: the rules of the cisparse tool
@@ -84,7 +84,7 @@ def _candidates():
         return
     here = os.path.dirname(os.path.abspath(__file__))
     yield from sorted(glob.glob(os.path.join(here, "libcisparse.so*")))
-    for name in ("libcisparse.so.0.2", "libcisparse.so"):
+    for name in ("libcisparse.so.0.3", "libcisparse.so"):
         yield name
     found = ctypes.util.find_library("cisparse")
     if found:
@@ -196,8 +196,6 @@ _SIGNATURES = {
     "cis_gpu_plan_kernel": (c_char_p, [P]),
     "cis_gpu_plan_free": (None, [P]),
     "cis_gpu_sync": (cis_status, []),
-    # bench.h (device timings for benchmark programs: bench/python_overhead.py)
-    "cis_gpu_time_spmv": (cis_status, [P, c_void_p, c_double, c_void_p, c_int, c_int, POINTER(c_double)]),
     # operator.h
     "cis_operator_from_matrix": (cis_status, [P, POINTER(P)]),
     "cis_operator_from_csr": (cis_status, [POINTER(cis_csr), POINTER(P)]),

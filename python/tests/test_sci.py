@@ -4,7 +4,7 @@ private binding cisparse.sci) against PySCF's fci.selected_ci:
    8-fold symmetric integrals and random string sets (closed and open
    shells, equal sets, one string), to 1e-11 relative;
  - the lowest energies of kernel_fixed_space (several roots, an open
-   shell) on a molecule's integrals = cis_davidson on cis_sci_operator to
+   shell) on a molecule's integrals = ci_davidson on cis_sci_operator to
    1e-9 Eh, and = numpy's dense eigenvalues of the space's H on a tiny case;
  - the sets sorted and deduplicated as PySCF orders them; a bad string
    refused with the library's one-line message.

@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <string.h>
 #include "ci/ci_solve_internal.h"
+#include "distributed/dist_internal.h"
 
 static uint64_t hash_int(uint64_t h, int64_t v) { return cis_hash64(h, &v, sizeof v); }
 static uint64_t hash_double(uint64_t h, double v) { return cis_hash64(h, &v, sizeof v); }
@@ -89,7 +90,7 @@ cis_status ci_ranks_agree(const cis_fcidump *F, const cis_ci_solve_opts *o) {
   uint64_t h[2 + OPT_GROUPS];
   const char *name[2 + OPT_GROUPS];
   int differ[2 + OPT_GROUPS];
-  if (!F || !o || !o->comm || cis_dist_comm_local_ranks(o->comm) >= cis_dist_comm_ranks(o->comm)) return CIS_OK;
+  if (!F || !o || !o->comm || dist_comm_local_ranks(o->comm) >= cis_dist_comm_ranks(o->comm)) return CIS_OK;
   h[0] = hash_integrals(F);
   h[1] = hash_int(hash_int(CIS_HASH64_START, o->guess != NULL), o->nguess);
   name[1] = "guess";

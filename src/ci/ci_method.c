@@ -21,13 +21,13 @@ int ci_method_no_parity(const ci_run *r) { (void)r; return 0; }
 
 cis_status ci_method_direct_s2(void *ctx, const double *x, double *s2) {
   const ci_run *r = ctx;
-  return r->dv.compact ? cis_ci_s2_direct_compact(r->F, r->D, x, s2) : cis_ci_s2_direct(r->F, r->D, x, s2);
+  return r->dv.compact ? ci_s2_direct_compact(r->F, r->D, x, s2) : ci_s2_direct(r->F, r->D, x, s2);
 }
 
 cis_status ci_method_direct_report(ci_run *r) {
   cis_ci_result *R = r->R;
-  cis_ci_direct_get_info(r->D, &R->direct);
-  if (r->G) cis_ci_direct_gpu_get_info(r->G, &R->direct_gpu);
+  ci_direct_get_info(r->D, &R->direct);
+  if (r->G) ci_direct_gpu_get_info(r->G, &R->direct_gpu);
   R->half_sigmas = r->G ? R->direct_gpu.half_sigmas : R->direct.half_sigmas;
   if (!r->o->keep_vectors) return CIS_OK;
   /* the direct vectors are a grid: alpha string A times beta string B at A * nB + B */

@@ -11,6 +11,7 @@
 #include "cisparse/sci.h"
 #include "ci/ci_internal.h"
 #include "ci/ci_method.h"
+#include "solvers/solver_internal.h"
 
 /* The sizes of the sets' product in place of full CI's (the closed-form
  * counts would refuse a large orbital space the sets cover sparsely). */
@@ -45,7 +46,7 @@ static cis_status selected_fit(ci_run *r) {
   /* Davidson's vectors fitted to the host's limit less the space's guess (the space checks its own bytes) */
   const double vec = 8.0 * r->R->counts.determinants;
   if (r->R->mem_limit > 0) ci_fit_subspace(r, vec, fmax((double)r->R->mem_limit - 4 * vec, 1));
-  const double need = (cis_davidson_vectors(r->nr, r->max_sub) + 2.0) * vec;
+  const double need = (davidson_vectors(r->nr, r->max_sub) + 2.0) * vec;
   if (r->R->mem_limit > 0 && need > (double)r->R->mem_limit)
     return cis_error(CIS_ERR_TOO_LARGE, "%.4g determinants need %.1f GiB of Davidson vectors at the smallest subspace "
                      "(%d); this process may use %.1f GiB (%s)", r->R->counts.determinants, need / 1073741824.0,

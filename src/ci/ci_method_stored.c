@@ -12,6 +12,8 @@
 #include "ci/ci_internal.h"
 #include "ci/ci_method.h"
 #include "cisparse/operator.h"
+#include "core/internal.h"
+#include "gpu/gpu_plan_internal.h"
 
 static double gib(double bytes) { return bytes / 1073741824.0; }
 
@@ -31,7 +33,7 @@ cis_int ci_sample_rows(const cis_ci_counts *c) {
 static void format_memory(ci_run *r) {
   cis_ci_result *R = r->R;
   int64_t limit = cis_phys_memory() / 32;
-  cis_int maxrow = cis_csr_max_row(r->H, NULL), rows = r->H->rows, nnz = r->H->nnz;
+  cis_int maxrow = csr_max_row(r->H, NULL), rows = r->H->rows, nnz = r->H->nnz;
   if (limit < ((int64_t)1 << 30)) limit = (int64_t)1 << 30;
   for (int f = 0; f < CIS_CI_MAX_FORMATS; ++f) R->format_bytes[f] = R->format_estimate[f] = -1;
   for (int f = 0; f < cis_format_count() && f < CIS_CI_MAX_FORMATS; ++f) {
@@ -126,14 +128,14 @@ static cis_status stored_build(ci_run *r, int build_gpu) {
   CIS_TRY(ci_stored_space(r->keep, r->F, o, &R->ref_alpha, &R->ref_beta, &R->space_reused));
   t = ci_phase(R, "space", t);
   r->S = r->keep->S;
-  cis_int n = cis_ci_space_size(r->S);
+  cis_int n = ci_space_size(r->S);
   R->size = R->determinants = n;
-  R->alpha_strings = cis_ci_space_nalpha_strings(r->S);
-  R->beta_strings = cis_ci_space_nbeta_strings(r->S);
+  R->alpha_strings = ci_space_nalpha_strings(r->S);
+  R->beta_strings = ci_space_nbeta_strings(r->S);
   if (o->roots > n) return cis_error(CIS_ERR_INVALID, "%d roots asked; the space has %lld determinants", o->roots, (long long)n);
   /* the stored matrix from sampled rows: refuse now rather than after a
    * counting pass over every row (90% of the estimate, as it is one) */
-  CIS_TRY(cis_ci_hamiltonian_nnz_estimate(r->F, r->S, o->symmetric, ci_sample_rows(&R->counts), &R->nnz_estimate,
+  CIS_TRY(ci_hamiltonian_nnz_estimate(r->F, r->S, o->symmetric, ci_sample_rows(&R->counts), &R->nnz_estimate,
                                           &R->nnz_sampled));
   if (!build_gpu && R->nnz_sampled > 0) /* two passes over every row as over the sampled ones, on the threads */
     R->build_estimate = 2 * (cis_wtime() - t) * (double)n / (double)R->nnz_sampled / omp_get_max_threads();
@@ -156,8 +158,8 @@ static cis_status stored_build(ci_run *r, int build_gpu) {
   ci_report_header(r); /* the build and Davidson next */
   double tb = cis_wtime();
   if (build_gpu) {
-    if (o->symmetric) CIS_TRY(cis_ci_hamiltonian_gpu_upper(r->F, r->S, sym_kernel(o), &r->plan, &R->nnz));
-    else CIS_TRY(cis_ci_hamiltonian_gpu(r->F, r->S, &r->plan, &R->nnz));
+    if (o->symmetric) CIS_TRY(ci_hamiltonian_gpu_upper(r->F, r->S, sym_kernel(o), &r->plan, &R->nnz));
+    else CIS_TRY(ci_hamiltonian_gpu(r->F, r->S, &r->plan, &R->nnz));
     R->t_build = cis_wtime() - tb;
     t = ci_phase(R, "build (GPU)", tb);
   } else {
@@ -206,11 +208,11 @@ static cis_status stored_build(ci_run *r, int build_gpu) {
   if (r->H) format_memory(r);
   t = ci_phase(R, o->verbose ? "formats compared" : "build: format", t);
   R->matrix_bytes = r->plan ? cis_gpu_plan_bytes(r->plan) : cis_csr_bytes(r->H);
-  R->symmetric_plan = r->plan && cis_gpu_plan_is_symmetric(r->plan);
+  R->symmetric_plan = r->plan && gpu_plan_is_symmetric(r->plan);
   if (r->plan && R->symmetric_plan) snprintf(R->kernel, sizeof R->kernel, "%s", cis_gpu_plan_kernel(r->plan));
   r->diag = malloc((size_t)n * sizeof(double));
   if (!r->diag) return cis_error(CIS_ERR_ALLOC, "cannot allocate the Hamiltonian diagonal (%lld doubles)", (long long)n);
-  CIS_TRY(cis_ci_diagonal_all(r->F, r->S, r->diag));
+  CIS_TRY(ci_diagonal_all(r->F, r->S, r->diag));
   if (R->no_reference) { /* E_corr relative to the lowest determinant */
     double lo = r->diag[0];
     for (cis_int i = 1; i < n; ++i) if (r->diag[i] < lo) lo = r->diag[i];
@@ -227,7 +229,7 @@ static cis_status upper_apply(void *c, double alpha, const void *x, double beta,
   const cis_csr *U = c;
   (void)s;
   if (beta != 0) return cis_error(CIS_ERR_UNSUPPORTED, "the upper triangle's product gives H x only (beta = %g)", beta);
-  cis_status st = cis_csr_symv_upper(U, x, y);
+  cis_status st = csr_symv_upper(U, x, y);
   double *yv = y;
   for (cis_int i = 0; st == CIS_OK && alpha != 1 && i < U->rows; ++i) yv[i] *= alpha;
   return st;
@@ -240,7 +242,7 @@ static cis_status upper_apply(void *c, double alpha, const void *x, double beta,
 static cis_status stored_operator(ci_run *r) {
   cis_status st;
   cis_ci_result *R = r->R;
-  const cis_int n = cis_ci_space_size(r->S);
+  const cis_int n = ci_space_size(r->S);
   double t0 = cis_wtime();
   if (r->o->gpu && !r->plan) {
     if (cis_matrix_dtype(r->M) != CIS_F64) return cis_error(CIS_ERR_INVALID, "GPU Davidson needs a double matrix");
@@ -286,7 +288,7 @@ static void stored_correct(ci_run *r, cis_davidson_opts *d, int keep) {
 
 static cis_status stored_s2(void *ctx, const double *x, double *s2) {
   const ci_run *r = ctx;
-  return cis_ci_s2(r->F, r->S, x, s2);
+  return ci_s2(r->F, r->S, x, s2);
 }
 
 /* The GPU statistics (each product synchronized) and the determinants of
@@ -304,7 +306,7 @@ static cis_status stored_report(ci_run *r) {
   R->det_beta = malloc((size_t)n * sizeof(uint64_t));
   if (!R->det_alpha || !R->det_beta) return cis_error(CIS_ERR_ALLOC, "cannot allocate the result's determinants");
   if (r->F->norb > 64) return cis_error(CIS_ERR_UNSUPPORTED, "determinants of more than 64 orbitals in one word");
-  return cis_ci_space_dets(r->S, R->det_alpha, R->det_beta);
+  return ci_space_dets(r->S, R->det_alpha, R->det_beta);
 }
 
 static void stored_release(ci_run *r) {

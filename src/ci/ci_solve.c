@@ -10,6 +10,7 @@
 #include <string.h>
 #include "ci/ci_internal.h"
 #include "ci/ci_method.h"
+#include "ci/ci_solve_internal.h"
 
 cis_ci_solve_opts cis_ci_solve_opts_default(void) {
   cis_ci_solve_opts o;
@@ -32,13 +33,13 @@ cis_ci_solve_opts cis_ci_solve_opts_default(void) {
 static double gib(double bytes) { return bytes / 1073741824.0; }
 
 /* F (its integrals too unless values_checked: read from a file, whose
- * reader checked them) and every field of o (cis_fcidump_check,
- * cis_ci_solve_opts_check), then the options against F and each other. */
+ * reader checked them) and every field of o (fcidump_check,
+ * ci_solve_opts_check), then the options against F and each other. */
 static cis_status check_options(const cis_fcidump *F, const cis_ci_solve_opts *o, int values_checked) {
   cis_status st;
   if (!F || !o) return cis_error(CIS_ERR_INVALID, "cis_ci_solve: NULL argument");
-  if ((st = values_checked ? ci_fcidump_check_header(F) : cis_fcidump_check(F)) != CIS_OK) return st;
-  if ((st = cis_ci_solve_opts_check(o)) != CIS_OK) return st;
+  if ((st = values_checked ? ci_fcidump_check_header(F) : fcidump_check(F)) != CIS_OK) return st;
+  if ((st = ci_solve_opts_check(o)) != CIS_OK) return st;
   if (o->spin >= 0) { /* S >= |MS2|/2, 2S - MS2 even, and at most one unpaired electron per open orbital */
     int twos = (int)floor(2 * o->spin + 0.5), ms2 = abs(F->ms2);
     int unpaired = F->nelec < 2 * F->norb - F->nelec ? F->nelec : 2 * F->norb - F->nelec;
@@ -107,7 +108,7 @@ static int choose_direct(const cis_fcidump *F, const cis_ci_solve_opts *o, const
  * "only k roots of spin S"). States of spin S (each once, at any MS) =
  * determinants of MS = S minus those of MS = S + 1: S+ maps the second onto
  * a part of the first and commutes with H and the point group, so this holds
- * per irrep; both counted in closed form (cis_ci_count_bits) on F's header
+ * per irrep; both counted in closed form (ci_count_bits) on F's header
  * with MS2 changed. Truncated CI is not spin-complete: not checked. */
 static cis_status check_spin_states(const ci_run *r) {
   const cis_ci_solve_opts *o = r->o;
@@ -115,7 +116,7 @@ static cis_status check_spin_states(const ci_run *r) {
   int twos = (int)floor(2 * o->spin + 0.5);
   double dets[2] = {0, 0};
   for (int k = 0; k < 2; ++k) {
-    cis_fcidump G = *r->F; /* the header only: cis_ci_count_bits reads no integral */
+    cis_fcidump G = *r->F; /* the header only: ci_count_bits reads no integral */
     G.ms2 = twos + 2 * k;
     int na = cis_fcidump_nalpha(&G), nb = cis_fcidump_nbeta(&G);
     if (na > G.norb || nb < 0) continue; /* no determinant of that MS */
@@ -123,7 +124,7 @@ static cis_status check_spin_states(const ci_run *r) {
     for (int p = 0; p < na; ++p) a.w[p / 64] |= 1ull << (p % 64);
     for (int p = 0; p < nb; ++p) b.w[p / 64] |= 1ull << (p % 64);
     cis_ci_counts c;
-    cis_status st = cis_ci_count_bits(&G, -1, &a, &b, &c);
+    cis_status st = ci_count_bits(&G, -1, &a, &b, &c);
     if (st != CIS_OK) return st;
     dets[k] = c.determinants;
   }
@@ -212,13 +213,13 @@ static cis_status count_only(ci_run *r) {
   }
   R->nnz_counted = R->counts.nnz_bound <= 5e7 && dets <= 2e6;
   if (R->nnz_counted) {
-    CIS_TRY(cis_ci_space_create_bits(r->F, o->level, &R->ref_alpha, &R->ref_beta, &r->S));
+    CIS_TRY(ci_space_create_bits(r->F, o->level, &R->ref_alpha, &R->ref_beta, &r->S));
     double tb = cis_wtime();
-    CIS_TRY(cis_ci_hamiltonian_nnz(r->F, r->S, o->symmetric, &R->count_nnz, &R->count_max_row));
+    CIS_TRY(ci_hamiltonian_nnz(r->F, r->S, o->symmetric, &R->count_nnz, &R->count_max_row));
     R->t_build = cis_wtime() - tb;
   } else if (dets <= 5e7) {
-    CIS_TRY(cis_ci_space_create_bits(r->F, o->level, &R->ref_alpha, &R->ref_beta, &r->S));
-    CIS_TRY(cis_ci_hamiltonian_nnz_estimate(r->F, r->S, o->symmetric, ci_sample_rows(&R->counts), &R->nnz_estimate,
+    CIS_TRY(ci_space_create_bits(r->F, o->level, &R->ref_alpha, &R->ref_beta, &r->S));
+    CIS_TRY(ci_hamiltonian_nnz_estimate(r->F, r->S, o->symmetric, ci_sample_rows(&R->counts), &R->nnz_estimate,
                                             &R->nnz_sampled));
   }
   st = CIS_OK;
@@ -235,8 +236,8 @@ static cis_status reference_and_sizes(ci_run *r) {
   const cis_ci_solve_opts *o = r->o;
   cis_ci_result *R = r->R;
   if (o->occ) {
-    CIS_TRY(cis_ci_parse_occ_bits(r->F, o->occ, &R->ref_alpha, &R->ref_beta));
-  } else if ((st = cis_ci_find_reference_bits(r->F, &R->ref_alpha, &R->ref_beta)) != CIS_OK) {
+    CIS_TRY(ci_parse_occ_bits(r->F, o->occ, &R->ref_alpha, &R->ref_beta));
+  } else if ((st = ci_find_reference_bits(r->F, &R->ref_alpha, &R->ref_beta)) != CIS_OK) {
     if (o->level >= 0) return st; /* truncated CI needs a reference of symmetry ISYM */
     int na = cis_fcidump_nalpha(r->F), nb = cis_fcidump_nbeta(r->F);
     memset(&R->ref_alpha, 0, sizeof R->ref_alpha);
@@ -245,8 +246,8 @@ static cis_status reference_and_sizes(ci_run *r) {
     for (int p = 0; p < nb; ++p) R->ref_beta.w[p / 64] |= 1ull << (p % 64);
     R->no_reference = 1;
   }
-  R->e_reference = cis_ci_diagonal_bits(r->F, &R->ref_alpha, &R->ref_beta) + r->F->ecore;
-  CIS_TRY(cis_ci_count_bits(r->F, o->level, &R->ref_alpha, &R->ref_beta, &R->counts));
+  R->e_reference = ci_diagonal_bits(r->F, &R->ref_alpha, &R->ref_beta) + r->F->ecore;
+  CIS_TRY(ci_count_bits(r->F, o->level, &R->ref_alpha, &R->ref_beta, &R->counts));
   R->mem_limit = cis_host_memory_limit(R->mem_why, sizeof R->mem_why);
   st = CIS_OK;
 cleanup:
@@ -484,15 +485,15 @@ cis_status cis_ci_solve_file(const char *path, const cis_ci_solve_opts *o, cis_c
   cis_fcidump *F = NULL;
   if (out) *out = NULL;
   if (!path || !o) return cis_error(CIS_ERR_INVALID, "cis_ci_solve_file: NULL argument");
-  if ((st = cis_ci_solve_opts_check(o)) != CIS_OK) return st; /* before the file is read */
+  if ((st = ci_solve_opts_check(o)) != CIS_OK) return st; /* before the file is read */
   /* the CUDA context is made before the clock starts (a library user pays it
    * once per process, not per solve) */
   if (o->gpu && cis_gpu_count(NULL, 0) > 0) cis_gpu_sync();
   double t0 = cis_wtime();
   if ((st = cis_fcidump_read(path, &F)) != CIS_OK) return st;
   double t_parse = cis_wtime() - t0;
-  /* o->isym 1-based whatever the file's numbering; cis_fcidump_set_isym takes the file's */
-  if (o->isym > 0 && (st = cis_fcidump_set_isym(F, o->isym - (F->sym_numbering == CIS_FCIDUMP_SYM_PYSCF))) != CIS_OK) {
+  /* o->isym 1-based whatever the file's numbering; fcidump_set_isym takes the file's */
+  if (o->isym > 0 && (st = fcidump_set_isym(F, o->isym - (F->sym_numbering == CIS_FCIDUMP_SYM_PYSCF))) != CIS_OK) {
     cis_fcidump_free(F);
     return st;
   }
@@ -656,10 +657,10 @@ static cis_status solver_dets(cis_ci_solver *s, const cis_fcidump *F, const cis_
   }
   int reused;
   CIS_TRY(ci_stored_space(s, F, o, &R.ref_alpha, &R.ref_beta, &reused));
-  *n = cis_ci_space_size(s->S);
+  *n = ci_space_size(s->S);
   if (alpha && beta) {
     if (F->norb > 64) return cis_error(CIS_ERR_UNSUPPORTED, "determinants of more than 64 orbitals in one word");
-    CIS_TRY(cis_ci_space_dets(s->S, alpha, beta));
+    CIS_TRY(ci_space_dets(s->S, alpha, beta));
   }
   return CIS_OK;
 cleanup:

@@ -1,5 +1,5 @@
 /* ci_solve_check.c: every field of cis_ci_solve_opts checked on its own
- * (cis_ci_solve_opts_check), before the driver reads any of them; the
+ * (ci_solve_opts_check), before the driver reads any of them; the
  * checks that need the integrals (spin against the electrons, singlet
  * against MS2) stay in ci_solve.c. Messages name the option field, never a
  * command-line flag (the CLI checks its flags before it calls the driver). */
@@ -91,7 +91,7 @@ cleanup:
   return st;
 }
 
-cis_status cis_ci_solve_opts_check(const cis_ci_solve_opts *o) {
+cis_status ci_solve_opts_check(const cis_ci_solve_opts *o) {
   cis_status st;
   if (!o) return cis_error(CIS_ERR_INVALID, "cis_ci_solve_opts: NULL options");
   if (o->method != CIS_CI_METHOD_AUTO && o->method != CIS_CI_METHOD_STORED && o->method != CIS_CI_METHOD_DIRECT)

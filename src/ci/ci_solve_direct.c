@@ -10,19 +10,20 @@
 #include <string.h>
 #include "ci/ci_internal.h"
 #include "ci/ci_method.h"
+#include "solvers/solver_internal.h"
 
 cis_status ci_run_direct_space(ci_run *r) {
   cis_status st;
   const cis_ci_solve_opts *o = r->o;
   cis_ci_solver *s = r->keep;
-  const int nr = r->nr, dav = cis_davidson_vectors(nr, r->max_sub);
+  const int nr = r->nr, dav = davidson_vectors(nr, r->max_sub);
   const int gpu = r->R->gpu;
   /* on the GPU the host holds the guesses, the results and the diagonal
    * only; blocked by irreps (ORBSYM/ISYM not all 1, no projection) only the
    * roots in C1 order (for <S^2>), the rest compact */
   const int blocked = ci_has_symmetry(r->F) && !o->symmetry_projection;
   const int nvec = 2 * ci_guess_count(nr);
-  cis_ci_direct_opts dopt = cis_ci_direct_opts_default();
+  cis_ci_direct_opts dopt = ci_direct_opts_default();
   dopt.no_time_reversal = o->no_time_reversal;
   dopt.symmetry_projection = o->symmetry_projection;
   dopt.vectors = gpu ? (blocked ? nr + 1 : nvec + nr + 1) : dav;
@@ -44,7 +45,7 @@ cis_status ci_run_direct_space(ci_run *r) {
   if (gpu && !r->parts && (!s->G || s->G_vectors < dav)) {
     cis_ci_direct_gpu_free(s->G);
     s->G = NULL;
-    cis_ci_direct_gpu_opts go = cis_ci_direct_gpu_opts_default();
+    cis_ci_direct_gpu_opts go = ci_direct_gpu_opts_default();
     go.vectors = dav;
     if (o->gpu_leave_free > 0) { /* the workspace leaves room for what the caller does next (RDMs) */
       cis_gpu_info gi;
@@ -72,7 +73,7 @@ static cis_status time_sigma_cpu(ci_run *r) {
   double *x = malloc(2 * (size_t)n * sizeof(double));
   if (!x) return cis_error(CIS_ERR_ALLOC, "cannot allocate two vectors of %lld determinants", (long long)n);
   ci_fill_random(x, n);
-  cis_ci_direct_get_info(r->D, &before);
+  ci_direct_get_info(r->D, &before);
   cis_status st = ci_time_product(op, x, x + n, &r->R->sigma_ms);
   ci_direct_set_info(r->D, &before);
   free(x);
@@ -89,7 +90,7 @@ static cis_status time_sigma(ci_run *r) {
   CIS_TRY(cis_ci_direct_gpu_time_sigma(r->G, NULL, 5, &R->sigma_ms));
   const cis_int na = R->direct.alpha_strings, nb = R->direct.beta_strings;
   if (R->direct.blocked && na == nb && !o->no_time_reversal) { /* a symmetric compact vector */
-    const cis_int nc = cis_ci_direct_compact_size(r->D);
+    const cis_int nc = ci_direct_compact_size(r->D);
     int one = 1;
     if (!(c = malloc((size_t)nc * sizeof(double))))
       { st = cis_error(CIS_ERR_ALLOC, "cannot allocate a vector of %lld determinants", (long long)nc); goto cleanup; }
@@ -132,7 +133,7 @@ cis_status ci_run_direct_setup_space(ci_run *r) {
   double tb = cis_wtime();
   CIS_TRY(ci_run_direct_space(r));
   r->t_space = cis_wtime() - tb;
-  cis_ci_direct_get_info(r->D, &R->direct);
+  ci_direct_get_info(r->D, &R->direct);
   R->size = cis_ci_direct_size(r->D);
   R->determinants = R->direct.symmetry_determinants;
   R->alpha_strings = R->direct.alpha_strings;
@@ -161,7 +162,7 @@ static cis_status operators_done(ci_run *r, double tb, double t) {
     R->t_timing = cis_wtime() - t0;
     ci_phase(R, "sigma timing", t);
   }
-  if (r->G) cis_ci_direct_gpu_get_info(r->G, &R->direct_gpu);
+  if (r->G) ci_direct_gpu_get_info(r->G, &R->direct_gpu);
   st = CIS_OK;
 cleanup:
   return st;
@@ -178,8 +179,8 @@ static cis_status direct_setup(ci_run *r) {
   const cis_int n = cis_ci_direct_size(r->D);
   if (!(r->gdiag = malloc((size_t)n * sizeof(double))))
     return cis_error(CIS_ERR_ALLOC, "cannot allocate the diagonal of %lld determinants", (long long)n);
-  CIS_TRY(cis_ci_direct_diagonal(r->D, r->gdiag));
-  CIS_TRY(r->G ? cis_ci_direct_gpu_operator(r->G, r->gdiag, &r->op) : cis_ci_direct_operator(r->D, &r->op));
+  CIS_TRY(ci_direct_diagonal(r->D, r->gdiag));
+  CIS_TRY(r->G ? ci_direct_gpu_operator(r->G, r->gdiag, &r->op) : ci_direct_operator(r->D, &r->op));
   if (r->o->spin_penalty > 0) CIS_TRY(spin_penalty(r));
   r->dv = (ci_davidson_view){r->pen ? r->pen : r->op, r->gdiag, n, n, 0};
   CIS_TRY(operators_done(r, tb, t));
@@ -194,9 +195,9 @@ static cis_status irreps_setup(ci_run *r) {
   const double tb = cis_wtime();
   CIS_TRY(ci_run_direct_setup_space(r));
   const double t = cis_wtime();
-  CIS_TRY(r->G ? cis_ci_direct_gpu_compact_operator(r->G, NULL, &r->opc) : cis_ci_direct_compact_operator(r->D, &r->opc));
+  CIS_TRY(r->G ? ci_direct_gpu_compact_operator(r->G, NULL, &r->opc) : ci_direct_compact_operator(r->D, &r->opc));
   r->dv = (ci_davidson_view){r->opc, cis_operator_diagonal(r->opc), cis_ci_direct_size(r->D),
-                             cis_ci_direct_compact_size(r->D), 1};
+                             ci_direct_compact_size(r->D), 1};
   CIS_TRY(operators_done(r, tb, t));
 cleanup:
   return st;

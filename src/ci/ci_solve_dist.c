@@ -4,17 +4,17 @@
  * storage), the rows split by nonzeros, then each part builds only its own
  * rows, splits them into its blocks and frees them: the whole Hamiltonian is
  * never held anywhere. On GPU parts everything runs on the devices: the
- * count on the first part's GPU (cis_ci_hamiltonian_gpu_row_nnz), each
- * part's rows on its own GPU (cis_ci_hamiltonian_gpu_rows) split there
- * (cis_dist_matrix_create_rows_gpu), the local block in sym-seg by default
+ * count on the first part's GPU (ci_hamiltonian_gpu_row_nnz), each
+ * part's rows on its own GPU (ci_hamiltonian_gpu_rows) split there
+ * (dist_matrix_create_rows_gpu), the local block in sym-seg by default
  * (the one-GPU path's fastest kernel for this symmetric matrix; --format csr
  * keeps a csr plan, other formats are built on the host from the block).
- * On host parts: counted and built on the host (cis_ci_hamiltonian_row_nnz,
- * cis_ci_hamiltonian_rows, OpenMP) and split there
- * (cis_dist_matrix_create_rows). With a symmetric format (sym-seg, the GPU
+ * On host parts: counted and built on the host (ci_hamiltonian_row_nnz,
+ * ci_hamiltonian_rows, OpenMP) and split there
+ * (dist_matrix_create_rows). With a symmetric format (sym-seg, the GPU
  * default, or csr-sym) and no exchange named, each part builds only its
  * rows of the upper triangle and every entry is stored once over the parts
- * (cis_dist_matrix_create_upper_rows: the rows split by the triangle's
+ * (dist_matrix_create_upper_rows: the rows split by the triangle's
  * counts, the mirror terms summed onto their owners). Davidson (the
  * driver's, ci_run_roots: P-space guesses) on the distributed operator:
  * the method "stored over parts" (ci_method.h), energies only. Not done (docs): the parts' builds
@@ -24,6 +24,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include "ci/ci_method.h"
+#include "ci/ci_internal.h"
+#include "distributed/dist_internal.h"
 
 typedef struct rows_ctx {
   const cis_fcidump *F;
@@ -36,7 +38,7 @@ typedef struct rows_ctx {
 static cis_status build_rows(void *ctx, cis_int r0, cis_int r1, cis_csr **rows) {
   rows_ctx *x = ctx;
   double t0 = cis_wtime();
-  cis_status st = cis_ci_hamiltonian_rows(x->F, x->S, r0, r1, x->upper, x->counts, rows);
+  cis_status st = ci_hamiltonian_rows(x->F, x->S, r0, r1, x->upper, x->counts, rows);
   x->seconds += cis_wtime() - t0;
   return st;
 }
@@ -46,7 +48,7 @@ static cis_status build_rows_gpu(void *ctx, int local, cis_int r0, cis_int r1, c
   rows_ctx *x = ctx;
   double t0 = cis_wtime();
   (void)local;
-  cis_status st = cis_ci_hamiltonian_gpu_rows(x->F, x->S, r0, r1, x->upper, x->counts, rows);
+  cis_status st = ci_hamiltonian_gpu_rows(x->F, x->S, r0, r1, x->upper, x->counts, rows);
   const double t = cis_wtime() - t0;
   CIS_PRAGMA(omp critical(ci_rows_seconds)) /* the slowest part's: the parts build at once */
   x->seconds = t > x->seconds ? t : x->seconds;
@@ -57,9 +59,9 @@ static cis_status build_rows_gpu(void *ctx, int local, cis_int r0, cis_int r1, c
  * part's GPU, or on the host. */
 static cis_status count_rows(const ci_run *r, cis_dist_comm *c, int on_gpu, int upper, cis_int n, cis_int *counts) {
   cis_status st;
-  if (!on_gpu) return cis_ci_hamiltonian_row_nnz(r->F, r->S, upper, counts);
-  if ((st = cis_dist_comm_use_part(c, 0)) != CIS_OK) return st;
-  return cis_ci_hamiltonian_gpu_row_nnz(r->F, r->S, 0, n, upper, counts);
+  if (!on_gpu) return ci_hamiltonian_row_nnz(r->F, r->S, upper, counts);
+  if ((st = dist_comm_use_part(c, 0)) != CIS_OK) return st;
+  return ci_hamiltonian_gpu_row_nnz(r->F, r->S, 0, n, upper, counts);
 }
 
 /* The parts' block format: o->format, else sym-seg on GPUs (the local
@@ -105,14 +107,14 @@ static cis_status parts_setup(ci_run *r) {
   const double t_comm = cis_wtime() - t_start; /* NCCL's communicator: each GPU's context made here */
   /* the reference as every path takes it (reference_and_sizes: o->occ, else
    * aufbau of ISYM; the roots checked against its closed-form counts) */
-  CIS_TRY(cis_ci_space_create_bits(r->F, o->level, &R->ref_alpha, &R->ref_beta, &r->S));
-  const cis_int n = cis_ci_space_size(r->S);
+  CIS_TRY(ci_space_create_bits(r->F, o->level, &R->ref_alpha, &R->ref_beta, &r->S));
+  const cis_int n = ci_space_size(r->S);
   cis_int nnz = 0;
   if (o->roots > n) /* the closed-form count said otherwise: the same refusal as before the work */
     CIS_TRY(cis_error(CIS_ERR_INVALID, "%d roots asked; the space has %lld determinants", o->roots, (long long)n));
   R->size = R->determinants = n;
-  R->alpha_strings = cis_ci_space_nalpha_strings(r->S);
-  R->beta_strings = cis_ci_space_nbeta_strings(r->S);
+  R->alpha_strings = ci_space_nalpha_strings(r->S);
+  R->beta_strings = ci_space_nbeta_strings(r->S);
   ci_report_header(r); /* the count, the parts' builds and Davidson next */
   double t0 = cis_wtime();
   const double t_space = t0 - t_start - t_comm; /* the reference and the space (strings) */
@@ -123,22 +125,22 @@ static cis_status parts_setup(ci_run *r) {
   dopt.format = parts_format(o, R->gpu);
   /* each entry once (the upper triangle's rows, the mirror terms summed onto
    * their owners) with a symmetric format and no exchange named */
-  const int once = cis_dist_stores_once(&dopt);
+  const int once = dist_stores_once(&dopt);
   CIS_TRY(count_rows(r, ds->c, R->gpu, once, n, counts));
   for (cis_int i = 0; i < n; ++i) nnz += counts[i];
   R->nnz = nnz; /* once: the triangle's, made the whole matrix's below */
   R->count_seconds = cis_wtime() - t0;
   rows_ctx bx = {r->F, r->S, counts, once, 0};
   if (once)
-    CIS_TRY(cis_dist_matrix_create_upper_rows(n, counts, R->gpu ? NULL : build_rows, R->gpu ? build_rows_gpu : NULL,
+    CIS_TRY(dist_matrix_create_upper_rows(n, counts, R->gpu ? NULL : build_rows, R->gpu ? build_rows_gpu : NULL,
                                               &bx, ds->c, &dopt, &ds->DM));
   else
-    CIS_TRY(R->gpu ? cis_dist_matrix_create_rows_gpu(n, counts, build_rows_gpu, &bx, ds->c, &dopt, &ds->DM)
-                   : cis_dist_matrix_create_rows(n, counts, build_rows, &bx, ds->c, &dopt, &ds->DM));
+    CIS_TRY(R->gpu ? dist_matrix_create_rows_gpu(n, counts, build_rows_gpu, &bx, ds->c, &dopt, &ds->DM)
+                   : dist_matrix_create_rows(n, counts, build_rows, &bx, ds->c, &dopt, &ds->DM));
   CIS_TRY(cis_operator_from_dist(ds->DM, &ds->op));
   R->t_build = cis_wtime() - t0; /* the whole set-up: count, builds, splits, stores, exchange plan */
   R->build_rows_seconds = bx.seconds;
-  cis_dist_matrix_setup_times(ds->DM, &R->split_seconds, &R->store_seconds);
+  dist_matrix_setup_times(ds->DM, &R->split_seconds, &R->store_seconds);
   free(counts);
   counts = NULL;
   R->parts = cis_dist_comm_ranks(ds->c);
@@ -149,7 +151,7 @@ static cis_status parts_setup(ci_run *r) {
   if (!(r->diag = malloc((size_t)n * sizeof(double))))
     CIS_TRY(cis_error(CIS_ERR_ALLOC, "cannot allocate the Hamiltonian diagonal (%lld doubles)", (long long)n));
   const double t_d0 = cis_wtime();
-  CIS_TRY(cis_ci_diagonal_all(r->F, r->S, r->diag));
+  CIS_TRY(ci_diagonal_all(r->F, r->S, r->diag));
   const double t_diag = cis_wtime() - t_d0;
   if (once) { /* the whole matrix's nonzeros: each strict-upper entry twice (exact zeros are not stored) */
     R->nnz = 2 * nnz;

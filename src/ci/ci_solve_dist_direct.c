@@ -8,7 +8,7 @@
  * range of alpha strings, balanced by their work (ci_direct_alpha_work: the
  * half sigma's lower triangle, the irrep blocks' widths), and contributes to
  * every row of sigma. A distributed summed operator
- * (cis_dist_matrix_create_summed) gathers the whole vector on every part
+ * (dist_matrix_create_summed) gathers the whole vector on every part
  * before the product and sums the parts' partial sigmas onto the owners'
  * rows after it; Davidson's vectors are spread by rows (an even split),
  * each part holding its share, the dots summed over the parts.
@@ -17,12 +17,12 @@
  * C1 vectors: each product makes the whole vector it gathered pure (the
  * one-device hook) before the half sigma, and the summed operator writes
  * the part's rows of it back into Davidson's vector
- * (cis_dist_summed_set_write_back): no exchange of its own. A correction
+ * (dist_summed_set_write_back): no exchange of its own. A correction
  * is pure then only to its round-off, but its impure part is orthogonal to
  * the (pure) subspace, so projecting it after the Gram-Schmidt changes no
  * dot with the other vectors and its norm by the square of that round-off.
  * The hook on the corrections instead (gathered whole, projected on every
- * part, written back: cis_dist_summed_transform) cost an all-gather and a
+ * part, written back: dist_summed_transform) cost an all-gather and a
  * whole-vector pass per correction on every part, which did not shrink
  * with the parts (212 ms a correction on 2 H200s, 256 ms on 4, the 16e/18o
  * C1 space); it stays for compact vectors on host parts (none on GPUs, as
@@ -32,7 +32,7 @@
  * pure in place for the half sigma, and its partial sigma) beside its share
  * of Davidson's. Where the GPUs cannot also hold a share of the smallest
  * subspace, Davidson's vectors stay in host memory (R->host_vectors, chosen
- * by the driver: cis_dist_summed_set_vectors_host; each product then copies
+ * by the driver: dist_summed_set_vectors_host; each product then copies
  * a part's rows in and out over its link). A space whose two whole vectors
  * do not fit one GPU is refused by the driver with the numbers (a sigma
  * whose parts exchange blocks of c and sigma as they go is the next step:
@@ -47,6 +47,8 @@
 #include "ci/ci_internal.h"
 #include "ci/ci_method.h"
 #include "core/options.h"
+#include "distributed/dist_internal.h"
+#include "solvers/solver_internal.h"
 
 /* Most parts one process drives (the distributed layer's own bound). */
 #define PARTS_MAX 64
@@ -94,7 +96,7 @@ static cis_status part_sigma(void *ctx, int local, int rank, const void *x, void
     cis_status st = part_pure(ctx, local, rank, x, (void *)x, s); /* the summed operator's write-back contract */
     if (st != CIS_OK) return st;
   }
-  if (G) return dd->compact ? cis_ci_direct_gpu_compact_sigma(G, 1, x, y, s) : cis_ci_direct_gpu_sigma(G, 1, x, y, s);
+  if (G) return dd->compact ? ci_direct_gpu_compact_sigma(G, 1, x, y, s) : cis_ci_direct_gpu_sigma(G, 1, x, y, s);
   if (dd->on_gpus) return cis_error(CIS_ERR_INVALID, "direct sigma over GPUs: part %d lost its GPU sigma", rank);
   return ci_direct_sigma_part(dd->D, dd->compact, x, y, dd->alo[rank], dd->alo[rank + 1]);
 }
@@ -119,14 +121,14 @@ static cis_status split_work(const cis_ci_direct *D, int compact, int parts, cis
 static cis_status ci_dist_direct_correct(void *ctx, void *t, cis_stream s) {
   ci_dist_direct *dd = ctx;
   (void)s;
-  return cis_dist_summed_transform(dd->M, t, part_pure, dd);
+  return dist_summed_transform(dd->M, t, part_pure, dd);
 }
 
 void ci_dist_direct_free(ci_dist_direct *dd) {
   if (!dd) return;
   for (int l = 0; l < dd->nlocal; ++l)
     if (dd->G[l]) {
-      cis_dist_comm_use_part(dd->c, l);
+      dist_comm_use_part(dd->c, l);
       cis_ci_direct_gpu_free(dd->G[l]);
     }
   cis_dist_matrix_free(dd->M);
@@ -209,11 +211,11 @@ static cis_status make_gpu_part(ci_dist_direct *dd, int l, void *arg) {
   const ci_run *r = arg;
   const int parts = dd->parts;
   const cis_int rows = dd->rows[dd->first + l];
-  cis_ci_direct_gpu_opts go = cis_ci_direct_gpu_opts_default();
-  const int rank = dd->first + l, dav = r->R->host_vectors ? 0 : cis_davidson_vectors(r->nr, r->max_sub);
+  cis_ci_direct_gpu_opts go = ci_direct_gpu_opts_default();
+  const int rank = dd->first + l, dav = r->R->host_vectors ? 0 : davidson_vectors(r->nr, r->max_sub);
   cis_gpu_info gi;
   go.vectors = 1; /* the whole vectors are allocated; the workspace below leaves the share */
-  CIS_TRY(cis_dist_comm_use_part(dd->c, l));
+  CIS_TRY(dist_comm_use_part(dd->c, l));
   CIS_TRY(cis_gpu_get_info(&gi));
   const double work = (double)gi.free_mem - 8.0 * (double)rows * dav - ci_nccl_reserve(parts);
   go.work_bytes = work > (double)(256 << 20) ? (int64_t)work : (int64_t)256 << 20;
@@ -232,11 +234,11 @@ static cis_status remake_gpu_part(ci_dist_direct *dd, int l, void *arg) {
   const cis_int *next = arg;
   const int rank = dd->first + l;
   if (!dd->G[l] || (next[rank] == dd->alo[rank] && next[rank + 1] == dd->alo[rank + 1])) return CIS_OK;
-  cis_status st = cis_dist_comm_use_part(dd->c, l);
+  cis_status st = dist_comm_use_part(dd->c, l);
   if (st != CIS_OK) return st;
   cis_ci_direct_gpu_info old;
   cis_ci_direct_gpu_opts go = dd->go[l];
-  cis_ci_direct_gpu_get_info(dd->G[l], &old);
+  ci_direct_gpu_get_info(dd->G[l], &old);
   if (l == 0) dd->carried_vectors += old.sigma_vectors, dd->carried_half += old.half_sigmas;
   cis_ci_direct_gpu_free(dd->G[l]);
   dd->G[l] = NULL;
@@ -248,7 +250,7 @@ static cis_status remake_gpu_part(ci_dist_direct *dd, int l, void *arg) {
 }
 
 /* Before the third product: the alpha strings re-split from the parts'
- * times in the second (cis_dist_summed_work less its figures after the
+ * times in the second (dist_summed_work less its figures after the
  * first, which carries first-call costs: cuBLAS, lazily loaded kernels).
  * The model of split_work misses by up to 16 % a part (CAS(16,16) over 4
  * H100s, 2026-11-27: the third quarter of the strings 72 ms against 61-64
@@ -276,7 +278,7 @@ static cis_status rebalance(void *ctx, cis_dist_matrix *M) {
   if (dd->balanced || dd->parts < 2 || dd->resplit == 0) return CIS_OK;
   cis_dist_matrix_times(M, NULL, NULL, &products); /* this process's count, the same on every one */
   if (products < 1) return CIS_OK;
-  CIS_TRY(cis_dist_summed_work(M, secs, &products));
+  CIS_TRY(dist_summed_work(M, secs, &products));
   if (products == 1) { /* the first product's figures, taken off the next */
     memcpy(dd->first_secs, secs, (size_t)dd->parts * sizeof(double));
     return CIS_OK;
@@ -287,12 +289,12 @@ static cis_status rebalance(void *ctx, cis_dist_matrix *M) {
   CIS_TRY(model_work(dd->D, dd->compact, nsa, &w));
   dd->balance_gain = ci_split_rescaled(w, nsa, dd->parts, dd->alo, secs, next);
   for (int l = 0; l < dd->nlocal; ++l) make[l] = dd->t_make;
-  CIS_TRY(cis_dist_allreduce_host(dd->c, make, 1)); /* every local part adds its process's time once */
+  CIS_TRY(dist_allreduce_host(dd->c, make, 1)); /* every local part adds its process's time once */
   for (int p = 0; p < dd->parts; ++p) slowest = fmax(slowest, secs[p]);
   const double saving = (1 - dd->balance_gain) * slowest * RESPLIT_HORIZON, cost = RESPLIT_COST * make[0] / dd->parts;
   const int mine = dd->resplit > 0 ? dd->balance_gain < 1 : dd->balance_gain <= 0.97 && saving > cost;
   for (int l = 0; l < dd->nlocal; ++l) agree[l] = mine;
-  CIS_TRY(cis_dist_allreduce_host(dd->c, agree, 1));
+  CIS_TRY(dist_allreduce_host(dd->c, agree, 1));
   const int resplit = agree[0] == (double)dd->parts;
   if (dd->verbose && dd->first == 0) {
     fprintf(stderr, "direct over %d parts: the second product's work per part", dd->parts);
@@ -323,7 +325,7 @@ cis_status ci_run_setup_dist_direct(ci_run *r) {
   dd->D = r->D;
   dd->compact = R->direct.blocked;
   const cis_int nsa = R->direct.alpha_strings;
-  const cis_int n = dd->compact ? cis_ci_direct_compact_size(r->D) : cis_ci_direct_size(r->D);
+  const cis_int n = dd->compact ? ci_direct_compact_size(r->D) : cis_ci_direct_size(r->D);
   if (parts > nsa || parts > n)
     CIS_TRY(cis_error(CIS_ERR_INVALID, "%d parts for a space of %lld alpha strings and %lld determinants: at most one "
                       "part per alpha string", parts, (long long)nsa, (long long)n));
@@ -332,12 +334,12 @@ cis_status ci_run_setup_dist_direct(ci_run *r) {
   CIS_TRY(ci_parts_comm(o, &dd->w, &dd->c));
   dd->comm_given = dd->c == o->comm;
   t_comm = cis_wtime() - t0;
-  dd->nlocal = cis_dist_comm_local_ranks(dd->c);
-  dd->first = cis_dist_comm_first_rank(dd->c);
+  dd->nlocal = dist_comm_local_ranks(dd->c);
+  dd->first = dist_comm_first_rank(dd->c);
   CIS_TRY(split_work(r->D, dd->compact, parts, nsa, dd->alo));
   dd->parts = parts;
   dd->verbose = o->verbose;
-  dd->on_gpus = cis_dist_comm_memspace(dd->c) == CIS_MEM_DEVICE;
+  dd->on_gpus = dist_comm_memspace(dd->c) == CIS_MEM_DEVICE;
   dd->resplit = cis_opt_is(CIS_OPT_DIST_RESPLIT, "always") ? 1 : cis_opt_is(CIS_OPT_DIST_RESPLIT, "never") ? 0 : -1;
   /* Davidson's rows: an even split of the vector (its share of memory),
    * uniform (blocks of ceil(n / parts), the last shorter) when the last
@@ -349,29 +351,29 @@ cis_status ci_run_setup_dist_direct(ci_run *r) {
     row_start[p] = uniform ? (p < parts ? (cis_int)p * block : n) : (cis_int)((double)n * p / parts);
   t0 = cis_wtime();
   CIS_TRY(cis_alloc_array((void **)&diag, n, sizeof(double), "the diagonal"));
-  CIS_TRY(dd->compact ? cis_ci_direct_compact_diagonal(r->D, diag) : cis_ci_direct_diagonal(r->D, diag));
+  CIS_TRY(dd->compact ? ci_direct_compact_diagonal(r->D, diag) : ci_direct_diagonal(r->D, diag));
   t_diag = cis_wtime() - t0;
   t0 = cis_wtime();
   /* the diagonal copied into the operator only where Davidson reads it there
    * (compact vectors); C1 Davidson takes the driver's (r->gdiag, below): a
    * large space's two copies saved (14.3 GiB each for the 16e/18o C1 space) */
-  CIS_TRY(cis_dist_matrix_create_summed(n, row_start, dd->compact ? diag : NULL, CIS_F64, part_sigma, dd, dd->c, &dd->M));
+  CIS_TRY(dist_matrix_create_summed(n, row_start, dd->compact ? diag : NULL, CIS_F64, part_sigma, dd, dd->c, &dd->M));
   /* C1 vectors: the sum in NCCL's reduce-scatter (a part's C1 sigma makes a
    * nearly symmetric gathered vector pure before its half sigma, and the
    * product writes that back into Davidson's vector); compact vectors on
    * GPUs have no such projection, so their rows are summed in rank order */
-  CIS_TRY(cis_dist_summed_set_sum(dd->M, dd->compact ? CIS_DIST_SUM_RANK_ORDER : CIS_DIST_SUM_COLLECTIVE));
-  CIS_TRY(cis_dist_summed_set_prepare(dd->M, rebalance, dd));
-  CIS_TRY(cis_dist_summed_set_write_back(dd->M, !dd->compact)); /* part_sigma's projection goes back to Davidson */
+  CIS_TRY(dist_summed_set_sum(dd->M, dd->compact ? CIS_DIST_SUM_RANK_ORDER : CIS_DIST_SUM_COLLECTIVE));
+  CIS_TRY(dist_summed_set_prepare(dd->M, rebalance, dd));
+  CIS_TRY(dist_summed_set_write_back(dd->M, !dd->compact)); /* part_sigma's projection goes back to Davidson */
   if (R->host_vectors) { /* Davidson's vectors on the host (direct_subspace), page-locked unless told not to */
-    CIS_TRY(cis_dist_summed_set_vectors_host(dd->M, cis_opt_int(CIS_OPT_HOST_VECTORS_PIN, 1) != 0));
+    CIS_TRY(dist_summed_set_vectors_host(dd->M, cis_opt_int(CIS_OPT_HOST_VECTORS_PIN, 1) != 0));
   }
   t_op = cis_wtime() - t0;
   t0 = cis_wtime();
-  if (cis_dist_comm_memspace(dd->c) == CIS_MEM_DEVICE) {
+  if (dist_comm_memspace(dd->c) == CIS_MEM_DEVICE) {
     for (int p = 0; p < parts; ++p) dd->rows[p] = row_start[p + 1] - row_start[p];
     CIS_TRY(each_gpu_part(dd, make_gpu_part, r, "made"));
-    cis_ci_direct_gpu_get_info(dd->G[0], &R->direct_gpu);
+    ci_direct_gpu_get_info(dd->G[0], &R->direct_gpu);
     dd->t_make = cis_wtime() - t0;
   }
   if (o->verbose)
@@ -413,7 +415,7 @@ cleanup:
 
 cis_status ci_check_comm(const cis_ci_solve_opts *o) {
   if (!o->comm) return CIS_OK;
-  const int ranks = cis_dist_comm_ranks(o->comm), host = cis_dist_comm_memspace(o->comm) == CIS_MEM_HOST;
+  const int ranks = cis_dist_comm_ranks(o->comm), host = dist_comm_memspace(o->comm) == CIS_MEM_HOST;
   const int parts = host ? o->cpu_parts : o->gpus;
   if (parts != ranks || (host ? o->gpus : o->cpu_parts) != 0)
     return cis_error(CIS_ERR_INVALID, "the caller's %s communicator has %d ranks: set %s = %d (and %s = 0), got gpus %d, "
@@ -433,9 +435,9 @@ static cis_status parts_report(ci_run *r) {
   cis_status st = ci_method_direct_report(r);
   int64_t np;
   cis_dist_matrix_times(dd->M, &R->exchange_seconds, &R->product_seconds, &np);
-  if (R->host_vectors) R->host_vectors = cis_dist_vectors_on_host(dd->M); /* 2: page-locked */
+  if (R->host_vectors) R->host_vectors = dist_vectors_on_host(dd->M); /* 2: page-locked */
   if (dd->G[0]) {
-    cis_ci_direct_gpu_get_info(dd->G[0], &R->direct_gpu);
+    ci_direct_gpu_get_info(dd->G[0], &R->direct_gpu);
     R->direct_gpu.sigma_vectors += dd->carried_vectors;
     R->direct_gpu.half_sigmas += dd->carried_half;
     R->half_sigmas = R->direct_gpu.half_sigmas;
@@ -455,7 +457,7 @@ static cis_status parts_setup(ci_run *r) {
   R->t_build = cis_wtime() - tb - R->t_timing;
   const int compact = R->direct.blocked;
   r->dv = (ci_davidson_view){compact ? r->opc : r->op, compact ? cis_operator_diagonal(r->opc) : r->gdiag,
-                             cis_ci_direct_size(r->D), compact ? cis_ci_direct_compact_size(r->D) : cis_ci_direct_size(r->D),
+                             cis_ci_direct_size(r->D), compact ? ci_direct_compact_size(r->D) : cis_ci_direct_size(r->D),
                              compact};
 cleanup:
   return st;

@@ -49,7 +49,7 @@ typedef struct ci_davidson_view {
   const cis_operator *op;
   const double *diag;
   cis_int n, len;
-  int compact;   /* vectors of the target irrep alone (cis_ci_direct_compress / _expand) */
+  int compact;   /* vectors of the target irrep alone (ci_direct_compress / _expand) */
 } ci_davidson_view;
 
 typedef struct ci_run {
@@ -161,7 +161,7 @@ int ci_guess_bound(const ci_run *r);
 #define CI_NCCL_INIT_RESERVE ((int64_t)256 << 20)
 double ci_nccl_reserve(int parts);
 /* Direct over `parts` GPUs of free_mem free bytes each: 1 when Davidson's
- * vectors must go to the host (cis_dist_summed_set_vectors_host), i.e. a
+ * vectors must go to the host (dist_summed_set_vectors_host), i.e. a
  * part's two whole vectors of vec_bytes, its share of least_vectors, NCCL's
  * reserve (ci_nccl_reserve) and an eighth of the free memory (at least 1
  * GiB) for the sigma's workspace do not fit. An eighth, not the third the
@@ -184,7 +184,7 @@ void ci_direct_fit(ci_run *r, double free_mem);
 double ci_gpu_need(const ci_run *r);
 /* Davidson's subspace for r->nr roots into r->max_sub and R->subspace:
  * o->max_sub when given (PySCF's max_space), else the default
- * (cis_davidson_subspace) made smaller, down to its floor, until its
+ * (davidson_subspace) made smaller, down to its floor, until its
  * vectors of vec_bytes fit budget bytes (budget <= 0: no bound); then
  * R->need for that subspace. */
 void ci_fit_subspace(ci_run *r, double vec_bytes, double budget);
@@ -227,5 +227,25 @@ ci_build_watch ci_build_progress(ci_run *r);
 void ci_davidson_progress(ci_run *r, cis_davidson_opts *d);
 /* 1 when F has point-group symmetry (ISYM or an ORBSYM not 1). */
 int ci_has_symmetry(const cis_fcidump *F);
+
+/* ---- moved from cisparse/ci_solve.h: internal, not exported ------------------------------ */
+
+/* Every field of o on its own: method one of CIS_CI_METHOD_*; the 0/1
+ * flags (gpu, symmetric, float_values, no_time_reversal,
+ * symmetry_projection, no_s2, block_products, verbose, count_only,
+ * accept_unconverged, keep_vectors, time_sigma, singlet) 0 or 1; build -1..1;
+ * gpus 0, 1..CIS_CI_MAX_PARTS or CIS_CI_ALL_GPUS; cpu_parts
+ * 0..CIS_CI_MAX_CPU_PARTS (..CIS_CI_MAX_PARTS with comm), not both;
+ * host_vectors -1..1; exchange NULL or a cis_dist_exchange_parse name; level
+ * -1..2 CIS_CI_MAX_ORB; roots 1..64; spin finite, < 0 or a multiple of 1/2
+ * up to 64; isym <= 8; tol finite > 0; etol finite >= 0; max_iter
+ * 1..CIS_CI_MAX_ITER; max_sub 0..CIS_CI_MAX_SUBSPACE; pspace
+ * 0..CIS_CI_MAX_PSPACE; repeat 1..CIS_CI_MAX_REPEAT; gpu_leave_free >= 0;
+ * spin_penalty finite >= 0; spin_penalty_ss finite; nguess >= 0 with guess
+ * when > 0; format NULL, "auto" or a storage format name; kernel, occ, save
+ * NULL or non-empty; save not with count_only. CIS_OK, or CIS_ERR_INVALID
+ * with one line naming the field ("cis_ci_solve_opts.max_sub must be ...").
+ * cis_ci_solve and the solver entry points call it first. */
+cis_status ci_solve_opts_check(const cis_ci_solve_opts *o);
 
 #endif

@@ -9,6 +9,7 @@
 #include <string.h>
 #include "ci/ci_internal.h"
 #include "ci/ci_method.h"
+#include "solvers/solver_internal.h"
 
 int ci_has_symmetry(const cis_fcidump *F) {
   int sym = F->isym != 1;
@@ -31,7 +32,7 @@ static int parity_extra(const ci_run *r) { return r->F->ms2 == 0 && !r->o->singl
 
 /* The subspace m (the default's or the caller's) raised to what Davidson
  * takes with its watches (kw = roots + watches): at least 2 kw and the
- * guesses + kw (cis_davidson_subspace's rule for kw; the caller's only
+ * guesses + kw (davidson_subspace's rule for kw; the caller's only
  * to 2 kw), so that the memory check counts what Davidson allocates. */
 static int watch_room(const ci_run *r, int m) {
   const int kw = r->nr + parity_extra(r), ng = ci_guess_bound(r) + parity_extra(r);
@@ -46,14 +47,14 @@ void ci_fit_subspace(ci_run *r, double vec_bytes, double budget) {
   const int nr = r->nr, ng = ci_guess_bound(r);
   cis_ci_result *R = r->R;
   r->one_parity = 0;
-  int m = watch_room(r, cis_davidson_subspace(nr, r->o->max_sub, ng));
+  int m = watch_room(r, davidson_subspace(nr, r->o->max_sub, ng));
   R->subspace_reduced_from = 0;
   if (r->o->max_sub <= 0 && budget > 0 && vec_bytes > 0) {
-    int lo = watch_room(r, cis_davidson_subspace(nr, 1, ng));
-    const double fit = floor((budget / vec_bytes - (cis_davidson_vectors(nr, 0))) / 2); /* vectors = 2 m + that */
+    int lo = watch_room(r, davidson_subspace(nr, 1, ng));
+    const double fit = floor((budget / vec_bytes - (davidson_vectors(nr, 0))) / 2); /* vectors = 2 m + that */
     if (fit < lo && parity_extra(r)) { /* no room for both parities' search: one, as plain Davidson, said so */
       r->one_parity = 1;
-      lo = cis_davidson_subspace(nr, 1, ng);
+      lo = davidson_subspace(nr, 1, ng);
     }
     if (fit < m) {
       R->subspace_reduced_from = m;
@@ -67,7 +68,7 @@ void ci_fit_subspace(ci_run *r, double vec_bytes, double budget) {
 
 int ci_davidson_vectors_least(const ci_run *r) {
   const int nr = r->nr;
-  return cis_davidson_vectors(nr, cis_davidson_subspace(nr, r->o->max_sub > 0 ? r->o->max_sub : 1, ci_guess_bound(r)));
+  return davidson_vectors(nr, davidson_subspace(nr, r->o->max_sub > 0 ? r->o->max_sub : 1, ci_guess_bound(r)));
 }
 
 cis_status ci_stored_space(cis_ci_solver *s, const cis_fcidump *F, const cis_ci_solve_opts *o, const cis_ci_bits *ra,
@@ -79,7 +80,7 @@ cis_status ci_stored_space(cis_ci_solver *s, const cis_fcidump *F, const cis_ci_
   cis_ci_space_free(s->S);
   s->S = NULL;
   s->key_S[0] = 0;
-  cis_status st = cis_ci_space_create_bits(F, o->level, ra, rb, &s->S);
+  cis_status st = ci_space_create_bits(F, o->level, ra, rb, &s->S);
   if (st == CIS_OK) snprintf(s->key_S, sizeof s->key_S, "%s", key);
   return st;
 }
@@ -238,7 +239,7 @@ static int spin_parity(const ci_run *r) {
 static void copy_given(const ci_run *r, int given, cis_int n, cis_int len, double *g) {
   for (int k = 0; k < given; ++k) {
     const double *v = r->o->guess + (size_t)k * (size_t)n;
-    if (r->dv.compact) cis_ci_direct_compress(r->D, v, g + (size_t)k * (size_t)len);
+    if (r->dv.compact) ci_direct_compress(r->D, v, g + (size_t)k * (size_t)len);
     else memcpy(g + (size_t)k * (size_t)len, v, (size_t)n * sizeof(double));
   }
 }
@@ -467,9 +468,9 @@ static cis_status dense_guesses(ci_run *r, int nvec, ci_guesses *out) {
   double *p = g + (size_t)given * (size_t)len;
   int used = 0;
   if (pvec > 0) {
-    if (compact) CIS_TRY(cis_ci_pspace_guess_compact(r->F, r->D, diag, np, pvec, p, &used, NULL));
-    else if (r->D) CIS_TRY(cis_ci_pspace_guess_direct(r->F, r->D, diag, np, pvec, p, &used, NULL));
-    else CIS_TRY(cis_ci_pspace_guess(r->F, r->S, diag, np, pvec, p, &used, NULL));
+    if (compact) CIS_TRY(ci_pspace_guess_compact(r->F, r->D, diag, np, pvec, p, &used, NULL));
+    else if (r->D) CIS_TRY(ci_pspace_guess_direct(r->F, r->D, diag, np, pvec, p, &used, NULL));
+    else CIS_TRY(ci_pspace_guess(r->F, r->S, diag, np, pvec, p, &used, NULL));
   }
   r->R->pspace_used = used;
   int nout = total;
@@ -556,7 +557,7 @@ static cis_status solve_roots(ci_run *r) {
     CIS_TRY(ci_spin_adapt_levels(&ev, nr, ng, roots, r->evals, r->s2, spin_degen(o), &r->top_mixed));
   }
   for (int k = 0; k < nr && compact && need_c1; ++k)
-    cis_ci_direct_expand(r->D, vc + (size_t)k * (size_t)ng, r->evecs + (size_t)k * (size_t)n);
+    ci_direct_expand(r->D, vc + (size_t)k * (size_t)ng, r->evecs + (size_t)k * (size_t)n);
   R->t_s2 = cis_wtime() - t_s2;
   ci_phase(R, "<S^2>", t_s2);
   r->nroots = nr;
@@ -606,7 +607,7 @@ cis_status ci_run_roots(ci_run *r) {
     r->nr = 2 * r->nr < cap ? 2 * r->nr : cap;
     if (r->nr > n) r->nr = (int)n;
     /* the subspace grows with the roots (not below what the first round kept) */
-    const int m = cis_davidson_subspace(r->nr, r->o->max_sub, ci_guess_bound(r));
+    const int m = davidson_subspace(r->nr, r->o->max_sub, ci_guess_bound(r));
     if (m > r->max_sub) r->R->subspace = r->max_sub = m;
   }
   return CIS_OK;

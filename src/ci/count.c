@@ -15,6 +15,7 @@
 #include <string.h>
 #include "ci/ci_internal.h"
 #include "core/internal.h"
+#include "solvers/solver_internal.h"
 
 /* D[k][g]: ways to pick k orbitals of the set `set` with irreps XOR = g. */
 static void choose_by_irrep(const cis_fcidump *F, ci_bits set, double D[CIS_CI_MAX_ORB + 1][8]) {
@@ -43,14 +44,14 @@ static void strings_by_level(const cis_fcidump *F, ci_bits ref, double S[CIS_CI_
         for (int b = 0; b < 8; ++b) S[e][g0 ^ a ^ b] += Hh[e][a] * Pp[e][b];
 }
 
-cis_status cis_ci_count(const cis_fcidump *F, int level, uint64_t ref_alpha, uint64_t ref_beta, cis_ci_counts *out) {
+cis_status ci_count(const cis_fcidump *F, int level, uint64_t ref_alpha, uint64_t ref_beta, cis_ci_counts *out) {
   ci_bits a = cis_ci_bits_from_u64(ref_alpha), b = cis_ci_bits_from_u64(ref_beta);
-  return cis_ci_count_bits(F, level, &a, &b, out);
+  return ci_count_bits(F, level, &a, &b, out);
 }
 
-cis_status cis_ci_count_bits(const cis_fcidump *F, int level, const cis_ci_bits *ref_alpha,
+cis_status ci_count_bits(const cis_fcidump *F, int level, const cis_ci_bits *ref_alpha,
                              const cis_ci_bits *ref_beta, cis_ci_counts *out) {
-  if (!F || !out || !ref_alpha || !ref_beta) return cis_error(CIS_ERR_INVALID, "cis_ci_count: NULL argument");
+  if (!F || !out || !ref_alpha || !ref_beta) return cis_error(CIS_ERR_INVALID, "ci_count: NULL argument");
   cis_status st = ci_fcidump_check_header(F);
   if (st != CIS_OK) return st;
   int na = cis_fcidump_nalpha(F), nb = cis_fcidump_nbeta(F), target = (F->isym - 1) & 7;
@@ -99,15 +100,15 @@ void cis_ci_memory(const cis_ci_counts *c, int roots, int max_sub, double nnz, c
    * guesses made the direct driver count 11 vectors at subspace 2 (one
    * guess a root there) and refuse the 16e/18o C1 space on 2 80-GB GPUs
    * with 107 GiB a GPU, where Davidson takes 5 (64 GiB) */
-  max_sub = max_sub > 0 ? cis_davidson_subspace(roots, max_sub, 0) : cis_davidson_subspace(roots, 0, nguess);
+  max_sub = max_sub > 0 ? davidson_subspace(roots, max_sub, 0) : davidson_subspace(roots, 0, nguess);
   memset(m, 0, sizeof *m);
   /* strings (8 B a word + level + irrep + a 2x-sized hash table of int32) and per
    * determinant two string positions, a level, the lookup lists (4+4 B) */
   m->space = strings * (8.0 * (c->words > 1 ? c->words : 1) + 1 + 1 + 8) + n * (4 + 4 + 1 + 4 + 4) + 8.0 * c->alpha_strings;
-  /* Davidson's own vectors (cis_davidson_vectors: in the operator's memory
+  /* Davidson's own vectors (davidson_vectors: in the operator's memory
    * space), and on the host the diagonal, the guesses and the roots' copy */
   m->subspace = max_sub;
-  m->davidson = 8.0 * n * cis_davidson_vectors(roots, max_sub);
+  m->davidson = 8.0 * n * davidson_vectors(roots, max_sub);
   m->vectors = m->davidson + 8.0 * n * (1.0 + nguess + roots);
   m->matrix = nnz * 12 + 8 * (n + 1);
   m->stored = m->space + m->vectors + m->matrix;

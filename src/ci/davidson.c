@@ -1,9 +1,9 @@
 /* davidson.c: the CI entry points of Davidson (cisparse/ci.h), thin glue over
  * the solver layer's one Davidson (src/solvers/davidson.c,
  * cis_davidson_operator):
- *   cis_davidson              a host callback y = H x as an operator;
- *   cis_ci_davidson_gpu       a matrix uploaded into a GPU plan, then as below;
- *   cis_ci_davidson_gpu_plan  a plan already on the device (e.g. the CI
+ *   ci_davidson              a host callback y = H x as an operator;
+ *   ci_davidson_gpu       a matrix uploaded into a GPU plan, then as below;
+ *   ci_davidson_gpu_plan  a plan already on the device (e.g. the CI
  *                             Hamiltonian built there) as a device operator:
  *                             every vector on the device.
  * No CUDA here: without it the plan functions report CIS_ERR_NO_GPU. */
@@ -12,11 +12,12 @@
 #include "cisparse/operator.h"
 #include "ci/ci_internal.h"
 #include "core/internal.h"
+#include "gpu/gpu_plan_internal.h"
 
 /* ---- host callback --------------------------------------------------------- */
 
 typedef struct linop_ctx {
-  cis_linop op;
+  ci_linop op;
   void *ctx;
   cis_int n;
 } linop_ctx;
@@ -25,19 +26,19 @@ typedef struct linop_ctx {
 static cis_status linop_apply(void *c, double alpha, const void *x, double beta, void *y, cis_stream s) {
   linop_ctx *l = c;
   cis_status st;
-  if (beta != 0) return cis_error(CIS_ERR_UNSUPPORTED, "cis_davidson: the callback gives H x only (beta = %g)", beta);
+  if (beta != 0) return cis_error(CIS_ERR_UNSUPPORTED, "ci_davidson: the callback gives H x only (beta = %g)", beta);
   if ((st = l->op(l->ctx, x, y)) != CIS_OK || alpha == 1) return st;
   double *yv = y;
   for (cis_int i = 0; i < l->n; ++i) yv[i] *= alpha;
   return CIS_OK;
 }
 
-cis_status cis_davidson(cis_int n, const double *diag, cis_linop op, void *ctx, const cis_davidson_opts *o,
+cis_status ci_davidson(cis_int n, const double *diag, ci_linop op, void *ctx, const cis_davidson_opts *o,
                         double *evals, double *evecs, cis_davidson_info *info) {
   cis_status st;
   cis_operator *H = NULL;
   linop_ctx l = {op, ctx, n};
-  if (!diag || !op || !evals) return cis_error(CIS_ERR_INVALID, "cis_davidson: NULL argument");
+  if (!diag || !op || !evals) return cis_error(CIS_ERR_INVALID, "ci_davidson: NULL argument");
   CIS_TRY(cis_operator_from_callback(n, n, CIS_F64, CIS_MEM_HOST, linop_apply, &l, NULL, &H));
   st = cis_davidson_operator(H, diag, o, evals, evecs, info);
 cleanup:
@@ -71,12 +72,12 @@ cleanup:
   return st;
 }
 
-cis_status cis_ci_davidson_gpu(const cis_matrix *M, const char *kernel, const double *diag,
+cis_status ci_davidson_gpu(const cis_matrix *M, const char *kernel, const double *diag,
                                const cis_davidson_opts *o, double *evals, double *evecs,
                                cis_davidson_info *info, cis_ci_gpu_stats *stats) {
   cis_status st;
   cis_gpu_plan *plan = NULL;
-  if (!M || !diag || !evals) return cis_error(CIS_ERR_INVALID, "cis_ci_davidson_gpu: NULL argument");
+  if (!M || !diag || !evals) return cis_error(CIS_ERR_INVALID, "ci_davidson_gpu: NULL argument");
   if (cis_matrix_dtype(M) != CIS_F64) return cis_error(CIS_ERR_INVALID, "GPU Davidson needs a double matrix");
   if (cis_matrix_rows(M) != cis_matrix_cols(M) || cis_matrix_rows(M) > INT32_MAX)
     return cis_error(CIS_ERR_INVALID, "GPU Davidson needs a square matrix below 2^31 rows");
@@ -87,14 +88,14 @@ cis_status cis_ci_davidson_gpu(const cis_matrix *M, const char *kernel, const do
   return st;
 }
 
-cis_status cis_ci_davidson_gpu_plan(cis_gpu_plan *plan, const double *diag, const cis_davidson_opts *o,
+cis_status ci_davidson_gpu_plan(cis_gpu_plan *plan, const double *diag, const cis_davidson_opts *o,
                                     double *evals, double *evecs, cis_davidson_info *info,
                                     cis_ci_gpu_stats *stats) {
   cis_status st;
   cis_int rows, cols;
   cis_dtype t;
-  if (!plan || !diag || !evals) return cis_error(CIS_ERR_INVALID, "cis_ci_davidson_gpu_plan: NULL argument");
-  if ((st = cis_gpu_plan_shape(plan, &rows, &cols, &t)) != CIS_OK) return st;
+  if (!plan || !diag || !evals) return cis_error(CIS_ERR_INVALID, "ci_davidson_gpu_plan: NULL argument");
+  if ((st = gpu_plan_shape(plan, &rows, &cols, &t)) != CIS_OK) return st;
   if (t != CIS_F64) return cis_error(CIS_ERR_INVALID, "GPU Davidson needs a double matrix");
   if (rows != cols || rows > INT32_MAX)
     return cis_error(CIS_ERR_INVALID, "GPU Davidson needs a square matrix below 2^31 rows");

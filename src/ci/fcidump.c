@@ -343,7 +343,7 @@ static cis_status integral_line(reader *r, cis_fcidump *F) {
  * the target irrep ISYM (and every per-irrep count) is meaningless without a
  * valid ORBSYM, so a C1 run would answer another question than the one
  * asked; removing ORBSYM is the user's explicit choice of C1. The scan is
- * ci_fcidump_forbidden's (cis_fcidump_check runs it on a caller's struct);
+ * ci_fcidump_forbidden's (fcidump_check runs it on a caller's struct);
  * here it is reported in the file's words, at the integral's line. */
 static cis_status check_symmetry(reader *r, const cis_fcidump *F) {
   char msg[320], what[64], irr[48];
@@ -436,8 +436,8 @@ const char *cis_fcidump_numbering_name(int numbering) {
        : numbering == CIS_FCIDUMP_SYM_PYSCF ? "0-based (PySCF)" : "none (no ORBSYM)";
 }
 
-cis_status cis_fcidump_set_isym(cis_fcidump *F, int isym) {
-  if (!F) return cis_error(CIS_ERR_INVALID, "cis_fcidump_set_isym: NULL integrals");
+cis_status fcidump_set_isym(cis_fcidump *F, int isym) {
+  if (!F) return cis_error(CIS_ERR_INVALID, "fcidump_set_isym: NULL integrals");
   int zero = F->sym_numbering == CIS_FCIDUMP_SYM_PYSCF;
   if (isym < (zero ? 0 : 1) || isym > (zero ? 7 : 8))
     return cis_error(CIS_ERR_RANGE, "isym %d is not an irrep %s of this file's numbering (%s)", isym,
@@ -447,6 +447,6 @@ cis_status cis_fcidump_set_isym(cis_fcidump *F, int isym) {
   return CIS_OK;
 }
 
-double cis_fcidump_eri(const cis_fcidump *F, int i, int j, int k, int l) { return ci_eri(F, i, j, k, l); }
+double fcidump_eri(const cis_fcidump *F, int i, int j, int k, int l) { return ci_eri(F, i, j, k, l); }
 int cis_fcidump_nalpha(const cis_fcidump *F) { return (F->nelec + F->ms2) / 2; }
 int cis_fcidump_nbeta(const cis_fcidump *F) { return (F->nelec - F->ms2) / 2; }

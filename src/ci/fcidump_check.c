@@ -1,6 +1,6 @@
 /* fcidump_check.c: the checks of an FCIDUMP header and its integrals,
  * shared by the file reader (fcidump.c, "FILE:LINE: NORB = ...") and the
- * public entry points that take a caller's cis_fcidump (cis_fcidump_check,
+ * public entry points that take a caller's cis_fcidump (fcidump_check,
  * "cis_fcidump.norb = ..."): the electron counts against the orbitals, the
  * irreps, the arrays and their sizes, finite values, and the integrals that
  * ORBSYM forbids. */
@@ -103,7 +103,7 @@ const char *cis_fcidump_irrep_name(const cis_fcidump *F, int irrep) {
   return F->sym_numbering == CIS_FCIDUMP_SYM_PYSCF ? pyscf[irrep - 1] : molpro[irrep - 1];
 }
 
-int cis_fcidump_isym_in_file(const cis_fcidump *F) {
+int fcidump_isym_in_file(const cis_fcidump *F) {
   return F ? F->isym - (F->sym_numbering == CIS_FCIDUMP_SYM_PYSCF) : 0;
 }
 
@@ -138,7 +138,7 @@ cis_status ci_fcidump_check_header(const cis_fcidump *F) {
  * symmetric matrix, not a different matrix. */
 #define CI_H1_SYM_TOL 1e-10
 
-cis_status cis_fcidump_check(const cis_fcidump *F) {
+cis_status fcidump_check(const cis_fcidump *F) {
   cis_status st;
   ci_forbidden bad;
   if ((st = ci_fcidump_check_header(F)) != CIS_OK) return st;

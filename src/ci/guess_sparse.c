@@ -212,7 +212,7 @@ static cis_int max_entries(const ci_sparse_guesses *s) {
 }
 
 /* Vector j of s made pure into out, its antisymmetric part (when kept) into
- * anti: cis_ci_direct_time_reversal (purify), else the split of
+ * anti: ci_direct_time_reversal (purify), else the split of
  * cis_ci_direct_pure_guesses / ci_irrep_split. */
 static cis_status pure_one(const mirror *t, const ci_sparse_guesses *s, int j, work *w, ci_sparse_guesses *out,
                            ci_sparse_guesses *anti) {

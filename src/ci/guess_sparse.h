@@ -2,7 +2,7 @@
  * their nonzeros (guess_sparse.c, pspace.c), internal to the library: a few
  * hundred numbers each where a dense guess is a vector of the whole space
  * (1.9e9 determinants of CAS(16,18): 14 GiB a vector). The same numbers as
- * the dense path (cis_ci_pspace_guess_direct / _compact, then
+ * the dense path (ci_pspace_guess_direct / _compact, then
  * cis_ci_direct_pure_guesses / _compact_pure_guesses and
  * cis_ci_direct_keep_symmetric) reach Davidson through
  * cis_davidson_opts.guess_ptr. */
@@ -27,7 +27,7 @@ cis_status ci_sparse_guesses_push(ci_sparse_guesses *s, cis_int nnz, const cis_i
 /* x[0 .. len) = vector j of s (every entry written; its indices below len). */
 void ci_sparse_guesses_expand(const ci_sparse_guesses *s, int j, cis_int len, double *x);
 
-/* cis_ci_pspace_guess_direct (compact = 0) or cis_ci_pspace_guess_compact
+/* ci_pspace_guess_direct (compact = 0) or ci_pspace_guess_compact
  * (compact = 1) without the dense vectors: *idx (m entries, malloc'd with
  * cis_alloc) the P-space determinants ascending, *val (m * nvec_out, vector
  * v at *val + v*m) the eigenvectors' values on them, exactly those the dense

@@ -3,9 +3,9 @@
  * own single and double excitations and looked up in the space (no pair
  * testing): O(connections) per row. Two passes over the rows (count, then
  * fill and sort), so memory is the CSR itself plus per-thread row buffers;
- * the same over any row range (cis_ci_hamiltonian_rows: a distributed
+ * the same over any row range (ci_hamiltonian_rows: a distributed
  * matrix's part builds only its rows), the count pass alone giving each
- * row's nonzeros (cis_ci_hamiltonian_row_nnz) so the fill needs no recount. */
+ * row's nonzeros (ci_hamiltonian_row_nnz) so the fill needs no recount. */
 #include <math.h>
 #include <stdatomic.h>
 #include <omp.h>
@@ -250,7 +250,7 @@ static cis_status build_range(const cis_fcidump *F, const cis_ci_space *S, cis_i
                               const cis_int *counts, ci_build_watch *w, cis_csr **out) {
   cis_status st;
   cis_csr *A = NULL;
-  cis_int rows = r1 - r0, cols = cis_ci_space_size(S), nnz = 0, bound = row_bound(F);
+  cis_int rows = r1 - r0, cols = ci_space_size(S), nnz = 0, bound = row_bound(F);
   if (bound > cols) bound = cols;
   builder B = builder_of(F, S, upper);
   CIS_TRY(cis_csr_alloc(rows, cols, 0, CIS_F64, &A));
@@ -301,7 +301,7 @@ cis_status ci_hamiltonian_build(const cis_fcidump *F, const cis_ci_space *S, int
   if (!out) return cis_error(CIS_ERR_INVALID, "cis_ci_hamiltonian: NULL output");
   *out = NULL;
   if (!F || !S) return cis_error(CIS_ERR_INVALID, "cis_ci_hamiltonian: NULL integrals or space");
-  CIS_TRY(build_range(F, S, 0, cis_ci_space_size(S), upper, NULL, w, &A));
+  CIS_TRY(build_range(F, S, 0, ci_space_size(S), upper, NULL, w, &A));
   A->flags = upper ? CIS_FLAG_UPPER : CIS_FLAG_SYMMETRIC;
   *out = A;
   st = CIS_OK;
@@ -309,23 +309,23 @@ cleanup:
   return st;
 }
 
-cis_status cis_ci_hamiltonian_rows(const cis_fcidump *F, const cis_ci_space *S, cis_int r0, cis_int r1, int upper,
+cis_status ci_hamiltonian_rows(const cis_fcidump *F, const cis_ci_space *S, cis_int r0, cis_int r1, int upper,
                                    const cis_int *row_nnz, cis_csr **out) {
-  if (!out) return cis_error(CIS_ERR_INVALID, "cis_ci_hamiltonian_rows: NULL output");
+  if (!out) return cis_error(CIS_ERR_INVALID, "ci_hamiltonian_rows: NULL output");
   *out = NULL;
-  if (!F || !S) return cis_error(CIS_ERR_INVALID, "cis_ci_hamiltonian_rows: NULL integrals or space");
-  cis_int n = cis_ci_space_size(S);
+  if (!F || !S) return cis_error(CIS_ERR_INVALID, "ci_hamiltonian_rows: NULL integrals or space");
+  cis_int n = ci_space_size(S);
   if (r0 < 0 || r1 < r0 || r1 > n)
     return cis_error(CIS_ERR_INVALID, "Hamiltonian rows [%lld, %lld) outside the space's 0..%lld", (long long)r0,
                      (long long)r1, (long long)n);
   return build_range(F, S, r0, r1, upper, row_nnz, NULL, out);
 }
 
-cis_status cis_ci_hamiltonian_row_nnz(const cis_fcidump *F, const cis_ci_space *S, int upper, cis_int *row_nnz) {
+cis_status ci_hamiltonian_row_nnz(const cis_fcidump *F, const cis_ci_space *S, int upper, cis_int *row_nnz) {
   cis_status st;
   cis_csr A;
-  if (!F || !S || !row_nnz) return cis_error(CIS_ERR_INVALID, "cis_ci_hamiltonian_row_nnz: NULL argument");
-  cis_int rows = cis_ci_space_size(S), bound = row_bound(F);
+  if (!F || !S || !row_nnz) return cis_error(CIS_ERR_INVALID, "ci_hamiltonian_row_nnz: NULL argument");
+  cis_int rows = ci_space_size(S), bound = row_bound(F);
   if (bound > rows) bound = rows;
   memset(&A, 0, sizeof A);
   builder B = builder_of(F, S, upper);
@@ -338,13 +338,13 @@ cleanup:
   return st;
 }
 
-cis_status cis_ci_hamiltonian_nnz(const cis_fcidump *F, const cis_ci_space *S, int upper, cis_int *nnz,
+cis_status ci_hamiltonian_nnz(const cis_fcidump *F, const cis_ci_space *S, int upper, cis_int *nnz,
                                   cis_int *max_row) {
   cis_status st;
   cis_csr A;
   cis_int bound = row_bound(F), rows;
-  if (!F || !S || !nnz) return cis_error(CIS_ERR_INVALID, "cis_ci_hamiltonian_nnz: NULL argument");
-  rows = cis_ci_space_size(S);
+  if (!F || !S || !nnz) return cis_error(CIS_ERR_INVALID, "ci_hamiltonian_nnz: NULL argument");
+  rows = ci_space_size(S);
   if (bound > rows) bound = rows;
   memset(&A, 0, sizeof A);
   builder B = builder_of(F, S, upper);
@@ -362,12 +362,12 @@ cleanup:
   return st;
 }
 
-cis_status cis_ci_hamiltonian_nnz_estimate(const cis_fcidump *F, const cis_ci_space *S, int upper, cis_int samples,
+cis_status ci_hamiltonian_nnz_estimate(const cis_fcidump *F, const cis_ci_space *S, int upper, cis_int samples,
                                            double *nnz, cis_int *sampled) {
   cis_status st;
   row_buf *R = NULL;
-  if (!F || !S || !nnz) return cis_error(CIS_ERR_INVALID, "cis_ci_hamiltonian_nnz_estimate: NULL argument");
-  cis_int rows = cis_ci_space_size(S), bound = row_bound(F), step, count = 0;
+  if (!F || !S || !nnz) return cis_error(CIS_ERR_INVALID, "ci_hamiltonian_nnz_estimate: NULL argument");
+  cis_int rows = ci_space_size(S), bound = row_bound(F), step, count = 0;
   double total = 0;
   if (bound > rows) bound = rows;
   if (samples < 1) samples = 4096;
@@ -392,9 +392,9 @@ CI_ALWAYS_INLINE void diagonal_range(const ci_ints *I, const ci_space_view *V, d
     diag[i] = bits_rule_diagonal(I, bits_load(V->astr, V->det_a[i], nw), bits_load(V->bstr, V->det_b[i], nw), nw);
 }
 
-cis_status cis_ci_diagonal_all(const cis_fcidump *F, const cis_ci_space *S, double *diag) {
-  cis_int n = cis_ci_space_size(S);
-  if (!diag) return cis_error(CIS_ERR_INVALID, "cis_ci_diagonal_all: NULL output");
+cis_status ci_diagonal_all(const cis_fcidump *F, const cis_ci_space *S, double *diag) {
+  cis_int n = ci_space_size(S);
+  if (!diag) return cis_error(CIS_ERR_INVALID, "ci_diagonal_all: NULL output");
   ci_space_view V;
   ci_ints I = ci_ints_of(F);
   ci_space_get_view(S, &V);

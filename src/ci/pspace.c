@@ -166,15 +166,15 @@ static void dense_eigh(double *V, int n, double *d, double *e) {
 #undef A
 }
 
-cis_status cis_dense_eigh(double *a, int n, double *w) {
+cis_status ci_dense_eigh(double *a, int n, double *w) {
   double *e = NULL;
-  if (!a || !w || n < 1) return cis_error(CIS_ERR_INVALID, "cis_dense_eigh: NULL argument or n < 1");
+  if (!a || !w || n < 1) return cis_error(CIS_ERR_INVALID, "ci_dense_eigh: NULL argument or n < 1");
   cis_status st = cis_alloc_array((void **)&e, n, sizeof(double), "eigensolver workspace");
   if (st != CIS_OK) return st;
   dense_eigh(a, n, w, e);
   cis_free(e);
   for (int i = 0; i < n; ++i)
-    if (!isfinite(w[i])) return cis_error(CIS_ERR_NUMERIC, "cis_dense_eigh: eigenvalue %d is not finite", i);
+    if (!isfinite(w[i])) return cis_error(CIS_ERR_NUMERIC, "ci_dense_eigh: eigenvalue %d is not finite", i);
   return CIS_OK;
 }
 
@@ -220,7 +220,7 @@ cleanup:
   cis_free(isuppz);
   return st;
 #else
-  cis_status st = cis_dense_eigh(H, m, w); /* column v of row-major H = vector of w[v] */
+  cis_status st = ci_dense_eigh(H, m, w); /* column v of row-major H = vector of w[v] */
   if (st != CIS_OK) return st;
   for (int v = 0; v < nvec; ++v)
     for (int i = 0; i < m; ++i) Z[(size_t)v * m + i] = H[(size_t)i * m + v];
@@ -245,7 +245,7 @@ typedef struct det_src {
 } det_src;
 static void src_det(const det_src *d, cis_int i, ci_bits *a, ci_bits *b) {
   if (d->S) {
-    cis_ci_space_det_bits(d->S, i, a, b);
+    ci_space_det_bits(d->S, i, a, b);
   } else {
     uint64_t a1, b1;
     if (d->compact) ci_direct_compact_det(d->D, i, &a1, &b1);
@@ -523,7 +523,7 @@ static cis_status pspace_solve(const cis_fcidump *F, const det_src *src, cis_int
     for (int j = 0; j <= i; ++j) {
       ci_bits aj, bj;
       src_det(src, pick[j], &aj, &bj);
-      double v = i == j ? diag[pick[i]] : cis_ci_element_bits(F, &ai, &bi, &aj, &bj);
+      double v = i == j ? diag[pick[i]] : ci_element_bits(F, &ai, &bi, &aj, &bj);
       H[(size_t)i * m + j] = H[(size_t)j * m + i] = v;
     }
   }
@@ -560,38 +560,38 @@ static cis_status pspace_guess(const cis_fcidump *F, const det_src *src, cis_int
   return CIS_OK;
 }
 
-cis_status cis_ci_pspace_guess(const cis_fcidump *F, const cis_ci_space *S, const double *diag, int np, int nvec,
+cis_status ci_pspace_guess(const cis_fcidump *F, const cis_ci_space *S, const double *diag, int np, int nvec,
                                double *guess, int *np_used, double *pvals) {
-  if (!F || !S || !diag || !guess) return cis_error(CIS_ERR_INVALID, "cis_ci_pspace_guess: NULL argument");
+  if (!F || !S || !diag || !guess) return cis_error(CIS_ERR_INVALID, "ci_pspace_guess: NULL argument");
   det_src d = {S, NULL, 0, 0};
-  return pspace_guess(F, &d, cis_ci_space_size(S), diag, np, nvec, guess, np_used, pvals);
+  return pspace_guess(F, &d, ci_space_size(S), diag, np, nvec, guess, np_used, pvals);
 }
 
 /* The direct space's determinants as the P-space reads them: compact (and
- * blocked by irreps) the ISYM entries of cis_ci_direct_compress, else the
+ * blocked by irreps) the ISYM entries of ci_direct_compress, else the
  * C1 order (with projection only ISYM determinants allowed); *n: how many. */
 static det_src direct_src(const cis_ci_direct *D, int compact, cis_int *n) {
   cis_ci_direct_info inf;
-  cis_ci_direct_get_info(D, &inf);
+  ci_direct_get_info(D, &inf);
   if (compact && inf.blocked) { /* every compact entry is of irrep ISYM */
-    *n = cis_ci_direct_compact_size(D);
+    *n = ci_direct_compact_size(D);
     return (det_src){NULL, D, 0, 1};
   }
   *n = cis_ci_direct_size(D);
   return (det_src){NULL, D, inf.projected != 0, 0};
 }
 
-cis_status cis_ci_pspace_guess_direct(const cis_fcidump *F, const cis_ci_direct *D, const double *diag, int np,
+cis_status ci_pspace_guess_direct(const cis_fcidump *F, const cis_ci_direct *D, const double *diag, int np,
                                       int nvec, double *guess, int *np_used, double *pvals) {
-  if (!F || !D || !diag || !guess) return cis_error(CIS_ERR_INVALID, "cis_ci_pspace_guess_direct: NULL argument");
+  if (!F || !D || !diag || !guess) return cis_error(CIS_ERR_INVALID, "ci_pspace_guess_direct: NULL argument");
   cis_int n;
   const det_src d = direct_src(D, 0, &n);
   return pspace_guess(F, &d, n, diag, np, nvec, guess, np_used, pvals);
 }
 
-cis_status cis_ci_pspace_guess_compact(const cis_fcidump *F, const cis_ci_direct *D, const double *diag, int np,
+cis_status ci_pspace_guess_compact(const cis_fcidump *F, const cis_ci_direct *D, const double *diag, int np,
                                        int nvec, double *guess, int *np_used, double *pvals) {
-  if (!F || !D || !diag || !guess) return cis_error(CIS_ERR_INVALID, "cis_ci_pspace_guess_compact: NULL argument");
+  if (!F || !D || !diag || !guess) return cis_error(CIS_ERR_INVALID, "ci_pspace_guess_compact: NULL argument");
   cis_int n;
   const det_src d = direct_src(D, 1, &n);
   return pspace_guess(F, &d, n, diag, np, nvec, guess, np_used, pvals);
@@ -655,6 +655,6 @@ cis_status ci_pspace_guess_split(const cis_fcidump *F, const cis_ci_space *S, co
     return cis_error(CIS_ERR_INVALID, "ci_pspace_guess_split: NULL argument");
   cis_int n;
   const det_src d = S ? (det_src){S, NULL, 0, 0} : direct_src(D, compact, &n);
-  if (S) n = cis_ci_space_size(S);
+  if (S) n = ci_space_size(S);
   return pspace_sparse(F, &d, n, diag, np, nvec, roots, only, idx, val, m, nvec_out, sector);
 }

@@ -51,7 +51,7 @@ static int improve(const cis_fcidump *F, int paired, ci_bits *a, ci_bits *b, dou
       ci_bits na = (paired || !spin) ? bits_flip2(*a, h, v, NW) : *a;
       ci_bits nb = (paired || spin) ? bits_flip2(*b, h, v, NW) : *b;
       if (!sym_ok(F, na, nb)) continue;
-      double en = cis_ci_diagonal_bits(F, &na, &nb);
+      double en = ci_diagonal_bits(F, &na, &nb);
       if (en < be - 1e-12) { be = en; ba = na; bb = nb; }
     }
   }
@@ -109,7 +109,7 @@ cleanup:
   return st;
 }
 
-cis_status cis_ci_find_reference_bits(const cis_fcidump *F, cis_ci_bits *alpha, cis_ci_bits *beta) {
+cis_status ci_find_reference_bits(const cis_fcidump *F, cis_ci_bits *alpha, cis_ci_bits *beta) {
   if (!F || !alpha || !beta) return cis_error(CIS_ERR_INVALID, "cis_ci_find_reference: NULL argument");
   cis_status st = ci_fcidump_check_header(F);
   if (st != CIS_OK) return st;
@@ -126,7 +126,7 @@ cis_status cis_ci_find_reference_bits(const cis_fcidump *F, cis_ci_bits *alpha, 
     b = b2;
   }
   int closed = (na == nb && bits_eq(a, b, NW) && F->isym == 1);
-  double e = sym_ok(F, a, b) ? cis_ci_diagonal_bits(F, &a, &b) : 1e300;
+  double e = sym_ok(F, a, b) ? ci_diagonal_bits(F, &a, &b) : 1e300;
   while (improve(F, closed, &a, &b, &e)) {}
   if (!sym_ok(F, a, b)) { /* none within single swaps: the lowest of symmetry ISYM anywhere, then swaps again */
     int found;
@@ -135,7 +135,7 @@ cis_status cis_ci_find_reference_bits(const cis_fcidump *F, cis_ci_bits *alpha, 
     if (!found)
       return cis_error(CIS_ERR_INVALID, "no determinant of %d alpha and %d beta electrons in %d orbitals has symmetry %s",
                        na, nb, F->norb, ci_isym_text(F, isym, sizeof isym));
-    e = cis_ci_diagonal_bits(F, &a, &b);
+    e = ci_diagonal_bits(F, &a, &b);
     while (improve(F, 0, &a, &b, &e)) {}
   }
   *alpha = a;
@@ -154,7 +154,7 @@ cis_status cis_ci_find_reference(const cis_fcidump *F, uint64_t *alpha, uint64_t
   cis_status st;
   ci_bits a, b;
   CIS_TRY(one_word(F, "cis_ci_find_reference"));
-  CIS_TRY(cis_ci_find_reference_bits(F, &a, &b));
+  CIS_TRY(ci_find_reference_bits(F, &a, &b));
   *alpha = a.w[0];
   *beta = b.w[0];
 cleanup:
@@ -183,9 +183,9 @@ static cis_status parse_list(const cis_fcidump *F, const char *s, const char *en
   return CIS_OK;
 }
 
-cis_status cis_ci_parse_occ_bits(const cis_fcidump *F, const char *list, cis_ci_bits *alpha, cis_ci_bits *beta) {
+cis_status ci_parse_occ_bits(const cis_fcidump *F, const char *list, cis_ci_bits *alpha, cis_ci_bits *beta) {
   cis_status st;
-  if (!F || !alpha || !beta) return cis_error(CIS_ERR_INVALID, "cis_ci_parse_occ: NULL argument");
+  if (!F || !alpha || !beta) return cis_error(CIS_ERR_INVALID, "ci_parse_occ: NULL argument");
   CIS_TRY(ci_fcidump_check_header(F));
   int na = cis_fcidump_nalpha(F), nb = cis_fcidump_nbeta(F);
   if (!list) return cis_error(CIS_ERR_INVALID, "occ: NULL list");
@@ -211,11 +211,11 @@ cleanup:
   return st;
 }
 
-cis_status cis_ci_parse_occ(const cis_fcidump *F, const char *list, uint64_t *alpha, uint64_t *beta) {
+cis_status ci_parse_occ(const cis_fcidump *F, const char *list, uint64_t *alpha, uint64_t *beta) {
   cis_status st;
   ci_bits a, b;
-  CIS_TRY(one_word(F, "cis_ci_parse_occ"));
-  CIS_TRY(cis_ci_parse_occ_bits(F, list, &a, &b));
+  CIS_TRY(one_word(F, "ci_parse_occ"));
+  CIS_TRY(ci_parse_occ_bits(F, list, &a, &b));
   *alpha = a.w[0];
   *beta = b.w[0];
 cleanup:

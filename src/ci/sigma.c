@@ -43,7 +43,7 @@ struct cis_ci_direct {
   cis_ci_direct_info info;
 };
 
-cis_ci_direct_opts cis_ci_direct_opts_default(void) {
+cis_ci_direct_opts ci_direct_opts_default(void) {
   cis_ci_direct_opts o = {0, 0, 0, 0, 0, 0};
   return o;
 }
@@ -96,7 +96,7 @@ cis_status cis_ci_direct_create(const cis_fcidump *F, const cis_ci_direct_opts *
   if (!F || !out) return cis_error(CIS_ERR_INVALID, "direct sigma: NULL argument");
   *out = NULL;
   if ((st = ci_fcidump_check_header(F)) != CIS_OK) return st;
-  const cis_ci_direct_opts o = o_in ? *o_in : cis_ci_direct_opts_default();
+  const cis_ci_direct_opts o = o_in ? *o_in : ci_direct_opts_default();
   const int norb = F->norb, na = cis_fcidump_nalpha(F), nb = cis_fcidump_nbeta(F);
   if (norb < 1 || norb > CIS_CI_DIRECT_MAX_ORB)
     return cis_error(CIS_ERR_UNSUPPORTED, "direct sigma: NORB = %d (1..%d supported)", norb, CIS_CI_DIRECT_MAX_ORB);
@@ -246,7 +246,7 @@ void ci_direct_get_view(const cis_ci_direct *D, ci_direct_view *v) {
                         D->B->nlink, D->A->link, D->B->link, D->g, D->project, D->target, D->syma, D->symb,
                         D->A == D->B, D->no_time_reversal, D->R, D->orbsym};
 }
-void cis_ci_direct_get_info(const cis_ci_direct *D, cis_ci_direct_info *info) { *info = D->info; }
+void ci_direct_get_info(const cis_ci_direct *D, cis_ci_direct_info *info) { *info = D->info; }
 void ci_direct_set_info(cis_ci_direct *D, const cis_ci_direct_info *info) { D->info = *info; }
 
 void cis_ci_direct_det(const cis_ci_direct *D, cis_int i, uint64_t *alpha, uint64_t *beta) {
@@ -254,7 +254,7 @@ void cis_ci_direct_det(const cis_ci_direct *D, cis_int i, uint64_t *alpha, uint6
   *beta = D->B->str[i % D->nsb];
 }
 
-cis_int cis_ci_direct_find(const cis_ci_direct *D, uint64_t alpha, uint64_t beta) {
+cis_int ci_direct_find(const cis_ci_direct *D, uint64_t alpha, uint64_t beta) {
   if (ci_popcount(alpha) != D->na || ci_popcount(beta) != D->nb) return -1;
   if (D->norb < 64 && ((alpha | beta) >> D->norb)) return -1;
   return ci_string_addr(alpha) * D->nsb + ci_string_addr(beta);
@@ -269,7 +269,7 @@ cis_int cis_ci_direct_find(const cis_ci_direct *D, uint64_t alpha, uint64_t beta
  * parts, the same-spin energies E once per string and the opposite-spin
  * Coulomb sum through v_A once per alpha string, so a determinant costs nb
  * additions instead of O(norb^2) integral look-ups. */
-cis_status cis_ci_direct_diagonal(const cis_ci_direct *D, double *diag) {
+cis_status ci_direct_diagonal(const cis_ci_direct *D, double *diag) {
   cis_status st;
   double *ea = NULL, *eb = NULL;
   if (!D || !diag) return cis_error(CIS_ERR_INVALID, "direct diagonal: NULL argument");
@@ -556,7 +556,7 @@ static int transpose_parity(cis_ci_direct *D, const double *x, const double **us
   return t;
 }
 
-int cis_ci_direct_time_reversal(const cis_ci_direct *D, double *c) {
+int ci_direct_time_reversal(const cis_ci_direct *D, double *c) {
   int exact;
   if (!D || !c || D->A != D->B || D->no_time_reversal) return 0;
   const int t = parity_of(D, c, CI_PURE_TOL, &exact);
@@ -566,7 +566,7 @@ int cis_ci_direct_time_reversal(const cis_ci_direct *D, double *c) {
 
 cis_status cis_ci_direct_correct_c1(void *ctx, void *t, cis_stream s) {
   (void)s;
-  if (ctx && t) cis_ci_direct_time_reversal(ctx, t);
+  if (ctx && t) ci_direct_time_reversal(ctx, t);
   return CIS_OK;
 }
 
@@ -792,23 +792,23 @@ double ci_direct_alpha_work(const cis_ci_direct *D, int compact, cis_int A) {
   return half ? width * (double)(A + 1) / (double)D->nsa : width;
 }
 
-cis_int cis_ci_direct_compact_size(const cis_ci_direct *D) {
+cis_int ci_direct_compact_size(const cis_ci_direct *D) {
   return !D ? 0 : D->R ? ci_irrep_sigma_size(D->R) : D->ndet;
 }
 
-void cis_ci_direct_compress(const cis_ci_direct *D, const double *c, double *cc) {
+void ci_direct_compress(const cis_ci_direct *D, const double *c, double *cc) {
   if (D->R) ci_irrep_compress(D->R, c, cc);
   else if (cc != c) memcpy(cc, c, (size_t)D->ndet * sizeof(double));
 }
 
-void cis_ci_direct_expand(const cis_ci_direct *D, const double *cc, double *c) {
+void ci_direct_expand(const cis_ci_direct *D, const double *cc, double *c) {
   if (D->R) ci_irrep_expand(D->R, cc, c);
   else if (cc != c) memcpy(c, cc, (size_t)D->ndet * sizeof(double));
 }
 
-cis_status cis_ci_direct_compact_diagonal(const cis_ci_direct *D, double *dc) {
+cis_status ci_direct_compact_diagonal(const cis_ci_direct *D, double *dc) {
   if (!D || !dc) return cis_error(CIS_ERR_INVALID, "direct compact diagonal: NULL argument");
-  return D->R ? ci_irrep_diagonal(D->R, D->F, dc) : cis_ci_direct_diagonal(D, dc);
+  return D->R ? ci_irrep_diagonal(D->R, D->F, dc) : ci_direct_diagonal(D, dc);
 }
 
 void ci_direct_compact_det(const cis_ci_direct *D, cis_int i, uint64_t *alpha, uint64_t *beta) {
@@ -856,17 +856,17 @@ cleanup:
   return st;
 }
 
-cis_status cis_ci_direct_compact_operator(cis_ci_direct *D, cis_operator **out) {
+cis_status ci_direct_compact_operator(cis_ci_direct *D, cis_operator **out) {
   cis_status st;
   double *diag = NULL, *dc = NULL;
   cis_operator *op = NULL;
   if (!D || !out) return cis_error(CIS_ERR_INVALID, "direct compact operator: NULL argument");
-  if (!D->R) return cis_ci_direct_operator(D, out);
+  if (!D->R) return ci_direct_operator(D, out);
   *out = NULL;
   const cis_int n = ci_irrep_sigma_size(D->R);
   CIS_TRY(cis_operator_from_callback(n, n, CIS_F64, CIS_MEM_HOST, compact_apply, D, NULL, &op));
   CIS_TRY(cis_alloc_array((void **)&dc, n, sizeof(double), "compact diagonal"));
-  CIS_TRY(ci_irrep_diagonal(D->R, D->F, dc)); /* cis_ci_direct_diagonal's ISYM entries, no C1 vector */
+  CIS_TRY(ci_irrep_diagonal(D->R, D->F, dc)); /* ci_direct_diagonal's ISYM entries, no C1 vector */
   CIS_TRY(cis_operator_set_diagonal(op, dc));
   cis_free(diag);
   cis_free(dc);
@@ -894,7 +894,7 @@ cleanup:
   return st;
 }
 
-cis_status cis_ci_direct_operator(cis_ci_direct *D, cis_operator **out) {
+cis_status ci_direct_operator(cis_ci_direct *D, cis_operator **out) {
   cis_status st;
   double *diag = NULL;
   cis_operator *op = NULL;
@@ -902,7 +902,7 @@ cis_status cis_ci_direct_operator(cis_ci_direct *D, cis_operator **out) {
   *out = NULL;
   CIS_TRY(cis_operator_from_callback(D->ndet, D->ndet, CIS_F64, CIS_MEM_HOST, direct_apply, D, NULL, &op));
   CIS_TRY(cis_alloc_array((void **)&diag, D->ndet, sizeof(double), "direct sigma diagonal"));
-  CIS_TRY(cis_ci_direct_diagonal(D, diag));
+  CIS_TRY(ci_direct_diagonal(D, diag));
   CIS_TRY(cis_operator_set_diagonal(op, diag));
   cis_free(diag);
   *out = op;

@@ -508,7 +508,7 @@ cis_status ci_irrep_diagonal(const ci_irrep_sigma *R, const cis_fcidump *F, doub
   for (cis_int A = 0; A < R->nsa; ++A) ea[A] = ci_rule_same_spin_energy(&I, R->A->str[A]);
 #pragma omp parallel for schedule(static) num_threads(R->threads) if (R->nsb >= 256)
   for (cis_int B = 0; B < R->nsb; ++B) eb[B] = ci_rule_same_spin_energy(&I, R->B->str[B]);
-  /* sigma.c's cis_ci_direct_diagonal on the ISYM entries: e = ea + eb + sum
+  /* sigma.c's ci_direct_diagonal on the ISYM entries: e = ea + eb + sum
    * over B's orbitals of v_A; one string set: (B, A) copied from (A, B) */
   const int mirror = R->A == R->B, t = R->target;
 #pragma omp parallel for schedule(dynamic, 16) num_threads(R->threads) if (R->nsym >= IRREP_PARALLEL_MIN)

@@ -98,7 +98,7 @@ void ci_irrep_get_view(const ci_irrep_sigma *R, ci_irrep_view *v);
  * the strings of compact entry i; the compact diagonal (the C1 one's
  * entries, by the same sums: with one string set made exactly symmetric
  * under alpha <-> beta); time reversal of one compact vector (as
- * cis_ci_direct_time_reversal: +-1 and cc made exactly pure when within
+ * ci_direct_time_reversal: +-1 and cc made exactly pure when within
  * 1e-6 relative, else 0 and cc unchanged); the split g -> (g + g^T)/2 in
  * place and a = (g - g^T)/2 (a may be NULL), with the squared norms. */
 void ci_irrep_det(const ci_irrep_sigma *R, cis_int i, uint64_t *alpha, uint64_t *beta);

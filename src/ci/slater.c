@@ -2,7 +2,7 @@
  * strings (Szabo & Ostlund, "Modern Quantum Chemistry", §2.3.3, Tables 2.3-2.4),
  * with the fermionic sign of a^+_a a_i = (-1)^(occupied orbitals strictly
  * between i and a). The diagonal and single-excitation values are ci_rules.h
- * (shared with the device build); the pair test cis_ci_element is here, one
+ * (shared with the device build); the pair test ci_element is here, one
  * body (ci_bits.h) for one-word (NORB <= 64) and two-word strings. */
 #include "ci/ci_internal.h"
 
@@ -11,12 +11,12 @@ double ci_single_value(const cis_fcidump *F, int i, int a, uint64_t common, uint
   return ci_rule_single(&I, i, a, common, other);
 }
 
-double cis_ci_diagonal(const cis_fcidump *F, uint64_t alpha, uint64_t beta) {
+double ci_diagonal(const cis_fcidump *F, uint64_t alpha, uint64_t beta) {
   ci_ints I = ci_ints_of(F);
   return ci_rule_diagonal(&I, alpha, beta);
 }
 
-double cis_ci_diagonal_bits(const cis_fcidump *F, const cis_ci_bits *alpha, const cis_ci_bits *beta) {
+double ci_diagonal_bits(const cis_fcidump *F, const cis_ci_bits *alpha, const cis_ci_bits *beta) {
   ci_ints I = ci_ints_of(F);
   return F->norb <= 64 ? bits_rule_diagonal(&I, *alpha, *beta, 1) : bits_rule_diagonal(&I, *alpha, *beta, 2);
 }
@@ -60,14 +60,14 @@ CI_ALWAYS_INLINE double element(const ci_ints *I, ci_bits ai, ci_bits bi, ci_bit
   return bits_sign_between(aj, i, a, nw) * bits_sign_between(bj, j, b, nw) * ci_ints_eri(I, i, a, j, b);
 }
 
-double cis_ci_element(const cis_fcidump *F, uint64_t alpha_i, uint64_t beta_i, uint64_t alpha_j,
+double ci_element(const cis_fcidump *F, uint64_t alpha_i, uint64_t beta_i, uint64_t alpha_j,
                       uint64_t beta_j) {
   ci_ints I = ci_ints_of(F);
   return element(&I, cis_ci_bits_from_u64(alpha_i), cis_ci_bits_from_u64(beta_i), cis_ci_bits_from_u64(alpha_j),
                  cis_ci_bits_from_u64(beta_j), 1);
 }
 
-double cis_ci_element_bits(const cis_fcidump *F, const cis_ci_bits *alpha_i, const cis_ci_bits *beta_i,
+double ci_element_bits(const cis_fcidump *F, const cis_ci_bits *alpha_i, const cis_ci_bits *beta_i,
                            const cis_ci_bits *alpha_j, const cis_ci_bits *beta_j) {
   ci_ints I = ci_ints_of(F);
   if (F->norb <= 64) return element(&I, *alpha_i, *beta_i, *alpha_j, *beta_j, 1);

@@ -141,10 +141,10 @@ static cis_int beta_end(const cis_ci_space *S, int l) {
 cis_status cis_ci_space_create(const cis_fcidump *F, int level, uint64_t ref_alpha, uint64_t ref_beta,
                                cis_ci_space **out) {
   ci_bits a = cis_ci_bits_from_u64(ref_alpha), b = cis_ci_bits_from_u64(ref_beta);
-  return cis_ci_space_create_bits(F, level, &a, &b, out);
+  return ci_space_create_bits(F, level, &a, &b, out);
 }
 
-cis_status cis_ci_space_create_bits(const cis_fcidump *F, int level, const cis_ci_bits *ref_alpha,
+cis_status ci_space_create_bits(const cis_fcidump *F, int level, const cis_ci_bits *ref_alpha,
                                     const cis_ci_bits *ref_beta, cis_ci_space **out) {
   cis_status st;
   cis_ci_space *S = NULL;
@@ -161,7 +161,7 @@ cis_status cis_ci_space_create_bits(const cis_fcidump *F, int level, const cis_c
   /* sizes in closed form before anything is allocated or enumerated (this
    * also checks the reference's electron counts and orbital range) */
   cis_ci_counts cnt;
-  CIS_TRY(cis_ci_count_bits(F, level, ref_alpha, ref_beta, &cnt));
+  CIS_TRY(ci_count_bits(F, level, ref_alpha, ref_beta, &cnt));
   if (cnt.determinants > (double)CIS_IDX_MAX)
     return cis_error(CIS_ERR_TOO_LARGE, "%.4g determinants (%.4g alpha x %.4g beta strings) exceed the 32-bit index range (%.4g)",
                      cnt.determinants, cnt.alpha_strings, cnt.beta_strings, (double)CIS_IDX_MAX);
@@ -215,19 +215,19 @@ void cis_ci_space_free(cis_ci_space *S) {
   cis_free(S);
 }
 
-cis_int cis_ci_space_size(const cis_ci_space *S) { return S->ndet; }
-cis_int cis_ci_space_nalpha_strings(const cis_ci_space *S) { return S->A.n; }
-cis_int cis_ci_space_nbeta_strings(const cis_ci_space *S) { return S->B.n; }
-int cis_ci_space_level(const cis_ci_space *S, cis_int i) { return S->det_level[i]; }
+cis_int ci_space_size(const cis_ci_space *S) { return S->ndet; }
+cis_int ci_space_nalpha_strings(const cis_ci_space *S) { return S->A.n; }
+cis_int ci_space_nbeta_strings(const cis_ci_space *S) { return S->B.n; }
+int ci_space_level(const cis_ci_space *S, cis_int i) { return S->det_level[i]; }
 
-int cis_ci_space_words(const cis_ci_space *S) { return S->A.nw; }
+int ci_space_words(const cis_ci_space *S) { return S->A.nw; }
 
-void cis_ci_space_det(const cis_ci_space *S, cis_int i, uint64_t *alpha, uint64_t *beta) {
+void ci_space_det(const cis_ci_space *S, cis_int i, uint64_t *alpha, uint64_t *beta) {
   *alpha = S->A.s[(cis_int)S->det_a[i] * S->A.nw];
   *beta = S->B.s[(cis_int)S->det_b[i] * S->B.nw];
 }
 
-void cis_ci_space_det_bits(const cis_ci_space *S, cis_int i, cis_ci_bits *alpha, cis_ci_bits *beta) {
+void ci_space_det_bits(const cis_ci_space *S, cis_int i, cis_ci_bits *alpha, cis_ci_bits *beta) {
   *alpha = bits_load(S->A.s, S->det_a[i], S->A.nw);
   *beta = bits_load(S->B.s, S->det_b[i], S->B.nw);
 }
@@ -240,12 +240,12 @@ cis_int ci_space_find_pos(const cis_ci_space *S, cis_int ia, cis_int ib) {
 cis_int ci_space_det_alpha_pos(const cis_ci_space *S, cis_int i) { return S->det_a[i]; }
 cis_int ci_space_det_beta_pos(const cis_ci_space *S, cis_int i) { return S->det_b[i]; }
 
-cis_int cis_ci_space_find(const cis_ci_space *S, uint64_t alpha, uint64_t beta) {
+cis_int ci_space_find(const cis_ci_space *S, uint64_t alpha, uint64_t beta) {
   ci_bits a = cis_ci_bits_from_u64(alpha), b = cis_ci_bits_from_u64(beta);
-  return cis_ci_space_find_bits(S, &a, &b);
+  return ci_space_find_bits(S, &a, &b);
 }
 
-cis_int cis_ci_space_find_bits(const cis_ci_space *S, const cis_ci_bits *alpha, const cis_ci_bits *beta) {
+cis_int ci_space_find_bits(const cis_ci_space *S, const cis_ci_bits *alpha, const cis_ci_bits *beta) {
   cis_int ia = strings_find(&S->A, *alpha), ib = strings_find(&S->B, *beta);
   return (ia < 0 || ib < 0) ? -1 : ci_space_find_pos(S, ia, ib);
 }

@@ -15,15 +15,15 @@ cis_status ci_space_mirror(const cis_ci_space *S, cis_int **map) {
   cis_status st;
   *map = NULL;
   if (!S) return cis_error(CIS_ERR_INVALID, "ci_space_mirror: NULL space");
-  const cis_int n = cis_ci_space_size(S);
+  const cis_int n = ci_space_size(S);
   cis_int *m = NULL;
   int closed = 1;
   CIS_TRY(cis_alloc_array((void **)&m, n, sizeof(cis_int), "the space's alpha <-> beta mirror"));
 #pragma omp parallel for schedule(static) reduction(&& : closed)
   for (cis_int i = 0; i < n; ++i) {
     cis_ci_bits a, b;
-    cis_ci_space_det_bits(S, i, &a, &b);
-    m[i] = cis_ci_space_find_bits(S, &b, &a);
+    ci_space_det_bits(S, i, &a, &b);
+    m[i] = ci_space_find_bits(S, &b, &a);
     closed = closed && m[i] >= 0;
   }
   if (closed) *map = m, m = NULL;

@@ -12,13 +12,13 @@
  * <S^2> = Sz^2 + Sz + sum_I c_I^2 nbo(I) + sum_J c_J sum_{p,q} sign c_I,
  * over ||c||^2. I outside the space (truncated CI) has c_I = 0.
  *
- * The stored space (cis_ci_s2) looks every partner I up. The direct space
- * (cis_ci_s2_direct, cis_ci_s2_direct_compact) writes the swaps as one alpha
+ * The stored space (ci_s2) looks every partner I up. The direct space
+ * (ci_s2_direct, ci_s2_direct_compact) writes the swaps as one alpha
  * and one beta single replacement and sums them string by string, with no
  * look-up (below, before s2_direct). S- S+ keeps the spatial symmetry of a
  * determinant, so a vector blocked by irreps (the compact layout of
- * cis_ci_direct_compress) has every partner I in its own block:
- * cis_ci_s2_direct_compact reads the compact vector alone, never its C1
+ * ci_direct_compress) has every partner I in its own block:
+ * ci_s2_direct_compact reads the compact vector alone, never its C1
  * expansion (nsym doubles, not nsa * nsb). */
 #include <math.h>
 #include "ci/ci_internal.h"
@@ -31,7 +31,7 @@
  * every (p alpha-only, q beta-only) pair, each partner I looked up. */
 CI_ALWAYS_INLINE void s2_terms(const cis_fcidump *F, const cis_ci_space *S, const double *c, double *norm_out,
                                double *acc_out, const int nw) {
-  cis_int n = cis_ci_space_size(S);
+  cis_int n = ci_space_size(S);
   double norm = 0, acc = 0;
   int na = cis_fcidump_nalpha(F);
 #pragma omp parallel for schedule(dynamic, 256) reduction(+ : norm, acc)
@@ -39,7 +39,7 @@ CI_ALWAYS_INLINE void s2_terms(const cis_fcidump *F, const cis_ci_space *S, cons
     double cj = c[j];
     if (cj == 0) continue;
     ci_bits a, b;
-    cis_ci_space_det_bits(S, j, &a, &b);
+    ci_space_det_bits(S, j, &a, &b);
     ci_bits ao = bits_andnot(a, b, nw), bo = bits_andnot(b, a, nw);
     norm += cj * cj;
     acc += cj * cj * bits_popcount(bo, nw);
@@ -53,7 +53,7 @@ CI_ALWAYS_INLINE void s2_terms(const cis_fcidump *F, const cis_ci_space *S, cons
       a1 = bits_flip(a1, p, nw);
       par += na + bits_popcount(bits_below(b1, p, nw), nw);    /* a+_{p beta} */
       b1 = bits_flip(b1, p, nw);
-      cis_int i = cis_ci_space_find_bits(S, &a1, &b1);
+      cis_int i = ci_space_find_bits(S, &a1, &b1);
       if (i >= 0) acc += (par & 1 ? -1.0 : 1.0) * cj * c[i];
     }
   }
@@ -213,27 +213,27 @@ cleanup:
   return st;
 }
 
-cis_status cis_ci_s2(const cis_fcidump *F, const cis_ci_space *S, const double *c, double *s2) {
-  if (!F || !S || !c || !s2) return cis_error(CIS_ERR_INVALID, "cis_ci_s2: NULL argument");
+cis_status ci_s2(const cis_fcidump *F, const cis_ci_space *S, const double *c, double *s2) {
+  if (!F || !S || !c || !s2) return cis_error(CIS_ERR_INVALID, "ci_s2: NULL argument");
   double norm = 0, acc = 0;
-  if (cis_ci_space_words(S) == 1) s2_terms(F, S, c, &norm, &acc, 1);
+  if (ci_space_words(S) == 1) s2_terms(F, S, c, &norm, &acc, 1);
   else s2_terms(F, S, c, &norm, &acc, 2);
-  return s2_finish(F, norm, acc, "cis_ci_s2", s2);
+  return s2_finish(F, norm, acc, "ci_s2", s2);
 }
 
-cis_status cis_ci_s2_direct(const cis_fcidump *F, const cis_ci_direct *D, const double *c, double *s2) {
-  if (!F || !D || !c || !s2) return cis_error(CIS_ERR_INVALID, "cis_ci_s2_direct: NULL argument");
-  return s2_direct(F, D, NULL, c, "cis_ci_s2_direct", s2);
+cis_status ci_s2_direct(const cis_fcidump *F, const cis_ci_direct *D, const double *c, double *s2) {
+  if (!F || !D || !c || !s2) return cis_error(CIS_ERR_INVALID, "ci_s2_direct: NULL argument");
+  return s2_direct(F, D, NULL, c, "ci_s2_direct", s2);
 }
 
-cis_status cis_ci_s2_direct_compact(const cis_fcidump *F, const cis_ci_direct *D, const double *cc, double *s2) {
-  if (!F || !D || !cc || !s2) return cis_error(CIS_ERR_INVALID, "cis_ci_s2_direct_compact: NULL argument");
+cis_status ci_s2_direct_compact(const cis_fcidump *F, const cis_ci_direct *D, const double *cc, double *s2) {
+  if (!F || !D || !cc || !s2) return cis_error(CIS_ERR_INVALID, "ci_s2_direct_compact: NULL argument");
   ci_direct_view v;
   ci_direct_get_view(D, &v);
-  if (!v.irrep) return s2_direct(F, D, NULL, cc, "cis_ci_s2_direct_compact", s2); /* not blocked: compact is C1 */
+  if (!v.irrep) return s2_direct(F, D, NULL, cc, "ci_s2_direct_compact", s2); /* not blocked: compact is C1 */
   ci_irrep_view iv;
   ci_irrep_get_view(v.irrep, &iv);
-  return s2_direct(F, D, &iv, cc, "cis_ci_s2_direct_compact", s2);
+  return s2_direct(F, D, &iv, cc, "ci_s2_direct_compact", s2);
 }
 
 double cis_ci_spin_from_s2(double s2) { return 0.5 * (-1.0 + sqrt(1.0 + 4.0 * fmax(s2, 0.0))); }

@@ -58,7 +58,7 @@ static cis_status adapt_level(const ci_s2_eval *ev, cis_int len, double *X, doub
       M[i * c + j] = M[j * c + i] = 0.25 * (p - q);
     }
   }
-  CIS_TRY(cis_dense_eigh(M, c, w)); /* column j of M: the eigenvector of w[j], ascending */
+  CIS_TRY(ci_dense_eigh(M, c, w)); /* column j of M: the eigenvector of w[j], ascending */
   double e[64];
   for (int j = 0; j < c; ++j) {
     double *y = Y + (size_t)j * len;

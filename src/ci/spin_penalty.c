@@ -19,6 +19,7 @@
 #include "ci/strings.h"
 #include "cisparse/operator.h"
 #include "core/internal.h"
+#include "operators/operator_internal.h"
 
 static inline uint64_t below(int p) { return p ? (~0ull >> (64 - p)) : 0; }
 
@@ -99,14 +100,14 @@ static cis_int flipped_size(int norb, int na, int nb) {
   return ci_binom(norb, na + 1) * ci_binom(norb, nb - 1);
 }
 
-cis_status cis_ci_s2_apply_direct(const cis_fcidump *F, const cis_ci_direct *D, const double *c, double *out) {
+cis_status ci_s2_apply_direct(const cis_fcidump *F, const cis_ci_direct *D, const double *c, double *out) {
   cis_status st;
   double *u = NULL;
-  if (!F || !D || !c || !out || c == out) return cis_error(CIS_ERR_INVALID, "cis_ci_s2_apply_direct: NULL or aliased argument");
+  if (!F || !D || !c || !out || c == out) return cis_error(CIS_ERR_INVALID, "ci_s2_apply_direct: NULL or aliased argument");
   const int norb = F->norb, na = cis_fcidump_nalpha(F), nb = cis_fcidump_nbeta(F);
   const cis_int n = cis_ci_direct_size(D);
   if (norb > 64 || n != ci_binom(norb, na) * ci_binom(norb, nb))
-    return cis_error(CIS_ERR_INVALID, "cis_ci_s2_apply_direct: the direct space does not match the FCIDUMP");
+    return cis_error(CIS_ERR_INVALID, "ci_s2_apply_direct: the direct space does not match the FCIDUMP");
   const cis_int nu = flipped_size(norb, na, nb);
   if (nu) CIS_TRY(cis_alloc_array((void **)&u, (size_t)nu, sizeof(double), "S^2 intermediate vector"));
   st = s2_apply(norb, na, nb, c, u, out, n);
@@ -170,7 +171,7 @@ cis_status cis_ci_spin_penalty_operator(const cis_operator *H, const cis_fcidump
   const int norb = F->norb, na = cis_fcidump_nalpha(F), nb = cis_fcidump_nbeta(F);
   const cis_int n = cis_ci_direct_size(D);
   if (cis_operator_rows(H) != n || cis_operator_cols(H) != n || cis_operator_dtype(H) != CIS_F64 ||
-      cis_operator_memspace(H) != CIS_MEM_HOST)
+      operator_memspace(H) != CIS_MEM_HOST)
     return cis_error(CIS_ERR_INVALID, "spin penalty: H must be a host double operator of the direct space's size %lld",
                      (long long)n);
   if (norb > 64 || n != ci_binom(norb, na) * ci_binom(norb, nb))

@@ -114,7 +114,7 @@ cis_status cli_bench_spmm(const cis_csr *A, const cis_csr *U, cis_dtype t, int k
   int ks[8], nk = 0;
   cis_matrix *M = NULL;
   cis_gpu_plan *pc = NULL, *ps = NULL;
-  cis_gpu_cusparse_mm *cm = NULL;
+  bench_cusparse_mm *cm = NULL;
   cis_csr *A64 = NULL;
   void *hX = NULL, *hY = NULL, *dX = NULL, *dY = NULL;
   double *ref = NULL, *xcol = NULL, spmv_ms[2] = {0, 0};
@@ -143,13 +143,13 @@ cis_status cli_bench_spmm(const cis_csr *A, const cis_csr *U, cis_dtype t, int k
   CIS_TRY(cis_matrix_create(A, "csr", &fp, &M));
   CIS_TRY(cis_gpu_plan_create(M, "csr-vector", 0, &pc));
   if (U) CIS_TRY(cis_gpu_plan_create_symmetric(U, "csr-sym", 0, &ps));
-  if (cis_gpu_cusparse_mm_create(A, t, &cm) != CIS_OK)
+  if (bench_cusparse_mm_create(A, t, &cm) != CIS_OK)
     printf("cuSPARSE SpMM baseline not run: %s\n", cis_last_error());
   /* one SpMV of each storage: the yardstick of the per-vector times */
   fill_block(hX, t, n, 1, CIS_ROW_MAJOR);
   CIS_TRY(cis_gpu_upload(dX, hX, vs * (size_t)n));
-  CIS_TRY(cis_gpu_time_spmv(pc, dX, 0.0, dY, warmup, runs, &spmv_ms[0]));
-  if (ps) CIS_TRY(cis_gpu_time_spmv(ps, dX, 0.0, dY, warmup, runs, &spmv_ms[1]));
+  CIS_TRY(bench_time_spmv(pc, dX, 0.0, dY, warmup, runs, &spmv_ms[0]));
+  if (ps) CIS_TRY(bench_time_spmv(ps, dX, 0.0, dY, warmup, runs, &spmv_ms[1]));
   printf("\nSpMM: Y = A*X for k vectors (median of %d runs after %d warm-up; per-vector time / one SpMV of the\n"
          "same storage: csr-vector %.4f ms", runs, warmup, spmv_ms[0]);
   if (ps) printf(", csr-sym %.4f ms", spmv_ms[1]);
@@ -164,13 +164,13 @@ cis_status cli_bench_spmm(const cis_csr *A, const cis_csr *U, cis_dtype t, int k
       if ((m->sym == 1 && !ps) || (m->sym == 2 && !cm)) continue;
       fill_block(hX, t, n, k, m->lay);
       if ((st = cis_gpu_upload(dX, hX, vs * (size_t)n * (size_t)k)) != CIS_OK) goto cleanup;
-      if ((st = cis_gpu_fill_nan(dY, t, n * k)) != CIS_OK) goto cleanup;
+      if ((st = bench_fill_nan(dY, t, n * k)) != CIS_OK) goto cleanup;
       if (m->sym == 2) {
-        st = cis_gpu_cusparse_mm_time(cm, m->alg, k, m->lay, dX, dY, warmup, runs, &ms);
+        st = bench_cusparse_mm_time(cm, m->alg, k, m->lay, dX, dY, warmup, runs, &ms);
       } else {
         cis_gpu_plan *p = m->sym ? ps : pc;
-        st = cis_gpu_time_spmm(p, k, dX, ld, dY, ld, m->lay, warmup, runs, &ms);
-        if (st == CIS_OK) st = cis_gpu_fill_nan(dY, t, n * k);
+        st = bench_time_spmm(p, k, dX, ld, dY, ld, m->lay, warmup, runs, &ms);
+        if (st == CIS_OK) st = bench_fill_nan(dY, t, n * k);
         if (st == CIS_OK) st = cis_gpu_spmm(p, k, 1.0, dX, ld, 0.0, dY, ld, m->lay, NULL);
         if (st == CIS_OK) st = cis_gpu_sync();
       }
@@ -187,7 +187,7 @@ cis_status cli_bench_spmm(const cis_csr *A, const cis_csr *U, cis_dtype t, int k
 cleanup:
   cis_gpu_plan_free(pc);
   cis_gpu_plan_free(ps);
-  cis_gpu_cusparse_mm_free(cm);
+  bench_cusparse_mm_free(cm);
   cis_matrix_free(M);
   cis_csr_free(A64);
   cis_gpu_free(dX);

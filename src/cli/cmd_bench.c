@@ -226,8 +226,8 @@ static void gpu_row(const ctx *c, const entry *e, bench_row *w) {
     if (st == CIS_OK) st = cis_gpu_plan_create(M, e->kernel, e->block, &p);
     cis_matrix_free(M); /* the device copy is all the timing needs */
   }
-  if (st == CIS_OK) st = cis_gpu_time_spmv(p, c->dx, 0.0, c->dy, (int)c->o->warmup, (int)c->o->runs, &ms);
-  if (st == CIS_OK) st = cis_gpu_fill_nan(c->dy, c->t, c->A->rows);
+  if (st == CIS_OK) st = bench_time_spmv(p, c->dx, 0.0, c->dy, (int)c->o->warmup, (int)c->o->runs, &ms);
+  if (st == CIS_OK) st = bench_fill_nan(c->dy, c->t, c->A->rows);
   if (st == CIS_OK) st = cis_gpu_spmv(p, 1.0, c->dx, 0.0, c->dy, NULL);
   if (st == CIS_OK) st = cis_gpu_sync();
   if (st == CIS_OK) st = cis_gpu_download(c->hy, c->dy, vs * (size_t)c->A->rows);
@@ -298,7 +298,7 @@ static cis_status gpu_context(ctx *c, bench_run *r, const cis_gpu_info *info) {
            info->name, info->sm_count, info->l2_bytes / 1e6, info->driver_version / 1000,
            info->driver_version % 1000 / 10, info->runtime_version / 1000,
            info->runtime_version % 1000 / 10);
-  if ((st = cis_gpu_read_bandwidth(probe, 20, &r->bw_gbs)) != CIS_OK) return st;
+  if ((st = bench_read_bandwidth(probe, 20, &r->bw_gbs)) != CIS_OK) return st;
   if ((st = cis_gpu_malloc(&c->dx, vs * (size_t)(c->A->cols ? c->A->cols : 1))) != CIS_OK) return st;
   if ((st = cis_gpu_upload(c->dx, c->hy, vs * (size_t)c->A->cols)) != CIS_OK) return st;
   return cis_gpu_malloc(&c->dy, vs * (size_t)(c->A->rows ? c->A->rows : 1));

@@ -8,7 +8,7 @@
 #endif
 #include "core/internal.h"
 
-void cis_coo_free(cis_coo *A) {
+void coo_free(cis_coo *A) {
   if (!A) return;
   cis_free(A->row);
   cis_free(A->col);
@@ -16,7 +16,7 @@ void cis_coo_free(cis_coo *A) {
   cis_free(A);
 }
 
-cis_status cis_coo_alloc(cis_int rows, cis_int cols, cis_int cap, cis_dtype t, cis_coo **out) {
+cis_status coo_alloc(cis_int rows, cis_int cols, cis_int cap, cis_dtype t, cis_coo **out) {
   cis_status st = CIS_OK;
   cis_coo *A = NULL;
   *out = NULL;
@@ -35,7 +35,7 @@ cis_status cis_coo_alloc(cis_int rows, cis_int cols, cis_int cap, cis_dtype t, c
   *out = A;
   return CIS_OK;
 cleanup:
-  cis_coo_free(A);
+  coo_free(A);
   return st;
 }
 
@@ -55,7 +55,7 @@ static cis_status coo_grow(cis_coo *A) {
   return CIS_OK;
 }
 
-cis_status cis_coo_push(cis_coo *A, cis_idx i, cis_idx j, double v) {
+cis_status coo_push(cis_coo *A, cis_idx i, cis_idx j, double v) {
   if (i < 0 || i >= A->rows || j < 0 || j >= A->cols)
     return cis_error(CIS_ERR_RANGE, "entry (%d,%d) outside a %lld x %lld matrix", i, j,
                      (long long)A->rows, (long long)A->cols);
@@ -112,7 +112,7 @@ static cis_int sort_row(const cis_idx *col, cis_int *order, cis_int n, colsrc *t
   return distinct;
 }
 
-cis_status cis_coo_to_csr(const cis_coo *A, cis_csr **out) {
+cis_status coo_to_csr(const cis_coo *A, cis_csr **out) {
   cis_status st = CIS_OK;
   cis_int *start = NULL, *order = NULL, *next = NULL;
   colsrc *tmp = NULL;

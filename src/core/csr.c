@@ -85,7 +85,7 @@ cis_int cis_csr_bytes(const cis_csr *A) {
          A->nnz * (cis_int)(sizeof(cis_idx) + cis_dtype_size(A->dtype));
 }
 
-double cis_csr_value(const cis_csr *A, cis_int i) { return cis_get(A->val, A->dtype, i); }
+double csr_value(const cis_csr *A, cis_int i) { return cis_get(A->val, A->dtype, i); }
 
 cis_int cis_csr_row_count_below(const cis_csr *A, cis_int i, cis_int bound) {
   cis_int lo = A->rowptr[i], hi = A->rowptr[i + 1];
@@ -97,7 +97,7 @@ cis_int cis_csr_row_count_below(const cis_csr *A, cis_int i, cis_int bound) {
   return lo - first;
 }
 
-cis_int cis_csr_max_row(const cis_csr *A, cis_int *row_index) {
+cis_int csr_max_row(const cis_csr *A, cis_int *row_index) {
   cis_int best = 0, at = 0;
   for (cis_int i = 0; i < A->rows; ++i) {
     cis_int len = A->rowptr[i + 1] - A->rowptr[i];

@@ -27,29 +27,29 @@ cleanup:
   return st;
 }
 
-cis_status cis_csr_symmetric_expand(const cis_csr *T, int skew, cis_csr **out) {
+cis_status csr_symmetric_expand(const cis_csr *T, int skew, cis_csr **out) {
   cis_status st;
   cis_coo *C = NULL;
   *out = NULL;
   if (T->rows != T->cols)
     return cis_error(CIS_ERR_INVALID, "symmetric expansion needs a square matrix, got %lld x %lld",
                      (long long)T->rows, (long long)T->cols);
-  CIS_TRY(cis_coo_alloc(T->rows, T->cols, 2 * T->nnz + 1, T->dtype, &C));
+  CIS_TRY(coo_alloc(T->rows, T->cols, 2 * T->nnz + 1, T->dtype, &C));
   for (cis_int i = 0; i < T->rows; ++i)
     for (cis_int k = T->rowptr[i]; k < T->rowptr[i + 1]; ++k) {
       cis_idx j = T->colind[k];
       double v = cis_get(T->val, T->dtype, k);
-      CIS_TRY(cis_coo_push(C, (cis_idx)i, j, v));
-      if (j != i) CIS_TRY(cis_coo_push(C, j, (cis_idx)i, skew ? -v : v));
+      CIS_TRY(coo_push(C, (cis_idx)i, j, v));
+      if (j != i) CIS_TRY(coo_push(C, j, (cis_idx)i, skew ? -v : v));
     }
   C->flags = T->flags & ~CIS_FLAG_UPPER;
-  CIS_TRY(cis_coo_to_csr(C, out));
+  CIS_TRY(coo_to_csr(C, out));
 cleanup:
-  cis_coo_free(C);
+  coo_free(C);
   return st;
 }
 
-cis_status cis_csr_permute_rows(const cis_csr *A, const cis_idx *perm, cis_csr **out) {
+cis_status csr_permute_rows(const cis_csr *A, const cis_idx *perm, cis_csr **out) {
   cis_status st;
   unsigned char *seen = NULL;
   cis_csr *B = NULL;
@@ -82,12 +82,12 @@ cleanup:
   return st;
 }
 
-cis_status cis_csr_rows(const cis_csr *A, cis_int r0, cis_int r1, cis_csr **out) {
-  if (!out) return cis_error(CIS_ERR_INVALID, "cis_csr_rows: NULL output");
+cis_status csr_rows(const cis_csr *A, cis_int r0, cis_int r1, cis_csr **out) {
+  if (!out) return cis_error(CIS_ERR_INVALID, "csr_rows: NULL output");
   *out = NULL;
-  if (!A) return cis_error(CIS_ERR_INVALID, "cis_csr_rows: NULL matrix");
+  if (!A) return cis_error(CIS_ERR_INVALID, "csr_rows: NULL matrix");
   if (r0 < 0 || r0 > r1 || r1 > A->rows)
-    return cis_error(CIS_ERR_INVALID, "cis_csr_rows: rows %lld..%lld of a matrix of %lld", (long long)r0,
+    return cis_error(CIS_ERR_INVALID, "csr_rows: rows %lld..%lld of a matrix of %lld", (long long)r0,
                      (long long)r1 - 1, (long long)A->rows);
   const int64_t o = A->rowptr[r0], m = A->rowptr[r1] - o;
   const size_t es = cis_dtype_size(A->dtype);
@@ -101,7 +101,7 @@ cis_status cis_csr_rows(const cis_csr *A, cis_int r0, cis_int r1, cis_csr **out)
   return CIS_OK;
 }
 
-cis_status cis_csr_upper(const cis_csr *A, cis_csr **out) {
+cis_status csr_upper(const cis_csr *A, cis_csr **out) {
   cis_status st;
   cis_csr *B = NULL;
   *out = NULL;

@@ -84,7 +84,7 @@ cis_status cis_csr_upper_symmetric(const cis_csr *A, double tol, cis_csr **out) 
                      "symmetric storage refused", (long long)i + 1, j + 1, cis_get(A->val, A->dtype, pos), j + 1,
                      (long long)i + 1, cis_get(A->val, A->dtype, mirror), tol);
   }
-  return cis_csr_upper(A, out);
+  return csr_upper(A, out);
 }
 
 cis_status cis_csr_spmm(const cis_csr *A, int k, double alpha, const void *X, cis_int ldx, double beta, void *Y,

@@ -69,8 +69,8 @@ cleanup:
   return st;
 }
 
-cis_status cis_csr_symv_upper(const cis_csr *U, const double *x, double *y) {
+cis_status csr_symv_upper(const cis_csr *U, const double *x, double *y) {
   if (U && U->dtype != CIS_F64)
-    return cis_error(CIS_ERR_INVALID, "cis_csr_symv_upper needs a double upper-triangle CSR (CIS_FLAG_UPPER)");
+    return cis_error(CIS_ERR_INVALID, "csr_symv_upper needs a double upper-triangle CSR (CIS_FLAG_UPPER)");
   return cis_csr_symv(U, 1.0, x, 0.0, y);
 }

@@ -16,7 +16,6 @@
 #include "util/host.h"
 /* Every public declaration (CIS_API: exported) before any definition. */
 #include "cisparse/cisparse.h"
-#include "cisparse/bench.h"
 
 void *cis_malloc(size_t n);             /* NULL on failure (or injected failure) */
 void *cis_calloc(size_t count, size_t size);
@@ -99,5 +98,44 @@ void cis_sort_idx(cis_idx *a, int64_t n);
 void cis_sort_u64(uint64_t *a, int64_t n);
 
 /* cis_get / cis_set (value array elements): cisparse/types.h. */
+
+/* ---- moved from cisparse/types.h: internal, not exported --------------------------------- */
+
+/* Value i of A as double (either dtype). */
+double csr_value(const cis_csr *A, cis_int i);
+
+/* Largest row length and (optionally) its first row index. */
+cis_int csr_max_row(const cis_csr *A, cis_int *row_index);
+
+/* The same in double with alpha = 1, beta = 0 (CIS_ERR_INVALID for float U). */
+cis_status csr_symv_upper(const cis_csr *U, const double *x, double *y);
+
+/* COO with capacity cap. */
+cis_status coo_alloc(cis_int rows, cis_int cols, cis_int cap, cis_dtype t, cis_coo **out);
+
+/* Free a COO and its arrays; NULL is accepted. */
+void coo_free(cis_coo *A);
+
+/* Append one triplet (0-based), growing capacity as needed. */
+cis_status coo_push(cis_coo *A, cis_idx i, cis_idx j, double v);
+
+/* COO -> CSR: sort by (row, col), sum duplicates. Explicit zeros are kept. */
+cis_status coo_to_csr(const cis_coo *A, cis_csr **out);
+
+/* From a stored triangle (lower or upper) build the full matrix: mirror every
+ * off-diagonal entry, negated when skew != 0. */
+cis_status csr_symmetric_expand(const cis_csr *T, int skew, cis_csr **out);
+
+/* B = rows of A permuted: row i of B is row perm[i] of A (perm a permutation
+ * of 0..rows-1, checked). */
+cis_status csr_permute_rows(const cis_csr *A, const cis_idx *perm, cis_csr **out);
+
+/* The upper triangle (j >= i) of a square A, flagged CIS_FLAG_UPPER. */
+cis_status csr_upper(const cis_csr *A, cis_csr **out);
+
+/* Rows r0..r1-1 of A (0 <= r0 <= r1 <= rows) as a new CSR of r1-r0 rows and
+ * A's columns, values and dtype (no flags): what a distributed matrix's row
+ * builder returns. CIS_ERR_INVALID on a bad range. */
+cis_status csr_rows(const cis_csr *A, cis_int r0, cis_int r1, cis_csr **out);
 
 #endif

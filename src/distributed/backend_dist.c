@@ -12,7 +12,7 @@
  *   host scalars (cublasL, cublasN): the slots, programs and history live on
  *     the host; each part runs the host backend or the device backend in
  *     cublasL with immediate coefficients; every dot is brought to the host
- *     and summed by cis_dist_allreduce_host; each iteration is the serial
+ *     and summed by dist_allreduce_host; each iteration is the serial
  *     composition of primitives (steps.c) with its dots deferred to one
  *     all-reduce, then the program on the host.
  *   device-resident scalars (cuda, merge, merge_10, graph): every part keeps
@@ -41,6 +41,7 @@
 #include "distributed/dist_vec.h"
 #include "operators/operator_internal.h"
 #include "solvers/backend.h"
+#include "distributed/dist_internal.h"
 
 /* Dots a fused step defers to one all-reduce. */
 #define DIST_MAX_DEFER 4
@@ -244,7 +245,7 @@ static cis_status d_dot_host(kry_be *B, const void *x, const void *y, double *r)
   double part[DIST_MAX_LOCAL];
   CIS_TRY(res3(B, x, y, NULL, lx, ly, NULL));
   EACH_PART_WAITING(B, l, dot_host(DB(B)->part[l], lx[l], ly[l], &part[l]));
-  CIS_TRY(cis_dist_allreduce_host(DB(B)->D->comm, part, 1));
+  CIS_TRY(dist_allreduce_host(DB(B)->D->comm, part, 1));
   *r = part[0];
 cleanup:
   return st;
@@ -285,7 +286,7 @@ static cis_status flush_dots(kry_be *B) {
   if (k == 0) return CIS_OK;
   for (int l = 0; l < nl; ++l)
     for (int j = 0; j < k; ++j) v[l * k + j] = I->defer_part[l * DIST_MAX_DEFER + j];
-  if ((st = cis_dist_allreduce_host(I->D->comm, v, k)) != CIS_OK) return st;
+  if ((st = dist_allreduce_host(I->D->comm, v, k)) != CIS_OK) return st;
   for (int j = 0; j < k; ++j) I->s[I->defer_slot[j]] = v[j];
   return CIS_OK;
 }
@@ -420,7 +421,7 @@ static cis_status d_dots_host(kry_be *B, const void *V, int m, const void *x, do
   double *part = I->dots;
   EACH_PART_WAITING(B, l, dots_host(DB(B)->part[l], lv[l], m, lx[l], part + (size_t)l * m));
   /* the all-reduce sums the local parts' values too ([l * m + j]) */
-  CIS_TRY(cis_dist_allreduce_host(I->D->comm, part, m));
+  CIS_TRY(dist_allreduce_host(I->D->comm, part, m));
   memcpy(h, part, (size_t)m * sizeof(double));
 cleanup:
   return st;
@@ -495,7 +496,7 @@ int kry_dist_resident(cis_solver_version v) { return v != CIS_VER_CUBLAS_L && v 
 
 const char *cis_dist_solver_path(cis_solver_version v) {
   if (!kry_dist_resident(v))
-    return "host scalars (every dot to the host, summed by cis_dist_allreduce_host; programs on the host)";
+    return "host scalars (every dot to the host, summed by dist_allreduce_host; programs on the host)";
   if (v == CIS_VER_CUDA)
     return "device-resident scalars (each part's own; steps composed, each dot summed in stream order)";
   if (v == CIS_VER_GRAPH)

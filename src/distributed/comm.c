@@ -208,19 +208,19 @@ void cis_dist_comm_free(cis_dist_comm *c) {
 }
 
 int cis_dist_comm_ranks(const cis_dist_comm *c) { return c ? c->ranks : 0; }
-int cis_dist_comm_local_ranks(const cis_dist_comm *c) { return c ? c->nlocal : 0; }
-int cis_dist_comm_first_rank(const cis_dist_comm *c) { return c ? c->first : 0; }
-cis_memspace cis_dist_comm_memspace(const cis_dist_comm *c) { return c ? c->where : CIS_MEM_HOST; }
+int dist_comm_local_ranks(const cis_dist_comm *c) { return c ? c->nlocal : 0; }
+int dist_comm_first_rank(const cis_dist_comm *c) { return c ? c->first : 0; }
+cis_memspace dist_comm_memspace(const cis_dist_comm *c) { return c ? c->where : CIS_MEM_HOST; }
 const char *cis_dist_comm_name(const cis_dist_comm *c) { return c ? c->name : ""; }
 
-cis_status cis_dist_comm_use_part(cis_dist_comm *c, int local) {
+cis_status dist_comm_use_part(cis_dist_comm *c, int local) {
   if (!c || local < 0 || local >= c->nlocal)
-    return cis_error(CIS_ERR_INVALID, "cis_dist_comm_use_part: part %d of %d local parts", local, c ? c->nlocal : 0);
+    return cis_error(CIS_ERR_INVALID, "dist_comm_use_part: part %d of %d local parts", local, c ? c->nlocal : 0);
   return c->where == CIS_MEM_DEVICE ? dd_set_device(c->device[local]) : CIS_OK;
 }
 
-cis_status cis_dist_allreduce_host(cis_dist_comm *c, double *vals, int count) {
-  if (!c || (!vals && count > 0)) return cis_error(CIS_ERR_INVALID, "cis_dist_allreduce_host: NULL argument");
+cis_status dist_allreduce_host(cis_dist_comm *c, double *vals, int count) {
+  if (!c || (!vals && count > 0)) return cis_error(CIS_ERR_INVALID, "dist_allreduce_host: NULL argument");
   if (count < 0) return cis_error(CIS_ERR_INVALID, "all-reduce of %d values", count);
   c->allreduces_host++;
   return c->ops->allreduce_host(c, vals, count);

@@ -290,7 +290,7 @@ void cis_dist_mpi_finalize(void) {
   if (mpi_started_here) MPI_Finalize();
 }
 
-int cis_dist_mpi_available(void) { return 1; }
+int dist_mpi_available(void) { return 1; }
 
 #else /* built without MPI */
 
@@ -311,6 +311,6 @@ int cis_dist_mpi_agree(cis_status mine, double wait_s) {
 }
 void cis_dist_mpi_abort(int code) { exit(code); }
 void cis_dist_mpi_finalize(void) {}
-int cis_dist_mpi_available(void) { return 0; }
+int dist_mpi_available(void) { return 0; }
 
 #endif

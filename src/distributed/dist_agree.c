@@ -34,7 +34,7 @@ cis_status cis_dist_comm_agree(cis_dist_comm *c, const uint64_t *mine, int k, in
       at[0] = (double)(mine[g] >> 32);
       at[1] = (double)(mine[g] & 0xffffffffu);
     }
-  CIS_TRY(cis_dist_allreduce_host(c, v, (int)count));
+  CIS_TRY(dist_allreduce_host(c, v, (int)count));
   for (int g = 0; g < k; ++g) { /* local rank 0's copy: every copy holds the same sums */
     differ[g] = 0;
     for (int r = 1; r < G; ++r)

@@ -8,6 +8,7 @@
 #include "core/internal.h"
 #include "distributed/dist_matrix.h"
 #include "distributed/dist_parts.h"
+#include "distributed/dist_internal.h"
 
 cis_dist_opts cis_dist_opts_default(void) {
   cis_dist_opts o = {CIS_XCHG_AUTO, 0, NULL, NULL, (cis_dtype)-1};
@@ -258,7 +259,7 @@ cis_status dist_matrix_create_full(const cis_csr *A, cis_dist_comm *c, const cis
   if (A->flags & CIS_FLAG_UPPER) {
     /* symmetric storage with full-row blocks: the parts hold full rows
      * (U + U^T - diag U) */
-    CIS_TRY(cis_csr_symmetric_expand(A, 0, &full));
+    CIS_TRY(csr_symmetric_expand(A, 0, &full));
     full->flags &= ~CIS_FLAG_UPPER;
     A = full;
   }
@@ -267,7 +268,7 @@ cis_status dist_matrix_create_full(const cis_csr *A, cis_dist_comm *c, const cis
    * copy) for the plan; then it splits its own parts one at a time, each
    * freed once stored (host peak: A plus one part's blocks) */
   CIS_TRY(cis_alloc_array((void **)&rs, G + 1, sizeof(cis_int), "row split"));
-  CIS_TRY(cis_dist_partition_rows(A, G, rs));
+  CIS_TRY(dist_partition_rows(A, G, rs));
   CIS_TRY(cis_alloc_zeroed((void **)&blocks, G, sizeof *blocks, "distributed blocks"));
   for (int p = 0; p < G; ++p) CIS_TRY(dist_block_needed(A, rs, G, p, &blocks[p]));
   CIS_TRY(dist_plan_build(blocks, G, o.exchange, o.msg_bytes, &D->plan));
@@ -352,7 +353,7 @@ int64_t cis_dist_matrix_exchange_bytes(const cis_dist_matrix *D) {
   return v * (int64_t)cis_dtype_size(D->dtype);
 }
 
-void cis_dist_matrix_setup_times(const cis_dist_matrix *D, double *split_s, double *store_s) {
+void dist_matrix_setup_times(const cis_dist_matrix *D, double *split_s, double *store_s) {
   if (split_s) *split_s = D ? D->t_split : 0;
   if (store_s) *store_s = D ? D->t_store : 0;
 }

@@ -6,7 +6,7 @@
 #include "distributed/dist_parts.h"
 
 /* Construction steps shared by cis_dist_matrix_create and
- * cis_dist_matrix_create_rows (dist_matrix.c): a matrix with its parts'
+ * dist_matrix_create_rows (dist_matrix.c): a matrix with its parts'
  * ranks set and a zeroed diagonal; part l's blocks stored (b->local and
  * b->remote freed after, b->needed kept); then, once D->plan is built, its
  * exchange buffers and streams. */
@@ -18,7 +18,7 @@ cis_status dist_matrix_create_full(const cis_csr *A, cis_dist_comm *c, const cis
 /* cis_dist_matrix_create of a symmetric A (full, or its upper triangle
  * flagged CIS_FLAG_UPPER) with a symmetric format: its upper triangle
  * (cis_csr_upper_symmetric: a non-symmetric A is refused naming the pair)
- * stored once over the parts through cis_dist_matrix_create_upper_rows,
+ * stored once over the parts through dist_matrix_create_upper_rows,
  * each part asking for its rows (dist_upper.c). */
 cis_status dist_matrix_create_once(const cis_csr *A, cis_dist_comm *c, const cis_dist_opts *o, cis_dist_matrix **out);
 cis_status dist_part_store(cis_dist_matrix *D, int l, dist_block *b, const cis_dist_opts *o);

@@ -50,7 +50,7 @@ struct cis_dist_matrix {
   cis_dtype dtype;
   cis_memspace where;       /* of the parts: host or device */
   cis_memspace vwhere;      /* of the distributed vectors: where, or host on a device comm
-                             * (cis_dist_summed_set_vectors_host) */
+                             * (dist_summed_set_vectors_host) */
   int vpinned;              /* host vectors on a device comm: 1 page-locked (cudaHostRegister), 0 not
                              * asked, -1 asked but refused by the system (pageable) */
   char format[32];
@@ -67,11 +67,11 @@ struct cis_dist_matrix {
   void *summed_ctx;
   int summed_uniform;       /* the collectives' layout: over more than 2 parts, its split uniform, or padded */
   int summed_padded;        /* whole vectors padded: part p's rows at p * max_rows, whatever the split (dist_upper.c) */
-  int summed_collective;    /* its sum is the comm's reduce-scatter (cis_dist_summed_set_sum) */
-  int summed_write_back;    /* f's changes to its rows of x go back to the input (cis_dist_summed_set_write_back) */
+  int summed_collective;    /* its sum is the comm's reduce-scatter (dist_summed_set_sum) */
+  int summed_write_back;    /* f's changes to its rows of x go back to the input (dist_summed_set_write_back) */
   int summed_async;         /* f only queues work on its stream (never waits on the host): the parts called in turn
                              * from the calling thread, no thread per GPU (dist_upper.c) */
-  cis_dist_prepare_fn summed_prepare; /* run before each of its products (cis_dist_summed_set_prepare) */
+  cis_dist_prepare_fn summed_prepare; /* run before each of its products (dist_summed_set_prepare) */
   void *summed_prepare_ctx;
   dist_msg *snd, *rcv;      /* point-to-point messages of a product, allocated by the first */
   int ring_next;            /* the ring entry the next product in stream order takes */
@@ -117,12 +117,12 @@ void dist_product_free(cis_dist_matrix *D);
  * contribute: local rank `owner` of this process its src[0..m), every other
  * rank zeros (owner < 0: this process contributes only zeros), so that one
  * holder's values reach every process exactly; in chunks through
- * cis_dist_allreduce_host (dist_rows.c). Values as doubles (src, dst) or as
+ * dist_allreduce_host (dist_rows.c). Values as doubles (src, dst) or as
  * indices (isrc, idst; exact below 2^53). Collective. */
 cis_status dist_share_values(cis_dist_comm *c, int owner, const double *src, const cis_idx *isrc, cis_int m,
                              double *dst, cis_idx *idst);
 
-/* cis_dist_matrix_create_summed, and with padded != 0 (over more than one
+/* dist_matrix_create_summed, and with padded != 0 (over more than one
  * part) its whole vectors in the collectives' layout whatever the split:
  * part p's rows at p * max_rows of G * max_rows values, the gaps zero (f
  * reads and writes that layout), so that the gather is one all-gather and
@@ -157,7 +157,7 @@ cis_status dist_part_get(const cis_dist_matrix *D, int l, void *host, const void
 
 /* The distributed vectors' part memory: dist_part_* for vectors in the
  * parts' memory, host arrays (page-locked when D->vpinned) for host vectors
- * on a device comm (cis_dist_summed_set_vectors_host); put and get copy
+ * on a device comm (dist_summed_set_vectors_host); put and get copy
  * host arrays on OpenMP threads. dist_vec_set_dev: the part's GPU current
  * when its vectors are there (no-op otherwise). */
 /* Page-locked host vectors are locked in chunks of this many bytes, each

@@ -1,12 +1,12 @@
 /* dist_rows.c: a distributed matrix built part by part from a row builder
- * (cis_dist_matrix_create_rows, dist.h), so that no host or GPU ever holds
+ * (dist_matrix_create_rows, dist.h), so that no host or GPU ever holds
  * the whole matrix: each local part builds its own rows, splits them into
  * its local and remote blocks and frees them; the needed lists of parts
  * driven elsewhere, and diag(A), are then summed over the communicator
  * (PETSc MatCreateMPIAIJ's fill by local rows, with the needed-column map of
  * MatSetUpMultiply_MPIAIJ gathered afterwards). The rows come from a host
  * builder (split on the host: partition.c) or, on GPU parts, from a device
- * builder on the part's own GPU (cis_dist_matrix_create_rows_gpu: split on
+ * builder on the part's own GPU (dist_matrix_create_rows_gpu: split on
  * that GPU, dist_split_rows_dev; the nonzeros never reach the host); the
  * rest is one code path. Every comm of the world calls it together: a part
  * whose build fails returns its error, and the others may then wait in the
@@ -15,6 +15,7 @@
 #include "core/internal.h"
 #include "distributed/dist_matrix.h"
 #include "distributed/dist_parts.h"
+#include "distributed/dist_internal.h"
 
 /* diag[i] for the rows of R (rows r0.. of the matrix; 0 where absent). */
 static void rows_diagonal(const cis_csr *R, cis_int r0, double *diag) {
@@ -42,7 +43,7 @@ cis_status dist_share_values(cis_dist_comm *c, int owner, const double *src, con
     memset(buf, 0, (size_t)nl * (size_t)len * sizeof(double));
     if (owner >= 0)
       for (cis_int k = 0; k < len; ++k) buf[(int64_t)owner * len + k] = src ? src[off + k] : (double)isrc[off + k];
-    CIS_TRY(cis_dist_allreduce_host(c, buf, (int)len));
+    CIS_TRY(dist_allreduce_host(c, buf, (int)len));
     for (cis_int k = 0; k < len; ++k)
       if (dst) dst[off + k] = buf[k];
       else if (idst) idst[off + k] = (cis_idx)buf[k];
@@ -61,7 +62,7 @@ static cis_status gather_needed(cis_dist_comm *c, dist_block *blocks, int G) {
   int nl = c->nlocal, first = c->first;
   CIS_TRY(cis_alloc_zeroed((void **)&sizes, (int64_t)nl * G, sizeof(double), "needed-list sizes"));
   for (int l = 0; l < nl; ++l) sizes[(int64_t)l * G + first + l] = (double)blocks[first + l].nneeded;
-  CIS_TRY(cis_dist_allreduce_host(c, sizes, G));
+  CIS_TRY(dist_allreduce_host(c, sizes, G));
   for (int p = 0; p < G; ++p) {
     int mine = p >= first && p < first + nl;
     cis_int m = (cis_int)sizes[p];
@@ -126,7 +127,7 @@ static cis_status create_rows(cis_int n, const cis_int *row_nnz, const rows_sour
   dist_block *blocks = NULL;
   cis_int *rs = NULL;
   cis_dist_opts o = o_in ? *o_in : cis_dist_opts_default();
-  if (!(src->host || src->dev) || !c || !out) return cis_error(CIS_ERR_INVALID, "cis_dist_matrix_create_rows: NULL argument");
+  if (!(src->host || src->dev) || !c || !out) return cis_error(CIS_ERR_INVALID, "dist_matrix_create_rows: NULL argument");
   if (o.exchange == CIS_XCHG_GATHER)
     return cis_error(CIS_ERR_UNSUPPORTED, "the gather exchange (whole rows on the gathered x) needs the whole matrix "
                      "(cis_dist_matrix_create); rows built part by part keep their two blocks: allgather, p2p or auto");
@@ -138,7 +139,7 @@ static cis_status create_rows(cis_int n, const cis_int *row_nnz, const rows_sour
     return cis_error(CIS_ERR_INVALID, "rows built on a GPU need GPU parts (a device communicator, not %s)",
                      cis_dist_comm_name(c));
   CIS_TRY(cis_alloc_array((void **)&rs, G + 1, sizeof(cis_int), "row split"));
-  CIS_TRY(cis_dist_partition_counts(n, row_nnz, G, rs));
+  CIS_TRY(dist_partition_counts(n, row_nnz, G, rs));
   CIS_TRY(cis_alloc_zeroed((void **)&blocks, G, sizeof *blocks, "distributed blocks"));
   for (int p = 0; p < G; ++p) {
     blocks[p].part = p;
@@ -185,13 +186,13 @@ cleanup:
   return st;
 }
 
-cis_status cis_dist_matrix_create_rows(cis_int n, const cis_int *row_nnz, cis_dist_rows_fn build, void *ctx,
+cis_status dist_matrix_create_rows(cis_int n, const cis_int *row_nnz, cis_dist_rows_fn build, void *ctx,
                                        cis_dist_comm *c, const cis_dist_opts *o, cis_dist_matrix **out) {
   const rows_source src = {build, NULL, ctx};
   return create_rows(n, row_nnz, &src, c, o, out);
 }
 
-cis_status cis_dist_matrix_create_rows_gpu(cis_int n, const cis_int *row_nnz, cis_dist_rows_gpu_fn build, void *ctx,
+cis_status dist_matrix_create_rows_gpu(cis_int n, const cis_int *row_nnz, cis_dist_rows_gpu_fn build, void *ctx,
                                            cis_dist_comm *c, const cis_dist_opts *o, cis_dist_matrix **out) {
   const rows_source src = {NULL, build, ctx};
   return create_rows(n, row_nnz, &src, c, o, out);

@@ -1,5 +1,5 @@
 /* dist_summed.c: the summed distributed operator of dist.h
- * (cis_dist_matrix_create_summed), y = sum over the parts p of f_p(x), where
+ * (dist_matrix_create_summed), y = sum over the parts p of f_p(x), where
  * every part reads the whole x and contributes to every row of y: the
  * pattern of a direct CI sigma split by the strings it gathers from (each
  * part's D = E c over its alpha strings reaches c everywhere, and its
@@ -11,7 +11,7 @@
  * (every part but the last of max_rows rows) makes the whole vectors the
  * layout of NCCL's own collectives: the gather is one in-place
  * ncclAllGather, and the sum may be one ncclReduceScatter
- * (cis_dist_summed_set_sum), over more than two parts. The rule is
+ * (dist_summed_set_sum), over more than two parts. The rule is
  * measured (bench/nccl_patterns.c, 165,636,900 doubles, 4 x H100 SXM,
  * 2026-11-27): over 4 GPUs the all-gather took 4.23 ms against the
  * broadcasts' 6.49, the reduce-scatter 3.17 against point to point's 5.33;
@@ -24,13 +24,14 @@
 #include "distributed/dist_matrix.h"
 #include "distributed/dist_vec.h"
 #include "core/options.h"
+#include "distributed/dist_internal.h"
 
 cis_status dist_summed_new(cis_int n, const cis_int *row_start, const double *diag, cis_dtype dtype, cis_dist_part_fn f,
                            void *ctx, cis_dist_comm *c, int padded, cis_dist_matrix **out) {
   cis_status st;
   cis_dist_matrix *D = NULL;
   cis_dist_opts o = cis_dist_opts_default();
-  if (!row_start || !f || !c || !out) return cis_error(CIS_ERR_INVALID, "cis_dist_matrix_create_summed: NULL argument");
+  if (!row_start || !f || !c || !out) return cis_error(CIS_ERR_INVALID, "dist_matrix_create_summed: NULL argument");
   *out = NULL;
   const int G = c->ranks;
   if (dtype != CIS_F64 && dtype != CIS_F32) return cis_error(CIS_ERR_INVALID, "summed operator: unknown value type %d", (int)dtype);
@@ -98,39 +99,39 @@ cleanup:
   return st;
 }
 
-cis_status cis_dist_matrix_create_summed(cis_int n, const cis_int *row_start, const double *diag, cis_dtype dtype,
+cis_status dist_matrix_create_summed(cis_int n, const cis_int *row_start, const double *diag, cis_dtype dtype,
                                          cis_dist_part_fn f, void *ctx, cis_dist_comm *c, cis_dist_matrix **out) {
   return dist_summed_new(n, row_start, diag, dtype, f, ctx, c, 0, out);
 }
 
-cis_status cis_dist_summed_set_sum(cis_dist_matrix *D, cis_dist_sum how) {
-  if (!D || !D->summed) return cis_error(CIS_ERR_INVALID, "cis_dist_summed_set_sum: not a summed operator");
+cis_status dist_summed_set_sum(cis_dist_matrix *D, cis_dist_sum how) {
+  if (!D || !D->summed) return cis_error(CIS_ERR_INVALID, "dist_summed_set_sum: not a summed operator");
   if (how != CIS_DIST_SUM_RANK_ORDER && how != CIS_DIST_SUM_COLLECTIVE)
-    return cis_error(CIS_ERR_INVALID, "cis_dist_summed_set_sum: unknown sum %d", (int)how);
+    return cis_error(CIS_ERR_INVALID, "dist_summed_set_sum: unknown sum %d", (int)how);
   if (cis_opt_is(CIS_OPT_DIST_SUM, "rank")) how = CIS_DIST_SUM_RANK_ORDER;
   if (cis_opt_is(CIS_OPT_DIST_SUM, "collective")) how = CIS_DIST_SUM_COLLECTIVE;
   D->summed_collective = how == CIS_DIST_SUM_COLLECTIVE && D->summed_uniform && D->comm->ops->reduce_scatter;
   return CIS_OK;
 }
 
-cis_status cis_dist_summed_set_write_back(cis_dist_matrix *D, int on) {
-  if (!D || !D->summed) return cis_error(CIS_ERR_INVALID, "cis_dist_summed_set_write_back: not a summed operator");
+cis_status dist_summed_set_write_back(cis_dist_matrix *D, int on) {
+  if (!D || !D->summed) return cis_error(CIS_ERR_INVALID, "dist_summed_set_write_back: not a summed operator");
   D->summed_write_back = on != 0;
   return CIS_OK;
 }
 
-cis_status cis_dist_summed_set_prepare(cis_dist_matrix *D, cis_dist_prepare_fn f, void *ctx) {
-  if (!D || !D->summed) return cis_error(CIS_ERR_INVALID, "cis_dist_summed_set_prepare: not a summed operator");
+cis_status dist_summed_set_prepare(cis_dist_matrix *D, cis_dist_prepare_fn f, void *ctx) {
+  if (!D || !D->summed) return cis_error(CIS_ERR_INVALID, "dist_summed_set_prepare: not a summed operator");
   D->summed_prepare = f;
   D->summed_prepare_ctx = ctx;
   return CIS_OK;
 }
 
-cis_status cis_dist_summed_set_vectors_host(cis_dist_matrix *D, int pinned) {
+cis_status dist_summed_set_vectors_host(cis_dist_matrix *D, int pinned) {
   cis_status st;
-  if (!D || !D->summed) return cis_error(CIS_ERR_INVALID, "cis_dist_summed_set_vectors_host: not a summed operator");
+  if (!D || !D->summed) return cis_error(CIS_ERR_INVALID, "dist_summed_set_vectors_host: not a summed operator");
   if (D->nvecs > 0)
-    return cis_error(CIS_ERR_INVALID, "cis_dist_summed_set_vectors_host: %d distributed vectors already allocated", D->nvecs);
+    return cis_error(CIS_ERR_INVALID, "dist_summed_set_vectors_host: %d distributed vectors already allocated", D->nvecs);
   if (!dist_on_device(D)) return CIS_OK; /* a host comm's vectors are host memory already */
   for (int l = 0; l < D->nlocal; ++l)
     if (!D->part[l].yown)
@@ -143,19 +144,19 @@ cleanup:
   return st;
 }
 
-int cis_dist_vectors_on_host(const cis_dist_matrix *D) {
+int dist_vectors_on_host(const cis_dist_matrix *D) {
   if (!D || D->vwhere != CIS_MEM_HOST) return 0;
   return D->where == CIS_MEM_DEVICE && D->vpinned == 1 ? 2 : 1;
 }
 
-cis_status cis_dist_summed_work(cis_dist_matrix *D, double *seconds, int64_t *products) {
-  if (!D || !D->summed || !seconds) return cis_error(CIS_ERR_INVALID, "cis_dist_summed_work: not a summed operator or NULL");
+cis_status dist_summed_work(cis_dist_matrix *D, double *seconds, int64_t *products) {
+  if (!D || !D->summed || !seconds) return cis_error(CIS_ERR_INVALID, "dist_summed_work: not a summed operator or NULL");
   cis_status st;
   const int G = D->plan.parts;
   double *all = NULL; /* [l * G + r]: each local part's row holds its own rank's time (the sum's layout) */
   CIS_TRY(cis_alloc_zeroed((void **)&all, (int64_t)D->nlocal * G, sizeof(double), "the parts' work"));
   for (int l = 0; l < D->nlocal; ++l) all[(int64_t)l * G + D->part[l].rank] = D->part[l].t_work;
-  CIS_TRY(cis_dist_allreduce_host(D->comm, all, G));
+  CIS_TRY(dist_allreduce_host(D->comm, all, G));
   memcpy(seconds, all, (size_t)G * sizeof(double));
   if (products) *products = D->products;
 cleanup:
@@ -232,7 +233,7 @@ cleanup:
 
 /* Part l's rows of its whole x (as f left them) into loc, its rows of the
  * distributed vector (the product's input under
- * cis_dist_summed_set_write_back; the transformed vector): on its comm
+ * dist_summed_set_write_back; the transformed vector): on its comm
  * stream on a GPU, so before the exchange reuses the buffer. */
 static cis_status write_back(cis_dist_matrix *D, int l, void *loc) {
   const dist_part *P = &D->part[l];
@@ -389,12 +390,12 @@ cleanup:
   return st;
 }
 
-cis_status cis_dist_summed_transform(cis_dist_matrix *D, void *v, cis_dist_part_fn f, void *ctx) {
+cis_status dist_summed_transform(cis_dist_matrix *D, void *v, cis_dist_part_fn f, void *ctx) {
   cis_status st;
   void *loc[DIST_MAX_LOCAL];
   double tx = 0;
-  if (!D || !v || !f) return cis_error(CIS_ERR_INVALID, "cis_dist_summed_transform: NULL argument");
-  if (!D->summed) return cis_error(CIS_ERR_INVALID, "cis_dist_summed_transform: not a summed operator");
+  if (!D || !v || !f) return cis_error(CIS_ERR_INVALID, "dist_summed_transform: NULL argument");
+  if (!D->summed) return cis_error(CIS_ERR_INVALID, "dist_summed_transform: not a summed operator");
   CIS_TRY(dist_vec_resolve(D, v, loc, NULL));
   cis_dist_comm *c = D->comm;
   const int dev = dist_on_device(D);

@@ -1,11 +1,11 @@
 /* dist_upper.c: a symmetric matrix over parts with each stored entry held
- * once (cis_dist_matrix_create_upper_rows, dist.h). Part p builds the upper
+ * once (dist_matrix_create_upper_rows, dist.h). Part p builds the upper
  * triangle's rows r_p..r_{p+1}-1 and keeps them as the symmetric block of
  * the trailing rows and columns r_p..n-1 (its rows, then empty rows): one
  * symmetric product of that block gives its rows' forward terms and the
  * mirror terms A(i,j) x_i of every later row j at once. The entries between
  * two parts are then read once, by the earlier part, instead of twice (by
- * both, as full rows in cis_dist_matrix_create_rows); the mirror terms are
+ * both, as full rows in dist_matrix_create_rows); the mirror terms are
  * a second exchange, the summed operator's sum onto the owners. This is
  * PETSc's MPISBAIJ product (MatMult_MPISBAIJ: the upper triangle over
  * processes, the off-diagonal block applied as B x and B^T x, the second
@@ -20,6 +20,7 @@
 #include "cisparse/gpu.h"
 #include "distributed/dist_matrix.h"
 #include "distributed/dist_parts.h"
+#include "distributed/dist_internal.h"
 
 /* The summed operator's f: the trailing block's product from x's positions
  * at the part's rows on (the whole vectors' layout) into y's. y before them
@@ -163,7 +164,7 @@ static cis_status upper_format(const cis_dist_opts *o, int on_device, upper_src 
   return CIS_OK;
 }
 
-cis_status cis_dist_matrix_create_upper_rows(cis_int n, const cis_int *upper_nnz, cis_dist_rows_fn build,
+cis_status dist_matrix_create_upper_rows(cis_int n, const cis_int *upper_nnz, cis_dist_rows_fn build,
                                              cis_dist_rows_gpu_fn build_gpu, void *ctx, cis_dist_comm *c,
                                              const cis_dist_opts *o_in, cis_dist_matrix **out) {
   cis_status st;
@@ -172,7 +173,7 @@ cis_status cis_dist_matrix_create_upper_rows(cis_int n, const cis_int *upper_nnz
   const cis_dist_opts o = o_in ? *o_in : cis_dist_opts_default();
   upper_src src = {build, build_gpu, ctx, NULL, NULL};
   if (!c || !out || !build == !build_gpu)
-    return cis_error(CIS_ERR_INVALID, "cis_dist_matrix_create_upper_rows: NULL argument, or not exactly one builder");
+    return cis_error(CIS_ERR_INVALID, "dist_matrix_create_upper_rows: NULL argument, or not exactly one builder");
   *out = NULL;
   const int G = c->ranks, on_device = c->where == CIS_MEM_DEVICE;
   const cis_dtype t = (int)o.dtype < 0 ? CIS_F64 : o.dtype; /* default: the rows' (double) */
@@ -185,7 +186,7 @@ cis_status cis_dist_matrix_create_upper_rows(cis_int n, const cis_int *upper_nnz
     return cis_error(CIS_ERR_UNSUPPORTED, "rows built on a GPU are stored as double, not %s", cis_dtype_name(t));
   CIS_TRY(upper_format(&o, on_device, &src));
   CIS_TRY(cis_alloc_array((void **)&rs, G + 1, sizeof(cis_int), "row split"));
-  CIS_TRY(cis_dist_partition_counts(n, upper_nnz, G, rs));
+  CIS_TRY(dist_partition_counts(n, upper_nnz, G, rs));
   cis_int max_rows = 0;
   for (int p = 0; p < G; ++p) max_rows = rs[p + 1] - rs[p] > max_rows ? rs[p + 1] - rs[p] : max_rows;
   if ((int64_t)G * max_rows > CIS_IDX_MAX) /* the blocks' columns are positions in the padded whole vectors */
@@ -194,7 +195,7 @@ cis_status cis_dist_matrix_create_upper_rows(cis_int n, const cis_int *upper_nnz
   /* padded whole vectors: the gather one all-gather, the sum one reduce-scatter (NCCL's collectives; the
    * rank-order sum with CISPARSE_DIST_SUM=rank) */
   CIS_TRY(dist_summed_new(n, rs, NULL, t, upper_part, NULL, c, 1, &D));
-  CIS_TRY(cis_dist_summed_set_sum(D, CIS_DIST_SUM_COLLECTIVE));
+  CIS_TRY(dist_summed_set_sum(D, CIS_DIST_SUM_COLLECTIVE));
   D->summed_ctx = D;
   D->summed_async = 1; /* upper_part only queues a memset and a product */
   snprintf(D->format, sizeof D->format, "upper %s", src.format);
@@ -214,7 +215,7 @@ cleanup:
 /* Rows r0..r1-1 of the upper triangle U (ctx), global columns: the row
  * builder of dist_matrix_create_once. */
 static cis_status upper_rows_of(void *ctx, cis_int r0, cis_int r1, cis_csr **rows) {
-  return cis_csr_rows((const cis_csr *)ctx, r0, r1, rows);
+  return csr_rows((const cis_csr *)ctx, r0, r1, rows);
 }
 
 /* The symmetric formats' tolerance (formats/csr_sym.c's SYMMETRY_TOL). */
@@ -229,7 +230,7 @@ cis_status dist_matrix_create_once(const cis_csr *A, cis_dist_comm *c, const cis
   CIS_TRY(cis_csr_upper_symmetric(A, ONCE_SYMMETRY_TOL, &U));
   CIS_TRY(cis_alloc_array((void **)&counts, U->rows > 0 ? U->rows : 1, sizeof(cis_int), "row counts"));
   for (cis_int i = 0; i < U->rows; ++i) counts[i] = U->rowptr[i + 1] - U->rowptr[i];
-  st = cis_dist_matrix_create_upper_rows(U->rows, counts, upper_rows_of, NULL, U, c, &oo, out);
+  st = dist_matrix_create_upper_rows(U->rows, counts, upper_rows_of, NULL, U, c, &oo, out);
 cleanup:
   cis_free(counts);
   cis_csr_free(U);

@@ -7,6 +7,7 @@
 #include <string.h>
 #include "core/internal.h"
 #include "distributed/partition.h"
+#include "distributed/dist_internal.h"
 
 /* The split of partition_rows over a running prefix count: prefix(e) is the
  * nonzeros of rows 0..e-1 (rowptr[e], or the sum of row counts). */
@@ -33,16 +34,16 @@ static void split_by_prefix(cis_int rows, double nnz, int parts, const cis_int *
   row_start[parts] = rows;
 }
 
-cis_status cis_dist_partition_rows(const cis_csr *A, int parts, cis_int *row_start) {
-  if (!A || !row_start) return cis_error(CIS_ERR_INVALID, "cis_dist_partition_rows: NULL argument");
+cis_status dist_partition_rows(const cis_csr *A, int parts, cis_int *row_start) {
+  if (!A || !row_start) return cis_error(CIS_ERR_INVALID, "dist_partition_rows: NULL argument");
   if (parts < 1 || parts > A->rows)
     return cis_error(CIS_ERR_INVALID, "cannot split %lld rows into %d parts", (long long)A->rows, parts);
   split_by_prefix(A->rows, (double)A->nnz, parts, A->rowptr, NULL, row_start);
   return CIS_OK;
 }
 
-cis_status cis_dist_partition_counts(cis_int rows, const cis_int *row_nnz, int parts, cis_int *row_start) {
-  if (!row_start) return cis_error(CIS_ERR_INVALID, "cis_dist_partition_counts: NULL argument");
+cis_status dist_partition_counts(cis_int rows, const cis_int *row_nnz, int parts, cis_int *row_start) {
+  if (!row_start) return cis_error(CIS_ERR_INVALID, "dist_partition_counts: NULL argument");
   if (parts < 1 || parts > rows)
     return cis_error(CIS_ERR_INVALID, "cannot split %lld rows into %d parts", (long long)rows, parts);
   if (!row_nnz) { /* by rows */

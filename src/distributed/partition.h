@@ -16,7 +16,7 @@ typedef struct dist_block {
   cis_idx *needed;     /* ascending global columns outside this part's rows */
 } dist_block;
 
-/* Block `part` of A under row_start (from cis_dist_partition_rows or any
+/* Block `part` of A under row_start (from dist_partition_rows or any
  * ascending split). A square, plain storage (a CIS_FLAG_UPPER matrix is
  * refused: expand it first). Values keep A's dtype. Free with
  * dist_block_clear. */

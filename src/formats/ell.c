@@ -27,7 +27,7 @@ static cis_status ell_build_any(const cis_csr *A, const cis_format_params *p, in
   cis_fmt_ell *F = cis_calloc(1, sizeof *F);
   if (!F) return cis_error(CIS_ERR_ALLOC, "cannot allocate %s format header", name);
   F->h = (cis_fmt_head){A->rows, A->cols, A->nnz, p->dtype};
-  F->width = cis_csr_max_row(A, NULL);
+  F->width = csr_max_row(A, NULL);
   CIS_TRY(cis_fmt_check_size(name, "padded slots (rows x longest row)", A->rows, F->width,
                              (cis_int)(cis_dtype_size(p->dtype) + sizeof(cis_idx)), &slots));
   CIS_TRY(cis_fmt_alloc_slots(&F->col, &F->val, slots, p->dtype, "ELLPACK slots"));

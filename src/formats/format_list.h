@@ -4,7 +4,7 @@
  *     CPU, the CI command's memory table and Python's cisparse.formats());
  *   - the host tables' declarations (src/formats/format_types.h);
  *   - the device plans (src/gpu/plan.c: a format's device table by name,
- *     cis_gpu_plan_is_symmetric) and the device tables' declarations
+ *     gpu_plan_is_symmetric) and the device tables' declarations
  *     (src/gpu/gpu_format.h; compiled only with CUDA, the nogpu/ stubs name
  *     no table).
  * X-macro (PETSc's MatRegister / Ginkgo's type lists written once):

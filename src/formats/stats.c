@@ -35,7 +35,7 @@ cis_status cis_csr_stats_get(const cis_csr *A, cis_int ref_cols, cis_csr_stats *
 #pragma omp parallel for reduction(+ : nref) schedule(static)
   for (cis_int i = 0; i < A->rows; ++i) nref += cis_csr_row_count_below(A, i, ref);
 #pragma omp parallel for reduction(+ : bad) schedule(static)
-  for (cis_int k = 0; k < A->nnz; ++k) bad += !isfinite(cis_csr_value(A, k));
+  for (cis_int k = 0; k < A->nnz; ++k) bad += !isfinite(csr_value(A, k));
   s->nonfinite = bad;
   double rows = (double)A->rows;
   s->sp_total = sparsity(A->nnz, rows * (double)A->cols);

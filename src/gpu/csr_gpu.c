@@ -3,6 +3,7 @@
  * pointers; kernels csr-vector (warp per row, default) and csr-scalar. */
 #include <string.h>
 #include "gpu/gpu_internal.h"
+#include "gpu/gpu_plan_internal.h"
 
 static void csr_release(void *dev) {
   cis_fmt_csr *D = dev;
@@ -78,14 +79,14 @@ cis_status cis_gpu_plan_from_device_csr(cis_int rows, cis_int cols, cis_int nnz,
                            out);
 }
 
-cis_status cis_gpu_plan_download_csr(const cis_gpu_plan *p, cis_csr **out) {
+cis_status gpu_plan_download_csr(const cis_gpu_plan *p, cis_csr **out) {
   cis_status st;
   cis_csr *A = NULL;
-  if (!out) return cis_error(CIS_ERR_INVALID, "cis_gpu_plan_download_csr: NULL output");
+  if (!out) return cis_error(CIS_ERR_INVALID, "gpu_plan_download_csr: NULL output");
   *out = NULL;
-  if (!p) return cis_error(CIS_ERR_INVALID, "cis_gpu_plan_download_csr: NULL plan");
+  if (!p) return cis_error(CIS_ERR_INVALID, "gpu_plan_download_csr: NULL plan");
   if (p->ops != &cis_gpu_format_csr)
-    return cis_error(CIS_ERR_UNSUPPORTED, "cis_gpu_plan_download_csr: the plan is %s, not csr", p->ops->format);
+    return cis_error(CIS_ERR_UNSUPPORTED, "gpu_plan_download_csr: the plan is %s, not csr", p->ops->format);
   const cis_fmt_csr *D = p->dev;
   CIS_TRY(cis_csr_alloc(D->h.rows, D->h.cols, D->h.nnz, D->h.dtype, &A));
   if (D->rowptr.wide) {

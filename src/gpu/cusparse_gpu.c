@@ -10,6 +10,7 @@
 #include <string.h>
 #include "gpu/cusparse_check.h"
 #include "gpu/gpu_internal.h"
+#include "core/internal.h"
 
 
 typedef struct cus_plan {
@@ -227,7 +228,7 @@ cis_status cis_gpu_plan_create_cusparse(const cis_csr *A, cis_dtype t, const cha
   if (cis_gpu_count(why, sizeof why) == 0) return cis_error(CIS_ERR_NO_GPU, "%s", why);
   CIS_TRY(cis_csr_check(A));
   /* 32-bit indices while every stored count fits (SELL pads: bound by rows*max_row) */
-  wide = A->nnz >= INT32_MAX || (which == 4 && A->rows * cis_csr_max_row(A, NULL) >= INT32_MAX);
+  wide = A->nnz >= INT32_MAX || (which == 4 && A->rows * csr_max_row(A, NULL) >= INT32_MAX);
   if (which <= 3) CIS_TRY(build_csr_coo(A, t, which >= 2, wide, &H));
   else if (which == 4) CIS_TRY(build_sell(A, t, wide, &H));
   else CIS_TRY(build_bsr(A, t, wide, &H));

@@ -125,13 +125,6 @@ cis_status cis_gpu_download(void *h, const void *d, size_t bytes) {
   return CIS_OK;
 }
 
-cis_status cis_gpu_fill_nan(void *d, cis_dtype t, cis_int n) {
-  if (n > 0 && !d) return cis_error(CIS_ERR_INVALID, "cis_gpu_fill_nan: NULL pointer");
-  cis_status st = cis_launch_fill_nan(d, t, n, 0);
-  if (st != CIS_OK) return st;
-  return cis_gpu_sync();
-}
-
 cis_status cis_gpu_sync(void) {
   CIS_CUDA_CHECK(cudaDeviceSynchronize());
   return CIS_OK;

@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 #include "gpu/gpu_internal.h"
+#include "gpu/gpu_plan_internal.h"
 
 typedef struct device_format {
   const cis_gpu_format_ops *ops;
@@ -21,7 +22,7 @@ static const cis_gpu_format_ops *find_table(const char *format) {
   return NULL;
 }
 
-int cis_gpu_plan_is_symmetric(const cis_gpu_plan *p) {
+int gpu_plan_is_symmetric(const cis_gpu_plan *p) {
   for (int k = 0; p && k < DEVICE_FORMAT_COUNT; ++k)
     if (p->ops == device_formats[k].ops) return device_formats[k].storage == CIS_STORE_UPPER;
   return 0; /* NULL, or a cuSPARSE baseline */
@@ -111,14 +112,14 @@ cis_status cis_gpu_spmm(cis_gpu_plan *p, int k, double alpha, const void *d_X, c
   return p->ops->spmm(p->dev, p->block, k, alpha, d_X, ldx, beta, d_Y, ldy, cm, s);
 }
 
-int cis_gpu_plan_has_spmm(const cis_gpu_plan *p) { return p && p->ops && p->ops->spmm; }
+int gpu_plan_has_spmm(const cis_gpu_plan *p) { return p && p->ops && p->ops->spmm; }
 
 cis_int cis_gpu_plan_bytes(const cis_gpu_plan *p) { return p ? p->bytes : 0; }
 cis_int cis_gpu_plan_workspace_bytes(const cis_gpu_plan *p) { return p ? p->ws : 0; }
 const char *cis_gpu_plan_kernel(const cis_gpu_plan *p) { return p ? p->kernel : ""; }
 
-cis_status cis_gpu_plan_shape(const cis_gpu_plan *p, cis_int *rows, cis_int *cols, cis_dtype *t) {
-  if (!p) return cis_error(CIS_ERR_INVALID, "cis_gpu_plan_shape: NULL plan");
+cis_status gpu_plan_shape(const cis_gpu_plan *p, cis_int *rows, cis_int *cols, cis_dtype *t) {
+  if (!p) return cis_error(CIS_ERR_INVALID, "gpu_plan_shape: NULL plan");
   if (rows) *rows = p->rows;
   if (cols) *cols = p->cols;
   if (t) *t = p->dtype;

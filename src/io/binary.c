@@ -73,13 +73,13 @@ static void write_hashed(FILE *f, const void *p, size_t n, uint64_t *h) {
   }
 }
 
-cis_status cis_bin_write(const char *path, const cis_csr *A) {
+cis_status io_bin_write(const char *path, const cis_csr *A) {
   FILE *f = NULL;
   cis_status st;
   unsigned char head[CISB_HEADER];
   uint64_t h = FNV_OFFSET;
   if (!A || !A->rowptr || (A->nnz > 0 && (!A->colind || !A->val)))
-    return cis_error(CIS_ERR_INVALID, "cis_bin_write: no matrix given");
+    return cis_error(CIS_ERR_INVALID, "io_bin_write: no matrix given");
   if ((st = cis_io_open_write(path, &f)) != CIS_OK) return st;
   cisb_header hd = {CISB_VERSION, (uint32_t)A->dtype, A->rows, A->cols, A->nnz, A->flags};
   header_encode(&hd, head);
@@ -161,7 +161,7 @@ static cis_status check_structure(const char *path, const cis_csr *A) {
   return cis_error(st, "%s: %s", path, msg);
 }
 
-cis_status cis_bin_read(const char *path, cis_dtype t, cis_csr **out) {
+cis_status io_bin_read(const char *path, cis_dtype t, cis_csr **out) {
   int fd;
   int64_t size;
   *out = NULL;

@@ -72,7 +72,7 @@ int cis_parse_real(const char *tok, double *v);
  * machine's physical memory. `where` prefixes the message ("FILE:LINE"). */
 cis_status cis_io_memory_check(const char *where, int64_t count, int64_t bytes_each, const char *what);
 
-/* Matrix Market from an open reader (cis_mm_read reads a path; cis_load
+/* Matrix Market from an open reader (io_mm_read reads a path; cis_load
  * one descriptor it has already started to read). Closes the reader. */
 cis_status cis_mm_read_reader(cis_reader *r, cis_dtype t, cis_csr **out);
 /* .cisb from an open descriptor fd (closed here) whose first nprefix bytes
@@ -88,5 +88,28 @@ void cis_io_flag_nonfinite(cis_csr *A);
 cis_status cis_io_close_write(FILE *f, const char *path, cis_status st);
 /* fopen(path, "wb") with a large buffer; CIS_ERR_IO "PATH: cannot create: reason". */
 cis_status cis_io_open_write(const char *path, FILE **f);
+
+/* ---- moved from cisparse/io.h: internal, not exported ------------------------------------ */
+
+/* Read a Matrix Market file: `coordinate` with field real, integer or pattern
+ * (pattern values are 1.0) and symmetry general, symmetric or skew-symmetric
+ * (stored triangles are expanded; CIS_FLAG_SYMMETRIC/SKEW/PATTERN set).
+ * `array` and `complex`/`hermitian` are refused (CIS_ERR_UNSUPPORTED).
+ * Duplicates are summed; explicit zeros are kept. NaN/Inf values are
+ * accepted and flagged (CIS_FLAG_NONFINITE). Values converted to dtype t. */
+cis_status io_mm_read(const char *path, cis_dtype t, cis_csr **out);
+
+/* Write A as `coordinate real general`, 17 significant digits for double
+ * values and 9 for float (each reads back bit-identical). */
+cis_status io_mm_write(const char *path, const cis_csr *A);
+
+/* cisparse binary format (".cisb"): versioned header (magic "CISPARSE",
+ * version, dtype, rows, cols, nnz, flags), the three CSR arrays, and a
+ * 64-bit FNV-1a checksum of everything before it. */
+cis_status io_bin_write(const char *path, const cis_csr *A);
+
+/* Read a .cisb file: checks magic, version, sizes against the file length
+ * and available memory, index ranges and the checksum. Values converted to t. */
+cis_status io_bin_read(const char *path, cis_dtype t, cis_csr **out);
 
 #endif

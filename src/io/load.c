@@ -32,6 +32,6 @@ cis_status cis_load(const char *file_or_spec, cis_dtype t, cis_csr **out) {
 
 cis_status cis_save(const char *path, const cis_csr *A) {
   size_t n = path ? strlen(path) : 0;
-  if (n >= 5 && !strcmp(path + n - 5, ".cisb")) return cis_bin_write(path, A);
-  return cis_mm_write(path, A);
+  if (n >= 5 && !strcmp(path + n - 5, ".cisb")) return io_bin_write(path, A);
+  return io_mm_write(path, A);
 }

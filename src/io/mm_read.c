@@ -2,7 +2,7 @@
  * K. Remington, "The Matrix Market Exchange Formats: Initial Design",
  * NISTIR 5935, 1996, §3: banner, comments, size line, one entry per line).
  * Entries go straight into a preallocated COO (mirrored for symmetric and
- * skew-symmetric files), then cis_coo_to_csr sorts and sums duplicates. */
+ * skew-symmetric files), then coo_to_csr sorts and sums duplicates. */
 #include <math.h>
 #include <stdlib.h>
 #include <stdio.h>
@@ -12,6 +12,7 @@
 #include <omp.h>
 #endif
 #include "io/io_internal.h"
+#include "core/internal.h"
 
 typedef enum { MM_REAL, MM_INTEGER, MM_PATTERN } mm_field;
 typedef enum { MM_GENERAL, MM_SYMMETRIC, MM_SKEW } mm_symmetry;
@@ -353,7 +354,7 @@ static int header_flags(const mm_header *h) {
          (h->field == MM_PATTERN ? CIS_FLAG_PATTERN : 0);
 }
 
-cis_status cis_mm_read(const char *path, cis_dtype t, cis_csr **out) {
+cis_status io_mm_read(const char *path, cis_dtype t, cis_csr **out) {
   cis_reader r;
   *out = NULL;
   cis_status st = cis_reader_open(&r, path);
@@ -379,7 +380,7 @@ cis_status cis_mm_read_reader(cis_reader *rp, cis_dtype t, cis_csr **out) {
   CIS_TRY(parse_size(&r, &h));
   CIS_TRY(check_memory(&r, &h, t));
   int64_t reserve = entries_to_reserve(&r, &h);
-  CIS_TRY(cis_coo_alloc(h.rows, h.cols, h.symmetry == MM_GENERAL ? reserve : 2 * reserve, t, &C));
+  CIS_TRY(coo_alloc(h.rows, h.cols, h.symmetry == MM_GENERAL ? reserve : 2 * reserve, t, &C));
   C->flags = header_flags(&h);
   for (;;) {
     char *begin, *end;
@@ -394,11 +395,11 @@ cis_status cis_mm_read_reader(cis_reader *rp, cis_dtype t, cis_csr **out) {
   }
   C->nnz = found;
   if (h.symmetry != MM_GENERAL) CIS_TRY(mirror(path, C, h.symmetry == MM_SKEW));
-  CIS_TRY(cis_coo_to_csr(C, out));
+  CIS_TRY(coo_to_csr(C, out));
   cis_io_flag_nonfinite(*out);
 cleanup:
   cis_reader_close(&r);
   *rp = r;
-  cis_coo_free(C);
+  coo_free(C);
   return st;
 }

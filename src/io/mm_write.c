@@ -8,10 +8,10 @@
 
 static const char *value_format(cis_dtype t) { return t == CIS_F64 ? "%.17g\n" : "%.9g\n"; }
 
-cis_status cis_mm_write(const char *path, const cis_csr *A) {
+cis_status io_mm_write(const char *path, const cis_csr *A) {
   FILE *f = NULL;
   cis_status st = CIS_OK;
-  if (!A || !A->rowptr) return cis_error(CIS_ERR_INVALID, "cis_mm_write: no matrix given");
+  if (!A || !A->rowptr) return cis_error(CIS_ERR_INVALID, "io_mm_write: no matrix given");
   if ((st = cis_io_open_write(path, &f)) != CIS_OK) return st;
   const char *vf = A->dtype == CIS_F64 ? "%lld %d %.17g\n" : "%lld %d %.9g\n";
   fprintf(f, "%%%%MatrixMarket matrix coordinate real general\n%% written by cisparse\n%lld %lld %lld\n",

@@ -17,10 +17,6 @@ extern "C" {
 #endif
 
 
-cis_status cis_launch_fill_nan(void *d, cis_dtype t, cis_int n, cudaStream_t s);
-cis_status cis_launch_read_bw(const double *d, cis_int n, double *d_out, int blocks,
-                              cudaStream_t s);
-
 /* csr.cu: Algorithm 1 (scalar) and warp per row (vector). wide: 64-bit rowptr. */
 cis_status cis_launch_csr(int vector, cis_dtype t, int wide, cis_int rows, const void *rowptr,
                           const cis_idx *col, const void *val, double alpha, const void *x,

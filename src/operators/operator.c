@@ -7,6 +7,7 @@
 #include <string.h>
 #include "core/internal.h"
 #include "operators/operator_internal.h"
+#include "gpu/gpu_plan_internal.h"
 
 static cis_status apply_matrix(const cis_operator *A, double alpha, const void *x, double beta, void *y,
                                cis_stream s) {
@@ -91,7 +92,7 @@ cis_status cis_operator_from_gpu_plan(cis_gpu_plan *p, cis_operator **out) {
   cis_int rows, cols;
   cis_dtype t;
   if (!p) return cis_error(CIS_ERR_INVALID, "cis_operator_from_gpu_plan: NULL plan");
-  if ((st = cis_gpu_plan_shape(p, &rows, &cols, &t)) != CIS_OK) return st;
+  if ((st = gpu_plan_shape(p, &rows, &cols, &t)) != CIS_OK) return st;
   snprintf(name, sizeof name, "gpu %s", cis_gpu_plan_kernel(p));
   if ((st = make(rows, cols, t, CIS_MEM_DEVICE, name, out)) != CIS_OK) return st;
   (*out)->plan = p;
@@ -131,7 +132,7 @@ cis_status cis_operator_apply(const cis_operator *A, double alpha, const void *x
 cis_int cis_operator_rows(const cis_operator *A) { return A ? A->rows : 0; }
 cis_int cis_operator_cols(const cis_operator *A) { return A ? A->cols : 0; }
 cis_dtype cis_operator_dtype(const cis_operator *A) { return A ? A->dtype : CIS_F64; }
-cis_memspace cis_operator_memspace(const cis_operator *A) { return A ? A->where : CIS_MEM_HOST; }
+cis_memspace operator_memspace(const cis_operator *A) { return A ? A->where : CIS_MEM_HOST; }
 const char *cis_operator_name(const cis_operator *A) { return A ? A->name : ""; }
 
 cis_status cis_operator_set_diagonal(cis_operator *A, const double *diag) {
@@ -159,7 +160,7 @@ cis_status cis_operator_set_transpose(cis_operator *A, const cis_operator *At) {
   return CIS_OK;
 }
 
-const cis_operator *cis_operator_transpose(const cis_operator *A) { return A ? A->At : NULL; }
+const cis_operator *operator_transpose(const cis_operator *A) { return A ? A->At : NULL; }
 
 cis_status cis_csr_diagonal(const cis_csr *A, double *d) {
   if (!A || !d) return cis_error(CIS_ERR_INVALID, "cis_csr_diagonal: NULL argument");
@@ -176,7 +177,7 @@ cis_status cis_csr_diagonal(const cis_csr *A, double *d) {
   return CIS_OK;
 }
 
-int cis_operator_has_block(const cis_operator *A) { return A && A->plan && cis_gpu_plan_has_spmm(A->plan); }
+int operator_has_block(const cis_operator *A) { return A && A->plan && gpu_plan_has_spmm(A->plan); }
 
 cis_status cis_operator_apply_block(const cis_operator *A, int k, double alpha, const void *X, cis_int ldx,
                                     double beta, void *Y, cis_int ldy, cis_stream s) {
@@ -189,7 +190,7 @@ cis_status cis_operator_apply_block(const cis_operator *A, int k, double alpha, 
   for (int c0 = 0; c0 < k;) {
     const char *x = (const char *)X + (size_t)c0 * (size_t)ldx * vs;
     char *y = (char *)Y + (size_t)c0 * (size_t)ldy * vs;
-    if (cis_operator_has_block(A)) { /* one matrix pass for up to 16 vectors */
+    if (operator_has_block(A)) { /* one matrix pass for up to 16 vectors */
       int kb = k - c0 < CIS_GPU_SPMM_MAX_K ? k - c0 : CIS_GPU_SPMM_MAX_K;
       if ((st = cis_gpu_spmm(A->plan, kb, alpha, x, ldx, beta, y, ldy, CIS_COL_MAJOR, s)) != CIS_OK) return st;
       c0 += kb;

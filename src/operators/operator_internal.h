@@ -40,4 +40,16 @@ struct cis_operator {
   cis_backend_maker make_backend; /* NULL: the backend of `where` */
 };
 
+/* ---- moved from cisparse/operator.h: internal, not exported ------------------------------ */
+
+/* Where A's x and y vectors live (cis_memspace). */
+cis_memspace operator_memspace(const cis_operator *A);
+
+/* Record A^T (same size and dtype, same memory space) for solvers that need
+ * transposed products (BiCG); not owned. */
+const cis_operator *operator_transpose(const cis_operator *A);
+
+/* 1 if cis_operator_apply_block runs as a block product (SpMM). */
+int operator_has_block(const cis_operator *A);
+
 #endif

@@ -9,6 +9,7 @@
  *   p = z + beta p;  p~ = z~ + beta p~ */
 #include "core/internal.h"
 #include "solvers/krylov_problem.h"
+#include "operators/operator_internal.h"
 
 typedef struct bicg_ctx {
   kry_be *B;
@@ -31,7 +32,7 @@ cis_status kry_bicg(kry_problem *P) {
   cis_status st;
   kry_be *B = P->B;
   void *work = NULL;
-  bicg_ctx g = {B, P->A, cis_operator_transpose(P->A), {0}};
+  bicg_ctx g = {B, P->A, operator_transpose(P->A), {0}};
   int nv = P->dinv ? 8 : 6;
   CIS_TRY(B->ops->alloc(B, &work, nv, "BiCG vectors"));
   g.v.x = P->x;

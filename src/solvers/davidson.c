@@ -15,8 +15,8 @@
  *   collapse to the Ritz vectors when the subspace has no room for k more.
  *
  * Memory: 2 max_sub + 1 vectors of the dimension (V, W, the diagonal): a
- * large space pays for the subspace and nothing else (cis_davidson_vectors),
- * and the caller bounds the subspace by what fits (cis_davidson_subspace).
+ * large space pays for the subspace and nothing else (davidson_vectors),
+ * and the caller bounds the subspace by what fits (davidson_subspace).
  * The Ritz vectors x and H x live in the k slots of V and W past the
  * subspace, which the collapse (done in place, when fewer than k are free)
  * guarantees; H x becomes the residual there, and the corrections then
@@ -27,6 +27,8 @@
 #include <string.h>
 #include "core/internal.h"
 #include "solvers/backend.h"
+#include "operators/operator_internal.h"
+#include "solvers/solver_internal.h"
 
 cis_davidson_opts cis_davidson_opts_default(void) {
   cis_davidson_opts o = {1, 1e-8, 1e-10, 200, 0, 0, NULL, 0, NULL, NULL, NULL, 0, NULL, NULL, NULL, NULL, 0.0, 0, NULL, NULL};
@@ -300,14 +302,14 @@ cleanup:
   return st;
 }
 
-int cis_davidson_subspace(int k, int max_sub, int nguess) {
+int davidson_subspace(int k, int max_sub, int nguess) {
   int m = max_sub > 0 ? max_sub : (8 * k > 24 ? 8 * k : 24);
   if (m < 2 * k) m = 2 * k;
   if (nguess > 0 && m < nguess + k) m = nguess + k;
   return m;
 }
 
-int cis_davidson_vectors(int k, int max_sub) {
+int davidson_vectors(int k, int max_sub) {
   (void)k;
   return 2 * max_sub + 1;
 }
@@ -352,7 +354,7 @@ cis_status cis_davidson_operator(const cis_operator *H, const double *diag, cons
   int kmax = k + (nsec > 1 ? nsec : 0) < KRY_COMBINE_MAX_K ? k + (nsec > 1 ? nsec : 0) : KRY_COMBINE_MAX_K;
   /* room for the roots and every watch: a smaller max_sub is raised (a
    * sector left unwatched could hide a state below the roots) */
-  int max_sub = cis_davidson_subspace(kmax, o.max_sub, given ? o.nguess : 0);
+  int max_sub = davidson_subspace(kmax, o.max_sub, given ? o.nguess : 0);
   if (max_sub > n) max_sub = (int)n;
   if (2 * kmax > max_sub && max_sub < n) kmax = max_sub / 2 > k ? max_sub / 2 : k; /* room for the corrections first */
   const int64_t bad = cis_first_nonfinite(diag, n);
@@ -397,7 +399,7 @@ cis_status cis_davidson_operator(const cis_operator *H, const double *diag, cons
   for (int it = 1; it <= o.max_iter; ++it) {
     /* W_j = H V_j for the new vectors, timed alone: the queue drained before,
      * the product finished after (sync; nothing on the host backend) */
-    if (o.block_products && m_new > 1 && cis_operator_has_block(H)) {
+    if (o.block_products && m_new > 1 && operator_has_block(H)) {
       /* the new vectors are contiguous (column-major, ld n): one SpMM pass
        * per 16 of them (Aktulga et al., IPDPS 2014: a block of vectors per
        * read of the matrix); products still counts vectors */

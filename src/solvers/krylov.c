@@ -12,6 +12,7 @@
 #include "core/internal.h"
 #include "solvers/krylov_problem.h"
 #include "solvers/krylov_scale.h"
+#include "operators/operator_internal.h"
 
 static const char *const method_names[] = {"cg", "bicg", "bicgstab"};
 static const kry_method_fn methods[] = {kry_cg, kry_bicg, kry_bicgstab}; /* by cis_krylov_method */
@@ -76,7 +77,7 @@ static cis_status check_args(const cis_operator *A, const void *b, void *x, cons
   if (o->maxit < 1) return cis_error(CIS_ERR_INVALID, "maxit must be >= 1, got %d", o->maxit);
   if (o->history_len < 0 || (o->history_len > 0 && !o->history))
     return cis_error(CIS_ERR_INVALID, "history: %d entries requested without a buffer", o->history_len);
-  if (o->method == CIS_BICG && !cis_operator_transpose(A))
+  if (o->method == CIS_BICG && !operator_transpose(A))
     return cis_error(CIS_ERR_INVALID, "BiCG needs A^T: give the operator its transpose (cis_operator_set_transpose)");
   return CIS_OK;
 }
@@ -146,7 +147,7 @@ cis_status cis_krylov_solve(const cis_operator *A, const void *b, void *x, const
   memset(&S, 0, sizeof S);
   if (info) memset(info, 0, sizeof *info);
   if ((st = check_args(A, b, x, o)) != CIS_OK) return st;
-  int device = cis_operator_memspace(A) == CIS_MEM_DEVICE, dist = cis_operator_memspace(A) == CIS_MEM_DIST;
+  int device = operator_memspace(A) == CIS_MEM_DEVICE, dist = operator_memspace(A) == CIS_MEM_DIST;
   int hist_len = o->history ? o->history_len : 0;
   /* KS_FLAG read every 10 iterations: merge_10 on the device; over parts
    * also graph, which runs merge_10's loop there (backend_dist.c) */
@@ -220,12 +221,12 @@ cis_status cis_true_residual(const cis_operator *A, const void *b, const void *x
   cis_status st;
   void *hb = NULL, *hx = NULL, *hy = NULL, *hs = NULL, *dy = NULL;
   if (!A || !b || !x || !relres) return cis_error(CIS_ERR_INVALID, "cis_true_residual: NULL argument");
-  if (cis_operator_memspace(A) == CIS_MEM_DIST)
+  if (operator_memspace(A) == CIS_MEM_DIST)
     return cis_error(CIS_ERR_UNSUPPORTED, "cis_true_residual: download the distributed vectors (cis_dist_vec_download) and use a host operator");
   cis_int n = cis_operator_rows(A), m = cis_operator_cols(A);
   cis_dtype t = cis_operator_dtype(A);
   size_t es = cis_dtype_size(t);
-  int dev = cis_operator_memspace(A) == CIS_MEM_DEVICE;
+  int dev = operator_memspace(A) == CIS_MEM_DEVICE;
   CIS_TRY(cis_alloc_array(&hy, n, es, "true residual"));
   if (dev) { /* y = A x on the device, then everything to the host */
     CIS_TRY(cis_gpu_malloc(&dy, (size_t)n * es));

@@ -5,6 +5,7 @@
 #include <string.h>
 #include "core/internal.h"
 #include "solvers/krylov_scale.h"
+#include "operators/operator_internal.h"
 
 /* Plain sums of squares inside (2^-900, 2^900) lost nothing to underflow that
  * matters and did not overflow. */
@@ -62,7 +63,7 @@ static cis_status scaled_apply(void *c, double alpha, const void *x, double beta
 static cis_status wrap(struct kry_scaled_ctx *k, cis_operator **out) {
   const cis_operator *A = k->A;
   return cis_operator_from_callback(cis_operator_rows(A), cis_operator_cols(A), cis_operator_dtype(A),
-                                    cis_operator_memspace(A), scaled_apply, k, NULL, out);
+                                    operator_memspace(A), scaled_apply, k, NULL, out);
 }
 
 /* ja: the binary exponent of ||A bs|| (||bs|| in [1/2, 1)), 0 when the
@@ -89,7 +90,7 @@ cis_status kry_scaling_make(kry_be *B, const cis_operator *A, const void *b, dou
   CIS_TRY(B->ops->alloc(B, &S->bs, 1, "scaled right-hand side"));
   CIS_TRY(B->ops->copy(B, b, S->bs));
   if (S->jb != 0) CIS_TRY(B->ops->scal(B, kry_imm(ldexp(1.0, -S->jb)), S->bs));
-  if (cis_operator_memspace(A) == CIS_MEM_DIST) return CIS_OK; /* no callback operators there */
+  if (operator_memspace(A) == CIS_MEM_DIST) return CIS_OK; /* no callback operators there */
   CIS_TRY(probe_scale(B, A, S->bs, &S->ja));
   if (abs(S->ja) <= KRY_SCALE_FREE) {
     S->ja = 0;
@@ -99,7 +100,7 @@ cis_status kry_scaling_make(kry_be *B, const cis_operator *A, const void *b, dou
   S->ctx[0].A = A;
   S->ctx[0].scale = S->ctx[1].scale = ldexp(1.0, -S->ja);
   CIS_TRY(wrap(&S->ctx[0], &S->As));
-  if ((S->ctx[1].A = cis_operator_transpose(A)) != NULL) {
+  if ((S->ctx[1].A = operator_transpose(A)) != NULL) {
     CIS_TRY(wrap(&S->ctx[1], &S->Ats));
     CIS_TRY(cis_operator_set_transpose(S->As, S->Ats));
   }

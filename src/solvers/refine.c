@@ -12,6 +12,7 @@
 #include <string.h>
 #include "core/internal.h"
 #include "solvers/backend.h"
+#include "operators/operator_internal.h"
 
 #define MAX_OUTER 60
 
@@ -30,7 +31,7 @@ cis_status cis_krylov_solve_mixed(const cis_operator *A64, const cis_operator *A
   if (cis_operator_dtype(A64) != CIS_F64 || cis_operator_dtype(A32) != CIS_F32)
     return cis_error(CIS_ERR_INVALID, "mixed precision needs a double and a float operator");
   if (cis_operator_rows(A64) != cis_operator_rows(A32) || cis_operator_cols(A64) != cis_operator_cols(A32) ||
-      cis_operator_memspace(A64) != cis_operator_memspace(A32))
+      operator_memspace(A64) != operator_memspace(A32))
     return cis_error(CIS_ERR_INVALID, "mixed precision: the double and float operators differ in size or memory space");
   if (!(o->tol > 0) || o->maxit < 1) return cis_error(CIS_ERR_INVALID, "mixed precision: tol must be > 0 and maxit >= 1");
   if (inner_tol <= 0) inner_tol = 1e-4;

@@ -7,12 +7,12 @@
  *                       (the same source is compiled into the library)
  *   tool/energy.h       GPU (NVML) and CPU (RAPL) energy counters
  *   tool/paper_bytes.h  the paper's storage equations (§4.1)
- *   cisparse/bench.h    device timings (exported by the library: they need
- *                       its CUDA runtime) */
+ *   bench/gpu_bench.h   device timings (the bench library, src/bench:
+ *                       linked beside this one) */
 #ifndef CISPARSE_TOOL_H
 #define CISPARSE_TOOL_H
 
-#include "cisparse/bench.h"
+#include "bench/gpu_bench.h"
 #include "tool/energy.h"
 #include "tool/paper_bytes.h"
 #include "util/host.h"

@@ -2,7 +2,8 @@
 # exports.sh: libcisparse.so exports the public C API alone (cis_*; the
 # version script cmake/libcisparse.map): no internal function, and none of
 # the compiler's own globals (OpenMP's named critical sections' locks,
-# .gomp_critical_user_*, were three leaks before).
+# .gomp_critical_user_*, were three leaks before); at most CIS_MAX_EXPORTS
+# (default 180) functions (issue 42 item 5: 291 before 0.3).
 # usage: bash exports.sh /path/to/cisparse /path/to/shared
 set -u
 CIS=$1
@@ -15,5 +16,9 @@ nm -D --defined-only "$LIB" | awk '$2 ~ /^[TDBRVW]$/ { print $3 }' > "$tmp/all"
 grep -v '^cis_' "$tmp/all" > "$tmp/other"
 [ -s "$tmp/other" ] && fail "exported beside the C API: $(head -5 "$tmp/other" | tr '\n' ' ')"
 grep -q '^cis_ci_solve$' "$tmp/all" || fail "cis_ci_solve is not exported"
-echo "exports.sh: $(wc -l < "$tmp/all") symbols exported; $fails failure(s)"
+max=${CIS_MAX_EXPORTS:-180}
+nm -D --defined-only "$LIB" | awk '$2 ~ /^[TW]$/ { print $3 }' > "$tmp/functions"
+nfun=$(wc -l < "$tmp/functions")
+[ "$nfun" -le "$max" ] || fail "$nfun functions exported, more than $max: internals belong off cis_ in src/ headers"
+echo "exports.sh: $(wc -l < "$tmp/all") symbols exported ($nfun functions, at most $max); $fails failure(s)"
 exit $((fails > 0))

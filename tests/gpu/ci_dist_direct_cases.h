@@ -32,14 +32,14 @@ static void cdd_sigma(const char *file, int sym, int no_tr, int parts) {
   cis_ci_direct *D = NULL;
   CHECK_OK(cis_fcidump_read(file, &F));
   if (!F) return;
-  cis_ci_direct_opts o = cis_ci_direct_opts_default();
+  cis_ci_direct_opts o = ci_direct_opts_default();
   o.no_time_reversal = no_tr;
   CHECK_OK(cis_ci_direct_create(F, &o, &D));
   if (!D) { cis_fcidump_free(F); return; }
   cis_ci_direct_info in;
-  cis_ci_direct_get_info(D, &in);
+  ci_direct_get_info(D, &in);
   const int compact = in.blocked;
-  const cis_int n = compact ? cis_ci_direct_compact_size(D) : cis_ci_direct_size(D), nsa = in.alpha_strings;
+  const cis_int n = compact ? ci_direct_compact_size(D) : cis_ci_direct_size(D), nsa = in.alpha_strings;
   double *x = malloc(2 * (size_t)n * sizeof *x), *ref = malloc((size_t)n * sizeof *ref),
          *sum = calloc((size_t)n, sizeof *sum), *y = malloc((size_t)n * sizeof *y);
   void *dx = NULL, *dy = NULL;
@@ -51,12 +51,12 @@ static void cdd_sigma(const char *file, int sym, int no_tr, int parts) {
   if (dx && dy) CHECK_OK(cis_gpu_upload(dx, x, (size_t)n * sizeof(double)));
   for (int p = 0; p < parts && dx && dy; ++p) {
     cis_ci_direct_gpu *G = NULL;
-    cis_ci_direct_gpu_opts go = cis_ci_direct_gpu_opts_default();
+    cis_ci_direct_gpu_opts go = ci_direct_gpu_opts_default();
     go.work_bytes = (int64_t)cdd_pass_rows * 2 * 8 * in.npair * in.beta_strings;
     CHECK_OK(ci_direct_gpu_create_part(D, &go, nsa * p / parts, nsa * (p + 1) / parts, &G));
     if (!G) continue;
-    CHECK_OK(cis_gpu_fill_nan(dy, CIS_F64, n));
-    CHECK_OK(compact ? cis_ci_direct_gpu_compact_sigma(G, 1, dx, dy, NULL) : cis_ci_direct_gpu_sigma(G, 1, dx, dy, NULL));
+    CHECK_OK(bench_fill_nan(dy, CIS_F64, n));
+    CHECK_OK(compact ? ci_direct_gpu_compact_sigma(G, 1, dx, dy, NULL) : cis_ci_direct_gpu_sigma(G, 1, dx, dy, NULL));
     CHECK_OK(cis_gpu_sync());
     CHECK_OK(cis_gpu_download(y, dy, (size_t)n * sizeof(double)));
     for (cis_int i = 0; i < n; ++i) sum[i] += y[i];

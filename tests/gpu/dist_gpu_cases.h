@@ -28,7 +28,7 @@ static void case_gather(void) {
   if (dx && di && dout) {
     CHECK_OK(cis_gpu_upload(dx, x, N * sizeof *x));
     CHECK_OK(cis_gpu_upload(di, idx, M * sizeof *idx));
-    CHECK_OK(cis_gpu_fill_nan(dout, CIS_F64, M));
+    CHECK_OK(bench_fill_nan(dout, CIS_F64, M));
     CHECK_OK(dd_gather(CIS_F64, dx, di, M, dout, NULL));
     CHECK_OK(cis_gpu_sync());
     CHECK_OK(cis_gpu_download(got, dout, M * sizeof *got));

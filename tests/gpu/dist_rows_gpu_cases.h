@@ -1,14 +1,14 @@
 /* dist_rows_gpu_cases.h: the distributed CI Hamiltonian whose parts build
  * their rows on their own GPUs and split them there
- * (cis_dist_matrix_create_rows_gpu with cis_ci_hamiltonian_gpu_rows),
+ * (dist_matrix_create_rows_gpu with ci_hamiltonian_gpu_rows),
  * against the same matrix built from host rows and split on the host
- * (cis_dist_matrix_create_rows with cis_ci_hamiltonian_rows, the
+ * (dist_matrix_create_rows with ci_hamiltonian_rows, the
  * reference): the same row split, exchange plan (needed lists: p2p values
  * and messages), diagonal bit for bit, and products equal to 1e-12 relative
  * (both against the host CSR product too), local blocks in csr, sym-seg,
  * csr-sym and sell16 (built on the host from the downloaded block), both
  * exchanges; outputs poisoned with NaN. Each entry stored once
- * (cis_dist_matrix_create_upper_rows, case_upper). Errors: a host
+ * (dist_matrix_create_upper_rows, case_upper). Errors: a host
  * communicator, float values, full rows given as the upper triangle. Shared by the gpu test (one GPU) and the multigpu test (every
  * GPU). Skipped (77) without a GPU or without NCCL. */
 #include <stdlib.h>
@@ -16,6 +16,8 @@
 #include "test_util.h"
 #include "core/internal.h"
 #include "distributed/dist_parts.h"
+#include "ci/ci_internal.h"
+#include "distributed/dist_internal.h"
 
 typedef struct rows_ctx {
   const cis_fcidump *F;
@@ -26,12 +28,12 @@ typedef struct rows_ctx {
 
 static cis_status host_rows(void *ctx, cis_int r0, cis_int r1, cis_csr **rows) {
   const rows_ctx *x = ctx;
-  return cis_ci_hamiltonian_rows(x->F, x->S, r0, r1, x->upper, x->counts, rows);
+  return ci_hamiltonian_rows(x->F, x->S, r0, r1, x->upper, x->counts, rows);
 }
 static cis_status gpu_rows(void *ctx, int local, cis_int r0, cis_int r1, cis_gpu_csr *rows) {
   const rows_ctx *x = ctx;
   (void)local;
-  return cis_ci_hamiltonian_gpu_rows(x->F, x->S, r0, r1, x->upper, x->counts, rows);
+  return ci_hamiltonian_gpu_rows(x->F, x->S, r0, r1, x->upper, x->counts, rows);
 }
 
 /* One FCIDUMP's space, its row counts (upper: of the upper triangle), the
@@ -53,10 +55,10 @@ static int ci_case_open(ci_case *k, const char *name, int upper) {
     k->F = NULL;
     return 0;
   }
-  const cis_int n = k->n = cis_ci_space_size(k->S);
+  const cis_int n = k->n = ci_space_size(k->S);
   k->counts = malloc((size_t)n * sizeof *k->counts);
   k->x = malloc(n * sizeof *k->x), k->y0 = malloc(n * sizeof *k->y0), k->ref = malloc(n * sizeof *k->ref);
-  CHECK_OK(cis_ci_hamiltonian_row_nnz(k->F, k->S, upper, k->counts));
+  CHECK_OK(ci_hamiltonian_row_nnz(k->F, k->S, upper, k->counts));
   CHECK_OK(cis_ci_hamiltonian(k->F, k->S, 0, &k->H));
   test_fill_random(k->x, CIS_F64, n, 31);
   test_fill_random(k->y0, CIS_F64, n, 32);
@@ -105,8 +107,8 @@ static void case_rows(cis_dist_comm *c, const char *name, const char *format, ci
   oh.format = "csr";
   og.format = format;
   rows_ctx ctx = {k.F, k.S, k.counts, 0};
-  CHECK_OK(cis_dist_matrix_create_rows(n, k.counts, host_rows, &ctx, c, &oh, &Dh));
-  CHECK_OK(cis_dist_matrix_create_rows_gpu(n, k.counts, gpu_rows, &ctx, c, &og, &Dg));
+  CHECK_OK(dist_matrix_create_rows(n, k.counts, host_rows, &ctx, c, &oh, &Dh));
+  CHECK_OK(dist_matrix_create_rows_gpu(n, k.counts, gpu_rows, &ctx, c, &og, &Dg));
   if (k.H && Dh && Dg) {
     cis_dist_info ih, ig;
     CHECK_OK(cis_dist_matrix_info(Dh, &ih));
@@ -140,7 +142,7 @@ static void case_rows(cis_dist_comm *c, const char *name, const char *format, ci
   ci_case_close(&k);
 }
 
-/* Each entry stored once (cis_dist_matrix_create_upper_rows): the upper
+/* Each entry stored once (dist_matrix_create_upper_rows): the upper
  * rows built on each GPU and made their trailing blocks there
  * (dist_upper_slice_dev) against the same rows built on the host over as
  * many host parts (upper_slice_host, the reference) and the host CSR
@@ -162,9 +164,9 @@ static void case_upper(cis_dist_comm *c, const char *name, const char *format) {
   rows_ctx ctx = {k.F, k.S, k.counts, 1};
   CHECK_OK(cis_dist_world_create(G, &w));
   if (w) CHECK_OK(cis_dist_comm_fake(w, 0, G, &fake));
-  if (fake) CHECK_OK(cis_dist_matrix_create_upper_rows(n, k.counts, host_rows, NULL, &ctx, fake, &oh, &Dh));
-  CHECK_OK(cis_dist_matrix_create_upper_rows(n, k.counts, NULL, gpu_rows, &ctx, c, &o, &Dg));
-  CHECK_OK(cis_dist_matrix_create_upper_rows(n, k.counts, host_rows, NULL, &ctx, c, &o, &Dhg));
+  if (fake) CHECK_OK(dist_matrix_create_upper_rows(n, k.counts, host_rows, NULL, &ctx, fake, &oh, &Dh));
+  CHECK_OK(dist_matrix_create_upper_rows(n, k.counts, NULL, gpu_rows, &ctx, c, &o, &Dg));
+  CHECK_OK(dist_matrix_create_upper_rows(n, k.counts, host_rows, NULL, &ctx, c, &o, &Dhg));
   if (k.H && Dh && Dg && Dhg) {
     for (int p = 0; p <= G; ++p)
       CHECK(Dh->plan.row_start[p] == Dg->plan.row_start[p], "%s %s G=%d: split %d at %lld (host) vs %lld (GPU)", name,
@@ -182,7 +184,7 @@ static void case_upper(cis_dist_comm *c, const char *name, const char *format) {
   }
   /* full rows from the GPU builder (counted there): every part's rows reach lower columns */
   rows_ctx full = {k.F, k.S, NULL, 0};
-  CHECK(cis_dist_matrix_create_upper_rows(n, NULL, NULL, gpu_rows, &full, c, &o, &Dbad) == CIS_ERR_INVALID && !Dbad &&
+  CHECK(dist_matrix_create_upper_rows(n, NULL, NULL, gpu_rows, &full, c, &o, &Dbad) == CIS_ERR_INVALID && !Dbad &&
             strstr(cis_last_error(), "below its diagonal"),
         "%s: full rows accepted as the upper triangle on the GPUs: %s", name, cis_last_error());
   cis_dist_matrix_free(Dh);
@@ -209,16 +211,16 @@ static void case_refusals(cis_dist_comm *c) {
     return;
   }
   rows_ctx ctx = {F, S, NULL, 0};
-  const cis_int n = cis_ci_space_size(S);
+  const cis_int n = ci_space_size(S);
   CHECK_OK(cis_dist_world_create(1, &w));
   if (w) CHECK_OK(cis_dist_comm_fake(w, 0, 1, &fake));
   if (fake)
-    CHECK(cis_dist_matrix_create_rows_gpu(n, NULL, gpu_rows, &ctx, fake, NULL, &D) == CIS_ERR_INVALID && !D &&
+    CHECK(dist_matrix_create_rows_gpu(n, NULL, gpu_rows, &ctx, fake, NULL, &D) == CIS_ERR_INVALID && !D &&
               strstr(cis_last_error(), "GPU parts"),
           "device rows on a host communicator: %s", cis_last_error());
   cis_dist_opts o = cis_dist_opts_default();
   o.dtype = CIS_F32;
-  CHECK(cis_dist_matrix_create_rows_gpu(n, NULL, gpu_rows, &ctx, c, &o, &D) == CIS_ERR_UNSUPPORTED && !D,
+  CHECK(dist_matrix_create_rows_gpu(n, NULL, gpu_rows, &ctx, c, &o, &D) == CIS_ERR_UNSUPPORTED && !D,
         "device rows as float values: %s", cis_last_error());
   cis_dist_comm_free(fake);
   cis_dist_world_free(w);

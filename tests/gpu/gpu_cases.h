@@ -12,6 +12,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include "test_util.h"
+#include "core/internal.h"
+#include "io/io_internal.h"
 
 typedef struct gpu_case {
   char name[64];
@@ -32,7 +34,7 @@ static inline cis_csr *case_random(cis_int rows, cis_int cols, cis_int (*len)(ci
   cis_csr *A = NULL;
   uint64_t s = seed * 2654435761u + 7;
   char *used = calloc((size_t)cols, 1);
-  if (!used || cis_coo_alloc(rows, cols, 16, CIS_F64, &C) != CIS_OK) goto done;
+  if (!used || coo_alloc(rows, cols, 16, CIS_F64, &C) != CIS_OK) goto done;
   for (cis_int i = 0; i < rows; ++i) {
     cis_int n = len(i, &s);
     if (n > cols) n = cols;
@@ -43,14 +45,14 @@ static inline cis_csr *case_random(cis_int rows, cis_int cols, cis_int (*len)(ci
       if (used[j]) continue;
       used[j] = 1;
       picked[pushed++] = j;
-      cis_coo_push(C, (cis_idx)i, j, (double)(case_rng(&s) % 2000001) / 1e6 - 1.0);
+      coo_push(C, (cis_idx)i, j, (double)(case_rng(&s) % 2000001) / 1e6 - 1.0);
     }
     for (cis_int k = 0; k < n; ++k) used[picked[k]] = 0;
     free(picked);
   }
-  cis_coo_to_csr(C, &A);
+  coo_to_csr(C, &A);
 done:
-  cis_coo_free(C);
+  coo_free(C);
   free(used);
   return A;
 }
@@ -94,7 +96,7 @@ static inline int gpu_cases(gpu_case *c) {
     char path[512], sub[128];
     cis_csr *A = NULL;
     snprintf(sub, sizeof sub, "matrices/%s", files[k]);
-    CHECK_OK(cis_mm_read(test_shared_path(path, sizeof path, sub), CIS_F64, &A));
+    CHECK_OK(io_mm_read(test_shared_path(path, sizeof path, sub), CIS_F64, &A));
     n = add_case(c, n, files[k], A);
   }
   return n;
@@ -149,7 +151,7 @@ static inline double check_plan(cis_gpu_plan *p, const cis_csr *A, cis_dtype t, 
   test_fill_random(y0, t, ny, seed + 1);
   if (cis_gpu_malloc(&dx, vs * (size_t)nx) || cis_gpu_malloc(&dy, vs * (size_t)ny)) goto done;
   if (cis_gpu_upload(dx, x, vs * (size_t)nx)) goto done;
-  if (beta == 0.0 ? cis_gpu_fill_nan(dy, t, ny) : cis_gpu_upload(dy, y0, vs * (size_t)ny)) goto done;
+  if (beta == 0.0 ? bench_fill_nan(dy, t, ny) : cis_gpu_upload(dy, y0, vs * (size_t)ny)) goto done;
   if (cis_gpu_spmv(p, alpha, dx, beta, dy, NULL) != CIS_OK || cis_gpu_sync() != CIS_OK) {
     fprintf(stderr, "spmv failed: %s\n", cis_last_error());
     goto done;

@@ -33,6 +33,8 @@
 #include <string.h>
 #include "ci/ci_davidson_support.h"
 #include "test_util.h"
+#include "ci/ci_internal.h"
+#include "operators/operator_internal.h"
 
 /* The prefix info.sigma_kernel must have (NULL: any), set with CISPARSE_SIGMA. */
 static const char *want_kernel;
@@ -66,7 +68,7 @@ static double compare_parity(const char *name, cis_ci_direct *D, const cis_ci_di
   if (!G || !c || !s || !g) goto done;
   test_fill_random(c, CIS_F64, n * k, 1234 + (unsigned)k);
   cis_ci_direct_info di;
-  cis_ci_direct_get_info(D, &di);
+  ci_direct_get_info(D, &di);
   const cis_int ns = di.alpha_strings;
   if (parity) make_parity(c, ns, parity);
   if (ulp && ns > 1) c[1] = nextafter(c[1], 2.0);
@@ -74,7 +76,7 @@ static double compare_parity(const char *name, cis_ci_direct *D, const cis_ci_di
   CHECK_OK(upload_new(&dc, c, n * k));
   CHECK_OK(upload_new(&ds, NULL, n * k));
   if (!dc || !ds) goto done;
-  CHECK_OK(cis_gpu_fill_nan(ds, CIS_F64, n * k));
+  CHECK_OK(bench_fill_nan(ds, CIS_F64, n * k));
   CHECK_OK(cis_ci_direct_gpu_sigma(G, k, dc, ds, NULL));
   CHECK_OK(cis_gpu_sync());
   test_fill_nan(g, CIS_F64, n * k);
@@ -87,7 +89,7 @@ static double compare_parity(const char *name, cis_ci_direct *D, const cis_ci_di
   }
   err = smax > 0 ? worst / smax : worst;
   cis_ci_direct_gpu_info info;
-  cis_ci_direct_gpu_get_info(G, &info);
+  ci_direct_gpu_get_info(G, &info);
   CHECK(!want_kernel || !strncmp(info.sigma_kernel, want_kernel, strlen(want_kernel)), "%s: kernels \"%s\", want %s", name,
         info.sigma_kernel, want_kernel);
   CHECK(err <= 1e-12, "%s k=%d parity %d block %lld: GPU vs CPU sigma rel diff %.3e", name, k, parity,
@@ -111,17 +113,17 @@ done:
 }
 
 /* cis_ci_direct_gpu_correct: a vector 1e-8 off antisymmetric made exactly
- * so on the device, equal to the CPU's cis_ci_direct_time_reversal of it; a
+ * so on the device, equal to the CPU's ci_direct_time_reversal of it; a
  * random (mixed) vector left unchanged. */
 static void test_correct(const char *name, cis_ci_direct *D) {
   cis_ci_direct_gpu *G = NULL;
   double *dc = NULL;
   cis_ci_direct_info di;
-  cis_ci_direct_get_info(D, &di);
+  ci_direct_get_info(D, &di);
   const cis_int n = cis_ci_direct_size(D), ns = di.alpha_strings;
   double *c = malloc((size_t)n * sizeof(double)), *h = malloc((size_t)n * sizeof(double));
   double *g = malloc((size_t)n * sizeof(double));
-  cis_ci_direct_gpu_opts o = cis_ci_direct_gpu_opts_default();
+  cis_ci_direct_gpu_opts o = ci_direct_gpu_opts_default();
   CHECK_OK(cis_ci_direct_gpu_create(D, &o, &G));
   if (!G || !c || !h || !g) goto done;
   for (int mixed = 0; mixed < 2; ++mixed) {
@@ -132,7 +134,7 @@ static void test_correct(const char *name, cis_ci_direct *D) {
     test_fill_random(h, CIS_F64, n, 5);
     for (cis_int i = 0; i < n; ++i) c[i] += 1e-8 * h[i];
     memcpy(h, c, (size_t)n * sizeof(double));
-    const int t = cis_ci_direct_time_reversal(D, h); /* the CPU reference */
+    const int t = ci_direct_time_reversal(D, h); /* the CPU reference */
     CHECK(t == (mixed ? 0 : -1), "%s: CPU time reversal %d", name, t);
     CHECK_OK(upload_new(&dc, c, n));
     if (!dc) goto done;
@@ -167,8 +169,8 @@ static void compare_all_opts(const char *name, const cis_fcidump *F, const cis_c
   CHECK_OK(cis_ci_direct_create(F, dopt, &D));
   if (!D) return;
   cis_ci_direct_info di;
-  cis_ci_direct_get_info(D, &di);
-  cis_ci_direct_gpu_opts o = cis_ci_direct_gpu_opts_default();
+  ci_direct_get_info(D, &di);
+  cis_ci_direct_gpu_opts o = ci_direct_gpu_opts_default();
   compare_once(name, D, &o, 1);
   o.max_k = 3; /* three vectors in one pass (or as many passes as the memory says) */
   compare_once(name, D, &o, 3);
@@ -181,7 +183,7 @@ static void compare_all_opts(const char *name, const cis_fcidump *F, const cis_c
   compare_once(name, D, &o, 3);
   if (cis_fcidump_nalpha(F) == cis_fcidump_nbeta(F))
     for (int parity = -1; parity <= 1; parity += 2) {
-      o = cis_ci_direct_gpu_opts_default();
+      o = ci_direct_gpu_opts_default();
       compare_parity(name, D, &o, 1, parity);
       compare_parity(name, D, &o, 1, 2 * parity);
       o.work_bytes = 3 * 2 * 8 * (int64_t)di.npair * di.beta_strings; /* 3 rows of columns: many half blocks */
@@ -203,19 +205,19 @@ static double gpu_energy(const char *name, cis_fcidump *F) {
   if (!D) return e;
   const cis_int n = cis_ci_direct_size(D);
   const int nvec = 1; /* one guess per root, as the CLI on the GPU: exactly symmetric after
-                      * cis_ci_direct_time_reversal (with 4, the later P-space vectors can be
+                      * ci_direct_time_reversal (with 4, the later P-space vectors can be
                       * near neither parity and Davidson's vectors then lose it: measured) */
   diag = malloc((size_t)n * sizeof(double));
   guess = malloc((size_t)n * nvec * sizeof(double));
-  CHECK_OK(cis_ci_direct_diagonal(D, diag));
-  CHECK_OK(cis_ci_pspace_guess_direct(F, D, diag, 0, nvec, guess, NULL, NULL));
-  for (int v = 0; v < nvec; ++v) cis_ci_direct_time_reversal(D, guess + (size_t)v * (size_t)n);
-  cis_ci_direct_gpu_opts go = cis_ci_direct_gpu_opts_default();
+  CHECK_OK(ci_direct_diagonal(D, diag));
+  CHECK_OK(ci_pspace_guess_direct(F, D, diag, 0, nvec, guess, NULL, NULL));
+  for (int v = 0; v < nvec; ++v) ci_direct_time_reversal(D, guess + (size_t)v * (size_t)n);
+  cis_ci_direct_gpu_opts go = ci_direct_gpu_opts_default();
   go.vectors = 60;
   CHECK_OK(cis_ci_direct_gpu_create(D, &go, &G));
-  if (G) CHECK_OK(cis_ci_direct_gpu_operator(G, diag, &op));
+  if (G) CHECK_OK(ci_direct_gpu_operator(G, diag, &op));
   if (!op) goto done;
-  CHECK(cis_operator_memspace(op) == CIS_MEM_DEVICE, "%s: device operator", name);
+  CHECK(operator_memspace(op) == CIS_MEM_DEVICE, "%s: device operator", name);
   { /* y = 2 H x - 0.5 y on the device */
     double *x = malloc((size_t)n * sizeof(double)), *y = malloc((size_t)n * sizeof(double));
     double *hx = malloc((size_t)n * sizeof(double)), *r = malloc((size_t)n * sizeof(double));
@@ -249,7 +251,7 @@ static double gpu_energy(const char *name, cis_fcidump *F) {
   CHECK_OK(cis_davidson_operator(op, diag, &o, &ev, NULL, &info));
   e = ev + F->ecore;
   cis_ci_direct_gpu_info gi;
-  cis_ci_direct_gpu_get_info(G, &gi);
+  ci_direct_gpu_get_info(G, &gi);
   printf("%-14s Davidson on the GPU: %.10f  %d iterations  %.3f ms per sigma, %lld of %lld by the half sigma\n", name,
          e, info.iterations, info.products ? 1e3 * info.op_seconds / (double)info.products : 0.0,
          (long long)gi.half_sigmas, (long long)gi.sigma_vectors);
@@ -269,7 +271,7 @@ static void test_refusal(const cis_fcidump *F) {
   cis_ci_direct_gpu *G = NULL;
   CHECK_OK(cis_ci_direct_create(F, NULL, &D));
   if (!D) return;
-  cis_ci_direct_gpu_opts o = cis_ci_direct_gpu_opts_default();
+  cis_ci_direct_gpu_opts o = ci_direct_gpu_opts_default();
   o.vectors = 1000000; /* a million determinant-length vectors set aside: nothing left */
   cis_status st = cis_ci_direct_gpu_create(D, &o, &G);
   const char *msg = cis_last_error();
@@ -310,7 +312,7 @@ static void test_set_integrals(const char *file) {
   CHECK_OK(cis_gpu_download(g0, ds, (size_t)n * sizeof *c));
   CHECK_OK(cis_ci_direct_set_integrals(D, F2));
   CHECK_OK(cis_ci_direct_gpu_set_integrals(G));
-  CHECK_OK(cis_gpu_fill_nan(ds, CIS_F64, n));
+  CHECK_OK(bench_fill_nan(ds, CIS_F64, n));
   CHECK_OK(cis_ci_direct_gpu_sigma(G, 1, dc, ds, NULL));
   CHECK_OK(cis_gpu_sync());
   test_fill_nan(g1, CIS_F64, n);
@@ -354,10 +356,10 @@ static void sigma_with_env(const char *var, const char *mode, cis_ci_direct *D, 
   test_fill_nan(out, CIS_F64, n);
   if (info) info->half_sigmas = -1;
   if (G && dc && ds) {
-    CHECK_OK(cis_gpu_fill_nan(ds, CIS_F64, n));
+    CHECK_OK(bench_fill_nan(ds, CIS_F64, n));
     CHECK_OK(cis_ci_direct_gpu_sigma(G, 1, dc, ds, NULL));
     CHECK_OK(cis_gpu_download(out, ds, (size_t)n * sizeof(double)));
-    if (info) cis_ci_direct_gpu_get_info(G, info);
+    if (info) ci_direct_gpu_get_info(G, info);
   }
   cis_gpu_free(dc);
   cis_gpu_free(ds);
@@ -440,9 +442,9 @@ static void test_half_scatter(const char *name, const cis_fcidump *F, int rows, 
   CHECK_OK(cis_ci_direct_create(F, NULL, &D));
   if (!D) return;
   cis_ci_direct_info di;
-  cis_ci_direct_get_info(D, &di);
+  ci_direct_get_info(D, &di);
   const cis_int n = cis_ci_direct_size(D), ns = di.alpha_strings;
-  cis_ci_direct_gpu_opts o = cis_ci_direct_gpu_opts_default();
+  cis_ci_direct_gpu_opts o = ci_direct_gpu_opts_default();
   o.work_bytes = (int64_t)rows * 2 * 8 * di.npair * di.beta_strings; /* packed half columns: passes of ~rows strings */
   double *c = malloc((size_t)n * sizeof *c), *s = malloc((size_t)n * sizeof *c), *g[3];
   static const char *modes[] = {"all", "reached", "auto"};
@@ -494,7 +496,7 @@ static void test_half_scatters(void) {
   cis_fcidump_free(F);
   CHECK_OK(cis_fcidump_read(CIS_TEST_DATA "/ci/n2_sto3g_d2h.FCIDUMP", &F));
   if (F) {
-    cis_ci_direct_opts dopt = cis_ci_direct_opts_default();
+    cis_ci_direct_opts dopt = ci_direct_opts_default();
     dopt.symmetry_projection = 1;
     cis_option_set("half_scatter", "reached");
     for (int isym = 1; isym <= 5; isym += 4) {
@@ -531,7 +533,7 @@ static void test_fused(void) {
       cis_ci_direct *D = NULL;
       CHECK_OK(cis_ci_direct_create(F, NULL, &D));
       if (D) {
-        cis_ci_direct_gpu_opts o = cis_ci_direct_gpu_opts_default();
+        cis_ci_direct_gpu_opts o = ci_direct_gpu_opts_default();
         compare_once(name, D, &o, 1);
         compare_parity(name, D, &o, 1, 1);
         o.work_bytes = (int64_t)100 << 20; /* a few blocks */
@@ -548,7 +550,7 @@ static void test_fused(void) {
   }
   CHECK_OK(cis_fcidump_read(CIS_TEST_DATA "/ci/n2_sto3g_d2h.FCIDUMP", &F));
   if (F) { /* projection: the C1 sigma masked to ISYM */
-    cis_ci_direct_opts dopt = cis_ci_direct_opts_default();
+    cis_ci_direct_opts dopt = ci_direct_opts_default();
     dopt.symmetry_projection = 1;
     want_kernel = "fused:";
     for (int isym = 1; isym <= 5; isym += 4) {
@@ -594,7 +596,7 @@ int main(void) {
       cis_ci_direct *D = NULL;
       CHECK_OK(cis_ci_direct_create(F, NULL, &D));
       if (D) {
-        cis_ci_direct_gpu_opts o = cis_ci_direct_gpu_opts_default();
+        cis_ci_direct_gpu_opts o = ci_direct_gpu_opts_default();
         compare_once(mol[m].name, D, &o, 1);
         o.work_bytes = (int64_t)200 << 20; /* a few blocks */
         compare_once(mol[m].name, D, &o, 1);

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "test_util.h"
+#include "ci/ci_internal.h"
 
 typedef struct cpu_ctx { const cis_matrix *M; } cpu_ctx;
 static cis_status cpu_apply(void *c, const double *x, double *y) {
@@ -26,7 +27,7 @@ static void check_molecule(const char *name, int level, double ref) {
   if (!S || !H) goto done;
   cis_int n = H->rows;
   double *diag = malloc((size_t)n * sizeof(double));
-  CHECK_OK(cis_ci_diagonal_all(F, S, diag));
+  CHECK_OK(ci_diagonal_all(F, S, diag));
   const char *formats[] = {"hyb", "csr"};
   for (int f = 0; f < 2; ++f) {
     cis_matrix *M = NULL;
@@ -37,9 +38,9 @@ static void check_molecule(const char *name, int level, double ref) {
     double eg[3] = {NAN, NAN, NAN}, ec[3] = {NAN, NAN, NAN};
     cis_ci_gpu_stats gs;
     cis_davidson_info info;
-    CHECK_OK(cis_ci_davidson_gpu(M, NULL, diag, &o, eg, NULL, &info, &gs));
+    CHECK_OK(ci_davidson_gpu(M, NULL, diag, &o, eg, NULL, &info, &gs));
     cpu_ctx c = {M};
-    CHECK_OK(cis_davidson(n, diag, cpu_apply, &c, &o, ec, NULL, NULL));
+    CHECK_OK(ci_davidson(n, diag, cpu_apply, &c, &o, ec, NULL, NULL));
     CHECK(fabs(eg[0] + F->ecore - ref) < 1e-8, "%s %s GPU: %.10f, reference %.10f", name, formats[f],
           eg[0] + F->ecore, ref);
     for (int r = 0; r < 3; ++r)
@@ -79,21 +80,21 @@ static void check_c2_states(void) {
   double *diag = malloc((size_t)n * sizeof(double)), *guess = malloc((size_t)n * NV * sizeof(double));
   double *vg = malloc((size_t)n * K * sizeof(double)), *vc = malloc((size_t)n * K * sizeof(double));
   double eg[K], ec[K];
-  CHECK_OK(cis_ci_diagonal_all(F, S, diag));
-  CHECK_OK(cis_ci_pspace_guess(F, S, diag, 0, NV, guess, NULL, NULL));
+  CHECK_OK(ci_diagonal_all(F, S, diag));
+  CHECK_OK(ci_pspace_guess(F, S, diag, 0, NV, guess, NULL, NULL));
   cis_davidson_opts o = cis_davidson_opts_default();
   o.roots = K;
   o.guess = guess;
   o.nguess = NV;
   cis_ci_gpu_stats gs;
-  CHECK_OK(cis_ci_davidson_gpu(M, NULL, diag, &o, eg, vg, NULL, &gs));
+  CHECK_OK(ci_davidson_gpu(M, NULL, diag, &o, eg, vg, NULL, &gs));
   cpu_ctx c = {M};
-  CHECK_OK(cis_davidson(n, diag, cpu_apply, &c, &o, ec, vc, NULL));
+  CHECK_OK(ci_davidson(n, diag, cpu_apply, &c, &o, ec, vc, NULL));
   CHECK(fabs(eg[0] + F->ecore - -74.69021095756578) < 1e-8, "C2 GPU ground state %.10f", eg[0] + F->ecore);
   for (int r = 0; r < K; ++r) {
     double sg = NAN, sc = NAN;
-    CHECK_OK(cis_ci_s2(F, S, vg + (size_t)r * n, &sg));
-    CHECK_OK(cis_ci_s2(F, S, vc + (size_t)r * n, &sc));
+    CHECK_OK(ci_s2(F, S, vg + (size_t)r * n, &sg));
+    CHECK_OK(ci_s2(F, S, vc + (size_t)r * n, &sc));
     CHECK(fabs(eg[r] - ec[r]) < 1e-8 && fabs(sg - sc) < 1e-6, "C2 root %d: GPU %.10f <S^2> %.6f, CPU %.10f <S^2> %.6f", r,
           eg[r], sg, ec[r], sc);
     printf("c2_sto3g   root %d GPU %.10f <S^2> %.6f (CPU %.10f, %.6f)\n", r, eg[r] + F->ecore, sg, ec[r] + F->ecore, sc);

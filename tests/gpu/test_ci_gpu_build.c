@@ -1,17 +1,19 @@
 /* test_ci_gpu_build.c: the CI Hamiltonian built on the GPU
- * (cis_ci_hamiltonian_gpu) equals the CPU build (cis_ci_hamiltonian) entry by
+ * (ci_hamiltonian_gpu) equals the CPU build (cis_ci_hamiltonian) entry by
  * entry: same row pointers and columns, values within 1e-14 relative (the
  * port does the same arithmetic, so they are expected bit for bit), for FCI
  * of h4, lih, h2o and n2 (STO-3G) and two truncated spaces (CISD: beta lists
  * that are not a prefix, the binary-search lookup); Davidson on the device
  * plan gives the energies of reference.tsv to 1e-8; so does the upper
- * triangle built on the GPU (cis_ci_hamiltonian_gpu_upper) in symmetric
+ * triangle built on the GPU (ci_hamiltonian_gpu_upper) in symmetric
  * plans, csr-sym and sym-seg (laid out on the GPU from the device CSR), with
  * the full matrix's product to 1e-13. Errors: NULL arguments,
  * a non-csr plan, device out of memory (clean message, nothing leaked). */
 #include <stdlib.h>
 #include <string.h>
 #include "test_util.h"
+#include "ci/ci_internal.h"
+#include "gpu/gpu_plan_internal.h"
 
 /* Column `col` (0-based, tab-separated) of molecule `name` in reference.tsv; NaN if absent. */
 static double reference_energy(const char *name, int col) {
@@ -67,13 +69,13 @@ static void check_upper(const char *name, int level, const cis_fcidump *F, const
   for (int k = 0; k < 2; ++k) {
     cis_gpu_plan *P = NULL;
     cis_int nnz = -1;
-    CHECK_OK(cis_ci_hamiltonian_gpu_upper(F, S, kernels[k], &P, &nnz));
+    CHECK_OK(ci_hamiltonian_gpu_upper(F, S, kernels[k], &P, &nnz));
     if (!P) continue;
-    CHECK(cis_gpu_plan_is_symmetric(P) && !strcmp(cis_gpu_plan_kernel(P), kernels[k]), "%s: upper plan %s", name,
+    CHECK(gpu_plan_is_symmetric(P) && !strcmp(cis_gpu_plan_kernel(P), kernels[k]), "%s: upper plan %s", name,
           cis_gpu_plan_kernel(P));
     CHECK(2 * nnz - n <= C->nnz && nnz < C->nnz, "%s: upper nnz %lld of %lld", name, (long long)nnz,
           (long long)C->nnz);
-    CHECK_OK(cis_gpu_fill_nan(dy, CIS_F64, n));
+    CHECK_OK(bench_fill_nan(dy, CIS_F64, n));
     CHECK_OK(cis_gpu_spmv(P, 1.0, dx, 0.0, dy, NULL));
     CHECK_OK(cis_gpu_sync());
     test_fill_nan(y, CIS_F64, n);
@@ -85,7 +87,7 @@ static void check_upper(const char *name, int level, const cis_fcidump *F, const
     cis_davidson_opts o = cis_davidson_opts_default();
     cis_davidson_info info;
     cis_ci_gpu_stats gs;
-    CHECK_OK(cis_ci_davidson_gpu_plan(P, diag, &o, ev, NULL, &info, &gs));
+    CHECK_OK(ci_davidson_gpu_plan(P, diag, &o, ev, NULL, &info, &gs));
     CHECK(fabs(ev[0] + F->ecore - ref) < 1e-8, "%s level %d %s: E %.10f, reference %.10f", name, level, kernels[k],
           ev[0] + F->ecore, ref);
     cis_gpu_plan_free(P);
@@ -106,20 +108,20 @@ static void check_molecule(const char *name, int level) {
   CHECK_OK(test_ci_load(name, level, &F, &S));
   if (!S) goto done;
   CHECK_OK(cis_ci_hamiltonian(F, S, 0, &C));
-  CHECK_OK(cis_ci_hamiltonian_gpu(F, S, &P, &nnz));
+  CHECK_OK(ci_hamiltonian_gpu(F, S, &P, &nnz));
   if (!C || !P) goto done;
   CHECK(nnz == C->nnz, "%s: reported nnz %lld, CPU %lld", name, (long long)nnz, (long long)C->nnz);
-  CHECK_OK(cis_gpu_plan_download_csr(P, &G));
+  CHECK_OK(gpu_plan_download_csr(P, &G));
   if (!G) goto done;
   long differ = compare(name, C, G);
   cis_int n = C->rows;
   diag = malloc((size_t)n * sizeof(double));
-  CHECK_OK(cis_ci_diagonal_all(F, S, diag));
+  CHECK_OK(ci_diagonal_all(F, S, diag));
   double e[1] = {NAN};
   cis_davidson_opts o = cis_davidson_opts_default();
   cis_davidson_info info;
   cis_ci_gpu_stats gs;
-  CHECK_OK(cis_ci_davidson_gpu_plan(P, diag, &o, e, NULL, &info, &gs));
+  CHECK_OK(ci_davidson_gpu_plan(P, diag, &o, e, NULL, &info, &gs));
   double ref = reference_energy(name, level < 0 ? 10 : 9); /* efci / ecisd */
   CHECK(fabs(e[0] + F->ecore - ref) < 1e-8, "%s level %d: GPU build %.10f, reference %.10f", name, level,
         e[0] + F->ecore, ref);
@@ -143,16 +145,16 @@ static void check_errors(void) {
   cis_gpu_plan *P = (cis_gpu_plan *)&P;
   cis_csr *G = (cis_csr *)&G;
   double e[1];
-  CHECK(cis_ci_hamiltonian_gpu(NULL, NULL, &P, NULL) == CIS_ERR_INVALID && P == NULL, "NULL integrals accepted");
-  CHECK(cis_ci_hamiltonian_gpu(NULL, NULL, NULL, NULL) == CIS_ERR_INVALID, "NULL output accepted");
-  CHECK(cis_gpu_plan_download_csr(NULL, &G) == CIS_ERR_INVALID && G == NULL, "NULL plan downloaded");
-  CHECK(cis_ci_davidson_gpu_plan(NULL, e, NULL, e, NULL, NULL, NULL) == CIS_ERR_INVALID, "NULL plan solved");
+  CHECK(ci_hamiltonian_gpu(NULL, NULL, &P, NULL) == CIS_ERR_INVALID && P == NULL, "NULL integrals accepted");
+  CHECK(ci_hamiltonian_gpu(NULL, NULL, NULL, NULL) == CIS_ERR_INVALID, "NULL output accepted");
+  CHECK(gpu_plan_download_csr(NULL, &G) == CIS_ERR_INVALID && G == NULL, "NULL plan downloaded");
+  CHECK(ci_davidson_gpu_plan(NULL, e, NULL, e, NULL, NULL, NULL) == CIS_ERR_INVALID, "NULL plan solved");
   double dense[4] = {1, 2, 2, 1};
   cis_csr *A = test_csr_from_dense(2, 2, dense, CIS_F64);
   cis_matrix *M = NULL;
   CHECK_OK(cis_matrix_create(A, "hyb", NULL, &M));
   CHECK_OK(cis_gpu_plan_create(M, NULL, 0, &P));
-  CHECK(cis_gpu_plan_download_csr(P, &G) == CIS_ERR_UNSUPPORTED, "hyb plan downloaded as csr");
+  CHECK(gpu_plan_download_csr(P, &G) == CIS_ERR_UNSUPPORTED, "hyb plan downloaded as csr");
   cis_gpu_plan_free(P);
   cis_matrix_free(M);
   cis_csr_free(A);
@@ -165,7 +167,7 @@ static void check_errors(void) {
   int64_t before = gi.free_mem, leave = (int64_t)16 << 20;
   if (S && before > leave && cis_gpu_malloc(&fill, (size_t)(before - leave)) == CIS_OK) {
     P = NULL;
-    cis_status st = cis_ci_hamiltonian_gpu(F, S, &P, NULL);
+    cis_status st = ci_hamiltonian_gpu(F, S, &P, NULL);
     CHECK(st == CIS_ERR_DEVICE_OOM && P == NULL, "full device: %s: %s", cis_status_name(st), cis_last_error());
     CHECK(strstr(cis_last_error(), "GPU out of memory for") != NULL, "OOM message: %s", cis_last_error());
     printf("full device: %s\n", cis_last_error());

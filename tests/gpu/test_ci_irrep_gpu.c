@@ -1,6 +1,6 @@
 /* test_ci_irrep_gpu.c: the GPU direct sigma blocked by irreps on compact
  * device vectors (src/ci/gpu/ci_sigma_irrep*) against the CPU compact sigma
- * (cis_ci_direct_compact_operator = ci_irrep_sigma_compact, itself tested
+ * (ci_direct_compact_operator = ci_irrep_sigma_compact, itself tested
  * against the stored Hamiltonian in tests/unit/test_ci_direct.c). The shared
  * FCIDUMPs (../shared/ci) are all C1, so the D2h files of tests/data/ci:
  *  - N2 STO-3G D2h (Molpro irrep numbers), C2 STO-3G D2h (PySCF 0-based ids),
@@ -21,6 +21,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include "test_util.h"
+#include "ci/ci_internal.h"
+#include "operators/operator_internal.h"
 
 static double *dev_new(const double *h, cis_int n) {
   double *d = NULL;
@@ -56,9 +58,9 @@ static void make_parity(double *c, cis_int ns, int parity) {
 static void compare_compact(const char *name, cis_ci_direct *D, cis_operator *opc, const cis_ci_direct_gpu_opts *o,
                             int k, int parity) {
   cis_ci_direct_gpu *G = NULL;
-  const cis_int n = cis_ci_direct_size(D), nc = cis_ci_direct_compact_size(D);
+  const cis_int n = cis_ci_direct_size(D), nc = ci_direct_compact_size(D);
   cis_ci_direct_info di;
-  cis_ci_direct_get_info(D, &di);
+  ci_direct_get_info(D, &di);
   double *c = malloc((size_t)n * sizeof(double)), *cc = malloc((size_t)(nc * k) * sizeof(double));
   double *sc = malloc((size_t)(nc * k) * sizeof(double)), *gc = malloc((size_t)(nc * k) * sizeof(double));
   double *dc = NULL, *ds = NULL;
@@ -67,28 +69,28 @@ static void compare_compact(const char *name, cis_ci_direct *D, cis_operator *op
   for (int v = 0; v < k; ++v) {
     test_fill_random(c, CIS_F64, n, 4321 + 7 * (unsigned)v + 13 * (unsigned)k);
     make_parity(c, di.alpha_strings, parity);
-    cis_ci_direct_compress(D, c, cc + (cis_int)v * nc);
+    ci_direct_compress(D, c, cc + (cis_int)v * nc);
   }
   for (int v = 0; v < k; ++v)
     CHECK_OK(cis_operator_apply(opc, 1.0, cc + (cis_int)v * nc, 0.0, sc + (cis_int)v * nc, NULL));
   dc = dev_new(cc, nc * k);
   ds = dev_new(NULL, nc * k);
   if (!dc || !ds) { CHECK(0, "%s: device vectors", name); goto done; }
-  CHECK_OK(cis_gpu_fill_nan(ds, CIS_F64, nc * k));
-  CHECK_OK(cis_ci_direct_gpu_compact_sigma(G, k, dc, ds, NULL));
+  CHECK_OK(bench_fill_nan(ds, CIS_F64, nc * k));
+  CHECK_OK(ci_direct_gpu_compact_sigma(G, k, dc, ds, NULL));
   CHECK_OK(cis_gpu_sync());
   test_fill_nan(gc, CIS_F64, nc * k);
   CHECK_OK(cis_gpu_download(gc, ds, (size_t)(nc * k) * sizeof(double)));
   const double err = rel_err(gc, sc, nc * k);
   cis_ci_direct_gpu_info gi;
-  cis_ci_direct_gpu_get_info(G, &gi);
+  ci_direct_gpu_get_info(G, &gi);
   CHECK(err <= 1e-12, "%s k=%d parity %d passes %lld: GPU vs CPU compact sigma rel diff %.3e", name, k, parity,
         (long long)gi.passes, err);
   if (parity) { /* exactly (anti)symmetric output, by the half sigma */
     double *full = malloc((size_t)n * sizeof(double));
     int asym = 0;
     const cis_int ns = di.alpha_strings;
-    cis_ci_direct_expand(D, gc, full);
+    ci_direct_expand(D, gc, full);
     for (cis_int A = 0; A < ns; ++A)
       for (cis_int B = 0; B <= A; ++B) asym += !(full[A * ns + B] == parity * full[B * ns + A]);
     CHECK(gi.half_sigmas == 1 && asym == 0, "%s parity %d: %lld half sigmas, %d elements not (anti)symmetric", name,
@@ -109,12 +111,12 @@ done:
 static void compare_c1_and_operator(const char *name, cis_ci_direct *D) {
   cis_ci_direct_gpu *G = NULL;
   cis_operator *op = NULL;
-  const cis_int n = cis_ci_direct_size(D), nc = cis_ci_direct_compact_size(D);
+  const cis_int n = cis_ci_direct_size(D), nc = ci_direct_compact_size(D);
   double *c = malloc((size_t)n * sizeof(double)), *s = malloc((size_t)n * sizeof(double));
   double *g = malloc((size_t)n * sizeof(double)), *y = malloc((size_t)nc * sizeof(double));
   double *cc = malloc((size_t)nc * sizeof(double)), *hc = malloc((size_t)nc * sizeof(double));
   double *dc = NULL, *ds = NULL, *dy = NULL;
-  cis_ci_direct_gpu_opts o = cis_ci_direct_gpu_opts_default();
+  cis_ci_direct_gpu_opts o = ci_direct_gpu_opts_default();
   CHECK_OK(cis_ci_direct_gpu_create(D, &o, &G));
   if (!G || !c || !s || !g || !y || !cc || !hc) goto done;
   test_fill_random(c, CIS_F64, n, 99); /* off-irrep entries too: both must ignore them */
@@ -122,7 +124,7 @@ static void compare_c1_and_operator(const char *name, cis_ci_direct *D) {
   dc = dev_new(c, n);
   ds = dev_new(NULL, n);
   if (!dc || !ds) goto done;
-  CHECK_OK(cis_gpu_fill_nan(ds, CIS_F64, n));
+  CHECK_OK(bench_fill_nan(ds, CIS_F64, n));
   CHECK_OK(cis_ci_direct_gpu_sigma(G, 1, dc, ds, NULL));
   CHECK_OK(cis_gpu_sync());
   test_fill_nan(g, CIS_F64, n);
@@ -130,12 +132,12 @@ static void compare_c1_and_operator(const char *name, cis_ci_direct *D) {
   const double e1 = rel_err(g, s, n);
   CHECK(e1 <= 1e-12, "%s: C1-order GPU sigma on a blocked D vs CPU %.3e", name, e1);
   /* y = 2 H x - 0.5 y on compact device vectors */
-  CHECK_OK(cis_ci_direct_gpu_compact_operator(G, NULL, &op));
+  CHECK_OK(ci_direct_gpu_compact_operator(G, NULL, &op));
   if (!op) goto done;
-  CHECK(cis_operator_memspace(op) == CIS_MEM_DEVICE && cis_operator_rows(op) == nc && cis_operator_diagonal(op),
+  CHECK(operator_memspace(op) == CIS_MEM_DEVICE && cis_operator_rows(op) == nc && cis_operator_diagonal(op),
         "%s: compact device operator of %lld rows with a diagonal", name, (long long)nc);
-  cis_ci_direct_compress(D, c, cc);
-  cis_ci_direct_compress(D, s, hc);
+  ci_direct_compress(D, c, cc);
+  ci_direct_compress(D, s, hc);
   test_fill_random(y, CIS_F64, nc, 100);
   cis_gpu_free(dc);
   dc = dev_new(cc, nc);
@@ -167,11 +169,11 @@ static void compare_file(const char *name, cis_fcidump *F) {
   CHECK_OK(cis_ci_direct_create(F, NULL, &D));
   if (!D) return;
   cis_ci_direct_info di;
-  cis_ci_direct_get_info(D, &di);
+  ci_direct_get_info(D, &di);
   CHECK(di.blocked, "%s: blocked by irreps", name);
-  CHECK_OK(cis_ci_direct_compact_operator(D, &opc));
+  CHECK_OK(ci_direct_compact_operator(D, &opc));
   if (!opc) { cis_ci_direct_free(D); return; }
-  cis_ci_direct_gpu_opts o = cis_ci_direct_gpu_opts_default();
+  cis_ci_direct_gpu_opts o = ci_direct_gpu_opts_default();
   compare_compact(name, D, opc, &o, 1, 0);
   compare_compact(name, D, opc, &o, 3, 0);
   cis_ci_direct_gpu_opts small = o;
@@ -195,25 +197,25 @@ static double ground(cis_fcidump *F, int where, int *half, int *products) {
   cis_ci_direct_gpu *G = NULL;
   cis_operator *op = NULL;
   double e = NAN, *diag = NULL, *guess = NULL, *gc = NULL;
-  cis_ci_direct_opts dopt = cis_ci_direct_opts_default();
+  cis_ci_direct_opts dopt = ci_direct_opts_default();
   dopt.symmetry_projection = where == 1;
   CHECK_OK(cis_ci_direct_create(F, &dopt, &D));
   if (!D) return e;
-  const cis_int n = cis_ci_direct_size(D), nc = cis_ci_direct_compact_size(D);
+  const cis_int n = cis_ci_direct_size(D), nc = ci_direct_compact_size(D);
   diag = malloc((size_t)n * sizeof(double));
   guess = malloc((size_t)n * sizeof(double));
   gc = malloc((size_t)nc * sizeof(double));
-  CHECK_OK(cis_ci_direct_diagonal(D, diag));
-  CHECK_OK(cis_ci_pspace_guess_direct(F, D, diag, 0, 1, guess, NULL, NULL));
-  cis_ci_direct_time_reversal(D, guess);
-  cis_ci_direct_compress(D, guess, gc);
+  CHECK_OK(ci_direct_diagonal(D, diag));
+  CHECK_OK(ci_pspace_guess_direct(F, D, diag, 0, 1, guess, NULL, NULL));
+  ci_direct_time_reversal(D, guess);
+  ci_direct_compress(D, guess, gc);
   if (where == 2) {
-    CHECK_OK(cis_ci_direct_compact_operator(D, &op));
+    CHECK_OK(ci_direct_compact_operator(D, &op));
   } else {
-    cis_ci_direct_gpu_opts go = cis_ci_direct_gpu_opts_default();
+    cis_ci_direct_gpu_opts go = ci_direct_gpu_opts_default();
     go.vectors = 60;
     CHECK_OK(cis_ci_direct_gpu_create(D, &go, &G));
-    if (G) CHECK_OK(cis_ci_direct_gpu_compact_operator(G, NULL, &op)); /* its compact diagonal */
+    if (G) CHECK_OK(ci_direct_gpu_compact_operator(G, NULL, &op)); /* its compact diagonal */
   }
   if (!op) goto done;
   cis_davidson_opts o = cis_davidson_opts_default();
@@ -227,7 +229,7 @@ static double ground(cis_fcidump *F, int where, int *half, int *products) {
   *products = (int)info.products;
   if (G) {
     cis_ci_direct_gpu_info gi;
-    cis_ci_direct_gpu_get_info(G, &gi);
+    ci_direct_gpu_get_info(G, &gi);
     *half = (int)gi.half_sigmas;
   } else {
     *half = -1;

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "test_util.h"
+#include "ci/ci_internal.h"
 
 typedef struct outs {
   double *buf;
@@ -74,7 +75,7 @@ static void compare(const char *name, cis_ci_direct *D, int n, int64_t work, int
     CHECK_OK(cis_ci_direct_gpu_rdm12(R, b, ket, 0, &g.o, NULL));
   }
   cis_int rows = 0, blocks = 0;
-  cis_ci_direct_gpu_rdm_blocks(R, &rows, &blocks);
+  ci_direct_gpu_rdm_blocks(R, &rows, &blocks);
   const double err = compare_outs(&g.o, &c.o, n);
   CHECK(err <= 1e-12, "%s: GPU vs CPU RDMs rel diff %.3e", name, err);
   if (work > 0) CHECK(blocks > 1, "%s: work_bytes %lld gave %lld block(s)", name, (long long)work, (long long)blocks);

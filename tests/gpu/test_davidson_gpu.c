@@ -3,11 +3,13 @@
  * vectors (the CSR's operator: the host backend, the CPU reference), 3
  * roots to 1e-9, on H2O 6-31G CISD (2,241 determinants) with a hyb plan
  * uploaded from the host and a csr plan built on the device
- * (cis_ci_hamiltonian_gpu). Device eigenvectors (downloaded) must satisfy
+ * (ci_hamiltonian_gpu). Device eigenvectors (downloaded) must satisfy
  * ||H x - e x|| <= 1e-7 with the reference SpMV. Outputs poisoned first. */
 #include <stdlib.h>
 #include <string.h>
 #include "test_util.h"
+#include "ci/ci_internal.h"
+#include "operators/operator_internal.h"
 
 enum { K = 3 };
 
@@ -22,7 +24,7 @@ static void check_plan(const char *what, cis_gpu_plan *P, const cis_csr *H, cons
   for (cis_int i = 0; X && i < H->rows * K; ++i) X[i] = NAN;
 
   CHECK_OK(cis_operator_from_gpu_plan(P, &D));
-  CHECK(cis_operator_memspace(D) == CIS_MEM_DEVICE, "%s: plan operator is not on the device", what);
+  CHECK(operator_memspace(D) == CIS_MEM_DEVICE, "%s: plan operator is not on the device", what);
   CHECK_OK(cis_davidson_operator(D, diag, &o, ed, X, &info));
 
   for (int r = 0; r < K; ++r)
@@ -54,7 +56,7 @@ int main(void) {
   CHECK_OK(cis_ci_hamiltonian(F, S, 0, &H));
   if (!S || !H) goto done;
   diag = malloc((size_t)H->rows * sizeof(double));
-  CHECK_OK(cis_ci_diagonal_all(F, S, diag));
+  CHECK_OK(ci_diagonal_all(F, S, diag));
 
   cis_davidson_opts o = cis_davidson_opts_default();
   o.roots = K;
@@ -64,7 +66,7 @@ int main(void) {
   CHECK_OK(cis_matrix_create(H, "hyb", NULL, &M));
   if (M) CHECK_OK(cis_gpu_plan_create(M, NULL, 0, &Phyb));
   if (Phyb) check_plan("hyb plan (uploaded)", Phyb, H, diag, eh);
-  CHECK_OK(cis_ci_hamiltonian_gpu(F, S, &Pbuilt, NULL));
+  CHECK_OK(ci_hamiltonian_gpu(F, S, &Pbuilt, NULL));
   if (Pbuilt) check_plan("csr plan (device build)", Pbuilt, H, diag, eh);
 done:
   cis_gpu_plan_free(Phyb);

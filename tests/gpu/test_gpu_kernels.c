@@ -139,7 +139,7 @@ static void check_float_values(const gpu_case *c) {
   CHECK_OK(cis_gpu_upload(dx, x, 8 * (size_t)nx));
   for (int b = 0; b < 2; ++b) {
     const double beta = b ? -0.5 : 0.0;
-    CHECK_OK(beta == 0.0 ? cis_gpu_fill_nan(dy, CIS_F64, ny) : cis_gpu_upload(dy, y0, 8 * (size_t)ny));
+    CHECK_OK(beta == 0.0 ? bench_fill_nan(dy, CIS_F64, ny) : cis_gpu_upload(dy, y0, 8 * (size_t)ny));
     CHECK_OK(cis_gpu_spmv(p, 1.5, dx, beta, dy, NULL));
     CHECK_OK(cis_gpu_sync());
     test_fill_nan(y, CIS_F64, ny);

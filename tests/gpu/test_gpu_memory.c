@@ -125,7 +125,7 @@ int main(void) {
     float h[1000];
     void *dv = NULL;
     CHECK_OK(cis_gpu_malloc(&dv, sizeof h));
-    CHECK_OK(cis_gpu_fill_nan(dv, CIS_F32, 1000));
+    CHECK_OK(bench_fill_nan(dv, CIS_F32, 1000));
     CHECK_OK(cis_gpu_download(h, dv, sizeof h));
     int nan = 0;
     for (int i = 0; i < 1000; ++i) nan += isnan(h[i]) != 0;

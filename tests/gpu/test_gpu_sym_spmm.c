@@ -18,12 +18,15 @@
 #include <string.h>
 #include "formats/sym_seg.h"
 #include "gpu/gpu_cases.h"
+#include "core/internal.h"
+#include "gpu/gpu_plan_internal.h"
+#include "operators/operator_internal.h"
 
 /* Full symmetric matrix from the upper triangle of A (square). */
 static cis_csr *sym_from(cis_csr *A) {
   cis_csr *U = NULL, *S = NULL;
   if (!A) return NULL;
-  if (cis_csr_upper(A, &U) == CIS_OK) cis_csr_symmetric_expand(U, 0, &S);
+  if (csr_upper(A, &U) == CIS_OK) csr_symmetric_expand(U, 0, &S);
   cis_csr_free(U);
   cis_csr_free(A);
   if (S) S->flags &= ~CIS_FLAG_UPPER;
@@ -35,18 +38,18 @@ static cis_csr *sym_empty_rows(cis_int n) {
   cis_coo *C = NULL;
   cis_csr *A = NULL;
   uint64_t s = 99;
-  if (cis_coo_alloc(n, n, 16, CIS_F64, &C) != CIS_OK) return NULL;
+  if (coo_alloc(n, n, 16, CIS_F64, &C) != CIS_OK) return NULL;
   for (cis_int i = 0; i < n; i += 3)
     for (int k = 0; k < 20; ++k) {
       cis_idx j = (cis_idx)(case_rng(&s) % (uint64_t)n);
       j -= j % 3;
       if (j < i) continue;
       double v = (double)(case_rng(&s) % 2000001) / 1e6 - 1.0;
-      cis_coo_push(C, (cis_idx)i, j, v);
-      if (j != i) cis_coo_push(C, j, (cis_idx)i, v);
+      coo_push(C, (cis_idx)i, j, v);
+      if (j != i) coo_push(C, j, (cis_idx)i, v);
     }
-  cis_coo_to_csr(C, &A); /* duplicates summed on both sides alike: still symmetric */
-  cis_coo_free(C);
+  coo_to_csr(C, &A); /* duplicates summed on both sides alike: still symmetric */
+  coo_free(C);
   return A;
 }
 
@@ -82,7 +85,7 @@ static void check_det_repeat(cis_gpu_plan *p, const cis_csr *A, cis_dtype t, con
   test_fill_random(x, t, A->rows, 5);
   int ok = x && y1 && y2 && !cis_gpu_malloc(&dx, vs * n) && !cis_gpu_malloc(&dy, vs * n) && !cis_gpu_upload(dx, x, vs * n);
   for (int r = 0; ok && r < 2; ++r)
-    ok = !cis_gpu_fill_nan(dy, t, A->rows) && !cis_gpu_spmv(p, 1.0, dx, 0.0, dy, NULL) && !cis_gpu_sync() &&
+    ok = !bench_fill_nan(dy, t, A->rows) && !cis_gpu_spmv(p, 1.0, dx, 0.0, dy, NULL) && !cis_gpu_sync() &&
          !cis_gpu_download(r ? y2 : y1, dy, vs * n);
   CHECK(ok, "%s: repeat runs failed: %s", what, cis_last_error());
   CHECK(!ok || memcmp(y1, y2, vs * n) == 0, "%s: csr-sym-det differs between two runs", what);
@@ -127,7 +130,7 @@ static void check_symv(const gpu_case *c, cis_dtype t) {
     snprintf(what, sizeof what, "%s, %s, %s%s", c->name, cis_dtype_name(t), kernels[k], k == 4 ? " R=64" : "");
     CHECK_OK(cis_gpu_plan_create_symmetric(U, kernels[k], 0, &p));
     if (!p) continue;
-    CHECK(cis_gpu_plan_is_symmetric(p), "%s: plan not marked symmetric", what);
+    CHECK(gpu_plan_is_symmetric(p), "%s: plan not marked symmetric", what);
     CHECK(!strcmp(cis_gpu_plan_kernel(p), kernels[k]), "%s: kernel %s", what, cis_gpu_plan_kernel(p));
     if (k >= 3)
       CHECK(seg_bytes_ok(U, cis_gpu_plan_bytes(p)), "%s: %lld device bytes", what,
@@ -253,7 +256,7 @@ static void check_davidson_block(void) {
     if (!p[pi]) continue;
     CHECK_OK(cis_operator_from_gpu_plan(p[pi], &op));
     if (!op) continue;
-    CHECK(cis_operator_has_block(op), "plan %d: no block product", pi);
+    CHECK(operator_has_block(op), "plan %d: no block product", pi);
     for (int b = 0; b < 2; ++b) {
       cis_davidson_opts o = cis_davidson_opts_default();
       cis_davidson_info info;
@@ -281,16 +284,16 @@ static cis_csr *upper_two_scales(cis_int n, double small, double a) {
   cis_coo *C = NULL;
   cis_csr *A = NULL, *U = NULL;
   uint64_t s = 17;
-  if (cis_coo_alloc(2 * n, 2 * n, 16, CIS_F64, &C) != CIS_OK) return NULL;
+  if (coo_alloc(2 * n, 2 * n, 16, CIS_F64, &C) != CIS_OK) return NULL;
   for (cis_int i = 0; i < 2 * n; ++i)
     for (int k = 0; k < 30; ++k) {
       const cis_int base = i < n ? 0 : n;
       const cis_idx j = (cis_idx)(base + (cis_int)(case_rng(&s) % (uint64_t)n));
       const double v = ((double)(case_rng(&s) % 2000001) / 1e6 - 1.0) * a * (i < n ? 1.0 : small);
-      if (j >= i) cis_coo_push(C, (cis_idx)i, j, v);
+      if (j >= i) coo_push(C, (cis_idx)i, j, v);
     }
-  cis_coo_to_csr(C, &A);
-  cis_coo_free(C);
+  coo_to_csr(C, &A);
+  coo_free(C);
   if (A) A->flags |= CIS_FLAG_UPPER;
   if (A) CHECK_OK(cis_csr_copy(A, CIS_F64, &U));
   if (U) U->flags |= CIS_FLAG_UPPER;
@@ -318,7 +321,7 @@ static double seg_special(const cis_csr *U, double xs, cis_int bad, double v, in
     CHECK_OK(cis_gpu_malloc(&dx, 8 * (size_t)n));
     CHECK_OK(cis_gpu_malloc(&dy, 8 * (size_t)n));
     CHECK_OK(cis_gpu_upload(dx, x, 8 * (size_t)n));
-    CHECK_OK(cis_gpu_fill_nan(dy, CIS_F64, n));
+    CHECK_OK(bench_fill_nan(dy, CIS_F64, n));
     CHECK_OK(cis_gpu_spmv(p, 1.0, dx, 0.0, dy, NULL));
     CHECK_OK(cis_gpu_sync());
     CHECK_OK(cis_gpu_download(y, dy, 8 * (size_t)n));
@@ -369,7 +372,7 @@ static void check_refusals(void) {
   CHECK(strstr(cis_last_error(), "not symmetric") != NULL, "message: %s", cis_last_error());
   /* a full (not upper-flagged) matrix as symmetric storage */
   CHECK(cis_gpu_plan_create_symmetric(A, NULL, 0, &p) == CIS_ERR_INVALID && !p, "full matrix accepted as upper");
-  CHECK_OK(cis_csr_upper(A, &U));
+  CHECK_OK(csr_upper(A, &U));
   CHECK(cis_gpu_plan_create_symmetric(U, "csr-sym-fast", 0, &p) == CIS_ERR_NOT_FOUND && !p, "unknown kernel accepted");
   CHECK(cis_gpu_plan_create_symmetric(U, NULL, 48, &p) == CIS_ERR_INVALID && !p, "block 48 accepted");
   CHECK(cis_gpu_plan_create_symmetric(U, NULL, 512, &p) == CIS_ERR_INVALID && !p, "csr-sym block 512 accepted");

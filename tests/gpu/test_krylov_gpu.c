@@ -20,6 +20,7 @@
  * comparison to rounding; cage8 takes 11 whatever the order. */
 #include "gpu_cases.h"
 #include "krylov_cases.h"
+#include "core/internal.h"
 
 #define HIST 21
 
@@ -199,9 +200,9 @@ static void test_breakdown(void) {
   cis_int n = 1000;
   cis_coo *C = NULL;
   cis_csr *A = NULL;
-  CHECK_OK(cis_coo_alloc(n, n, n, CIS_F64, &C));
-  for (cis_int i = 0; i < n; ++i) cis_coo_push(C, (cis_idx)i, (cis_idx)i, i % 2 ? -1.0 : 1.0 + i * 1e-3);
-  CHECK_OK(cis_coo_to_csr(C, &A));
+  CHECK_OK(coo_alloc(n, n, n, CIS_F64, &C));
+  for (cis_int i = 0; i < n; ++i) coo_push(C, (cis_idx)i, (cis_idx)i, i % 2 ? -1.0 : 1.0 + i * 1e-3);
+  CHECK_OK(coo_to_csr(C, &A));
   dev_op d;
   if (dev_op_make(&d, A, CIS_F64, "csr", "csr-vector"))
     for (int v = 0; v < CIS_VER_COUNT; ++v) {
@@ -211,7 +212,7 @@ static void test_breakdown(void) {
             cis_krylov_end_name(r.info.end), r.xerr);
     }
   dev_op_free(&d);
-  cis_coo_free(C);
+  coo_free(C);
   cis_csr_free(A);
 }
 

@@ -150,7 +150,7 @@ static int side_load(side *S, const void *init, const double *s) {
 }
 
 /* Poison (NaN) vector k of a device side. */
-static void poison(side *S, int k) { CHECK_OK(cis_gpu_fill_nan(S->vec[k], S->B->dtype, S->B->n)); }
+static void poison(side *S, int k) { CHECK_OK(bench_fill_nan(S->vec[k], S->B->dtype, S->B->n)); }
 
 /* Compare every vector, slot and the history entry written of dev against host. */
 static void compare(const char *what, side *H, side *D) {

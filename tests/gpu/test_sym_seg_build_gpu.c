@@ -21,12 +21,13 @@
 #include "formats/sym_seg.h"
 #include "gpu/gpu_cases.h"
 #include "gpu/gpu_internal.h"
+#include "core/internal.h"
 
 /* The upper triangle of the symmetric part of A (A freed), in dtype t. */
 static cis_csr *upper_of(cis_csr *A, cis_dtype t) {
   cis_csr *U = NULL, *S = NULL, *Ut = NULL;
   if (!A) return NULL;
-  if (cis_csr_upper(A, &U) == CIS_OK && cis_csr_symmetric_expand(U, 0, &S) == CIS_OK) {
+  if (csr_upper(A, &U) == CIS_OK && csr_symmetric_expand(U, 0, &S) == CIS_OK) {
     cis_csr_free(U);
     U = NULL;
     S->flags &= ~CIS_FLAG_UPPER;
@@ -55,7 +56,7 @@ static void poison_pool(void) {
   void *d = NULL;
   const cis_int n = 64 << 20; /* 512 MiB of doubles */
   if (cis_gpu_malloc(&d, (size_t)n * 8) == CIS_OK) {
-    CHECK_OK(cis_gpu_fill_nan(d, CIS_F64, n));
+    CHECK_OK(bench_fill_nan(d, CIS_F64, n));
     CHECK_OK(cis_gpu_sync());
   }
   cis_gpu_free(d);
@@ -151,7 +152,7 @@ static void check_product(const cis_csr *U, const char *what) {
   CHECK_OK(cis_gpu_plan_from_device_csr_sym(U->rows, U->nnz, U->dtype, rp, col, val, "sym-seg", &pd)); /* owns them */
   test_fill_random(x, U->dtype, U->rows, 11);
   int ok = H && pd && x && y && ref && !cis_gpu_malloc(&dx, n * vs) && !cis_gpu_malloc(&dy, n * vs) &&
-           !cis_gpu_upload(dx, x, n * vs) && !cis_gpu_fill_nan(dy, U->dtype, U->rows) &&
+           !cis_gpu_upload(dx, x, n * vs) && !bench_fill_nan(dy, U->dtype, U->rows) &&
            !cis_gpu_spmv(pd, 1.0, dx, 0.0, dy, NULL) && !cis_gpu_sync() && !cis_gpu_download(y, dy, n * vs) &&
            !cis_sym_seg_spmv(H, 1.0, x, 0.0, ref);
   CHECK(ok, "%s: product failed: %s", what, cis_last_error());

@@ -20,7 +20,7 @@
 
 static void check_ops(cis_dist_comm *c, int rank, int size) {
   double v[3] = {rank + 0.1, 1.0 / (rank + 3), -rank * 1e-17};
-  CHECK_OK(cis_dist_allreduce_host(c, v, 3));
+  CHECK_OK(dist_allreduce_host(c, v, 3));
   double want[3] = {0, 0, 0};
   for (int r = 0; r < size; ++r) want[0] += r + 0.1, want[1] += 1.0 / (r + 3), want[2] += -r * 1e-17;
   CHECK(!memcmp(v, want, sizeof v), "all-reduce on rank %d: %.17g %.17g %.17g", rank, v[0], v[1], v[2]);
@@ -95,7 +95,7 @@ static void check_matrix(cis_dist_comm *c, int rank) {
 
 int main(int argc, char **argv) {
   int rank = 0, size = 1;
-  if (!cis_dist_mpi_available()) {
+  if (!dist_mpi_available()) {
     cis_dist_comm *c = NULL;
     CHECK(cis_dist_comm_mpi_host(&c) == CIS_ERR_UNSUPPORTED && !c, "no MPI: CIS_ERR_UNSUPPORTED");
     CHECK(cis_dist_mpi_init(&rank, &size) == CIS_ERR_UNSUPPORTED && size == 1, "no MPI: init refused");
@@ -122,7 +122,7 @@ int main(int argc, char **argv) {
       cis_dist_mpi_abort(3);
     }
     double x = 1;
-    cis_dist_allreduce_host(c, &x, 1); /* rank 1 never comes: ended by its abort */
+    dist_allreduce_host(c, &x, 1); /* rank 1 never comes: ended by its abort */
     return 1;
   }
   if (size < 2) { /* one process: no launcher was found at configure time */
@@ -130,8 +130,8 @@ int main(int argc, char **argv) {
     cis_dist_mpi_finalize();
     return test_skip("needs mpiexec with 2 or more processes (none found when cisparse was configured)");
   }
-  CHECK(c && cis_dist_comm_ranks(c) == size && cis_dist_comm_first_rank(c) == rank &&
-            cis_dist_comm_local_ranks(c) == 1 && cis_dist_comm_memspace(c) == CIS_MEM_HOST &&
+  CHECK(c && cis_dist_comm_ranks(c) == size && dist_comm_first_rank(c) == rank &&
+            dist_comm_local_ranks(c) == 1 && dist_comm_memspace(c) == CIS_MEM_HOST &&
             !strcmp(cis_dist_comm_name(c), "mpi"),
         "the comm's ranks, first, local ranks, memory, name");
   if (c && size >= 2 && size <= 8) {

@@ -11,6 +11,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include "test_util.h"
+#include "ci/ci_internal.h"
+#include "ci/ci_solve_internal.h"
 
 /* The message of the last error names no command-line flag ("--pspace"). */
 static void check_no_flag(const char *what) {
@@ -86,7 +88,7 @@ static void test_header(const cis_fcidump *F0, cis_ci_bits ra, cis_ci_bits rb) {
     const header_case *hc = &header_cases[c];
     cis_fcidump G = *F0; /* a shallow copy: the arrays stay F0's */
     hc->alter(&G);
-    expect(cis_fcidump_check(&G), hc->status, hc->words, "cis_fcidump_check", hc->name);
+    expect(fcidump_check(&G), hc->status, hc->words, "fcidump_check", hc->name);
 
     cis_ci_result *R = (cis_ci_result *)1;
     expect(cis_ci_solve(&G, &o, &R), hc->status, hc->words, "cis_ci_solve", hc->name);
@@ -101,25 +103,25 @@ static void test_header(const cis_fcidump *F0, cis_ci_bits ra, cis_ci_bits rb) {
     cis_ci_solver_free(s);
 
     cis_ci_bits a, b;
-    expect(cis_ci_find_reference_bits(&G, &a, &b), hc->status, hc->words, "cis_ci_find_reference_bits", hc->name);
+    expect(ci_find_reference_bits(&G, &a, &b), hc->status, hc->words, "ci_find_reference_bits", hc->name);
     cis_ci_counts cnt;
-    expect(cis_ci_count_bits(&G, -1, &ra, &rb, &cnt), hc->status, hc->words, "cis_ci_count_bits", hc->name);
+    expect(ci_count_bits(&G, -1, &ra, &rb, &cnt), hc->status, hc->words, "ci_count_bits", hc->name);
     cis_ci_space *S = NULL;
-    expect(cis_ci_space_create_bits(&G, -1, &ra, &rb, &S), hc->status, hc->words, "cis_ci_space_create_bits", hc->name);
-    CHECK(S == NULL, "cis_ci_space_create_bits, %s: a space made", hc->name);
+    expect(ci_space_create_bits(&G, -1, &ra, &rb, &S), hc->status, hc->words, "ci_space_create_bits", hc->name);
+    CHECK(S == NULL, "ci_space_create_bits, %s: a space made", hc->name);
     cis_ci_space_free(S);
-    expect(cis_ci_parse_occ_bits(&G, "1,2,3,4,5", &a, &b), hc->status, hc->words, "cis_ci_parse_occ_bits", hc->name);
+    expect(ci_parse_occ_bits(&G, "1,2,3,4,5", &a, &b), hc->status, hc->words, "ci_parse_occ_bits", hc->name);
     /* the one-word entry points: refused (the NORB > 64 refusal may come first) */
     uint64_t ua, ub;
     CHECK(cis_ci_find_reference(&G, &ua, &ub) != CIS_OK, "cis_ci_find_reference, %s: accepted", hc->name);
-    CHECK(cis_ci_count(&G, -1, ra.w[0], rb.w[0], &cnt) != CIS_OK, "cis_ci_count, %s: accepted", hc->name);
+    CHECK(ci_count(&G, -1, ra.w[0], rb.w[0], &cnt) != CIS_OK, "ci_count, %s: accepted", hc->name);
     cis_ci_direct *D = NULL;
     CHECK(cis_ci_direct_create(&G, NULL, &D) != CIS_OK && !D, "cis_ci_direct_create, %s: accepted", hc->name);
     cis_ci_direct_free(D);
   }
 }
 
-/* ---- the integral values (cis_fcidump_check, the solve entry points) ----- */
+/* ---- the integral values (fcidump_check, the solve entry points) ----- */
 
 /* A deep copy of F0 (h1, eri its own) to alter values in. */
 static cis_fcidump *deep_copy(const cis_fcidump *F0) {
@@ -154,7 +156,7 @@ static void values_case(const cis_fcidump *F0, const char *name, int kind, const
   }
   cis_ci_solve_opts o = cis_ci_solve_opts_default();
   cis_ci_result *R = NULL;
-  expect(cis_fcidump_check(G), CIS_ERR_INVALID, words, "cis_fcidump_check", name);
+  expect(fcidump_check(G), CIS_ERR_INVALID, words, "fcidump_check", name);
   expect(cis_ci_solve(G, &o, &R), CIS_ERR_INVALID, words, "cis_ci_solve", name);
   cis_ci_result_free(R);
   cis_ci_solver *s = NULL;
@@ -285,7 +287,7 @@ static void test_options(const cis_fcidump *F0) {
     cis_ci_solve_opts o = cis_ci_solve_opts_default();
     oc->alter(&o);
     cis_ci_result *R = NULL;
-    expect(cis_ci_solve_opts_check(&o), CIS_ERR_INVALID, oc->words, "cis_ci_solve_opts_check", oc->name);
+    expect(ci_solve_opts_check(&o), CIS_ERR_INVALID, oc->words, "ci_solve_opts_check", oc->name);
     expect(cis_ci_solve(F0, &o, &R), CIS_ERR_INVALID, oc->words, "cis_ci_solve", oc->name);
     CHECK(R == NULL, "cis_ci_solve, %s: a result on error", oc->name);
     cis_ci_result_free(R);
@@ -304,8 +306,8 @@ static void test_options(const cis_fcidump *F0) {
   cis_ci_result *R = NULL;
   CHECK(cis_ci_solve(NULL, &o, &R) == CIS_ERR_INVALID && !R, "NULL integrals accepted");
   CHECK(cis_ci_solve(F0, NULL, &R) == CIS_ERR_INVALID && !R, "NULL options accepted");
-  CHECK(cis_fcidump_check(NULL) == CIS_ERR_INVALID, "cis_fcidump_check(NULL) accepted");
-  CHECK(cis_ci_solve_opts_check(NULL) == CIS_ERR_INVALID, "cis_ci_solve_opts_check(NULL) accepted");
+  CHECK(fcidump_check(NULL) == CIS_ERR_INVALID, "fcidump_check(NULL) accepted");
+  CHECK(ci_solve_opts_check(NULL) == CIS_ERR_INVALID, "ci_solve_opts_check(NULL) accepted");
   /* library refusals worded without flags: more roots of a spin than the space holds */
   o.spin = 2, o.roots = 64;
   CHECK(cis_ci_solve(F0, &o, &R) == CIS_ERR_INVALID && !R, "64 quintets of H2O STO-3G accepted");
@@ -325,8 +327,8 @@ static void test_options(const cis_fcidump *F0) {
 static void test_valid(const cis_fcidump *F0) {
   cis_ci_solve_opts o = cis_ci_solve_opts_default();
   cis_ci_result *R = NULL;
-  CHECK_OK(cis_fcidump_check(F0));
-  CHECK_OK(cis_ci_solve_opts_check(&o));
+  CHECK_OK(fcidump_check(F0));
+  CHECK_OK(ci_solve_opts_check(&o));
   CHECK_OK(cis_ci_solve(F0, &o, &R));
   CHECK(R && isfinite(R->energies[0]) && fabs(R->energies[0] - H2O_FCI) < 1e-8, "H2O STO-3G E = %.10f",
         R ? R->energies[0] : NAN);
@@ -347,7 +349,7 @@ int main(void) {
   CHECK_OK(cis_fcidump_read(test_shared_path(path, sizeof path, "ci/h2o_sto3g.FCIDUMP"), &F0));
   if (!F0) return test_summary("test_ci_api_validation");
   cis_ci_bits ra, rb;
-  CHECK_OK(cis_ci_find_reference_bits(F0, &ra, &rb));
+  CHECK_OK(ci_find_reference_bits(F0, &ra, &rb));
   test_valid(F0);
   test_header(F0, ra, rb);
   test_values(F0);

@@ -3,10 +3,10 @@
  *  - strings: colexicographic address <-> string both ways, counts, links
  *    (every a^+_p a_q |I> = sign |J> checked against the bit operations);
  *  - sigma = cis_ci_hamiltonian x cis_csr_spmv on random vectors (orders
- *    mapped through cis_ci_space_find) to 1e-12 relative for every FCIDUMP
+ *    mapped through ci_space_find) to 1e-12 relative for every FCIDUMP
  *    of shared/ci but H2O 6-31G, MS2 = 0 and MS2 = 2 (same integrals); small
  *    blocks (many GEMMs) and k vectors at once equal to one big block;
- *  - diagonal = cis_ci_diagonal_all, mapped (to rounding: MS2 = 0 mirrors it);
+ *  - diagonal = ci_diagonal_all, mapped (to rounding: MS2 = 0 mirrors it);
  *  - FCI energies through Davidson on the direct operator = reference.tsv
  *    to 1e-9, and a CAS(8,8) active space made by PySCF (tests/data/ci) =
  *    PySCF's CASCI energy to 1e-9; the operator's alpha/beta form;
@@ -25,6 +25,7 @@
 #include "ci/strings.h"
 #include "core/internal.h"
 #include "test_util.h"
+#include "ci/ci_internal.h"
 
 static void test_strings(void) {
   for (int norb = 1; norb <= 12; ++norb)
@@ -84,14 +85,14 @@ static void compare_stored(const char *name, cis_fcidump *F) {
   CHECK_OK(cis_ci_space_create(F, -1, ra, rb, &S));
   CHECK_OK(cis_ci_hamiltonian(F, S, 0, &H));
   CHECK_OK(cis_ci_direct_create(F, NULL, &D));
-  cis_ci_direct_opts o = cis_ci_direct_opts_default();
+  cis_ci_direct_opts o = ci_direct_opts_default();
   o.block_bytes = 1; /* one alpha string per block: every block boundary path */
   CHECK_OK(cis_ci_direct_create(F, &o, &Dsmall));
   if (!S || !H || !D || !Dsmall) goto done;
   cis_int n = cis_ci_direct_size(D);
-  CHECK(n == cis_ci_space_size(S), "%s MS2=%d: %lld direct vs %lld stored determinants", name, F->ms2, (long long)n,
-        (long long)cis_ci_space_size(S));
-  if (n != cis_ci_space_size(S)) goto done;
+  CHECK(n == ci_space_size(S), "%s MS2=%d: %lld direct vs %lld stored determinants", name, F->ms2, (long long)n,
+        (long long)ci_space_size(S));
+  if (n != ci_space_size(S)) goto done;
   const int k = 3;
   cis_int *map = malloc((size_t)n * sizeof *map);
   double *x = malloc((size_t)(k * n) * sizeof(double)), *y = malloc((size_t)(k * n) * sizeof(double));
@@ -102,8 +103,8 @@ static void compare_stored(const char *name, cis_fcidump *F) {
   for (cis_int i = 0; i < n; ++i) {
     uint64_t a, b;
     cis_ci_direct_det(D, i, &a, &b);
-    map[i] = cis_ci_space_find(S, a, b);
-    if (map[i] < 0 || cis_ci_direct_find(D, a, b) != i) bad++;
+    map[i] = ci_space_find(S, a, b);
+    if (map[i] < 0 || ci_direct_find(D, a, b) != i) bad++;
   }
   CHECK(bad == 0, "%s: %d determinants not found in both orders", name, bad);
   test_fill_random(x, CIS_F64, k * n, 1234);
@@ -124,8 +125,8 @@ static void compare_stored(const char *name, cis_fcidump *F) {
   CHECK_OK(cis_ci_direct_sigma(D, 1, x + n, ys));
   CHECK(rel_diff(y + n, ys, n) <= 1e-14, "%s: k=3 small blocks vs k=1", name);
   /* diagonal */
-  CHECK_OK(cis_ci_direct_diagonal(D, dg));
-  CHECK_OK(cis_ci_diagonal_all(F, S, ds));
+  CHECK_OK(ci_direct_diagonal(D, dg));
+  CHECK_OK(ci_diagonal_all(F, S, ds));
   bad = 0;
   for (cis_int i = 0; i < n; ++i) bad += !(fabs(dg[i] - ds[map[i]]) <= 1e-12 * fabs(ds[map[i]]));
   CHECK(bad == 0, "%s: %d diagonal entries differ", name, bad); /* MS2 = 0: mirrored, equal to rounding */
@@ -144,7 +145,7 @@ static double direct_energy(cis_fcidump *F) {
   cis_operator *op = NULL;
   double e = NAN, ev = NAN;
   CHECK_OK(cis_ci_direct_create(F, NULL, &D));
-  CHECK_OK(cis_ci_direct_operator(D, &op));
+  CHECK_OK(ci_direct_operator(D, &op));
   if (!op) { cis_ci_direct_free(D); return e; }
   cis_int n = cis_ci_direct_size(D);
   /* the operator's y = alpha H x + beta y */
@@ -163,7 +164,7 @@ static double direct_energy(cis_fcidump *F) {
   CHECK_OK(cis_davidson_operator(op, cis_operator_diagonal(op), &o, &ev, NULL, NULL));
   e = ev + F->ecore;
   cis_ci_direct_info info;
-  cis_ci_direct_get_info(D, &info);
+  ci_direct_get_info(D, &info);
   /* closed-shell guess: every product after the operator check is a half
    * sigma (C1, projected and blocked by irreps alike) */
   if (F->ms2 == 0 && F->isym == 1)
@@ -195,9 +196,9 @@ static void test_symmetry(void) {
     CHECK_OK(cis_ci_hamiltonian(F, S, 0, &H));
     CHECK_OK(cis_ci_direct_create(F, NULL, &D));
     if (!S || !H || !D) goto next;
-    cis_int n = cis_ci_direct_size(D), ns = cis_ci_space_size(S);
+    cis_int n = cis_ci_direct_size(D), ns = ci_space_size(S);
     cis_ci_direct_info info;
-    cis_ci_direct_get_info(D, &info);
+    ci_direct_get_info(D, &info);
     CHECK(info.projected && info.symmetry_determinants == ns, "ISYM %d: %lld vs stored %lld", F->isym,
           (long long)info.symmetry_determinants, (long long)ns);
     double *x = malloc((size_t)n * sizeof(double)), *y = malloc((size_t)n * sizeof(double));
@@ -207,13 +208,13 @@ static void test_symmetry(void) {
     for (cis_int i = 0; i < n; ++i) {
       uint64_t a, b;
       cis_ci_direct_det(D, i, &a, &b);
-      cis_int j = cis_ci_space_find(S, a, b);
+      cis_int j = ci_space_find(S, a, b);
       if (j >= 0) xs[j] = x[i];
     }
     CHECK_OK(cis_ci_direct_sigma(D, 1, x, y));
     CHECK_OK(cis_csr_spmv(H, 1.0, xs, 0.0, ys));
-    CHECK_OK(cis_ci_direct_diagonal(D, diag));
-    CHECK_OK(cis_ci_diagonal_all(F, S, ds));
+    CHECK_OK(ci_direct_diagonal(D, diag));
+    CHECK_OK(ci_diagonal_all(F, S, ds));
     double worst = 0, ymax = 0;
     int off_bad = 0, diag_bad = 0;
     cis_int found = 0;
@@ -221,7 +222,7 @@ static void test_symmetry(void) {
     for (cis_int i = 0; i < n; ++i) {
       uint64_t a, b;
       cis_ci_direct_det(D, i, &a, &b);
-      cis_int j = cis_ci_space_find(S, a, b);
+      cis_int j = ci_space_find(S, a, b);
       if (j < 0) {
         off_bad += y[i] != 0.0 || diag[i] < 1e9;
         continue;
@@ -261,13 +262,13 @@ static void test_symmetry(void) {
  * Davidson from the closed-shell guess runs every product as a half sigma. */
 static void test_time_reversal(const char *name, cis_fcidump *F) {
   cis_ci_direct *Dh = NULL, *Df = NULL;
-  cis_ci_direct_opts o = cis_ci_direct_opts_default();
+  cis_ci_direct_opts o = ci_direct_opts_default();
   o.no_time_reversal = 1;
   CHECK_OK(cis_ci_direct_create(F, NULL, &Dh));
   CHECK_OK(cis_ci_direct_create(F, &o, &Df));
   if (!Dh || !Df) goto done;
   cis_ci_direct_info info;
-  cis_ci_direct_get_info(Dh, &info);
+  ci_direct_get_info(Dh, &info);
   const cis_int n = cis_ci_direct_size(Dh), ns = info.alpha_strings;
   double *x = malloc((size_t)n * sizeof(double)), *yh = malloc((size_t)n * sizeof(double));
   double *yf = malloc((size_t)n * sizeof(double));
@@ -280,7 +281,7 @@ static void test_time_reversal(const char *name, cis_fcidump *F) {
     cis_int h0 = info.half_sigmas;
     CHECK_OK(cis_ci_direct_sigma(Dh, 1, x, yh));
     CHECK_OK(cis_ci_direct_sigma(Df, 1, x, yf));
-    cis_ci_direct_get_info(Dh, &info);
+    ci_direct_get_info(Dh, &info);
     CHECK(info.half_sigmas == h0 + 1, "%s t=%d: half sigma not taken", name, t);
     CHECK(rel_diff(yh, yf, n) <= 1e-13, "%s t=%d: half vs full %.3e", name, t, rel_diff(yh, yf, n));
     int asym = 0;
@@ -295,7 +296,7 @@ static void test_time_reversal(const char *name, cis_fcidump *F) {
   cis_int h0 = info.half_sigmas;
   CHECK_OK(cis_ci_direct_sigma(Dh, 1, x, yh));
   CHECK_OK(cis_ci_direct_sigma(Df, 1, x, yf));
-  cis_ci_direct_get_info(Dh, &info);
+  ci_direct_get_info(Dh, &info);
   CHECK(info.half_sigmas == h0 + 1, "%s: one ulp off antisymmetric: half sigma not taken", name);
   CHECK(rel_diff(yh, yf, n) <= 1e-13, "%s: one ulp off: half vs full %.3e", name, rel_diff(yh, yf, n));
   /* clearly broken (1e-4 of the norm): the full sigma (yh kept for below) */
@@ -307,7 +308,7 @@ static void test_time_reversal(const char *name, cis_fcidump *F) {
     h0 = info.half_sigmas;
     CHECK_OK(cis_ci_direct_sigma(Dh, 1, xb, yb));
     CHECK_OK(cis_ci_direct_sigma(Df, 1, xb, yf));
-    cis_ci_direct_get_info(Dh, &info);
+    ci_direct_get_info(Dh, &info);
     CHECK(info.half_sigmas == h0, "%s: a broken symmetry still took the half sigma", name);
     CHECK(rel_diff(yb, yf, n) <= 1e-13, "%s: broken symmetry: %.3e from the full sigma", name, rel_diff(yb, yf, n));
     free(xb); free(yb);
@@ -374,13 +375,13 @@ static void test_determinism(cis_fcidump *F) {
           threads > 1 ? threads : 2);
     /* the half sigma too: a symmetric vector */
     cis_ci_direct_info info;
-    cis_ci_direct_get_info(D1, &info);
+    ci_direct_get_info(D1, &info);
     const cis_int ns = info.alpha_strings;
     for (cis_int A = 0; A < ns; ++A)
       for (cis_int B = 0; B < A; ++B) x[B * ns + A] = x[A * ns + B];
     CHECK_OK(cis_ci_direct_sigma(D1, 1, x, y1));
     CHECK_OK(cis_ci_direct_sigma(Dn, 1, x, yn));
-    cis_ci_direct_get_info(Dn, &info);
+    ci_direct_get_info(Dn, &info);
     CHECK(info.half_sigmas == 1, "half sigma taken");
     CHECK(memcmp(y1, yn, (size_t)n * sizeof(double)) == 0, "half sigma, 1 thread vs %d threads: not bitwise equal",
           threads > 1 ? threads : 2);
@@ -401,7 +402,7 @@ static void test_alloc_failures(cis_fcidump *F) {
     cis_operator *op = NULL;
     cis_alloc_fail_after(k);
     cis_status st = cis_ci_direct_create(F, NULL, &D);
-    if (st == CIS_OK) st = cis_ci_direct_operator(D, &op);
+    if (st == CIS_OK) st = ci_direct_operator(D, &op);
     if (st == CIS_OK) { /* the scaled form needs the product buffer (a fresh operator: first use) */
       cis_int n = cis_ci_direct_size(D);
       double *xx = malloc((size_t)n * sizeof(double)), *yy = calloc((size_t)n, sizeof(double));
@@ -421,7 +422,7 @@ static void test_alloc_failures(cis_fcidump *F) {
 
 static void test_refusals(cis_fcidump *F) {
   cis_ci_direct *D = NULL;
-  cis_ci_direct_opts o = cis_ci_direct_opts_default();
+  cis_ci_direct_opts o = ci_direct_opts_default();
   o.mem_limit = 100000; /* 100 kB */
   CHECK(cis_ci_direct_create(F, &o, &D) == CIS_ERR_TOO_LARGE && !D, "too large refused");
   const char *m = cis_last_error();
@@ -435,7 +436,7 @@ static void test_refusals(cis_fcidump *F) {
   G.npair = 64 * 65 / 2;
   G.neri = G.npair * (G.npair + 1) / 2;
   for (int p = 0; p < 64; ++p) G.orbsym[p] = 1;
-  o = cis_ci_direct_opts_default();
+  o = ci_direct_opts_default();
   o.ignore_symmetry = 1;
   CHECK(cis_ci_direct_create(&G, &o, &D) == CIS_ERR_TOO_LARGE && !D, "overflow refused");
   CHECK(strstr(cis_last_error(), "1832624140942590534"), "overflow message: %s", cis_last_error());
@@ -445,7 +446,7 @@ static void test_refusals(cis_fcidump *F) {
   CHECK_OK(cis_ci_direct_create(F, NULL, &D));
   cis_ci_direct_info info;
   if (D) {
-    cis_ci_direct_get_info(D, &info);
+    ci_direct_get_info(D, &info);
     CHECK(info.projected && cis_ci_direct_size(D) == 14400 && info.symmetry_determinants < 14400,
           "projected: %lld of %lld", (long long)info.symmetry_determinants, (long long)cis_ci_direct_size(D));
   }
@@ -454,11 +455,11 @@ static void test_refusals(cis_fcidump *F) {
   CHECK(cis_ci_direct_create(F, NULL, &D) == CIS_ERR_INVALID && !D, "empty irrep refused");
   CHECK(strstr(cis_last_error(), "no determinants of symmetry ISYM=3"), "message: %s", cis_last_error());
   F->isym = 1;
-  o = cis_ci_direct_opts_default();
+  o = ci_direct_opts_default();
   o.ignore_symmetry = 1;
   CHECK_OK(cis_ci_direct_create(F, &o, &D));
   if (D) {
-    cis_ci_direct_get_info(D, &info);
+    ci_direct_get_info(D, &info);
     CHECK(!info.projected && info.symmetry_determinants == 14400, "C1 on request");
   }
   cis_ci_direct_free(D);
@@ -470,7 +471,7 @@ static void test_refusals(cis_fcidump *F) {
 static double operator_energy(cis_ci_direct *D) {
   cis_operator *op = NULL;
   double e = NAN;
-  CHECK_OK(cis_ci_direct_operator(D, &op));
+  CHECK_OK(ci_direct_operator(D, &op));
   if (!op) return e;
   cis_davidson_opts o = cis_davidson_opts_default();
   o.tol = 1e-8;
@@ -485,7 +486,7 @@ static double operator_energy(cis_ci_direct *D) {
  * off-irrep entries (which both must ignore): equal to 1e-12, exactly 0 off
  * the irrep; k = 3 vectors in one call and tiny alpha blocks (many X blocks)
  * give the same; for MS2 = 0 the blocked half sigma of (anti)symmetric
- * vectors equals the projected full one and is exactly (anti)symmetric; the determinant count per irrep equals cis_ci_count's closed
+ * vectors equals the projected full one and is exactly (anti)symmetric; the determinant count per irrep equals ci_count's closed
  * form (an empty irrep refused); ground-state energies of both equal to 1e-10. */
 /* Under AddressSanitizer (make test-asan: a Debug build, several times
  * slower) each part of test_blocked checks irreps 1 and 4 and the empty ones
@@ -520,13 +521,13 @@ static void test_blocked(int f, int ms2) {
       /* full CI: any reference with the right electron counts (aufbau) */
       const uint64_t ra = (1ull << cis_fcidump_nalpha(F)) - 1, rb = (1ull << cis_fcidump_nbeta(F)) - 1;
       cis_ci_counts cnt;
-      CHECK_OK(cis_ci_count(F, -1, ra, rb, &cnt));
+      CHECK_OK(ci_count(F, -1, ra, rb, &cnt));
       double worst = 0, eworst = 0;
       int irreps = 0;
       for (int t = 1; t <= 8; ++t) {
         F->isym = t;
         cis_ci_direct *Db = NULL, *Dp = NULL, *Ds = NULL;
-        cis_ci_direct_opts op = cis_ci_direct_opts_default(), os = cis_ci_direct_opts_default();
+        cis_ci_direct_opts op = ci_direct_opts_default(), os = ci_direct_opts_default();
         op.symmetry_projection = 1;
         op.no_time_reversal = 1; /* the projected full sigma, the reference for the half one */
         os.block_bytes = 4096;
@@ -541,8 +542,8 @@ static void test_blocked(int f, int ms2) {
         CHECK_OK(cis_ci_direct_create(F, &os, &Ds));
         if (!Db || !Dp || !Ds) goto next;
         cis_ci_direct_info ib, ip;
-        cis_ci_direct_get_info(Db, &ib);
-        cis_ci_direct_get_info(Dp, &ip);
+        ci_direct_get_info(Db, &ib);
+        ci_direct_get_info(Dp, &ip);
         CHECK(ib.blocked && ib.projected && !ip.blocked && ip.projected, "blocked %d / %d", ib.blocked, ip.blocked);
         CHECK((double)ib.symmetry_determinants == cnt.per_irrep[t - 1] &&
                   ip.symmetry_determinants == ib.symmetry_determinants,
@@ -576,11 +577,11 @@ static void test_blocked(int f, int ms2) {
             for (cis_int a = 0; a < ns; ++a)
               for (cis_int b = 0; b <= a; ++b) x[b * ns + a] = b == a && tr < 0 ? 0.0 : tr * x[a * ns + b];
             cis_ci_direct_info i0, i1;
-            cis_ci_direct_get_info(Db, &i0);
+            ci_direct_get_info(Db, &i0);
             CHECK_OK(cis_ci_direct_sigma(Db, 1, x, yb));
             CHECK_OK(cis_ci_direct_sigma(Dp, 1, x, yp));
             CHECK_OK(cis_ci_direct_sigma(Ds, 1, x, ys)); /* half sigma over many X blocks */
-            cis_ci_direct_get_info(Db, &i1);
+            ci_direct_get_info(Db, &i1);
             double dh = 0, hmax = 0;
             int asym = 0;
             for (cis_int i = 0; i < n; ++i) {
@@ -595,29 +596,29 @@ static void test_blocked(int f, int ms2) {
             worst = dh / hmax > worst ? dh / hmax : worst;
           }
         { /* compact vectors: size, compress/expand, the compact operator = the C1-order sigma compressed */
-          const cis_int nc = cis_ci_direct_compact_size(Db);
-          CHECK(nc == ib.symmetry_determinants && cis_ci_direct_compact_size(Dp) == n, "compact size %lld", (long long)nc);
+          const cis_int nc = ci_direct_compact_size(Db);
+          CHECK(nc == ib.symmetry_determinants && ci_direct_compact_size(Dp) == n, "compact size %lld", (long long)nc);
           double *xc = malloc((size_t)nc * sizeof(double)), *yc = malloc((size_t)nc * sizeof(double));
           cis_operator *opc = NULL;
-          CHECK_OK(cis_ci_direct_compact_operator(Db, &opc));
+          CHECK_OK(ci_direct_compact_operator(Db, &opc));
           test_fill_random(x, CIS_F64, n, 500 + t);
-          cis_ci_direct_compress(Db, x, xc);
+          ci_direct_compress(Db, x, xc);
           CHECK_OK(cis_ci_direct_sigma(Dp, 1, x, yp));
           if (opc) CHECK_OK(cis_operator_apply(opc, 1.0, xc, 0.0, yc, NULL));
-          cis_ci_direct_expand(Db, yc, yb);
+          ci_direct_expand(Db, yc, yb);
           double dc = 0, cmax = 0;
           int masked = 0;
           for (cis_int i = 0; i < n; ++i) {
             cmax = fabs(yp[i]) > cmax ? fabs(yp[i]) : cmax;
             dc = fabs(yb[i] - yp[i]) > dc || yb[i] != yb[i] ? fabs(yb[i] - yp[i]) : dc;
           }
-          cis_ci_direct_expand(Db, xc, ys); /* expand(compress(x)): x on nc entries, 0 elsewhere */
+          ci_direct_expand(Db, xc, ys); /* expand(compress(x)): x on nc entries, 0 elsewhere */
           cis_int nz = 0;
           for (cis_int i = 0; i < n; ++i) {
             nz += ys[i] != 0.0;
             masked += ys[i] != 0.0 && ys[i] != x[i];
           }
-          cis_ci_direct_compress(Db, ys, yc);
+          ci_direct_compress(Db, ys, yc);
           for (cis_int i = 0; i < nc; ++i) masked += yc[i] != xc[i];
           masked += nz != nc;
           CHECK(dc <= 1e-12 * cmax && masked == 0, "%s MS2 %d ISYM %d: compact operator %.3e, %d round-trip errors",
@@ -628,15 +629,15 @@ static void test_blocked(int f, int ms2) {
             double *g1 = malloc((size_t)2 * n * sizeof(double)), *gc = malloc((size_t)2 * nc * sizeof(double));
             double *g1c = malloc((size_t)2 * nc * sizeof(double));
             int bad = 0, n1 = 0, n2 = 0, np1 = 0, np2 = 0;
-            CHECK_OK(cis_ci_direct_diagonal(Db, d1));
-            CHECK_OK(cis_ci_direct_compact_diagonal(Db, dcmp));
-            cis_ci_direct_compress(Db, d1, yc);
+            CHECK_OK(ci_direct_diagonal(Db, d1));
+            CHECK_OK(ci_direct_compact_diagonal(Db, dcmp));
+            ci_direct_compress(Db, d1, yc);
             for (cis_int i = 0; i < nc; ++i) bad += yc[i] != dcmp[i];
-            CHECK_OK(cis_ci_pspace_guess_direct(F, Db, d1, 50, 1, g1, &np1, NULL));
-            CHECK_OK(cis_ci_pspace_guess_compact(F, Db, dcmp, 50, 1, gc, &np2, NULL));
+            CHECK_OK(ci_pspace_guess_direct(F, Db, d1, 50, 1, g1, &np1, NULL));
+            CHECK_OK(ci_pspace_guess_compact(F, Db, dcmp, 50, 1, gc, &np2, NULL));
             CHECK_OK(cis_ci_direct_pure_guesses(Db, g1, 1, 2, &n1));
             CHECK_OK(cis_ci_direct_compact_pure_guesses(Db, gc, 1, 2, &n2));
-            for (int v = 0; v < n1; ++v) cis_ci_direct_compress(Db, g1 + (size_t)v * n, g1c + (size_t)v * nc);
+            for (int v = 0; v < n1; ++v) ci_direct_compress(Db, g1 + (size_t)v * n, g1c + (size_t)v * nc);
             for (cis_int i = 0; i < (cis_int)n1 * nc && n1 == n2; ++i) bad += g1c[i] != gc[i];
             CHECK(bad == 0 && n1 == n2 && np1 == np2, "%s MS2 %d ISYM %d: compact start: %d differences, %d/%d guesses, "
                   "P-space %d/%d", blocked_files[f], ms2, t, bad, n1, n2, np1, np2);
@@ -647,12 +648,12 @@ static void test_blocked(int f, int ms2) {
             for (cis_int a = 0; a < ns; ++a)
               for (cis_int b = 0; b < a; ++b) x[b * ns + a] = x[a * ns + b];
             cis_ci_direct_info i0, i1;
-            cis_ci_direct_get_info(Db, &i0);
-            cis_ci_direct_compress(Db, x, xc);
+            ci_direct_get_info(Db, &i0);
+            ci_direct_compress(Db, x, xc);
             CHECK_OK(cis_operator_apply(opc, 1.0, xc, 0.0, yc, NULL));
-            cis_ci_direct_get_info(Db, &i1);
+            ci_direct_get_info(Db, &i1);
             CHECK_OK(cis_ci_direct_sigma(Dp, 1, x, yp));
-            cis_ci_direct_expand(Db, yc, yb);
+            ci_direct_expand(Db, yc, yb);
             double dh = 0;
             for (cis_int i = 0; i < n; ++i) dh = fabs(yb[i] - yp[i]) > dh || yb[i] != yb[i] ? fabs(yb[i] - yp[i]) : dh;
             CHECK(i1.half_sigmas == i0.half_sigmas + 1 && dh <= 1e-12 * cmax, "%s ISYM %d: compact half sigma %.3e",
@@ -735,7 +736,7 @@ static void test_set_integrals(const char *file) {
   CHECK_OK(cis_ci_direct_sigma(D, 1, c, s1));
   CHECK(memcmp(s1, s2, (size_t)n * sizeof *c) == 0, "%s: a refused set_integrals changed D", file);
   cis_ci_direct_info info;
-  cis_ci_direct_get_info(D, &info);
+  ci_direct_get_info(D, &info);
   printf("%-40s set_integrals: sigma = new D's bitwise (%s)\n", file, info.blocked ? "blocked" : "C1");
 done:
   free(c), free(s0), free(s1), free(s2);

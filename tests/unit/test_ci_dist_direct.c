@@ -34,6 +34,8 @@
 #include "ci/ci_internal.h"
 #include "ci/ci_solve_internal.h"
 #include "ci_sigma_ref.h"
+#include "distributed/dist_internal.h"
+#include "solvers/solver_internal.h"
 
 static const char *path(const char *dir, const char *name, char *buf, size_t len) {
   snprintf(buf, len, "%s/%s", dir, name);
@@ -42,7 +44,7 @@ static const char *path(const char *dir, const char *name, char *buf, size_t len
 
 /* Sum of the parts over the split lo[0..parts] against the whole sigma. */
 static void check_split(cis_ci_direct *D, int compact, const double *x, const cis_int *lo, int parts, const char *what) {
-  const cis_int n = compact ? cis_ci_direct_compact_size(D) : cis_ci_direct_size(D);
+  const cis_int n = compact ? ci_direct_compact_size(D) : cis_ci_direct_size(D);
   double *whole = malloc((size_t)n * sizeof *whole), *sum = calloc((size_t)n, sizeof *sum),
          *y = malloc((size_t)n * sizeof *y), *xc = malloc((size_t)n * sizeof *xc);
   memcpy(xc, x, (size_t)n * sizeof *xc);
@@ -62,10 +64,10 @@ static void check_split(cis_ci_direct *D, int compact, const double *x, const ci
 
 /* x random (room for two vectors); with sym, exactly symmetric under alpha <-> beta. */
 static void random_vector(cis_ci_direct *D, int compact, int sym, double *x) {
-  const cis_int n = compact ? cis_ci_direct_compact_size(D) : cis_ci_direct_size(D);
+  const cis_int n = compact ? ci_direct_compact_size(D) : cis_ci_direct_size(D);
   cis_ci_direct_info in;
   test_fill_random(x, CIS_F64, n, 7);
-  cis_ci_direct_get_info(D, &in);
+  ci_direct_get_info(D, &in);
   if (sym) ci_symmetric_vector(D, compact, in.alpha_strings, x);
 }
 
@@ -74,15 +76,15 @@ static void sigma_case(const char *file, int compact_layout, int no_tr, int proj
   cis_ci_direct *D = NULL;
   CHECK_OK(cis_fcidump_read(file, &F));
   if (!F) return;
-  cis_ci_direct_opts o = cis_ci_direct_opts_default();
+  cis_ci_direct_opts o = ci_direct_opts_default();
   o.no_time_reversal = no_tr;
   o.symmetry_projection = project;
   CHECK_OK(cis_ci_direct_create(F, &o, &D));
   if (D) {
     cis_ci_direct_info in;
-    cis_ci_direct_get_info(D, &in);
+    ci_direct_get_info(D, &in);
     const int compact = compact_layout && in.blocked;
-    const cis_int nsa = in.alpha_strings, n = compact ? cis_ci_direct_compact_size(D) : cis_ci_direct_size(D);
+    const cis_int nsa = in.alpha_strings, n = compact ? ci_direct_compact_size(D) : cis_ci_direct_size(D);
     double *x = malloc(2 * (size_t)n * sizeof *x);
     random_vector(D, compact, sym, x);
     char what[300];
@@ -125,7 +127,7 @@ typedef struct prep_seen {
 static cis_status prep_count(void *ctx, cis_dist_matrix *D) {
   prep_seen *p = ctx;
   p->calls++;
-  return cis_dist_summed_work(D, p->secs, &p->products);
+  return dist_summed_work(D, p->secs, &p->products);
 }
 static double test_wtime(void) {
   struct timespec t;
@@ -177,21 +179,21 @@ static void summed_operator_split(const cis_int *rs, cis_dist_sum how) {
   cis_operator *op = NULL;
   void *v = NULL;
   cis_int bad[G + 1] = {0, 10, 10, N};
-  CHECK(cis_dist_matrix_create_summed(n, bad, NULL, CIS_F64, add_scaled, &n, c, &M) == CIS_ERR_INVALID,
+  CHECK(dist_matrix_create_summed(n, bad, NULL, CIS_F64, add_scaled, &n, c, &M) == CIS_ERR_INVALID,
         "a part without rows refused");
   cis_clear_error();
-  CHECK_OK(cis_dist_matrix_create_summed(n, rs, NULL, CIS_F64, add_scaled_slow2, &n, c, &M));
+  CHECK_OK(dist_matrix_create_summed(n, rs, NULL, CIS_F64, add_scaled_slow2, &n, c, &M));
   prep_seen seen = {0, -1, {-1, -1, -1}};
   if (M) {
-    CHECK(cis_dist_summed_set_sum(M, (cis_dist_sum)7) == CIS_ERR_INVALID, "an unknown sum refused");
+    CHECK(dist_summed_set_sum(M, (cis_dist_sum)7) == CIS_ERR_INVALID, "an unknown sum refused");
     cis_clear_error();
-    CHECK_OK(cis_dist_summed_set_sum(M, how));
-    CHECK_OK(cis_dist_summed_set_prepare(M, prep_count, &seen));
-    CHECK_OK(cis_dist_summed_set_vectors_host(M, 1)); /* a host comm's: nothing to do */
-    CHECK(cis_dist_vectors_on_host(M) == 1, "a host comm's vectors are on the host");
+    CHECK_OK(dist_summed_set_sum(M, how));
+    CHECK_OK(dist_summed_set_prepare(M, prep_count, &seen));
+    CHECK_OK(dist_summed_set_vectors_host(M, 1)); /* a host comm's: nothing to do */
+    CHECK(dist_vectors_on_host(M) == 1, "a host comm's vectors are on the host");
     CHECK_OK(cis_operator_from_dist(M, &op));
     CHECK_OK(cis_dist_vec_alloc(M, 2, &v));
-    CHECK(cis_dist_summed_set_vectors_host(M, 0) == CIS_ERR_INVALID && strstr(cis_last_error(), "already allocated"),
+    CHECK(dist_summed_set_vectors_host(M, 0) == CIS_ERR_INVALID && strstr(cis_last_error(), "already allocated"),
           "host vectors after a vector was allocated refused: %s", cis_last_error());
     cis_clear_error();
     void *vy = (char *)v + N * sizeof(double);
@@ -252,7 +254,7 @@ static void rescaled_split(void) {
  * did not), 2 H200s do; a small space never goes to the host. */
 static void host_vectors_rule(void) {
   const double gib = 1073741824.0, vec = 14.266 * gib, h100 = 78.5 * gib, h200 = 139.3 * gib;
-  const int least = cis_davidson_vectors(1, cis_davidson_subspace(1, 1, 0));
+  const int least = davidson_vectors(1, davidson_subspace(1, 1, 0));
   CHECK(least == 5, "one root, the smallest subspace: %d Davidson vectors, expected 5", least);
   CHECK(!ci_host_vectors_needed(h100, vec, 4, least), "16e/18o C1 over 4 H100s: Davidson's vectors fit the GPUs");
   CHECK(!ci_host_vectors_needed(h100, vec, 2, least), "16e/18o C1 over 2 H100s: Davidson's 5 vectors fit the GPUs");
@@ -342,12 +344,12 @@ static void summed_write_back(const cis_int *rs) {
   double *x = malloc(N * sizeof *x), *m = malloc(N * sizeof *m), *got = malloc(N * sizeof *got);
   test_fill_random(x, CIS_F64, N, 13);
   for (int i = 0; i < N; ++i) m[i] = 0.5 * (x[i] + x[N - 1 - i]);
-  CHECK(cis_dist_summed_set_write_back(NULL, 1) == CIS_ERR_INVALID, "write-back: no operator refused");
+  CHECK(dist_summed_set_write_back(NULL, 1) == CIS_ERR_INVALID, "write-back: no operator refused");
   cis_clear_error();
   summed_case_open(&k, G);
-  CHECK_OK(cis_dist_matrix_create_summed(n, rs, NULL, CIS_F64, mirror_then_add, &n, k.c, &k.M));
+  CHECK_OK(dist_matrix_create_summed(n, rs, NULL, CIS_F64, mirror_then_add, &n, k.c, &k.M));
   for (int on = 0; on <= 1 && k.M; ++on) {
-    CHECK_OK(cis_dist_summed_set_write_back(k.M, on));
+    CHECK_OK(dist_summed_set_write_back(k.M, on));
     if (!k.op) CHECK_OK(cis_operator_from_dist(k.M, &k.op));
     if (!k.v) CHECK_OK(cis_dist_vec_alloc(k.M, 2, &k.v));
     if (!k.op || !k.v) break;
@@ -383,11 +385,11 @@ static void summed_operator(void) {
   summed_write_back(unequal);
   summed_write_back(uniform);
   double secs[1];
-  CHECK(cis_dist_summed_set_sum(NULL, CIS_DIST_SUM_RANK_ORDER) == CIS_ERR_INVALID, "no operator refused");
-  CHECK(cis_dist_summed_set_prepare(NULL, prep_count, NULL) == CIS_ERR_INVALID, "prepare: no operator refused");
-  CHECK(cis_dist_summed_work(NULL, secs, NULL) == CIS_ERR_INVALID, "work: no operator refused");
-  CHECK(cis_dist_summed_set_vectors_host(NULL, 1) == CIS_ERR_INVALID, "host vectors: no operator refused");
-  CHECK(cis_dist_vectors_on_host(NULL) == 0, "no operator: no host vectors");
+  CHECK(dist_summed_set_sum(NULL, CIS_DIST_SUM_RANK_ORDER) == CIS_ERR_INVALID, "no operator refused");
+  CHECK(dist_summed_set_prepare(NULL, prep_count, NULL) == CIS_ERR_INVALID, "prepare: no operator refused");
+  CHECK(dist_summed_work(NULL, secs, NULL) == CIS_ERR_INVALID, "work: no operator refused");
+  CHECK(dist_summed_set_vectors_host(NULL, 1) == CIS_ERR_INVALID, "host vectors: no operator refused");
+  CHECK(dist_vectors_on_host(NULL) == 0, "no operator: no host vectors");
   cis_clear_error();
 }
 

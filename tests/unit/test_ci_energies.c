@@ -5,6 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include "test_util.h"
+#include "ci/ci_internal.h"
+#include "core/internal.h"
 
 typedef struct ref_row {
   char name[24];
@@ -36,7 +38,7 @@ static int read_reference(ref_row *rows, int max) {
 typedef struct op_ctx { const cis_matrix *M; const cis_csr *U; } op_ctx;
 static cis_status apply(void *c, const double *x, double *y) {
   op_ctx *o = c;
-  return o->U ? cis_csr_symv_upper(o->U, x, y) : cis_matrix_spmv(o->M, 1.0, x, 0.0, y);
+  return o->U ? csr_symv_upper(o->U, x, y) : cis_matrix_spmv(o->M, 1.0, x, 0.0, y);
 }
 
 /* Lowest energy (total) of the space at `level` (-1 full); nnz reported. */
@@ -49,17 +51,17 @@ static double solve(const cis_fcidump *F, int level, int upper, long *ndet) {
   CHECK_OK(cis_ci_find_reference(F, &a, &b));
   CHECK_OK(cis_ci_space_create(F, level, a, b, &S));
   if (!S) return NAN;
-  cis_int n = cis_ci_space_size(S);
+  cis_int n = ci_space_size(S);
   *ndet = (long)n;
   CHECK_OK(cis_ci_hamiltonian(F, S, upper, &H));
   if (H && !upper) CHECK_OK(cis_matrix_create(H, "csr", NULL, &M));
   diag = malloc((size_t)n * sizeof(double));
-  CHECK_OK(cis_ci_diagonal_all(F, S, diag));
+  CHECK_OK(ci_diagonal_all(F, S, diag));
   op_ctx ctx = {M, upper ? H : NULL};
   cis_davidson_opts o = cis_davidson_opts_default();
   double ev = NAN;
   if (H && (M || upper)) {
-    CHECK_OK(cis_davidson(n, diag, apply, &ctx, &o, &ev, NULL, NULL));
+    CHECK_OK(ci_davidson(n, diag, apply, &ctx, &o, &ev, NULL, NULL));
     e = ev + F->ecore;
   }
   free(diag);
@@ -81,7 +83,7 @@ int main(void) {
     if (!F) continue;
     uint64_t a = 0, b = 0;
     CHECK_OK(cis_ci_find_reference(F, &a, &b));
-    double erhf = cis_ci_diagonal(F, a, b) + F->ecore;
+    double erhf = ci_diagonal(F, a, b) + F->ecore;
     CHECK(fabs(erhf - rows[m].escf) < 1e-8, "%s: E_RHF %.10f, reference %.10f", rows[m].name, erhf, rows[m].escf);
     CHECK(a == b && a == (1ull << F->nelec / 2) - 1, "%s: reference is not orbitals 1..%d", rows[m].name, F->nelec / 2);
     long nd = 0;
@@ -100,8 +102,8 @@ int main(void) {
       /* FCI space size only (the Hamiltonian is GPU-sized) */
       cis_ci_space *S = NULL;
       CHECK_OK(cis_ci_space_create(F, -1, a, b, &S));
-      if (S) CHECK(cis_ci_space_size(S) == rows[m].fci_dets, "%s: %lld FCI determinants, reference %ld",
-                   rows[m].name, (long long)cis_ci_space_size(S), rows[m].fci_dets);
+      if (S) CHECK(ci_space_size(S) == rows[m].fci_dets, "%s: %lld FCI determinants, reference %ld",
+                   rows[m].name, (long long)ci_space_size(S), rows[m].fci_dets);
       cis_ci_space_free(S);
       printf("%-12s CISD %.10f (%+.1e)  FCI space %ld determinants\n", rows[m].name, ecisd, ecisd - rows[m].ecisd,
              rows[m].fci_dets);

@@ -8,6 +8,7 @@
 #include <unistd.h>
 #include "core/internal.h"
 #include "test_util.h"
+#include "ci/ci_internal.h"
 
 static char tmp_path[256];
 
@@ -36,8 +37,8 @@ static void test_header_variants(void) {
     if (!F) continue;
     CHECK(F->norb == 2 && F->nelec == 2 && F->ms2 == 0 && F->isym == 1 && F->orbsym[1] == 1,
           "variant %zu: header read as norb %d nelec %d ms2 %d isym %d", v, F->norb, F->nelec, F->ms2, F->isym);
-    CHECK(cis_fcidump_eri(F, 0, 1, 0, 1) == 0.1813 && cis_fcidump_eri(F, 1, 0, 1, 0) == 0.1813 &&
-              cis_fcidump_eri(F, 1, 1, 0, 0) == 0.6636 && F->h1[3] == -0.4756 && F->ecore == 0.7143,
+    CHECK(fcidump_eri(F, 0, 1, 0, 1) == 0.1813 && fcidump_eri(F, 1, 0, 1, 0) == 0.1813 &&
+              fcidump_eri(F, 1, 1, 0, 0) == 0.6636 && F->h1[3] == -0.4756 && F->ecore == 0.7143,
           "variant %zu: integrals not stored with 8-fold symmetry", v);
     cis_fcidump_free(F);
   }
@@ -57,11 +58,11 @@ static void test_exponents_order_duplicates(void) {
   cis_fcidump *F = NULL;
   CHECK_OK(cis_fcidump_read(write_tmp(text), &F));
   if (!F) return;
-  CHECK(cis_fcidump_eri(F, 0, 0, 1, 2) == 0.15 && cis_fcidump_eri(F, 2, 1, 0, 0) == 0.15, "(11|23) = %g",
-        cis_fcidump_eri(F, 0, 0, 1, 2));
+  CHECK(fcidump_eri(F, 0, 0, 1, 2) == 0.15 && fcidump_eri(F, 2, 1, 0, 0) == 0.15, "(11|23) = %g",
+        fcidump_eri(F, 0, 0, 1, 2));
   CHECK(F->h1[0 * 3 + 1] == -2.0 && F->h1[1 * 3 + 0] == -2.0, "h_12 = %g, h_21 = %g", F->h1[1], F->h1[3]);
   CHECK(F->ecore == 1.0 && F->h1[0] == 0.0, "core %g, h_11 %g", F->ecore, F->h1[0]);
-  CHECK(cis_fcidump_eri(F, 0, 0, 0, 0) == 0.0, "unlisted integral is not zero");
+  CHECK(fcidump_eri(F, 0, 0, 0, 0) == 0.0, "unlisted integral is not zero");
   cis_fcidump_free(F);
 }
 

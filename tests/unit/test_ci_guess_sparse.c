@@ -13,6 +13,7 @@
 #include "ci/guess_sparse.h"
 #include "core/internal.h"
 #include "test_util.h"
+#include "ci/ci_internal.h"
 
 enum { NVEC = 6, NP = 40 };
 
@@ -56,18 +57,18 @@ static void test_space(const char *file, const char *name, cis_ci_direct_opts do
   if (!F) return;
   CHECK_OK(cis_ci_direct_create(F, &dopt, &D));
   if (!D) { cis_fcidump_free(F); return; }
-  const cis_int len = compact ? cis_ci_direct_compact_size(D) : cis_ci_direct_size(D);
+  const cis_int len = compact ? ci_direct_compact_size(D) : cis_ci_direct_size(D);
   const int singlet = !dopt.no_time_reversal;
   double *diag = malloc((size_t)len * sizeof(double)), *g = calloc(2 * NVEC * (size_t)len, sizeof(double));
-  CHECK_OK(compact ? cis_ci_direct_compact_diagonal(D, diag) : cis_ci_direct_diagonal(D, diag));
+  CHECK_OK(compact ? ci_direct_compact_diagonal(D, diag) : ci_direct_diagonal(D, diag));
 
   /* the P-space: the same determinants (ascending) and values as the dense vectors */
   int used = 0, m = 0, got = 0;
   cis_int *idx = NULL;
   double *val = NULL;
   ci_sparse_guesses s = {0};
-  CHECK_OK(compact ? cis_ci_pspace_guess_compact(F, D, diag, NP, NVEC, g, &used, NULL)
-                   : cis_ci_pspace_guess_direct(F, D, diag, NP, NVEC, g, &used, NULL));
+  CHECK_OK(compact ? ci_pspace_guess_compact(F, D, diag, NP, NVEC, g, &used, NULL)
+                   : ci_pspace_guess_direct(F, D, diag, NP, NVEC, g, &used, NULL));
   CHECK_OK(ci_pspace_guess_sparse(F, D, compact, diag, NP, NVEC, &idx, &val, &m, &got));
   CHECK(m == used && got == NVEC, "%s: P-space of %d (dense %d), %d vectors", name, m, used, got);
   for (int v = 0; v < got && m == used; ++v) CHECK_OK(ci_sparse_guesses_push(&s, m, idx, val + (size_t)v * m));
@@ -131,7 +132,7 @@ static void test_bounded_by_pspace(void) {
   char path[512];
   cis_fcidump *F = NULL;
   cis_ci_direct *D = NULL;
-  cis_ci_direct_opts dopt = cis_ci_direct_opts_default();
+  cis_ci_direct_opts dopt = ci_direct_opts_default();
   dopt.ignore_symmetry = 1;
   CHECK_OK(cis_fcidump_read(test_shared_path(path, sizeof path, "ci/h2o_631g.FCIDUMP"), &F));
   if (!F) return;
@@ -143,7 +144,7 @@ static void test_bounded_by_pspace(void) {
   double *val = NULL;
   int m = 0, got = 0;
   ci_sparse_guesses s = {0};
-  CHECK_OK(cis_ci_direct_diagonal(D, diag));
+  CHECK_OK(ci_direct_diagonal(D, diag));
   CHECK_OK(ci_pspace_guess_sparse(F, D, 0, diag, CIS_CI_PSPACE_DEFAULT, NVEC, &idx, &val, &m, &got));
   for (int v = 0; v < got; ++v) CHECK_OK(ci_sparse_guesses_push(&s, m, idx, val + (size_t)v * m));
   CHECK_OK(ci_sparse_pure_guesses(D, 0, &s));
@@ -171,16 +172,16 @@ static void test_errors(void) {
 }
 
 int main(void) {
-  cis_ci_direct_opts o = cis_ci_direct_opts_default();
+  cis_ci_direct_opts o = ci_direct_opts_default();
   o.ignore_symmetry = 1;
   test_space("ci/h2o_sto3g.FCIDUMP", "h2o_sto3g C1", o, 0);
   test_space("ci/n2_sto3g.FCIDUMP", "n2_sto3g C1", o, 0);
-  o = cis_ci_direct_opts_default();
+  o = ci_direct_opts_default();
   test_space("ci/h2o_sto3g.FCIDUMP", "h2o_sto3g compact", o, 1);
   test_space("ci/n2_sto3g.FCIDUMP", "n2_sto3g compact", o, 1);
   o.symmetry_projection = 1;
   test_space("ci/h2o_sto3g.FCIDUMP", "h2o_sto3g projected", o, 0);
-  o = cis_ci_direct_opts_default();
+  o = ci_direct_opts_default();
   o.no_time_reversal = 1;
   test_space("ci/h2o_sto3g.FCIDUMP", "h2o_sto3g no time reversal", o, 1);
   test_bounded_by_pspace();

@@ -9,6 +9,7 @@
 #include <unistd.h>
 #include "core/internal.h"
 #include "test_util.h"
+#include "ci/ci_internal.h"
 
 /* H2, R = 1.4 bohr, STO-3G, in the MO basis (Szabo & Ostlund, eq. 3.256 ff.). */
 static const double h11 = -1.2528, h22 = -0.4756, J11 = 0.6746, J22 = 0.6975, J12 = 0.6636, K12 = 0.1813;
@@ -37,14 +38,14 @@ static cis_status apply_nan(void *c, const double *x, double *y) {
 
 /* Lowest k eigenvalues of H (electronic) with Davidson. */
 static void lowest(const cis_fcidump *F, const cis_ci_space *S, const cis_csr *H, int k, double *ev) {
-  cis_int n = cis_ci_space_size(S);
+  cis_int n = ci_space_size(S);
   double *diag = malloc((size_t)n * sizeof(double));
-  CHECK_OK(cis_ci_diagonal_all(F, S, diag));
+  CHECK_OK(ci_diagonal_all(F, S, diag));
   cis_davidson_opts o = cis_davidson_opts_default();
   o.roots = k;
   op_ctx c = {H};
   for (int r = 0; r < k; ++r) ev[r] = NAN;
-  CHECK_OK(cis_davidson(n, diag, apply_full, &c, &o, ev, NULL, NULL));
+  CHECK_OK(ci_davidson(n, diag, apply_full, &c, &o, ev, NULL, NULL));
   free(diag);
 }
 
@@ -61,7 +62,7 @@ static void test_h2_by_hand(void) {
   CHECK_OK(cis_ci_space_create(F, -1, a, b, &S));
   CHECK_OK(cis_ci_hamiltonian(F, S, 0, &H));
   if (!S || !H) goto done;
-  CHECK(cis_ci_space_size(S) == 4, "%lld determinants, expected 4", (long long)cis_ci_space_size(S));
+  CHECK(ci_space_size(S) == 4, "%lld determinants, expected 4", (long long)ci_space_size(S));
   /* the 4x4 by hand: ref |1a1b>, singles |2a1b>, |1a2b>, double |2a2b> */
   const uint64_t da[4] = {1, 2, 1, 2}, db[4] = {1, 1, 2, 2};
   const double expect[4][4] = {{2 * h11 + J11, 0, 0, K12},
@@ -70,8 +71,8 @@ static void test_h2_by_hand(void) {
                                {K12, 0, 0, 2 * h22 + J22}};
   double dense[4][4] = {{0}};
   cis_int idx[4];
-  for (int i = 0; i < 4; ++i) idx[i] = cis_ci_space_find(S, da[i], db[i]);
-  CHECK(idx[0] == 0 && idx[3] == 3 && cis_ci_space_level(S, 3) == 2, "ordering: reference %lld, double %lld",
+  for (int i = 0; i < 4; ++i) idx[i] = ci_space_find(S, da[i], db[i]);
+  CHECK(idx[0] == 0 && idx[3] == 3 && ci_space_level(S, 3) == 2, "ordering: reference %lld, double %lld",
         (long long)idx[0], (long long)idx[3]);
   for (int i = 0; i < 4; ++i)
     for (cis_int k = H->rowptr[idx[i]]; k < H->rowptr[idx[i] + 1]; ++k)
@@ -109,7 +110,7 @@ static void test_h2_symmetry(void) {
     if (!F) continue;
     CHECK_OK(cis_ci_find_reference(F, &a, &b));
     CHECK_OK(cis_ci_space_create(F, -1, a, b, &S));
-    if (S) CHECK(cis_ci_space_size(S) == 2, "ISYM %d: %lld determinants, expected 2", isym, (long long)cis_ci_space_size(S));
+    if (S) CHECK(ci_space_size(S) == 2, "ISYM %d: %lld determinants, expected 2", isym, (long long)ci_space_size(S));
     CHECK_OK(cis_ci_hamiltonian(F, S, 0, &H));
     double ev[2] = {NAN, NAN}, e0 = isym == 1 ? (p + q) / 2 - sqrt((q - p) * (q - p) / 4 + K12 * K12) : m - K12;
     if (S && H) lowest(F, S, H, 1, ev);
@@ -151,19 +152,19 @@ static void test_symmetry_and_upper(const char *name, int level) {
   for (cis_int i = 0; i < H->rows; ++i)
     for (cis_int k = H->rowptr[i]; k < H->rowptr[i + 1]; ++k) {
       uint64_t ai, bi, aj, bj;
-      cis_ci_space_det(S, i, &ai, &bi);
-      cis_ci_space_det(S, H->colind[k], &aj, &bj);
-      bad += fabs(((double *)H->val)[k] - cis_ci_element(F, ai, bi, aj, bj)) > 1e-13;
+      ci_space_det(S, i, &ai, &bi);
+      ci_space_det(S, H->colind[k], &aj, &bj);
+      bad += fabs(((double *)H->val)[k] - ci_element(F, ai, bi, aj, bj)) > 1e-13;
     }
   CHECK(bad == 0, "%s: %d elements differ from the Slater-Condon rules", name, bad);
   cis_int cnt = -1, cnt_max = -1, cnt_up = -1;
-  CHECK_OK(cis_ci_hamiltonian_nnz(F, S, 0, &cnt, &cnt_max));
-  CHECK_OK(cis_ci_hamiltonian_nnz(F, S, 1, &cnt_up, NULL));
-  CHECK(cnt == H->nnz && cnt_max == cis_csr_max_row(H, NULL) && cnt_up == U->nnz,
+  CHECK_OK(ci_hamiltonian_nnz(F, S, 0, &cnt, &cnt_max));
+  CHECK_OK(ci_hamiltonian_nnz(F, S, 1, &cnt_up, NULL));
+  CHECK(cnt == H->nnz && cnt_max == csr_max_row(H, NULL) && cnt_up == U->nnz,
         "%s: counted %lld/%lld (longest %lld), built %lld/%lld (longest %lld)", name, (long long)cnt,
         (long long)cnt_up, (long long)cnt_max, (long long)H->nnz, (long long)U->nnz,
-        (long long)cis_csr_max_row(H, NULL));
-  CHECK_OK(cis_csr_upper(H, &U2));
+        (long long)csr_max_row(H, NULL));
+  CHECK_OK(csr_upper(H, &U2));
   CHECK(U2 && U2->nnz == U->nnz && !memcmp(U2->colind, U->colind, (size_t)U->nnz * sizeof(cis_idx)) &&
             !memcmp(U2->val, U->val, (size_t)U->nnz * sizeof(double)) && (U->flags & CIS_FLAG_UPPER),
         "%s: upper-triangle build differs from the full matrix's upper triangle", name);
@@ -174,9 +175,9 @@ static void test_symmetry_and_upper(const char *name, int level) {
   test_fill_nan(y, CIS_F64, n);
   test_fill_nan(z, CIS_F64, n);
   CHECK_OK(cis_csr_spmv(H, 1.0, x, 0.0, y));
-  CHECK_OK(cis_csr_symv_upper(U, x, z));
+  CHECK_OK(csr_symv_upper(U, x, z));
   CHECK(test_rel_err(z, y, CIS_F64, n) < 1e-12, "%s: symmetric SpMV rel err %.3e", name, test_rel_err(z, y, CIS_F64, n));
-  CHECK(cis_csr_symv_upper(H, x, z) == CIS_ERR_INVALID, "symmetric SpMV accepted a full matrix");
+  CHECK(csr_symv_upper(H, x, z) == CIS_ERR_INVALID, "symmetric SpMV accepted a full matrix");
   free(x); free(y); free(z);
 done:
   cis_csr_free(H); cis_csr_free(T); cis_csr_free(U); cis_csr_free(U2);
@@ -247,7 +248,7 @@ static void test_permuted_orbitals(void) {
     uint64_t want = (1ull << (perm[0] - 1)) | (1ull << (perm[1] - 1));
     CHECK(pa == want && pb == want, "permuted reference %llx, expected %llx", (unsigned long long)pa,
           (unsigned long long)want);
-    CHECK(fabs(cis_ci_diagonal(P, pa, pb) - cis_ci_diagonal(F, a, b)) < 1e-12, "permuted E_RHF differs");
+    CHECK(fabs(ci_diagonal(P, pa, pb) - ci_diagonal(F, a, b)) < 1e-12, "permuted E_RHF differs");
     CHECK(fabs(energy(P, 2, pa, pb) - (-7.8823781775)) < 1e-8, "permuted LiH CISD energy");
     CHECK(fabs(energy(P, -1, pa, pb) - (-7.8823915054)) < 1e-8, "permuted LiH FCI energy");
   }
@@ -262,19 +263,19 @@ static void test_occ_override(void) {
   uint64_t a, b, fa, fb;
   if (!F) return;
   CHECK_OK(cis_ci_find_reference(F, &fa, &fb));
-  CHECK_OK(cis_ci_parse_occ(F, "1,2", &a, &b));
+  CHECK_OK(ci_parse_occ(F, "1,2", &a, &b));
   CHECK(a == fa && b == fb, "--occ 1,2 differs from the found reference");
-  CHECK_OK(cis_ci_parse_occ(F, "1,3/1,2", &a, &b));
+  CHECK_OK(ci_parse_occ(F, "1,3/1,2", &a, &b));
   CHECK(a == 5 && b == 3, "--occ 1,3/1,2 read as %llx/%llx", (unsigned long long)a, (unsigned long long)b);
-  CHECK_OK(cis_ci_parse_occ(F, "1,3", &a, &b));
-  CHECK(cis_ci_diagonal(F, a, b) > cis_ci_diagonal(F, fa, fb), "1,3 is not above the RHF determinant");
+  CHECK_OK(ci_parse_occ(F, "1,3", &a, &b));
+  CHECK(ci_diagonal(F, a, b) > ci_diagonal(F, fa, fb), "1,3 is not above the RHF determinant");
   CHECK(fabs(energy(F, -1, a, b) - (-7.8823915054)) < 1e-8, "FCI from another reference differs");
   CHECK(fabs(energy(F, 2, a, b) - (-7.8823781775)) > 1e-6, "CISD from another reference equals the RHF one");
   const struct { const char *list; const char *words; } bad[] = {
       {"1", "1 doubly occupied orbitals given"}, {"1,7", "out of range"}, {"1,1", "listed twice"},
       {"1,x", "not a list"}, {"1,2,3/1", "3 alpha orbitals"}, {"0,1", "out of range"}};
   for (size_t i = 0; i < sizeof bad / sizeof *bad; ++i) {
-    cis_status st = cis_ci_parse_occ(F, bad[i].list, &a, &b);
+    cis_status st = ci_parse_occ(F, bad[i].list, &a, &b);
     CHECK(st != CIS_OK && strstr(cis_last_error(), bad[i].words), "--occ %s: '%s'", bad[i].list, cis_last_error());
   }
   cis_fcidump_free(F);
@@ -296,8 +297,8 @@ static void test_open_shell(void) {
   cis_csr *H = NULL, *H0 = NULL;
   double et = NAN, e0[8];
   CHECK_OK(cis_ci_space_create(T, -1, a, b, &S));
-  if (S) CHECK(cis_ci_space_size(S) == 16, "%lld Ms=1 determinants, expected C(4,3)*C(4,1) = 16",
-               (long long)cis_ci_space_size(S));
+  if (S) CHECK(ci_space_size(S) == 16, "%lld Ms=1 determinants, expected C(4,3)*C(4,1) = 16",
+               (long long)ci_space_size(S));
   CHECK_OK(cis_ci_hamiltonian(T, S, 0, &H));
   if (H) lowest(T, S, H, 1, &et);
   CHECK_OK(cis_ci_find_reference(F, &a, &b));
@@ -325,15 +326,15 @@ static void test_davidson_errors(void) {
   if (!S || !H) goto done;
   cis_int n = H->rows;
   double *diag = malloc((size_t)n * sizeof(double)), ev[2];
-  CHECK_OK(cis_ci_diagonal_all(F, S, diag));
+  CHECK_OK(ci_diagonal_all(F, S, diag));
   op_ctx c = {H};
   cis_davidson_opts o = cis_davidson_opts_default();
   o.max_iter = 2;
-  CHECK(cis_davidson(n, diag, apply_full, &c, &o, ev, NULL, NULL) == CIS_ERR_NOT_CONVERGED, "2 iterations converged");
+  CHECK(ci_davidson(n, diag, apply_full, &c, &o, ev, NULL, NULL) == CIS_ERR_NOT_CONVERGED, "2 iterations converged");
   o = cis_davidson_opts_default();
-  CHECK(cis_davidson(n, diag, apply_nan, &c, &o, ev, NULL, NULL) == CIS_ERR_NUMERIC, "NaN operator accepted");
+  CHECK(ci_davidson(n, diag, apply_nan, &c, &o, ev, NULL, NULL) == CIS_ERR_NUMERIC, "NaN operator accepted");
   o.roots = (int)n + 1;
-  CHECK(cis_davidson(n, diag, apply_full, &c, &o, ev, NULL, NULL) == CIS_ERR_INVALID, "more roots than dimension");
+  CHECK(ci_davidson(n, diag, apply_full, &c, &o, ev, NULL, NULL) == CIS_ERR_INVALID, "more roots than dimension");
   free(diag);
 done:
   cis_csr_free(H);
@@ -352,7 +353,7 @@ static int slab_equal(const cis_csr *H, cis_int r0, cis_int r1, const cis_csr *R
          !memcmp(R->val, (const double *)H->val + o, (size_t)m * sizeof(double));
 }
 
-/* cis_ci_hamiltonian_rows and _row_nnz: every range (whole, empty, uneven
+/* ci_hamiltonian_rows and _row_nnz: every range (whole, empty, uneven
  * thirds, one row) equal to the whole build's rows, bit for bit, counted
  * here or from the counts, full and upper; bad ranges and wrong counts
  * refused. */
@@ -363,12 +364,12 @@ static void test_row_ranges(const char *name, int level) {
   if (!F) return;
   CHECK_OK(cis_ci_find_reference(F, &a, &b));
   CHECK_OK(cis_ci_space_create(F, level, a, b, &S));
-  cis_int n = cis_ci_space_size(S);
+  cis_int n = ci_space_size(S);
   cis_int *cnt = malloc((size_t)n * sizeof *cnt);
   for (int upper = 0; upper < 2 && cnt; ++upper) {
     cis_csr *H = NULL, *R = NULL;
     CHECK_OK(cis_ci_hamiltonian(F, S, upper, &H));
-    CHECK_OK(cis_ci_hamiltonian_row_nnz(F, S, upper, cnt));
+    CHECK_OK(ci_hamiltonian_row_nnz(F, S, upper, cnt));
     if (!H) break;
     int counts_ok = 1;
     for (cis_int i = 0; i < n; ++i) counts_ok &= cnt[i] == H->rowptr[i + 1] - H->rowptr[i];
@@ -377,7 +378,7 @@ static void test_row_ranges(const char *name, int level) {
     for (size_t c = 0; c < sizeof cuts / sizeof *cuts; ++c)
       for (int given = 0; given < 2; ++given) {
         R = NULL;
-        CHECK_OK(cis_ci_hamiltonian_rows(F, S, cuts[c][0], cuts[c][1], upper, given ? cnt : NULL, &R));
+        CHECK_OK(ci_hamiltonian_rows(F, S, cuts[c][0], cuts[c][1], upper, given ? cnt : NULL, &R));
         CHECK(slab_equal(H, cuts[c][0], cuts[c][1], R), "%s upper=%d rows [%lld, %lld) %s: not the build's rows", name,
               upper, (long long)cuts[c][0], (long long)cuts[c][1], given ? "from counts" : "counted");
         cis_csr_free(R);
@@ -386,17 +387,17 @@ static void test_row_ranges(const char *name, int level) {
     cis_int bad[][2] = {{-1, 2}, {0, n + 1}, {3, 2}};
     for (size_t c = 0; c < sizeof bad / sizeof *bad; ++c) {
       R = H; /* must come back NULL */
-      CHECK(cis_ci_hamiltonian_rows(F, S, bad[c][0], bad[c][1], upper, NULL, &R) == CIS_ERR_INVALID && !R,
+      CHECK(ci_hamiltonian_rows(F, S, bad[c][0], bad[c][1], upper, NULL, &R) == CIS_ERR_INVALID && !R,
             "rows [%lld, %lld) accepted", (long long)bad[c][0], (long long)bad[c][1]);
     }
     cnt[n / 2] += 1;
     R = NULL;
-    CHECK(cis_ci_hamiltonian_rows(F, S, 0, n, upper, cnt, &R) == CIS_ERR_INVALID && !R, "a wrong row count accepted");
+    CHECK(ci_hamiltonian_rows(F, S, 0, n, upper, cnt, &R) == CIS_ERR_INVALID && !R, "a wrong row count accepted");
     cnt[n / 2] = -1;
-    CHECK(cis_ci_hamiltonian_rows(F, S, n / 2, n, upper, cnt, &R) == CIS_ERR_INVALID && !R, "a negative row count accepted");
-    CHECK(cis_ci_hamiltonian_rows(F, S, 0, n, upper, NULL, NULL) == CIS_ERR_INVALID, "NULL output accepted");
-    CHECK(cis_ci_hamiltonian_rows(NULL, S, 0, n, upper, NULL, &R) == CIS_ERR_INVALID && !R, "NULL integrals accepted");
-    CHECK(cis_ci_hamiltonian_row_nnz(F, S, upper, NULL) == CIS_ERR_INVALID, "NULL counts accepted");
+    CHECK(ci_hamiltonian_rows(F, S, n / 2, n, upper, cnt, &R) == CIS_ERR_INVALID && !R, "a negative row count accepted");
+    CHECK(ci_hamiltonian_rows(F, S, 0, n, upper, NULL, NULL) == CIS_ERR_INVALID, "NULL output accepted");
+    CHECK(ci_hamiltonian_rows(NULL, S, 0, n, upper, NULL, &R) == CIS_ERR_INVALID && !R, "NULL integrals accepted");
+    CHECK(ci_hamiltonian_row_nnz(F, S, upper, NULL) == CIS_ERR_INVALID, "NULL counts accepted");
     cis_csr_free(H);
   }
   free(cnt);
@@ -421,7 +422,7 @@ static void test_alloc_failure(void) {
     H = NULL;
     if (S) { /* the row-range build: rows 1..size-2 */
       cis_alloc_fail_after(n);
-      st = cis_ci_hamiltonian_rows(F, S, 1, cis_ci_space_size(S) - 1, n & 1, NULL, &H);
+      st = ci_hamiltonian_rows(F, S, 1, ci_space_size(S) - 1, n & 1, NULL, &H);
       cis_alloc_fail_after(0);
     }
     CHECK(st == CIS_OK || st == CIS_ERR_ALLOC, "n=%lld: %s", (long long)n, cis_status_name(st));

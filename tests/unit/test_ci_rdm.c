@@ -19,6 +19,7 @@
 #include "ci/ci_rdm.h"
 #include "rdm_cases.h"
 #include "test_util.h"
+#include "ci/ci_internal.h"
 
 /* <bra| ops |ket> for ops applied right to left (ops[0] rightmost). */
 static double expect(const cis_ci_direct *D, int n, const double *bra, const double *ket, int nop, const int *ops,
@@ -33,7 +34,7 @@ static double expect(const cis_ci_direct *D, int n, const double *bra, const dou
     int sgn = 1;
     for (int k = 0; k < nop && sgn; ++k) sgn *= rdm_apply(&occ, ops[k], create[k]);
     if (!sgn) continue;
-    const cis_int K = cis_ci_direct_find(D, occ & ((1ull << n) - 1), occ >> n);
+    const cis_int K = ci_direct_find(D, occ & ((1ull << n) - 1), occ >> n);
     if (K >= 0) sum += bra[K] * sgn * ket[J];
   }
   return sum;
@@ -82,7 +83,7 @@ static void compare_brute(const char *name, cis_ci_direct *D, int n, const doubl
   cis_int blocks = 0;
   CHECK_OK(ci_rdm12_blocked(D, bra, ket, &y.o, 1, &blocks));
   cis_ci_direct_info di;
-  cis_ci_direct_get_info(D, &di);
+  ci_direct_get_info(D, &di);
   CHECK(blocks == di.alpha_strings, "%s: %lld blocks for %lld alpha strings", name, (long long)blocks,
         (long long)di.alpha_strings);
   /* brute force in PySCF's conventions: the particle-transpose average for aa, bb, traced */
@@ -140,7 +141,7 @@ static void energy_identity(const char *name, const cis_fcidump *F, cis_ci_direc
       scale += fabs(F->h1[p * n + q] * r1[q * n + p]);
       for (int r = 0; r < n; ++r)
         for (int u = 0; u < n; ++u) {
-          const double t = 0.5 * cis_fcidump_eri(F, p, q, r, u) * r2[((p * n + q) * n + r) * n + u];
+          const double t = 0.5 * fcidump_eri(F, p, q, r, u) * r2[((p * n + q) * n + r) * n + u];
           erdm += t;
           scale += fabs(t);
         }
@@ -182,7 +183,7 @@ static void irrep_blocked(const char *mol, int ms2) {
   F->ms2 = ms2;
   F->isym = 1;
   for (int p = 0; p < F->norb; ++p) F->orbsym[p] = sym[p % 10];
-  cis_ci_direct_opts o = cis_ci_direct_opts_default();
+  cis_ci_direct_opts o = ci_direct_opts_default();
   o.ignore_symmetry = 1;
   cis_ci_direct *D = NULL;
   CHECK_OK(cis_ci_direct_create(F, &o, &D));

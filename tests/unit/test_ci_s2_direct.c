@@ -1,8 +1,8 @@
-/* test_ci_s2_direct.c: <S^2> on the direct space (cis_ci_s2_direct and
- * cis_ci_s2_direct_compact, string-driven) against the reference below:
+/* test_ci_s2_direct.c: <S^2> on the direct space (ci_s2_direct and
+ * ci_s2_direct_compact, string-driven) against the reference below:
  * the determinant-by-determinant evaluation they replaced, which for every
  * determinant J and every pair (p alpha-only, q beta-only) swaps the two
- * spins and looks the partner up (cis_ci_direct_find), with the sign of the
+ * spins and looks the partner up (ci_direct_find), with the sign of the
  * four operators counted one by one.
  *  - random vectors (not eigenvectors: their <S^2> is no s(s+1), and the
  *    off-diagonal part is checked to be large, so a wrong sign or a missed
@@ -27,6 +27,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "test_util.h"
+#include "ci/ci_internal.h"
 
 /* Reference <S^2> of the C1 direct vector c, split into its diagonal part
  * (Sz^2 + Sz + sum c_I^2 nbo(I)) and its off-diagonal part (the swaps), both
@@ -54,7 +55,7 @@ static void s2_reference(const cis_fcidump *F, const cis_ci_direct *D, const dou
         a1 ^= 1ull << p;
         par += na + __builtin_popcountll(b1 & ((1ull << p) - 1));     /* a+_{p beta} */
         b1 ^= 1ull << p;
-        const cis_int i = cis_ci_direct_find(D, a1, b1);
+        const cis_int i = ci_direct_find(D, a1, b1);
         if (i >= 0) o += (par & 1 ? -1.0 : 1.0) * c[j] * c[i];
       }
   }
@@ -70,7 +71,7 @@ static void check_random(const char *name, const cis_fcidump *F, const cis_ci_di
   double *c = malloc((size_t)n * sizeof(double));
   test_fill_random(c, CIS_F64, n, seed);
   double s2 = NAN, d = NAN, o = NAN;
-  CHECK_OK(cis_ci_s2_direct(F, D, c, &s2));
+  CHECK_OK(ci_s2_direct(F, D, c, &s2));
   s2_reference(F, D, c, &d, &o);
   CHECK(fabs(s2 - (d + o)) <= 1e-12 * fmax(1.0, fabs(d + o)), "%s MS2=%d: <S^2> %.15f, reference %.15f", name, F->ms2,
         s2, d + o);
@@ -87,7 +88,7 @@ static void check_file_random(const char *name, cis_fcidump *F, int ms2_max) {
   for (int m = 0; m <= ms2_max; ++m) {
     F->ms2 = m;
     F->nelec = nelec - ((m ^ nelec) & 1); /* an odd MS2 with one electron fewer */
-    cis_ci_direct_opts o = cis_ci_direct_opts_default();
+    cis_ci_direct_opts o = ci_direct_opts_default();
     o.ignore_symmetry = 1;
     cis_ci_direct *D = NULL;
     CHECK_OK(cis_ci_direct_create(F, &o, &D));
@@ -101,7 +102,7 @@ static void check_file_random(const char *name, cis_fcidump *F, int ms2_max) {
 /* <S^2> of exact eigenvectors (dense H of the direct sigma, every root):
  * each is s(s+1) to 1e-9; *seen gets bit s set for every s found. */
 static void check_eigenvectors(const char *name, const cis_fcidump *F, int *seen) {
-  cis_ci_direct_opts o = cis_ci_direct_opts_default();
+  cis_ci_direct_opts o = ci_direct_opts_default();
   o.ignore_symmetry = 1;
   o.no_time_reversal = 1;
   cis_ci_direct *D = NULL;
@@ -116,12 +117,12 @@ static void check_eigenvectors(const char *name, const cis_fcidump *F, int *seen
     x[j] = 0;
     for (cis_int i = 0; i < n; ++i) H[i * n + j] = v[i];
   }
-  CHECK_OK(cis_dense_eigh(H, (int)n, e));
+  CHECK_OK(ci_dense_eigh(H, (int)n, e));
   double worst = 0;
   for (cis_int r = 0; r < n; ++r) {
     for (cis_int i = 0; i < n; ++i) v[i] = H[i * n + r];
     double s2 = NAN, d = NAN, off = NAN;
-    CHECK_OK(cis_ci_s2_direct(F, D, v, &s2));
+    CHECK_OK(ci_s2_direct(F, D, v, &s2));
     s2_reference(F, D, v, &d, &off);
     const double s = cis_ci_spin_from_s2(s2), s_round = floor(2 * s + 0.5) / 2;
     const double dev = fabs(s2 - s_round * (s_round + 1));
@@ -150,13 +151,13 @@ static void check_compact(const char *file) {
       F->isym = t;
       cis_ci_direct *D = NULL;
       if (cis_ci_direct_create(F, NULL, &D) != CIS_OK) { cis_clear_error(); continue; } /* an empty irrep */
-      const cis_int n = cis_ci_direct_size(D), nc = cis_ci_direct_compact_size(D);
+      const cis_int n = cis_ci_direct_size(D), nc = ci_direct_compact_size(D);
       double *cc = malloc((size_t)nc * sizeof(double)), *c = malloc((size_t)n * sizeof(double));
       test_fill_random(cc, CIS_F64, nc, 40 + t);
-      cis_ci_direct_expand(D, cc, c);
+      ci_direct_expand(D, cc, c);
       double s2 = NAN, s2_c1 = NAN, d = NAN, o = NAN;
-      CHECK_OK(cis_ci_s2_direct_compact(F, D, cc, &s2));
-      CHECK_OK(cis_ci_s2_direct(F, D, c, &s2_c1));
+      CHECK_OK(ci_s2_direct_compact(F, D, cc, &s2));
+      CHECK_OK(ci_s2_direct(F, D, c, &s2_c1));
       s2_reference(F, D, c, &d, &o);
       CHECK(nc < n && fabs(s2 - (d + o)) <= 1e-12 * fmax(1.0, fabs(d + o)) && fabs(o) > 1e-6 &&
                 fabs(s2_c1 - s2) <= 1e-12 * fmax(1.0, fabs(s2)),
@@ -185,15 +186,15 @@ static void check_compact_roots(const char *file) {
   for (int ms2 = 0; ms2 <= 2; ms2 += 2) {
     F->ms2 = ms2;
     F->isym = 1;
-    cis_ci_direct_opts opt = cis_ci_direct_opts_default();
+    cis_ci_direct_opts opt = ci_direct_opts_default();
     opt.no_time_reversal = 1; /* roots of either parity */
     cis_ci_direct *D = NULL;
     cis_operator *H = NULL;
     CHECK_OK(cis_ci_direct_create(F, &opt, &D));
-    if (D) CHECK_OK(cis_ci_direct_compact_operator(D, &H));
+    if (D) CHECK_OK(ci_direct_compact_operator(D, &H));
     if (!H) { cis_ci_direct_free(D); continue; }
     enum { K = 4 };
-    const cis_int nc = cis_ci_direct_compact_size(D);
+    const cis_int nc = ci_direct_compact_size(D);
     double e[K], *v = malloc((size_t)nc * K * sizeof(double));
     cis_davidson_opts o = cis_davidson_opts_default();
     o.roots = K;
@@ -202,7 +203,7 @@ static void check_compact_roots(const char *file) {
     CHECK_OK(cis_davidson_operator(H, cis_operator_diagonal(H), &o, e, v, NULL));
     for (int r = 0; r < K; ++r) {
       double s2 = NAN;
-      CHECK_OK(cis_ci_s2_direct_compact(F, D, v + (size_t)r * nc, &s2));
+      CHECK_OK(ci_s2_direct_compact(F, D, v + (size_t)r * nc, &s2));
       const double s = cis_ci_spin_from_s2(s2), s_round = floor(2 * s + 0.5) / 2;
       CHECK(fabs(s2 - s_round * (s_round + 1)) <= 1e-9 && s_round >= ms2 / 2 && (r > 0 || ms2 > 0 || s_round == 0),
             "%s MS2=%d root %d: <S^2> %.15f", file, ms2, r, s2);
@@ -225,17 +226,17 @@ static void check_refusals(cis_fcidump *F) {
   if (!D) return;
   const cis_int n = cis_ci_direct_size(D);
   double *z = calloc((size_t)n, sizeof(double)), s2 = NAN;
-  CHECK(cis_ci_s2_direct(F, D, z, &s2) == CIS_ERR_INVALID && strstr(cis_last_error(), "zero vector"),
+  CHECK(ci_s2_direct(F, D, z, &s2) == CIS_ERR_INVALID && strstr(cis_last_error(), "zero vector"),
         "zero vector refused: %s", cis_last_error());
-  CHECK(cis_ci_s2_direct_compact(F, D, z, &s2) == CIS_ERR_INVALID, "zero compact vector refused");
-  CHECK(cis_ci_s2_direct(F, NULL, z, &s2) == CIS_ERR_INVALID, "NULL space refused");
-  CHECK(cis_ci_s2_direct(F, D, NULL, &s2) == CIS_ERR_INVALID, "NULL vector refused");
-  CHECK(cis_ci_s2_direct_compact(NULL, D, z, &s2) == CIS_ERR_INVALID, "NULL FCIDUMP refused");
-  CHECK(cis_ci_s2_direct_compact(F, D, z, NULL) == CIS_ERR_INVALID, "NULL result refused");
+  CHECK(ci_s2_direct_compact(F, D, z, &s2) == CIS_ERR_INVALID, "zero compact vector refused");
+  CHECK(ci_s2_direct(F, NULL, z, &s2) == CIS_ERR_INVALID, "NULL space refused");
+  CHECK(ci_s2_direct(F, D, NULL, &s2) == CIS_ERR_INVALID, "NULL vector refused");
+  CHECK(ci_s2_direct_compact(NULL, D, z, &s2) == CIS_ERR_INVALID, "NULL FCIDUMP refused");
+  CHECK(ci_s2_direct_compact(F, D, z, NULL) == CIS_ERR_INVALID, "NULL result refused");
   F->ms2 += 2; /* the same integrals, another MS2: D is not its space */
-  CHECK(cis_ci_s2_direct(F, D, z, &s2) == CIS_ERR_INVALID && strstr(cis_last_error(), "does not match"),
+  CHECK(ci_s2_direct(F, D, z, &s2) == CIS_ERR_INVALID && strstr(cis_last_error(), "does not match"),
         "a direct space of another MS2 refused: %s", cis_last_error());
-  CHECK(cis_ci_s2_direct_compact(F, D, z, &s2) == CIS_ERR_INVALID, "compact: another MS2 refused");
+  CHECK(ci_s2_direct_compact(F, D, z, &s2) == CIS_ERR_INVALID, "compact: another MS2 refused");
   F->ms2 -= 2;
   cis_clear_error();
   free(z);
@@ -251,15 +252,15 @@ static int time_file(const char *file) {
   cis_ci_direct *D = NULL;
   CHECK_OK(cis_ci_direct_create(F, NULL, &D));
   if (D) {
-    const cis_int n = cis_ci_direct_size(D), nc = cis_ci_direct_compact_size(D);
+    const cis_int n = cis_ci_direct_size(D), nc = ci_direct_compact_size(D);
     double *cc = malloc((size_t)nc * sizeof(double)), *c = malloc((size_t)n * sizeof(double));
     test_fill_random(cc, CIS_F64, nc, 7);
-    cis_ci_direct_expand(D, cc, c);
+    ci_direct_expand(D, cc, c);
     double s2 = NAN, s2c = NAN, d = NAN, o = NAN;
     double t0 = cis_wtime();
-    CHECK_OK(cis_ci_s2_direct(F, D, c, &s2));
+    CHECK_OK(ci_s2_direct(F, D, c, &s2));
     double t1 = cis_wtime();
-    if (nc < n) CHECK_OK(cis_ci_s2_direct_compact(F, D, cc, &s2c));
+    if (nc < n) CHECK_OK(ci_s2_direct_compact(F, D, cc, &s2c));
     double t2 = cis_wtime();
     s2_reference(F, D, c, &d, &o);
     double t3 = cis_wtime();
@@ -291,7 +292,7 @@ int main(int argc, char **argv) {
       cis_ci_direct *D = NULL;
       CHECK_OK(cis_ci_direct_create(F, NULL, &D));
       double one = 1, s2 = NAN;
-      if (D) CHECK_OK(cis_ci_s2_direct(F, D, &one, &s2));
+      if (D) CHECK_OK(ci_s2_direct(F, D, &one, &s2));
       CHECK(s2 == 6.0, "h4 MS2=4: <S^2> %.15f, not 6", s2);
       cis_ci_direct_free(D);
       F->ms2 = 0;

@@ -3,10 +3,10 @@
  *  - the roots of random string sets with random integrals (closed and open
  *    shells, odd electrons, equal sets, sets larger than a warp) and of the
  *    degenerate site model: energies = dense diagonalisation of P H P built
- *    element by element (cis_ci_element, cis_ci_diagonal) plus ECORE, each
+ *    element by element (ci_element, ci_diagonal) plus ECORE, each
  *    vector's residual in that dense H, vectors in the grid order of the
  *    sorted sets (grid_alpha x grid_beta), <S^2> = that of the vector put
- *    into the full space (cis_ci_s2_direct of a complete direct space);
+ *    into the full space (ci_s2_direct of a complete direct space);
  *  - the full string sets: the full-CI driver's energies and <S^2>;
  *  - one root alone is the lowest state, whatever its alpha <-> beta parity
  *    (equal sets, MS = 0: a unit-vector guess on a closed-shell determinant
@@ -44,7 +44,7 @@ static double s2_full(const cis_fcidump *F, const uint64_t *A, cis_int na, const
     const cis_int ia = find(A, na, a), ib = find(B, nb, b);
     if (ia >= 0 && ib >= 0) x[i] = v[ia * nb + ib];
   }
-  if (cis_ci_s2_direct(F, D, x, &s2) != CIS_OK) s2 = NAN;
+  if (ci_s2_direct(F, D, x, &s2) != CIS_OK) s2 = NAN;
   free(x);
   cis_ci_direct_free(D);
   return s2;
@@ -86,7 +86,7 @@ static void check_case(const sc_case *cs, int style) {
   double *H = sc_dense_h(F, R->grid_alpha, ma, R->grid_beta, mb), *w = malloc((size_t)n * sizeof(double));
   double *H2 = malloc((size_t)(n * n) * sizeof(double)), *hv = malloc((size_t)n * sizeof(double));
   memcpy(H2, H, (size_t)(n * n) * sizeof(double));
-  CHECK_OK(cis_dense_eigh(H2, (int)n, w));
+  CHECK_OK(ci_dense_eigh(H2, (int)n, w));
   for (int k = 0; k < roots; ++k) {
     const double *v = R->vectors + (size_t)k * (size_t)n;
     CHECK(fabs(R->energies[k] - (w[k] + F->ecore)) <= 1e-8, "%s: root %d %.12f, dense %.12f", cs->what, k,

@@ -1,7 +1,7 @@
 /* test_ci_spin_penalty.c: S^2 applied to direct-space vectors
- * (cis_ci_s2_apply_direct) and PySCF's fix_spin_ penalty as an operator
+ * (ci_s2_apply_direct) and PySCF's fix_spin_ penalty as an operator
  * (cis_ci_spin_penalty_operator).
- *  - c.(S^2 c) / |c|^2 = cis_ci_s2_direct(c) and d.(S^2 c) = c.(S^2 d) on
+ *  - c.(S^2 c) / |c|^2 = ci_s2_direct(c) and d.(S^2 c) = c.(S^2 d) on
  *    random vectors, MS2 = 0 and 2, for every FCIDUMP of shared/ci but
  *    H2O 6-31G and for O2 (PySCF, tests/data/ci) at MS2 = 0, 2, 4;
  *  - H2O STO-3G (singlet ground state) and O2 (triplet) at MS2 = 0, C1: the
@@ -17,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "test_util.h"
+#include "ci/ci_internal.h"
 
 static double dot(const double *a, const double *b, cis_int n) {
   double s = 0;
@@ -26,7 +27,7 @@ static double dot(const double *a, const double *b, cis_int n) {
 
 /* S^2 c against the expectation value and the symmetry of S^2. */
 static void check_apply(const char *name, cis_fcidump *F) {
-  cis_ci_direct_opts opt = cis_ci_direct_opts_default();
+  cis_ci_direct_opts opt = ci_direct_opts_default();
   opt.no_time_reversal = 1;
   opt.ignore_symmetry = 1;
   cis_ci_direct *D = NULL;
@@ -39,16 +40,16 @@ static void check_apply(const char *name, cis_fcidump *F) {
   test_fill_random(d, CIS_F64, n, 12);
   test_fill_nan(sc, CIS_F64, n);
   test_fill_nan(sd, CIS_F64, n);
-  CHECK_OK(cis_ci_s2_apply_direct(F, D, c, sc));
-  CHECK_OK(cis_ci_s2_apply_direct(F, D, d, sd));
+  CHECK_OK(ci_s2_apply_direct(F, D, c, sc));
+  CHECK_OK(ci_s2_apply_direct(F, D, d, sd));
   double s2 = NAN;
-  CHECK_OK(cis_ci_s2_direct(F, D, c, &s2));
+  CHECK_OK(ci_s2_direct(F, D, c, &s2));
   double e = dot(c, sc, n) / dot(c, c, n);
   CHECK(fabs(e - s2) <= 1e-12 * fmax(1.0, fabs(s2)), "%s MS2=%d: c.S^2c/|c|^2 %.15f vs <S^2> %.15f", name, F->ms2,
         e, s2);
   double a = dot(d, sc, n), b = dot(c, sd, n);
   CHECK(fabs(a - b) <= 1e-12 * (fabs(a) + 1.0), "%s MS2=%d: S^2 not symmetric (%.15g vs %.15g)", name, F->ms2, a, b);
-  CHECK(cis_ci_s2_apply_direct(F, D, c, c) == CIS_ERR_INVALID, "aliased vectors refused");
+  CHECK(ci_s2_apply_direct(F, D, c, c) == CIS_ERR_INVALID, "aliased vectors refused");
   free(c); free(d); free(sc); free(sd);
   cis_ci_direct_free(D);
 }
@@ -76,7 +77,7 @@ static void check_penalty(const char *name, cis_fcidump *F, const cis_operator *
   if (!P || want < 0) { cis_operator_free(P); return; }
   double ep = NAN, sp = NAN, *v = malloc((size_t)n * sizeof(double));
   CHECK_OK(lowest(P, 1, &ep, v));
-  CHECK_OK(cis_ci_s2_direct(F, D, v, &sp));
+  CHECK_OK(ci_s2_direct(F, D, v, &sp));
   CHECK(fabs(ep - e[want]) <= 1e-9 && fabs(sp - ss) <= 1e-6,
         "%s penalty towards <S^2> = %g: %.10f (<S^2> %.6f) vs root %d %.10f", name, ss, ep, sp, want, e[want]);
   printf("%s fix_spin <S^2> = %g (%s P): %.10f, <S^2> %.6f; H's root %d %.10f\n", name, ss,
@@ -114,19 +115,19 @@ static void check_diagonal(const char *name, cis_fcidump *F, const cis_operator 
 
 static void test_penalty(const char *name, cis_fcidump *F, int triplet_ground) {
   F->ms2 = 0;
-  cis_ci_direct_opts opt = cis_ci_direct_opts_default();
+  cis_ci_direct_opts opt = ci_direct_opts_default();
   opt.ignore_symmetry = 1; /* C1: states of every irrep together */
   cis_ci_direct *D = NULL;
   cis_operator *H = NULL;
   CHECK_OK(cis_ci_direct_create(F, &opt, &D));
-  CHECK_OK(cis_ci_direct_operator(D, &H));
+  CHECK_OK(ci_direct_operator(D, &H));
   if (!H) { cis_ci_direct_free(D); return; }
   const cis_int n = cis_ci_direct_size(D);
   enum { K = 8 };
   double e[K], s2[K], *v = malloc((size_t)n * K * sizeof(double));
   CHECK_OK(lowest(H, K, e, v));
   for (int r = 0; r < K; ++r) {
-    CHECK_OK(cis_ci_s2_direct(F, D, v + (size_t)r * n, &s2[r]));
+    CHECK_OK(ci_s2_direct(F, D, v + (size_t)r * n, &s2[r]));
     printf("%s MS2=0 root %d: E = %.10f  <S^2> = %.6f\n", name, r, e[r] + F->ecore, s2[r]);
   }
   CHECK(fabs(s2[0] - (triplet_ground ? 2.0 : 0.0)) < 1e-6, "%s: ground state <S^2> %.6f", name, s2[0]);

@@ -10,6 +10,7 @@
 #include <string.h>
 #include "core/internal.h"
 #include "test_util.h"
+#include "ci/ci_internal.h"
 
 #define DATA CIS_TEST_DATA "/ci/"
 
@@ -39,11 +40,11 @@ static int prob_make(prob *p, const char *path, int level) {
   }
   CHECK_OK(cis_ci_space_create(p->F, level, a, b, &p->S));
   if (!p->S) return 0;
-  p->n = cis_ci_space_size(p->S);
+  p->n = ci_space_size(p->S);
   CHECK_OK(cis_ci_hamiltonian(p->F, p->S, 0, &p->H));
   if (p->H) CHECK_OK(cis_matrix_create(p->H, "csr", NULL, &p->M));
   p->diag = malloc((size_t)p->n * sizeof(double));
-  CHECK_OK(cis_ci_diagonal_all(p->F, p->S, p->diag));
+  CHECK_OK(ci_diagonal_all(p->F, p->S, p->diag));
   return p->M != NULL;
 }
 
@@ -67,11 +68,11 @@ static cis_status roots(prob *p, int k, int pspace, int max_iter, double *evals,
     int nvec = k + 4 < 2 * k + 2 ? k + 4 : 2 * k + 2;
     if (nvec > p->n) nvec = (int)p->n;
     guess = malloc((size_t)nvec * (size_t)p->n * sizeof(double));
-    CHECK_OK(cis_ci_pspace_guess(p->F, p->S, p->diag, pspace, nvec, guess, NULL, NULL));
+    CHECK_OK(ci_pspace_guess(p->F, p->S, p->diag, pspace, nvec, guess, NULL, NULL));
     o.guess = guess;
     o.nguess = nvec;
   }
-  cis_status st = cis_davidson(p->n, p->diag, apply, &ctx, &o, evals, evecs, inf);
+  cis_status st = ci_davidson(p->n, p->diag, apply, &ctx, &o, evals, evecs, inf);
   free(guess);
   return st;
 }
@@ -91,7 +92,7 @@ static void test_dense_eigh(void) {
       for (int i = 0; i < n; ++i) A[i * n + i] = i < 2 ? 1 : i;
     }
     memcpy(V, A, (size_t)n * n * sizeof(double));
-    CHECK_OK(cis_dense_eigh(V, n, w));
+    CHECK_OK(ci_dense_eigh(V, n, w));
     double res = 0, orth = 0;
     for (int c = 0; c < n; ++c) {
       if (c) CHECK(w[c] >= w[c - 1], "n=%d: eigenvalues not ascending at %d", n, c);
@@ -124,7 +125,7 @@ static void test_c2_trap(void) {
   CHECK(fabs(e + p.F->ecore - -74.69021095756578) < 1e-8, "C2 FCI %.10f, PySCF -74.6902109576", e + p.F->ecore);
   CHECK(e_unit > e + 0.01, "the unit-vector guess no longer shows the trap (%.8f vs %.8f): update this test",
         e_unit + p.F->ecore, e + p.F->ecore);
-  CHECK_OK(cis_ci_s2(p.F, p.S, vec, &s2));
+  CHECK_OK(ci_s2(p.F, p.S, vec, &s2));
   CHECK(fabs(s2) < 1e-6, "C2 ground state <S^2> %.3e, a singlet", s2);
   /* an unconverged root is an error, and says how many converged */
   double e2[2];
@@ -148,12 +149,12 @@ static void test_direct(void) {
   cis_operator *op = NULL;
   CHECK_OK(cis_fcidump_read(DATA "c2_sto3g_d2h_pyscf.FCIDUMP", &F));
   if (F) CHECK_OK(cis_ci_direct_create(F, NULL, &D));
-  if (D) CHECK_OK(cis_ci_direct_operator(D, &op));
+  if (D) CHECK_OK(ci_direct_operator(D, &op));
   if (op) {
     cis_int n = cis_ci_direct_size(D);
     const double *diag = cis_operator_diagonal(op);
     double *g = malloc((size_t)n * 6 * sizeof(double)), *v = malloc((size_t)n * 2 * sizeof(double)), e[2], s2 = NAN;
-    CHECK_OK(cis_ci_pspace_guess_direct(F, D, diag, 0, 6, g, NULL, NULL));
+    CHECK_OK(ci_pspace_guess_direct(F, D, diag, 0, 6, g, NULL, NULL));
     for (cis_int i = 0; i < n; ++i) { /* only A1g determinants carry weight */
       uint64_t a, b;
       cis_ci_direct_det(D, i, &a, &b);
@@ -169,7 +170,7 @@ static void test_direct(void) {
     CHECK_OK(cis_davidson_operator(op, diag, &o, e, v, NULL));
     CHECK(fabs(e[0] + F->ecore - -74.69021095756585) < 1e-8 && fabs(e[1] + F->ecore - -74.52285737077541) < 1e-8,
           "C2 D2h direct A1g roots %.10f %.10f", e[0] + F->ecore, e[1] + F->ecore);
-    CHECK_OK(cis_ci_s2_direct(F, D, v, &s2));
+    CHECK_OK(ci_s2_direct(F, D, v, &s2));
     CHECK(fabs(s2) < 1e-6, "C2 direct <S^2> %.3e", s2);
     free(g);
     free(v);
@@ -186,10 +187,10 @@ static void test_pspace_exact(void) {
   if (!prob_make(&p, test_shared_path(path, sizeof path, "ci/h4_sto3g.FCIDUMP"), -1)) { prob_free(&p); return; }
   double *g = malloc((size_t)p.n * 2 * sizeof(double)), pv[2];
   int used = 0;
-  CHECK_OK(cis_ci_pspace_guess(p.F, p.S, p.diag, 1000, 2, g, &used, pv));
+  CHECK_OK(ci_pspace_guess(p.F, p.S, p.diag, 1000, 2, g, &used, pv));
   CHECK(used == p.n, "P-space %d of %lld", used, (long long)p.n);
   CHECK(fabs(pv[0] + p.F->ecore - -2.166387449) < 1e-8, "H4 P-space = FCI: %.10f", pv[0] + p.F->ecore);
-  CHECK(cis_ci_pspace_guess(p.F, p.S, p.diag, 10, 11, g, NULL, NULL) == CIS_ERR_INVALID, "more vectors than P-space accepted");
+  CHECK(ci_pspace_guess(p.F, p.S, p.diag, 10, 11, g, NULL, NULL) == CIS_ERR_INVALID, "more vectors than P-space accepted");
   free(g);
   prob_free(&p);
 }
@@ -231,7 +232,7 @@ static void test_spin(void) {
     CHECK_OK(roots(&p, 6, CIS_CI_PSPACE_DEFAULT, 0, e, v, &inf));
     const double want[6] = {0, 2, 0, 2, 2, 0}; /* PySCF's spin_square on these roots: singlet, triplet, ... */
     for (int k = 0; k < 6; ++k) {
-      CHECK_OK(cis_ci_s2(p.F, p.S, v + (size_t)k * p.n, &s2));
+      CHECK_OK(ci_s2(p.F, p.S, v + (size_t)k * p.n, &s2));
       CHECK(fabs(s2 - want[k]) < 1e-6, "H2O root %d <S^2> %.8f, expected %g", k, s2, want[k]);
     }
     CHECK(fabs(cis_ci_spin_from_s2(2.0) - 1) < 1e-12 && fabs(cis_ci_spin_from_s2(0.75) - 0.5) < 1e-12, "S from <S^2>");
@@ -243,7 +244,7 @@ static void test_spin(void) {
   if (prob_make(&p, "/tmp/test_ci_states_h4_ms2.FCIDUMP", -1)) {
     v = malloc((size_t)p.n * 2 * sizeof(double));
     CHECK_OK(roots(&p, 2, CIS_CI_PSPACE_DEFAULT, 0, e, v, &inf));
-    CHECK_OK(cis_ci_s2(p.F, p.S, v, &s2));
+    CHECK_OK(ci_s2(p.F, p.S, v, &s2));
     CHECK(fabs(s2 - 2) < 1e-6, "H4 MS2=2 lowest <S^2> %.8f, a triplet", s2);
     free(v);
   }
@@ -253,7 +254,7 @@ static void test_spin(void) {
   if (prob_make(&p, "/tmp/test_ci_states_lih_cation.FCIDUMP", -1)) {
     v = malloc((size_t)p.n * sizeof(double));
     CHECK_OK(roots(&p, 1, CIS_CI_PSPACE_DEFAULT, 0, e, v, &inf));
-    CHECK_OK(cis_ci_s2(p.F, p.S, v, &s2));
+    CHECK_OK(ci_s2(p.F, p.S, v, &s2));
     CHECK(fabs(s2 - 0.75) < 1e-6, "LiH+ lowest <S^2> %.8f, a doublet", s2);
     free(v);
   }
@@ -280,12 +281,12 @@ static void test_counts(void) {
         if (level == 0 || level == 1) continue;
         cis_ci_counts c;
         cis_ci_space *S = NULL;
-        CHECK_OK(cis_ci_count(F, level, a, b, &c));
+        CHECK_OK(ci_count(F, level, a, b, &c));
         cis_status st = cis_ci_space_create(F, level, a, b, &S);
-        cis_int built = st == CIS_OK ? cis_ci_space_size(S) : 0;
+        cis_int built = st == CIS_OK ? ci_space_size(S) : 0;
         CHECK((double)built == c.determinants, "%s irrep %d level %d: closed form %.0f, built %lld", files[f], irr, level,
               c.determinants, (long long)built);
-        if (S) CHECK(c.alpha_strings == (double)cis_ci_space_nalpha_strings(S), "%s: alpha strings", files[f]);
+        if (S) CHECK(c.alpha_strings == (double)ci_space_nalpha_strings(S), "%s: alpha strings", files[f]);
         cis_ci_space_free(S);
         if (level < 0) {
           double all = 0, binom = 1;
@@ -311,8 +312,8 @@ static void test_counts(void) {
     cis_int exact = 0, maxrow = 0, sampled = 0;
     double est = 0;
     if (S) {
-      CHECK_OK(cis_ci_hamiltonian_nnz(G, S, 0, &exact, &maxrow));
-      CHECK_OK(cis_ci_hamiltonian_nnz_estimate(G, S, 0, 1000, &est, &sampled));
+      CHECK_OK(ci_hamiltonian_nnz(G, S, 0, &exact, &maxrow));
+      CHECK_OK(ci_hamiltonian_nnz_estimate(G, S, 0, 1000, &est, &sampled));
       CHECK(sampled >= 400 && fabs(est - (double)exact) < 0.1 * (double)exact, "%s: estimate %.0f from %lld rows, exact %lld",
             files[f], est, (long long)sampled, (long long)exact);
     }
@@ -328,7 +329,7 @@ static void test_counts(void) {
     cis_ci_counts c;
     cis_ci_space *S = NULL;
     double t0 = cis_wtime();
-    CHECK_OK(cis_ci_count(F, -1, (1ull << 10) - 1, (1ull << 10) - 1, &c));
+    CHECK_OK(ci_count(F, -1, (1ull << 10) - 1, (1ull << 10) - 1, &c));
     CHECK(fabs(c.determinants - 847660528.0 * 847660528.0) < 1e3, "NORB 40 NELEC 20: %.6e", c.determinants);
     CHECK(cis_ci_space_create(F, -1, (1ull << 10) - 1, (1ull << 10) - 1, &S) == CIS_ERR_TOO_LARGE, "7e17 determinants accepted");
     CHECK(cis_wtime() - t0 < 1.0, "refusal took %.2f s", cis_wtime() - t0);
@@ -346,10 +347,10 @@ static void test_numbering(void) {
   CHECK(F->sym_numbering == CIS_FCIDUMP_SYM_PYSCF, "numbering %d", F->sym_numbering);
   CHECK(F->isym == 1 && F->isym_assumed && F->isym_file == 1, "ISYM %d assumed %d", F->isym, F->isym_assumed);
   CHECK(F->orbsym[0] == 1 && F->orbsym[1] == 6, "ORBSYM 0,5 stored as %d,%d", F->orbsym[0], F->orbsym[1]);
-  CHECK(cis_fcidump_set_isym(F, 8) == CIS_ERR_RANGE, "PySCF id 8 accepted");
-  CHECK_OK(cis_fcidump_set_isym(F, 0));
+  CHECK(fcidump_set_isym(F, 8) == CIS_ERR_RANGE, "PySCF id 8 accepted");
+  CHECK_OK(fcidump_set_isym(F, 0));
   CHECK(F->isym == 1 && !F->isym_assumed, "--isym 0 -> %d", F->isym);
-  CHECK_OK(cis_fcidump_set_isym(F, 7));
+  CHECK_OK(fcidump_set_isym(F, 7));
   CHECK(F->isym == 8, "--isym 7 -> %d", F->isym);
   /* a D2h file (an orbital in id 5, B1u): PySCF's names by 1-based irrep (id + 1) */
   CHECK(cis_fcidump_irrep_name(F, 1) && !strcmp(cis_fcidump_irrep_name(F, 1), "Ag"), "irrep 1 not Ag");
@@ -369,7 +370,7 @@ static void test_numbering(void) {
   char path[512];
   CHECK_OK(cis_fcidump_read(test_shared_path(path, sizeof path, "ci/h2o_sto3g.FCIDUMP"), &F));
   if (F) CHECK(F->sym_numbering == CIS_FCIDUMP_SYM_MOLPRO && !F->isym_assumed, "Psi4 file numbering %d", F->sym_numbering);
-  if (F) CHECK(cis_fcidump_set_isym(F, 0) == CIS_ERR_RANGE, "Molpro irrep 0 accepted");
+  if (F) CHECK(fcidump_set_isym(F, 0) == CIS_ERR_RANGE, "Molpro irrep 0 accepted");
   if (F) {
     CHECK(!cis_fcidump_irrep_name(F, 1), "a file of irrep 1 only named D2h's"); /* the group is not known */
     F->orbsym[0] = 2, F->orbsym[1] = 5; /* Molpro's D2h numbering: 2 is B3u, 5 B1u */
@@ -390,7 +391,7 @@ static void test_alloc_failure(void) {
   int ok = 0;
   for (int64_t k = 1; k < 12 && !ok; ++k) {
     cis_alloc_fail_after(k);
-    cis_status st = cis_ci_pspace_guess(p.F, p.S, p.diag, 20, 3, g, NULL, NULL);
+    cis_status st = ci_pspace_guess(p.F, p.S, p.diag, 20, 3, g, NULL, NULL);
     cis_alloc_fail_after(0);
     CHECK(st == CIS_OK || st == CIS_ERR_ALLOC, "P-space, allocation %lld failing: %s", (long long)k, cis_status_name(st));
     ok = st == CIS_OK;

@@ -10,7 +10,7 @@
  *     61..66 of 70 (so strings cross the word boundary), the other 64
  *     orbitals decoupled (only h_pp = 5 + p/100). Its CISD Hamiltonian holds
  *     the 6-orbital one exactly (every element bit for bit, through
- *     cis_ci_space_find_bits) and no coupling out of it; counts in closed form
+ *     ci_space_find_bits) and no coupling out of it; counts in closed form
  *     equal the space; the reference is found at the embedded orbitals; the
  *     uint64_t entry points refuse NORB = 70 with CIS_ERR_UNSUPPORTED; <S^2> of
  *     a random vector equals the 6-orbital one; full CI
@@ -110,11 +110,11 @@ static void test_rules(void) {
     ci_bits ai = random_string(na, F->norb), bi = random_string(nb, F->norb);
     ci_bits aj = excite(ai, F->norb, (int)(rnd() % 3)), bj = excite(bi, F->norb, (int)(rnd() % 3));
     double e1 = ci_element_nw(F, ai, bi, aj, bj, 1), e2 = ci_element_nw(F, ai, bi, aj, bj, 2);
-    double u = cis_ci_element(F, ai.w[0], bi.w[0], aj.w[0], bj.w[0]), v = cis_ci_element_bits(F, &ai, &bi, &aj, &bj);
+    double u = ci_element(F, ai.w[0], bi.w[0], aj.w[0], bj.w[0]), v = ci_element_bits(F, &ai, &bi, &aj, &bj);
     bad += memcmp(&e1, &e2, sizeof e1) != 0 || memcmp(&e1, &u, sizeof e1) != 0 || memcmp(&e1, &v, sizeof e1) != 0;
     nonzero += e1 != 0;
     double d1 = bits_rule_diagonal(&I, ai, bi, 1), d2 = bits_rule_diagonal(&I, ai, bi, 2);
-    double d0 = cis_ci_diagonal(F, ai.w[0], bi.w[0]);
+    double d0 = ci_diagonal(F, ai.w[0], bi.w[0]);
     bad += memcmp(&d1, &d2, sizeof d1) != 0 || memcmp(&d1, &d0, sizeof d1) != 0;
     int i = (int)(rnd() % (uint64_t)F->norb), a = (int)(rnd() % (uint64_t)F->norb);
     double s1 = bits_rule_single(&I, i, a, ai, bi, 1), s2 = bits_rule_single(&I, i, a, ai, bi, 2);
@@ -136,7 +136,7 @@ static const char *write_embedded(const cis_fcidump *G, int norb, int off, int n
       for (int k = 0; k < G->norb; ++k)
         for (int l = 0; l <= k; ++l) {
           if (ci_pair(i, j) < ci_pair(k, l)) continue;
-          double v = cis_fcidump_eri(G, i, j, k, l);
+          double v = fcidump_eri(G, i, j, k, l);
           if (v != 0) fprintf(f, "%.17g %d %d %d %d\n", v, i + off + 1, j + off + 1, k + off + 1, l + off + 1);
         }
   for (int i = 0; i < G->norb; ++i)
@@ -174,38 +174,38 @@ static void test_embedded_space(void) {
   /* the reference: at the embedded orbitals; the one-word entry points refuse */
   ci_bits ga, gb, fa, fb;
   uint64_t u, w;
-  CHECK_OK(cis_ci_find_reference_bits(G, &ga, &gb));
-  CHECK_OK(cis_ci_find_reference_bits(F, &fa, &fb));
+  CHECK_OK(ci_find_reference_bits(G, &ga, &gb));
+  CHECK_OK(ci_find_reference_bits(F, &fa, &fb));
   int moved = 1;
   for (int p = 0; p < G->norb; ++p) moved &= bits_test(ga, p, 2) == bits_test(fa, p + off, 2) && bits_test(gb, p, 2) == bits_test(fb, p + off, 2);
   CHECK(moved && bits_popcount(fa, 2) == bits_popcount(ga, 2), "reference of the embedded file not at orbitals %d..", off + 1);
   CHECK(cis_ci_find_reference(F, &u, &w) == CIS_ERR_UNSUPPORTED, "cis_ci_find_reference accepted NORB = 70");
   CHECK(strstr(cis_last_error(), "NORB = 70") != NULL, "message: %s", cis_last_error());
-  CHECK(cis_ci_parse_occ(F, "62,63", &u, &w) == CIS_ERR_UNSUPPORTED, "cis_ci_parse_occ accepted NORB = 70");
+  CHECK(ci_parse_occ(F, "62,63", &u, &w) == CIS_ERR_UNSUPPORTED, "ci_parse_occ accepted NORB = 70");
   ci_bits oa, ob;
-  CHECK_OK(cis_ci_parse_occ_bits(F, "62,66", &oa, &ob));
+  CHECK_OK(ci_parse_occ_bits(F, "62,66", &oa, &ob));
   CHECK(bits_test(oa, 61, 2) && bits_test(oa, 65, 2) && bits_popcount(oa, 2) == 2 && bits_eq(oa, ob, 2), "--occ 62,66 parsed wrong");
 
   /* the spaces, their counts in closed form, and the Hamiltonians */
-  CHECK_OK(cis_ci_space_create_bits(G, 2, &ga, &gb, &SG));
-  CHECK_OK(cis_ci_space_create_bits(F, 2, &fa, &fb, &SF));
+  CHECK_OK(ci_space_create_bits(G, 2, &ga, &gb, &SG));
+  CHECK_OK(ci_space_create_bits(F, 2, &fa, &fb, &SF));
   if (!SG || !SF) goto done;
-  CHECK(cis_ci_space_words(SG) == 1 && cis_ci_space_words(SF) == 2, "words %d %d", cis_ci_space_words(SG), cis_ci_space_words(SF));
+  CHECK(ci_space_words(SG) == 1 && ci_space_words(SF) == 2, "words %d %d", ci_space_words(SG), ci_space_words(SF));
   cis_ci_counts c;
-  CHECK_OK(cis_ci_count_bits(F, 2, &fa, &fb, &c));
-  CHECK(c.determinants == (double)cis_ci_space_size(SF) && c.words == 2, "count %.0f, space %lld", c.determinants,
-        (long long)cis_ci_space_size(SF));
+  CHECK_OK(ci_count_bits(F, 2, &fa, &fb, &c));
+  CHECK(c.determinants == (double)ci_space_size(SF) && c.words == 2, "count %.0f, space %lld", c.determinants,
+        (long long)ci_space_size(SF));
   CHECK_OK(cis_ci_hamiltonian(G, SG, 0, &HG));
   CHECK_OK(cis_ci_hamiltonian(F, SF, 0, &HF));
   if (!HG || !HF) goto done;
-  cis_int n = cis_ci_space_size(SG), *map = malloc((size_t)n * sizeof *map);
+  cis_int n = ci_space_size(SG), *map = malloc((size_t)n * sizeof *map);
   int bad = 0;
   for (cis_int i = 0; i < n; ++i) { /* determinant i of the small space in the big one */
     ci_bits a, b, a2 = bits_zero(), b2 = bits_zero();
-    cis_ci_space_det_bits(SG, i, &a, &b);
+    ci_space_det_bits(SG, i, &a, &b);
     CI_FOR_BITS(p, a, 2) a2 = bits_flip(a2, p + off, 2);
     CI_FOR_BITS(p, b, 2) b2 = bits_flip(b2, p + off, 2);
-    map[i] = cis_ci_space_find_bits(SF, &a2, &b2);
+    map[i] = ci_space_find_bits(SF, &a2, &b2);
     bad += map[i] < 0;
   }
   CHECK(bad == 0, "%d determinants of the 6-orbital space missing from the 70-orbital one", bad);
@@ -220,19 +220,19 @@ static void test_embedded_space(void) {
     }
     CHECK(bad == 0, "embedded CISD Hamiltonian: %d elements or rows differ from the 6-orbital one", bad);
   }
-  double *dg = malloc((size_t)n * sizeof(double)), *df = malloc((size_t)cis_ci_space_size(SF) * sizeof(double));
-  CHECK_OK(cis_ci_diagonal_all(G, SG, dg));
-  CHECK_OK(cis_ci_diagonal_all(F, SF, df));
+  double *dg = malloc((size_t)n * sizeof(double)), *df = malloc((size_t)ci_space_size(SF) * sizeof(double));
+  CHECK_OK(ci_diagonal_all(G, SG, dg));
+  CHECK_OK(ci_diagonal_all(F, SF, df));
   bad = 0;
   for (cis_int i = 0; i < n && map[0] >= 0; ++i) bad += dg[i] != df[map[i]];
   CHECK(bad == 0, "diagonal of the embedded space: %d differ", bad);
   /* <S^2> of a random vector (open shells across the word boundary) */
-  cis_int nf = cis_ci_space_size(SF);
+  cis_int nf = ci_space_size(SF);
   double *cg = malloc((size_t)n * sizeof(double)), *cf = calloc((size_t)nf, sizeof(double)), s2g = -1, s2f = -2;
   for (cis_int i = 0; i < n; ++i) cg[i] = (double)(rnd() % 2001) / 1000.0 - 1.0;
   for (cis_int i = 0; i < n && map[0] >= 0; ++i) cf[map[i]] = cg[i];
-  CHECK_OK(cis_ci_s2(G, SG, cg, &s2g));
-  CHECK_OK(cis_ci_s2(F, SF, cf, &s2f));
+  CHECK_OK(ci_s2(G, SG, cg, &s2g));
+  CHECK_OK(ci_s2(F, SF, cf, &s2f));
   CHECK(fabs(s2g - s2f) < 1e-12 * fmax(1.0, fabs(s2g)) && s2g > 0.1, "<S^2> one word %.15g, two words %.15g", s2g, s2f);
   free(cg); free(cf);
   free(dg); free(df); free(map);
@@ -245,7 +245,7 @@ static void test_embedded_space(void) {
   if (F10) {
     ci_bits ra = bits_first(5, 2);
     double t0 = cis_wtime();
-    cis_status st = cis_ci_space_create_bits(F10, -1, &ra, &ra, &S10);
+    cis_status st = ci_space_create_bits(F10, -1, &ra, &ra, &S10);
     CHECK(st == CIS_ERR_TOO_LARGE && strstr(cis_last_error(), "determinants"), "full CI in 70 orbitals: %s %s",
           cis_status_name(st), cis_last_error());
     CHECK(cis_wtime() - t0 < 1.0, "full CI refusal took %.2f s", cis_wtime() - t0);

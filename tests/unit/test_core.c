@@ -8,14 +8,14 @@ static void test_coo_duplicates_and_order(void) {
   /* arrange: 3x3 with a duplicate (1,1) and entries out of order */
   cis_coo *C = NULL;
   cis_csr *A = NULL;
-  CHECK_OK(cis_coo_alloc(3, 3, 1, CIS_F64, &C));
-  CHECK_OK(cis_coo_push(C, 2, 0, 5.0));
-  CHECK_OK(cis_coo_push(C, 1, 1, 1.5));
-  CHECK_OK(cis_coo_push(C, 0, 2, 2.0));
-  CHECK_OK(cis_coo_push(C, 1, 1, 2.5));
-  CHECK(cis_coo_push(C, 3, 0, 1.0) == CIS_ERR_RANGE, "out-of-range push accepted");
+  CHECK_OK(coo_alloc(3, 3, 1, CIS_F64, &C));
+  CHECK_OK(coo_push(C, 2, 0, 5.0));
+  CHECK_OK(coo_push(C, 1, 1, 1.5));
+  CHECK_OK(coo_push(C, 0, 2, 2.0));
+  CHECK_OK(coo_push(C, 1, 1, 2.5));
+  CHECK(coo_push(C, 3, 0, 1.0) == CIS_ERR_RANGE, "out-of-range push accepted");
   /* act */
-  CHECK_OK(cis_coo_to_csr(C, &A));
+  CHECK_OK(coo_to_csr(C, &A));
   /* assert */
   CHECK(A && A->nnz == 3, "nnz %lld, expected 3", A ? (long long)A->nnz : -1LL);
   if (A) {
@@ -23,26 +23,26 @@ static void test_coo_duplicates_and_order(void) {
     CHECK(A->rowptr[1] == 1 && A->rowptr[2] == 2, "row pointers wrong");
     CHECK(((double *)A->val)[1] == 4.0, "duplicate not summed: %g", ((double *)A->val)[1]);
   }
-  cis_coo_free(C);
+  coo_free(C);
   cis_csr_free(A);
 }
 
 static void test_transpose_expand_permute(void) {
   const double d[] = {1, 0, 0, 2, 3, 0, 4, 0, 5}; /* lower triangle */
   cis_csr *L = test_csr_from_dense(3, 3, d, CIS_F64), *S = NULL, *T = NULL, *P = NULL, *U = NULL;
-  CHECK_OK(cis_csr_symmetric_expand(L, 0, &S));
+  CHECK_OK(csr_symmetric_expand(L, 0, &S));
   CHECK_OK(cis_csr_transpose(S, &T));
   CHECK(S && T && S->nnz == 7 && T->nnz == 7, "expanded nnz");
   if (S && T)
     CHECK(!memcmp(S->colind, T->colind, 7 * sizeof(cis_idx)) && !memcmp(S->val, T->val, 7 * sizeof(double)),
           "symmetric matrix differs from its transpose");
   cis_idx perm[3] = {2, 0, 1}, bad[3] = {0, 0, 1};
-  CHECK_OK(cis_csr_permute_rows(S, perm, &P));
+  CHECK_OK(csr_permute_rows(S, perm, &P));
   if (P) CHECK(P->rowptr[1] - P->rowptr[0] == 2 && P->colind[0] == 0 && ((double *)P->val)[1] == 5.0,
                "permuted row 0 is not old row 2");
   cis_csr *Q = NULL;
-  CHECK(cis_csr_permute_rows(S, bad, &Q) == CIS_ERR_INVALID && Q == NULL, "bad permutation accepted");
-  CHECK_OK(cis_csr_upper(S, &U));
+  CHECK(csr_permute_rows(S, bad, &Q) == CIS_ERR_INVALID && Q == NULL, "bad permutation accepted");
+  CHECK_OK(csr_upper(S, &U));
   if (U) CHECK(U->nnz == 5 && (U->flags & CIS_FLAG_UPPER), "upper triangle nnz %lld", (long long)U->nnz);
   cis_csr_free(L); cis_csr_free(S); cis_csr_free(T); cis_csr_free(P); cis_csr_free(U);
 }
@@ -73,7 +73,7 @@ static void test_alloc_failure_every_n(void) {
     cis_status st = CIS_OK;
     A = test_csr_from_dense(3, 3, d, CIS_F64);
     if (A) st = cis_csr_transpose(A, &T);
-    if (A && st == CIS_OK) st = cis_csr_symmetric_expand(A, 0, &S);
+    if (A && st == CIS_OK) st = csr_symmetric_expand(A, 0, &S);
     cis_alloc_fail_after(0);
     CHECK(st == CIS_OK || st == CIS_ERR_ALLOC, "n=%lld: status %s", (long long)n, cis_status_name(st));
     cis_csr_free(A); cis_csr_free(T); cis_csr_free(S);

@@ -1,7 +1,7 @@
 /* test_davidson.c: cis_davidson_operator (src/solvers/davidson.c) on host
  * operators. A 4 x 4 diagonal matrix a reviewer can check by hand; H2O
  * STO-3G FCI, where the operator from the CSR (and from its upper triangle)
- * must give the eigenvalues of cis_davidson with a callback, and each Ritz
+ * must give the eigenvalues of ci_davidson with a callback, and each Ritz
  * pair must satisfy ||H x - e x|| <= tol; guesses in sparse form as the
  * same vectors dense; every small shape of the subspace's slots (tiny
  * spaces, the smallest subspaces, the unconverged exit); argument errors;
@@ -11,6 +11,7 @@
 #include <string.h>
 #include "core/internal.h"
 #include "test_util.h"
+#include "ci/ci_internal.h"
 
 /* H = diag(3, 1, 4, 2): guesses e_1, e_3 are exact, so iteration 1 finds
  * E = 1, 2 with zero residuals (no correction is kept) and iteration 2
@@ -67,10 +68,10 @@ static void test_h2o_operator_vs_callback(void) {
   cis_int n = H->rows;
   diag = malloc((size_t)n * sizeof(double));
   X = malloc((size_t)n * K * sizeof(double));
-  CHECK_OK(cis_ci_diagonal_all(F, S, diag));
+  CHECK_OK(ci_diagonal_all(F, S, diag));
   csr_ctx c = {H};
 
-  CHECK_OK(cis_davidson(n, diag, csr_apply, &c, &o, ecb, NULL, &icb));
+  CHECK_OK(ci_davidson(n, diag, csr_apply, &c, &o, ecb, NULL, &icb));
   CHECK_OK(cis_operator_from_csr(H, &Hop));
   CHECK_OK(cis_operator_from_csr(U, &Uop));
   CHECK_OK(cis_davidson_operator(Hop, diag, &o, eop, X, &iop));
@@ -175,7 +176,7 @@ static void test_sparse_guesses(void) {
   const cis_int n = H->rows;
   diag = malloc((size_t)n * sizeof(double));
   dense = calloc((size_t)G * n, sizeof(double));
-  CHECK_OK(cis_ci_diagonal_all(F, S, diag));
+  CHECK_OK(ci_diagonal_all(F, S, diag));
   /* guess j: 3 entries, ascending, on the determinants 5j, 5j + 1, n - 1 - j */
   cis_int ptr[G + 1], idx[3 * G];
   double val[3 * G];

@@ -6,7 +6,7 @@
  * part and one thread per part); CG, BiCGStab, BiCG and Davidson on the
  * distributed operator against the serial solve (same iterations, results
  * equal to rounding). The matrix built part by part from a row builder
- * (cis_dist_matrix_create_rows): its split, blocks' exchange lists, plan,
+ * (dist_matrix_create_rows): its split, blocks' exchange lists, plan,
  * diagonal and products equal, bit for bit, those of the matrix split whole,
  * each part asking only for its own rows; its refusals and allocation
  * failures. */
@@ -18,6 +18,7 @@
 #include "dist_groups.h"
 #include "distributed/dist_matrix.h"
 #include "test_util.h"
+#include "distributed/dist_internal.h"
 
 /* 6 x 6, 16 nonzeros (3 4 2 | 2 3 2), split {0,1,2} {3,4,5}: the prefix reaches 8 at row 3:
  *   row 0: 0 1 . . . 5
@@ -36,7 +37,7 @@ static void test_blocks_by_hand(void) {
   dist_plan pl;
   memset(b, 0, sizeof b);
 
-  CHECK_OK(cis_dist_partition_rows(A, 2, rs));
+  CHECK_OK(dist_partition_rows(A, 2, rs));
   CHECK_OK(dist_block_split(A, rs, 2, 0, &b[0]));
   CHECK_OK(dist_block_split(A, rs, 2, 1, &b[1]));
   CHECK_OK(dist_plan_build(b, 2, CIS_XCHG_P2P, 0, &pl));
@@ -79,12 +80,12 @@ static void test_bad_input(void) {
   cis_dist_exchange k;
   R = test_csr_from_dense(2, 6, r6, CIS_F64);
 
-  CHECK(cis_dist_partition_rows(A, 7, rs) == CIS_ERR_INVALID, "7 parts of 6 rows accepted");
-  CHECK(cis_dist_partition_rows(A, 0, rs) == CIS_ERR_INVALID, "0 parts accepted");
+  CHECK(dist_partition_rows(A, 7, rs) == CIS_ERR_INVALID, "7 parts of 6 rows accepted");
+  CHECK(dist_partition_rows(A, 0, rs) == CIS_ERR_INVALID, "0 parts accepted");
   CHECK(dist_block_split(R, rs, 1, 0, &b) == CIS_ERR_INVALID, "non-square matrix accepted");
   { /* a column outside the matrix: the first such row named, whichever thread met it */
     cis_csr *B = test_csr_from_dense(6, 6, D6, CIS_F64);
-    CHECK_OK(cis_dist_partition_rows(B, 2, rs));
+    CHECK_OK(dist_partition_rows(B, 2, rs));
     B->colind[B->rowptr[4]] = 6;     /* row 4 */
     B->colind[B->rowptr[2] + 1] = -1; /* row 2 */
     CHECK(dist_block_split(B, rs, 2, 1, &b) == CIS_ERR_INVALID && strstr(cis_last_error(), "row 4 has column 6"),
@@ -94,9 +95,9 @@ static void test_bad_input(void) {
     cis_clear_error();
     cis_csr_free(B);
   }
-  CHECK_OK(cis_csr_upper(A, &U));
+  CHECK_OK(csr_upper(A, &U));
   if (U) {
-    CHECK_OK(cis_dist_partition_rows(U, 2, rs));
+    CHECK_OK(dist_partition_rows(U, 2, rs));
     CHECK(dist_block_split(U, rs, 2, 0, &b) == CIS_ERR_UNSUPPORTED, "upper storage accepted");
   }
   CHECK(cis_dist_exchange_parse("ring", &k) == CIS_ERR_NOT_FOUND && strstr(cis_last_error(), "p2p"),
@@ -123,7 +124,7 @@ static void test_bad_input(void) {
   cis_csr_free(A);
 }
 
-/* ---- a row builder over a whole matrix (cis_dist_matrix_create_rows) ------- */
+/* ---- a row builder over a whole matrix (dist_matrix_create_rows) ------- */
 
 typedef struct rows_src {
   const cis_csr *A;
@@ -146,7 +147,7 @@ static cis_status slice_rows(void *ctx, cis_int r0, cis_int r1, cis_csr **out) {
   s->calls++;
   pthread_mutex_unlock(&s->mu);
   if (s->fail) return cis_error(CIS_ERR_NUMERIC, "row builder failed on purpose");
-  if ((st = cis_csr_rows(A, r0, r1, &R)) != CIS_OK) return st;
+  if ((st = csr_rows(A, r0, r1, &R)) != CIS_OK) return st;
   if (s->wrong_cols) R->cols = A->cols - 1;
   if (s->upper) R->flags |= CIS_FLAG_UPPER;
   *out = R;
@@ -195,7 +196,7 @@ typedef struct job {
   cis_dist_comm *c;
   cis_dist_exchange xk;
   const char *format;
-  /* built from rows (cis_dist_matrix_create_rows) when set; counts: NULL
+  /* built from rows (dist_matrix_create_rows) when set; counts: NULL
    * splits by rows; compare: also split A whole, *differs = 1 if unequal */
   rows_src *rows;
   const cis_int *counts;
@@ -226,7 +227,7 @@ static void *run_job(void *arg) {
   o.exchange = J->xk;
   o.format = J->format;
   if (!J->rows) st = cis_dist_matrix_create(J->A, J->c, &o, &D);
-  else st = cis_dist_matrix_create_rows(J->A->rows, J->counts, slice_rows, J->rows, J->c, &o, &D);
+  else st = dist_matrix_create_rows(J->A->rows, J->counts, slice_rows, J->rows, J->c, &o, &D);
   if (st != CIS_OK) goto done;
   if (J->compare) {
     cis_dist_matrix *E = NULL;
@@ -300,19 +301,19 @@ static cis_status run_distributed(job tmpl, int G, int T) {
 static cis_csr *sym_test_matrix(cis_int n) {
   cis_coo *C = NULL;
   cis_csr *A = NULL;
-  cis_coo_alloc(n, n, 8 * n, CIS_F64, &C);
+  coo_alloc(n, n, 8 * n, CIS_F64, &C);
   for (cis_int i = 0; i < n; ++i) {
-    cis_coo_push(C, (cis_idx)i, (cis_idx)i, 10.0 + 0.25 * (double)i);
+    coo_push(C, (cis_idx)i, (cis_idx)i, 10.0 + 0.25 * (double)i);
     cis_int far[3] = {i + 1, i + 7, i + n / 3};
     for (int k = 0; k < 3; ++k)
       if (far[k] < n && far[k] != i) {
         double v = 0.3 / (1 + k) * (((i * 7 + k) % 5) - 2.0 + 0.5);
-        cis_coo_push(C, (cis_idx)i, (cis_idx)far[k], v);
-        cis_coo_push(C, (cis_idx)far[k], (cis_idx)i, v);
+        coo_push(C, (cis_idx)i, (cis_idx)far[k], v);
+        coo_push(C, (cis_idx)far[k], (cis_idx)i, v);
       }
   }
-  cis_coo_to_csr(C, &A);
-  cis_coo_free(C);
+  coo_to_csr(C, &A);
+  coo_free(C);
   return A;
 }
 
@@ -349,7 +350,7 @@ static void test_product(void) {
   /* symmetric (upper) storage is expanded: the product of the full matrix */
   {
     cis_csr *S = sym_test_matrix(n), *U = NULL;
-    CHECK_OK(cis_csr_upper(S, &U));
+    CHECK_OK(csr_upper(S, &U));
     memcpy(ref, y0, n * sizeof *ref);
     CHECK_OK(cis_csr_spmv(S, 2.0, x, -0.5, ref));
     if (U) {
@@ -493,7 +494,7 @@ static void test_davidson(void) {
   cis_csr_free(A);
 }
 
-/* cis_dist_partition_counts equals cis_dist_partition_rows on the same
+/* dist_partition_counts equals dist_partition_rows on the same
  * counts; NULL counts split by rows; refusals. */
 static void test_partition_counts(void) {
   const char *specs[] = {"ci:rows=300,seed=3", "laplace3d:size=6,points=7"};
@@ -504,19 +505,19 @@ static void test_partition_counts(void) {
     if (!A) continue;
     cis_int *cnt = row_counts(A), ra[9], rb[9];
     for (int G = 1; G <= 6 && G <= A->rows; ++G) {
-      CHECK_OK(cis_dist_partition_rows(A, G, ra));
-      CHECK_OK(cis_dist_partition_counts(A->rows, cnt, G, rb));
+      CHECK_OK(dist_partition_rows(A, G, ra));
+      CHECK_OK(dist_partition_counts(A->rows, cnt, G, rb));
       CHECK(!memcmp(ra, rb, (size_t)(G + 1) * sizeof *ra), "matrix %d G=%d: split from counts differs", m, G);
-      CHECK_OK(cis_dist_partition_counts(A->rows, NULL, G, rb));
+      CHECK_OK(dist_partition_counts(A->rows, NULL, G, rb));
       int ok = rb[0] == 0 && rb[G] == A->rows;
       for (int p = 0; p < G; ++p) ok &= rb[p + 1] - rb[p] >= A->rows / G && rb[p + 1] - rb[p] <= A->rows / G + 1;
       CHECK(ok, "matrix %d G=%d: split by rows uneven", m, G);
     }
-    CHECK(cis_dist_partition_counts(A->rows, cnt, (int)A->rows + 1, ra) == CIS_ERR_INVALID, "more parts than rows accepted");
-    CHECK(cis_dist_partition_counts(A->rows, cnt, 0, ra) == CIS_ERR_INVALID, "0 parts accepted");
-    CHECK(cis_dist_partition_counts(A->rows, cnt, 2, NULL) == CIS_ERR_INVALID, "NULL split accepted");
+    CHECK(dist_partition_counts(A->rows, cnt, (int)A->rows + 1, ra) == CIS_ERR_INVALID, "more parts than rows accepted");
+    CHECK(dist_partition_counts(A->rows, cnt, 0, ra) == CIS_ERR_INVALID, "0 parts accepted");
+    CHECK(dist_partition_counts(A->rows, cnt, 2, NULL) == CIS_ERR_INVALID, "NULL split accepted");
     cnt[1] = -3;
-    CHECK(cis_dist_partition_counts(A->rows, cnt, 2, ra) == CIS_ERR_INVALID, "a negative count accepted");
+    CHECK(dist_partition_counts(A->rows, cnt, 2, ra) == CIS_ERR_INVALID, "a negative count accepted");
     free(cnt);
     cis_csr_free(A);
   }
@@ -570,7 +571,7 @@ static void test_rows_builder(void) {
           CHECK(!memcmp(y, ref, (size_t)n * sizeof *y), "matrix %d G=%d %s T=%d: products differ", m, G,
                 cis_dist_exchange_name((cis_dist_exchange)xk), T);
           cis_int rs[5];
-          CHECK_OK(cis_dist_partition_rows(mats[m], G, rs));
+          CHECK_OK(dist_partition_rows(mats[m], G, rs));
           int asked = src.calls == G;
           for (int k = 0; asked && k < G; ++k) {
             int p = 0;
@@ -614,7 +615,7 @@ static void test_rows_builder(void) {
   }
 }
 
-/* Refusals of cis_dist_matrix_create_rows: the builder's error passed on,
+/* Refusals of dist_matrix_create_rows: the builder's error passed on,
  * rows of the wrong shape, upper-triangle rows, too few rows, NULLs. */
 static void test_rows_builder_errors(void) {
   cis_csr *A = test_csr_from_dense(6, 6, D6, CIS_F64);
@@ -628,29 +629,29 @@ static void test_rows_builder_errors(void) {
   CHECK_OK(cis_dist_world_create(2, &w));
   CHECK_OK(cis_dist_comm_fake(w, 0, 2, &c));
   src.fail = 1;
-  CHECK(cis_dist_matrix_create_rows(6, NULL, slice_rows, &src, c, NULL, &D) == CIS_ERR_NUMERIC && !D,
+  CHECK(dist_matrix_create_rows(6, NULL, slice_rows, &src, c, NULL, &D) == CIS_ERR_NUMERIC && !D,
         "the builder's error not passed on");
   src.fail = 0;
   src.wrong_cols = 1;
-  CHECK(cis_dist_matrix_create_rows(6, NULL, slice_rows, &src, c, NULL, &D) == CIS_ERR_INVALID && !D &&
+  CHECK(dist_matrix_create_rows(6, NULL, slice_rows, &src, c, NULL, &D) == CIS_ERR_INVALID && !D &&
             strstr(cis_last_error(), "columns"),
         "rows of 5 columns accepted for a 6 x 6 matrix: %s", cis_last_error());
   src.wrong_cols = 0;
   src.upper = 1;
-  CHECK(cis_dist_matrix_create_rows(6, NULL, slice_rows, &src, c, NULL, &D) == CIS_ERR_UNSUPPORTED && !D,
+  CHECK(dist_matrix_create_rows(6, NULL, slice_rows, &src, c, NULL, &D) == CIS_ERR_UNSUPPORTED && !D,
         "upper-triangle rows accepted");
   src.upper = 0;
-  CHECK(cis_dist_matrix_create_rows(1, NULL, slice_rows, &src, c, NULL, &D) == CIS_ERR_INVALID && !D,
+  CHECK(dist_matrix_create_rows(1, NULL, slice_rows, &src, c, NULL, &D) == CIS_ERR_INVALID && !D,
         "1 row over 2 parts accepted");
-  CHECK(cis_dist_matrix_create_rows(6, NULL, NULL, &src, c, NULL, &D) == CIS_ERR_INVALID && !D, "NULL builder accepted");
+  CHECK(dist_matrix_create_rows(6, NULL, NULL, &src, c, NULL, &D) == CIS_ERR_INVALID && !D, "NULL builder accepted");
   cis_dist_opts og = cis_dist_opts_default();
   og.exchange = CIS_XCHG_GATHER;
-  CHECK(cis_dist_matrix_create_rows(6, NULL, slice_rows, &src, c, &og, &D) == CIS_ERR_UNSUPPORTED && !D &&
+  CHECK(dist_matrix_create_rows(6, NULL, slice_rows, &src, c, &og, &D) == CIS_ERR_UNSUPPORTED && !D &&
             strstr(cis_last_error(), "gather"),
         "the gather exchange accepted for rows built part by part: %s", cis_last_error());
-  CHECK(cis_dist_matrix_create_rows(6, NULL, slice_rows, &src, NULL, NULL, &D) == CIS_ERR_INVALID && !D,
+  CHECK(dist_matrix_create_rows(6, NULL, slice_rows, &src, NULL, NULL, &D) == CIS_ERR_INVALID && !D,
         "NULL comm accepted");
-  CHECK_OK(cis_dist_matrix_create_rows(6, NULL, slice_rows, &src, c, NULL, &D)); /* by rows: 3 + 3 */
+  CHECK_OK(dist_matrix_create_rows(6, NULL, slice_rows, &src, c, NULL, &D)); /* by rows: 3 + 3 */
   CHECK(D && D->plan.row_start[1] == 3, "split by rows of 6 over 2: not 3 + 3");
   if (D) { /* the public view of the plan: cis_dist_matrix_info and _part_rows */
     cis_dist_info inf;
@@ -717,7 +718,7 @@ static void test_alloc_failures(void) {
       cis_status st;
       cis_alloc_fail_after(n);
       if ((st = cis_dist_world_create(3, &w)) == CIS_OK && (st = cis_dist_comm_fake(w, 0, 3, &c)) == CIS_OK &&
-          (st = cis_dist_matrix_create_rows(A->rows, cnt, slice_rows, &src, c, NULL, &D)) == CIS_OK)
+          (st = dist_matrix_create_rows(A->rows, cnt, slice_rows, &src, c, NULL, &D)) == CIS_OK)
         ok = 1;
       cis_alloc_fail_after(0);
       CHECK(ok || st == CIS_ERR_ALLOC, "rows: allocation failure %d gave %s: %s", n, cis_status_name(st),

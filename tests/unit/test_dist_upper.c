@@ -1,5 +1,5 @@
 /* test_dist_upper.c: a symmetric matrix over CPU parts with each stored
- * entry held once (cis_dist_matrix_create_upper_rows, src/distributed/
+ * entry held once (dist_matrix_create_upper_rows, src/distributed/
  * dist_upper.c). On a random symmetric matrix of 301 rows whose rows reach
  * across the whole matrix (every part's block has mirror terms for every
  * later part): the product y = 2 A x - 0.5 y0 against cis_csr_spmv of the
@@ -23,6 +23,7 @@
 #include "dist_groups.h"
 #include "distributed/dist_matrix.h"
 #include "test_util.h"
+#include "distributed/dist_internal.h"
 
 #define N 301
 
@@ -31,21 +32,21 @@
 static cis_csr *random_symmetric(unsigned seed) {
   cis_coo *C = NULL;
   cis_csr *A = NULL;
-  CHECK_OK(cis_coo_alloc(N, N, 11 * N, CIS_F64, &C));
+  CHECK_OK(coo_alloc(N, N, 11 * N, CIS_F64, &C));
   for (cis_int i = 0; i < N; ++i) {
-    CHECK_OK(cis_coo_push(C, (cis_idx)i, (cis_idx)i, 4.0 + (double)(i % 7)));
+    CHECK_OK(coo_push(C, (cis_idx)i, (cis_idx)i, 4.0 + (double)(i % 7)));
     for (int k = 0; k < 5; ++k) {
       seed = seed * 1103515245u + 12345u;
       const cis_idx j = (cis_idx)((seed >> 8) % N);
       seed = seed * 1103515245u + 12345u;
       const double v = (double)((seed >> 8) % 2000) / 1000.0 - 1.0;
       if (j == i) continue;
-      CHECK_OK(cis_coo_push(C, (cis_idx)i, j, v));
-      CHECK_OK(cis_coo_push(C, j, (cis_idx)i, v));
+      CHECK_OK(coo_push(C, (cis_idx)i, j, v));
+      CHECK_OK(coo_push(C, j, (cis_idx)i, v));
     }
   }
-  CHECK_OK(cis_coo_to_csr(C, &A)); /* duplicates summed: still symmetric */
-  cis_coo_free(C);
+  CHECK_OK(coo_to_csr(C, &A)); /* duplicates summed: still symmetric */
+  coo_free(C);
   return A;
 }
 
@@ -66,7 +67,7 @@ static cis_status slice(void *ctx, cis_int r0, cis_int r1, cis_csr **out) {
   pthread_mutex_unlock(&s->mu);
   if (s->fail) return cis_error(CIS_ERR_NUMERIC, "row builder failed on purpose");
   if (s->short_rows && r1 > r0) --r1;
-  return cis_csr_rows(s->U, r0, r1, out);
+  return csr_rows(s->U, r0, r1, out);
 }
 
 static cis_int *row_counts(const cis_csr *A) {
@@ -111,7 +112,7 @@ static void *run_job(void *arg) {
   cis_dist_opts o = cis_dist_opts_default();
   cis_status st;
   o.format = J->format;
-  if ((st = cis_dist_matrix_create_upper_rows(N, J->counts, slice, NULL, J->src, J->c, &o, &D)) != CIS_OK) goto done;
+  if ((st = dist_matrix_create_upper_rows(N, J->counts, slice, NULL, J->src, J->c, &o, &D)) != CIS_OK) goto done;
   if ((st = cis_operator_from_dist(D, &op)) != CIS_OK) goto done;
   if ((st = cis_dist_vec_alloc(D, 2, &v)) != CIS_OK) goto done;
   if ((st = apply_dist(D, op, v, 2.0, J->x, -0.5, J->y0, J->y)) != CIS_OK) goto done;
@@ -152,7 +153,7 @@ static void test_product(void) {
   test_fill_random(y0, CIS_F64, N, 12);
   memcpy(ref, y0, sizeof ref);
   CHECK_OK(cis_csr_spmv(A, 2.0, x, -0.5, ref));
-  CHECK_OK(cis_csr_upper(A, &U));
+  CHECK_OK(csr_upper(A, &U));
   cis_int *counts = row_counts(U);
   double ymax = 0;
   for (int i = 0; i < N; ++i) ymax = fabs(ref[i]) > ymax ? fabs(ref[i]) : ymax;
@@ -231,7 +232,7 @@ static void test_even_split(void) {
   memcpy(ref, y0, sizeof ref);
   memset(zero, 0, sizeof zero);
   CHECK_OK(cis_csr_spmv(A, 2.0, x, -0.5, ref));
-  CHECK_OK(cis_csr_upper(A, &U));
+  CHECK_OK(csr_upper(A, &U));
   double ymax = 0;
   for (int i = 0; i < N; ++i) ymax = fabs(ref[i]) > ymax ? fabs(ref[i]) : ymax;
   const struct { int G, T; const char *format; } cases[] = {
@@ -284,7 +285,7 @@ static void test_errors(void) {
   cis_dist_comm *c = NULL;
   cis_dist_matrix *D = NULL;
   upper_src src;
-  CHECK_OK(cis_csr_upper(A, &U));
+  CHECK_OK(csr_upper(A, &U));
   memset(&src, 0, sizeof src);
   pthread_mutex_init(&src.mu, NULL);
   CHECK_OK(cis_dist_world_create(2, &w));
@@ -293,7 +294,7 @@ static void test_errors(void) {
   cis_int first_low = -1;
   for (cis_int i = 0; i < N && first_low < 0; ++i)
     if (A->rowptr[i + 1] > A->rowptr[i] && A->colind[A->rowptr[i]] < i) first_low = i;
-  CHECK(cis_dist_matrix_create_upper_rows(N, NULL, slice, NULL, &src, c, NULL, &D) == CIS_ERR_INVALID && !D &&
+  CHECK(dist_matrix_create_upper_rows(N, NULL, slice, NULL, &src, c, NULL, &D) == CIS_ERR_INVALID && !D &&
             strstr(cis_last_error(), "below its diagonal"),
         "full rows accepted as an upper triangle: %s", cis_last_error());
   char want[64];
@@ -303,27 +304,27 @@ static void test_errors(void) {
   src.U = U;
   cis_dist_opts o = cis_dist_opts_default();
   o.format = "csr";
-  CHECK(cis_dist_matrix_create_upper_rows(N, NULL, slice, NULL, &src, c, &o, &D) == CIS_ERR_UNSUPPORTED && !D &&
+  CHECK(dist_matrix_create_upper_rows(N, NULL, slice, NULL, &src, c, &o, &D) == CIS_ERR_UNSUPPORTED && !D &&
             strstr(cis_last_error(), "csr"),
         "csr blocks accepted for a matrix stored once: %s", cis_last_error());
-  CHECK(cis_dist_matrix_create_upper_rows(N, NULL, NULL, NULL, &src, c, NULL, &D) == CIS_ERR_INVALID && !D,
+  CHECK(dist_matrix_create_upper_rows(N, NULL, NULL, NULL, &src, c, NULL, &D) == CIS_ERR_INVALID && !D,
         "no builder accepted");
-  CHECK(cis_dist_matrix_create_upper_rows(N, NULL, slice, no_gpu_rows, &src, c, NULL, &D) == CIS_ERR_INVALID && !D,
+  CHECK(dist_matrix_create_upper_rows(N, NULL, slice, no_gpu_rows, &src, c, NULL, &D) == CIS_ERR_INVALID && !D,
         "two builders accepted");
-  CHECK(cis_dist_matrix_create_upper_rows(N, NULL, NULL, no_gpu_rows, &src, c, NULL, &D) == CIS_ERR_INVALID && !D &&
+  CHECK(dist_matrix_create_upper_rows(N, NULL, NULL, no_gpu_rows, &src, c, NULL, &D) == CIS_ERR_INVALID && !D &&
             strstr(cis_last_error(), "GPU"),
         "a GPU builder on host parts accepted: %s", cis_last_error());
   src.fail = 1;
-  CHECK(cis_dist_matrix_create_upper_rows(N, NULL, slice, NULL, &src, c, NULL, &D) == CIS_ERR_NUMERIC && !D,
+  CHECK(dist_matrix_create_upper_rows(N, NULL, slice, NULL, &src, c, NULL, &D) == CIS_ERR_NUMERIC && !D,
         "the builder's error not passed on");
   src.fail = 0;
   src.short_rows = 1;
-  CHECK(cis_dist_matrix_create_upper_rows(N, NULL, slice, NULL, &src, c, NULL, &D) == CIS_ERR_INVALID && !D,
+  CHECK(dist_matrix_create_upper_rows(N, NULL, slice, NULL, &src, c, NULL, &D) == CIS_ERR_INVALID && !D,
         "a builder giving one row too few accepted");
   src.short_rows = 0;
-  CHECK(cis_dist_matrix_create_upper_rows(1, NULL, slice, NULL, &src, c, NULL, &D) == CIS_ERR_INVALID && !D,
+  CHECK(dist_matrix_create_upper_rows(1, NULL, slice, NULL, &src, c, NULL, &D) == CIS_ERR_INVALID && !D,
         "1 row over 2 parts accepted");
-  CHECK(cis_dist_matrix_create_upper_rows(N, NULL, slice, NULL, &src, NULL, NULL, &D) == CIS_ERR_INVALID && !D,
+  CHECK(dist_matrix_create_upper_rows(N, NULL, slice, NULL, &src, NULL, NULL, &D) == CIS_ERR_INVALID && !D,
         "NULL comm accepted");
   cis_dist_comm_free(c);
   cis_dist_world_free(w);
@@ -335,7 +336,7 @@ static void test_errors(void) {
     w = NULL, c = NULL, D = NULL;
     cis_alloc_fail_after(n);
     if ((st = cis_dist_world_create(3, &w)) == CIS_OK && (st = cis_dist_comm_fake(w, 0, 3, &c)) == CIS_OK &&
-        (st = cis_dist_matrix_create_upper_rows(N, counts, slice, NULL, &src, c, NULL, &D)) == CIS_OK)
+        (st = dist_matrix_create_upper_rows(N, counts, slice, NULL, &src, c, NULL, &D)) == CIS_OK)
       ok = 1;
     cis_alloc_fail_after(0);
     CHECK(ok || st == CIS_ERR_ALLOC, "allocation failure %d gave %s: %s", n, cis_status_name(st), cis_last_error());
@@ -360,7 +361,7 @@ static void test_whole_matrix(void) {
   cis_dist_world *w = NULL;
   cis_dist_comm *c = NULL;
   double x[N], y[N], ref[N];
-  CHECK_OK(cis_csr_upper(A, &U));
+  CHECK_OK(csr_upper(A, &U));
   test_fill_random(x, CIS_F64, N, 21);
   CHECK_OK(cis_csr_spmv(A, 1.0, x, 0.0, ref));
   CHECK_OK(cis_dist_world_create(3, &w));

@@ -36,7 +36,7 @@ static void check_symmetric(const cis_csr *A64, const char *name, cis_dtype t) {
   void *x = malloc(vs * (size_t)A64->cols), *y = malloc(vs * (size_t)A64->rows), *r = malloc(vs * (size_t)A64->rows);
   p.dtype = t;
   CHECK_OK(cis_csr_copy(A64, t, &A));
-  CHECK_OK(cis_csr_upper(A, &U));
+  CHECK_OK(csr_upper(A, &U));
   if (!x || !y || !r || !A || !U) goto done;
   test_fill_random(x, t, A->cols, 11);
 

@@ -7,6 +7,7 @@
 #include <string.h>
 #include "formats/format_types.h"
 #include "format_cases.h"
+#include "core/internal.h"
 
 #define MAX_VARIANTS 16
 
@@ -53,7 +54,7 @@ static int variants(const char *name, const cis_csr *A, cis_dtype t, variant *v)
       p.block = z[k], n = add(v, n, p, "z=%lld%.0lld", z[k], 0);
     }
   } else if (!strcmp(name, "hyb")) {
-    const cis_int mr = min_row(A), maxr = cis_csr_max_row(A, NULL);
+    const cis_int mr = min_row(A), maxr = csr_max_row(A, NULL);
     const cis_int count_b[] = {-1, 0, 1, mr, maxr + 5};
     const cis_int col_b[] = {-1, 0, A->cols ? 1 : 0, mr < A->cols ? mr : A->cols, A->cols / 2, A->cols};
     p.boundary_mode = CIS_BOUNDARY_COUNT;
@@ -112,7 +113,7 @@ static void check_bytes(const cis_csr *A, const char *name, const cis_format_par
   if (!strcmp(name, "csr")) {
     want = A->nnz * (vs + 4) + (rows + 1) * 4;
   } else if (!strcmp(name, "ell") || !strcmp(name, "ellr")) {
-    const cis_int maxr = cis_csr_max_row(A, NULL);
+    const cis_int maxr = csr_max_row(A, NULL);
     want = rows * maxr * (vs + 4) + (name[3] == 'r' ? rows * 4 : 0);
     if (p->dtype == CIS_F64 && !strcmp(name, "ell"))
       CHECK(got == cis_paper_bytes_ell(rows, maxr), "%s: ell bytes %lld != paper %lld", label, (long long)got,

@@ -54,7 +54,7 @@ static void test_deterministic(void) {
 static void check_values(const cis_csr *A, const char *what) {
   cis_int bad = 0;
   for (cis_int k = 0; k < A->nnz; ++k) {
-    double v = cis_csr_value(A, k);
+    double v = csr_value(A, k);
     if (!(v > -1.0 && v < 1.0 && v != 0.0)) bad++;
   }
   CHECK(bad == 0, "%s: %lld values outside (-1,1) or zero", what, (long long)bad);
@@ -79,7 +79,7 @@ static void test_ci_tables_3_4(void) {
       rows_off += n != 655;
       nref += n;
     }
-    cis_int nexp = A->nnz - nref, longest = cis_csr_max_row(A, &at);
+    cis_int nexp = A->nnz - nref, longest = csr_max_row(A, &at);
     CHECK(rows_off == 0, "%s: %lld rows without exactly 655 Reference nonzeros", spec, (long long)rows_off);
     CHECK(nref == 21463040, "%s: Reference nonzeros %lld, Table 3 has 21,463,040", spec, (long long)nref);
     CHECK(nexp > 9640000 && nexp < 9700000, "%s: Expansion nonzeros %lld, Table 3: 9.66-9.68 M", spec,
@@ -139,8 +139,8 @@ static void test_laplace3d(void) {
       cis_int centre = (N / 2) + N * ((N / 2) + N * (N / 2));
       double sum = 0, diag = 0;
       for (cis_int k = A->rowptr[centre]; k < A->rowptr[centre + 1]; ++k) {
-        sum += cis_csr_value(A, k);
-        if (A->colind[k] == centre) diag = cis_csr_value(A, k);
+        sum += csr_value(A, k);
+        if (A->colind[k] == centre) diag = csr_value(A, k);
       }
       CHECK(diag == pts - 1, "%s: diagonal %g, expected %d", spec, diag, pts - 1);
       if (n >= 3) CHECK(sum == 0.0, "%s: interior row sum %g, expected 0", spec, sum);
@@ -172,7 +172,7 @@ static void test_powerlaw_and_random(void) {
   cis_csr *A = gen("powerlaw:rows=200000,seed=5,avg=16,alpha=2.5,max=2000", CIS_F64);
   if (A) {
     double avg = (double)A->nnz / (double)A->rows;
-    cis_int longest = cis_csr_max_row(A, NULL);
+    cis_int longest = csr_max_row(A, NULL);
     CHECK(fabs(avg - 16.0) < 0.5, "powerlaw average row %.3f, expected 16", avg);
     CHECK(longest <= 2000 && longest > 10 * 16, "powerlaw longest row %lld: not irregular or above max",
           (long long)longest);

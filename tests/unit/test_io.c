@@ -7,11 +7,12 @@
 #include "io/io_internal.h"
 #include "test_files.h"
 #include "test_util.h"
+#include "core/internal.h"
 
 /* Value of A at (i,j) as double; NAN if the entry is not stored. */
 static double entry(const cis_csr *A, cis_int i, cis_idx j) {
   for (cis_int k = A->rowptr[i]; k < A->rowptr[i + 1]; ++k)
-    if (A->colind[k] == j) return cis_csr_value(A, k);
+    if (A->colind[k] == j) return csr_value(A, k);
   return NAN;
 }
 
@@ -21,7 +22,7 @@ static int csr_equal(const cis_csr *A, const cis_csr *B) {
   if (memcmp(A->rowptr, B->rowptr, (size_t)(A->rows + 1) * sizeof(cis_int))) return 0;
   if (A->nnz && memcmp(A->colind, B->colind, (size_t)A->nnz * sizeof(cis_idx))) return 0;
   for (cis_int k = 0; k < A->nnz; ++k) {
-    double a = cis_csr_value(A, k), b = cis_csr_value(B, k);
+    double a = csr_value(A, k), b = csr_value(B, k);
     if (memcmp(&a, &b, sizeof a)) return 0;
   }
   return 1;
@@ -47,8 +48,8 @@ static void test_mm_round_trip(cis_dtype t) {
   cis_csr *A = random_matrix(37, 23, t, 7), *B = NULL;
   const char *p = scratch_path(t == CIS_F64 ? "rt64.mtx" : "rt32.mtx");
 
-  CHECK_OK(cis_mm_write(p, A));
-  CHECK_OK(cis_mm_read(p, t, &B));
+  CHECK_OK(io_mm_write(p, A));
+  CHECK_OK(io_mm_read(p, t, &B));
 
   CHECK(B && csr_equal(A, B), "%s Matrix Market round trip is not exact", cis_dtype_name(t));
   CHECK(B && B->flags == 0, "flags %d on a plain general matrix", B ? B->flags : -1);
@@ -64,13 +65,13 @@ static void test_bin_round_trip(cis_dtype t) {
 
   CHECK_OK(cis_save(p, A));
   CHECK_OK(cis_load(p, t, &B));
-  CHECK_OK(cis_bin_read(p, other, &C));
+  CHECK_OK(io_bin_read(p, other, &C));
 
   CHECK(B && csr_equal(A, B), "%s binary round trip is not exact", cis_dtype_name(t));
   CHECK(B && B->flags == A->flags, "flags %d, saved %d", B ? B->flags : -1, A->flags);
   CHECK(C && C->dtype == other && C->nnz == A->nnz, "binary read into %s", cis_dtype_name(other));
   for (cis_int k = 0; C && k < A->nnz; ++k)
-    if (cis_csr_value(C, k) != (other == CIS_F32 ? (double)(float)cis_csr_value(A, k) : cis_csr_value(A, k))) {
+    if (csr_value(C, k) != (other == CIS_F32 ? (double)(float)csr_value(A, k) : csr_value(A, k))) {
       CHECK(0, "value %lld converted wrongly to %s", (long long)k, cis_dtype_name(other));
       break;
     }
@@ -89,12 +90,12 @@ static void test_excess_entries_and_symmetric_pairs(void) {
   for (int k = 0; k < 200000; ++k) fprintf(f, "%d %d 1.0\n", k % 10 + 1, k / 10 % 10 + 1);
   fclose(f);
   cis_csr *A = NULL;
-  CHECK(cis_mm_read(many, CIS_F64, &A) == CIS_ERR_PARSE && !A &&
+  CHECK(io_mm_read(many, CIS_F64, &A) == CIS_ERR_PARSE && !A &&
             strstr(cis_last_error(), "many.mtx:4: more entries than the 1 declared"),
         "200000 entries for 1 declared: %s", cis_last_error());
   const char *both = scratch_write("both.mtx",
       "%%MatrixMarket matrix coordinate real symmetric\n2 2 3\n1 1 1\n2 1 5\n1 2 5\n");
-  CHECK(cis_mm_read(both, CIS_F64, &A) == CIS_ERR_PARSE && !A &&
+  CHECK(io_mm_read(both, CIS_F64, &A) == CIS_ERR_PARSE && !A &&
             strstr(cis_last_error(), "stores the pair (2,1)/(1,2) more than once"),
         "symmetric pair stored twice: %s", cis_last_error());
 }
@@ -109,10 +110,10 @@ static void test_symmetric_skew_pattern(void) {
   const char *integer = scratch_write("int.mtx", "%%MATRIXMARKET Matrix Coordinate Integer General\n2 3 2\n1 3 -4\n2 1 12\n");
   cis_csr *S = NULL, *K = NULL, *P = NULL, *I = NULL;
 
-  CHECK_OK(cis_mm_read(sym, CIS_F64, &S));
-  CHECK_OK(cis_mm_read(skew, CIS_F32, &K));
-  CHECK_OK(cis_mm_read(pat, CIS_F64, &P));
-  CHECK_OK(cis_mm_read(integer, CIS_F64, &I));
+  CHECK_OK(io_mm_read(sym, CIS_F64, &S));
+  CHECK_OK(io_mm_read(skew, CIS_F32, &K));
+  CHECK_OK(io_mm_read(pat, CIS_F64, &P));
+  CHECK_OK(io_mm_read(integer, CIS_F64, &I));
 
   if (S) {
     const double want[4][4] = {{2, NAN, -1.5, NAN}, {NAN, NAN, 9, 0.25}, {-1.5, 9, NAN, NAN}, {NAN, 0.25, NAN, 7}};
@@ -149,10 +150,10 @@ static void test_empty_matrices(void) {
   for (int k = 0; k < 2; ++k) {
     cis_csr *A = NULL, *B = NULL;
     const char *bin = scratch_path("empty.cisb");
-    CHECK_OK(cis_mm_read(mm[k], CIS_F64, &A));
+    CHECK_OK(io_mm_read(mm[k], CIS_F64, &A));
     CHECK(A && A->nnz == 0 && A->rows == 3 * k && A->cols == 2 * k && cis_csr_check(A) == CIS_OK, "empty matrix %d", k);
-    if (A) CHECK_OK(cis_bin_write(bin, A));
-    CHECK_OK(cis_bin_read(bin, CIS_F32, &B));
+    if (A) CHECK_OK(io_bin_write(bin, A));
+    CHECK_OK(io_bin_read(bin, CIS_F32, &B));
     CHECK(B && B->nnz == 0 && B->rows == 3 * k, "empty .cisb %d", k);
     cis_csr_free(A);
     cis_csr_free(B);
@@ -165,9 +166,9 @@ static void test_zeros_duplicates_nonfinite(void) {
   const char *big = scratch_write("big.mtx", "%%MatrixMarket matrix coordinate real general\n1 1 1\n1 1 1e300\n");
   cis_csr *A = NULL, *F = NULL, *D = NULL;
 
-  CHECK_OK(cis_mm_read(p, CIS_F64, &A));
-  CHECK_OK(cis_mm_read(big, CIS_F32, &F));
-  CHECK_OK(cis_mm_read(big, CIS_F64, &D));
+  CHECK_OK(io_mm_read(p, CIS_F64, &A));
+  CHECK_OK(io_mm_read(big, CIS_F32, &F));
+  CHECK_OK(io_mm_read(big, CIS_F64, &D));
 
   if (A) {
     CHECK(A->nnz == 5, "nnz %lld, expected 5 (duplicates summed, zeros kept)", (long long)A->nnz);
@@ -224,14 +225,14 @@ static void test_vectors(cis_dtype t) {
 static void test_binary_corruption(void) {
   cis_csr *A = random_matrix(30, 30, CIS_F64, 3), *B = NULL;
   const char *p = scratch_path("good.cisb"), *q = scratch_path("cut.cisb");
-  CHECK_OK(cis_bin_write(p, A));
+  CHECK_OK(io_bin_write(p, A));
   long long n = file_size(p);
   CHECK(n == 48 + 31 * 8 + A->nnz * 12 + 8, "file size %lld", n);
 
   /* a flipped byte anywhere in the arrays or the checksum */
   for (long long off = 48; off < n; off += 97) {
     file_flip_byte(p, off, 0x10);
-    cis_status st = cis_bin_read(p, CIS_F64, &B);
+    cis_status st = io_bin_read(p, CIS_F64, &B);
     CHECK(st == CIS_ERR_PARSE && !B && strstr(cis_last_error(), "good.cisb: checksum mismatch (stored "),
           "flip at %lld: %s %s", off, cis_status_name(st), cis_last_error());
     file_flip_byte(p, off, 0x10);
@@ -240,7 +241,7 @@ static void test_binary_corruption(void) {
   const long long cuts[] = {3, 20, 47, 48, 100, n - 9, n - 1};
   for (size_t c = 0; c < sizeof cuts / sizeof *cuts; ++c) {
     file_copy_prefix(p, q, cuts[c]);
-    cis_status st = cis_bin_read(q, CIS_F64, &B);
+    cis_status st = io_bin_read(q, CIS_F64, &B);
     CHECK(st == CIS_ERR_PARSE && !B && strstr(cis_last_error(), "cut.cisb: truncated file"), "cut at %lld: %s %s",
           cuts[c], cis_status_name(st), cis_last_error());
   }
@@ -256,7 +257,7 @@ static void test_binary_corruption(void) {
   };
   for (size_t k = 0; k < sizeof header_cases / sizeof *header_cases; ++k) {
     file_flip_byte(p, header_cases[k].offset, header_cases[k].mask);
-    cis_status st = cis_bin_read(p, CIS_F64, &B);
+    cis_status st = io_bin_read(p, CIS_F64, &B);
     CHECK(st == header_cases[k].st && !B && strstr(cis_last_error(), header_cases[k].error),
           "header byte %lld ^ 0x%02x: %s \"%s\", expected \"%s\"", header_cases[k].offset, header_cases[k].mask,
           cis_status_name(st), cis_last_error(), header_cases[k].error);
@@ -265,7 +266,7 @@ static void test_binary_corruption(void) {
   FILE *f = fopen(p, "ab");
   fputc(0, f);
   fclose(f);
-  CHECK(cis_bin_read(p, CIS_F64, &B) == CIS_ERR_PARSE && strstr(cis_last_error(), "trailing data"),
+  CHECK(io_bin_read(p, CIS_F64, &B) == CIS_ERR_PARSE && strstr(cis_last_error(), "trailing data"),
         "trailing byte: %s", cis_last_error());
   cis_csr_free(A);
 }
@@ -275,20 +276,20 @@ static void test_binary_bad_structure(void) {
   cis_csr *A = random_matrix(5, 5, CIS_F64, 5), *B = NULL;
   const char *p = scratch_path("structure.cisb");
   A->colind[1] = 9;
-  CHECK_OK(cis_bin_write(p, A));
-  CHECK(cis_bin_read(p, CIS_F64, &B) == CIS_ERR_RANGE && !B && strstr(cis_last_error(), "structure.cisb: CSR column 9 out of range"),
+  CHECK_OK(io_bin_write(p, A));
+  CHECK(io_bin_read(p, CIS_F64, &B) == CIS_ERR_RANGE && !B && strstr(cis_last_error(), "structure.cisb: CSR column 9 out of range"),
         "bad column: %s", cis_last_error());
   A->colind[1] = 1;
   A->rowptr[2] = A->rowptr[1] - 1;
-  CHECK_OK(cis_bin_write(p, A));
-  CHECK(cis_bin_read(p, CIS_F64, &B) == CIS_ERR_INVALID && strstr(cis_last_error(), "row pointer decreases"),
+  CHECK_OK(io_bin_write(p, A));
+  CHECK(io_bin_read(p, CIS_F64, &B) == CIS_ERR_INVALID && strstr(cis_last_error(), "row pointer decreases"),
         "decreasing rowptr: %s", cis_last_error());
   /* a row pointer far past nnz (then back down): refused before any column is read */
   cis_int keep = A->rowptr[2];
   A->rowptr[2] = keep;
   A->rowptr[1] = (cis_int)1 << 30;
-  CHECK_OK(cis_bin_write(p, A));
-  CHECK(cis_bin_read(p, CIS_F64, &B) == CIS_ERR_INVALID && !B && strstr(cis_last_error(), "exceeds nnz at row 1"),
+  CHECK_OK(io_bin_write(p, A));
+  CHECK(io_bin_read(p, CIS_F64, &B) == CIS_ERR_INVALID && !B && strstr(cis_last_error(), "exceeds nnz at row 1"),
         "rowptr past nnz: %s", cis_last_error());
   cis_csr_free(A);
 }
@@ -348,7 +349,7 @@ static void test_large_file_line_numbers(void) {
   cis_csr *A = NULL;
   char want[128];
 
-  CHECK_OK(cis_mm_read(write_big("big.mtx", n, m, m, c, -1, NULL), CIS_F64, &A));
+  CHECK_OK(io_mm_read(write_big("big.mtx", n, m, m, c, -1, NULL), CIS_F64, &A));
 
   CHECK(A && A->nnz == m, "large file nnz %lld", A ? (long long)A->nnz : -1LL);
   int wrong = 0;
@@ -358,16 +359,16 @@ static void test_large_file_line_numbers(void) {
   A = NULL;
   const int64_t bads[] = {5, 199999, 330000, m - 1};
   for (size_t b = 0; b < sizeof bads / sizeof *bads; ++b) {
-    CHECK(cis_mm_read(write_big("bigbad.mtx", n, m, m, c, bads[b], "7 7 seven"), CIS_F64, &A) == CIS_ERR_PARSE && !A,
+    CHECK(io_mm_read(write_big("bigbad.mtx", n, m, m, c, bads[b], "7 7 seven"), CIS_F64, &A) == CIS_ERR_PARSE && !A,
           "bad token at entry %lld accepted", (long long)bads[b]);
     snprintf(want, sizeof want, "bigbad.mtx:%lld: value 'seven' is not a number", (long long)(bads[b] + 3 + 2 * (bads[b] > c)));
     CHECK(strstr(cis_last_error(), want) != NULL, "got \"%s\", expected \"%s\"", cis_last_error(), want);
   }
-  CHECK(cis_mm_read(write_big("bigmore.mtx", n, m, m - 10, c, -1, NULL), CIS_F64, &A) == CIS_ERR_PARSE, "extra entries");
+  CHECK(io_mm_read(write_big("bigmore.mtx", n, m, m - 10, c, -1, NULL), CIS_F64, &A) == CIS_ERR_PARSE, "extra entries");
   snprintf(want, sizeof want, "bigmore.mtx:%lld: more entries than the %lld declared", (long long)(m - 10 + 3 + 2),
            (long long)(m - 10));
   CHECK(strstr(cis_last_error(), want) != NULL, "got \"%s\", expected \"%s\"", cis_last_error(), want);
-  CHECK(cis_mm_read(write_big("bigless.mtx", n, m, m + 1, c, -1, NULL), CIS_F64, &A) == CIS_ERR_PARSE, "missing entries");
+  CHECK(io_mm_read(write_big("bigless.mtx", n, m, m + 1, c, -1, NULL), CIS_F64, &A) == CIS_ERR_PARSE, "missing entries");
   snprintf(want, sizeof want, "bigless.mtx:%lld: file ends after %lld of %lld declared", (long long)(m + 2 + 2),
            (long long)m, (long long)m + 1);
   CHECK(strstr(cis_last_error(), want) != NULL, "got \"%s\", expected \"%s\"", cis_last_error(), want);
@@ -379,19 +380,19 @@ static void test_alloc_failures(void) {
       "%%MatrixMarket matrix coordinate real symmetric\n3 3 4\n1 1 1\n2 1 2\n3 2 3\n3 3 4\n");
   cis_csr *A = NULL;
   const char *bin = scratch_path("alloc.cisb"), *vec = scratch_write("alloc.txt", "1\n2\n3\n");
-  CHECK_OK(cis_mm_read(mm, CIS_F64, &A));
-  CHECK_OK(cis_bin_write(bin, A));
+  CHECK_OK(io_mm_read(mm, CIS_F64, &A));
+  CHECK_OK(io_bin_write(bin, A));
   cis_csr_free(A);
   int ok_seen = 0;
   for (int64_t n = 1; n <= 40; ++n) {
     cis_csr *M = NULL, *B = NULL, *F = NULL;
     void *x = NULL;
     cis_alloc_fail_after(n);
-    cis_status s1 = cis_mm_read(mm, CIS_F64, &M);
+    cis_status s1 = io_mm_read(mm, CIS_F64, &M);
     cis_alloc_fail_after(n);
-    cis_status s2 = cis_bin_read(bin, CIS_F64, &B);
+    cis_status s2 = io_bin_read(bin, CIS_F64, &B);
     cis_alloc_fail_after(n);
-    cis_status s3 = cis_bin_read(bin, CIS_F32, &F);
+    cis_status s3 = io_bin_read(bin, CIS_F32, &F);
     cis_alloc_fail_after(n);
     cis_status s4 = cis_vector_read(vec, CIS_F64, 3, &x);
     cis_alloc_fail_after(0);
@@ -429,13 +430,13 @@ static void test_load_dispatch(void) {
 static void test_write_errors(void) {
   cis_csr *A = random_matrix(3, 3, CIS_F64, 1);
   double x[2] = {1, 2};
-  CHECK(cis_mm_write("/nonexistent-dir/a.mtx", A) == CIS_ERR_IO && strstr(cis_last_error(), "/nonexistent-dir/a.mtx: cannot create"),
+  CHECK(io_mm_write("/nonexistent-dir/a.mtx", A) == CIS_ERR_IO && strstr(cis_last_error(), "/nonexistent-dir/a.mtx: cannot create"),
         "unwritable MM path: %s", cis_last_error());
   CHECK(cis_save("/nonexistent-dir/a.cisb", A) == CIS_ERR_IO, "unwritable binary path");
   CHECK(cis_text_write_vector("/nonexistent-dir/x.txt", x, CIS_F64, 2) == CIS_ERR_IO, "unwritable vector path");
-  CHECK(cis_mm_write("/dev/full", A) == CIS_ERR_IO && strstr(cis_last_error(), "/dev/full: write error"),
+  CHECK(io_mm_write("/dev/full", A) == CIS_ERR_IO && strstr(cis_last_error(), "/dev/full: write error"),
         "full disk not reported: %s", cis_last_error());
-  CHECK(cis_bin_write("/dev/full", A) == CIS_ERR_IO, "full disk not reported for .cisb");
+  CHECK(io_bin_write("/dev/full", A) == CIS_ERR_IO, "full disk not reported for .cisb");
   cis_csr_free(A);
 }
 

@@ -52,7 +52,7 @@ static int read_readme(readme_row *rows, int max) {
 
 static long long count_zeros(const cis_csr *A) {
   long long z = 0;
-  for (cis_int k = 0; k < A->nnz; ++k) z += cis_csr_value(A, k) == 0.0;
+  for (cis_int k = 0; k < A->nnz; ++k) z += csr_value(A, k) == 0.0;
   return z;
 }
 
@@ -78,8 +78,8 @@ static void check_matrix(const readme_row *r) {
   CHECK(A->rows == r->rows && A->cols == r->cols, "%s: %lld x %lld, README %lld x %lld", r->file, (long long)A->rows,
         (long long)A->cols, r->rows, r->cols);
   CHECK(A->nnz == r->nnz && F->nnz == r->nnz, "%s: nnz %lld, README expanded nnz %lld", r->file, (long long)A->nnz, r->nnz);
-  CHECK(cis_csr_max_row(A, NULL) == r->max_row, "%s: longest row %lld, README %lld", r->file,
-        (long long)cis_csr_max_row(A, NULL), r->max_row);
+  CHECK(csr_max_row(A, NULL) == r->max_row, "%s: longest row %lld, README %lld", r->file,
+        (long long)csr_max_row(A, NULL), r->max_row);
   CHECK(count_zeros(A) == r->zeros, "%s: %lld explicit zeros, README %lld", r->file, count_zeros(A), r->zeros);
   CHECK(cis_csr_check(A) == CIS_OK && !(A->flags & CIS_FLAG_NONFINITE), "%s: %s", r->file, cis_last_error());
 

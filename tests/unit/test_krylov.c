@@ -12,6 +12,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include "krylov_cases.h"
+#include "core/internal.h"
+#include "operators/operator_internal.h"
 
 typedef host_solved solved;
 
@@ -182,7 +184,7 @@ static void test_refusals(void) {
 
 static void test_symmetric_storage(void) {
   cis_csr *A = load("laplace3d:size=10,points=27", CIS_F64), *U = NULL;
-  CHECK_OK(cis_csr_upper(A, &U));
+  CHECK_OK(csr_upper(A, &U));
   solved full = solve(A, NULL, CIS_CG, CIS_PRECOND_JACOBI, 1e-10, 500, NULL, 0);
 
   solved sym = solve(U, NULL, CIS_CG, CIS_PRECOND_JACOBI, 1e-10, 500, NULL, 0);
@@ -246,7 +248,7 @@ static void test_operators(void) {
     test_fill_nan(y, CIS_F64, n);
     CHECK_OK(cis_operator_apply(op, 1.0, x, 0.0, y, NULL));
     CHECK(test_rel_err(y, y0, CIS_F64, n) < 1e-13, "operator on %s differs", cis_format_name(f));
-    CHECK(cis_operator_memspace(op) == CIS_MEM_HOST && cis_operator_rows(op) == n, "operator shape");
+    CHECK(operator_memspace(op) == CIS_MEM_HOST && cis_operator_rows(op) == n, "operator shape");
     cis_operator_free(op);
     cis_matrix_free(M);
   }

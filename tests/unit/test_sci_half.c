@@ -1,6 +1,6 @@
 /* test_sci_half.c: the alpha <-> beta half sigma of selected-CI spaces with
  * equal sets (src/ci/sci_half.c), option sci_half:
- *  - auto, on and off against a dense H of the space (cis_ci_element) and
+ *  - auto, on and off against a dense H of the space (ci_element) and
  *    against each other, for a symmetric vector, an antisymmetric one
  *    (exactly so), a nearly symmetric one (1e-17 off: the half sigma of its
  *    pure part), and a vector of mixed parity (auto: the general sigma; on:
@@ -129,7 +129,7 @@ static void check_space(const char *what, const cis_fcidump *F, const cis_sci_sp
   for (cis_int A = 0; A < ns; ++A)
     for (cis_int B = 0; B < ns; ++B) {
       sym &= ref[A * ns + B] == ref[B * ns + A];
-      const double e = fabs(ref[A * ns + B] - cis_ci_diagonal(F, cis_sci_space_strings(S, 0, NULL)[A],
+      const double e = fabs(ref[A * ns + B] - ci_diagonal(F, cis_sci_space_strings(S, 0, NULL)[A],
                                                               cis_sci_space_strings(S, 1, NULL)[B]));
       if (!(e <= dd)) dd = e;
     }
@@ -240,7 +240,7 @@ static void test_davidson(void) {
         H[(A * m + B) * n + A * m + B] += 100.0;
         H[(A * m + B) * n + B * m + A] -= 100.0;
       }
-    CHECK_OK(cis_dense_eigh(H, (int)n, w));
+    CHECK_OK(ci_dense_eigh(H, (int)n, w));
     /* the guess: the symmetric unit pair on the lowest diagonal element */
     const double *d = cis_operator_diagonal(op);
     cis_int lo = 0;

@@ -19,6 +19,7 @@
 #include "sci_cases.h"
 #include "core/internal.h"
 #include "test_util.h"
+#include "ci/ci_internal.h"
 
 /* Position of x in the sorted s[0..n), or -1. */
 static cis_int find(const uint64_t *s, cis_int n, uint64_t x) {
@@ -103,7 +104,7 @@ static void energy_identity(const char *name, const cis_fcidump *F, const cis_sc
       scale += fabs(F->h1[p * n + q] * o->rdm1[q * n + p]);
       for (int r = 0; r < n; ++r)
         for (int u = 0; u < n; ++u) {
-          const double t = 0.5 * cis_fcidump_eri(F, p, q, r, u) * o->rdm2[((p * n + q) * n + r) * n + u];
+          const double t = 0.5 * fcidump_eri(F, p, q, r, u) * o->rdm2[((p * n + q) * n + r) * n + u];
           erdm += t, scale += fabs(t);
         }
     }

@@ -1,14 +1,14 @@
 /* test_sci_sigma.c: selected CI in alpha x beta string sets (cisparse/sci.h).
  *  - sigma = H c with H the product space's Hamiltonian built here, element
- *    by element, by the library's Slater-Condon rules (cis_ci_element,
- *    cis_ci_diagonal), for random 8-fold symmetric integrals and random
+ *    by element, by the library's Slater-Condon rules (ci_element,
+ *    ci_diagonal), for random 8-fold symmetric integrals and random
  *    subsets of the strings (closed and open shells, nalpha != nbeta, no
  *    beta electron, equal sets, sets of one string, sets larger than a
  *    warp), inputs unsorted with repeats, outputs poisoned with NaN, to
  *    1e-12 relative; k vectors at once = one at a time; the diagonal;
  *  - the full string sets = cis_ci_direct_sigma (same order, checked);
  *  - Davidson (cis_davidson_operator on cis_sci_operator): the lowest 3
- *    eigenvalues = dense diagonalisation of that H (cis_dense_eigh);
+ *    eigenvalues = dense diagonalisation of that H (ci_dense_eigh);
  *  - 1 thread = 2 threads bitwise;
  *  - refusals, one line each with a nonzero status and no space made;
  *  - every allocation failing in turn. */
@@ -18,6 +18,7 @@
 #include "sci_cases.h"
 #include "core/internal.h"
 #include "test_util.h"
+#include "ci/ci_internal.h"
 
 /* One case: random sets of ma and mb strings (dup repeats each; same = the
  * beta set is the alpha set) against the dense H. */
@@ -137,7 +138,7 @@ static void test_davidson(void) {
   if (S && op) {
     const cis_int n = cis_sci_space_size(S);
     double *H = sc_dense_h_space(F, S), *w = malloc((size_t)n * sizeof(double)), ev[3], *X = malloc((size_t)(3 * n) * sizeof(double));
-    CHECK_OK(cis_dense_eigh(H, (int)n, w));
+    CHECK_OK(ci_dense_eigh(H, (int)n, w));
     cis_davidson_opts o = cis_davidson_opts_default();
     o.roots = 3;
     o.tol = 1e-9;

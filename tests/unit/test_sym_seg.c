@@ -27,7 +27,7 @@ static cis_csr *upper_random(cis_int n, int len, cis_int longrow, unsigned long 
   cis_coo *C = NULL;
   cis_csr *A = NULL, *U = NULL, *Ut = NULL;
   unsigned long long s = seed;
-  if (cis_coo_alloc(n, n, 16, CIS_F64, &C) != CIS_OK) return NULL;
+  if (coo_alloc(n, n, 16, CIS_F64, &C) != CIS_OK) return NULL;
   for (cis_int i = 0; i < n; ++i) {
     int m = i == longrow ? (int)n : len;
     for (int k = 0; k < m; ++k) {
@@ -35,11 +35,11 @@ static cis_csr *upper_random(cis_int n, int len, cis_int longrow, unsigned long 
       cis_idx j = i == longrow ? (cis_idx)k : (cis_idx)((s >> 33) % (unsigned long long)n);
       double v = (double)((s >> 11) % 2000001) / 1e6 - 1.0;
       if (j < i) continue;
-      cis_coo_push(C, (cis_idx)i, j, v);
+      coo_push(C, (cis_idx)i, j, v);
     }
   }
-  cis_coo_to_csr(C, &A);
-  cis_coo_free(C);
+  coo_to_csr(C, &A);
+  coo_free(C);
   if (A) A->flags |= CIS_FLAG_UPPER;
   if (A) cis_csr_copy(A, t, &Ut);
   if (Ut) Ut->flags |= CIS_FLAG_UPPER;
@@ -51,7 +51,7 @@ static cis_csr *upper_random(cis_int n, int len, cis_int longrow, unsigned long 
 static cis_csr *upper_of(const char *spec, cis_dtype t) {
   cis_csr *A = NULL, *U = NULL;
   CHECK_OK(cis_generate(spec, t, &A));
-  if (A) CHECK_OK(cis_csr_upper(A, &U)); /* the stored triangle of a symmetric matrix */
+  if (A) CHECK_OK(csr_upper(A, &U)); /* the stored triangle of a symmetric matrix */
   cis_csr_free(A);
   return U;
 }

@@ -1,7 +1,7 @@
 /* ci_build_dev.c: the CI Hamiltonian built in device memory (kernels in
  * ci_build.cu beside it, a port of src/ci/hamiltonian.c), whole
- * (cis_ci_hamiltonian_gpu, _upper) or a range of rows on the current GPU
- * (cis_ci_hamiltonian_gpu_rows, a part of a distributed matrix): one source,
+ * (ci_hamiltonian_gpu, _upper) or a range of rows on the current GPU
+ * (ci_hamiltonian_gpu_rows, a part of a distributed matrix): one source,
  * the whole matrix being the range 0..n.
  *
  *   1. upload the integrals (packed as in cis_fcidump) and the space's lookup
@@ -157,7 +157,7 @@ static cis_status build_setup(const cis_fcidump *F, const cis_ci_space *S, int u
   char why[160];
   cis_status st;
   if (!F || !S) return cis_error(CIS_ERR_INVALID, "%s: NULL integrals or space", who);
-  if (cis_ci_space_words(S) != 1) /* the device kernels keep one-word strings */
+  if (ci_space_words(S) != 1) /* the device kernels keep one-word strings */
     return cis_error(CIS_ERR_UNSUPPORTED, "GPU Hamiltonian build: NORB = %d > %d; build on the host (cis_ci_hamiltonian)",
                      F->norb, CIS_CI_DIRECT_MAX_ORB);
   if (cis_gpu_count(why, sizeof why) == 0) return cis_error(CIS_ERR_NO_GPU, "%s", why);
@@ -170,7 +170,7 @@ static cis_status build_setup(const cis_fcidump *F, const cis_ci_space *S, int u
 static cis_status build_range(const cis_fcidump *F, const cis_ci_space *S, cis_int r0, cis_int r1, int upper,
                               const cis_int *row_nnz, const char *who, build_bufs *b, cis_int *nnz) {
   cis_status st;
-  const cis_int n = S ? cis_ci_space_size(S) : 0;
+  const cis_int n = S ? ci_space_size(S) : 0;
   CIS_TRY(build_setup(F, S, upper, who, b));
   if (r0 < 0 || r1 < r0 || r1 > n)
     return cis_error(CIS_ERR_INVALID, "%s: rows %lld..%lld outside the space's 0..%lld", who, (long long)r0,
@@ -192,10 +192,10 @@ static cis_status build(const cis_fcidump *F, const cis_ci_space *S, int upper, 
   build_bufs b;
   cis_int rows, nnz = 0;
   memset(&b, 0, sizeof b);
-  if (!out) return cis_error(CIS_ERR_INVALID, "cis_ci_hamiltonian_gpu: NULL output");
+  if (!out) return cis_error(CIS_ERR_INVALID, "ci_hamiltonian_gpu: NULL output");
   *out = NULL;
-  CIS_TRY(build_range(F, S, 0, S ? cis_ci_space_size(S) : 0, upper, NULL, "cis_ci_hamiltonian_gpu", &b, &nnz));
-  rows = cis_ci_space_size(S);
+  CIS_TRY(build_range(F, S, 0, S ? ci_space_size(S) : 0, upper, NULL, "ci_hamiltonian_gpu", &b, &nnz));
+  rows = ci_space_size(S);
   st = upper ? cis_gpu_plan_from_device_csr_sym(rows, nnz, CIS_F64, b.rowptr, b.col, b.val, kernel, out)
              : cis_gpu_plan_from_device_csr(rows, rows, nnz, CIS_F64, b.rowptr, b.col, b.val, out);
   b.rowptr = NULL; /* now owned by the plan (or freed by the call) */
@@ -209,25 +209,25 @@ cleanup:
   return st;
 }
 
-cis_status cis_ci_hamiltonian_gpu(const cis_fcidump *F, const cis_ci_space *S, cis_gpu_plan **out, cis_int *nnz_out) {
+cis_status ci_hamiltonian_gpu(const cis_fcidump *F, const cis_ci_space *S, cis_gpu_plan **out, cis_int *nnz_out) {
   return build(F, S, 0, NULL, out, nnz_out);
 }
 
-cis_status cis_ci_hamiltonian_gpu_upper(const cis_fcidump *F, const cis_ci_space *S, const char *kernel,
+cis_status ci_hamiltonian_gpu_upper(const cis_fcidump *F, const cis_ci_space *S, const char *kernel,
                                         cis_gpu_plan **out, cis_int *nnz_out) {
   return build(F, S, 1, kernel, out, nnz_out);
 }
 
-cis_status cis_ci_hamiltonian_gpu_rows(const cis_fcidump *F, const cis_ci_space *S, cis_int r0, cis_int r1, int upper,
+cis_status ci_hamiltonian_gpu_rows(const cis_fcidump *F, const cis_ci_space *S, cis_int r0, cis_int r1, int upper,
                                        const cis_int *row_nnz, cis_gpu_csr *out) {
   cis_status st;
   build_bufs b;
   cis_int nnz = 0;
   memset(&b, 0, sizeof b);
-  if (!out) return cis_error(CIS_ERR_INVALID, "cis_ci_hamiltonian_gpu_rows: NULL output");
+  if (!out) return cis_error(CIS_ERR_INVALID, "ci_hamiltonian_gpu_rows: NULL output");
   memset(out, 0, sizeof *out);
-  CIS_TRY(build_range(F, S, r0, r1, upper, row_nnz, "cis_ci_hamiltonian_gpu_rows", &b, &nnz));
-  *out = (cis_gpu_csr){r1 - r0, cis_ci_space_size(S), nnz, CIS_F64, b.rowptr, b.col, b.val};
+  CIS_TRY(build_range(F, S, r0, r1, upper, row_nnz, "ci_hamiltonian_gpu_rows", &b, &nnz));
+  *out = (cis_gpu_csr){r1 - r0, ci_space_size(S), nnz, CIS_F64, b.rowptr, b.col, b.val};
   b.rowptr = NULL; /* now the caller's */
   b.col = NULL;
   b.val = NULL;
@@ -237,17 +237,17 @@ cleanup:
   return st;
 }
 
-cis_status cis_ci_hamiltonian_gpu_row_nnz(const cis_fcidump *F, const cis_ci_space *S, cis_int r0, cis_int r1,
+cis_status ci_hamiltonian_gpu_row_nnz(const cis_fcidump *F, const cis_ci_space *S, cis_int r0, cis_int r1,
                                           int upper, cis_int *row_nnz) {
   cis_status st;
   build_bufs b;
-  const char *who = "cis_ci_hamiltonian_gpu_row_nnz";
+  const char *who = "ci_hamiltonian_gpu_row_nnz";
   memset(&b, 0, sizeof b);
   if (!row_nnz) return cis_error(CIS_ERR_INVALID, "%s: NULL output", who);
   CIS_TRY(build_setup(F, S, upper, who, &b));
-  if (r0 < 0 || r1 < r0 || r1 > cis_ci_space_size(S))
+  if (r0 < 0 || r1 < r0 || r1 > ci_space_size(S))
     CIS_TRY(cis_error(CIS_ERR_INVALID, "%s: rows %lld..%lld outside the space's 0..%lld", who, (long long)r0,
-                      (long long)r1 - 1, (long long)cis_ci_space_size(S) - 1));
+                      (long long)r1 - 1, (long long)ci_space_size(S) - 1));
   CIS_TRY(up((void **)&b.rowptr, NULL, r1 - r0 + 1, sizeof(int64_t), "row counts"));
   CIS_TRY(cis_launch_ci_count(&b.d, r0, r1 - r0, b.rowptr, NULL));
   CIS_TRY(cis_gpu_sync());

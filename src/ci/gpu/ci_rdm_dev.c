@@ -27,6 +27,7 @@
 #include "kernels/kernel_common.cuh"
 #include "gpu/cuda_check.h"
 #include "gpu/gpu_mem.h"
+#include "ci/ci_internal.h"
 
 
 #define RDM_DEFAULT_WORK ((int64_t)4 << 30)
@@ -96,7 +97,7 @@ cleanup:
   return st;
 }
 
-void cis_ci_direct_gpu_rdm_blocks(const cis_ci_direct_gpu_rdm *R, cis_int *rows, cis_int *blocks) {
+void ci_direct_gpu_rdm_blocks(const cis_ci_direct_gpu_rdm *R, cis_int *rows, cis_int *blocks) {
   if (rows) *rows = R ? R->rows : 0;
   if (blocks) *blocks = R ? R->blocks : 0;
 }

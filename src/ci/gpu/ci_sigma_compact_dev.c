@@ -20,10 +20,11 @@
 #include "kernels/kernel_common.cuh"
 #include "gpu/cuda_check.h"
 #include "gpu/gpu_mem.h"
+#include "ci/ci_internal.h"
 
 /* ---- public: compact device vectors (contract in cisparse/ci.h) ---- */
 
-cis_status cis_ci_direct_gpu_compact_sigma(cis_ci_direct_gpu *G, int k, const double *d_C, double *d_S, cis_stream s) {
+cis_status ci_direct_gpu_compact_sigma(cis_ci_direct_gpu *G, int k, const double *d_C, double *d_S, cis_stream s) {
   if (!G || !d_C || !d_S || k < 1)
     return cis_error(CIS_ERR_INVALID, "compact sigma on the GPU: NULL argument or k = %d < 1", k);
   ci_irrep_gpu *I = ci_direct_gpu_irrep(G);
@@ -37,7 +38,7 @@ static cis_status compact_gpu_apply(void *ctx, double alpha, const void *x, doub
   return ci_irrep_gpu_apply(ci_direct_gpu_irrep(G), alpha, x, beta, y, (cudaStream_t)s, ci_direct_gpu_info_ref(G));
 }
 
-cis_status cis_ci_direct_gpu_compact_operator(cis_ci_direct_gpu *G, const double *diag, cis_operator **out) {
+cis_status ci_direct_gpu_compact_operator(cis_ci_direct_gpu *G, const double *diag, cis_operator **out) {
   cis_status st;
   cis_operator *op = NULL;
   double *dc = NULL;
@@ -45,12 +46,12 @@ cis_status cis_ci_direct_gpu_compact_operator(cis_ci_direct_gpu *G, const double
   *out = NULL;
   const cis_ci_direct *D = ci_direct_gpu_host(G);
   if (!diag) { /* the compact diagonal from the integrals */
-    CIS_TRY(cis_alloc_array((void **)&dc, cis_ci_direct_compact_size(D), sizeof(double), "compact diagonal"));
-    CIS_TRY(cis_ci_direct_compact_diagonal(D, dc));
+    CIS_TRY(cis_alloc_array((void **)&dc, ci_direct_compact_size(D), sizeof(double), "compact diagonal"));
+    CIS_TRY(ci_direct_compact_diagonal(D, dc));
     diag = dc;
   }
   ci_irrep_gpu *I = ci_direct_gpu_irrep(G);
-  if (!I) CIS_TRY(cis_ci_direct_gpu_operator(G, diag, &op));
+  if (!I) CIS_TRY(ci_direct_gpu_operator(G, diag, &op));
   else {
     const cis_int nc = ci_irrep_gpu_compact_size(I);
     CIS_TRY(cis_operator_from_callback(nc, nc, CIS_F64, CIS_MEM_DEVICE, compact_gpu_apply, G, NULL, &op));

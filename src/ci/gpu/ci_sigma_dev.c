@@ -72,7 +72,7 @@ struct cis_ci_direct_gpu {
   cis_ci_direct_gpu_info info;
 };
 
-cis_ci_direct_gpu_opts cis_ci_direct_gpu_opts_default(void) {
+cis_ci_direct_gpu_opts ci_direct_gpu_opts_default(void) {
   cis_ci_direct_gpu_opts o = {0, 0, 0};
   return o;
 }
@@ -194,7 +194,7 @@ cis_status ci_direct_gpu_create_part(const cis_ci_direct *D, const cis_ci_direct
   char why[160];
   if (!D || !out) return cis_error(CIS_ERR_INVALID, "direct sigma on the GPU: NULL argument");
   *out = NULL;
-  const cis_ci_direct_gpu_opts o = o_in ? *o_in : cis_ci_direct_gpu_opts_default();
+  const cis_ci_direct_gpu_opts o = o_in ? *o_in : ci_direct_gpu_opts_default();
   if (o.work_bytes < 0 || o.vectors < CI_GPU_VECTORS_HELD || o.max_k < 0)
     return cis_error(CIS_ERR_INVALID, "direct sigma on the GPU: negative option (work_bytes %lld, vectors %d, max_k %d)",
                      (long long)o.work_bytes, o.vectors, o.max_k);
@@ -289,7 +289,7 @@ cleanup:
   return st;
 }
 
-void cis_ci_direct_gpu_get_info(const cis_ci_direct_gpu *G, cis_ci_direct_gpu_info *info) { *info = G->info; }
+void ci_direct_gpu_get_info(const cis_ci_direct_gpu *G, cis_ci_direct_gpu_info *info) { *info = G->info; }
 
 /* Mark i of a timed sigma's pass (0 before the product, 1 after the gather
  * or the fused product, 2 after the DGEMM, 3 after the scatter). */
@@ -474,7 +474,7 @@ cleanup:
   return st;
 }
 
-cis_status cis_ci_direct_gpu_operator(cis_ci_direct_gpu *G, const double *diag, cis_operator **out) {
+cis_status ci_direct_gpu_operator(cis_ci_direct_gpu *G, const double *diag, cis_operator **out) {
   cis_status st;
   cis_operator *op = NULL;
   if (!G || !out) return cis_error(CIS_ERR_INVALID, "direct GPU operator: NULL argument");

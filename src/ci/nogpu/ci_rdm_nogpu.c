@@ -2,6 +2,7 @@
  * CUDA: every entry point reports CIS_ERR_NO_GPU (cis_ci_direct_rdm12 is
  * the host path). */
 #include "cisparse/ci.h"
+#include "ci/ci_internal.h"
 
 cis_status cis_ci_direct_gpu_rdm_create(const cis_ci_direct *D, int64_t work_bytes, cis_ci_direct_gpu_rdm **out) {
   (void)D, (void)work_bytes;
@@ -17,7 +18,7 @@ cis_status cis_ci_direct_gpu_rdm12(cis_ci_direct_gpu_rdm *R, const double *bra, 
   return cis_error(CIS_ERR_NO_GPU, "cisparse was built without CUDA");
 }
 
-void cis_ci_direct_gpu_rdm_blocks(const cis_ci_direct_gpu_rdm *R, cis_int *rows, cis_int *blocks) {
+void ci_direct_gpu_rdm_blocks(const cis_ci_direct_gpu_rdm *R, cis_int *rows, cis_int *blocks) {
   (void)R;
   if (rows) *rows = 0;
   if (blocks) *blocks = 0;

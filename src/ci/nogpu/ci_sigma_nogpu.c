@@ -5,7 +5,7 @@
 #include "ci/ci_internal.h"
 #include "cisparse/ci.h"
 
-cis_ci_direct_gpu_opts cis_ci_direct_gpu_opts_default(void) {
+cis_ci_direct_gpu_opts ci_direct_gpu_opts_default(void) {
   cis_ci_direct_gpu_opts o = {0, 0, 0};
   return o;
 }
@@ -31,7 +31,7 @@ cis_status cis_ci_direct_gpu_set_integrals(cis_ci_direct_gpu *G) {
   return cis_error(CIS_ERR_NO_GPU, "cisparse was built without CUDA");
 }
 
-void cis_ci_direct_gpu_get_info(const cis_ci_direct_gpu *G, cis_ci_direct_gpu_info *info) {
+void ci_direct_gpu_get_info(const cis_ci_direct_gpu *G, cis_ci_direct_gpu_info *info) {
   (void)G;
   memset(info, 0, sizeof *info);
 }
@@ -41,7 +41,7 @@ cis_status cis_ci_direct_gpu_sigma(cis_ci_direct_gpu *G, int k, const double *d_
   return cis_error(CIS_ERR_NO_GPU, "cisparse was built without CUDA");
 }
 
-cis_status cis_ci_direct_gpu_operator(cis_ci_direct_gpu *G, const double *diag, cis_operator **out) {
+cis_status ci_direct_gpu_operator(cis_ci_direct_gpu *G, const double *diag, cis_operator **out) {
   (void)G, (void)diag;
   if (out) *out = NULL;
   return cis_error(CIS_ERR_NO_GPU, "cisparse was built without CUDA");
@@ -57,12 +57,12 @@ cis_status cis_ci_direct_gpu_time_sigma(cis_ci_direct_gpu *G, const double *c, i
   return cis_error(CIS_ERR_NO_GPU, "cisparse was built without CUDA");
 }
 
-cis_status cis_ci_direct_gpu_compact_sigma(cis_ci_direct_gpu *G, int k, const double *d_C, double *d_S, cis_stream s) {
+cis_status ci_direct_gpu_compact_sigma(cis_ci_direct_gpu *G, int k, const double *d_C, double *d_S, cis_stream s) {
   (void)G, (void)k, (void)d_C, (void)d_S, (void)s;
   return cis_error(CIS_ERR_NO_GPU, "cisparse was built without CUDA");
 }
 
-cis_status cis_ci_direct_gpu_compact_operator(cis_ci_direct_gpu *G, const double *diag, cis_operator **out) {
+cis_status ci_direct_gpu_compact_operator(cis_ci_direct_gpu *G, const double *diag, cis_operator **out) {
   (void)G, (void)diag;
   if (out) *out = NULL;
   return cis_error(CIS_ERR_NO_GPU, "cisparse was built without CUDA");

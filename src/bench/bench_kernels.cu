@@ -1,10 +1,10 @@
-// util.cu: device helpers for the plan layer and the benchmark:
+// bench_kernels.cu: the bench library's device helpers (bench/gpu_bench.h):
 //  - fill an output with NaN (tests and bench poison y before every check);
 //  - a streaming read probe: each thread sums 16-byte loads over a large
 //    buffer (grid-stride), one partial per block, so the measured time is the
 //    device's read bandwidth (the ceiling SpMV is compared against).
 #include "kernels/kernel_common.cuh"
-#include "kernels/launchers.h"
+#include "bench/bench_internal.h"
 
 template <typename T>
 __global__ void fill_nan_kernel(T *d, int64_t n) {
@@ -13,7 +13,7 @@ __global__ void fill_nan_kernel(T *d, int64_t n) {
     d[i] = (T)NAN;
 }
 
-extern "C" cis_status cis_launch_fill_nan(void *d, cis_dtype t, cis_int n, cudaStream_t s) {
+extern "C" cis_status bench_launch_fill_nan(void *d, cis_dtype t, cis_int n, cudaStream_t s) {
   if (n <= 0) return CIS_OK;
   unsigned grid = cis_blocks_for(n, 256);
   if (grid > 65536) grid = 65536;
@@ -48,7 +48,7 @@ __global__ void read_bw_kernel(const double2 *__restrict__ d, int64_t n2, double
   }
 }
 
-extern "C" cis_status cis_launch_read_bw(const double *d, cis_int n, double *d_out, int blocks,
+extern "C" cis_status bench_launch_read_bw(const double *d, cis_int n, double *d_out, int blocks,
                                          cudaStream_t s) {
   read_bw_kernel<<<blocks, 512, 0, s>>>((const double2 *)d, n / 2, d_out);
   CIS_CUDA_LAUNCH_CHECK("read bandwidth probe");
