@@ -3,17 +3,51 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include "core/internal.h" /* cis_alloc_fail_after */
 
 int test_failures = 0, test_checks = 0;
 
 int test_summary(const char *name) {
   printf("%s: %d checks, %d failures\n", name, test_checks, test_failures);
+  if (test_checks == 0) {
+    fprintf(stderr, "FAIL %s: no checks made (a test that checks nothing proves nothing; test_skip says why not)\n",
+            name);
+    return 1;
+  }
   return test_failures ? 1 : 0;
 }
 
 int test_skip(const char *reason) {
   printf("SKIPPED: %s\n", reason);
   return 77;
+}
+
+/* One run of call with allocation n failing (0: none); the allocations it made. */
+static int64_t alloc_run(cis_status (*call)(void *), void (*undo)(void *), void *ctx, int64_t n, cis_status *st) {
+  cis_alloc_fail_after(n);
+  *st = call(ctx);
+  const int64_t made = cis_alloc_fail_after(0);
+  if (undo) undo(ctx);
+  return made;
+}
+
+int64_t test_alloc_every(const char *what, cis_status (*call)(void *), void (*undo)(void *), void *ctx) {
+  cis_status st;
+  cis_alloc_fail_after(0);
+  const int64_t count = alloc_run(call, undo, ctx, 0, &st);
+  CHECK(st == CIS_OK, "%s: %s with no failure injected (%s)", what, cis_status_name(st), cis_last_error());
+  CHECK(count > 0, "%s: no allocation through the library's allocator", what);
+  if (st != CIS_OK) return 0;
+  for (int64_t n = 1; n <= count + 1; ++n) {
+    const int64_t made = alloc_run(call, undo, ctx, n, &st);
+    if (n <= count)
+      CHECK(st == CIS_ERR_ALLOC, "%s: allocation %lld of %lld failing -> %s (%s)", what, (long long)n,
+            (long long)count, cis_status_name(st), cis_last_error());
+    else
+      CHECK(st == CIS_OK && made == count, "%s: failure past the last of %lld allocations -> %s after %lld (%s)",
+            what, (long long)count, cis_status_name(st), (long long)made, cis_last_error());
+  }
+  return count;
 }
 
 static double getv(const void *x, cis_dtype t, cis_int i) {
