@@ -50,6 +50,26 @@ int64_t test_alloc_every(const char *what, cis_status (*call)(void *), void (*un
   return count;
 }
 
+typedef struct build_call { const cis_csr *A; const char *name; const cis_format_params *p; cis_matrix *M; } build_call;
+
+static cis_status build_run(void *ctx) {
+  build_call *b = ctx;
+  const cis_status st = cis_matrix_create(b->A, b->name, b->p, &b->M);
+  CHECK(st == CIS_OK || b->M == NULL, "%s: %s with a matrix made", b->name, cis_status_name(st));
+  return st;
+}
+
+static void build_undo(void *ctx) {
+  build_call *b = ctx;
+  cis_matrix_free(b->M);
+  b->M = NULL;
+}
+
+int64_t test_alloc_every_build(const cis_csr *A, const char *format, const cis_format_params *p) {
+  build_call b = {A, format, p, NULL};
+  return test_alloc_every(format, build_run, build_undo, &b);
+}
+
 static double getv(const void *x, cis_dtype t, cis_int i) {
   return t == CIS_F64 ? ((const double *)x)[i] : (double)((const float *)x)[i];
 }

@@ -50,6 +50,10 @@ int test_skip(const char *reason);
  * (0 when the free run failed: a failed check recorded). */
 int64_t test_alloc_every(const char *what, cis_status (*call)(void *ctx), void (*undo)(void *ctx), void *ctx);
 
+/* test_alloc_every over cis_matrix_create(A, format, p): a failed build
+ * must leave no matrix. */
+int64_t test_alloc_every_build(const cis_csr *A, const char *format, const cis_format_params *p);
+
 /* Relative error ||a-b||_2 / max(||b||_2, tiny); NaN anywhere -> +inf. */
 double test_rel_err(const void *a, const void *b, cis_dtype t, cis_int n);
 /* Tolerance for SpMV results in precision t: 1e-12 double, 1e-5 float. */

@@ -421,8 +421,7 @@ static void ham_undo(void *ctx) {
   ham_call *c = ctx;
   cis_csr_free(c->H);
   cis_ci_space_free(c->S);
-  c->H = NULL;
-  c->S = NULL;
+  c->H = NULL, c->S = NULL;
 }
 
 static void test_alloc_failure(void) {
