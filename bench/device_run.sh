@@ -119,8 +119,8 @@ for step in $STEPS; do
     done 2>&1 | tee "$R/cidriver.txt" ;;
   tune) # "matrix LOCK G UNROLL"
     while read -r m l g u; do
-      echo "L:G:U=$l:$g:$u ${m%%,*} $(CISPARSE_HYB_LOCK=$l CISPARSE_HYB_G=$g CISPARSE_HYB_UNROLL=$u \
-        timeout 100 $B/cisparse bench $m --kernels hyb --runs 30 --warmup 3 2>/dev/null | grep -E '^hyb ')"
+      echo "L:G:U=$l:$g:$u ${m%%,*} $(timeout 100 $B/cisparse -o hyb_lock=$l -o hyb_g=$g -o hyb_unroll=$u \
+        bench $m --kernels hyb --runs 30 --warmup 3 2>/dev/null | grep -E '^hyb ')"
     done <<'LIST' | tee "$R/tune.txt"
 ci:rows=32768,seed=1 0 32 4
 ci:rows=32768,seed=1 0 32 8

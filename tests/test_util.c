@@ -7,6 +7,11 @@
 
 int test_failures = 0, test_checks = 0;
 
+/* The tests run as the tool does: NVLink multicast off for NCCL unless the
+ * user chose (NCCL_NVLS_ENABLE, read by NCCL when a test makes its
+ * communicators; the library sets no environment). Before main. */
+__attribute__((constructor)) static void nvls_off_like_the_cli(void) { setenv("NCCL_NVLS_ENABLE", "0", 0); }
+
 int test_summary(const char *name) {
   printf("%s: %d checks, %d failures\n", name, test_checks, test_failures);
   if (test_checks == 0) {

@@ -23,8 +23,11 @@
  * one over threads (host memory) for the CPU tests. One process may drive several parts ("local ranks");
  * every process runs the same solver code on its local parts.
  *
- * NVLink multicast (NVLS) stays off: the NCCL constructors set
- * NCCL_NVLS_ENABLE=0 in the environment unless it is already set. */
+ * NVLink multicast (NVLS): NCCL reads NCCL_NVLS_ENABLE when the NCCL
+ * constructors make its communicators; the library sets no environment. The
+ * cisparse tool and the Python package set it to 0 unless it is set; a C
+ * program that wants it off calls setenv("NCCL_NVLS_ENABLE", "0", 0) before
+ * the first NCCL constructor (or cis_ci_solve over several GPUs). */
 #ifndef CISPARSE_DIST_H
 #define CISPARSE_DIST_H
 
@@ -316,7 +319,7 @@ CIS_API cis_status cis_dist_matrix_create_summed(cis_int n, const cis_int *row_s
  * onto their owners. Its whole vectors are padded (part p's rows at
  * p * max_rows, the blocks' columns mapped there), so the gather is one
  * all-gather and the sum one reduce-scatter (NCCL's order;
- * CISPARSE_DIST_SUM=rank: point-to-point, summed in rank order); both are
+ * option dist_sum=rank: point-to-point, summed in rank order); both are
  * run once in the set-up (NCCL's connections). Against cis_dist_matrix_create_rows
  * (every part holds full rows, so the entries between two parts are stored
  * twice) each part reads about 1/parts of the triangle, for a second
@@ -344,7 +347,7 @@ typedef enum cis_dist_sum {
  * effect over more than 2 parts when D's split is uniform (both as for the
  * all-gather of cis_dist_matrix_create_summed) and the
  * communicator offers a reduce-scatter (NCCL, fake), else the rank-order
- * sum stays. The environment's CISPARSE_DIST_SUM=rank|collective, when set,
+ * sum stays. The option dist_sum=rank|collective, when set,
  * overrides the choice made here (a diagnostic; it must be the same on
  * every process). CIS_ERR_INVALID when D is not a summed operator or how is
  * unknown. */

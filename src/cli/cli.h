@@ -16,6 +16,7 @@ int cis_cmd_bench(int argc, char **argv);
 int cis_cmd_ci(int argc, char **argv);
 int cis_cmd_run(int argc, char **argv);
 int cis_cmd_solve(int argc, char **argv);
+int cis_cmd_options(int argc, char **argv);
 /* The tool: `cisparse COMMAND ...` dispatched to the commands above; returns
  * the process exit status (src/cli/entry.c's main calls it). */
 int cli_main(int argc, char **argv);

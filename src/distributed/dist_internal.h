@@ -60,7 +60,7 @@ cis_status dist_allreduce_slots(cis_dist_comm *c, double *const *slots, const in
                                 const cis_stream *streams);
 
 /* ---- device helpers (src/distributed/gpu/dist_dev.c; nogpu stubs) ---- */
-/* CISPARSE_DIST_TRACE=1 (read once): every synchronized product prints its
+/* option dist_trace=1 (read once): every synchronized product prints its
  * parts' times from its events on stderr (device parts), and NCCL's
  * communicator its bootstrap's time at the first collective (a
  * diagnostic; dist_parts.c). */
