@@ -11,7 +11,7 @@
 #   cli       the command-line tests (ctest -L cli) with their GPU branches
 #   pytest    the Python tests, GPU ones included (PySCF from $SITE if needed)
 #   cidriver  `cisparse ci` against FCISolver on $FCIDUMPS (ci_cli_vs_fcisolver.py)
-#   tune      hyb variants through the environment overrides (bench/NOTES.md)
+#   tune      hyb variants through the options -o hyb_lock, hyb_g, hyb_unroll (bench/NOTES.md)
 #   ci32k laplace ci32kf ci512k   `cisparse bench` on one matrix each (+ PNGs)
 #   paper32k  ten CI matrices of 32,768 rows (seeds 1-10), every kernel and
 #             the hyb-paper block sweep: the paper's Tables 6-10 (paper_tables.py)

@@ -66,8 +66,7 @@ static cis_status build_run(void *ctx) {
 
 static void build_undo(void *ctx) {
   build_call *b = ctx;
-  cis_matrix_free(b->M);
-  b->M = NULL;
+  cis_matrix_free(b->M), b->M = NULL;
 }
 
 int64_t test_alloc_every_build(const cis_csr *A, const char *format, const cis_format_params *p) {

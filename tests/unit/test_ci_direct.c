@@ -410,9 +410,7 @@ static cis_status direct_run(void *ctx) {
 
 static void direct_undo(void *ctx) {
   direct_call *c = ctx;
-  cis_operator_free(c->op);
-  cis_ci_direct_free(c->D);
-  c->op = NULL, c->D = NULL;
+  cis_operator_free(c->op), cis_ci_direct_free(c->D), c->op = NULL, c->D = NULL;
 }
 
 /* Every allocation of create, operator and the operator's first scaled apply

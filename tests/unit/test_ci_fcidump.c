@@ -164,8 +164,7 @@ static cis_status read_run(void *ctx) {
 
 static void read_undo(void *ctx) {
   read_call *c = ctx;
-  cis_fcidump_free(c->F);
-  c->F = NULL;
+  cis_fcidump_free(c->F), c->F = NULL;
 }
 
 static void test_alloc_failure(void) {

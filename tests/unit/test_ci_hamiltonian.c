@@ -419,9 +419,7 @@ static cis_status ham_run(void *ctx) {
 
 static void ham_undo(void *ctx) {
   ham_call *c = ctx;
-  cis_csr_free(c->H);
-  cis_ci_space_free(c->S);
-  c->H = NULL, c->S = NULL;
+  cis_csr_free(c->H), cis_ci_space_free(c->S), c->H = NULL, c->S = NULL;
 }
 
 static void test_alloc_failure(void) {

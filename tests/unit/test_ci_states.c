@@ -396,8 +396,7 @@ static cis_status space_run(void *ctx) {
 
 static void space_undo(void *ctx) {
   guess_call *c = ctx;
-  cis_ci_space_free(c->S);
-  c->S = NULL;
+  cis_ci_space_free(c->S), c->S = NULL;
 }
 
 /* Every allocation of the P-space guess, the dense eigensolver and the

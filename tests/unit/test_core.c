@@ -84,10 +84,7 @@ static cis_status transforms_run(void *ctx) {
 
 static void transforms_undo(void *ctx) {
   transforms *c = ctx;
-  cis_csr_free(c->A);
-  cis_csr_free(c->T);
-  cis_csr_free(c->S);
-  c->A = c->T = c->S = NULL;
+  cis_csr_free(c->A), cis_csr_free(c->T), cis_csr_free(c->S), c->A = c->T = c->S = NULL;
 }
 
 static void test_alloc_failure_every_n(void) {

@@ -241,8 +241,7 @@ static cis_status csr5_run(void *ctx) {
 
 static void csr5_undo(void *ctx) {
   csr5_call *c = ctx;
-  cis_matrix_free(c->M);
-  c->M = NULL;
+  cis_matrix_free(c->M), c->M = NULL;
 }
 
 static void test_alloc_failure_every_n(void) {

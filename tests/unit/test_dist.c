@@ -702,12 +702,8 @@ static cis_status dist_run(void *ctx) {
 
 static void dist_undo(void *ctx) {
   dist_call *d = ctx;
-  cis_dist_vec_free(d->D, d->v);
-  cis_operator_free(d->op);
-  cis_dist_matrix_free(d->D);
-  cis_dist_comm_free(d->c);
-  cis_dist_world_free(d->w);
-  d->v = NULL, d->op = NULL, d->D = NULL, d->c = NULL, d->w = NULL;
+  cis_dist_vec_free(d->D, d->v), cis_operator_free(d->op), cis_dist_matrix_free(d->D), cis_dist_comm_free(d->c),
+      cis_dist_world_free(d->w), d->v = NULL, d->op = NULL, d->D = NULL, d->c = NULL, d->w = NULL;
 }
 
 static void test_alloc_failures(void) {

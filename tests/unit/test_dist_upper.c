@@ -297,10 +297,8 @@ static cis_status upper_run(void *ctx) {
 
 static void upper_undo(void *ctx) {
   upper_call *u = ctx;
-  cis_dist_matrix_free(u->D);
-  cis_dist_comm_free(u->c);
-  cis_dist_world_free(u->w);
-  u->D = NULL, u->c = NULL, u->w = NULL;
+  cis_dist_matrix_free(u->D), cis_dist_comm_free(u->c), cis_dist_world_free(u->w),
+      u->D = NULL, u->c = NULL, u->w = NULL;
 }
 
 static void test_errors(void) {

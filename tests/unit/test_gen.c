@@ -255,8 +255,7 @@ static cis_status gen_run(void *ctx) {
 
 static void gen_undo(void *ctx) {
   cis_csr **A = ctx;
-  cis_csr_free(*A);
-  *A = NULL;
+  cis_csr_free(*A), *A = NULL;
 }
 
 static void test_alloc_failures(void) {

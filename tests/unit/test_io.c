@@ -390,9 +390,7 @@ static cis_status reader_run(void *ctx) {
 
 static void reader_undo(void *ctx) {
   read_call *r = ctx;
-  cis_csr_free(r->A);
-  cis_free(r->x);
-  r->A = NULL, r->x = NULL;
+  cis_csr_free(r->A), cis_free(r->x), r->A = NULL, r->x = NULL;
 }
 
 /* Make allocation n fail for every n of each reader: CIS_ERR_ALLOC each

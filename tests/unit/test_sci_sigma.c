@@ -280,9 +280,7 @@ static cis_status sigma_run(void *ctx) {
 
 static void sigma_undo(void *ctx) {
   sigma_call *c = ctx;
-  cis_operator_free(c->op);
-  cis_sci_space_free(c->S);
-  c->op = NULL, c->S = NULL;
+  cis_operator_free(c->op), cis_sci_space_free(c->S), c->op = NULL, c->S = NULL;
 }
 
 /* Every allocation of create + operator + sigma made to fail in turn:

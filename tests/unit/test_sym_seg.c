@@ -175,8 +175,7 @@ static cis_status seg_run(void *ctx) {
 
 static void seg_undo(void *ctx) {
   seg_call *c = ctx;
-  cis_sym_seg_free(c->S);
-  c->S = NULL;
+  cis_sym_seg_free(c->S), c->S = NULL;
 }
 
 static void refusals(void) {
