@@ -112,7 +112,7 @@ static int dispatch(int argc, char **argv) {
  * between the program and the command: each set through
  * cis_option_set_pairs, after CISPARSE_OPTIONS (the command line wins).
  * Returns how many words were taken, or -1 after a one-line refusal (*rc
- * the exit status). */
+ * 2, a usage error). */
 static int global_options(int argc, char **argv, int *rc) {
   int i = 1;
   while (i < argc && (!strcmp(argv[i], "-o") || !strcmp(argv[i], "--option") || !strncmp(argv[i], "-o=", 3) ||
@@ -122,9 +122,8 @@ static int global_options(int argc, char **argv, int *rc) {
       *rc = cli_usage("%s needs NAME=VALUE (cisparse options lists the names)", argv[i]);
       return -1;
     }
-    if (cis_option_set_pairs(pair) != CIS_OK) {
-      fprintf(stderr, "cisparse: -o %s: %s\n", pair, cis_last_error());
-      *rc = 1;
+    if (cis_option_set_pairs(pair) != CIS_OK) { /* a bad argument: a usage error, one line */
+      *rc = cli_usage("-o %s: %s", pair, cis_last_error());
       return -1;
     }
     i += eq ? 1 : 2;
@@ -154,7 +153,7 @@ int cli_main(int argc, char **argv) {
   argv += taken;
   char **args = split_args(argc, argv, &n, &names);
   rc = args ? dispatch(n, args) : cli_fail(cis_error(CIS_ERR_ALLOC, "out of memory for the command line"));
-  if (rc == 0 && n > 1 && strcmp(args[1], "options")) report_unused(); /* the listing reads none */
+  if (rc == 0 && !cli_parse_only && n > 1 && strcmp(args[1], "options")) report_unused(); /* the listing reads none */
   free(args);
   free(names);
   free(split_values);

@@ -3,8 +3,8 @@
 # environment variable CISPARSE_OPTIONS="name=value,..." (read once at
 # start by cis_options_from_env) and through -o name=value before the
 # command: a bad value, a value out of range or a misspelt name is refused
-# in one line naming the variable (or -o) and the option, exit 1, before any
-# work; a good one runs; the per-option variables of old are not read;
+# in one line naming the variable (exit 1) or -o (exit 2, a usage error) and
+# the option, before any work; a good one runs; the per-option variables of old are not read;
 # `cisparse options` lists every option with its default and value; an
 # option set but not read by the command is reported in one warning line.
 # usage: bash options.sh /path/to/cisparse /path/to/shared
@@ -26,7 +26,7 @@ for bad in "sigma=fast" "hyb_g=64" "half_scater=all" "sigma=unfused,sigmaa=fused
     fail "CISPARSE_OPTIONS=$bad: message $(cat "$tmp/err")"
   [ -s "$tmp/out" ] && fail "CISPARSE_OPTIONS=$bad: output before the refusal: $(head -2 "$tmp/out")"
   "$CIS" -o "$bad" ci "$H2O" > "$tmp/out" 2> "$tmp/err"; rc=$?
-  [ $rc = 1 ] || fail "-o $bad: exit $rc, want 1"
+  [ $rc = 2 ] || fail "-o $bad: exit $rc, want 2 (a usage error)"
   [ "$(wc -l < "$tmp/err")" = 1 ] && grep -q -- "-o" "$tmp/err" && grep -q "$opt" "$tmp/err" ||
     fail "-o $bad: message $(cat "$tmp/err")"
   [ -s "$tmp/out" ] && fail "-o $bad: output before the refusal: $(head -2 "$tmp/out")"
