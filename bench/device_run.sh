@@ -145,7 +145,7 @@ LIST
     python3 bench/paper_tables.py "$R"/ci1m_s*.json > "$R/paper1m.md"; cat "$R/paper1m.md" ;;
   run) $B/cisparse run > "$R/run.txt" 2>&1; tail -25 "$R/run.txt" ;;
   solvers)
-    logged sweep64 $B/cisparse solve laplace3d:size=64 --device gpu --format ell --sweep --repeat 3 \
+    logged sweep64 $B/cisparse bench laplace3d:size=64 --solvers --device gpu --format ell --repeat 3 \
       --energy-seconds 0.3 --json "$R/sweep64.json" --plot "$R/sweep64"
     sed -n '/^solver /,/^(energy/p' "$R/sweep64.log"
     for v in cublasL cublasN cuda merge merge_10 graph; do

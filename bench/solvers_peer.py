@@ -12,7 +12,7 @@ x0 = 0. ms per iteration: CUDA events around cg() with a fixed iteration
 count (maxiter = --iters, tolerance 1e-30 so that it never stops early),
 after one warm-up call, median of --runs calls.
 
-cisparse: `cisparse solve laplace3d:size=N --device gpu --sweep --method M
+cisparse: `cisparse bench laplace3d:size=N --solvers --device gpu --method M
 --precond P --sync spin --json -` (one process per solver: every version on
 one matrix build) for CG without a preconditioner (CuPy's peer) and PCG,
 PBiCG, PBiCGStab (Jacobi), keeping the versions merge_10, cublasL, cuda and
@@ -109,10 +109,10 @@ def cupy_cg_ms(n, dtype_name, iters, runs):
 
 
 def cisparse_sweep(binary, n, method, precond, precision, repeat, timeout, device="gpu", fmt_name="ell"):
-    """One `cisparse solve --sweep` narrowed to one solver, preconditioner and
+    """One `cisparse bench --solvers` narrowed to one solver, preconditioner and
     spin mode: every device version in one process (one matrix build)."""
     tol = "1e-6" if precision == "single" else "1e-8"
-    cmd = [binary, "solve", f"laplace3d:size={n}", "--device", device, "--sweep", "--method", method,
+    cmd = [binary, "bench", f"laplace3d:size={n}", "--solvers", "--device", device, "--method", method,
            "--precond", precond, "--format", fmt_name] + (["--sync", "spin"] if device == "gpu" else []) + ["--precision", precision, "--tol", tol,
            "--maxit", "5000", "--repeat", str(repeat), "--energy-seconds", "0", "--json", "-"]
     try:

@@ -34,7 +34,15 @@
 extern "C" {
 #endif
 
-typedef enum { CIS_CI_METHOD_AUTO = 0, CIS_CI_METHOD_STORED = 1, CIS_CI_METHOD_DIRECT = 2 } cis_ci_method;
+/* The method (cis_ci_solve_opts.method: AUTO, STORED or DIRECT); a result's
+ * method is STORED, DIRECT, or SELECTED for a solver given string sets
+ * (cis_ci_solver_set_strings), never asked for through the options. */
+typedef enum {
+  CIS_CI_METHOD_AUTO = 0,
+  CIS_CI_METHOD_STORED = 1,
+  CIS_CI_METHOD_DIRECT = 2,
+  CIS_CI_METHOD_SELECTED = 3
+} cis_ci_method;
 
 struct cis_ci_result;
 
@@ -302,6 +310,27 @@ CIS_API cis_status cis_ci_solver_solve(cis_ci_solver *s, const cis_fcidump *F, c
  * o->guess); builds the space (kept by s). alpha/beta NULL: *n only. */
 CIS_API cis_status cis_ci_solver_dets(cis_ci_solver *s, const cis_fcidump *F, const cis_ci_solve_opts *o,
                                       uint64_t *alpha, uint64_t *beta, cis_int *n);
+/* Selected CI: the solves of s that follow run in the product space of
+ * these alpha and beta string sets (bit p = orbital p, NORB <= 64; copied,
+ * sorted, repeats dropped) instead of full CI, as PySCF's
+ * selected_ci.kernel_fixed_space and sample-based quantum diagonalisation
+ * (SQD) pose the problem: the Hamiltonian P H P of the space
+ * (cisparse/sci.h's string-driven sigma), Davidson (Davidson 1975) from
+ * unit vectors on the lowest diagonal entries (PySCF's guess) or the
+ * caller's guesses (o->guess, the result's order), <S^2> of each root from
+ * its 1- and 2-RDMs (the space need not be spin complete: <S^2> is not
+ * then S(S+1)), the roots' vectors with keep_vectors in the order of
+ * cis_ci_result.grid_alpha x grid_beta (the sorted sets: PySCF's
+ * SCIvector). On the host of one process: o->gpu, gpus and cpu_parts,
+ * level, spin_penalty and singlet are refused, method must be auto;
+ * ORBSYM and ISYM are not used. alpha and beta NULL with n 0: back to full
+ * CI. CIS_ERR_INVALID (one line) for NULL with a count, a count < 0 or
+ * above 2^31 - 1, or one set NULL and the other not; the strings are
+ * checked against the integrals at the solve (cis_sci_space_create's
+ * refusals). The space is built again at each solve (its same-spin
+ * matrices hold the integrals). */
+CIS_API cis_status cis_ci_solver_set_strings(cis_ci_solver *s, const uint64_t *alpha, cis_int n_alpha,
+                                             const uint64_t *beta, cis_int n_beta);
 /* Frees s (NULL: nothing). */
 CIS_API void cis_ci_solver_free(cis_ci_solver *s);
 

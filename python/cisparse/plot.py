@@ -1,7 +1,7 @@
 """Charts from the cisparse tool's JSON (needs matplotlib: pip install 'cisparse[plot]').
 
     python -m cisparse.plot spmv BENCH.json PREFIX      # from `cisparse bench --json`
-    python -m cisparse.plot solvers SWEEP.json PREFIX   # from `cisparse solve --sweep --json`
+    python -m cisparse.plot solvers SWEEP.json PREFIX   # from `cisparse bench --solvers --json`
 
 spmv, in the manner of the paper's Figures 5-7 (Mahmoud, Hoffmann, Reza 2018):
   PREFIX_kernels.png  time and % of measured bandwidth of every kernel and
@@ -100,7 +100,7 @@ def _ordered(rows, key, known=None):
 
 
 def plot_solvers(run, prefix):
-    """PREFIX_fig4.png and PREFIX_ms.png from a `cisparse solve --sweep --json`
+    """PREFIX_fig4.png and PREFIX_ms.png from a `cisparse bench --solvers --json`
     run (a dict); returns the paths written (none when it has no rows)."""
     rows = [dict(r, sync=r["sync"] or "n/a") for r in run["results"]]  # null sync: the host loop
     methods = _ordered(rows, "method", ("cg", "bicg", "bicgstab"))

@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "ci/ci_internal.h"
-#include "ci/ci_solve_internal.h"
+#include "ci/ci_method.h"
 
 cis_ci_solve_opts cis_ci_solve_opts_default(void) {
   cis_ci_solve_opts o;
@@ -102,46 +102,6 @@ static int choose_direct(const cis_fcidump *F, const cis_ci_solve_opts *o, const
   return auto_direct(F, o, why);
 }
 
-/* Rows to sample for the nonzero estimate: 4096, fewer when rows are long
- * (about 3e7 connections looked at in all: a fraction of a second). */
-static cis_int sample_rows(const cis_ci_counts *c) {
-  double s = 3e7 / (c->row_bound > 1 ? c->row_bound : 1);
-  return s > 4096 ? 4096 : s < 256 ? 256 : (cis_int)s;
-}
-
-/* The formats' bytes for the report: the format that runs (built); csr,
- * ell and ellr, where not built, by the exact layout formulas of
- * format_types.h (format_estimate); with o->verbose every other format
- * small enough to build here (at most 1/32 of the memory or 1 GiB:
- * building the others would cost more than the CI run) built once for its
- * bytes. -1 = neither. */
-static void format_memory(ci_run *r) {
-  cis_ci_result *R = r->R;
-  int64_t limit = cis_phys_memory() / 32;
-  cis_int maxrow = cis_csr_max_row(r->H, NULL), rows = r->H->rows, nnz = r->H->nnz;
-  if (limit < ((int64_t)1 << 30)) limit = (int64_t)1 << 30;
-  for (int f = 0; f < CIS_CI_MAX_FORMATS; ++f) R->format_bytes[f] = R->format_estimate[f] = -1;
-  for (int f = 0; f < cis_format_count() && f < CIS_CI_MAX_FORMATS; ++f) {
-    const char *name = cis_format_name(f);
-    int ell = !strcmp(name, "ell") || !strcmp(name, "ellr");
-    double est = ell ? (double)rows * (double)maxrow * 12 + (name[3] ? 4.0 * rows : 0) : (double)nnz * 12 + (double)rows * 24;
-    if (r->M && !strcmp(name, cis_matrix_format_name(r->M))) { R->format_bytes[f] = cis_matrix_bytes(r->M); continue; }
-    if (r->o->symmetric) continue;
-    if (!r->o->verbose || est > (double)limit) {
-      if (ell) R->format_estimate[f] = (cis_int)est;
-      if (!strcmp(name, "csr")) R->format_estimate[f] = nnz * 12 + (rows + 1) * (nnz >= ((int64_t)1 << 32) ? 8 : 4);
-      continue;
-    }
-    cis_matrix *M = NULL;
-    if (cis_matrix_create(r->H, name, NULL, &M) == CIS_OK) R->format_bytes[f] = cis_matrix_bytes(M);
-    cis_matrix_free(M);
-  }
-}
-
-/* The GPU kernel of symmetric storage: o->kernel, else sym-seg (on the H2O
- * 6-31G FCI Hamiltonian 2x faster than csr-sym, bench/results/sym-seg.md). */
-static const char *sym_kernel(const cis_ci_solve_opts *o) { return o->kernel ? o->kernel : "sym-seg"; }
-
 /* Roots of spin S asked beyond the states of spin S that the full-CI space
  * holds: refused before any work (else up to 64 roots are computed before
  * "only k roots of spin S"). States of spin S (each once, at any MS) =
@@ -151,7 +111,7 @@ static const char *sym_kernel(const cis_ci_solve_opts *o) { return o->kernel ? o
  * with MS2 changed. Truncated CI is not spin-complete: not checked. */
 static cis_status check_spin_states(const ci_run *r) {
   const cis_ci_solve_opts *o = r->o;
-  if (o->spin < 0 || o->level >= 0) return CIS_OK;
+  if (o->spin < 0 || o->level >= 0 || r->m->not_spin_complete) return CIS_OK;
   int twos = (int)floor(2 * o->spin + 0.5);
   double dets[2] = {0, 0};
   for (int k = 0; k < 2; ++k) {
@@ -175,172 +135,6 @@ static cis_status check_spin_states(const ci_run *r) {
                    o->roots, o->spin, states, o->spin, dets[0], dets[1]);
 }
 
-/* The build's time check (after the memory check, which passes a matrix of
- * few nonzeros): the build visits every connection of every row, n x the
- * closed-form row bound, whatever the integrals hold, and keeps those of
- * nonzero value. A full-CI Hamiltonian of real integrals keeps a fair share
- * (H2O 6-31G 29%, N2 STO-3G in D2h 15% counting both triangles); a file of
- * (almost) all-zero integrals keeps almost none and builds for minutes to
- * hours for nothing (16 orbitals, 8 electrons: 1.1e10 visits; 18 and 10:
- * 4.4e11). Refused at once when the visits pass CI_BUILD_VISITS_FLOOR (the
- * CPU visits 1e8 to 1e9 a second; the GPU build 100x the floor) and exceed
- * CI_BUILD_VISITS_RATIO x the sampled nonzeros. Truncated CI is not checked:
- * there most connections leave the space (CISD of H2O 6-31G keeps 4%). */
-#define CI_BUILD_VISITS_FLOOR 1e9
-#define CI_BUILD_VISITS_RATIO 64.0
-static cis_status check_build_work(const ci_run *r, cis_int n, int build_gpu) {
-  const cis_ci_result *R = r->R;
-  double visits = (double)n * R->counts.row_bound, kept = (r->o->symmetric ? 2 : 1) * R->nnz_estimate + (double)n;
-  double least = CI_BUILD_VISITS_FLOOR * (build_gpu ? 100 : 1);
-  if (r->o->level >= 0 || visits <= least || visits <= CI_BUILD_VISITS_RATIO * kept) return CIS_OK;
-  return cis_error(CIS_ERR_TOO_LARGE,
-                   "the stored Hamiltonian's build would visit %.3g connections (%lld determinants x %.0f) to keep "
-                   "about %.3g nonzeros (from %lld sampled rows): the integrals are (almost) all zero; use the direct "
-                   "method, which builds nothing",
-                   visits, (long long)n, R->counts.row_bound, R->nnz_estimate, (long long)R->nnz_sampled);
-}
-
-/* --save: H + ecore I written to path (H's copy; a row whose diagonal was
- * exactly 0, so not stored, gets one), so that the saved matrix's
- * eigenvalues are the total energies the report prints. */
-static cis_status save_total(const char *path, const cis_csr *H, double ecore) {
-  cis_status st;
-  cis_csr *T = NULL;
-  cis_int add = 0, k = 0;
-  for (cis_int i = 0; i < H->rows; ++i) {
-    int has = 0;
-    for (cis_int p = H->rowptr[i]; p < H->rowptr[i + 1]; ++p) has |= H->colind[p] == i;
-    add += !has;
-  }
-  CIS_TRY(cis_csr_alloc(H->rows, H->cols, H->nnz + add, CIS_F64, &T));
-  T->flags = H->flags;
-  const double *hv = H->val;
-  double *tv = T->val;
-  for (cis_int i = 0; i < H->rows; ++i) { /* columns sorted: the diagonal where it belongs */
-    int done = 0;
-    for (cis_int p = H->rowptr[i]; p <= H->rowptr[i + 1]; ++p) {
-      const int past = p == H->rowptr[i + 1] || H->colind[p] > i;
-      if (!done && past) { /* no stored diagonal */
-        T->colind[k] = (cis_idx)i, tv[k++] = ecore;
-        done = 1;
-      }
-      if (p == H->rowptr[i + 1]) break;
-      T->colind[k] = H->colind[p], tv[k++] = hv[p] + (H->colind[p] == i ? ecore : 0.0);
-      done |= H->colind[p] == i;
-    }
-    T->rowptr[i + 1] = k;
-  }
-  st = cis_save(path, T);
-cleanup:
-  cis_csr_free(T);
-  return st;
-}
-
-/* The stored path: the determinant list (kept by r->keep), H built on the
- * CPU or the GPU in the chosen format, its diagonal, Davidson. */
-static cis_status solve_stored(ci_run *r, int build_gpu) {
-  cis_status st;
-  const cis_ci_solve_opts *o = r->o;
-  cis_ci_result *R = r->R;
-  double t = cis_wtime();
-  CIS_TRY(ci_stored_space(r->keep, r->F, o, &R->ref_alpha, &R->ref_beta, &R->space_reused));
-  t = ci_phase(R, "space", t);
-  r->S = r->keep->S;
-  cis_int n = cis_ci_space_size(r->S);
-  R->size = R->determinants = n;
-  R->alpha_strings = cis_ci_space_nalpha_strings(r->S);
-  R->beta_strings = cis_ci_space_nbeta_strings(r->S);
-  if (o->roots > n) return cis_error(CIS_ERR_INVALID, "%d roots asked; the space has %lld determinants", o->roots, (long long)n);
-  /* the stored matrix from sampled rows: refuse now rather than after a
-   * counting pass over every row (90% of the estimate, as it is one) */
-  CIS_TRY(cis_ci_hamiltonian_nnz_estimate(r->F, r->S, o->symmetric, sample_rows(&R->counts), &R->nnz_estimate,
-                                          &R->nnz_sampled));
-  if (!build_gpu && R->nnz_sampled > 0) /* two passes over every row as over the sampled ones, on the threads */
-    R->build_estimate = 2 * (cis_wtime() - t) * (double)n / (double)R->nnz_sampled / omp_get_max_threads();
-  double mat = 0.9 * R->nnz_estimate * 12 + 8.0 * (double)(n + 1);
-  cis_gpu_info gi;
-  if (!build_gpu && R->mem_limit > 0 && R->need.direct + mat > (double)R->mem_limit)
-    return cis_error(CIS_ERR_TOO_LARGE,
-                     "the stored Hamiltonian of %lld determinants, about %.4g nonzeros (from %lld sampled rows), needs "
-                     "%.1f GiB with the space and vectors; this process may use %.1f GiB (%s)",
-                     (long long)n, R->nnz_estimate, (long long)R->nnz_sampled, gib(R->need.direct + mat),
-                     gib((double)R->mem_limit), R->mem_why);
-  CIS_TRY(check_build_work(r, n, build_gpu));
-  if (build_gpu && cis_gpu_get_info(&gi) == CIS_OK && gi.free_mem > 0 && mat + R->need.vectors > (double)gi.free_mem)
-    return cis_error(CIS_ERR_TOO_LARGE,
-                     "the Hamiltonian of %lld determinants, about %.4g nonzeros (from %lld sampled rows), and the "
-                     "Davidson vectors need %.1f GiB on the GPU; %s has %.1f GiB free",
-                     (long long)n, R->nnz_estimate, (long long)R->nnz_sampled, gib(mat + R->need.vectors), gi.name,
-                     gib((double)gi.free_mem));
-  t = ci_phase(R, "estimate", t);
-  ci_report_header(r); /* the build and Davidson next */
-  double tb = cis_wtime();
-  if (build_gpu) {
-    if (o->symmetric) CIS_TRY(cis_ci_hamiltonian_gpu_upper(r->F, r->S, sym_kernel(o), &r->plan, &R->nnz));
-    else CIS_TRY(cis_ci_hamiltonian_gpu(r->F, r->S, &r->plan, &R->nnz));
-    R->t_build = cis_wtime() - tb;
-    t = ci_phase(R, "build (GPU)", tb);
-  } else {
-    ci_build_watch w = ci_build_progress(r);
-    CIS_TRY(ci_hamiltonian_build(r->F, r->S, o->symmetric, &w, &r->H));
-    R->t_build = cis_wtime() - tb;
-    ci_phase(R, "build: rows", tb + w.sort_seconds);
-    t = ci_phase(R, "build: sort", cis_wtime() - w.sort_seconds);
-    R->nnz = r->H->nnz;
-    if (o->save) {
-      CIS_TRY(save_total(o->save, r->H, r->F->ecore));
-      t = ci_phase(R, "build: save", t);
-    }
-    /* symmetric storage on the GPU from the host-built upper triangle */
-    if (o->gpu && o->symmetric) CIS_TRY(cis_gpu_plan_create_symmetric(r->H, sym_kernel(o), 0, &r->plan));
-  }
-  if (r->H && !o->symmetric) {
-    cis_format_params p = cis_format_params_default(); /* hyb: BOUNDARY < 0 = chosen from the matrix */
-    const char *format = o->format ? o->format : "auto", *kernel = o->kernel;
-    p.float_values = o->float_values;
-    if (!strcmp(format, "auto") && p.float_values) { /* the one format with float values under double vectors */
-      snprintf(R->format_reason, sizeof R->format_reason, "float values: sell16 (the one format storing them)");
-      format = "sell16";
-    } else if (!strcmp(format, "auto")) {
-      cis_format_choice ch;
-      CIS_TRY(o->gpu ? cis_format_auto(r->H, p.dtype, &ch) : cis_format_auto_cpu(r->H, p.dtype, &ch));
-      snprintf(R->format_reason, sizeof R->format_reason, "%s", ch.reason);
-      const cis_dtype t = p.dtype;
-      format = ch.format;
-      p = ch.params;
-      p.dtype = t;
-      if (!kernel) kernel = ch.kernel;
-    }
-    if (kernel) snprintf(R->kernel, sizeof R->kernel, "%s", kernel);
-    CIS_TRY(cis_matrix_create(r->H, format, &p, &r->M));
-    snprintf(R->format, sizeof R->format, "%s", cis_matrix_format_name(r->M));
-    cis_hyb_split h;
-    if (!strcmp(R->format, "hyb")) {
-      CIS_TRY(cis_matrix_hyb_split(r->M, &h));
-      R->boundary = h.boundary;
-    }
-  } else {
-    snprintf(R->format, sizeof R->format, "%s", o->symmetric ? "csr-upper" : "csr");
-  }
-  t = ci_phase(R, "build: format", t);
-  if (r->H) format_memory(r);
-  t = ci_phase(R, o->verbose ? "formats compared" : "build: format", t);
-  R->matrix_bytes = r->plan ? cis_gpu_plan_bytes(r->plan) : cis_csr_bytes(r->H);
-  R->symmetric_plan = r->plan && cis_gpu_plan_is_symmetric(r->plan);
-  if (r->plan && R->symmetric_plan) snprintf(R->kernel, sizeof R->kernel, "%s", cis_gpu_plan_kernel(r->plan));
-  r->diag = malloc((size_t)n * sizeof(double));
-  if (!r->diag) return cis_error(CIS_ERR_ALLOC, "cannot allocate the Hamiltonian diagonal (%lld doubles)", (long long)n);
-  CIS_TRY(cis_ci_diagonal_all(r->F, r->S, r->diag));
-  if (R->no_reference) { /* E_corr relative to the lowest determinant */
-    double lo = r->diag[0];
-    for (cis_int i = 1; i < n; ++i) if (r->diag[i] < lo) lo = r->diag[i];
-    R->e_reference = lo + r->F->ecore;
-  }
-  ci_phase(R, "diagonal", t);
-  return ci_run_roots(r);
-cleanup:
-  return st;
-}
 
 /* The direct path's Davidson subspace fitted to the memory its vectors
  * live in (ci_solve_internal.h): the device's free memory less a third (at
@@ -424,7 +218,7 @@ static cis_status count_only(ci_run *r) {
     R->t_build = cis_wtime() - tb;
   } else if (dets <= 5e7) {
     CIS_TRY(cis_ci_space_create_bits(r->F, o->level, &R->ref_alpha, &R->ref_beta, &r->S));
-    CIS_TRY(cis_ci_hamiltonian_nnz_estimate(r->F, r->S, o->symmetric, sample_rows(&R->counts), &R->nnz_estimate,
+    CIS_TRY(cis_ci_hamiltonian_nnz_estimate(r->F, r->S, o->symmetric, ci_sample_rows(&R->counts), &R->nnz_estimate,
                                             &R->nnz_sampled));
   }
   st = CIS_OK;
@@ -459,12 +253,13 @@ cleanup:
   return st;
 }
 
-/* The reported roots into the result: energies (core included), <S^2>, and
- * with keep_vectors the vectors and their determinants. */
+/* The reported roots into the result: energies (core included), <S^2>,
+ * with keep_vectors the vectors, then the method's report (its counters,
+ * the vectors' determinants). */
 static cis_status fill_roots(ci_run *r) {
   const cis_ci_solve_opts *o = r->o;
   cis_ci_result *R = r->R;
-  const cis_int n = r->D ? cis_ci_direct_size(r->D) : cis_ci_space_size(r->S);
+  const cis_int n = r->dv.n;
   R->roots = o->roots;
   R->computed = r->nroots;
   R->size = n;
@@ -478,58 +273,24 @@ static cis_status fill_roots(ci_run *r) {
     R->s2[k] = r->s2[r->pick[k]];
   }
   R->converged = R->davidson.converged >= r->nroots;
-  if (r->D) { /* the sigma's counters at the end of the solve */
-    cis_ci_direct_get_info(r->D, &R->direct);
-    if (r->G) cis_ci_direct_gpu_get_info(r->G, &R->direct_gpu);
-    R->half_sigmas = r->G ? R->direct_gpu.half_sigmas : R->direct.half_sigmas;
-    if (r->dd) ci_dist_direct_report(r->dd, R);
+  if (o->keep_vectors) {
+    if (!(R->vectors = malloc((size_t)o->roots * (size_t)n * sizeof(double))))
+      return cis_error(CIS_ERR_ALLOC, "cannot allocate %d result vectors of %lld determinants", o->roots, (long long)n);
+    for (int k = 0; k < o->roots; ++k)
+      memcpy(R->vectors + (size_t)k * (size_t)n, r->evecs + (size_t)r->pick[k] * (size_t)n, (size_t)n * sizeof(double));
   }
-  if (!o->keep_vectors) return CIS_OK;
-  if (!(R->vectors = malloc((size_t)o->roots * (size_t)n * sizeof(double))))
-    return cis_error(CIS_ERR_ALLOC, "cannot allocate %d result vectors of %lld determinants", o->roots, (long long)n);
-  for (int k = 0; k < o->roots; ++k)
-    memcpy(R->vectors + (size_t)k * (size_t)n, r->evecs + (size_t)r->pick[k] * (size_t)n, (size_t)n * sizeof(double));
-  if (r->D) { /* the direct vectors are a grid: alpha string A times beta string B at A * nB + B */
-    const cis_int na = R->direct.alpha_strings, nb = R->direct.beta_strings;
-    uint64_t unused;
-    R->grid_alpha = malloc((size_t)na * sizeof(uint64_t));
-    R->grid_beta = malloc((size_t)nb * sizeof(uint64_t));
-    if (!R->grid_alpha || !R->grid_beta) return cis_error(CIS_ERR_ALLOC, "cannot allocate the result's strings");
-    for (cis_int A = 0; A < na; ++A) cis_ci_direct_det(r->D, A * nb, &R->grid_alpha[A], &unused);
-    for (cis_int B = 0; B < nb; ++B) cis_ci_direct_det(r->D, B, &unused, &R->grid_beta[B]);
-    R->grid_alpha_n = na, R->grid_beta_n = nb;
-    return CIS_OK;
-  }
-  R->det_alpha = malloc((size_t)n * sizeof(uint64_t));
-  R->det_beta = malloc((size_t)n * sizeof(uint64_t));
-  if (!R->det_alpha || !R->det_beta) return cis_error(CIS_ERR_ALLOC, "cannot allocate the result's determinants");
-  if (r->F->norb > 64) return cis_error(CIS_ERR_UNSUPPORTED, "determinants of more than 64 orbitals in one word");
-  return cis_ci_space_dets(r->S, R->det_alpha, R->det_beta);
+  return r->m->report(r);
 }
 
+/* What the method made, then Davidson's roots. */
 static void run_release(ci_run *r) {
-  cis_operator_free(r->pen);
-  cis_operator_free(r->op);
-  cis_operator_free(r->opc);
-  r->pen = r->op = r->opc = NULL;
-  ci_dist_direct_free(r->dd);
-  r->dd = NULL;
-  r->correct = NULL, r->correct_ctx = NULL;
-  cis_matrix_free(r->M);
-  cis_gpu_plan_free(r->plan);
-  cis_csr_free(r->H);
-  r->M = NULL, r->plan = NULL, r->H = NULL;
-  free(r->diag);
-  free(r->gdiag);
-  r->diag = r->gdiag = NULL;
+  if (r->m) r->m->release(r);
   free(r->evals);
   free(r->evecs);
   free(r->s2);
   free(r->pick);
   r->evals = r->evecs = r->s2 = NULL;
   r->pick = NULL;
-  cis_free(r->mirror);
-  r->mirror = NULL;
 }
 
 /* Roots Davidson computes first: those asked, or with a spin filter 2k + 4
@@ -545,7 +306,7 @@ static int first_roots(const ci_run *r) {
  * irrep, at the level) has determinants, a space past 32-bit indices, roots
  * of a spin beyond the states of that spin, a spin filter where no <S^2> is
  * computed (the stored Hamiltonian over parts). */
-static cis_status check_request(const ci_run *r, int stored_parts) {
+static cis_status check_request(const ci_run *r, int no_s2) {
   const cis_ci_solve_opts *o = r->o;
   const double dets = r->R->counts.determinants;
   if (dets > (double)INT32_MAX)
@@ -557,7 +318,7 @@ static cis_status check_request(const ci_run *r, int stored_parts) {
                      r->F->norb, ci_isym_text(r->F, isym, sizeof isym));
   }
   if (o->roots > dets) return cis_error(CIS_ERR_INVALID, "%d roots asked; the space has %.0f determinants", o->roots, dets);
-  if (stored_parts && o->spin >= 0)
+  if (no_s2 && o->spin >= 0)
     return cis_error(CIS_ERR_UNSUPPORTED, "a spin filter needs <S^2> of the roots, which the stored Hamiltonian over "
                      "several parts does not compute: use the direct method over parts, or one device");
   return check_spin_states(r);
@@ -572,42 +333,10 @@ static cis_status finish(ci_run *r, double t0) {
   return st;
 }
 
-/* The solve proper on r (F, o, R set; R's clock running from t0; F's
- * integral values already checked when values_checked). */
-static cis_status run(ci_run *r, double t0, int values_checked) {
-  cis_status st;
+cis_status ci_fit_memory(ci_run *r) {
   const cis_ci_solve_opts *o = r->o;
   cis_ci_result *R = r->R;
-  const double t_setup = cis_wtime();
-  r->t0 = t0;
-  CIS_TRY(ci_ranks_agree(r->F, o)); /* a caller's comm over processes: the first collective, before any refusal */
-  CIS_TRY(check_options(r->F, o, values_checked));
-  R->why = "";
-  const int stored_parts = (o->gpus != 0 || o->cpu_parts > 0) && !choose_direct(r->F, o, &R->why);
-  R->parts = r->parts = ci_dist_parts(o);
-  CIS_TRY(reference_and_sizes(r));
-  if (!o->count_only) CIS_TRY(check_request(r, stored_parts));
-  if (stored_parts && !o->count_only) { /* the stored H over parts */
-    CIS_TRY(ci_run_distributed(r));
-    R->t_total = cis_wtime() - t0;
-    return CIS_OK;
-  }
-  r->cap = R->counts.determinants < 64 ? (int)R->counts.determinants : 64;
-  r->nr = first_roots(r);
-  ci_fit_subspace(r, 0, 0);
-  if (o->count_only) return count_only(r);
-  double dets = R->counts.determinants;
-  if (o->method == CIS_CI_METHOD_DIRECT && r->F->norb > CIS_CI_DIRECT_MAX_ORB)
-    return cis_error(CIS_ERR_UNSUPPORTED,
-                     "the direct method (matrix-free full CI) supports NORB <= %d, the file has NORB = %d; "
-                     "the stored method runs up to NORB = %d", CIS_CI_DIRECT_MAX_ORB, r->F->norb, CIS_CI_MAX_ORB);
-  if (o->method == CIS_CI_METHOD_DIRECT && o->level >= 0)
-    return cis_error(CIS_ERR_INVALID, "the direct method is full CI only; truncated CI needs the stored method");
-  r->direct = choose_direct(r->F, o, &R->why);
-  R->method = r->direct ? CIS_CI_METHOD_DIRECT : CIS_CI_METHOD_STORED;
-  if (o->spin_penalty > 0 && !r->direct)
-    return cis_error(CIS_ERR_UNSUPPORTED, "the spin penalty (fix_spin_) needs the direct method (NORB <= %d, full CI)",
-                     CIS_CI_DIRECT_MAX_ORB);
+  const double dets = R->counts.determinants;
   /* the spin penalty is a host operator: the direct sigma on the CPU */
   R->gpu = (o->gpu || o->gpus != 0) && !(r->direct && o->spin_penalty > 0);
   char why[200];
@@ -637,14 +366,45 @@ static cis_status run(ci_run *r, double t0, int values_checked) {
                      "products' whole vectors) at the smallest subspace (%d), the space, the diagonal and the roots; "
                      "this process may use %.1f GiB (%s)",
                      dets, gib(host_need), R->subspace, gib((double)R->mem_limit), R->mem_why);
+  return CIS_OK;
+}
+
+/* The solve proper on r (F, o, R set; R's clock running from t0; F's
+ * integral values already checked when values_checked): the method chosen
+ * (ci_method.h), its fit to the memory, then o->repeat times its setup and
+ * Davidson's roots, then the result. */
+static cis_status run(ci_run *r, double t0, int values_checked) {
+  cis_status st;
+  const cis_ci_solve_opts *o = r->o;
+  cis_ci_result *R = r->R;
+  const double t_setup = cis_wtime();
+  r->t0 = t0;
+  CIS_TRY(ci_ranks_agree(r->F, o)); /* a caller's comm over processes: the first collective, before any refusal */
+  CIS_TRY(check_options(r->F, o, values_checked));
+  R->why = "";
+  r->direct = choose_direct(r->F, o, &R->why);
+  r->m = ci_method_choose(r);
+  R->parts = r->parts = ci_dist_parts(o);
+  CIS_TRY(reference_and_sizes(r));
+  if (r->m->sizes) CIS_TRY(r->m->sizes(r));
+  if (!o->count_only) CIS_TRY(check_request(r, r->m->energies_only));
+  r->cap = R->counts.determinants < 64 ? (int)R->counts.determinants : 64;
+  r->nr = first_roots(r);
+  ci_fit_subspace(r, 0, 0);
+  if (o->count_only) return r->m->sizes ? CIS_OK : count_only(r); /* a method's own sizes: nothing more to count */
+  if (o->method == CIS_CI_METHOD_DIRECT && r->F->norb > CIS_CI_DIRECT_MAX_ORB)
+    return cis_error(CIS_ERR_UNSUPPORTED,
+                     "the direct method (matrix-free full CI) supports NORB <= %d, the file has NORB = %d; "
+                     "the stored method runs up to NORB = %d", CIS_CI_DIRECT_MAX_ORB, r->F->norb, CIS_CI_MAX_ORB);
+  if (o->method == CIS_CI_METHOD_DIRECT && o->level >= 0)
+    return cis_error(CIS_ERR_INVALID, "the direct method is full CI only; truncated CI needs the stored method");
+  R->method = r->m->method;
+  if (o->spin_penalty > 0 && !r->direct)
+    return cis_error(CIS_ERR_UNSUPPORTED, "the spin penalty (fix_spin_) needs the direct method (NORB <= %d, full CI)",
+                     CIS_CI_DIRECT_MAX_ORB);
+  CIS_TRY(r->m->fit(r));
   if (!r->direct && o->repeat > 1)
     return cis_error(CIS_ERR_INVALID, "repeat needs the direct method (auto chose stored: %s)", R->why);
-  if (!r->direct) {
-    R->build_gpu = o->build < 0 ? R->gpu : o->build;
-    ci_phase(R, "setup", t_setup);
-    CIS_TRY(solve_stored(r, R->build_gpu));
-    return finish(r, t0);
-  }
   ci_phase(R, "setup", t_setup);
   R->repeats = o->repeat;
   for (int rep = 0; rep < o->repeat; ++rep) {
@@ -656,7 +416,7 @@ static cis_status run(ci_run *r, double t0, int values_checked) {
       r->nr = first_roots(r);
     }
     double t_rep = cis_wtime();
-    CIS_TRY(ci_run_setup_direct(r));
+    CIS_TRY(r->m->setup(r));
     CIS_TRY(ci_run_roots(r));
     R->to_solution[rep] = cis_wtime() - t_rep - R->t_timing - R->t_s2;
   }
@@ -799,8 +559,55 @@ void cis_ci_solver_free(cis_ci_solver *s) {
   cis_ci_direct_free(s->D);
   cis_ci_space_free(s->S);
   free(s->watch);
+  free(s->sci_alpha);
+  free(s->sci_beta);
   pthread_mutex_destroy(&s->lock);
   free(s);
+}
+
+static int cmp_u64(const void *a, const void *b) {
+  const uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+  return (x > y) - (x < y);
+}
+
+/* A sorted copy of the n strings of s without repeats (*m of them). */
+static cis_status sorted_set(const uint64_t *s, cis_int n, uint64_t **out, cis_int *m) {
+  uint64_t *c = malloc((size_t)(n > 0 ? n : 1) * sizeof *c);
+  if (!c) return cis_error(CIS_ERR_ALLOC, "cannot copy %lld strings", (long long)n);
+  memcpy(c, s, (size_t)n * sizeof *c);
+  qsort(c, (size_t)n, sizeof *c, cmp_u64);
+  cis_int k = 0;
+  for (cis_int i = 0; i < n; ++i)
+    if (k == 0 || c[i] != c[k - 1]) c[k++] = c[i];
+  *out = c, *m = k;
+  return CIS_OK;
+}
+
+cis_status cis_ci_solver_set_strings(cis_ci_solver *s, const uint64_t *alpha, cis_int n_alpha, const uint64_t *beta,
+                                     cis_int n_beta) {
+  cis_status st;
+  uint64_t *a = NULL, *b = NULL;
+  cis_int na = 0, nb = 0;
+  if (!s) return cis_error(CIS_ERR_INVALID, "cis_ci_solver_set_strings: NULL solver");
+  if (!alpha != !beta || (!alpha && (n_alpha || n_beta)) || (alpha && (n_alpha < 1 || n_beta < 1)))
+    return cis_error(CIS_ERR_INVALID, "cis_ci_solver_set_strings: both sets with at least one string each, or both "
+                     "NULL with counts 0 (got %lld and %lld strings)", (long long)n_alpha, (long long)n_beta);
+  if (n_alpha > INT32_MAX || n_beta > INT32_MAX)
+    return cis_error(CIS_ERR_TOO_LARGE, "cis_ci_solver_set_strings: a set above 2^31 - 1 strings");
+  if (alpha) {
+    CIS_TRY(sorted_set(alpha, n_alpha, &a, &na));
+    CIS_TRY(sorted_set(beta, n_beta, &b, &nb));
+  }
+  pthread_mutex_lock(&s->lock);
+  free(s->sci_alpha);
+  free(s->sci_beta);
+  s->sci_alpha = a, s->sci_beta = b, s->sci_na = na, s->sci_nb = nb;
+  pthread_mutex_unlock(&s->lock);
+  return CIS_OK;
+cleanup:
+  free(a);
+  free(b);
+  return st;
 }
 
 static cis_status solver_dets(cis_ci_solver *s, const cis_fcidump *F, const cis_ci_solve_opts *o, uint64_t *alpha,
@@ -820,6 +627,11 @@ static cis_status solver_dets(cis_ci_solver *s, const cis_fcidump *F, const cis_
                               uint64_t *beta, cis_int *n) {
   cis_status st;
   CIS_TRY(check_options(F, o, 0));
+  if (s->sci_alpha) { /* selected CI: the product of the sorted sets */
+    *n = s->sci_na * s->sci_nb;
+    for (cis_int i = 0; alpha && beta && i < *n; ++i) alpha[i] = s->sci_alpha[i / s->sci_nb], beta[i] = s->sci_beta[i % s->sci_nb];
+    return CIS_OK;
+  }
   cis_ci_result R;
   ci_run r;
   memset(&r, 0, sizeof r);

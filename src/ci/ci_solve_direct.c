@@ -1,12 +1,15 @@
-/* ci_solve_direct.c: the driver's matrix-free path (Olsen et al. 1988,
- * Knowles & Handy 1984: the string-driven sigma, cis_ci_direct_*): the
- * direct space kept in the solver across solves of one space (CASSCF's
- * macro-iterations load new integrals into it), its operators on the CPU or
- * the GPU, the spin penalty, and the separately timed sigma. */
+/* ci_solve_direct.c: the driver's direct methods on one device
+ * (ci_method.h: "direct" on C1 vectors, "direct by irreps" on the target
+ * irrep's determinants; Olsen et al. 1988, Knowles & Handy 1984: the
+ * string-driven sigma, cis_ci_direct_*): the direct space kept in the
+ * solver across solves of one space (CASSCF's macro-iterations load new
+ * integrals into it), its operators on the CPU or the GPU, the spin
+ * penalty, the separately timed sigma, and the correction hooks that keep
+ * Davidson's vectors alpha <-> beta pure. */
 #include <stdlib.h>
 #include <string.h>
 #include "ci/ci_internal.h"
-#include "ci/ci_solve_internal.h"
+#include "ci/ci_method.h"
 
 cis_status ci_run_direct_space(ci_run *r) {
   cis_status st;
@@ -122,7 +125,7 @@ static cis_status spin_penalty(ci_run *r) {
   return st;
 }
 
-cis_status ci_run_setup_direct(ci_run *r) {
+cis_status ci_run_direct_setup_space(ci_run *r) {
   cis_status st;
   const cis_ci_solve_opts *o = r->o;
   cis_ci_result *R = r->R;
@@ -130,8 +133,7 @@ cis_status ci_run_setup_direct(ci_run *r) {
   CIS_TRY(ci_run_direct_space(r));
   r->t_space = cis_wtime() - tb;
   cis_ci_direct_get_info(r->D, &R->direct);
-  const cis_int n = cis_ci_direct_size(r->D);
-  R->size = n;
+  R->size = cis_ci_direct_size(r->D);
   R->determinants = R->direct.symmetry_determinants;
   R->alpha_strings = R->direct.alpha_strings;
   R->beta_strings = R->direct.beta_strings;
@@ -140,36 +142,20 @@ cis_status ci_run_setup_direct(ci_run *r) {
                      (long long)R->determinants);
   ci_phase(R, "space", tb);
   ci_report_header(r); /* the operators, the sigma timing and Davidson next */
-  double t = cis_wtime();
-  if (r->parts) { /* the sigma over several parts: its own operators and timing */
-    R->t_timing = 0;
-    CIS_TRY(ci_run_setup_dist_direct(r));
-    R->t_build = cis_wtime() - tb - R->t_timing;
-    return CIS_OK;
-  }
-  if (R->direct.blocked) { /* blocked by irreps: Davidson on compact vectors (ISYM determinants) */
-    CIS_TRY(r->G ? cis_ci_direct_gpu_compact_operator(r->G, NULL, &r->opc) : cis_ci_direct_compact_operator(r->D, &r->opc));
-    if (!r->G) CIS_TRY(cis_ci_direct_operator(r->D, &r->op));
-  } else {
-    if (!(r->gdiag = malloc((size_t)n * sizeof(double))))
-      return cis_error(CIS_ERR_ALLOC, "cannot allocate the diagonal of %lld determinants", (long long)n);
-    CIS_TRY(cis_ci_direct_diagonal(r->D, r->gdiag));
-    CIS_TRY(r->G ? cis_ci_direct_gpu_operator(r->G, r->gdiag, &r->op) : cis_ci_direct_operator(r->D, &r->op));
-  }
-  if (o->spin_penalty > 0) {
-    if (R->direct.blocked) { /* the penalty acts on C1 vectors: Davidson on those, the irreps by projection */
-      cis_operator_free(r->opc);
-      r->opc = NULL;
-      if (!r->gdiag && !(r->gdiag = malloc((size_t)n * sizeof(double))))
-        return cis_error(CIS_ERR_ALLOC, "cannot allocate the diagonal of %lld determinants", (long long)n);
-      CIS_TRY(cis_ci_direct_diagonal(r->D, r->gdiag));
-    }
-    CIS_TRY(spin_penalty(r));
-  }
-  R->t_build = cis_wtime() - tb; /* strings, links, pair matrix, diagonal, uploads */
+  st = CIS_OK;
+cleanup:
+  return st;
+}
+
+/* The sigma timed apart (o->time_sigma; not part of the time to solution),
+ * the setup's time (strings, links, pair matrix, diagonal, uploads) from tb. */
+static cis_status operators_done(ci_run *r, double tb, double t) {
+  cis_status st;
+  cis_ci_result *R = r->R;
+  R->t_build = cis_wtime() - tb;
   t = ci_phase(R, "operators", t);
   R->t_timing = 0;
-  if (o->time_sigma) {
+  if (r->o->time_sigma) {
     const double t0 = cis_wtime();
     CIS_TRY(r->G ? time_sigma(r) : time_sigma_cpu(r));
     R->t_timing = cis_wtime() - t0;
@@ -180,3 +166,66 @@ cis_status ci_run_setup_direct(ci_run *r) {
 cleanup:
   return st;
 }
+
+/* C1 vectors: the sigma (on the GPU with the diagonal handed to it), the
+ * diagonal, and under the spin penalty H + shift (S^2 - ss) (a host
+ * operator; with point-group symmetry the irreps by projection). */
+static cis_status direct_setup(ci_run *r) {
+  cis_status st;
+  const double tb = cis_wtime();
+  CIS_TRY(ci_run_direct_setup_space(r));
+  const double t = cis_wtime();
+  const cis_int n = cis_ci_direct_size(r->D);
+  if (!(r->gdiag = malloc((size_t)n * sizeof(double))))
+    return cis_error(CIS_ERR_ALLOC, "cannot allocate the diagonal of %lld determinants", (long long)n);
+  CIS_TRY(cis_ci_direct_diagonal(r->D, r->gdiag));
+  CIS_TRY(r->G ? cis_ci_direct_gpu_operator(r->G, r->gdiag, &r->op) : cis_ci_direct_operator(r->D, &r->op));
+  if (r->o->spin_penalty > 0) CIS_TRY(spin_penalty(r));
+  r->dv = (ci_davidson_view){r->pen ? r->pen : r->op, r->gdiag, n, n, 0};
+  CIS_TRY(operators_done(r, tb, t));
+cleanup:
+  return st;
+}
+
+/* Blocked by irreps: Davidson on compact vectors (the target irrep's
+ * determinants), the operator's own diagonal. */
+static cis_status irreps_setup(ci_run *r) {
+  cis_status st;
+  const double tb = cis_wtime();
+  CIS_TRY(ci_run_direct_setup_space(r));
+  const double t = cis_wtime();
+  CIS_TRY(r->G ? cis_ci_direct_gpu_compact_operator(r->G, NULL, &r->opc) : cis_ci_direct_compact_operator(r->D, &r->opc));
+  r->dv = (ci_davidson_view){r->opc, cis_operator_diagonal(r->opc), cis_ci_direct_size(r->D),
+                             cis_ci_direct_compact_size(r->D), 1};
+  CIS_TRY(operators_done(r, tb, t));
+cleanup:
+  return st;
+}
+
+/* Corrections kept exactly alpha <-> beta pure (every product a half
+ * sigma): onto the one parity kept (a spin target; host vectors), else
+ * each made pure; compact vectors on the GPU have no device projection yet
+ * (the sigma takes the pure part of a nearly pure vector); under the spin
+ * penalty none unless singlet-only. */
+static void direct_correct(ci_run *r, cis_davidson_opts *d, int keep) {
+  const int compact = r->dv.compact;
+  if (!r->G && keep) {
+    r->parity_ctx = (ci_direct_parity_ctx){r->D, compact, keep};
+    d->correct = ci_direct_parity_correct;
+    d->correct_ctx = &r->parity_ctx;
+  } else if (!(compact && r->G) && (!r->pen || r->o->singlet)) {
+    d->correct = r->G ? cis_ci_direct_gpu_correct : compact ? cis_ci_direct_correct_compact : cis_ci_direct_correct_c1;
+    d->correct_ctx = r->G ? (void *)r->G : (void *)r->D;
+  }
+}
+
+static int direct_keeps_parity(const ci_run *r) { (void)r; return 1; }
+
+const ci_method ci_method_direct = {.name = "direct", .method = CIS_CI_METHOD_DIRECT, .fit = ci_fit_memory,
+                                    .setup = direct_setup, .correct = direct_correct,
+                                    .keeps_parity = direct_keeps_parity, .s2 = ci_method_direct_s2,
+                                    .report = ci_method_direct_report, .release = ci_method_release_common};
+const ci_method ci_method_direct_irreps = {.name = "direct by irreps", .method = CIS_CI_METHOD_DIRECT,
+                                           .fit = ci_fit_memory, .setup = irreps_setup, .correct = direct_correct,
+                                           .keeps_parity = direct_keeps_parity, .s2 = ci_method_direct_s2,
+                                           .report = ci_method_direct_report, .release = ci_method_release_common};

@@ -15,14 +15,15 @@
  * default, or csr-sym) and no exchange named, each part builds only its
  * rows of the upper triangle and every entry is stored once over the parts
  * (cis_dist_matrix_create_upper_rows: the rows split by the triangle's
- * counts, the mirror terms summed onto their owners). Davidson (with the driver's P-space
- * guesses) on the distributed operator. Not done (docs): the parts' builds
+ * counts, the mirror terms summed onto their owners). Davidson (the
+ * driver's, ci_run_roots: P-space guesses) on the distributed operator:
+ * the method "stored over parts" (ci_method.h), energies only. Not done (docs): the parts' builds
  * run one GPU after the other, not concurrently. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "ci/ci_solve_internal.h"
+#include "ci/ci_method.h"
 
 typedef struct rows_ctx {
   const cis_fcidump *F;
@@ -69,25 +70,39 @@ static const char *parts_format(const cis_ci_solve_opts *o, int on_gpu) {
   return on_gpu ? "sym-seg" : "csr";
 }
 
-cis_status ci_run_distributed(ci_run *r) {
+/* What the stored H over parts holds through the solve. */
+struct ci_dist_stored {
+  cis_dist_world *w;
+  cis_dist_comm *c;
+  cis_dist_matrix *DM;
+  cis_operator *op;
+};
+
+static void ci_dist_stored_free(ci_dist_stored *ds) {
+  if (!ds) return;
+  cis_operator_free(ds->op);
+  cis_dist_matrix_free(ds->DM);
+  cis_dist_comm_free(ds->c); /* never the caller's: parts_release drops that first */
+  cis_dist_world_free(ds->w);
+  free(ds);
+}
+
+static cis_status parts_setup(ci_run *r) {
   cis_status st;
   const cis_ci_solve_opts *o = r->o;
   cis_ci_result *R = r->R;
-  cis_dist_world *w = NULL;
-  cis_dist_comm *c = NULL;
-  cis_dist_matrix *DM = NULL;
-  cis_operator *op = NULL;
+  ci_dist_stored *ds = NULL;
   cis_int *counts = NULL;
-  ci_guesses guess = {0};
   cis_dist_exchange xk = CIS_XCHG_AUTO;
   const double t_start = cis_wtime();
   if (o->keep_vectors || o->guess)
     return cis_error(CIS_ERR_UNSUPPORTED, "the stored Hamiltonian over several parts returns energies only (no vectors, "
                      "no warm-start guesses): use the direct method");
   if (o->exchange) CIS_TRY(cis_dist_exchange_parse(o->exchange, &xk));
-  CIS_TRY(ci_parts_comm(o, &w, &c));
+  CIS_TRY(cis_alloc_zeroed((void **)&ds, 1, sizeof *ds, "stored Hamiltonian over parts"));
+  r->ds = ds;
+  CIS_TRY(ci_parts_comm(o, &ds->w, &ds->c));
   const double t_comm = cis_wtime() - t_start; /* NCCL's communicator: each GPU's context made here */
-  R->gpu = o->cpu_parts <= 0;
   /* the reference as every path takes it (reference_and_sizes: o->occ, else
    * aufbau of ISYM; the roots checked against its closed-form counts) */
   CIS_TRY(cis_ci_space_create_bits(r->F, o->level, &R->ref_alpha, &R->ref_beta, &r->S));
@@ -98,7 +113,6 @@ cis_status ci_run_distributed(ci_run *r) {
   R->size = R->determinants = n;
   R->alpha_strings = cis_ci_space_nalpha_strings(r->S);
   R->beta_strings = cis_ci_space_nbeta_strings(r->S);
-  R->method = CIS_CI_METHOD_STORED;
   ci_report_header(r); /* the count, the parts' builds and Davidson next */
   double t0 = cis_wtime();
   const double t_space = t0 - t_start - t_comm; /* the reference and the space (strings) */
@@ -110,31 +124,28 @@ cis_status ci_run_distributed(ci_run *r) {
   /* each entry once (the upper triangle's rows, the mirror terms summed onto
    * their owners) with a symmetric format and no exchange named */
   const int once = cis_dist_stores_once(&dopt);
-  CIS_TRY(count_rows(r, c, R->gpu, once, n, counts));
+  CIS_TRY(count_rows(r, ds->c, R->gpu, once, n, counts));
   for (cis_int i = 0; i < n; ++i) nnz += counts[i];
   R->nnz = nnz; /* once: the triangle's, made the whole matrix's below */
   R->count_seconds = cis_wtime() - t0;
   rows_ctx bx = {r->F, r->S, counts, once, 0};
   if (once)
     CIS_TRY(cis_dist_matrix_create_upper_rows(n, counts, R->gpu ? NULL : build_rows, R->gpu ? build_rows_gpu : NULL,
-                                              &bx, c, &dopt, &DM));
+                                              &bx, ds->c, &dopt, &ds->DM));
   else
-    CIS_TRY(R->gpu ? cis_dist_matrix_create_rows_gpu(n, counts, build_rows_gpu, &bx, c, &dopt, &DM)
-                   : cis_dist_matrix_create_rows(n, counts, build_rows, &bx, c, &dopt, &DM));
-  CIS_TRY(cis_operator_from_dist(DM, &op));
+    CIS_TRY(R->gpu ? cis_dist_matrix_create_rows_gpu(n, counts, build_rows_gpu, &bx, ds->c, &dopt, &ds->DM)
+                   : cis_dist_matrix_create_rows(n, counts, build_rows, &bx, ds->c, &dopt, &ds->DM));
+  CIS_TRY(cis_operator_from_dist(ds->DM, &ds->op));
   R->t_build = cis_wtime() - t0; /* the whole set-up: count, builds, splits, stores, exchange plan */
   R->build_rows_seconds = bx.seconds;
-  cis_dist_matrix_setup_times(DM, &R->split_seconds, &R->store_seconds);
+  cis_dist_matrix_setup_times(ds->DM, &R->split_seconds, &R->store_seconds);
   free(counts);
   counts = NULL;
-  R->parts = cis_dist_comm_ranks(c);
-  snprintf(R->parts_comm, sizeof R->parts_comm, "%s", cis_dist_comm_name(c));
-  snprintf(R->parts_op, sizeof R->parts_op, "%s", cis_operator_name(op));
+  R->parts = cis_dist_comm_ranks(ds->c);
+  snprintf(R->parts_comm, sizeof R->parts_comm, "%s", cis_dist_comm_name(ds->c));
+  snprintf(R->parts_op, sizeof R->parts_op, "%s", cis_operator_name(ds->op));
   snprintf(R->format, sizeof R->format, "%s%s", once ? "upper " : "", dopt.format); /* once: the upper triangle's blocks */
-  R->exchange_bytes = (double)cis_dist_matrix_exchange_bytes(DM);
-  R->method = CIS_CI_METHOD_STORED;
-  r->nr = o->roots;
-  r->cap = r->nr;
+  R->exchange_bytes = (double)cis_dist_matrix_exchange_bytes(ds->DM);
   if (!(r->diag = malloc((size_t)n * sizeof(double))))
     CIS_TRY(cis_error(CIS_ERR_ALLOC, "cannot allocate the Hamiltonian diagonal (%lld doubles)", (long long)n));
   const double t_d0 = cis_wtime();
@@ -149,49 +160,46 @@ cis_status ci_run_distributed(ci_run *r) {
     fprintf(stderr, "stored over %d %s: before the set-up the communicator %.3f s and the space %.3f s; set up in "
             "%.3f s = count %.3f + row builds %.3f + splits %.3f + stores %.3f (blocks %s%s) + the rest %.3f "
             "(exchange plan, buffers, operator); after it the diagonal %.3f s (host)\n",
-            cis_dist_comm_ranks(c), R->gpu ? "GPUs (rows built and split on each GPU, at once)" : "CPU parts", t_comm,
+            cis_dist_comm_ranks(ds->c), R->gpu ? "GPUs (rows built and split on each GPU, at once)" : "CPU parts", t_comm,
             t_space, R->t_build, R->count_seconds, R->build_rows_seconds, R->split_seconds, R->store_seconds,
             R->format, R->gpu ? "; each step the slowest part's" : "", rest > 0 ? rest : 0.0, t_diag);
   }
-  int nvec = ci_guess_vectors(r);
-  ci_fit_subspace(r, 0, 0);
-  const double t_guess = cis_wtime();
-  CIS_TRY(ci_run_guesses(r, nvec, &guess));
-  R->t_guess = cis_wtime() - t_guess;
-  cis_davidson_opts d = cis_davidson_opts_default();
-  d.roots = r->nr;
-  d.tol = o->tol;
-  if (o->etol > 0) d.etol = o->etol;
-  d.max_iter = o->max_iter;
-  d.verbose = o->verbose;
-  ci_guesses_to_davidson(&guess, &d);
-  d.max_sub = r->max_sub;
-  ci_davidson_progress(r, &d);
-  if (!(r->evals = malloc((size_t)r->nr * sizeof(double))) || !(r->s2 = malloc((size_t)r->nr * sizeof(double))) ||
-      !(r->pick = malloc((size_t)o->roots * sizeof(int))))
-    CIS_TRY(cis_error(CIS_ERR_ALLOC, "cannot allocate %d roots", r->nr));
-  cis_dist_matrix_reset_times(DM);
-  CIS_TRY(cis_davidson_operator(op, r->diag, &d, r->evals, NULL, &R->davidson));
-  int64_t np;
-  cis_dist_matrix_times(DM, &R->exchange_seconds, &R->product_seconds, &np);
-  R->roots = r->nr;
-  R->computed = r->nr;
-  if (!(R->energies = malloc((size_t)r->nr * sizeof(double))) || !(R->s2 = malloc((size_t)r->nr * sizeof(double))) ||
-      !(R->state = malloc((size_t)r->nr * sizeof(int))))
-    CIS_TRY(cis_error(CIS_ERR_ALLOC, "cannot allocate the result of %d roots", r->nr));
-  for (int k = 0; k < r->nr; ++k) R->energies[k] = r->evals[k] + r->F->ecore, R->s2[k] = NAN, R->state[k] = k;
-  R->converged = 1;
-  R->repeats = 1;
-  R->to_solution[0] = cis_wtime() - t_start; /* the communicator, count, build, guess and Davidson */
+  r->dv = (ci_davidson_view){ds->op, r->diag, n, n, 0};
+  cis_dist_matrix_reset_times(ds->DM);
   st = CIS_OK;
 cleanup:
-  ci_guesses_free(&guess);
   free(counts);
-  cis_operator_free(op);
-  cis_dist_matrix_free(DM);
-  if (c != o->comm) cis_dist_comm_free(c);
-  cis_dist_world_free(w);
-  cis_ci_space_free(r->S);
-  r->S = NULL;
   return st;
 }
+
+/* The Davidson products' exchange and product times. */
+static cis_status parts_report(ci_run *r) {
+  int64_t np;
+  cis_dist_matrix_times(r->ds->DM, &r->R->exchange_seconds, &r->R->product_seconds, &np);
+  return CIS_OK;
+}
+
+static void parts_release(ci_run *r) {
+  ci_method_release_common(r);
+  if (r->ds && r->ds->c == r->o->comm) r->ds->c = NULL; /* the caller's communicator, not freed */
+  ci_dist_stored_free(r->ds);
+  r->ds = NULL;
+  free(r->diag);
+  r->diag = NULL;
+  cis_ci_space_free(r->S);
+  r->S = NULL;
+  cis_free(r->mirror);
+  r->mirror = NULL;
+}
+
+/* The parts hold H's rows (no one process's bound); the products on the
+ * GPUs unless on host parts. */
+static cis_status parts_fit(ci_run *r) {
+  r->R->gpu = r->o->cpu_parts <= 0;
+  return CIS_OK;
+}
+
+const ci_method ci_method_stored_parts = {.name = "stored over parts", .method = CIS_CI_METHOD_STORED, .parts = 1,
+                                          .energies_only = 1, .fit = parts_fit, .setup = parts_setup,
+                                          .correct = ci_method_no_correct, .keeps_parity = ci_method_no_parity,
+                                          .report = parts_report, .release = parts_release};

@@ -45,7 +45,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "ci/ci_internal.h"
-#include "ci/ci_solve_internal.h"
+#include "ci/ci_method.h"
 #include "core/options.h"
 
 /* Most parts one process drives (the distributed layer's own bound). */
@@ -422,11 +422,15 @@ cis_status ci_check_comm(const cis_ci_solve_opts *o) {
   return CIS_OK;
 }
 
-cis_status ci_dist_direct_gather(ci_dist_direct *dd, double *host, int count) {
-  return cis_dist_vec_gather_host(dd->M, host, count);
-}
+/* Davidson's roots: each process holds its parts' rows, completed from the
+ * other processes (cis_dist_vec_gather_host; every process calls it). */
+static cis_status parts_gather(ci_run *r, double *v, int nr) { return cis_dist_vec_gather_host(r->dd->M, v, nr); }
 
-void ci_dist_direct_report(const ci_dist_direct *dd, cis_ci_result *R) {
+/* The distributed product's times and the first local GPU part's counters. */
+static cis_status parts_report(ci_run *r) {
+  cis_ci_result *R = r->R;
+  const ci_dist_direct *dd = r->dd;
+  cis_status st = ci_method_direct_report(r);
   int64_t np;
   cis_dist_matrix_times(dd->M, &R->exchange_seconds, &R->product_seconds, &np);
   if (R->host_vectors) R->host_vectors = cis_dist_vectors_on_host(dd->M); /* 2: page-locked */
@@ -436,4 +440,45 @@ void ci_dist_direct_report(const ci_dist_direct *dd, cis_ci_result *R) {
     R->direct_gpu.half_sigmas += dd->carried_half;
     R->half_sigmas = R->direct_gpu.half_sigmas;
   }
+  return st;
 }
+
+/* The space (kept in r->keep), then the sigma over the parts: its summed
+ * operator (C1 or compact vectors), diagonal and correction hook. */
+static cis_status parts_setup(ci_run *r) {
+  cis_status st;
+  cis_ci_result *R = r->R;
+  const double tb = cis_wtime();
+  CIS_TRY(ci_run_direct_setup_space(r));
+  R->t_timing = 0;
+  CIS_TRY(ci_run_setup_dist_direct(r));
+  R->t_build = cis_wtime() - tb - R->t_timing;
+  const int compact = R->direct.blocked;
+  r->dv = (ci_davidson_view){compact ? r->opc : r->op, compact ? cis_operator_diagonal(r->opc) : r->gdiag,
+                             cis_ci_direct_size(r->D), compact ? cis_ci_direct_compact_size(r->D) : cis_ci_direct_size(r->D),
+                             compact};
+cleanup:
+  return st;
+}
+
+/* The path's own hook where it has one (compact vectors on host parts:
+ * gathered whole, made pure, written back); the C1 parts' products make
+ * their gathered vectors pure themselves. */
+static void parts_correct(ci_run *r, cis_davidson_opts *d, int keep) {
+  (void)keep;
+  d->correct = r->correct;
+  d->correct_ctx = r->correct_ctx;
+}
+
+static int parts_keeps_parity(const ci_run *r) { (void)r; return 1; }
+
+static void parts_release(ci_run *r) {
+  ci_method_release_common(r);
+  ci_dist_direct_free(r->dd);
+  r->dd = NULL;
+}
+
+const ci_method ci_method_direct_parts = {.name = "direct over parts", .method = CIS_CI_METHOD_DIRECT, .parts = 1,
+                                          .fit = ci_fit_memory, .setup = parts_setup, .correct = parts_correct,
+                                          .keeps_parity = parts_keeps_parity, .s2 = ci_method_direct_s2,
+                                          .gather = parts_gather, .report = parts_report, .release = parts_release};

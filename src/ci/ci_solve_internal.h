@@ -1,7 +1,8 @@
 /* ci_solve_internal.h: the state of one CI solve (cis_ci_solve), shared by
- * the driver's files: ci_solve.c (options, method, stored path, roots,
- * result), ci_solve_roots.c (guesses, Davidson, roots: shared by the paths),
- * ci_solve_direct.c (the matrix-free path and the kept space),
+ * the driver's files: ci_solve.c (options, sizes, the method chosen, the
+ * result), ci_solve_roots.c (guesses, Davidson, roots: shared by every
+ * method), and the methods' strategies (ci_method.h): ci_method_stored.c,
+ * ci_solve_direct.c (one device, C1 and by irreps; the kept space),
  * ci_solve_dist.c (the stored H over several parts), ci_solve_dist_direct.c
  * (the direct sigma over several parts). */
 #ifndef CIS_CI_SOLVE_INTERNAL_H
@@ -29,13 +30,32 @@ struct cis_ci_solver {
   double *watch;
   int nwatch, watch_sector[2];
   cis_int watch_len;
-  char key_watch[608];
+  char key_watch[640];
+  /* selected CI (cis_ci_solver_set_strings): the string sets, sorted and
+   * without repeats (NULL: full CI) */
+  uint64_t *sci_alpha, *sci_beta;
+  cis_int sci_na, sci_nb;
 };
 
 typedef struct ci_dist_direct ci_dist_direct;
+typedef struct ci_dist_stored ci_dist_stored;
+struct ci_method;
+
+/* What Davidson runs on, set by the method's setup: the operator (not
+ * owned here), its diagonal (the preconditioner, and the P-space's), the
+ * length of its vectors (len: the target irrep's determinants when
+ * compact) and of the result's C1 vectors (n). */
+typedef struct ci_davidson_view {
+  const cis_operator *op;
+  const double *diag;
+  cis_int n, len;
+  int compact;   /* vectors of the target irrep alone (cis_ci_direct_compress / _expand) */
+} ci_davidson_view;
 
 typedef struct ci_run {
   const cis_ci_solve_opts *o;
+  const struct ci_method *m; /* the method that runs (ci_method_choose) */
+  ci_davidson_view dv;     /* what Davidson runs on (the method's setup) */
   cis_ci_solver *keep;     /* where D, G and S live (a private one for one-shot solves) */
   const cis_fcidump *F;
   cis_ci_result *R;
@@ -50,7 +70,10 @@ typedef struct ci_run {
   cis_csr *H;
   cis_gpu_plan *plan;
   cis_matrix *M;
+  cis_operator *sop;       /* Davidson's operator over M, H's upper triangle or the plan */
   double *diag;
+  ci_dist_stored *ds;      /* stored over parts: the communicator, the distributed H */
+  struct cis_sci_space *sci; /* selected CI: the product of the solver's string sets */
   /* direct */
   cis_ci_direct *D;
   cis_ci_direct_gpu *G;
@@ -64,6 +87,8 @@ typedef struct ci_run {
    * device, its rows written back), else NULL */
   cis_status (*correct)(void *ctx, void *t, cis_stream s);
   void *correct_ctx;
+  ci_space_mirror_ctx mirror_ctx; /* the correction hooks' contexts (the method's correct) */
+  ci_direct_parity_ctx parity_ctx;
   /* Davidson's results */
   double *evals, *evecs, *s2;
   int *pick;
@@ -79,8 +104,11 @@ typedef struct ci_run {
 /* Davidson for r->nr roots and more (up to r->cap) until o->roots of spin
  * o->spin are among them (ci_solve_roots.c). */
 cis_status ci_run_roots(ci_run *r);
-/* The direct path: space (kept in r->keep), operators, sigma timing (ci_solve_direct.c). */
-cis_status ci_run_setup_direct(ci_run *r);
+/* The direct space (kept in r->keep), the result's sizes, the header
+ * event: every direct method's first step (ci_solve_direct.c). */
+cis_status ci_run_direct_setup_space(ci_run *r);
+/* Rows to sample for the stored H's nonzero estimate (ci_method_stored.c). */
+cis_int ci_sample_rows(const cis_ci_counts *c);
 /* y = op x five times after one untimed product, *ms their median in
  * milliseconds (the sigma timed apart: cis_ci_solve_opts.time_sigma). */
 cis_status ci_time_product(const cis_operator *op, const void *x, void *y, double *ms);
@@ -103,12 +131,6 @@ cis_status ci_check_comm(const cis_ci_solve_opts *o);
  * differ, so that no rank waits in a collective the others never enter.
  * CIS_OK at once without such a communicator (ci_agree.c). */
 cis_status ci_ranks_agree(const cis_fcidump *F, const cis_ci_solve_opts *o);
-/* count host vectors of the distributed direct operator's length, each
- * process holding its parts' rows (Davidson's download): completed from the
- * other processes (cis_dist_vec_gather_host; every process calls it). */
-cis_status ci_dist_direct_gather(ci_dist_direct *dd, double *host, int count);
-/* The stored H over o->gpus GPUs or o->cpu_parts host parts, Davidson on it (ci_solve_dist.c). */
-cis_status ci_run_distributed(ci_run *r);
 /* The direct sigma over ci_dist_parts(o) parts (ci_solve_dist_direct.c):
  * the communicator, each part's sigma over its alpha strings, the summed
  * distributed operator as r->op (C1) or r->opc (compact), the diagonal,
@@ -118,8 +140,6 @@ cis_status ci_run_setup_dist_direct(ci_run *r);
 void ci_dist_direct_free(ci_dist_direct *dd);
 /* Parts asked for by o (every GPU for CIS_CI_ALL_GPUS), 0 for none. */
 int ci_dist_parts(const cis_ci_solve_opts *o);
-/* The distributed product's times and the first local GPU part's counters into R. */
-void ci_dist_direct_report(const ci_dist_direct *dd, cis_ci_result *R);
 /* P-space guess vectors for nr roots on the host paths: min(nr + 4, 2 nr + 2), as PySCF. */
 int ci_guess_count(int nr);
 /* P-space guesses Davidson is handed for r->nr roots (nr on the direct GPU

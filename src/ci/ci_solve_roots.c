@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "ci/ci_internal.h"
-#include "ci/ci_solve_internal.h"
+#include "ci/ci_method.h"
 
 int ci_has_symmetry(const cis_fcidump *F) {
   int sym = F->isym != 1;
@@ -173,18 +173,11 @@ void ci_davidson_progress(ci_run *r, cis_davidson_opts *d) {
   r->last_residual = 0;
 }
 
-typedef struct cpu_op { const cis_matrix *M; const cis_csr *U; } cpu_op;
-static cis_status cpu_apply(void *c, const double *x, double *y) {
-  cpu_op *o = c;
-  return o->U ? cis_csr_symv_upper(o->U, x, y) : cis_matrix_spmv(o->M, 1.0, x, 0.0, y);
-}
-
 /* The guesses' vector length (compact: the ISYM determinants when blocked
  * by irreps) and the diagonal the P-space reads. */
 static cis_int guess_length(const ci_run *r, const double **diag) {
-  const int compact = r->opc != NULL;
-  *diag = compact ? cis_operator_diagonal(r->opc) : r->D ? r->gdiag : r->diag;
-  return compact ? cis_ci_direct_compact_size(r->D) : r->D ? cis_ci_direct_size(r->D) : cis_ci_space_size(r->S);
+  *diag = r->dv.diag;
+  return r->dv.len;
 }
 
 /* P-space vectors *pvec (of len) for nvec roots after `given` vectors of
@@ -229,11 +222,9 @@ static cis_status mirror_sectors(ci_run *r, int *two) {
   return CIS_OK;
 }
 
-/* Whether Davidson's vectors stay in one parity to round-off: the direct
- * paths (each correction made pure) and the stored Hamiltonian on the host
- * (ci_space_mirror_correct); on a device the stored path has no hook, and
- * round-off grows into a lower parity. */
-static int keeps_parity(const ci_run *r) { return r->D || (!r->o->gpu && !r->plan); }
+/* Whether Davidson's vectors stay in one parity to round-off (the method's
+ * correction hook keeps them so). */
+static int keeps_parity(const ci_run *r) { return r->m->keeps_parity(r); }
 
 /* The alpha <-> beta parity of the target spin S (MS = 0 with two
  * sectors, where one parity can be kept): 0 for S = 0, 2, ..., 1 for S = 1,
@@ -247,7 +238,7 @@ static int spin_parity(const ci_run *r) {
 static void copy_given(const ci_run *r, int given, cis_int n, cis_int len, double *g) {
   for (int k = 0; k < given; ++k) {
     const double *v = r->o->guess + (size_t)k * (size_t)n;
-    if (r->opc) cis_ci_direct_compress(r->D, v, g + (size_t)k * (size_t)len);
+    if (r->dv.compact) cis_ci_direct_compress(r->D, v, g + (size_t)k * (size_t)len);
     else memcpy(g + (size_t)k * (size_t)len, v, (size_t)n * sizeof(double));
   }
 }
@@ -257,7 +248,7 @@ static void copy_given(const ci_run *r, int given, cis_int n, cis_int len, doubl
 static cis_status split_pspace(const ci_run *r, const double *diag, int np, int nvec, cis_int **idx, double **val,
                                int *used, int *got, int **sec) {
   const cis_ci_space *S = r->D ? NULL : r->S;
-  const int compact = r->opc != NULL, only = spin_parity(r);
+  const int compact = r->dv.compact, only = spin_parity(r);
   cis_status st = ci_pspace_guess_split(r->F, S, r->D, compact, diag, np, nvec, r->nr, only, idx, val, used, got, sec);
   if (st != CIS_OK || only < 0 || *got >= r->nr) return st;
   cis_free(*idx), cis_free(*val), cis_free(*sec); /* too few of that parity: both, each watched */
@@ -267,15 +258,15 @@ static cis_status split_pspace(const ci_run *r, const double *diag, int np, int 
 /* The key of the space Davidson's vectors live in (kept watches match it):
  * the kept space's, and whether the vectors are compact. */
 static void watch_key(const ci_run *r, char *key, size_t len) {
-  snprintf(key, len, "%d|%s", r->opc != NULL, r->D ? r->keep->key_D : r->keep->key_S);
+  snprintf(key, len, "%s|%d|%s", r->m->name, r->dv.compact, r->D ? r->keep->key_D : r->keep->key_S);
 }
 
 /* The last solve's watches when they live in this space with vectors of
  * len (NULL otherwise): a warm start's guesses of the states just beyond
  * the roots in each parity, which Davidson's watches then start from. */
 static const cis_ci_solver *kept_watches(const ci_run *r, cis_int len) {
-  char key[608];
-  if (!r->keep || !r->keep->nwatch || r->keep->watch_len != len || r->dd) return NULL;
+  char key[640];
+  if (!r->keep || !r->keep->nwatch || r->keep->watch_len != len || r->m->parts) return NULL;
   watch_key(r, key, sizeof key);
   return strcmp(key, r->keep->key_watch) ? NULL : r->keep;
 }
@@ -287,7 +278,7 @@ static void keep_watches(ci_run *r, double **wv, int nw, const int *sec, cis_int
   if (!s) return;
   free(s->watch);
   s->watch = NULL, s->nwatch = 0;
-  if (nw <= 0 || nw > 2 || r->dd) return;
+  if (nw <= 0 || nw > 2 || r->m->parts) return;
   s->watch = *wv, *wv = NULL;
   s->nwatch = nw, s->watch_len = len;
   for (int j = 0; j < nw; ++j) s->watch_sector[j] = sec[j];
@@ -303,8 +294,8 @@ static void keep_watches(ci_run *r, double **wv, int nw, const int *sec, cis_int
 static cis_status sector_guesses(ci_run *r, int nvec, const cis_int *map, ci_guesses *out) {
   cis_status st;
   const cis_ci_solve_opts *o = r->o;
-  const int compact = r->opc != NULL, given = o->guess ? o->nguess : 0;
-  const cis_int n = r->D ? cis_ci_direct_size(r->D) : cis_ci_space_size(r->S);
+  const int compact = r->dv.compact, given = o->guess ? o->nguess : 0;
+  const cis_int n = r->dv.n;
   const double *diag;
   const cis_int len = guess_length(r, &diag);
   int pvec, np, used = 0, got = 0, *psec = NULL, *sec = NULL;
@@ -351,7 +342,7 @@ cleanup:
  * mirror_sectors) when Davidson searches both. */
 static cis_status sparse_guesses(ci_run *r, int nvec, int two, ci_guesses *g) {
   cis_status st;
-  const int compact = r->opc != NULL;
+  const int compact = r->dv.compact;
   const double *diag;
   const cis_int len = guess_length(r, &diag);
   cis_int *idx = NULL;
@@ -463,8 +454,8 @@ cis_status ci_run_guesses(ci_run *r, int nvec, ci_guesses *out) {
 static cis_status dense_guesses(ci_run *r, int nvec, ci_guesses *out) {
   cis_status st;
   const cis_ci_solve_opts *o = r->o;
-  const int compact = r->opc != NULL;
-  const cis_int n = r->D ? cis_ci_direct_size(r->D) : cis_ci_space_size(r->S);
+  const int compact = r->dv.compact;
+  const cis_int n = r->dv.n;
   const double *diag;
   const cis_int len = guess_length(r, &diag);
   int given = o->guess ? o->nguess : 0, pvec, np, again = 0;
@@ -500,30 +491,22 @@ cleanup:
   return st;
 }
 
-/* <S^2> of a root in the form Davidson ran on (compact, direct C1 or stored). */
-static cis_status run_s2(void *ctx, const double *x, double *s2) {
-  const ci_run *r = ctx;
-  return r->opc ? cis_ci_s2_direct_compact(r->F, r->D, x, s2)
-         : r->D ? cis_ci_s2_direct(r->F, r->D, x, s2)
-                : cis_ci_s2(r->F, r->S, x, s2);
-}
-
 /* Roots closer than this (Eh) are one level for <S^2>: 10 x the residual
  * tolerance (a converged root's energy is far more accurate), at least 1e-9. */
 static double spin_degen(const cis_ci_solve_opts *o) { return fmax(1e-9, 10 * o->tol); }
 
-/* Davidson for r->nr roots from the guesses, then <S^2> of each root.
- * Blocked by irreps (r->opc): the diagonal, the guesses and the roots are
- * compact (ISYM determinants only); the roots are expanded to C1 order for
- * <S^2> and the result. */
+/* Davidson for r->nr roots from the guesses on the method's operator
+ * (r->dv), then <S^2> of each root. Compact vectors (blocked by irreps):
+ * the diagonal, the guesses and the roots are compact (ISYM determinants
+ * only); the roots are expanded to C1 order for the result. */
 static cis_status solve_roots(ci_run *r) {
   cis_status st;
   const cis_ci_solve_opts *o = r->o;
-  const int nr = r->nr, compact = r->opc != NULL;
-  const cis_int n = r->D ? cis_ci_direct_size(r->D) : cis_ci_space_size(r->S);
-  const cis_int ng = compact ? cis_ci_direct_compact_size(r->D) : n;
-  const double *diag = compact ? cis_operator_diagonal(r->opc) : r->D ? r->gdiag : r->diag;
-  const int need_c1 = !compact || o->keep_vectors; /* <S^2> reads compact roots as they are */
+  const ci_method *m = r->m;
+  const int nr = r->nr, compact = r->dv.compact;
+  const cis_int n = r->dv.n, ng = r->dv.len;
+  /* the C1 roots: kept, or what <S^2> reads (compact roots are read as they are) */
+  const int need_c1 = !m->energies_only && (!compact || o->keep_vectors);
   double *vc = NULL, *wv = NULL;
   ci_guesses guess = {0};
   const int nvec = ci_guess_vectors(r);
@@ -537,14 +520,13 @@ static cis_status solve_roots(ci_run *r) {
     { st = cis_error(CIS_ERR_ALLOC, "cannot allocate %d CI vectors of %lld determinants", nr, (long long)n); goto cleanup; }
   if (r->evecs) cis_first_touch(r->evecs, (int64_t)nr * n); /* Davidson's download lands in touched pages */
   if (vc) cis_first_touch(vc, (int64_t)nr * ng);
+  double *roots = compact ? vc : r->evecs; /* Davidson's roots in its own form; NULL energies only */
   double t_guess = cis_wtime();
-  CIS_TRY(ci_run_guesses(r, nvec, &guess));
+  CIS_TRY(m->guesses ? m->guesses(r, nvec, &guess) : ci_run_guesses(r, nvec, &guess));
   r->R->t_guess = cis_wtime() - t_guess;
   const double t_dav = ci_phase(r->R, "guess", t_guess);
   cis_davidson_opts d = cis_davidson_opts_default();
   const int one_parity = guess.sectors == 1 && spin_parity(r) >= 0 && r->F->ms2 == 0 && !o->singlet && !r->one_parity;
-  ci_space_mirror_ctx mirror = {r->mirror, n, one_parity ? 1 - 2 * spin_parity(r) : 0};
-  ci_direct_parity_ctx dpar = {r->D, compact, one_parity ? 1 - 2 * spin_parity(r) : 0};
   d.roots = nr;
   d.tol = o->tol;
   if (o->etol > 0) d.etol = o->etol;
@@ -553,53 +535,25 @@ static cis_status solve_roots(ci_run *r) {
   d.block_products = o->block_products;
   ci_guesses_to_davidson(&guess, &d);
   d.max_sub = r->max_sub;
-  if (guess.sectors > 1 && !r->dd && !(wv = malloc((size_t)guess.sectors * (size_t)ng * sizeof(double))))
+  if (guess.sectors > 1 && !m->parts && !(wv = malloc((size_t)guess.sectors * (size_t)ng * sizeof(double))))
     CIS_TRY(cis_error(CIS_ERR_ALLOC, "cannot allocate %d watch vectors of %lld determinants", guess.sectors,
                       (long long)ng));
   d.watch_vectors = wv;
   ci_davidson_progress(r, &d);
-  /* corrections kept exactly alpha <-> beta pure (every product a half
-   * sigma); compact vectors on the GPU have no device projection yet (the
-   * sigma takes the pure part of a nearly pure vector) */
-  if (r->correct) { /* the path's own (over parts) */
-    d.correct = r->correct;
-    d.correct_ctx = r->correct_ctx;
-  } else if (r->D && !r->dd && !r->G && one_parity) { /* one parity kept (a spin target): each correction onto it */
-    d.correct = ci_direct_parity_correct;
-    d.correct_ctx = &dpar;
-  } else if (r->D && !r->dd && !(compact && r->G) && (!r->pen || o->singlet)) {
-    d.correct = r->G ? cis_ci_direct_gpu_correct : compact ? cis_ci_direct_correct_compact : cis_ci_direct_correct_c1;
-    d.correct_ctx = r->G ? (void *)r->G : (void *)r->D;
-  } else if (!r->D && r->mirror && keeps_parity(r)) { /* the stored Hamiltonian on the host */
-    d.correct = ci_space_mirror_correct;
-    d.correct_ctx = &mirror;
-  }
+  m->correct(r, &d, one_parity ? 1 - 2 * spin_parity(r) : 0);
   cis_ci_result *R = r->R;
-  if (compact) {
-    st = cis_davidson_operator(r->opc, diag, &d, r->evals, vc, &R->davidson);
-  } else if (r->D) {
-    st = cis_davidson_operator(r->pen ? r->pen : r->op, diag, &d, r->evals, r->evecs, &R->davidson);
-  } else if (r->plan) {
-    st = cis_ci_davidson_gpu_plan(r->plan, r->diag, &d, r->evals, r->evecs, &R->davidson, &R->gpu_stats);
-  } else if (o->gpu) {
-    st = cis_ci_davidson_gpu(r->M, R->kernel[0] ? R->kernel : NULL, r->diag, &d, r->evals, r->evecs, &R->davidson,
-                             &R->gpu_stats);
-  } else {
-    cpu_op op = {r->M, o->symmetric ? r->H : NULL};
-    st = cis_davidson(n, r->diag, cpu_apply, &op, &d, r->evals, r->evecs, &R->davidson);
-  }
+  st = cis_davidson_operator(r->dv.op, r->dv.diag, &d, r->evals, roots, &R->davidson);
   ci_phase(R, "davidson", t_dav);
   keep_watches(r, &wv, st == CIS_OK ? R->davidson.watches : 0, R->davidson.sector + nr, ng);
   if (st == CIS_ERR_NOT_CONVERGED && o->accept_unconverged) st = CIS_OK; /* the result says converged = 0 */
   if (st != CIS_OK) goto cleanup;
-  if (r->dd && (compact ? vc : r->evecs)) /* parts in other processes: their rows of the roots */
-    CIS_TRY(ci_dist_direct_gather(r->dd, compact ? vc : r->evecs, nr));
+  if (m->gather && roots) CIS_TRY(m->gather(r, roots, nr)); /* parts in other processes: their rows of the roots */
   double t_s2 = cis_wtime();
   r->top_mixed = 0;
   for (int k = 0; k < nr; ++k) r->s2[k] = NAN;
-  if (!o->no_s2) { /* <S^2>, spin-adapted within degenerate levels */
-    const ci_s2_eval ev = {run_s2, r};
-    CIS_TRY(ci_spin_adapt_levels(&ev, nr, ng, compact ? vc : r->evecs, r->evals, r->s2, spin_degen(o), &r->top_mixed));
+  if (!o->no_s2 && m->s2) { /* <S^2>, spin-adapted within degenerate levels */
+    const ci_s2_eval ev = {m->s2, r};
+    CIS_TRY(ci_spin_adapt_levels(&ev, nr, ng, roots, r->evals, r->s2, spin_degen(o), &r->top_mixed));
   }
   for (int k = 0; k < nr && compact && need_c1; ++k)
     cis_ci_direct_expand(r->D, vc + (size_t)k * (size_t)ng, r->evecs + (size_t)k * (size_t)n);
@@ -626,7 +580,7 @@ static int select_roots(ci_run *r) {
 
 cis_status ci_run_roots(ci_run *r) {
   const cis_ci_solve_opts *o = r->o;
-  cis_int n = r->D ? cis_ci_direct_size(r->D) : cis_ci_space_size(r->S);
+  cis_int n = r->dv.n;
   if (r->nr > n) r->nr = (int)n;
   free(r->pick);
   r->pick = malloc((size_t)o->roots * sizeof(int));
@@ -636,8 +590,9 @@ cis_status ci_run_roots(ci_run *r) {
     cis_status st = solve_roots(r);
     if (st != CIS_OK) return st;
     int got = select_roots(r);
-    /* a degenerate level past the last root leaves its <S^2> mixed: more roots, to see all of it */
-    const int grow_level = r->top_mixed && r->nr < cap && r->nr < n;
+    /* a degenerate level past the last root leaves its <S^2> mixed: more roots, to see all of it (a space
+     * not spin complete has no pure <S^2> to find) */
+    const int grow_level = r->top_mixed && !r->m->not_spin_complete && r->nr < cap && r->nr < n;
     if (got == o->roots && !grow_level) break;
     if (r->nr >= cap || r->nr >= n) {
       if (o->spin < 0) break; /* the most roots: the top level's <S^2> stays mixed */

@@ -56,13 +56,6 @@ cis_status bench_write_csv(const char *path, const bench_run *r) {
   return CIS_OK;
 }
 
-/* A JSON string with ", \ and control characters escaped. */
-/* A number, or null where it is not finite (JSON has no inf/nan). */
-static void json_num(FILE *f, const char *key, double v, const char *fmt) {
-  fprintf(f, "\"%s\": ", key);
-  if (isfinite(v)) fprintf(f, fmt, v); else fprintf(f, "null");
-}
-
 void bench_write_json(FILE *f, const bench_run *r) {
   fprintf(f, "{\n  \"command\": ");
   cli_json_string(f, r->command);
@@ -73,7 +66,7 @@ void bench_write_json(FILE *f, const bench_run *r) {
   fprintf(f, "  \"gpu\": %s, \"device\": ", r->gpu ? "true" : "false");
   cli_json_string(f, r->device);
   fprintf(f, ", \"units\": {\"ms\": \"milliseconds per SpMV\", \"gbs\": \"GB/s (1e9 bytes)\", \"bytes\": \"bytes\"}, ");
-  json_num(f, "bandwidth_gbs", r->gpu && r->bw_gbs > 0 ? r->bw_gbs : NAN, "%.2f"); /* null: not measured (CPU) */
+  cli_json_num(f, "bandwidth_gbs", r->gpu && r->bw_gbs > 0 ? r->bw_gbs : NAN, "%.2f", NULL); /* null: not measured (CPU) */
   fprintf(f, ", \"runs\": %d, \"warmup\": %d,\n  \"results\": [\n", r->runs, r->warmup);
   for (int i = 0; i < r->n; ++i) {
     const bench_row *w = &r->rows_out[i];
@@ -88,11 +81,11 @@ void bench_write_json(FILE *f, const bench_run *r) {
     } else {
       fprintf(f, "\"ms\": %.6f, \"gflops\": %.3f, \"gbs\": %.3f, ", w->ms, w->gflops, w->gbs);
       /* null where they do not apply: no measured bandwidth (CPU), no cuSPARSE row to compare with */
-      json_num(f, "pct_bw", r->gpu && w->pct_bw > 0 ? w->pct_bw : NAN, "%.2f");
+      cli_json_num(f, "pct_bw", r->gpu && w->pct_bw > 0 ? w->pct_bw : NAN, "%.2f", NULL);
       fprintf(f, ", ");
-      json_num(f, "speedup_vs_cusparse", w->speedup > 0 ? w->speedup : NAN, "%.4f");
+      cli_json_num(f, "speedup_vs_cusparse", w->speedup > 0 ? w->speedup : NAN, "%.4f", NULL);
       fprintf(f, ", ");
-      json_num(f, "rel_err", w->rel_err, "%.3e");
+      cli_json_num(f, "rel_err", w->rel_err, "%.3e", NULL);
       fprintf(f, ", \"bytes\": %lld, \"matrix_bytes\": %lld", (long long)w->bytes,
               (long long)w->matrix_bytes);
     }

@@ -17,6 +17,11 @@ int cis_cmd_ci(int argc, char **argv);
 int cis_cmd_run(int argc, char **argv);
 int cis_cmd_solve(int argc, char **argv);
 int cis_cmd_options(int argc, char **argv);
+/* `cisparse bench MATRIX --solvers ...` (bench_sweep.c): the paper's grid
+ * (§4, Figure 4); the exit status. */
+int cli_bench_sweep(int argc, char **argv);
+/* 1 when argv holds --solvers (bench runs the sweep). */
+int cli_bench_solvers_wanted(int argc, char **argv);
 /* The tool: `cisparse COMMAND ...` dispatched to the commands above; returns
  * the process exit status (src/cli/entry.c's main calls it). */
 int cli_main(int argc, char **argv);
@@ -28,12 +33,15 @@ void cli_passive_waits(char **argv);
  * 2 usage error) before any work (no file read, no matrix built): the option
  * parser's fuzz target (fuzz/fuzz_cli_options.c) sets it. 0 in the tool. */
 extern int cli_parse_only;
-/* --gpus N / --cpu-parts N / --mpi in argv: bench, solve and ci take the
- * distributed path of cmd_dist.c (cisparse/dist.h). */
+/* --gpus N / --cpu-parts N / --mpi in argv: bench and solve take the
+ * distributed path of cmd_dist.c (cisparse/dist.h), ci its run over parts. */
 int cli_dist_wanted(int argc, char **argv);
 int cli_dist_bench(int argc, char **argv);
 int cli_dist_solve(int argc, char **argv);
-int cli_dist_ci(int argc, char **argv);
+/* The parts' options against each other (cmd being bench, solve or ci):
+ * --gpus and --cpu-parts exclude each other, --mpi takes its parts from
+ * mpirun, --device goes with --mpi only; 0 ok, 2 after a usage error. */
+int cli_parts_consistent(const char *cmd, int mpi, int gpus_given, int cpu_given, int device_given);
 
 /* --mpi (cli_mpi.c): one part per process of `mpirun -np N cisparse ...`.
  * A command with --mpi calls, in order: cli_mpi_parse_begin / _end around
@@ -91,8 +99,15 @@ int cli_json_stdout(const cli_json *j);
 FILE *cli_json_open(const cli_json *j, int report_aside);
 /* Flush or close what cli_json_open returned; CIS_ERR_IO when writing failed. */
 cis_status cli_json_close(const cli_json *j, FILE *f);
-/* A JSON string literal on f (quotes, backslashes, control characters escaped). */
+/* A JSON string literal on f (quotes, backslashes, control characters
+ * escaped); null for NULL (a value that does not apply). */
 void cli_json_string(FILE *f, const char *s);
+/* "key": v on f, v printed with the printf format fmt (one double), or null
+ * where v is not finite (NaN: not measured or not applicable; JSON has no
+ * NaN or infinity); then after (NULL: nothing), e.g. ", ". */
+void cli_json_num(FILE *f, const char *key, double v, const char *fmt, const char *after);
+/* "key": "s" on f (cli_json_string), then after (NULL: nothing). */
+void cli_json_str(FILE *f, const char *key, const char *s, const char *after);
 /* `ci --verbose`: R's phases (the library's: parse, space, build: rows, ..., davidson, <S^2>), then output
  * (the report's printing, seconds) and other (the command's wall time, total, less all those), one a line
  * on f, and the total (ci_phases.c). */
@@ -121,14 +136,6 @@ int cli_usage(const char *fmt, ...)
  * usage error naming opt and returns 2. */
 int cli_int(const char *opt, const char *s, long long *v);
 int cli_double(const char *opt, const char *s, double *v);
-/* `ci` options shared by cmd_ci.c and the distributed `ci` (cmd_dist.c):
- * --method auto|stored|direct, --subspace 2..4096; 0 ok, 2 with the usage
- * message printed. */
-int cli_ci_method(const char *s, cis_ci_method *m);
-/* --format: auto, a cis_format_name or a symmetric storage name (csr-sym,
- * sym-seg), checked as it is parsed (before any work); 0 ok, 2 printed. */
-int cli_ci_format(const char *s);
-int cli_ci_subspace(const char *s, int *m);
 /* 1 when path is an FCIDUMP file: its name ends in FCIDUMP or its first word
  * is &FCI (any case). cli_load: cis_load, an FCIDUMP refused in words (it
  * holds integrals: `cisparse ci` solves it, `cisparse bench` times its
@@ -138,8 +145,8 @@ cis_status cli_load(const char *name, cis_dtype t, cis_csr **A);
 /* "double"/"float" -> dtype; 0 ok, 2 on an unknown name (message printed). */
 int cli_dtype(const char *s, cis_dtype *t);
 
-/* --plot PREFIX: draw JSON (written by `bench` for kind "spmv", by `solve
- * --sweep` for "solvers") as PREFIX_*.png through `python3 -m cisparse.plot`
+/* --plot PREFIX: draw JSON (written by `bench` for kind "spmv", by `bench
+ * --solvers` for "solvers") as PREFIX_*.png through `python3 -m cisparse.plot`
  * when python3 imports it and matplotlib; otherwise one line on out naming the
  * JSON and the command that draws it. Never changes the exit status. */
 void cli_plot(const char *kind, const char *json, const char *prefix, FILE *out);

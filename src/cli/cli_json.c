@@ -1,5 +1,8 @@
-/* cli_json.c: what the commands' --json share: the option (--json [FILE]),
- * its stream, and JSON string literals. */
+/* cli_json.c: the tool's one JSON writer, shared by every command's --json:
+ * the option (--json [FILE]), its stream, string literals (escaped), keyed
+ * numbers (null where not finite: JSON has no NaN or infinity) and keyed
+ * strings. */
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
@@ -49,11 +52,25 @@ cis_status cli_json_close(const cli_json *j, FILE *f) {
 }
 
 void cli_json_string(FILE *f, const char *s) {
+  if (!s) { fputs("null", f); return; }
   fputc('"', f);
-  for (; *s; ++s) {
-    if (*s == '"' || *s == '\\') fprintf(f, "\\%c", *s);
-    else if ((unsigned char)*s < 0x20) fprintf(f, "\\u%04x", (unsigned char)*s);
-    else fputc(*s, f);
+  for (const unsigned char *p = (const unsigned char *)s; *p; ++p) {
+    if (*p == '"' || *p == '\\') fprintf(f, "\\%c", *p);
+    else if (*p < 0x20) fprintf(f, "\\u%04x", *p);
+    else fputc(*p, f);
   }
   fputc('"', f);
+}
+
+void cli_json_num(FILE *f, const char *key, double v, const char *fmt, const char *after) {
+  fprintf(f, "\"%s\": ", key);
+  if (isfinite(v)) fprintf(f, fmt, v);
+  else fputs("null", f);
+  if (after) fputs(after, f);
+}
+
+void cli_json_str(FILE *f, const char *key, const char *s, const char *after) {
+  fprintf(f, "\"%s\": ", key);
+  cli_json_string(f, s);
+  if (after) fputs(after, f);
 }

@@ -65,7 +65,9 @@ static void usage(FILE *f) {
           "       cisparse bench FILE|SPEC --gpus N | --cpu-parts N [--format F] [--kernel K]\n"
           "       [--exchange auto|allgather|p2p|gather] [--runs 50]: the distributed SpMV over N GPUs\n"
           "       (NCCL, N = 0: all) or N CPU parts, with its exchange volume and time share;\n"
-          "       `mpirun -np N cisparse bench ... --mpi [--device cpu|gpu]`: one part per process\n");
+          "       `mpirun -np N cisparse bench ... --mpi [--device cpu|gpu]`: one part per process\n"
+          "       cisparse bench FILE|SPEC --solvers [solve's options] [--plot PREFIX]: the paper's Figure-4\n"
+          "       grid of CG, BiCG, BiCGStab (time and energy per iteration; cisparse bench --solvers --help)\n");
 }
 
 static int parse(int argc, char **argv, opts *o) {
@@ -453,6 +455,7 @@ int cis_cmd_bench(int argc, char **argv) {
   cis_csr *A = NULL;
   FILE *out = NULL; /* the JSON's stream when it goes to stdout */
   char json[1024];
+  if (cli_bench_solvers_wanted(argc, argv)) return cli_bench_sweep(argc, argv); /* the solvers' grid: bench_sweep.c */
   if (cli_dist_wanted(argc, argv)) return cli_dist_bench(argc, argv); /* --gpus N: cmd_dist.c */
   int rc = parse(argc, argv, &o);
   cis_status st;

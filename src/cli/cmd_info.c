@@ -21,25 +21,6 @@ static int dump_format(const cis_csr *A, const char *format, const cis_format_pa
   return st == CIS_OK ? 0 : cli_fail(st);
 }
 
-/* A JSON string literal. */
-static void json_str(FILE *f, const char *s) {
-  fputc('"', f);
-  for (; *s; ++s) {
-    unsigned char c = (unsigned char)*s;
-    if (c == '"' || c == '\\') fprintf(f, "\\%c", c);
-    else if (c < 0x20) fprintf(f, "\\u%04x", c);
-    else fputc(c, f);
-  }
-  fputc('"', f);
-}
-
-/* A number, or null for NaN (an empty region has no sparsity). */
-static void json_num(FILE *f, const char *key, double v, int last) {
-  fprintf(f, "  \"%s\": ", key);
-  if (isnan(v)) fputs("null", f); else fprintf(f, "%.9g", v);
-  fputs(last ? "\n" : ",\n", f);
-}
-
 static void json_rows(FILE *f, const cis_csr *A, cis_int ref, int part) {
   for (cis_int i = 0; i < A->rows; ++i) {
     cis_int all = A->rowptr[i + 1] - A->rowptr[i], r = cis_csr_row_count_below(A, i, ref);
@@ -52,7 +33,7 @@ static void print_json(FILE *f, const char *name, const cis_csr *A, const cli_st
   const cli_format_mem *h = cli_find_format(mem, n, "hyb");
   cli_paper_bytes pb = cli_paper_bytes_of(s, mem, n);
   fputs("{\n  \"matrix\": ", f);
-  json_str(f, name);
+  cli_json_string(f, name);
   fprintf(f, ",\n  \"precision\": \"%s\",\n", cis_dtype_name(A->dtype));
   const struct { const char *k; cis_int v; } ints[] = {
       {"rows", s->rows}, {"cols", s->cols}, {"nnz", s->nnz}, {"reference_cols", s->ref_cols},
@@ -62,12 +43,16 @@ static void print_json(FILE *f, const char *name, const cis_csr *A, const cli_st
   for (size_t k = 0; k < sizeof ints / sizeof *ints; ++k)
     fprintf(f, "  \"%s\": %lld,\n", ints[k].k, (long long)ints[k].v);
   fputs("  \"reference_source\": ", f);
-  json_str(f, s->ref_source);
+  cli_json_string(f, s->ref_source);
   fputs(",\n", f);
-  json_num(f, "row_nnz_avg", s->row_avg, 0);
-  json_num(f, "sparsity_reference", s->sp_ref, 0);
-  json_num(f, "sparsity_expansion", s->sp_exp, 0);
-  json_num(f, "sparsity_total", s->sp_total, 0);
+  fputs("  ", f);
+  cli_json_num(f, "row_nnz_avg", s->row_avg, "%.9g", ",\n");
+  fputs("  ", f);
+  cli_json_num(f, "sparsity_reference", s->sp_ref, "%.9g", ",\n");
+  fputs("  ", f);
+  cli_json_num(f, "sparsity_expansion", s->sp_exp, "%.9g", ",\n");
+  fputs("  ", f);
+  cli_json_num(f, "sparsity_total", s->sp_total, "%.9g", ",\n");
   if (h && h->is_hyb)
     fprintf(f, "  \"boundary\": %lld,\n  \"boundary_mode\": \"%s\",\n  \"hyb_ell_width\": %lld,\n"
                "  \"hyb_csr_nnz\": %lld,\n", (long long)h->boundary,
@@ -77,12 +62,12 @@ static void print_json(FILE *f, const char *name, const cis_csr *A, const cli_st
   fputs("  \"formats\": [", f);
   for (int i = 0; i < n; ++i) {
     fprintf(f, "%s\n    {\"name\": ", i ? "," : "");
-    json_str(f, mem[i].name);
+    cli_json_string(f, mem[i].name);
     if (mem[i].bytes >= 0) {
       fprintf(f, ", \"bytes\": %lld, \"mib\": %.4f}", (long long)mem[i].bytes, mem[i].bytes / MIB);
     } else {
       fputs(", \"error\": ", f);
-      json_str(f, mem[i].error);
+      cli_json_string(f, mem[i].error);
       fputc('}', f);
     }
   }

@@ -81,37 +81,25 @@ static int parse(int argc, char **argv, spmv_opts *o) {
   return 0;
 }
 
-/* A JSON string literal or null. */
-static void json_str(FILE *f, const char *s) {
-  if (!s) { fputs("null", f); return; }
-  fputc('"', f);
-  for (const unsigned char *p = (const unsigned char *)s; *p; ++p) {
-    if (*p == '"' || *p == '\\') fprintf(f, "\\%c", *p);
-    else if (*p < 0x20) fprintf(f, "\\u%04x", *p);
-    else fputc(*p, f);
-  }
-  fputc('"', f);
-}
-
 /* --json: what ran (cli_json_open's stream). */
 static cis_status write_json(const spmv_opts *o, const cis_csr *A, int64_t bytes, double norm_y) {
   FILE *f = cli_json_open(&o->json, 0);
   if (!f) return CIS_ERR_IO;
   fprintf(f, "{\"command\": \"spmv\", \"matrix\": ");
-  json_str(f, o->matrix);
+  cli_json_string(f, o->matrix);
   fprintf(f, ", \"rows\": %lld, \"cols\": %lld, \"nnz\": %lld, \"format\": ", (long long)A->rows, (long long)A->cols,
           (long long)A->nnz);
-  json_str(f, o->format);
+  cli_json_string(f, o->format);
   fprintf(f, ", \"symmetric\": %s, \"device\": \"%s\", \"kernel\": ", o->symmetric ? "true" : "false",
           o->gpu ? "gpu" : "cpu");
-  json_str(f, o->gpu ? o->kernel : NULL);
+  cli_json_string(f, o->gpu ? o->kernel : NULL);
   fprintf(f, ", \"precision\": \"%s\", \"alpha\": %.17g, \"beta\": %.17g, \"x\": ", cis_dtype_name(o->p.dtype),
           o->alpha, o->beta);
-  json_str(f, o->x ? o->x : "ones");
+  cli_json_string(f, o->x ? o->x : "ones");
   fprintf(f, ", \"y\": ");
-  json_str(f, o->y);
+  cli_json_string(f, o->y);
   fprintf(f, ", \"out\": ");
-  json_str(f, o->out);
+  cli_json_string(f, o->out);
   fprintf(f, ", \"out_format\": \"%s\", \"matrix_bytes\": %lld, \"norm_y\": %.17g}\n", o->text ? "text" : "mm",
           (long long)bytes, norm_y);
   return cli_json_close(&o->json, f);

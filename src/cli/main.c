@@ -86,7 +86,7 @@ static int dispatch(int argc, char **argv) {
       {"info", cis_cmd_info, "statistics and memory of every format (Tables 3-5)"},
       {"gen", cis_cmd_gen, "write a generated matrix to .cisb or .mtx"},
       {"spmv", cis_cmd_spmv, "one product y = alpha*A*x + beta*y in a chosen format"},
-      {"bench", cis_cmd_bench, "time every kernel and cuSPARSE (Tables 6-10)"},
+      {"bench", cis_cmd_bench, "time every kernel and cuSPARSE (Tables 6-10); --solvers: the solvers' grid (Figure 4)"},
       {"ci", cis_cmd_ci, "CI ground states from an FCIDUMP file"},
       {"solve", cis_cmd_solve, "A x = b by CG, BiCG or BiCGStab on the CPU or GPU, time and energy per iteration"},
       {"options", cis_cmd_options, "the library's tuning options: name, type, default, value, range, help"},
@@ -194,33 +194,6 @@ int cli_double(const char *opt, const char *s, double *v) {
   errno = 0;
   *v = strtod(s, &end);
   if (errno || end == s || *end || !isfinite(*v)) return cli_usage("%s: '%s' is not a finite number", opt, s);
-  return 0;
-}
-
-int cli_ci_method(const char *s, cis_ci_method *m) {
-  if (s && !strcmp(s, "stored")) *m = CIS_CI_METHOD_STORED;
-  else if (s && !strcmp(s, "direct")) *m = CIS_CI_METHOD_DIRECT;
-  else if (s && !strcmp(s, "auto")) *m = CIS_CI_METHOD_AUTO;
-  else return cli_usage("--method must be direct, stored or auto, got '%s'", s ? s : "(nothing)");
-  return 0;
-}
-
-int cli_ci_format(const char *s) {
-  char names[256];
-  size_t len = 0;
-  if (s && (!strcmp(s, "auto") || cis_format_is_symmetric(s))) return 0;
-  for (int f = 0; s && f < cis_format_count(); ++f)
-    if (!strcmp(s, cis_format_name(f))) return 0;
-  for (int f = 0; f < cis_format_count() && len < sizeof names; ++f)
-    len += (size_t)snprintf(names + len, sizeof names - len, " %s", cis_format_name(f));
-  return cli_usage("--format must be auto,%s, csr-sym or sym-seg; got '%s'", names, s ? s : "(nothing)");
-}
-
-int cli_ci_subspace(const char *s, int *m) {
-  long long v = 0;
-  if (cli_int("--subspace", s, &v)) return 2;
-  if (v < 2 || v > 4096) return cli_usage("--subspace must be 2..4096 vectors, got %lld", v);
-  *m = (int)v;
   return 0;
 }
 

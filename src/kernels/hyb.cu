@@ -158,14 +158,20 @@ static cis_status launch_fast_u(const cis_hyb_dev *h, int u, int lock, double al
 // length (32, 16, 8; one thread per row below 12, as CSR scalar); U = 4
 // loads in flight per lane. The options hyb_lock (block size,
 // 0 = unlocked), hyb_g and hyb_unroll (cis_option_set) override the choice.
+extern "C" void cis_hyb_fast_variant(const cis_hyb_dev *h, size_t value_bytes, int unlocked, int *lock, int *g,
+                                     int *u) {
+  double mean = h->rows ? (double)h->nnz / (double)h->rows : 0;
+  int big_x = (double)h->cols * (double)value_bytes > 1e6;
+  *lock = unlocked ? 0 : (int)cis_opt_int(CIS_OPT_HYB_LOCK, big_x && mean >= 48 ? 1024 : 0);
+  *g = (int)cis_opt_int(CIS_OPT_HYB_G, *lock ? 16 : mean >= 48 ? 32 : mean >= 24 ? 16 : mean >= 12 ? 8 : 1);
+  *u = (int)cis_opt_int(CIS_OPT_HYB_UNROLL, 4);
+}
+
 template <typename T, typename O>
 static cis_status launch_fast(const cis_hyb_dev *h, double alpha, const void *x, double beta,
                               void *y, int threads, cudaStream_t s) {
-  double mean = h->rows ? (double)h->nnz / (double)h->rows : 0;
-  int big_x = (double)h->cols * sizeof(T) > 1e6;
-  int lock = (int)cis_opt_int(CIS_OPT_HYB_LOCK, big_x && mean >= 48 ? 1024 : 0);
-  int g = (int)cis_opt_int(CIS_OPT_HYB_G, lock ? 16 : mean >= 48 ? 32 : mean >= 24 ? 16 : mean >= 12 ? 8 : 1);
-  int u = (int)cis_opt_int(CIS_OPT_HYB_UNROLL, 4);
+  int lock, g, u;
+  cis_hyb_fast_variant(h, sizeof(T), 0, &lock, &g, &u);
   if (lock && (lock < 32 || lock > 1024 || lock % 32))
     return cis_error(CIS_ERR_INVALID, "hyb: option hyb_lock = %d is not a block size (32..1024)", lock);
   switch (g) {

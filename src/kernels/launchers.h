@@ -82,6 +82,13 @@ cis_status cis_launch_hyb_paper(const cis_hyb_dev *h, double alpha, const void *
                                 void *y, int block, cudaStream_t s);
 cis_status cis_launch_hyb_fast(const cis_hyb_dev *h, double alpha, const void *x, double beta,
                                void *y, int block, cudaStream_t s);
+/* The fast kernel's variant for h with values of value_bytes bytes: *lock
+ * (the phase-locked block size, 0 = unlocked), *g (lanes per row) and *u
+ * (loads in flight per lane), by hyb.cu's rule and the options hyb_lock,
+ * hyb_g, hyb_unroll; unlocked = 1 for a caller that has only the unlocked
+ * kernel (the Krylov layer's SpMV-plus-dots): *lock 0 and G as unlocked.
+ * The one place the rule lives. */
+void cis_hyb_fast_variant(const cis_hyb_dev *h, size_t value_bytes, int unlocked, int *lock, int *g, int *u);
 
 /* csr_sym.cu: symmetric CSR (upper triangle + diagonal, 64-bit row
  * pointers). det = 0: csr-sym (float atomics); det = 1: csr-sym-det (the

@@ -55,7 +55,7 @@ usage_error "ci --quiet=1" "--quiet takes no value, got '--quiet=1'" "$CIS" ci "
 usage_error "ci --quiet=FILE first" "--quiet takes no value" "$CIS" ci --quiet="$H4"
 usage_error "ci --time-sigma=yes" "--time-sigma takes no value" "$CIS" ci "$H4" --time-sigma=yes
 usage_error "ci --count=1 over parts" "--count takes no value" "$CIS" ci "$H4" --cpu-parts 2 --count=1
-usage_error "solve --sweep=1" "--sweep takes no value" "$CIS" solve laplace3d:size=4 --sweep=1
+usage_error "bench --solvers=1" "--solvers takes no value" "$CIS" bench laplace3d:size=4 --solvers=1
 usage_error "bench --symmetric=yes" "--symmetric takes no value" "$CIS" bench laplace3d:size=4 --symmetric=yes
 usage_error "info --rows-detail=x" "--rows-detail takes no value" "$CIS" info laplace3d:size=2 --rows-detail=x
 usage_error "spmv --symmetric=x" "--symmetric takes no value" "$CIS" spmv laplace3d:size=2 --out "$tmp/y2.mtx" --symmetric=x

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # help.sh: every option a command's parser accepts appears in that command's
 # --help (the options are read from the parser's source: each "--name"
-# string of src/cli/cmd_NAME.c; the shared format options of cli_matrix.c
+# string of src/cli/cmd_NAME.c and of its option table NAME_options.c where
+# it has one (ci); the shared format options of cli_matrix.c
 # for the commands that call cli_format_option; the distributed options of
 # cmd_dist.c in the help of ci, solve or bench), --help exits 0 on stdout,
 # and `ci --help` describes --json, --verbose, --quiet, --progress and the
@@ -20,6 +21,7 @@ for c in run info gen spmv bench ci solve; do
   help=$("$CIS" "$c" --help 2> /dev/null) || fail "$c --help: exit $?"
   [ -n "$help" ] || fail "$c --help printed nothing on stdout"
   files=("$src")
+  [ -e "src/cli/${c}_options.c" ] && files+=("src/cli/${c}_options.c")
   grep -q 'cli_format_option' "$src" && files+=(src/cli/cli_matrix.c)
   n=0
   for o in $(options "${files[@]}"); do

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # mpi.sh CISPARSE SHARED: `mpirun -np N cisparse ci|solve|bench ... --mpi`
-# (src/cli/cli_mpi.c, cmd_dist.c): one host part per process over MPI
+# (src/cli/cli_mpi.c; cmd_dist.c, ci: cmd_ci.c): one host part per process over MPI
 # (cis_dist_comm_mpi_host), on the CPU (labels cli and mpi):
 #  - ci over 2 and 3 processes equals the one-process run to 1e-10, direct
 #    and stored: H2O STO-3G (C1, MS2 = 0; 2 roots direct), N2 STO-3G D2h

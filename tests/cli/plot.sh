@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# plot.sh CISPARSE SHARED: --plot PREFIX of `bench` and `solve --sweep`.
+# plot.sh CISPARSE SHARED: --plot PREFIX of `bench` and `bench --solvers`.
 #  - where python3 cannot draw (here: no python3 on PATH, or a quote in a
 #    path) the measurement still exits 0, writes PREFIX.json, and says in one
 #    line where the JSON is and the exact `python3 -m cisparse.plot` command;
@@ -36,11 +36,11 @@ if ! grep -q "^plot: wrote\|wrote .*png" "$T/n.out"; then
     'grep -q "^plot: not run (.*\(cisparse.plot\|matplotlib\).*pip install" "$T/n.out"'
 fi
 
-env PATH=/nonexistent "$BIN" solve $LAP --device cpu --sweep --method cg --repeat 1 --plot "$T/s" >"$T/s.out" 2>"$T/s.err"
+env PATH=/nonexistent "$BIN" bench $LAP --solvers --device cpu --method cg --repeat 1 --plot "$T/s" >"$T/s.out" 2>"$T/s.err"
 rc=$?
-check "solve --sweep --plot without python3 exits 0 (rc=$rc: $(tail -n 1 "$T/s.err"))" '[ $rc -eq 0 ]'
-check "solve --plot wrote the JSON" '[ -s "$T/s.json" ]'
-check "solve --plot names the JSON and the command" \
+check "bench --solvers --plot without python3 exits 0 (rc=$rc: $(tail -n 1 "$T/s.err"))" '[ $rc -eq 0 ]'
+check "bench --solvers --plot wrote the JSON" '[ -s "$T/s.json" ]'
+check "bench --solvers --plot names the JSON and the command" \
   'grep -qF "draw it with \`python3 -m cisparse.plot solvers $T/s.json $T/s\`" "$T/s.out"'
 
 # ---- a quote in the prefix: not passed to a shell, said so -----------------------------

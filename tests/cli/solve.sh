@@ -9,7 +9,8 @@
 #    (SHARED/matrices/README.md: BiCGStab converges on both; olm1000 breaks
 #    down, west0479 diverges and has zero diagonal entries, so neither is used);
 #  - --json fields present and numeric; --write-x, --rhs, single precision,
-#    mixed precision to a true residual <= 1e-12, and the CPU --sweep table;
+#    mixed precision to a true residual <= 1e-12, and the CPU sweep table of
+#    `cisparse bench --solvers` (the paper's grid, on solve's pieces);
 #  - every refusal and every failed solve is a nonzero exit and exactly one
 #    stderr line "cisparse: ...": unknown names, tol <= 0, maxit < 1, GPU-only
 #    options on the CPU, a non-square matrix, Jacobi with a zero diagonal
@@ -54,10 +55,10 @@ converges() { # label tol args...
 }
 
 # A refusal or failed solve: exit status, exactly one line "cisparse: ...", text in it.
-refuses() { # label code text args...
+refuses() { # label code text args... (SUB=bench: `cisparse bench` instead of solve)
   local label=$1 code=$2 text=$3
   shift 3
-  "$BIN" solve "$@" >"$T/r.out" 2>"$T/r.err" </dev/null
+  "$BIN" ${SUB:-solve} "$@" >"$T/r.out" 2>"$T/r.err" </dev/null
   local rc=$? lines
   lines=$(wc -l <"$T/r.err")
   if [ $rc -ne "$code" ] || [ "$lines" -ne 1 ] || ! grep -q "^cisparse: " "$T/r.err" || ! grep -qF -- "$text" "$T/r.err"; then
@@ -131,8 +132,8 @@ assert r["inner_iterations"] > 0 and r["refinement_steps"] >= 1 and r["double"][
 PY'
 check "mixed precision: report compares with the double solve" 'grep -q "inner (float) iterations" "$T/m.out" && grep -q "^double " "$T/m.out"'
 
-# ---- the sweep on the CPU (3 solvers x 2 preconditioners) ------------------------------
-"$BIN" solve $LAP --device cpu --sweep --repeat 2 --json "$T/s.json" --plot "$T/fig" >"$T/s.out" 2>"$T/s.err"
+# ---- the sweep on the CPU (bench --solvers: 3 solvers x 2 preconditioners) ------------------------------
+"$BIN" bench $LAP --solvers --device cpu --repeat 2 --json "$T/s.json" --plot "$T/fig" >"$T/s.out" 2>"$T/s.err"
 rc=$?
 check "sweep exits 0 ($rc: $(tail -n 1 "$T/s.err"))" '[ $rc -eq 0 ]'
 check "sweep table rows" '[ $(grep -cE "^(cg|bicg|bicgstab) +(none|jacobi) +host" "$T/s.out") -eq 6 ]'
@@ -159,12 +160,13 @@ refuses "maxit 0" 2 "--maxit" $LAP --maxit 0
 refuses "no matrix" 2 "no matrix" --method cg
 refuses "bicg cublasL on the cpu" 2 "--device gpu only" $LAP --device cpu --method bicg --version cublasL
 refuses "--sync on the cpu" 2 "--device gpu only" $LAP --device cpu --sync blocking
-refuses "--plot without --sweep" 2 "--sweep" $LAP --plot "$T/p"
+refuses "--plot is bench --solvers" 2 "--plot" $LAP --plot "$T/p"
 refuses "--repeat 0" 2 "--repeat" $LAP --repeat 0
-refuses "--energy-seconds negative" 2 "--energy-seconds" $LAP --sweep --energy-seconds -1
+SUB=bench refuses "--energy-seconds negative" 2 "--energy-seconds" $LAP --solvers --energy-seconds -1
 refuses "--inner-tol without mixed" 2 "--inner-tol" $LAP --inner-tol 1e-3
 refuses "--kernel with --cusparse" 2 "exclude" $LAP --kernel csr-vector --cusparse csr-alg1
-refuses "--sweep with mixed" 2 "mixed" $LAP --sweep --precision mixed
+SUB=bench refuses "--solvers with mixed" 2 "mixed" $LAP --solvers --precision mixed
+refuses "--sweep is bench --solvers" 2 "--sweep" $LAP --sweep
 refuses "unknown format" 1 "nosuchformat" $LAP --device cpu --format nosuchformat
 refuses "missing file" 1 "missing.mtx" "$T/missing.mtx" --device cpu
 refuses "non-square" 1 "square" random:rows=20,cols=10,density=0.3,seed=1 --device cpu

@@ -616,15 +616,14 @@ static void launch_hyb_u(const cis_spmv_view *A, int u, int64_t need, int thread
 }
 
 // The hybrid format's fast kernel, unlocked (the phase-locked variant keeps
-// __syncthreads per chunk and is not fused), G and U chosen as in hyb.cu
-// (and the same options hyb_g / hyb_unroll, core/options.h).
+// __syncthreads per chunk and is not fused), G and U by hyb.cu's rule
+// (cis_hyb_fast_variant, its unlocked branch).
 template <typename T, typename O>
 static cis_status launch_hyb(const cis_spmv_view *A, const T *x, DotsEpi<T> e, const kry_ws *w,
                              cudaStream_t st) {
-  const int g_env = (int)cis_opt_int(CIS_OPT_HYB_G, -1), u_env = (int)cis_opt_int(CIS_OPT_HYB_UNROLL, 4);
   const cis_hyb_dev *h = &A->hyb;
-  double mean = h->rows ? (double)h->nnz / (double)h->rows : 0;
-  int g = g_env > 0 ? g_env : mean >= 48 ? 32 : mean >= 24 ? 16 : mean >= 12 ? 8 : 1;
+  int lock, g, u_env;
+  cis_hyb_fast_variant(h, sizeof(T), 1, &lock, &g, &u_env);
   int threads = A->block > 0 ? A->block : 256;
   if (threads % 32 || threads > 1024)
     return cis_error(CIS_ERR_INVALID, "hyb: block size %d must be a multiple of 32 up to 1024", threads);
