@@ -1,6 +1,6 @@
 /* ci_half_scatter.c: the GPU half sigma (time reversal, MS2 = 0) with its
  * scatter over every pair against the scatter over the pairs a pass reaches
- * (CISPARSE_HALF_SCATTER=all | auto, src/ci/gpu/ci_sigma_dev.c), on one GPU,
+ * (the option half_scatter=all | auto, src/ci/gpu/ci_sigma_dev.c), on one GPU,
  * for workspaces of the given sizes: a small workspace means many passes, as
  * on each GPU of the distributed direct sigma when the vectors fill the cards
  * (16e/18o C1 on 2 x 80-GB: ~4 GiB a GPU, ~280 passes a half sigma).
@@ -32,7 +32,7 @@ static int cmp_double(const void *a, const void *b) {
   return (x > y) - (x < y);
 }
 
-/* Median ms of runs half sigmas of dc into ds with CISPARSE_HALF_SCATTER=mode
+/* Median ms of runs half sigmas of dc into ds with the option half_scatter=mode
  * and a workspace of work bytes (after one untimed); the info of G. */
 static int time_mode(const cis_ci_direct *D, const char *mode, int64_t work, int runs, const double *dc, double *ds,
                      double *ms, cis_ci_direct_gpu_info *info) {
@@ -42,7 +42,7 @@ static int time_mode(const cis_ci_direct *D, const char *mode, int64_t work, int
   cudaEvent_t e0, e1;
   o.work_bytes = work;
   o.vectors = 2;
-  setenv("CISPARSE_HALF_SCATTER", mode, 1);
+  if (cis_option_set("half_scatter", mode) != CIS_OK) return fail("cis_option_set");
   if (cis_ci_direct_gpu_create(D, &o, &G) != CIS_OK) return fail("cis_ci_direct_gpu_create");
   if (cudaEventCreate(&e0) != cudaSuccess || cudaEventCreate(&e1) != cudaSuccess) {
     fprintf(stderr, "cisparse_half_scatter: cudaEventCreate failed\n");

@@ -11,7 +11,7 @@
 #   cli       the command-line tests (ctest -L cli) with their GPU branches
 #   pytest    the Python tests, GPU ones included (PySCF from $SITE if needed)
 #   cidriver  `cisparse ci` against FCISolver on $FCIDUMPS (ci_cli_vs_fcisolver.py)
-#   tune      hyb variants through the environment overrides (bench/NOTES.md)
+#   tune      hyb variants through the options -o hyb_lock, hyb_g, hyb_unroll (bench/NOTES.md)
 #   ci32k laplace ci32kf ci512k   `cisparse bench` on one matrix each (+ PNGs)
 #   paper32k  ten CI matrices of 32,768 rows (seeds 1-10), every kernel and
 #             the hyb-paper block sweep: the paper's Tables 6-10 (paper_tables.py)
@@ -119,8 +119,8 @@ for step in $STEPS; do
     done 2>&1 | tee "$R/cidriver.txt" ;;
   tune) # "matrix LOCK G UNROLL"
     while read -r m l g u; do
-      echo "L:G:U=$l:$g:$u ${m%%,*} $(CISPARSE_HYB_LOCK=$l CISPARSE_HYB_G=$g CISPARSE_HYB_UNROLL=$u \
-        timeout 100 $B/cisparse bench $m --kernels hyb --runs 30 --warmup 3 2>/dev/null | grep -E '^hyb ')"
+      echo "L:G:U=$l:$g:$u ${m%%,*} $(timeout 100 $B/cisparse -o hyb_lock=$l -o hyb_g=$g -o hyb_unroll=$u \
+        bench $m --kernels hyb --runs 30 --warmup 3 2>/dev/null | grep -E '^hyb ')"
     done <<'LIST' | tee "$R/tune.txt"
 ci:rows=32768,seed=1 0 32 4
 ci:rows=32768,seed=1 0 32 8

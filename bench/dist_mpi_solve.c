@@ -4,7 +4,8 @@
  * operator; rank 0 prints. Built with -DCISPARSE_MPI=ON as
  * build/cisparse_dist_mpi; launch:
  *   mpirun -np 2 build/cisparse_dist_mpi MATRIX [--eigs K] [--exchange auto|allgather|p2p]
- * NCCL_NVLS_ENABLE=0 is set by cis_dist_comm_mpi unless already set. */
+ * NCCL_NVLS_ENABLE=0 is set here, as the tool does, unless already set (the
+ * library sets no environment; NCCL reads it when the communicator is made). */
 #include <math.h>
 #include <mpi.h>
 #include <stdio.h>
@@ -41,6 +42,7 @@ int main(int argc, char **argv) {
     MPI_Finalize();
     return 2;
   }
+  setenv("NCCL_NVLS_ENABLE", "0", 0);
   if ((st = cis_dist_comm_mpi(&c)) != CIS_OK) return fail(rank, st);
   if ((st = cis_load(matrix, CIS_F64, &A)) != CIS_OK) return fail(rank, st);
   cis_dist_opts o = cis_dist_opts_default();

@@ -3,18 +3,75 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
-#include "core/internal.h"
+#include "core/internal.h" /* cis_alloc_fail_after */
 
 int test_failures = 0, test_checks = 0;
 
+/* The tests run as the tool does: NVLink multicast off for NCCL unless the
+ * user chose (NCCL_NVLS_ENABLE, read by NCCL when a test makes its
+ * communicators; the library sets no environment). Before main. */
+__attribute__((constructor)) static void nvls_off_like_the_cli(void) { setenv("NCCL_NVLS_ENABLE", "0", 0); }
+
 int test_summary(const char *name) {
   printf("%s: %d checks, %d failures\n", name, test_checks, test_failures);
+  if (test_checks == 0) {
+    fprintf(stderr, "FAIL %s: no checks made (a test that checks nothing proves nothing; test_skip says why not)\n",
+            name);
+    return 1;
+  }
   return test_failures ? 1 : 0;
 }
 
 int test_skip(const char *reason) {
   printf("SKIPPED: %s\n", reason);
   return 77;
+}
+
+/* One run of call with allocation n failing (0: none); the allocations it made. */
+static int64_t alloc_run(cis_status (*call)(void *), void (*undo)(void *), void *ctx, int64_t n, cis_status *st) {
+  cis_alloc_fail_after(n);
+  *st = call(ctx);
+  const int64_t made = cis_alloc_fail_after(0);
+  if (undo) undo(ctx);
+  return made;
+}
+
+int64_t test_alloc_every(const char *what, cis_status (*call)(void *), void (*undo)(void *), void *ctx) {
+  cis_status st;
+  cis_alloc_fail_after(0);
+  const int64_t count = alloc_run(call, undo, ctx, 0, &st);
+  CHECK(st == CIS_OK, "%s: %s with no failure injected (%s)", what, cis_status_name(st), cis_last_error());
+  CHECK(count > 0, "%s: no allocation through the library's allocator", what);
+  if (st != CIS_OK) return 0;
+  for (int64_t n = 1; n <= count + 1; ++n) {
+    const int64_t made = alloc_run(call, undo, ctx, n, &st);
+    if (n <= count)
+      CHECK(st == CIS_ERR_ALLOC, "%s: allocation %lld of %lld failing -> %s (%s)", what, (long long)n,
+            (long long)count, cis_status_name(st), cis_last_error());
+    else
+      CHECK(st == CIS_OK && made == count, "%s: failure past the last of %lld allocations -> %s after %lld (%s)",
+            what, (long long)count, cis_status_name(st), (long long)made, cis_last_error());
+  }
+  return count;
+}
+
+typedef struct build_call { const cis_csr *A; const char *name; const cis_format_params *p; cis_matrix *M; } build_call;
+
+static cis_status build_run(void *ctx) {
+  build_call *b = ctx;
+  const cis_status st = cis_matrix_create(b->A, b->name, b->p, &b->M);
+  CHECK(st == CIS_OK || b->M == NULL, "%s: %s with a matrix made", b->name, cis_status_name(st));
+  return st;
+}
+
+static void build_undo(void *ctx) {
+  build_call *b = ctx;
+  cis_matrix_free(b->M), b->M = NULL;
+}
+
+int64_t test_alloc_every_build(const cis_csr *A, const char *format, const cis_format_params *p) {
+  build_call b = {A, format, p, NULL};
+  return test_alloc_every(format, build_run, build_undo, &b);
 }
 
 static double getv(const void *x, cis_dtype t, cis_int i) {

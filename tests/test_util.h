@@ -5,6 +5,7 @@
 #define CIS_TEST_UTIL_H
 
 #include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include "cisparse/cisparse.h"
 /* the tool library (tests link it): clock, median, energy, paper bytes,
@@ -30,10 +31,28 @@ extern int test_failures, test_checks;
     CHECK(st_ == CIS_OK, "%s -> %s: %s", #call, cis_status_name(st_), cis_last_error()); \
   } while (0)
 
-/* Print "name: N checks, F failures" and return 0 / 1. */
+/* Print "name: N checks, F failures" and return 0 (checks made, none
+ * failed) or 1 (a failure, or no check at all: a test that cannot run says
+ * so through test_skip instead). */
 int test_summary(const char *name);
 /* Skip the whole test (prints reason, returns 77). */
 int test_skip(const char *reason);
+
+/* Allocation failure made to happen at every allocation of one call (the
+ * CSparse test; test_format_errors.c's loop): call(ctx) runs once freely to
+ * count its allocations through the library's allocator (none is a failure:
+ * a call that stopped using it would pass a loop that only accepts "OK or
+ * ALLOC"), then once with each allocation n = 1..count made to fail, where
+ * it must return CIS_ERR_ALLOC, then with n = count + 1, where it must
+ * succeed after the same count. undo(ctx) (NULL: nothing to undo) frees what
+ * each run made, whatever its status, and may check that a failed run left
+ * its outputs NULL. `what` names the call in the messages. Returns the count
+ * (0 when the free run failed: a failed check recorded). */
+int64_t test_alloc_every(const char *what, cis_status (*call)(void *ctx), void (*undo)(void *ctx), void *ctx);
+
+/* test_alloc_every over cis_matrix_create(A, format, p): a failed build
+ * must leave no matrix. */
+int64_t test_alloc_every_build(const cis_csr *A, const char *format, const cis_format_params *p);
 
 /* Relative error ||a-b||_2 / max(||b||_2, tiny); NaN anywhere -> +inf. */
 double test_rel_err(const void *a, const void *b, cis_dtype t, cis_int n);

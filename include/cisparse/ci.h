@@ -298,7 +298,7 @@ CIS_API cis_status cis_ci_spin_penalty_operator(const cis_operator *H, const cis
  *   cuBLAS DGEMM   X = 1/2 g D                          (FP64 tensor cores on sm_80+)
  *   scatter kernel sigma(I,B) from X through I's and B's own links (pull
  *                  form: one thread per element, no atomics, fixed order)
- * or, with CISPARSE_SIGMA=fused (the environment when G is made), gather
+ * or, with the option sigma=fused (read when G is made), gather
  * and product fused in one kernel (D tiles in shared memory only, the FP64
  * tensor cores; X equal to the unfused one but for the order of the sums),
  * then the same scatter, and no D buffer (X gets its room);
@@ -340,11 +340,11 @@ typedef struct cis_ci_direct_gpu_info {
   cis_int sigma_vectors;          /* vectors multiplied so far */
   cis_int half_sigmas;            /* of them by the time-reversal half sigma */
   cis_int reached_passes;         /* passes of those whose scatter ran over the pairs with a string the pass
-                                     reaches (CISPARSE_HALF_SCATTER, ci_sigma_dev.c); the others over every pair */
+                                     reaches (option half_scatter, ci_sigma_dev.c); the others over every pair */
   char device[128];
   char sigma_kernel[128];         /* the product's kernels: "fused: ..." (gather + FP64 MMA, D in shared memory),
                                      "unfused: ..." (gather + DGEMM), or "unfused (fused not possible: why)";
-                                     chosen by CISPARSE_SIGMA=fused|unfused|auto when G is made */
+                                     chosen by option sigma=fused|unfused|auto when G is made */
   double split_ms[2][3];          /* one timed sigma's phases (cis_ci_direct_gpu_time_sigma, C1 path; 0 = not
                                      timed): [0] full, [1] half sigma; each gather (fused: gather + product),
                                      DGEMM (fused: 0), scatter, ms summed over the passes */

@@ -39,28 +39,53 @@ CIS_API const char *cis_blas_info(void);
  * this at load time, so a struct that changed fails loudly, not silently. */
 CIS_API size_t cis_abi_struct_size(const char *name);
 
-/* The library's tuning options, one table, set by name (each also read
- * from the environment variable CISPARSE_<NAME in capitals> by
- * cis_options_from_env): kernel variants and overrides kept for
- * measurements (bench/NOTES.md), none needed for a correct result. The
- * library itself never reads the environment for them.
+/* The library's tuning options, one table, set by name (docs/options.md):
+ * kernel variants and overrides kept for measurements (bench/NOTES.md),
+ * none needed for a correct result, and the tool's energy meter paths. The
+ * library reads no environment variable for them but CISPARSE_OPTIONS, and
+ * that only in cis_options_from_env.
  *
- * cis_option_set: name's value (a decimal integer or one of its words, as
- * its help says), or NULL for its default. CIS_ERR_INVALID naming the
- * known options for an unknown name, naming the accepted values for a
- * value out of them. Set them before the work they tune (a plan, a GPU
- * sigma, a distributed operator reads them when made); not thread-safe
- * against concurrent work. */
+ * cis_option_set: name's value (a decimal integer in its range, one of its
+ * words, or for a text option any text), or NULL for its default.
+ * CIS_ERR_INVALID naming the known options for an unknown name, naming the
+ * accepted values for a value out of them. Set them before the work they
+ * tune (a plan, a GPU sigma, a distributed operator reads them when made);
+ * not thread-safe against concurrent work. */
 CIS_API cis_status cis_option_set(const char *name, const char *value);
-/* The value set, or NULL while the default holds (or for an unknown name). */
+/* "name=value[,name=value...]" (a value holds no comma; "name=" is the
+ * default), each by cis_option_set's rules, all checked before any is set:
+ * the first bad one is refused with CIS_ERR_INVALID naming it, and then
+ * nothing changes. */
+CIS_API cis_status cis_option_set_pairs(const char *pairs);
+/* The value set, or NULL while the default holds (or for an unknown name);
+ * marks the option read. */
 CIS_API const char *cis_option_get(const char *name);
 /* Option i (0-based) of the table: 1 with *name and *help set (either may
  * be NULL), 0 past the end. */
 CIS_API int cis_option_list(int i, const char **name, const char **help);
-/* Every option whose environment variable CISPARSE_<NAME> is set and not
- * empty, set from it (cis_option_set's checks, the variable named in the
- * message); what a program calls once at start, as the cisparse tool and
- * the Python package do. */
+typedef enum cis_option_kind { CIS_OPTION_INT, CIS_OPTION_WORD, CIS_OPTION_TEXT } cis_option_kind;
+/* One row of the table, as `cisparse options` lists it. */
+typedef struct cis_option_desc {
+  const char *name;
+  cis_option_kind kind;
+  const char *words; /* CIS_OPTION_WORD: the accepted words, space-separated; else NULL */
+  long lo, hi;       /* CIS_OPTION_INT: the accepted range */
+  const char *def;   /* the default, in words */
+  const char *help;
+  const char *value; /* the value set, NULL while the default holds (not a read) */
+} cis_option_desc;
+/* Option i (0-based) into *d: 1, or 0 past the end (or d NULL). */
+CIS_API int cis_option_describe(int i, cis_option_desc *d);
+/* How many options were set and not read since (by the kernel or code they
+ * tune): a setting that changed nothing. Their names, ", "-separated, into
+ * names (n bytes, may be NULL). */
+CIS_API int cis_options_unused(char *names, size_t n);
+/* The one environment variable of the library. */
+#define CIS_OPTIONS_ENV "CISPARSE_OPTIONS"
+/* CISPARSE_OPTIONS="name=value,name=value", when set and not empty, set by
+ * cis_option_set_pairs (an unknown name or a bad value refused in one line
+ * naming the variable and the option); what a program calls once at start,
+ * as the cisparse tool and the Python package do. */
 CIS_API cis_status cis_options_from_env(void);
 
 #ifdef __cplusplus

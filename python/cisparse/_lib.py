@@ -159,6 +159,8 @@ _SIGNATURES = {
     "cis_option_set": (cis_status, [c_char_p, c_char_p]),
     "cis_option_get": (c_char_p, [c_char_p]),
     "cis_options_from_env": (cis_status, []),
+    "cis_option_set_pairs": (cis_status, [c_char_p]),
+    "cis_options_unused": (c_int, [c_char_p, c_size_t]),
     # types.h
     "cis_free": (None, [c_void_p]),
     "cis_csr_free": (None, [POINTER(cis_csr)]),
@@ -256,14 +258,26 @@ _openmp_like_the_cli()
 
 
 def _options_from_env():
-    """The library's tuning options from CISPARSE_<NAME> variables, once at
-    import (cis_options_from_env: what the tool does at start); a bad value
-    is an ImportError naming the variable."""
+    """The library's tuning options from the one variable
+    CISPARSE_OPTIONS="name=value,...", once at import (cis_options_from_env:
+    what the tool does at start); a bad value or a misspelt name is an
+    ImportError naming the variable and the option."""
     if lib.cis_options_from_env() != 0:
         raise ImportError(f"cisparse: {lib.cis_last_error().decode(errors='replace')}")
 
 
 _options_from_env()
+
+
+def _nvls_off_like_the_cli():
+    """NVLink multicast off for NCCL unless the user chose (NCCL_NVLS_ENABLE
+    unset: 0), as the tool does at start (src/cli/main.c cli_main): NCCL
+    reads its own variable when a solve over several GPUs makes its
+    communicators, and the library sets no environment."""
+    os.environ.setdefault("NCCL_NVLS_ENABLE", "0")
+
+
+_nvls_off_like_the_cli()
 
 for _cls in (cis_csr, cis_csr_stats, cis_format_params, cis_hyb_split, cis_krylov_opts, cis_krylov_info,
              cis_gpu_info):

@@ -65,7 +65,7 @@ struct ci_dist_direct {
   cis_ci_direct_gpu_opts go[PARTS_MAX]; /* the options each was made with (its workspace) */
   int parts, balanced, verbose;         /* balanced: the split re-made from measured times (or kept) */
   int on_gpus;                          /* the parts are GPUs (G[l] must be there) */
-  int resplit;                          /* CISPARSE_DIST_RESPLIT: 1 always, 0 never, -1 by the rule */
+  int resplit;                          /* option dist_resplit: 1 always, 0 never, -1 by the rule */
   double first_secs[PARTS_MAX];         /* the parts' work after the first product */
   cis_int rows[PARTS_MAX];              /* Davidson's rows of each part (its share of the vectors) */
   double balance_gain;                  /* the re-split's predicted slowest part over the measured one */
@@ -264,7 +264,7 @@ static cis_status remake_gpu_part(ci_dist_direct *dd, int l, void *arg) {
  * 0.23 s of host time (freeing and making 4 parts' 10+ GB workspaces), 3.6
  * times the set-up's 0.064 s, and then saved 6 ms a product (the slowest
  * part 66 ms against 72): a loss for CAS(16,16)'s 11 products, a gain for a
- * space whose products take seconds. CISPARSE_DIST_RESPLIT=always|never
+ * space whose products take seconds. The option dist_resplit=always|never
  * overrides the rule (a diagnostic; the same on every process). Once per
  * run; every process together. */
 #define RESPLIT_HORIZON 10.0

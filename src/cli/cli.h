@@ -16,6 +16,7 @@ int cis_cmd_bench(int argc, char **argv);
 int cis_cmd_ci(int argc, char **argv);
 int cis_cmd_run(int argc, char **argv);
 int cis_cmd_solve(int argc, char **argv);
+int cis_cmd_options(int argc, char **argv);
 /* `cisparse bench MATRIX --solvers ...` (bench_sweep.c): the paper's grid
  * (§4, Figure 4); the exit status. */
 int cli_bench_sweep(int argc, char **argv);

@@ -31,7 +31,7 @@ int cli_mpi_wanted(int argc, char **argv) {
 static int launcher_rank(void) {
   static const char *const vars[] = {"PMI_RANK", "OMPI_COMM_WORLD_RANK", "PMIX_RANK", "SLURM_PROCID"};
   for (size_t k = 0; k < sizeof vars / sizeof *vars; ++k) {
-    const char *v = getenv(vars[k]);
+    const char *v = cis_host_env(vars[k]);
     if (v && *v) return atoi(v);
   }
   return 0;

@@ -218,7 +218,7 @@ static int run(int argc, char **argv, const char *cmd) {
   printf("matrix %s: %lld rows, %lld nonzeros\n", o.matrix, (long long)n, (long long)A->nnz);
   printf("parts %d over %s (%s), NCCL_NVLS_ENABLE=%s, exchange %s (p2p %lld values + %lld messages, all-gather %lld values)\n",
          cis_dist_comm_ranks(c), cis_dist_comm_name(c), cis_operator_name(op),
-         getenv("NCCL_NVLS_ENABLE") ? getenv("NCCL_NVLS_ENABLE") : "unset", cis_dist_exchange_name(pl.exchange),
+         cis_host_env("NCCL_NVLS_ENABLE") ? cis_host_env("NCCL_NVLS_ENABLE") : "unset", cis_dist_exchange_name(pl.exchange),
          (long long)pl.p2p_values, (long long)pl.p2p_messages, (long long)pl.allgather_values);
   for (int p = 0; p < pl.parts; ++p) {
     cis_int row0, rows;

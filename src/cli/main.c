@@ -12,13 +12,15 @@
 typedef struct { const char *name; int (*fn)(int, char **); const char *help; } command;
 
 static void usage(FILE *f, const command *cmds, size_t n) {
-  fprintf(f, "usage: cisparse COMMAND [options]   (cisparse --version)\n\ncommands:\n");
+  fprintf(f, "usage: cisparse [-o NAME=VALUE]... COMMAND [options]   (cisparse --version)\n\ncommands:\n");
   for (size_t i = 0; i < n; ++i)
-    fprintf(f, "  %-6s %s\n", cmds[i].name, cmds[i].help);
+    fprintf(f, "  %-7s %s\n", cmds[i].name, cmds[i].help);
   fprintf(f, "\nA matrix is a Matrix Market file, a .cisb file or a generator spec\n"
              "(ci:rows=32768,seed=1  laplace3d:size=64,points=7  powerlaw:rows=100000,seed=3\n"
              " random:rows=1000,cols=800,density=0.01,seed=2). `cisparse COMMAND --help` for options;\n"
-             "an option's value may follow it (--roots 3) or be joined to it (--roots=3).\n");
+             "an option's value may follow it (--roots 3) or be joined to it (--roots=3).\n"
+             "-o NAME=VALUE (repeatable, before the command) sets one of the library's tuning options,\n"
+             "as CISPARSE_OPTIONS=NAME=VALUE,... does; `cisparse options` lists them.\n");
 }
 
 /* OpenMP reads OMP_WAIT_POLICY when its runtime starts (libgomp: as it is
@@ -27,7 +29,7 @@ static void usage(FILE *f, const command *cmds, size_t n) {
  * a shared or busy machine takes the cores the working threads need. If the
  * exec fails (no /proc) the run goes on with the runtime's default. */
 void cli_passive_waits(char **argv) {
-  if (getenv("OMP_WAIT_POLICY") || setenv("OMP_WAIT_POLICY", "passive", 1) != 0) return;
+  if (cis_host_env("OMP_WAIT_POLICY") || setenv("OMP_WAIT_POLICY", "passive", 1) != 0) return;
   execv("/proc/self/exe", argv);
 }
 
@@ -78,7 +80,7 @@ static char **split_args(int argc, char **argv, int *n, char **names) {
 
 static int dispatch(int argc, char **argv) {
   /* no more threads than the cores this process may use (affinity, cgroup quota) */
-  if (!getenv("OMP_NUM_THREADS")) omp_set_num_threads(cis_cpu_limit());
+  if (!cis_host_env("OMP_NUM_THREADS")) omp_set_num_threads(cis_cpu_limit());
   const command cmds[] = {
       {"run", cis_cmd_run, "the paper's experiment on the embedded default CI matrix"},
       {"info", cis_cmd_info, "statistics and memory of every format (Tables 3-5)"},
@@ -87,6 +89,7 @@ static int dispatch(int argc, char **argv) {
       {"bench", cis_cmd_bench, "time every kernel and cuSPARSE (Tables 6-10); --solvers: the solvers' grid (Figure 4)"},
       {"ci", cis_cmd_ci, "CI ground states from an FCIDUMP file"},
       {"solve", cis_cmd_solve, "A x = b by CG, BiCG or BiCGStab on the CPU or GPU, time and energy per iteration"},
+      {"options", cis_cmd_options, "the library's tuning options: name, type, default, value, range, help"},
   };
   size_t n = sizeof cmds / sizeof *cmds;
   if (argc < 2 || !strcmp(argv[1], "-h") || !strcmp(argv[1], "--help")) {
@@ -97,7 +100,7 @@ static int dispatch(int argc, char **argv) {
     printf("cisparse %s (CUDA kernels %s)\n", cis_version(), cis_built_with_cuda() ? "built" : "not built");
     printf("%s\n", cis_blas_info());
     printf("openmp: %d threads (cores this process may use: %d), OMP_WAIT_POLICY=%s\n", omp_get_max_threads(),
-           cis_cpu_limit(), getenv("OMP_WAIT_POLICY") ? getenv("OMP_WAIT_POLICY") : "unset");
+           cis_cpu_limit(), cis_host_env("OMP_WAIT_POLICY") ? cis_host_env("OMP_WAIT_POLICY") : "unset");
     return 0;
   }
   for (size_t i = 0; i < n; ++i)
@@ -105,12 +108,52 @@ static int dispatch(int argc, char **argv) {
   return cli_usage("unknown command '%s' (try cisparse --help)", argv[1]);
 }
 
+/* -o NAME=VALUE (or -o=NAME=VALUE, --option NAME=VALUE), repeatable,
+ * between the program and the command: each set through
+ * cis_option_set_pairs, after CISPARSE_OPTIONS (the command line wins).
+ * Returns how many words were taken, or -1 after a one-line refusal (*rc
+ * 2, a usage error). */
+static int global_options(int argc, char **argv, int *rc) {
+  int i = 1;
+  while (i < argc && (!strcmp(argv[i], "-o") || !strcmp(argv[i], "--option") || !strncmp(argv[i], "-o=", 3) ||
+                      !strncmp(argv[i], "--option=", 9))) {
+    const char *eq = strchr(argv[i], '='), *pair = eq ? eq + 1 : i + 1 < argc ? argv[i + 1] : NULL;
+    if (!pair || !*pair) {
+      *rc = cli_usage("%s needs NAME=VALUE (cisparse options lists the names)", argv[i]);
+      return -1;
+    }
+    if (cis_option_set_pairs(pair) != CIS_OK) { /* a bad argument: a usage error, one line */
+      *rc = cli_usage("-o %s: %s", pair, cis_last_error());
+      return -1;
+    }
+    i += eq ? 1 : 2;
+  }
+  return i - 1;
+}
+
+/* One warning line for the options set and never read by the command. */
+static void report_unused(void) {
+  char names[512];
+  const int n = cis_options_unused(names, sizeof names);
+  if (n > 0)
+    fprintf(stderr, "cisparse: warning: option%s set but not used by this command: %s\n", n == 1 ? "" : "s", names);
+}
+
 int cli_main(int argc, char **argv) {
   char *names = NULL;
-  int n, rc;
+  int n, rc, taken;
+  /* NVLink multicast off (docs/multi-gpu.md): NCCL reads its own variable
+   * when its communicators are made, and the library sets no environment,
+   * so the tool sets it, unless the user did */
+  setenv("NCCL_NVLS_ENABLE", "0", 0);
   if (cis_options_from_env() != CIS_OK) return cli_fail(CIS_ERR_INVALID); /* the library's tuning options, once */
+  if ((taken = global_options(argc, argv, &rc)) < 0) return rc;
+  argv[taken] = argv[0]; /* the program's name before the command */
+  argc -= taken;
+  argv += taken;
   char **args = split_args(argc, argv, &n, &names);
   rc = args ? dispatch(n, args) : cli_fail(cis_error(CIS_ERR_ALLOC, "out of memory for the command line"));
+  if (rc == 0 && !cli_parse_only && n > 1 && strcmp(args[1], "options")) report_unused(); /* the listing reads none */
   free(args);
   free(names);
   free(split_values);

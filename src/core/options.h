@@ -26,10 +26,13 @@ typedef enum cis_opt {
   CIS_OPT_EXCHANGE_PRIORITY, /* NCCL exchange streams at top priority: 1, 0 */
   CIS_OPT_DIST_TRACE,        /* distributed products' trace on stderr: 0, 1 */
   CIS_OPT_SCI_HALF,          /* selected-CI sigma of equal sets: auto, on, off */
+  CIS_OPT_ENERGY_NVML,       /* the tool's GPU energy meter: NVML library, none */
+  CIS_OPT_ENERGY_RAPL,       /* the tool's CPU energy meter: RAPL folder, none */
   CIS_OPT_COUNT
 } cis_opt;
 
-/* The value set, or NULL while the default holds. */
+/* The value set, or NULL while the default holds; each of these marks the
+ * option read (cis_options_unused). */
 const char *cis_opt_str(cis_opt id);
 /* The integer set, or def while the default holds. */
 long cis_opt_int(cis_opt id, long def);

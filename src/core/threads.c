@@ -78,7 +78,7 @@ int cis_cpu_limit(void) {
 
 int cis_threads(void) {
   const int max = omp_get_max_threads();
-  if (getenv("OMP_NUM_THREADS")) return max; /* the user's choice stands */
+  if (cis_host_env("OMP_NUM_THREADS")) return max; /* the user's choice stands */
   const int lim = cis_cpu_limit();
   return max < lim ? max : lim;
 }

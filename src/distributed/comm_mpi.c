@@ -210,7 +210,7 @@ static cis_status share_host_cores(void) {
   cis_status st = CIS_OK;
   MPI_Comm host = MPI_COMM_NULL;
   int on_host = 1;
-  if (getenv("OMP_NUM_THREADS")) return CIS_OK;
+  if (cis_host_env("OMP_NUM_THREADS")) return CIS_OK;
   MPI_CHECK(MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &host), "MPI_Comm_split_type");
   MPI_CHECK(MPI_Comm_size(host, &on_host), "MPI_Comm_size");
   const long online = sysconf(_SC_NPROCESSORS_ONLN);

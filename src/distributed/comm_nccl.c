@@ -11,8 +11,10 @@
  *                       to every rank with MPI_Bcast, ncclCommInitRank
  *                       (NCCL User Guide, "Example 2: one device per
  *                       process or thread"); only when built with MPI.
- * NVLink multicast stays off: NCCL_NVLS_ENABLE=0 is set in the environment
- * (unless the user set it) before the first NCCL call.
+ * NVLink multicast: NCCL reads NCCL_NVLS_ENABLE itself when the
+ * communicators are made; the library sets no environment, so the caller
+ * does (the cisparse tool and the Python package set it to 0 unless the
+ * user did: docs/multi-gpu.md).
  * Built without CUDA or NCCL, both report why. */
 #include <pthread.h>
 #include <stdio.h>
@@ -99,8 +101,6 @@ static cis_status ready(cis_dist_comm *c) {
 }
 
 static ncclDataType_t nccl_type(cis_dtype t) { return t == CIS_F64 ? ncclDouble : ncclFloat; }
-
-static void nvls_off(void) { setenv("NCCL_NVLS_ENABLE", "0", 0); /* 0: keep a user's value */ }
 
 static cis_status n_allreduce(cis_dist_comm *c, double *vals, int count) {
   cis_status st = ready(c);
@@ -295,7 +295,6 @@ cis_status cis_dist_comm_nccl(int ngpus, cis_dist_comm **out) {
   if (ngpus < 0 || ngpus > count)
     return cis_error(CIS_ERR_INVALID, "%d GPUs requested: this host has %d GPU%s", ngpus, count, count == 1 ? "" : "s");
   if (ngpus == 0) ngpus = count;
-  nvls_off();
   CIS_TRY(cis_alloc_array((void **)&devs, ngpus, sizeof(int), "NCCL devices"));
   for (int i = 0; i < ngpus; ++i) devs[i] = i;
   CIS_TRY(shell(ngpus, 0, ngpus, devs, "nccl", &c));
@@ -337,7 +336,6 @@ cis_status cis_dist_comm_mpi(cis_dist_comm **out) {
     return cis_error(CIS_ERR_IO, "MPI rank %d: MPI_Allreduce failed", rank);
   if (!ok) return cis_error(CIS_ERR_NO_GPU, "MPI rank %d: no CUDA device", rank);
   if (!all_ok) return cis_error(CIS_ERR_NO_GPU, "MPI rank %d: another rank has no CUDA device", rank);
-  nvls_off();
   memset(&boot, 0, sizeof boot);
   if (rank == 0) boot.ok = ncclGetUniqueId(&boot.id) == ncclSuccess;
   if (MPI_Bcast(&boot, (int)sizeof boot, MPI_BYTE, 0, MPI_COMM_WORLD) != MPI_SUCCESS)

@@ -60,7 +60,7 @@ cis_status dist_allreduce_slots(cis_dist_comm *c, double *const *slots, const in
                                 const cis_stream *streams);
 
 /* ---- device helpers (src/distributed/gpu/dist_dev.c; nogpu stubs) ---- */
-/* CISPARSE_DIST_TRACE=1 (read once): every synchronized product prints its
+/* option dist_trace=1 (read once): every synchronized product prints its
  * parts' times from its events on stderr (device parts), and NCCL's
  * communicator its bootstrap's time at the first collective (a
  * diagnostic; dist_parts.c). */
@@ -272,7 +272,7 @@ cis_status dist_matrix_create_summed(cis_int n, const cis_int *row_start, const 
  * onto their owners. Its whole vectors are padded (part p's rows at
  * p * max_rows, the blocks' columns mapped there), so the gather is one
  * all-gather and the sum one reduce-scatter (NCCL's order;
- * CISPARSE_DIST_SUM=rank: point-to-point, summed in rank order); both are
+ * the option dist_sum=rank: point-to-point, summed in rank order); both are
  * run once in the set-up (NCCL's connections). Against dist_matrix_create_rows
  * (every part holds full rows, so the entries between two parts are stored
  * twice) each part reads about 1/parts of the triangle, for a second
@@ -291,7 +291,7 @@ cis_status dist_matrix_create_upper_rows(cis_int n, const cis_int *upper_nnz, ci
  * effect over more than 2 parts when D's split is uniform (both as for the
  * all-gather of dist_matrix_create_summed) and the
  * communicator offers a reduce-scatter (NCCL, fake), else the rank-order
- * sum stays. The environment's CISPARSE_DIST_SUM=rank|collective, when set,
+ * sum stays. The option dist_sum=rank|collective, when set,
  * overrides the choice made here (a diagnostic; it must be the same on
  * every process). CIS_ERR_INVALID when D is not a summed operator or how is
  * unknown. */

@@ -25,7 +25,7 @@ typedef struct dist_part {
   cis_idx *idx;             /* all-gather: unpack positions in xfull; p2p: pack indices */
   cis_stream compute;       /* device: the stream of the two products */
   void *ev_x, *ev_start, *ev_done, *ev_y;
-  void *ev_local;           /* device, synchronous products: the local block's end (CISPARSE_DIST_TRACE) */
+  void *ev_local;           /* device, synchronous products: the local block's end (option dist_trace) */
   void **ring;              /* device, products in stream order: DIST_RING x {x, start, done, y} events */
   double t_work;            /* summed operator: seconds of f since the times were reset */
 } dist_part;

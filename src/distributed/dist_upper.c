@@ -193,7 +193,7 @@ cis_status dist_matrix_create_upper_rows(cis_int n, const cis_int *upper_nnz, ci
     CIS_TRY(cis_error(CIS_ERR_OVERFLOW, "%d parts of up to %lld rows: the padded whole vectors (%lld values) exceed "
                       "32-bit column indices", G, (long long)max_rows, (long long)G * max_rows));
   /* padded whole vectors: the gather one all-gather, the sum one reduce-scatter (NCCL's collectives; the
-   * rank-order sum with CISPARSE_DIST_SUM=rank) */
+   * rank-order sum with option dist_sum=rank) */
   CIS_TRY(dist_summed_new(n, rs, NULL, t, upper_part, NULL, c, 1, &D));
   CIS_TRY(dist_summed_set_sum(D, CIS_DIST_SUM_COLLECTIVE));
   D->summed_ctx = D;

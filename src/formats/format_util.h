@@ -78,7 +78,7 @@ int cis_sell_threads_per_row(cis_int rows_padded, cis_int S, cis_int slots, int 
 void cis_sell16_scan(const cis_csr *A, cis_int C, cis_int nslices, const cis_idx *perm, int lanes, int32_t *base,
                      int64_t *width, int64_t *escapes);
 /* sell16's lanes for A with chunk C (cis_sell_threads_per_row on
- * CIS_SELL16_PLAN_SMS with nnz as the slots; CISPARSE_SELL_P overrides, for
+ * CIS_SELL16_PLAN_SMS with nnz as the slots; option sell_p overrides, for
  * tests; 1 when C > 1024). */
 int cis_sell16_lanes(const cis_csr *A, cis_int C);
 

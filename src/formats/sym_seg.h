@@ -105,7 +105,7 @@ cis_status cis_sym_seg_spmv(const cis_sym_seg *S, double alpha, const void *x, d
  * kernel keeps x_I and the block's fixed-point window of y, 8 bytes a row,
  * in shared memory; on the H2O FCI Hamiltonian (H200, 2026-11-24) 4096
  * rows took 3.31 ms, 8192 rows 3.51 ms, 2048 rows 3.31 ms), or
- * CISPARSE_SYM_SEG_R when set between 32 and CIS_SYM_SEG_WINDOW_BYTES / 8;
+ * option sym_seg_r when set between 32 and CIS_SYM_SEG_WINDOW_BYTES / 8;
  * at most n rounded up to 32. */
 cis_int cis_sym_seg_rows(cis_int n, cis_dtype t);
 

@@ -32,7 +32,7 @@ static int64_t seg_block_chunks(const cis_sym_seg *S, cis_int b, int64_t per) {
 }
 
 /* sym-seg's chunk table: runs of at most pieces / (slots * chunks per slot)
- * pieces (CISPARSE_SYM_SEG_CHUNKS per slot, default 8: few enough that the
+ * pieces (option sym_seg_chunks per slot, default 8: few enough that the
  * window flushes, R atomics per chunk, stay small, enough that the last
  * wave is short; H2O FCI on the H200, 2026-11-26, three runs: 4 per slot
  * 2.56-2.63 ms per product in Davidson, 8 per slot 2.53-2.59, 16 per slot
@@ -309,7 +309,7 @@ cleanup:
 
 /* sym-seg from a device-built upper triangle: laid out on the GPU when it
  * holds the triangle, the layout and a sort batch at once
- * (CISPARSE_SYM_SEG_LAYOUT=host: never); else on the host block by block
+ * (option sym_seg_layout=host: never); else on the host block by block
  * from the device (the host never holds the whole CSR), the triangle freed
  * before the layout is uploaded (the device never holds both). */
 static cis_status seg_from_device(cis_int rows, cis_int nnz, cis_dtype t, int64_t *d_rowptr, cis_idx *d_col,

@@ -33,9 +33,9 @@ typedef struct cis_sell_tuning {
   int P, U, bpsm;
 } cis_sell_tuning;
 /* The tuning of vectors of t: P = lanes when lanes > 0 (sell16's layout
- * fixes it), else CISPARSE_SELL_P or cis_sell_threads_per_row for slices
+ * fixes it), else option sell_p or cis_sell_threads_per_row for slices
  * of S rows, nslices slices and `slots` slots on the current device; U =
- * CISPARSE_SELL_U or 4 (double) / 8 (float); bpsm = CISPARSE_SELL_BPSM or
+ * option sell_u or 4 (double) / 8 (float); bpsm = option sell_bpsm or
  * 0 (bench/NOTES.md, "Tuning overrides"). */
 cis_status cis_sell_tuning_get(cis_dtype t, cis_int S, cis_int nslices, cis_int slots, int lanes,
                                cis_sell_tuning *out);

@@ -155,7 +155,7 @@ static cis_status split(cis_int rows, cis_int S, cis_int nslices, const cis_sell
     return cis_error(CIS_ERR_INVALID, "%s: block size %d must be a multiple of S*P = %d up to 1024",
                      name, threads, tps);
   unsigned grid = cis_blocks_for(nslices, threads / tps);
-  /* CISPARSE_SELL_BPSM = b > 0: at most b blocks per multiprocessor, the
+  /* option sell_bpsm = b > 0: at most b blocks per multiprocessor, the
      kernel strides over the rest (fewer rows in flight share L1 better) */
   if (tune->bpsm > 0 && grid > (unsigned)(tune->bpsm * sms)) grid = (unsigned)(tune->bpsm * sms);
   const size_t smem = P > 1 ? (size_t)threads * sizeof(T) : 0;
@@ -217,7 +217,7 @@ static void launch16(unsigned grid, int threads, size_t smem, cis_int rows, int 
                                                  (const T *)x, StoreY<T>{(T *)y, (T)alpha, (T)beta});
 }
 
-// The U of the build (CISPARSE_SELL_U) for sell16_tk<T, V>.
+// The U of the build (option sell_u) for sell16_tk<T, V>.
 template <typename T, typename V>
 static void launch16_u(int U, unsigned grid, int threads, size_t smem, cis_int rows, int S, int P, cis_int nslices,
                        const int64_t *slice_ptr, const int32_t *base, const uint16_t *off, const void *val,

@@ -31,6 +31,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include "cisparse/util.h" /* cis_option_get: the options energy_nvml and energy_rapl */
 #include "tool/energy.h"
 
 /* ---- NVML, declared by hand (nvml.h, NVML API version 2) ------------------ */
@@ -81,12 +82,12 @@ static const char *nvml_err(nvml_return r) {
 }
 
 static void nvml_open(void) {
-  const char *lib = getenv(ENERGY_ENV_NVML);
+  const char *lib = cis_option_get("energy_nvml");
   nvml_init_fn init;
   nvml_return r;
   if (!lib || !*lib) lib = "libnvidia-ml.so.1";
   if (!strcmp(lib, "none")) {
-    snprintf(E.gpu_why, WHY_LEN, "NVML disabled (%s=none)", ENERGY_ENV_NVML);
+    snprintf(E.gpu_why, WHY_LEN, "NVML disabled (option energy_nvml=none)");
     return;
   }
   if (!(E.nvml_lib = dlopen(lib, RTLD_NOW | RTLD_LOCAL))) {
@@ -134,13 +135,13 @@ static int is_package(const char *name) {
 }
 
 static void rapl_open(void) {
-  const char *dir = getenv(ENERGY_ENV_RAPL);
+  const char *dir = cis_option_get("energy_rapl");
   DIR *d;
   struct dirent *e;
   int unreadable = 0, first_err = 0;
   if (!dir || !*dir) dir = "/sys/class/powercap";
   if (!strcmp(dir, "none")) {
-    snprintf(E.cpu_why, WHY_LEN, "RAPL disabled (%s=none)", ENERGY_ENV_RAPL);
+    snprintf(E.cpu_why, WHY_LEN, "RAPL disabled (option energy_rapl=none)");
     return;
   }
   if (!(d = opendir(dir))) {

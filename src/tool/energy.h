@@ -30,13 +30,12 @@ const char *cis_energy_cpu_why(void);
  * after >= before and 0 otherwise, never a huge unsigned difference. */
 uint64_t energy_rapl_delta_uj(uint64_t before, uint64_t after, uint64_t max_range_uj);
 
-/* Environment overrides read once, at the first cis_energy_read (for tests
- * and for machines with unusual layouts):
- *   CISPARSE_NVML_LIB   the NVML library dlopen()s (default libnvidia-ml.so.1;
- *                       "none" disables the GPU counter)
- *   CISPARSE_RAPL_DIR   the powercap directory (default /sys/class/powercap;
- *                       "none" disables the CPU counter) */
-#define ENERGY_ENV_NVML "CISPARSE_NVML_LIB"
-#define ENERGY_ENV_RAPL "CISPARSE_RAPL_DIR"
+/* Overrides read once, at the first cis_energy_read (for tests and for
+ * machines with unusual layouts), from the library's options table
+ * (cisparse/util.h, docs/options.md):
+ *   energy_nvml   the NVML library dlopen()s (default libnvidia-ml.so.1;
+ *                 "none" disables the GPU counter)
+ *   energy_rapl   the powercap directory (default /sys/class/powercap;
+ *                 "none" disables the CPU counter) */
 
 #endif

@@ -76,3 +76,8 @@ double cis_median(double *v, int n) {
   qsort(v, (size_t)n, sizeof *v, cmp_double);
   return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
 }
+
+const char *cis_host_env(const char *name) {
+  if (!name || !strncmp(name, "CISPARSE_", 9)) return NULL;
+  return getenv(name);
+}

@@ -25,4 +25,12 @@ int64_t cis_phys_memory(void);
  * "RLIMIT_AS", "cgroup memory.max". 0 when none can be read. */
 int64_t cis_host_memory_limit(char *why, size_t len);
 
+/* The environment variable `name` of another program's convention
+ * (OMP_NUM_THREADS, OMP_WAIT_POLICY, an MPI launcher's rank, NCCL's own
+ * variables), or NULL when it is not set: the one place src/ reads such a
+ * variable. cisparse's own settings are options (cisparse/util.h; the
+ * variable CISPARSE_OPTIONS, read by core/options.c alone): a CISPARSE_
+ * name gives NULL here. */
+const char *cis_host_env(const char *name);
+
 #endif

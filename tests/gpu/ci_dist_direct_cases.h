@@ -7,7 +7,7 @@
  *    blocked by irreps (compact, MS2 = 0 and 2), G parts and G + 1 parts
  *    (several parts on one GPU in turn); H2O 6-31G's parts also in passes of
  *    a few alpha strings with the half scatter over the reached pairs forced
- *    (CISPARSE_HALF_SCATTER=reached: parts whose first pass is not string 0);
+ *    (option half_scatter=reached: parts whose first pass is not string 0);
  *  - solves: cis_ci_solve over G GPUs (method direct and auto) gives the
  *    one-process CPU direct energies to 1e-10 (2 roots) for C1, blocked
  *    MS2 = 0 and 2, no time reversal, and H2O 6-31G FCI (1.66e6

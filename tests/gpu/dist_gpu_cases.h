@@ -250,7 +250,7 @@ static int run_dist_gpu_cases(const char *name, int ngpus, int min_gpus) {
           "%d GPUs on a host of %d accepted", count + 1, count);
   }
   if (!c) return test_summary(name);
-  CHECK(getenv("NCCL_NVLS_ENABLE") != NULL, "NCCL_NVLS_ENABLE is not set by the NCCL communicator");
+  CHECK(getenv("NCCL_NVLS_ENABLE") != NULL, "NCCL_NVLS_ENABLE unset: NVLink multicast on (test_util sets it as the tool does)");
   printf("%s: %d rank(s) over NCCL, NCCL_NVLS_ENABLE=%s\n", name, cis_dist_comm_ranks(c), getenv("NCCL_NVLS_ENABLE"));
   case_gather();
   CHECK_OK(cis_generate("ci:rows=3000,seed=7", CIS_F64, &A));

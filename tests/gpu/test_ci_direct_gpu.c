@@ -22,7 +22,7 @@
  *    sigma against the unfused one on the same vector (round-off apart:
  *    printed) and against itself (bitwise: deterministic), and Davidson;
  *  - the half sigma's scatter over the reached pairs only
- *    (CISPARSE_HALF_SCATTER, ci_sigma_dev.c): with passes of 3 and 2 alpha
+ *    (option half_scatter, ci_sigma_dev.c): with passes of 3 and 2 alpha
  *    strings, on (anti)symmetric vectors, sigma equal bit for bit to the
  *    every-pair scatter's and to the CPU's to 1e-12, the reached passes
  *    counted (auto takes them where a pass reaches under half the strings);
@@ -36,7 +36,7 @@
 #include "ci/ci_internal.h"
 #include "operators/operator_internal.h"
 
-/* The prefix info.sigma_kernel must have (NULL: any), set with CISPARSE_SIGMA. */
+/* The prefix info.sigma_kernel must have (NULL: any), set with option sigma. */
 static const char *want_kernel;
 
 static cis_status upload_new(double **d, const double *h, cis_int n) {
@@ -479,7 +479,7 @@ static void test_half_scatter(const char *name, const cis_fcidump *F, int rows, 
 }
 
 /* test_half_scatter on a few molecules; compare_all with the reached
- * scatter forced (projection included); a bad CISPARSE_HALF_SCATTER. */
+ * scatter forced (projection included); a bad option half_scatter. */
 static void test_half_scatters(void) {
   char path[512];
   cis_fcidump *F = NULL;

@@ -12,9 +12,9 @@ typedef struct variant {
   cis_int slice;           /* sell family: S; csb: block z (0 = default) */
   cis_boundary_mode mode;  /* hyb */
   cis_int boundary;        /* hyb: < 0 = choose */
-  const char *lock, *g, *u; /* hyb tuning overrides (CISPARSE_HYB_LOCK/_G/_UNROLL), NULL = auto */
+  const char *lock, *g, *u; /* hyb tuning overrides (options hyb_lock, hyb_g, hyb_unroll), NULL = auto */
   const char *sp, *su, *sb; /* sell split kernel: threads per row, loads in flight,
-                               blocks per SM (CISPARSE_SELL_P/_U/_BPSM), NULL = auto */
+                               blocks per SM (options sell_p, sell_u, sell_bpsm), NULL = auto */
 } variant;
 
 #define AUTO NULL, NULL, NULL, NULL, NULL, NULL

@@ -22,6 +22,7 @@
 #include "cisparse/sci.h"
 #include "sci_cases.h"
 #include "test_util.h"
+#include "ci/ci_internal.h"
 
 /* Position of string x in the sorted list s[0..n), -1 if absent. */
 static cis_int find(const uint64_t *s, cis_int n, uint64_t x) {

@@ -674,63 +674,59 @@ static void test_rows_builder_errors(void) {
 }
 
 /* Allocation failure at every step of the partition, the plan, the matrix,
- * a vector and a solve: a clean CIS_ERR_ALLOC (or success), never a crash. */
+ * a vector and a solve: CIS_ERR_ALLOC at each (test_alloc_every), then success. */
+/* The parts of test_alloc_failures: a world of 3 fake ranks, a distributed
+ * matrix (from A, or from the row builder when src is set) and, from A, an
+ * operator, a vector and a solve over it. */
+typedef struct dist_call {
+  const cis_csr *A;
+  rows_src *src;
+  cis_int *cnt;
+  const double *b, *x;
+  cis_dist_world *w; cis_dist_comm *c; cis_dist_matrix *D; cis_operator *op; void *v; /* made */
+} dist_call;
+
+static cis_status dist_run(void *ctx) {
+  dist_call *d = ctx;
+  const cis_int n = d->A->rows;
+  cis_krylov_opts ko = cis_krylov_opts_default();
+  cis_status st;
+  if ((st = cis_dist_world_create(3, &d->w)) != CIS_OK || (st = cis_dist_comm_fake(d->w, 0, 3, &d->c)) != CIS_OK)
+    return st;
+  if (d->src) return dist_matrix_create_rows(n, d->cnt, slice_rows, d->src, d->c, NULL, &d->D);
+  if ((st = cis_dist_matrix_create(d->A, d->c, NULL, &d->D)) == CIS_OK && (st = cis_operator_from_dist(d->D, &d->op)) == CIS_OK &&
+      (st = cis_dist_vec_alloc(d->D, 2, &d->v)) == CIS_OK && (st = cis_dist_vec_upload(d->D, d->v, d->x, 1)) == CIS_OK &&
+      (st = cis_dist_vec_upload(d->D, (char *)d->v + n * sizeof(double), d->b, 1)) == CIS_OK)
+    st = cis_krylov_solve(d->op, (char *)d->v + n * sizeof(double), d->v, &ko, NULL);
+  return st;
+}
+
+static void dist_undo(void *ctx) {
+  dist_call *d = ctx;
+  cis_dist_vec_free(d->D, d->v), cis_operator_free(d->op), cis_dist_matrix_free(d->D), cis_dist_comm_free(d->c),
+      cis_dist_world_free(d->w), d->v = NULL, d->op = NULL, d->D = NULL, d->c = NULL, d->w = NULL;
+}
+
 static void test_alloc_failures(void) {
   cis_csr *A = sym_test_matrix(64);
   double *b = malloc(64 * sizeof *b), *x = calloc(64, sizeof *x);
-  int ok = 0, n;
+  rows_src src;
+  dist_call d;
   test_fill_random(b, CIS_F64, 64, 3);
-  for (n = 1; n < 2000 && !ok; ++n) {
-    cis_dist_world *w = NULL;
-    cis_dist_comm *c = NULL;
-    cis_dist_matrix *D = NULL;
-    cis_operator *op = NULL;
-    void *v = NULL;
-    cis_krylov_opts ko = cis_krylov_opts_default();
-    cis_status st;
-    cis_alloc_fail_after(n);
-    if ((st = cis_dist_world_create(3, &w)) == CIS_OK && (st = cis_dist_comm_fake(w, 0, 3, &c)) == CIS_OK &&
-        (st = cis_dist_matrix_create(A, c, NULL, &D)) == CIS_OK && (st = cis_operator_from_dist(D, &op)) == CIS_OK &&
-        (st = cis_dist_vec_alloc(D, 2, &v)) == CIS_OK && (st = cis_dist_vec_upload(D, v, x, 1)) == CIS_OK &&
-        (st = cis_dist_vec_upload(D, (char *)v + 64 * sizeof(double), b, 1)) == CIS_OK &&
-        (st = cis_krylov_solve(op, (char *)v + 64 * sizeof(double), v, &ko, NULL)) == CIS_OK)
-      ok = 1;
-    cis_alloc_fail_after(0);
-    CHECK(ok || st == CIS_ERR_ALLOC, "allocation failure %d gave %s: %s", n, cis_status_name(st), cis_last_error());
-    cis_dist_vec_free(D, v);
-    cis_operator_free(op);
-    cis_dist_matrix_free(D);
-    cis_dist_comm_free(c);
-    cis_dist_world_free(w);
-  }
-  CHECK(ok, "no success after %d allocation failures", n);
-  { /* the same for the matrix from a row builder */
-    rows_src src;
-    cis_int *cnt = row_counts(A);
-    memset(&src, 0, sizeof src);
-    pthread_mutex_init(&src.mu, NULL);
-    src.A = A;
-    ok = 0;
-    for (n = 1; n < 2000 && !ok; ++n) {
-      cis_dist_world *w = NULL;
-      cis_dist_comm *c = NULL;
-      cis_dist_matrix *D = NULL;
-      cis_status st;
-      cis_alloc_fail_after(n);
-      if ((st = cis_dist_world_create(3, &w)) == CIS_OK && (st = cis_dist_comm_fake(w, 0, 3, &c)) == CIS_OK &&
-          (st = dist_matrix_create_rows(A->rows, cnt, slice_rows, &src, c, NULL, &D)) == CIS_OK)
-        ok = 1;
-      cis_alloc_fail_after(0);
-      CHECK(ok || st == CIS_ERR_ALLOC, "rows: allocation failure %d gave %s: %s", n, cis_status_name(st),
-            cis_last_error());
-      cis_dist_matrix_free(D);
-      cis_dist_comm_free(c);
-      cis_dist_world_free(w);
-    }
-    CHECK(ok, "rows: no success after %d allocation failures", n);
-    pthread_mutex_destroy(&src.mu);
-    free(cnt);
-  }
+  memset(&d, 0, sizeof d);
+  d.A = A;
+  d.b = b;
+  d.x = x;
+  test_alloc_every("dist matrix + operator + vector + solve", dist_run, dist_undo, &d);
+  /* the same for the matrix from a row builder */
+  memset(&src, 0, sizeof src);
+  pthread_mutex_init(&src.mu, NULL);
+  src.A = A;
+  d.src = &src;
+  d.cnt = row_counts(A);
+  test_alloc_every("dist matrix from rows", dist_run, dist_undo, &d);
+  pthread_mutex_destroy(&src.mu);
+  free(d.cnt);
   free(b);
   free(x);
   cis_csr_free(A);

@@ -69,8 +69,8 @@ int main(void) {
   write_u64(dir, "intel-rapl:1", "max_energy_range_uj", 5000);
   write_u64(dir, "intel-rapl:0:0", "energy_uj", 777777);
   write_u64(dir, "intel-rapl:0:0", "max_energy_range_uj", 999999999);
-  setenv(ENERGY_ENV_RAPL, dir, 1);
-  setenv(ENERGY_ENV_NVML, "libcisparse_no_such_nvml.so.1", 1);
+  CHECK_OK(cis_option_set("energy_rapl", dir));
+  CHECK_OK(cis_option_set("energy_nvml", "libcisparse_no_such_nvml.so.1"));
 
   /* act */
   s0 = cis_energy_read(0);

@@ -114,7 +114,8 @@ static void test_size_check(void) {
         (long long)total);
 }
 
-/* Make the n-th allocation of each build fail, for every n. */
+/* Make the n-th allocation of each build fail, for every n: CIS_ERR_ALLOC
+ * each time, then success (test_alloc_every). */
 static void test_alloc_failures(void) {
   cis_csr *A = fc_build(&fc_cases[6], 5, CIS_F64); /* long and short rows mixed */
   const int nf = cis_format_count();
@@ -125,17 +126,7 @@ static void test_alloc_failures(void) {
       p.boundary_mode = mode ? CIS_BOUNDARY_COLUMN : CIS_BOUNDARY_COUNT;
       if (mode && strcmp(name, "hyb")) continue;
       if (!strcmp(name, "sellcs")) p.sigma = 64;
-      for (int64_t n = 1; n < 1000; ++n) {
-        cis_matrix *M = NULL;
-        cis_alloc_fail_after(n);
-        cis_status st = cis_matrix_create(A, name, &p, &M);
-        int64_t made = cis_alloc_fail_after(0);
-        CHECK(st == CIS_OK || (st == CIS_ERR_ALLOC && M == NULL), "%s: allocation %lld failed -> %s: %s", name,
-              (long long)n, cis_status_name(st), cis_last_error());
-        if (st == CIS_OK && made >= n) CHECK(0, "%s: allocation %lld failed but the build succeeded", name, (long long)n);
-        cis_matrix_free(M);
-        if (made < n) break; /* the build made fewer than n allocations: every one has failed once */
-      }
+      test_alloc_every_build(A, name, &p);
     }
   cis_csr_free(A);
 }

@@ -1,10 +1,11 @@
 /* test_options.c: the library's tuning options (cisparse/util.h): set by
  * name and checked (integers in range, words of their list), NULL back to
  * the default, unknown names refused naming the known ones, the table
- * listed, and the environment read only by cis_options_from_env (a variable
- * set after it changes nothing until it is called again; a bad value is
- * refused naming the variable). The internal readers (core/options.h)
- * return what was set. */
+ * listed and described, name=value lists, the options set and not read
+ * since, and the environment read only by cis_options_from_env from its one
+ * variable CISPARSE_OPTIONS (a variable set after it changes nothing until
+ * it is called again; a bad value or a misspelt name is refused naming the
+ * variable). The internal readers (core/options.h) return what was set. */
 #include <stdlib.h>
 #include <string.h>
 #include "core/options.h"
@@ -46,17 +47,65 @@ int main(void) {
   CHECK(n == CIS_OPT_COUNT, "%d options listed, %d in the table", n, (int)CIS_OPT_COUNT);
   CHECK(!cis_option_list(-1, &name, &help), "option -1 listed");
 
-  /* the environment: read by cis_options_from_env alone */
-  CHECK_OK(cis_option_set("hyb_g", NULL));
-  setenv("CISPARSE_HALF_SCATTER", "reached", 1);
-  setenv("CISPARSE_HYB_G", "8", 1);
+  /* every row described: a kind, its values, a default and help */
+  for (int r = 0; r < n; ++r) {
+    cis_option_desc d;
+    CHECK(cis_option_describe(r, &d) && d.name && d.def && *d.def && d.help && *d.help, "option %d undescribed", r);
+    CHECK(d.kind != CIS_OPTION_WORD || (d.words && *d.words), "%s: a word option without words", d.name);
+    CHECK(d.kind != CIS_OPTION_INT || d.lo <= d.hi, "%s: range %ld..%ld", d.name, d.lo, d.hi);
+  }
+  CHECK(!cis_option_describe(n, &(cis_option_desc){0}) && !cis_option_describe(0, NULL), "past the end described");
+
+  /* pairs: in order, name= the default, the first bad one named */
+  CHECK_OK(cis_option_set_pairs("hyb_g=4,sigma=fused,,energy_rapl=/tmp/x y"));
+  CHECK(cis_opt_int(CIS_OPT_HYB_G, 0) == 4 && cis_opt_is(CIS_OPT_SIGMA, "fused") &&
+            cis_opt_is(CIS_OPT_ENERGY_RAPL, "/tmp/x y"), "pairs not set");
+  CHECK_OK(cis_option_set_pairs("hyb_g=,energy_rapl="));
+  CHECK_OK(cis_option_set_pairs("sigma=fused"));
+  CHECK(cis_option_get("hyb_g") == NULL && cis_option_get("energy_rapl") == NULL, "name= kept a value");
+  CHECK(cis_option_set_pairs("sigma=unfused,sigmaa=fused") == CIS_ERR_INVALID &&
+            strstr(cis_last_error(), "unknown option 'sigmaa'"), "a misspelt name in pairs: %s", cis_last_error());
+  CHECK(cis_option_get("sigma") && !strcmp(cis_option_get("sigma"), "fused"), "a refused list set its first pair");
+  CHECK(cis_option_set_pairs("sigma") == CIS_ERR_INVALID && strstr(cis_last_error(), "'sigma' is not name=value"),
+        "a pair without a value: %s", cis_last_error());
+  CHECK(cis_option_set_pairs("hyb_g=40") == CIS_ERR_INVALID && strstr(cis_last_error(), "hyb_g"), "hyb_g=40: %s",
+        cis_last_error());
+
+  /* set but not read: reported until a reader reads it; reset by a new value */
+  char unused[256];
+  cis_option_set("sigma", NULL);
+  cis_option_set("hyb_g", NULL);
+  CHECK_OK(cis_option_set("sigma", "unfused"));
+  CHECK_OK(cis_option_set("hyb_unroll", "2"));
+  CHECK(cis_options_unused(unused, sizeof unused) == 2 && !strcmp(unused, "hyb_unroll, sigma"), "unused: %s", unused);
+  CHECK(cis_opt_is(CIS_OPT_SIGMA, "unfused"), "sigma");
+  CHECK(cis_options_unused(unused, sizeof unused) == 1 && !strcmp(unused, "hyb_unroll"), "unused after a read: %s",
+        unused);
+  CHECK(cis_option_get("hyb_unroll") != NULL && cis_options_unused(NULL, 0) == 0, "cis_option_get is a read");
+  CHECK_OK(cis_option_set("sigma", "fused"));
+  CHECK(cis_options_unused(unused, 8) == 1 && !strcmp(unused, "sigma"), "a new value is unread: %s", unused);
+  cis_option_set("sigma", NULL);
+  cis_option_set("hyb_unroll", NULL);
+  CHECK(cis_options_unused(unused, sizeof unused) == 0, "defaults reported: %s", unused);
+
+  /* the environment: the one variable, read by cis_options_from_env alone */
+  setenv("CISPARSE_OPTIONS", "half_scatter=reached,hyb_g=8", 1);
   CHECK(cis_option_get("half_scatter") == NULL, "the environment read before cis_options_from_env");
   CHECK_OK(cis_options_from_env());
   CHECK(cis_opt_is(CIS_OPT_HALF_SCATTER, "reached") && cis_opt_int(CIS_OPT_HYB_G, 0) == 8, "environment not read");
-  setenv("CISPARSE_HYB_G", "64", 1);
-  CHECK(cis_options_from_env() == CIS_ERR_INVALID && strstr(cis_last_error(), "CISPARSE_HYB_G"),
-        "a bad variable: %s", cis_last_error());
+  setenv("CISPARSE_OPTIONS", "hyb_g=64", 1);
+  CHECK(cis_options_from_env() == CIS_ERR_INVALID && strstr(cis_last_error(), "CISPARSE_OPTIONS: hyb_g = '64'"),
+        "a bad value: %s", cis_last_error());
+  setenv("CISPARSE_OPTIONS", "hyb_g=4,half_scater=all", 1);
+  CHECK(cis_options_from_env() == CIS_ERR_INVALID &&
+            strstr(cis_last_error(), "CISPARSE_OPTIONS: unknown option 'half_scater'") && !strchr(cis_last_error(), '\n'),
+        "a misspelt name: %s", cis_last_error());
+  setenv("CISPARSE_HYB_G", "16", 1); /* a per-option variable is no longer read */
+  setenv("CISPARSE_OPTIONS", "", 1);
+  CHECK_OK(cis_options_from_env());
+  CHECK(cis_opt_int(CIS_OPT_HYB_G, 0) == 8, "hyb_g %ld: a refused list or an old variable changed it",
+        cis_opt_int(CIS_OPT_HYB_G, 0));
   unsetenv("CISPARSE_HYB_G");
-  unsetenv("CISPARSE_HALF_SCATTER");
+  unsetenv("CISPARSE_OPTIONS");
   return test_summary("test_options");
 }

@@ -19,6 +19,7 @@
 #include "sci_cases.h"
 #include "sqd_strings.h"
 #include "test_util.h"
+#include "ci/ci_internal.h"
 
 /* An SQD-like set of *m strings (symmetrized: alpha = beta), *m the size got. */
 static uint64_t *sqd_equal(int norb, int nel, cis_int *m, uint64_t seed) {

@@ -243,29 +243,32 @@ static void test_refusals(void) {
   rc_free(F);
 }
 
+typedef struct sigma_call { const cis_fcidump *F; const uint64_t *all; cis_int nall; cis_sci_space *S; cis_operator *op; } sigma_call;
+
+static cis_status sigma_run(void *ctx) {
+  sigma_call *c = ctx;
+  double x[400], y[400];
+  test_fill_random(x, CIS_F64, 400, 1);
+  cis_status st = cis_sci_space_create(c->F, c->all, c->nall, c->all, c->nall, 0, &c->S);
+  if (st == CIS_OK) st = cis_sci_operator(c->S, &c->op);
+  if (st == CIS_OK) st = cis_operator_apply(c->op, 2.0, x, 0.0, y, NULL);
+  if (st == CIS_OK) st = cis_sci_sigma(c->S, 1, x, y);
+  return st;
+}
+
+static void sigma_undo(void *ctx) {
+  sigma_call *c = ctx;
+  cis_operator_free(c->op), cis_sci_space_free(c->S), c->op = NULL, c->S = NULL;
+}
+
+/* Every allocation of create + operator + sigma made to fail in turn:
+ * CIS_ERR_ALLOC each time, then success (test_alloc_every). */
 static void test_alloc_failures(void) {
   cis_fcidump *F = rc_fcidump(RC_RANDOM, 6, 6, 0, 51);
-  cis_int nall;
-  uint64_t *all = sc_all_strings(6, 3, &nall);
-  int ok = 0;
-  for (int64_t k = 1; k <= 64 && !ok; ++k) {
-    cis_sci_space *S = NULL;
-    cis_operator *op = NULL;
-    double x[400], y[400];
-    test_fill_random(x, CIS_F64, 400, 1);
-    cis_alloc_fail_after(k);
-    cis_status st = cis_sci_space_create(F, all, nall, all, nall, 0, &S);
-    if (st == CIS_OK) st = cis_sci_operator(S, &op);
-    if (st == CIS_OK) st = cis_operator_apply(op, 2.0, x, 0.0, y, NULL);
-    if (st == CIS_OK) st = cis_sci_sigma(S, 1, x, y);
-    cis_alloc_fail_after(0);
-    if (st == CIS_OK) ok = 1;
-    else CHECK(st == CIS_ERR_ALLOC, "allocation %lld failing: %s (%s)", (long long)k, cis_status_name(st), cis_last_error());
-    cis_operator_free(op);
-    cis_sci_space_free(S);
-  }
-  CHECK(ok, "create + operator + sigma never succeeded within 64 allocations");
-  free(all);
+  sigma_call c = {F, NULL, 0, NULL, NULL};
+  c.all = sc_all_strings(6, 3, &c.nall);
+  test_alloc_every("sci space + operator + sigma", sigma_run, sigma_undo, &c);
+  free((void *)c.all);
   rc_free(F);
 }
 

@@ -11,7 +11,7 @@
  *           or, fused (ci_sigma_fused.cu), X = 1/2 g D with D only in shared
  *           memory, then the same scatter: no D buffer, twice the rows.
  *
- * The kernels of the product: CISPARSE_SIGMA=fused|unfused|auto, read when G
+ * The kernels of the product: option sigma=fused|unfused|auto, read when G
  * is made (unset = auto; auto = SIGMA_AUTO_FUSED below); fused falls back to
  * unfused where its tile and g do not fit shared memory, and info.sigma_kernel
  * says which runs and why.
@@ -21,7 +21,7 @@
  * mask), else over the pairs with a string the pass reaches (its rows and the
  * strings linked to them) when those are under half the strings
  * (cis_ci_half_reach_bound): with many passes (a small workspace) most pairs
- * have no link into a pass. CISPARSE_HALF_SCATTER=all|reached|auto, read when
+ * have no link into a pass. The option half_scatter=all|reached|auto, read when
  * G is made (unset = auto; reached: on every pass that may). */
 #include <cublas_v2.h>
 #include <cuda_runtime.h>
@@ -45,7 +45,7 @@
 /* Device bytes kept free beside the workspace (cuBLAS workspace, the
  * Davidson backend's scratch, allocator slack). */
 #define SIGMA_DEVICE_MARGIN ((int64_t)512 << 20)
-/* What CISPARSE_SIGMA=auto (or unset) takes: 0 unfused until the fused
+/* What the option sigma=auto (or unset) takes: 0 unfused until the fused
  * kernel is measured on the GPU (bench/NOTES.md), then 1. */
 #define SIGMA_AUTO_FUSED 0
 enum { HALF_SCATTER_ALL, HALF_SCATTER_AUTO, HALF_SCATTER_REACHED };
@@ -64,7 +64,7 @@ struct cis_ci_direct_gpu {
   cis_int lo, hi; /* the alpha strings whose contributions the sigma sums (ci_direct_gpu_create_part) */
   int input_scratch; /* the sigma may overwrite its input (ci_direct_gpu_input_scratch) */
   int fused_nb; /* columns per block of the fused gather + product; 0 = gather + DGEMM */
-  int half_scatter;     /* HALF_SCATTER_*: CISPARSE_HALF_SCATTER when G was made */
+  int half_scatter;     /* HALF_SCATTER_*: option half_scatter when G was made */
   cis_half_reach reach; /* its scratch (lazily) */
   cudaEvent_t split[4]; /* phase marks of one timed sigma (cis_ci_direct_gpu_time_sigma); NULL: not timing */
   double split_acc[3];  /* its phases summed over the passes, ms */
