@@ -60,9 +60,6 @@ CIS_API cis_status cis_option_set_pairs(const char *pairs);
 /* The value set, or NULL while the default holds (or for an unknown name);
  * marks the option read. */
 CIS_API const char *cis_option_get(const char *name);
-/* Option i (0-based) of the table: 1 with *name and *help set (either may
- * be NULL), 0 past the end. */
-CIS_API int cis_option_list(int i, const char **name, const char **help);
 typedef enum cis_option_kind { CIS_OPTION_INT, CIS_OPTION_WORD, CIS_OPTION_TEXT } cis_option_kind;
 /* One row of the table, as `cisparse options` lists it. */
 typedef struct cis_option_desc {

@@ -146,13 +146,6 @@ const char *cis_option_get(const char *name) {
   return r < 0 ? NULL : cis_opt_str((cis_opt)r);
 }
 
-int cis_option_list(int i, const char **name, const char **help) {
-  if (i < 0 || i >= CIS_OPT_COUNT) return 0;
-  if (name) *name = table[i].name;
-  if (help) *help = table[i].help;
-  return 1;
-}
-
 int cis_option_describe(int i, cis_option_desc *d) {
   if (i < 0 || i >= CIS_OPT_COUNT || !d) return 0;
   const option_row *o = &table[i];

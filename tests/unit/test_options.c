@@ -39,13 +39,13 @@ int main(void) {
   CHECK(cis_option_get("nope") == NULL, "an unknown name has a value");
 
   int n = 0;
-  const char *name, *help;
-  while (cis_option_list(n, &name, &help)) {
-    CHECK(name && help && *help, "option %d without name or help", n);
+  cis_option_desc d0;
+  while (cis_option_describe(n, &d0)) {
+    CHECK(d0.name && d0.help && *d0.help, "option %d without name or help", n);
     ++n;
   }
   CHECK(n == CIS_OPT_COUNT, "%d options listed, %d in the table", n, (int)CIS_OPT_COUNT);
-  CHECK(!cis_option_list(-1, &name, &help), "option -1 listed");
+  CHECK(!cis_option_describe(-1, &d0), "option -1 listed");
 
   /* every row described: a kind, its values, a default and help */
   for (int r = 0; r < n; ++r) {
