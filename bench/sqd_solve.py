@@ -59,7 +59,7 @@ def main():
         tp = ep = float("nan")
         if not a.no_pyscf:
             t = time.perf_counter()
-            ep = pyscf_solve((sa, sb), h1, eri, norb, nelec, a.conv_tol)
+            ep = pyscf_solve((sa.astype(np.int64), sb.astype(np.int64)), h1, eri, norb, nelec, a.conv_tol)
             tp = time.perf_counter() - t
             assert abs(ep - r.energy) < 1e-7, (m, ep, r.energy)
         print(f"| {len(sa)} | {len(sa) * len(sb)} | {r.energy + ecore:.8f} | {tc:.2f} | {tp:.2f} | {tp / tc:.1f} | "

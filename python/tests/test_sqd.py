@@ -157,7 +157,8 @@ def test_qiskit_form():
     h1, eri = _random_integrals(8, 14)
     rng = np.random.default_rng(14)
     batch = [(_subset(8, 4, 30, rng), _subset(8, 3, 28, rng)), (_subset(8, 4, 26, rng), _subset(8, 3, 30, rng))]
-    res = sqd.solve_sci_batch(batch, h1, eri, 8, (4, 3), max_cycle=300)
+    res = sqd.solve_sci_batch(batch, h1, eri, 8, (4, 3), max_cycle=300, rdm2=True)
+    assert sqd.solve_sci(batch[0], h1, eri, 8, (4, 3)).rdm2 is None  # the n^4 RDM only when asked
     assert len(res) == 2
     for (a, b), r in zip(batch, res):
         myci = selected_ci.SCI()

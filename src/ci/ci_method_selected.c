@@ -11,6 +11,7 @@
 #include "cisparse/sci.h"
 #include "ci/ci_internal.h"
 #include "ci/ci_method.h"
+#include "ci/sci_internal.h"
 #include "solvers/solver_internal.h"
 
 /* The sizes of the sets' product in place of full CI's (the closed-form
@@ -182,27 +183,12 @@ static void selected_correct(ci_run *r, cis_davidson_opts *d, int keep) {
 
 static int selected_keeps_parity(const ci_run *r) { return r->mirror != NULL; }
 
-/* <S^2> = n_beta + S_z + S_z^2 - sum_pq <a+_pa a+_qb a_pb a_qa> (S^2 = S- S+
- * + S_z + S_z^2), the last term rdm2ab[p,q,q,p] of the root's RDMs, which
- * count the spin flips leaving the space (cis_sci_rdm12); x need not be
- * normalised. */
+/* <S^2> of a root (sci_s2: S^2 = S- S+ + S_z + S_z^2 from the product of
+ * the roots' single-replacement intermediates, the spin flips that leave
+ * the space counted); x need not be normalised. */
 static cis_status selected_s2(void *ctx, const double *x, double *s2) {
   const ci_run *r = ctx;
-  const int norb = r->F->norb;
-  const cis_int n = r->dv.n;
-  double *ab = malloc((size_t)norb * norb * norb * norb * sizeof(double)), norm = 0, t = 0;
-  if (!ab) return cis_error(CIS_ERR_ALLOC, "cannot allocate a 2-RDM of %d orbitals", norb);
-  cis_ci_rdm12 out;
-  memset(&out, 0, sizeof out);
-  out.rdm2ab = ab;
-  cis_status st = cis_sci_rdm12(r->sci, NULL, x, &out);
-  for (cis_int i = 0; i < n; ++i) norm += x[i] * x[i];
-  for (int p = 0; p < norb; ++p)
-    for (int q = 0; q < norb; ++q) t += ab[(((size_t)p * norb + q) * norb + q) * norb + p];
-  free(ab);
-  const double nb = cis_fcidump_nbeta(r->F), sz = 0.5 * r->F->ms2;
-  *s2 = norm > 0 ? nb + sz + sz * sz - t / norm : NAN;
-  return st;
+  return sci_s2(r->sci, x, s2);
 }
 
 /* The vectors' strings: entry A * nB + B is (grid_alpha[A], grid_beta[B]). */

@@ -110,6 +110,15 @@ cis_status sci_set_table(sci_set *S);
  * counted only) as {position of J, pair, sign}, pair the packed ci_pair(p,
  * q) or with rdm_rows the RDMs' row q norb + p; returns their count. */
 int64_t sci_links_into(const sci_set *T, uint64_t M, int norb, int rdm_rows, ci_link *L);
+/* <S^2> of c (a vector on S, not necessarily normalised: divided by <c|c>)
+ * = n_beta + S_z + S_z^2 - sum_pq <c|E^a_pq E^b_qp|c> (S^2 = S- S+ + S_z +
+ * S_z^2), the last sum the elementwise product of the single-replacement
+ * intermediates D^a and D^b over A x B, where both operators' intermediates
+ * lie (sci_rdm.c): n^2 per determinant, against the n^4 of the 2-RDM
+ * rdm2ab. The spin flips' intermediates that leave the space are counted
+ * through them: exact for the full operator. OpenMP, the same result for
+ * the same thread count. CIS_ERR_ALLOC; *s2 NaN for a zero vector. */
+cis_status sci_s2(const cis_sci_space *S, const double *c, double *s2);
 void sci_set_lists(sci_set *S, int norb, const double *h1, const double *g, cis_int npair, int fill);
 
 #endif
