@@ -49,6 +49,11 @@ void ci_method_release_common(ci_run *r) {
   r->pen = r->op = r->opc = NULL;
   r->correct = NULL, r->correct_ctx = NULL;
   free(r->gdiag);
-  r->gdiag = NULL;
+  free(r->diag);
+  r->gdiag = r->diag = NULL;
+  cis_operator_free(r->sop);
+  r->sop = NULL;
+  cis_free(r->mirror);
+  r->mirror = NULL;
   r->dv = (ci_davidson_view){0};
 }

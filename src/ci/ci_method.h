@@ -91,7 +91,8 @@ cis_status ci_method_direct_s2(void *ctx, const double *x, double *s2);
 /* The direct space's result fields: sigma counters and, with keep_vectors,
  * the grid of strings of the vectors' entries. */
 cis_status ci_method_direct_report(ci_run *r);
-/* Operators and diagonals of a run freed (every method's release calls it). */
+/* Operators, diagonals and the mirror map of a run freed (every method's
+ * release calls it). */
 void ci_method_release_common(ci_run *r);
 
 #endif

@@ -208,12 +208,8 @@ static cis_status selected_report(ci_run *r) {
 
 static void selected_release(ci_run *r) {
   ci_method_release_common(r);
-  cis_operator_free(r->sop);
-  r->sop = NULL;
   cis_sci_space_free(r->sci);
   r->sci = NULL;
-  cis_free(r->mirror);
-  r->mirror = NULL;
 }
 
 const ci_method ci_method_selected = {.name = "selected", .method = CIS_CI_METHOD_SELECTED, .not_spin_complete = 1,

@@ -310,17 +310,11 @@ static cis_status stored_report(ci_run *r) {
 }
 
 static void stored_release(ci_run *r) {
-  ci_method_release_common(r);
-  cis_operator_free(r->sop);
-  r->sop = NULL;
+  ci_method_release_common(r); /* the operator over the matrix first */
   cis_matrix_free(r->M);
   cis_gpu_plan_free(r->plan);
   cis_csr_free(r->H);
   r->M = NULL, r->plan = NULL, r->H = NULL;
-  free(r->diag);
-  r->diag = NULL;
-  cis_free(r->mirror);
-  r->mirror = NULL;
 }
 
 const ci_method ci_method_stored = {.name = "stored", .method = CIS_CI_METHOD_STORED, .fit = ci_fit_memory,

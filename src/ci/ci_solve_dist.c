@@ -186,12 +186,8 @@ static void parts_release(ci_run *r) {
   if (r->ds && r->ds->c == r->o->comm) r->ds->c = NULL; /* the caller's communicator, not freed */
   ci_dist_stored_free(r->ds);
   r->ds = NULL;
-  free(r->diag);
-  r->diag = NULL;
   cis_ci_space_free(r->S);
   r->S = NULL;
-  cis_free(r->mirror);
-  r->mirror = NULL;
 }
 
 /* The parts hold H's rows (no one process's bound); the products on the
