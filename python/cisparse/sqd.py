@@ -15,6 +15,7 @@ sample-based quantum diagonalisation (SQD, qiskit-addon-sqd) and of PySCF's
     results = sqd.solve_sci_batch([(sa, sb), ...], hcore, eri, norb, nelec)     # the sci_solver of
     # diagonalize_fermionic_hamiltonian(..., sci_solver=sqd.solve_sci_batch)
     energy, state, (occ_a, occ_b), spin_sq = sqd.solve_fermion((strings_a, strings_b), hcore, eri)
+    e, civec = sqd.kernel_fixed_space(myci, h1, eri, norb, nelec, ci_strs)  # PySCF's call and SCIvector
 
 Conventions are PySCF's ``selected_ci``: strings are integers (bit p =
 orbital p, NORB <= 64), each set sorted and deduplicated, vectors
@@ -223,6 +224,34 @@ def solve_sci_batch(ci_strings, one_body_tensor, two_body_tensor, norb, nelec, *
     ``diagonalize_fermionic_hamiltonian(..., sci_solver=cisparse.sqd.solve_sci_batch)``."""
     return [solve_sci(c, one_body_tensor, two_body_tensor, norb, nelec, spin_sq=spin_sq, rdm2=rdm2, **kwargs)
             for c in ci_strings]
+
+
+def kernel_fixed_space(myci, h1e, eri, norb, nelec, ci_strs, ci0=None, tol=None, lindep=None, max_cycle=None,
+                       max_space=None, nroots=None, davidson_only=None, max_memory=None, verbose=None, ecore=0,
+                       **kwargs):
+    """PySCF's ``fci.selected_ci.kernel_fixed_space`` on cisparse: the same
+    arguments and answer, (energy, SCIvector) for one root or (energies,
+    [SCIvector, ...]) for several, energies with ecore added; myci supplies
+    conv_tol, max_cycle, max_space and nroots where the call does not (as
+    PySCF's does). tol is PySCF's conv_tol (an energy change: the residual
+    is held below its square root). lindep, davidson_only, max_memory and
+    verbose are accepted and not used; other keywords are refused. A
+    spin-penalised myci (fix_spin_) is refused: the penalty is not offered
+    for string sets yet."""
+    from pyscf.fci import selected_ci
+    if kwargs:
+        raise TypeError(f"cisparse.sqd.kernel_fixed_space: unknown keyword(s) {sorted(kwargs)}")
+    if getattr(myci, "ss_penalty", None):
+        raise NotImplementedError("cisparse.sqd.kernel_fixed_space: fix_spin_ is not offered for string sets yet")
+    conv_tol = tol if tol is not None else getattr(myci, "conv_tol", 1e-10)
+    nroots = int(nroots if nroots is not None else getattr(myci, "nroots", 1))
+    res = solve(ci_strs, h1e, eri, norb, nelec, ecore=ecore, nroots=nroots,
+                tol=max(min(float(np.sqrt(conv_tol)), 1e-3), 1e-10),
+                max_cycle=int(max_cycle if max_cycle is not None else getattr(myci, "max_cycle", 200)),
+                max_space=int(max_space if max_space is not None else 0), ci0=ci0)
+    strs = tuple(np.asarray(x, dtype=np.int64) for x in res.strings)  # PySCF's string type
+    vecs = [selected_ci._as_SCIvector(v, strs) for v in res.vectors]
+    return (res.energies[0], vecs[0]) if nroots == 1 else (res.energies, vecs)
 
 
 def solve_fermion(ci_strs, hcore, eri, *, open_shell=False, spin_sq=None, max_davidson=100, tol=1e-8):

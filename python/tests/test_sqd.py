@@ -177,6 +177,25 @@ def test_qiskit_form():
         sqd.solve_sci(batch[0], h1, eri, 8, (4, 3), max_davidson=5)
 
 
+def test_kernel_fixed_space_form():
+    """PySCF's kernel_fixed_space call and answer: one root (energy, SCIvector)
+    and several (energies, list); the vectors usable by PySCF's own
+    selected_ci functions (make_rdm1 against the exact state's)."""
+    h1, eri = _random_integrals(8, 16)
+    rng = np.random.default_rng(16)
+    strs = (_subset(8, 4, 24, rng), _subset(8, 4, 22, rng))
+    myci = selected_ci.SCI()
+    e1, c1 = sqd.kernel_fixed_space(myci, h1, eri, 8, (4, 4), strs, ecore=0.5, tol=1e-18)  # residual 1e-9
+    e3, c3 = sqd.kernel_fixed_space(myci, h1, eri, 8, (4, 4), strs, nroots=3, tol=1e-14)
+    ref, cs = _pyscf(h1, eri, 8, (4, 4), strs, 3)
+    assert abs(e1 - (ref[0] + 0.5)) < 1e-8 and len(e3) == 3 and len(c3) == 3
+    np.testing.assert_allclose(e3, ref, atol=1e-9, rtol=0)
+    assert c1.shape == (24, 22) and np.all(c1._strs[0] == strs[0])
+    np.testing.assert_allclose(selected_ci.make_rdm1(c1, 8, (4, 4)), selected_ci.make_rdm1(cs[0], 8, (4, 4)), atol=1e-7)
+    with pytest.raises(TypeError):
+        sqd.kernel_fixed_space(myci, h1, eri, 8, (4, 4), strs, foo=1)
+
+
 def test_solve_fermion_form():
     h1, eri = _random_integrals(8, 6)
     rng = np.random.default_rng(6)
