@@ -19,6 +19,8 @@ void ci_method_no_correct(ci_run *r, cis_davidson_opts *d, int keep) { (void)r, 
 
 int ci_method_no_parity(const ci_run *r) { (void)r; return 0; }
 
+int ci_method_pure(const ci_run *r) { (void)r; return 1; }
+
 cis_status ci_method_direct_s2(void *ctx, const double *x, double *s2) {
   const ci_run *r = ctx;
   return r->dv.compact ? ci_s2_direct_compact(r->F, r->D, x, s2) : ci_s2_direct(r->F, r->D, x, s2);

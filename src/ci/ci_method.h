@@ -86,6 +86,8 @@ cis_status ci_fit_memory(ci_run *r);
 /* Shared by the methods' tables: no correction hook; Davidson keeps no parity. */
 void ci_method_no_correct(ci_run *r, cis_davidson_opts *d, int keep);
 int ci_method_no_parity(const ci_run *r);
+/* Shared by the direct methods: every correction made pure, so Davidson keeps its parity. */
+int ci_method_pure(const ci_run *r);
 /* The direct sigma's <S^2> of a root (C1 or compact vectors: r->dv.compact). */
 cis_status ci_method_direct_s2(void *ctx, const double *x, double *s2);
 /* The direct space's result fields: sigma counters and, with keep_vectors,

@@ -10,6 +10,7 @@
 #include <string.h>
 #include "ci/ci_internal.h"
 #include "ci/ci_method.h"
+#include "ci/sci_internal.h"
 #include "ci/ci_solve_internal.h"
 
 cis_ci_solve_opts cis_ci_solve_opts_default(void) {
@@ -566,21 +567,12 @@ void cis_ci_solver_free(cis_ci_solver *s) {
   free(s);
 }
 
-static int cmp_u64(const void *a, const void *b) {
-  const uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-  return (x > y) - (x < y);
-}
-
 /* A sorted copy of the n strings of s without repeats (*m of them). */
 static cis_status sorted_set(const uint64_t *s, cis_int n, uint64_t **out, cis_int *m) {
   uint64_t *c = malloc((size_t)(n > 0 ? n : 1) * sizeof *c);
   if (!c) return cis_error(CIS_ERR_ALLOC, "cannot copy %lld strings", (long long)n);
   memcpy(c, s, (size_t)n * sizeof *c);
-  qsort(c, (size_t)n, sizeof *c, cmp_u64);
-  cis_int k = 0;
-  for (cis_int i = 0; i < n; ++i)
-    if (k == 0 || c[i] != c[k - 1]) c[k++] = c[i];
-  *out = c, *m = k;
+  *out = c, *m = sci_sort_unique(c, n);
   return CIS_OK;
 }
 

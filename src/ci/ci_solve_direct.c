@@ -220,13 +220,11 @@ static void direct_correct(ci_run *r, cis_davidson_opts *d, int keep) {
   }
 }
 
-static int direct_keeps_parity(const ci_run *r) { (void)r; return 1; }
-
 const ci_method ci_method_direct = {.name = "direct", .method = CIS_CI_METHOD_DIRECT, .fit = ci_fit_memory,
                                     .setup = direct_setup, .correct = direct_correct,
-                                    .keeps_parity = direct_keeps_parity, .s2 = ci_method_direct_s2,
+                                    .keeps_parity = ci_method_pure, .s2 = ci_method_direct_s2,
                                     .report = ci_method_direct_report, .release = ci_method_release_common};
 const ci_method ci_method_direct_irreps = {.name = "direct by irreps", .method = CIS_CI_METHOD_DIRECT,
                                            .fit = ci_fit_memory, .setup = irreps_setup, .correct = direct_correct,
-                                           .keeps_parity = direct_keeps_parity, .s2 = ci_method_direct_s2,
+                                           .keeps_parity = ci_method_pure, .s2 = ci_method_direct_s2,
                                            .report = ci_method_direct_report, .release = ci_method_release_common};

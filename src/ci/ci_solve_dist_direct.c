@@ -472,8 +472,6 @@ static void parts_correct(ci_run *r, cis_davidson_opts *d, int keep) {
   d->correct_ctx = r->correct_ctx;
 }
 
-static int parts_keeps_parity(const ci_run *r) { (void)r; return 1; }
-
 static void parts_release(ci_run *r) {
   ci_method_release_common(r);
   ci_dist_direct_free(r->dd);
@@ -482,5 +480,5 @@ static void parts_release(ci_run *r) {
 
 const ci_method ci_method_direct_parts = {.name = "direct over parts", .method = CIS_CI_METHOD_DIRECT, .parts = 1,
                                           .fit = ci_fit_memory, .setup = parts_setup, .correct = parts_correct,
-                                          .keeps_parity = parts_keeps_parity, .s2 = ci_method_direct_s2,
+                                          .keeps_parity = ci_method_pure, .s2 = ci_method_direct_s2,
                                           .gather = parts_gather, .report = parts_report, .release = parts_release};
