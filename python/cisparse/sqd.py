@@ -151,6 +151,15 @@ def _onto_grid(res, A, B):
     return out or None
 
 
+def _occupancies(res, norb):
+    """The root's orbital occupancies (alpha, beta), the 1-RDMs' diagonals:
+    each string's weight (its row or column of |c|^2 summed) over its bits,
+    no space or links needed."""
+    c2 = np.square(res.vectors[0])
+    bits = [((s[:, None] >> np.arange(norb, dtype=np.uint64)) & np.uint64(1)).astype(np.float64) for s in res.strings]
+    return c2.sum(axis=1) @ bits[0], c2.sum(axis=0) @ bits[1]
+
+
 try:  # qiskit-addon-sqd's own result types where it is installed, so its loop takes ours unchanged
     from qiskit_addon_sqd.fermion import SCIResult, SCIState  # noqa: F401
 except ImportError:  # compatible dataclasses otherwise
@@ -207,15 +216,13 @@ def solve_sci(ci_strings, one_body_tensor, two_body_tensor, norb, nelec, *, spin
     res = solve(ci_strings, one_body_tensor, two_body_tensor, norb, nelec, nroots=1, tol=tol,
                 max_cycle=int(kwargs.get("max_cycle") or 200), max_space=int(kwargs.get("max_space") or 0),
                 ci0=kwargs.get("ci0"))
-    from .sci import _SciSpace  # the state's RDMs
+    from .sci import _SciSpace  # the state's RDMs, in one pass
     S = _SciSpace(one_body_tensor, two_body_tensor, norb, nelec, res.strings)
-    d = S.rdm12(None, res.vectors[0].ravel(), want=("rdm1a", "rdm1b"))
-    dm2 = S.rdm12(None, res.vectors[0].ravel(), want=("rdm2",))["rdm2"] if rdm2 else None
-    energy = float(res.energies[0])
+    d = S.rdm12(None, res.vectors[0].ravel(), want=("rdm1", "rdm2") if rdm2 else ("rdm1",))
     state = SCIState(amplitudes=res.vectors[0], ci_strs_a=res.strings[0], ci_strs_b=res.strings[1], norb=norb,
                      nelec=tuple(int(n) for n in nelec))
-    occ = (np.diag(d["rdm1a"]).copy(), np.diag(d["rdm1b"]).copy())
-    return SCIResult(energy, state, orbital_occupancies=occ, rdm1=d["rdm1a"] + d["rdm1b"], rdm2=dm2)
+    return SCIResult(float(res.energies[0]), state, orbital_occupancies=_occupancies(res, norb), rdm1=d["rdm1"],
+                     rdm2=d.get("rdm2"))
 
 
 def solve_sci_batch(ci_strings, one_body_tensor, two_body_tensor, norb, nelec, *, spin_sq=None, rdm2=False, **kwargs):
@@ -270,9 +277,5 @@ def solve_fermion(ci_strs, hcore, eri, *, open_shell=False, spin_sq=None, max_da
     norb = int(hcore.shape[0])
     nelec = (int(bin(int(A[0])).count("1")), int(bin(int(B[0])).count("1")))
     res = solve((A, B), hcore, eri, norb, nelec, nroots=1, tol=tol, max_cycle=max_davidson)
-    from .sci import _SciSpace  # the space's RDMs for the occupancies
-    S = _SciSpace(hcore, eri, norb, nelec, res.strings)
-    d = S.rdm12(None, res.vectors[0].ravel(), want=("rdm1a", "rdm1b"))
-    occ = (np.diag(d["rdm1a"]).copy(), np.diag(d["rdm1b"]).copy())
     state = SCIState(res.vectors[0], res.strings[0], res.strings[1], norb, nelec)
-    return float(res.energies[0]), state, occ, float(res.s2[0])
+    return float(res.energies[0]), state, _occupancies(res, norb), float(res.s2[0])
